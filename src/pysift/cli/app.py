@@ -1,0 +1,114 @@
+"""The root command tree and the one exception -> exit-code site.
+
+Start-up pays only for typer: every command module imports its engine inside the
+command body, so ``pysift --version`` and ``pysift <cmd> --help`` stay cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+try:  # typer >= 0.20 vendors click as typer._click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click.exceptions import ClickException  # type: ignore[no-redef]
+
+from pysift import __version__
+from pysift.cli import argv as argv_mod
+
+app = typer.Typer(
+    name="pysift",
+    help=(
+        "ripgrep for Claude Code session transcripts: list, search, fetch, count and "
+        "reconstruct what Claude Code writes under ~/.claude/projects/**/*.jsonl.\n\n"
+        "The Claude home is --claude-home (anywhere on the line), else $CLAUDE_CONFIG_DIR, "
+        "else ~/.claude. pysift never writes under it."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"pysift {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    claude_home: Annotated[
+        Optional[str],
+        typer.Option(
+            "--claude-home",
+            metavar="DIR",
+            help="Claude home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude). "
+            "Accepted anywhere on the command line.",
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    ctx.obj = {"claude_home": claude_home}
+
+
+def _register() -> None:
+    """Commands in SPEC order; a command that is not built is not registered."""
+    from pysift.cli import list_, search, show  # noqa: F401  (registration side effect)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    from pysift.errors import ExitCode, SiftError
+
+    args = argv_mod.normalize(sys.argv[1:] if argv is None else argv)
+    try:
+        code = app(args=args, prog_name="pysift", standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(ExitCode.INTERRUPTED)
+    except ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except SiftError as exc:
+        _report_error(exc)
+        sys.exit(int(exc.exit_code))
+    except KeyboardInterrupt:
+        sys.exit(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _report_error(exc: BaseException) -> None:
+    sys.stderr.write(f"pysift: error: {exc}\n")
+    cause = exc.__cause__
+    while cause is not None:
+        sys.stderr.write(f"  caused by: {cause}\n")
+        cause = cause.__cause__
+    if os.environ.get("PYSIFT_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc)
+
+
+def _quiet_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

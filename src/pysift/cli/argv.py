@@ -1,0 +1,74 @@
+"""Pre-parse argv normalization, pure and unit-tested.
+
+Two things click cannot do on its own:
+- ``--claude-home DIR`` is global and may stand anywhere on the command line; it is moved
+  in front of the subcommand so the root callback sees it.
+- A pre-encoded project dir (``-Users-ada-src-orbit``, ``C--Users-x`` is fine already)
+  starts with ``-`` and would be read as an option; such tokens are moved behind a ``--``
+  so they reach the command as positionals, in their original order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# Options (any subcommand) that consume the next token as their value.
+VALUE_OPTIONS = frozenset(
+    {
+        "--claude-home", "--since", "--until", "--turn", "--line", "--uuid", "--max-count",
+        "--format", "--sessions-from", "-t", "--label", "-T", "--label-not", "--count-by",
+        "--block", "--sha256", "--out", "--out-dir", "--id", "--timeout", "--interval",
+        "--file", "--files-from", "--at", "--slice", "--slices", "--budget", "--glob",
+        "--by", "--order-by", "--shape", "--agent", "--reverse",
+    }
+)
+
+_ENCODED_DIR = re.compile(r"^-[A-Za-z0-9][A-Za-z0-9-]+$")
+_SHORT_CLUSTER = re.compile(r"^-[a-z]{1,3}$")
+
+
+def looks_like_encoded_dir(token: str) -> bool:
+    """A single-dash token shaped like an encoded project dir, not a flag or a number."""
+    if token.startswith("--") or not _ENCODED_DIR.match(token):
+        return False
+    if _SHORT_CLUSTER.match(token):  # -c, -ci, -l: flag clusters
+        return False
+    return not token[1:].isdigit()  # -3: a from-end range value, not a dir
+
+
+def normalize(argv: Sequence[str]) -> list[str]:
+    args = list(argv)
+    home: list[str] = []
+    rest: list[str] = []
+    encoded: list[str] = []
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok == "--":
+            rest.extend(args[i:])
+            break
+        if tok == "--claude-home" and i + 1 < len(args):
+            home = [tok, args[i + 1]]
+            i += 2
+            continue
+        if tok.startswith("--claude-home="):
+            home = ["--claude-home", tok.split("=", 1)[1]]
+            i += 1
+            continue
+        if tok in VALUE_OPTIONS and i + 1 < len(args):
+            rest.extend((tok, args[i + 1]))
+            i += 2
+            continue
+        if looks_like_encoded_dir(tok):
+            encoded.append(tok)
+        else:
+            rest.append(tok)
+        i += 1
+    if encoded:
+        if "--" in rest:
+            cut = rest.index("--") + 1
+            rest[cut:cut] = encoded
+        else:
+            rest += ["--", *encoded]
+    return home + rest

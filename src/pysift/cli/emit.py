@@ -1,0 +1,39 @@
+"""Stream a Report to stdout (text, NDJSON or raw bytes) and its notes to stderr.
+
+Owns the broken-pipe rule: a closed pipe (``| head``) is a graceful end, exit 0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from pysift.output.report import Report
+
+
+def emit(report: Report, fmt: str = "text") -> None:
+    try:
+        if report.raw_lines is not None:
+            out = sys.stdout.buffer
+            for line in report.raw_lines:
+                out.write(line)
+                out.write(b"\n")
+            out.flush()
+        elif fmt == "json":
+            from pysift.output import envelope
+
+            envelope.write(report, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        elif report.text is not None:
+            report.text(sys.stdout)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(0) from None
+    for note in report.notes:
+        sys.stderr.write(f"pysift: {note}\n")
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)

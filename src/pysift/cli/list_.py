@@ -1,0 +1,90 @@
+"""``pysift list``: parse the flags, run commands.list_, emit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from pysift.cli.app import app
+from pysift.cli.emit import emit
+from pysift.cli.params import build_env, check_format, read_sessions_from
+
+LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
+human message, last agent message, cwd, branch, Claude Code version), read from the
+head and tail of the file only.
+
+With no target every session of every project is listed, capped to the 50 most
+recently active (the drop is reported; --max-count 0 lists all). A target (a cwd, an
+encoded project dir, @<uuid>, @<prefix>, @main, @<agent-id>, a *.jsonl file) or
+--sessions-from lists exactly that scope, uncapped. Subagent transcripts are listed
+by default; --no-subagents restricts to top-level sessions."""
+
+LIST_EPILOG = """\b
+EXAMPLES
+  pysift list                                   # every session, all projects (50 most recent)
+  pysift list .                                 # sessions of the current directory's project
+  pysift list /home/ada/src/orbit               # a real cwd
+  pysift list -home-ada-src-orbit               # a pre-encoded project dir
+  pysift list @3f2a9c1e                         # one session by uuid prefix
+  pysift list --since 2d --no-subagents         # top-level sessions active in the last 2 days
+  pysift list --max-count 0 --format json       # everything, machine-readable
+  pysift search deadline -l | pysift list --sessions-from -
+
+\b
+JSON (--format json, one object per line)
+  {"kind":"header","command":"list","sessions_in_scope":N,"top_level_sessions":N,
+   "subagent_sessions":N}
+  {"kind":"session","session_id","is_subagent","parent_session_id","path","cwd",
+   "version","version_first","version_last","git_branch","git_branch_first",
+   "git_branch_last","first_user","last_user","last_agent"  ({excerpt,ts_utc,ts_local}|null),
+   "skipped_lines","sidecar_present","pending_elicitations":[...],
+   "with_elicitation_sidecar","is_clone","clone_of","clone_boundary_uuid"}
+  {"kind":"summary","sessions":N,"skipped_lines":N,"dropped_by_cap":N}
+
+\b
+NOTES
+  skipped_lines counts malformed lines among the head/tail lines read; the full
+  census is `pysift stats`. sidecar_present=false means the elicitation hook is not
+  installed, so "nothing pending" cannot be concluded."""
+
+
+@app.command("list", help=LIST_HELP, epilog=LIST_EPILOG)
+def list_cmd(
+    ctx: typer.Context,
+    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
+                                                           show_default=False)] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+        help="Keep sessions whose activity span reaches after WHEN (ISO, date, 2h, 3d, now).")] = None,
+    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+        help="Keep sessions whose activity span starts before WHEN.")] = None,
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+        help="Cap the rows (0 = uncapped). Default: 50 on an unscoped run, else uncapped.")] = None,
+    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
+        help="Span subagent transcripts (default) or list top-level sessions only.")] = True,
+    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
+        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                     help="Output format.")] = "text",
+) -> None:
+    check_format(fmt)
+    if max_count is not None and max_count < 0:
+        raise typer.BadParameter("must be 0 (uncapped) or a positive count", param_hint="--max-count")
+    env = build_env(ctx)
+    from pysift.commands.list_ import ListOptions, run
+    from pysift.core.grammar.when import parse_when
+
+    now = env.now()
+    opts = ListOptions(
+        targets=tuple(targets or ()),
+        since=parse_when(since, now, env.tz) if since else None,
+        until=parse_when(until, now, env.tz) if until else None,
+        max_count=max_count,
+        subagents=subagents,
+        sessions_from=_tuple(read_sessions_from(sessions_from)),
+    )
+    emit(run(opts, env), fmt)
+
+
+def _tuple(ids: list[str] | None) -> tuple[str, ...] | None:
+    return tuple(ids) if ids is not None else None

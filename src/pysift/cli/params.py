@@ -1,0 +1,39 @@
+"""Shared option plumbing: building the Env, the format check, --sessions-from reading."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+FORMATS = ("text", "json")
+
+
+def build_env(ctx: typer.Context) -> Any:
+    from pysift.disk.layout import resolve_home
+    from pysift.model.env import Env
+
+    root = ctx.find_root()
+    flag = (root.obj or {}).get("claude_home") if root.obj else None
+    environ = dict(os.environ)
+    home = resolve_home(flag, environ, Path.home())
+    return Env(claude_home=home, environ=environ, cwd=Path.cwd())
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"'{fmt}' is not one of text, json", param_hint="--format")
+    return fmt
+
+
+def read_sessions_from(value: str | None) -> list[str] | None:
+    """The ids named by ``--sessions-from FILE|-`` (None when the flag is absent)."""
+    if value is None:
+        return None
+    from pysift.core.resolve import read_sessions_from as parse
+
+    stdin_text = sys.stdin.read() if value == "-" else None
+    return parse(value, stdin_text)

@@ -1,0 +1,144 @@
+"""``pysift search``: parse the flags, run commands.search, emit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from pysift.cli.app import app
+from pysift.cli.emit import emit
+from pysift.cli.params import build_env, check_format, read_sessions_from
+
+SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit
+comes back inside its turn (tool use with its result, a user turn with the agent's
+answer), exchanges ordered by time across every transcript in scope.
+
+PATTERN is a linear-time (RE2) regex, smart-case (insensitive unless it has an
+uppercase letter; -i forces it). Not supported, by design: backreferences,
+lookahead/lookbehind, atomic groups, possessive quantifiers. An empty PATTERN is a pure
+filter. Targets as everywhere: a cwd, an encoded project dir, @<uuid>, @<prefix>,
+@main, @trap:<marker>, @<agent-id>, a *.jsonl file; subagents are spanned by default.
+
+Labels (-t/-T, dot-segment prefixes; a bare role means its LLM-visible leaves; a glob
+like harness.* reaches every leaf): user.{message,answer,rejection,unsent,queued}
+agent.{message,thinking,thinking.narration,tool.use,tool.result}
+agent.communication.{inbox,sent,signal} harness.notification.{workflow,monitor,subagent,
+background-command,task} harness.compaction.{summary,boundary}
+harness.command.{invocation,stdout} harness.interrupt.{user,tool}
+harness.schedule.{wakeup,continuation} harness.meta.{hook,loop,attachment,turn-duration,
+away-summary,stop-hooks,snapshot,system}. Eight leaves are invisible to the model and
+need an explicit path or glob: user.unsent, user.queued, harness.compaction.boundary,
+harness.meta.{turn-duration,away-summary,stop-hooks,snapshot,system}; attachments also
+need --attachments."""
+
+SEARCH_EPILOG = """\b
+EXAMPLES
+  pysift search carry                                   # all projects, smart-case
+  pysift search -i askuserquestion -t agent.tool.use    # tool calls naming AUQ
+  pysift search "" -t user --since 2h .                 # human turns, last 2h, this project
+  pysift search panic -t agent.message -t agent.thinking --turn 10..20 --max-count 50
+  pysift search "" @<uuid> -t agent -T agent.thinking   # the agent role minus thinking
+  pysift search deadline -l | pysift list --sessions-from -
+  pysift search "" @<uuid> -t agent.message --raw | jq -r .message.model
+  pysift search "let's chat" -t user --siblings         # the match with the turn around it
+  pysift search "" @<uuid> --count-by label             # what the scope holds, per leaf
+  pysift search "" @<uuid> --count-by pairing           # any pending tool calls?
+  pysift search persisted-output --resolve-persisted --format json
+
+\b
+JSON (--format json, one object per line)
+  {"kind":"header","command":"search","sessions_in_scope","top_level_sessions",
+   "subagent_sessions"}
+  {"kind":"exchange","session_id","is_subagent","parent_session_id","turn_index",
+   "superseded_draft","ts_utc","ts_local","record_uuids":[...],"hits":[{trio,"label",
+   "labels","excerpt","ts_utc","ts_local","tool_name","from","to","pairing","is_error",
+   "tool_use_id","queue_operation","queue_reason","line","uuid","source","image_ids",
+   "refetch"}]  (+ "siblings","siblings_hidden","turn_lines" under --siblings)}
+  {"kind":"summary","matched","sessions","transcript_ids","transcript_ids_truncated",
+   "dropped_by_cap","skipped_lines","superseded_drafts","with_elicitation_sidecar",
+   "excerpts_truncated"  (+ zero matches: "definitive_absence","active_filters",
+   "gated_leaves_unreached","excluded_by_label")}
+  --count-by: {"kind":"census","axis","key","records"} rows; summary {axis,
+   matched_records,distinct_keys,excluded_records,dropped_by_cap,skipped_lines}
+  -c: header + {"kind":"summary","matched"}
+
+\b
+EXIT
+  0 with matches or with none (zero matches is a definitive absence, diagnosed on
+  stderr); 2 for a bad flag, regex or selector; 1 for an unreadable target."""
+
+
+def _multi(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(values or ())
+
+
+@app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG)
+def search_cmd(
+    ctx: typer.Context,
+    pattern: Annotated[str, typer.Argument(metavar="[PATTERN]", show_default=False)] = "",
+    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
+                                                           show_default=False)] = None,
+    label: Annotated[Optional[list[str]], typer.Option("--label", "-t", metavar="SEL",
+        help="Keep hits under this label selector (repeatable).")] = None,
+    label_not: Annotated[Optional[list[str]], typer.Option("--label-not", "-T", metavar="SEL",
+        help="Exclude hits under this label selector (repeatable).")] = None,
+    ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i",
+        help="Case-insensitive (default: smart-case).")] = False,
+    multiline: Annotated[bool, typer.Option("--multiline",
+        help="Let . cross newlines; ^/$ match at line breaks.")] = False,
+    turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
+        help="0-based turn window (intersects --since/--until).")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+        help="Records at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
+    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+        help="Records at or before WHEN.")] = None,
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+        help="Keep the earliest N exchanges (-N: the latest N; 0 = uncapped).")] = None,
+    count_only: Annotated[bool, typer.Option("--count-only", "-c",
+        help="Print only the number of matching exchanges.")] = False,
+    sessions_with_matches: Annotated[bool, typer.Option("--sessions-with-matches", "-l",
+        help="Print only the owning session ids, one per line.")] = False,
+    count_by: Annotated[Optional[str], typer.Option("--count-by", metavar="AXIS",
+        help="Census of matched records: label|tool|turn|session|pairing|model|attachment|"
+             "version|result.")] = None,
+    raw: Annotated[bool, typer.Option("--raw",
+        help="Print each matched record's verbatim jsonl line.")] = False,
+    siblings: Annotated[bool, typer.Option("--siblings",
+        help="Also show the rest of each matched turn (fixed policy).")] = False,
+    no_truncate: Annotated[bool, typer.Option("--no-truncate",
+        help="Full record text instead of ~400-char excerpts.")] = False,
+    resolve_persisted: Annotated[bool, typer.Option("--resolve-persisted",
+        help="Search the full text of externalised (persisted) tool outputs.")] = False,
+    attachments: Annotated[bool, typer.Option("--attachments",
+        help="Also search attachment records (verbatim payload JSON).")] = False,
+    additional_context: Annotated[bool, typer.Option("--additional-context",
+        help="Also search hook-injected additionalContext.")] = False,
+    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
+        help="Span subagent transcripts (default) or top-level sessions only.")] = True,
+    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
+        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                     help="Output format.")] = "text",
+) -> None:
+    check_format(fmt)
+    env = build_env(ctx)
+    from pysift.commands.search import SearchOptions, run
+    from pysift.core.grammar.ranges import parse_range
+    from pysift.core.grammar.when import parse_when
+
+    now = env.now()
+    ids = read_sessions_from(sessions_from)
+    opts = SearchOptions(
+        pattern=pattern, targets=_multi(targets), labels=_multi(label),
+        labels_not=_multi(label_not), ignore_case=ignore_case, multiline=multiline,
+        turns=parse_range(turn) if turn is not None else None,
+        since=parse_when(since, now, env.tz) if since else None,
+        until=parse_when(until, now, env.tz) if until else None,
+        since_text=since, until_text=until, max_count=max_count, count_only=count_only,
+        sessions_with_matches=sessions_with_matches, count_by=count_by, raw=raw,
+        siblings=siblings, no_truncate=no_truncate, resolve_persisted=resolve_persisted,
+        attachments=attachments, additional_context=additional_context, subagents=subagents,
+        sessions_from=tuple(ids) if ids is not None else None, json=fmt == "json",
+    )
+    emit(run(opts, env), fmt)

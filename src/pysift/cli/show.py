@@ -1,0 +1,116 @@
+"""``pysift show``: parse the flags, run commands.show, emit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from pysift.cli.app import app
+from pysift.cli.emit import emit
+from pysift.cli.params import build_env, check_format
+
+SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
+fetches). TARGET is @<uuid>, @<uuid-prefix>, @<agent-id> or a *.jsonl path; it never
+spans subagents.
+
+Pick one address: --line N|A..B|N..|..N|-k (1-based jsonl lines, repeatable or
+comma-joined), --uuid U (repeatable or comma-joined), --turn N|A..B|N..|-k (0-based
+turns, numbered exactly like search's ·tN headers), --block ID, or --branch-points.
+An explicit address that misses is an error; open forms (N.., ..N, -k) clamp to the
+file. A turn fetch omits the gated bookkeeping lines (queue operations, turn-duration,
+away-summary, stop-hook, snapshot and other system lines, attachments); address them by
+--line. The default cap is 200 record units with the exact continuation command."""
+
+SHOW_EPILOG = """\b
+EXAMPLES
+  pysift show @3f2a9c1e --line 120                 # one record, full text
+  pysift show @3f2a9c1e --line 100..140,200        # ranges and lists
+  pysift show @3f2a9c1e --turn -3..                # the last three turns
+  pysift show @3f2a9c1e --uuid 6c1d…               # by record uuid
+  pysift show @3f2a9c1e --line 120 --raw | jq .    # the verbatim jsonl line
+  pysift show @3f2a9c1e --branch-points            # where the parentUuid chain forks
+  pysift show @3f2a9c1e --block r:toolu_01AB… --sha256 9f2c…   # resolve and verify a block
+
+\b
+JSON (--format json)
+  {"kind":"header","command":"show","session_id","is_subagent","parent_session_id","path"}
+  {"kind":"record","session_id","is_subagent","parent_session_id","turn_index",
+   "superseded_draft","line","uuid","label","labels","tool_name","from","to","pairing",
+   "tool_use_id","source","ts_utc","ts_local","text","image_ids"}
+  {"kind":"summary","records","dropped_by_cap","refetch_remainder","non_record_lines",
+   "skipped_lines","with_elicitation_sidecar"}
+  --branch-points: {"kind":"branch-point","uuid","line","children":[{line,uuid,
+   record_type,ts_utc,ts_local}],"widest_gap_seconds"}; summary {branch_points,
+   conversation_records,skipped_lines}
+  --block: {"kind":"block","block_id","sha256","text",trio}; summary {blocks,sha256_verified}
+
+\b
+BLOCK IDS
+  r:<tool_use_id>        a tool result's content, joined as text
+  a:<message.id>:p<n>    part n (0-based) of an assistant message"""
+
+
+def _split(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for value in values or []:
+        out += [v for v in value.split(",") if v]
+    return out
+
+
+@app.command("show", help=SHOW_HELP, epilog=SHOW_EPILOG)
+def show_cmd(
+    ctx: typer.Context,
+    targets: Annotated[Optional[list[str]], typer.Argument(metavar="TARGET",
+                                                           show_default=False)] = None,
+    line: Annotated[Optional[list[str]], typer.Option("--line", metavar="N|A..B|N..|-k",
+        help="1-based jsonl line(s); repeatable, comma-joined.")] = None,
+    uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="U",
+        help="Record uuid(s); repeatable, comma-joined.")] = None,
+    turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
+        help="0-based turn(s), numbered like search's ·tN.")] = None,
+    raw: Annotated[bool, typer.Option("--raw", help="Print the verbatim jsonl lines.")] = False,
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+        help="Cap the record units (default 200; 0 = uncapped).")] = None,
+    branch_points: Annotated[bool, typer.Option("--branch-points",
+        help="List the uuids where the parentUuid chain forks.")] = False,
+    block: Annotated[Optional[str], typer.Option("--block", metavar="ID",
+        help="Print one block by durable id (r:<tool_use_id> | a:<message.id>:p<n>).")] = None,
+    sha256: Annotated[Optional[str], typer.Option("--sha256", metavar="HEX",
+        help="With --block: verify the block's sha256, exit 1 on mismatch.")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                     help="Output format.")] = "text",
+    subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
+                                                      hidden=True)] = None,
+) -> None:
+    check_format(fmt)
+    from pysift.errors import UsageError
+
+    if subagents is not None:
+        raise UsageError("show fetches from exactly one transcript and never spans; drop "
+                         "--subagents/--no-subagents (address a subagent as @<agent-id>)")
+    if not targets:
+        raise UsageError("show needs a TARGET: @<uuid>, @<agent-id> or a *.jsonl path")
+    if len(targets) > 1:
+        raise UsageError(f"show takes exactly one TARGET, got {len(targets)} "
+                         f"({' '.join(targets)}); run one show per transcript")
+    if raw and fmt == "json":
+        raise UsageError("--raw prints verbatim jsonl lines; it cannot be combined with "
+                         "--format json")
+    if max_count is not None and max_count < 0:
+        raise UsageError("--max-count must be 0 (uncapped) or a positive count")
+    from pysift.commands.show import ShowOptions, run
+    from pysift.core.grammar.ranges import parse_range
+
+    opts = ShowOptions(
+        target=targets[0],
+        lines=tuple(parse_range(v) for v in (line or [])),
+        uuids=tuple(_split(uuid)),
+        turns=parse_range(turn) if turn is not None else None,
+        raw=raw,
+        max_count=max_count,
+        branch_points=branch_points,
+        block=block,
+        sha256=sha256,
+    )
+    emit(run(opts, build_env(ctx)), fmt)

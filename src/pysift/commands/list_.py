@@ -1,0 +1,179 @@
+"""``pysift list``: which session is this? One quick-identity row per transcript (§6.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TextIO
+
+from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.text import excerpt
+from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.engines.listing import SessionSummary, Said, path_key, rank_key, summarize_all
+from pysift.model.env import Env
+from pysift.output.fields import id_trio
+from pysift.output.report import Report
+
+LIST_CAP_DEFAULT = 50
+PREVIEW_MAX_CHARS = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListOptions:
+    targets: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    max_count: int | None = None  # None = the default policy; 0 = uncapped
+    subagents: bool = True
+    sessions_from: tuple[str, ...] | None = None
+
+
+def run(opts: ListOptions, env: Env) -> Report:
+    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
+                          sessions_from=list(opts.sessions_from)
+                          if opts.sessions_from is not None else None)
+    summaries = summarize_all(scope.transcripts)
+    report = Report(command="list", header=scope_header(scope))
+    report.notes.extend(scope.notes)
+    unreadable = [s for s in summaries if s.error]
+    for s in unreadable:
+        report.note(f"warning: skipped {s.transcript.path}: {s.error}")
+    summaries = [s for s in summaries if not s.error]
+    if opts.since is not None or opts.until is not None:
+        summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]
+    cap = opts.max_count
+    if cap is None and not scope.scoped:
+        cap = LIST_CAP_DEFAULT
+    dropped = 0
+    if cap and len(summaries) > cap:
+        dropped = len(summaries) - cap
+        kept = sorted(summaries, key=rank_key, reverse=True)[:cap]
+        summaries = sorted(kept, key=path_key)
+    report.rows = [session_row(s, env) for s in summaries]
+    report.summary = {
+        "sessions": len(summaries),
+        "skipped_lines": sum(s.skipped_lines for s in summaries),
+        "dropped_by_cap": dropped,
+    }
+    report.text = lambda out: render_text(out, scope, summaries, dropped, cap, env)
+    return report
+
+
+def scope_header(scope: Scope) -> dict[str, Any]:
+    return {
+        "sessions_in_scope": scope.top_level_count + scope.subagent_count,
+        "top_level_sessions": scope.top_level_count,
+        "subagent_sessions": scope.subagent_count,
+    }
+
+
+def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None) -> bool:
+    """Keep a session whose [first, last] activity span intersects the window."""
+    first, last = parse_ts(s.first_ts), parse_ts(s.last_ts)
+    first = first or last
+    last = last or first
+    if first is None or last is None:
+        return False
+    if since is not None and last < since:
+        return False
+    return not (until is not None and first > until)
+
+
+def _said(said: Said | None, env: Env) -> dict[str, Any] | None:
+    if said is None:
+        return None
+    text, _ = excerpt(said.text, PREVIEW_MAX_CHARS)
+    return {"excerpt": text, **ts_pair("ts", said.ts, env.tz)}
+
+
+def session_row(s: SessionSummary, env: Env) -> dict[str, Any]:
+    t = s.transcript
+    return {
+        "kind": "session",
+        **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+        "path": str(t.path),
+        "cwd": s.cwd,
+        "version": s.version_last,
+        "version_first": s.version_first,
+        "version_last": s.version_last,
+        "git_branch": s.branch_last,
+        "git_branch_first": s.branch_first,
+        "git_branch_last": s.branch_last,
+        "first_user": _said(s.first_user, env),
+        "last_user": _said(s.last_user, env),
+        "last_agent": _said(s.last_agent, env),
+        "skipped_lines": s.skipped_lines,
+        "sidecar_present": s.sidecar_present,
+        "pending_elicitations": list(s.pending),
+        "with_elicitation_sidecar": bool(s.pending),
+        "is_clone": s.is_clone,
+        "clone_of": s.clone_of,
+        "clone_boundary_uuid": s.clone_boundary_uuid,
+    }
+
+
+def scope_banner(scope: Scope) -> str | None:
+    """The text banner, printed only when subagents are in scope."""
+    if not scope.subagent_count:
+        return None
+    n = scope.top_level_count + scope.subagent_count
+    noun = "session" if n == 1 else "sessions"
+    return (f"scope  {n} {noun} in scope ({scope.top_level_count} top-level + "
+            f"{scope.subagent_count} subagent)")
+
+
+def _drift(first: str | None, last: str | None) -> str | None:
+    if first and last and first != last:
+        return f"{first}->{last}"
+    return last or first
+
+
+def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], dropped: int,
+                cap: int | None, env: Env) -> None:
+    w = out.write
+    banner = scope_banner(scope)
+    if banner:
+        w(banner + "\n\n")
+    if not summaries:
+        w("no sessions found\n")
+    for i, s in enumerate(summaries):
+        if i:
+            w("\n")
+        t = s.transcript
+        if t.is_subagent:
+            w(f"SUBAGENT  {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
+        else:
+            w(f"SESSION  {t.session_id}\n")
+        extras = []
+        branch = _drift(s.branch_first, s.branch_last)
+        if branch:
+            extras.append(f"branch {branch}")
+        version = _drift(s.version_first, s.version_last)
+        if version:
+            extras.append(f"CC {version}")
+        tail = f"   ({', '.join(extras)})" if extras else ""
+        w(f"  cwd      {s.cwd or '<unknown cwd>'}{tail}\n")
+        if s.is_clone:
+            if s.clone_of:
+                w(f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
+                  f"{s.clone_boundary_uuid}\n")
+            else:
+                w(f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
+                  "(origin not in this project dir)\n")
+        for label, said in (("first ◂ ", s.first_user), ("last ◂  ", s.last_user),
+                            ("last ▸  ", s.last_agent)):
+            if said is None:
+                w(f"  {label} —\n")
+                continue
+            w(f"  {label} {text_ts(said.ts, env.tz)}\n")
+            w(f"           {excerpt(said.text, PREVIEW_MAX_CHARS)[0]}\n")
+        if s.pending:
+            w("  pending  with elicitation sidecar\n")
+            for line in s.pending:
+                w(f"           ⏳ {line}\n")
+        if s.skipped_lines:
+            w(f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
+              "lines read — full census: pysift stats)\n")
+    if dropped:
+        w(f"\n… (+{dropped} more session(s) not shown — kept the {cap} most recently active; "
+          "--max-count 0 lists all, or name a target)\n")

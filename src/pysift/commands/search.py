@@ -1,0 +1,599 @@
+"""``pysift search``: regex over transcripts, answered with round-trip exchanges (§6.2)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, TextIO
+
+from pysift.commands.list_ import scope_banner, scope_header
+from pysift.core.grammar.ranges import RangeSpec, format_range
+from pysift.core.grammar.selectors import LabelFilter, parse_filter
+from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.text import centered_excerpt, excerpt
+from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.engines.search.exchanges import Exchange
+from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.run import SearchResult, run_search
+from pysift.engines.search.scan import Hit
+from pysift.errors import UsageError
+from pysift.model import labels as L
+from pysift.model.env import Env
+from pysift.output.fields import id_trio
+from pysift.output.hitline import indent_continuation, label_zone
+from pysift.output.report import Report
+
+EXCERPT_MAX_CHARS = 400
+TRANSCRIPT_IDS_MAX = 100
+COUNT_BY_AXES = ("label", "tool", "turn", "session", "pairing", "model", "attachment",
+                 "version", "result")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchOptions:
+    pattern: str = ""
+    targets: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    labels_not: tuple[str, ...] = ()
+    ignore_case: bool = False
+    multiline: bool = False
+    turns: RangeSpec | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    since_text: str | None = None
+    until_text: str | None = None
+    max_count: int | None = None  # signed: +N earliest, -N latest, 0/None uncapped
+    count_only: bool = False
+    sessions_with_matches: bool = False
+    count_by: str | None = None
+    raw: bool = False
+    siblings: bool = False
+    no_truncate: bool = False
+    resolve_persisted: bool = False
+    attachments: bool = False
+    additional_context: bool = False
+    subagents: bool = True
+    sessions_from: tuple[str, ...] | None = None
+    json: bool = False
+
+
+def validate(opts: SearchOptions) -> None:
+    """The mode conflicts of §6.2; each error names the fix."""
+    if opts.pattern.startswith("@"):
+        raise UsageError(f"the pattern '{opts.pattern}' looks like a target; put the pattern "
+                         "first and the target after it: pysift search PATTERN @<uuid> (to "
+                         "search a literal @, write [@]…)")
+    terminal = [name for name, on in (("-c", opts.count_only), ("-l", opts.sessions_with_matches),
+                                      ("--count-by", opts.count_by is not None)) if on]
+    if len(terminal) > 1:
+        raise UsageError(f"{' and '.join(terminal)} are exclusive output modes; pick one")
+    if opts.count_by is not None:
+        if opts.count_by not in COUNT_BY_AXES:
+            raise UsageError(f"--count-by '{opts.count_by}' is not an axis; use one of "
+                             f"{', '.join(COUNT_BY_AXES)}")
+        for name, on in (("--siblings", opts.siblings), ("--raw", opts.raw)):
+            if on:
+                raise UsageError(f"--count-by prints a census; it cannot be combined with {name}")
+    if opts.raw:
+        for name, on in (("--format json", opts.json), ("--siblings", opts.siblings),
+                         ("-c", opts.count_only), ("-l", opts.sessions_with_matches),
+                         ("--no-truncate", opts.no_truncate)):
+            if on:
+                raise UsageError(f"--raw prints verbatim jsonl lines; it cannot be combined "
+                                 f"with {name}")
+    if opts.sessions_with_matches and opts.json:
+        raise UsageError("-l prints one session id per line (pipe it into --sessions-from -); "
+                         "for JSON use the summary's transcript_ids without -l")
+
+
+def active_filters(opts: SearchOptions) -> str:
+    parts = [f"-t {s}" for s in opts.labels] + [f"-T {s}" for s in opts.labels_not]
+    if opts.since_text:
+        parts.append(f"--since {opts.since_text}")
+    if opts.until_text:
+        parts.append(f"--until {opts.until_text}")
+    if opts.turns is not None:
+        parts.append(f"--turn {format_range(opts.turns)}")
+    if opts.attachments:
+        parts.append("--attachments")
+    if opts.additional_context:
+        parts.append("--additional-context")
+    return " ".join(parts) or "none"
+
+
+def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
+    from pysift.core.matcher import compile_pattern
+
+    matcher = compile_pattern(opts.pattern, ignore_case=opts.ignore_case,
+                              multiline=opts.multiline)
+    attachments = opts.attachments or opts.count_by == "attachment"
+    gates = set(filt.gates)
+    if attachments:
+        gates |= {L.HARNESS_META_ATTACHMENT}
+        filt = replace(filt, allowed=filt.allowed | {L.HARNESS_META_ATTACHMENT}) \
+            if not filt.include else filt
+    else:
+        gates.discard(L.HARNESS_META_ATTACHMENT)
+    return SearchPlan(
+        pattern=opts.pattern, matcher=matcher, labels=filt, since=opts.since, until=opts.until,
+        turns=opts.turns, attachments=attachments,
+        additional_context=opts.additional_context or attachments,
+        resolve_persisted=opts.resolve_persisted, want_raw=opts.raw, siblings=opts.siblings,
+        gates=frozenset(gates),
+    )
+
+
+def run(opts: SearchOptions, env: Env) -> Report:
+    validate(opts)
+    filt = parse_filter(opts.labels, opts.labels_not)
+    plan = build_plan(opts, filt)
+    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
+                          sessions_from=list(opts.sessions_from)
+                          if opts.sessions_from is not None else None)
+    report = Report(command="search", header=scope_header(scope))
+    report.notes.extend(scope.notes)
+    _advisories(opts, scope, report)
+    census = opts.count_by is not None
+    result = run_search(plan, scope.transcripts, keep_hits=census or opts.raw)
+    for o in result.outcomes:
+        if o.error:
+            report.note(f"warning: skipped {o.transcript.path}: {o.error}")
+        for failure in o.persisted_failures:
+            report.note(f"warning: persisted output not resolved: {failure}")
+    if census:
+        return _census_report(opts, scope, result, report)
+    if opts.raw:
+        return _raw_report(opts, scope, result, report)
+    return _exchange_report(opts, plan, scope, result, report, env)
+
+
+def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
+    from pysift.core.matcher import looks_like_uuid
+
+    if opts.pattern and looks_like_uuid(opts.pattern):
+        report.note(f"note: '{opts.pattern}' is uuid-shaped and is searched as a literal; to "
+                    f"scope to that session pass it as a target: pysift search PATTERN "
+                    f"@{opts.pattern}")
+    if (not opts.pattern and not opts.labels and not opts.labels_not and opts.since is None
+            and opts.until is None and opts.turns is None and not scope.scoped
+            and opts.count_by is None and not opts.count_only):
+        report.note("warning: empty pattern with no label/time/turn/session filter matches "
+                    "every record in scope and will emit a lot; add -t, --since, --turn or a "
+                    "target (or --count-by label to see what the scope holds)")
+
+
+# -- exchanges --------------------------------------------------------------------------
+
+def order_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
+    """Chronological by turn start across files; undated last; stable file/turn order."""
+    def key(ex: Exchange):
+        when = parse_ts(ex.ts)
+        return (when is None, when.timestamp() if when else 0.0)
+
+    base = sorted(exchanges, key=lambda e: (e.file_index, e.hits[0].line or 0))
+    return sorted(base, key=key)
+
+
+def cap_exchanges(exchanges: list[Exchange], max_count: int | None
+                  ) -> tuple[list[Exchange], int]:
+    if not max_count or abs(max_count) >= len(exchanges):
+        return exchanges, 0
+    if max_count > 0:
+        return exchanges[:max_count], len(exchanges) - max_count
+    return exchanges[max_count:], len(exchanges) + max_count
+
+
+def _excerpt(hit: Hit, no_truncate: bool) -> tuple[str, bool]:
+    if no_truncate:
+        return hit.text, False
+    if hit.span is None:
+        text, dropped = excerpt(hit.text, EXCERPT_MAX_CHARS)
+        return text, dropped > 0
+    return centered_excerpt(hit.text, hit.span[0], hit.span[1], EXCERPT_MAX_CHARS)
+
+
+def refetch(hit: Hit, session_id: str) -> str | None:
+    if hit.line is not None:
+        return f"pysift show @{session_id} --line {hit.line}"
+    if hit.uuid:
+        return f"pysift show @{session_id} --uuid {hit.uuid}"
+    return None
+
+
+def hit_row(hit: Hit, ex: Exchange, env: Env, no_truncate: bool) -> tuple[dict[str, Any], bool]:
+    t = ex.transcript
+    text, clipped = _excerpt(hit, no_truncate)
+    unit = hit.unit
+    return {
+        **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+        "label": hit.label,
+        "labels": list(hit.labels),
+        "excerpt": text,
+        **ts_pair("ts", hit.ts, env.tz),
+        "tool_name": unit.tool_name,
+        "from": unit.from_,
+        "to": unit.to,
+        "pairing": hit.pairing,
+        "is_error": unit.is_error if L.AGENT_TOOL_RESULT in hit.labels else None,
+        "tool_use_id": unit.tool_use_id,
+        "queue_operation": unit.queue_operation,
+        "queue_reason": unit.queue_reason,
+        "line": hit.line,
+        "uuid": hit.uuid,
+        "source": hit.source,
+        "image_ids": list(hit.image_ids),
+        "refetch": refetch(hit, t.session_id),
+    }, clipped
+
+
+def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+                     report: Report, env: Env) -> Report:
+    ordered = order_exchanges(result.exchanges)
+    total = len(ordered)
+    kept, dropped = cap_exchanges(ordered, opts.max_count)
+    drafts = sum(1 for ex in kept if ex.draft)
+    transcript_ids = sorted({ex.transcript.session_id for ex in kept})
+    rows: list[dict[str, Any]] = []
+    any_clipped = False
+    for ex in kept:
+        row, clipped = exchange_row(ex, env, opts)
+        any_clipped = any_clipped or clipped
+        rows.append(row)
+    summary: dict[str, Any] = {
+        "matched": len(kept),
+        "sessions": len(transcript_ids),
+        "transcript_ids": transcript_ids[:TRANSCRIPT_IDS_MAX],
+        "transcript_ids_truncated": len(transcript_ids) > TRANSCRIPT_IDS_MAX,
+        "dropped_by_cap": dropped,
+        "skipped_lines": result.malformed,
+        "superseded_drafts": drafts,
+        "with_elicitation_sidecar": result.sidecar_used,
+        "excerpts_truncated": any_clipped,
+    }
+    if opts.count_only:
+        report.summary = {"matched": total}
+        report.text = lambda out: out.write(f"{total}\n")
+        if result.malformed:
+            report.note(f"note: {result.malformed} malformed line(s) skipped")
+        return report
+    if opts.sessions_with_matches:
+        owners = sorted({ex.transcript.parent_session_id for ex in ordered})
+        report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
+        if opts.max_count:
+            report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
+                        "does not cap it")
+        if not owners:
+            _zero_match(opts, plan, scope, result, report, summary)
+        return report
+    if total == 0:
+        _zero_match(opts, plan, scope, result, report, summary)
+        report.summary = summary
+        return report
+    report.rows = rows
+    report.summary = summary
+    report.text = lambda out: render_text(out, opts, scope, kept, total, dropped, result, env,
+                                          any_clipped)
+    return report
+
+
+def exchange_row(ex: Exchange, env: Env, opts: SearchOptions) -> tuple[dict[str, Any], bool]:
+    t = ex.transcript
+    hits = []
+    clipped_any = False
+    for hit in ex.hits:
+        row, clipped = hit_row(hit, ex, env, opts.no_truncate)
+        clipped_any = clipped_any or clipped
+        hits.append(row)
+    row: dict[str, Any] = {
+        "kind": "exchange",
+        **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+        "turn_index": ex.turn,
+        "superseded_draft": ex.draft,
+        **ts_pair("ts", ex.ts, env.tz),
+        "hits": hits,
+        "record_uuids": list(ex.record_uuids),
+    }
+    if opts.siblings and (ex.siblings or ex.siblings_hidden):
+        row["siblings"] = [hit_row(s, ex, env, opts.no_truncate)[0] for s in ex.siblings]
+        row["siblings_hidden"] = ex.siblings_hidden
+        row["turn_lines"] = list(ex.turn_lines) if ex.turn_lines else None
+    return row, clipped_any
+
+
+def header_tokens(exchanges: list[Exchange]) -> dict[str, str]:
+    """Stable id-prefix tokens: 8 chars, lengthened to 12 then full on collisions."""
+    ids = sorted({ex.transcript.session_id for ex in exchanges})
+    tokens: dict[str, str] = {}
+    for width in (8, 12, None):
+        pending = [i for i in ids if i not in tokens]
+        groups: dict[str, list[str]] = {}
+        for ident in pending:
+            groups.setdefault(ident if width is None else ident[:width], []).append(ident)
+        for tok, members in groups.items():
+            if len(members) == 1 or width is None:
+                for m in members:
+                    tokens[m] = m if width is None else tok
+    for ident in ids:
+        if not _is_hexish(ident):
+            tokens[ident] = ident  # teammate ids render whole
+    return tokens
+
+
+def _is_hexish(ident: str) -> bool:
+    return all(c in "0123456789abcdef-" for c in ident.lower())
+
+
+def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Exchange], total: int,
+                dropped: int, result: SearchResult, env: Env, any_clipped: bool) -> None:
+    w = out.write
+    banner = scope_banner(scope)
+    if banner:
+        w(banner + "\n\n")
+    sessions = len({ex.transcript.session_id for ex in kept})
+    head = f"matches  {len(kept)} exchange(s) · {sessions} session(s) · oldest first"
+    if dropped:
+        head += f" · showing {'earliest' if (opts.max_count or 0) > 0 else 'latest'} {len(kept)}"
+    if any(ex.ts is None for ex in kept):
+        head += " · undated last"
+    w(head + "\n")
+    tokens = header_tokens(kept)
+    for ex in kept:
+        t = ex.transcript
+        tok = tokens[t.session_id]
+        when = text_ts(ex.ts, env.tz, millis=True)
+        turn = "draft" if ex.draft else f"t{ex.turn}"
+        parent = f" (parent {t.parent_session_id[:8]})" if t.is_subagent else ""
+        w(f"\n{tok}·{turn}{parent}  {when}\n")
+        for hit in ex.hits:
+            w(_hit_line(hit, opts, "  "))
+            if t.is_subagent and hit.line is not None:
+                w(f"      ↳ pysift show @{t.session_id} --line {hit.line}\n")
+        if opts.siblings:
+            for sib in ex.siblings:
+                w(_hit_line(sib, opts, "  ", sibling=True))
+            if ex.siblings_hidden and ex.hidden_lines:
+                a, b = ex.hidden_lines
+                w(f"  · (+{ex.siblings_hidden} more · pysift show @{t.session_id} "
+                  f"--line {a}..{b})\n")
+    footer = (f"\nmatched {len(kept)} exchange(s) · {sessions} session(s) · "
+              f"label={','.join(opts.labels) if opts.labels else 'all'}")
+    if opts.labels_not:
+        footer += f" · label-not={','.join(opts.labels_not)}"
+    if dropped:
+        which = "later" if (opts.max_count or 0) > 0 else "earlier"
+        footer += f" · {dropped} {which} dropped by --max-count"
+    w(footer + "\n")
+    if result.sidecar_used:
+        w("with elicitation sidecar\n")
+    drafts = sum(1 for ex in kept if ex.draft)
+    if drafts:
+        w(f"({drafts} superseded draft(s) shown as ·draft units — esc-recalled and re-sent, not "
+          "in the surviving conversation; -T user.unsent hides them)\n")
+    if result.malformed:
+        w(f"({result.malformed} malformed line(s) skipped)\n")
+    if any(h.image_ids for ex in kept for h in ex.hits):
+        w("note: image annotations above (L<line>i<n>) locate the images inside the records; "
+          "fetch the record with pysift show @<id> --line <line> --raw\n")
+    if any_clipped:
+        w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
+          "a summary, and can misread the record's intent.\n"
+          "  read a record whole: pysift show @<id> --line <N>\n"
+          "  or rerun with --no-truncate\n")
+
+
+def _hit_line(hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False) -> str:
+    unit = hit.unit
+    zone = label_zone(hit.label, tool_name=unit.tool_name, pairing=hit.pairing,
+                      is_error=unit.is_error, from_=unit.from_, to=unit.to, tag=_tag(hit))
+    if sibling:
+        zone = "· " + zone.split(" ", 1)[1]
+    where = f"L{hit.line}" if hit.line is not None else "(elicitation sidecar)"
+    text, _ = _excerpt(hit, opts.no_truncate)
+    if opts.no_truncate:
+        text = indent_continuation(text)
+    images = f"  [{len(hit.image_ids)} image(s): {', '.join(hit.image_ids)}]" if hit.image_ids \
+        else ""
+    return f"{indent}{zone}  {where}  {text}{images}\n"
+
+
+def _tag(hit: Hit) -> str | None:
+    unit = hit.unit
+    if unit.queue_operation:
+        if unit.queue_reason:
+            return f"[{unit.queue_operation} · {unit.queue_reason}]"
+        return f"[{unit.queue_operation}]"
+    return unit.tag
+
+
+# -- zero match ---------------------------------------------------------------------------
+
+def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+                report: Report, summary: dict[str, Any]) -> None:
+    n = len(scope.transcripts)
+    filters = active_filters(opts)
+    report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: {n} "
+                f"session(s). Active filters: {filters}.")
+    if result.malformed:
+        report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
+                    "inside them cannot be ruled out (full census: pysift stats)")
+    excluded = None
+    if opts.labels or opts.labels_not:
+        probe = _probe(opts, plan, scope)
+        if probe:
+            total = sum(probe.values())
+            ranked = sorted(probe.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
+            shown = " · ".join(f"{leaf} ×{count}" for leaf, count in ranked[:6])
+            more = f" (+{len(ranked) - 6} more label(s))" if len(ranked) > 6 else ""
+            report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {total} record(s) under: "
+                        f"{shown}{more}. Your -t/-T excluded them; drop -t/-T or select one "
+                        "of those labels.")
+            excluded = {"records": total, "by_label": dict(ranked)}
+        else:
+            report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
+                        "filter.")
+    else:
+        target = " ".join(opts.targets) or "<target>"
+        report.note(f"hint: see what this scope holds with: pysift search \"\" {target} "
+                    "--count-by label")
+    unreached = not plan.gates
+    if unreached:
+        report.note("note: the gated bookkeeping leaves (user.queued, harness.meta.turn-duration, "
+                    "away-summary, stop-hooks, snapshot, system, attachment) were not searched; "
+                    "reach them with an explicit -t (e.g. -t harness.meta) or --attachments")
+    summary.update({
+        "definitive_absence": True,
+        "active_filters": filters,
+        "gated_leaves_unreached": unreached,
+        "excluded_by_label": excluded,
+    })
+
+
+def _probe(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> dict[str, int]:
+    """Records per leaf the pattern matches with the label filter lifted."""
+    from pysift.engines.search.plan import SearchPlan as Plan
+
+    unfiltered = parse_filter((), ())
+    probe_plan = Plan(pattern=plan.pattern, matcher=plan.matcher, labels=unfiltered,
+                      since=plan.since, until=plan.until, turns=plan.turns,
+                      attachments=plan.attachments, additional_context=plan.additional_context,
+                      gates=plan.gates)
+    result = run_search(probe_plan, scope.transcripts, keep_hits=True)
+    per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
+    for o in result.outcomes:
+        for h in o.hits:
+            per_record.setdefault((o.index, h.line, h.uuid), set()).add(h.label)
+    counts: Counter[str] = Counter()
+    for leaves in per_record.values():
+        for leaf in leaves:
+            counts[leaf] += 1
+    return dict(counts)
+
+
+# -- census -------------------------------------------------------------------------------
+
+def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
+                   report: Report) -> Report:
+    axis = opts.count_by or "label"
+    records: dict[tuple[int, int | None, str | None], list[Hit]] = {}
+    owner: dict[tuple[int, int | None, str | None], Any] = {}
+    for o in result.outcomes:
+        for h in o.hits:
+            key = (o.index, h.line, h.uuid)
+            records.setdefault(key, []).append(h)
+            owner[key] = o.transcript
+    counts: Counter[str] = Counter()
+    excluded = 0
+    multi = len(scope.transcripts) > 1
+    for key, hits in records.items():
+        keys = _census_keys(axis, hits, owner[key], multi)
+        if not keys:
+            excluded += 1
+        for k in keys:
+            counts[k] += 1
+    if axis == "turn":
+        ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
+    elif axis == "label":
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])
+                                                         if kv[0] in L.ALL else 99, kv[0]))
+    else:
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    dropped = 0
+    if opts.max_count and abs(opts.max_count) < len(ordered):
+        dropped = len(ordered) - abs(opts.max_count)
+        ordered = ordered[:opts.max_count] if opts.max_count > 0 else ordered[opts.max_count:]
+    matched = len(records)
+    report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in ordered]
+    report.summary = {"axis": axis, "matched_records": matched, "distinct_keys": len(counts),
+                      "excluded_records": excluded, "dropped_by_cap": dropped,
+                      "skipped_lines": result.malformed}
+    report.text = lambda out: out.write("".join(f"{c:7d}  {k}\n" for k, c in ordered))
+    line = f"{matched} matched record(s) across {len(counts)} {axis} key(s)"
+    if excluded:
+        line += f" · {excluded} record(s) have no {axis} (outside this axis)"
+    if dropped:
+        line += f" · {dropped} key(s) dropped by --max-count"
+    report.note(line)
+    if result.malformed:
+        report.note(f"note: {result.malformed} malformed line(s) skipped")
+    if matched == 0:
+        report.note("0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
+                    f"{len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}.")
+    return report
+
+
+def _turn_sort(key: str) -> tuple[str, int]:
+    ident, _, turn = key.rpartition("t")
+    try:
+        return ident, int(turn)
+    except ValueError:
+        return ident, 0
+
+
+def _census_keys(axis: str, hits: list[Hit], transcript, multi: bool) -> list[str]:
+    first = hits[0]
+    if axis == "label":
+        return sorted({h.label for h in hits} | {x for h in hits for x in h.labels
+                                                 if x == h.label}, key=L.ALL.index)
+    if axis == "tool":
+        names = {h.unit.tool_name for h in hits if h.unit.tool_name}
+        return sorted(names)[:1]
+    if axis == "turn":
+        if first.turn is None or first.draft:
+            return []
+        return [f"{transcript.session_id}·t{first.turn}" if multi else f"t{first.turn}"]
+    if axis == "session":
+        return [transcript.session_id]
+    if axis == "pairing":
+        states = [h.pairing for h in hits if h.pairing and h.unit.tool_use_id]
+        return states[:1]
+    if axis == "model":
+        return [first.model] if first.model else []
+    if axis == "attachment":
+        return [first.attachment_type] if first.attachment_type else []
+    if axis == "version":
+        return [first.version] if first.version else []
+    if axis == "result":
+        results = [h for h in hits if L.AGENT_TOOL_RESULT in h.labels]
+        if not results:
+            return []
+        return ["error" if results[0].unit.is_error else "ok"]
+    return []
+
+
+# -- raw ----------------------------------------------------------------------------------
+
+def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report: Report
+                ) -> Report:
+    seen: set[tuple[int, int]] = set()
+    lines: list[bytes] = []
+    sidecar = 0
+    for o in result.outcomes:
+        for h in sorted(o.hits, key=lambda h: (h.line is None, h.line or 0)):
+            if h.line is None:
+                sidecar += 1
+                continue
+            key = (o.index, h.line)
+            if key in seen or h.raw is None:
+                continue
+            seen.add(key)
+            lines.append(h.raw)
+    kept = lines
+    dropped = 0
+    if opts.max_count and abs(opts.max_count) < len(lines):
+        dropped = len(lines) - abs(opts.max_count)
+        kept = lines[:opts.max_count] if opts.max_count > 0 else lines[opts.max_count:]
+    report.raw_lines = kept
+    report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "
+                "session(s) in scope")
+    if dropped:
+        report.note(f"note: {dropped} line(s) dropped by --max-count")
+    if sidecar:
+        report.note(f"note: {sidecar} elicitation-sidecar record(s) omitted (no physical line)")
+    if result.malformed:
+        report.note(f"note: {result.malformed} malformed line(s) skipped")
+    if not kept:
+        report.note("0 matches — a DEFINITIVE absence (exit 0), NOT an error. Active filters: "
+                    f"{active_filters(opts)}.")
+    return report
+

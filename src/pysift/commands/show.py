@@ -1,0 +1,340 @@
+"""``pysift show``: fetch the records you name from ONE transcript (§6.11)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from pysift.core.grammar.ranges import RangeSpec, format_range
+from pysift.core.resolve import resolve_scope
+from pysift.core.timez import text_ts, ts_pair
+from pysift.disk.layout import Transcript
+from pysift.engines.fetch import Fetched, TranscriptView, block_text, verify_sha256
+from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
+from pysift.model.env import Env
+from pysift.output.fields import id_trio
+from pysift.output.hitline import indent_continuation, label_zone
+from pysift.output.report import Report
+
+DEFAULT_SHOW_CAP = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShowOptions:
+    target: str
+    lines: tuple[RangeSpec, ...] = ()
+    uuids: tuple[str, ...] = ()
+    turns: RangeSpec | None = None
+    raw: bool = False
+    max_count: int | None = None  # None = the 200-unit default; 0 = uncapped
+    branch_points: bool = False
+    block: str | None = None
+    sha256: str | None = None
+
+
+def resolve_one(target: str, env: Env) -> Transcript:
+    scope = resolve_scope([target], env, subagents=False)
+    if len(scope.transcripts) != 1:
+        names = ", ".join(t.session_id for t in scope.transcripts[:8])
+        more = " …" if len(scope.transcripts) > 8 else ""
+        raise TargetError(
+            f"show needs exactly one transcript, but {target} resolves to "
+            f"{len(scope.transcripts)} ({names}{more}); name one with @<uuid> or @<agent-id>"
+        )
+    return scope.transcripts[0]
+
+
+def _check_modes(opts: ShowOptions) -> None:
+    modes = sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
+                                  opts.branch_points, opts.block))
+    if modes == 0:
+        raise UsageError("show needs an address: --line N|A..B, --uuid U, --turn N|A..B|-k, "
+                         "--block ID or --branch-points (pysift never dumps a whole transcript)")
+    if modes > 1:
+        raise UsageError("--line, --uuid, --turn, --block and --branch-points are mutually "
+                         "exclusive; pick one addressing mode")
+    if opts.sha256 and not opts.block:
+        raise UsageError("--sha256 verifies a --block fetch; add --block ID")
+    if opts.raw and (opts.branch_points or opts.block):
+        raise UsageError("--raw goes with --line, --uuid or --turn")
+
+
+def run(opts: ShowOptions, env: Env) -> Report:
+    _check_modes(opts)
+    transcript = resolve_one(opts.target, env)
+    try:
+        view = TranscriptView(transcript)
+    except SiftError:
+        raise
+    if opts.block:
+        return _run_block(view, opts)
+    if opts.branch_points:
+        from pysift.commands.show_branches import run_branch_points
+
+        return run_branch_points(view, env)
+    header = {**id_trio(transcript.session_id, transcript.is_subagent,
+                        transcript.parent_session_id), "path": str(transcript.path)}
+    addressed, non_record, sidecar_used = _collect(view, opts)
+    cap = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
+    ref = f"@{transcript.session_id}"
+    if opts.raw:
+        return _raw_report(view, opts, addressed, cap, ref, header)
+    units: list[Fetched] = [u for _, group in addressed for u in group]
+    kept, dropped = (units[:cap], units[cap:]) if cap else (units, [])
+    remainder = None
+    if dropped:
+        last_line = max((u.line for u in units if u.line is not None), default=None)
+        first = next((u.line for u in dropped if u.line is not None), None)
+        if first is not None and last_line is not None:
+            remainder = f"pysift show {ref} --line {first}..{last_line}"
+    report = Report(command="show", header=header)
+    report.rows = [record_row(u, transcript, env) for u in kept]
+    report.summary = {
+        "records": len(kept),
+        "dropped_by_cap": len(dropped),
+        "refetch_remainder": remainder,
+        "non_record_lines": non_record,
+        "skipped_lines": view.tally.malformed,
+        "with_elicitation_sidecar": sidecar_used,
+    }
+    report.text = lambda out: render_text(out, transcript, kept, len(dropped), cap, remainder,
+                                          non_record, sidecar_used, view.tally.malformed, env)
+    if sidecar_used:
+        report.note("note: with elicitation sidecar")
+    return report
+
+
+def _collect(view: TranscriptView, opts: ShowOptions
+             ) -> tuple[list[tuple[int | None, list[Fetched]]], int, bool]:
+    """The addressed lines, each with its rendered units, in file order."""
+    if opts.lines:
+        return _collect_lines(view, opts)
+    if opts.uuids:
+        return _collect_uuids(view, opts)
+    assert opts.turns is not None
+    return _collect_turns(view, opts.turns, raw=opts.raw)
+
+
+def _collect_lines(view: TranscriptView, opts: ShowOptions):
+    total = view.line_count
+    wanted: set[int] = set()
+    missing: list[int] = []
+    for spec in opts.lines:
+        values = spec.resolve(1, total)
+        missing += spec.missing(1, total)
+        if not values and spec.is_open:
+            continue
+        wanted.update(values)
+    if missing:
+        raise NotFoundError(
+            f"no such line(s): {', '.join(f'L{n}' for n in sorted(set(missing)))} — the "
+            f"transcript has {total} line(s) (L1..L{total}); {view.transcript.path}")
+    if not wanted:
+        raise NotFoundError(f"the addressed range is empty — the transcript has {total} "
+                            f"line(s) (L1..L{total})")
+    ordered = sorted(wanted)
+    out: list[tuple[int | None, list[Fetched]]] = []
+    non_record = 0
+    single = len(ordered) == 1
+    for number, s, e in _spans_for(view, ordered):
+        if opts.raw:
+            out.append((number, []))
+            continue
+        units = view.render_line(number, s, e, address_mode=True)
+        if units is None:
+            raw = view.buf[s:e]
+            if raw.strip():
+                non_record += 1
+            if single:
+                raise NotFoundError(
+                    f"L{number} is not a renderable record (metadata, a session-state cache "
+                    f"line or a malformed line) — inspect it with: pysift show "
+                    f"@{view.transcript.session_id} --line {number} --raw")
+            continue
+        out.append((number, units))
+    if not opts.raw and not out:
+        raise NotFoundError(f"none of the {len(ordered)} addressed line(s) is a record — "
+                            "inspect them with --raw")
+    return out, non_record, False
+
+
+def _spans_for(view: TranscriptView, ordered: list[int]):
+    """(line, start, end) for sorted line numbers, walking contiguous runs once."""
+    runs: list[tuple[int, int]] = []
+    for n in ordered:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    for first, last in runs:
+        yield from view.iter_range(first, last)
+
+
+def _collect_uuids(view: TranscriptView, opts: ShowOptions):
+    out: list[tuple[int | None, list[Fetched]]] = []
+    missing: list[str] = []
+    sidecar_used = False
+    pending = None
+    for uuid in opts.uuids:
+        lines = view.lines_of_uuid(uuid)
+        if not lines:
+            if pending is None:
+                pending = view.sidecar_records()
+            hits = [r for r in pending if r.uuid == uuid]
+            if not hits or opts.raw:
+                missing.append(uuid)
+                continue
+            for rec in hits:
+                units = view.render_record(rec, None, None, address_mode=True) or []
+                out.append((None, units))
+                sidecar_used = True
+            continue
+        for number in lines:
+            if opts.raw:
+                out.append((number, []))
+                continue
+            for n, s, e in view.iter_range(number, number):
+                units = view.render_line(n, s, e, address_mode=True)
+                if units is None:
+                    raise NotFoundError(
+                        f"uuid {uuid} (L{n}) is not a renderable record — inspect it with: "
+                        f"pysift show @{view.transcript.session_id} --line {n} --raw")
+                out.append((n, units))
+    if missing:
+        raise NotFoundError(
+            f"no record with uuid {', '.join(missing)} in {view.transcript.path}; find uuids "
+            f"with pysift search ... --format json (the uuid key)")
+    out.sort(key=lambda item: (item[0] is None, item[0] or 0))
+    return out, 0, sidecar_used
+
+
+def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
+    turns = view.turns
+    count = turns.turn_count
+    values = spec.resolve(0, count - 1)
+    missing = spec.missing(0, count - 1)
+    if missing or not values:
+        domain = f"t0..t{count - 1}" if count else "no turns"
+        named = ", ".join(f"t{n}" for n in missing) or format_range(spec)
+        raise NotFoundError(
+            f"no such turn(s): {named} — the transcript has {count} turn(s) ({domain}); "
+            f"read the turn numbers off pysift search ... @{view.transcript.session_id} "
+            "(the ·tN in each exchange header)")
+    total = view.line_count
+    out: list[tuple[int | None, list[Fetched]]] = []
+    for turn in values:
+        first, last = turns.line_span(turn, total)
+        for number, s, e in view.iter_range(first, last):
+            if raw:
+                if view.buf[s:e].strip():
+                    out.append((number, []))
+                continue
+            units = view.render_line(number, s, e, address_mode=False, in_turn_window=True)
+            if units:
+                out.append((number, units))
+    sidecar_used = False
+    if not raw and values and values[-1] == count - 1:
+        for rec in view.sidecar_records():
+            units = view.render_record(rec, None, None, address_mode=False) or []
+            if units:
+                out.append((None, units))
+                sidecar_used = True
+    return out, 0, sidecar_used
+
+
+def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, ref: str,
+                header: dict[str, Any]) -> Report:
+    numbers = [n for n, _ in addressed if n is not None]
+    kept, dropped = (numbers[:cap], numbers[cap:]) if cap else (numbers, [])
+    report = Report(command="show", header=header)
+    report.raw_lines = [view.line_bytes(n) or b"" for n in kept]
+    if dropped:
+        report.note(f"note: +{len(dropped)} more line(s) beyond the {cap}-line cap · continue: "
+                    f"pysift show {ref} --line {dropped[0]}..{dropped[-1]} --raw "
+                    "(or --max-count 0 = uncapped)")
+    return report
+
+
+def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
+    assert opts.block is not None
+    text = block_text(view, opts.block)
+    report = Report(command="show")
+    t = view.transcript
+    report.header = {**id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+                     "path": str(t.path)}
+    import hashlib
+
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    report.rows = [{"kind": "block", "block_id": opts.block, "sha256": digest, "text": text,
+                    **id_trio(t.session_id, t.is_subagent, t.parent_session_id)}]
+    verified = None
+    if opts.sha256:
+        verified = verify_sha256(text, opts.sha256)
+        if not verified:
+            report.exit_code = 1
+            report.note(f"error: sha256 mismatch for {opts.block}: expected {opts.sha256}, "
+                        f"the transcript holds {digest} (the block changed or the id is wrong)")
+    report.summary = {"blocks": 1, "sha256_verified": verified}
+    report.text = lambda out: out.write(text if text.endswith("\n") else text + "\n")
+    return report
+
+
+def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
+    return {
+        "kind": "record",
+        **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+        "turn_index": u.turn_index,
+        "superseded_draft": u.superseded,
+        "line": u.line,
+        "uuid": u.uuid,
+        "label": u.label,
+        "labels": list(u.labels),
+        "tool_name": u.unit.tool_name,
+        "from": u.unit.from_,
+        "to": u.unit.to,
+        "pairing": u.pairing,
+        "tool_use_id": u.unit.tool_use_id,
+        "source": u.source,
+        **ts_pair("ts", u.ts, env.tz),
+        "text": u.unit.text,
+        "image_ids": list(u.image_ids),
+    }
+
+
+def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, cap: int,
+                remainder: str | None, non_record: int, sidecar_used: bool, malformed: int,
+                env: Env) -> None:
+    w = out.write
+    if t.is_subagent:
+        w(f"SUBAGENT {t.session_id} · parent SESSION {t.parent_session_id}\n")
+    else:
+        w(f"SESSION {t.session_id}\n")
+    current: tuple[int | None, bool] | None = None
+    for u in kept:
+        key = (u.turn_index, u.superseded)
+        if key != current:
+            current = key
+            when = text_ts(u.ts, env.tz, millis=True)
+            if u.superseded:
+                w(f"\n(superseded draft — esc-recalled and re-sent, outside turn numbering)  "
+                  f"{when}\n")
+            else:
+                w(f"\nt{u.turn_index}  {when}\n")
+        zone = label_zone(u.label, tool_name=u.unit.tool_name, pairing=u.pairing,
+                          is_error=u.unit.is_error, from_=u.unit.from_, to=u.unit.to,
+                          tag=u.unit.tag)
+        where = f"L{u.line}" if u.line is not None else "(elicitation sidecar)"
+        images = f"  [{len(u.image_ids)} image(s): {', '.join(u.image_ids)}]" if u.image_ids else ""
+        w(f"  {zone}  {where}  {indent_continuation(u.unit.text)}{images}\n")
+    w(f"\nfetched {len(kept)} record unit(s)\n")
+    if dropped:
+        cont = remainder or "pysift show … --max-count 0"
+        w(f"+{dropped} more record unit(s) beyond the {cap}-unit cap · continue: {cont}  "
+          "(or --max-count 0 = uncapped)\n")
+    if non_record:
+        w(f"{non_record} line(s) in the addressed range are not records (metadata/attachment "
+          "— inspect with --raw)\n")
+    if sidecar_used:
+        w("with elicitation sidecar\n")
+    if malformed:
+        w(f"({malformed} malformed line(s) skipped)\n")

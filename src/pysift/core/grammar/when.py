@@ -1,0 +1,107 @@
+"""The WHEN grammar of `--since` / `--until` (and `--background-since`).
+
+Accepted forms, all resolved to an aware UTC instant:
+
+    2026-06-07T14:00:00Z, 2026-06-07T14:00+10:00   ISO 8601 with `Z` or an offset: that instant
+    2026-06-07T14:00, 2026-06-07 14:00:05         a bare date-time: LOCAL wall-clock time
+    2026-06-07                                    a bare date: LOCAL midnight
+    45s 90m 2h 3d 2w 2mo 1y                       that long before now (a leading `-` is allowed
+                                                  and means the same: "ago")
+    now                                           the command's own start instant
+
+"Local" is the zone passed in (`Env.tz`; None means the system zone). A bare date-time
+keeps its time of day: an earlier csift read it as a bare date and silently moved every
+bound to midnight, which made a bounded window look like a quiet period. A string that
+carries an offset the parser cannot read is refused, never re-read as local time.
+
+Relative ages: seconds, minutes and hours are exact elapsed time; days, weeks, months and
+years are calendar steps on the local wall clock (`3d` at 14:00 is 14:00 three days ago,
+whatever DST did in between), months and years via dateutil's `relativedelta` so that
+`1mo` before 31 March is the last day of February.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone, tzinfo
+
+from dateutil.relativedelta import relativedelta
+
+from pysift.errors import UsageError
+
+__all__ = ["WHEN_FORMS", "parse_when"]
+
+WHEN_FORMS = (
+    "an ISO 8601 instant with Z or an offset (2026-06-07T14:00:00Z, 2026-06-07T14:00+10:00), "
+    "a local date-time (2026-06-07T14:00, 2026-06-07 14:00:05), a local date "
+    "(2026-06-07 = local midnight), an age before now (45s, 90m, 2h, 3d, 2w, 2mo, 1y; "
+    "a leading - means the same) or now"
+)
+
+_RELATIVE = re.compile(r"-?\s*([0-9]+)\s*(mo|[smhdwy])")
+_EXACT_UNITS = {"s": "seconds", "m": "minutes", "h": "hours"}
+_CALENDAR_UNITS = {"d": "days", "w": "weeks", "mo": "months", "y": "years"}
+
+
+def parse_when(
+    text: str, now: datetime, tz: tzinfo | None, *, flag: str | None = None
+) -> datetime:
+    """Resolve a WHEN token against `now` in zone `tz` (None: the system zone).
+
+    Returns an aware UTC datetime. A naive `now` is taken as UTC. Raises `UsageError`
+    naming every accepted form when `text` is none of them or lands out of range; `flag`
+    (e.g. "--since") prefixes the message.
+    """
+    token = text.strip()
+    now_utc = _as_utc(now)
+    try:
+        if token.lower() == "now":
+            return now_utc
+        relative = _RELATIVE.fullmatch(token)
+        if relative is not None:
+            return _before(now_utc, int(relative.group(1)), relative.group(2), tz)
+        return _absolute(token, tz)
+    except (OverflowError, ValueError):
+        raise UsageError(_message(text, flag)) from None
+
+
+def _absolute(token: str, tz: tzinfo | None) -> datetime:
+    parsed = datetime.fromisoformat(token)  # ValueError on anything else, incl. bad offsets
+    if parsed.utcoffset() is not None:
+        return parsed.astimezone(timezone.utc)
+    return _localize(parsed, tz)
+
+
+def _before(now_utc: datetime, amount: int, unit: str, tz: tzinfo | None) -> datetime:
+    if unit in _EXACT_UNITS:
+        return now_utc - timedelta(**{_EXACT_UNITS[unit]: amount})
+    wall = _wall_clock(now_utc, tz)
+    return _localize(wall - relativedelta(**{_CALENDAR_UNITS[unit]: amount}), tz)
+
+
+def _wall_clock(instant: datetime, tz: tzinfo | None) -> datetime:
+    """The naive local wall-clock reading of an instant."""
+    local = instant.astimezone(tz) if tz is not None else instant.astimezone()
+    return local.replace(tzinfo=None)
+
+
+def _localize(wall: datetime, tz: tzinfo | None) -> datetime:
+    """The UTC instant of a naive local wall-clock time.
+
+    With a zoneinfo zone, a time skipped by a DST jump maps past the jump and a repeated
+    time to its first occurrence (fold=0). With `tz=None` the platform's mktime decides.
+    """
+    if tz is None:
+        return wall.astimezone(timezone.utc)  # naive -> interpreted as system local
+    return wall.replace(tzinfo=tz).astimezone(timezone.utc)
+
+
+def _as_utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def _message(text: str, flag: str | None) -> str:
+    head = f"{flag}: " if flag else ""
+    return f"{head}cannot read `{text}` as a time; write {WHEN_FORMS}"

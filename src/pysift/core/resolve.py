@@ -1,0 +1,631 @@
+"""Positional targets + ``--sessions-from`` -> the transcripts a command reads (SPEC §2.3).
+
+One resolver serves every multi-target command. The law it keeps is FAIL LOUD: a token
+that names nothing, or names several things where one was meant, is an error that says
+which ids matched or which projects-root path was tried, never a silent empty scope. The
+one honest empty is an explicit, empty ``--sessions-from`` list (a pipeline stage that
+found nothing): it stays empty instead of widening to every project.
+
+Tokens are a UNION: each one adds its transcripts, duplicates collapse, and the result is
+in path order (a session file sorts before its own ``<uuid>/subagents/…``).
+
+Span rule: with ``subagents=True`` a session brings its subagent transcripts and an agent
+brings its topological descendants; with ``subagents=False`` each stays alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pysift.core.decode import decode
+from pysift.core.grammar.targets import (
+    TargetKind,
+    TargetToken,
+    is_drive_encoded,
+    is_unix_encoded,
+    parse_target,
+    validate_trap_marker,
+)
+from pysift.disk.layout import (
+    Transcript,
+    encode_cwd,
+    find_project_dir,
+    is_sidecar_file,
+    iter_project_dirs,
+    orphan_session_paths,
+    read_meta,
+    subagent_transcripts,
+    top_level_sessions,
+    top_level_transcript,
+    transcript_from_path,
+)
+from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError, TargetError, UsageError
+from pysift.model.env import Env
+from pysift.model.ids import is_hex, is_session_ref, is_uuid
+
+SESSION_ID_VARS = ("CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID")
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+TRAP_PROGRAM = "pysift"
+MAX_LISTED_CANDIDATES = 20
+
+MAIN_LANE_NOTE = (
+    "note: @main resolved the TOP-LEVEL session via env. If you are a subagent this is NOT "
+    "your transcript (a subagent's env carries the parent's id); a first-try "
+    "`@trap:<marker>` hit names yours."
+)
+
+NO_SESSION_ENV_GUIDANCE = (
+    "your session id was not found (CLAUDE_CODE_SESSION_ID is unset: an old Claude Code "
+    "build, or running outside Claude Code); pass an explicit `@<uuid>` target instead (your "
+    "id is the basename of your own transcript; grep a unique recent line you wrote to find "
+    "it). Do NOT trust the most recently modified transcript: many sessions may be live."
+)
+
+
+@dataclass
+class Scope:
+    """The resolved transcripts plus what the caller must tell the user on stderr."""
+
+    transcripts: list[Transcript]
+    scoped: bool  # True when any target or --sessions-from was given
+    notes: list[str] = field(default_factory=list)  # stderr lines, without the "pysift: "
+
+    @property
+    def top_level_count(self) -> int:
+        return sum(1 for t in self.transcripts if not t.is_subagent)
+
+    @property
+    def subagent_count(self) -> int:
+        return sum(1 for t in self.transcripts if t.is_subagent)
+
+
+# -- the calling session --------------------------------------------------------------------------
+
+
+def calling_session_id(environ: Mapping[str, str]) -> str | None:
+    """The env-named calling session: ``CLAUDE_CODE_SESSION_ID``, else the Codex alias.
+
+    Exact names only: a loose ``/session/i`` match would pick up ``SECURITYSESSIONID``.
+    The alias is read only when the canonical variable is absent or empty.
+    """
+    for name in SESSION_ID_VARS:
+        value = environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def require_calling_session(env: Env, purpose: str) -> str:
+    """The env session id as a uuid, or a ``TargetError`` with the way forward."""
+    session_id = calling_session_id(env.environ)
+    if session_id is None:
+        raise TargetError(f"{purpose}: {NO_SESSION_ENV_GUIDANCE}")
+    if not is_uuid(session_id):
+        raise TargetError(
+            f"{purpose}: CLAUDE_CODE_SESSION_ID={session_id!r} is not a session uuid; pass an "
+            f"explicit `@<uuid>` target instead"
+        )
+    return session_id.lower()
+
+
+def projects_root(env: Env) -> Path:
+    """``<claude-home>/projects``, anchored at ``env.cwd`` when the home was given relative."""
+    root = env.projects_root
+    return root if root.is_absolute() else Path(os.path.normpath(env.cwd / root))
+
+
+def find_session_file(session_id: str, env: Env) -> Path | None:
+    """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then every project dir."""
+    root = projects_root(env)
+    name = f"{session_id}.jsonl"
+    here = find_project_dir(root, os.fspath(env.cwd))
+    if here is not None and (here / name).is_file():
+        return here / name
+    for project_dir in iter_project_dirs(root):
+        candidate = project_dir / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+# -- @trap ----------------------------------------------------------------------------------------
+
+
+def _read_buffer(path: Path) -> Buffer | None:
+    try:
+        return open_buffer(path)
+    except SourceError:
+        return None
+
+
+def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) -> bool:
+    """True when a Bash/PowerShell ``tool_use`` in ``path`` ran ``program`` with ``marker``.
+
+    Only the lines holding the (rare) marker are decoded, found by a whole-buffer search,
+    so a large main transcript is scanned at C speed. Requiring the literal program name in
+    the same command keeps an unrelated ``echo <marker>`` from counting.
+    """
+    buf = _read_buffer(path)
+    if buf is None:
+        return False
+    needle = marker.encode()
+    pos = buf.find(needle)
+    while pos >= 0:
+        start, end = line_start(buf, pos), line_end(buf, pos)
+        record = decode(buf[start:end], None)
+        if record is not None:
+            for block in record.blocks_of("tool_use"):
+                command = _tool_command(block)
+                if command is not None and marker in command and program in command:
+                    return True
+        pos = buf.find(needle, end + 1)
+    return False
+
+
+def _tool_command(block: Mapping[str, Any]) -> str | None:
+    if block.get("name") not in SHELL_TOOLS:
+        return None
+    tool_input = block.get("input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return command if isinstance(command, str) else None
+
+
+def resolve_trap(marker: str, env: Env, notes: list[str] | None = None) -> Transcript:
+    """The transcript whose shell command carries ``marker`` (SPEC §6.3a).
+
+    Scans the env-named session's main transcript and its subagents. One subagent wins;
+    otherwise a main-only hit is the session itself (said on stderr via ``notes``, since
+    the main thread should use ``@main``); no hit or several subagent hits are errors.
+    """
+    marker = validate_trap_marker(marker.strip())
+    session_id = require_calling_session(env, f"@trap:{marker}")
+    main = find_session_file(session_id, env)
+    if main is None:
+        raise TargetError(
+            f"@trap: cannot find the calling session {session_id}.jsonl under "
+            f"{projects_root(env)}; check --claude-home / $CLAUDE_CONFIG_DIR"
+        )
+    carriers = [t for t in subagent_transcripts(main) if shell_command_carries(t.path, marker)]
+    if len(carriers) == 1:
+        return carriers[0]
+    if len(carriers) > 1:
+        ids = ", ".join(t.session_id for t in carriers)
+        raise TargetError(
+            f"@trap: marker `{marker}` is AMBIGUOUS: it matched {len(carriers)} subagents "
+            f"({ids}); invent a fresher marker (it must be unique within the conversation)"
+        )
+    if shell_command_carries(main, marker):
+        if notes is not None:
+            notes.append(
+                f"note: @trap:{marker} resolved to the TOP-LEVEL session {session_id}: the "
+                f"MAIN transcript carries the marker, so you are not a subagent in this lane. "
+                f"`@main` answers this directly with no race; @trap is for subagents."
+            )
+        return top_level_transcript(main)
+    raise TargetError(
+        f"@trap: marker `{marker}` was not found in a `{TRAP_PROGRAM}` shell (Bash / "
+        f"PowerShell) invocation of the calling session. MOST LIKELY you are the TOP-LEVEL "
+        f"thread: use `@main` (env-based, no race). Otherwise check that the marker appears "
+        f"LITERALLY in this {TRAP_PROGRAM} command (no shell variable or concatenation). LAST, "
+        f"to confirm the lane, re-run this EXACT command with the SAME marker as a new, "
+        f"separate shell call: the main conversation's record lands ~1-3.4s after dispatch, so "
+        f"a first use races it (a fresh marker restarts the race)."
+    )
+
+
+# -- --sessions-from ------------------------------------------------------------------------------
+
+
+def parse_session_refs(text: str, source: str = "--sessions-from") -> list[str]:
+    """The whitespace-separated ids in ``text`` (bare or ``@``-prefixed), ``@`` stripped.
+
+    Every token must be an id pysift emits (uuid, 4-11 hex prefix, agent id); anything else
+    fails loud, naming the token.
+    """
+    ids: list[str] = []
+    for raw in text.split():
+        ident = raw[1:] if raw.startswith("@") else raw
+        if not is_session_ref(ident):
+            raise TargetError(
+                f"{source}: {raw!r} is not a session id (want a uuid, a 4-11-hex uuid prefix, "
+                f"or an agent id, the ids pysift emits, e.g. from `pysift search PATTERN -l`)"
+            )
+        ids.append(ident)
+    return ids
+
+
+def read_sessions_from(path_or_dash: str, stdin_text: str | None) -> list[str]:
+    """The ids of ``--sessions-from FILE|-``; ``-`` reads ``stdin_text`` (the CLI supplies it)."""
+    if path_or_dash == "-":
+        if stdin_text is None:
+            raise UsageError("--sessions-from -: no stdin was given; pipe an id list in")
+        return parse_session_refs(stdin_text, "--sessions-from -")
+    try:
+        text = Path(path_or_dash).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(
+            f"--sessions-from: cannot read {path_or_dash}: {exc.strerror or exc}; pass an "
+            f"existing file, or `-` for stdin"
+        ) from exc
+    return parse_session_refs(text, f"--sessions-from {path_or_dash}")
+
+
+# -- the resolver ---------------------------------------------------------------------------------
+
+
+def _candidates(ids: Iterable[str]) -> str:
+    listed = sorted(set(ids))
+    shown = ", ".join(listed[:MAX_LISTED_CANDIDATES])
+    hidden = len(listed) - MAX_LISTED_CANDIDATES
+    return shown + (f", … and {hidden} more" if hidden > 0 else "")
+
+
+class _Resolver:
+    """One resolution pass; caches the directory walks the tokens share."""
+
+    def __init__(self, env: Env, subagents: bool) -> None:
+        self.env = env
+        self.subagents = subagents
+        self.root = projects_root(env)
+        self.notes: list[str] = []
+        self.found: dict[Path, Transcript] = {}
+        self._sessions: list[Path] | None = None
+        self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
+        self._subs: dict[Path, list[Transcript]] = {}
+
+    # -- enumeration ------------------------------------------------------------------
+    def all_sessions(self) -> list[Path]:
+        if self._sessions is None:
+            self._sessions = [
+                s for d in iter_project_dirs(self.root) for s in top_level_sessions(d)
+            ]
+        return self._sessions
+
+    def subs(self, session_path: Path) -> list[Transcript]:
+        cached = self._subs.get(session_path)
+        if cached is None:
+            cached = subagent_transcripts(session_path)
+            self._subs[session_path] = cached
+        return cached
+
+    def all_agents(self) -> Iterable[Transcript]:
+        """Every subagent an id may name, including those of sidecar-only session dirs."""
+        if self._agent_owners is None:
+            orphans = [o for d in iter_project_dirs(self.root) for o in orphan_session_paths(d)]
+            self._agent_owners = sorted([*self.all_sessions(), *orphans], key=os.fspath)
+        for session in self._agent_owners:
+            yield from self.subs(session)
+
+    # -- adding ---------------------------------------------------------------------
+    def add(self, transcript: Transcript) -> None:
+        self.found.setdefault(transcript.path, transcript)
+
+    def add_session(self, session_path: Path) -> None:
+        self.add(top_level_transcript(session_path))
+        if self.subagents:
+            for sub in self.subs(session_path):
+                self.add(sub)
+
+    def add_agent(self, agent: Transcript) -> None:
+        self.add(agent)
+        if self.subagents:
+            for child in self._descendants(agent):
+                self.add(child)
+
+    # -- per kind ---------------------------------------------------------------------
+    def resolve(self, token: TargetToken) -> None:
+        handlers: dict[TargetKind, Callable[[TargetToken], None]] = {
+            TargetKind.UUID: self._uuid,
+            TargetKind.UUID_PREFIX: self._prefix,
+            TargetKind.AGENT: self._agent,
+            TargetKind.MAIN: self._main,
+            TargetKind.TRAP: self._trap,
+            TargetKind.ENCODED_DIR: self._encoded_dir,
+            TargetKind.PATH: self._path,
+            TargetKind.JSONL: self._jsonl,
+        }
+        handlers[token.kind](token)
+
+    def _uuid(self, token: TargetToken) -> None:
+        name = f"{token.value}.jsonl"
+        hits = [p for d in iter_project_dirs(self.root) if (p := d / name).is_file()]
+        if not hits:
+            raise TargetError(
+                f"no session `{token.value}` under {self.root}; `pysift list` shows the "
+                f"session ids (or check --claude-home / $CLAUDE_CONFIG_DIR)"
+            )
+        for path in hits:
+            self.add_session(path)
+
+    def _prefix(self, token: TargetToken) -> None:
+        prefix = token.value
+        exact = [a for a in self.all_agents() if a.session_id == prefix]
+        if exact:  # a short legacy agent id (a + 6 hex) is its own full id
+            for agent in exact:
+                self.add_agent(agent)
+            return
+        sessions = [s for s in self.all_sessions() if s.name.startswith(prefix)]
+        agents = [a for a in self.all_agents() if a.session_id.startswith(prefix)]
+        ids = {s.name[: -len(".jsonl")] for s in sessions} | {a.session_id for a in agents}
+        if not ids:
+            raise TargetError(
+                f"no session or agent id starts with `{prefix}` under {self.root}; check the "
+                f"prefix (`pysift list` shows session ids, `pysift agents` agent ids)"
+            )
+        if len(ids) > 1:
+            raise TargetError(
+                f"`{token.raw}` is AMBIGUOUS: {len(ids)} ids start with it ({_candidates(ids)}); "
+                f"give more characters of the id"
+            )
+        for session in sessions:
+            self.add_session(session)
+        for agent in agents:
+            self.add_agent(agent)
+
+    def _agent(self, token: TargetToken) -> None:
+        agent_id = token.value
+        exact = [a for a in self.all_agents() if a.session_id == agent_id]
+        if not exact and is_hex(agent_id):
+            # A collision-lengthened header token may be a literal prefix of a longer id.
+            exact = [a for a in self.all_agents() if a.session_id.startswith(agent_id)]
+            ids = {a.session_id for a in exact}
+            if len(ids) > 1:
+                raise TargetError(
+                    f"`{token.raw}` is AMBIGUOUS: {len(ids)} agent ids start with it "
+                    f"({_candidates(ids)}); give more characters of the id"
+                )
+        if not exact:
+            raise TargetError(
+                f"no subagent `{agent_id}` under {self.root}; list agent ids with "
+                f"`pysift agents @<session>` and pass one as `@<agent-id>`"
+            )
+        for agent in exact:
+            self.add_agent(agent)
+
+    def _main(self, token: TargetToken) -> None:
+        session_id = require_calling_session(self.env, "@main")
+        path = find_session_file(session_id, self.env)
+        if MAIN_LANE_NOTE not in self.notes:
+            self.notes.append(MAIN_LANE_NOTE)
+        if path is None:
+            raise TargetError(
+                f"@main: the calling session {session_id} has no transcript under "
+                f"{self.root}; check --claude-home / $CLAUDE_CONFIG_DIR"
+            )
+        self.add_session(path)
+
+    def _trap(self, token: TargetToken) -> None:
+        transcript = resolve_trap(token.value, self.env, self.notes)
+        if transcript.is_subagent:
+            self.add_agent(transcript)
+        else:
+            self.add_session(transcript.path)
+
+    def _add_project_dir(self, project_dir: Path) -> None:
+        for session in top_level_sessions(project_dir):
+            self.add_session(session)
+
+    def _encoded_dir(self, token: TargetToken) -> None:
+        project_dir = self.root / token.value
+        if project_dir.is_dir():
+            self._add_project_dir(project_dir)
+            return
+        if token.may_be_path:  # a bare C--… token can also be a real relative path
+            self._path(token)
+            return
+        raise TargetError(
+            f"no Claude Code project dir named `{token.value}` under {self.root}; `pysift "
+            f"list` shows each session's cwd (or pass the real project path)"
+        )
+
+    def _expand_home(self, text: str) -> str:
+        home = self.env.environ.get("HOME", "")
+        if home and (text == "~" or text.startswith("~/")):
+            return home + text[1:]
+        return text
+
+    def _path(self, token: TargetToken) -> None:
+        given = Path(self._expand_home(token.value))
+        lexical = Path(os.path.normpath(given if given.is_absolute() else self.env.cwd / given))
+        name = lexical.name
+        if lexical.parent == self.root and (is_unix_encoded(name) or is_drive_encoded(name)):
+            if lexical.is_dir():  # <projects-root>/<encoded>: the dir named outright
+                self._add_project_dir(lexical)
+                return
+            raise TargetError(
+                f"no Claude Code project dir named `{name}` under {self.root}; `pysift list` "
+                f"shows each session's cwd"
+            )
+        real = os.path.realpath(lexical)
+        project_dir = find_project_dir(self.root, real)
+        if project_dir is None:
+            raise TargetError(
+                f"no Claude Code project dir for {real} (looked for "
+                f"{self.root / encode_cwd(real)}); check the path, or --claude-home"
+            )
+        self._add_project_dir(project_dir)
+
+    def _jsonl(self, token: TargetToken) -> None:
+        path = Path(token.value)
+        if not path.is_file():
+            raise TargetError(
+                f"no transcript at {path}; a `*.jsonl` target must be an existing transcript file"
+            )
+        if is_sidecar_file(path):
+            raise TargetError(
+                f"{path} is an elicitation sidecar (hook-written pending markers), not a "
+                f"Claude Code transcript; it is merged automatically when you target its "
+                f"session, so target the session instead"
+            )
+        transcript = transcript_from_path(path)
+        if transcript.is_subagent:
+            self.add_agent(transcript)
+        else:
+            self.add_session(path)
+
+    # -- topology: an agent's descendants --------------------------------------------
+    def _descendants(self, agent: Transcript) -> list[Transcript]:
+        """Subagents spawned (transitively) from ``agent``'s own transcript.
+
+        The on-disk layout is flat at every depth, so nesting is recovered from links: the
+        child's meta ``parentAgentId`` when present; else its meta ``toolUseId`` found among
+        the Task/Agent ``tool_use`` ids of the parent's transcript; else (a teammate, whose
+        meta has no ``toolUseId``) its meta ``name`` matching such a spawn's ``input.name``.
+        A spawn id that the MAIN transcript also issued belongs to the main thread: a
+        ``/fork`` clone carries copies of its parent's spawns and must not adopt them.
+        """
+        session_path = agent.project_dir / f"{agent.parent_session_id}.jsonl"
+        siblings = self.subs(session_path)
+        metas = {t.session_id: read_meta(t) for t in siblings}
+        main_issued = _IssuedBy(session_path)
+        visited = {agent.session_id}
+        queue = [agent]
+        out: list[Transcript] = []
+        while queue:
+            parent = queue.pop(0)
+            spawns = _spawns_in(parent.path)
+            for child in siblings:
+                if child.session_id in visited:
+                    continue
+                if _spawned_by(metas[child.session_id], parent.session_id, spawns, main_issued):
+                    visited.add(child.session_id)
+                    out.append(child)
+                    queue.append(child)
+        return out
+
+
+@dataclass
+class _Spawns:
+    tool_use_ids: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+
+
+def _spawns_in(path: Path) -> _Spawns:
+    """The Task/Agent ``tool_use`` ids (and ``input.name``s) issued in one transcript."""
+    spawns = _Spawns()
+    buf = _read_buffer(path)
+    if buf is None or buf.find(b'"tool_use"') < 0:
+        return spawns
+    starts: set[int] = set()
+    for needle in (b'"Task"', b'"Agent"'):
+        pos = buf.find(needle)
+        while pos >= 0:
+            start = line_start(buf, pos)
+            starts.add(start)
+            pos = buf.find(needle, line_end(buf, pos) + 1)
+    for start in sorted(starts):
+        record = decode(buf[start : line_end(buf, start)], None)
+        if record is None:
+            continue
+        for block in record.blocks_of("tool_use"):
+            if block.get("name") not in SPAWN_TOOLS:
+                continue
+            tool_use_id = block.get("id")
+            if isinstance(tool_use_id, str):
+                spawns.tool_use_ids.add(tool_use_id)
+            tool_input = block.get("input")
+            name = tool_input.get("name") if isinstance(tool_input, dict) else None
+            if isinstance(name, str) and name:
+                spawns.names.add(name)
+    return spawns
+
+
+class _IssuedBy:
+    """Lazy "did this transcript itself issue tool_use id X" check (one buffer, opened once).
+
+    Only a ``tool_use`` block of the record's own message counts: older Claude Code builds
+    copy a subagent's messages into the main transcript as ``progress`` records, whose
+    nested blocks were issued by the subagent, not by the main thread.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._buf: Buffer | None = None
+        self._opened = False
+
+    def __call__(self, tool_use_id: str) -> bool:
+        if not self._opened:
+            self._opened = True
+            self._buf = _read_buffer(self.path) if self.path.is_file() else None
+        buf = self._buf
+        if buf is None:
+            return False
+        needle = f'"{tool_use_id}"'.encode()
+        pos = buf.find(needle)
+        while pos >= 0:
+            start, end = line_start(buf, pos), line_end(buf, pos)
+            record = decode(buf[start:end], None)
+            if record is not None and any(
+                block.get("id") == tool_use_id for block in record.blocks_of("tool_use")
+            ):
+                return True
+            pos = buf.find(needle, end + 1)
+        return False
+
+
+def _spawned_by(
+    meta: Mapping[str, Any], parent_id: str, spawns: _Spawns, main_issued: _IssuedBy
+) -> bool:
+    declared = meta.get("parentAgentId")
+    if isinstance(declared, str) and declared:
+        return declared == parent_id
+    tool_use_id = meta.get("toolUseId")
+    if isinstance(tool_use_id, str) and tool_use_id:
+        return tool_use_id in spawns.tool_use_ids and not main_issued(tool_use_id)
+    name = meta.get("name")
+    return isinstance(name, str) and name in spawns.names
+
+
+def _session_ref_token(ident: str) -> TargetToken:
+    bare = ident[1:] if ident.startswith("@") else ident
+    if not is_session_ref(bare):
+        raise TargetError(
+            f"--sessions-from: {ident!r} is not a session id (want a uuid, a 4-11-hex uuid "
+            f"prefix, or an agent id, the ids pysift emits)"
+        )
+    return parse_target("@" + bare)
+
+
+def resolve_scope(
+    tokens: Sequence[str],
+    env: Env,
+    *,
+    subagents: bool = True,
+    sessions_from: Sequence[str] | None = None,
+) -> Scope:
+    """Resolve positional targets (and a ``--sessions-from`` id list) to a ``Scope``.
+
+    No tokens and no list means every session of every project (with subagents when
+    ``subagents``). Every token is parsed before any is resolved, so a malformed one fails
+    before the disk is walked.
+    """
+    resolver = _Resolver(env, subagents)
+    if not tokens and sessions_from is None:
+        if not resolver.root.is_dir():
+            raise SourceError(
+                f"no Claude Code projects dir at {resolver.root}; pass --claude-home DIR or "
+                f"set CLAUDE_CONFIG_DIR to the dir holding projects/"
+            )
+        for session in resolver.all_sessions():
+            resolver.add_session(session)
+        return Scope(_ordered(resolver.found), scoped=False, notes=resolver.notes)
+    home_text = env.environ.get("HOME", "")
+    home = Path(home_text) if home_text else None
+    parsed = [parse_target(t, cwd=env.cwd, home=home) for t in tokens]
+    parsed.extend(_session_ref_token(i) for i in sessions_from or ())
+    for token in parsed:
+        resolver.resolve(token)
+    return Scope(_ordered(resolver.found), scoped=True, notes=resolver.notes)
+
+
+def _ordered(found: Mapping[Path, Transcript]) -> list[Transcript]:
+    """Path order by the path TEXT: ``<uuid>.jsonl`` sorts before ``<uuid>/subagents/…``
+    (``.`` < ``/``), which ``Path`` ordering (by components) would invert."""
+    return [found[p] for p in sorted(found, key=os.fspath)]

@@ -1,0 +1,115 @@
+"""The elicitation sidecar merge (SPEC §6.10).
+
+A Claude Code hook writes ``<session-dir>/<uuid>/elicitations.jsonl``: a ``pending`` line
+when an AskUserQuestion / ExitPlanMode / MCP elicitation appears, a ``resolved`` line when
+it closes. The native transcript holds nothing while such a question is open, so the
+pending record is merged into what pysift reads, as if native: no physical line,
+``source = "elicitation-sidecar"``. Pairing by ``csiftKey`` drops every resolved pending,
+so nothing is ever shown twice. The file is only read, never written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from pysift.disk.lines import Buffer
+from pysift.model.record import Record
+
+SENTINEL = "elicitation-marker-v1"
+SOURCE = "elicitation-sidecar"
+PHASES = ("pending", "resolved")
+
+
+@dataclass
+class SidecarMerge:
+    present: bool = False  # the sidecar FILE exists (the hook is installed)
+    pending: list[Record] = field(default_factory=list)  # unresolved, oldest first
+    skipped_lines: int = 0  # malformed or schema-skewed marker lines (counted, never silent)
+
+
+def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge:
+    """Unresolved pending records of one top-level session's sidecar.
+
+    ``transcript`` (the session's bytes), when given, is the ghost guard: a pending whose
+    tool_use id already stands in the native transcript was answered there, so it is
+    not merged even if its ``resolved`` line never landed.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return SidecarMerge()
+    except OSError:
+        return SidecarMerge(present=True, skipped_lines=0)
+    merge = SidecarMerge(present=True)
+    pendings: dict[str, tuple[int, dict]] = {}
+    resolved: set[str] = set()
+    for index, line in enumerate(data.split(b"\n")):
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            merge.skipped_lines += 1
+            continue
+        if not isinstance(obj, dict) or obj.get("csift") != SENTINEL:
+            merge.skipped_lines += 1
+            continue
+        phase, key = obj.get("csiftPhase"), obj.get("csiftKey")
+        if phase not in PHASES or not isinstance(key, str):
+            merge.skipped_lines += 1  # provably ours, yet unreadable: a schema-skewed fossil
+            continue
+        if phase == "pending":
+            pendings.setdefault(key, (index, obj))
+        else:
+            resolved.add(key)
+    for key, (_, obj) in sorted(pendings.items(), key=lambda kv: kv[1][0]):
+        if key in resolved or _answered_natively(obj, transcript):
+            continue
+        merge.pending.append(Record(obj, None, SOURCE))
+    return merge
+
+
+def _answered_natively(obj: dict, transcript: "Buffer | None") -> bool:
+    if transcript is None:
+        return False
+    message = obj.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return False
+    for block in message["content"]:
+        if isinstance(block, dict) and isinstance(block.get("id"), str) and block["id"]:
+            if transcript.find(block["id"].encode()) >= 0:
+                return True
+    return False
+
+
+def kind_of(rec: Record) -> str:
+    kind = rec.raw.get("csiftKind")
+    return kind if isinstance(kind, str) else "elicitation"
+
+
+def pending_one_liner(rec: Record) -> str:
+    """A one-line description of a pending elicitation (list rows, status evidence)."""
+    kind = kind_of(rec)
+    detail = ""
+    for block in rec.blocks():
+        if block.get("type") != "tool_use":
+            continue
+        data = block.get("input")
+        if isinstance(data, dict):
+            questions = data.get("questions")
+            if isinstance(questions, list) and questions and isinstance(questions[0], dict):
+                detail = str(questions[0].get("question") or "")
+                if len(questions) > 1:
+                    detail += f" (+{len(questions) - 1} more question(s))"
+            elif isinstance(data.get("plan"), str):
+                detail = data["plan"]
+        break
+    if not detail and isinstance(rec.raw.get("content"), str):
+        detail = rec.raw["content"]
+    detail = " ".join(detail.split())
+    if len(detail) > 160:
+        detail = detail[:160] + f"… (+{len(detail) - 160} chars)"
+    return f"{kind}: {detail}" if detail else kind

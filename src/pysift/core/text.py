@@ -1,0 +1,118 @@
+"""Excerpts that never cut silently, whitespace collapse, Unicode normalisation.
+
+The no-silent-truncation rule: any text shortened for display ends with the explicit
+marker ``… (+N chars)``, N being the number of characters left out, so a reader always
+knows an excerpt is a fragment and how much is missing. Every excerpt in pysift goes
+through `clip`, so the marker and its arithmetic exist once. Lengths are counted in
+code points (Python `str` indices), never bytes, so CJK text and emoji are cut on a
+character boundary and counted as one each.
+"""
+
+from __future__ import annotations
+
+import unicodedata2
+
+__all__ = ["ELLIPSIS", "centered_excerpt", "clip", "clip_marker", "excerpt", "nfc", "one_line"]
+
+ELLIPSIS = "…"
+
+
+def clip_marker(dropped: int) -> str:
+    """The suffix that ends a clipped text: ``… (+N chars)``."""
+    return f"{ELLIPSIS} (+{dropped} chars)"
+
+
+def clip(text: str, max_chars: int) -> tuple[str, int]:
+    """Keep the first `max_chars` characters; mark and count the rest.
+
+    Returns ``(shown, dropped)``. A text within the cap comes back unchanged with
+    ``dropped == 0``; a longer one is the first `max_chars` characters followed by
+    ``… (+dropped chars)``. The marker is not counted against `max_chars`. A negative
+    cap is treated as 0.
+    """
+    limit = max(0, max_chars)
+    dropped = len(text) - limit
+    if dropped <= 0:
+        return text, 0
+    return text[:limit] + clip_marker(dropped), dropped
+
+
+def one_line(text: str) -> str:
+    """Collapse every whitespace run (newlines and tabs included) to one space; strip."""
+    return " ".join(text.split())
+
+
+def excerpt(text: str, max_chars: int) -> tuple[str, int]:
+    """`clip` of the one-lined text: the head-anchored preview (list, agents, status)."""
+    return clip(one_line(text), max_chars)
+
+
+def centered_excerpt(
+    text: str, start: int, end: int, max_chars: int = 400
+) -> tuple[str, bool]:
+    """A window of the one-lined `text` of at most `max_chars` characters around a match.
+
+    `start`/`end` delimit the match as a half-open range of character offsets into the
+    ORIGINAL `text` (out-of-range offsets are clamped). The window is placed so the
+    match sits in its middle; a match longer than the window is shown from its start.
+    When the whole one-lined text fits, it is returned as is.
+
+    Markers (both explicit, never silent):
+    - a leading ``…`` means text precedes the window (its length is not counted);
+    - a trailing ``… (+N chars)`` means N more characters of the one-lined text follow
+      the window, with the same marker `clip` uses.
+
+    Returns ``(excerpt, clipped)``; `clipped` is True when either marker is present.
+    """
+    flat = one_line(text)
+    limit = max(0, max_chars)
+    total = len(flat)
+    if total <= limit:
+        return flat, False
+    first = max(0, min(start, len(text)))
+    stop = max(first, min(end, len(text)))
+    matched = text[first:stop]
+    if matched.strip():  # whitespace at the edges of a match collapses away: aim at its words
+        first += len(matched) - len(matched.lstrip())
+        stop -= len(matched) - len(matched.rstrip())
+    lo = _flat_offset(text, first, total)
+    hi = max(lo, _flat_offset(text, stop, total))
+    match_len = hi - lo
+    if match_len >= limit:
+        window_start = lo
+    else:
+        window_start = lo - (limit - match_len) // 2
+    window_start = max(0, min(window_start, total - limit))
+    window_end = window_start + limit
+    shown = flat[window_start:window_end]
+    after = total - window_end
+    head = ELLIPSIS if window_start > 0 else ""
+    tail = clip_marker(after) if after > 0 else ""
+    return head + shown + tail, bool(head or tail)
+
+
+def nfc(text: str) -> str:
+    """NFC-normalise with unicodedata2 (a current Unicode database, unlike the stdlib's).
+
+    Transcripts mix composed and decomposed accents (macOS paths are NFD); matching and
+    comparing on NFC keeps `é` equal to `é`. ASCII, the common case, returns at once.
+    """
+    if text.isascii():
+        return text
+    return unicodedata2.normalize("NFC", text)
+
+
+def _flat_offset(text: str, position: int, flat_len: int) -> int:
+    """Map an offset into `text` to the matching offset into `one_line(text)`.
+
+    A non-whitespace character keeps its identity across the collapse: its new offset
+    is the length of the collapsed prefix, plus one for the single space that replaces
+    a whitespace run just before it. Done with C-speed `split`/`join` on the prefix
+    rather than a Python loop over the text.
+    """
+    prefix = text[:position]
+    collapsed = " ".join(prefix.split())
+    offset = len(collapsed)
+    if collapsed and prefix[-1:].isspace():
+        offset += 1
+    return min(offset, flat_len)

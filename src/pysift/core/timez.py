@@ -1,0 +1,131 @@
+"""Timestamps: parse the transcript's UTC strings, render the ONE canonical local form.
+
+Text output shows every instant in the reader's zone as
+``YYYY-MM-DD HH:MM:SS[.mmm] <ABBR>(UTC±offset)``, e.g. ``2026-07-11 15:33:37 AEST(UTC+10)``
+or ``IST(UTC+05:30)``. The abbreviation and the offset travel together, and both are
+taken from the zone AT THAT INSTANT (January in Sydney is ``AEDT(UTC+11)``), so the only
+step left to a reader is "shift by the given offset". Text never prints UTC: a UTC copy
+beside the local one invites conversion arithmetic that language-model readers get
+wrong. Machine UTC lives only in JSON, as the ``<name>_utc`` / ``<name>_local`` pair
+built by `ts_pair`.
+
+`tz=None` everywhere means the system local zone (``datetime.astimezone()``); callers
+pass `Env.tz` so tests can pin a zone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone, tzinfo
+
+from pysift.core.text import clip, one_line
+
+__all__ = ["MISSING", "format_local", "local_iso", "parse_ts", "text_ts", "ts_pair"]
+
+MISSING = "—"
+"""Text stand-in for an instant the record does not carry."""
+
+_UNPARSED_SHOWN_CHARS = 64
+
+
+def parse_ts(raw: str | None) -> datetime | None:
+    """An aware UTC datetime from a transcript timestamp, or None. Never raises.
+
+    Transcripts write ``2026-06-07T05:43:00.000Z``; any ISO 8601 instant WITH an offset
+    is accepted (``datetime.fromisoformat``, C speed) and normalised to UTC. A string
+    without an offset names no instant and gives None, as does anything that is not a
+    string.
+    """
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    offset = parsed.utcoffset()
+    if offset is None:
+        return None
+    if offset == timedelta(0) and parsed.tzinfo is timezone.utc:
+        return parsed
+    try:
+        return parsed.astimezone(timezone.utc)
+    except (OverflowError, ValueError):  # an offset that pushes the instant out of range
+        return None
+
+
+def format_local(dt: datetime, tz: tzinfo | None = None, millis: bool = False) -> str:
+    """The canonical text form of an instant, in `tz` (None: the system zone).
+
+    ``2026-07-11 15:33:37 AEST(UTC+10)``; with `millis`, ``15:33:37.442``. Whole-hour
+    offsets are compact (``UTC+10``, ``UTC-3``, ``UTC+0``), others zero-padded
+    (``UTC+05:30``). A zone whose name is not an alphabetic abbreviation (``+0530``,
+    ``-03``) renders the parenthesised offset alone. A naive `dt` is taken as UTC.
+    """
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    local = dt.astimezone(tz) if tz is not None else dt.astimezone()
+    clock = f"{local:%Y-%m-%d %H:%M:%S}"
+    if millis:
+        clock += f".{local.microsecond // 1000:03d}"
+    return f"{clock} {_zone_marker(local)}"
+
+
+def text_ts(raw: str | None, tz: tzinfo | None = None, millis: bool = False) -> str:
+    """`format_local` of a raw transcript timestamp, never raising.
+
+    A missing (None or blank) timestamp renders ``—``. One that is present but does not
+    parse is shown as ``<raw> (unparsed)`` (one-lined, clipped with the usual marker):
+    neither a fabricated time nor a silent drop.
+    """
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return MISSING
+    parsed = parse_ts(raw)
+    if parsed is None:
+        shown, _ = clip(one_line(str(raw)), _UNPARSED_SHOWN_CHARS)
+        return f"{shown} (unparsed)"
+    return format_local(parsed, tz, millis)
+
+
+def local_iso(raw: str | None, tz: tzinfo | None = None) -> str | None:
+    """The ``*_local`` JSON value: ``YYYY-MM-DDTHH:MM:SS±HH:MM`` in `tz`.
+
+    Seconds precision (milliseconds dropped), colon in the offset; None when `raw` is
+    missing or unparseable.
+    """
+    parsed = parse_ts(raw)
+    if parsed is None:
+        return None
+    local = parsed.astimezone(tz) if tz is not None else parsed.astimezone()
+    return f"{local:%Y-%m-%dT%H:%M:%S}{_colon_offset(local)}"
+
+
+def ts_pair(name: str, raw: str | None, tz: tzinfo | None = None) -> dict[str, str | None]:
+    """``{"<name>_utc": raw, "<name>_local": local_iso(raw)}`` for a JSON row.
+
+    The UTC value is the transcript's string passed through verbatim (milliseconds
+    kept); a non-string value is treated as absent. ``ts_pair("ts", raw)`` gives the
+    ``ts_utc`` / ``ts_local`` pair.
+    """
+    utc = raw if isinstance(raw, str) else None
+    return {f"{name}_utc": utc, f"{name}_local": local_iso(utc, tz)}
+
+
+def _offset_parts(local: datetime) -> tuple[str, int, int]:
+    offset = local.utcoffset() or timedelta(0)
+    seconds = int(offset.total_seconds())
+    sign = "-" if seconds < 0 else "+"
+    minutes = abs(seconds) // 60
+    return sign, minutes // 60, minutes % 60
+
+
+def _zone_marker(local: datetime) -> str:
+    sign, hours, minutes = _offset_parts(local)
+    offset = f"UTC{sign}{hours}" if minutes == 0 else f"UTC{sign}{hours:02d}:{minutes:02d}"
+    name = local.tzname() or ""
+    if name.isascii() and name.isalpha():
+        return f"{name}({offset})"
+    return f"({offset})"
+
+
+def _colon_offset(local: datetime) -> str:
+    sign, hours, minutes = _offset_parts(local)
+    return f"{sign}{hours:02d}:{minutes:02d}"

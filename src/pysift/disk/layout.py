@@ -1,0 +1,422 @@
+"""Where Claude Code keeps transcripts, and how a cwd names its project dir (SPEC §1, §2).
+
+The tree under ``<claude-home>/projects``::
+
+    <ENCODED>/<session-uuid>.jsonl                               top-level transcript
+    <ENCODED>/<session-uuid>/subagents/agent-<id>.jsonl          built-in Task/Agent subagent
+    <ENCODED>/<session-uuid>/subagents/agent-<id>.meta.json      its companion (not a transcript)
+    <ENCODED>/<session-uuid>/subagents/workflows/wf_<id>/agent-<id>.jsonl   workflow subagent
+    <ENCODED>/<session-uuid>/subagents/workflows/wf_<id>/journal.jsonl      event log (never read)
+    <ENCODED>/<session-uuid>/elicitations.jsonl                  the pending-elicitation sidecar
+
+``<ENCODED>`` is the session's START cwd run through ``encode_cwd``. The encoding is
+many-to-one, so it is never reversed: the human cwd comes from a record's ``cwd`` field.
+Everything here takes paths as arguments; nothing reads the process environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import unicodedata2
+
+from pysift.disk.lines import iter_lines
+from pysift.disk.mapped import open_buffer
+from pysift.errors import UsageError
+from pysift.model.ids import agent_id_from_stem, is_uuid
+
+CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
+MAX_SANITIZED_LENGTH = 200  # Claude Code's cap on an encoded dir name (longer: + "-<hash>")
+SUBAGENTS_DIR = "subagents"
+WORKFLOWS_DIR = "workflows"
+SIDECAR_NAME = "elicitations.jsonl"
+SIDECAR_MARKER_KEY = b'"csift"'
+
+KIND_BUILTIN = "builtin-task"
+KIND_WORKFLOW = "workflow"
+
+_HEAD_BYTES = 64 * 1024
+_BMP_MAX = 0xFFFF  # above it a code point is two UTF-16 units (a surrogate pair)
+_BUILTIN_DEPTH = 4  # path parts of project/<uuid>/subagents/agent-*.jsonl
+_WORKFLOW_DEPTH = 6  # … of project/<uuid>/subagents/workflows/wf_*/agent-*.jsonl
+_CWD_FIELD = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
+
+
+# -- the Claude home ------------------------------------------------------------------------------
+
+
+def expand_user(value: str, user_home: Path) -> Path:
+    """Expand a leading ``~`` against ``user_home`` (the caller's notion of home).
+
+    Only ``~`` and ``~/…`` are expanded; ``~other`` is left literal (looking up another
+    user's home would mean reading the password database, which the caller did not ask for).
+    """
+    if value == "~":
+        return user_home
+    if value.startswith(("~/", "~" + os.sep)):
+        return user_home / value[2:]
+    return Path(value)
+
+
+def resolve_home(flag: str | None, environ: Mapping[str, str], user_home: Path) -> Path:
+    """The Claude config dir: ``--claude-home``, then ``$CLAUDE_CONFIG_DIR``, then ``~/.claude``.
+
+    An empty ``CLAUDE_CONFIG_DIR`` counts as unset (Claude Code's ``??`` would take it as a
+    real value; an empty string names no directory, so we fall through). An empty
+    ``--claude-home`` is a usage error rather than a silent fall-back: the caller asked for
+    a specific home and got none.
+    """
+    if flag is not None:
+        if not flag.strip():
+            raise UsageError(
+                "--claude-home is empty; pass the Claude config dir (the one holding "
+                "projects/), or drop the flag to use $CLAUDE_CONFIG_DIR or ~/.claude"
+            )
+        return expand_user(flag, user_home)
+    configured = environ.get(CLAUDE_CONFIG_DIR, "")
+    if configured.strip():
+        return expand_user(configured, user_home)
+    return user_home / ".claude"
+
+
+# -- cwd -> project dir name ----------------------------------------------------------------------
+
+
+def encode_cwd(cwd: str | os.PathLike[str]) -> str:
+    """Encode a cwd to its project dir name exactly as Claude Code does (SPEC §2.1).
+
+    NFC first, then one ``-`` per UTF-16 code unit that is not ASCII ``[A-Za-z0-9]``: an
+    astral character (two surrogate units) becomes two dashes, dashes are never collapsed,
+    case is kept. ``C:\\Users\\x`` gives ``C--Users-x``; a UNC ``\\\\server\\share`` gives
+    ``--server-share``. The result is the raw encoding; the 200-char cap is applied by the
+    lookup (``find_project_dir``), because the hash suffix cannot be recomputed.
+    """
+    text = unicodedata2.normalize("NFC", os.fspath(cwd))
+    out: list[str] = []
+    for ch in text:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+        elif ord(ch) > _BMP_MAX:
+            out.append("--")
+        else:
+            out.append("-")
+    return "".join(out)
+
+
+def read_first_cwd(path: Path) -> str | None:
+    """The ``cwd`` of a transcript's first record, from a bounded head read (never raises)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    first = head.split(b"\n", 1)[0]
+    try:
+        obj = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        # A first line longer than the head (an image on line 1): pull the field out of
+        # the bytes we have; ``cwd`` sits in the envelope, near the start.
+        found = _CWD_FIELD.search(first)
+        if found is None:
+            return None
+        try:
+            value = orjson.loads(b'"' + found.group(1) + b'"')
+        except orjson.JSONDecodeError:
+            return None
+        return value if isinstance(value, str) else None
+    cwd = obj.get("cwd") if isinstance(obj, dict) else None
+    return cwd if isinstance(cwd, str) else None
+
+
+def _dir_first_cwd(project_dir: Path) -> str | None:
+    for session in top_level_sessions(project_dir):
+        cwd = read_first_cwd(session)
+        if cwd is not None:
+            return cwd
+    return None
+
+
+def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
+    """The project dir holding sessions started in ``cwd``, or None.
+
+    An encoded name over 200 chars is stored as ``<first-200>-<hash>`` with a hash that
+    differs between the CLI and the SDK, so (like Claude Code's own ``findProjectDir``) the
+    lookup prefix-scans for ``<first-200>-``. Two long paths sharing their first 200
+    encoded chars are told apart by the first session's recorded ``cwd``.
+    """
+    encoded = encode_cwd(cwd)
+    if len(encoded) <= MAX_SANITIZED_LENGTH:
+        exact = projects_root / encoded
+        return exact if exact.is_dir() else None
+    prefix = encoded[:MAX_SANITIZED_LENGTH] + "-"
+    matches = sorted(d for d in iter_project_dirs(projects_root) if d.name.startswith(prefix))
+    if len(matches) > 1:
+        for candidate in matches:
+            if _dir_first_cwd(candidate) == cwd:
+                return candidate
+    return matches[0] if matches else None
+
+
+# -- enumeration ----------------------------------------------------------------------------------
+
+
+def iter_project_dirs(projects_root: Path) -> Iterator[Path]:
+    """Every project dir under the root, sorted by name; a missing root yields nothing.
+
+    Stray files (``.DS_Store``) are skipped; a symlinked project dir is followed.
+    """
+    try:
+        entries = sorted(os.scandir(projects_root), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir():
+                yield Path(entry.path)
+        except OSError:
+            continue
+
+
+def top_level_sessions(project_dir: Path) -> list[Path]:
+    """The top-level ``*.jsonl`` transcripts of one project dir, sorted, non-recursive.
+
+    Non-recursive on purpose: a subagent file lives in the nested ``<uuid>/`` dir, so it
+    can never be mistaken for a session. A dir with no transcript gives an empty list.
+    """
+    try:
+        entries = list(os.scandir(project_dir))
+    except OSError:
+        return []
+    out: list[Path] = []
+    for entry in entries:
+        if not entry.name.endswith(".jsonl"):
+            continue
+        try:
+            if entry.is_file():
+                out.append(Path(entry.path))
+        except OSError:
+            continue
+    out.sort(key=os.fspath)
+    return out
+
+
+def orphan_session_paths(project_dir: Path) -> list[Path]:
+    """Session paths whose ``<uuid>/`` sidecar dir exists but whose ``<uuid>.jsonl`` does not.
+
+    Such sidecar-only dirs are real (the top-level transcript was removed, the subagents
+    stayed). The returned ``<uuid>.jsonl`` paths do NOT exist; they are the keys
+    ``subagent_transcripts`` takes, so an explicit agent id can still be found there. The
+    all-projects listing never includes them: there is no session to list.
+    """
+    try:
+        entries = list(os.scandir(project_dir))
+    except OSError:
+        return []
+    names = {e.name for e in entries}
+    out: list[Path] = []
+    for entry in entries:
+        if not is_uuid(entry.name) or f"{entry.name}.jsonl" in names:
+            continue
+        try:
+            if entry.is_dir():
+                out.append(project_dir / f"{entry.name}.jsonl")
+        except OSError:
+            continue
+    out.sort(key=os.fspath)
+    return out
+
+
+def session_dir(session_path: Path) -> Path:
+    """The per-session sidecar dir ``<dir>/<uuid>/`` beside ``<dir>/<uuid>.jsonl``."""
+    return session_path.with_suffix("")
+
+
+def sidecar_path(session_path: Path) -> Path:
+    """Where the elicitation hook writes this session's sidecar (SPEC §6.10)."""
+    return session_dir(session_path) / SIDECAR_NAME
+
+
+def _agent_files(directory: Path) -> list[Path]:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    out: list[Path] = []
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith("agent-") and name.endswith(".jsonl")):
+            continue
+        try:
+            if entry.is_file():
+                out.append(Path(entry.path))
+        except OSError:
+            continue
+    return out
+
+
+def _workflow_dirs(subagents: Path) -> list[Path]:
+    try:
+        entries = list(os.scandir(subagents / WORKFLOWS_DIR))
+    except OSError:
+        return []
+    out: list[Path] = []
+    for entry in entries:
+        if not entry.name.startswith("wf_"):
+            continue
+        try:
+            if entry.is_dir():
+                out.append(Path(entry.path))
+        except OSError:
+            continue
+    return out
+
+
+# -- transcripts ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One transcript file and the id trio it carries (wire-format §0.2).
+
+    ``session_id`` is the file's OWN id: the uuid of a top-level session, or the agent id
+    of a subagent (``agent-`` stripped). ``parent_session_id`` is the owning top-level uuid
+    (equal to ``session_id`` at the top level). ``kind`` is the on-disk shape of a subagent
+    (``builtin-task`` | ``workflow``; a teammate needs its meta and is the topology's call)
+    and None for a top-level session.
+    """
+
+    path: Path
+    session_id: str
+    is_subagent: bool
+    parent_session_id: str
+    kind: str | None
+    project_dir: Path
+
+    def id_trio(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "is_subagent": self.is_subagent,
+            "parent_session_id": self.parent_session_id,
+        }
+
+    @property
+    def meta_path(self) -> Path | None:
+        """The companion ``agent-<id>.meta.json`` of a subagent (None at the top level)."""
+        if not self.is_subagent:
+            return None
+        return self.path.with_name(self.path.name[: -len(".jsonl")] + ".meta.json")
+
+
+def top_level_transcript(path: Path) -> Transcript:
+    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+    return Transcript(
+        path=path,
+        session_id=stem,
+        is_subagent=False,
+        parent_session_id=stem,
+        kind=None,
+        project_dir=path.parent,
+    )
+
+
+def _subagent_transcript(path: Path, session: str, project_dir: Path, kind: str) -> Transcript:
+    stem = path.name[: -len(".jsonl")]
+    return Transcript(
+        path=path,
+        session_id=agent_id_from_stem(stem) or stem,
+        is_subagent=True,
+        parent_session_id=session,
+        kind=kind,
+        project_dir=project_dir,
+    )
+
+
+def transcript_from_path(path: Path) -> Transcript:
+    """Classify any ``*.jsonl`` path by where it sits (the path decides, not the content).
+
+    ``…/<uuid>/subagents/agent-<id>.jsonl`` is a built-in subagent, ``…/<uuid>/subagents/
+    workflows/wf_<id>/agent-<id>.jsonl`` a workflow subagent; anything else is read as a
+    top-level transcript whose id is its stem. Pass an absolute path: a bare basename has
+    no parent to classify by.
+    """
+    parts = path.parts
+    if not path.name.startswith("agent-"):
+        return top_level_transcript(path)
+    # project/<uuid>/subagents/agent-*.jsonl
+    if len(parts) >= _BUILTIN_DEPTH and parts[-2] == SUBAGENTS_DIR:
+        return _subagent_transcript(path, parts[-3], path.parents[2], KIND_BUILTIN)
+    # project/<uuid>/subagents/workflows/wf_*/agent-*.jsonl
+    if (
+        len(parts) >= _WORKFLOW_DEPTH
+        and parts[-4] == SUBAGENTS_DIR
+        and parts[-3] == WORKFLOWS_DIR
+        and parts[-2].startswith("wf_")
+    ):
+        return _subagent_transcript(path, parts[-5], path.parents[4], KIND_WORKFLOW)
+    return top_level_transcript(path)
+
+
+def subagent_transcripts(session_path: Path) -> list[Transcript]:
+    """The subagent transcripts of one top-level session, sorted by path.
+
+    Two shapes count: ``subagents/agent-*.jsonl`` and ``subagents/workflows/wf_*/agent-
+    *.jsonl``. A workflow ``journal.jsonl`` is an event log and ``*.meta.json`` a
+    companion; neither is a transcript. The layout is flat at every depth (a nested
+    subagent lands in the same ``subagents/`` dir), so nothing deeper is walked.
+    """
+    session = session_path.name[: -len(".jsonl")]
+    project_dir = session_path.parent
+    subagents = session_dir(session_path) / SUBAGENTS_DIR
+    found = [
+        _subagent_transcript(p, session, project_dir, KIND_BUILTIN) for p in _agent_files(subagents)
+    ]
+    for wf in _workflow_dirs(subagents):
+        found.extend(
+            _subagent_transcript(p, session, project_dir, KIND_WORKFLOW) for p in _agent_files(wf)
+        )
+    found.sort(key=lambda t: os.fspath(t.path))
+    return found
+
+
+def read_meta(transcript: Transcript) -> dict[str, Any]:
+    """A subagent's ``.meta.json`` as a dict; ``{}`` when absent, unreadable or not an object."""
+    meta = transcript.meta_path
+    if meta is None:
+        return {}
+    try:
+        obj = orjson.loads(meta.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def is_sidecar_file(path: Path) -> bool:
+    """True when ``path`` is an elicitation sidecar rather than a Claude Code transcript.
+
+    Either the sidecar's own name, or a content sniff: every non-blank line carries the
+    ``"csift"`` marker key the hook writes. An empty file is not a sidecar. Raises
+    ``SourceError`` only when the file cannot be read at all.
+    """
+    if path.name == SIDECAR_NAME:
+        return True
+    data = open_buffer(path)
+    if data.find(SIDECAR_MARKER_KEY) < 0:
+        return False
+    seen = False
+    for _, line in iter_lines(data):
+        if not line.strip():
+            continue
+        seen = True
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return False
+        if not isinstance(obj, dict) or "csift" not in obj:
+            return False
+    return seen

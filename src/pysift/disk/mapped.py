@@ -1,0 +1,49 @@
+"""Open a transcript read-only as one byte buffer: the one mmap call site.
+
+The length is fixed at open, so a live session that grows while we read gives a
+consistent answer (the bytes that existed at open). Small files are read outright: the
+mmap set-up costs more than the copy.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+
+from pysift.errors import SourceError
+
+SMALL_FILE_BYTES = 256 * 1024
+
+
+def open_buffer(path: Path | str) -> bytes | mmap.mmap:
+    """The file's bytes as of now: ``bytes`` for small files, a read-only mmap otherwise.
+
+    Raises ``SourceError`` (never ``OSError``) when the file vanished or is unreadable.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise SourceError(
+            f"cannot read {path}: {exc.strerror or exc}; check the path (the transcript may "
+            "have been moved or deleted) and rerun"
+        ) from exc
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return b""
+        if size <= SMALL_FILE_BYTES:
+            chunks = []
+            remaining = size
+            while remaining > 0:
+                chunk = os.read(fd, remaining)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            return b"".join(chunks)
+        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)

@@ -1,0 +1,247 @@
+"""Record addressing for ``show``: by line, uuid, turn or durable block id (§6.11).
+
+A ``TranscriptView`` wraps one transcript's buffer. Lines are located with C-level
+newline counting (``offset_of_line``), uuids with a whole-buffer byte search, turns
+through the shared ``TurnMap``; only the addressed lines are decoded. Rendering goes
+through the same classifier as ``search``, so a record reads the same on both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pysift.core import classify
+from pysift.core.decode import Tally, decode, is_blank
+from pysift.core.sidecar import read_sidecar
+from pysift.core.turns import TurnMap, build_turn_map
+from pysift.disk.layout import Transcript, sidecar_path
+from pysift.disk.lines import (
+    Buffer,
+    count_lines,
+    iter_spans,
+    line_end,
+    line_of,
+    line_start,
+    offset_of_line,
+)
+from pysift.disk.mapped import open_buffer
+from pysift.errors import NotFoundError, UsageError
+from pysift.model import labels as L
+from pysift.model.record import Record, tool_result_text
+
+_TOOL_RESULT_KEY = b'"tool_result"'
+_TOOL_USE_KEY = b'"tool_use"'
+
+
+@dataclass
+class Fetched:
+    """One rendered unit of one record, with everything a row needs."""
+
+    line: int | None
+    uuid: str | None
+    turn_index: int | None
+    superseded: bool
+    unit: classify.Unit
+    label: str
+    labels: tuple[str, ...]
+    pairing: str | None
+    source: str | None
+    ts: str | None
+    image_ids: list[str] = field(default_factory=list)
+
+
+class TranscriptView:
+    def __init__(self, transcript: Transcript, buf: Buffer | None = None) -> None:
+        self.transcript = transcript
+        self.buf: Buffer = open_buffer(transcript.path) if buf is None else buf
+        self.tally = Tally()
+        self._turns: TurnMap | None = None
+        self._lines: int | None = None
+
+    # -- geometry ----------------------------------------------------------------------
+    @property
+    def line_count(self) -> int:
+        if self._lines is None:
+            self._lines = count_lines(self.buf)
+        return self._lines
+
+    @property
+    def turns(self) -> TurnMap:
+        if self._turns is None:
+            self._turns = build_turn_map(self.buf)
+        return self._turns
+
+    def context(self, *, address_mode: bool) -> classify.ClassifyContext:
+        t = self.transcript
+        return classify.ClassifyContext(
+            owner_id=t.session_id, is_subagent=t.is_subagent, parent_id=t.parent_session_id,
+            address_mode=address_mode,
+        )
+
+    def line_bytes(self, number: int) -> bytes | None:
+        start = offset_of_line(self.buf, number)
+        if start is None:
+            return None
+        return self.buf[start:line_end(self.buf, start)]
+
+    def iter_range(self, first: int, last: int) -> Iterable[tuple[int, int, int]]:
+        """``(line, start, end)`` for lines first..last, locating ``first`` once."""
+        start = offset_of_line(self.buf, first)
+        if start is None:
+            return
+        number = first
+        for s, e in iter_spans(self.buf, start):
+            if number > last:
+                return
+            yield number, s, e
+            number += 1
+
+    def lines_of_uuid(self, uuid: str) -> list[int]:
+        """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines)."""
+        found: list[int] = []
+        needle = uuid.encode()
+        pos = self.buf.find(needle)
+        while pos >= 0:
+            s = line_start(self.buf, pos)
+            e = line_end(self.buf, pos)
+            rec = decode(self.buf[s:e], None)
+            if rec is not None and rec.uuid == uuid:
+                found.append(line_of(self.buf, s))
+            pos = self.buf.find(needle, e)
+        return found
+
+    # -- rendering ---------------------------------------------------------------------
+    def render_line(self, number: int, start: int, end: int, *, address_mode: bool,
+                    in_turn_window: bool = False) -> list[Fetched] | None:
+        """Units of one line; None when the line is not a renderable record."""
+        raw = self.buf[start:end]
+        if is_blank(raw):
+            return None
+        rec = decode(raw, number, self.tally)
+        if rec is None:
+            return None
+        return self.render_record(rec, start, end, address_mode=address_mode,
+                                  in_turn_window=in_turn_window)
+
+    def render_record(self, rec: Record, start: int | None, end: int | None, *,
+                      address_mode: bool, in_turn_window: bool = False) -> list[Fetched] | None:
+        ctx = self.context(address_mode=address_mode)
+        units = classify.units(rec, ctx)
+        if not units:
+            return None
+        draft = rec.line is not None and rec.line in self.turns.draft_lines
+        if draft and in_turn_window:
+            return []  # a superseded draft sits outside turn numbering
+        if draft:
+            turn = None
+        elif rec.line is not None:
+            turn = self.turns.turn_of(rec.line)
+        else:  # a sidecar record is pending now: it belongs to the latest turn
+            turn = max(0, self.turns.turn_count - 1)
+        out: list[Fetched] = []
+        image_no = 0
+        for unit in units:
+            label, labels = unit.label, unit.labels
+            if draft:
+                label, labels = L.USER_UNSENT, (L.USER_UNSENT,)
+            image_ids = []
+            for _ in range(unit.image_count):
+                image_no += 1
+                image_ids.append(f"L{rec.line}i{image_no}" if rec.line is not None else "")
+            out.append(Fetched(
+                line=rec.line, uuid=rec.uuid, turn_index=turn, superseded=draft, unit=unit,
+                label=label, labels=labels,
+                pairing=self.pairing(unit, start, end) if start is not None else None,
+                source=rec.source, ts=rec.timestamp,
+                image_ids=[i for i in image_ids if i],
+            ))
+        return out
+
+    def pairing(self, unit: classify.Unit, start: int | None, end: int | None) -> str | None:
+        """paired / pending / orphan by a byte search for the partner block's id."""
+        tool_id = unit.tool_use_id
+        if not tool_id:
+            return None
+        if L.AGENT_TOOL_USE in unit.labels:
+            partner_key, absent = _TOOL_RESULT_KEY, "pending"
+        elif L.AGENT_TOOL_RESULT in unit.labels:
+            partner_key, absent = _TOOL_USE_KEY, "orphan"
+        else:
+            return None
+        needle = tool_id.encode()
+        pos = self.buf.find(needle)
+        while pos >= 0:
+            s, e = line_start(self.buf, pos), line_end(self.buf, pos)
+            if (start is None or s != start) and partner_key in self.buf[s:e]:
+                return "paired"
+            pos = self.buf.find(needle, e)
+        return absent
+
+    def sidecar_records(self) -> list[Record]:
+        if self.transcript.is_subagent:
+            return []
+        merge = read_sidecar(sidecar_path(self.transcript.path), self.buf)
+        self.tally.malformed += merge.skipped_lines
+        return merge.pending
+
+
+def block_text(view: TranscriptView, block_id: str) -> str:
+    """The text of a durable block id (port decisions): ``r:<tool_use_id>`` is that
+    tool_result's content joined as text; ``a:<message.id>:p<n>`` is the n-th (0-based)
+    content block of that assistant message, counted across the message's records in
+    file order (Claude Code writes one block per line, all sharing ``message.id``)."""
+    if block_id.startswith("r:") and len(block_id) > 2:
+        tool_id = block_id[2:]
+        for rec in _records_containing(view, tool_id):
+            for block in rec.blocks_of("tool_result"):
+                if block.get("tool_use_id") == tool_id:
+                    return tool_result_text(block)
+        raise NotFoundError(f"no tool_result with tool_use_id {tool_id} in "
+                            f"{view.transcript.path}; list ids with pysift search")
+    parts = block_id.split(":")
+    if len(parts) == 3 and parts[0] == "a" and parts[2].startswith("p") and parts[2][1:].isdigit():
+        msg_id, index = parts[1], int(parts[2][1:])
+        seen = 0
+        for rec in _records_containing(view, msg_id):
+            if rec.message_id != msg_id or not rec.is_assistant_record:
+                continue
+            for block in rec.blocks():
+                if seen == index:
+                    return _assistant_block_text(block)
+                seen += 1
+        raise NotFoundError(f"assistant message {msg_id} has no part p{index} "
+                            f"({seen} part(s) found) in {view.transcript.path}")
+    raise UsageError(f"'{block_id}' is not a block id; use r:<tool_use_id> or "
+                     "a:<message.id>:p<n>")
+
+
+def _assistant_block_text(block: dict) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text") or "")
+    if kind == "thinking":
+        return str(block.get("thinking") or "")
+    if kind == "tool_use":
+        import orjson
+
+        return f"{block.get('name')} " + orjson.dumps(block.get("input")).decode()
+    import orjson
+
+    return orjson.dumps(block).decode()
+
+
+def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:
+    buf, needle = view.buf, token.encode()
+    pos = buf.find(needle)
+    while pos >= 0:
+        s, e = line_start(buf, pos), line_end(buf, pos)
+        rec = decode(buf[s:e], line_of(buf, s))
+        if rec is not None:
+            yield rec
+        pos = buf.find(needle, e)
+
+
+def verify_sha256(text: str, expected: str) -> bool:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() == expected.lower()

@@ -1,0 +1,1 @@
+"""The search engine: candidate lines by whole-buffer needle search, hits, exchanges."""

@@ -1,0 +1,197 @@
+"""Hits -> complete round-trip exchanges (SPEC §6.4), built inside the per-file worker.
+
+An exchange is one turn that holds at least one hit (a superseded draft is its own unit,
+outside turn numbering). Its instant is the turn opener's timestamp, else the earliest
+hit's. ``record_uuids`` lists every record stitched in: the hits, each tool hit's partner
+(use <-> result), and for a message-class hit (user.*, agent.message, agent.thinking*) the
+turn opener and the assistant records of the turn (the agent's response).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pysift.core import classify
+from pysift.core.decode import decode
+from pysift.disk.layout import Transcript
+from pysift.disk.lines import Buffer, iter_spans
+from pysift.engines.search.scan import FileScan, Hit
+from pysift.model import labels as L
+
+_UUID = re.compile(rb'"uuid"[ \t]*:[ \t]*"([^"\\]+)"')
+_ASSISTANT_TYPE = re.compile(rb'"type"[ \t]*:[ \t]*"assistant"')
+_RESPONSE_PULLERS = frozenset({
+    L.USER_MESSAGE, L.USER_ANSWER, L.USER_REJECTION, L.USER_UNSENT,
+    L.AGENT_MESSAGE, L.AGENT_THINKING, L.AGENT_THINKING_NARRATION,
+})
+
+# --siblings fixed policy: message units always; these leaves capped per exchange.
+SIBLING_CAPS = {
+    L.AGENT_THINKING: 2,
+    L.AGENT_THINKING_NARRATION: 1,
+    L.AGENT_TOOL_USE: 3,
+    L.AGENT_TOOL_RESULT: 3,
+}
+SIBLING_HARNESS_CAP = 2
+
+
+@dataclass
+class Exchange:
+    transcript: Transcript
+    file_index: int
+    turn: int | None
+    draft: bool
+    ts: str | None
+    hits: list[Hit]
+    record_uuids: list[str]
+    siblings: list[Hit] = field(default_factory=list)
+    siblings_hidden: int = 0
+    hidden_lines: tuple[int, int] | None = None
+    turn_lines: tuple[int, int] | None = None
+
+
+def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
+             ctx: classify.ClassifyContext | None = None) -> list[Exchange]:
+    if not scan.hits:
+        return []
+    turns = scan.turn_map
+    groups: dict[tuple[str, int], list[Hit]] = {}
+    for hit in scan.hits:
+        key = ("d", hit.line or 0) if hit.draft else ("t", hit.turn or 0)
+        groups.setdefault(key, []).append(hit)
+    out: list[Exchange] = []
+    for (kind, ident), hits in groups.items():
+        hits.sort(key=lambda h: (h.line is None, h.line or 0))
+        draft = kind == "d"
+        turn = None if draft else ident
+        span = _turn_byte_span(turns, turn, len(buf)) if turns is not None and turn is not None \
+            else None
+        opener_ts = opener_uuid = None
+        if span is not None and turns is not None and turn is not None:
+            opener_ts, opener_uuid = _opener_meta(buf, turns, turn)
+        stamps = [h.ts for h in hits if h.ts]
+        ts = opener_ts or (min(stamps) if stamps else None)
+        uuids = _stitch(buf, hits, span, opener_uuid)
+        ex = Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn, draft=draft,
+                      ts=ts, hits=hits, record_uuids=uuids)
+        if siblings and span is not None and ctx is not None:
+            _add_siblings(ex, buf, span, ctx)
+        out.append(ex)
+    out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))
+    return out
+
+
+def _turn_byte_span(turns, turn: int, size: int) -> tuple[int, int] | None:
+    offsets = getattr(turns, "opener_offsets", None)
+    if not offsets or turn >= len(offsets):
+        return (0, size) if turn == 0 and not offsets else None
+    start = 0 if turn == 0 else offsets[turn]
+    end = offsets[turn + 1] if turn + 1 < len(offsets) else size
+    return start, end
+
+
+def _opener_meta(buf: Buffer, turns, turn: int) -> tuple[str | None, str | None]:
+    offsets = getattr(turns, "opener_offsets", None)
+    if not offsets or turn >= len(offsets):
+        return None, None
+    start = offsets[turn]
+    end = buf.find(b"\n", start)
+    rec = decode(buf[start:len(buf) if end < 0 else end], None)
+    if rec is None:
+        return None, None
+    return rec.timestamp, rec.uuid
+
+
+def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
+            opener_uuid: str | None) -> list[str]:
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(uuid: str | None) -> None:
+        if uuid and uuid not in seen:
+            seen.add(uuid)
+            found.append(uuid)
+
+    pull_response = any(h.label in _RESPONSE_PULLERS for h in hits)
+    if pull_response:
+        add(opener_uuid)
+    for hit in hits:
+        add(hit.uuid)
+        if hit.unit.tool_use_id and hit.pairing == "paired":
+            add(_partner_uuid(buf, hit))
+    if pull_response and span is not None:
+        for s, e in iter_spans(buf, span[0], span[1]):
+            line = buf[s:e]
+            if _ASSISTANT_TYPE.search(line) is None:
+                continue
+            matches = _UUID.findall(line)
+            if matches:
+                add(matches[-1].decode("utf-8", "replace"))
+    return found
+
+
+def _partner_uuid(buf: Buffer, hit: Hit) -> str | None:
+    tool_id = hit.unit.tool_use_id
+    if not tool_id:
+        return None
+    partner = b'"tool_result"' if L.AGENT_TOOL_USE in hit.labels else b'"tool_use"'
+    needle = tool_id.encode()
+    pos = buf.find(needle)
+    while pos >= 0:
+        s = buf.rfind(b"\n", 0, pos) + 1
+        e = buf.find(b"\n", pos)
+        e = len(buf) if e < 0 else e
+        if s != hit.offset and partner in buf[s:e]:
+            rec = decode(buf[s:e], None)
+            return rec.uuid if rec is not None else None
+        pos = buf.find(needle, e)
+    return None
+
+
+def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
+                  ctx: classify.ClassifyContext) -> None:
+    """Render the turn's non-matched records under the fixed policy, counting the rest."""
+    from pysift.disk.lines import line_of
+
+    hit_lines = {h.line for h in ex.hits}
+    first_line = line_of(buf, span[0])
+    number = first_line
+    shown: dict[str, int] = {}
+    hidden_first = hidden_last = None
+    last_line = first_line
+    for s, e in iter_spans(buf, span[0], span[1]):
+        last_line = number
+        if number not in hit_lines:
+            rec = decode(buf[s:e], number)
+            if rec is not None:
+                for unit in classify.units(rec, ctx):
+                    if _sibling_kept(unit.label, shown):
+                        ex.siblings.append(Hit(line=number, uuid=rec.uuid, unit=unit,
+                                               label=unit.label, labels=unit.labels,
+                                               ts=rec.timestamp, span=None, text=unit.text,
+                                               offset=s))
+                    else:
+                        ex.siblings_hidden += 1
+                        hidden_first = hidden_first or number
+                        hidden_last = number
+        number += 1
+    ex.turn_lines = (first_line, last_line)
+    if hidden_first is not None and hidden_last is not None:
+        ex.hidden_lines = (hidden_first, hidden_last)
+
+
+def _sibling_kept(label: str, shown: dict[str, int]) -> bool:
+    if label.startswith("user.") or label == L.AGENT_MESSAGE or label.startswith(
+            "agent.communication."):
+        return True
+    cap = SIBLING_CAPS.get(label)
+    if cap is None:
+        if not label.startswith("harness."):
+            return True
+        cap = SIBLING_HARNESS_CAP
+    count = shown.get(label, 0)
+    if count >= cap:
+        return False
+    shown[label] = count + 1
+    return True

@@ -1,0 +1,84 @@
+"""Fan the per-file scan out over the scope and merge the results deterministically."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pysift.core import classify
+from pysift.disk.fanout import map_ordered
+from pysift.disk.layout import Transcript
+from pysift.disk.mapped import open_buffer
+from pysift.engines.search import scan as scan_mod
+from pysift.engines.search.exchanges import Exchange, assemble
+from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.scan import Hit
+
+
+@dataclass
+class FileOutcome:
+    """A worker's answer for one transcript (small, picklable)."""
+
+    transcript: Transcript
+    index: int
+    exchanges: list[Exchange] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)  # census / raw modes keep bare hits
+    malformed: int = 0
+    sidecar_used: bool = False
+    persisted_failures: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class SearchResult:
+    outcomes: list[FileOutcome]
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        return [ex for o in self.outcomes for ex in o.exchanges]
+
+    @property
+    def hits(self) -> list[Hit]:
+        return [h for o in self.outcomes for h in o.hits]
+
+    @property
+    def malformed(self) -> int:
+        return sum(o.malformed for o in self.outcomes)
+
+    @property
+    def sidecar_used(self) -> bool:
+        return any(o.sidecar_used for o in self.outcomes)
+
+
+_KEEP_HITS = False
+
+
+def _work(item: tuple[int, Transcript]) -> FileOutcome:
+    index, transcript = item
+    plan = scan_mod._PLAN
+    assert plan is not None
+    fs = scan_mod.scan_file(transcript, index, plan)
+    out = FileOutcome(transcript=transcript, index=index, malformed=fs.malformed,
+                      sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
+                      error=fs.error)
+    if not fs.hits:
+        return out
+    if _KEEP_HITS:
+        out.hits = fs.hits
+        return out
+    buf = open_buffer(transcript.path)
+    ctx = classify.ClassifyContext(owner_id=transcript.session_id,
+                                   is_subagent=transcript.is_subagent,
+                                   parent_id=transcript.parent_session_id)
+    out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
+    return out
+
+
+def run_search(plan: SearchPlan, transcripts: list[Transcript], *, keep_hits: bool = False,
+               workers: int | None = None) -> SearchResult:
+    """Scan every transcript (a fork pool when there are many) and keep input order."""
+    global _KEEP_HITS
+    scan_mod.set_plan(plan)
+    _KEEP_HITS = keep_hits
+    items = list(enumerate(transcripts))
+    outcomes = map_ordered(_work, items, workers=workers, min_items=8)
+    return SearchResult(outcomes)

@@ -1,0 +1,281 @@
+"""One transcript's pass: whole-buffer candidate search, then hits on decoded lines.
+
+The order of work is the performance design of SPEC §7:
+1. ONE re2 pass over the whole buffer finds every line holding a required needle of the
+   pattern or a synthesized-text marker (or, for a pure filter / a needle-less pattern,
+   a label marker). A file with no such line is done: nothing is decoded (§7f gate).
+2. Each candidate line gets C-level substring checks (label markers, the carrier skip)
+   before orjson sees it.
+3. Decoded records are classified into units under the label selection; the regex runs
+   on each unit's rendered text.
+The turn map and line numbers are computed only for files that have a hit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pysift.core import classify
+from pysift.core.decode import Tally, decode
+from pysift.core.prefilter import NeedleSet
+from pysift.core.sidecar import read_sidecar
+from pysift.core.timez import parse_ts
+from pysift.core.turns import TurnMap, build_turn_map
+from pysift.disk.layout import Transcript, sidecar_path
+from pysift.disk.lines import Buffer, LineCounter
+from pysift.disk.mapped import open_buffer
+from pysift.engines.search.plan import SearchPlan
+from pysift.model import labels as L
+from pysift.model.record import Record
+
+_TOOL_RESULT = b'"tool_result"'
+_PLAN: SearchPlan | None = None  # set before the pool forks (see engines.search.run)
+
+
+def set_plan(plan: SearchPlan) -> None:
+    global _PLAN
+    _PLAN = plan
+
+
+@dataclass
+class Hit:
+    """One matched unit of one record."""
+
+    line: int | None
+    uuid: str | None
+    unit: classify.Unit
+    label: str
+    labels: tuple[str, ...]
+    ts: str | None
+    span: tuple[int, int] | None  # match offsets in ``text``; None for a pure filter
+    text: str  # the matched text (the unit's, or the resolved persisted output)
+    source: str | None = None
+    pairing: str | None = None
+    image_ids: list[str] = field(default_factory=list)
+    raw: bytes | None = None  # the verbatim line (--raw)
+    offset: int | None = None  # byte offset of the line
+    model: str | None = None
+    version: str | None = None
+    attachment_type: str | None = None
+    turn: int | None = None
+    draft: bool = False
+
+
+@dataclass
+class FileScan:
+    """What one transcript contributed: its hits plus the accounting."""
+
+    transcript: Transcript
+    index: int
+    hits: list[Hit] = field(default_factory=list)
+    malformed: int = 0
+    sidecar_used: bool = False
+    persisted_failures: list[str] = field(default_factory=list)
+    error: str | None = None
+    turn_map: TurnMap | None = None
+    turn_uuids: dict[int, list[str]] = field(default_factory=dict)  # record_uuids per turn
+    turn_ts: dict[int, str | None] = field(default_factory=dict)
+    turn_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+    line_count: int | None = None
+    siblings: dict[int | None, list[Hit]] = field(default_factory=dict)
+
+
+def build_finder(plan: SearchPlan) -> NeedleSet:
+    """ONE whole-buffer pass finds every candidate line.
+
+    With required needles: the needles plus the synthesized-text markers (a caseless
+    needle set makes the markers caseless too: a harmless superset). Without (a pure
+    filter, or a pattern no literal is required by): the label markers of the selection.
+    """
+    matcher = plan.matcher
+    needles = getattr(matcher, "needles", None)
+    if not matcher.is_empty and needles is not None:
+        extra = tuple(m.decode("ascii") for m in plan.synth_markers())
+        return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
+    return NeedleSet(tuple(m.decode("ascii") for m in plan.line_markers()), caseless=False)
+
+
+def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = None
+              ) -> FileScan:
+    plan = plan or _PLAN
+    assert plan is not None
+    result = FileScan(transcript=transcript, index=index)
+    try:
+        buf = open_buffer(transcript.path)
+    except Exception as exc:  # SourceError: a vanished file is reported, never fatal
+        result.error = str(exc)
+        return result
+    finder = _finder_cache.get(id(plan))
+    if finder is None:
+        finder = _finder_cache[id(plan)] = build_finder(plan)
+    spans = finder.candidate_spans(buf)
+    pending = []
+    if not transcript.is_subagent:
+        merge = read_sidecar(sidecar_path(transcript.path), buf)
+        pending = merge.pending
+        result.malformed += merge.skipped_lines
+    if not spans and not pending:
+        return result
+    _Scanner(plan, transcript, buf, result).run(spans, pending)
+    return result
+
+
+_finder_cache: dict[int, NeedleSet] = {}
+
+
+class _Scanner:
+    def __init__(self, plan: SearchPlan, transcript: Transcript, buf: Buffer,
+                 result: FileScan) -> None:
+        self.plan = plan
+        self.t = transcript
+        self.buf = buf
+        self.result = result
+        self.tally = Tally()
+        self.line_markers = plan.line_markers()
+        self.synth = plan.synth_markers()
+        self.skip_carriers = not plan.wants_carriers
+        self.ctx = classify.ClassifyContext(
+            owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
+            parent_id=transcript.parent_session_id, gates=plan.gates,
+            additional_context=plan.additional_context,
+        )
+        self._turns: TurnMap | None = None
+        self._allowed_turns: set[int] | None = None
+        self.counter = LineCounter(buf)
+
+    @property
+    def turns(self) -> TurnMap:
+        if self._turns is None:
+            self._turns = build_turn_map(self.buf)
+            self.result.turn_map = self._turns
+        return self._turns
+
+    def allowed_turn(self, turn: int | None) -> bool:
+        if self.plan.turns is None:
+            return True
+        if turn is None:
+            return False  # a superseded draft is outside any --turn window
+        if self._allowed_turns is None:
+            count = self.turns.turn_count
+            self._allowed_turns = set(self.plan.turns.resolve(0, count - 1))
+        return turn in self._allowed_turns
+
+    def run(self, spans: list[tuple[int, int]], pending: list[Record]) -> None:
+        buf = self.buf
+        for start, end in spans:
+            line = buf[start:end]
+            if not any(m in line for m in self.line_markers):
+                continue
+            if self.skip_carriers and _TOOL_RESULT in line and not any(
+                    m in line for m in self.synth):
+                continue
+            rec = decode(line, None, self.tally)
+            if rec is None:
+                continue
+            rec.line = self.counter.line_at(start)
+            self.consider(rec, start, line)
+        for rec in pending:
+            self.consider(rec, None, None)
+            self.result.sidecar_used = self.result.sidecar_used or any(
+                h.source for h in self.result.hits)
+        self.result.malformed += self.tally.malformed
+
+    def in_window(self, rec: Record) -> bool:
+        if self.plan.since is None and self.plan.until is None:
+            return True
+        when = parse_ts(rec.timestamp)
+        if when is None:
+            return False
+        if self.plan.since is not None and when < self.plan.since:
+            return False
+        return not (self.plan.until is not None and when > self.plan.until)
+
+    def consider(self, rec: Record, offset: int | None, line: bytes | None) -> None:
+        if not self.in_window(rec):
+            return
+        plan = self.plan
+        draft = rec.line is not None and rec.type == "user" and rec.line in self.turns.draft_lines
+        units = classify.units(rec, self.ctx, plan.labels.selects, draft=draft)
+        if not units:
+            return
+        turn = None if draft else (self.turns.turn_of(rec.line) if rec.line is not None
+                                   else max(0, self.turns.turn_count - 1))
+        if not self.allowed_turn(turn):
+            return
+        image_no = 0
+        matcher = plan.matcher
+        for unit in units:
+            text = unit.text
+            if plan.resolve_persisted and L.AGENT_TOOL_RESULT in unit.labels:
+                text = self.resolve_persisted(rec, text)
+            span = None
+            if not matcher.is_empty:
+                span = matcher.search(text)
+                if span is None:
+                    image_no += unit.image_count
+                    continue
+            ids = []
+            for _ in range(unit.image_count):
+                image_no += 1
+                if rec.line is not None:
+                    ids.append(f"L{rec.line}i{image_no}")
+            self.result.hits.append(Hit(
+                line=rec.line, uuid=rec.uuid, unit=unit, label=unit.label, labels=unit.labels,
+                ts=rec.timestamp, span=span, text=text, source=rec.source,
+                pairing=self.pairing(unit, offset), image_ids=ids,
+                raw=bytes(line) if plan.want_raw and line is not None else None,
+                offset=offset, model=rec.model, version=rec.version,
+                attachment_type=_attachment_type(rec), turn=turn, draft=draft,
+            ))
+
+    def pairing(self, unit: classify.Unit, offset: int | None) -> str | None:
+        tool_id = unit.tool_use_id
+        if not tool_id:
+            return None
+        if L.AGENT_TOOL_USE in unit.labels:
+            partner, absent = b'"tool_result"', "pending"
+        elif L.AGENT_TOOL_RESULT in unit.labels:
+            partner, absent = b'"tool_use"', "orphan"
+        else:
+            return None
+        buf = self.buf
+        needle = tool_id.encode()
+        pos = buf.find(needle)
+        while pos >= 0:
+            s = buf.rfind(b"\n", 0, pos) + 1
+            e = buf.find(b"\n", pos)
+            e = len(buf) if e < 0 else e
+            if s != offset and partner in buf[s:e]:
+                return "paired"
+            pos = buf.find(needle, e)
+        return absent
+
+    def resolve_persisted(self, rec: Record, text: str) -> str:
+        if "<persisted-output>" not in text:
+            return text
+        path = None
+        tur = rec.tool_use_result
+        if isinstance(tur, dict) and isinstance(tur.get("persistedOutputPath"), str):
+            path = tur["persistedOutputPath"]
+        if path is None:
+            marker = "Full output saved to: "
+            at = text.find(marker)
+            if at >= 0:
+                path = text[at + len(marker):].split("\n", 1)[0].strip()
+        if not path:
+            return text
+        try:
+            return Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            self.result.persisted_failures.append(f"{path}: {exc.strerror or exc}")
+            return text
+
+
+def _attachment_type(rec: Record) -> str | None:
+    if rec.type != "attachment":
+        return None
+    att = rec.raw.get("attachment")
+    if isinstance(att, dict) and isinstance(att.get("type"), str):
+        return att["type"]
+    return None

@@ -1,0 +1,236 @@
+"""The tolerant record model (SPEC §3).
+
+A transcript line decodes (orjson) to a dict; ``Record`` wraps it with typed, never-raising
+accessors. Presence is ragged across record types, so every accessor returns ``None`` (or
+an empty value) when a field is missing or has the wrong JSON type. Unknown fields, record
+types and block types are simply carried in ``raw``; nothing here ever raises on content.
+
+Blocks stay plain dicts (``blocks()`` keeps only dict entries); helpers below read them
+with the same tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+JsonObj = dict[str, Any]
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _bool(value: object) -> bool:
+    return value is True
+
+
+class Record:
+    """One decoded transcript line: ``raw`` is the JSON object, ``line`` its 1-based number.
+
+    ``line`` is ``None`` for a record merged from the elicitation sidecar (no physical line).
+    """
+
+    __slots__ = ("line", "raw", "source")
+
+    def __init__(self, raw: JsonObj, line: int | None, source: str | None = None) -> None:
+        self.raw = raw
+        self.line = line
+        self.source = source  # "elicitation-sidecar" for a merged pending record
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Record(line={self.line}, type={self.type!r}, uuid={self.uuid!r})"
+
+    # -- envelope -------------------------------------------------------------------
+    @property
+    def type(self) -> str | None:
+        return _str(self.raw.get("type"))
+
+    @property
+    def uuid(self) -> str | None:
+        return _str(self.raw.get("uuid"))
+
+    @property
+    def parent_uuid(self) -> str | None:
+        return _str(self.raw.get("parentUuid"))
+
+    @property
+    def logical_parent_uuid(self) -> str | None:
+        return _str(self.raw.get("logicalParentUuid"))
+
+    @property
+    def timestamp(self) -> str | None:
+        return _str(self.raw.get("timestamp"))
+
+    @property
+    def session_id(self) -> str | None:
+        return _str(self.raw.get("sessionId"))
+
+    @property
+    def agent_id(self) -> str | None:
+        return _str(self.raw.get("agentId"))
+
+    @property
+    def cwd(self) -> str | None:
+        return _str(self.raw.get("cwd"))
+
+    @property
+    def version(self) -> str | None:
+        return _str(self.raw.get("version"))
+
+    @property
+    def git_branch(self) -> str | None:
+        return _str(self.raw.get("gitBranch"))
+
+    @property
+    def slug(self) -> str | None:
+        return _str(self.raw.get("slug"))
+
+    @property
+    def is_sidechain(self) -> bool:
+        return _bool(self.raw.get("isSidechain"))
+
+    @property
+    def is_meta(self) -> bool:
+        return _bool(self.raw.get("isMeta"))
+
+    @property
+    def is_compact_summary(self) -> bool:
+        return _bool(self.raw.get("isCompactSummary"))
+
+    @property
+    def subtype(self) -> str | None:
+        return _str(self.raw.get("subtype"))
+
+    @property
+    def system_content(self) -> object:
+        """Top-level ``content`` (free-form on system / queue-operation records)."""
+        return self.raw.get("content")
+
+    @property
+    def tool_use_result(self) -> object:
+        return self.raw.get("toolUseResult")
+
+    @property
+    def source_tool_assistant_uuid(self) -> str | None:
+        return _str(self.raw.get("sourceToolAssistantUUID"))
+
+    @property
+    def request_id(self) -> str | None:
+        return _str(self.raw.get("requestId"))
+
+    @property
+    def prompt_id(self) -> str | None:
+        return _str(self.raw.get("promptId"))
+
+    # -- message --------------------------------------------------------------------
+    @property
+    def message(self) -> JsonObj | None:
+        msg = self.raw.get("message")
+        return msg if isinstance(msg, dict) else None
+
+    @property
+    def role(self) -> str | None:
+        msg = self.message
+        return _str(msg.get("role")) if msg is not None else None
+
+    @property
+    def content(self) -> str | list[Any] | None:
+        """``message.content``: a string, a list, or None (anything else is None)."""
+        msg = self.message
+        if msg is None:
+            return None
+        content = msg.get("content")
+        if isinstance(content, (str, list)):
+            return content
+        return None
+
+    @property
+    def model(self) -> str | None:
+        msg = self.message
+        return _str(msg.get("model")) if msg is not None else None
+
+    @property
+    def message_id(self) -> str | None:
+        msg = self.message
+        return _str(msg.get("id")) if msg is not None else None
+
+    @property
+    def stop_reason(self) -> str | None:
+        msg = self.message
+        return _str(msg.get("stop_reason")) if msg is not None else None
+
+    @property
+    def usage(self) -> JsonObj | None:
+        msg = self.message
+        if msg is None:
+            return None
+        usage = msg.get("usage")
+        return usage if isinstance(usage, dict) else None
+
+    def blocks(self) -> list[JsonObj]:
+        """The content blocks that are JSON objects (a string content has none)."""
+        content = self.content
+        if isinstance(content, list):
+            return [b for b in content if isinstance(b, dict)]
+        return []
+
+    def blocks_of(self, block_type: str) -> list[JsonObj]:
+        return [b for b in self.blocks() if b.get("type") == block_type]
+
+    def has_block(self, block_type: str) -> bool:
+        return any(b.get("type") == block_type for b in self.blocks())
+
+    @property
+    def is_user_record(self) -> bool:
+        return self.type == "user" and self.role == "user"
+
+    @property
+    def is_assistant_record(self) -> bool:
+        return self.type == "assistant" and self.role == "assistant"
+
+
+def block_type(block: JsonObj) -> str | None:
+    return _str(block.get("type"))
+
+
+def block_text(block: JsonObj) -> str | None:
+    """The ``text`` of a text block (None for any other shape)."""
+    return _str(block.get("text"))
+
+
+def tool_result_text(block: JsonObj) -> str:
+    """A tool_result's content as text: a string as is, an array's text parts joined.
+
+    Image parts render as ``[image]`` and tool references as ``[tool_reference: NAME]`` so
+    nothing in the result disappears silently.
+    """
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for item in content:
+            if isinstance(item, str):
+                parts.append(item)
+            elif isinstance(item, dict):
+                kind = item.get("type")
+                if kind == "text" and isinstance(item.get("text"), str):
+                    parts.append(item["text"])
+                elif kind == "image":
+                    parts.append("[image]")
+                elif kind == "tool_reference":
+                    parts.append(f"[tool_reference: {item.get('tool_name')}]")
+        return "\n".join(parts)
+    if content is None:
+        return ""
+    return str(content)
+
+
+def count_images(block: JsonObj) -> int:
+    """Image parts in a block: an image block is one, a tool_result counts its parts."""
+    if block.get("type") == "image":
+        return 1
+    content = block.get("content")
+    if isinstance(content, list):
+        return sum(1 for item in content if isinstance(item, dict) and item.get("type") == "image")
+    return 0

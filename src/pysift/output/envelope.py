@@ -1,0 +1,32 @@
+"""The NDJSON envelope writer: header first, kind-tagged rows, summary last, always.
+
+Keys come out sorted (csift's serde maps were unordered-by-insertion, i.e. sorted), so
+byte-level comparisons against csift output line up; jq does not care.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+import orjson
+
+from pysift.output.report import Report
+
+_OPTS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+def dumps(obj: object) -> bytes:
+    return orjson.dumps(obj, option=_OPTS)
+
+
+def write(report: Report, out: BinaryIO) -> None:
+    if report.bare_json is not None:
+        out.write(dumps(report.bare_json))
+        return
+    header = {**report.header, "kind": "header", "command": report.command}
+    out.write(dumps(header))
+    for row in report.rows:
+        if "kind" not in row:
+            raise ValueError("envelope row without a kind")  # a programming error
+        out.write(dumps(row))
+    out.write(dumps({**report.summary, "kind": "summary"}))

@@ -1,0 +1,30 @@
+"""One Report per command; two writers (text, NDJSON envelope) consume it.
+
+A command builds a ``Report`` and never prints. ``header`` and ``summary`` are the JSON
+envelope's first and last lines; ``rows`` are kind-tagged dicts projected key by key;
+``render_text`` lays the same data out for a reader; ``notes`` go to stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+Row = dict[str, Any]
+
+
+@dataclass
+class Report:
+    command: str
+    header: Row = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    summary: Row = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # stderr lines (without the prefix)
+    exit_code: int = 0
+    text: Callable[[TextIO], None] | None = None  # text view; None = no text form
+    raw_lines: Iterable[bytes] | None = None  # --raw: verbatim bytes for stdout
+    bare_json: Row | None = None  # a command whose JSON is one object, no envelope
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)

@@ -1,0 +1,186 @@
+"""Timestamps: one canonical local text form, and the JSON `_utc`/`_local` pair."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pysift.core.timez import MISSING, format_local, local_iso, parse_ts, text_ts, ts_pair
+
+SYDNEY = ZoneInfo("Australia/Sydney")
+KOLKATA = ZoneInfo("Asia/Kolkata")
+ZONE_UTC = ZoneInfo("UTC")
+
+JULY = "2026-07-11T05:33:37.442Z"  # Sydney winter: AEST, UTC+10
+JANUARY = "2026-01-11T05:33:37.442Z"  # Sydney summer: AEDT, UTC+11
+
+# ── parse_ts ────────────────────────────────────────────────────────────────
+
+
+def test_transcript_timestamp_parses_to_aware_utc() -> None:
+    parsed = parse_ts("2026-06-07T05:43:00.000Z")
+    assert parsed == datetime(2026, 6, 7, 5, 43, tzinfo=UTC)
+    assert parsed is not None and parsed.utcoffset() == timedelta(0)
+
+
+def test_offset_timestamps_are_normalised_to_utc() -> None:
+    parsed = parse_ts("2026-06-07T15:43:00+10:00")
+    assert parsed == datetime(2026, 6, 7, 5, 43, tzinfo=UTC)
+    assert parsed is not None and parsed.tzinfo == UTC
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [None, "", "garbage", "2026-06-07", "2026-06-07T05:43:00", "2026-13-01T00:00:00Z", 17, b"x"],
+)
+def test_unusable_values_give_none_without_raising(raw: object) -> None:
+    assert parse_ts(raw) is None  # type: ignore[arg-type]
+
+
+# ── format_local / text_ts ──────────────────────────────────────────────────
+
+
+def test_sydney_winter_and_summer_carry_their_own_marker() -> None:
+    assert text_ts(JULY, SYDNEY) == "2026-07-11 15:33:37 AEST(UTC+10)"
+    assert text_ts(JANUARY, SYDNEY) == "2026-01-11 16:33:37 AEDT(UTC+11)"
+
+
+def test_fractional_offset_is_zero_padded() -> None:
+    assert text_ts(JULY, KOLKATA) == "2026-07-11 11:03:37 IST(UTC+05:30)"
+
+
+def test_utc_zone_renders_compact_zero_offset() -> None:
+    assert text_ts(JULY, ZONE_UTC) == "2026-07-11 05:33:37 UTC(UTC+0)"
+
+
+def test_negative_offsets_whole_and_fractional() -> None:
+    assert text_ts(JULY, ZoneInfo("America/Denver")) == "2026-07-10 23:33:37 MDT(UTC-6)"
+    assert text_ts(JULY, ZoneInfo("America/St_Johns")) == "2026-07-11 03:03:37 NDT(UTC-02:30)"
+
+
+@pytest.mark.parametrize(
+    ("zone", "expected"),
+    [
+        (ZoneInfo("America/Sao_Paulo"), "2026-07-11 02:33:37 (UTC-3)"),  # tzname "-03"
+        (timezone(timedelta(hours=5, minutes=30)), "2026-07-11 11:03:37 (UTC+05:30)"),
+    ],
+)
+def test_zone_without_an_alphabetic_abbreviation_shows_the_offset_alone(
+    zone: timezone, expected: str
+) -> None:
+    assert text_ts(JULY, zone) == expected
+
+
+def test_millis_variant_keeps_the_same_marker() -> None:
+    assert text_ts(JULY, SYDNEY, millis=True) == "2026-07-11 15:33:37.442 AEST(UTC+10)"
+    assert text_ts("2026-07-11T05:33:37Z", SYDNEY, millis=True).endswith(":37.000 AEST(UTC+10)")
+
+
+def test_text_never_echoes_the_utc_string() -> None:
+    assert JULY not in text_ts(JULY, SYDNEY)
+    assert "Z" not in text_ts(JULY, SYDNEY)
+
+
+def test_missing_timestamp_is_an_em_dash() -> None:
+    assert text_ts(None) == MISSING == "—"
+    assert text_ts("   ") == "—"
+
+
+def test_unparseable_timestamp_is_surfaced_not_dropped() -> None:
+    assert text_ts("not-a-time", SYDNEY) == "not-a-time (unparsed)"
+
+
+def test_unparseable_timestamp_stays_on_one_line_and_bounded() -> None:
+    shown = text_ts("bad\n" + "x" * 500, SYDNEY)
+    assert "\n" not in shown
+    assert shown.endswith("… (+440 chars) (unparsed)")
+
+
+def test_format_local_takes_a_naive_datetime_as_utc() -> None:
+    assert format_local(datetime(2026, 7, 11, 5, 33, 37), SYDNEY) == (
+        "2026-07-11 15:33:37 AEST(UTC+10)"
+    )
+
+
+def test_system_zone_is_used_when_no_zone_is_given() -> None:
+    instant = parse_ts(JULY)
+    assert instant is not None
+    local = instant.astimezone()
+    assert format_local(instant).startswith(f"{local:%Y-%m-%d %H:%M:%S} ")
+
+
+# ── local_iso / ts_pair ─────────────────────────────────────────────────────
+
+
+def test_local_iso_is_seconds_precision_with_a_colon_offset() -> None:
+    assert local_iso(JULY, SYDNEY) == "2026-07-11T15:33:37+10:00"
+    assert local_iso(JULY, KOLKATA) == "2026-07-11T11:03:37+05:30"
+    assert local_iso(JULY, ZONE_UTC) == "2026-07-11T05:33:37+00:00"
+    assert local_iso(JULY, ZoneInfo("America/St_Johns")) == "2026-07-11T03:03:37-02:30"
+
+
+def test_local_iso_is_none_for_missing_or_unparseable() -> None:
+    assert local_iso(None) is None
+    assert local_iso("garbage") is None
+
+
+def test_ts_pair_passes_the_utc_string_through_verbatim() -> None:
+    assert ts_pair("ts", JULY, SYDNEY) == {
+        "ts_utc": JULY,
+        "ts_local": "2026-07-11T15:33:37+10:00",
+    }
+    assert ts_pair("first", None) == {"first_utc": None, "first_local": None}
+    assert ts_pair("last", "garbage") == {"last_utc": "garbage", "last_local": None}
+    assert ts_pair("ts", 12345) == {"ts_utc": None, "ts_local": None}  # type: ignore[arg-type]
+
+
+# ── properties ──────────────────────────────────────────────────────────────
+
+instants = st.datetimes(
+    min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
+)
+zones = st.sampled_from(
+    [SYDNEY, KOLKATA, ZONE_UTC, ZoneInfo("America/St_Johns"), ZoneInfo("America/Sao_Paulo")]
+)
+
+
+def _transcript_form(instant: datetime) -> str:
+    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+
+
+@given(instants)
+def test_prop_transcript_form_round_trips_to_the_millisecond(instant: datetime) -> None:
+    assert parse_ts(_transcript_form(instant)) == instant.replace(
+        microsecond=instant.microsecond // 1000 * 1000
+    )
+
+
+@given(instants, zones)
+def test_prop_local_iso_names_the_same_instant(instant: datetime, zone: ZoneInfo) -> None:
+    iso = local_iso(_transcript_form(instant), zone)
+    assert iso is not None
+    assert datetime.fromisoformat(iso) == instant.replace(microsecond=0)
+
+
+@given(instants, zones)
+def test_prop_text_form_offset_matches_the_local_clock(instant: datetime, zone: ZoneInfo) -> None:
+    shown = format_local(instant, zone)
+    clock, marker = shown.rsplit(" ", 1)
+    local = instant.astimezone(zone)
+    assert clock == f"{local:%Y-%m-%d %H:%M:%S}"
+    offset_minutes = int(local.utcoffset().total_seconds()) // 60  # type: ignore[union-attr]
+    sign = "-" if offset_minutes < 0 else "+"
+    hours, minutes = divmod(abs(offset_minutes), 60)
+    expected = f"UTC{sign}{hours}" if minutes == 0 else f"UTC{sign}{hours:02d}:{minutes:02d}"
+    assert marker.endswith(f"({expected})")
+
+
+@given(st.text())
+def test_prop_text_ts_never_raises_and_is_one_line(raw: str) -> None:
+    shown = text_ts(raw, SYDNEY)
+    assert shown
+    assert "\n" not in shown

@@ -1,0 +1,350 @@
+"""Claude-home resolution, cwd encoding and transcript discovery (SPEC §1, §2)."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pysift.disk.layout import (
+    MAX_SANITIZED_LENGTH,
+    Transcript,
+    encode_cwd,
+    find_project_dir,
+    is_sidecar_file,
+    iter_project_dirs,
+    orphan_session_paths,
+    read_first_cwd,
+    read_meta,
+    resolve_home,
+    sidecar_path,
+    subagent_transcripts,
+    top_level_sessions,
+    transcript_from_path,
+)
+from pysift.errors import UsageError
+
+SESSION = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+USER_HOME = Path("/home/ada")
+
+
+def write_jsonl(path: Path, *records: dict[str, object]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+def first_record(cwd: str) -> dict[str, object]:
+    return {
+        "type": "user",
+        "cwd": cwd,
+        "sessionId": SESSION,
+        "message": {"role": "user", "content": "hi"},
+    }
+
+
+# -- resolve_home ---------------------------------------------------------------------------------
+
+
+def test_home_flag_wins_over_env() -> None:
+    env = {"CLAUDE_CONFIG_DIR": "/cfg"}
+    assert resolve_home("/flag", env, USER_HOME) == Path("/flag")
+
+
+def test_home_env_wins_over_default() -> None:
+    assert resolve_home(None, {"CLAUDE_CONFIG_DIR": "/cfg"}, USER_HOME) == Path("/cfg")
+
+
+def test_home_default_is_dot_claude_under_user_home() -> None:
+    assert resolve_home(None, {}, USER_HOME) == USER_HOME / ".claude"
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+def test_empty_config_dir_counts_as_unset(value: str) -> None:
+    assert resolve_home(None, {"CLAUDE_CONFIG_DIR": value}, USER_HOME) == USER_HOME / ".claude"
+
+
+def test_home_expands_tilde_against_the_given_user_home() -> None:
+    assert resolve_home("~/alt", {}, USER_HOME) == USER_HOME / "alt"
+    assert resolve_home(None, {"CLAUDE_CONFIG_DIR": "~"}, USER_HOME) == USER_HOME
+    assert resolve_home(None, {"CLAUDE_CONFIG_DIR": "~/cfg"}, USER_HOME) == USER_HOME / "cfg"
+
+
+def test_empty_home_flag_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="--claude-home is empty"):
+        resolve_home("", {}, USER_HOME)
+
+
+# -- encode_cwd -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cwd", "encoded"),
+    [
+        (
+            "/Users/testuser/Projects/widget_app_prototype",
+            "-Users-testuser-Projects-widget-app-prototype",
+        ),
+        (
+            "/Users/testuser/Projects/Acme/widget_factory-worktrees/main",
+            "-Users-testuser-Projects-Acme-widget-factory-worktrees-main",
+        ),
+        ("/a/.claude/b", "-a--claude-b"),
+        (
+            "/Users/testuser/Projects/Acme/widget_factory/.cache-worktrees/sunny-meadow",
+            "-Users-testuser-Projects-Acme-widget-factory--cache-worktrees-sunny-meadow",
+        ),
+        ("C:\\Users\\x", "C--Users-x"),
+        ("\\\\server\\share", "--server-share"),
+        ("/", "-"),
+    ],
+)
+def test_encode_cwd_worked_examples(cwd: str, encoded: str) -> None:
+    assert encode_cwd(cwd) == encoded
+
+
+def test_encode_cwd_counts_utf16_units() -> None:
+    assert encode_cwd("/tmp/é") == "-tmp--"  # one BMP unit
+    assert encode_cwd("/tmp/😀") == "-tmp---"  # a surrogate pair: two dashes
+
+
+def test_encode_cwd_nfd_and_nfc_converge() -> None:
+    nfc = "/Users/José/src"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc
+    assert encode_cwd(nfd) == encode_cwd(nfc) == "-Users-Jos--src"
+
+
+def test_encode_cwd_accepts_a_path() -> None:
+    assert encode_cwd(Path("/a/b_c")) == "-a-b-c"
+
+
+@given(st.text())
+def test_prop_encoding_alphabet_is_alnum_and_dash(cwd: str) -> None:
+    encoded = encode_cwd(cwd)
+    assert all((c.isascii() and c.isalnum()) or c == "-" for c in encoded)
+
+
+@given(st.text())
+def test_prop_encoding_is_idempotent(cwd: str) -> None:
+    once = encode_cwd(cwd)
+    assert encode_cwd(once) == once
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E)))
+def test_prop_ascii_keeps_its_length_and_never_collapses(cwd: str) -> None:
+    encoded = encode_cwd(cwd)
+    assert len(encoded) == len(cwd)
+    for original, out in zip(cwd, encoded, strict=True):
+        assert out == (original if original.isalnum() else "-")
+
+
+@given(st.lists(st.sampled_from(["/", ".", "_", " ", "-"]), min_size=1))
+def test_prop_separators_each_map_to_one_dash(chars: list[str]) -> None:
+    assert encode_cwd("".join(chars)) == "-" * len(chars)
+
+
+# -- find_project_dir -----------------------------------------------------------------------------
+
+
+def test_find_project_dir_exact(tmp_path: Path) -> None:
+    (tmp_path / "-w-proj").mkdir()
+    assert find_project_dir(tmp_path, "/w/proj") == tmp_path / "-w-proj"
+    assert find_project_dir(tmp_path, "/w/other") is None
+
+
+def test_find_project_dir_long_path_prefix_scan(tmp_path: Path) -> None:
+    cwd = "/w/" + "deep/" * 50 + "proj"
+    encoded = encode_cwd(cwd)
+    assert len(encoded) > MAX_SANITIZED_LENGTH
+    stored = tmp_path / (encoded[:MAX_SANITIZED_LENGTH] + "-1a2b3c")
+    stored.mkdir()
+    assert find_project_dir(tmp_path, cwd) == stored
+
+
+def test_find_project_dir_long_path_collision_picks_recorded_cwd(tmp_path: Path) -> None:
+    base = "/w/" + "deep/" * 50
+    mine, theirs = base + "mine", base + "theirs"
+    prefix = encode_cwd(mine)[:MAX_SANITIZED_LENGTH]
+    assert encode_cwd(theirs)[:MAX_SANITIZED_LENGTH] == prefix
+    write_jsonl(tmp_path / (prefix + "-aaaa") / f"{SESSION}.jsonl", first_record(theirs))
+    write_jsonl(tmp_path / (prefix + "-bbbb") / f"{SESSION}.jsonl", first_record(mine))
+    assert find_project_dir(tmp_path, mine) == tmp_path / (prefix + "-bbbb")
+
+
+def test_short_path_never_prefix_scans(tmp_path: Path) -> None:
+    (tmp_path / "-w-proj-1a2b").mkdir()
+    assert find_project_dir(tmp_path, "/w/proj") is None
+
+
+# -- enumeration ----------------------------------------------------------------------------------
+
+
+def test_iter_project_dirs_skips_files_and_tolerates_a_missing_root(tmp_path: Path) -> None:
+    assert list(iter_project_dirs(tmp_path / "absent")) == []
+    (tmp_path / "-b").mkdir()
+    (tmp_path / "-a").mkdir()
+    (tmp_path / ".DS_Store").write_text("x")
+    assert list(iter_project_dirs(tmp_path)) == [tmp_path / "-a", tmp_path / "-b"]
+
+
+def test_top_level_sessions_is_non_recursive(tmp_path: Path) -> None:
+    project = tmp_path / "-w"
+    main = write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
+    write_jsonl(project / SESSION / "subagents" / "agent-a1.jsonl", first_record("/w"))
+    (project / "memory").mkdir()
+    (project / "notes.txt").write_text("x")
+    assert top_level_sessions(project) == [main]
+    assert top_level_sessions(tmp_path / "absent") == []
+
+
+def test_subagent_transcripts_covers_both_shapes_and_skips_journal_and_meta(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "-w"
+    main = write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
+    subagents = project / SESSION / "subagents"
+    builtin = write_jsonl(subagents / "agent-a4ca7529859c158c2.jsonl", first_record("/w"))
+    (subagents / "agent-a4ca7529859c158c2.meta.json").write_text('{"agentType":"Explore"}')
+    teammate = write_jsonl(subagents / "agent-aVSRepro-68a2a1661c9390c1.jsonl", first_record("/w"))
+    workflow = write_jsonl(
+        subagents / "workflows" / "wf_9" / "agent-b00c.jsonl", first_record("/w")
+    )
+    write_jsonl(subagents / "workflows" / "wf_9" / "journal.jsonl", {"agentId": "b00c"})
+    (project / SESSION / "elicitations.jsonl").write_text('{"csift":"x"}\n')
+
+    found = subagent_transcripts(main)
+
+    assert [t.path for t in found] == [builtin, teammate, workflow]
+    assert [t.session_id for t in found] == [
+        "a4ca7529859c158c2",
+        "aVSRepro-68a2a1661c9390c1",
+        "b00c",
+    ]
+    assert [t.kind for t in found] == ["builtin-task", "builtin-task", "workflow"]
+    assert all(t.is_subagent and t.parent_session_id == SESSION for t in found)
+    assert all(t.project_dir == project for t in found)
+
+
+def test_subagent_transcripts_of_a_session_without_a_sidecar_dir(tmp_path: Path) -> None:
+    main = write_jsonl(tmp_path / "-w" / f"{SESSION}.jsonl", first_record("/w"))
+    assert subagent_transcripts(main) == []
+
+
+def test_orphan_session_paths_are_sidecar_dirs_without_a_transcript(tmp_path: Path) -> None:
+    project = tmp_path / "-w"
+    other = "22222222-2222-4222-8222-222222222222"
+    write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
+    (project / SESSION / "subagents").mkdir(parents=True)
+    (project / other / "subagents").mkdir(parents=True)
+    (project / "memory").mkdir()
+    assert orphan_session_paths(project) == [project / f"{other}.jsonl"]
+    assert orphan_session_paths(tmp_path / "absent") == []
+
+
+def test_transcript_from_path_classifies_by_location(tmp_path: Path) -> None:
+    project = tmp_path / "-w"
+    top = transcript_from_path(project / f"{SESSION}.jsonl")
+    assert top == Transcript(project / f"{SESSION}.jsonl", SESSION, False, SESSION, None, project)
+    sub = transcript_from_path(project / SESSION / "subagents" / "agent-abc.jsonl")
+    assert (sub.session_id, sub.parent_session_id, sub.kind, sub.project_dir) == (
+        "abc",
+        SESSION,
+        "builtin-task",
+        project,
+    )
+    wf = transcript_from_path(
+        project / SESSION / "subagents" / "workflows" / "wf_1" / "agent-d.jsonl"
+    )
+    assert (wf.session_id, wf.parent_session_id, wf.kind, wf.project_dir) == (
+        "d",
+        SESSION,
+        "workflow",
+        project,
+    )
+    stray = transcript_from_path(tmp_path / "agent-abc.jsonl")  # not under subagents/
+    assert not stray.is_subagent
+    assert stray.session_id == "agent-abc"
+
+
+def test_id_trio() -> None:
+    project = Path("/p/-w")
+    top = transcript_from_path(project / f"{SESSION}.jsonl")
+    sub = transcript_from_path(project / SESSION / "subagents" / "agent-abc.jsonl")
+    assert top.id_trio() == {
+        "session_id": SESSION,
+        "is_subagent": False,
+        "parent_session_id": SESSION,
+    }
+    assert sub.id_trio() == {"session_id": "abc", "is_subagent": True, "parent_session_id": SESSION}
+
+
+def test_read_meta_is_tolerant(tmp_path: Path) -> None:
+    sub_path = write_jsonl(tmp_path / "-w" / SESSION / "subagents" / "agent-abc.jsonl", {})
+    sub = transcript_from_path(sub_path)
+    assert read_meta(sub) == {}
+    assert sub.meta_path is not None
+    sub.meta_path.write_text("[1, 2]")
+    assert read_meta(sub) == {}
+    sub.meta_path.write_text("{not json")
+    assert read_meta(sub) == {}
+    sub.meta_path.write_text('{"toolUseId": "toolu_1"}')
+    assert read_meta(sub) == {"toolUseId": "toolu_1"}
+
+
+# -- sidecar --------------------------------------------------------------------------------------
+
+
+def test_sidecar_path_sits_in_the_session_dir() -> None:
+    main = Path("/p/-w") / f"{SESSION}.jsonl"
+    assert sidecar_path(main) == Path("/p/-w") / SESSION / "elicitations.jsonl"
+
+
+def test_sidecar_detection_by_name_and_by_content(tmp_path: Path) -> None:
+    named = tmp_path / "elicitations.jsonl"
+    named.write_text("")
+    assert is_sidecar_file(named)
+    sniffed = write_jsonl(
+        tmp_path / "copy.jsonl",
+        {"csift": "elicitation-marker-v1"},
+        {"csift": "elicitation-marker-v1", "csiftPhase": "resolved"},
+    )
+    assert is_sidecar_file(sniffed)
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", {"csift": "x"}, first_record("/w"))
+    assert not is_sidecar_file(mixed)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert not is_sidecar_file(empty)
+    transcript = write_jsonl(tmp_path / f"{SESSION}.jsonl", first_record("/w"))
+    assert not is_sidecar_file(transcript)
+
+
+def test_read_first_cwd_survives_a_huge_first_line(tmp_path: Path) -> None:
+    record = {"type": "user", "cwd": "/w/proj", "blob": "x" * 200_000}
+    path = write_jsonl(tmp_path / "big.jsonl", record)
+    assert read_first_cwd(path) == "/w/proj"
+    assert read_first_cwd(tmp_path / "absent.jsonl") is None
+
+
+@pytest.mark.real
+def test_real_corpus_subagent_ids_match_their_records(real_home: Path) -> None:
+    """The id pysift derives from a file name equals the ``agentId`` its records carry."""
+    seen = 0
+    for project in iter_project_dirs(real_home / "projects"):
+        for session in top_level_sessions(project):
+            for sub in subagent_transcripts(session):
+                head = sub.path.read_bytes().split(b"\n", 1)[0]
+                try:
+                    agent_id = orjson.loads(head).get("agentId")
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(agent_id, str):
+                    assert agent_id == sub.session_id, os.fspath(sub.path)
+                    seen += 1
+    if seen == 0:
+        pytest.skip("no subagent transcript in the real corpus")
