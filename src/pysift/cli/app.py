@@ -64,7 +64,7 @@ def root(
 
 def _register() -> None:
     """Commands in SPEC order; a command that is not built is not registered."""
-    from pysift.cli import list_, search, show  # noqa: F401  (registration side effect)
+    from pysift.cli import list_, search, show, stats, whoami, plan  # noqa: F401  (registration side effect)
 
 
 _register()

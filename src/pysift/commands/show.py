@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from pysift.core.grammar.ranges import RangeSpec, format_range
+from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
@@ -118,17 +118,14 @@ def _collect(view: TranscriptView, opts: ShowOptions
 def _collect_lines(view: TranscriptView, opts: ShowOptions):
     total = view.line_count
     wanted: set[int] = set()
-    missing: list[int] = []
+    missing: list[RangeItem] = []
     for spec in opts.lines:
-        values = spec.resolve(1, total)
         missing += spec.missing(1, total)
-        if not values and spec.is_open:
-            continue
-        wanted.update(values)
+        wanted.update(spec.resolve(1, total))
     if missing:
         raise NotFoundError(
-            f"no such line(s): {', '.join(f'L{n}' for n in sorted(set(missing)))} — the "
-            f"transcript has {total} line(s) (L1..L{total}); {view.transcript.path}")
+            f"no such line(s): {describe_items(missing, 'L')} — the transcript has {total} "
+            f"line(s) (L1..L{total}); {view.transcript.path}")
     if not wanted:
         raise NotFoundError(f"the addressed range is empty — the transcript has {total} "
                             f"line(s) (L1..L{total})")
@@ -215,7 +212,7 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
     missing = spec.missing(0, count - 1)
     if missing or not values:
         domain = f"t0..t{count - 1}" if count else "no turns"
-        named = ", ".join(f"t{n}" for n in missing) or format_range(spec)
+        named = describe_items(missing, "t") or format_range(spec)
         raise NotFoundError(
             f"no such turn(s): {named} — the transcript has {count} turn(s) ({domain}); "
             f"read the turn numbers off pysift search ... @{view.transcript.session_id} "

@@ -64,6 +64,9 @@ AUQ_ANSWER_MARKERS: tuple[str, ...] = (
 )
 REJECTION_MARKER = "The user doesn't want to proceed with this tool use"
 REJECTION_USER_SAID = "To tell you how to proceed, the user said:\n"
+# The other shipped phrasing (every typed rejection in the real corpus, CC 2.1.121 on).
+REJECTION_REASON = "The user provided the following reason for the rejection:"
+REJECTION_TYPED_MARKERS: tuple[str, ...] = (REJECTION_USER_SAID, REJECTION_REASON)
 
 TASK_NOTIFICATION_OPEN = "<task-notification>"
 TASK_NOTIFICATION_CLOSE = "</task-notification>"
@@ -77,6 +80,7 @@ PEER_MESSAGE_PREAMBLES: tuple[str, ...] = (
     "Another Claude session sent a message while you were working:",
     "A peer session sent a message while you were working:",
 )
+_PEER_TAGS = ((TEAMMATE_OPEN, TEAMMATE_CLOSE), (AGENT_MESSAGE_OPEN, AGENT_MESSAGE_CLOSE))
 _SECTION_CLOSES: tuple[str, ...] = (TASK_NOTIFICATION_CLOSE, TEAMMATE_CLOSE, AGENT_MESSAGE_CLOSE)
 _BOUNDARY_SUFFIXES: tuple[str, ...] = PEER_MESSAGE_PREAMBLES + _SECTION_CLOSES
 
@@ -341,10 +345,24 @@ def _has_boundary_section(text: str, open_tag: str) -> bool:
 
 
 def is_peer_message(text: str) -> bool:
-    """A ``<teammate-message>`` or ``<agent-message>`` at a section boundary."""
-    return _has_boundary_section(text, TEAMMATE_OPEN) or _has_boundary_section(
-        text, AGENT_MESSAGE_OPEN
-    )
+    """A ``<teammate-message>`` or ``<agent-message>`` at a section boundary, outside every
+    ``<task-notification>`` span (a relay quoted in a pulse's report is the pulse's text,
+    exactly as the classifier masks it)."""
+    if TEAMMATE_OPEN not in text and AGENT_MESSAGE_OPEN not in text:
+        return False
+    if TASK_NOTIFICATION_OPEN not in text:
+        return _has_boundary_section(text, TEAMMATE_OPEN) or _has_boundary_section(
+            text, AGENT_MESSAGE_OPEN
+        )
+    spans = [
+        (offset, offset + len(section))
+        for offset, section in _scan_sections(text, TASK_NOTIFICATION_OPEN, TASK_NOTIFICATION_CLOSE)
+    ]
+    for open_tag, close_tag in _PEER_TAGS:
+        for offset, _section in _scan_sections(text, open_tag, close_tag):
+            if not any(start <= offset < end for start, end in spans):
+                return True
+    return False
 
 
 def _has_notification(text: str) -> bool:
@@ -495,7 +513,7 @@ def _sections(raw: str, ctx: ClassifyContext) -> list[_Section]:
     ``<result>``-bearing pulse (a background agent's report) adds an inbox section
     (child ⇨ self, the child resolved from its ``<tool-use-id>``).
     """
-    if TASK_NOTIFICATION_OPEN not in raw and TEAMMATE_OPEN not in raw and AGENT_MESSAGE_OPEN not in raw:
+    if not any(tag in raw for tag in (TASK_NOTIFICATION_OPEN, TEAMMATE_OPEN, AGENT_MESSAGE_OPEN)):
         return []
     out: list[tuple[int, _Section]] = []
     spans: list[tuple[int, int]] = []
@@ -752,10 +770,11 @@ def _rejection(rec: Record) -> tuple[str | None, str] | None:
         text = result_text(block)
         if REJECTION_MARKER not in text:
             continue
-        _head, sep, tail = text.partition(REJECTION_USER_SAID)
-        message = tail.strip()
-        if sep and message:
-            return _str(block.get("tool_use_id")), message
+        for marker in REJECTION_TYPED_MARKERS:
+            _head, sep, tail = text.partition(marker)
+            message = tail.strip()
+            if sep and message:
+                return _str(block.get("tool_use_id")), message
     return None
 
 
@@ -949,7 +968,9 @@ def _is_spawn_launch_ack(rec: Record) -> bool:
     """A teammate spawn ack or an async agent launch ack: the launch, not the child's reply."""
     tur = _tool_use_result(rec)
     if tur is not None:
-        if tur.get("status") in ("teammate_spawned", "async_launched") or tur.get("isAsync") is True:
+        if tur.get("status") in ("teammate_spawned", "async_launched"):
+            return True
+        if tur.get("isAsync") is True:
             return True
     return any(
         b.get("type") == "tool_result" and "content" in b
@@ -1174,10 +1195,15 @@ def format_duration_ms(ms: int) -> str:
     return f"{secs // 86400}d {secs % 86400 // 3600}h"
 
 
+_TURN_DURATION_FIELDS = (
+    "durationMs", "messageCount", "pendingBackgroundAgentCount", "pendingWorkflowCount"
+)
+
+
 def _turn_duration_text(raw: JsonObj) -> str | None:
     fields = [
         (key, _int(raw.get(key)))
-        for key in ("durationMs", "messageCount", "pendingBackgroundAgentCount", "pendingWorkflowCount")
+        for key in _TURN_DURATION_FIELDS
     ]
     present = [f"{key}={value}" for key, value in fields if value is not None]
     if not present:
@@ -1200,7 +1226,8 @@ def _stop_hooks_text(raw: JsonObj) -> str:
         if not isinstance(info, dict) or not isinstance(info.get("command"), str):
             continue
         duration = _int(info.get("durationMs"))
-        lines.append(f"{info['command']} ({duration}ms)" if duration is not None else info["command"])
+        command = info["command"]
+        lines.append(f"{command} ({duration}ms)" if duration is not None else command)
     return "\n".join(lines)
 
 
@@ -1583,5 +1610,6 @@ def _carrier_units(rec: Record, ctx: ClassifyContext, blocks: list[JsonObj], em:
         if block.get("type") != "tool_result":
             continue
         child = ctx.child_for(_str(block.get("tool_use_id")))
-        inbox_from = ctx.alias(child) if child is not None and L.AGENT_COMM_INBOX in em.label_set else None
+        is_return = child is not None and L.AGENT_COMM_INBOX in em.label_set
+        inbox_from = ctx.alias(child) if is_return and child is not None else None
         _tool_result_unit(block, index, inbox_from, em)

@@ -47,9 +47,7 @@ def excerpt(text: str, max_chars: int) -> tuple[str, int]:
     return clip(one_line(text), max_chars)
 
 
-def centered_excerpt(
-    text: str, start: int, end: int, max_chars: int = 400
-) -> tuple[str, bool]:
+def centered_excerpt(text: str, start: int, end: int, max_chars: int = 400) -> tuple[str, bool]:
     """A window of the one-lined `text` of at most `max_chars` characters around a match.
 
     `start`/`end` delimit the match as a half-open range of character offsets into the
@@ -78,10 +76,7 @@ def centered_excerpt(
     lo = _flat_offset(text, first, total)
     hi = max(lo, _flat_offset(text, stop, total))
     match_len = hi - lo
-    if match_len >= limit:
-        window_start = lo
-    else:
-        window_start = lo - (limit - match_len) // 2
+    window_start = lo if match_len >= limit else lo - (limit - match_len) // 2
     window_start = max(0, min(window_start, total - limit))
     window_end = window_start + limit
     shown = flat[window_start:window_end]
@@ -99,7 +94,8 @@ def nfc(text: str) -> str:
     """
     if text.isascii():
         return text
-    return unicodedata2.normalize("NFC", text)
+    normalized: str = unicodedata2.normalize("NFC", text)
+    return normalized
 
 
 def _flat_offset(text: str, position: int, flat_len: int) -> int:

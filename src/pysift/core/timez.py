@@ -15,7 +15,8 @@ pass `Env.tz` so tests can pin a zone.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
+from functools import lru_cache
 
 from pysift.core.text import clip, one_line
 
@@ -44,10 +45,10 @@ def parse_ts(raw: str | None) -> datetime | None:
     offset = parsed.utcoffset()
     if offset is None:
         return None
-    if offset == timedelta(0) and parsed.tzinfo is timezone.utc:
+    if offset == timedelta(0) and parsed.tzinfo is UTC:
         return parsed
     try:
-        return parsed.astimezone(timezone.utc)
+        return parsed.astimezone(UTC)
     except (OverflowError, ValueError):  # an offset that pushes the instant out of range
         return None
 
@@ -61,9 +62,9 @@ def format_local(dt: datetime, tz: tzinfo | None = None, millis: bool = False) -
     ``-03``) renders the parenthesised offset alone. A naive `dt` is taken as UTC.
     """
     if dt.tzinfo is None or dt.utcoffset() is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     local = dt.astimezone(tz) if tz is not None else dt.astimezone()
-    clock = f"{local:%Y-%m-%d %H:%M:%S}"
+    clock = _clock(local, " ")
     if millis:
         clock += f".{local.microsecond // 1000:03d}"
     return f"{clock} {_zone_marker(local)}"
@@ -95,7 +96,7 @@ def local_iso(raw: str | None, tz: tzinfo | None = None) -> str | None:
     if parsed is None:
         return None
     local = parsed.astimezone(tz) if tz is not None else parsed.astimezone()
-    return f"{local:%Y-%m-%dT%H:%M:%S}{_colon_offset(local)}"
+    return _clock(local, "T") + _colon_offset(local)
 
 
 def ts_pair(name: str, raw: str | None, tz: tzinfo | None = None) -> dict[str, str | None]:
@@ -109,23 +110,35 @@ def ts_pair(name: str, raw: str | None, tz: tzinfo | None = None) -> dict[str, s
     return {f"{name}_utc": utc, f"{name}_local": local_iso(utc, tz)}
 
 
-def _offset_parts(local: datetime) -> tuple[str, int, int]:
-    offset = local.utcoffset() or timedelta(0)
-    seconds = int(offset.total_seconds())
+def _clock(local: datetime, separator: str) -> str:
+    """``YYYY-MM-DD<sep>HH:MM:SS`` from the fields (several times cheaper than strftime)."""
+    return (
+        f"{local.year:04d}-{local.month:02d}-{local.day:02d}{separator}"
+        f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
+    )
+
+
+@lru_cache(maxsize=64)
+def _offset_parts(offset: timedelta | None) -> tuple[str, int, int]:
+    seconds = int(offset.total_seconds()) if offset is not None else 0
     sign = "-" if seconds < 0 else "+"
     minutes = abs(seconds) // 60
     return sign, minutes // 60, minutes % 60
 
 
+@lru_cache(maxsize=64)
+def _marker(name: str | None, offset: timedelta | None) -> str:
+    sign, hours, minutes = _offset_parts(offset)
+    text = f"UTC{sign}{hours}" if minutes == 0 else f"UTC{sign}{hours:02d}:{minutes:02d}"
+    if name and name.isascii() and name.isalpha():
+        return f"{name}({text})"
+    return f"({text})"
+
+
 def _zone_marker(local: datetime) -> str:
-    sign, hours, minutes = _offset_parts(local)
-    offset = f"UTC{sign}{hours}" if minutes == 0 else f"UTC{sign}{hours:02d}:{minutes:02d}"
-    name = local.tzname() or ""
-    if name.isascii() and name.isalpha():
-        return f"{name}({offset})"
-    return f"({offset})"
+    return _marker(local.tzname(), local.utcoffset())
 
 
 def _colon_offset(local: datetime) -> str:
-    sign, hours, minutes = _offset_parts(local)
+    sign, hours, minutes = _offset_parts(local.utcoffset())
     return f"{sign}{hours:02d}:{minutes:02d}"

@@ -31,6 +31,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from pysift.disk.lines import count_in
+
 import re2
 
 from pysift.core.classify import opens_turn
@@ -47,12 +49,15 @@ _TOOL_RESULT_TYPE = re.compile(rb'"type"[ \t\r]*:[ \t\r]*"tool_result"')
 # `the user said:` a rejection with typed text, the tags a peer message. All ASCII, so
 # they appear verbatim in the raw line whatever the JSON escaping of the rest. A false
 # positive only costs one decode.
-_CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (
-    b"answer",
-    b"the user said:",
-    b"<teammate-message",
-    b"<agent-message",
-)
+# Every carrier that can open a turn holds one of these (an AskUserQuestion answer says
+# "answer" in all three phrasings and in its `answers` echo; every rejection says "want to
+# proceed"); a carrier never opens a turn as a peer message (no text block).
+_CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (b"answer", b"want to proceed")
+# ... and holds it at the head of the tool_result content, next to the block's type key
+# (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
+# doesn't want to proceed ..."), so only this many bytes around the key are searched; a
+# carrier's bulk (the tool output, its toolUseResult echo) is never scanned.
+_CARRIER_WINDOW = 4096
 _NON_BLANK = re.compile(rb"\S")
 
 
@@ -102,32 +107,92 @@ def superseded_drafts(openers: Sequence[Record]) -> set[int]:
     return set(collapse_openers(openers).drafts)
 
 
-@dataclass(slots=True)
 class TurnMap:
-    """The turn structure of one transcript, by 1-based line number.
+    """The turn structure of one transcript.
+
+    A map built from a buffer keys on byte OFFSETS of the opener lines (what a whole-buffer
+    scan knows for free) and works out 1-based line numbers only when a caller asks for
+    them (one newline count up to the last opener). A map built from decoded records keys
+    on lines directly.
 
     ``opener_lines``: sorted lines of the records that open a turn (drafts and replay
     copies excluded). ``draft_lines``: superseded drafts (outside turn numbering).
     ``has_records``: False for an empty transcript, which has no turn at all.
     """
 
-    opener_lines: list[int]
-    draft_lines: set[int] = field(default_factory=set)
-    replay_lines: set[int] = field(default_factory=set)
-    has_records: bool = True
+    __slots__ = ("_buf", "_draft_lines", "_lines", "_replay_lines", "draft_offsets",
+                 "has_records", "opener_offsets", "replay_offsets")
 
+    def __init__(self, opener_lines: list[int] | None = None,
+                 draft_lines: set[int] | None = None, replay_lines: set[int] | None = None,
+                 has_records: bool = True, *, opener_offsets: list[int] | None = None,
+                 draft_offsets: set[int] | None = None,
+                 replay_offsets: set[int] | None = None, buf: Buffer | None = None) -> None:
+        self._lines = opener_lines
+        self._draft_lines = draft_lines
+        self._replay_lines = replay_lines
+        self.has_records = has_records
+        self.opener_offsets: list[int] = opener_offsets or []
+        self.draft_offsets: set[int] = draft_offsets or set()
+        self.replay_offsets: set[int] = replay_offsets or set()
+        self._buf = buf
+
+    # -- lazily numbered lines -------------------------------------------------------------
+    def _number_lines(self) -> None:
+        wanted = sorted({*self.opener_offsets, *self.draft_offsets, *self.replay_offsets})
+        numbers: dict[int, int] = {}
+        line, pos = 1, 0
+        buf = self._buf
+        for offset in wanted:
+            if buf is not None:
+                line += count_in(buf, b"\n", pos, offset)
+            pos = offset
+            numbers[offset] = line
+        self._lines = [numbers[o] for o in self.opener_offsets]
+        self._draft_lines = {numbers[o] for o in self.draft_offsets}
+        self._replay_lines = {numbers[o] for o in self.replay_offsets}
+
+    @property
+    def opener_lines(self) -> list[int]:
+        if self._lines is None:
+            self._number_lines()
+        return self._lines  # type: ignore[return-value]
+
+    @property
+    def draft_lines(self) -> set[int]:
+        if self._draft_lines is None:
+            self._number_lines()
+        return self._draft_lines  # type: ignore[return-value]
+
+    @property
+    def replay_lines(self) -> set[int]:
+        if self._replay_lines is None:
+            self._number_lines()
+        return self._replay_lines  # type: ignore[return-value]
+
+    # -- queries -----------------------------------------------------------------------------
     def turn_of(self, line: int) -> int | None:
         """The 0-based turn of ``line``; None for a superseded draft."""
         if line in self.draft_lines:
             return None
         return max(0, bisect_right(self.opener_lines, line) - 1)
 
+    def turn_of_offset(self, offset: int) -> int | None:
+        """The 0-based turn of the line starting at ``offset`` (buffer-built maps)."""
+        if offset in self.draft_offsets:
+            return None
+        return max(0, bisect_right(self.opener_offsets, offset) - 1)
+
+    def is_draft_offset(self, offset: int) -> bool:
+        return offset in self.draft_offsets
+
     @property
     def turn_count(self) -> int:
         """Turns in the transcript: one per opener, or a single turn 0 when no record
         opens one (a transcript of leading records only); zero when it has no record."""
-        if self.opener_lines:
-            return len(self.opener_lines)
+        count = len(self.opener_offsets) if self._lines is None else len(self._lines)
+        if count:
+            return count
         return 1 if self.has_records else 0
 
     def opener_line(self, turn: int) -> int | None:
@@ -135,6 +200,15 @@ class TurnMap:
         if 0 <= turn < len(self.opener_lines):
             return self.opener_lines[turn]
         return None
+
+    def byte_span(self, turn: int, size: int) -> tuple[int, int] | None:
+        """``[start, end)`` byte range of ``turn`` (buffer-built maps; turn 0 from byte 0)."""
+        offsets = self.opener_offsets
+        if not 0 <= turn < self.turn_count or (offsets == [] and self._buf is None):
+            return None
+        start = 0 if turn == 0 or not offsets else offsets[turn]
+        end = offsets[turn + 1] if turn + 1 < len(offsets) else size
+        return start, end
 
     def line_span(self, turn: int, last_line: int) -> tuple[int, int]:
         """First and last line of ``turn``; ``last_line`` is the transcript's last line.
@@ -144,9 +218,10 @@ class TurnMap:
         """
         if not 0 <= turn < self.turn_count:
             raise IndexError(f"turn {turn} out of range (transcript has {self.turn_count})")
-        first = 1 if turn == 0 else self.opener_lines[turn]
-        if turn + 1 < len(self.opener_lines):
-            return first, self.opener_lines[turn + 1] - 1
+        lines = self.opener_lines
+        first = 1 if turn == 0 else lines[turn]
+        if turn + 1 < len(lines):
+            return first, lines[turn + 1] - 1
         return first, last_line
 
 
@@ -159,7 +234,7 @@ def _turn_map(openers: list[Record], has_records: bool) -> TurnMap:
         for i, rec in enumerate(openers)
         if rec.line is not None and i not in collapse.drafts and i not in collapse.replays
     )
-    return TurnMap(opener_lines=lines, draft_lines=drafts, replay_lines=replays,
+    return TurnMap(opener_lines=lines, draft_lines=drafts, replay_lines=replays,  # type: ignore[arg-type]
                    has_records=has_records)
 
 
@@ -176,37 +251,23 @@ def build_turn_map_from_records(records: Iterable[Record]) -> TurnMap:
     return _turn_map(openers, has_records)
 
 
-class _ForwardLineCounter:
-    """1-based line numbers for increasing offsets, counting each byte once.
-
-    ``mmap`` has no ``count``, so newlines are counted on the slice between consecutive
-    offsets: the whole pass copies the file once at most, in C.
-    """
-
-    __slots__ = ("_buf", "_line", "_pos")
-
-    def __init__(self, buf: Buffer) -> None:
-        self._buf = buf
-        self._pos = 0
-        self._line = 1
-
-    def line_at(self, offset: int) -> int:
-        self._line += self._buf[self._pos : offset].count(b"\n")
-        self._pos = offset
-        return self._line
-
-
 def build_turn_map(buf: Buffer, tally: Tally | None = None) -> TurnMap:
     """The turn map of a whole transcript buffer, decoding only possible openers.
+
+    Every opener is a top-level ``"type":"user"`` record, found by one C-level regex pass
+    over the buffer. A tool_result carrier (98% of user lines, and the big ones) is skipped
+    undecoded unless one of two words every carrier opener holds (``answer`` for an
+    AskUserQuestion answer in any phrasing, ``want to proceed`` for a rejection) stands
+    near its tool_result type key.
+    No line number is computed here (see ``TurnMap``).
 
     ``tally`` counts malformed lines among the decoded candidates only (this pass does not
     look at the others, so it is no census of the file).
     """
     openers: list[Record] = []
-    counter = _ForwardLineCounter(buf)
+    offsets: list[int] = []
     last_start = -1
     find, rfind, size = buf.find, buf.rfind, len(buf)
-    is_carrier = _TOOL_RESULT_TYPE.search
     for match in _USER_TYPE.finditer(buf):
         start = rfind(b"\n", 0, match.start()) + 1
         if start == last_start:
@@ -214,12 +275,23 @@ def build_turn_map(buf: Buffer, tally: Tally | None = None) -> TurnMap:
         last_start = start
         nl = find(b"\n", match.end())
         end = size if nl < 0 else nl
-        if is_carrier(buf, start, end) is not None and not any(
-            find(needle, start, end) >= 0 for needle in _CARRIER_OPENER_NEEDLES
-        ):
-            continue  # a plain tool_result carrier: never an opener, never decoded
-        rec = decode(buf[start:end], counter.line_at(start), tally)
+        at = find(b'"tool_result"', start, end)
+        if at >= 0:
+            lo, hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
+            if not any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES):
+                continue  # a plain tool_result carrier: never an opener, never decoded
+        rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):
+            rec.line = start  # keyed by offset until the map numbers its lines
             openers.append(rec)
+            offsets.append(start)
     has_records = _NON_BLANK.search(buf) is not None
-    return _turn_map(openers, has_records)
+    collapse = collapse_openers(openers)
+    return TurnMap(
+        has_records=has_records,
+        opener_offsets=[o for i, o in enumerate(offsets)
+                        if i not in collapse.drafts and i not in collapse.replays],
+        draft_offsets={offsets[i] for i in collapse.drafts},
+        replay_offsets={offsets[i] for i in collapse.replays},
+        buf=buf,
+    )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, is_blank
+from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
 from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk.layout import Transcript, sidecar_path
@@ -31,8 +32,6 @@ from pysift.errors import NotFoundError, UsageError
 from pysift.model import labels as L
 from pysift.model.record import Record, tool_result_text
 
-_TOOL_RESULT_KEY = b'"tool_result"'
-_TOOL_USE_KEY = b'"tool_use"'
 
 
 @dataclass
@@ -150,34 +149,16 @@ class TranscriptView:
             for _ in range(unit.image_count):
                 image_no += 1
                 image_ids.append(f"L{rec.line}i{image_no}" if rec.line is not None else "")
+            joined = pair(self.buf, unit.tool_use_id, unit.labels, start)
+            unit = with_result_tool_name(unit, joined, self.buf)
             out.append(Fetched(
                 line=rec.line, uuid=rec.uuid, turn_index=turn, superseded=draft, unit=unit,
                 label=label, labels=labels,
-                pairing=self.pairing(unit, start, end) if start is not None else None,
+                pairing=joined.state if start is not None else None,
                 source=rec.source, ts=rec.timestamp,
                 image_ids=[i for i in image_ids if i],
             ))
         return out
-
-    def pairing(self, unit: classify.Unit, start: int | None, end: int | None) -> str | None:
-        """paired / pending / orphan by a byte search for the partner block's id."""
-        tool_id = unit.tool_use_id
-        if not tool_id:
-            return None
-        if L.AGENT_TOOL_USE in unit.labels:
-            partner_key, absent = _TOOL_RESULT_KEY, "pending"
-        elif L.AGENT_TOOL_RESULT in unit.labels:
-            partner_key, absent = _TOOL_USE_KEY, "orphan"
-        else:
-            return None
-        needle = tool_id.encode()
-        pos = self.buf.find(needle)
-        while pos >= 0:
-            s, e = line_start(self.buf, pos), line_end(self.buf, pos)
-            if (start is None or s != start) and partner_key in self.buf[s:e]:
-                return "paired"
-            pos = self.buf.find(needle, e)
-        return absent
 
     def sidecar_records(self) -> list[Record]:
         if self.transcript.is_subagent:

@@ -25,6 +25,7 @@ _ASSISTANT = b'"assistant"'
 _TOOL_RESULT = b'"tool_result"'
 _AUQ_MARK = b"User has answered your question"
 _REJECT_MARK = b"the user said:"
+_REJECT_REASON = b"reason for the rejection:"
 _TEXT_BLOCK = b'"text"'
 
 
@@ -64,7 +65,7 @@ def _may_be_human(line: bytes) -> bool:
         return False
     if _TOOL_RESULT not in line:
         return True
-    return _AUQ_MARK in line or _REJECT_MARK in line
+    return _AUQ_MARK in line or _REJECT_MARK in line or _REJECT_REASON in line
 
 
 def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:

@@ -162,10 +162,12 @@ def test_local_command_stdout_is_harness_output() -> None:
     assert labels_of(record) == [L.HARNESS_COMMAND_STDOUT] and not C.opens_turn(record)
 
 
-OLD_ORDER_ARGS = ("<command-name>/review</command-name>\n<command-message>review</command-message>\n"
+OLD_ORDER_ARGS = ("<command-name>/review</command-name>\n"
+                  "<command-message>review</command-message>\n"
                   "<command-args>the auth   module</command-args>")
 NEW_ORDER_ARGS = ("<command-message>review is running…</command-message>\n"
-                  "<command-name>/review</command-name>\n<command-args>the auth module</command-args>")
+                  "<command-name>/review</command-name>\n"
+                  "<command-args>the auth module</command-args>")
 OLD_ORDER_BARE = "<command-name>/clear</command-name>\n<command-message>clear</command-message>"
 NEW_ORDER_BARE = ("<command-message>clear</command-message>\n<command-name>/clear</command-name>\n"
                   "<command-args></command-args>")
@@ -374,7 +376,8 @@ def pulse(summary: str, task_id: str = "b1", status: str | None = "completed",
     ("summary", "leaf"),
     [('Background command "npm test" completed (exit code 0)',
       L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND),
-     ('Background command "re-arm monitor loop" completed', L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND),
+     ('Background command "re-arm monitor loop" completed',
+      L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND),
      ('Dynamic workflow "deploy" completed', L.HARNESS_NOTIFICATION_WORKFLOW),
      ('Monitor "PR checks" stream ended', L.HARNESS_NOTIFICATION_MONITOR),
      ('Agent "Coverage analysis" completed', L.HARNESS_NOTIFICATION_SUBAGENT),
@@ -418,8 +421,11 @@ def test_batched_record_yields_one_unit_per_section() -> None:
 
 
 def test_peer_tag_quoted_inside_a_notification_is_masked() -> None:
-    record = user(pulse('Agent "x" completed', extra="<result>\n<teammate-message teammate_id=\"q\">"
-                        "quoted</teammate-message></result>\n"))
+    # The quoted relay sits at a section boundary (after the preamble), so only the
+    # notification span keeps it from becoming a peer section of its own.
+    record = user(pulse('Agent "x" completed', extra="<result>Another Claude session sent a "
+                        "message:\n<teammate-message teammate_id=\"q\">quoted</teammate-message>"
+                        "</result>\n"))
     assert labels_of(record) == [L.HARNESS_NOTIFICATION_SUBAGENT, L.AGENT_COMM_INBOX]
     assert [u.from_ for u in C.units(record)] == [None, "?"]
     assert not C.opens_turn(record)
@@ -500,7 +506,8 @@ def test_narration_tag_decodes_the_last_field_at_each_level() -> None:
     assert C.narration_tag(signature(b"narration")) == "narration"
     assert C.narration_tag(signature(b"thinking")) == "thinking"
     for lead in (b"", b"\x00", b"\x00\x00"):  # every base64 alignment passes the gate
-        record = assistant(thinking("Checking the parser.", signature(b"narration", lead=_ld(9, lead))))
+        sig = signature(b"narration", lead=_ld(9, lead))
+        record = assistant(thinking("Checking the parser.", sig))
         assert labels_of(record) == [L.AGENT_THINKING_NARRATION]
         unit = one_unit(record)
         assert (unit.tag, unit.text) == ("[narration summary]", "Checking the parser.")
@@ -536,7 +543,8 @@ def test_tool_result_units_carry_error_side_and_images() -> None:
 
 def test_compaction_boundary_renders_its_metadata_and_is_not_gated() -> None:
     record = system("compact_boundary", content="Conversation compacted",
-                    compactMetadata={"trigger": "auto", "preTokens": 158881, "preservedSegment": {}})
+                    compactMetadata={"trigger": "auto", "preTokens": 158881,
+                                     "preservedSegment": {}})
     assert labels_of(record) == [L.HARNESS_COMPACTION_BOUNDARY]
     assert one_unit(record).text == (
         "Conversation compacted [compaction boundary: trigger=auto preTokens=158881]")
@@ -604,7 +612,8 @@ def test_stop_hooks_snapshot_and_system_renders() -> None:
         "[file-history snapshot at 2026-06-07T05:00:00.000Z: /a/f.txt@v3, /z/b.md@v1]")
     delta = line("file-history-delta", trackingPath="/a/f.txt", timestamp="T",
                  backup={"backupFileName": "f.txt@v4", "version": 4})
-    assert one_unit(delta, GATED_ALL).text == "[file-history delta at T: /a/f.txt@v4 backup=f.txt@v4]"
+    assert one_unit(delta, GATED_ALL).text == (
+        "[file-history delta at T: /a/f.txt@v4 backup=f.txt@v4]")
     warn = system("informational", level="warning", content="Remote Control disconnected")
     assert one_unit(warn, GATED_ALL).text == "[informational warning] Remote Control disconnected"
     assert one_unit(system("agents_killed"), GATED_ALL).text == "[agents_killed]"
@@ -706,7 +715,8 @@ _record = st.fixed_dictionaries(
 )
 _any_ctx = st.builds(
     ClassifyContext, owner_id=st.none() | st.text(max_size=5), is_subagent=st.booleans(),
-    seed_line=st.none() | st.just(1), gates=st.sets(st.sampled_from(sorted(L.GATED))).map(frozenset),
+    seed_line=st.none() | st.just(1),
+    gates=st.sets(st.sampled_from(sorted(L.GATED))).map(frozenset),
     address_mode=st.booleans(), additional_context=st.booleans(),
     spawn_index=st.none() | st.just({"toolu_1": "child"}),
 )

@@ -140,7 +140,8 @@ def test_prop_clip_never_loses_the_count(text: str, max_chars: int) -> None:
         assert shown == text
         return
     match = MARKER_AT_END.search(shown)
-    assert match is not None and int(match.group(1)) == dropped
+    assert match is not None
+    assert int(match.group(1)) == dropped
     kept = shown[: match.start()]
     assert len(kept) + dropped == len(text)
     assert text.startswith(kept)

@@ -24,13 +24,15 @@ JANUARY = "2026-01-11T05:33:37.442Z"  # Sydney summer: AEDT, UTC+11
 def test_transcript_timestamp_parses_to_aware_utc() -> None:
     parsed = parse_ts("2026-06-07T05:43:00.000Z")
     assert parsed == datetime(2026, 6, 7, 5, 43, tzinfo=UTC)
-    assert parsed is not None and parsed.utcoffset() == timedelta(0)
+    assert parsed is not None
+    assert parsed.utcoffset() == timedelta(0)
 
 
 def test_offset_timestamps_are_normalised_to_utc() -> None:
     parsed = parse_ts("2026-06-07T15:43:00+10:00")
     assert parsed == datetime(2026, 6, 7, 5, 43, tzinfo=UTC)
-    assert parsed is not None and parsed.tzinfo == UTC
+    assert parsed is not None
+    assert parsed.tzinfo == UTC
 
 
 @pytest.mark.parametrize(

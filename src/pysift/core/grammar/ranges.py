@@ -81,12 +81,7 @@ class RangeItem:
 
         False only for explicit `N` / `A..B`, the forms that address fixed values.
         """
-        return (
-            self.start is None
-            or self.end is None
-            or self.start_from_end
-            or self.end_from_end
-        )
+        return self.start is None or self.end is None or self.start_from_end or self.end_from_end
 
     def bounds(self, lo: int, hi: int) -> tuple[int, int] | None:
         """The inclusive sub-interval of the domain `[lo, hi]` this item covers, or None.

@@ -23,7 +23,8 @@ whatever DST did in between), months and years via dateutil's `relativedelta` so
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone, tzinfo
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from dateutil.relativedelta import relativedelta
 
@@ -39,13 +40,20 @@ WHEN_FORMS = (
 )
 
 _RELATIVE = re.compile(r"-?\s*([0-9]+)\s*(mo|[smhdwy])")
-_EXACT_UNITS = {"s": "seconds", "m": "minutes", "h": "hours"}
-_CALENDAR_UNITS = {"d": "days", "w": "weeks", "mo": "months", "y": "years"}
+_EXACT_UNITS: dict[str, Callable[[int], timedelta]] = {
+    "s": lambda n: timedelta(seconds=n),
+    "m": lambda n: timedelta(minutes=n),
+    "h": lambda n: timedelta(hours=n),
+}
+_CALENDAR_UNITS: dict[str, Callable[[int], relativedelta]] = {
+    "d": lambda n: relativedelta(days=n),
+    "w": lambda n: relativedelta(weeks=n),
+    "mo": lambda n: relativedelta(months=n),
+    "y": lambda n: relativedelta(years=n),
+}
 
 
-def parse_when(
-    text: str, now: datetime, tz: tzinfo | None, *, flag: str | None = None
-) -> datetime:
+def parse_when(text: str, now: datetime, tz: tzinfo | None, *, flag: str | None = None) -> datetime:
     """Resolve a WHEN token against `now` in zone `tz` (None: the system zone).
 
     Returns an aware UTC datetime. A naive `now` is taken as UTC. Raises `UsageError`
@@ -68,15 +76,16 @@ def parse_when(
 def _absolute(token: str, tz: tzinfo | None) -> datetime:
     parsed = datetime.fromisoformat(token)  # ValueError on anything else, incl. bad offsets
     if parsed.utcoffset() is not None:
-        return parsed.astimezone(timezone.utc)
+        return parsed.astimezone(UTC)
     return _localize(parsed, tz)
 
 
 def _before(now_utc: datetime, amount: int, unit: str, tz: tzinfo | None) -> datetime:
-    if unit in _EXACT_UNITS:
-        return now_utc - timedelta(**{_EXACT_UNITS[unit]: amount})
+    exact = _EXACT_UNITS.get(unit)
+    if exact is not None:
+        return now_utc - exact(amount)
     wall = _wall_clock(now_utc, tz)
-    return _localize(wall - relativedelta(**{_CALENDAR_UNITS[unit]: amount}), tz)
+    return _localize(wall - _CALENDAR_UNITS[unit](amount), tz)
 
 
 def _wall_clock(instant: datetime, tz: tzinfo | None) -> datetime:
@@ -92,14 +101,14 @@ def _localize(wall: datetime, tz: tzinfo | None) -> datetime:
     time to its first occurrence (fold=0). With `tz=None` the platform's mktime decides.
     """
     if tz is None:
-        return wall.astimezone(timezone.utc)  # naive -> interpreted as system local
-    return wall.replace(tzinfo=tz).astimezone(timezone.utc)
+        return wall.astimezone(UTC)  # naive -> interpreted as system local
+    return wall.replace(tzinfo=tz).astimezone(UTC)
 
 
 def _as_utc(moment: datetime) -> datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def _message(text: str, flag: str | None) -> str:

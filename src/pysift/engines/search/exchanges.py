@@ -132,21 +132,11 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
 
 
 def _partner_uuid(buf: Buffer, hit: Hit) -> str | None:
-    tool_id = hit.unit.tool_use_id
-    if not tool_id:
+    start, end = hit.partner
+    if start is None or end is None:
         return None
-    partner = b'"tool_result"' if L.AGENT_TOOL_USE in hit.labels else b'"tool_use"'
-    needle = tool_id.encode()
-    pos = buf.find(needle)
-    while pos >= 0:
-        s = buf.rfind(b"\n", 0, pos) + 1
-        e = buf.find(b"\n", pos)
-        e = len(buf) if e < 0 else e
-        if s != hit.offset and partner in buf[s:e]:
-            rec = decode(buf[s:e], None)
-            return rec.uuid if rec is not None else None
-        pos = buf.find(needle, e)
-    return None
+    rec = decode(buf[start:end], None)
+    return rec.uuid if rec is not None else None
 
 
 def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],

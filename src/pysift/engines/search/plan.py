@@ -49,19 +49,54 @@ LEAF_LINE_MARKERS: dict[str, tuple[bytes, ...]] = {
 for _leaf in L.ALL:
     LEAF_LINE_MARKERS.setdefault(_leaf, (_USER_LINE,))  # every other harness leaf is a user line
 
-# Lines whose matchable text is partly FABRICATED (rendered, not a byte substring of the
-# line): they stay candidates even when the pattern's needles are absent.
-SYNTH_MARKERS: tuple[bytes, ...] = (
-    b"User has answered your question",
-    b"Your questions have been answered",
-    b"The user answered:",
-    b"the user said:",
-    b"<task-notification>",
-    b"<teammate-message",
-    b"<agent-message",
-    b"<command-name>",
-    b"<command-message>",
+@dataclass(frozen=True)
+class Fabrication:
+    """What the renderer writes for one kind of record that is NOT in its raw line.
+
+    ``glue``: characters that join a fabricated piece to verbatim text with no whitespace
+    between them (``Q1 (Publish):``). ``tokens``: whitespace-free pieces written on their
+    own. ``numbered``: prefixes of numbered tokens (``Q1``, ``A2:``).
+    """
+
+    marker: bytes  # a byte string every such raw line carries
+    glue: str = ""
+    tokens: tuple[str, ...] = ()
+    numbered: str = ""
+
+    def can_produce(self, needle: str) -> bool:
+        """Whether ``needle`` can occur in the rendered text without occurring in the raw
+        line. Needles hold no whitespace, so such an occurrence must overlap a fabricated
+        piece: either it holds a glue character or it lies inside a fabricated token."""
+        if any(c in needle for c in self.glue):
+            return True
+        if any(needle in token for token in self.tokens):
+            return True
+        if self.numbered and needle[:1] in self.numbered and needle[1:].rstrip(":").isdigit():
+            return True
+        return False
+
+
+_NOTIFICATION_SLUGS = ("background-command", "workflow", "monitor", "subagent", "task",
+                       "completed]", "failed]", "killed]", "orphan", "reconciliation:")
+# Kept in step with core.classify's renderers (a test renders each kind and checks that
+# every piece missing from the raw line is covered here).
+FABRICATIONS: tuple[Fabrication, ...] = (
+    *(Fabrication(m, glue="[]():|·", tokens=("[AskUserQuestion", "AskUserQuestion]",
+                                             "questions]", "question]", "options:", "note:"),
+                  numbered="QA")
+      for m in (b"User has answered your question", b"Your questions have been answered",
+                b"The user answered:")),
+    Fabrication(b"want to proceed", glue="[]:", tokens=("[plan:",)),
+    Fabrication(b"<task-notification>", glue="[](),:", tokens=_NOTIFICATION_SLUGS),
+    Fabrication(b"stopped by the user", glue="[]", tokens=("[subagent", "stopped]")),
+    Fabrication(b'"redacted_thinking"', glue="[]", tokens=("[redacted", "thinking]")),
 )
+BOUNDARY_FABRICATION = Fabrication(
+    b"compact_boundary", glue="[]:=",
+    tokens=("[compaction", "boundary:", "trigger=", "preTokens=", "postTokens=",
+            "durationMs="))
+
+
 GATED_SYNTH: dict[str, bytes] = {
     L.HARNESS_COMPACTION_BOUNDARY: b"compact_boundary",
     L.HARNESS_META_TURN_DURATION: b"turn_duration",
@@ -105,13 +140,21 @@ class SearchPlan:
             found.append(b"hook_additional_context")
         return tuple(found)
 
-    def synth_markers(self) -> tuple[bytes, ...]:
-        markers = list(SYNTH_MARKERS)
-        if L.HARNESS_COMPACTION_BOUNDARY in self.labels.allowed:
-            markers.append(GATED_SYNTH[L.HARNESS_COMPACTION_BOUNDARY])
-        for leaf in self.gates:
+    def synth_markers(self, needles: tuple[str, ...] | None = None) -> tuple[bytes, ...]:
+        """Markers of the lines whose rendered text may match although the raw bytes hold
+        no needle: a fabrication a needle can overlap, every selected gated leaf (their
+        renders are mostly fabricated), resolved persisted outputs (text from another
+        file). ``needles`` None = every marker (a needle-less scan)."""
+        def wanted(fab: Fabrication) -> bool:
+            return needles is None or any(fab.can_produce(n) for n in needles)
+
+        markers = [fab.marker for fab in FABRICATIONS if wanted(fab)]
+        if L.HARNESS_COMPACTION_BOUNDARY in self.labels.allowed and wanted(
+                BOUNDARY_FABRICATION):
+            markers.append(BOUNDARY_FABRICATION.marker)
+        for leaf in sorted(self.gates):
             if leaf in GATED_SYNTH and GATED_SYNTH[leaf] not in markers:
                 markers.append(GATED_SYNTH[leaf])
         if self.resolve_persisted:
             markers.append(PERSISTED_MARKER)
-        return tuple(markers)
+        return tuple(dict.fromkeys(markers))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode
+from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
@@ -60,6 +61,7 @@ class Hit:
     attachment_type: str | None = None
     turn: int | None = None
     draft: bool = False
+    partner: tuple[int | None, int | None] = (None, None)  # the paired record's line span
 
 
 @dataclass
@@ -91,7 +93,7 @@ def build_finder(plan: SearchPlan) -> NeedleSet:
     matcher = plan.matcher
     needles = getattr(matcher, "needles", None)
     if not matcher.is_empty and needles is not None:
-        extra = tuple(m.decode("ascii") for m in plan.synth_markers())
+        extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles)))
         return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
     return NeedleSet(tuple(m.decode("ascii") for m in plan.line_markers()), caseless=False)
 
@@ -133,7 +135,7 @@ class _Scanner:
         self.result = result
         self.tally = Tally()
         self.line_markers = plan.line_markers()
-        self.synth = plan.synth_markers()
+        self.synth = plan.synth_markers()  # every marker: the carrier-skip exemption
         self.skip_carriers = not plan.wants_carriers
         self.ctx = classify.ClassifyContext(
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
@@ -173,7 +175,6 @@ class _Scanner:
             rec = decode(line, None, self.tally)
             if rec is None:
                 continue
-            rec.line = self.counter.line_at(start)
             self.consider(rec, start, line)
         for rec in pending:
             self.consider(rec, None, None)
@@ -192,64 +193,60 @@ class _Scanner:
         return not (self.plan.until is not None and when > self.plan.until)
 
     def consider(self, rec: Record, offset: int | None, line: bytes | None) -> None:
+        """Match a record's units; pay for line numbers and the turn map only on a hit."""
         if not self.in_window(rec):
             return
         plan = self.plan
-        draft = rec.line is not None and rec.type == "user" and rec.line in self.turns.draft_lines
-        units = classify.units(rec, self.ctx, plan.labels.selects, draft=draft)
-        if not units:
+        select = plan.labels.selects
+        matched = self.matched_units(rec, classify.units(rec, self.ctx, select))
+        drafted: list[tuple[classify.Unit, tuple[int, int] | None, str, int]] = []
+        maybe_draft = (offset is not None and rec.type == "user"
+                       and plan.labels.selects(L.USER_UNSENT) and classify.opens_turn(rec))
+        if maybe_draft:
+            drafted = self.matched_units(rec, classify.units(rec, self.ctx, select, draft=True))
+        if not matched and not drafted:
             return
-        turn = None if draft else (self.turns.turn_of(rec.line) if rec.line is not None
-                                   else max(0, self.turns.turn_count - 1))
-        if not self.allowed_turn(turn):
+        turns = self.turns
+        if offset is None:  # a sidecar record: pending now, so in the latest turn
+            draft, turn = False, max(0, turns.turn_count - 1)
+        else:
+            draft = turns.is_draft_offset(offset)
+            turn = None if draft else turns.turn_of_offset(offset)
+            rec.line = self.counter.line_at(offset)
+        chosen = drafted if draft else matched
+        if not chosen or not self.allowed_turn(turn):
             return
-        image_no = 0
-        matcher = plan.matcher
-        for unit in units:
-            text = unit.text
-            if plan.resolve_persisted and L.AGENT_TOOL_RESULT in unit.labels:
-                text = self.resolve_persisted(rec, text)
-            span = None
-            if not matcher.is_empty:
-                span = matcher.search(text)
-                if span is None:
-                    image_no += unit.image_count
-                    continue
-            ids = []
-            for _ in range(unit.image_count):
-                image_no += 1
-                if rec.line is not None:
-                    ids.append(f"L{rec.line}i{image_no}")
+        for unit, span, text, images_before in chosen:
+            ids = [f"L{rec.line}i{images_before + k}" for k in range(1, unit.image_count + 1)
+                   if rec.line is not None]
+            joined = pair(self.buf, unit.tool_use_id, unit.labels, offset)
+            unit = with_result_tool_name(unit, joined, self.buf)
             self.result.hits.append(Hit(
                 line=rec.line, uuid=rec.uuid, unit=unit, label=unit.label, labels=unit.labels,
                 ts=rec.timestamp, span=span, text=text, source=rec.source,
-                pairing=self.pairing(unit, offset), image_ids=ids,
+                pairing=joined.state, image_ids=ids, partner=(joined.partner_start,
+                                                               joined.partner_end),
                 raw=bytes(line) if plan.want_raw and line is not None else None,
                 offset=offset, model=rec.model, version=rec.version,
                 attachment_type=_attachment_type(rec), turn=turn, draft=draft,
             ))
 
-    def pairing(self, unit: classify.Unit, offset: int | None) -> str | None:
-        tool_id = unit.tool_use_id
-        if not tool_id:
-            return None
-        if L.AGENT_TOOL_USE in unit.labels:
-            partner, absent = b'"tool_result"', "pending"
-        elif L.AGENT_TOOL_RESULT in unit.labels:
-            partner, absent = b'"tool_use"', "orphan"
-        else:
-            return None
-        buf = self.buf
-        needle = tool_id.encode()
-        pos = buf.find(needle)
-        while pos >= 0:
-            s = buf.rfind(b"\n", 0, pos) + 1
-            e = buf.find(b"\n", pos)
-            e = len(buf) if e < 0 else e
-            if s != offset and partner in buf[s:e]:
-                return "paired"
-            pos = buf.find(needle, e)
-        return absent
+    def matched_units(self, rec: Record, units: list[classify.Unit]
+                      ) -> list[tuple[classify.Unit, tuple[int, int] | None, str, int]]:
+        """The units whose text the pattern matches (all of them for a pure filter), each
+        with the number of images the record's earlier units carry (``L<line>i<n>``)."""
+        out = []
+        matcher = self.plan.matcher
+        images_before = 0
+        for unit in units:
+            text = unit.text
+            if self.plan.resolve_persisted and L.AGENT_TOOL_RESULT in unit.labels:
+                text = self.resolve_persisted(rec, text)
+            span = None if matcher.is_empty else matcher.search(text)
+            if matcher.is_empty or span is not None:
+                out.append((unit, span, text, images_before))
+            images_before += unit.image_count
+        return out
 
     def resolve_persisted(self, rec: Record, text: str) -> str:
         if "<persisted-output>" not in text:
@@ -265,11 +262,23 @@ class _Scanner:
                 path = text[at + len(marker):].split("\n", 1)[0].strip()
         if not path:
             return text
-        try:
-            return Path(path).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            self.result.persisted_failures.append(f"{path}: {exc.strerror or exc}")
-            return text
+        for candidate in persisted_candidates(path, self.t):
+            try:
+                return candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        self.result.persisted_failures.append(f"{path}: not found (nor under the session's "
+                                              "tool-results/ dir)")
+        return text
+
+
+def persisted_candidates(recorded: str, transcript: Transcript) -> list[Path]:
+    """The recorded absolute path, then the same file name in this session's own
+    ``<uuid>/tool-results/`` dir: a home copied or mounted elsewhere (``--claude-home``)
+    keeps the files at the same relative place while the recorded paths go stale."""
+    own = recorded.replace("\\", "/").rsplit("/", 1)[-1]
+    session_dir = transcript.project_dir / transcript.parent_session_id
+    return [Path(recorded), session_dir / "tool-results" / own]
 
 
 def _attachment_type(rec: Record) -> str | None:

@@ -18,8 +18,9 @@ NEW_YORK = ZoneInfo("America/New_York")
 NOW = datetime(2026, 7, 11, 5, 30, tzinfo=UTC)  # 15:30 AEST in Sydney
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0, *rest: int) -> datetime:
+    second, micro = (*rest, 0, 0)[:2]
+    return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
 
 
 # ── absolute forms ──────────────────────────────────────────────────────────
@@ -158,7 +159,7 @@ def test_age_beyond_the_calendar_is_a_usage_error() -> None:
 
 
 def test_flag_prefixes_the_message() -> None:
-    with pytest.raises(UsageError, match="^--since: cannot read `soon`"):
+    with pytest.raises(UsageError, match=r"^--since: cannot read `soon`"):
         parse_when("soon", NOW, SYDNEY, flag="--since")
 
 

@@ -1,0 +1,360 @@
+"""Which plan file is BOUND to a transcript (SPEC §6.7.1), and the ``@plan`` sigil.
+
+Two binding laws, in precedence order, never a path heuristic:
+
+1. ``plan_mode``: Claude Code writes an attachment record on entering Plan Mode,
+   ``{"type":"attachment","attachment":{"type":"plan_mode","planFilePath":…}}``. Its
+   ``planFilePath`` IS the bound plan (every such record in a transcript names the same
+   file; the latest wins, as only ``planExists`` flips). A session may Edit or Write
+   other sessions' plan files as ordinary tool calls; those never bind.
+2. ``slug-only``: with no ``plan_mode`` record, Claude Code binds the FIRST record carrying
+   a VALID ``slug`` (lowercase alphanumeric head, alphanumeric/dash tail, at most 120
+   chars) to ``<plans-dir>/<slug>.md``. A forked clone (attachments stripped, slug records
+   kept) gets its plan re-injected this way. The plans dir is ``plansDirectory`` from the
+   MERGED settings (user ``<claude-home>/settings.json``, then project
+   ``<root>/.claude/settings.json``, then local ``<root>/.claude/settings.local.json``;
+   later scopes win), resolved against the project root = the transcript's FIRST recorded
+   ``cwd`` and accepted only when it stays inside that root; else ``<claude-home>/plans``.
+   A subagent inherits its parent's slug (the slug names the PARENT's plan), so the slug
+   law binds top-level transcripts only; a subagent binds through its own ``plan_mode``.
+
+The plan name is minted at Plan-Mode entry and the ``.md`` lands only when content is
+first written, so a binding whose file is absent (``plan_exists`` False) is a real state,
+not an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pysift.core.decode import Tally, decode
+from pysift.disk.layout import Transcript
+from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError
+from pysift.model.env import Env
+from pysift.model.record import Record
+
+PLAN_SIGIL = "@plan"
+BINDING_PLAN_MODE = "plan_mode"
+BINDING_SLUG_ONLY = "slug-only"
+PLANS_DIR_NAME = "plans"
+SETTINGS_KEY = "plansDirectory"
+SLUG_MAX = 120
+MUTATION_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+                  "NotebookEdit": "notebook_path"}
+
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
+_PLAN_MODE = b"plan_mode"
+_SLUG_KEY = b'"slug"'
+_CWD_KEY = b'"cwd"'
+_MUTATION_KEYS = (b'"file_path"', b'"notebook_path"')
+
+
+def slug_is_valid(slug: object) -> bool:
+    """Claude Code's rule: ``[a-z0-9][a-z0-9-]*``, at most 120 characters."""
+    return isinstance(slug, str) and len(slug) <= SLUG_MAX and _SLUG.fullmatch(slug) is not None
+
+
+@dataclass(frozen=True)
+class PlanBinding:
+    """The plan bound to one transcript and where the binding was read."""
+
+    transcript: Transcript
+    plan_file: str
+    plan_exists: bool
+    line: int
+    slug: str | None
+    binding_source: str  # BINDING_PLAN_MODE | BINDING_SLUG_ONLY
+    minted_at_compaction: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def sort_key(self) -> tuple[bool, str]:
+        """Top-level first, then by id (the order rows are emitted in)."""
+        return self.transcript.is_subagent, self.transcript.session_id
+
+
+# -- reading candidate lines -----------------------------------------------------------------
+
+
+class _LineNumbers:
+    """1-based line numbers for increasing offsets; each byte is counted once."""
+
+    __slots__ = ("_buf", "_line", "_pos")
+
+    def __init__(self, buf: Buffer) -> None:
+        self._buf, self._pos, self._line = buf, 0, 1
+
+    def at(self, offset: int) -> int:
+        if offset < self._pos:
+            self._pos, self._line = 0, 1
+        self._line += self._buf[self._pos : offset].count(b"\n")
+        self._pos = offset
+        return self._line
+
+
+def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None = None
+                    ) -> Iterable[Record]:
+    """Decoded records of the lines holding any of ``needles``, in file order.
+
+    The needles are found by whole-buffer searches, so a transcript with none of them is
+    never split into lines; malformed candidates count in ``tally``.
+    """
+    starts: set[int] = set()
+    for needle in needles:
+        pos = buf.find(needle)
+        while pos >= 0:
+            starts.add(line_start(buf, pos))
+            pos = buf.find(needle, line_end(buf, pos) + 1)
+    numbers = _LineNumbers(buf)
+    for start in sorted(starts):
+        rec = decode(buf[start : line_end(buf, start)], numbers.at(start), tally)
+        if rec is not None:
+            yield rec
+
+
+def _plan_mode_payload(rec: Record) -> dict[str, Any] | None:
+    if rec.type != "attachment":
+        return None
+    payload = rec.raw.get("attachment")
+    if not isinstance(payload, dict) or payload.get("type") != BINDING_PLAN_MODE:
+        return None
+    path = payload.get("planFilePath")
+    return payload if isinstance(path, str) and path else None
+
+
+def first_recorded_cwd(buf: Buffer) -> str | None:
+    """The ``cwd`` of the first record carrying one: Claude Code's project root for the
+    plans dir (a later record's cwd may have followed a shell ``cd``)."""
+    for rec in candidate_lines(buf, (_CWD_KEY,)):
+        if rec.cwd:
+            return rec.cwd
+    return None
+
+
+# -- the plans directory ---------------------------------------------------------------------
+
+
+@dataclass
+class PlansDir:
+    path: Path
+    notes: list[str] = field(default_factory=list)
+
+
+def absolute_home(env: Env) -> Path:
+    home = env.claude_home
+    return home if home.is_absolute() else Path(os.path.normpath(env.cwd / home))
+
+
+def settings_files(claude_home: Path, project_root: str | None) -> list[Path]:
+    """The settings scopes in precedence order (a later file overrides an earlier one)."""
+    files = [claude_home / "settings.json"]
+    if project_root:
+        files += [Path(project_root) / ".claude" / "settings.json",
+                  Path(project_root) / ".claude" / "settings.local.json"]
+    return files
+
+
+def _is_within(path: str, root: str) -> bool:
+    """Lexical containment (Claude Code also walks symlinks; that leg is not modelled)."""
+    if path == root:
+        return True
+    return path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def plans_dir(env: Env, project_root: str | None) -> PlansDir:
+    """``plansDirectory`` from the merged settings, contained in the root, else the default."""
+    home = absolute_home(env)
+    default = home / PLANS_DIR_NAME
+    out = PlansDir(default)
+    configured: str | None = None
+    source: Path | None = None
+    for settings in settings_files(home, project_root):
+        try:
+            raw = settings.read_bytes()
+        except OSError:
+            continue  # an absent scope is the normal case
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            out.notes.append(f"note: {settings} is not valid JSON; its settings are ignored "
+                             f"(the plans dir falls back past it)")
+            continue
+        value = obj.get(SETTINGS_KEY) if isinstance(obj, dict) else None
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            out.notes.append(f"note: {settings}: {SETTINGS_KEY} is not a non-empty string; "
+                             f"ignored")
+            continue
+        configured, source = value, settings
+    if configured is None:
+        return out
+    if not project_root:
+        out.notes.append(f"note: {SETTINGS_KEY} ({source}) cannot be resolved: the transcript "
+                         f"records no cwd; using {default}")
+        return out
+    root = os.path.normpath(project_root)
+    resolved = os.path.normpath(os.path.join(root, configured))
+    if not _is_within(resolved, root):
+        out.notes.append(
+            f"note: {SETTINGS_KEY} `{configured}` ({source}) escapes the project root {root}; "
+            f"Claude Code refuses it and uses {default}"
+        )
+        return out
+    out.path = Path(resolved)
+    return out
+
+
+# -- one transcript --------------------------------------------------------------------------
+
+
+def _plan_mode_binding(buf: Buffer, transcript: Transcript) -> PlanBinding | None:
+    latest: PlanBinding | None = None
+    for rec in candidate_lines(buf, (_PLAN_MODE,)):
+        payload = _plan_mode_payload(rec)
+        if payload is None or rec.line is None:
+            continue
+        plan_file = payload["planFilePath"]
+        latest = PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
+                             rec.slug, BINDING_PLAN_MODE)
+    return latest
+
+
+def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
+    for rec in candidate_lines(buf, (_SLUG_KEY,)):
+        slug = rec.slug
+        if not slug_is_valid(slug) or rec.line is None:
+            continue
+        directory = plans_dir(env, first_recorded_cwd(buf))
+        plan_file = directory.path / f"{slug}.md"
+        minted = rec.type == "system" and rec.subtype == "compact_boundary"
+        return PlanBinding(transcript, str(plan_file), plan_file.is_file(), rec.line, slug,
+                           BINDING_SLUG_ONLY, minted, tuple(directory.notes))
+    return None
+
+
+def resolve_plan_path(transcript: Transcript, env: Env, buf: Buffer | None = None
+                      ) -> PlanBinding | None:
+    """The plan bound to ``transcript`` by the two laws above, or None (never a guess).
+
+    This is the ``@plan`` resolution ``recover --file @plan`` uses. Raises
+    ``SourceError`` when the transcript cannot be read.
+    """
+    data = open_buffer(transcript.path) if buf is None else buf
+    binding = _plan_mode_binding(data, transcript)
+    if binding is None and not transcript.is_subagent:
+        binding = _slug_binding(data, transcript, env)
+    return binding
+
+
+def bindings_of(transcripts: Iterable[Transcript], env: Env
+                ) -> tuple[list[PlanBinding], list[str]]:
+    """Every binding in ``transcripts`` (sorted top-level first, then id) + read warnings."""
+    out: list[PlanBinding] = []
+    warnings: list[str] = []
+    for transcript in transcripts:
+        try:
+            binding = resolve_plan_path(transcript, env)
+        except SourceError as exc:
+            warnings.append(f"warning: skipped {transcript.path}: {exc}")
+            continue
+        if binding is not None:
+            out.append(binding)
+    out.sort(key=lambda b: b.sort_key)
+    return out, warnings
+
+
+def same_file(a: str, b: str) -> bool:
+    """Absolute-path identity, lexically normalised (no symlink resolution)."""
+    return os.path.normpath(a) == os.path.normpath(b)
+
+
+def choose_plan(bindings: Sequence[PlanBinding]) -> PlanBinding | str:
+    """The ONE plan ``@plan`` names in a scope, or the reason there is none.
+
+    The top-level sessions' plans win over subagents'; two different files among the
+    chosen band is ambiguity (the caller errors and asks for ``@<uuid>``).
+    """
+    if not bindings:
+        return ("no plan file is bound to the target session(s): no `plan_mode` attachment "
+                "and no slug-carrying record (a session has a plan only once it entered Plan "
+                "Mode or was forked from one); to recover an ordinary file pass its path")
+    top = [b for b in bindings if not b.transcript.is_subagent]
+    pool = top or list(bindings)
+    files = sorted({os.path.normpath(b.plan_file) for b in pool})
+    if len(files) > 1:
+        return (f"the target spans sessions bound to DIFFERENT plan files ({', '.join(files)}); "
+                f"name one session with @<uuid>")
+    return pool[0]
+
+
+# -- --audit -----------------------------------------------------------------------------------
+
+
+@dataclass
+class PlanEdit:
+    """Structured mutations one owning session made to a file some session binds."""
+
+    owner: str
+    path: str
+    mutations: int
+    bound_by_owner: bool
+    binder: PlanBinding | None
+
+
+@dataclass
+class StructuredEdits:
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    skipped_lines: int = 0
+
+
+def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
+    """Write/Edit/MultiEdit/NotebookEdit calls, counted per (owning session, path).
+
+    Only structured tool calls: a shell-side edit (``sed -i``, a redirect) is outside the
+    audit by design. The owner is the top-level session a transcript belongs to.
+    """
+    out = StructuredEdits()
+    tally = Tally()
+    for transcript in transcripts:
+        try:
+            buf = open_buffer(transcript.path)
+        except SourceError:
+            continue
+        for rec in candidate_lines(buf, _MUTATION_KEYS, tally):
+            for block in rec.blocks_of("tool_use"):
+                key = MUTATION_TOOLS.get(block.get("name"))  # type: ignore[arg-type]
+                tool_input = block.get("input")
+                path = tool_input.get(key) if key and isinstance(tool_input, dict) else None
+                if isinstance(path, str) and path:
+                    ident = (transcript.parent_session_id, os.path.normpath(path))
+                    out.counts[ident] = out.counts.get(ident, 0) + 1
+    out.skipped_lines = tally.malformed
+    return out
+
+
+def join_edits(edits: StructuredEdits, corpus_bindings: Sequence[PlanBinding]) -> list[PlanEdit]:
+    """Keep the edited paths that ARE some session's bound plan; mark who binds them."""
+    binders: dict[str, list[PlanBinding]] = {}
+    for b in corpus_bindings:
+        binders.setdefault(os.path.normpath(b.plan_file), []).append(b)
+    rows: list[PlanEdit] = []
+    for (owner, path), n in sorted(edits.counts.items()):
+        bound = binders.get(path)
+        if not bound:
+            continue
+        ranked = sorted(bound, key=lambda b: (b.transcript.is_subagent,
+                                              b.transcript.parent_session_id))
+        by_owner = any(b.transcript.parent_session_id == owner for b in ranked)
+        other = next((b for b in ranked if b.transcript.parent_session_id != owner), None)
+        rows.append(PlanEdit(owner, path, n, by_owner, other or ranked[0]))
+    return rows

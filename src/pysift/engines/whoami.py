@@ -1,0 +1,137 @@
+"""Who is calling? The env identity and the ``@trap`` ancestry chain (SPEC §6.3, §6.3a).
+
+Two sources, never a guess:
+
+* the ENV form reads ``CLAUDE_CODE_SESSION_ID`` (the Codex alias second) and finds that
+  session's transcript: the project dir of the encoded cwd first, then every project dir.
+  Claude Code sets the TOP-LEVEL id in every Bash environment, subagents included, so
+  the env cannot tell which lane is asking: ``is_subagent``, ``parent_session_id`` and
+  ``depth`` are unknown there and stay None (never fabricated).
+* the ``@trap:<marker>`` form finds the transcript whose shell ``tool_use`` carries the
+  marker (``resolve.resolve_trap``) and walks UP the spawn links to the top-level root,
+  one identity per link, self first at depth 0.
+
+Neither reads process trees or file mtimes: with dozens of live sessions both are wrong
+more often than right.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pysift.core.resolve import (
+    SESSION_ID_VARS,
+    _IssuedBy,
+    _spawned_by,
+    _spawns_in,
+    find_session_file,
+    projects_root,
+    require_calling_session,
+    resolve_trap,
+)
+from pysift.disk.layout import (
+    Transcript,
+    find_project_dir,
+    read_meta,
+    subagent_transcripts,
+    top_level_transcript,
+)
+from pysift.model.env import Env
+
+WHOAMI_PURPOSE = "whoami"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """One link of the answer. ``is_subagent``/``parent_session_id``/``depth`` are None
+    when the lane cannot be known (the env form)."""
+
+    session_id: str
+    is_subagent: bool | None
+    parent_session_id: str | None
+    depth: int | None
+    path: Path | None
+
+
+@dataclass
+class WhoamiAnswer:
+    identities: list[Identity]
+    source: str  # the env variable read, or "@trap"
+    marker: str | None = None
+    found_in_cwd_project: bool = False  # env form: the file sat in the encoded-$PWD dir
+    notes: list[str] | None = None
+
+
+def env_variable_used(env: Env) -> str | None:
+    """Which of the two accepted variables carried the id (exact names only)."""
+    for name in SESSION_ID_VARS:
+        if env.environ.get(name, "").strip():
+            return name
+    return None
+
+
+def whoami_from_env(env: Env) -> WhoamiAnswer:
+    """The env identity: one row, lane unknown; ``path`` None when no transcript matches."""
+    session_id = require_calling_session(env, WHOAMI_PURPOSE)
+    path = find_session_file(session_id, env)
+    in_cwd_dir = False
+    if path is not None:
+        here = find_project_dir(projects_root(env), os.fspath(env.cwd))
+        in_cwd_dir = here is not None and path.parent == here
+    identity = Identity(session_id, None, None, None, path)
+    return WhoamiAnswer([identity], source=env_variable_used(env) or SESSION_ID_VARS[0],
+                        found_in_cwd_project=in_cwd_dir)
+
+
+def parent_agent(child: Transcript, siblings: list[Transcript]) -> Transcript | None:
+    """The subagent that spawned ``child``, or None when the top-level session did.
+
+    The same links the resolver walks DOWN (``resolve._spawned_by``): the child's meta
+    ``parentAgentId``; else its meta ``toolUseId`` among a sibling's Task/Agent spawns
+    that the main transcript did not itself issue; else its meta ``name`` among a
+    sibling's spawn names.
+    """
+    meta = read_meta(child)
+    session_path = child.project_dir / f"{child.parent_session_id}.jsonl"
+    main_issued = _IssuedBy(session_path)
+    for candidate in siblings:
+        if candidate.session_id == child.session_id:
+            continue
+        if _spawned_by(meta, candidate.session_id, _spawns_in(candidate.path), main_issued):
+            return candidate
+    return None
+
+
+def ancestry(self_transcript: Transcript) -> list[Transcript]:
+    """``self_transcript`` then each spawning ancestor, ending at the top-level session."""
+    chain = [self_transcript]
+    if not self_transcript.is_subagent:
+        return chain
+    session_path = self_transcript.project_dir / f"{self_transcript.parent_session_id}.jsonl"
+    siblings = subagent_transcripts(session_path)
+    seen = {self_transcript.session_id}
+    current = self_transcript
+    while True:
+        parent = parent_agent(current, siblings)
+        if parent is None or parent.session_id in seen:
+            break
+        chain.append(parent)
+        seen.add(parent.session_id)
+        current = parent
+    chain.append(top_level_transcript(session_path))
+    return chain
+
+
+def whoami_from_trap(marker: str, env: Env) -> WhoamiAnswer:
+    """The ``@trap`` identity chain: self at depth 0, the top-level root last."""
+    notes: list[str] = []
+    found = resolve_trap(marker, env, notes)
+    chain = ancestry(found)
+    identities = [
+        Identity(t.session_id, t.is_subagent, t.parent_session_id, depth,
+                 t.path if t.path.is_file() else None)
+        for depth, t in enumerate(chain)
+    ]
+    return WhoamiAnswer(identities, source="@trap", marker=marker.strip(), notes=notes)

@@ -1,0 +1,270 @@
+"""The search pattern compiler: smart case, dialect gaps, rejected constructs (SPEC §6.2)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pysift.core.matcher import (
+    compile_pattern,
+    is_smart_case_insensitive,
+    looks_like_target,
+    looks_like_uuid,
+)
+from pysift.errors import UsageError
+
+# -- smart case -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "insensitive"),
+    [
+        ("foo", True),
+        ("Foo", False),
+        ("foo.*bar", True),
+        ("fooBar", False),
+        (r"\S+foo", True),  # \S is not an uppercase letter
+        (r"\W\D\Sfoo", True),
+        (r"\p{Lu}foo", True),
+        (r"\P{Lu}foo", True),
+        (r"\pLfoo", True),
+        (r"[A-Z]foo", False),  # a class range spells literal letters
+        (r"\x41bc", False),  # \x41 is the literal 'A'
+        (r"\u00C9t\u00E9", False),  # É
+        (r"\QFoo\E", False),
+        ("ÉTÉ", False),
+        ("été", True),
+        ("123", True),
+        (r"\bfoo\b", True),
+        (r"\Afoo\z", True),
+    ],
+)
+def test_smart_case_counts_only_literal_uppercase_letters(pattern: str, insensitive: bool) -> None:
+    assert compile_pattern(pattern).case_insensitive is insensitive
+    assert is_smart_case_insensitive(pattern) is insensitive
+
+
+def test_pattern_without_literals_stays_case_sensitive() -> None:
+    # ripgrep's rule: smart case needs a literal; \p{Lu} must keep meaning "uppercase"
+    matcher = compile_pattern(r"\p{Lu}+")
+    assert not matcher.case_insensitive
+    assert matcher.search("abc") is None
+    assert matcher.search("abcDEF") == (3, 6)
+
+
+def test_smart_case_insensitive_pattern_matches_any_case() -> None:
+    assert compile_pattern("kestrel").search("a KESTREL b") == (2, 9)
+
+
+def test_smart_case_sensitive_pattern_matches_exact_case_only() -> None:
+    matcher = compile_pattern("Kestrel")
+    assert matcher.search("kestrel") is None
+    assert matcher.search("Kestrel") == (0, 7)
+
+
+def test_ignore_case_wins_over_uppercase() -> None:
+    matcher = compile_pattern("Kestrel", ignore_case=True)
+    assert matcher.case_insensitive
+    assert matcher.search("KESTREL") == (0, 7)
+
+
+def test_case_folding_is_unicode_simple_folding() -> None:
+    # the Kelvin sign folds onto k: the prefilter must not lose this line (see prefilter tests)
+    assert compile_pattern("kestrel").search("\u212aestrel") == (0, 7)
+    assert compile_pattern("été").search("ÉTÉ") == (0, 3)
+
+
+# -- dialect --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "span"),
+    [
+        (r"\w+", "été!", (0, 3)),
+        (r"\d+", "x٣٤", (1, 3)),  # Arabic-Indic digits are \d in Rust's Unicode mode
+        (r"\s", "a\u3000b", (1, 2)),
+        (r"\S+", "\u3000abc", (1, 4)),
+        (r"\W", "éa!", (2, 3)),
+        (r"[\w-]+", "é-x y", (0, 3)),
+        (r"\p{Han}+", "ab中文cd", (2, 4)),
+        (r"\u00e9", "café", (3, 4)),
+        (r"\u{1F600}", "a😀", (1, 2)),
+        (r"\U0001F600", "a😀", (1, 2)),
+        (r"\x{e9}", "café", (3, 4)),
+        (r"\Qa.b*\E", "xa.b*", (1, 5)),
+        ("(?<word>abc)", "xabc", (1, 4)),
+        ("(?P<word>abc)", "xabc", (1, 4)),
+        ("a{2,3}", "caaaa", (1, 4)),
+        ("{foo}", "x{foo}", (1, 6)),
+        ("[]a]+", "]a]", (0, 3)),
+        ("(?x) a \\  b # a comment", "a b", (0, 3)),
+        ("(?x)[a b]+", "ab", (0, 2)),
+        ("colou?r", "color", (0, 5)),
+        ("a+?", "aaa", (0, 1)),
+    ],
+)
+def test_dialect(pattern: str, text: str, span: tuple[int, int]) -> None:
+    assert compile_pattern(pattern).search(text) == span
+
+
+def test_offsets_are_code_points_not_bytes() -> None:
+    assert compile_pattern("needle").search("中文😀 needle") == (4, 10)
+
+
+def test_dot_and_anchors_stay_on_one_line_without_multiline() -> None:
+    matcher = compile_pattern("a.b")
+    assert matcher.search("a\nb") is None
+    assert compile_pattern("^b").search("a\nb") is None
+    assert compile_pattern("a$").search("a\nb") is None
+
+
+def test_multiline_lets_dot_cross_newlines_and_anchors_match_lines() -> None:
+    assert compile_pattern("a.b", multiline=True).search("a\nb") == (0, 3)
+    assert compile_pattern("^b", multiline=True).search("a\nb") == (2, 3)
+    assert compile_pattern("a$", multiline=True).search("a\nb") == (0, 1)
+
+
+def test_finditer_yields_every_non_overlapping_span() -> None:
+    assert list(compile_pattern("ab").finditer("ab xab ab")) == [(0, 2), (4, 6), (7, 9)]
+
+
+def test_empty_pattern_is_a_pure_filter() -> None:
+    matcher = compile_pattern("")
+    assert matcher.is_empty
+    assert matcher.needles is None
+    assert matcher.search("anything") == (0, 0)
+    assert matcher.search("") == (0, 0)
+    assert list(matcher.finditer("abc")) == [(0, 0)]
+
+
+def test_non_empty_pattern_is_not_empty() -> None:
+    matcher = compile_pattern("x")
+    assert not matcher.is_empty
+    assert matcher.pattern == "x"
+
+
+def test_text_with_lone_surrogate_is_searched_without_raising() -> None:
+    text = "ab\ud800cd needle"
+    matcher = compile_pattern("needle")
+    assert matcher.search(text) == (6, 12)
+    assert list(matcher.finditer(text)) == [(6, 12)]
+
+
+def test_matcher_carries_needles() -> None:
+    matcher = compile_pattern("TodoWrite.*legacy|legacy.*TodoWrite")
+    assert matcher.needles is not None
+    assert matcher.needles.needles == ("TodoWrite",)
+    assert compile_pattern(r"\d+").needles is None
+
+
+# -- rejected constructs --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        (r"(a)\1", "backreference `\\1`"),
+        (r"(a)\12", "backreference `\\12`"),
+        (r"(?P<x>a)(?P=x)", "named backreference"),
+        (r"(?<x>a)\k<x>", "named backreference"),
+        ("foo(?=bar)", "lookahead `(?=`"),
+        ("foo(?!bar)", "lookahead `(?!`"),
+        ("(?<=foo)bar", "lookbehind `(?<=`"),
+        ("(?<!foo)bar", "lookbehind `(?<!`"),
+        ("(?>foo)", "atomic group `(?>`"),
+        ("a*+", "possessive quantifier `*+`"),
+        ("a++", "possessive quantifier `++`"),
+        ("a?+", "possessive quantifier `?+`"),
+        ("a{1,3}+", "possessive quantifier `{1,3}+`"),
+        (r"\d++", "possessive quantifier `++`"),
+    ],
+)
+def test_non_linear_constructs_are_rejected_by_name(pattern: str, named: str) -> None:
+    with pytest.raises(UsageError) as info:
+        compile_pattern(pattern)
+    message = str(info.value)
+    assert named in message
+    assert "linear-time" in message
+    assert info.value.exit_code == 2
+
+
+def test_lazy_quantifiers_are_not_possessive() -> None:
+    assert compile_pattern("a+?b").search("aab") == (0, 3)
+    assert compile_pattern("a{1,2}?b").search("ab") == (0, 2)
+
+
+def test_escaped_plus_after_quantifier_is_allowed() -> None:
+    assert compile_pattern(r"a*\+").search("aa+") == (0, 3)
+
+
+def test_lookahead_text_inside_a_class_is_not_rejected() -> None:
+    assert compile_pattern("[(?=]+").search("x(?=") == (1, 4)
+
+
+@pytest.mark.parametrize("pattern", ["(", "a)", "[a", "*a", "a{1001}", r"\e", r"\Z", "(?#c)"])
+def test_other_syntax_errors_quote_re2(pattern: str) -> None:
+    with pytest.raises(UsageError, match=r"^invalid regex: "):
+        compile_pattern(pattern)
+
+
+def test_conditional_group_is_rejected() -> None:
+    with pytest.raises(UsageError, match="conditional"):
+        compile_pattern("(a)?(?(1)b|c)")
+
+
+def test_any_byte_escape_is_rejected() -> None:
+    with pytest.raises(UsageError, match=r"\\C"):
+        compile_pattern(r"a\Cb")
+
+
+def test_verbose_flag_only_at_start() -> None:
+    with pytest.raises(UsageError, match="leading"):
+        compile_pattern("a(?x) b")
+
+
+def test_undecodable_pattern_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="UTF-8"):
+        compile_pattern("abc\udcff")
+
+
+# -- CLI predicates -------------------------------------------------------------------------
+
+
+def test_looks_like_target() -> None:
+    assert looks_like_target("@main")
+    assert looks_like_target("@0a1b2c3d")
+    assert not looks_like_target("main")
+    assert not looks_like_target("a@b")
+
+
+def test_looks_like_uuid() -> None:
+    assert looks_like_uuid("0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d")
+    assert looks_like_uuid("0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D")
+    assert not looks_like_uuid("0a1b2c3d")
+    assert not looks_like_uuid("@0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d")
+    assert not looks_like_uuid("0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4dx")
+
+
+# -- properties -----------------------------------------------------------------------------
+
+
+_NO_SURROGATES = st.characters(blacklist_categories=("Cs",))
+
+
+@given(
+    st.text(_NO_SURROGATES, min_size=1, max_size=30).filter(lambda s: "\\E" not in s),
+    st.text(_NO_SURROGATES, max_size=30),
+)
+def test_prop_quoted_literal_finds_itself(literal: str, prefix: str) -> None:
+    span = compile_pattern(r"\Q" + literal + r"\E").search(prefix + literal)
+    assert span is not None
+    assert span[0] <= len(prefix)
+
+
+@given(st.text(max_size=40))
+def test_prop_translation_never_crashes(pattern: str) -> None:
+    try:
+        compile_pattern(pattern)
+    except UsageError:
+        pass

@@ -1,0 +1,522 @@
+"""The required-needle prefilter: which needles, how they are searched, and soundness.
+
+Soundness is the property that matters most (SPEC §7d): a line whose decoded text the
+pattern matches must never be rejected by the needle set, whatever JSON writer produced
+the line (orjson / Claude Code compact, Python ``json.dumps`` with ``ensure_ascii``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import re2
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from pysift.core.matcher import compile_pattern
+from pysift.core.prefilter import (
+    NEEDLE_CAP,
+    NeedleSet,
+    is_needle_safe,
+    line_spans_containing,
+    required_needles,
+)
+from pysift.errors import UsageError
+
+REAL_PROJECTS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "real" / "projects"
+
+
+def needles_of(pattern: str, *, case_insensitive: bool = False) -> tuple[str, ...] | None:
+    found = required_needles(pattern, case_insensitive=case_insensitive)
+    return None if found is None else found.needles
+
+
+# -- which needles ------------------------------------------------------------------------
+
+
+def test_alternation_requiring_the_same_word_in_every_branch_gates_on_it() -> None:
+    # SPEC §7d's motivating query: both branches require TodoWrite (and legacy); the
+    # strongest part of each branch is TodoWrite, so the union dedups to one needle
+    assert needles_of("TodoWrite.*legacy|legacy.*TodoWrite") == ("TodoWrite",)
+
+
+def test_whitespace_splits_a_run() -> None:
+    assert needles_of(r"foo\s+bar") in {("foo",), ("bar",)}
+    assert needles_of("foo bar") in {("foo",), ("bar",)}
+    assert needles_of("alpha beta") == ("alpha",)
+
+
+@pytest.mark.parametrize(
+    "pattern", ["a*", "x+", r"\d+", ".*", "[a-z]+", "ab", "(?:foo)*", "foo|.*", "foo|", r"\w{3,}"]
+)
+def test_patterns_without_a_required_safe_text_give_none(pattern: str) -> None:
+    assert needles_of(pattern) is None
+
+
+def test_empty_pattern_gives_none() -> None:
+    assert required_needles("", case_insensitive=False) is None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("needle", ("needle",)),
+        (r"foo\.bar", ("foo.bar",)),
+        ("(?:foo)bar", ("foobar",)),
+        ("(foo)(bar)", ("foobar",)),
+        ("foo(?:bar)?bazz", ("bazz",)),  # the optional part splits the run
+        ("(?:abc)+xy", ("abc",)),
+        ("(?:abc){2,}", ("abc",)),
+        ("prefix[0-9]+", ("prefix",)),
+        (r"\bword\b", ("word",)),
+        ("^start", ("start",)),
+        ("abc|defg", ("abc", "defg")),
+        ("(abcd|efgh)ij", ("abcd", "efgh")),
+        ("(?:abc|abcdef)", ("abc",)),  # abcdef holds abc: one pass suffices
+        (r"\p{Greek}+abcd", ("abcd",)),
+        (r"\Qa.b*c\E", ("a.b*c",)),
+        (r"\x41BC", ("ABC",)),
+        ("(?x) foo  bar # comment", ("foobar",)),
+        ("(?<name>abcdef)", ("abcdef",)),
+        (r"\w+@example\.com", ("@example.com",)),
+    ],
+)
+def test_needles(pattern: str, expected: tuple[str, ...]) -> None:
+    assert needles_of(pattern) == expected
+
+
+def test_json_escaped_characters_split_runs() -> None:
+    # csift's prefilter-refuses-json-escaped-literal landmine: quotes and backslashes
+    # are rewritten by JSON encoding, so the needle stops at them
+    assert needles_of('say "hello"') == ("hello",)
+    assert needles_of(r"C:\\Users\\dev") == ("Users",)
+    assert needles_of(r"abc\tdefg") == ("defg",)
+    assert needles_of("abc\x7fdefg") == ("defg",)
+
+
+def test_short_runs_do_not_qualify() -> None:
+    assert needles_of("ab cd") is None
+    assert needles_of("a.b.c") is None
+
+
+def test_common_prefix_of_branches_is_a_needle() -> None:
+    # Python's parser factors `wordax|wordbx` into `word(?:ax|bx)`: same language
+    assert needles_of("wordax|wordbx|wordcx") == ("word",)
+
+
+def test_alternation_over_the_cap_is_not_gated() -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo1", "foxtrot", "golf1", "hotel", "india"]
+    assert needles_of("|".join(words[:NEEDLE_CAP])) == tuple(sorted(words[:NEEDLE_CAP]))
+    assert needles_of("|".join(words[: NEEDLE_CAP + 1])) is None
+
+
+def test_alternation_with_a_branch_lacking_a_needle_is_not_gated() -> None:
+    assert needles_of("needle|ab") is None
+    assert needles_of("needle|x*") is None
+
+
+def test_concatenation_takes_its_strongest_part() -> None:
+    assert needles_of("abc.*abcdefg") == ("abcdefg",)
+    assert needles_of("(?:ab|cd)e.*longneedle") == ("longneedle",)
+
+
+def test_dialect_differences_give_up_rather_than_guess() -> None:
+    assert needles_of("[[:alpha:]]xyz") is None  # POSIX class in RE2, literals in Python
+    assert needles_of("ab{,3}cdef") is None  # `{,3}` is a literal in RE2
+
+
+def test_inline_case_flag_makes_needles_caseless() -> None:
+    found = required_needles("(?i)Needle", case_insensitive=False)
+    assert found is not None
+    assert found.caseless
+    assert found.any_in(b'{"content":"NEEDLE"}')
+
+
+# -- character safety ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("char", ['"', "\\", "\x00", "\x1f", "\x7f", " ", "\t", "\n", "\u3000",
+                                  "\u2028", "\xa0", "\ud800"])
+def test_unsafe_characters(char: str) -> None:
+    assert not is_needle_safe(char, caseless=False)
+    assert not is_needle_safe(char, caseless=True)
+
+
+@pytest.mark.parametrize("char", ["a", "Z", "/", "<", "&", "'", "é", "中", "😀"])
+def test_safe_characters_case_sensitive(char: str) -> None:
+    assert is_needle_safe(char, caseless=False)
+
+
+def test_caseless_needles_exclude_characters_with_non_ascii_case_partners() -> None:
+    # K (Kelvin sign) and ſ (long s) fold onto k and s; é/ß/Ω have non-ASCII partners
+    for char in "kKsSéßΩ\u212a":
+        assert not is_needle_safe(char, caseless=True), char
+    for char in "aZ1-中😀":
+        assert is_needle_safe(char, caseless=True), char
+
+
+def test_only_k_and_s_have_non_ascii_case_partners_in_re2() -> None:
+    # the premise of the k/s rule, asked of RE2 itself over every code point
+    every_char = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    with_partners = set()
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        for match in re2.compile("(?i)" + letter).finditer(every_char):
+            if ord(match.group()) > 0x7F:
+                with_partners.add(letter)
+    assert with_partners == {"k", "s"}
+
+
+def test_caseless_needle_skips_k_and_s_so_a_kelvin_sign_line_survives() -> None:
+    matcher = compile_pattern("kestrel")
+    assert matcher.needles is not None
+    assert matcher.needles.needles == ("trel",)
+    for line in (orjson.dumps({"t": "\u212aestrel"}), json.dumps({"t": "\u212aestrel"}).encode()):
+        assert matcher.needles.any_in(line)
+
+
+# -- searching ----------------------------------------------------------------------------
+
+
+def test_non_ascii_needle_is_found_raw_and_json_escaped() -> None:
+    found = NeedleSet(["café"], caseless=False)
+    assert found.any_in("x café y".encode())
+    assert found.any_in(b"x caf\\u00e9 y")
+    assert found.any_in(b"x caf\\u00E9 y")
+    assert not found.any_in(b"x cafe y")
+
+
+def test_astral_needle_is_found_as_a_surrogate_pair() -> None:
+    found = NeedleSet(["a😀b"], caseless=False)
+    assert found.any_in(json.dumps("a😀b").encode())
+    assert found.any_in(b'"a\\uD83D\\uDE00b"')
+    assert found.any_in(orjson.dumps("a😀b"))
+
+
+def test_caseless_search_folds_ascii_only() -> None:
+    found = NeedleSet(["needle"], caseless=True)
+    assert found.any_in(b"NeEdLe")
+    assert not found.any_in(b"needl")
+
+
+def test_caseless_uncased_needle_with_escapes() -> None:
+    found = NeedleSet(["ab中"], caseless=True)
+    assert found.any_in("AB中".encode())
+    assert found.any_in(b"AB\\u4E2D")
+
+
+def test_any_in_respects_the_range() -> None:
+    found = NeedleSet(["needle"], caseless=False)
+    buf = b"needle----needle"
+    assert found.any_in(buf, 0, 6)
+    assert not found.any_in(buf, 1, 10)
+    assert found.any_in(buf, 1)
+    assert not found.any_in(buf, 11)
+    assert not found.any_in(buf, 5, 2)
+
+
+def test_any_in_reads_mmap(tmp_path: Path) -> None:
+    import mmap
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a":"x"}\n' * 10_000 + b'{"a":"needle"}\n')  # past the find window
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        for found in (NeedleSet(["needle"], caseless=False), NeedleSet(["NEEDLE"], caseless=True),
+                      NeedleSet(["nééd"], caseless=False)):
+            assert found.any_in(buf) == (found.needles != ("nééd",))
+        assert NeedleSet(["needle"], caseless=False).find_all_lines(buf) == [100_000]
+        assert line_spans_containing(buf, [b"needle"]) == [(100_000, len(buf) - 1)]
+
+
+@pytest.mark.parametrize("offset", range(65_530, 65_540))
+def test_literal_hit_straddling_the_find_window_is_found(offset: int) -> None:
+    buf = b"x" * offset + b"needle" + b"y" * 100_000
+    found = NeedleSet(["needle"], caseless=False)
+    assert found.find_all_lines(buf) == [0]
+    assert found.any_in(buf)
+    assert found.any_in(buf, 1)
+    assert not found.any_in(buf, offset + 1)
+    assert line_spans_containing(buf, [b"needle"]) == [(0, len(buf))]
+    assert line_spans_containing(b"\n" + buf, [b"needle"]) == [(1, len(buf) + 1)]
+
+
+BUFFER = b"".join(
+    [
+        b"zero needle\n",  # 0
+        b"one\n",  # 12
+        b"two needle needle\n",  # 16
+        b"three other\n",  # 34
+        b"four\n",  # 46
+        b"needle last no newline",  # 51
+    ]
+)
+
+
+def test_find_all_lines_reports_each_matching_line_once() -> None:
+    found = NeedleSet(["needle"], caseless=False)
+    assert found.find_all_lines(BUFFER) == [0, 16, 51]
+    assert found.candidate_spans(BUFFER) == [(0, 11), (16, 33), (51, len(BUFFER))]
+
+
+def test_find_all_lines_merges_several_needles_in_file_order() -> None:
+    found = NeedleSet(["needle", "other"], caseless=False)
+    assert found.find_all_lines(BUFFER) == [0, 16, 34, 51]
+    many = NeedleSet(["needle", "other", "four"], caseless=False)  # one combined pass
+    assert many.find_all_lines(BUFFER) == [0, 16, 34, 46, 51]
+
+
+def test_find_all_lines_caseless() -> None:
+    found = NeedleSet(["NEEDLE"], caseless=True)
+    assert found.find_all_lines(BUFFER) == [0, 16, 51]
+
+
+def test_find_all_lines_on_empty_and_hitless_buffers() -> None:
+    found = NeedleSet(["needle"], caseless=False)
+    assert found.find_all_lines(b"") == []
+    assert found.find_all_lines(b"nothing\nhere\n") == []
+
+
+def test_line_spans_containing_markers() -> None:
+    buf = b'{"type":"tool_use"}\n{"type":"text"}\n{"x":"tool_result","type":"tool_use"}\n'
+    first, second, third = (0, 19), (20, 35), (36, len(buf) - 1)
+    assert line_spans_containing(buf, [b'"tool_use"']) == [first, third]
+    assert line_spans_containing(buf, [b'"tool_result"', b'"text"']) == [second, third]
+    assert line_spans_containing(buf, []) == []
+    assert line_spans_containing(buf, [b""]) == []
+
+
+def test_needle_set_needs_a_needle() -> None:
+    with pytest.raises(ValueError):
+        NeedleSet([], caseless=False)
+
+
+# -- soundness properties -----------------------------------------------------------------
+
+SPECIAL_CHARS = [
+    '"', "\\", "\x00", "\x01", "\x08", "\x1b", "\x1f", "\x7f", "\t", "\n", "\r", " ", "  ",
+    "\xa0", "\u2028", "\u3000", "\x85", "é", "É", "ß", "ẞ", "\u212a", "ſ", "k", "K", "s", "S",
+    "中", "文", "😀", "𝄞", "Ω", "\u2126", "/", "<", ">", "&", "'", "\ufeff", "İ", "ı", "ǅ",
+]
+WORDS = ["Todo", "Write", "legacy", "kestrel", "Kestrel", "session", "needle", "abc", "xyz"]
+
+_words = st.sampled_from(WORDS)
+_plain = st.sampled_from(list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:"))
+# weighted towards words so that most examples carry a needle worth checking
+chars = st.one_of(
+    st.sampled_from(SPECIAL_CHARS),
+    st.characters(blacklist_categories=("Cs",)),
+    _words, _words, _words, _plain, _plain,
+)
+texts = st.lists(chars, min_size=1, max_size=30).map("".join)
+
+
+def serialisations(text: str) -> list[bytes]:
+    """The ways a real transcript line can spell a user record holding ``text``."""
+    record: dict[str, Any] = {"type": "user", "message": {"role": "user", "content": text}}
+    return [
+        orjson.dumps(record),  # Claude Code / orjson: compact, raw UTF-8
+        json.dumps(record).encode(),  # re-serialised: ", " separators, \\uXXXX escapes
+        json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode(),
+    ]
+
+
+NOISE = b'{"type":"attachment","x":"unrelated"}\n'
+
+
+def assert_line_survives(pattern: str, text: str, *, ignore_case: bool, multiline: bool) -> None:
+    try:
+        matcher = compile_pattern(pattern, ignore_case=ignore_case, multiline=multiline)
+    except UsageError:  # e.g. an escaped slice that forms `{1001}`: not a case
+        event("pattern rejected")
+        return
+    if matcher.search(text) is None:
+        event("no match")
+        return
+    if matcher.needles is None:
+        event("match, no needles")
+        return
+    event("match with needles: checked")
+    for line in serialisations(text):
+        assert matcher.needles.any_in(line), (pattern, text, line, matcher.needles)
+        buf = NOISE + line + b"\n" + NOISE
+        assert len(NOISE) in matcher.needles.find_all_lines(buf), (pattern, text, line)
+
+
+def slice_of(data: st.DataObject, text: str, label: str) -> tuple[int, int]:
+    # the plain integer draws favour 1-char slices; give whole-tail/whole-head slices a share
+    start = data.draw(st.one_of(st.just(0), st.integers(0, len(text) - 1)), label=f"{label} start")
+    end = data.draw(
+        st.one_of(st.just(len(text)), st.integers(start + 1, len(text))), label=f"{label} end"
+    )
+    return start, end
+
+
+escapers = st.sampled_from(["re2", "hex"])
+
+
+def escape(literal: str, how: str) -> str:
+    if how == "re2":
+        return str(re2.escape(literal))
+    return "".join(
+        c if (c.isalnum() and c.isascii()) or (not c.isascii() and not c.isspace())
+        else f"\\x{{{ord(c):x}}}"
+        for c in literal
+    )
+
+
+@settings(max_examples=400)
+@given(texts, st.data(), escapers, st.booleans())
+def test_prop_literal_slice_never_drops_its_line(
+    text: str, data: st.DataObject, how: str, ignore_case: bool
+) -> None:
+    start, end = slice_of(data, text, "slice")
+    literal = text[start:end]
+    if ignore_case:
+        literal = data.draw(st.sampled_from([literal, literal.swapcase(), literal.upper()]))
+    assert_line_survives(escape(literal, how), text, ignore_case=ignore_case, multiline=False)
+
+
+@settings(max_examples=300)
+@given(texts, st.data(), escapers, st.booleans())
+def test_prop_regex_shapes_never_drop_their_line(
+    text: str, data: st.DataObject, how: str, ignore_case: bool
+) -> None:
+    i, j = slice_of(data, text, "first")
+    k = data.draw(st.integers(j, len(text)), label="second start")
+    l = data.draw(st.integers(k, len(text)), label="second end")
+    first, second = escape(text[i:j], how), escape(text[k:l], how)
+    other = escape(data.draw(texts, label="other branch"), how)
+    shapes = [
+        f"{first}.*{second}",
+        f"{first}.*{second}|{second}.*{first}",
+        f"{first}|{other}",
+        f"{other}|{first}",
+        f"(?:{first}|{other}){second}",
+        f"({other}|{first})(?:{second})",
+        f"{first}(?:{other})?{second}",
+        f"(?:{first})+",
+        f"{first}\\s*{second}",
+    ]
+    for shape in shapes:
+        assert_line_survives(shape, text, ignore_case=ignore_case, multiline=True)
+
+
+# A small regex grammar: each node renders to a pattern and can produce a matching text.
+Node = tuple[Any, ...]
+
+CLASS_SAMPLES = [
+    ("[a-z]", "q"),
+    (r"\d", "7"),
+    (r"\w", "é"),
+    (r"\s", "\u3000"),
+    (r"\s", "\n"),
+    ('[^"]', "x"),
+    (".", "Z"),
+    (r"\p{Han}", "中"),
+    (r"\S", '"'),
+]
+
+
+def nodes(literals: st.SearchStrategy[str]) -> st.SearchStrategy[Node]:
+    leaves = st.one_of(
+        literals.map(lambda s: ("lit", s)),
+        st.sampled_from(CLASS_SAMPLES).map(lambda pair: ("class", *pair)),
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, min_size=1, max_size=4).map(lambda xs: ("cat", *xs)),
+            st.lists(inner, min_size=1, max_size=3).map(lambda xs: ("alt", *xs)),
+            st.tuples(st.just("rep"), inner, st.integers(0, 2), st.integers(0, 2),
+                      st.sampled_from(["", "?"])),
+            st.tuples(st.just("group"), inner),
+        ),
+        max_leaves=8,
+    )
+
+
+def render(node: Node, how: str) -> str:
+    kind = node[0]
+    if kind == "lit":
+        return escape(node[1], how)
+    if kind == "class":
+        return node[1]
+    if kind == "cat":
+        return "".join(render(child, how) for child in node[1:])
+    if kind == "alt":
+        return "(?:" + "|".join(render(child, how) for child in node[1:]) + ")"
+    if kind == "group":
+        return "(" + render(node[1], how) + ")"
+    _, child, low, extra, lazy = node
+    return f"(?:{render(child, how)}){{{low},{low + extra}}}{lazy}"
+
+
+def instance(node: Node, data: st.DataObject) -> str:
+    kind = node[0]
+    if kind == "lit":
+        return str(node[1])
+    if kind == "class":
+        return str(node[2])
+    if kind == "cat":
+        return "".join(instance(child, data) for child in node[1:])
+    if kind == "alt":
+        return instance(data.draw(st.sampled_from(node[1:])), data)
+    if kind == "group":
+        return instance(node[1], data)
+    _, child, low, extra, _lazy = node
+    count = data.draw(st.integers(low, low + extra))
+    return "".join(instance(child, data) for _ in range(count))
+
+
+@settings(max_examples=400)
+@given(nodes(texts), st.data(), escapers, texts, texts, st.booleans())
+def test_prop_generated_regex_never_drops_a_matching_line(
+    node: Node, data: st.DataObject, how: str, before: str, after: str, ignore_case: bool
+) -> None:
+    pattern = render(node, how)
+    text = before + instance(node, data) + after
+    assert_line_survives(pattern, text, ignore_case=ignore_case, multiline=True)
+
+
+# -- real transcripts ---------------------------------------------------------------------
+
+
+def iter_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from iter_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from iter_strings(item)
+
+
+@pytest.mark.real
+@pytest.mark.skipif(not REAL_PROJECTS.is_dir(), reason="real corpus not present")
+def test_real_lines_survive_needles_of_their_own_text() -> None:
+    """Every 7th string value of every 5th real line, as a literal and caseless pattern."""
+    checked = 0
+    for path in sorted(REAL_PROJECTS.rglob("*.jsonl"))[:80]:
+        for number, line in enumerate(path.read_bytes().splitlines()):
+            if number % 5:
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            for index, value in enumerate(iter_strings(record)):
+                if index % 7 or len(value) < 4:
+                    continue
+                middle = len(value) // 2
+                literal = value[max(0, middle - 12) : middle + 12]
+                for ignore_case in (False, True):
+                    matcher = compile_pattern(str(re2.escape(literal)), ignore_case=ignore_case)
+                    assert matcher.search(value) is not None
+                    if matcher.needles is not None:
+                        assert matcher.needles.any_in(line), (path.name, number, literal)
+                checked += 1
+    assert checked > 1000

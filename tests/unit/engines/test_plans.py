@@ -1,0 +1,242 @@
+"""Plan binding: the plan_mode law, the slug law, the plans dir, the audit join (§6.7.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    attachment,
+    compact_boundary,
+    compact_summary,
+    tool_use,
+    user,
+)
+from pysift.disk.layout import subagent_transcripts, top_level_transcript
+from pysift.engines.plans import (
+    BINDING_PLAN_MODE,
+    BINDING_SLUG_ONLY,
+    choose_plan,
+    join_edits,
+    plans_dir,
+    resolve_plan_path,
+    slug_is_valid,
+    structured_edits,
+)
+from pysift.model.env import Env
+
+S1 = "11111111-1111-4111-8111-111111111111"
+S2 = "22222222-2222-4222-8222-222222222222"
+AGENT = "a4ca7529859c158c2"
+SLUG = "nested-prancing-popcorn"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> ClaudeHome:
+    return ClaudeHome(tmp_path / "claude")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The project root the transcripts record as their cwd."""
+    path = tmp_path / "src" / "orbit"
+    path.mkdir(parents=True)
+    return path
+
+
+def env_of(home: ClaudeHome, **environ: str) -> Env:
+    return Env(claude_home=home.root, environ=environ, cwd=Path("/"))
+
+
+def plan_mode(path: str, exists: bool = False, sub: bool = False) -> dict:
+    return attachment("plan_mode", {"reminderType": "full", "isSubAgent": sub,
+                                    "planFilePath": path, "planExists": exists})
+
+
+def bind(home: ClaudeHome, session_path: Path):
+    return resolve_plan_path(top_level_transcript(session_path), env_of(home))
+
+
+# -- law 1: plan_mode ---------------------------------------------------------------------------
+
+
+def test_plan_mode_attachment_binds_and_the_latest_wins(home: ClaudeHome, root: Path) -> None:
+    plan = home.plan(SLUG, "# plan\n")
+    s = Session(S1, cwd=str(root))
+    s.add(user("plan it"))
+    s.add(plan_mode(str(plan)))
+    s.slug = SLUG
+    s.add(user("more"))
+    last = s.add(plan_mode(str(plan), exists=True))
+    b = bind(home, home.session(str(root), S1, s))
+    assert b is not None
+    assert (b.plan_file, b.plan_exists, b.binding_source, b.slug) == (
+        str(plan), True, BINDING_PLAN_MODE, SLUG)
+    assert b.line == s.records.index(last) + 1
+    assert not b.minted_at_compaction
+
+
+def test_a_missing_plan_file_is_a_binding_not_an_error(home: ClaudeHome, root: Path) -> None:
+    path = str(home.root / "plans" / "drifting-sniffing-waterfall.md")
+    b = bind(home, home.session(str(root), S1, user("x"), plan_mode(path)))
+    assert b is not None and b.plan_file == path and not b.plan_exists
+
+
+def test_editing_a_plan_path_or_mentioning_plan_mode_never_binds(home: ClaudeHome, root: Path) -> None:
+    other = str(home.root / "plans" / "someone-elses-plan.md")
+    session = home.session(str(root), S1,
+                           user("what does plan_mode do?"),
+                           assistant(tool_use("Edit", {"file_path": other, "old_string": "a",
+                                                       "new_string": "b"})),
+                           attachment("file", {"note": "plan_mode"}),
+                           attachment("plan_mode", {"isSubAgent": False}))  # no planFilePath
+    assert bind(home, session) is None
+
+
+# -- law 2: the first valid slug ------------------------------------------------------------------
+
+
+def test_slug_only_binding_uses_the_default_plans_dir(home: ClaudeHome, root: Path) -> None:
+    s = Session(S1, cwd=str(root))
+    s.add(user("hi"))
+    s.slug = "Not_Valid"
+    s.add(user("an invalid slug is skipped"))
+    s.slug = SLUG
+    first = s.add(user("first valid"))
+    s.add(user("later"))
+    b = bind(home, home.session(str(root), S1, s))
+    assert b is not None
+    assert b.binding_source == BINDING_SLUG_ONLY
+    assert b.plan_file == str(home.root / "plans" / f"{SLUG}.md")
+    assert b.line == s.records.index(first) + 1
+    assert (b.slug, b.plan_exists, b.minted_at_compaction) == (SLUG, False, False)
+
+
+def test_slug_minted_at_a_compaction_boundary(home: ClaudeHome, root: Path) -> None:
+    s = Session(S1, cwd=str(root))
+    s.add(user("work"))
+    s.slug = SLUG
+    s.add(compact_boundary(120_000))
+    s.add(compact_summary("so far"))
+    home.plan(SLUG, "# rebuilt\n")
+    b = bind(home, home.session(str(root), S1, s))
+    assert b is not None and b.minted_at_compaction and b.plan_exists
+
+
+def test_plan_mode_wins_over_an_earlier_slug(home: ClaudeHome, root: Path) -> None:
+    s = Session(S1, cwd=str(root), slug="earlier-slug")
+    s.add(user("x"))
+    s.add(plan_mode("/elsewhere/bound.md"))
+    b = bind(home, home.session(str(root), S1, s))
+    assert b is not None and (b.binding_source, b.plan_file) == (BINDING_PLAN_MODE, "/elsewhere/bound.md")
+
+
+def test_a_subagent_binds_only_through_its_own_plan_mode(home: ClaudeHome, root: Path) -> None:
+    parent = Session(S1, cwd=str(root), slug=SLUG)
+    parent.add(user("x"))
+    main = home.session(str(root), S1, parent)
+    lane = Session(S1, cwd=str(root), agent_id=AGENT, slug=SLUG)  # inherits the parent's slug
+    lane.add(user("task"))
+    home.subagent(main, AGENT, lane)
+    [agent] = subagent_transcripts(main)
+    assert resolve_plan_path(agent, env_of(home)) is None
+    parent_binding = bind(home, main)
+    assert parent_binding is not None and parent_binding.binding_source == BINDING_SLUG_ONLY
+    sub_plan = f"/plans/{SLUG}-agent-{AGENT}.md"
+    lane.add(plan_mode(sub_plan, sub=True))
+    home.subagent(main, AGENT, lane)
+    b = resolve_plan_path(agent, env_of(home))
+    assert b is not None and b.plan_file == sub_plan and b.transcript.is_subagent
+
+
+@pytest.mark.parametrize("slug, ok", [
+    (SLUG, True), ("a", True), ("9lives", True), ("x" * 120, True), ("x" * 121, False),
+    ("-lead", False), ("Upper", False), ("under_score", False), ("", False), (None, False),
+])
+def test_slug_validity(slug: object, ok: bool) -> None:
+    assert slug_is_valid(slug) is ok
+
+
+# -- the plans directory -------------------------------------------------------------------------
+
+
+def settings(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"plansDirectory": value}) if not isinstance(value, bytes)
+                    else value.decode())
+
+
+def test_plans_dir_scopes_merge_later_wins(home: ClaudeHome, root: Path) -> None:
+    env = env_of(home)
+    assert plans_dir(env, str(root)).path == home.root / "plans"
+    settings(home.root / "settings.json", "docs/plans")
+    assert plans_dir(env, str(root)).path == root / "docs" / "plans"
+    settings(root / ".claude" / "settings.json", "project-plans")
+    assert plans_dir(env, str(root)).path == root / "project-plans"
+    settings(root / ".claude" / "settings.local.json", "local-plans")
+    assert plans_dir(env, str(root)).path == root / "local-plans"
+
+
+def test_plans_dir_refuses_an_escaping_value(home: ClaudeHome, root: Path) -> None:
+    for value in ("../outside", "/etc/plans", "a/../../.."):
+        settings(root / ".claude" / "settings.json", value)
+        got = plans_dir(env_of(home), str(root))
+        assert got.path == home.root / "plans"
+        assert "escapes the project root" in got.notes[0]
+    settings(root / ".claude" / "settings.json", str(root / "inside"))
+    assert plans_dir(env_of(home), str(root)).path == root / "inside"
+
+
+def test_an_invalid_settings_file_is_a_note_and_the_default(home: ClaudeHome, root: Path) -> None:
+    settings(root / ".claude" / "settings.json", b"{not json")
+    got = plans_dir(env_of(home), str(root))
+    assert got.path == home.root / "plans"
+    assert "is not valid JSON" in got.notes[0]
+    settings(root / ".claude" / "settings.json", 42)
+    assert "not a non-empty string" in plans_dir(env_of(home), str(root)).notes[0]
+
+
+def test_slug_law_resolves_against_the_first_recorded_cwd(home: ClaudeHome, root: Path) -> None:
+    settings(root / ".claude" / "settings.json", "plans-here")
+    s = Session(S1, cwd=str(root))
+    s.add(user("start"))
+    s.cwd = str(root / "sub")  # a shell `cd` moved the record cwd before the slug appeared
+    (root / "sub").mkdir()
+    s.slug = SLUG
+    s.add(user("slugged"))
+    b = bind(home, home.session(str(root), S1, s))
+    assert b is not None and b.plan_file == str(root / "plans-here" / f"{SLUG}.md")
+
+
+# -- @plan choice and the audit join --------------------------------------------------------------
+
+
+def test_choose_plan_prefers_top_level_and_refuses_ambiguity(home: ClaudeHome, root: Path) -> None:
+    a = bind(home, home.session(str(root), S1, user("x"), plan_mode("/p/one.md")))
+    b = bind(home, home.session(str(root), S2, user("x"), plan_mode("/p/two.md")))
+    assert a is not None and b is not None
+    assert choose_plan([a]) is a
+    assert "DIFFERENT plan files" in str(choose_plan([a, b]))
+    assert "no plan file is bound" in str(choose_plan([]))
+
+
+def test_audit_join_marks_who_binds_the_edited_plan(home: ClaudeHome, root: Path) -> None:
+    mine, theirs = "/p/mine.md", "/p/theirs.md"
+    s1 = home.session(str(root), S1, user("x"), plan_mode(mine),
+                      assistant(tool_use("Write", {"file_path": mine, "content": "a"})),
+                      assistant(tool_use("Edit", {"file_path": theirs, "old_string": "a",
+                                                  "new_string": "b"})),
+                      assistant(tool_use("Edit", {"file_path": "/src/app.py", "old_string": "a",
+                                                  "new_string": "b"})))
+    s2 = home.session(str(root), S2, user("x"), plan_mode(theirs))
+    edits = structured_edits([top_level_transcript(s1)])
+    assert edits.counts == {(S1, mine): 1, (S1, theirs): 1, (S1, "/src/app.py"): 1}
+    corpus = [bind(home, s1), bind(home, s2)]
+    rows = join_edits(edits, [b for b in corpus if b is not None])
+    assert [(r.path, r.bound_by_owner, r.binder.transcript.session_id if r.binder else None)
+            for r in rows] == [(mine, True, S1), (theirs, False, S2)]

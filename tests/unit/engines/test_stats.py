@@ -1,0 +1,356 @@
+"""The stats scan: byte-read census, user timestamps, token dedupe, windows (SPEC §6.12)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from builders import (
+    Session,
+    assistant,
+    assistant_split,
+    attachment,
+    bash_result,
+    compact_boundary,
+    compact_summary,
+    file_history_snapshot,
+    garbage_line,
+    permission_mode,
+    queue_op,
+    thinking,
+    to_jsonl,
+    tool_result,
+    tool_use,
+    torn,
+    usage,
+    user,
+)
+from pysift.core.grammar.ranges import parse_range
+from pysift.core.turns import build_turn_map
+from pysift.disk.layout import transcript_from_path
+from pysift.engines import stats as stats_engine
+from pysift.engines.stats import (
+    FileScan,
+    Window,
+    aggregate,
+    scan_range,
+    split_point,
+    stats_of,
+    thinking_tag_kind,
+)
+
+SID = "11111111-1111-4111-8111-111111111111"
+MODEL = "claude-opus-4-6"
+
+
+def session(**kw: Any) -> Session:
+    return Session(SID, cwd="/w/proj", **kw)
+
+
+def write(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "projects" / "-w-proj" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def run_stats(path: Path, window: Window | None = None):
+    return stats_of(transcript_from_path(path), window or Window(), allow_fork=False)
+
+
+def naive_census(data: bytes) -> tuple[dict[str, int], int]:
+    """The reference: decode every line (what csift does) and count top-level types."""
+    types: dict[str, int] = {}
+    malformed = 0
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            malformed += 1
+            continue
+        if not isinstance(obj, dict):
+            malformed += 1
+            continue
+        name = obj.get("type") if isinstance(obj.get("type"), str) else "(untyped)"
+        types[name] = types.get(name, 0) + 1
+    return types, malformed
+
+
+# -- the byte-read census ----------------------------------------------------------------------
+
+
+def test_type_read_before_and_after_the_payload() -> None:
+    s = session()
+    s.add(permission_mode())                                   # {"type":…} first
+    s.add(user("hello"))                                        # type, then message
+    s.add(assistant("hi there"))                                # message, then type
+    s.add(attachment("hook_success", {"content": "x"}))        # nested type first
+    s.add(file_history_snapshot(backups={"/a": 1}))
+    s.add(queue_op("enqueue", "more"))
+    data = s.lines()
+    scan = scan_range(data)
+    assert scan.line_types == {"permission-mode": 1, "user": 1, "assistant": 1, "attachment": 1,
+                               "file-history-snapshot": 1, "queue-operation": 1}
+    assert scan.lines == 6
+    assert scan.skipped_lines == 0
+
+
+def test_a_nested_type_is_never_taken_for_the_record_type() -> None:
+    lines = [
+        # a progress record wrapping a subagent's user message: nested "type":"user" first
+        {"parentUuid": None, "data": {"message": {"type": "user", "message": {}}},
+         "type": "progress", "uuid": "u1"},
+        # neither end settles it (nested objects on both sides): decoded
+        {"a": {"type": "user"}, "type": "system", "b": {"type": "assistant"}},
+        # json.dumps spacing: the compact needle never matches, so it is decoded
+        b'{"type": "assistant", "message": {"role": "assistant", "content": []}}\n',
+        # an escaped type name: orjson spells it
+        b'{"type":"us\\u0065r","message":{"role":"user","content":"x"}}\n',
+        # no type at all
+        {"sessionId": SID, "foo": 1},
+    ]
+    data = to_jsonl(lines)
+    scan = scan_range(data)
+    assert scan.line_types == {"progress": 1, "system": 1, "assistant": 1, "user": 1,
+                               "(untyped)": 1}
+    assert len(scan.assistants) == 1 and len(scan.users) == 1
+
+
+def test_lines_blank_lines_and_malformed_lines() -> None:
+    s = session()
+    s.add(user("a"))
+    good = s.add(assistant("b"))
+    data = (s.lines() + b"\n" + garbage_line() + torn(good) + b"\n"
+            + b"[1,2]\n" + b"   \n" + to_jsonl([good]).rstrip(b"\n"))  # last line: no newline
+    scan = scan_range(data)
+    assert scan.lines == 8
+    assert scan.skipped_lines == 3  # garbage, torn, a non-object
+    assert scan.line_types == {"user": 1, "assistant": 2}
+
+
+def test_user_timestamp_ignores_a_nested_tool_result_timestamp() -> None:
+    s = session()
+    s.add(assistant(tool_use("BashOutput", {"bash_id": "b1"}, id="t1")))
+    carrier = s.add(tool_result("t1", "running", tool_use_result=bash_result(
+        "ok", timestamp="1999-01-01T00:00:00.000Z")))
+    scan = scan_range(s.lines())
+    assert [u.ts for u in scan.users] == [carrier["timestamp"]]
+
+
+def test_user_without_timestamp_and_with_odd_envelopes() -> None:
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "no stamp"}},
+        {"type": "user", "message": {"role": "user", "content": "x"}, "timestamp": "2026-01-01T00:00:00Z",
+         "todos": [{"timestamp": "1999-01-01T00:00:00Z"}]},
+    ]
+    scan = scan_range(to_jsonl(lines))
+    assert [u.ts for u in scan.users] == [None, "2026-01-01T00:00:00Z"]
+
+
+def test_compaction_summaries_are_counted() -> None:
+    s = session()
+    s.add(user("start"))
+    s.add(compact_boundary(150_000))
+    s.add(compact_summary("what happened"))
+    scan = scan_range(s.lines())
+    assert [u.compact for u in scan.users] == [False, True]
+
+
+@given(st.lists(st.sampled_from(["user", "assistant", "attachment", "fhs", "queue", "torn",
+                                 "garbage", "blank", "spaced", "progress"]), max_size=25),
+       st.booleans())
+def test_census_matches_a_full_decode(kinds: list[str], trailing_newline: bool) -> None:
+    s = session()
+    chunks: list[bytes] = []
+    for i, kind in enumerate(kinds):
+        if kind == "user":
+            chunks.append(to_jsonl([s.add(user(f"u{i} {{brace"))]))
+        elif kind == "assistant":
+            s.add(assistant_split("t", tool_use("Read", {"p": i})))
+            chunks.append(to_jsonl(s.records[-2:]))
+        elif kind == "attachment":
+            chunks.append(to_jsonl([s.add(attachment("hook_success", {"stdout": "}{"}))]))
+        elif kind == "fhs":
+            chunks.append(to_jsonl([s.stamp(file_history_snapshot(backups={"/a": i}))]))
+        elif kind == "queue":
+            chunks.append(to_jsonl([s.stamp(queue_op("enqueue", "x"))]))
+        elif kind == "torn":
+            chunks.append(torn(s.stamp(user("cut"), commit=False)) + b"\n")
+        elif kind == "garbage":
+            chunks.append(garbage_line())
+        elif kind == "blank":
+            chunks.append(b"\n")
+        elif kind == "spaced":
+            chunks.append(json.dumps(s.stamp(user("sp"), commit=False)).encode() + b"\n")
+        else:
+            chunks.append(to_jsonl([{"type": "progress", "data": {"type": "user"}}]))
+    data = b"".join(chunks)
+    if not trailing_newline:
+        data = data.rstrip(b"\n")
+    types, malformed = naive_census(data)
+    scan = scan_range(data)
+    assert scan.line_types == types
+    assert scan.skipped_lines == malformed
+    assert len(scan.users) == types.get("user", 0)
+    assert len(scan.assistants) == types.get("assistant", 0)
+
+
+def test_scanning_two_ranges_equals_one_scan() -> None:
+    s = session()
+    for i in range(30):
+        s.add(user(f"q{i}"))
+        s.add(assistant_split(thinking("x"), tool_use("Bash", {"command": f"ls {i}"})))
+    data = s.lines() + garbage_line()
+    whole = scan_range(data)
+    for parts in (2, 3, 7):
+        cuts = split_point(data, parts)
+        merged = FileScan()
+        for lo, hi in zip(cuts, cuts[1:], strict=False):
+            merged.extend(scan_range(data, lo, hi))
+        assert merged.lines == whole.lines
+        assert merged.line_types == whole.line_types
+        assert merged.skipped_lines == whole.skipped_lines
+        assert [u.line for u in merged.users] == [u.line for u in whole.users]
+        assert [a.line for a in merged.assistants] == [a.line for a in whole.assistants]
+
+
+# -- tokens, tools, thinking tags ---------------------------------------------------------------
+
+
+def test_tokens_count_each_api_message_once(tmp_path: Path) -> None:
+    s = session()
+    s.add(user("go"))
+    s.add(assistant_split(thinking("plan"), "text", tool_use("Read", {"file_path": "/a"}),
+                          msg_id="msg_A"))
+    s.add(assistant("no id", msg_id="", usage=usage(1, 2, 3, 4)))
+    s.add(assistant("no id again", msg_id="", usage=usage(1, 2, 3, 4)))
+    row = run_stats(write(tmp_path, s.lines()))
+    shared = s.records[1]["message"]["usage"]
+    t = row.tokens[MODEL]
+    assert t.input == shared["input_tokens"] + 2
+    assert t.output == shared["output_tokens"] + 4
+    assert t.cache_read == shared["cache_read_input_tokens"] + 6
+    assert t.cache_creation == shared["cache_creation_input_tokens"] + 8
+    assert row.assistant_records == 5
+
+
+def test_usage_takes_the_per_field_max_of_an_id(tmp_path: Path) -> None:
+    s = session()
+    s.add(user("go"))
+    s.add(assistant("streaming", msg_id="msg_B", usage=usage(4, 3, 100, 10)))
+    s.add(assistant("final", msg_id="msg_B", usage=usage(4, 190, 100, 10)))
+    s.add(assistant("replayed", msg_id="msg_B", usage=usage(0, 0, 0, 0)))  # compaction replay
+    t = run_stats(write(tmp_path, s.lines())).tokens[MODEL]
+    assert (t.input, t.output, t.cache_read, t.cache_creation) == (4, 190, 100, 10)
+
+
+def test_models_tools_and_thinking_tags(tmp_path: Path) -> None:
+    s = session()
+    s.add(user("go"))
+    s.add(assistant(thinking("a", tag="narration"), thinking("b", tag="narration"),
+                    thinking("c"), thinking("d", tag="summary"), thinking("e", signature="%%"),
+                    {"type": "tool_use", "id": "x", "input": {}}, tool_use("Bash", {"c": 1}),
+                    model="claude-sonnet-4-6"))
+    s.add(assistant(tool_use("Bash", {"c": 2}), usage=None))
+    row = run_stats(write(tmp_path, s.lines()))
+    assert row.narration_blocks == {"claude-sonnet-4-6": 2}
+    assert row.unknown_thinking_tags == 1
+    assert row.tools == {"(unnamed)": 1, "Bash": 2}
+    assert set(row.tokens) == {"claude-sonnet-4-6", MODEL}
+
+
+def test_a_record_without_model_counts_under_unknown(tmp_path: Path) -> None:
+    lines = [{"type": "assistant", "message": {"id": "m1", "usage": {"input_tokens": 5}}}]
+    row = run_stats(write(tmp_path, to_jsonl(lines)))
+    assert row.tokens["(unknown)"].input == 5
+
+
+def test_thinking_tag_kind_degrades_every_failure_to_plain_thinking() -> None:
+    assert thinking_tag_kind(None) is None
+    assert thinking_tag_kind("") is None
+    assert thinking_tag_kind("not base64 !!") is None
+    assert thinking_tag_kind(12) is None
+
+
+# -- windows ------------------------------------------------------------------------------------
+
+
+def _three_turns() -> Session:
+    s = session(start=datetime(2026, 3, 1, 10, 0, tzinfo=UTC), step=60)
+    for i in range(3):
+        s.add(user(f"question {i}"))
+        s.add(assistant(tool_use("Bash", {"command": f"t{i}"}, id=f"toolu_{i}"),
+                        msg_id=f"msg_{i}"))
+        s.add(tool_result(f"toolu_{i}", "done"))
+        s.add(assistant(f"answer {i}", msg_id=f"msg_{i}b"))
+    return s
+
+
+def test_unwindowed_row(tmp_path: Path) -> None:
+    s = _three_turns()
+    row = run_stats(write(tmp_path, s.lines()))
+    assert (row.user_records, row.assistant_records, row.turns) == (6, 6, 3)
+    assert row.first_ts == s.records[0]["timestamp"]
+    assert row.last_ts == s.records[-1]["timestamp"]
+    assert row.tools == {"Bash": 3}
+
+
+def test_time_window_bounds_the_counted_records(tmp_path: Path) -> None:
+    s = _three_turns()
+    path = write(tmp_path, s.lines() + to_jsonl([{"type": "user", "message": {"content": "x"}}]))
+    since = datetime(2026, 3, 1, 10, 4, tzinfo=UTC)  # records 4.. of 12 (one per minute)
+    until = datetime(2026, 3, 1, 10, 8, tzinfo=UTC)
+    row = run_stats(path, Window(since=since, until=until))
+    assert row.user_records + row.assistant_records == 5
+    assert row.first_ts == "2026-03-01T10:04:00.000Z"
+    assert row.last_ts == "2026-03-01T10:08:00.000Z"
+    assert row.turns == 2
+    assert row.lines == 13  # a file fact: never windowed
+    assert sum(row.line_types.values()) == 13
+
+
+def test_turn_window_uses_stable_indices_and_ands_with_time(tmp_path: Path) -> None:
+    path = write(tmp_path, _three_turns().lines())
+    last = run_stats(path, Window(turns=parse_range("-1")))
+    assert (last.turns, last.user_records, last.tools) == (1, 2, {"Bash": 1})
+    assert last.first_ts == "2026-03-01T10:08:00.000Z"
+    both = run_stats(path, Window(turns=parse_range("1..2"),
+                                  until=datetime(2026, 3, 1, 10, 5, tzinfo=UTC)))
+    assert (both.turns, both.user_records + both.assistant_records) == (1, 2)
+    assert run_stats(path, Window(turns=parse_range("7"))).turns == 0
+
+
+def test_aggregate_without_a_turn_map_counts_one_turn() -> None:
+    s = session()
+    s.add(user("x"))
+    scan = scan_range(s.lines())
+    t = transcript_from_path(Path(f"/p/{SID}.jsonl"))
+    assert aggregate(t, scan, None, Window()).turns == 1
+    assert aggregate(t, scan, build_turn_map(s.lines()), Window()).turns == 1
+
+
+def test_the_forked_path_gives_the_same_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, _three_turns().lines())
+    plain = run_stats(path)
+    monkeypatch.setattr(stats_engine, "SPLIT_MIN_BYTES", 0)
+    forked = stats_of(transcript_from_path(path), Window(), allow_fork=True)
+    assert forked == plain
+
+
+def test_an_unreadable_transcript_is_a_row_with_an_error(tmp_path: Path) -> None:
+    row = run_stats(tmp_path / "gone" / f"{SID}.jsonl")
+    assert row.error and "cannot read" in row.error
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    row = run_stats(write(tmp_path, b""))
+    assert (row.lines, row.turns, row.user_records, row.first_ts) == (0, 0, 0, None)
