@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
+from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts, text_ts, ts_pair
@@ -59,14 +60,6 @@ def run(opts: ListOptions, env: Env) -> Report:
     return report
 
 
-def scope_header(scope: Scope) -> dict[str, Any]:
-    return {
-        "sessions_in_scope": scope.top_level_count + scope.subagent_count,
-        "top_level_sessions": scope.top_level_count,
-        "subagent_sessions": scope.subagent_count,
-    }
-
-
 def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None) -> bool:
     """Keep a session whose [first, last] activity span intersects the window."""
     first, last = parse_ts(s.first_ts), parse_ts(s.last_ts)
@@ -110,16 +103,6 @@ def session_row(s: SessionSummary, env: Env) -> dict[str, Any]:
         "clone_of": s.clone_of,
         "clone_boundary_uuid": s.clone_boundary_uuid,
     }
-
-
-def scope_banner(scope: Scope) -> str | None:
-    """The text banner, printed only when subagents are in scope."""
-    if not scope.subagent_count:
-        return None
-    n = scope.top_level_count + scope.subagent_count
-    noun = "session" if n == 1 else "sessions"
-    return (f"scope  {n} {noun} in scope ({scope.top_level_count} top-level + "
-            f"{scope.subagent_count} subagent)")
 
 
 def _drift(first: str | None, last: str | None) -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TextIO
 
-from pysift.commands.list_ import scope_banner, scope_header
+from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.grammar.ranges import RangeSpec, format_range
 from pysift.core.grammar.selectors import LabelFilter, parse_filter
 from pysift.core.resolve import Scope, resolve_scope

@@ -251,40 +251,80 @@ def build_turn_map_from_records(records: Iterable[Record]) -> TurnMap:
     return _turn_map(openers, has_records)
 
 
-def build_turn_map(buf: Buffer, tally: Tally | None = None) -> TurnMap:
-    """The turn map of a whole transcript buffer, decoding only possible openers.
-
-    Every opener is a top-level ``"type":"user"`` record, found by one C-level regex pass
-    over the buffer. A tool_result carrier (98% of user lines, and the big ones) is skipped
-    undecoded unless one of two words every carrier opener holds (``answer`` for an
-    AskUserQuestion answer in any phrasing, ``want to proceed`` for a rejection) stands
-    near its tool_result type key.
-    No line number is computed here (see ``TurnMap``).
-
-    ``tally`` counts malformed lines among the decoded candidates only (this pass does not
-    look at the others, so it is no census of the file).
-    """
-    openers: list[Record] = []
-    offsets: list[int] = []
+def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
+                  ) -> list[tuple[int, Record]]:
+    """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
+    found: list[tuple[int, Record]] = []
     last_start = -1
     find, rfind, size = buf.find, buf.rfind, len(buf)
-    for match in _USER_TYPE.finditer(buf):
+    for match in _USER_TYPE.finditer(buf, lo, hi):
         start = rfind(b"\n", 0, match.start()) + 1
-        if start == last_start:
-            continue  # a second `"type":"user"` on a line already seen
+        if start == last_start or start < lo:
+            continue  # a second key on a line already seen, or a line the previous part owns
         last_start = start
         nl = find(b"\n", match.end())
         end = size if nl < 0 else nl
         at = find(b'"tool_result"', start, end)
         if at >= 0:
-            lo, hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
-            if not any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES):
+            window_lo, window_hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
+            if not any(find(needle, window_lo, window_hi) >= 0
+                       for needle in _CARRIER_OPENER_NEEDLES):
                 continue  # a plain tool_result carrier: never an opener, never decoded
         rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):
-            rec.line = start  # keyed by offset until the map numbers its lines
-            openers.append(rec)
-            offsets.append(start)
+            found.append((start, rec))
+    return found
+
+
+_SPLIT_BYTES = 64 << 20
+_SPLIT_BUF: Buffer | None = None  # the buffer a forked half reads (inherited, not pickled)
+
+
+def _half(bounds: tuple[int, int]) -> list[tuple[int, dict]]:
+    assert _SPLIT_BUF is not None
+    return [(offset, rec.raw) for offset, rec in _find_openers(_SPLIT_BUF, *bounds, None)]
+
+
+def _find_openers_split(buf: Buffer, tally: Tally | None) -> list[tuple[int, Record]]:
+    """Big files: the two halves (split at a newline) scanned by two forked processes.
+
+    Only from the main process (``fanout`` workers already own a core each); the malformed
+    tally is then counted in the parent's half only, as a census of candidates it never was.
+    """
+    from pysift.disk import fanout
+
+    size = len(buf)
+    if size < _SPLIT_BYTES or fanout.in_worker() or fanout.cpu_workers() < 2:
+        return _find_openers(buf, 0, size, tally)
+    mid = buf.find(b"\n", size // 2)
+    if mid < 0:
+        return _find_openers(buf, 0, size, tally)
+    global _SPLIT_BUF
+    _SPLIT_BUF = buf
+    try:
+        parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], workers=2,
+                                   min_items=1)
+    finally:
+        _SPLIT_BUF = None
+    return [(offset, Record(raw, None)) for part in parts for offset, raw in part]
+
+
+def build_turn_map(buf: Buffer, tally: Tally | None = None) -> TurnMap:
+    """The turn map of a whole transcript buffer, decoding only possible openers.
+
+    Every opener is a top-level ``"type":"user"`` record, found by a C-level regex pass
+    over the buffer (two processes for a big file). A tool_result carrier (98% of user
+    lines, and the big ones) is skipped undecoded unless one of two words every carrier
+    opener holds (``answer`` for an AskUserQuestion answer in any phrasing, ``want to
+    proceed`` for a rejection) stands near its tool_result type key. No line number is
+    computed here (see ``TurnMap``).
+
+    ``tally`` counts malformed lines among the decoded candidates only (this pass does not
+    look at the others, so it is no census of the file).
+    """
+    found = _find_openers_split(buf, tally)
+    openers = [rec for _, rec in found]
+    offsets = [offset for offset, _ in found]
     has_records = _NON_BLANK.search(buf) is not None
     collapse = collapse_openers(openers)
     return TurnMap(

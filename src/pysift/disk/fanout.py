@@ -14,6 +14,17 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 POOL_MIN_ITEMS = 48
+_IN_WORKER = False
+
+
+def in_worker() -> bool:
+    """True inside a pool worker: no nested pools (the cores are already taken)."""
+    return _IN_WORKER
+
+
+def _mark_worker() -> None:
+    global _IN_WORKER
+    _IN_WORKER = True
 
 
 def cpu_workers() -> int:
@@ -26,7 +37,7 @@ def cpu_workers() -> int:
 def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = None,
                 min_items: int = POOL_MIN_ITEMS) -> list[R]:
     n = cpu_workers() if workers is None else workers
-    if n <= 1 or len(items) < min_items:
+    if n <= 1 or len(items) < min_items or _IN_WORKER:
         return [fn(item) for item in items]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -36,5 +47,6 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = 
     except ValueError:  # pragma: no cover - platforms without fork
         context = multiprocessing.get_context()
     chunk = max(1, len(items) // (n * 8))
-    with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=context,
+                             initializer=_mark_worker) as pool:
         return list(pool.map(fn, items, chunksize=chunk))

@@ -1,0 +1,90 @@
+"""The needle gate's fabrication table stays in step with what the classifier renders.
+
+For every kind of record whose rendered text is partly fabricated, each whitespace-free
+substring of the render that is NOT in the raw line must be one the table says a needle
+can produce; otherwise a pattern matching it would be dropped by the prefilter.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+import builders as b
+from pysift.core import classify
+from pysift.core.decode import decode
+from pysift.core.grammar.selectors import parse_filter
+from pysift.engines.search.plan import BOUNDARY_FABRICATION, FABRICATIONS, SearchPlan
+from pysift.model import labels as L
+
+
+def _render(record: dict) -> tuple[str, str]:
+    line = orjson.dumps(record)
+    rec = decode(line, 1)
+    assert rec is not None
+    ctx = classify.ClassifyContext(owner_id="s", parent_id="s")
+    texts = [u.text for u in classify.units(rec, ctx)]
+    assert texts, record
+    return "\n".join(texts), line.decode()
+
+
+def _fabricated_substrings(rendered: str, raw: str) -> set[str]:
+    out: set[str] = set()
+    for token in rendered.split():
+        for i in range(len(token)):
+            for j in range(i + 3, len(token) + 1):
+                piece = token[i:j]
+                if piece not in raw:
+                    out.add(piece)
+    return out
+
+
+QUESTIONS = [{"question": "Ship where?", "header": "Publish",
+              "options": [{"label": "TestPyPI", "description": ""},
+                          {"label": "PyPI", "description": ""}], "multiSelect": False}]
+CASES = {
+    "auq answer": b.auq_answer("toolu_1", {"Ship where?": "TestPyPI"}, questions=QUESTIONS),
+    "rejection": b.rejection("toolu_2", "use the staging bucket"),
+    "legacy rejection": b.rejection("toolu_3", "no, archive them", legacy=True),
+    "task notification": b.task_notification("bg42", "completed", "Background command done",
+                                              tool_use_id="toolu_4"),
+    "redacted thinking": b.assistant(b.redacted_thinking()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_fabricated_piece_is_covered_by_its_fabrication(name: str) -> None:
+    rendered, raw = _render(CASES[name])
+    fabs = [f for f in FABRICATIONS if f.marker.decode() in raw]
+    assert fabs, f"{name}: no fabrication marker in its raw line"
+    for piece in _fabricated_substrings(rendered, raw):
+        assert any(f.can_produce(piece) for f in fabs), (name, piece)
+
+
+def test_compaction_boundary_render_is_covered() -> None:
+    rendered, raw = _render_addressed(b.compact_boundary(150000, post_tokens=9000,
+                                                         duration_ms=41000))
+    for piece in _fabricated_substrings(rendered, raw):
+        assert BOUNDARY_FABRICATION.can_produce(piece), piece
+
+
+def _render_addressed(record: dict) -> tuple[str, str]:
+    line = orjson.dumps(record)
+    rec = decode(line, 1)
+    assert rec is not None
+    ctx = classify.ClassifyContext(owner_id="s", parent_id="s", address_mode=True)
+    return "\n".join(u.text for u in classify.units(rec, ctx)), line.decode()
+
+
+def test_plain_needles_need_no_marker_pass() -> None:
+    plan = SearchPlan(pattern="orbit", matcher=None, labels=parse_filter())
+    assert plan.synth_markers(("orbit",)) == ()
+    assert b"User has answered your question" in plan.synth_markers(("Q1:",))
+    assert b"compact_boundary" in plan.synth_markers(("preTokens=",))
+
+
+def test_gated_leaves_and_persisted_outputs_always_add_their_marker() -> None:
+    plan = SearchPlan(pattern="x", matcher=None, labels=parse_filter(["harness.meta"]),
+                      gates=frozenset({L.HARNESS_META_TURN_DURATION}), resolve_persisted=True)
+    markers = plan.synth_markers(("orbit",))
+    assert b"turn_duration" in markers and b"<persisted-output>" in markers
