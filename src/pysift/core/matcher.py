@@ -69,6 +69,7 @@ _REPETITION = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
+_SPECIAL_BOUNDARY = re.compile(r"\\b\{(?:start|end|start-half|end-half)\}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
@@ -156,10 +157,7 @@ class _Translator:
         if "x" not in on and "x" not in (off or ""):
             return
         self.verbose = "x" in on
-        on = on.replace("x", "")
-        off = (off or "").replace("x", "")
-        if on or off:
-            self.out.append(f"(?{on}{'-' + off if off else ''})")
+        self.out.append(_flag_group(on, off or "", ")"))
         self.pos = match.end()
 
     def _after_quantifier(self, quantifier: str) -> None:
@@ -235,7 +233,7 @@ class _Translator:
                     f"invalid regex: the verbose flag `x` (at offset {start}) is supported "
                     "only as a leading `(?x)` that applies to the whole pattern"
                 )
-            self.out.append(flags.group(0))
+            self.out.append(_flag_group(flags.group(1), flags.group(2) or "", flags.group(3)))
             self.pos = flags.end()
             return
         self.out.append("(?")  # anything else: let RE2 name the problem
@@ -267,6 +265,9 @@ class _Translator:
                 f"invalid regex: `\\C` (at offset {start}) matches a single byte and can split "
                 "a UTF-8 character; use `.` or `\\x{...}` instead"
             )
+        if not in_class and (nxt in "<>" or pattern.startswith("b{", start + 1)):
+            self._word_boundary(start)
+            return
         table = _PERL_CLASS_INSIDE if in_class else _PERL_CLASS_OUTSIDE
         if nxt in table:
             self.out.append(table[nxt])
@@ -297,6 +298,26 @@ class _Translator:
         # anchors (\A \z \b \B) and anything RE2 will reject in its own words
         self.out.append(pattern[start : start + 2])
         self.pos += 2
+
+    def _word_boundary(self, start: int) -> None:
+        """Rust's ``\\<``, ``\\>`` and ``\\b{start}``-style assertions -> RE2's ``\\b``.
+
+        RE2 has only the plain boundary; next to a word character (the use these have)
+        it asserts the same thing.
+        """
+        pattern = self.pattern
+        if pattern[start + 1] in "<>":
+            self.out.append(r"\b")
+            self.pos = start + 2
+            return
+        special = _SPECIAL_BOUNDARY.match(pattern, start)
+        if special is None:
+            raise UsageError(
+                f"invalid regex: unknown word-boundary assertion at offset {start}; use "
+                "\\b, \\B, \\b{start}, \\b{end}, \\b{start-half} or \\b{end-half}"
+            )
+        self.out.append(r"\b")
+        self.pos = special.end()
 
     def _unicode_class(self, start: int) -> None:
         pattern = self.pattern
@@ -360,28 +381,41 @@ class _Translator:
                 continue
             if char == "[":
                 posix = _POSIX_CLASS.match(pattern, self.pos)
-                if posix is not None:
-                    self.out.append(posix.group(0))
-                    self.pos = posix.end()
-                    continue
+                if posix is None:
+                    raise UsageError(
+                        f"invalid regex: nested character class at offset {self.pos} is not "
+                        "supported; write a literal `[` inside a class as `\\[`"
+                    )
+                self.out.append(posix.group(0))
+                self.pos = posix.end()
+                continue
+            if pattern.startswith(("&&", "--", "~~"), self.pos):
+                raise UsageError(
+                    f"invalid regex: the class set operation `{pattern[self.pos:self.pos + 2]}` "
+                    f"(at offset {self.pos}) is not supported; spell the members out, or "
+                    "escape a literal character as `\\-`, `\\&` or `\\~`"
+                )
             if self.verbose and char.isspace():
                 self.pos += 1
                 continue
             self._literal(char)
-            self.out.append(_quote_class_char(char))
+            self.out.append(char)
             self.pos += 1
         # unterminated: RE2 reports "missing ]"
+
+
+def _flag_group(on: str, off: str, terminator: str) -> str:
+    """A flag group for RE2: ``x`` is applied by the translator, ``u`` is always on."""
+    on, off = on.replace("x", "").replace("u", ""), off.replace("x", "").replace("u", "")
+    flags = on + ("-" + off if off else "")
+    if terminator == ":":
+        return f"(?{flags}:"
+    return f"(?{flags})" if flags else ""
 
 
 def _quote_char(char: str) -> str:
     if char.isascii() and not char.isalnum() and char != "_":
         return f"\\x{{{ord(char):x}}}" if not char.isprintable() or char == " " else "\\" + char
-    return char
-
-
-def _quote_class_char(char: str) -> str:
-    if char in "[" or (char.isspace() and char.isascii()):
-        return f"\\x{{{ord(char):x}}}"
     return char
 
 
@@ -509,6 +543,26 @@ def _re2_message(exc: Exception) -> str:
     if isinstance(detail, bytes):
         detail = detail.decode("utf-8", "replace")
     return str(detail)
+
+
+_META_CHARS = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def escape_literal(text: str) -> str:
+    """A pattern matching ``text`` literally in this dialect (for tests and fixed strings).
+
+    Unlike RE2's QuoteMeta it leaves ``<`` and ``>`` alone: ``\\<``/``\\>`` are Rust's
+    word-boundary assertions here.
+    """
+    out = []
+    for char in text:
+        if char in _META_CHARS:
+            out.append("\\" + char)
+        elif (char.isascii() and not char.isprintable()) or char.isspace():
+            out.append(f"\\x{{{ord(char):x}}}")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def looks_like_target(pattern: str) -> bool:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pysift.core.matcher import (
     compile_pattern,
+    escape_literal,
     is_smart_case_insensitive,
     looks_like_target,
     looks_like_uuid,
@@ -101,6 +104,12 @@ def test_case_folding_is_unicode_simple_folding() -> None:
         ("(?x) a \\  b # a comment", "a b", (0, 3)),
         ("(?x)[a b]+", "ab", (0, 2)),
         ("colou?r", "color", (0, 5)),
+        (r"\<foo\>", "a foo b", (2, 5)),
+        (r"\b{start}foo\b{end}", "a foo b", (2, 5)),
+        ("(?u)abc", "abc", (0, 3)),
+        ("(?-u:abc)", "abc", (0, 3)),
+        (r"[\[\]]+", "[]", (0, 2)),
+        ("[[:digit:]]+", "a12", (1, 3)),
         ("a+?", "aaa", (0, 1)),
     ],
 )
@@ -208,6 +217,28 @@ def test_other_syntax_errors_quote_re2(pattern: str) -> None:
         compile_pattern(pattern)
 
 
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        ("[a[b]]", "nested character class"),
+        ("[a-z&&[^aeiou]]", "class set operation `&&`"),
+        ("[a-z--b]", "class set operation `--`"),
+        ("[a~~b]", "class set operation `~~`"),
+        (r"\b{foo}", "word-boundary"),
+    ],
+)
+def test_rust_only_syntax_is_refused_rather_than_misread(pattern: str, named: str) -> None:
+    # RE2 would read these as literal members; Rust reads nested classes / set operations
+    with pytest.raises(UsageError, match=re.escape(named)):
+        compile_pattern(pattern)
+
+
+def test_word_boundary_is_ascii_in_re2() -> None:
+    # a documented gap: RE2's \b treats non-ASCII letters as non-word characters
+    assert compile_pattern(r"\bcafe\b").search("un cafe noir") == (3, 7)
+    assert compile_pattern(r"\bcafé\b").search("un café noir") is None
+
+
 def test_conditional_group_is_rejected() -> None:
     with pytest.raises(UsageError, match="conditional"):
         compile_pattern("(a)?(?(1)b|c)")
@@ -260,6 +291,19 @@ def test_prop_quoted_literal_finds_itself(literal: str, prefix: str) -> None:
     span = compile_pattern(r"\Q" + literal + r"\E").search(prefix + literal)
     assert span is not None
     assert span[0] <= len(prefix)
+
+
+@given(st.text(_NO_SURROGATES, min_size=1, max_size=30), st.text(_NO_SURROGATES, max_size=30))
+def test_prop_escaped_literal_finds_itself_exactly(literal: str, prefix: str) -> None:
+    matcher = compile_pattern(escape_literal(literal), ignore_case=False)
+    span = matcher.search(prefix + literal)
+    assert span is not None
+    assert (prefix + literal)[span[0] : span[1]] == literal or matcher.case_insensitive
+
+
+def test_escape_literal_keeps_angle_brackets_literal() -> None:
+    assert escape_literal("<p>") == "<p>"
+    assert compile_pattern(escape_literal("a.b<c>")).search("xa.b<c>") == (1, 7)
 
 
 @given(st.text(max_size=40))

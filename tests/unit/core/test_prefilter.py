@@ -17,7 +17,7 @@ import re2
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from pysift.core.matcher import compile_pattern
+from pysift.core.matcher import compile_pattern, escape_literal
 from pysift.core.prefilter import (
     NEEDLE_CAP,
     NeedleSet,
@@ -83,6 +83,9 @@ def test_empty_pattern_gives_none() -> None:
         ("(?x) foo  bar # comment", ("foobar",)),
         ("(?<name>abcdef)", ("abcdef",)),
         (r"\w+@example\.com", ("@example.com",)),
+        (r"\<word\>", ("word",)),
+        (r"\b{start}word\b{end}", ("word",)),
+        (r"\u{1F600}abc", ("😀abc",)),
     ],
 )
 def test_needles(pattern: str, expected: tuple[str, ...]) -> None:
@@ -268,9 +271,12 @@ def test_find_all_lines_merges_several_needles_in_file_order() -> None:
     assert many.find_all_lines(BUFFER) == [0, 16, 34, 46, 51]
 
 
-def test_find_all_lines_caseless() -> None:
-    found = NeedleSet(["NEEDLE"], caseless=True)
+@pytest.mark.parametrize("needle", ["NEEDLE", "EDL"])  # regex (?i) / RE2 (?i) engines
+def test_find_all_lines_caseless(needle: str) -> None:
+    found = NeedleSet([needle], caseless=True)
     assert found.find_all_lines(BUFFER) == [0, 16, 51]
+    assert found.any_in(b"nEeDlE")
+    assert not found.any_in(b"n e e d l e")
 
 
 def test_find_all_lines_on_empty_and_hitless_buffers() -> None:
@@ -354,12 +360,12 @@ def slice_of(data: st.DataObject, text: str, label: str) -> tuple[int, int]:
     return start, end
 
 
-escapers = st.sampled_from(["re2", "hex"])
+escapers = st.sampled_from(["dialect", "hex"])
 
 
 def escape(literal: str, how: str) -> str:
-    if how == "re2":
-        return str(re2.escape(literal))
+    if how == "dialect":
+        return escape_literal(literal)
     return "".join(
         c if (c.isalnum() and c.isascii()) or (not c.isascii() and not c.isspace())
         else f"\\x{{{ord(c):x}}}"
@@ -514,7 +520,7 @@ def test_real_lines_survive_needles_of_their_own_text() -> None:
                 middle = len(value) // 2
                 literal = value[max(0, middle - 12) : middle + 12]
                 for ignore_case in (False, True):
-                    matcher = compile_pattern(str(re2.escape(literal)), ignore_case=ignore_case)
+                    matcher = compile_pattern(escape_literal(literal), ignore_case=ignore_case)
                     assert matcher.search(value) is not None
                     if matcher.needles is not None:
                         assert matcher.needles.any_in(line), (path.name, number, literal)

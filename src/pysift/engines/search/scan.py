@@ -83,7 +83,7 @@ class FileScan:
     siblings: dict[int | None, list[Hit]] = field(default_factory=dict)
 
 
-def build_finder(plan: SearchPlan) -> NeedleSet:
+def build_finder(plan: SearchPlan) -> NeedleSet | None:
     """ONE whole-buffer pass finds every candidate line.
 
     With required needles: the needles plus the synthesized-text markers (a caseless
@@ -95,7 +95,10 @@ def build_finder(plan: SearchPlan) -> NeedleSet:
     if not matcher.is_empty and needles is not None:
         extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles)))
         return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
-    return NeedleSet(tuple(m.decode("ascii") for m in plan.line_markers()), caseless=False)
+    markers = plan.line_markers()
+    if not markers:  # only gated leaves whose gate is closed: no line can be a candidate
+        return None
+    return NeedleSet(tuple(m.decode("ascii") for m in markers), caseless=False)
 
 
 def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = None
@@ -108,10 +111,10 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     except Exception as exc:  # SourceError: a vanished file is reported, never fatal
         result.error = str(exc)
         return result
-    finder = _finder_cache.get(id(plan))
-    if finder is None:
-        finder = _finder_cache[id(plan)] = build_finder(plan)
-    spans = finder.candidate_spans(buf)
+    if id(plan) not in _finder_cache:
+        _finder_cache[id(plan)] = build_finder(plan)
+    finder = _finder_cache[id(plan)]
+    spans = finder.candidate_spans(buf) if finder is not None else []
     pending = []
     if not transcript.is_subagent:
         merge = read_sidecar(sidecar_path(transcript.path), buf)
@@ -123,7 +126,7 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     return result
 
 
-_finder_cache: dict[int, NeedleSet] = {}
+_finder_cache: dict[int, NeedleSet | None] = {}
 
 
 class _Scanner:

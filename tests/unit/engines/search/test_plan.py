@@ -88,3 +88,39 @@ def test_gated_leaves_and_persisted_outputs_always_add_their_marker() -> None:
                       gates=frozenset({L.HARNESS_META_TURN_DURATION}), resolve_persisted=True)
     markers = plan.synth_markers(("orbit",))
     assert b"turn_duration" in markers and b"<persisted-output>" in markers
+
+
+# -- the promise that matters most: no line whose rendered text matches is dropped ----------
+
+import json  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pysift.core.matcher import compile_pattern, escape_literal  # noqa: E402
+
+scalars = st.one_of(st.integers(-10**6, 10**6), st.booleans(), st.none(),
+                    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12))
+inputs = st.dictionaries(st.text(alphabet="abcdefghij_", min_size=1, max_size=6),
+                         st.one_of(scalars, st.lists(scalars, max_size=3)), min_size=1,
+                         max_size=4)
+
+
+@settings(max_examples=300)
+@given(inputs, st.data(), st.sampled_from([(",", ":"), (", ", ": ")]), st.booleans())
+def test_prop_tool_use_render_never_dropped_by_the_needle_gate(tool_input, data, seps,
+                                                               ascii_only) -> None:
+    record = b.assistant(b.tool_use("Bash", tool_input, id="toolu_x"))
+    line = json.dumps(record, separators=seps, ensure_ascii=ascii_only).encode()
+    rec = decode(line, 1)
+    assert rec is not None
+    text = classify.units(rec, classify.ClassifyContext())[0].text
+    start = data.draw(st.integers(0, max(0, len(text) - 1)))
+    end = data.draw(st.integers(start + 1, len(text))) if text else 0
+    literal = text[start:end]
+    if not literal.strip():
+        return
+    matcher = compile_pattern(escape_literal(literal))
+    assert matcher.search(text) is not None
+    if matcher.needles is not None:
+        assert matcher.needles.candidate_spans(line), (literal, line)
