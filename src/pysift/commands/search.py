@@ -120,7 +120,7 @@ def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
         turns=opts.turns, attachments=attachments,
         additional_context=opts.additional_context or attachments,
         resolve_persisted=opts.resolve_persisted, want_raw=opts.raw, siblings=opts.siblings,
-        gates=frozenset(gates),
+        gates=frozenset(gates), light=opts.count_only or opts.sessions_with_matches,
     )
 
 
@@ -485,8 +485,9 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     counts: Counter[str] = Counter()
     excluded = 0
     multi = len(scope.transcripts) > 1
+    allowed = parse_filter(opts.labels, opts.labels_not).allowed
     for key, hits in records.items():
-        keys = _census_keys(axis, hits, owner[key], multi)
+        keys = _census_keys(axis, hits, owner[key], multi, allowed)
         if not keys:
             excluded += 1
         for k in keys:
@@ -530,11 +531,14 @@ def _turn_sort(key: str) -> tuple[str, int]:
         return ident, 0
 
 
-def _census_keys(axis: str, hits: list[Hit], transcript, multi: bool) -> list[str]:
+def _census_keys(axis: str, hits: list[Hit], transcript, multi: bool,
+                 allowed: frozenset[str]) -> list[str]:
     first = hits[0]
     if axis == "label":
-        return sorted({h.label for h in hits} | {x for h in hits for x in h.labels
-                                                 if x == h.label}, key=L.ALL.index)
+        # every leaf the record carries that the selection accepts: a leaf's count is how
+        # many records `-t <leaf>` would surface
+        leaves = {h.label for h in hits} | {x for h in hits for x in h.labels if x in allowed}
+        return sorted(leaves, key=L.ALL.index)
     if axis == "tool":
         names = {h.unit.tool_name for h in hits if h.unit.tool_name}
         return sorted(names)[:1]

@@ -123,9 +123,10 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
         missing += spec.missing(1, total)
         wanted.update(spec.resolve(1, total))
     if missing:
+        domain = f"(L1..L{total})" if total else "(it is empty)"
         raise NotFoundError(
             f"no such line(s): {describe_items(missing, 'L')} — the transcript has {total} "
-            f"line(s) (L1..L{total}); {view.transcript.path}")
+            f"line(s) {domain}; {view.transcript.path}")
     if not wanted:
         raise NotFoundError(f"the addressed range is empty — the transcript has {total} "
                             f"line(s) (L1..L{total})")
@@ -268,11 +269,15 @@ def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
     if opts.sha256:
         verified = verify_sha256(text, opts.sha256)
         if not verified:
+            # an unverified span is not printed: a reader would act on text it did not ask for
             report.exit_code = 1
+            report.rows = []
             report.note(f"error: sha256 mismatch for {opts.block}: expected {opts.sha256}, "
-                        f"the transcript holds {digest} (the block changed or the id is wrong)")
-    report.summary = {"blocks": 1, "sha256_verified": verified}
-    report.text = lambda out: out.write(text if text.endswith("\n") else text + "\n")
+                        f"the transcript holds {digest} (the block changed or the id is "
+                        f"wrong); print it without --sha256 to read what is there")
+    report.summary = {"blocks": len(report.rows), "sha256_verified": verified}
+    if report.rows:
+        report.text = lambda out: out.write(text if text.endswith("\n") else text + "\n")
     return report
 
 

@@ -154,6 +154,7 @@ class ClassifyContext:
     is_subagent: bool = False
     parent_id: str | None = None
     seed_line: int | None = None
+    seed_uuid: str | None = None
     gates: frozenset[str] = field(default_factory=frozenset)
     address_mode: bool = False
     additional_context: bool = False
@@ -1012,7 +1013,11 @@ def _is_elicitation_marker(rec: Record) -> bool:
 
 
 def _is_seed(rec: Record, ctx: ClassifyContext) -> bool:
-    return ctx.is_subagent and ctx.seed_line is not None and rec.line == ctx.seed_line
+    if not ctx.is_subagent:
+        return False
+    if ctx.seed_uuid is not None and rec.uuid is not None:
+        return rec.uuid == ctx.seed_uuid
+    return ctx.seed_line is not None and rec.line == ctx.seed_line
 
 
 def _hook_context_text(rec: Record) -> str | None:

@@ -36,6 +36,8 @@ from pysift.disk.layout import (
     find_project_dir,
     is_sidecar_file,
     iter_project_dirs,
+    is_legacy_agent_file,
+    legacy_agent_transcript,
     orphan_session_paths,
     read_meta,
     subagent_transcripts,
@@ -308,6 +310,10 @@ class _Resolver:
         self.found.setdefault(transcript.path, transcript)
 
     def add_session(self, session_path: Path) -> None:
+        if is_legacy_agent_file(session_path):  # an old-layout sidechain beside the sessions
+            if self.subagents:
+                self.add(legacy_agent_transcript(session_path))
+            return
         self.add(top_level_transcript(session_path))
         if self.subagents:
             for sub in self.subs(session_path):
@@ -411,6 +417,17 @@ class _Resolver:
     def _add_project_dir(self, project_dir: Path) -> None:
         for session in top_level_sessions(project_dir):
             self.add_session(session)
+        self.add_orphan_subagents([project_dir])
+
+    def add_orphan_subagents(self, project_dirs: Iterable[Path]) -> None:
+        """Subagents whose session file is gone (a sidecar-only ``<uuid>/`` dir): they are
+        transcripts all the same, so a project-wide scope includes them."""
+        if not self.subagents:
+            return
+        for project_dir in project_dirs:
+            for orphan in orphan_session_paths(project_dir):
+                for sub in self.subs(orphan):
+                    self.add(sub)
 
     def _encoded_dir(self, token: TargetToken) -> None:
         project_dir = self.root / token.value
@@ -615,6 +632,7 @@ def resolve_scope(
             )
         for session in resolver.all_sessions():
             resolver.add_session(session)
+        resolver.add_orphan_subagents(iter_project_dirs(resolver.root))
         return Scope(_ordered(resolver.found), scoped=False, notes=resolver.notes)
     home_text = env.environ.get("HOME", "")
     home = Path(home_text) if home_text else None

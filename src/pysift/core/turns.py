@@ -31,7 +31,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pysift.disk.lines import count_in
+from pysift.disk.lines import count_in, iter_spans
 
 import re2
 
@@ -335,3 +335,24 @@ def build_turn_map(buf: Buffer, tally: Tally | None = None) -> TurnMap:
         replay_offsets={offsets[i] for i in collapse.replays},
         buf=buf,
     )
+
+
+_SEED_HEAD_LINES = 400
+
+
+def subagent_seed(buf: Buffer) -> tuple[str | None, int | None]:
+    """``(uuid, line)`` of a subagent transcript's spawn-prompt seed: its first turn-opening
+    record (the prompt the parent delivered, classified parent ⇨ self). None for a
+    ``/fork`` clone, whose line 1 is a ``fork-context-ref`` (v0.10.2 ③): its first opener
+    is the parent's own human message. Reads only the head of the file."""
+    for number, (start, end) in enumerate(iter_spans(buf), start=1):
+        if number > _SEED_HEAD_LINES:
+            break
+        rec = decode(buf[start:end], number)
+        if rec is None:
+            continue
+        if rec.type == "fork-context-ref":
+            return None, None
+        if opens_turn(rec):
+            return rec.uuid, number
+    return None, None

@@ -359,7 +359,44 @@ def transcript_from_path(path: Path) -> Transcript:
         and parts[-2].startswith("wf_")
     ):
         return _subagent_transcript(path, parts[-5], path.parents[4], KIND_WORKFLOW)
-    return top_level_transcript(path)
+    return legacy_agent_transcript(path)
+
+
+KIND_LEGACY = "legacy-sidechain"
+
+
+def legacy_agent_transcript(path: Path) -> Transcript:
+    """An ``agent-<id>.jsonl`` lying directly in a project dir: the layout of older Claude
+    Code builds (1.x), which wrote sidechain transcripts beside the sessions. It is a
+    subagent: its id drops the ``agent-`` prefix, its parent is the ``sessionId`` its
+    records carry (read off the first record that has one; the stem when none does)."""
+    stem = path.name[: -len(".jsonl")]
+    agent = stem[len("agent-"):] or stem
+    parent = _first_session_id(path) or stem
+    return Transcript(path=path, session_id=agent, is_subagent=True,
+                      parent_session_id=parent, kind=KIND_LEGACY, project_dir=path.parent)
+
+
+def _first_session_id(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            for _ in range(50):
+                line = fh.readline(1 << 20)
+                if not line:
+                    return None
+                try:
+                    obj = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str):
+                    return str(obj["sessionId"])
+    except OSError:
+        return None
+    return None
+
+
+def is_legacy_agent_file(path: Path) -> bool:
+    return path.name.startswith("agent-") and path.name.endswith(".jsonl")
 
 
 def subagent_transcripts(session_path: Path) -> list[Transcript]:

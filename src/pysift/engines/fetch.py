@@ -16,7 +16,7 @@ from pysift.core import classify
 from pysift.core.decode import Tally, decode, is_blank
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
-from pysift.core.turns import TurnMap, build_turn_map
+from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript, sidecar_path
 from pysift.disk.lines import (
     Buffer,
@@ -58,6 +58,7 @@ class TranscriptView:
         self.tally = Tally()
         self._turns: TurnMap | None = None
         self._lines: int | None = None
+        self._seed: tuple[str | None, int | None] | None = None
 
     # -- geometry ----------------------------------------------------------------------
     @property
@@ -74,9 +75,12 @@ class TranscriptView:
 
     def context(self, *, address_mode: bool) -> classify.ClassifyContext:
         t = self.transcript
+        if t.is_subagent and self._seed is None:
+            self._seed = subagent_seed(self.buf)
+        seed_uuid, seed_line = self._seed or (None, None)
         return classify.ClassifyContext(
             owner_id=t.session_id, is_subagent=t.is_subagent, parent_id=t.parent_session_id,
-            address_mode=address_mode,
+            address_mode=address_mode, seed_uuid=seed_uuid, seed_line=seed_line,
         )
 
     def line_bytes(self, number: int) -> bytes | None:
@@ -153,8 +157,7 @@ class TranscriptView:
             unit = with_result_tool_name(unit, joined, self.buf)
             out.append(Fetched(
                 line=rec.line, uuid=rec.uuid, turn_index=turn, superseded=draft, unit=unit,
-                label=label, labels=labels,
-                pairing=joined.state if start is not None else None,
+                label=label, labels=labels, pairing=joined.state,
                 source=rec.source, ts=rec.timestamp,
                 image_ids=[i for i in image_ids if i],
             ))

@@ -36,7 +36,7 @@ import orjson
 
 from pysift.core.decode import Tally, decode
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 from pysift.model.env import Env
@@ -96,7 +96,7 @@ class _LineNumbers:
     def at(self, offset: int) -> int:
         if offset < self._pos:
             self._pos, self._line = 0, 1
-        self._line += self._buf[self._pos : offset].count(b"\n")
+        self._line += count_in(self._buf, b"\n", self._pos, offset)
         self._pos = offset
         return self._line
 

@@ -6,16 +6,18 @@ TOP-LEVEL ``type`` straight off the bytes; only assistant lines (tokens, models,
 thinking signatures) and the rare lines the byte probe cannot settle go through orjson.
 
 Reading ``type`` off the bytes is exact, not a guess. In compact JSON a quote inside a
-string is escaped, so a raw ``"type":"`` is always a key. The FIRST such key is at depth 1
-when no ``{``/``[`` precedes it on the line; the LAST one is at depth 1 when no bracket
-follows it before the closing ``}``. Claude Code writes either shape (``type`` before the
-payload on user/system/progress lines, after it on assistant/attachment lines). A line
-neither test settles (or a serializer that spaces its colons) is decoded.
+string is escaped, so a raw ``"type":"`` is always a key, and a key sits inside an object
+that opens before it and closes after it. So the FIRST such key is the record's own when
+no ``{`` precedes it on the line, and the LAST one is when no ``}`` follows it before the
+line's closing brace (a brace inside a string only sends the line to the decoder). Claude
+Code writes both shapes: ``type`` before the payload on user/system/progress lines, after
+it on assistant/attachment lines. A line neither test settles, or one whose serializer
+spaces its colons, is decoded.
 
 The same proof reads a user record's own ``timestamp`` without parsing the (often huge)
-tool_result carrier: the timestamp key that precedes the top-level ``toolUseResult`` (or
-ends the line) with no bracket in between. A ``BashOutput`` echo carries a nested
-``timestamp`` of its own after that point, which is why the cut exists.
+tool_result carrier: the last timestamp key before the record's ``toolUseResult`` (or
+before the closing brace) with no ``}`` in between. A ``BashOutput`` echo carries a nested
+``timestamp`` of its own inside ``toolUseResult``, which is why the cut exists.
 
 Malformed lines: a non-blank line that is not ``{…}``-framed is decoded (and counted by
 the decoder's tally); a framed line is trusted unless it is one of the decoded ones.
@@ -32,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -41,8 +43,9 @@ from pysift.core.decode import Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap, build_turn_map
+from pysift.disk import fanout
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import Buffer
+from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 
@@ -52,7 +55,7 @@ UNTYPED = "(untyped)"
 NARRATION = "narration"
 THINKING = "thinking"
 
-# Above this size one transcript's scan and its turn grouping run in two processes.
+# From this size on, one transcript's scan and its turn grouping share every core.
 SPLIT_MIN_BYTES = 32 * 1024 * 1024
 
 _TYPE_KEY = b'"type":"'
@@ -61,7 +64,6 @@ _TOOL_USE_RESULT_KEY = b',"toolUseResult":'
 _COMPACT_KEY = b'"isCompactSummary":true'
 _OPEN = 0x7B  # "{"
 _CLOSE = 0x7D  # "}"
-_WS = b" \t\r\n"
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
                 "cache_creation_input_tokens")
@@ -72,15 +74,13 @@ Usage = tuple[int, int, int, int]
 # -- per-record facts (what the windows filter) ----------------------------------------------
 
 
-@dataclass(slots=True)
-class UserFact:
+class UserFact(NamedTuple):
     line: int
     ts: str | None
     compact: bool
 
 
-@dataclass(slots=True)
-class AssistantFact:
+class AssistantFact(NamedTuple):
     line: int
     ts: str | None
     model: str
@@ -93,7 +93,11 @@ class AssistantFact:
 
 @dataclass
 class FileScan:
-    """The window-independent facts of one transcript (or of one byte range of it)."""
+    """The window-independent facts of one transcript (or of one byte range of it).
+
+    Facts are named tuples on purpose: a big file's scan crosses a process boundary, and
+    tuples pickle several times faster than class instances.
+    """
 
     lines: int = 0
     line_types: dict[str, int] = field(default_factory=dict)
@@ -102,12 +106,8 @@ class FileScan:
     assistants: list[AssistantFact] = field(default_factory=list)
 
     def extend(self, later: FileScan) -> None:
-        """Append the scan of the byte range that follows this one (line numbers shifted)."""
-        shift = self.lines
-        for u in later.users:
-            u.line += shift
-        for a in later.assistants:
-            a.line += shift
+        """Append the scan of the byte range that follows this one (its line numbers
+        already count from the start of the file)."""
         self.users.extend(later.users)
         self.assistants.extend(later.assistants)
         for name, n in later.line_types.items():
@@ -185,25 +185,27 @@ def _decoded_type(obj: dict[str, Any]) -> str:
     return name if isinstance(name, str) else UNTYPED
 
 
-def _user_timestamp(buf: Buffer, start: int, end: int) -> str | None | bool:
-    """A user record's own ``timestamp`` read off the bytes; False when not proven.
+def _user_timestamp(buf: Buffer, start: int, end: int) -> str | None:
+    """A user record's own ``timestamp`` read off the bytes; None when not proven (the
+    caller decodes the line, which also settles a record that has no timestamp).
 
-    The candidate is the last ``"timestamp":"`` key before the top-level
-    ``,"toolUseResult":`` (or before the closing brace), accepted only when no bracket
-    lies between its value and that cut: then it sits at the record's own depth.
+    The candidate is the last ``"timestamp":"`` key before the first ``,"toolUseResult":``
+    (message content cannot hold that key: it is only ever structural at the record's
+    level) or before the closing brace, accepted only when no ``}`` lies between its
+    value and that cut, so no object enclosing it closes there.
     """
     find = buf.find
     cut = find(_TOOL_USE_RESULT_KEY, start, end)
     stop = end - 1 if cut < 0 else cut
     key = buf.rfind(_TS_KEY, start, stop)
     if key < 0:
-        return False
+        return None
     value_end = find(b'"', key + 13, stop)
     if value_end < 0 or find(b"}", value_end, stop) >= 0:
-        return False
+        return None
     value = buf[key + 13 : value_end]
     if b"\\" in value:
-        return False
+        return None
     return value.decode("ascii", "replace")
 
 
@@ -221,9 +223,9 @@ def _compact_line_starts(buf: Buffer, lo: int, hi: int) -> set[int]:
     return starts
 
 
-def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> FileScan:
+def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int = 1) -> FileScan:
     """Scan the lines of ``buf[lo:hi]`` (``lo`` at a line start, ``hi`` just after a newline
-    or at the end). Line numbers in the result count from 1 at ``lo``.
+    or at the end); the line at ``lo`` is numbered ``first_line``.
 
     The loop is deliberately flat: it runs once per physical line of files with 100K+
     lines, so every C call saved per line shows in the wall time.
@@ -238,11 +240,13 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> FileScan:
     find, rfind = buf.find, buf.rfind
     type_key = _TYPE_KEY
     loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-    pos, line = lo, 0
+    pos, line = lo, first_line - 1
     while pos < stop:
         nl = find(b"\n", pos, stop)
         end = stop if nl < 0 else nl
         line += 1
+        # kind: the type read off the bytes; None = not proven (decode the line below);
+        # b"" = this line is already counted.
         kind: bytes | None = None
         if end > pos and buf[pos] == _OPEN and buf[end - 1] == _CLOSE:
             key = find(type_key, pos, end)
@@ -269,13 +273,13 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> FileScan:
                 kind = None  # not what the bytes said: the decoder settles and counts it
         elif kind == b"user" and pos not in compact_starts:
             ts = _user_timestamp(buf, pos, end)
-            if ts is False:
+            if ts is None:
                 rec = decode(buf[pos:end], line, tally)
                 ts = rec.timestamp if rec is not None else None
                 kind = b"" if rec is None else kind  # malformed after all: counted, not typed
             if kind:
                 by_bytes[kind] = by_bytes.get(kind, 0) + 1
-                users.append(UserFact(line, ts, False))  # type: ignore[arg-type]
+                users.append(UserFact(line, ts, False))
             kind = b""
         if kind is None or (kind and pos in compact_starts):
             rec = decode(buf[pos:end], line, tally)
@@ -295,12 +299,12 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> FileScan:
     for raw, n in by_bytes.items():
         name = raw.decode("utf-8", "replace")
         by_name[name] = by_name.get(name, 0) + n
-    out.lines = line
+    out.lines = line - (first_line - 1)
     out.skipped_lines = tally.malformed
     return out
 
 
-def split_point(buf: Buffer, parts: int) -> list[int]:
+def split_points(buf: Buffer, parts: int) -> list[int]:
     """Newline-aligned cut offsets dividing ``buf`` into ``parts`` ranges."""
     size = len(buf)
     cuts = [0]
@@ -467,28 +471,48 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
 # -- one transcript, end to end -----------------------------------------------------------------
 
 
-def _turn_map_of(path: str) -> TurnMap:
-    return build_turn_map(open_buffer(path))
+def _portable(turn_map: TurnMap) -> TurnMap:
+    """A line-keyed copy that can cross a process boundary (a buffer-built map holds the
+    buffer it numbers lines from)."""
+    return TurnMap(opener_lines=list(turn_map.opener_lines),
+                   draft_lines=set(turn_map.draft_lines),
+                   replay_lines=set(turn_map.replay_lines), has_records=turn_map.has_records)
 
 
-def _scan_part(job: tuple[str, int, int]) -> FileScan:
-    path, lo, hi = job
-    return scan_range(open_buffer(path), lo, hi)
+def _part(job: tuple[str, bool, int, int]) -> tuple[FileScan, TurnMap | None, int]:
+    """One worker's share: a byte range scanned, plus the turn grouping when asked."""
+    path, with_turns, lo, hi = job
+    buf = open_buffer(path)
+    turn_map = _portable(build_turn_map(buf)) if with_turns else None
+    first_line = count_in(buf, b"\n", 0, lo) + 1
+    return scan_range(buf, lo, hi, first_line), turn_map, lo
 
 
 def _parallel(transcript: Transcript, buf: Buffer) -> tuple[FileScan, TurnMap]:
-    """A big transcript: the turn grouping in a forked worker while this process scans."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """A big transcript over every core: the turn grouping is one job, the scan the rest.
 
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:  # pragma: no cover - platforms without fork
-        context = multiprocessing.get_context()
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        turns = pool.submit(_turn_map_of, str(transcript.path))
-        scan = scan_range(buf)
-        return scan, turns.result()
+    With two cores the grouping job also scans the first third of the file (it costs
+    about a third of the scan), so both workers finish together.
+    """
+    size = len(buf)
+    workers = fanout.cpu_workers()
+    path = str(transcript.path)
+    if workers >= 3:
+        cuts = split_points(buf, workers - 1)
+        jobs = [(path, True, 0, 0)] + [(path, False, lo, hi)
+                                        for lo, hi in zip(cuts, cuts[1:], strict=False)]
+    else:
+        cut = buf.find(b"\n", size // 3)
+        cut = size if cut < 0 else cut + 1
+        jobs = [(path, True, 0, cut), (path, False, cut, size)]
+    parts = fanout.map_ordered(_part, jobs, workers=min(workers, len(jobs)), min_items=1)
+    scan = FileScan()
+    turn_map: TurnMap | None = None
+    for part_scan, part_turns, _ in parts:
+        scan.extend(part_scan)
+        turn_map = part_turns or turn_map
+    assert turn_map is not None  # the first job always carries it
+    return scan, turn_map
 
 
 def stats_of(transcript: Transcript, window: Window, *, allow_fork: bool = True) -> SessionStats:
@@ -497,7 +521,8 @@ def stats_of(transcript: Transcript, window: Window, *, allow_fork: bool = True)
         buf = open_buffer(transcript.path)
     except SourceError as exc:
         return SessionStats(transcript, error=str(exc))
-    if allow_fork and len(buf) >= SPLIT_MIN_BYTES:
+    if (allow_fork and len(buf) >= SPLIT_MIN_BYTES and not fanout.in_worker()
+            and fanout.cpu_workers() > 1):
         scan, turn_map = _parallel(transcript, buf)
     else:
         scan = scan_range(buf)

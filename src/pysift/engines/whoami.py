@@ -25,6 +25,7 @@ from pysift.core.resolve import (
     SESSION_ID_VARS,
     _IssuedBy,
     _spawned_by,
+    _Spawns,
     _spawns_in,
     find_session_file,
     projects_root,
@@ -85,23 +86,40 @@ def whoami_from_env(env: Env) -> WhoamiAnswer:
                         found_in_cwd_project=in_cwd_dir)
 
 
-def parent_agent(child: Transcript, siblings: list[Transcript]) -> Transcript | None:
-    """The subagent that spawned ``child``, or None when the top-level session did.
+class _Lane:
+    """One session's subagents and, read lazily and once each, their spawn sets."""
 
-    The same links the resolver walks DOWN (``resolve._spawned_by``): the child's meta
-    ``parentAgentId``; else its meta ``toolUseId`` among a sibling's Task/Agent spawns
-    that the main transcript did not itself issue; else its meta ``name`` among a
-    sibling's spawn names.
-    """
-    meta = read_meta(child)
-    session_path = child.project_dir / f"{child.parent_session_id}.jsonl"
-    main_issued = _IssuedBy(session_path)
-    for candidate in siblings:
-        if candidate.session_id == child.session_id:
-            continue
-        if _spawned_by(meta, candidate.session_id, _spawns_in(candidate.path), main_issued):
-            return candidate
-    return None
+    def __init__(self, session_path: Path) -> None:
+        self.siblings = subagent_transcripts(session_path)
+        self.main_issued = _IssuedBy(session_path)
+        self._spawns: dict[str, _Spawns] = {}
+
+    def spawns(self, transcript: Transcript) -> _Spawns:
+        found = self._spawns.get(transcript.session_id)
+        if found is None:
+            found = self._spawns[transcript.session_id] = _spawns_in(transcript.path)
+        return found
+
+    def parent_of(self, child: Transcript) -> Transcript | None:
+        """The subagent that spawned ``child``, or None when the top-level session did.
+
+        The same links the resolver walks DOWN (``resolve._spawned_by``): the child's meta
+        ``parentAgentId``; else its meta ``toolUseId`` among a sibling's Task/Agent spawns
+        that the main transcript did not itself issue; else its meta ``name`` among a
+        sibling's spawn names.
+        """
+        meta = read_meta(child)
+        declared = meta.get("parentAgentId")
+        for candidate in self.siblings:
+            if candidate.session_id == child.session_id:
+                continue
+            if isinstance(declared, str) and declared:
+                if candidate.session_id == declared:
+                    return candidate
+                continue
+            if _spawned_by(meta, candidate.session_id, self.spawns(candidate), self.main_issued):
+                return candidate
+        return None
 
 
 def ancestry(self_transcript: Transcript) -> list[Transcript]:
@@ -110,11 +128,11 @@ def ancestry(self_transcript: Transcript) -> list[Transcript]:
     if not self_transcript.is_subagent:
         return chain
     session_path = self_transcript.project_dir / f"{self_transcript.parent_session_id}.jsonl"
-    siblings = subagent_transcripts(session_path)
+    lane = _Lane(session_path)
     seen = {self_transcript.session_id}
     current = self_transcript
     while True:
-        parent = parent_agent(current, siblings)
+        parent = lane.parent_of(current)
         if parent is None or parent.session_id in seen:
             break
         chain.append(parent)

@@ -282,7 +282,9 @@ def test_unknown_agent_is_an_error(home: Home) -> None:
 
 def test_agent_of_a_sidecar_only_session_is_still_targetable(home: Home) -> None:
     home.agent("-w-a", S1, AGENT)  # the session's own transcript is gone
-    assert resolve_scope([], home.env(), sessions_from=None).transcripts == []
+    # an all-projects scope still includes it (omitting a transcript would be silent)
+    assert ids(resolve_scope([], home.env(), sessions_from=None)) == [AGENT]
+    assert resolve_scope([], home.env(), subagents=False).transcripts == []
     scope = resolve_scope([f"@{AGENT}"], home.env())
     assert [t.id_trio() for t in scope.transcripts] == [
         {"session_id": AGENT, "is_subagent": True, "parent_session_id": S1}

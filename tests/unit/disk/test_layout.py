@@ -267,9 +267,9 @@ def test_transcript_from_path_classifies_by_location(tmp_path: Path) -> None:
         "workflow",
         project,
     )
-    stray = transcript_from_path(tmp_path / "agent-abc.jsonl")  # not under subagents/
-    assert not stray.is_subagent
-    assert stray.session_id == "agent-abc"
+    stray = transcript_from_path(tmp_path / "agent-abc.jsonl")  # old layout: beside sessions
+    assert stray.is_subagent and stray.kind == "legacy-sidechain"
+    assert stray.session_id == "abc"
 
 
 def test_id_trio() -> None:

@@ -52,7 +52,10 @@ class Exchange:
 
 
 def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
-             ctx: classify.ClassifyContext | None = None) -> list[Exchange]:
+             ctx: classify.ClassifyContext | None = None, light: bool = False
+             ) -> list[Exchange]:
+    """The file's exchanges. ``light``: only their count and owners are wanted (``-c``,
+    ``-l``), so no opener is decoded and nothing is stitched."""
     if not scan.hits:
         return []
     turns = scan.turn_map
@@ -65,7 +68,11 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         hits.sort(key=lambda h: (h.line is None, h.line or 0))
         draft = kind == "d"
         turn = None if draft else ident
-        span = _turn_byte_span(turns, turn, len(buf)) if turns is not None and turn is not None \
+        if light:
+            out.append(Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn,
+                                draft=draft, ts=None, hits=hits, record_uuids=[]))
+            continue
+        span = turns.byte_span(turn, len(buf)) if turns is not None and turn is not None \
             else None
         opener_ts = opener_uuid = None
         if span is not None and turns is not None and turn is not None:
@@ -80,15 +87,6 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         out.append(ex)
     out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))
     return out
-
-
-def _turn_byte_span(turns, turn: int, size: int) -> tuple[int, int] | None:
-    offsets = getattr(turns, "opener_offsets", None)
-    if not offsets or turn >= len(offsets):
-        return (0, size) if turn == 0 and not offsets else None
-    start = 0 if turn == 0 else offsets[turn]
-    end = offsets[turn + 1] if turn + 1 < len(offsets) else size
-    return start, end
 
 
 def _opener_meta(buf: Buffer, turns, turn: int) -> tuple[str | None, str | None]:
@@ -121,11 +119,16 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
         if hit.unit.tool_use_id and hit.pairing == "paired":
             add(_partner_uuid(buf, hit))
     if pull_response and span is not None:
-        for s, e in iter_spans(buf, span[0], span[1]):
-            line = buf[s:e]
-            if _ASSISTANT_TYPE.search(line) is None:
+        # the agent's response: every assistant record of the turn, found by one regex
+        # pass over the turn's bytes (no per-line loop over the tool traffic between)
+        last_line_start = -1
+        for match in _ASSISTANT_TYPE.finditer(buf, span[0], span[1]):
+            s = buf.rfind(b"\n", 0, match.start()) + 1
+            if s == last_line_start:
                 continue
-            matches = _UUID.findall(line)
+            last_line_start = s
+            e = buf.find(b"\n", match.end())
+            matches = _UUID.findall(buf[s:len(buf) if e < 0 else e])
             if matches:
                 add(matches[-1].decode("utf-8", "replace"))
     return found

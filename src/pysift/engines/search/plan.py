@@ -122,6 +122,7 @@ class SearchPlan:
     want_raw: bool = False
     siblings: bool = False
     gates: frozenset[str] = field(default_factory=frozenset)
+    light: bool = False  # -c / -l: exchanges are counted, never rendered
 
     @property
     def wants_carriers(self) -> bool:

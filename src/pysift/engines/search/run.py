@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pysift.core import classify
+from pysift.core.turns import subagent_seed
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
 from pysift.disk.mapped import open_buffer
@@ -66,10 +67,12 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome:
         out.hits = fs.hits
         return out
     buf = open_buffer(transcript.path)
+    seed_uuid, seed_line = subagent_seed(buf) if transcript.is_subagent else (None, None)
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,
-                                   parent_id=transcript.parent_session_id)
-    out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
+                                   parent_id=transcript.parent_session_id,
+                                   seed_uuid=seed_uuid, seed_line=seed_line)
+    out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx, light=plan.light)
     return out
 
 

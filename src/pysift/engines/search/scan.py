@@ -22,7 +22,7 @@ from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
-from pysift.core.turns import TurnMap, build_turn_map
+from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript, sidecar_path
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
@@ -140,10 +140,12 @@ class _Scanner:
         self.line_markers = plan.line_markers()
         self.synth = plan.synth_markers()  # every marker: the carrier-skip exemption
         self.skip_carriers = not plan.wants_carriers
+        seed_uuid, seed_line = subagent_seed(buf) if transcript.is_subagent else (None, None)
         self.ctx = classify.ClassifyContext(
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
             parent_id=transcript.parent_session_id, gates=plan.gates,
-            additional_context=plan.additional_context,
+            additional_context=plan.additional_context, seed_uuid=seed_uuid,
+            seed_line=seed_line,
         )
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None

@@ -1,0 +1,586 @@
+"""``pysift search`` through the real argv path (SPEC §6.2, §6.4, §5; wire-format §2)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from builders import ClaudeHome, Session, assistant, stable_uuid, user
+
+LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
+CLONE = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"
+EXPLORE = "a4f1c9e27b3d8a605"
+SVALBARD = "a6e0d3b8f2c4a7195"
+PENDING_AUQ_UUID = "0a57abd4-de75-411d-a82f-cfa266b1b3e2"
+PENDING_AUQ_TOOL_USE = "toolu_01n59EHaXGsLxuhVBv339ilE"
+
+EXCHANGE_KEYS = {"kind", "session_id", "is_subagent", "parent_session_id", "turn_index",
+                 "superseded_draft", "ts_utc", "ts_local", "hits", "record_uuids"}
+HIT_KEYS = {"session_id", "is_subagent", "parent_session_id", "label", "labels", "excerpt",
+            "ts_utc", "ts_local", "tool_name", "from", "to", "pairing", "is_error", "tool_use_id",
+            "queue_operation", "queue_reason", "line", "uuid", "source", "image_ids", "refetch"}
+SUMMARY_KEYS = {"kind", "matched", "sessions", "transcript_ids", "transcript_ids_truncated",
+                "dropped_by_cap", "skipped_lines", "superseded_drafts",
+                "with_elicitation_sidecar", "excerpts_truncated"}
+ZERO_KEYS = {"definitive_absence", "active_filters", "gated_leaves_unreached",
+             "excluded_by_label"}
+CENSUS_SUMMARY_KEYS = {"kind", "axis", "matched_records", "distinct_keys", "excluded_records",
+                       "dropped_by_cap", "skipped_lines"}
+
+
+@pytest.fixture
+def search(cli, demo_home: Path):
+    def run(*args: str):
+        return cli("--claude-home", str(demo_home), "search", *args)
+    return run
+
+
+def _hits(result) -> list[dict]:
+    return [h for ex in result.json_rows("exchange") for h in ex["hits"]]
+
+
+def _labels(result) -> set[str]:
+    return {h["label"] for h in _hits(result)}
+
+
+def _physical_lines(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
+# -- the pattern -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def case_home(tmp_path: Path) -> ClaudeHome:
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("case"), cwd="/home/ada/src/case")
+    for prompt in ("the Widget is broken", "a widget works here", "WIDGET in capitals"):
+        s.add(user(prompt))
+        s.add(assistant("noted"))
+    home.session("/home/ada/src/case", s.session_id, s)
+    return home
+
+
+def _count(cli, home: ClaudeHome, *args: str) -> int:
+    result = cli("--claude-home", str(home.root), "search", *args, "-c")
+    assert result.code == 0, result.stderr
+    return int(result.stdout)
+
+
+def test_smart_case(cli, case_home: ClaudeHome) -> None:
+    assert _count(cli, case_home, "widget") == 3  # all lowercase: insensitive
+    assert _count(cli, case_home, "Widget") == 1  # an uppercase letter: sensitive
+    assert _count(cli, case_home, "WIDGET") == 1
+    assert _count(cli, case_home, "-i", "Widget") == 3  # -i wins
+    assert _count(cli, case_home, "--ignore-case", "WIDGET") == 3
+
+
+def test_regex_dialect_is_linear_time(search) -> None:
+    for pattern, needle in (("(a)\\1", "backreference"), ("a(?=b)", "lookahead"),
+                            ("(?<=a)b", "lookbehind")):
+        result = search(pattern)
+        assert result.code == 2, (pattern, result.stderr)
+        assert needle in result.stderr
+        assert result.stdout == ""
+    assert search("ep(o|0)ch", "-c").code == 0  # alternation and groups are fine
+
+
+def test_at_pattern_is_refused(search) -> None:
+    result = search("@3f6c1e2a")
+    assert result.code == 2
+    assert "PATTERN @<uuid>" in result.stderr
+
+
+# -- label selectors ---------------------------------------------------------------------------
+
+
+def test_bare_role_excludes_the_draft_leaf(search) -> None:
+    as_role = search("configurable", f"@{LONG}", "-t", "user", "--format", "json")
+    assert as_role.code == 0, as_role.stderr
+    labels = _labels(as_role)
+    assert labels and all(label.startswith("user.") for label in labels)
+    assert "user.unsent" not in labels
+    explicit = search("configurable", f"@{LONG}", "-t", "user.unsent", "--format", "json")
+    assert _labels(explicit) == {"user.unsent"}
+
+
+def test_label_not_subtracts(search) -> None:
+    result = search("", f"@{LONG}", "--no-subagents", "-t", "agent", "-T", "agent.thinking",
+                    "--format", "json")
+    assert result.code == 0, result.stderr
+    labels = _labels(result)
+    assert {"agent.message", "agent.tool.use"} <= labels
+    assert not any(label.startswith(("agent.thinking", "user.", "harness.")) for label in labels)
+    text = search("", f"@{LONG}", "--no-subagents", "-t", "agent", "-T", "agent.thinking").stdout
+    assert "label=agent · label-not=agent.thinking" in text
+
+
+def test_glob_reaches_the_invisible_leaves(search) -> None:
+    def census(*selectors: str) -> dict[str, int]:
+        result = search("", f"@{LONG}", "--no-subagents", *selectors, "--count-by", "label",
+                        "--format", "json")
+        assert result.code == 0, result.stderr
+        return {r["key"]: r["records"] for r in result.json_rows("census")}
+
+    globbed = census("-t", "harness.*")
+    role = census("-t", "harness")
+    assert "harness.compaction.boundary" in globbed
+    assert "harness.compaction.boundary" not in role
+    assert all(key.startswith("harness.") for key in globbed)
+    assert set(role) < set(globbed)
+
+
+def test_retired_flat_labels_name_their_successors(search) -> None:
+    thinking = search("x", "-t", "thinking")
+    assert thinking.code == 2
+    assert "agent.thinking" in thinking.stderr
+    tool = search("x", "-t", "tool")
+    assert tool.code == 2
+    assert "agent.tool" in tool.stderr
+    unknown = search("x", "-t", "nonsense")
+    assert unknown.code == 2
+    assert "user.message" in unknown.stderr  # the valid set is listed
+
+
+def test_statically_empty_selection_is_an_error(search) -> None:
+    result = search("x", "-t", "user", "-T", "user")
+    assert result.code == 2
+    assert "empty" in result.stderr
+    assert result.stdout == ""
+
+
+# -- windows ------------------------------------------------------------------------------------
+
+
+def test_turn_and_since_intersect(search) -> None:
+    both = search("", f"@{LONG}", "--no-subagents", "-t", "user.message", "--turn", "0..5",
+                  "--since", "2026-10-05T08:44:00Z", "--format", "json")
+    assert both.code == 0, both.stderr
+    turns = [ex["turn_index"] for ex in both.json_rows("exchange")]
+    assert turns and all(1 <= t <= 5 for t in turns)
+    assert all(ex["ts_utc"] >= "2026-10-05T08:44:00" for ex in both.json_rows("exchange"))
+    turn_only = search("", f"@{LONG}", "--no-subagents", "-t", "user.message", "--turn", "0..5",
+                       "--format", "json")
+    assert 0 in [ex["turn_index"] for ex in turn_only.json_rows("exchange")]
+    since_only = search("", f"@{LONG}", "--no-subagents", "-t", "user.message", "--since",
+                        "2026-10-05T08:44:00Z", "--format", "json")
+    assert max(ex["turn_index"] for ex in since_only.json_rows("exchange")) > 5
+
+
+def test_turn_window_suppresses_the_draft(search) -> None:
+    everything = search("configurable", f"@{LONG}", "--format", "json")
+    assert any(ex["superseded_draft"] for ex in everything.json_rows("exchange"))
+    windowed = search("configurable", f"@{LONG}", "--turn", "0..", "--format", "json")
+    assert windowed.json_rows("exchange")
+    assert not any(ex["superseded_draft"] for ex in windowed.json_rows("exchange"))
+
+
+# -- exchanges ------------------------------------------------------------------------------------
+
+
+def test_exchange_json_shape(search) -> None:
+    result = search("epoch", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert set(result.header()) == {"kind", "command", "sessions_in_scope",
+                                    "top_level_sessions", "subagent_sessions"}
+    assert result.header()["command"] == "search"
+    for ex in result.json_rows("exchange"):
+        assert set(ex) == EXCHANGE_KEYS
+        for hit in ex["hits"]:
+            assert set(hit) == HIT_KEYS
+            assert (hit["session_id"], hit["is_subagent"], hit["parent_session_id"]) == \
+                (ex["session_id"], ex["is_subagent"], ex["parent_session_id"])
+    summary = result.summary()
+    assert set(summary) == SUMMARY_KEYS
+    assert summary["matched"] == len(result.json_rows("exchange"))
+    ids = sorted({ex["session_id"] for ex in result.json_rows("exchange")})
+    assert summary["transcript_ids"] == ids and summary["sessions"] == len(ids)
+
+
+def test_exchanges_are_chronological_across_files(search) -> None:
+    # a subagent's opener is its parent's delivered prompt (agent.communication.inbox)
+    result = search("", "-t", "user.message", "-t", "agent.communication.inbox", "--format",
+                    "json")
+    assert result.code == 0, result.stderr
+    exchanges = result.json_rows("exchange")
+    stamps = [ex["ts_utc"] for ex in exchanges]
+    dated = [s for s in stamps if s is not None]
+    assert dated == sorted(dated)
+    assert stamps[: len(dated)] == dated  # undated last
+    order = [ex["session_id"] for ex in exchanges]
+    first_sub = next(i for i, sid in enumerate(order) if sid == EXPLORE)
+    # the subagent's exchange interleaves with its parent's, it is not grouped per file
+    assert LONG in order[:first_sub] and LONG in order[first_sub + 1:]
+
+
+def test_record_uuids_carry_the_tool_pair(search, cli, demo_home: Path) -> None:
+    result = search("Re-run the epoch regression", f"@{LONG}", "--no-subagents",
+                    "--format", "json")
+    (ex,) = result.json_rows("exchange")
+    (hit,) = ex["hits"]
+    assert hit["label"] == "agent.tool.use" and hit["pairing"] == "paired"
+    turn = cli("--claude-home", str(demo_home), "show", f"@{LONG}", "--turn",
+               str(ex["turn_index"]), "--format", "json").json_rows("record")
+    result_uuids = [r["uuid"] for r in turn if r["tool_use_id"] == hit["tool_use_id"]
+                    and r["label"] == "agent.tool.result"]
+    assert len(result_uuids) == 1
+    assert hit["uuid"] in ex["record_uuids"]
+    assert result_uuids[0] in ex["record_uuids"]
+    text = search("Re-run the epoch regression", f"@{LONG}", "--no-subagents").stdout
+    assert "▸ agent.tool.use ▹ agent.tool.result Bash  L" in text
+
+
+@pytest.mark.parametrize("args", [("epoch",), ("release",), ("", "-t", "user"),
+                                  ("cache", "-t", "agent.message", "--no-subagents")])
+def test_count_only_equals_the_json_exchange_count(search, args: tuple[str, ...]) -> None:
+    counted = search(*args, "-c")
+    assert counted.code == 0, counted.stderr
+    as_json = search(*args, "--format", "json")
+    assert int(counted.stdout) == len(as_json.json_rows("exchange")) > 0
+    json_count = search(*args, "-c", "--format", "json")
+    assert json_count.json_rows() == [json_count.header(),
+                                      {"kind": "summary", "matched": int(counted.stdout)}]
+
+
+def test_sessions_with_matches_lists_sorted_owners(search) -> None:
+    owners = search("svalbard", "-l")
+    assert owners.code == 0, owners.stderr
+    assert owners.stdout == f"{LONG}\n"  # subagent hits report their owning session
+    release = search("release", "-l")
+    listed = release.stdout.splitlines()
+    assert listed == sorted(set(listed)) and len(listed) > 1
+    as_json = search("release", "--format", "json")
+    assert set(listed) == {ex["parent_session_id"] for ex in as_json.json_rows("exchange")}
+
+
+def test_sessions_with_matches_refuses_json(search) -> None:
+    result = search("release", "-l", "--format", "json")
+    assert result.code == 2
+    assert result.stdout == ""
+
+
+# -- census -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", ["label", "tool", "turn", "pairing"])
+def test_count_by_census_rows_and_summary(search, axis: str) -> None:
+    result = search("", f"@{LONG}", "--count-by", axis, "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows("census")
+    assert rows
+    for row in rows:
+        assert set(row) == {"kind", "axis", "key", "records"}
+        assert row["axis"] == axis and row["records"] > 0
+    summary = result.summary()
+    assert set(summary) == CENSUS_SUMMARY_KEYS
+    assert summary["axis"] == axis
+    assert summary["distinct_keys"] == len(rows)
+    if axis != "label":  # one key per record; the rest are reported, never dropped silently
+        assert sum(r["records"] for r in rows) + summary["excluded_records"] == \
+            summary["matched_records"]
+    counts = [r["records"] for r in rows]
+    if axis == "turn":
+        keys = [r["key"] for r in rows]
+        assert all(re.fullmatch(r".+·t\d+", k) for k in keys)  # >1 transcript in scope
+        parent_turns = [int(k.rsplit("·t", 1)[1]) for k in keys if k.startswith(LONG)]
+        assert parent_turns == sorted(parent_turns)
+    else:
+        assert counts == sorted(counts, reverse=True)
+    text = search("", f"@{LONG}", "--count-by", axis)
+    assert text.stdout.splitlines() == [f"{r['records']:7d}  {r['key']}" for r in rows]
+    assert f"matched record(s) across {len(rows)} {axis} key(s)" in text.stderr
+
+
+def test_count_by_pairing_keys(search) -> None:
+    result = search("", f"@{LONG}", "--count-by", "pairing", "--format", "json")
+    keys = {r["key"]: r["records"] for r in result.json_rows("census")}
+    assert set(keys) <= {"paired", "pending", "orphan"}
+    assert keys["pending"] >= 1  # the AskUserQuestion waiting in the elicitation sidecar
+
+
+def test_count_by_label_counts_a_record_under_every_leaf(search) -> None:
+    """A leaf's census count is how many records ``-t <leaf>`` surfaces (§6.2 --count-by)."""
+    census = search("", f"@{LONG}", "--no-subagents", "--count-by", "label", "--format", "json")
+    by_leaf = {r["key"]: r["records"] for r in census.json_rows("census")}
+    for leaf in ("agent.tool.result", "harness.command.invocation", "user.message"):
+        alone = search("", f"@{LONG}", "--no-subagents", "-t", leaf, "--count-by", "label",
+                       "--format", "json")
+        assert by_leaf[leaf] == alone.summary()["matched_records"], leaf
+
+
+def test_count_by_conflicts_with_other_modes(search) -> None:
+    assert search("x", "--count-by", "label", "-c").code == 2
+    assert search("x", "--count-by", "label", "--siblings").code == 2
+    assert search("x", "--count-by", "nonsense").code == 2
+
+
+# -- raw ----------------------------------------------------------------------------------------------
+
+
+def test_raw_lines_are_verbatim_transcript_lines(search, demo_home: Path) -> None:
+    orbit = demo_home / "projects" / "-home-ada-src-orbit"
+    files = [orbit / f"{LONG}.jsonl", *sorted((orbit / LONG / "subagents").rglob("agent-*.jsonl"))]
+    known = {line for path in files for line in _physical_lines(path)}
+    raw = search("epoch", f"@{LONG}", "--raw")
+    assert raw.code == 0, raw.stderr
+    emitted = raw.stdout_bytes.split(b"\n")
+    assert emitted.pop() == b""
+    assert emitted and all(line in known for line in emitted)
+    assert len(emitted) == len(set(emitted))  # deduped per record
+    as_json = search("epoch", f"@{LONG}", "--format", "json")
+    located = {(h["session_id"], h["line"]) for h in _hits(as_json) if h["line"] is not None}
+    assert len(emitted) == len(located)
+
+
+def test_raw_omits_sidecar_records_with_a_note(search) -> None:
+    result = search("published", f"@{LONG}", "-t", "agent.tool.use", "--raw")
+    assert result.code == 0
+    assert result.stdout == ""
+    assert "elicitation-sidecar record(s) omitted" in result.stderr
+
+
+@pytest.mark.parametrize("other", [("--format", "json"), ("--siblings",), ("-c",), ("-l",),
+                                   ("--no-truncate",)])
+def test_raw_conflicts(search, other: tuple[str, ...]) -> None:
+    result = search("epoch", "--raw", *other)
+    assert result.code == 2
+    assert "--raw" in result.stderr
+
+
+# -- siblings ---------------------------------------------------------------------------------------
+
+
+def test_siblings_show_the_rest_of_the_turn(search) -> None:
+    result = search("amend again", f"@{LONG}", "--siblings", "--format", "json")
+    (ex,) = result.json_rows("exchange")
+    assert [(s["label"], s["line"]) for s in ex["siblings"]] == [
+        ("agent.tool.use", 331), ("agent.tool.result", 332), ("agent.message", 333)]
+    assert ex["siblings_hidden"] == 0
+    assert ex["turn_lines"][0] == ex["hits"][0]["line"] == 330
+    for sibling in ex["siblings"]:
+        assert set(sibling) == HIT_KEYS
+    text = search("amend again", f"@{LONG}", "--siblings").stdout
+    assert "  · agent.message  L333  Done: `v0.4.0` is on `0f6c93b`." in text
+    plain = search("amend again", f"@{LONG}", "--format", "json")
+    assert "siblings" not in plain.json_rows("exchange")[0]
+
+
+def test_siblings_overflow_points_at_show(search) -> None:
+    result = search("Too much at once", f"@{LONG}", "--no-subagents", "--siblings",
+                    "--format", "json")
+    (ex,) = result.json_rows("exchange")
+    assert ex["siblings_hidden"] > 0
+    per_leaf: dict[str, int] = {}
+    for sibling in ex["siblings"]:
+        per_leaf[sibling["label"]] = per_leaf.get(sibling["label"], 0) + 1
+    assert per_leaf.get("agent.tool.use", 0) <= 3 and per_leaf.get("agent.tool.result", 0) <= 3
+    text = search("Too much at once", f"@{LONG}", "--no-subagents", "--siblings").stdout
+    assert re.search(rf"^  · \(\+{ex['siblings_hidden']} more · pysift show @{LONG} "
+                     r"--line \d+\.\.\d+\)$", text, re.M)
+
+
+# -- caps and truncation --------------------------------------------------------------------------
+
+
+def test_positive_max_count_keeps_the_earliest(search) -> None:
+    full = search("release", "--format", "json").json_rows("exchange")
+    assert len(full) > 3
+    capped = search("release", "--max-count", "2", "--format", "json")
+    assert capped.json_rows("exchange") == full[:2]
+    assert capped.summary()["dropped_by_cap"] == len(full) - 2
+    assert capped.summary()["matched"] == 2
+    text = search("release", "--max-count", "2").stdout
+    assert "· oldest first · showing earliest 2" in text
+    assert f"· {len(full) - 2} later dropped by --max-count" in text
+
+
+def test_negative_max_count_keeps_the_latest(search) -> None:
+    full = search("release", "--format", "json").json_rows("exchange")
+    capped = search("release", "--max-count", "-2", "--format", "json")
+    assert capped.json_rows("exchange") == full[-2:]
+    assert capped.summary()["dropped_by_cap"] == len(full) - 2
+    text = search("release", "--max-count", "-2").stdout
+    assert "· showing latest 2" in text
+    assert f"· {len(full) - 2} earlier dropped by --max-count" in text
+
+
+def test_max_count_zero_is_uncapped(search) -> None:
+    full = search("release", "--format", "json")
+    zero = search("release", "--max-count", "0", "--format", "json")
+    assert zero.json_rows("exchange") == full.json_rows("exchange")
+    assert zero.summary()["dropped_by_cap"] == 0
+
+
+def test_no_truncate_gives_the_full_record_text(search, cli, demo_home: Path) -> None:
+    clipped = search("Two-line element", f"@{LONG}", "--no-subagents", "--format", "json")
+    (hit,) = [h for h in _hits(clipped) if h["line"] == 10]
+    assert re.search(r"… \(\+\d+ chars\)$", hit["excerpt"])
+    assert clipped.summary()["excerpts_truncated"] is True
+    assert "note: matches above are TRUNCATED" in search("Two-line element", f"@{LONG}",
+                                                         "--no-subagents").stdout
+    full = search("Two-line element", f"@{LONG}", "--no-subagents", "--no-truncate",
+                  "--format", "json")
+    (whole,) = [h for h in _hits(full) if h["line"] == 10]
+    shown = cli("--claude-home", str(demo_home), "show", f"@{LONG}", "--line", "10",
+                "--format", "json").json_rows("record")
+    assert whole["excerpt"] in {r["text"] for r in shown}
+    assert full.summary()["excerpts_truncated"] is False
+    assert "TRUNCATED" not in search("Two-line element", f"@{LONG}", "--no-subagents",
+                                     "--no-truncate").stdout
+
+
+# -- zero matches -----------------------------------------------------------------------------------
+
+
+def test_zero_matches_is_a_definitive_absence(search) -> None:
+    result = search("zzqqxxnothere")
+    assert result.code == 0
+    assert result.stdout == ""
+    assert ("0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: 9 session(s). "
+            "Active filters: none.") in result.stderr
+    assert 'pysift search "" <target> --count-by label' in result.stderr
+    as_json = search("zzqqxxnothere", "--format", "json")
+    assert as_json.code == 0
+    assert as_json.json_rows("exchange") == []
+    summary = as_json.summary()
+    assert set(summary) == SUMMARY_KEYS | ZERO_KEYS
+    assert summary["definitive_absence"] is True
+    assert summary["matched"] == 0
+    assert summary["active_filters"] == "none"
+    assert summary["excluded_by_label"] is None
+
+
+def test_zero_matches_echo_every_active_filter(search) -> None:
+    result = search("zzqqxxnothere", "-t", "agent.message", "-T", "agent.thinking",
+                    "--turn", "0..3", "--since", "2026-10-01", "--format", "json")
+    filters = result.summary()["active_filters"]
+    for part in ("-t agent.message", "-T agent.thinking", "--since 2026-10-01", "--turn 0..3"):
+        assert part in filters
+
+
+def test_label_filter_that_hid_the_pattern_is_named(search) -> None:
+    result = search("cProfile", f"@{LONG}", "-t", "user.message")
+    assert result.code == 0
+    assert result.stdout == ""
+    assert "Active filters: -t user.message." in result.stderr
+    probe = [line for line in result.stderr.splitlines() if "DOES occur" in line]
+    assert len(probe) == 1
+    assert re.search(r'⚠ but "cProfile" DOES occur — \d+ record\(s\) under: agent\.tool\.use ×\d+',
+                     probe[0])
+    summary = search("cProfile", f"@{LONG}", "-t", "user.message", "--format", "json").summary()
+    assert summary["definitive_absence"] is True
+    assert summary["active_filters"] == "-t user.message"
+    excluded = summary["excluded_by_label"]
+    assert excluded["records"] == sum(excluded["by_label"].values()) >= 1
+    assert "agent.tool.use" in excluded["by_label"]
+
+
+def test_label_filter_with_a_genuinely_absent_pattern(search) -> None:
+    result = search("zzqqxxnothere", f"@{LONG}", "-t", "user.message", "--format", "json")
+    assert result.summary()["excluded_by_label"] is None
+    text = search("zzqqxxnothere", f"@{LONG}", "-t", "user.message")
+    assert "genuinely absent" in text.stderr
+
+
+# -- persisted outputs, drafts, sidecar, subagents ---------------------------------------------------
+
+
+def test_resolve_persisted_finds_text_only_in_the_tool_results_file(search) -> None:
+    # "<helper_442>" sits past the 2 KB preview: only the externalised file holds it
+    without = search("helper_442", f"@{LONG}", "--format", "json")
+    assert without.json_rows("exchange") == []
+    resolved = search("helper_442", f"@{LONG}", "--resolve-persisted", "--format", "json")
+    assert resolved.code == 0, resolved.stderr
+    (hit,) = _hits(resolved)
+    assert hit["label"] == "agent.tool.result"
+    assert hit["tool_name"] == "Bash"
+    assert hit["session_id"] == LONG
+    assert "helper_442" in hit["excerpt"]
+
+
+def test_superseded_draft_unit(search) -> None:
+    result = search("cache size configurable", f"@{LONG}", "--format", "json")
+    drafts = [ex for ex in result.json_rows("exchange") if ex["superseded_draft"]]
+    assert len(drafts) == 1
+    draft = drafts[0]
+    assert draft["turn_index"] is None
+    assert [h["label"] for h in draft["hits"]] == ["user.unsent"]
+    assert draft["hits"][0]["line"] == 147
+    assert result.summary()["superseded_drafts"] == 1
+    text = search("cache size configurable", f"@{LONG}").stdout
+    assert re.search(r"^3f6c1e2a·draft  2026-10-05 ", text, re.M)
+    hidden = search("cache size configurable", f"@{LONG}", "-T", "user.unsent",
+                    "--format", "json")
+    assert not any(ex["superseded_draft"] for ex in hidden.json_rows("exchange"))
+
+
+def test_pending_elicitation_from_the_sidecar(search) -> None:
+    result = search("published", f"@{LONG}", "-t", "agent.tool.use", "--format", "json")
+    assert result.code == 0, result.stderr
+    (ex,) = result.json_rows("exchange")
+    (hit,) = ex["hits"]
+    assert hit["source"] == "elicitation-sidecar"
+    assert hit["line"] is None
+    assert hit["tool_name"] == "AskUserQuestion"
+    assert hit["tool_use_id"] == PENDING_AUQ_TOOL_USE
+    assert hit["pairing"] == "pending"
+    assert hit["refetch"] == f"pysift show @{LONG} --uuid {PENDING_AUQ_UUID}"
+    assert result.summary()["with_elicitation_sidecar"] is True
+    text = search("published", f"@{LONG}", "-t", "agent.tool.use").stdout
+    assert ("▸ agent.tool.use (no result — pending) AskUserQuestion  (elicitation sidecar)  "
+            in text)
+    assert "\nwith elicitation sidecar\n" in text
+
+
+def test_subagent_hits_carry_the_trio_and_refetch_their_own_file(search, cli,
+                                                                 demo_home: Path) -> None:
+    result = search("svalbard", "--format", "json")
+    subs = [ex for ex in result.json_rows("exchange") if ex["is_subagent"]]
+    assert [ex["session_id"] for ex in subs] == [SVALBARD]
+    ex = subs[0]
+    assert ex["parent_session_id"] == LONG
+    for hit in ex["hits"]:
+        assert (hit["session_id"], hit["is_subagent"], hit["parent_session_id"]) == \
+            (SVALBARD, True, LONG)
+        assert hit["refetch"] == f"pysift show @{SVALBARD} --line {hit['line']}"
+    # the refetch command fetches the very record the hit came from
+    hit = ex["hits"][-1]
+    shown = cli("--claude-home", str(demo_home), *hit["refetch"].split()[1:], "--format", "json")
+    assert shown.code == 0, shown.stderr
+    assert hit["excerpt"] in {r["text"] for r in shown.json_rows("record")}
+
+    text = search("svalbard").stdout
+    assert re.search(r"^a6e0d3b8·t0 \(parent 3f6c1e2a\)  2026-10-06 ", text, re.M)
+    assert f"      ↳ pysift show @{SVALBARD} --line 1\n" in text
+    assert text.startswith("scope  9 sessions in scope (5 top-level + 4 subagent)\n\n")
+
+
+def test_subagent_opener_is_the_parents_message(search) -> None:
+    """A subagent's first record is the delivered spawn prompt: agent.communication.inbox,
+    parent ⇨ self, never the human (§5.2, §5.3)."""
+    result = search("Audit station svalbard", f"@{SVALBARD}", "--format", "json")
+    (ex,) = result.json_rows("exchange")
+    opener = [h for h in ex["hits"] if h["line"] == 1]
+    assert len(opener) == 1
+    assert opener[0]["label"] == "agent.communication.inbox"
+    assert opener[0]["to"] == "self"
+    assert opener[0]["from"] not in (None, "self")
+
+
+def test_no_subagents_searches_top_level_only(search) -> None:
+    result = search("svalbard", "--no-subagents", "--format", "json")
+    assert result.header()["subagent_sessions"] == 0
+    assert not any(ex["is_subagent"] for ex in result.json_rows("exchange"))
+
+
+def test_clone_lists_both_ids_for_inherited_records(search) -> None:
+    """A clone inherits the origin's compaction summary, so -l names both (§6.1 corollary)."""
+    assert search("Key Technical Concepts", "-l").stdout.split() == [LONG, CLONE]
+    assert search("Key Technical Concepts", f"@{CLONE}", "-l").stdout.split() == [CLONE]

@@ -1,0 +1,381 @@
+"""``pysift show`` through the real argv path (SPEC §6.11, wire-format §3)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+from builders import ClaudeHome, Session, assistant, stable_uuid, user
+
+LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+EXPLORE = "a4f1c9e27b3d8a605"
+PENDING_AUQ_UUID = "0a57abd4-de75-411d-a82f-cfa266b1b3e2"
+
+RECORD_KEYS = {
+    "kind", "session_id", "is_subagent", "parent_session_id", "turn_index", "superseded_draft",
+    "line", "uuid", "label", "labels", "tool_name", "from", "to", "pairing", "tool_use_id",
+    "source", "ts_utc", "ts_local", "text", "image_ids",
+}
+SUMMARY_KEYS = {"kind", "records", "dropped_by_cap", "refetch_remainder", "non_record_lines",
+                "skipped_lines", "with_elicitation_sidecar"}
+
+
+@pytest.fixture
+def long_file(demo_home: Path) -> Path:
+    return demo_home / "projects" / "-home-ada-src-orbit" / f"{LONG}.jsonl"
+
+
+@pytest.fixture
+def show(cli, demo_home: Path):
+    def run(*args: str):
+        return cli("--claude-home", str(demo_home), "show", *args)
+    return run
+
+
+def _physical_lines(path: Path) -> list[bytes]:
+    """The file's lines as stored, without their newline (the last may be torn, no newline)."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
+# -- addressing ----------------------------------------------------------------------------
+
+
+def test_one_line_fetches_the_full_record(show) -> None:
+    result = show(f"@{LONG}", "--line", "7", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.header() == {
+        "kind": "header", "command": "show", "session_id": LONG, "is_subagent": False,
+        "parent_session_id": LONG,
+        "path": result.header()["path"],
+    }
+    assert result.header()["path"].endswith(f"-home-ada-src-orbit/{LONG}.jsonl")
+    (row,) = result.json_rows("record")
+    assert set(row) == RECORD_KEYS
+    assert (row["line"], row["label"], row["turn_index"]) == (7, "agent.thinking", 0)
+    assert row["text"].startswith("Passes about an hour late.")
+    assert row["text"].endswith("whether propagation uses naive datetimes.")  # never clipped
+    assert row["ts_utc"] == "2026-10-05T08:42:56.000Z"
+    assert row["ts_local"] == "2026-10-05T19:42:56+11:00"
+    summary = result.summary()
+    assert set(summary) == SUMMARY_KEYS
+    assert (summary["records"], summary["dropped_by_cap"], summary["refetch_remainder"]) == (1, 0, None)
+
+    text = show(f"@{LONG}", "--line", "7").stdout
+    assert text.splitlines()[0] == f"SESSION {LONG}"
+    assert "\nt0  2026-10-05 19:42:56.000 AEDT(UTC+11)\n" in text
+    assert "  ▸ agent.thinking  L7  Passes about an hour late." in text
+    assert "fetched 1 record unit(s)" in text
+
+
+def test_ranges_lists_and_repeats_are_merged_in_file_order(show) -> None:
+    result = show(f"@{LONG}", "--line", "9,7", "--line", "8", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert [r["line"] for r in result.json_rows("record")] == [7, 8, 9]
+
+    ranged = show(f"@{LONG}", "--line", "5..9", "--format", "json")
+    lines = [r["line"] for r in ranged.json_rows("record")]
+    assert lines == sorted(lines) and {7, 8, 9} <= set(lines)
+    assert 6 not in lines  # L6 is an ai-title cache line: not a record
+    assert ranged.summary()["non_record_lines"] >= 1
+    text = show(f"@{LONG}", "--line", "5..9").stdout
+    assert re.search(r"^\d+ line\(s\) in the addressed range are not records \(metadata/"
+                     r"attachment — inspect with --raw\)$", text, re.M)
+
+
+def test_uuid_addresses_the_same_record(show) -> None:
+    by_line = show(f"@{LONG}", "--line", "8", "--format", "json").json_rows("record")[0]
+    by_uuid = show(f"@{LONG}", "--uuid", by_line["uuid"], "--format", "json")
+    assert by_uuid.code == 0, by_uuid.stderr
+    (row,) = by_uuid.json_rows("record")
+    assert row == by_line
+
+
+def test_turn_numbers_match_search_headers(cli, show, demo_home: Path) -> None:
+    found = cli("--claude-home", str(demo_home), "search", "", f"@{LONG}", "--no-subagents",
+                "-t", "user", "-t", "agent.message", "--format", "json")
+    assert found.code == 0, found.stderr
+    exchanges = [e for e in found.json_rows("exchange") if e["turn_index"] is not None]
+    assert len(exchanges) > 20
+    for ex in exchanges[::4]:
+        turn = ex["turn_index"]
+        fetched = show(f"@{LONG}", "--turn", str(turn), "--format", "json")
+        assert fetched.code == 0, fetched.stderr
+        rows = fetched.json_rows("record")
+        assert {r["turn_index"] for r in rows} == {turn}
+        fetched_lines = {r["line"] for r in rows}
+        for hit in ex["hits"]:
+            assert hit["line"] in fetched_lines, (turn, hit["line"])
+
+
+def test_turn_text_headers_use_the_search_numbering(cli, show, demo_home: Path) -> None:
+    search_text = cli("--claude-home", str(demo_home), "search", "amend again", f"@{LONG}").stdout
+    (turn,) = re.findall(r"^3f6c1e2a·t(\d+)  ", search_text, re.M)
+    shown = show(f"@{LONG}", "--turn", turn).stdout
+    assert re.search(rf"^t{turn}  2026-10-07 ", shown, re.M)
+    assert "amend again and move the tag" in shown
+
+
+# -- raw -------------------------------------------------------------------------------------
+
+
+def test_raw_prints_the_verbatim_line_bytes(show, long_file: Path) -> None:
+    lines = _physical_lines(long_file)
+    result = show(f"@{LONG}", "--line", "7", "--raw")
+    assert result.code == 0
+    assert result.stdout_bytes == lines[6] + b"\n"
+    # a malformed crash fragment and a metadata line are fetched verbatim too
+    assert show(f"@{LONG}", "--line", "164", "--raw").stdout_bytes == lines[163] + b"\n"
+    assert show(f"@{LONG}", "--line", "6", "--raw").stdout_bytes == lines[5] + b"\n"
+    ranged = show(f"@{LONG}", "--line", "5..9", "--raw")
+    assert ranged.stdout_bytes == b"".join(line + b"\n" for line in lines[4:9])
+
+
+def test_raw_reaches_the_torn_last_line(show, long_file: Path) -> None:
+    lines = _physical_lines(long_file)
+    assert not long_file.read_bytes().endswith(b"\n")  # the fixture's torn tail
+    result = show(f"@{LONG}", "--line", str(len(lines)), "--raw")
+    assert result.code == 0
+    assert result.stdout_bytes == lines[-1] + b"\n"
+
+
+def test_a_non_record_line_needs_raw(show) -> None:
+    result = show(f"@{LONG}", "--line", "164")
+    assert result.code == 1
+    assert "--line 164 --raw" in result.stderr
+
+
+# -- misses, clamping ----------------------------------------------------------------------
+
+
+def test_explicit_line_miss_names_the_domain(show, long_file: Path) -> None:
+    total = len(_physical_lines(long_file))
+    result = show(f"@{LONG}", "--line", "99999")
+    assert result.code == 1
+    assert result.stdout == ""
+    assert "L99999" in result.stderr and f"L1..L{total}" in result.stderr
+
+
+def test_explicit_turn_miss_names_the_domain(show) -> None:
+    result = show(f"@{LONG}", "--turn", "99")
+    assert result.code == 1
+    m = re.search(r"no such turn\(s\): t99 — the transcript has (\d+) turn\(s\) \(t0\.\.t(\d+)\)",
+                  result.stderr)
+    assert m, result.stderr
+    assert int(m.group(1)) == int(m.group(2)) + 1
+    last = show(f"@{LONG}", "--turn", m.group(2), "--format", "json")
+    assert last.code == 0  # the last named turn exists
+    beyond = show(f"@{LONG}", "--turn", f"{int(m.group(1)) + 5}..99")
+    assert beyond.code == 1  # an explicit range that resolves to nothing
+    assert "no such turn(s)" in beyond.stderr
+
+
+def test_uuid_miss_names_the_uuid(show) -> None:
+    missing = "00000000-0000-4000-8000-000000000000"
+    result = show(f"@{LONG}", "--uuid", missing)
+    assert result.code == 1
+    assert missing in result.stderr
+
+
+def test_open_forms_clamp_to_the_file(show, long_file: Path) -> None:
+    total = len(_physical_lines(long_file))
+    tail = show(f"@{LONG}", "--turn", "-99..", "--max-count", "0", "--format", "json")
+    assert tail.code == 0, tail.stderr
+    turns = {r["turn_index"] for r in tail.json_rows("record") if r["turn_index"] is not None}
+    assert min(turns) == 0 and len(turns) == max(turns) + 1
+    lines = show(f"@{LONG}", "--line", f"{total - 5}..", "--format", "json")
+    assert lines.code == 0, lines.stderr
+    assert all(total - 5 <= r["line"] <= total for r in lines.json_rows("record") if r["line"])
+    assert show(f"@{LONG}", "--line", "..4", "--format", "json").code == 0
+
+
+# -- the 200-unit cap -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def home_250(tmp_path: Path) -> tuple[ClaudeHome, str]:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("two-hundred-fifty")
+    s = Session(sid, cwd="/home/ada/src/big")
+    for i in range(125):
+        s.add(user(f"question {i}"))
+        s.add(assistant(f"answer {i}"))
+    home.session("/home/ada/src/big", sid, s)
+    return home, sid
+
+
+def test_default_cap_reports_the_exact_continuation(cli, home_250) -> None:
+    home, sid = home_250
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "..",
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows("record")
+    assert [r["line"] for r in rows] == list(range(1, 201))
+    summary = result.summary()
+    assert summary["records"] == 200
+    assert summary["dropped_by_cap"] == 50
+    assert summary["refetch_remainder"] == f"pysift show @{sid} --line 201..250"
+
+    text = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "..").stdout
+    assert (f"+50 more record unit(s) beyond the 200-unit cap · continue: pysift show @{sid} "
+            "--line 201..250  (or --max-count 0 = uncapped)") in text
+    # the continuation command does fetch the remainder
+    rest = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "201..250",
+               "--format", "json")
+    assert [r["line"] for r in rest.json_rows("record")] == list(range(201, 251))
+
+
+def test_max_count_overrides_the_cap(cli, home_250) -> None:
+    home, sid = home_250
+    uncapped = cli("--claude-home", str(home.root), "show", f"@{sid}", "--turn", "..",
+                   "--max-count", "0", "--format", "json")
+    assert len(uncapped.json_rows("record")) == 250
+    assert uncapped.summary()["dropped_by_cap"] == 0
+    assert uncapped.summary()["refetch_remainder"] is None
+    small = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "..",
+                "--max-count", "10", "--format", "json")
+    assert small.summary()["records"] == 10
+    assert small.summary()["refetch_remainder"] == f"pysift show @{sid} --line 11..250"
+
+
+def test_raw_caps_by_line_with_a_stderr_continuation(cli, home_250) -> None:
+    home, sid = home_250
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "..", "--raw")
+    assert result.code == 0
+    assert len(result.stdout_bytes.splitlines()) == 200
+    assert f"pysift show @{sid} --line 201..250 --raw" in result.stderr
+
+
+# -- sidecar, subagents, branch points, blocks -------------------------------------------------
+
+
+def test_pending_sidecar_record_by_uuid_is_pending(show) -> None:
+    result = show(f"@{LONG}", "--uuid", PENDING_AUQ_UUID, "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = result.json_rows("record")
+    assert row["line"] is None
+    assert row["source"] == "elicitation-sidecar"
+    assert row["label"] == "agent.tool.use"
+    assert row["tool_name"] == "AskUserQuestion"
+    # no answer exists anywhere: the call is pending, as search reports it
+    assert row["pairing"] == "pending"
+    assert result.summary()["with_elicitation_sidecar"] is True
+    text = show(f"@{LONG}", "--uuid", PENDING_AUQ_UUID).stdout
+    assert "(elicitation sidecar)" in text
+    assert "with elicitation sidecar" in text
+
+
+def test_last_turn_merges_the_pending_sidecar_record(show) -> None:
+    probe = show(f"@{LONG}", "--turn", "-1", "--format", "json")
+    assert probe.code == 0, probe.stderr
+    rows = probe.json_rows("record")
+    merged = [r for r in rows if r["source"] == "elicitation-sidecar"]
+    assert [r["uuid"] for r in merged] == [PENDING_AUQ_UUID]
+    assert merged[0]["line"] is None
+    assert merged[0]["turn_index"] == rows[0]["turn_index"]
+    assert probe.summary()["with_elicitation_sidecar"] is True
+    # an earlier turn merges nothing
+    earlier = show(f"@{LONG}", "--turn", "0", "--format", "json")
+    assert all(r["source"] is None for r in earlier.json_rows("record"))
+    assert earlier.summary()["with_elicitation_sidecar"] is False
+
+
+def test_subagent_target_fetches_from_its_own_file(show) -> None:
+    result = show(f"@{EXPLORE}", "--line", "1", "--format", "json")
+    assert result.code == 0, result.stderr
+    header = result.header()
+    assert (header["session_id"], header["is_subagent"], header["parent_session_id"]) == \
+        (EXPLORE, True, LONG)
+    assert header["path"].endswith(f"subagents/agent-{EXPLORE}.jsonl")
+    (row,) = result.json_rows("record")
+    assert (row["session_id"], row["is_subagent"], row["parent_session_id"]) == (EXPLORE, True, LONG)
+    assert row["text"].startswith("Find every call site of `propagate(`")
+    text = show(f"@{EXPLORE}", "--line", "1").stdout
+    assert text.splitlines()[0] == f"SUBAGENT {EXPLORE} · parent SESSION {LONG}"
+
+
+def test_branch_points_find_the_superseded_draft(show) -> None:
+    result = show(f"@{LONG}", "--branch-points", "--format", "json")
+    assert result.code == 0, result.stderr
+    header = result.header()
+    assert header["mode"] == "branch-points"
+    assert (header["session_id"], header["is_subagent"], header["parent_session_id"]) == \
+        (LONG, False, LONG)
+    forks = result.json_rows("branch-point")
+    draft_fork = [f for f in forks if [c["line"] for c in f["children"]] == [147, 148]]
+    assert len(draft_fork) == 1
+    fork = draft_fork[0]
+    assert fork["line"] == 146
+    assert fork["widest_gap_seconds"] == 7
+    assert {c["record_type"] for c in fork["children"]} == {"user"}
+    widths = [f["widest_gap_seconds"] for f in forks]
+    assert widths == sorted(widths, key=lambda w: (w is None, -(w or 0)))  # widest first
+    assert result.summary()["branch_points"] == len(forks)
+    assert set(result.summary()) == {"kind", "branch_points", "conversation_records",
+                                     "skipped_lines"}
+
+    text = show(f"@{LONG}", "--branch-points").stdout
+    assert text.splitlines()[0] == f"BRANCH POINTS  {LONG}"
+    assert f"↳ pysift show @{LONG} --line 148" in text
+
+
+def test_block_fetch_and_sha256_verification(cli, show, demo_home: Path) -> None:
+    found = cli("--claude-home", str(demo_home), "search", "", f"@{LONG}", "--no-subagents",
+                "-t", "agent.tool.result", "--max-count", "1", "--format", "json")
+    tool_use_id = found.json_rows("exchange")[0]["hits"][0]["tool_use_id"]
+    block = f"r:{tool_use_id}"
+    fetched = show(f"@{LONG}", "--block", block, "--format", "json")
+    assert fetched.code == 0, fetched.stderr
+    (row,) = fetched.json_rows("block")
+    digest = hashlib.sha256(row["text"].encode()).hexdigest()
+    assert row["sha256"] == digest
+    assert row["text"].startswith('     1\t"""Two-line element (TLE) parsing."""')
+
+    verified = show(f"@{LONG}", "--block", block, "--sha256", digest, "--format", "json")
+    assert verified.code == 0
+    assert verified.summary()["sha256_verified"] is True
+
+    wrong = show(f"@{LONG}", "--block", block, "--sha256", "0" * 64)
+    assert wrong.code == 1
+    assert "sha256 mismatch" in wrong.stderr and digest in wrong.stderr
+    assert wrong.stdout == ""  # an unverified span is never printed
+
+
+def test_block_miss_is_an_error(show) -> None:
+    result = show(f"@{LONG}", "--block", "r:toolu_01doesnotexist")
+    assert result.code == 1
+    assert "toolu_01doesnotexist" in result.stderr
+
+
+# -- usage errors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ((f"@{LONG}", f"@{EXPLORE}", "--line", "1"), "exactly one TARGET"),
+        ((f"@{LONG}",), "needs an address"),
+        ((f"@{LONG}", "--line", "7", "--no-subagents"), "never spans"),
+        ((f"@{LONG}", "--line", "7", "--subagents"), "never spans"),
+        ((f"@{LONG}", "--line", "7", "--raw", "--format", "json"), "--raw"),
+        ((f"@{LONG}", "--line", "7", "--turn", "0"), "mutually exclusive"),
+        (("--line", "7"), "TARGET"),
+    ],
+)
+def test_usage_errors_exit_2(show, args: tuple[str, ...], needle: str) -> None:
+    result = show(*args)
+    assert result.code == 2, (result.code, result.stderr)
+    assert needle in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_project_dir_target_is_not_one_transcript(show) -> None:
+    result = show("-home-ada-src-orbit", "--line", "1")
+    assert result.code == 1
+    assert "exactly one transcript" in result.stderr

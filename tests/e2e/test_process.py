@@ -1,0 +1,156 @@
+"""``python -m pysift`` as a real process: exit codes, stdin, a closed pipe, argv quirks, the
+environment (wire-format §0.8; conventions §3.5)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from builders import ClaudeHome, Session, assistant, stable_uuid, user
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
+CLONE = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SESSION_ID", "PYSIFT_TRACEBACK")}
+    env["PYTHONPATH"] = str(REPO / "src")
+    env["TZ"] = "Australia/Sydney"
+    env.update(extra)
+    return env
+
+
+def pysift(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pysift", *args], input=stdin,
+                          capture_output=True, text=True, env=_env(**env), cwd=REPO,
+                          timeout=60, check=False)
+
+
+def _rows(stdout: str, kind: str) -> list[dict]:
+    rows = [orjson.loads(line) for line in stdout.splitlines() if line.strip()]
+    return [r for r in rows if r["kind"] == kind]
+
+
+def test_success_exits_0(demo_home: Path) -> None:
+    result = pysift("--claude-home", str(demo_home), "list", f"@{SHORT}")
+    assert result.returncode == 0, result.stderr
+    assert f"SESSION  {SHORT}" in result.stdout
+
+
+def test_zero_matches_exit_0(demo_home: Path) -> None:
+    result = pysift("--claude-home", str(demo_home), "search", "zzqqxxnothere")
+    assert result.returncode == 0
+    assert result.stdout == ""
+    assert "DEFINITIVE absence" in result.stderr
+
+
+def test_target_miss_exits_1(demo_home: Path) -> None:
+    result = pysift("--claude-home", str(demo_home), "show", f"@{LONG}", "--line", "99999")
+    assert result.returncode == 1
+    assert result.stderr.startswith("pysift: error: ")
+    assert "Traceback" not in result.stderr
+    unknown = pysift("--claude-home", str(demo_home), "list", "@ffffffff")
+    assert unknown.returncode == 1
+    assert "Traceback" not in unknown.stderr
+
+
+def test_usage_errors_exit_2(demo_home: Path) -> None:
+    for args in (("search", "x", "--bogus-flag"), ("search", "(a)\\1"),
+                 ("show", f"@{LONG}"), ("list", "--format", "yaml")):
+        result = pysift("--claude-home", str(demo_home), *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+def test_sessions_from_stdin_takes_search_l_output(demo_home: Path) -> None:
+    owners = pysift("--claude-home", str(demo_home), "search", "release", "-l")
+    assert owners.returncode == 0, owners.stderr
+    ids = owners.stdout.split()
+    assert len(ids) > 1
+    listed = pysift("--claude-home", str(demo_home), "list", "--sessions-from", "-",
+                    "--no-subagents", "--format", "json", stdin=owners.stdout)
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(r["session_id"] for r in _rows(listed.stdout, "session")) == sorted(ids)
+    # an explicit empty list is an empty scope, not every project
+    empty = pysift("--claude-home", str(demo_home), "list", "--sessions-from", "-",
+                   "--format", "json", stdin="")
+    assert empty.returncode == 0, empty.stderr
+    assert _rows(empty.stdout, "session") == []
+
+
+@pytest.fixture
+def big_home(tmp_path: Path) -> ClaudeHome:
+    """Enough output to overflow a pipe buffer many times over."""
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("big"), cwd="/home/ada/src/big")
+    for i in range(400):
+        s.add(user(f"question {i} " + "lorem ipsum dolor " * 40))
+        s.add(assistant(f"answer {i} " + "sit amet " * 60))
+    home.session("/home/ada/src/big", s.session_id, s)
+    return home
+
+
+def test_closed_pipe_ends_quietly(big_home: ClaudeHome) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pysift", "--claude-home", str(big_home.root), "search", "",
+         "--no-truncate", "-t", "user", "-t", "agent.message"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=REPO)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    assert first  # it started writing
+    proc.stdout.close()  # `| head -1`
+    stderr = proc.stderr.read().decode()
+    code = proc.wait(timeout=60)
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
+    assert "BrokenPipe" not in stderr
+
+
+def test_encoded_dir_target_with_a_leading_dash(demo_home: Path) -> None:
+    result = pysift("--claude-home", str(demo_home), "list", "-home-ada-src-orbit",
+                    "--no-subagents", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert {r["session_id"] for r in _rows(result.stdout, "session")} == {LONG, SHORT, CLONE}
+
+
+def test_claude_home_after_the_subcommand(demo_home: Path) -> None:
+    before = pysift("--claude-home", str(demo_home), "list", f"@{SHORT}", "--format", "json")
+    after = pysift("list", f"@{SHORT}", "--format", "json", "--claude-home", str(demo_home))
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout
+    mid = pysift("search", "ledger", "--claude-home", str(demo_home), "-c")
+    assert mid.returncode == 0, mid.stderr
+    assert int(mid.stdout) > 0
+
+
+def test_claude_config_dir_is_honoured(demo_home: Path, tmp_path: Path) -> None:
+    result = pysift("list", f"@{SHORT}", "--format", "json", CLAUDE_CONFIG_DIR=str(demo_home),
+                    HOME=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert [r["session_id"] for r in _rows(result.stdout, "session")] == [SHORT]
+    # the flag wins over the environment
+    empty = tmp_path / "empty-home"
+    (empty / "projects").mkdir(parents=True)
+    flagged = pysift("--claude-home", str(empty), "list", CLAUDE_CONFIG_DIR=str(demo_home),
+                     HOME=str(tmp_path))
+    assert flagged.returncode == 0
+    assert flagged.stdout == "no sessions found\n"
+
+
+def test_default_home_is_dot_claude_under_home(demo_home: Path, tmp_path: Path) -> None:
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    (user_home / ".claude").symlink_to(demo_home, target_is_directory=True)
+    result = pysift("list", f"@{SHORT}", "--format", "json", HOME=str(user_home))
+    assert result.returncode == 0, result.stderr
+    assert [r["session_id"] for r in _rows(result.stdout, "session")] == [SHORT]

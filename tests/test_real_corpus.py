@@ -1,0 +1,83 @@
+"""Smoke runs over the real transcript corpus (../shared/corpus/real, skipped when absent):
+no traceback, exit 0, internally consistent counts. Kept fast: a few patterns, one pass each."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.real
+
+#: each run must stay well inside this (the whole file is budgeted at about a minute)
+RUN_BUDGET_S = 15.0
+
+
+def _timed(cli, *args: str):
+    start = time.monotonic()
+    result = cli(*args)
+    elapsed = time.monotonic() - start
+    assert elapsed < RUN_BUDGET_S, f"{' '.join(args)} took {elapsed:.1f}s"
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def _top_level_files(home: Path) -> list[Path]:
+    """Session files directly under a project dir; an ``agent-*.jsonl`` there is an
+    old-layout sidechain, listed as a subagent."""
+    return sorted(p for p in (home / "projects").glob("*/*.jsonl")
+                  if not p.name.startswith("agent-"))
+
+
+def test_list_everything(cli, real_home: Path) -> None:
+    result = _timed(cli, "--claude-home", str(real_home), "list", "--max-count", "0",
+                    "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows("session")
+    header = result.header()
+    assert len(rows) == header["sessions_in_scope"] == result.summary()["sessions"]
+    top = [r for r in rows if not r["is_subagent"]]
+    # every transcript directly under a project dir is one top-level row
+    assert sorted(Path(r["path"]) for r in top) == _top_level_files(real_home)
+    assert header["top_level_sessions"] == len(top)
+    for row in rows:
+        assert Path(row["path"]).is_file()
+        if row["is_subagent"]:
+            path = Path(row["path"])
+            assert (path.parent.name == "subagents" or "workflows" in path.parts
+                    or path.name == f"agent-{row['session_id']}.jsonl")
+    assert len({r["path"] for r in rows}) == len(rows)
+    text = _timed(cli, "--claude-home", str(real_home), "list", "--max-count", "0")
+    assert text.code == 0
+    assert text.stdout.count("\nSESSION  ") + text.stdout.startswith("SESSION  ") == len(top)
+
+
+@pytest.mark.parametrize("args", [("error",), ("TODO",), ("the",), ("", "-t", "user"),
+                                  ("-i", "claude")], ids=lambda a: " ".join(a) or '""')
+def test_search_count_matches_json(cli, real_home: Path, args: tuple[str, ...]) -> None:
+    counted = _timed(cli, "--claude-home", str(real_home), "search", *args, "-c")
+    assert counted.code == 0, counted.stderr
+    as_json = _timed(cli, "--claude-home", str(real_home), "search", *args, "--format", "json")
+    assert as_json.code == 0, as_json.stderr
+    exchanges = as_json.json_rows("exchange")
+    assert int(counted.stdout) == len(exchanges) == as_json.summary()["matched"]
+    stamps = [ex["ts_utc"] for ex in exchanges if ex["ts_utc"] is not None]
+    assert stamps == sorted(stamps)
+
+
+def test_show_first_line_of_many_transcripts(cli, real_home: Path) -> None:
+    files = [p for p in _top_level_files(real_home) if p.stat().st_size > 0][:20]
+    assert files
+    for path in files:
+        raw = _timed(cli, "--claude-home", str(real_home), "show", str(path), "--line", "1",
+                     "--raw")
+        assert raw.code == 0, (path, raw.stderr)
+        assert raw.stdout_bytes == path.read_bytes().split(b"\n", 1)[0] + b"\n"
+        shown = _timed(cli, "--claude-home", str(real_home), "show", str(path), "--line", "1",
+                       "--format", "json")
+        if shown.code == 0:
+            assert [r["line"] for r in shown.json_rows("record")] == \
+                [1] * len(shown.json_rows("record"))
+        else:  # line 1 is metadata: the error must point at --raw
+            assert shown.code == 1 and "--raw" in shown.stderr, (path, shown.stderr)
