@@ -20,6 +20,14 @@ except ImportError:  # pragma: no cover - older typer on top of click
 from pysift import __version__
 from pysift.cli import argv as argv_mod
 
+# Help and errors are plain click text (rich_markup_mode=None); typer still escapes the
+# "[default: …]" suffix for rich whenever rich is importable, which prints a stray
+# backslash. pysift never renders help through rich, so tell typer it is not there.
+for _module in ("typer.core", "typer.main"):
+    _loaded = sys.modules.get(_module)
+    if _loaded is not None and hasattr(_loaded, "HAS_RICH"):
+        _loaded.HAS_RICH = False  # type: ignore[attr-defined]
+
 app = typer.Typer(
     name="pysift",
     help=(
@@ -64,7 +72,8 @@ def root(
 
 def _register() -> None:
     """Commands in SPEC order; a command that is not built is not registered."""
-    from pysift.cli import list_, search, show, stats, whoami, plan  # noqa: F401  (registration side effect)
+    # registration side effects, in SPEC order
+    from pysift.cli import list_, search, show, stats, whoami, plan  # noqa: F401
 
 
 _register()

@@ -30,6 +30,7 @@ from pysift.core.grammar.targets import (
     parse_target,
     validate_trap_marker,
 )
+from pysift.core.spawns import IssuedBy, Spawns, spawned_by, spawns_in
 from pysift.disk.layout import (
     Transcript,
     encode_cwd,
@@ -53,7 +54,6 @@ from pysift.model.ids import is_hex, is_session_ref, is_uuid
 
 SESSION_ID_VARS = ("CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID")
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
-SPAWN_TOOLS = frozenset({"Task", "Agent"})
 TRAP_PROGRAM = "pysift"
 MAX_LISTED_CANDIDATES = 20
 
@@ -501,103 +501,21 @@ class _Resolver:
         session_path = agent.project_dir / f"{agent.parent_session_id}.jsonl"
         siblings = self.subs(session_path)
         metas = {t.session_id: read_meta(t) for t in siblings}
-        main_issued = _IssuedBy(session_path)
+        main_issued = IssuedBy(session_path)
         visited = {agent.session_id}
         queue = [agent]
         out: list[Transcript] = []
         while queue:
             parent = queue.pop(0)
-            spawns = _spawns_in(parent.path)
+            spawns = spawns_in(parent.path)
             for child in siblings:
                 if child.session_id in visited:
                     continue
-                if _spawned_by(metas[child.session_id], parent.session_id, spawns, main_issued):
+                if spawned_by(metas[child.session_id], parent.session_id, spawns, main_issued):
                     visited.add(child.session_id)
                     out.append(child)
                     queue.append(child)
         return out
-
-
-@dataclass
-class _Spawns:
-    tool_use_ids: set[str] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)
-
-
-def _spawns_in(path: Path) -> _Spawns:
-    """The Task/Agent ``tool_use`` ids (and ``input.name``s) issued in one transcript."""
-    spawns = _Spawns()
-    buf = _read_buffer(path)
-    if buf is None or buf.find(b'"tool_use"') < 0:
-        return spawns
-    starts: set[int] = set()
-    for needle in (b'"Task"', b'"Agent"'):
-        pos = buf.find(needle)
-        while pos >= 0:
-            start = line_start(buf, pos)
-            starts.add(start)
-            pos = buf.find(needle, line_end(buf, pos) + 1)
-    for start in sorted(starts):
-        record = decode(buf[start : line_end(buf, start)], None)
-        if record is None:
-            continue
-        for block in record.blocks_of("tool_use"):
-            if block.get("name") not in SPAWN_TOOLS:
-                continue
-            tool_use_id = block.get("id")
-            if isinstance(tool_use_id, str):
-                spawns.tool_use_ids.add(tool_use_id)
-            tool_input = block.get("input")
-            name = tool_input.get("name") if isinstance(tool_input, dict) else None
-            if isinstance(name, str) and name:
-                spawns.names.add(name)
-    return spawns
-
-
-class _IssuedBy:
-    """Lazy "did this transcript itself issue tool_use id X" check (one buffer, opened once).
-
-    Only a ``tool_use`` block of the record's own message counts: older Claude Code builds
-    copy a subagent's messages into the main transcript as ``progress`` records, whose
-    nested blocks were issued by the subagent, not by the main thread.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._buf: Buffer | None = None
-        self._opened = False
-
-    def __call__(self, tool_use_id: str) -> bool:
-        if not self._opened:
-            self._opened = True
-            self._buf = _read_buffer(self.path) if self.path.is_file() else None
-        buf = self._buf
-        if buf is None:
-            return False
-        needle = f'"{tool_use_id}"'.encode()
-        pos = buf.find(needle)
-        while pos >= 0:
-            start, end = line_start(buf, pos), line_end(buf, pos)
-            record = decode(buf[start:end], None)
-            if record is not None and any(
-                block.get("id") == tool_use_id for block in record.blocks_of("tool_use")
-            ):
-                return True
-            pos = buf.find(needle, end + 1)
-        return False
-
-
-def _spawned_by(
-    meta: Mapping[str, Any], parent_id: str, spawns: _Spawns, main_issued: _IssuedBy
-) -> bool:
-    declared = meta.get("parentAgentId")
-    if isinstance(declared, str) and declared:
-        return declared == parent_id
-    tool_use_id = meta.get("toolUseId")
-    if isinstance(tool_use_id, str) and tool_use_id:
-        return tool_use_id in spawns.tool_use_ids and not main_issued(tool_use_id)
-    name = meta.get("name")
-    return isinstance(name, str) and name in spawns.names
 
 
 def _session_ref_token(ident: str) -> TargetToken:

@@ -23,15 +23,12 @@ from pathlib import Path
 
 from pysift.core.resolve import (
     SESSION_ID_VARS,
-    _IssuedBy,
-    _spawned_by,
-    _Spawns,
-    _spawns_in,
     find_session_file,
     projects_root,
     require_calling_session,
     resolve_trap,
 )
+from pysift.core.spawns import IssuedBy, Spawns, spawned_by, spawns_in
 from pysift.disk.layout import (
     Transcript,
     find_project_dir,
@@ -91,19 +88,19 @@ class _Lane:
 
     def __init__(self, session_path: Path) -> None:
         self.siblings = subagent_transcripts(session_path)
-        self.main_issued = _IssuedBy(session_path)
-        self._spawns: dict[str, _Spawns] = {}
+        self.main_issued = IssuedBy(session_path)
+        self._spawns: dict[str, Spawns] = {}
 
-    def spawns(self, transcript: Transcript) -> _Spawns:
+    def spawns(self, transcript: Transcript) -> Spawns:
         found = self._spawns.get(transcript.session_id)
         if found is None:
-            found = self._spawns[transcript.session_id] = _spawns_in(transcript.path)
+            found = self._spawns[transcript.session_id] = spawns_in(transcript.path)
         return found
 
     def parent_of(self, child: Transcript) -> Transcript | None:
         """The subagent that spawned ``child``, or None when the top-level session did.
 
-        The same links the resolver walks DOWN (``resolve._spawned_by``): the child's meta
+        The same links the resolver walks DOWN (``resolve.spawned_by``): the child's meta
         ``parentAgentId``; else its meta ``toolUseId`` among a sibling's Task/Agent spawns
         that the main transcript did not itself issue; else its meta ``name`` among a
         sibling's spawn names.
@@ -117,7 +114,7 @@ class _Lane:
                 if candidate.session_id == declared:
                     return candidate
                 continue
-            if _spawned_by(meta, candidate.session_id, self.spawns(candidate), self.main_issued):
+            if spawned_by(meta, candidate.session_id, self.spawns(candidate), self.main_issued):
                 return candidate
         return None
 

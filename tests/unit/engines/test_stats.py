@@ -41,7 +41,7 @@ from pysift.engines.stats import (
     Window,
     aggregate,
     scan_range,
-    split_point,
+    split_points,
     stats_of,
     thinking_tag_kind,
 )
@@ -212,10 +212,10 @@ def test_scanning_two_ranges_equals_one_scan() -> None:
     data = s.lines() + garbage_line()
     whole = scan_range(data)
     for parts in (2, 3, 7):
-        cuts = split_point(data, parts)
+        cuts = split_points(data, parts)
         merged = FileScan()
         for lo, hi in zip(cuts, cuts[1:], strict=False):
-            merged.extend(scan_range(data, lo, hi))
+            merged.extend(scan_range(data, lo, hi, first_line=data.count(b"\n", 0, lo) + 1))
         assert merged.lines == whole.lines
         assert merged.line_types == whole.line_types
         assert merged.skipped_lines == whole.skipped_lines
@@ -338,12 +338,17 @@ def test_aggregate_without_a_turn_map_counts_one_turn() -> None:
     assert aggregate(t, scan, build_turn_map(s.lines()), Window()).turns == 1
 
 
-def test_the_forked_path_gives_the_same_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write(tmp_path, _three_turns().lines())
-    plain = run_stats(path)
+@pytest.mark.parametrize("cores", [2, 4])
+def test_the_forked_path_gives_the_same_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            cores: int) -> None:
+    path = write(tmp_path, _three_turns().lines() + garbage_line())
+    plain = run_stats(path, Window(turns=parse_range("1..")))
     monkeypatch.setattr(stats_engine, "SPLIT_MIN_BYTES", 0)
-    forked = stats_of(transcript_from_path(path), Window(), allow_fork=True)
+    monkeypatch.setattr(stats_engine.fanout, "cpu_workers", lambda: cores)
+    forked = stats_of(transcript_from_path(path), Window(turns=parse_range("1..")),
+                      allow_fork=True)
     assert forked == plain
+    assert (forked.turns, forked.skipped_lines) == (2, 1)
 
 
 def test_an_unreadable_transcript_is_a_row_with_an_error(tmp_path: Path) -> None:

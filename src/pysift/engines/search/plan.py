@@ -123,6 +123,15 @@ class SearchPlan:
     siblings: bool = False
     gates: frozenset[str] = field(default_factory=frozenset)
     light: bool = False  # -c / -l: exchanges are counted, never rendered
+    _finder: object = field(default=None, repr=False, compare=False)
+    _finder_built: bool = field(default=False, repr=False, compare=False)
+
+    def finder(self, build):  # type: ignore[no-untyped-def]
+        """The candidate-line needle set, built once per plan (and per forked worker)."""
+        if not self._finder_built:
+            self._finder = build(self)
+            self._finder_built = True
+        return self._finder
 
     @property
     def wants_carriers(self) -> bool:

@@ -111,9 +111,7 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     except Exception as exc:  # SourceError: a vanished file is reported, never fatal
         result.error = str(exc)
         return result
-    if id(plan) not in _finder_cache:
-        _finder_cache[id(plan)] = build_finder(plan)
-    finder = _finder_cache[id(plan)]
+    finder = plan.finder(build_finder)
     spans = finder.candidate_spans(buf) if finder is not None else []
     pending = []
     if not transcript.is_subagent:
@@ -124,9 +122,6 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
         return result
     _Scanner(plan, transcript, buf, result).run(spans, pending)
     return result
-
-
-_finder_cache: dict[int, NeedleSet | None] = {}
 
 
 class _Scanner:

@@ -1,0 +1,88 @@
+"""``pysift plan``: parse the flags, run commands.plan, emit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from pysift.cli.app import app
+from pysift.cli.emit import emit
+from pysift.cli.params import build_env, check_format, read_sessions_from
+
+PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES; `pysift recover
+@<uuid> --file @plan` dumps the content, even of a deleted plan).
+
+Two binding laws, in order, never a path guess: the session's `plan_mode` attachment
+(written on entering Plan Mode; its planFilePath IS the plan), else Claude Code's own
+rule: the FIRST record carrying a valid `slug` binds <plans-dir>/<slug>.md, where
+<plans-dir> is plansDirectory from the merged settings (user <claude-home>/settings.json,
+then <root>/.claude/settings.json, then <root>/.claude/settings.local.json) resolved
+against the session's FIRST recorded cwd and kept only inside it, else
+<claude-home>/plans. A session that edits ANOTHER session's plan file does not bind it.
+
+No target means the calling session ($CLAUDE_CODE_SESSION_ID). Subagents are spanned by
+default and their own plans flagged (a subagent inherits its parent's slug, so only its
+own plan_mode attachment binds it). A bound plan whose file is not written yet shows
+[missing]: the name is minted before the file exists. No binding is an honest empty
+answer (exit 0)."""
+
+PLAN_EPILOG = """\b
+EXAMPLES
+  pysift plan                                    # my session's plan (env)
+  pysift plan @3f2a9c1e                          # a session and its subagents
+  pysift plan . --no-subagents                   # this project's top-level sessions
+  pysift plan --reverse ~/.claude/plans/nested-prancing-popcorn.md   # who binds it?
+  pysift plan @3f2a9c1e --audit                  # edits to plan files vs their binders
+  pysift plan @3f2a9c1e --format json | jq -r 'select(.kind=="plan").plan_file'
+  pysift recover @3f2a9c1e --file @plan          # dump the bound plan's content
+
+\b
+JSON (--format json, one object per line)
+  {"kind":"header","command":"plan"}                (--audit adds "mode":"audit")
+  {"kind":"plan","session_id","is_subagent","parent_session_id","line","plan_file",
+   "plan_exists","slug","binding_source":"plan_mode"|"slug-only","minted_at_compaction"}
+  {"kind":"summary","plans":N}
+  --reverse: the same plan rows, one per binding session.
+  --audit: {"kind":"binding", ...the plan-row keys}, {"kind":"plan-edit",
+   "owner_session_id","path","mutations","bound_by_owner","binder_session_id",
+   "binder_line"}; summary {"bindings","plan_files_touched","warnings","skipped_lines"}
+
+\b
+NOTES
+  line is the jsonl line of the binding record. minted_at_compaction is true when the
+  slug's first carrier is a compaction boundary (a forked clone's mint site).
+  --audit joins Write/Edit/MultiEdit/NotebookEdit calls against every session's binding;
+  shell-side edits (sed, redirects) are outside it."""
+
+
+@app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)
+def plan_cmd(
+    ctx: typer.Context,
+    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
+                                                           show_default=False)] = None,
+    reverse: Annotated[Optional[str], typer.Option("--reverse", metavar="PLAN_FILE",
+        help="Which sessions bind this plan file (scope: every project, or the targets).")]
+        = None,
+    audit: Annotated[bool, typer.Option("--audit",
+        help="Audit the scope's edits to plan files against who binds them.")] = False,
+    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
+        help="Span subagent transcripts (default) or top-level sessions only.")] = True,
+    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
+        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                     help="Output format.")] = "text",
+) -> None:
+    check_format(fmt)
+    env = build_env(ctx)
+    from pysift.commands.plan import PlanOptions, run
+
+    ids = read_sessions_from(sessions_from)
+    opts = PlanOptions(
+        targets=tuple(targets or ()),
+        reverse=reverse,
+        audit=audit,
+        subagents=subagents,
+        sessions_from=tuple(ids) if ids is not None else None,
+    )
+    emit(run(opts, env), fmt)

@@ -1,0 +1,121 @@
+"""``pysift stats``: parse the flags, run commands.stats, emit."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Optional
+
+import typer
+
+from pysift.cli.app import app
+from pysift.cli.emit import emit
+from pysift.cli.params import build_env, check_format, read_sessions_from
+
+STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
+census of every line's top-level type, user/assistant records, turns (numbered like
+search's ·tN), compactions, first/last activity and duration, tokens per model, narration
+blocks, and tool CALLS by name.
+
+Each transcript is its own row (subagents included; --no-subagents drops them), followed
+by a TOTAL block when more than one is in scope. No target means every session of every
+project.
+
+Tokens count each API message ONCE: Claude Code repeats the same message.usage on every
+per-block record, so a file's sums dedupe by message.id (per-field max; a record without
+an id counts alone). The TOTAL adds the rows and never dedupes across files (a spawn
+message copied into each subagent is a fact of each).
+
+Windows: --since/--until count only the records stamped inside them; --turn counts only
+the records of those turns, numbered over the WHOLE transcript (stable), ANDed with the
+time window. Every figure is windowed EXCEPT lines and the type census (file facts)."""
+
+STATS_EPILOG = """\b
+EXAMPLES
+  pysift stats @3f2a9c1e                         # one session and its subagents
+  pysift stats @3f2a9c1e --no-subagents          # the main transcript alone
+  pysift stats .                                 # every session of this project + TOTAL
+  pysift stats @3f2a9c1e --turn -3..             # the last three turns only
+  pysift stats @3f2a9c1e --since 2h              # records of the last two hours
+  pysift stats --since 1d --max-count 10         # the 10 most recently active sessions
+  pysift search deadline -l | pysift stats --sessions-from -
+  pysift stats . --format json | jq 'select(.kind=="summary").tokens'
+
+\b
+JSON (--format json, one object per line)
+  {"kind":"header","command":"stats","sessions_in_scope":N,"top_level_sessions":N,
+   "subagent_sessions":N}                       (counts of the EMITTED rows)
+  {"kind":"session","session_id","is_subagent","parent_session_id","lines",
+   "line_types":{type:n},"user_records","assistant_records","turns","compactions",
+   "tools":{name:calls},"tokens":{model:{input,output,cache_read,cache_creation}},
+   "narration_blocks":{model:n},"unknown_thinking_tags","first_utc","first_local",
+   "last_utc","last_local","skipped_lines"}
+  {"kind":"summary","sessions","line_types","turns","tools","tokens",
+   "narration_blocks","unknown_thinking_tags","skipped_lines","dropped_by_cap"}
+
+\b
+NOTES
+  Three count units: stats tools = CALLS; search --count-by tool = RECORDS (a call and
+  its result carrier, so about 2x); search -c = EXCHANGES.
+  narration_blocks are counted per block only: usage covers a reasoning block and its
+  narration sibling together, so no narration token figure exists.
+  unknown_thinking_tags counts thinking signatures whose tag is neither thinking nor
+  narration (a new API value); an undecodable signature is plain thinking.
+  skipped_lines: lines stats decodes are fully validated; the others (read off the
+  bytes) must be {...}-framed, else they count as malformed.
+  --max-count N keeps the N most recently active rows (0 = all) and reports the drop;
+  the TOTAL then covers the rows shown."""
+
+
+@app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG)
+def stats_cmd(
+    ctx: typer.Context,
+    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
+                                                           show_default=False)] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+        help="Count only records stamped at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
+    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+        help="Count only records stamped at or before WHEN.")] = None,
+    turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
+        help="Count only the records of these turns: N, A..B, N.., ..N, -k, -k.. "
+             "(0-based, over the whole transcript).")] = None,
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+        help="Keep the N most recently active rows (0 = uncapped; default uncapped).")] = None,
+    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
+        help="Span subagent transcripts (default) or top-level sessions only.")] = True,
+    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
+        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                     help="Output format.")] = "text",
+) -> None:
+    check_format(fmt)
+    if max_count is not None and max_count < 0:
+        raise typer.BadParameter("must be 0 (uncapped) or a positive count",
+                                 param_hint="--max-count")
+    env = build_env(ctx)
+    from pysift.commands.stats import StatsOptions, run
+    from pysift.core.grammar.ranges import parse_range
+    from pysift.core.grammar.when import parse_when
+    from pysift.errors import UsageError
+
+    now = env.now()
+
+    def when(value: str | None, flag: str) -> datetime | None:
+        """WHEN parsed, the flag named in the error (as --turn's are)."""
+        if not value:
+            return None
+        try:
+            return parse_when(value, now, env.tz)
+        except UsageError as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+
+    ids = read_sessions_from(sessions_from)
+    opts = StatsOptions(
+        targets=tuple(targets or ()),
+        since=when(since, "--since"),
+        until=when(until, "--until"),
+        turns=parse_range(turn, flag="--turn") if turn else None,
+        max_count=max_count,
+        subagents=subagents,
+        sessions_from=tuple(ids) if ids is not None else None,
+    )
+    emit(run(opts, env), fmt)

@@ -1,0 +1,62 @@
+"""``pysift whoami``: parse the flags, run commands.whoami, emit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from pysift.cli.app import app
+from pysift.cli.emit import emit
+from pysift.cli.params import build_env, check_format
+
+WHOAMI_HELP = """Identify the CALLING Claude Code session and its transcript, false-positive
+safe: the id comes from $CLAUDE_CODE_SESSION_ID (exact name; $CODEX_COMPANION_SESSION_ID
+only as the fallback alias), the file from the encoded cwd's project dir, else from
+scanning every project dir. With neither variable set it is an error with the way forward:
+pysift never guesses from file mtimes or process trees (many sessions may be live).
+
+Claude Code puts the TOP-LEVEL session id in EVERY lane's environment, subagents
+included, so the env form cannot say which lane is asking: its is_subagent,
+parent_session_id and depth are null and a stderr note says so. A SUBAGENT names itself
+with @trap:<marker>: invent a marker (exactly 3 CamelCase words + 4 non-trivial digits),
+put it LITERALLY in the command, and pysift finds the transcript whose shell call carries
+it, then walks up the spawn links to the top-level root (self first, depth 0). @main is
+the env form. No other target is accepted (inspect other sessions with list/agents)."""
+
+WHOAMI_EPILOG = """\b
+EXAMPLES
+  pysift whoami                                  # the calling session (env), lane unknown
+  pysift whoami @main                            # the same, named explicitly
+  pysift whoami @trap:<YourOwnMarker1739>        # a subagent: which transcript am I?
+  pysift whoami --format json | jq -r 'select(.kind=="identity").path'
+  pysift show "@$(pysift whoami --format json | jq -r 'select(.kind=="identity").session_id')" --line -1
+
+\b
+JSON (--format json, one object per line)
+  {"kind":"header","command":"whoami"}
+  {"kind":"identity","session_id","is_subagent","parent_session_id","depth","path"}
+     env form: exactly one row; is_subagent, parent_session_id, depth are null
+     @trap form: one row per ancestry link, self first (depth 0) ... top-level root last
+  {"kind":"summary","identities":N}
+
+\b
+EXIT
+  0 found; 1 when neither variable is set, the id is not a uuid or has no transcript
+  (the rows are still printed, path null), or the @trap marker is malformed, unseen or
+  ambiguous (each error says what to do next)."""
+
+
+@app.command("whoami", help=WHOAMI_HELP, epilog=WHOAMI_EPILOG)
+def whoami_cmd(
+    ctx: typer.Context,
+    token: Annotated[Optional[str], typer.Argument(metavar="[@main|@trap:MARKER]",
+                                                   show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                     help="Output format.")] = "text",
+) -> None:
+    check_format(fmt)
+    env = build_env(ctx)
+    from pysift.commands.whoami import WhoamiOptions, run
+
+    emit(run(WhoamiOptions(token=token), env), fmt)

@@ -1,0 +1,259 @@
+"""``pysift plan``: LOCATE the plan file bound to a session (SPEC §6.7.1).
+
+Forward (default): each transcript in scope with its bound plan. ``--reverse FILE``: which
+sessions bind that plan file. ``--audit``: the scope's structured edits to files that
+SOME session binds as its plan, warning when the editing session does not bind it (only
+the bound plan is re-injected in full after a compaction).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+from pysift.core.resolve import require_calling_session, resolve_scope
+from pysift.disk.fanout import map_ordered
+from pysift.disk.layout import Transcript
+from pysift.engines.plans import (
+    BINDING_SLUG_ONLY,
+    PlanBinding,
+    PlanEdit,
+    bindings_of,
+    join_edits,
+    resolve_plan_path,
+    same_file,
+    structured_edits,
+)
+from pysift.errors import SourceError, UsageError
+from pysift.model.env import Env
+from pysift.output.fields import id_trio
+from pysift.output.report import Report
+
+NO_PLAN_NOTE = ("note: no plan file is bound to the resolved session(s): no `plan_mode` "
+                "attachment and no slug-carrying record (the session never entered Plan Mode)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanOptions:
+    targets: tuple[str, ...] = ()
+    reverse: str | None = None
+    audit: bool = False
+    subagents: bool = True
+    sessions_from: tuple[str, ...] | None = None
+
+
+def run(opts: PlanOptions, env: Env) -> Report:
+    if opts.reverse is not None and opts.audit:
+        raise UsageError("--reverse and --audit are separate questions; pick one")
+    if opts.reverse is not None:
+        return _run_reverse(opts, env)
+    tokens = list(opts.targets)
+    if not tokens and opts.sessions_from is None:
+        tokens = [f"@{require_calling_session(env, 'plan (no target)')}"]
+    scope = resolve_scope(tokens, env, subagents=opts.subagents,
+                          sessions_from=_ids(opts.sessions_from))
+    report = Report(command="plan")
+    report.notes.extend(scope.notes)
+    if opts.audit:
+        return _run_audit(report, scope.transcripts, env)
+    bindings, warnings = bindings_of(scope.transcripts, env)
+    report.notes.extend(warnings)
+    _add_binding_notes(report, bindings)
+    if not bindings:
+        report.note(NO_PLAN_NOTE)
+    report.rows = [plan_row(b) for b in bindings]
+    report.summary = {"plans": len(bindings)}
+    report.text = lambda out: render_forward(out, bindings)
+    return report
+
+
+def _ids(ids: tuple[str, ...] | None) -> list[str] | None:
+    return list(ids) if ids is not None else None
+
+
+def _add_binding_notes(report: Report, bindings: list[PlanBinding]) -> None:
+    for b in bindings:
+        for note in b.notes:
+            if note not in report.notes:
+                report.note(note)
+
+
+def plan_row(b: PlanBinding) -> dict[str, Any]:
+    t = b.transcript
+    return {
+        "kind": "plan",
+        **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+        "line": b.line,
+        "plan_file": b.plan_file,
+        "plan_exists": b.plan_exists,
+        "slug": b.slug,
+        "binding_source": b.binding_source,
+        "minted_at_compaction": b.minted_at_compaction,
+    }
+
+
+def _exists(b: PlanBinding) -> str:
+    return "exists" if b.plan_exists else "missing"
+
+
+def _slug_only_line(b: PlanBinding) -> str:
+    text = ("binding  slug only — no plan_mode attachment; Claude Code binds the first "
+            "slug-carrying record")
+    if b.minted_at_compaction:
+        text += (" (the slug was MINTED at a compaction boundary — Plan Mode never ran; "
+                 "Claude Code still injects or rebuilds this file)")
+    return text
+
+
+def render_forward(out: TextIO, bindings: list[PlanBinding]) -> None:
+    w = out.write
+    for i, b in enumerate(bindings):
+        t = b.transcript
+        if i:
+            w("\n")
+        w(f"session  {t.session_id}{'  (subagent)' if t.is_subagent else ''}\n")
+        w(f"plan     {b.plan_file}  [{_exists(b)}]\n")
+        if b.slug:
+            w(f"slug     {b.slug}\n")
+        if b.binding_source == BINDING_SLUG_ONLY:
+            w(_slug_only_line(b) + "\n")
+        if t.is_subagent:
+            w(f"parent   {t.parent_session_id}\n")
+        w(f"line     L{b.line}\n")
+
+
+# -- --reverse -----------------------------------------------------------------------------------
+
+
+_FOREIGN_ABSOLUTE = re.compile(r"[A-Za-z]:[\\/]|\\\\")  # C:\… or \\server: a Windows path
+
+
+def _absolute(value: str, env: Env) -> str:
+    """The plan file as an absolute path (``~`` expanded, relative joined to the cwd).
+
+    A Windows-absolute spelling stays as given: transcripts recorded on Windows carry such
+    paths, and joining one to a POSIX cwd would name nothing.
+    """
+    home = env.environ.get("HOME", "")
+    if home and (value == "~" or value.startswith("~/")):
+        value = home + value[1:]
+    if _FOREIGN_ABSOLUTE.match(value):
+        return value
+    path = Path(value)
+    return os.path.normpath(path if path.is_absolute() else env.cwd / path)
+
+
+def _binding_or_none(transcript: Transcript, env: Env) -> PlanBinding | None:
+    try:
+        return resolve_plan_path(transcript, env)
+    except SourceError:
+        return None
+
+
+def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
+    """Every binding among many transcripts, fanned out over a process pool when large."""
+    found = map_ordered(partial(_binding_or_none, env=env), transcripts)
+    return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
+
+
+def _run_reverse(opts: PlanOptions, env: Env) -> Report:
+    wanted = _absolute(opts.reverse or "", env)
+    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
+                          sessions_from=_ids(opts.sessions_from))
+    report = Report(command="plan")
+    report.notes.extend(scope.notes)
+    hits = [b for b in corpus_bindings(scope.transcripts, env) if same_file(b.plan_file, wanted)]
+    if not hits:
+        report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
+                    f"slug names it); narrow or widen the scope with a project PATH target")
+    report.rows = [plan_row(b) for b in hits]
+    report.summary = {"plans": len(hits)}
+    report.text = lambda out: render_reverse(out, wanted, hits)
+    return report
+
+
+def render_reverse(out: TextIO, wanted: str, hits: list[PlanBinding]) -> None:
+    w = out.write
+    w(f"plan     {wanted}\n")
+    for b in hits:
+        t = b.transcript
+        w(f"session  {t.session_id}{'  (subagent)' if t.is_subagent else ''}\n")
+        if t.is_subagent:
+            w(f"parent   {t.parent_session_id}\n")
+        if b.slug:
+            w(f"slug     {b.slug}\n")
+        source = "" if b.binding_source != BINDING_SLUG_ONLY else "  (slug only)"
+        w(f"bound at jsonl L{b.line}{source}\n")
+
+
+# -- --audit -------------------------------------------------------------------------------------
+
+
+def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Report:
+    report.header = {"mode": "audit"}
+    bindings, warnings = bindings_of(transcripts, env)
+    report.notes.extend(warnings)
+    _add_binding_notes(report, bindings)
+    edits = structured_edits(transcripts)
+    rows: list[PlanEdit] = []
+    if edits.counts:  # the corpus join is what identifies a plan file; pay it only if needed
+        everything = resolve_scope([], env, subagents=True).transcripts
+        rows = join_edits(edits, corpus_bindings(everything, env))
+    owners = {t.parent_session_id for t in transcripts}
+    warn = sum(1 for r in rows if not r.bound_by_owner)
+    report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]
+    report.summary = {"bindings": len(bindings), "plan_files_touched": len(rows),
+                      "warnings": warn, "skipped_lines": edits.skipped_lines}
+    report.text = lambda out: render_audit(out, bindings, rows, len(owners) > 1,
+                                           edits.skipped_lines)
+    return report
+
+
+def binding_row(b: PlanBinding) -> dict[str, Any]:
+    return {**plan_row(b), "kind": "binding"}
+
+
+def edit_row(r: PlanEdit) -> dict[str, Any]:
+    return {
+        "kind": "plan-edit",
+        "owner_session_id": r.owner,
+        "path": r.path,
+        "mutations": r.mutations,
+        "bound_by_owner": r.bound_by_owner,
+        "binder_session_id": r.binder.transcript.parent_session_id if r.binder else None,
+        "binder_line": r.binder.line if r.binder else None,
+    }
+
+
+def render_audit(out: TextIO, bindings: list[PlanBinding], rows: list[PlanEdit],
+                 many_owners: bool, skipped: int) -> None:
+    w = out.write
+    w("PLAN AUDIT\n")
+    if not bindings:
+        w("binds    none (no plan binding in the resolved scope)\n")
+    for b in bindings:
+        slug = f", slug {b.slug}" if b.slug else ""
+        source = ", slug only" if b.binding_source == BINDING_SLUG_ONLY else ""
+        w(f"binds    {b.transcript.session_id} -> {b.plan_file}  [{_exists(b)}]  "
+          f"(L{b.line}{slug}{source})\n")
+    if not rows:
+        w("edits    none: no structured Write/Edit/MultiEdit/NotebookEdit in scope touches any "
+          "session's bound plan file (bash-side edits are outside this audit)\n")
+    for r in rows:
+        owner = f" by {r.owner}" if many_owners else ""
+        verdict = "bound by this session" if r.bound_by_owner else "NOT bound by the mutating session"
+        w(f"edits    {r.path}  {r.mutations} mutation(s){owner}  [{verdict}]\n")
+    for r in rows:
+        if not r.bound_by_owner and r.binder is not None:
+            w(f"warning: {r.mutations} mutation(s) to {r.path} by session {r.owner}, which does "
+              f"NOT bind it (bound by {r.binder.transcript.parent_session_id}, "
+              f"L{r.binder.line}). Only the BOUND plan is re-injected in full after a "
+              f"compaction.\n")
+    if rows and all(r.bound_by_owner for r in rows):
+        w("ok: every audited plan-file edit targets the mutating session's own plan\n")
+    if skipped:
+        w(f"({skipped} malformed line(s) skipped)\n")

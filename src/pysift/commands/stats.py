@@ -1,0 +1,248 @@
+"""``pysift stats``: one-scan aggregates per transcript plus a scope TOTAL (SPEC §6.12).
+
+Each transcript in scope is its own row (subagents included by default). ``lines`` and
+``line_types`` are FILE facts and never windowed; every other figure counts only the
+records the windows admit: ``--since``/``--until`` by the record's timestamp, ``--turn``
+by its turn index computed over the WHOLE transcript (stable), the two ANDed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, TextIO
+
+from pysift.core.classify import format_duration_ms
+from pysift.core.grammar.ranges import RangeSpec, describe_items
+from pysift.core.resolve import resolve_scope
+from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.disk.fanout import map_ordered
+from pysift.engines.stats import SessionStats, TokenSums, Window, stats_of
+from pysift.model.env import Env
+from pysift.output.fields import id_trio
+from pysift.output.report import Report
+
+TOTAL_TOOLS_SHOWN = 15
+# Below this many transcripts the files are read one after another (a big one may still
+# fork its own turn grouping); above it they fan out over a process pool.
+FANOUT_MIN_FILES = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatsOptions:
+    targets: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    turns: RangeSpec | None = None
+    max_count: int | None = None  # None or 0 = uncapped; N keeps the N most recently active
+    subagents: bool = True
+    sessions_from: tuple[str, ...] | None = None
+
+
+def run(opts: StatsOptions, env: Env) -> Report:
+    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
+                          sessions_from=list(opts.sessions_from)
+                          if opts.sessions_from is not None else None)
+    window = Window(since=opts.since, until=opts.until, turns=opts.turns)
+    compute = partial(stats_of, window=window, allow_fork=len(scope.transcripts) < FANOUT_MIN_FILES)
+    rows = map_ordered(compute, scope.transcripts, min_items=FANOUT_MIN_FILES)
+    report = Report(command="stats")
+    report.notes.extend(scope.notes)
+    for row in rows:
+        if row.error:
+            report.note(f"warning: skipped {row.transcript.path}: {row.error}")
+    rows = [r for r in rows if not r.error]
+    if opts.turns is not None:
+        _note_turn_misses(report, rows, opts.turns)
+    rows, dropped = cap_rows(rows, opts.max_count)
+    top = sum(1 for r in rows if not r.transcript.is_subagent)
+    sub = len(rows) - top
+    report.header = {"sessions_in_scope": len(rows), "top_level_sessions": top,
+                     "subagent_sessions": sub}
+    report.rows = [session_row(r, env) for r in rows]
+    report.summary = summary_of(rows, dropped)
+    report.text = lambda out: render_text(out, rows, top, sub, dropped, env)
+    return report
+
+
+def cap_rows(rows: list[SessionStats], max_count: int | None) -> tuple[list[SessionStats], int]:
+    """Keep the ``max_count`` most recently active rows (in their scope order); 0 = all."""
+    if not max_count or len(rows) <= max_count:
+        return rows, 0
+    order = sorted(range(len(rows)), key=lambda i: _recency(rows[i]), reverse=True)
+    keep = set(order[:max_count])
+    return [r for i, r in enumerate(rows) if i in keep], len(rows) - max_count
+
+
+def _recency(row: SessionStats) -> float:
+    instant = parse_ts(row.last_ts)
+    return instant.timestamp() if instant is not None else float("-inf")
+
+
+def _note_turn_misses(report: Report, rows: list[SessionStats], spec: RangeSpec) -> None:
+    """An explicit ``--turn N|A..B`` that names no turn of a row is said, never silent."""
+    missed = [(r, spec.missing(0, r.turn_count - 1)) for r in rows]
+    missed = [(r, items) for r, items in missed if items]
+    if not missed:
+        return
+    shown = "; ".join(
+        f"{r.transcript.session_id} has {r.turn_count} turn(s), no {describe_items(items, 't')}"
+        for r, items in missed[:5]
+    )
+    more = f"; and {len(missed) - 5} more transcript(s)" if len(missed) > 5 else ""
+    report.note(f"note: --turn {spec.format()}: {shown}{more} (those turns count nothing)")
+
+
+# -- JSON --------------------------------------------------------------------------------------
+
+
+def _tokens_json(tokens: Mapping[str, TokenSums]) -> dict[str, dict[str, int]]:
+    return {model: sums.as_json() for model, sums in sorted(tokens.items())}
+
+
+def session_row(r: SessionStats, env: Env) -> dict[str, Any]:
+    t = r.transcript
+    return {
+        "kind": "session",
+        **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
+        "lines": r.lines,
+        "line_types": dict(sorted(r.line_types.items())),
+        "user_records": r.user_records,
+        "assistant_records": r.assistant_records,
+        "turns": r.turns,
+        "compactions": r.compactions,
+        "tools": dict(sorted(r.tools.items())),
+        "tokens": _tokens_json(r.tokens),
+        "narration_blocks": dict(sorted(r.narration_blocks.items())),
+        "unknown_thinking_tags": r.unknown_thinking_tags,
+        **ts_pair("first", r.first_ts, env.tz),
+        **ts_pair("last", r.last_ts, env.tz),
+        "skipped_lines": r.skipped_lines,
+    }
+
+
+def merged_counts(maps: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for counts in maps:
+        for key, n in counts.items():
+            total[key] = total.get(key, 0) + n
+    return dict(sorted(total.items()))
+
+
+def merged_tokens(rows: Iterable[SessionStats]) -> dict[str, TokenSums]:
+    """Scope law: rows are summed; a message id seen in two files counts in both."""
+    total: dict[str, TokenSums] = {}
+    for r in rows:
+        for model, sums in r.tokens.items():
+            total.setdefault(model, TokenSums()).merge(sums)
+    return dict(sorted(total.items()))
+
+
+def summary_of(rows: list[SessionStats], dropped: int) -> dict[str, Any]:
+    return {
+        "sessions": len(rows),
+        "line_types": merged_counts(r.line_types for r in rows),
+        "turns": sum(r.turns for r in rows),
+        "tools": merged_counts(r.tools for r in rows),
+        "tokens": _tokens_json(merged_tokens(rows)),
+        "narration_blocks": merged_counts(r.narration_blocks for r in rows),
+        "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
+        "skipped_lines": sum(r.skipped_lines for r in rows),
+        "dropped_by_cap": dropped,
+    }
+
+
+# -- text --------------------------------------------------------------------------------------
+
+
+def census_line(counts: Mapping[str, int], limit: int | None = None) -> str:
+    """``name×n · …`` by count descending, then name; ``limit`` adds a ``(+k more …)`` tail."""
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ranked if limit is None else ranked[:limit]
+    text = " · ".join(f"{k}×{v}" for k, v in shown)
+    if limit is not None and len(ranked) > limit:
+        text += f" · (+{len(ranked) - limit} more tools)"
+    return text
+
+
+def duration_label(first: str | None, last: str | None) -> str:
+    a, b = parse_ts(first), parse_ts(last)
+    if a is None or b is None:
+        return "-"
+    return format_duration_ms(int((b - a).total_seconds() * 1000))
+
+
+def _token_lines(w: Any, tokens: Mapping[str, TokenSums]) -> None:
+    for model, t in sorted(tokens.items()):
+        w(f"  tokens {model}: in {t.input} · out {t.output} · cache-read {t.cache_read} · "
+          f"cache-write {t.cache_creation}\n")
+
+
+def _malformed(n: int) -> str:
+    return f"{n} malformed line(s) skipped"
+
+
+def render_text(out: TextIO, rows: list[SessionStats], top: int, sub: int, dropped: int,
+                env: Env) -> None:
+    w = out.write
+    if sub:
+        n = top + sub
+        w(f"scope  {n} {'session' if n == 1 else 'sessions'} in scope ({top} top-level + "
+          f"{sub} subagent)\n\n")
+    if not rows:
+        w("no sessions found\n")
+    for r in rows:
+        t = r.transcript
+        if t.is_subagent:
+            w(f"SUBAGENT {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
+        else:
+            w(f"SESSION {t.session_id}\n")
+        w(f"  lines {r.lines} · records {r.user_records} user + {r.assistant_records} assistant"
+          f" · turns {r.turns} · compactions {r.compactions}\n")
+        if r.line_types:
+            w(f"  types  {census_line(r.line_types)}\n")
+        if r.first_ts and r.last_ts:
+            w(f"  span   {text_ts(r.first_ts, env.tz)}  →  {text_ts(r.last_ts, env.tz)}  "
+              f"({duration_label(r.first_ts, r.last_ts)})\n")
+        _token_lines(w, r.tokens)
+        if r.narration_blocks:
+            w(f"  narration blocks {census_line(r.narration_blocks)}  (API summaries, "
+              "agent.thinking.narration; token split unavailable)\n")
+        if r.unknown_thinking_tags:
+            w(f"  unknown thinking-signature tags {r.unknown_thinking_tags}  (neither thinking "
+              "nor narration - a new API tag value)\n")
+        if r.tools:
+            w(f"  tools  {census_line(r.tools)}\n")
+        if r.skipped_lines:
+            w(f"  ({_malformed(r.skipped_lines)})\n")
+        w("\n")
+    if len(rows) > 1:
+        _render_total(w, rows, top, sub)
+    skipped = sum(r.skipped_lines for r in rows)
+    if skipped:
+        w(f"({_malformed(skipped)})\n")
+    if dropped:
+        w(f"… (+{dropped} more session(s) not shown — the most recently active are aggregated "
+          "above; narrow with a target or --since, or raise --max-count; 0 = all)\n")
+
+
+def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int) -> None:
+    w(f"TOTAL  {len(rows)} sessions ({top} top-level + {sub} subagent)\n")
+    types = merged_counts(r.line_types for r in rows)
+    if types:
+        w(f"  types  {census_line(types)}\n")
+    w(f"  records {sum(r.user_records for r in rows)} user + "
+      f"{sum(r.assistant_records for r in rows)} assistant · turns "
+      f"{sum(r.turns for r in rows)} · compactions {sum(r.compactions for r in rows)}\n")
+    _token_lines(w, merged_tokens(rows))
+    narration = merged_counts(r.narration_blocks for r in rows)
+    if narration:
+        w(f"  narration blocks {census_line(narration)}\n")
+    unknown = sum(r.unknown_thinking_tags for r in rows)
+    if unknown:
+        w(f"  unknown thinking-signature tags {unknown}\n")
+    tools = merged_counts(r.tools for r in rows)
+    if tools:
+        w(f"  tools  {census_line(tools, TOTAL_TOOLS_SHOWN)}\n")

@@ -1,0 +1,130 @@
+"""``pysift whoami``: which session (and which lane) is calling (SPEC §6.3, §6.3a)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from pysift.core.grammar.targets import TargetKind, parse_target
+from pysift.core.resolve import MAIN_LANE_NOTE, calling_session_id, projects_root
+from pysift.engines.whoami import Identity, WhoamiAnswer, whoami_from_env, whoami_from_trap
+from pysift.errors import TargetError
+from pysift.model.env import Env
+from pysift.output.report import Report
+
+LANE_UNKNOWN = (
+    "unknown from the environment alone: CLAUDE_CODE_SESSION_ID names the TOP-LEVEL "
+    "session in every lane, subagents included; a subagent proves its own lane with "
+    "`pysift whoami @trap:<marker>` (a marker you invent)"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhoamiOptions:
+    token: str | None = None  # None, "@main" or "@trap:<marker>"
+
+
+NO_VARIABLE = (
+    "whoami: your session id was not found: neither CLAUDE_CODE_SESSION_ID nor "
+    "CODEX_COMPANION_SESSION_ID is set (an old Claude Code build, or not running inside "
+    "Claude Code). pysift will not guess: the most recently modified transcript is often "
+    "ANOTHER live session. Find yours by searching for a unique line you wrote recently, "
+    "`pysift search '<that exact text>' -l`, then pass the printed @<uuid> to list, stats "
+    "or show."
+)
+
+
+def run(opts: WhoamiOptions, env: Env) -> Report:
+    kind, marker = _self_token(opts.token, env)
+    if calling_session_id(env.environ) is None:
+        raise TargetError(NO_VARIABLE)
+    report = Report(command="whoami")
+    if kind is TargetKind.TRAP:
+        answer = whoami_from_trap(marker or "", env)
+        report.notes.extend(answer.notes or ())
+    else:
+        answer = whoami_from_env(env)
+        report.note(MAIN_LANE_NOTE if kind is TargetKind.MAIN else _env_lane_note(answer))
+        report.note(_resolution_note(answer, env))
+        if answer.identities[0].path is None:
+            report.exit_code = 1
+    report.rows = [identity_row(i) for i in answer.identities]
+    report.summary = {"identities": len(answer.identities)}
+    report.text = lambda out: render_text(out, answer, env)
+    return report
+
+
+def _self_token(token: str | None, env: Env) -> tuple[TargetKind | None, str | None]:
+    """Only ``@main`` and ``@trap:<marker>`` may follow ``whoami``; anything else is refused."""
+    if token is None:
+        return None, None
+    home = env.environ.get("HOME")
+    parsed = parse_target(token, cwd=env.cwd, home=Path(home) if home else None)
+    if parsed.kind in (TargetKind.MAIN, TargetKind.TRAP):
+        return parsed.kind, parsed.value
+    raise TargetError(
+        f"whoami takes no target but `@main` or `@trap:<marker>` (got `{token}`): it names "
+        f"the CALLING session; to inspect another session use `pysift list {token}` or "
+        f"`pysift agents {token}`"
+    )
+
+
+def _env_lane_note(answer: WhoamiAnswer) -> str:
+    return (
+        f"note: whoami resolved the TOP-LEVEL session from ${answer.source} (Claude Code puts "
+        f"the top-level id in every lane's environment). If you are a subagent this is NOT "
+        f"your transcript: a first-try `pysift whoami @trap:<marker>` hit names yours."
+    )
+
+
+def _resolution_note(answer: WhoamiAnswer, env: Env) -> str:
+    identity = answer.identities[0]
+    if identity.path is None:
+        return (f"error: the calling session {identity.session_id} has no transcript under "
+                f"{projects_root(env)} (looked in the project dir of {env.cwd}, then in every "
+                f"project dir); check --claude-home / $CLAUDE_CONFIG_DIR")
+    if answer.found_in_cwd_project:
+        return f"note: ${answer.source} -> found in the project dir of the current cwd ({env.cwd})"
+    return (f"note: ${answer.source} -> not in the project dir of the current cwd ({env.cwd}); "
+            f"found by scanning every project dir")
+
+
+def identity_row(i: Identity) -> dict[str, Any]:
+    return {
+        "kind": "identity",
+        "session_id": i.session_id,
+        "is_subagent": i.is_subagent,
+        "parent_session_id": i.parent_session_id,
+        "depth": i.depth,
+        "path": str(i.path) if i.path is not None else None,
+    }
+
+
+def _path_text(i: Identity, env: Env) -> str:
+    if i.path is not None:
+        return str(i.path)
+    return f"<not found under {projects_root(env)} (checked the cwd's project dir, then all)>"
+
+
+def render_text(out: TextIO, answer: WhoamiAnswer, env: Env) -> None:
+    w = out.write
+    ids = answer.identities
+    if answer.source != "@trap":
+        w(f"session  {ids[0].session_id}\n")
+        w(f"lane     {LANE_UNKNOWN}\n")
+        w(f"path     {_path_text(ids[0], env)}\n")
+        return
+    last = len(ids) - 1
+    for i in ids:
+        noun = "subagent" if i.is_subagent else "session"
+        if i.depth == 0:
+            lane = ("the top-level lane: the MAIN transcript carries the marker"
+                    if not i.is_subagent else f"@trap:{answer.marker}")
+            tail = f"<- you ({lane})"
+        elif i.depth == last and not i.is_subagent:
+            tail = f"^ top-level root (depth {i.depth})"
+        else:
+            tail = f"^ parent subagent (depth {i.depth})"
+        w(f"{noun:<8} {i.session_id}  {tail}\n")
+    w(f"path     {_path_text(ids[0], env)}\n")

@@ -1,0 +1,79 @@
+"""``pysift plan`` through the real argv path: help, forward/reverse/audit, exits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builders import ClaudeHome, attachment, user
+
+S1 = "11111111-1111-4111-8111-111111111111"
+CWD = "/w/proj"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> ClaudeHome:
+    h = ClaudeHome(tmp_path / "claude")
+    plan = h.plan("nested-prancing-popcorn", "# plan\n")
+    h.session(CWD, S1, user("plan"), attachment("plan_mode", {
+        "isSubAgent": False, "planFilePath": str(plan), "planExists": True}))
+    return h
+
+
+def test_help(cli) -> None:
+    result = cli("plan", "--help")
+    assert result.code == 0
+    for needle in ("EXAMPLES", "--reverse", "--audit", '"binding_source":"plan_mode"|"slug-only"',
+                   "plansDirectory", "recover @3f2a9c1e --file @plan"):
+        assert needle in result.stdout
+
+
+def test_forward_json(cli, home: ClaudeHome) -> None:
+    result = cli("--claude-home", str(home.root), "plan", f"@{S1}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.header() == {"kind": "header", "command": "plan"}
+    [row] = result.json_rows("plan")
+    assert row["plan_exists"] is True and row["line"] == 2
+    assert result.summary() == {"kind": "summary", "plans": 1}
+
+
+def test_calling_session_default(cli, home: ClaudeHome, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli("--claude-home", str(home.root), "plan").code == 1
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", S1)
+    result = cli("--claude-home", str(home.root), "plan")
+    assert result.code == 0 and "[exists]" in result.stdout
+
+
+def test_reverse_text(cli, home: ClaudeHome) -> None:
+    plan = home.root / "plans" / "nested-prancing-popcorn.md"
+    result = cli("--claude-home", str(home.root), "plan", "--reverse", str(plan))
+    assert result.code == 0
+    assert result.stdout == f"plan     {plan}\nsession  {S1}\nbound at jsonl L2\n"
+
+
+def test_empty_is_exit_0(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    home.session(CWD, "22222222-2222-4222-8222-222222222222", user("no plan"))
+    result = cli("--claude-home", str(home.root), "plan", "@22222222-2222-4222-8222-222222222222")
+    assert (result.code, result.stdout) == (0, "")
+    assert "no plan file is bound" in result.stderr
+    json_result = cli("--claude-home", str(home.root), "plan",
+                      "@22222222-2222-4222-8222-222222222222", "--format", "json")
+    assert json_result.summary()["plans"] == 0
+
+
+def test_audit_header_and_conflict(cli, home: ClaudeHome) -> None:
+    result = cli("--claude-home", str(home.root), "plan", f"@{S1}", "--audit", "--format", "json")
+    assert result.header()["mode"] == "audit"
+    assert [r["kind"] for r in result.json_rows()][1:-1] == ["binding"]
+    clash = cli("--claude-home", str(home.root), "plan", "--audit", "--reverse", "x.md")
+    assert clash.code == 2 and "pick one" in clash.stderr
+
+
+def test_real_forked_session_binds_by_slug(cli, real_home: Path) -> None:
+    sid = "9fc1e192-8e23-499e-a8e0-705727373284"  # no plan_mode; slug minted at a compaction
+    result = cli("--claude-home", str(real_home), "plan", f"@{sid}", "--format", "json")
+    [row] = result.json_rows("plan")
+    assert (row["binding_source"], row["minted_at_compaction"], row["line"]) == (
+        "slug-only", True, 392)
+    assert row["plan_file"].endswith("/plans/luminous-growing-penguin.md")

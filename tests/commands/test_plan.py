@@ -1,0 +1,148 @@
+"""commands.plan: forward, --reverse, --audit, the calling-session default (§6.7.1)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from builders import ClaudeHome, Session, assistant, attachment, tool_use, user
+from pysift.commands.plan import PlanOptions, run
+from pysift.errors import TargetError, UsageError
+from pysift.model.env import Env
+
+S1 = "11111111-1111-4111-8111-111111111111"
+S2 = "22222222-2222-4222-8222-222222222222"
+AGENT = "a4ca7529859c158c2"
+CWD = "/w/proj"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> ClaudeHome:
+    return ClaudeHome(tmp_path / "claude")
+
+
+def env_of(home: ClaudeHome, **environ: str) -> Env:
+    return Env(claude_home=home.root, environ=environ, cwd=Path("/"))
+
+
+def plan_mode(path: str, sub: bool = False) -> dict:
+    return attachment("plan_mode", {"isSubAgent": sub, "planFilePath": path, "planExists": False})
+
+
+def text_of(report) -> str:
+    out = io.StringIO()
+    report.text(out)
+    return out.getvalue()
+
+
+def planned(home: ClaudeHome) -> tuple[Path, str, str]:
+    """S1 bound by plan_mode (file on disk), its subagent with its own plan; S2 slug-only."""
+    plan = str(home.plan("nested-prancing-popcorn", "# plan\n"))
+    main = home.session(CWD, S1, user("plan"), Session(S1, cwd=CWD, slug="nested-prancing-popcorn")
+                        .stamp(plan_mode(plan)))
+    sub_plan = f"{home.root}/plans/nested-prancing-popcorn-agent-{AGENT}.md"
+    home.subagent(main, AGENT, user("task"), plan_mode(sub_plan, sub=True))
+    clone = Session(S2, cwd=CWD, slug="quiet-harbor-relay")
+    clone.add(user("forked"))
+    home.session(CWD, S2, clone)
+    return main, plan, sub_plan
+
+
+def test_forward_rows_top_level_first(home: ClaudeHome) -> None:
+    _, plan, sub_plan = planned(home)
+    report = run(PlanOptions(targets=(CWD,)), env_of(home))
+    assert [(r["session_id"], r["binding_source"]) for r in report.rows] == [
+        (S1, "plan_mode"), (S2, "slug-only"), (AGENT, "plan_mode")]
+    first = report.rows[0]
+    assert first == {"kind": "plan", "session_id": S1, "is_subagent": False,
+                     "parent_session_id": S1, "line": 2, "plan_file": plan, "plan_exists": True,
+                     "slug": "nested-prancing-popcorn", "binding_source": "plan_mode",
+                     "minted_at_compaction": False}
+    assert report.rows[2]["plan_file"] == sub_plan and report.rows[2]["is_subagent"]
+    assert report.summary == {"plans": 3}
+    text = text_of(report)
+    assert f"session  {S1}\nplan     {plan}  [exists]\nslug     nested-prancing-popcorn\nline     L2\n" in text
+    assert f"session  {AGENT}  (subagent)\nplan     {sub_plan}  [missing]\n" in text
+    assert f"parent   {S1}\n" in text
+    assert "binding  slug only — no plan_mode attachment" in text
+
+
+def test_no_subagents(home: ClaudeHome) -> None:
+    planned(home)
+    report = run(PlanOptions(targets=(f"@{S1}",), subagents=False), env_of(home))
+    assert [r["session_id"] for r in report.rows] == [S1]
+
+
+def test_no_target_means_the_calling_session(home: ClaudeHome) -> None:
+    planned(home)
+    report = run(PlanOptions(), env_of(home, CLAUDE_CODE_SESSION_ID=S2))
+    assert [r["session_id"] for r in report.rows] == [S2]
+    with pytest.raises(TargetError, match="CLAUDE_CODE_SESSION_ID is unset"):
+        run(PlanOptions(), env_of(home))
+
+
+def test_no_binding_is_an_honest_empty(home: ClaudeHome) -> None:
+    home.session(CWD, S1, user("nothing planned"))
+    report = run(PlanOptions(targets=(f"@{S1}",)), env_of(home))
+    assert (report.rows, report.summary, report.exit_code) == ([], {"plans": 0}, 0)
+    assert text_of(report) == ""
+    assert any("no plan file is bound" in n for n in report.notes)
+
+
+def test_invalid_settings_note_reaches_the_report(home: ClaudeHome) -> None:
+    planned(home)
+    (home.root / "settings.json").write_text("{broken")
+    report = run(PlanOptions(targets=(f"@{S2}",)), env_of(home))
+    assert report.rows[0]["plan_file"] == f"{home.root}/plans/quiet-harbor-relay.md"
+    assert any("is not valid JSON" in n for n in report.notes)
+
+
+def test_reverse_names_the_binders(home: ClaudeHome, tmp_path: Path) -> None:
+    _, plan, _ = planned(home)
+    report = run(PlanOptions(reverse=plan), env_of(home))
+    assert [r["session_id"] for r in report.rows] == [S1]
+    assert text_of(report) == (f"plan     {plan}\nsession  {S1}\nslug     nested-prancing-popcorn\n"
+                               f"bound at jsonl L2\n")
+    relative = run(PlanOptions(reverse="plans/nested-prancing-popcorn.md"),
+                   Env(claude_home=home.root, environ={}, cwd=home.root))
+    assert [r["session_id"] for r in relative.rows] == [S1]
+    nobody = run(PlanOptions(reverse=str(tmp_path / "nobody.md")), env_of(home))
+    assert nobody.rows == [] and any("no session in scope binds" in n for n in nobody.notes)
+
+
+def test_reverse_and_audit_conflict(home: ClaudeHome) -> None:
+    with pytest.raises(UsageError, match="pick one"):
+        run(PlanOptions(reverse="x.md", audit=True), env_of(home))
+
+
+def test_audit(home: ClaudeHome) -> None:
+    _, plan, _ = planned(home)
+    other = f"{home.root}/plans/quiet-harbor-relay.md"
+    home.session(CWD, "33333333-3333-4333-8333-333333333333", user("x"),
+                 assistant(tool_use("Edit", {"file_path": plan, "old_string": "a",
+                                             "new_string": "b"})),
+                 assistant(tool_use("Write", {"file_path": other, "content": "x"})))
+    report = run(PlanOptions(targets=("@33333333-3333-4333-8333-333333333333",), audit=True),
+                 env_of(home))
+    assert report.header == {"mode": "audit"}
+    edits = [r for r in report.rows if r["kind"] == "plan-edit"]
+    assert [(e["path"], e["bound_by_owner"], e["binder_session_id"]) for e in edits] == [
+        (plan, False, S1), (other, False, S2)]
+    assert report.summary == {"bindings": 0, "plan_files_touched": 2, "warnings": 2,
+                              "skipped_lines": 0}
+    text = text_of(report)
+    assert text.startswith("PLAN AUDIT\nbinds    none")
+    assert "[NOT bound by the mutating session]" in text
+    assert f"warning: 1 mutation(s) to {plan} by session 33333333" in text
+
+
+def test_audit_of_a_session_editing_its_own_plan(home: ClaudeHome) -> None:
+    plan = str(home.plan("own-plan", "# x\n"))
+    home.session(CWD, S1, user("x"), plan_mode(plan),
+                 assistant(tool_use("Write", {"file_path": plan, "content": "y"})))
+    report = run(PlanOptions(targets=(f"@{S1}",), audit=True), env_of(home))
+    assert [r["kind"] for r in report.rows] == ["binding", "plan-edit"]
+    assert report.rows[1]["bound_by_owner"] is True
+    assert "ok: every audited plan-file edit targets the mutating session's own plan" in text_of(report)
