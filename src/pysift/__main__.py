@@ -1,4 +1,4 @@
-from pysift.cli.app import main
+from pysift.cli.entry import main
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,6 @@ from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.resolve import Scope, resolve_scope
-from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.listing import SessionSummary, Said, path_key, rank_key, summarize_all
 from pysift.model.env import Env
@@ -16,7 +15,6 @@ from pysift.output.fields import id_trio
 from pysift.output.report import Report
 
 LIST_CAP_DEFAULT = 50
-PREVIEW_MAX_CHARS = 200
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,7 +48,7 @@ def run(opts: ListOptions, env: Env) -> Report:
         dropped = len(summaries) - cap
         kept = sorted(summaries, key=rank_key, reverse=True)[:cap]
         summaries = sorted(kept, key=path_key)
-    report.rows = [session_row(s, env) for s in summaries]
+    report.row_builder = lambda: [session_row(s, env) for s in summaries]
     report.summary = {
         "sessions": len(summaries),
         "skipped_lines": sum(s.skipped_lines for s in summaries),
@@ -75,8 +73,7 @@ def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None
 def _said(said: Said | None, env: Env) -> dict[str, Any] | None:
     if said is None:
         return None
-    text, _ = excerpt(said.text, PREVIEW_MAX_CHARS)
-    return {"excerpt": text, **ts_pair("ts", said.ts, env.tz)}
+    return {"excerpt": said.text, **ts_pair("ts", said.ts, env.tz)}
 
 
 def session_row(s: SessionSummary, env: Env) -> dict[str, Any]:
@@ -149,7 +146,7 @@ def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], drop
                 w(f"  {label} —\n")
                 continue
             w(f"  {label} {text_ts(said.ts, env.tz)}\n")
-            w(f"           {excerpt(said.text, PREVIEW_MAX_CHARS)[0]}\n")
+            w(f"           {said.text}\n")
         if s.pending:
             w("  pending  with elicitation sidecar\n")
             for line in s.pending:

@@ -31,26 +31,51 @@ class Pairing:
 
 def pair(buf: Buffer, tool_use_id: str | None, labels: tuple[str, ...],
          own_start: int | None) -> Pairing:
-    """Where the partner of a tool unit lives, if anywhere in this transcript."""
+    """Where the partner of a tool unit lives, if anywhere in this transcript.
+
+    A result follows its use, so a use looks FORWARD from its own line and a result
+    BACKWARD from its own: the partner is usually a few lines away, and the cost never
+    grows with how deep in a 200 MB file the unit sits. A unit without a line (a sidecar
+    record) looks at the whole file.
+    """
     if not tool_use_id:
         return Pairing(None)
     if L.AGENT_TOOL_USE in labels:
-        partner_key, absent = _RESULT_KEY, "pending"
+        partner_key, absent, forward = _RESULT_KEY, "pending", True
     elif L.AGENT_TOOL_RESULT in labels:
-        partner_key, absent = _USE_KEY, "orphan"
+        partner_key, absent, forward = _USE_KEY, "orphan", False
     else:
         return Pairing(None)
     needle = tool_use_id.encode()
-    find, rfind = buf.find, buf.rfind
-    pos = find(needle)
-    while pos >= 0:
-        start = rfind(b"\n", 0, pos) + 1
-        end = find(b"\n", pos)
-        end = len(buf) if end < 0 else end
-        if start != own_start and partner_key in buf[start:end]:
-            return Pairing("paired", start, end)
-        pos = find(needle, end)
+    find, rfind, size = buf.find, buf.rfind, len(buf)
+    if own_start is None:
+        forward, lo, hi = True, 0, size
+    elif forward:
+        own_end = find(b"\n", own_start)
+        lo, hi = (size if own_end < 0 else own_end + 1), size
+    else:
+        lo, hi = 0, own_start
+    if forward:
+        pos = find(needle, lo, hi)
+        while pos >= 0:
+            start, end = _line_around(buf, pos)
+            if start != own_start and find(partner_key, start, end) >= 0:
+                return Pairing("paired", start, end)
+            pos = find(needle, end, hi)
+    else:
+        pos = rfind(needle, lo, hi)
+        while pos >= 0:
+            start, end = _line_around(buf, pos)
+            if find(partner_key, start, end) >= 0:
+                return Pairing("paired", start, end)
+            pos = rfind(needle, lo, start)
     return Pairing(absent)
+
+
+def _line_around(buf: Buffer, pos: int) -> tuple[int, int]:
+    start = buf.rfind(b"\n", 0, pos) + 1
+    end = buf.find(b"\n", pos)
+    return start, len(buf) if end < 0 else end
 
 
 def tool_name_of_use(rec: Record | None, tool_use_id: str) -> str | None:

@@ -12,29 +12,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, is_blank, is_framed
+from pysift.core.rawjson import is_spaced, iter_key_lines, iter_key_lines_backward, type_needle
 from pysift.core.sidecar import pending_one_liner, read_sidecar
+from pysift.core.text import excerpt
 from pysift.disk.layout import Transcript, sidecar_path, top_level_sessions
-from pysift.disk.lines import iter_backward, iter_spans
+from pysift.disk.lines import Buffer, iter_backward, iter_spans
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 
-_USER = b'"user"'
-_ASSISTANT = b'"assistant"'
 _TOOL_RESULT = b'"tool_result"'
-_AUQ_MARK = b"User has answered your question"
-_REJECT_MARK = b"the user said:"
-_REJECT_REASON = b"reason for the rejection:"
+_AUQ_WORD = b"answer"
+_REJECT_WORD = b"want to proceed"
 _TEXT_BLOCK = b'"text"'
+
+
+PREVIEW_MAX_CHARS = 200
 
 
 @dataclass
 class Said:
-    """One message of the session: its rendered text and its raw timestamp."""
+    """One message of the session: a one-line preview (clipped with an explicit
+    ``… (+N chars)`` marker) and its raw timestamp. The preview is made in the worker, so
+    the whole message never crosses the process pool."""
 
     text: str
     ts: str | None
+
+    def __post_init__(self) -> None:
+        self.text = excerpt(self.text, PREVIEW_MAX_CHARS)[0]
 
 
 @dataclass
@@ -59,25 +67,14 @@ class SessionSummary:
     error: str | None = None  # the file could not be read (vanished mid-run)
 
 
-def _may_be_human(line: bytes) -> bool:
-    """Cheap necessary condition for a human-message line (genuine, AUQ answer, rejection)."""
-    if _USER not in line:
-        return False
-    if _TOOL_RESULT not in line:
-        return True
-    return _AUQ_MARK in line or _REJECT_MARK in line or _REJECT_REASON in line
-
-
 def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
-    """The human's words if ``rec`` is a human turn-opener (never a peer agent)."""
+    """The human's words if ``rec`` is a human turn-opener (never a peer agent), rendered
+    as search renders its opener (an AUQ answer as its Q+options+answer unit)."""
     if not rec.is_user_record or classify.is_peer_message_record(rec):
         return None
     if not classify.opens_turn(rec):
         return None
-    for unit in classify.units(rec, ctx):
-        if unit.label.startswith("user."):
-            return unit.text
-    return None
+    return classify.opener_text(rec, ctx)
 
 
 def _agent_text(rec: Record) -> str | None:
@@ -114,12 +111,29 @@ def summarize(transcript: Transcript) -> SessionSummary:
     return out
 
 
-def _read_head(buf: bytes, out: SessionSummary, ctx: classify.ClassifyContext,
+_META_LINES = 64  # the envelope fields come from the first (and last) few records
+_CARRIER_WINDOW = 4096
+
+
+def _is_carrier_without_opener(buf: Buffer, start: int, end: int) -> bool:
+    """A tool_result carrier that cannot open a turn: judged from the bytes around its
+    tool_result key (an AUQ answer or a typed rejection says so at the content head)."""
+    at = buf.find(_TOOL_RESULT, start, end)
+    if at < 0:
+        return False
+    lo, hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
+    return not any(buf.find(m, lo, hi) >= 0 for m in (_AUQ_WORD, _REJECT_WORD))
+
+
+def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
                tally: Tally) -> int:
-    """Forward scan; returns the offset where it stopped (the tail never recounts below it)."""
-    need_ts = need_user = True
+    """Forward: the first few lines for the envelope (first timestamp, cwd, version,
+    branch, the clone probe), then a whole-buffer regex search for user lines until the
+    first human message. Returns the offset reached (the tail never recounts below it)."""
     stop = 0
-    for start, end in iter_spans(buf):
+    for count, (start, end) in enumerate(iter_spans(buf)):
+        if count >= _META_LINES or (out.first_ts and out.cwd and out.version_first):
+            break  # the first full envelope; a branch-less session stops here too
         stop = end + 1
         line = buf[start:end]
         if is_blank(line):
@@ -127,73 +141,85 @@ def _read_head(buf: bytes, out: SessionSummary, ctx: classify.ClassifyContext,
         if not is_framed(line):
             tally.malformed += 1
             continue
-        need_meta = out.cwd is None or out.version_first is None or out.branch_first is None
-        user_candidate = need_user and _may_be_human(line)
-        if not (need_ts or user_candidate or (need_meta and b'"cwd"' in line)):
-            continue
         rec = decode(line, None, tally)
         if rec is None:
             continue
-        out.cwd = out.cwd or rec.cwd
-        out.version_first = out.version_first or rec.version
-        out.branch_first = out.branch_first or rec.git_branch
-        if need_ts and rec.timestamp:
-            need_ts = False
+        out.cwd = out.cwd or rec.cwd or None
+        out.version_first = out.version_first or rec.version or None
+        out.branch_first = out.branch_first or rec.git_branch or None
+        if out.first_ts is None and rec.timestamp:
             out.first_ts = rec.timestamp
             if rec.type == "system" and rec.subtype == "compact_boundary":
                 out.is_clone = True
                 out.clone_boundary_uuid = rec.uuid
-        if user_candidate:
-            said = _human_text(rec, ctx)
-            if said is not None:
-                out.first_user = Said(said, rec.timestamp)
-                need_user = False
-        if not need_ts and not need_user and not need_meta:
-            break
-    return stop
+    spaced = is_spaced(buf)
+    for start, end in iter_key_lines(buf, type_needle("user", spaced)):
+        if _is_carrier_without_opener(buf, start, end):
+            continue
+        rec = decode(buf[start:end], None, tally if start >= stop else None)
+        if rec is None:
+            continue
+        said = _human_text(rec, ctx)
+        if said is not None:
+            out.first_user = Said(said, rec.timestamp)
+            out.cwd = out.cwd or rec.cwd or None
+            out.version_first = out.version_first or rec.version or None
+            out.branch_first = out.branch_first or rec.git_branch or None
+            return max(stop, end + 1)
+    return len(buf)
 
 
-def _read_tail(buf: bytes, out: SessionSummary, ctx: classify.ClassifyContext, tally: Tally,
+def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, tally: Tally,
                head_end: int) -> None:
-    need_user = need_agent = need_ts = need_version = need_branch = True
-    for start, line in iter_backward(buf):
-        counted = start >= head_end  # lines below head_end were already counted
+    """Backward: the last few lines for the envelope (last timestamp, version, branch),
+    then, separately, the newest human message and the newest agent message, each found
+    by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
+    for count, (start, line) in enumerate(iter_backward(buf)):
+        if count >= _META_LINES or (out.last_ts and out.version_last):
+            break  # the newest full envelope
+        counted = start >= head_end
         if is_blank(line):
             continue
         if not is_framed(line):
             if counted:
                 tally.malformed += 1
             continue
-        want_user = need_user and _may_be_human(line)
-        want_agent = need_agent and _ASSISTANT in line and _TEXT_BLOCK in line
-        want_meta = (
-            (need_ts and b'"timestamp"' in line)
-            or (need_version and b'"version"' in line)
-            or (need_branch and b'"gitBranch"' in line)
-        )
-        if not (want_user or want_agent or want_meta):
-            continue
         rec = decode(line, None, tally if counted else None)
         if rec is None:
             continue
-        if need_ts and rec.timestamp:
-            out.last_ts, need_ts = rec.timestamp, False
-        if need_version and rec.version:
-            out.version_last, need_version = rec.version, False
-        if need_branch and rec.git_branch:
-            out.branch_last, need_branch = rec.git_branch, False
-        if want_user:
-            said = _human_text(rec, ctx)
-            if said is not None:
-                out.last_user, need_user = Said(said, rec.timestamp), False
-        if want_agent:
-            said = _agent_text(rec)
-            if said is not None:
-                out.last_agent, need_agent = Said(said, rec.timestamp), False
-        if not (need_user or need_agent or need_ts or need_version or need_branch):
+        out.last_ts = out.last_ts or rec.timestamp
+        out.version_last = out.version_last or rec.version or None
+        out.branch_last = out.branch_last or rec.git_branch or None
+    spaced = is_spaced(buf)
+    for start, end in iter_key_lines_backward(buf, type_needle("user", spaced)):
+        if _is_carrier_without_opener(buf, start, end):
+            continue
+        rec = decode(buf[start:end], None)
+        if rec is None:
+            continue
+        _fill_tail_envelope(out, rec)
+        said = _human_text(rec, ctx)
+        if said is not None:
+            out.last_user = Said(said, rec.timestamp)
             break
-        if not (need_user or need_agent) and start < head_end:
-            break  # the head already saw everything older; metadata there is absent
+    for start, end in iter_key_lines_backward(buf, type_needle("assistant", spaced)):
+        if buf.find(_TEXT_BLOCK, start, end) < 0:
+            continue
+        rec = decode(buf[start:end], None)
+        if rec is None:
+            continue
+        _fill_tail_envelope(out, rec)
+        said = _agent_text(rec)
+        if said is not None:
+            out.last_agent = Said(said, rec.timestamp)
+            break
+
+
+def _fill_tail_envelope(out: SessionSummary, rec: Record) -> None:
+    """Envelope fields the last few lines lacked, from the newest record that has them."""
+    out.version_last = out.version_last or rec.version or None
+    out.branch_last = out.branch_last or rec.git_branch or None
+    out.last_ts = out.last_ts or rec.timestamp
 
 
 def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:

@@ -25,7 +25,7 @@ def write(report: Report, out: BinaryIO) -> None:
         return
     header = {**report.header, "kind": "header", "command": report.command}
     out.write(dumps(header))
-    for row in report.rows:
+    for row in report.json_rows():
         if "kind" not in row:
             raise ValueError("envelope row without a kind")  # a programming error
         out.write(dumps(row))

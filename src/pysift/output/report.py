@@ -25,6 +25,13 @@ class Report:
     text: Callable[[TextIO], None] | None = None  # text view; None = no text form
     raw_lines: Iterable[bytes] | None = None  # --raw: verbatim bytes for stdout
     bare_json: Row | None = None  # a command whose JSON is one object, no envelope
+    row_builder: Callable[[], list[Row]] | None = None  # rows built only if JSON is written
+
+    def json_rows(self) -> list[Row]:
+        if self.row_builder is not None and not self.rows:
+            self.rows = self.row_builder()
+            self.row_builder = None
+        return self.rows
 
     def note(self, message: str) -> None:
         self.notes.append(message)

@@ -31,6 +31,10 @@ from pysift.model import labels as L
 from pysift.model.record import Record
 
 _TOOL_RESULT = b'"tool_result"'
+# A carrier that opens a turn (an AUQ answer, a typed rejection) says so at the head of its
+# tool_result content, next to the block's type key: only this window is searched for the
+# markers, never the tool output that makes carriers big.
+_CARRIER_WINDOW = 4096
 _PLAN: SearchPlan | None = None  # set before the pool forks (see engines.search.run)
 
 
@@ -165,13 +169,19 @@ class _Scanner:
 
     def run(self, spans: list[tuple[int, int]], pending: list[Record]) -> None:
         buf = self.buf
+        find = buf.find
+        markers, synth = self.line_markers, self.synth
         for start, end in spans:
+            # bounded finds on the buffer: no copy of a line that is then skipped
+            if not any(find(m, start, end) >= 0 for m in markers):
+                continue
+            if self.skip_carriers:
+                at = find(_TOOL_RESULT, start, end)
+                if at >= 0:
+                    lo, hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
+                    if not any(find(m, lo, hi) >= 0 for m in synth):
+                        continue
             line = buf[start:end]
-            if not any(m in line for m in self.line_markers):
-                continue
-            if self.skip_carriers and _TOOL_RESULT in line and not any(
-                    m in line for m in self.synth):
-                continue
             rec = decode(line, None, self.tally)
             if rec is None:
                 continue
