@@ -18,14 +18,13 @@ from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.rawjson import is_spaced, iter_key_lines, iter_key_lines_backward, type_needle
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
+from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, sidecar_path, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 
 _TOOL_RESULT = b'"tool_result"'
-_AUQ_WORD = b"answer"
-_REJECT_WORD = b"want to proceed"
 _TEXT_BLOCK = b'"text"'
 
 
@@ -112,17 +111,6 @@ def summarize(transcript: Transcript) -> SessionSummary:
 
 
 _META_LINES = 64  # the envelope fields come from the first (and last) few records
-_CARRIER_WINDOW = 4096
-
-
-def _is_carrier_without_opener(buf: Buffer, start: int, end: int) -> bool:
-    """A tool_result carrier that cannot open a turn: judged from the bytes around its
-    tool_result key (an AUQ answer or a typed rejection says so at the content head)."""
-    at = buf.find(_TOOL_RESULT, start, end)
-    if at < 0:
-        return False
-    lo, hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
-    return not any(buf.find(m, lo, hi) >= 0 for m in (_AUQ_WORD, _REJECT_WORD))
 
 
 def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
@@ -154,7 +142,7 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
                 out.clone_boundary_uuid = rec.uuid
     spaced = is_spaced(buf)
     for start, end in iter_key_lines(buf, type_needle("user", spaced)):
-        if _is_carrier_without_opener(buf, start, end):
+        if is_plain_carrier(buf, start, end):
             continue
         rec = decode(buf[start:end], None, tally if start >= stop else None)
         if rec is None:
@@ -192,7 +180,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         out.branch_last = out.branch_last or rec.git_branch or None
     spaced = is_spaced(buf)
     for start, end in iter_key_lines_backward(buf, type_needle("user", spaced)):
-        if _is_carrier_without_opener(buf, start, end):
+        if is_plain_carrier(buf, start, end):
             continue
         rec = decode(buf[start:end], None)
         if rec is None:
@@ -264,7 +252,7 @@ def summarize_all(transcripts: list[Transcript], workers: int | None = None) -> 
     """Summaries in input order, spread over a process pool when there are many files."""
     from pysift.disk.fanout import map_ordered
 
-    return map_ordered(summarize, transcripts, workers=workers)
+    return map_ordered(summarize, transcripts, workers=workers)  # head/tail reads: even
 
 
 def rank_key(summary: SessionSummary) -> str:

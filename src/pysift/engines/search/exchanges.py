@@ -61,7 +61,7 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
     turns = scan.turn_map
     groups: dict[tuple[str, int], list[Hit]] = {}
     for hit in scan.hits:
-        key = ("d", hit.line or 0) if hit.draft else ("t", hit.turn or 0)
+        key = ("d", hit.offset or 0) if hit.draft else ("t", hit.turn or 0)
         groups.setdefault(key, []).append(hit)
     out: list[Exchange] = []
     for (kind, ident), hits in groups.items():

@@ -134,6 +134,13 @@ class SearchPlan:
         return self._finder
 
     @property
+    def label_scan(self) -> bool:
+        """Candidates come from the label markers (a pure filter, or a pattern no literal
+        is required by), not from the pattern's needles."""
+        needles = getattr(self.matcher, "needles", None)
+        return bool(getattr(self.matcher, "is_empty", True)) or needles is None
+
+    @property
     def wants_carriers(self) -> bool:
         return bool(self.labels.allowed & CARRIER_LEAVES)
 

@@ -76,6 +76,13 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome:
     return out
 
 
+def _size(transcript: Transcript) -> int:
+    try:
+        return transcript.path.stat().st_size
+    except OSError:
+        return 0
+
+
 def run_search(plan: SearchPlan, transcripts: list[Transcript], *, keep_hits: bool = False,
                workers: int | None = None) -> SearchResult:
     """Scan every transcript (a fork pool when there are many) and keep input order."""
@@ -83,5 +90,6 @@ def run_search(plan: SearchPlan, transcripts: list[Transcript], *, keep_hits: bo
     scan_mod.set_plan(plan)
     _KEEP_HITS = keep_hits
     items = list(enumerate(transcripts))
-    outcomes = map_ordered(_work, items, workers=workers, min_items=8)
+    outcomes = map_ordered(_work, items, workers=workers, min_items=8,
+                           weights=[_size(t) for t in transcripts])
     return SearchResult(outcomes)

@@ -22,19 +22,22 @@ from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
-from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
+from pysift.core.turns import (
+    TurnMap,
+    build_turn_map,
+    is_plain_carrier,
+    subagent_seed,
+    turn_map_from_openers,
+)
 from pysift.disk.layout import Transcript, sidecar_path
+from pysift.core.rawjson import is_spaced, type_needle
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
 from pysift.model.record import Record
 
-_TOOL_RESULT = b'"tool_result"'
-# A carrier that opens a turn (an AUQ answer, a typed rejection) says so at the head of its
-# tool_result content, next to the block's type key: only this window is searched for the
-# markers, never the tool output that makes carriers big.
-_CARRIER_WINDOW = 4096
+_USER_MARKER = b'"user"'
 _PLAN: SearchPlan | None = None  # set before the pool forks (see engines.search.run)
 
 
@@ -87,6 +90,60 @@ class FileScan:
     siblings: dict[int | None, list[Hit]] = field(default_factory=dict)
 
 
+# label markers that are a record TYPE: searched as the layout's own `"type":"<value>"` key,
+# which stands once per line near its start (the bare value recurs inside tool output)
+_TYPE_MARKERS = {b'"user"': "user", b'"assistant"': "assistant", b'"system"': "system",
+                 b'"attachment"': "attachment", b'"queue-operation"': "queue-operation"}
+_CARRIER_PEEK = 600  # a carrier's tool_result key follows its user type key this closely
+
+
+def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers: bool
+                          ) -> list[tuple[int, int]]:
+    """Lines holding a label marker, in order, for a scan that has no needle to go by.
+
+    Each marker is a ``find`` loop (a record type as its ``"type":"<value>"`` key in the
+    file's layout); the loops are merged by position. A plain tool_result carrier is
+    recognised from the few hundred bytes after its user type key and stepped over
+    without ever looking for its line end, so the bulk of the tool output is not read.
+    """
+    import heapq
+
+    spaced = is_spaced(buf)
+    needles = [type_needle(_TYPE_MARKERS[m], spaced) if m in _TYPE_MARKERS else m
+               for m in markers]
+    user_needle = type_needle("user", spaced)
+    find, rfind, size = buf.find, buf.rfind, len(buf)
+    heap = [(pos, i) for i, n in enumerate(needles) if (pos := find(n)) >= 0]
+    heapq.heapify(heap)
+    out: list[tuple[int, int]] = []
+    last_start = -1
+    while heap:
+        pos, i = heapq.heappop(heap)
+        needle = needles[i]
+        start = rfind(b"\n", 0, pos) + 1
+        if start == last_start:  # another marker on a line already taken or stepped over
+            nxt = find(needle, pos + len(needle))
+            if nxt >= 0:
+                heapq.heappush(heap, (nxt, i))
+            continue
+        last_start = start
+        if skip_carriers and needle == user_needle:
+            at = find(b'"tool_result"', pos, min(size, pos + _CARRIER_PEEK))
+            if at >= 0 and find(b"\n", pos, at) < 0 and is_plain_carrier(
+                    buf, start, min(size, at + 1024)):
+                nxt = find(needle, at)
+                if nxt >= 0:
+                    heapq.heappush(heap, (nxt, i))
+                continue
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        out.append((start, end))
+        nxt = find(needle, end)
+        if nxt >= 0:
+            heapq.heappush(heap, (nxt, i))
+    return out
+
+
 def build_finder(plan: SearchPlan) -> NeedleSet | None:
     """ONE whole-buffer pass finds every candidate line.
 
@@ -115,8 +172,11 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     except Exception as exc:  # SourceError: a vanished file is reported, never fatal
         result.error = str(exc)
         return result
-    finder = plan.finder(build_finder)
-    spans = finder.candidate_spans(buf) if finder is not None else []
+    if plan.label_scan:
+        spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
+    else:
+        finder = plan.finder(build_finder)
+        spans = finder.candidate_spans(buf) if finder is not None else []
     pending = []
     if not transcript.is_subagent:
         merge = read_sidecar(sidecar_path(transcript.path), buf)
@@ -137,8 +197,9 @@ class _Scanner:
         self.result = result
         self.tally = Tally()
         self.line_markers = plan.line_markers()
-        self.synth = plan.synth_markers()  # every marker: the carrier-skip exemption
         self.skip_carriers = not plan.wants_carriers
+        # candidates came from the label markers themselves: every one holds a marker
+        self.label_scan = plan.label_scan
         seed_uuid, seed_line = subagent_seed(buf) if transcript.is_subagent else (None, None)
         self.ctx = classify.ClassifyContext(
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
@@ -168,23 +229,32 @@ class _Scanner:
         return turn in self._allowed_turns
 
     def run(self, spans: list[tuple[int, int]], pending: list[Record]) -> None:
+        """Decode the candidates, then match them. When the candidates are every user
+        line (a label-marker scan reaching user records), the turn openers are collected on
+        the way and the turn map comes free instead of from a second pass."""
         buf = self.buf
         find = buf.find
-        markers, synth = self.line_markers, self.synth
+        markers = () if self.label_scan else self.line_markers
+        collect = self.label_scan and _USER_MARKER in self.line_markers
+        decoded: list[tuple[int, bytes, Record]] = []
+        openers: list[tuple[int, Record]] = []
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
-            if not any(find(m, start, end) >= 0 for m in markers):
+            if markers and not any(find(m, start, end) >= 0 for m in markers):
                 continue
-            if self.skip_carriers:
-                at = find(_TOOL_RESULT, start, end)
-                if at >= 0:
-                    lo, hi = max(start, at - _CARRIER_WINDOW), min(end, at + _CARRIER_WINDOW)
-                    if not any(find(m, lo, hi) >= 0 for m in synth):
-                        continue
+            if self.skip_carriers and is_plain_carrier(buf, start, end):
+                continue
             line = buf[start:end]
             rec = decode(line, None, self.tally)
             if rec is None:
                 continue
+            decoded.append((start, line, rec))
+            if collect and rec.type == "user" and classify.opens_turn(rec):
+                openers.append((start, rec))
+        if collect and self._turns is None:
+            self._turns = turn_map_from_openers(openers, buf)
+            self.result.turn_map = self._turns
+        for start, line, rec in decoded:
             self.consider(rec, start, line)
         for rec in pending:
             self.consider(rec, None, None)
@@ -222,7 +292,8 @@ class _Scanner:
         else:
             draft = turns.is_draft_offset(offset)
             turn = None if draft else turns.turn_of_offset(offset)
-            rec.line = self.counter.line_at(offset)
+            if not self.plan.light:  # -c / -l never show a line number
+                rec.line = self.counter.line_at(offset)
         chosen = drafted if draft else matched
         if not chosen or not self.allowed_turn(turn):
             return
