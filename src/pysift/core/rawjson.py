@@ -11,17 +11,39 @@ from __future__ import annotations
 from pysift.disk.lines import Buffer
 
 
-def is_spaced(buf: Buffer) -> bool:
-    """Whether the file's first record writes `"key": value` (a space after the colon)."""
-    start = 0
+def _record_is_spaced(buf: Buffer, start: int) -> bool | None:
+    """Whether the record starting at ``start`` writes `"key": value`; None if unknown."""
     while start < len(buf) and buf[start:start + 1] in (b"\n", b"\r", b" ", b"\t"):
         start += 1
     if buf[start:start + 2] != b'{"':
-        return False
+        return None
     close = buf.find(b'"', start + 2)
     if close < 0:
-        return False
+        return None
     return buf[close + 1:close + 3] == b": "
+
+
+def layouts(buf: Buffer) -> tuple[bool, ...]:
+    """The separator layouts the file uses (False = compact, True = spaced), read off its
+    first and last records: one layout for a normal file, both for a file some other tool
+    appended to in the other style."""
+    first = _record_is_spaced(buf, 0)
+    end = len(buf.rstrip(b"\n")) if isinstance(buf, bytes) else _last_content_end(buf)
+    last = _record_is_spaced(buf, buf.rfind(b"\n", 0, end) + 1)
+    found = {x for x in (first, last) if x is not None}
+    return tuple(sorted(found)) or (False,)
+
+
+def _last_content_end(buf: Buffer) -> int:
+    end = len(buf)
+    while end > 0 and buf[end - 1:end] in (b"\n", b"\r"):
+        end -= 1
+    return end
+
+
+def is_spaced(buf: Buffer) -> bool:
+    """Whether the file's first record writes `"key": value` (a space after the colon)."""
+    return bool(_record_is_spaced(buf, 0))
 
 
 def type_needle(value: str, spaced: bool) -> bytes:
@@ -29,28 +51,58 @@ def type_needle(value: str, spaced: bool) -> bytes:
     return b'"type' + sep + value.encode() + b'"'
 
 
-def iter_key_lines(buf: Buffer, needle: bytes, lo: int = 0, hi: int | None = None):  # type: ignore[no-untyped-def]
-    """``(start, end)`` of each line holding ``needle`` at or after ``lo``, in file order
-    (a line is yielded once however often it holds the needle)."""
+def type_needles(buf: Buffer, value: str) -> tuple[bytes, ...]:
+    """The `"type":"<value>"` key in every layout the file uses."""
+    return tuple(type_needle(value, spaced) for spaced in layouts(buf))
+
+
+def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
+                   hi: int | None = None):  # type: ignore[no-untyped-def]
+    """``(start, end)`` of each line holding one of ``needles`` at or after ``lo``, in file
+    order (a line is yielded once however often it holds them)."""
+    if isinstance(needles, bytes):
+        needles = (needles,)
     size = len(buf)
     stop = size if hi is None else hi
     find, rfind = buf.find, buf.rfind
-    pos = find(needle, lo, stop)
-    while pos >= 0:
+    if len(needles) == 1:
+        needle = needles[0]
+        pos = find(needle, lo, stop)
+        while pos >= 0:
+            start = rfind(b"\n", 0, pos) + 1
+            end = find(b"\n", pos)
+            end = size if end < 0 else end
+            yield start, end
+            pos = find(needle, end, stop)
+        return
+    nexts = [find(n, lo, stop) for n in needles]
+    while True:
+        live = [p for p in nexts if p >= 0]
+        if not live:
+            return
+        pos = min(live)
         start = rfind(b"\n", 0, pos) + 1
         end = find(b"\n", pos)
         end = size if end < 0 else end
         yield start, end
-        pos = find(needle, end, stop)
+        nexts = [p if p < 0 or p > end else find(n, end, stop)
+                 for p, n in zip(nexts, needles)]
 
 
-def iter_key_lines_backward(buf: Buffer, needle: bytes, hi: int | None = None):  # type: ignore[no-untyped-def]
-    """``(start, end)`` of each line holding ``needle`` below ``hi``, newest first."""
+def iter_key_lines_backward(buf: Buffer, needles: bytes | tuple[bytes, ...],
+                            hi: int | None = None):  # type: ignore[no-untyped-def]
+    """``(start, end)`` of each line holding one of ``needles`` below ``hi``, newest first."""
+    if isinstance(needles, bytes):
+        needles = (needles,)
     size = len(buf)
     rfind, find = buf.rfind, buf.find
-    pos = rfind(needle, 0, size if hi is None else hi)
-    while pos >= 0:
+    top = size if hi is None else hi
+    latest = [rfind(n, 0, top) for n in needles]
+    while True:
+        pos = max(latest)
+        if pos < 0:
+            return
         start = rfind(b"\n", 0, pos) + 1
         end = find(b"\n", pos)
         yield start, size if end < 0 else end
-        pos = rfind(needle, 0, start)
+        latest = [p if p < start else rfind(n, 0, start) for p, n in zip(latest, needles)]

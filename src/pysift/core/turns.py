@@ -31,7 +31,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pysift.core.rawjson import is_spaced, iter_key_lines, type_needle
+from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.disk.lines import count_in, iter_spans
 
 
@@ -266,8 +266,7 @@ def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
                   ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
-    needle = type_needle("user", is_spaced(buf))
-    for start, end in iter_key_lines(buf, needle, lo, hi):
+    for start, end in iter_key_lines(buf, type_needles(buf, "user"), lo, hi):
         if start < lo or is_plain_carrier(buf, start, end):
             continue  # a line the previous part owns, or a carrier: never decoded
         rec = decode(buf[start:end], None, tally)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, is_blank, is_framed
-from pysift.core.rawjson import is_spaced, iter_key_lines, iter_key_lines_backward, type_needle
+from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.turns import is_plain_carrier
@@ -140,8 +140,7 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
             if rec.type == "system" and rec.subtype == "compact_boundary":
                 out.is_clone = True
                 out.clone_boundary_uuid = rec.uuid
-    spaced = is_spaced(buf)
-    for start, end in iter_key_lines(buf, type_needle("user", spaced)):
+    for start, end in iter_key_lines(buf, type_needles(buf, "user")):
         if is_plain_carrier(buf, start, end):
             continue
         rec = decode(buf[start:end], None, tally if start >= stop else None)
@@ -178,8 +177,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         out.last_ts = out.last_ts or rec.timestamp
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
-    spaced = is_spaced(buf)
-    for start, end in iter_key_lines_backward(buf, type_needle("user", spaced)):
+    for start, end in iter_key_lines_backward(buf, type_needles(buf, "user")):
         if is_plain_carrier(buf, start, end):
             continue
         rec = decode(buf[start:end], None)
@@ -190,7 +188,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         if said is not None:
             out.last_user = Said(said, rec.timestamp)
             break
-    for start, end in iter_key_lines_backward(buf, type_needle("assistant", spaced)):
+    for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant")):
         if buf.find(_TEXT_BLOCK, start, end) < 0:
             continue
         rec = decode(buf[start:end], None)

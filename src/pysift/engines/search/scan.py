@@ -30,7 +30,7 @@ from pysift.core.turns import (
     turn_map_from_openers,
 )
 from pysift.disk.layout import Transcript, sidecar_path
-from pysift.core.rawjson import is_spaced, type_needle
+from pysift.core.rawjson import type_needles
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
 from pysift.engines.search.plan import SearchPlan
@@ -108,10 +108,10 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     """
     import heapq
 
-    spaced = is_spaced(buf)
-    needles = [type_needle(_TYPE_MARKERS[m], spaced) if m in _TYPE_MARKERS else m
-               for m in markers]
-    user_needle = type_needle("user", spaced)
+    needles: list[bytes] = []
+    for m in markers:
+        needles.extend(type_needles(buf, _TYPE_MARKERS[m]) if m in _TYPE_MARKERS else (m,))
+    user_needles = set(type_needles(buf, "user"))
     find, rfind, size = buf.find, buf.rfind, len(buf)
     heap = [(pos, i) for i, n in enumerate(needles) if (pos := find(n)) >= 0]
     heapq.heapify(heap)
@@ -127,7 +127,7 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
                 heapq.heappush(heap, (nxt, i))
             continue
         last_start = start
-        if skip_carriers and needle == user_needle:
+        if skip_carriers and needle in user_needles:
             at = find(b'"tool_result"', pos, min(size, pos + _CARRIER_PEEK))
             if at >= 0 and find(b"\n", pos, at) < 0 and is_plain_carrier(
                     buf, start, min(size, at + 1024)):
