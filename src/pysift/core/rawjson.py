@@ -28,7 +28,7 @@ def layouts(buf: Buffer) -> tuple[bool, ...]:
     first and last records: one layout for a normal file, both for a file some other tool
     appended to in the other style."""
     first = _record_is_spaced(buf, 0)
-    end = len(buf.rstrip(b"\n")) if isinstance(buf, bytes) else _last_content_end(buf)
+    end = _last_content_end(buf)
     last = _record_is_spaced(buf, buf.rfind(b"\n", 0, end) + 1)
     found = {x for x in (first, last) if x is not None}
     return tuple(sorted(found)) or (False,)
