@@ -77,3 +77,14 @@ def test_real_forked_session_binds_by_slug(cli, real_home: Path) -> None:
     assert (row["binding_source"], row["minted_at_compaction"], row["line"]) == (
         "slug-only", True, 392)
     assert row["plan_file"].endswith("/plans/luminous-growing-penguin.md")
+
+
+def test_a_plan_recorded_under_another_home_is_found_in_this_one(cli, demo_home) -> None:
+    """The demo home was recorded at /home/ada/.claude: the plan_mode record names that
+    path, and the same file sits in this home's plans/ dir (SPEC §11)."""
+    result = cli("--claude-home", str(demo_home), "plan", "@3f6c1e2a", "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = result.json_rows("plan")
+    assert row["plan_exists"] is True
+    assert row["plan_file"] == str(demo_home / "plans" / "quiet-orbiting-lovelace.md")
+    assert "/home/ada/.claude/plans/quiet-orbiting-lovelace.md does not exist" in result.stderr

@@ -19,7 +19,7 @@ def build_env(ctx: typer.Context) -> Any:
     root = ctx.find_root()
     flag = (root.obj or {}).get("claude_home") if root.obj else None
     environ = dict(os.environ)
-    home = resolve_home(flag, environ, Path.home())
+    home = resolve_home(flag, environ, Path.home()).absolute()  # rows print whole paths
     return Env(claude_home=home, environ=environ, cwd=Path.cwd())
 
 

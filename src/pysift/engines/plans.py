@@ -217,16 +217,31 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
 # -- one transcript --------------------------------------------------------------------------
 
 
-def _plan_mode_binding(buf: Buffer, transcript: Transcript) -> PlanBinding | None:
+def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
     latest: PlanBinding | None = None
     for rec in candidate_lines(buf, (_PLAN_MODE,)):
         payload = _plan_mode_payload(rec)
         if payload is None or rec.line is None:
             continue
-        plan_file = payload["planFilePath"]
+        plan_file, notes = _relocated(payload["planFilePath"], env)
         latest = PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
-                             rec.slug, BINDING_PLAN_MODE)
+                             rec.slug, BINDING_PLAN_MODE, notes=notes)
     return latest
+
+
+def _relocated(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
+    """The recorded plan path, or, when it does not exist but the same file name does in
+    this Claude home's ``plans/`` dir (a home copied, synced or mounted elsewhere: the
+    records keep the old absolute path), that file, with a note saying so."""
+    if Path(recorded).is_file():
+        return recorded, ()
+    name = recorded.replace("\\", "/").rsplit("/", 1)[-1]
+    parent = recorded.replace("\\", "/").rsplit("/", 2)[-2:-1]
+    local = env.claude_home / "plans" / name
+    if name and parent == ["plans"] and local.is_file():
+        return str(local), (f"note: the recorded plan path {recorded} does not exist; the "
+                            f"same plan file is in this Claude home: {local}",)
+    return recorded, ()
 
 
 def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
@@ -250,7 +265,7 @@ def resolve_plan_path(transcript: Transcript, env: Env, buf: Buffer | None = Non
     ``SourceError`` when the transcript cannot be read.
     """
     data = open_buffer(transcript.path) if buf is None else buf
-    binding = _plan_mode_binding(data, transcript)
+    binding = _plan_mode_binding(data, transcript, env)
     if binding is None and not transcript.is_subagent:
         binding = _slug_binding(data, transcript, env)
     return binding
