@@ -115,19 +115,43 @@ def _collect(view: TranscriptView, opts: ShowOptions
     return _collect_turns(view, opts.turns, raw=opts.raw)
 
 
+_CLOSED_SPAN_MAX = 100_000
+
+
+def _closed_items(opts: ShowOptions) -> list[RangeItem] | None:
+    """The items when every one is a closed ``N`` / ``A..B`` of a sane size, else None."""
+    items = [item for spec in opts.lines for item in spec.items]
+    if any(item.is_open or item.start_from_end or item.end_from_end for item in items):
+        return None
+    if any(item.end - item.start > _CLOSED_SPAN_MAX for item in items):
+        return None
+    return items
+
+
 def _collect_lines(view: TranscriptView, opts: ShowOptions):
-    total = view.line_count
     wanted: set[int] = set()
     missing: list[RangeItem] = []
-    for spec in opts.lines:
-        missing += spec.missing(1, total)
-        wanted.update(spec.resolve(1, total))
+    closed = _closed_items(opts)
+    if closed is not None:
+        # explicit lines: locate each by counting newlines up to it; the file's total is
+        # counted only if an address misses (for the error's domain)
+        missing = [item for item in closed
+                   if item.start < 1 or view.line_offset(item.start) is None]
+        for item in closed:
+            wanted.update(range(max(1, item.start), item.end + 1))
+    else:
+        total = view.line_count
+        for spec in opts.lines:
+            missing += spec.missing(1, total)
+            wanted.update(spec.resolve(1, total))
     if missing:
+        total = view.line_count
         domain = f"(L1..L{total})" if total else "(it is empty)"
         raise NotFoundError(
             f"no such line(s): {describe_items(missing, 'L')} — the transcript has {total} "
             f"line(s) {domain}; {view.transcript.path}")
     if not wanted:
+        total = view.line_count
         raise NotFoundError(f"the addressed range is empty — the transcript has {total} "
                             f"line(s) (L1..L{total})")
     ordered = sorted(wanted)

@@ -59,6 +59,7 @@ class TranscriptView:
         self._turns: TurnMap | None = None
         self._lines: int | None = None
         self._seed: tuple[str | None, int | None] | None = None
+        self._offsets: dict[int, int | None] = {}
 
     # -- geometry ----------------------------------------------------------------------
     @property
@@ -83,15 +84,21 @@ class TranscriptView:
             address_mode=address_mode, seed_uuid=seed_uuid, seed_line=seed_line,
         )
 
+    def line_offset(self, number: int) -> int | None:
+        """Start offset of line ``number`` (None past EOF), counted once per number."""
+        if number not in self._offsets:
+            self._offsets[number] = offset_of_line(self.buf, number)
+        return self._offsets[number]
+
     def line_bytes(self, number: int) -> bytes | None:
-        start = offset_of_line(self.buf, number)
+        start = self.line_offset(number)
         if start is None:
             return None
         return self.buf[start:line_end(self.buf, start)]
 
     def iter_range(self, first: int, last: int) -> Iterable[tuple[int, int, int]]:
         """``(line, start, end)`` for lines first..last, locating ``first`` once."""
-        start = offset_of_line(self.buf, first)
+        start = self.line_offset(first)
         if start is None:
             return
         number = first
@@ -134,15 +141,17 @@ class TranscriptView:
         units = classify.units(rec, ctx)
         if not units:
             return None
-        draft = rec.line is not None and rec.line in self.turns.draft_lines
+        # by byte offset when known: the turn map then never numbers its lines
+        if start is not None:
+            draft = self.turns.is_draft_offset(start)
+            turn = None if draft else self.turns.turn_of_offset(start)
+        elif rec.line is not None:
+            draft = rec.line in self.turns.draft_lines
+            turn = None if draft else self.turns.turn_of(rec.line)
+        else:  # a sidecar record is pending now: it belongs to the latest turn
+            draft, turn = False, max(0, self.turns.turn_count - 1)
         if draft and in_turn_window:
             return []  # a superseded draft sits outside turn numbering
-        if draft:
-            turn = None
-        elif rec.line is not None:
-            turn = self.turns.turn_of(rec.line)
-        else:  # a sidecar record is pending now: it belongs to the latest turn
-            turn = max(0, self.turns.turn_count - 1)
         out: list[Fetched] = []
         image_no = 0
         for unit in units:
