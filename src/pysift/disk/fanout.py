@@ -38,12 +38,14 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = 
                 min_items: int = POOL_MIN_ITEMS, weights: Sequence[int] | None = None) -> list[R]:
     """``[fn(item) for item in items]``, over a process pool when it pays.
 
-    ``weights`` (e.g. file sizes) let the pool start the heaviest items first, in small
-    chunks, so one 90 MB transcript does not leave a worker idle at the end.
+    Items go to the workers in a few batches (one task per batch, so thousands of small
+    files cost a handful of round trips); with ``weights`` (e.g. file sizes) the batches
+    are balanced heaviest-first, so one 90 MB transcript does not leave a worker idle.
     """
     n = cpu_workers() if workers is None else workers
     if n <= 1 or len(items) < min_items or _IN_WORKER:
         return [fn(item) for item in items]
+    import heapq
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -51,14 +53,36 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = 
         context = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
         context = multiprocessing.get_context()
-    order = list(range(len(items)))
-    if weights is not None:
-        order.sort(key=lambda i: -weights[i])
-    chunk = max(1, min(16, len(items) // (n * 8)))
-    with ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=context,
-                             initializer=_mark_worker) as pool:
-        results = list(pool.map(fn, [items[i] for i in order], chunksize=chunk))
+    batch_count = min(len(items), n * 4)
+    weight = (lambda i: weights[i]) if weights is not None else (lambda i: 1)
+    order = sorted(range(len(items)), key=lambda i: -weight(i))
+    loads = [(0, b) for b in range(batch_count)]
+    batches: list[list[int]] = [[] for _ in range(batch_count)]
+    for i in order:  # longest-processing-time first onto the lightest batch
+        load, b = heapq.heappop(loads)
+        batches[b].append(i)
+        heapq.heappush(loads, (load + max(1, weight(i)), b))
+    batches = [b for b in batches if b]
+    batches.sort(key=lambda b: -sum(weight(i) for i in b))
+    global _BATCH_FN
+    _BATCH_FN = fn
+    try:
+        with ProcessPoolExecutor(max_workers=min(n, len(batches)), mp_context=context,
+                                 initializer=_mark_worker) as pool:
+            results = list(pool.map(_run_batch, [[(i, items[i]) for i in b] for b in batches]))
+    finally:
+        _BATCH_FN = None
     out: list[R] = [None] * len(items)  # type: ignore[list-item]
-    for i, result in zip(order, results):
-        out[i] = result
+    for batch in results:
+        for i, result in batch:
+            out[i] = result
     return out
+
+
+_BATCH_FN: Callable | None = None  # type: ignore[type-arg]  # inherited by the forked workers
+
+
+def _run_batch(batch: list[tuple[int, T]]) -> list[tuple[int, R]]:
+    fn = _BATCH_FN
+    assert fn is not None
+    return [(i, fn(item)) for i, item in batch]

@@ -112,6 +112,8 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     for m in markers:
         needles.extend(type_needles(buf, _TYPE_MARKERS[m]) if m in _TYPE_MARKERS else (m,))
     user_needles = set(type_needles(buf, "user"))
+    if len(needles) == 1 and needles[0] in user_needles:
+        return _user_line_spans(buf, needles[0], skip_carriers)
     find, rfind, size = buf.find, buf.rfind, len(buf)
     heap = [(pos, i) for i, n in enumerate(needles) if (pos := find(n)) >= 0]
     heapq.heapify(heap)
@@ -141,6 +143,27 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
         nxt = find(needle, end)
         if nxt >= 0:
             heapq.heappush(heap, (nxt, i))
+    return out
+
+
+def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tuple[int, int]]:
+    """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
+    find, rfind, size = buf.find, buf.rfind, len(buf)
+    out: list[tuple[int, int]] = []
+    pos = find(needle)
+    while pos >= 0:
+        if skip_carriers:
+            at = find(b'"tool_result"', pos, pos + _CARRIER_PEEK)
+            if (at >= 0 and find(b"\n", pos, at) < 0
+                    and find(b"answer", at, at + 768) < 0
+                    and find(b"want to proceed", at, at + 768) < 0):
+                pos = find(needle, at)  # a plain carrier: stepped over, never read whole
+                continue
+        start = rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        out.append((start, end))
+        pos = find(needle, end)
     return out
 
 
