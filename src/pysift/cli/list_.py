@@ -8,7 +8,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format, read_sessions_from
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    build_env,
+    check_format,
+    read_sessions_from,
+)
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
 human message, last agent message, cwd, branch, Claude Code version), read from the
@@ -52,20 +60,16 @@ NOTES
 @app.command("list", help=LIST_HELP, epilog=LIST_EPILOG)
 def list_cmd(
     ctx: typer.Context,
-    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
-                                                           show_default=False)] = None,
+    targets: Targets = None,
     since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
         help="Keep sessions whose activity span reaches after WHEN (ISO, date, 2h, 3d, now).")] = None,
     until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
         help="Keep sessions whose activity span starts before WHEN.")] = None,
     max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
         help="Cap the rows (0 = uncapped). Default: 50 on an unscoped run, else uncapped.")] = None,
-    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
-        help="Span subagent transcripts (default) or list top-level sessions only.")] = True,
-    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
-        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
-                                     help="Output format.")] = "text",
+    subagents: Subagents = True,
+    sessions_from: SessionsFrom = None,
+    fmt: Format = "text",
 ) -> None:
     check_format(fmt)
     if max_count is not None and max_count < 0:

@@ -5,11 +5,22 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
 import typer
 
 FORMATS = ("text", "json")
+
+# The options every spanning command spells the same way (csift's shared surface).
+Targets = Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
+                                                        show_default=False)]
+Subagents = Annotated[bool, typer.Option(
+    "--subagents/--no-subagents",
+    help="Span subagent transcripts (default) or top-level sessions only.")]
+SessionsFrom = Annotated[Optional[str], typer.Option(
+    "--sessions-from", metavar="FILE|-",
+    help="Union the scope with the ids listed in FILE (or stdin).")]
+Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.")]
 
 
 def build_env(ctx: typer.Context) -> Any:

@@ -8,7 +8,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format, read_sessions_from
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    build_env,
+    check_format,
+    read_sessions_from,
+)
 
 PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES; `pysift recover
 @<uuid> --file @plan` dumps the content, even of a deleted plan).
@@ -59,19 +67,15 @@ NOTES
 @app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)
 def plan_cmd(
     ctx: typer.Context,
-    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
-                                                           show_default=False)] = None,
+    targets: Targets = None,
     reverse: Annotated[Optional[str], typer.Option("--reverse", metavar="PLAN_FILE",
         help="Which sessions bind this plan file (scope: every project, or the targets).")]
         = None,
     audit: Annotated[bool, typer.Option("--audit",
         help="Audit the scope's edits to plan files against who binds them.")] = False,
-    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
-        help="Span subagent transcripts (default) or top-level sessions only.")] = True,
-    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
-        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
-                                     help="Output format.")] = "text",
+    subagents: Subagents = True,
+    sessions_from: SessionsFrom = None,
+    fmt: Format = "text",
 ) -> None:
     check_format(fmt)
     env = build_env(ctx)

@@ -8,7 +8,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format, read_sessions_from
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    build_env,
+    check_format,
+    read_sessions_from,
+)
 
 SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit
 comes back inside its turn (tool use with its result, a user turn with the agent's
@@ -77,8 +85,7 @@ def _multi(values: list[str] | None) -> tuple[str, ...]:
 def search_cmd(
     ctx: typer.Context,
     pattern: Annotated[str, typer.Argument(metavar="[PATTERN]", show_default=False)] = "",
-    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
-                                                           show_default=False)] = None,
+    targets: Targets = None,
     label: Annotated[Optional[list[str]], typer.Option("--label", "-t", metavar="SEL",
         help="Keep hits under this label selector (repeatable).")] = None,
     label_not: Annotated[Optional[list[str]], typer.Option("--label-not", "-T", metavar="SEL",
@@ -114,12 +121,9 @@ def search_cmd(
         help="Also search attachment records (verbatim payload JSON).")] = False,
     additional_context: Annotated[bool, typer.Option("--additional-context",
         help="Also search hook-injected additionalContext.")] = False,
-    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
-        help="Span subagent transcripts (default) or top-level sessions only.")] = True,
-    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
-        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
-                                     help="Output format.")] = "text",
+    subagents: Subagents = True,
+    sessions_from: SessionsFrom = None,
+    fmt: Format = "text",
 ) -> None:
     check_format(fmt)
     env = build_env(ctx)

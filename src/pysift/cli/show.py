@@ -8,7 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format
+from pysift.cli.params import Format, build_env, check_format
 
 SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
 fetches). TARGET is @<uuid>, @<uuid-prefix>, @<agent-id> or a *.jsonl path; it never
@@ -78,8 +78,7 @@ def show_cmd(
         help="Print one block by durable id (r:<tool_use_id> | a:<message.id>:p<n>).")] = None,
     sha256: Annotated[Optional[str], typer.Option("--sha256", metavar="HEX",
         help="With --block: verify the block's sha256, exit 1 on mismatch.")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
-                                     help="Output format.")] = "text",
+    fmt: Format = "text",
     subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
                                                       hidden=True)] = None,
 ) -> None:

@@ -9,7 +9,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format, read_sessions_from
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    build_env,
+    check_format,
+    read_sessions_from,
+)
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
 census of every line's top-level type, user/assistant records, turns (numbered like
@@ -69,8 +77,7 @@ NOTES
 @app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG)
 def stats_cmd(
     ctx: typer.Context,
-    targets: Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
-                                                           show_default=False)] = None,
+    targets: Targets = None,
     since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
         help="Count only records stamped at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
     until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
@@ -80,12 +87,9 @@ def stats_cmd(
              "(0-based, over the whole transcript).")] = None,
     max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
         help="Keep the N most recently active rows (0 = uncapped; default uncapped).")] = None,
-    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
-        help="Span subagent transcripts (default) or top-level sessions only.")] = True,
-    sessions_from: Annotated[Optional[str], typer.Option("--sessions-from", metavar="FILE|-",
-        help="Union the scope with the ids listed in FILE (or stdin).")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
-                                     help="Output format.")] = "text",
+    subagents: Subagents = True,
+    sessions_from: SessionsFrom = None,
+    fmt: Format = "text",
 ) -> None:
     check_format(fmt)
     if max_count is not None and max_count < 0:
