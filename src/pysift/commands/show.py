@@ -336,11 +336,14 @@ def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, c
     else:
         w(f"SESSION {t.session_id}\n")
     current: tuple[int | None, bool] | None = None
-    for u in kept:
+    for index, u in enumerate(kept):
         key = (u.turn_index, u.superseded)
         if key != current:
             current = key
-            when = text_ts(u.ts, env.tz, millis=True)
+            # the group's first known instant (metadata lines carry none)
+            stamp = next((x.ts for x in kept[index:] if (x.turn_index, x.superseded) == key
+                          and x.ts), None)
+            when = text_ts(stamp, env.tz, millis=True)
             if u.superseded:
                 w(f"\n(superseded draft — esc-recalled and re-sent, outside turn numbering)  "
                   f"{when}\n")

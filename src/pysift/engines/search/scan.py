@@ -146,6 +146,12 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     return out
 
 
+def _looks_framed(buf: Buffer, start: int, end: int) -> bool:
+    """The ``{…}`` shape check on a line in place (surrounding whitespace ignored)."""
+    line = buf[start:end].strip()
+    return line[:1] == b"{" and line[-1:] == b"}"
+
+
 def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tuple[int, int]]:
     """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
     find, rfind, size = buf.find, buf.rfind, len(buf)
@@ -264,6 +270,8 @@ class _Scanner:
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
             if markers and not any(find(m, start, end) >= 0 for m in markers):
+                if not _looks_framed(buf, start, end):
+                    self.tally.malformed += 1  # a torn or junk line holding the needle
                 continue
             if self.skip_carriers and is_plain_carrier(buf, start, end):
                 continue
