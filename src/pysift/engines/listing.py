@@ -247,10 +247,22 @@ def _is_head(buf: bytes, offset: int) -> bool:
 
 
 def summarize_all(transcripts: list[Transcript], workers: int | None = None) -> list[SessionSummary]:
-    """Summaries in input order, spread over a process pool when there are many files."""
+    """Summaries in input order, spread over a process pool when there are many files.
+
+    Workers send summaries back without their ``Transcript`` (the parent has it; rebuilding
+    thousands of paths on the way back cost more than the pool saved)."""
     from pysift.disk.fanout import map_ordered
 
-    return map_ordered(summarize, transcripts, workers=workers)  # head/tail reads: even
+    out = map_ordered(_summarize_detached, transcripts, workers=workers)
+    for summary, transcript in zip(out, transcripts):
+        summary.transcript = transcript
+    return out
+
+
+def _summarize_detached(transcript: Transcript) -> SessionSummary:
+    summary = summarize(transcript)
+    summary.transcript = None  # type: ignore[assignment]
+    return summary
 
 
 def rank_key(summary: SessionSummary) -> str:

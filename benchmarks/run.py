@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+"""pysift benchmark runner: every pysift command timed next to its ripgrep reference.
+
+Why ratios: wall times move with the machine (and this VM drifts by 10-20% between
+runs), but pysift/rg on the same bytes, timed in the *same* hyperfine run, is stable
+enough to hold a target against. The targets and the method come from
+../shared/bench/perf-anchors.md (section 1); this script only applies them.
+
+Method, per case: warm the page cache (read every corpus file once), then one
+``hyperfine -N -i --output=pipe --export-json`` run holding rg, pysift, rg again; the
+ratio is median(pysift) / median(all rg runs). hyperfine runs its commands one after
+the other, not interleaved, so the rg reference brackets pysift: a machine that slows
+down or speeds up during the case moves both halves, and the before/after gap is
+reported as the drift. ``-N`` = no shell, ``-i`` because a no-match exits 1,
+``--output=pipe`` because some greps stop at the first hit when stdout is /dev/null.
+Before timing, each pysift command is run once and must exit 0 or 1: a command that
+crashes would otherwise be timed as a fast "pass".
+
+Usage:
+    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,startup]
+                             [--runs N] [--write]
+
+The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
+../shared/bench/gen_corpus.py when DIR/A or DIR/B is absent. The default DIR is
+benchmarks/data/, which is gitignored: never commit a corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GENERATOR = REPO.parent / "shared" / "bench" / "gen_corpus.py"
+README = REPO / "benchmarks" / "README.md"
+RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
+MARK_START = "<!-- figures:start -->"
+MARK_END = "<!-- figures:end -->"
+NOISY_DRIFT = 1.25
+GROUPS = ("startup", "list", "show", "search", "stats")
+
+# Generator options per corpus; the seed is the generator's default (7731).
+CORPUS_ARGS = {
+    "A": ["--big"],
+    "B": ["--many", "2437", "--total-bytes", "1.5G"],
+}
+
+
+@dataclass
+class Case:
+    """One timed pair: a pysift command and its rg reference, with the target ratio."""
+
+    group: str
+    name: str
+    pysift: list[str]  # argv after the pysift launcher (and --claude-home)
+    reference: list[str]  # full argv of the reference command
+    corpus: str | None  # "A", "B" or None (startup)
+    target: float | None  # None = report only
+    note: str = ""
+    # filled by run_case
+    result: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- setup
+
+
+def venv_python() -> Path:
+    path = REPO / ".venv" / "bin" / "python"
+    return path if path.exists() else Path(sys.executable)
+
+
+def pysift_launcher() -> tuple[list[str], dict[str, str], str]:
+    """The argv prefix that starts pysift, the environment it needs, and a description.
+
+    The installed console script is preferred (it is what users run). Without it,
+    ``python -m pysift`` from the venv; if the package is not installed into the venv
+    either, ``src/`` goes on PYTHONPATH, the same way the test suite finds it.
+    """
+    env = dict(os.environ)
+    # An installed package has its bytecode compiled; a checkout run with
+    # PYTHONDONTWRITEBYTECODE would recompile src/ on every start. Cache it (for
+    # pysift and the reference alike) under the gitignored data dir, not in src/.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(REPO / "benchmarks" / "data" / "pycache")
+    script = REPO / ".venv" / "bin" / "pysift"
+    if script.exists():
+        return [str(script)], env, f"console script {script.relative_to(REPO)}"
+    python = venv_python()
+    probe = subprocess.run(
+        [str(python), "-c", "import pysift"], env=env, capture_output=True, check=False
+    )
+    how = f"{python.relative_to(REPO) if python.is_relative_to(REPO) else python} -m pysift"
+    if probe.returncode != 0:
+        src = str(REPO / "src")
+        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        how += " (PYTHONPATH=src: pysift is not installed in the venv)"
+    return [str(python), "-m", "pysift"], env, how
+
+
+def ensure_corpus(data: Path, name: str) -> dict:
+    """Return the corpus manifest, generating the corpus first if it is absent.
+
+    A ``projects/`` dir without ``bench-manifest.json`` (the generator writes it last)
+    is a generation in progress or an interrupted one: refuse rather than start a
+    second writer on the same dir.
+    """
+    root = data / name
+    manifest = root / "bench-manifest.json"
+    if manifest.exists():
+        return json.loads(manifest.read_text())
+    projects = root / "projects"
+    if projects.exists() and any(projects.iterdir()):
+        sys.exit(
+            f"run.py: {root} has projects/ but no bench-manifest.json: a generation is "
+            "still running or was interrupted; wait for it or remove the dir"
+        )
+    if not GENERATOR.exists():
+        sys.exit(f"run.py: corpus {root} is absent and the generator {GENERATOR} is missing")
+    cmd = [sys.executable, str(GENERATOR), str(root), *CORPUS_ARGS[name]]
+    print(f"generating corpus {name}: {shlex.join(cmd)}", file=sys.stderr)
+    subprocess.run(cmd, check=True)
+    return json.loads(manifest.read_text())
+
+
+def warm_cache(root: Path) -> None:
+    """Read every file under root once so both tools see a warm page cache."""
+    buf = bytearray(1 << 20)
+    view = memoryview(buf)
+    for dirpath, _dirs, files in os.walk(root):
+        for fname in files:
+            try:
+                with open(os.path.join(dirpath, fname), "rb", buffering=0) as fh:
+                    while fh.readinto(view):
+                        pass
+            except OSError:
+                pass
+
+
+def first_line(cmd: list[str], env: dict[str, str] | None = None) -> str:
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else "?"
+
+
+def machine_info(python: Path, launcher: list[str], env: dict[str, str]) -> dict[str, str]:
+    model = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+                break
+    except OSError:
+        pass
+    versions = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.metadata as m\n"
+            "out=[]\n"
+            "for p in ('typer','orjson','regex','google-re2','rich'):\n"
+            "    try: out.append(p+' '+m.version(p))\n"
+            "    except Exception: out.append(p+' ?')\n"
+            "print(', '.join(out))",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    head = first_line(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "src"],
+                           capture_output=True, text=True, check=False).stdout.splitlines()
+    return {
+        "source": f"commit {head}" + (f" + {len(dirty)} uncommitted change(s) under src/"
+                                      if dirty else " (src/ clean)"),
+        "date": dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "cpu": model,
+        "nproc": str(os.cpu_count() or "?"),
+        "mem": mem,
+        "kernel": platform.release(),
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "python": first_line([str(python), "--version"]),
+        "pysift": first_line([*launcher, "--version"], env) if launcher else "?",
+        "packages": versions,
+        "rg": first_line(["rg", "--version"]),
+        "hyperfine": first_line(["hyperfine", "--version"]),
+    }
+
+
+# ---------------------------------------------------------------------------- cases
+
+
+def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str, str]) -> list[Case]:
+    """The cases from the issues, with targets from perf-anchors.md section 1."""
+    cases: list[Case] = []
+    manifests: dict[str, dict] = {}
+
+    def corpus(name: str) -> dict:
+        if name not in manifests:
+            manifests[name] = ensure_corpus(data, name)
+        return manifests[name]
+
+    python = str(venv_python())
+    a_projects = str(data / "A" / "projects")
+    b_projects = str(data / "B" / "projects")
+
+    if "startup" in groups:
+        cases.append(
+            Case("startup", "startup: --version", ["--version"],
+                 [python, "-c", "import typer"], None, 1.3,
+                 "reference is the venv python importing typer")
+        )
+        # --version is answered before typer loads; a command's own start-up builds the
+        # whole command tree, so it is reported beside it
+        cases.append(
+            Case("startup", "startup: list --help", ["list", "--help"],
+                 [python, "-c", "import typer"], None, None,
+                 "the CLI framework's start-up with the full command tree")
+        )
+
+    if "list" in groups:
+        m = corpus("B")
+        cases.append(
+            Case("list", "list B (uncapped)", ["list", "--max-count", "0"],
+                 ["rg", "-c", m["needle_rare"], b_projects], "B", 2.5)
+        )
+
+    if "show" in groups:
+        m = corpus("A")
+        session = Path(m["largest"][0]["path"]).stem
+        late = int(m["total_lines"] * 0.9)
+        for line, label in ((10, "line 10"), (late, f"line {late} (~90%)")):
+            cases.append(
+                Case("show", f"show A {label}", ["show", f"@{session}", "--line", str(line)],
+                     ["rg", "-c", m["needle_rare"], a_projects], "A", None,
+                     "report only; the requirement is that lines before N are not parsed")
+            )
+
+    if "search" in groups:
+        for name, projects, limits in (
+            ("B", b_projects, {"absent": 2.5, "rare": 3.0, "ci": 3.5, "user": 3.5, "alt": None}),
+            ("A", a_projects, {"absent": 4.0, "rare": 6.0, "alt": None}),
+        ):
+            m = corpus(name)
+            absent, rare = m["needle_absent"], m["needle_rare"]
+            word, alternation = m["common_word"], m["alternation"]
+            spec = {
+                "absent": (f"search {name} no-match", [absent, "-c"], ["-c", absent]),
+                "rare": (f"search {name} rare literal", [rare, "-c"], ["-c", rare]),
+                "ci": (f"search {name} -i {word}", ["-i", word, "-c"], ["-c", "-i", word]),
+                "user": (f"search {name} -t user (pure filter)", ["", "-t", "user", "-c"],
+                         ["-c", "-F", '"role":"user"']),
+                "alt": (f"search {name} alternation", [alternation, "-c"], ["-c", alternation]),
+            }
+            for key, target in limits.items():
+                title, args, rg_args = spec[key]
+                cases.append(
+                    Case("search", title, ["search", *args], ["rg", *rg_args, projects], name,
+                         target, "" if target is not None else "report only")
+                )
+
+    if "stats" in groups:
+        probe = subprocess.run([*launcher, "stats", "--help"], env=env,
+                               capture_output=True, check=False)
+        m = corpus("A")
+        case = Case("stats", "stats A", ["stats"], ["rg", "-c", m["needle_rare"], a_projects],
+                    "A", 20.0)
+        if probe.returncode != 0:
+            case.result = {"status": "skipped", "why": "`pysift stats --help` does not exit 0 "
+                           "(no stats command yet)"}
+        cases.append(case)
+
+    return cases
+
+
+def pysift_argv(case: Case, launcher: list[str], data: Path) -> list[str]:
+    home = [] if case.corpus is None else ["--claude-home", str(data / case.corpus)]
+    return [*launcher, *home, *case.pysift]
+
+
+def run_case(case: Case, launcher: list[str], env: dict[str, str], data: Path,
+             runs: int, warmup: int, out_dir: Path) -> None:
+    if case.result.get("status") == "skipped":
+        return
+    argv = pysift_argv(case, launcher, data)
+    probe = subprocess.run(argv, env=env, capture_output=True, check=False)
+    output = probe.stdout.decode("utf-8", "replace").strip().splitlines()
+    case.result["pysift_output"] = output[0][:120] if output else ""
+    if probe.returncode not in (0, 1):
+        err = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        case.result.update(status="error", why=f"exit {probe.returncode}: "
+                           f"{err[-1][:200] if err else ''}")
+        return
+    if case.corpus is not None:
+        warm_cache(data / case.corpus / "projects")
+    if case.group == "startup":  # ~0.1 s commands: more runs are nearly free (anchors §2)
+        runs, warmup = max(runs, 10), max(warmup, 2)
+    export = out_dir / (re.sub(r"[^A-Za-z0-9]+", "_", case.name).strip("_") + ".json")
+    cmd = [
+        "hyperfine", "-N", "-i", "--output=pipe", "--runs", str(runs), "--warmup", str(warmup),
+        "--export-json", str(export),
+        "-n", "rg-before", shlex.join(case.reference),
+        "-n", "pysift", shlex.join(argv),
+        "-n", "rg-after", shlex.join(case.reference),
+    ]
+    print(f"\n### {case.name}", file=sys.stderr)
+    done = subprocess.run(cmd, env=env, check=False)
+    if done.returncode != 0 or not export.exists():
+        case.result.update(status="error", why=f"hyperfine exit {done.returncode}")
+        return
+    before, py, after = json.loads(export.read_text())["results"]
+    rg_median = statistics.median(before["times"] + after["times"])
+    ratio = py["median"] / rg_median
+    status = "report" if case.target is None else ("pass" if ratio <= case.target else "FAIL")
+    case.result.update(
+        status=status,
+        pysift_median=py["median"], pysift_min=py["min"], pysift_max=py["max"],
+        rg_median=rg_median, ratio=ratio,
+        rg_drift=max(before["median"], after["median"]) / min(before["median"], after["median"]),
+        pysift_cmd=shlex.join(argv), rg_cmd=shlex.join(case.reference),
+    )
+
+
+# ---------------------------------------------------------------------------- output
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def render(cases: list[Case], info: dict[str, str], how: str, data: Path, runs: int,
+           warmup: int) -> str:
+    lines = [
+        f"Run {info['date']} with `python benchmarks/run.py --data {data} --runs {runs}` "
+        f"(warm-up {warmup}).",
+        "",
+        f"- Machine: {info['nproc']} CPU ({info['cpu']}), {info['mem']} RAM, kernel "
+        f"{info['kernel']}; load average at start {info['load']}.",
+        f"- Source: {info['source']}.",
+        f"- Tools: {info['pysift']} via {how}; {info['python']} ({info['packages']}); "
+        f"{info['rg']}; {info['hyperfine']}.",
+        "",
+        "| case | pysift median (min-max) | rg median | ratio | target | result | rg drift |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for case in cases:
+        r = case.result
+        target = "report" if case.target is None else f"<= {case.target:g}x"
+        status = r.get("status", "?")
+        if status in ("skipped", "error"):
+            lines.append(f"| {case.name} | - | - | - | {target} | {status}: {r.get('why', '')} "
+                         "| - |")
+            continue
+        span = f"{fmt_time(r['pysift_median'])} ({fmt_time(r['pysift_min'])}-" \
+               f"{fmt_time(r['pysift_max'])})"
+        lines.append(
+            f"| {case.name} | {span} | {fmt_time(r['rg_median'])} | {r['ratio']:.2f}x | "
+            f"{target} | {'**FAIL**' if status == 'FAIL' else status} | "
+            f"{r['rg_drift']:.2f}{' (noisy)' if r['rg_drift'] > NOISY_DRIFT else ''} |"
+        )
+    lines += [
+        "",
+        "rg drift = slower / faster of the rg medians before and after pysift in the same "
+        f"hyperfine run; above {NOISY_DRIFT:g} the machine changed speed during the case.",
+        "",
+        "Commands (pysift launcher shortened to `pysift`, corpus root to `$DATA`):", ""]
+    for case in cases:
+        if "pysift_cmd" not in case.result:
+            continue
+        py = shorten(case.result["pysift_cmd"], data)
+        ref = shorten(case.result["rg_cmd"], data)
+        lines.append(f"- {case.name}: `{py}` vs `{ref}`")
+    return "\n".join(lines)
+
+
+def shorten(cmd: str, data: Path) -> str:
+    cmd = cmd.replace(str(data), "$DATA")
+    cmd = re.sub(r"^\S*python\S* -m pysift", "pysift", cmd)
+    cmd = re.sub(r"^\S*/pysift\b", "pysift", cmd)
+    return cmd.replace(str(venv_python()), "python")
+
+
+def write_readme(block: str) -> None:
+    text = README.read_text() if README.exists() else ""
+    new_block = f"{MARK_START}\n{block}\n{MARK_END}"
+    if MARK_START in text and MARK_END in text:
+        head, rest = text.split(MARK_START, 1)
+        _old, tail = rest.split(MARK_END, 1)
+        text = head + new_block + tail
+    else:
+        text = text.rstrip("\n") + "\n\n## Figures\n\n" + new_block + "\n"
+    README.write_text(text)
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=REPO / "benchmarks" / "data",
+                    help="dir holding the corpora A/ and B/ (generated when absent)")
+    ap.add_argument("--only", default=",".join(GROUPS),
+                    help="comma-separated groups: " + ",".join(GROUPS))
+    ap.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5)")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
+    ap.add_argument("--write", action="store_true",
+                    help="rewrite the figures block of benchmarks/README.md")
+    args = ap.parse_args(argv)
+
+    groups = {g.strip() for g in args.only.split(",") if g.strip()}
+    unknown = groups - set(GROUPS)
+    if unknown:
+        ap.error(f"unknown group(s): {', '.join(sorted(unknown))}")
+    for tool in ("hyperfine", "rg"):
+        if shutil.which(tool) is None:
+            ap.error(f"{tool} is not on PATH")
+    data = args.data.resolve()
+
+    launcher, env, how = pysift_launcher()
+    cases = build_cases(data, groups, launcher, env)
+    info = machine_info(venv_python(), launcher, env)
+
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(tempfile.mkdtemp(prefix=dt.datetime.now().strftime("%Y%m%d-%H%M%S-"),
+                                    dir=RESULTS_DIR))
+    for case in cases:
+        run_case(case, launcher, env, data, args.runs, args.warmup, out_dir)
+
+    block = render(cases, info, how, data, args.runs, args.warmup)
+    print("\n" + block)
+    (out_dir / "summary.json").write_text(json.dumps(
+        {"info": info, "launcher": how,
+         "cases": [{"name": c.name, "target": c.target, **c.result} for c in cases]}, indent=1))
+    print(f"\nhyperfine exports: {out_dir}", file=sys.stderr)
+    if args.write:
+        write_readme(block)
+        print(f"figures written to {README}", file=sys.stderr)
+    return 1 if any(c.result.get("status") in ("FAIL", "error") for c in cases) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
