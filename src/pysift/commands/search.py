@@ -234,12 +234,15 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
     kept, dropped = cap_exchanges(ordered, opts.max_count)
     drafts = sum(1 for ex in kept if ex.draft)
     transcript_ids = sorted({ex.transcript.session_id for ex in kept})
-    rows: list[dict[str, Any]] = []
-    any_clipped = False
-    for ex in kept:
-        row, clipped = exchange_row(ex, env, opts)
-        any_clipped = any_clipped or clipped
-        rows.append(row)
+    if opts.count_only or opts.sessions_with_matches:
+        rows: list[dict[str, Any]] = []  # counted, never rendered
+        any_clipped = False
+    else:
+        rows, any_clipped = [], False
+        for ex in kept:
+            row, clipped = exchange_row(ex, env, opts)
+            any_clipped = any_clipped or clipped
+            rows.append(row)
     summary: dict[str, Any] = {
         "matched": len(kept),
         "sessions": len(transcript_ids),

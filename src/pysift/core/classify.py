@@ -706,6 +706,24 @@ def _not_human(text: str) -> bool:
     return _is_synthetic_marker(text) or is_peer_message(text) or _has_notification(text)
 
 
+def _memoized(key: str):  # type: ignore[no-untyped-def]
+    """Cache a pure per-record predicate on ``Record.memo`` (a scan asks several times)."""
+    def wrap(fn):  # type: ignore[no-untyped-def]
+        def inner(rec: Record) -> bool:
+            memo = rec.memo
+            if memo is None:
+                memo = rec.memo = {}
+            elif key in memo:
+                return memo[key]  # type: ignore[no-any-return]
+            value = memo[key] = fn(rec)
+            return value  # type: ignore[no-any-return]
+        inner.__doc__ = fn.__doc__
+        inner.__name__ = fn.__name__
+        return inner
+    return wrap
+
+
+@_memoized("genuine")
 def is_genuine_user(rec: Record) -> bool:
     """A human turn: type+role user, not a compaction summary, not ``isMeta``, string or
     text-only content that is no synthesized marker, no peer message and no pulse (§4.1)."""
@@ -785,6 +803,7 @@ def rejection_message(rec: Record) -> str | None:
     return found[1] if found is not None else None
 
 
+@_memoized("opens")
 def opens_turn(rec: Record) -> bool:
     """The single turn delimiter (§4.1/§6.4): exactly the four cases, nothing else."""
     return (

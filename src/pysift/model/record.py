@@ -30,12 +30,15 @@ class Record:
     ``line`` is ``None`` for a record merged from the elicitation sidecar (no physical line).
     """
 
-    __slots__ = ("line", "raw", "source")
+    __slots__ = ("line", "memo", "raw", "source")
 
     def __init__(self, raw: JsonObj, line: int | None, source: str | None = None) -> None:
         self.raw = raw
         self.line = line
         self.source = source  # "elicitation-sidecar" for a merged pending record
+        # derived facts the classifier asks for more than once per record (opens_turn,
+        # is_genuine_user): computed once, never part of the record's meaning
+        self.memo: dict[str, Any] | None = None
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Record(line={self.line}, type={self.type!r}, uuid={self.uuid!r})"

@@ -133,7 +133,8 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
             at = find(b'"tool_result"', pos, min(size, pos + _CARRIER_PEEK))
             if at >= 0 and find(b"\n", pos, at) < 0 and is_plain_carrier(
                     buf, start, min(size, at + 1024)):
-                nxt = find(needle, at)
+                nl = find(b"\n", at)  # the carrier's body is skipped at memchr speed
+                nxt = find(needle, nl) if nl >= 0 else -1
                 if nxt >= 0:
                     heapq.heappush(heap, (nxt, i))
                 continue
@@ -163,7 +164,10 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
             if (at >= 0 and find(b"\n", pos, at) < 0
                     and find(b"answer", at, at + 768) < 0
                     and find(b"want to proceed", at, at + 768) < 0):
-                pos = find(needle, at)  # a plain carrier: stepped over, never read whole
+                # a plain carrier: its body is skipped at memchr speed (one newline search)
+                # instead of being scanned for the next type key
+                nl = find(b"\n", at)
+                pos = find(needle, nl) if nl >= 0 else -1
                 continue
         start = rfind(b"\n", 0, pos) + 1
         end = find(b"\n", pos)
