@@ -25,7 +25,7 @@ def test_help(cli) -> None:
     result = cli("plan", "--help")
     assert result.code == 0
     for needle in ("EXAMPLES", "--reverse", "--audit", '"binding_source":"plan_mode"|"slug-only"',
-                   "plansDirectory", "recover @3f2a9c1e --file @plan"):
+                   "plansDirectory"):
         assert needle in result.stdout
 
 

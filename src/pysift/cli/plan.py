@@ -18,8 +18,8 @@ from pysift.cli.params import (
     read_sessions_from,
 )
 
-PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES; `pysift recover
-@<uuid> --file @plan` dumps the content, even of a deleted plan).
+PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES the file and says
+whether it still exists; `--audit` lists the edits made to plan files).
 
 Two binding laws, in order, never a path guess: the session's `plan_mode` attachment
 (written on entering Plan Mode; its planFilePath IS the plan), else Claude Code's own
@@ -43,7 +43,6 @@ EXAMPLES
   pysift plan --reverse ~/.claude/plans/nested-prancing-popcorn.md   # who binds it?
   pysift plan @3f2a9c1e --audit                  # edits to plan files vs their binders
   pysift plan @3f2a9c1e --format json | jq -r 'select(.kind=="plan").plan_file'
-  pysift recover @3f2a9c1e --file @plan          # dump the bound plan's content
 
 \b
 JSON (--format json, one object per line)

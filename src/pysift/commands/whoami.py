@@ -65,8 +65,7 @@ def _self_token(token: str | None, env: Env) -> tuple[TargetKind | None, str | N
         return parsed.kind, parsed.value
     raise TargetError(
         f"whoami takes no target but `@main` or `@trap:<marker>` (got `{token}`): it names "
-        f"the CALLING session; to inspect another session use `pysift list {token}` or "
-        f"`pysift agents {token}`"
+        f"the CALLING session; to inspect another session use `pysift list {token}`"
     )
 
 

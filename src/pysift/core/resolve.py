@@ -363,7 +363,7 @@ class _Resolver:
         if not ids:
             raise TargetError(
                 f"no session or agent id starts with `{prefix}` under {self.root}; check the "
-                f"prefix (`pysift list` shows session ids, `pysift agents` agent ids)"
+                f"prefix (`pysift list` shows session and agent ids)"
             )
         if len(ids) > 1:
             raise TargetError(
@@ -390,7 +390,7 @@ class _Resolver:
         if not exact:
             raise TargetError(
                 f"no subagent `{agent_id}` under {self.root}; list agent ids with "
-                f"`pysift agents @<session>` and pass one as `@<agent-id>`"
+                f"`pysift list @<session>` (its SUBAGENT rows) and pass one as `@<agent-id>`"
             )
         for agent in exact:
             self.add_agent(agent)

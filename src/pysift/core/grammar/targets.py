@@ -163,7 +163,7 @@ def validate_trap_marker(marker: str) -> str:
 
 AT_GRAMMAR = (
     "expected `@<uuid>` | `@<uuid-prefix>` (4-11 dashless leading hex) | `@<agent-id>` (what "
-    "`pysift agents` prints) | `@main` | `@trap:<marker>` | `@-Users-…` / `@C--Users-…` / "
+    "`pysift list` prints on SUBAGENT rows) | `@main` | `@trap:<marker>` | `@-Users-…` / `@C--Users-…` / "
     "`@--server-…` (an encoded project dir); a project PATH is targeted without `@`"
 )
 
