@@ -13,14 +13,13 @@ from pysift.disk.lines import Buffer
 
 def _record_is_spaced(buf: Buffer, start: int) -> bool | None:
     """Whether the record starting at ``start`` writes `"key": value`; None if unknown."""
-    while start < len(buf) and buf[start:start + 1] in (b"\n", b"\r", b" ", b"\t"):
-        start += 1
-    if buf[start:start + 2] != b'{"':
+    head = buf[start:start + 256].lstrip()
+    if head[:2] != b'{"':
         return None
-    close = buf.find(b'"', start + 2)
+    close = head.find(b'"', 2)
     if close < 0:
         return None
-    return buf[close + 1:close + 3] == b": "
+    return head[close + 1:close + 3] == b": "
 
 
 def layouts(buf: Buffer) -> tuple[bool, ...]:
@@ -35,10 +34,8 @@ def layouts(buf: Buffer) -> tuple[bool, ...]:
 
 
 def _last_content_end(buf: Buffer) -> int:
-    end = len(buf)
-    while end > 0 and buf[end - 1:end] in (b"\n", b"\r"):
-        end -= 1
-    return end
+    tail_start = max(0, len(buf) - 64)
+    return tail_start + len(buf[tail_start:].rstrip(b"\r\n"))
 
 
 def is_spaced(buf: Buffer) -> bool:
@@ -51,9 +48,12 @@ def type_needle(value: str, spaced: bool) -> bytes:
     return b'"type' + sep + value.encode() + b'"'
 
 
-def type_needles(buf: Buffer, value: str) -> tuple[bytes, ...]:
-    """The `"type":"<value>"` key in every layout the file uses."""
-    return tuple(type_needle(value, spaced) for spaced in layouts(buf))
+def type_needles(buf: Buffer, value: str, file_layouts: tuple[bool, ...] | None = None
+                 ) -> tuple[bytes, ...]:
+    """The `"type":"<value>"` key in every layout the file uses (pass ``file_layouts`` when
+    the caller already read them)."""
+    found = layouts(buf) if file_layouts is None else file_layouts
+    return tuple(type_needle(value, spaced) for spaced in found)
 
 
 def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,

@@ -30,7 +30,7 @@ from pysift.core.turns import (
     turn_map_from_openers,
 )
 from pysift.disk.layout import Transcript, sidecar_path
-from pysift.core.rawjson import type_needles
+from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
 from pysift.engines.search.plan import SearchPlan
@@ -108,10 +108,12 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     """
     import heapq
 
+    file_layouts = layouts(buf)
     needles: list[bytes] = []
     for m in markers:
-        needles.extend(type_needles(buf, _TYPE_MARKERS[m]) if m in _TYPE_MARKERS else (m,))
-    user_needles = set(type_needles(buf, "user"))
+        needles.extend(type_needles(buf, _TYPE_MARKERS[m], file_layouts)
+                       if m in _TYPE_MARKERS else (m,))
+    user_needles = set(type_needles(buf, "user", file_layouts))
     if len(needles) == 1 and needles[0] in user_needles:
         return _user_line_spans(buf, needles[0], skip_carriers)
     find, rfind, size = buf.find, buf.rfind, len(buf)
