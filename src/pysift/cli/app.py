@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Abort:
         sys.exit(ExitCode.INTERRUPTED)
     except ClickException as exc:
-        exc.show()
+        _report_usage(exc)
         sys.exit(exc.exit_code)
     except SiftError as exc:
         _report_error(exc)
@@ -101,6 +101,20 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _report_usage(exc: ClickException) -> None:
+    """click's usage errors as ONE line (what is wrong, where the help is), like ours."""
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path if ctx is not None else "pysift"
+    import re
+
+    sentences: list[str] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", exc.format_message().replace("\n", " ")):
+        sentence = sentence.strip()
+        if sentence and sentence not in sentences:  # typer and click both suggest names
+            sentences.append(sentence)
+    sys.stderr.write(f"pysift: error: {' '.join(sentences)} (see `{path} --help`)\n")
 
 
 def _report_error(exc: BaseException) -> None:
