@@ -315,6 +315,9 @@ class _Scanner:
             return
         plan = self.plan
         select = plan.labels.selects
+        if plan.light and plan.matcher.is_empty and offset is not None:
+            self.count_only(rec, offset)
+            return
         matched = self.matched_units(rec, classify.units(rec, self.ctx, select))
         drafted: list[tuple[classify.Unit, tuple[int, int] | None, str, int]] = []
         maybe_draft = (offset is not None and rec.type == "user"
@@ -348,6 +351,25 @@ class _Scanner:
                 offset=offset, model=rec.model, version=rec.version,
                 attachment_type=_attachment_type(rec), turn=turn, draft=draft,
             ))
+
+    def count_only(self, rec: Record, offset: int) -> None:
+        """``-c``/``-l`` with no pattern: only WHICH turn a selected record falls in matters,
+        so the record's label set decides and no unit text is rendered."""
+        select = self.plan.labels.selects
+        turns = self.turns
+        draft = rec.type == "user" and turns.is_draft_offset(offset)
+        leaves = classify.classify(rec, self.ctx, draft=draft)
+        accepted = [leaf for leaf in leaves if select(leaf)]
+        if not accepted:
+            return
+        turn = None if draft else turns.turn_of_offset(offset)
+        if not self.allowed_turn(turn):
+            return
+        unit = classify.Unit(accepted[0], tuple(leaves), "")
+        self.result.hits.append(Hit(line=None, uuid=rec.uuid, unit=unit, label=accepted[0],
+                                    labels=tuple(leaves), ts=rec.timestamp, span=None,
+                                    text="", source=rec.source, offset=offset, turn=turn,
+                                    draft=draft))
 
     def matched_units(self, rec: Record, units: list[classify.Unit]
                       ) -> list[tuple[classify.Unit, tuple[int, int] | None, str, int]]:
