@@ -1,0 +1,87 @@
+"""The search engine never drops a record whose rendered text matches (SPEC §7d, §7f).
+
+End to end through ``scan_file``: whole-buffer candidate search (needles, fabrication
+markers, label markers), the carrier skip, decoding and classification. For random
+transcripts of every record kind, a literal cut from any unit's rendered text must find
+that record, whichever JSON layout wrote the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import builders as b
+from pysift.core import classify
+from pysift.core.decode import decode
+from pysift.core.grammar.selectors import parse_filter
+from pysift.core.matcher import compile_pattern, escape_literal
+from pysift.disk.layout import top_level_transcript
+from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.scan import scan_file
+
+SID = "9d9d9d9d-1111-4222-8333-944444444444"
+words = st.text(alphabet=st.sampled_from(list("abcXYZ019 _-:,.\"\\/é漢\n\t")), min_size=1,
+                max_size=30)
+
+
+@st.composite
+def transcripts(draw) -> list[dict]:
+    records: list[dict] = [b.user(draw(words))]
+    for n in range(draw(st.integers(1, 5))):
+        kind = draw(st.sampled_from(["text", "tool", "auq", "reject", "notify", "think"]))
+        tid = f"toolu_{n:04d}"
+        if kind == "text":
+            records += [b.assistant(draw(words)), b.user(draw(words))]
+        elif kind == "think":
+            records.append(b.assistant(b.thinking(draw(words))))
+        elif kind == "tool":
+            records += [b.assistant(b.tool_use("Bash", {"command": draw(words), "n": n}, id=tid)),
+                        b.tool_result(tid, draw(words))]
+        elif kind == "auq":
+            q = [{"question": draw(words), "header": draw(words)[:12],
+                  "options": [{"label": draw(words), "description": ""}], "multiSelect": False}]
+            records += [b.assistant(b.auq_use(q, id=tid)),
+                        b.auq_answer(tid, {q[0]["question"]: draw(words)}, questions=q)]
+        elif kind == "reject":
+            records += [b.assistant(b.tool_use("Edit", {"file_path": "/x"}, id=tid)),
+                        b.rejection(tid, draw(words), legacy=draw(st.booleans()))]
+        else:
+            records.append(b.task_notification(f"bg{n}", "completed", draw(words)))
+    return records
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(transcripts(), st.data(), st.sampled_from([(",", ":"), (", ", ": ")]))
+def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, records,
+                                                                 data, seps) -> None:
+    session = b.Session(SID, cwd="/w/p")
+    stamped = [session.stamp(r) for r in records]
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(r, separators=seps, ensure_ascii=data.draw(st.booleans()))
+             for r in stamped]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # pick a unit from the classifier's own view of one record, and a literal inside it
+    index = data.draw(st.integers(0, len(lines) - 1))
+    rec = decode(lines[index].encode(), index + 1)
+    assert rec is not None
+    units = classify.units(rec, classify.ClassifyContext(owner_id=SID, parent_id=SID))
+    if not units:
+        return
+    unit_text = data.draw(st.sampled_from([u.text for u in units]))
+    if not unit_text.strip():
+        return
+    start = data.draw(st.integers(0, len(unit_text) - 1))
+    end = data.draw(st.integers(start + 1, len(unit_text)))
+    literal = unit_text[start:end]
+    if not literal.strip():
+        return
+    matcher = compile_pattern(escape_literal(literal))
+    plan = SearchPlan(pattern=matcher.pattern, matcher=matcher, labels=parse_filter())
+    found = scan_file(top_level_transcript(path), 0, plan)
+    assert any(h.uuid == rec.uuid for h in found.hits), (literal, lines[index])
