@@ -73,7 +73,8 @@ def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, 
     units = classify.units(rec, classify.ClassifyContext(owner_id=SID, parent_id=SID))
     if not units:
         return
-    unit_text = data.draw(st.sampled_from([u.text for u in units]))
+    unit = data.draw(st.sampled_from(units))
+    unit_text = unit.text
     if not unit_text.strip():
         return
     start = data.draw(st.integers(0, len(unit_text) - 1))
@@ -82,6 +83,11 @@ def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, 
     if not literal.strip():
         return
     matcher = compile_pattern(escape_literal(literal))
-    plan = SearchPlan(pattern=matcher.pattern, matcher=matcher, labels=parse_filter())
-    found = scan_file(top_level_transcript(path), 0, plan)
-    assert any(h.uuid == rec.uuid for h in found.hits), (literal, lines[index])
+    selections = [parse_filter()]
+    if unit.label.startswith("user."):
+        selections.append(parse_filter(["user"]))  # tool_result carriers skipped unread
+    for labels in selections:
+        plan = SearchPlan(pattern=matcher.pattern, matcher=matcher, labels=labels)
+        found = scan_file(top_level_transcript(path), 0, plan)
+        assert any(h.uuid == rec.uuid for h in found.hits), (labels.include, literal,
+                                                              lines[index])
