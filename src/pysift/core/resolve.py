@@ -281,6 +281,7 @@ class _Resolver:
         self._sessions: list[Path] | None = None
         self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
         self._subs: dict[Path, list[Transcript]] = {}
+        self._listings: dict[Path, frozenset[str]] = {}
 
     # -- enumeration ------------------------------------------------------------------
     def all_sessions(self) -> list[Path]:
@@ -293,9 +294,23 @@ class _Resolver:
     def subs(self, session_path: Path) -> list[Transcript]:
         cached = self._subs.get(session_path)
         if cached is None:
-            cached = subagent_transcripts(session_path)
+            # most sessions have no `<uuid>/` dir at all: one listing of the project dir
+            # answers that for all of them, instead of a failed scandir per session
+            names = self._dir_names(session_path.parent)
+            stem = session_path.name[: -len(".jsonl")]
+            cached = subagent_transcripts(session_path) if stem in names else []
             self._subs[session_path] = cached
         return cached
+
+    def _dir_names(self, directory: Path) -> frozenset[str]:
+        names = self._listings.get(directory)
+        if names is None:
+            try:
+                names = frozenset(os.listdir(directory))
+            except OSError:
+                names = frozenset()
+            self._listings[directory] = names
+        return names
 
     def all_agents(self) -> Iterable[Transcript]:
         """Every subagent an id may name, including those of sidecar-only session dirs."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, is_blank, is_framed
-from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, type_needles
+from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.turns import is_plain_carrier
@@ -25,6 +25,7 @@ from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 
 _TOOL_RESULT = b'"tool_result"'
+_CARRIER_PEEK = 600  # a carrier's tool_result key follows its user type key this closely
 _TEXT_BLOCK = b'"text"'
 
 
@@ -177,9 +178,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         out.last_ts = out.last_ts or rec.timestamp
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
-    for start, end in iter_key_lines_backward(buf, type_needles(buf, "user")):
-        if is_plain_carrier(buf, start, end):
-            continue
+    for start, end in _human_candidates_backward(buf):
         rec = decode(buf[start:end], None)
         if rec is None:
             continue
@@ -199,6 +198,26 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         if said is not None:
             out.last_agent = Said(said, rec.timestamp)
             break
+
+
+def _human_candidates_backward(buf: Buffer):  # type: ignore[no-untyped-def]
+    """User lines newest first, minus plain tool_result carriers, which are recognised from
+    the bytes right after their type key and passed over without reading their body."""
+    find, rfind, size = buf.find, buf.rfind, len(buf)
+    for needle in type_needles(buf, "user")[:1] if len(layouts(buf)) == 1 else ():
+        pos = rfind(needle)
+        while pos >= 0:
+            start = rfind(b"\n", 0, pos) + 1
+            at = find(_TOOL_RESULT, pos, pos + _CARRIER_PEEK)
+            if not (at >= 0 and find(b"\n", pos, at) < 0
+                    and is_plain_carrier(buf, start, min(size, at + 1024))):
+                end = find(b"\n", pos)
+                yield start, size if end < 0 else end
+            pos = rfind(needle, 0, start)
+        return
+    for start, end in iter_key_lines_backward(buf, type_needles(buf, "user")):  # mixed layouts
+        if not is_plain_carrier(buf, start, end):
+            yield start, end
 
 
 def _fill_tail_envelope(out: SessionSummary, rec: Record) -> None:
