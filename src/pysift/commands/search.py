@@ -259,6 +259,10 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         report.text = lambda out: out.write(f"{total}\n")
         if result.malformed:
             report.note(f"note: {result.malformed} malformed line(s) skipped")
+        if total == 0:
+            report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
+                        f"{len(scope.transcripts)} session(s). Active filters: "
+                        f"{active_filters(opts)}.")
         return report
     if opts.sessions_with_matches:
         owners = sorted({ex.transcript.parent_session_id for ex in ordered})
