@@ -38,11 +38,6 @@ def _last_content_end(buf: Buffer) -> int:
     return tail_start + len(buf[tail_start:].rstrip(b"\r\n"))
 
 
-def is_spaced(buf: Buffer) -> bool:
-    """Whether the file's first record writes `"key": value` (a space after the colon)."""
-    return bool(_record_is_spaced(buf, 0))
-
-
 def type_needle(value: str, spaced: bool) -> bytes:
     sep = b'": "' if spaced else b'":"'
     return b'"type' + sep + value.encode() + b'"'

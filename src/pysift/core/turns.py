@@ -194,12 +194,6 @@ class TurnMap:
             return count
         return 1 if self.has_records else 0
 
-    def opener_line(self, turn: int) -> int | None:
-        """The line of the record opening ``turn`` (None for an opener-less turn 0)."""
-        if 0 <= turn < len(self.opener_lines):
-            return self.opener_lines[turn]
-        return None
-
     def byte_span(self, turn: int, size: int) -> tuple[int, int] | None:
         """``[start, end)`` byte range of ``turn`` (buffer-built maps; turn 0 from byte 0)."""
         offsets = self.opener_offsets

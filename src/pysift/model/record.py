@@ -227,13 +227,3 @@ def tool_result_text(block: JsonObj) -> str:
     if content is None:
         return ""
     return str(content)
-
-
-def count_images(block: JsonObj) -> int:
-    """Image parts in a block: an image block is one, a tool_result counts its parts."""
-    if block.get("type") == "image":
-        return 1
-    content = block.get("content")
-    if isinstance(content, list):
-        return sum(1 for item in content if isinstance(item, dict) and item.get("type") == "image")
-    return 0

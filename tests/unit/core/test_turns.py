@@ -107,7 +107,6 @@ def test_openers_drafts_and_the_turn_zero_preamble() -> None:
     assert tm.line_span(0, 14) == (1, 7)
     assert tm.line_span(2, 14) == (10, 11)
     assert tm.line_span(3, 14) == (12, 14)
-    assert tm.opener_line(1) == 8
     with pytest.raises(IndexError):
         tm.line_span(4, 14)
 
