@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.pairing import pair, with_result_tool_name
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans
 from pysift.engines.search.scan import FileScan, Hit
@@ -160,10 +161,12 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
             if rec is not None:
                 for unit in classify.units(rec, ctx):
                     if _sibling_kept(unit.label, shown):
+                        joined = pair(buf, unit.tool_use_id, unit.labels, s)
+                        unit = with_result_tool_name(unit, joined, buf)
                         ex.siblings.append(Hit(line=number, uuid=rec.uuid, unit=unit,
                                                label=unit.label, labels=unit.labels,
                                                ts=rec.timestamp, span=None, text=unit.text,
-                                               offset=s))
+                                               offset=s, pairing=joined.state))
                     else:
                         ex.siblings_hidden += 1
                         hidden_first = hidden_first or number
