@@ -28,17 +28,24 @@ lookahead/lookbehind, atomic groups, possessive quantifiers. An empty PATTERN is
 filter. Targets as everywhere: a cwd, an encoded project dir, @<uuid>, @<prefix>,
 @main, @trap:<marker>, @<agent-id>, a *.jsonl file; subagents are spanned by default.
 
-Labels (-t/-T, dot-segment prefixes; a bare role means its LLM-visible leaves; a glob
-like harness.* reaches every leaf): user.{message,answer,rejection,unsent,queued}
-agent.{message,thinking,thinking.narration,tool.use,tool.result}
-agent.communication.{inbox,sent,signal} harness.notification.{workflow,monitor,subagent,
-background-command,task} harness.compaction.{summary,boundary}
-harness.command.{invocation,stdout} harness.interrupt.{user,tool}
-harness.schedule.{wakeup,continuation} harness.meta.{hook,loop,attachment,turn-duration,
-away-summary,stop-hooks,snapshot,system}. Eight leaves are invisible to the model and
-need an explicit path or glob: user.unsent, user.queued, harness.compaction.boundary,
-harness.meta.{turn-duration,away-summary,stop-hooks,snapshot,system}; attachments also
-need --attachments."""
+Labels (-t/-T) are dot-segment prefixes; a bare role means its LLM-visible leaves and
+a glob like harness.* reaches every leaf under it:
+
+\b
+  user.{message, answer, rejection, unsent, queued}
+  agent.{message, thinking, thinking.narration, tool.use, tool.result}
+  agent.communication.{inbox, sent, signal}
+  harness.notification.{workflow, monitor, subagent, background-command, task}
+  harness.compaction.{summary, boundary}
+  harness.command.{invocation, stdout}
+  harness.interrupt.{user, tool}
+  harness.schedule.{wakeup, continuation}
+  harness.meta.{hook, loop, attachment, turn-duration, away-summary, stop-hooks,
+                snapshot, system}
+
+Eight leaves are invisible to the model and need an explicit path or a glob:
+user.unsent, user.queued, harness.compaction.boundary and harness.meta.{turn-duration,
+away-summary, stop-hooks, snapshot, system}; attachments also need --attachments."""
 
 SEARCH_EPILOG = """\b
 EXAMPLES
