@@ -179,22 +179,13 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
     return out
 
 
-def build_finder(plan: SearchPlan) -> NeedleSet | None:
-    """ONE whole-buffer pass finds every candidate line.
-
-    With required needles: the needles plus the synthesized-text markers (a caseless
-    needle set makes the markers caseless too: a harmless superset). Without (a pure
-    filter, or a pattern no literal is required by): the label markers of the selection.
-    """
-    matcher = plan.matcher
-    needles = getattr(matcher, "needles", None)
-    if not matcher.is_empty and needles is not None:
-        extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles)))
-        return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
-    markers = plan.line_markers()
-    if not markers:  # only gated leaves whose gate is closed: no line can be a candidate
-        return None
-    return NeedleSet(tuple(m.decode("ascii") for m in markers), caseless=False)
+def build_finder(plan: SearchPlan) -> NeedleSet:
+    """The needle scan's ONE whole-buffer pass: the pattern's required needles plus the
+    markers of the record kinds whose fabricated text the needles could overlap (a
+    caseless needle set makes the markers caseless too: a harmless superset)."""
+    needles = plan.matcher.needles
+    extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles)))
+    return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
 
 
 def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = None
@@ -210,8 +201,7 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     if plan.label_scan:
         spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
-        finder = plan.finder(build_finder)
-        spans = finder.candidate_spans(buf) if finder is not None else []
+        spans = plan.finder(build_finder).candidate_spans(buf)
     pending = []
     if not transcript.is_subagent:
         merge = read_sidecar(sidecar_path(transcript.path), buf)
