@@ -1,10 +1,11 @@
 """One transcript's pass: whole-buffer candidate search, then hits on decoded lines.
 
 The order of work is the performance design of SPEC §7:
-1. ONE re2 pass over the whole buffer finds every line holding a required needle of the
-   pattern or a synthesized-text marker (or, for a pure filter / a needle-less pattern,
-   a label marker). A file with no such line is done: nothing is decoded (§7f gate).
-2. Each candidate line gets C-level substring checks (label markers, the carrier skip)
+1. ONE whole-buffer pass finds every line holding a required needle of the pattern or a
+   synthesized-text marker; for a pure filter / a needle-less pattern, a walk over the
+   record-type keys of the selected leaves, stepping over plain tool_result carriers. A
+   file with no such line is done: nothing is decoded (§7f gate).
+2. Each candidate line gets bounded C-level checks (label markers, the carrier skip)
    before orjson sees it.
 3. Decoded records are classified into units under the label selection; the regex runs
    on each unit's rendered text.
