@@ -15,6 +15,7 @@ from pysift.cli.params import (
     Targets,
     build_env,
     check_format,
+    check_max_count,
     read_sessions_from,
 )
 
@@ -72,8 +73,7 @@ def list_cmd(
     fmt: Format = "text",
 ) -> None:
     check_format(fmt)
-    if max_count is not None and max_count < 0:
-        raise typer.BadParameter("must be 0 (uncapped) or a positive count", param_hint="--max-count")
+    check_max_count(max_count)
     env = build_env(ctx)
     from pysift.commands.list_ import ListOptions, run
     from pysift.core.grammar.when import parse_when
@@ -85,10 +85,6 @@ def list_cmd(
         until=parse_when(until, now, env.tz) if until else None,
         max_count=max_count,
         subagents=subagents,
-        sessions_from=_tuple(read_sessions_from(sessions_from)),
+        sessions_from=read_sessions_from(sessions_from),
     )
     emit(run(opts, env), fmt)
-
-
-def _tuple(ids: list[str] | None) -> tuple[str, ...] | None:
-    return tuple(ids) if ids is not None else None

@@ -40,11 +40,18 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def read_sessions_from(value: str | None) -> list[str] | None:
+def read_sessions_from(value: str | None) -> tuple[str, ...] | None:
     """The ids named by ``--sessions-from FILE|-`` (None when the flag is absent)."""
     if value is None:
         return None
     from pysift.core.resolve import read_sessions_from as parse
 
     stdin_text = sys.stdin.read() if value == "-" else None
-    return parse(value, stdin_text)
+    return tuple(parse(value, stdin_text))
+
+
+def check_max_count(value: int | None) -> None:
+    """``--max-count`` is 0 (uncapped) or a positive cap on list, show and stats."""
+    if value is not None and value < 0:
+        raise typer.BadParameter("must be 0 (uncapped) or a positive count",
+                                 param_hint="--max-count")

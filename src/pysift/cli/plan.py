@@ -80,12 +80,11 @@ def plan_cmd(
     env = build_env(ctx)
     from pysift.commands.plan import PlanOptions, run
 
-    ids = read_sessions_from(sessions_from)
     opts = PlanOptions(
         targets=tuple(targets or ()),
         reverse=reverse,
         audit=audit,
         subagents=subagents,
-        sessions_from=tuple(ids) if ids is not None else None,
+        sessions_from=read_sessions_from(sessions_from),
     )
     emit(run(opts, env), fmt)

@@ -139,7 +139,6 @@ def search_cmd(
     from pysift.core.grammar.when import parse_when
 
     now = env.now()
-    ids = read_sessions_from(sessions_from)
     opts = SearchOptions(
         pattern=pattern, targets=_multi(targets), labels=_multi(label),
         labels_not=_multi(label_not), ignore_case=ignore_case, multiline=multiline,
@@ -150,6 +149,6 @@ def search_cmd(
         sessions_with_matches=sessions_with_matches, count_by=count_by, raw=raw,
         siblings=siblings, no_truncate=no_truncate, resolve_persisted=resolve_persisted,
         attachments=attachments, additional_context=additional_context, subagents=subagents,
-        sessions_from=tuple(ids) if ids is not None else None, json=fmt == "json",
+        sessions_from=read_sessions_from(sessions_from), json=fmt == "json",
     )
     emit(run(opts, env), fmt)

@@ -8,7 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, build_env, check_format
+from pysift.cli.params import Format, build_env, check_format, check_max_count
 
 SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
 fetches). TARGET is @<uuid>, @<uuid-prefix>, @<agent-id> or a *.jsonl path; it never
@@ -96,8 +96,7 @@ def show_cmd(
     if raw and fmt == "json":
         raise UsageError("--raw prints verbatim jsonl lines; it cannot be combined with "
                          "--format json")
-    if max_count is not None and max_count < 0:
-        raise UsageError("--max-count must be 0 (uncapped) or a positive count")
+    check_max_count(max_count)
     from pysift.commands.show import ShowOptions, run
     from pysift.core.grammar.ranges import parse_range
 

@@ -16,6 +16,7 @@ from pysift.cli.params import (
     Targets,
     build_env,
     check_format,
+    check_max_count,
     read_sessions_from,
 )
 
@@ -92,9 +93,7 @@ def stats_cmd(
     fmt: Format = "text",
 ) -> None:
     check_format(fmt)
-    if max_count is not None and max_count < 0:
-        raise typer.BadParameter("must be 0 (uncapped) or a positive count",
-                                 param_hint="--max-count")
+    check_max_count(max_count)
     env = build_env(ctx)
     from pysift.commands.stats import StatsOptions, run
     from pysift.core.grammar.ranges import parse_range
@@ -112,7 +111,6 @@ def stats_cmd(
         except UsageError as exc:
             raise UsageError(f"{flag}: {exc}") from None
 
-    ids = read_sessions_from(sessions_from)
     opts = StatsOptions(
         targets=tuple(targets or ()),
         since=when(since, "--since"),
@@ -120,6 +118,6 @@ def stats_cmd(
         turns=parse_range(turn, flag="--turn") if turn else None,
         max_count=max_count,
         subagents=subagents,
-        sessions_from=tuple(ids) if ids is not None else None,
+        sessions_from=read_sessions_from(sessions_from),
     )
     emit(run(opts, env), fmt)
