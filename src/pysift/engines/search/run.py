@@ -8,7 +8,6 @@ from pysift.core import classify
 from pysift.core.turns import subagent_seed
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
-from pysift.disk.mapped import open_buffer
 from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.exchanges import Exchange, assemble
 from pysift.engines.search.plan import SearchPlan
@@ -66,7 +65,8 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome:
     if _KEEP_HITS:
         out.hits = fs.hits
         return out
-    buf = open_buffer(transcript.path)
+    buf = fs.buf
+    assert buf is not None  # a file with hits was read
     seed_uuid, seed_line = subagent_seed(buf) if transcript.is_subagent else (None, None)
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,

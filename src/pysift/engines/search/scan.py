@@ -84,11 +84,7 @@ class FileScan:
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
     turn_map: TurnMap | None = None
-    turn_uuids: dict[int, list[str]] = field(default_factory=dict)  # record_uuids per turn
-    turn_ts: dict[int, str | None] = field(default_factory=dict)
-    turn_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
-    line_count: int | None = None
-    siblings: dict[int | None, list[Hit]] = field(default_factory=dict)
+    buf: Buffer | None = None  # the bytes scanned, for assembling exchanges (never pickled)
 
 
 # label markers that are a record TYPE: searched as the layout's own `"type":"<value>"` key,
@@ -195,7 +191,7 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     assert plan is not None
     result = FileScan(transcript=transcript, index=index)
     try:
-        buf = open_buffer(transcript.path)
+        buf = result.buf = open_buffer(transcript.path)
     except Exception as exc:  # SourceError: a vanished file is reported, never fatal
         result.error = str(exc)
         return result
