@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.turns import TurnMap
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans
@@ -90,9 +91,10 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
     return out
 
 
-def _opener_meta(buf: Buffer, turns, turn: int) -> tuple[str | None, str | None]:
-    offsets = getattr(turns, "opener_offsets", None)
-    if not offsets or turn >= len(offsets):
+def _opener_meta(buf: Buffer, turns: TurnMap, turn: int) -> tuple[str | None, str | None]:
+    """Timestamp and uuid of the record opening ``turn`` (None for an opener-less t0)."""
+    offsets = turns.opener_offsets
+    if turn >= len(offsets):
         return None, None
     start = offsets[turn]
     end = buf.find(b"\n", start)
