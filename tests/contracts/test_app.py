@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pysift.cli.app import app
+from pysift.cli.app import app, invoked_command, register
+
+register()
 
 SPEC_ORDER = ("list", "search", "show", "stats", "agents", "whoami", "files", "recover",
               "plan", "verbatim", "image", "status", "wait")
@@ -39,3 +41,23 @@ def test_root_help_lists_the_commands(cli) -> None:
     assert result.code == 0
     for name in _registered():
         assert name in result.stdout
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["list", "--max-count", "0"], "list"),
+    (["--claude-home", "/h", "search", "x"], "search"),
+    (["--claude-home", "/h"], None),
+    (["--help"], None),
+    (["lst"], None),
+    ([], None),
+])
+def test_invoked_command_is_the_first_word(argv: list[str], expected: str | None) -> None:
+    assert invoked_command(argv) == expected
+
+
+def test_a_single_command_run_keeps_the_tree_in_spec_order(cli) -> None:
+    """Registering one command first (as a run of it does) and the rest later still
+    yields SPEC order: the root help lists them as csift does."""
+    assert cli("whoami", "--help").code == 0
+    register()
+    test_registered_commands_follow_spec_order()

@@ -29,6 +29,7 @@ import orjson
 
 from pysift.model import labels as L
 from pysift.model.record import JsonObj, Record
+from pysift.core.text import one_line
 
 # ---------------------------------------------------------------------------------------
 # Markers Claude Code synthesizes (§4.2, §4.4, §5.1). Exact strings, measured on disk.
@@ -193,7 +194,7 @@ _DEFAULT_CTX = ClassifyContext()
 
 def normalize_line(text: str) -> str:
     """Collapse every whitespace run to one space and trim (an excerpt-ready single line)."""
-    return " ".join(text.split())
+    return one_line(text)
 
 
 def compact_json(value: object) -> str:
@@ -284,13 +285,22 @@ def raw_message_text(rec: Record) -> str | None:
 
 
 def _flatten(rec: Record) -> str:
-    """The genuine-user display form: text joined by spaces, whitespace-normalized."""
+    """The genuine-user display form: text joined by spaces, whitespace-normalized
+    (kept on the record: the genuine-user test and the opener text both need it)."""
+    memo = rec.memo
+    if memo is None:
+        memo = rec.memo = {}
+    elif "flat" in memo:
+        return memo["flat"]  # type: ignore[no-any-return]
     content = rec.content
     if isinstance(content, str):
-        return normalize_line(content)
-    if isinstance(content, list):
-        return normalize_line(" ".join(_text_blocks(rec.blocks())))
-    return ""
+        flat = normalize_line(content)
+    elif isinstance(content, list):
+        flat = normalize_line(" ".join(_text_blocks(rec.blocks())))
+    else:
+        flat = ""
+    memo["flat"] = flat
+    return flat
 
 
 # ---------------------------------------------------------------------------------------
@@ -738,7 +748,7 @@ def is_genuine_user(rec: Record) -> bool:
             return False
         if not any(b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks):
             return False
-        return not _not_human(normalize_line(" ".join(_text_blocks(blocks))))
+        return not _not_human(_flatten(rec))
     return False
 
 

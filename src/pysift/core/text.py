@@ -38,7 +38,17 @@ def clip(text: str, max_chars: int) -> tuple[str, int]:
 
 
 def one_line(text: str) -> str:
-    """Collapse every whitespace run (newlines and tabs included) to one space; strip."""
+    """Collapse every whitespace run (newlines and tabs included) to one space; strip.
+
+    Text that is already one line (most of it: a rendered opener is normalized once,
+    then previewed) comes back as is after two C-level scans instead of being split into
+    words and joined again. ``str.isprintable`` is False for every character
+    ``str.split`` breaks on except the ASCII space (they are all Cc, Zs, Zl or Zp), so a
+    printable text with no doubled, leading or trailing space is already one line.
+    """
+    if (text.isprintable() and "  " not in text and text[:1] != " "
+            and text[-1:] != " "):
+        return text
     return " ".join(text.split())
 
 

@@ -98,8 +98,9 @@ def summarize(transcript: Transcript) -> SessionSummary:
         parent_id=transcript.parent_session_id,
     )
     tally = Tally()
-    head_end = _read_head(buf, out, ctx, tally)
-    _read_tail(buf, out, ctx, tally, head_end)
+    file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
+    head_end = _read_head(buf, out, ctx, tally, file_layouts)
+    _read_tail(buf, out, ctx, tally, head_end, file_layouts)
     out.skipped_lines = tally.malformed
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
@@ -115,7 +116,7 @@ _META_LINES = 64  # the envelope fields come from the first (and last) few recor
 
 
 def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
-               tally: Tally) -> int:
+               tally: Tally, file_layouts: tuple[bool, ...]) -> int:
     """Forward: the first few lines for the envelope (first timestamp, cwd, version,
     branch, the clone probe), then a whole-buffer regex search for user lines until the
     first human message. Returns the offset reached (the tail never recounts below it)."""
@@ -141,7 +142,7 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
             if rec.type == "system" and rec.subtype == "compact_boundary":
                 out.is_clone = True
                 out.clone_boundary_uuid = rec.uuid
-    for start, end in iter_key_lines(buf, type_needles(buf, "user")):
+    for start, end in iter_key_lines(buf, type_needles(buf, "user", file_layouts)):
         if is_plain_carrier(buf, start, end):
             continue
         rec = decode(buf[start:end], None, tally if start >= stop else None)
@@ -158,7 +159,7 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
 
 
 def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, tally: Tally,
-               head_end: int) -> None:
+               head_end: int, file_layouts: tuple[bool, ...]) -> None:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
     by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
@@ -178,7 +179,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         out.last_ts = out.last_ts or rec.timestamp
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
-    for start, end in _human_candidates_backward(buf):
+    for start, end in _human_candidates_backward(buf, file_layouts):
         rec = decode(buf[start:end], None)
         if rec is None:
             continue
@@ -187,7 +188,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         if said is not None:
             out.last_user = Said(said, rec.timestamp)
             break
-    for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant")):
+    for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts)):
         if buf.find(_TEXT_BLOCK, start, end) < 0:
             continue
         rec = decode(buf[start:end], None)
@@ -200,11 +201,12 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
             break
 
 
-def _human_candidates_backward(buf: Buffer):  # type: ignore[no-untyped-def]
+def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
     """User lines newest first, minus plain tool_result carriers, which are recognised from
     the bytes right after their type key and passed over without reading their body."""
     find, rfind, size = buf.find, buf.rfind, len(buf)
-    for needle in type_needles(buf, "user")[:1] if len(layouts(buf)) == 1 else ():
+    user_needles = type_needles(buf, "user", file_layouts)
+    for needle in user_needles if len(user_needles) == 1 else ():
         pos = rfind(needle)
         while pos >= 0:
             start = rfind(b"\n", 0, pos) + 1
@@ -215,7 +217,7 @@ def _human_candidates_backward(buf: Buffer):  # type: ignore[no-untyped-def]
                 yield start, size if end < 0 else end
             pos = rfind(needle, 0, start)
         return
-    for start, end in iter_key_lines_backward(buf, type_needles(buf, "user")):  # mixed layouts
+    for start, end in iter_key_lines_backward(buf, user_needles):  # mixed layouts
         if not is_plain_carrier(buf, start, end):
             yield start, end
 
@@ -272,10 +274,21 @@ def summarize_all(transcripts: list[Transcript], workers: int | None = None) -> 
     thousands of paths on the way back cost more than the pool saved)."""
     from pysift.disk.fanout import map_ordered
 
-    out = map_ordered(_summarize_detached, transcripts, workers=workers)
+    out = map_ordered(_summarize_detached, transcripts, workers=workers,
+                      weights=[_weight(t) for t in transcripts])
     for summary, transcript in zip(out, transcripts):
         summary.transcript = transcript
     return out
+
+
+def _weight(transcript: Transcript) -> int:
+    """A share-balancing weight: a fixed cost per file (open, decode the ends, preview)
+    plus its bytes, of which the ends are read (measured: ~150 µs a file ~ 300 KB)."""
+    try:
+        size = transcript.path.stat().st_size
+    except OSError:
+        size = 0
+    return 300_000 + size
 
 
 def _summarize_detached(transcript: Transcript) -> SessionSummary:

@@ -157,6 +157,26 @@ def test_prop_one_line_has_no_whitespace_runs_and_keeps_every_word(text: str) ->
     assert flat.split(" ") == (text.split() or [""])
 
 
+# every character str.split() breaks on, plus printable and non-printable neighbours
+_SPLITTERS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+one_line_alphabet = st.text(alphabet=st.sampled_from(_SPLITTERS + "ab\u200b\u00ad\x00é🛠"))
+
+
+@given(st.one_of(st.text(), one_line_alphabet))
+def test_prop_one_line_is_split_and_join(text: str) -> None:
+    """The already-one-line shortcut (isprintable + no doubled/edge space) never changes
+    the answer of the plain split-and-join it stands in for."""
+    assert one_line(text) == " ".join(text.split())
+
+
+def test_every_whitespace_character_is_unprintable_but_the_space() -> None:
+    """The premise of one_line's shortcut, over the whole code space."""
+    import sys
+
+    assert [hex(c) for c in range(sys.maxunicode + 1)
+            if chr(c).isspace() and chr(c).isprintable() and c != 0x20] == []
+
+
 whitespace_heavy = st.text(alphabet=st.sampled_from("ab \n\t\u3000é🛠"), max_size=400)
 
 
