@@ -10,6 +10,7 @@ so nothing is ever shown twice. The file is only read, never written.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,10 +38,15 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
     tool_use id already stands in the native transcript was answered there, so it is
     not merged even if its ``resolved`` line never landed.
     """
-    try:
-        data = path.read_bytes()
+    try:  # os-level: most sessions have no sidecar, and a listing asks for thousands
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return SidecarMerge()
+    except OSError:
+        return SidecarMerge(present=True, skipped_lines=0)
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read()
     except OSError:
         return SidecarMerge(present=True, skipped_lines=0)
     merge = SidecarMerge(present=True)

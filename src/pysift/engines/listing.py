@@ -18,7 +18,7 @@ from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
-from pysift.core.turns import is_plain_carrier
+from pysift.core.turns import is_plain_carrier, opener_words_near
 from pysift.disk.layout import Transcript, sidecar_path, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans
 from pysift.disk.mapped import open_buffer
@@ -99,8 +99,8 @@ def summarize(transcript: Transcript) -> SessionSummary:
     )
     tally = Tally()
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
-    head_end = _read_head(buf, out, ctx, tally, file_layouts)
-    _read_tail(buf, out, ctx, tally, head_end, file_layouts)
+    head_end, first_human = _read_head(buf, out, ctx, tally, file_layouts)
+    _read_tail(buf, out, ctx, tally, head_end, first_human, file_layouts)
     out.skipped_lines = tally.malformed
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
@@ -116,10 +116,12 @@ _META_LINES = 64  # the envelope fields come from the first (and last) few recor
 
 
 def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
-               tally: Tally, file_layouts: tuple[bool, ...]) -> int:
+               tally: Tally, file_layouts: tuple[bool, ...]
+               ) -> tuple[int, tuple[int, Record] | None]:
     """Forward: the first few lines for the envelope (first timestamp, cwd, version,
     branch, the clone probe), then a whole-buffer regex search for user lines until the
-    first human message. Returns the offset reached (the tail never recounts below it)."""
+    first human message. Returns the offset reached (the tail never recounts below it)
+    and the first human message's record with the offset its line starts at."""
     stop = 0
     for count, (start, end) in enumerate(iter_spans(buf)):
         if count >= _META_LINES or (out.first_ts and out.cwd and out.version_first):
@@ -154,12 +156,13 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
             out.cwd = out.cwd or rec.cwd or None
             out.version_first = out.version_first or rec.version or None
             out.branch_first = out.branch_first or rec.git_branch or None
-            return max(stop, end + 1)
-    return len(buf)
+            return max(stop, end + 1), (start, rec)
+    return len(buf), None
 
 
 def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, tally: Tally,
-               head_end: int, file_layouts: tuple[bool, ...]) -> None:
+               head_end: int, first_human: tuple[int, Record] | None,
+               file_layouts: tuple[bool, ...]) -> None:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
     by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
@@ -180,6 +183,11 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
     for start, end in _human_candidates_backward(buf, file_layouts):
+        if first_human is not None and start == first_human[0]:
+            # back at the first human message: the same record, classified once
+            _fill_tail_envelope(out, first_human[1])
+            out.last_user = out.first_user
+            break
         rec = decode(buf[start:end], None)
         if rec is None:
             continue
@@ -212,7 +220,7 @@ def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # 
             start = rfind(b"\n", 0, pos) + 1
             at = find(_TOOL_RESULT, pos, pos + _CARRIER_PEEK)
             if not (at >= 0 and find(b"\n", pos, at) < 0
-                    and is_plain_carrier(buf, start, min(size, at + 1024))):
+                    and not opener_words_near(buf, at, start, size)):
                 end = find(b"\n", pos)
                 yield start, size if end < 0 else end
             pos = rfind(needle, 0, start)
