@@ -40,6 +40,7 @@ from pysift.disk.layout import (
     is_legacy_agent_file,
     legacy_agent_transcript,
     orphan_session_paths,
+    project_transcripts,
     read_meta,
     subagent_transcripts,
     top_level_sessions,
@@ -430,19 +431,10 @@ class _Resolver:
             self.add_session(transcript.path)
 
     def _add_project_dir(self, project_dir: Path) -> None:
-        for session in top_level_sessions(project_dir):
-            self.add_session(session)
-        self.add_orphan_subagents([project_dir])
-
-    def add_orphan_subagents(self, project_dirs: Iterable[Path]) -> None:
-        """Subagents whose session file is gone (a sidecar-only ``<uuid>/`` dir): they are
-        transcripts all the same, so a project-wide scope includes them."""
-        if not self.subagents:
-            return
-        for project_dir in project_dirs:
-            for orphan in orphan_session_paths(project_dir):
-                for sub in self.subs(orphan):
-                    self.add(sub)
+        """Every transcript of the dir; subagents of a session whose file is gone (a
+        sidecar-only ``<uuid>/`` dir) included: they are transcripts all the same."""
+        for transcript in project_transcripts(project_dir, subagents=self.subagents):
+            self.add(transcript)
 
     def _encoded_dir(self, token: TargetToken) -> None:
         project_dir = self.root / token.value
@@ -563,9 +555,9 @@ def resolve_scope(
                 f"no Claude Code projects dir at {resolver.root}; pass --claude-home DIR or "
                 f"set CLAUDE_CONFIG_DIR to the dir holding projects/"
             )
-        for session in resolver.all_sessions():
-            resolver.add_session(session)
-        resolver.add_orphan_subagents(iter_project_dirs(resolver.root))
+        for project_dir in iter_project_dirs(resolver.root):
+            for transcript in project_transcripts(project_dir, subagents=subagents):
+                resolver.add(transcript)
         return Scope(_ordered(resolver.found), scoped=False, notes=resolver.notes)
     home_text = env.environ.get("HOME", "")
     home = Path(home_text) if home_text else None

@@ -313,15 +313,17 @@ class Transcript:
         return self.path.with_name(self.path.name[: -len(".jsonl")] + ".meta.json")
 
 
-def top_level_transcript(path: Path) -> Transcript:
-    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+def top_level_transcript(path: Path, project_dir: Path | None = None) -> Transcript:
+    """A top-level session (``project_dir``: its parent, when the caller holds it)."""
+    name = path.name
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else path.stem
     return Transcript(
         path=path,
         session_id=stem,
         is_subagent=False,
         parent_session_id=stem,
         kind=None,
-        project_dir=path.parent,
+        project_dir=path.parent if project_dir is None else project_dir,
     )
 
 
@@ -408,16 +410,67 @@ def subagent_transcripts(session_path: Path) -> list[Transcript]:
     subagent lands in the same ``subagents/`` dir), so nothing deeper is walked.
     """
     session = session_path.name[: -len(".jsonl")]
-    project_dir = session_path.parent
-    subagents = session_dir(session_path) / SUBAGENTS_DIR
-    found = [
-        _subagent_transcript(p, session, project_dir, KIND_BUILTIN) for p in _agent_files(subagents)
-    ]
-    for wf in _workflow_dirs(subagents):
-        found.extend(
-            _subagent_transcript(p, session, project_dir, KIND_WORKFLOW) for p in _agent_files(wf)
-        )
+    return _session_subagents(session_path.parent, session)
+
+
+def _session_subagents(project_dir: Path, session: str) -> list[Transcript]:
+    """``subagent_transcripts`` by parts: one listing of ``subagents/``, which also says
+    whether a ``workflows/`` dir is there to list."""
+    subagents = os.path.join(project_dir, session, SUBAGENTS_DIR)
+    try:
+        entries = list(os.scandir(subagents))
+    except OSError:
+        return []
+    found: list[Transcript] = []
+    for entry in entries:
+        name = entry.name
+        try:
+            if name.startswith("agent-") and name.endswith(".jsonl"):
+                if entry.is_file():
+                    found.append(_subagent_transcript(Path(entry.path), session, project_dir,
+                                                      KIND_BUILTIN))
+            elif name == WORKFLOWS_DIR and entry.is_dir():
+                for wf in _workflow_dirs(Path(subagents)):
+                    found.extend(_subagent_transcript(p, session, project_dir, KIND_WORKFLOW)
+                                 for p in _agent_files(wf))
+        except OSError:
+            continue
     found.sort(key=lambda t: os.fspath(t.path))
+    return found
+
+
+def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcript]:
+    """Every transcript of one project dir, from one listing of it (the whole-home scope).
+
+    The same set the per-session calls give: each top-level ``*.jsonl`` (an old-layout
+    ``agent-*.jsonl`` is a subagent), and with ``subagents`` the subagents of every
+    ``<uuid>/`` session dir, including one whose ``<uuid>.jsonl`` is gone (an orphan).
+    """
+    try:
+        entries = list(os.scandir(project_dir))
+    except OSError:
+        return []
+    names = {entry.name for entry in entries}
+    found: list[Transcript] = []
+    for entry in entries:
+        name = entry.name
+        try:
+            if name.endswith(".jsonl"):
+                if not entry.is_file():
+                    continue
+                path = Path(entry.path)
+                if name.startswith("agent-"):
+                    if subagents:
+                        found.append(legacy_agent_transcript(path))
+                    continue
+                found.append(top_level_transcript(path, project_dir))
+                if subagents and name[: -len(".jsonl")] in names:
+                    found.extend(_session_subagents(project_dir, name[: -len(".jsonl")]))
+            elif (subagents and is_uuid(name) and f"{name}.jsonl" not in names
+                  and entry.is_dir()):
+                found.extend(_session_subagents(project_dir, name))
+        except OSError:
+            continue
     return found
 
 

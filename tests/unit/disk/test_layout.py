@@ -19,6 +19,7 @@ from pysift.disk.layout import (
     is_sidecar_file,
     iter_project_dirs,
     orphan_session_paths,
+    project_transcripts,
     read_first_cwd,
     read_meta,
     resolve_home,
@@ -245,6 +246,47 @@ def test_orphan_session_paths_are_sidecar_dirs_without_a_transcript(tmp_path: Pa
     (project / "memory").mkdir()
     assert orphan_session_paths(project) == [project / f"{other}.jsonl"]
     assert orphan_session_paths(tmp_path / "absent") == []
+
+
+def _every_shape(project: Path) -> None:
+    """A project dir holding each on-disk shape a whole-home scope must find."""
+    other = "22222222-2222-4222-8222-222222222222"
+    write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
+    subagents = project / SESSION / "subagents"
+    write_jsonl(subagents / "agent-a1.jsonl", first_record("/w"))
+    (subagents / "agent-a1.meta.json").write_text("{}")
+    write_jsonl(subagents / "workflows" / "wf_1" / "agent-b2.jsonl", first_record("/w"))
+    write_jsonl(subagents / "workflows" / "wf_1" / "journal.jsonl", {"agentId": "b2"})
+    write_jsonl(project / other / "subagents" / "agent-c3.jsonl", first_record("/w"))  # orphan
+    write_jsonl(project / "agent-d4.jsonl", {**first_record("/w"), "sessionId": SESSION})
+    write_jsonl(project / "33333333-3333-4333-8333-333333333333.jsonl", first_record("/w"))
+    (project / "memory").mkdir()
+    (project / "notes.txt").write_text("x")
+
+
+@pytest.mark.parametrize("subagents", [True, False])
+def test_project_transcripts_is_the_per_session_assembly(tmp_path: Path,
+                                                         subagents: bool) -> None:
+    """One listing of the dir finds what the per-session calls find, shape for shape."""
+    project = tmp_path / "-w"
+    _every_shape(project)
+    expected = []
+    for session in top_level_sessions(project):
+        if session.name.startswith("agent-"):
+            if subagents:
+                expected.append(transcript_from_path(session))
+            continue
+        expected.append(transcript_from_path(session))
+        if subagents:
+            expected.extend(subagent_transcripts(session))
+    if subagents:
+        for orphan in orphan_session_paths(project):
+            expected.extend(subagent_transcripts(orphan))
+    found = project_transcripts(project, subagents=subagents)
+    assert sorted(found, key=lambda t: os.fspath(t.path)) == \
+        sorted(expected, key=lambda t: os.fspath(t.path))
+    assert len(found) == (6 if subagents else 2)
+    assert project_transcripts(tmp_path / "absent", subagents=subagents) == []
 
 
 def test_transcript_from_path_classifies_by_location(tmp_path: Path) -> None:
