@@ -17,7 +17,7 @@ Before timing, each pysift command is run once and must exit 0 or 1: a command t
 crashes would otherwise be timed as a fast "pass".
 
 Usage:
-    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,startup]
+    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,startup,floor]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -49,7 +49,8 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats")
+GROUPS = ("startup", "list", "show", "search", "stats", "floor")
+FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
 CORPUS_ARGS = {
@@ -69,6 +70,7 @@ class Case:
     corpus: str | None  # "A", "B" or None (startup)
     target: float | None  # None = report only
     note: str = ""
+    command: list[str] | None = None  # full argv of a non-pysift command (a floor script)
     # filled by run_case
     result: dict = field(default_factory=dict)
 
@@ -293,10 +295,32 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                            "(no stats command yet)"}
         cases.append(case)
 
+    if "floor" in groups:
+        # the bare technique of each missed target, no CLI and no classification: what
+        # the recipe of perf-anchors.md §6.3 costs on this machine, against the same rg
+        m = corpus("B")
+        home = str(data / "B")
+        for title, script, args, rg_args in (
+            ("floor: list B (ends only)", "list_ends.py", [], ["-c", m["needle_rare"]]),
+            ("floor: search B -t user (scan + parse)", "user_lines.py", [],
+             ["-c", "-F", '"role":"user"']),
+            ("floor: search B -i needle pass", "needle_lines.py",
+             [m["common_word"], "--ignore-case"], ["-c", "-i", m["common_word"]]),
+            ("floor: search B no-match needle pass", "needle_lines.py", [m["needle_absent"]],
+             ["-c", m["needle_absent"]]),
+        ):
+            cases.append(
+                Case("floor", title, [], ["rg", *rg_args, b_projects], "B", None,
+                     "report only: the technique alone, see benchmarks/floors/",
+                     command=[python, str(FLOORS / script), home, *args])
+            )
+
     return cases
 
 
 def pysift_argv(case: Case, launcher: list[str], data: Path) -> list[str]:
+    if case.command is not None:
+        return list(case.command)
     home = [] if case.corpus is None else ["--claude-home", str(data / case.corpus)]
     return [*launcher, *home, *case.pysift]
 
@@ -400,9 +424,10 @@ def render(cases: list[Case], info: dict[str, str], how: str, data: Path, runs: 
 
 def shorten(cmd: str, data: Path) -> str:
     cmd = cmd.replace(str(data), "$DATA")
+    cmd = cmd.replace(str(FLOORS) + "/", "benchmarks/floors/")
+    cmd = cmd.replace(str(venv_python()) + " ", "python ")  # first: a checkout may be named pysift
     cmd = re.sub(r"^\S*python\S* -m pysift", "pysift", cmd)
-    cmd = re.sub(r"^\S*/pysift\b", "pysift", cmd)
-    return cmd.replace(str(venv_python()), "python")
+    return re.sub(r"^\S*/pysift\b", "pysift", cmd)
 
 
 def write_readme(block: str) -> None:

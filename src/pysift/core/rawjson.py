@@ -43,12 +43,20 @@ def type_needle(value: str, spaced: bool) -> bytes:
     return b'"type' + sep + value.encode() + b'"'
 
 
+_NEEDLES: dict[tuple[str, tuple[bool, ...]], tuple[bytes, ...]] = {}
+
+
 def type_needles(buf: Buffer, value: str, file_layouts: tuple[bool, ...] | None = None
                  ) -> tuple[bytes, ...]:
     """The `"type":"<value>"` key in every layout the file uses (pass ``file_layouts`` when
-    the caller already read them)."""
+    the caller already read them). Built once per value and layout set: a listing asks
+    for them a few times per file, thousands of files in a row."""
     found = layouts(buf) if file_layouts is None else file_layouts
-    return tuple(type_needle(value, spaced) for spaced in found)
+    key = (value, found)
+    needles = _NEEDLES.get(key)
+    if needles is None:
+        needles = _NEEDLES[key] = tuple(type_needle(value, spaced) for spaced in found)
+    return needles
 
 
 def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
