@@ -123,8 +123,11 @@ class SearchPlan:
     siblings: bool = False
     gates: frozenset[str] = field(default_factory=frozenset)
     light: bool = False  # -c / -l: exchanges are counted, never rendered
-    _finder: object = field(default=None, repr=False, compare=False)
-    _finder_built: bool = field(default=False, repr=False, compare=False)
+    # built once per plan (and per forked worker); init=False: a replace()d plan rebuilds
+    _finder: object = field(default=None, init=False, repr=False, compare=False)
+    _finder_built: bool = field(default=False, init=False, repr=False, compare=False)
+    _line_markers: tuple[bytes, ...] | None = field(default=None, init=False, repr=False,
+                                                    compare=False)
 
     def finder(self, build):  # type: ignore[no-untyped-def]
         """The candidate-line needle set, built once per plan (and per forked worker)."""
@@ -145,7 +148,13 @@ class SearchPlan:
         return bool(self.labels.allowed & CARRIER_LEAVES)
 
     def line_markers(self) -> tuple[bytes, ...]:
-        """Byte markers any candidate line must carry, for the selected leaves."""
+        """Byte markers any candidate line must carry, for the selected leaves (asked
+        once per file: computed once per plan)."""
+        if self._line_markers is None:
+            self._line_markers = self._compute_line_markers()
+        return self._line_markers
+
+    def _compute_line_markers(self) -> tuple[bytes, ...]:
         found: list[bytes] = []
         for leaf in sorted(self.labels.allowed):
             if leaf in L.GATED and leaf not in self.gates:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pysift.core import classify
-from pysift.core.turns import subagent_seed
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
 from pysift.engines.search import scan as scan_mod
@@ -73,7 +72,7 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
         return out
     buf = fs.buf
     assert buf is not None  # a file with hits was read
-    seed_uuid, seed_line = subagent_seed(buf) if transcript.is_subagent else (None, None)
+    seed_uuid, seed_line = fs.seed  # read by the scan that found the hits
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,
                                    parent_id=transcript.parent_session_id,

@@ -85,6 +85,7 @@ class FileScan:
     error: str | None = None
     turn_map: TurnMap | None = None
     buf: Buffer | None = None  # the bytes scanned, for assembling exchanges (never pickled)
+    seed: tuple[str | None, int | None] = (None, None)  # a subagent's spawn-prompt seed
 
 
 # label markers that are a record TYPE: searched as the layout's own `"type":"<value>"` key,
@@ -222,7 +223,8 @@ class _Scanner:
         self.skip_carriers = not plan.wants_carriers
         # candidates came from the label markers themselves: every one holds a marker
         self.label_scan = plan.label_scan
-        seed_uuid, seed_line = subagent_seed(buf) if transcript.is_subagent else (None, None)
+        seed_uuid, seed_line = result.seed = (subagent_seed(buf) if transcript.is_subagent
+                                              else (None, None))
         self.ctx = classify.ClassifyContext(
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
             parent_id=transcript.parent_session_id, gates=plan.gates,
