@@ -242,22 +242,30 @@ def sidecar_path(session_path: Path) -> Path:
     return session_dir(session_path) / SIDECAR_NAME
 
 
-def _agent_files(directory: Path) -> list[Path]:
+def _agent_files(directory: Path | str) -> list[Path]:
+    return _agent_listing(directory)[0]
+
+
+def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
+    """The ``agent-*.jsonl`` files of one dir, and whether it holds a ``workflows/`` dir
+    (one listing answers both)."""
     try:
         entries = list(os.scandir(directory))
     except OSError:
-        return []
+        return [], False
     out: list[Path] = []
+    workflows = False
     for entry in entries:
         name = entry.name
-        if not (name.startswith("agent-") and name.endswith(".jsonl")):
-            continue
         try:
-            if entry.is_file():
-                out.append(Path(entry.path))
+            if name.startswith("agent-") and name.endswith(".jsonl"):
+                if entry.is_file():
+                    out.append(Path(entry.path))
+            elif name == WORKFLOWS_DIR:
+                workflows = entry.is_dir()
         except OSError:
             continue
-    return out
+    return out, workflows
 
 
 def _workflow_dirs(subagents: Path) -> list[Path]:
@@ -417,24 +425,11 @@ def _session_subagents(project_dir: Path, session: str) -> list[Transcript]:
     """``subagent_transcripts`` by parts: one listing of ``subagents/``, which also says
     whether a ``workflows/`` dir is there to list."""
     subagents = os.path.join(project_dir, session, SUBAGENTS_DIR)
-    try:
-        entries = list(os.scandir(subagents))
-    except OSError:
-        return []
-    found: list[Transcript] = []
-    for entry in entries:
-        name = entry.name
-        try:
-            if name.startswith("agent-") and name.endswith(".jsonl"):
-                if entry.is_file():
-                    found.append(_subagent_transcript(Path(entry.path), session, project_dir,
-                                                      KIND_BUILTIN))
-            elif name == WORKFLOWS_DIR and entry.is_dir():
-                for wf in _workflow_dirs(Path(subagents)):
-                    found.extend(_subagent_transcript(p, session, project_dir, KIND_WORKFLOW)
-                                 for p in _agent_files(wf))
-        except OSError:
-            continue
+    files, workflows = _agent_listing(subagents)
+    found = [_subagent_transcript(p, session, project_dir, KIND_BUILTIN) for p in files]
+    for wf in _workflow_dirs(Path(subagents)) if workflows else ():
+        found.extend(_subagent_transcript(p, session, project_dir, KIND_WORKFLOW)
+                     for p in _agent_files(wf))
     found.sort(key=lambda t: os.fspath(t.path))
     return found
 
