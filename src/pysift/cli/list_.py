@@ -81,8 +81,8 @@ def list_cmd(
     now = env.now()
     opts = ListOptions(
         targets=tuple(targets or ()),
-        since=parse_when(since, now, env.tz) if since else None,
-        until=parse_when(until, now, env.tz) if until else None,
+        since=parse_when(since, now, env.tz, flag="--since") if since else None,
+        until=parse_when(until, now, env.tz, flag="--until") if until else None,
         max_count=max_count,
         subagents=subagents,
         sessions_from=read_sessions_from(sessions_from),

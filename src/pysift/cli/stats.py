@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Optional
 
 import typer
@@ -98,23 +97,12 @@ def stats_cmd(
     from pysift.commands.stats import StatsOptions, run
     from pysift.core.grammar.ranges import parse_range
     from pysift.core.grammar.when import parse_when
-    from pysift.errors import UsageError
 
     now = env.now()
-
-    def when(value: str | None, flag: str) -> datetime | None:
-        """WHEN parsed, the flag named in the error (as --turn's are)."""
-        if not value:
-            return None
-        try:
-            return parse_when(value, now, env.tz)
-        except UsageError as exc:
-            raise UsageError(f"{flag}: {exc}") from None
-
     opts = StatsOptions(
         targets=tuple(targets or ()),
-        since=when(since, "--since"),
-        until=when(until, "--until"),
+        since=parse_when(since, now, env.tz, flag="--since") if since else None,
+        until=parse_when(until, now, env.tz, flag="--until") if until else None,
         turns=parse_range(turn, flag="--turn") if turn else None,
         max_count=max_count,
         subagents=subagents,
