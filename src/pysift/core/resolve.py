@@ -30,7 +30,7 @@ from pysift.core.grammar.targets import (
     parse_target,
     validate_trap_marker,
 )
-from pysift.core.spawns import IssuedBy, Spawns, spawned_by, spawns_in
+from pysift.core.spawns import IssuedBy, spawned_by, spawns_in
 from pysift.disk.layout import (
     Transcript,
     encode_cwd,
