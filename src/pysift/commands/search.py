@@ -171,7 +171,8 @@ def order_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
         when = parse_ts(ex.ts)
         return (when is None, when.timestamp() if when else 0.0)
 
-    base = sorted(exchanges, key=lambda e: (e.file_index, e.hits[0].line or 0))
+    base = sorted(exchanges, key=lambda e: (e.file_index,
+                                            (e.hits[0].line or 0) if e.hits else 0))
     return sorted(base, key=key)
 
 

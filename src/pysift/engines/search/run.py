@@ -78,6 +78,10 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
                                    parent_id=transcript.parent_session_id,
                                    seed_uuid=seed_uuid, seed_line=seed_line)
     out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx, light=plan.light)
+    for ex in out.exchanges:
+        ex.transcript = None  # type: ignore[assignment]  # the parent puts it back
+        if plan.light:  # -c / -l count exchanges and name owners: no hit crosses back
+            ex.hits = []
     return out
 
 
@@ -103,5 +107,7 @@ def run_search(plan: SearchPlan, transcripts: list[Transcript], *, keep_hits: bo
             answer = FileOutcome(transcript=transcript, index=index)
         else:
             answer.transcript = transcript
+            for ex in answer.exchanges:
+                ex.transcript = transcript
         outcomes.append(answer)
     return SearchResult(outcomes)
