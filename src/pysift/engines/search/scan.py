@@ -159,20 +159,17 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
     out: list[tuple[int, int]] = []
     pos = find(needle)
     while pos >= 0:
-        if skip_carriers:
-            at = find(b'"tool_result"', pos, pos + _CARRIER_PEEK)
-            if (at >= 0 and find(b"\n", pos, at) < 0
-                    and find(b"answer", at, at + 768) < 0
-                    and find(b"want to proceed", at, at + 768) < 0):
-                # a plain carrier: its body is skipped at memchr speed (one newline search)
-                # instead of being scanned for the next type key
-                nl = find(b"\n", at)
-                pos = find(needle, nl) if nl >= 0 else -1
-                continue
-        start = rfind(b"\n", 0, pos) + 1
-        end = find(b"\n", pos)
+        end = find(b"\n", pos)  # at memchr speed, through a carrier's body too
         end = size if end < 0 else end
-        out.append((start, end))
+        if skip_carriers:
+            at = find(b'"tool_result"', pos, min(end, pos + _CARRIER_PEEK))
+            if (at >= 0 and find(b"answer", at, at + 768) < 0
+                    and find(b"want to proceed", at, at + 768) < 0):
+                # a plain carrier: skipped without its body ever being searched for the
+                # next type key
+                pos = find(needle, end)
+                continue
+        out.append((rfind(b"\n", 0, pos) + 1, end))
         pos = find(needle, end)
     return out
 
@@ -233,6 +230,7 @@ class _Scanner:
         )
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
+        self._bare_units: dict[tuple[str, ...], classify.Unit] = {}
         self.counter = LineCounter(buf)
 
     @property
@@ -354,9 +352,12 @@ class _Scanner:
         turn = None if draft else turns.turn_of_offset(offset)
         if not self.allowed_turn(turn):
             return
-        unit = classify.Unit(accepted[0], tuple(leaves), "")
+        labels = tuple(leaves)
+        unit = self._bare_units.get(labels)
+        if unit is None:  # a text-less unit per label set (immutable: shared by its hits)
+            unit = self._bare_units[labels] = classify.Unit(accepted[0], labels, "")
         self.result.hits.append(Hit(line=None, uuid=rec.uuid, unit=unit, label=accepted[0],
-                                    labels=tuple(leaves), ts=rec.timestamp, span=None,
+                                    labels=labels, ts=rec.timestamp, span=None,
                                     text="", source=rec.source, offset=offset, turn=turn,
                                     draft=draft))
 
