@@ -45,10 +45,14 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
     except OSError:
         return SidecarMerge(present=True, skipped_lines=0)
     try:
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        data = b"".join(chunks)
+    except OSError:  # e.g. a directory of that name: there, but unreadable
         return SidecarMerge(present=True, skipped_lines=0)
+    finally:
+        os.close(fd)
     merge = SidecarMerge(present=True)
     pendings: dict[str, tuple[int, dict]] = {}
     resolved: set[str] = set()

@@ -248,16 +248,12 @@ def is_plain_carrier(buf: Buffer, start: int, end: int) -> bool:
     """A tool_result carrier that cannot open a turn, judged from bytes alone: it holds no
     ``answer`` / ``want to proceed`` near its tool_result type key (an AUQ answer and a
     rejection say so at the head of their content; the tool output is never scanned)."""
-    at = buf.find(b'"tool_result"', start, end)
-    return at >= 0 and not opener_words_near(buf, at, start, end)
-
-
-def opener_words_near(buf: Buffer, at: int, start: int, end: int) -> bool:
-    """Whether the bytes around a tool_result type key at ``at`` (within the line
-    ``[start, end)``) hold a word every carrier that can open a turn holds."""
     find = buf.find
+    at = find(b'"tool_result"', start, end)
+    if at < 0:
+        return False
     lo, hi = max(start, at - _CARRIER_BEFORE), min(end, at + _CARRIER_AFTER)
-    return any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES)
+    return not any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES)
 
 
 def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None

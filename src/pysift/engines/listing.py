@@ -18,7 +18,7 @@ from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
-from pysift.core.turns import is_plain_carrier, opener_words_near
+from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, sidecar_path, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans
 from pysift.disk.mapped import open_buffer
@@ -220,7 +220,7 @@ def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # 
             start = rfind(b"\n", 0, pos) + 1
             at = find(_TOOL_RESULT, pos, pos + _CARRIER_PEEK)
             if not (at >= 0 and find(b"\n", pos, at) < 0
-                    and not opener_words_near(buf, at, start, size)):
+                    and is_plain_carrier(buf, start, min(size, at + 1024))):
                 end = find(b"\n", pos)
                 yield start, size if end < 0 else end
             pos = rfind(needle, 0, start)

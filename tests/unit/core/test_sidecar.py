@@ -1,0 +1,46 @@
+"""The elicitation sidecar read (core.sidecar): what a missing, unreadable or real file
+gives, and that a failed read never keeps a file descriptor open."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+
+from builders import assistant, auq_use, elicitation_pending, elicitation_resolved
+from pysift.core.sidecar import SOURCE, read_sidecar
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_no_sidecar_file_means_the_hook_is_not_installed(tmp_path: Path) -> None:
+    merge = read_sidecar(tmp_path / "absent" / "elicitations.jsonl")
+    assert not merge.present and merge.pending == [] and merge.skipped_lines == 0
+
+
+def test_an_unreadable_sidecar_is_present_and_leaks_nothing(tmp_path: Path) -> None:
+    """A directory where the file should be opens fine on Linux and fails on read: the
+    hook is there (present), nothing is merged, and the descriptor is closed."""
+    path = tmp_path / "elicitations.jsonl"
+    path.mkdir()
+    before = _open_fds()
+    for _ in range(20):
+        merge = read_sidecar(path)
+    assert merge.present and merge.pending == []
+    assert _open_fds() == before
+
+
+def test_a_pending_question_is_merged_until_its_resolved_line_lands(tmp_path: Path) -> None:
+    use = assistant(auq_use([{"question": "Ship it?", "options": ["yes", "no"]}], id="toolu_open"))
+    path = tmp_path / "elicitations.jsonl"
+    pending = elicitation_pending(use, "toolu_open")
+    path.write_bytes(orjson.dumps(pending) + b"\n" + b"not json\n")
+    merge = read_sidecar(path)
+    assert merge.present and merge.skipped_lines == 1
+    assert [r.source for r in merge.pending] == [SOURCE]
+    with path.open("ab") as fh:
+        fh.write(orjson.dumps(elicitation_resolved("toolu_open", "2026-06-07T05:43:00.000Z")))
+    assert read_sidecar(path).pending == []
