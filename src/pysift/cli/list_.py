@@ -16,6 +16,7 @@ from pysift.cli.params import (
     build_env,
     check_format,
     check_max_count,
+    parse_window,
     read_sessions_from,
 )
 
@@ -76,13 +77,11 @@ def list_cmd(
     check_max_count(max_count)
     env = build_env(ctx)
     from pysift.commands.list_ import ListOptions, run
-    from pysift.core.grammar.when import parse_when
 
-    now = env.now()
+    window = parse_window(since, until, env)
     opts = ListOptions(
         targets=tuple(targets or ()),
-        since=parse_when(since, now, env.tz, flag="--since") if since else None,
-        until=parse_when(until, now, env.tz, flag="--until") if until else None,
+        since=window[0], until=window[1],
         max_count=max_count,
         subagents=subagents,
         sessions_from=read_sessions_from(sessions_from),

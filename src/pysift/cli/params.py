@@ -1,4 +1,5 @@
-"""Shared option plumbing: building the Env, the format check, --sessions-from reading."""
+"""Shared option plumbing: building the Env, the format check, --sessions-from reading,
+the --since/--until window."""
 
 from __future__ import annotations
 
@@ -55,3 +56,13 @@ def check_max_count(value: int | None) -> None:
     if value is not None and value < 0:
         raise typer.BadParameter("must be 0 (uncapped) or a positive count",
                                  param_hint="--max-count")
+
+
+def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, Any]:
+    """``--since``/``--until`` as UTC instants against the Env's clock and zone (None when
+    absent); a value that is no WHEN is a usage error naming its flag."""
+    from pysift.core.grammar.when import parse_when
+
+    now = env.now()
+    return (parse_when(since, now, env.tz, flag="--since") if since else None,
+            parse_when(until, now, env.tz, flag="--until") if until else None)

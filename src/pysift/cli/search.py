@@ -15,6 +15,7 @@ from pysift.cli.params import (
     Targets,
     build_env,
     check_format,
+    parse_window,
     read_sessions_from,
 )
 
@@ -136,15 +137,13 @@ def search_cmd(
     env = build_env(ctx)
     from pysift.commands.search import SearchOptions, run
     from pysift.core.grammar.ranges import parse_range
-    from pysift.core.grammar.when import parse_when
 
-    now = env.now()
+    window = parse_window(since, until, env)
     opts = SearchOptions(
         pattern=pattern, targets=_multi(targets), labels=_multi(label),
         labels_not=_multi(label_not), ignore_case=ignore_case, multiline=multiline,
         turns=parse_range(turn) if turn is not None else None,
-        since=parse_when(since, now, env.tz, flag="--since") if since else None,
-        until=parse_when(until, now, env.tz, flag="--until") if until else None,
+        since=window[0], until=window[1],
         since_text=since, until_text=until, max_count=max_count, count_only=count_only,
         sessions_with_matches=sessions_with_matches, count_by=count_by, raw=raw,
         siblings=siblings, no_truncate=no_truncate, resolve_persisted=resolve_persisted,

@@ -16,6 +16,7 @@ from pysift.cli.params import (
     build_env,
     check_format,
     check_max_count,
+    parse_window,
     read_sessions_from,
 )
 
@@ -96,13 +97,11 @@ def stats_cmd(
     env = build_env(ctx)
     from pysift.commands.stats import StatsOptions, run
     from pysift.core.grammar.ranges import parse_range
-    from pysift.core.grammar.when import parse_when
 
-    now = env.now()
+    window = parse_window(since, until, env)
     opts = StatsOptions(
         targets=tuple(targets or ()),
-        since=parse_when(since, now, env.tz, flag="--since") if since else None,
-        until=parse_when(until, now, env.tz, flag="--until") if until else None,
+        since=window[0], until=window[1],
         turns=parse_range(turn, flag="--turn") if turn else None,
         max_count=max_count,
         subagents=subagents,
