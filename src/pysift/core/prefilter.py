@@ -11,8 +11,11 @@ characters or DEL (JSON writers escape them), or a lone surrogate. Non-ASCII cha
 are written raw by Claude Code and orjson, but re-serialized transcripts (Python
 ``json.dumps`` with ``ensure_ascii``) and some fixtures spell them ``\\uXXXX``; a needle
 holding non-ASCII is therefore searched in both spellings. Case-insensitive needles are
-matched with ASCII folding and exclude every character whose case partners are not plain
-ASCII: ``k``/``s`` (the Kelvin sign and long s fold onto them) and cased non-ASCII letters.
+matched with ASCII folding and exclude cased non-ASCII letters. ``k`` and ``s`` also have
+non-ASCII case partners (the Kelvin sign and the long s): a needle avoids them when a run
+free of them is long enough, and otherwise holds them and is searched with both partners
+spelled out, raw and ``\\uXXXX``-escaped (``task``, ``mask``, ``sessions`` would
+otherwise be gated on 2-3 common bytes, or not at all).
 
 All searching runs over the WHOLE buffer in C (RE2, ``regex`` or ``bytes.find``); Python
 only steps once per candidate line, never once per line of the file.
@@ -36,6 +39,15 @@ _SEPARATE_PROBES_MAX = 4
 #: A literal probe first tries ``bytes.find`` this far ahead: dense hits then cost one C
 #: call each, and RE2's memchr-accelerated scan takes over across hit-free stretches.
 _FIND_WINDOW_BYTES = 1 << 16
+#: A caseless needle free of k/s at least this long is kept; a shorter one gives way to a
+#: longer run holding k/s (found with their non-ASCII case partners spelled out).
+_KS_FREE_ENOUGH_BYTES = 4
+#: The case partners RE2 folds onto ASCII letters, each as raw UTF-8 and as a JSON escape
+#: (any hex case); every other ASCII letter folds only to its ASCII twin.
+_FOLD_PARTNERS = {
+    "k": "(?:[kK]|\u212a|\\\\u212[aA])".encode("utf-8"),  # K, the Kelvin sign
+    "s": "(?:[sS]|\u017f|\\\\u017[fF])".encode("utf-8"),  # ſ, the long s
+}
 #: Caseless needles at least this long go to ``regex`` (?i), shorter ones to RE2 (?i).
 #: Measured on the 225 MiB bench corpus: ``regex`` takes 0.7-1.3 s on 3-4 byte needles
 #: (RE2 0.13-0.21 s) but is up to 2.7x faster than RE2 on longer ones (0.25 vs 0.67 s).
@@ -287,6 +299,9 @@ def _has_ascii_letter(text: str) -> bool:
 
 def _build_probes(needles: tuple[str, ...], caseless: bool) -> list[_Probe]:
     """One probe per spelling of each needle, or one combined RE2 pass for many."""
+    if caseless and any(c in "kKsS" for needle in needles for c in needle):
+        # k/s fold onto non-ASCII partners: one explicit pass, every spelling spelled out
+        return [_Re2Probe(b"|".join(_folded_source(n) for n in needles), caseless=False)]
     spellings: list[tuple[bytes, bool, bool]] = []  # (bytes, is_escaped_form, fold_case)
     for needle in needles:
         fold = caseless and _has_ascii_letter(needle)
@@ -308,6 +323,27 @@ def _build_probes(needles: tuple[str, ...], caseless: bool) -> list[_Probe]:
         else:
             probes.append(_LiteralProbe(form))
     return probes
+
+
+def _folded_source(needle: str) -> bytes:
+    """A case-sensitive RE2 pattern matching ``needle`` under RE2's case folding, in the
+    raw bytes of any JSON writer: ASCII letters as ``[xX]``, k and s with their non-ASCII
+    partners, any other non-ASCII character raw or ``\\uXXXX``-escaped."""
+    import re2
+
+    out: list[bytes] = []
+    for char in needle:
+        lower = char.lower()
+        if lower in _FOLD_PARTNERS:
+            out.append(_FOLD_PARTNERS[lower])
+        elif char.isascii() and char.isalpha():
+            out.append(f"[{lower}{char.upper()}]".encode("ascii"))
+        elif char.isascii():
+            out.append(bytes(re2.escape(char.encode("ascii"))))
+        else:
+            escaped = _re2_source(_json_escaped(char).encode("ascii"), any_hex_case=True)
+            out.append(b"(?:" + bytes(re2.escape(char.encode("utf-8"))) + b"|" + escaped + b")")
+    return b"".join(out)
 
 
 # ----------------------------------------------------------------------------------------
@@ -337,11 +373,12 @@ def _folds_only_to_itself(char: str) -> bool:
 _JSON_UNSAFE = frozenset('"\\,:')
 
 
-def is_needle_safe(char: str, *, caseless: bool) -> bool:
+def is_needle_safe(char: str, *, caseless: bool, with_ks: bool = False) -> bool:
     """Whether ``char`` survives into raw JSON bytes in a form a needle can find.
 
     Case-insensitive: the needle is found with ASCII folding, so every case partner of the
-    character must be ASCII too.
+    character must be ASCII too; ``with_ks`` admits k and s, whose partners the needle's
+    probe then spells out (``_folded_source``).
     """
     code = ord(char)
     if code < 0x20 or code == 0x7F or char in _JSON_UNSAFE or char.isspace():
@@ -350,18 +387,31 @@ def is_needle_safe(char: str, *, caseless: bool) -> bool:
         return False
     if caseless:
         if char in "kKsS":  # K (Kelvin sign) and the long s fold onto these
-            return False
+            return with_ks
         if code >= 0x80 and not _folds_only_to_itself(char):
             return False
     return True
 
 
 def _longest_safe_run(run: list[str], caseless: bool) -> str | None:
-    """The longest sub-run (in UTF-8 bytes) free of unsafe characters, if long enough."""
+    """The longest sub-run (in UTF-8 bytes) free of unsafe characters, if long enough.
+
+    Caseless, a run free of k/s is preferred (ASCII folding finds it fastest); when none
+    reaches ``_KS_FREE_ENOUGH_BYTES``, a longer run holding k/s is taken instead."""
+    best = _longest_run(run, caseless, with_ks=False)
+    if not caseless or (best is not None and len(best.encode("utf-8")) >= _KS_FREE_ENOUGH_BYTES):
+        return best
+    with_ks = _longest_run(run, caseless, with_ks=True)
+    if with_ks is not None and (best is None or len(with_ks) > len(best)):
+        return with_ks
+    return best
+
+
+def _longest_run(run: list[str], caseless: bool, *, with_ks: bool) -> str | None:
     best, best_len = None, NEEDLE_MIN_BYTES - 1
     current: list[str] = []
     for char in [*run, "\n"]:  # the sentinel flushes the last run
-        if is_needle_safe(char, caseless=caseless):
+        if is_needle_safe(char, caseless=caseless, with_ks=with_ks):
             current.append(char)
             continue
         if current:

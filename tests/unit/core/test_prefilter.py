@@ -8,6 +8,7 @@ the line (orjson / Claude Code compact, Python ``json.dumps`` with ``ensure_asci
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,24 @@ def test_caseless_needle_skips_k_and_s_so_a_kelvin_sign_line_survives() -> None:
     assert matcher.needles.needles == ("trel",)
     for line in (orjson.dumps({"t": "\u212aestrel"}), json.dumps({"t": "\u212aestrel"}).encode()):
         assert matcher.needles.any_in(line)
+
+
+@pytest.mark.parametrize("word", ["task", "mask", "sessions", "skill"])
+def test_caseless_word_whose_k_s_free_runs_are_short_keeps_its_k_and_s(word: str) -> None:
+    """Without k/s these would gate on 2-3 common bytes or not at all (a full scan)."""
+    matcher = compile_pattern(word, ignore_case=True)
+    assert matcher.needles is not None and matcher.needles.needles == (word,)
+
+
+def test_a_needle_holding_k_and_s_finds_their_non_ascii_partners_in_every_spelling() -> None:
+    found = NeedleSet(["task"], caseless=True)
+    for text in ("TASK", "ta\u017fk", "TA\u017f\u212a", "taS\u212a"):
+        escaped = json.dumps({"t": text})
+        upper_hex = re.sub(r"\\u[0-9a-f]{4}", lambda m: "\\u" + m.group()[2:].upper(), escaped)
+        for line in (orjson.dumps({"t": text}), escaped.encode(), upper_hex.encode()):
+            assert found.any_in(line), line
+    for line in (b"tas", b"tak", b"t-ask", "ta\u017e k".encode()):
+        assert not found.any_in(line), line
 
 
 # -- searching ----------------------------------------------------------------------------

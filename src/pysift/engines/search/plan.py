@@ -63,15 +63,25 @@ class Fabrication:
     tokens: tuple[str, ...] = ()
     numbered: str = ""
 
-    def can_produce(self, needle: str) -> bool:
+    def can_produce(self, needle: str, caseless: bool = False) -> bool:
         """Whether ``needle`` can occur in the rendered text without occurring in the raw
         line. Needles hold no whitespace, so such an occurrence must overlap a fabricated
-        piece: either it holds a glue character or it lies inside a fabricated token."""
+        piece: either it holds a glue character or it lies inside a fabricated token
+        (``caseless``: in any case, as a caseless needle matches ``[AskUserQuestion``
+        with ``ask``)."""
         if any(c in needle for c in self.glue):
             return True
-        if any(needle in token for token in self.tokens):
-            return True
-        if self.numbered and needle[:1] in self.numbered and needle[1:].rstrip(":").isdigit():
+        if caseless:
+            needle = needle.lower()
+            if any(needle in token.lower() for token in self.tokens):
+                return True
+            head = needle[:1].upper()
+        else:
+            if any(needle in token for token in self.tokens):
+                return True
+            head = needle[:1]
+        if self.numbered and head and head in self.numbered \
+                and needle[1:].rstrip(":").isdigit():
             return True
         return False
 
@@ -166,13 +176,15 @@ class SearchPlan:
             found.append(b"hook_additional_context")
         return tuple(found)
 
-    def synth_markers(self, needles: tuple[str, ...] | None = None) -> tuple[bytes, ...]:
+    def synth_markers(self, needles: tuple[str, ...] | None = None,
+                      caseless: bool = False) -> tuple[bytes, ...]:
         """Markers of the lines whose rendered text may match although the raw bytes hold
         no needle: a fabrication a needle can overlap, every selected gated leaf (their
         renders are mostly fabricated), resolved persisted outputs (text from another
-        file). ``needles`` None = every marker (a needle-less scan)."""
+        file). ``needles`` None = every marker (a needle-less scan); ``caseless``: the
+        needles match in any case."""
         def wanted(fab: Fabrication) -> bool:
-            return needles is None or any(fab.can_produce(n) for n in needles)
+            return needles is None or any(fab.can_produce(n, caseless) for n in needles)
 
         markers = [fab.marker for fab in FABRICATIONS if wanted(fab)]
         if L.HARNESS_COMPACTION_BOUNDARY in self.labels.allowed and wanted(

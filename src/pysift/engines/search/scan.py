@@ -179,7 +179,8 @@ def build_finder(plan: SearchPlan) -> NeedleSet:
     markers of the record kinds whose fabricated text the needles could overlap (a
     caseless needle set makes the markers caseless too: a harmless superset)."""
     needles = plan.matcher.needles
-    extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles)))
+    extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles),
+                                                                 bool(needles.caseless)))
     return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
 
 

@@ -83,6 +83,16 @@ def test_plain_needles_need_no_marker_pass() -> None:
     assert b"compact_boundary" in plan.synth_markers(("preTokens=",))
 
 
+def test_a_caseless_needle_overlaps_a_fabrication_in_any_case() -> None:
+    """`-i userquestion` gates on `erque…`-like needles; the fabricated
+    `[AskUserQuestion · …]` render holds it only in another case."""
+    plan = SearchPlan(pattern="x", matcher=None, labels=parse_filter())
+    assert b"User has answered your question" in plan.synth_markers(("erquest",),
+                                                                    caseless=True)
+    assert b"User has answered your question" not in plan.synth_markers(("erquest",))
+    assert b"User has answered your question" in plan.synth_markers(("q1:",), caseless=True)
+
+
 def test_gated_leaves_and_persisted_outputs_always_add_their_marker() -> None:
     plan = SearchPlan(pattern="x", matcher=None, labels=parse_filter(["harness.meta"]),
                       gates=frozenset({L.HARNESS_META_TURN_DURATION}), resolve_persisted=True)

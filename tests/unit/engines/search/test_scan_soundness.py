@@ -82,7 +82,14 @@ def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, 
     literal = unit_text[start:end]
     if not literal.strip():
         return
-    matcher = compile_pattern(escape_literal(literal))
+    if data.draw(st.booleans(), label="caseless"):
+        # the same literal in another case, searched with -i: the needle and every
+        # fabrication it can overlap must then be found in any case
+        matcher = compile_pattern(escape_literal(literal.swapcase()), ignore_case=True)
+        if matcher.search(unit_text) is None:  # e.g. ß swapcases to SS, no simple fold
+            return
+    else:
+        matcher = compile_pattern(escape_literal(literal))
     selections = [parse_filter()]
     if unit.label.startswith("user."):
         selections.append(parse_filter(["user"]))  # tool_result carriers skipped unread
@@ -91,3 +98,21 @@ def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, 
         found = scan_file(top_level_transcript(path), 0, plan)
         assert any(h.uuid == rec.uuid for h in found.hits), (labels.include, literal,
                                                               lines[index])
+
+
+def test_a_caseless_search_finds_the_fabricated_question_header(tmp_path: Path) -> None:
+    """An AUQ answer renders as `[AskUserQuestion · 1 question] …`; its raw line says
+    `User has answered your questions`. `-i userquestion` must still find it."""
+    q = [{"question": "Ship where?", "header": "Publish",
+          "options": [{"label": "PyPI", "description": ""}], "multiSelect": False}]
+    session = b.Session(SID, cwd="/w/p")
+    records = [b.user("release it"), b.assistant(b.auq_use(q, id="toolu_q")),
+               b.auq_answer("toolu_q", {"Ship where?": "PyPI"}, questions=q)]
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(session.stamp(r)) + "\n" for r in records))
+    for pattern in ("userquestion", "erquest", "ASKUSER"):
+        matcher = compile_pattern(escape_literal(pattern), ignore_case=True)
+        plan = SearchPlan(pattern=matcher.pattern, matcher=matcher, labels=parse_filter())
+        found = scan_file(top_level_transcript(path), 0, plan)
+        assert any(h.label == "user.answer" for h in found.hits), pattern
