@@ -65,6 +65,8 @@ def test_count_in_mmap_matches_bytes_across_windows(tmp_path: Path, monkeypatch)
     for needle in (b"\n", b"}\n", b"x}\n"):
         for start in range(0, len(data), 7):
             assert lines.count_in(buf, needle, start) == data.count(needle, start)
+            for end in (start, start + 1, start + 13, len(data) - 1, len(data) + 5):
+                assert lines.count_in(buf, needle, start, end) == data.count(needle, start, end)
 
 
 def test_count_lines_counts_a_torn_tail() -> None:

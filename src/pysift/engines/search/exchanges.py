@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.turns import TurnMap
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.disk.layout import Transcript
@@ -22,7 +23,6 @@ from pysift.engines.search.scan import FileScan, Hit
 from pysift.model import labels as L
 
 _UUID = re.compile(rb'"uuid"[ \t]*:[ \t]*"([^"\\]+)"')
-_ASSISTANT_TYPE = re.compile(rb'"type"[ \t]*:[ \t]*"assistant"')
 _RESPONSE_PULLERS = frozenset({
     L.USER_MESSAGE, L.USER_ANSWER, L.USER_REJECTION, L.USER_UNSENT,
     L.AGENT_MESSAGE, L.AGENT_THINKING, L.AGENT_THINKING_NARRATION,
@@ -122,19 +122,24 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
         if hit.unit.tool_use_id and hit.pairing == "paired":
             add(_partner_uuid(buf, hit))
     if pull_response and span is not None:
-        # the agent's response: every assistant record of the turn, found by one regex
-        # pass over the turn's bytes (no per-line loop over the tool traffic between)
-        last_line_start = -1
-        for match in _ASSISTANT_TYPE.finditer(buf, span[0], span[1]):
-            s = buf.rfind(b"\n", 0, match.start()) + 1
-            if s == last_line_start:
-                continue
-            last_line_start = s
-            e = buf.find(b"\n", match.end())
-            matches = _UUID.findall(buf[s:len(buf) if e < 0 else e])
-            if matches:
-                add(matches[-1].decode("utf-8", "replace"))
+        # the agent's response: every assistant record of the turn, found by a find loop
+        # on the file's own assistant type key (the tool traffic between is passed in C;
+        # a regex pass over the turn's bytes cost ~0.4 ms an exchange)
+        for s, e in iter_key_lines(buf, type_needles(buf, "assistant"), span[0], span[1]):
+            add(_last_uuid(buf, s, e))
     return found
+
+
+def _last_uuid(buf: Buffer, start: int, end: int) -> str | None:
+    """The value of the line's LAST ``"uuid"`` key (a record's own uuid follows its
+    message), found from the line's end instead of by a regex over all of it."""
+    pos = buf.rfind(b'"uuid"', start, end)
+    while pos >= 0:
+        match = _UUID.match(buf, pos, end)
+        if match is not None:
+            return match.group(1).decode("utf-8", "replace")
+        pos = buf.rfind(b'"uuid"', start, pos)
+    return None
 
 
 def _partner_uuid(buf: Buffer, hit: Hit) -> str | None:
