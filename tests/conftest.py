@@ -1,4 +1,5 @@
-"""Shared fixtures: a scrubbed environment, hypothesis profiles, the real-corpus path."""
+"""Shared fixtures: a scrubbed environment, hypothesis profiles, the real-corpus path, an
+empty builder-made Claude home."""
 
 from __future__ import annotations
 
@@ -52,3 +53,12 @@ def cli():
     from clirun import run_cli
 
     return run_cli
+
+
+@pytest.fixture
+def home(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """An empty Claude home under tmp_path, filled by the test with tests/builders.py
+    (a module that sets up its own ``home`` overrides this one)."""
+    from builders import ClaudeHome
+
+    return ClaudeHome(tmp_path / "claude")

@@ -18,11 +18,6 @@ AGENT = "a4ca7529859c158c2"
 CWD = "/w/proj"
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> ClaudeHome:
-    return ClaudeHome(tmp_path / "claude")
-
-
 def env_of(home: ClaudeHome, **environ: str) -> Env:
     return Env(claude_home=home.root, environ=environ, cwd=Path("/"))
 

@@ -6,7 +6,6 @@ import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 
 from builders import (
     ClaudeHome,
@@ -29,11 +28,6 @@ S2 = "22222222-2222-4222-8222-222222222222"
 AGENT = "a4ca7529859c158c2"
 CWD = "/w/proj"
 T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> ClaudeHome:
-    return ClaudeHome(tmp_path / "claude")
 
 
 def env_of(home: ClaudeHome) -> Env:

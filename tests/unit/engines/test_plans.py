@@ -37,11 +37,6 @@ SLUG = "nested-prancing-popcorn"
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> ClaudeHome:
-    return ClaudeHome(tmp_path / "claude")
-
-
-@pytest.fixture
 def root(tmp_path: Path) -> Path:
     """The project root the transcripts record as their cwd."""
     path = tmp_path / "src" / "orbit"

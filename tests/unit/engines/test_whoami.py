@@ -31,11 +31,6 @@ def spawn(id: str, name: str | None = None) -> dict:  # noqa: A002
     return assistant(tool_use("Task", payload, id=id))
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> ClaudeHome:
-    return ClaudeHome(tmp_path / "claude")
-
-
 def env_for(home: ClaudeHome, cwd: str = "/nowhere", **environ: str) -> Env:
     return Env(claude_home=home.root, environ=environ, cwd=Path(cwd))
 
