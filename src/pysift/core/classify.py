@@ -711,8 +711,40 @@ def _is_synthetic_marker(text: str) -> bool:
     )
 
 
+# Where the markers of the genuine-user test, the user-text ladder and the section parser
+# can stand. Every tag starts with ``<`` and every bracketed marker with ``[`` (two memchr
+# scans); the prose markers either open the text (``_MARKED_HEADS``, and the digit of an
+# agents-stopped count) or hold one of ``_MARKED_PHRASES`` anywhere. A text with none of
+# these is a typed prompt, settled by five C-level scans instead of the whole ladder
+# (81% of the prompts of a large corpus). tests/unit/core/test_classify_unmarked.py holds
+# the ladder to these lists.
+_MARKED_HEADS: tuple[str, ...] = (
+    CONTINUATION_MARKER, WAKEUP_LOOP_CHECK, LOOP_TICK, STOP_HOOK_FEEDBACK,
+    'Background agent "',
+)
+_MARKED_PHRASES: tuple[str, ...] = (WAKEUP_TIMER, EDIT_RETRY, LOOP_CHECK_DRIVER)
+_HEAD_WINDOW = 128  # leading whitespace beyond this: the ladder decides
+
+
+def is_unmarked(text: str) -> bool:
+    """No synthesized marker, tag or section can be in ``text`` (a False is no verdict)."""
+    if "<" in text or "[" in text:
+        return False
+    head = text[:_HEAD_WINDOW].lstrip()
+    if len(text) > _HEAD_WINDOW and len(head) < _HEAD_WINDOW // 2:
+        return False
+    if head.startswith(_MARKED_HEADS) or head[:1].isdigit():
+        return False
+    for phrase in _MARKED_PHRASES:
+        if phrase in text:
+            return False
+    return True
+
+
 def _not_human(text: str) -> bool:
     """Text the operator never typed although it rides a plain user record."""
+    if is_unmarked(text):
+        return False
     return _is_synthetic_marker(text) or is_peer_message(text) or _has_notification(text)
 
 
@@ -1089,7 +1121,9 @@ def _promoted_leaf(rec: Record) -> str | None:
 
 def _user_string_leaves(rec: Record, text: str, ctx: ClassifyContext, out: _Labels) -> None:
     """The marker ladder for a plain user body (§4.2, §5.1), first match wins."""
-    if text == INTERRUPT_USER:
+    if is_unmarked(text):
+        _typed_leaves(rec, ctx, out)  # no marker below can match
+    elif text == INTERRUPT_USER:
         out.add(L.HARNESS_INTERRUPT_USER)
     elif text == INTERRUPT_TOOL:
         out.add(L.HARNESS_INTERRUPT_TOOL)
@@ -1112,10 +1146,33 @@ def _user_string_leaves(rec: Record, text: str, ctx: ClassifyContext, out: _Labe
         return  # an isMeta image reference: excluded, never user.message
     elif is_agents_stopped_notice(text):
         out.add(L.HARNESS_NOTIFICATION_SUBAGENT)
-    elif _is_seed(rec, ctx):
+    else:
+        _typed_leaves(rec, ctx, out)
+
+
+def _typed_leaves(rec: Record, ctx: ClassifyContext, out: _Labels) -> _Labels:
+    """The ladder's last rungs: a body that is no marker."""
+    if _is_seed(rec, ctx):
         out.add(L.AGENT_COMM_INBOX)  # the delivered spawn prompt: parent ⇨ self
     elif not rec.is_meta:
         out.add(L.USER_MESSAGE)  # an isMeta record matching no marker classifies empty
+    return out
+
+
+def _unmarked_user_body(rec: Record) -> str | None:
+    """The string body of a ``user`` record that no marker, tag or section can be in (and
+    that is no compaction summary or sidecar marker), else None. For such a record the
+    whole classification is ``_typed_leaves``: every earlier rung needs a marker."""
+    raw = rec.raw
+    if raw.get("type") != "user" or raw.get("isCompactSummary") is True:
+        return None
+    message = raw.get("message")
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if not isinstance(content, str) or not is_unmarked(content):
+        return None
+    return None if _is_elicitation_marker(rec) else content
 
 
 def _user_leaves(rec: Record, ctx: ClassifyContext, out: _Labels) -> None:
@@ -1184,6 +1241,8 @@ def classify(rec: Record, ctx: ClassifyContext | None = None, *, draft: bool = F
     if draft:
         return [L.USER_UNSENT]
     ctx = ctx or _DEFAULT_CTX
+    if _unmarked_user_body(rec) is not None:  # the common typed prompt, in a few lookups
+        return _typed_leaves(rec, ctx, _Labels()).items
     out = _Labels()
     if _is_elicitation_marker(rec):
         # A pending sidecar marker stands in for the tool_use CC has not written yet

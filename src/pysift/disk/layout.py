@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +242,15 @@ def sidecar_path(session_path: Path) -> Path:
     return session_dir(session_path) / SIDECAR_NAME
 
 
+def sidecar_of(transcript: Transcript) -> Path | None:
+    """The sidecar path to probe for a top-level session; None when none can exist (a
+    subagent, or a session whose listing showed no ``<uuid>/`` dir: most sessions, and a
+    whole-home search would otherwise pay a failed open for each)."""
+    if transcript.is_subagent or transcript.has_session_dir is False:
+        return None
+    return sidecar_path(transcript.path)
+
+
 def _agent_files(directory: Path | str) -> list[Path]:
     return _agent_listing(directory)[0]
 
@@ -305,6 +314,9 @@ class Transcript:
     parent_session_id: str
     kind: str | None
     project_dir: Path
+    # False when the project dir listing that found this session held no ``<uuid>/`` dir
+    # beside it, so no sidecar can exist; None when nobody looked (probe the path).
+    has_session_dir: bool | None = field(default=None, compare=False)
 
     def id_trio(self) -> dict[str, Any]:
         return {
@@ -321,8 +333,10 @@ class Transcript:
         return self.path.with_name(self.path.name[: -len(".jsonl")] + ".meta.json")
 
 
-def top_level_transcript(path: Path, project_dir: Path | None = None) -> Transcript:
-    """A top-level session (``project_dir``: its parent, when the caller holds it)."""
+def top_level_transcript(path: Path, project_dir: Path | None = None,
+                         has_session_dir: bool | None = None) -> Transcript:
+    """A top-level session (``project_dir``: its parent, when the caller holds it;
+    ``has_session_dir``: whether its ``<uuid>/`` dir exists, when the caller listed it)."""
     name = path.name
     stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else path.stem
     return Transcript(
@@ -332,6 +346,7 @@ def top_level_transcript(path: Path, project_dir: Path | None = None) -> Transcr
         parent_session_id=stem,
         kind=None,
         project_dir=path.parent if project_dir is None else project_dir,
+        has_session_dir=has_session_dir,
     )
 
 
@@ -458,7 +473,8 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
                     if subagents:
                         found.append(legacy_agent_transcript(path))
                     continue
-                found.append(top_level_transcript(path, project_dir))
+                found.append(top_level_transcript(path, project_dir,
+                                                  name[: -len(".jsonl")] in names))
                 if subagents and name[: -len(".jsonl")] in names:
                     found.extend(_session_subagents(project_dir, name[: -len(".jsonl")]))
             elif (subagents and is_uuid(name) and f"{name}.jsonl" not in names

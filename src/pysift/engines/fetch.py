@@ -17,7 +17,7 @@ from pysift.core.decode import Tally, decode, is_blank
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
 from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
-from pysift.disk.layout import Transcript, sidecar_path
+from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import (
     Buffer,
     count_lines,
@@ -173,9 +173,10 @@ class TranscriptView:
         return out
 
     def sidecar_records(self) -> list[Record]:
-        if self.transcript.is_subagent:
+        sidecar = sidecar_of(self.transcript)
+        if sidecar is None:
             return []
-        merge = read_sidecar(sidecar_path(self.transcript.path), self.buf)
+        merge = read_sidecar(sidecar, self.buf)
         self.tally.malformed += merge.skipped_lines
         return merge.pending
 

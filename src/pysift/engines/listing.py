@@ -19,7 +19,7 @@ from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.turns import is_plain_carrier
-from pysift.disk.layout import Transcript, sidecar_path, top_level_sessions
+from pysift.disk.layout import Transcript, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
@@ -104,8 +104,9 @@ def summarize(transcript: Transcript) -> SessionSummary:
     out.skipped_lines = tally.malformed
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
-    if not transcript.is_subagent:
-        merge = read_sidecar(sidecar_path(transcript.path), buf)
+    sidecar = sidecar_of(transcript)
+    if sidecar is not None:
+        merge = read_sidecar(sidecar, buf)
         out.sidecar_present = merge.present
         out.pending = [pending_one_liner(r) for r in merge.pending]
         out.skipped_lines += merge.skipped_lines

@@ -23,6 +23,7 @@ from pysift.disk.layout import (
     read_first_cwd,
     read_meta,
     resolve_home,
+    sidecar_of,
     sidecar_path,
     subagent_transcripts,
     top_level_sessions,
@@ -287,6 +288,24 @@ def test_project_transcripts_is_the_per_session_assembly(tmp_path: Path,
         sorted(expected, key=lambda t: os.fspath(t.path))
     assert len(found) == (6 if subagents else 2)
     assert project_transcripts(tmp_path / "absent", subagents=subagents) == []
+
+
+def test_a_listed_session_without_its_dir_has_no_sidecar_to_probe(tmp_path: Path) -> None:
+    """The project listing says which sessions have a ``<uuid>/`` dir; only those (and
+    sessions nobody listed) are probed for an elicitation sidecar."""
+    project = tmp_path / "-w"
+    bare = "11111111-1111-4111-8111-111111111111"
+    write_jsonl(project / f"{bare}.jsonl", first_record("/w"))
+    write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
+    (project / SESSION).mkdir()
+    by_id = {t.session_id: t for t in project_transcripts(project, subagents=True)}
+    assert by_id[bare].has_session_dir is False
+    assert sidecar_of(by_id[bare]) is None
+    assert sidecar_of(by_id[SESSION]) == sidecar_path(project / f"{SESSION}.jsonl")
+    unlisted = transcript_from_path(project / f"{bare}.jsonl")
+    assert unlisted.has_session_dir is None
+    assert sidecar_of(unlisted) == sidecar_path(project / f"{bare}.jsonl")
+    assert unlisted == by_id[bare]  # the listing's knowledge is no part of identity
 
 
 def test_transcript_from_path_classifies_by_location(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from pysift.core.turns import (
     subagent_seed,
     turn_map_from_openers,
 )
-from pysift.disk.layout import Transcript, sidecar_path
+from pysift.disk.layout import Transcript, sidecar_of
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
@@ -199,8 +199,9 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     else:
         spans = plan.finder(build_finder).candidate_spans(buf)
     pending = []
-    if not transcript.is_subagent:
-        merge = read_sidecar(sidecar_path(transcript.path), buf)
+    sidecar = sidecar_of(transcript)
+    if sidecar is not None:
+        merge = read_sidecar(sidecar, buf)
         pending = merge.pending
         result.malformed += merge.skipped_lines
     if not spans and not pending:
@@ -259,6 +260,9 @@ class _Scanner:
         find = buf.find
         markers = () if self.label_scan else self.line_markers
         collect = self.label_scan and _USER_MARKER in self.line_markers
+        # a label scan stepped over the carriers it could recognise by their head; one it
+        # let through is decoded and classified (it carries no wanted leaf), never lost
+        recheck_carriers = self.skip_carriers and not self.label_scan
         decoded: list[tuple[int, bytes, Record]] = []
         openers: list[tuple[int, Record]] = []
         for start, end in spans:
@@ -267,7 +271,7 @@ class _Scanner:
                 if not _looks_framed(buf, start, end):
                     self.tally.malformed += 1  # a torn or junk line holding the needle
                 continue
-            if self.skip_carriers and is_plain_carrier(buf, start, end):
+            if recheck_carriers and is_plain_carrier(buf, start, end):
                 continue
             line = buf[start:end]
             rec = decode(line, None, self.tally)
