@@ -85,5 +85,6 @@ def list_cmd(
         max_count=max_count,
         subagents=subagents,
         sessions_from=read_sessions_from(sessions_from),
+        view=fmt,
     )
     emit(run(opts, env), fmt)

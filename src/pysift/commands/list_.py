@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
@@ -25,13 +26,20 @@ class ListOptions:
     max_count: int | None = None  # None = the default policy; 0 = uncapped
     subagents: bool = True
     sessions_from: tuple[str, ...] | None = None
+    view: str = "text"  # what the caller will print: "text" or "json"
 
 
 def run(opts: ListOptions, env: Env) -> Report:
     scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
                           sessions_from=list(opts.sessions_from)
                           if opts.sessions_from is not None else None)
-    summaries = summarize_all(scope.transcripts)
+    cap = opts.max_count
+    if cap is None and not scope.scoped:
+        cap = LIST_CAP_DEFAULT
+    # Uncapped, every row is printed: lay each one out in the worker that read it (the
+    # parent would otherwise format thousands of rows alone after the pool is done).
+    prepare = None if cap else _preparer(opts.view, env)
+    summaries = summarize_all(scope.transcripts, prepare=prepare)
     report = Report(command="list", header=scope_header(scope))
     report.notes.extend(scope.notes)
     unreadable = [s for s in summaries if s.error]
@@ -40,15 +48,13 @@ def run(opts: ListOptions, env: Env) -> Report:
     summaries = [s for s in summaries if not s.error]
     if opts.since is not None or opts.until is not None:
         summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]
-    cap = opts.max_count
-    if cap is None and not scope.scoped:
-        cap = LIST_CAP_DEFAULT
     dropped = 0
     if cap and len(summaries) > cap:
         dropped = len(summaries) - cap
         kept = sorted(summaries, key=rank_key, reverse=True)[:cap]
         summaries = sorted(kept, key=path_key)
-    report.row_builder = lambda: [session_row(s, env) for s in summaries]
+    report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
+                                  for s in summaries]
     report.summary = {
         "sessions": len(summaries),
         "skipped_lines": sum(s.skipped_lines for s in summaries),
@@ -56,6 +62,13 @@ def run(opts: ListOptions, env: Env) -> Report:
     }
     report.text = lambda out: render_text(out, scope, summaries, dropped, cap, env)
     return report
+
+
+def _preparer(view: str, env: Env) -> Callable[[SessionSummary], None]:
+    def prepare(s: SessionSummary) -> None:
+        if not s.error:
+            s.view = session_row(s, env) if view == "json" else row_block(s, env)
+    return prepare
 
 
 def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None) -> bool:
@@ -116,44 +129,50 @@ def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], drop
         w(banner + "\n\n")
     if not summaries:
         w("no sessions found\n")
-    for i, s in enumerate(summaries):
-        if i:
-            w("\n")
-        t = s.transcript
-        if t.is_subagent:
-            w(f"SUBAGENT  {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
-        else:
-            w(f"SESSION  {t.session_id}\n")
-        extras = []
-        branch = _drift(s.branch_first, s.branch_last)
-        if branch:
-            extras.append(f"branch {branch}")
-        version = _drift(s.version_first, s.version_last)
-        if version:
-            extras.append(f"CC {version}")
-        tail = f"   ({', '.join(extras)})" if extras else ""
-        w(f"  cwd      {s.cwd or '<unknown cwd>'}{tail}\n")
-        if s.is_clone:
-            if s.clone_of:
-                w(f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
-                  f"{s.clone_boundary_uuid}\n")
-            else:
-                w(f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
-                  "(origin not in this project dir)\n")
-        for label, said in (("first ◂ ", s.first_user), ("last ◂  ", s.last_user),
-                            ("last ▸  ", s.last_agent)):
-            if said is None:
-                w(f"  {label} —\n")
-                continue
-            w(f"  {label} {text_ts(said.ts, env.tz)}\n")
-            w(f"           {said.text}\n")
-        if s.pending:
-            w("  pending  with elicitation sidecar\n")
-            for line in s.pending:
-                w(f"           ⏳ {line}\n")
-        if s.skipped_lines:
-            w(f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
-              "lines read — full census: pysift stats)\n")
+    w("\n".join(s.view if isinstance(s.view, str) else row_block(s, env)
+                 for s in summaries))
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {cap} most recently active; "
           "--max-count 0 lists all, or name a target)\n")
+
+
+def row_block(s: SessionSummary, env: Env) -> str:
+    """One session's lines of the text view (rows are separated by a blank line)."""
+    out: list[str] = []
+    w = out.append
+    t = s.transcript
+    if t.is_subagent:
+        w(f"SUBAGENT  {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
+    else:
+        w(f"SESSION  {t.session_id}\n")
+    extras = []
+    branch = _drift(s.branch_first, s.branch_last)
+    if branch:
+        extras.append(f"branch {branch}")
+    version = _drift(s.version_first, s.version_last)
+    if version:
+        extras.append(f"CC {version}")
+    tail = f"   ({', '.join(extras)})" if extras else ""
+    w(f"  cwd      {s.cwd or '<unknown cwd>'}{tail}\n")
+    if s.is_clone:
+        if s.clone_of:
+            w(f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
+              f"{s.clone_boundary_uuid}\n")
+        else:
+            w(f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
+              "(origin not in this project dir)\n")
+    for label, said in (("first ◂ ", s.first_user), ("last ◂  ", s.last_user),
+                        ("last ▸  ", s.last_agent)):
+        if said is None:
+            w(f"  {label} —\n")
+            continue
+        w(f"  {label} {text_ts(said.ts, env.tz)}\n")
+        w(f"           {said.text}\n")
+    if s.pending:
+        w("  pending  with elicitation sidecar\n")
+        for line in s.pending:
+            w(f"           ⏳ {line}\n")
+    if s.skipped_lines:
+        w(f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
+          "lines read — full census: pysift stats)\n")
+    return "".join(out)

@@ -1447,6 +1447,17 @@ def opener_text(rec: Record, ctx: ClassifyContext | None = None) -> str | None:
     return None
 
 
+def opener_source(rec: Record, ctx: ClassifyContext | None = None) -> str | None:
+    """A text whose ``one_line`` is ``opener_text``: a genuine message's own words, not
+    yet collapsed, so a preview can clip them without collapsing all of a long paste."""
+    if is_genuine_user(rec):
+        content = rec.content
+        if isinstance(content, str):
+            return content
+        return " ".join(_text_blocks(rec.blocks()))
+    return opener_text(rec, ctx)
+
+
 def _rejection_text(rejected: tuple[str | None, str], ctx: ClassifyContext) -> str:
     tool_use_id, message = rejected
     text = normalize_line(message)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import unicodedata2
 
-__all__ = ["ELLIPSIS", "centered_excerpt", "clip", "clip_marker", "excerpt", "nfc", "one_line"]
+__all__ = ["ELLIPSIS", "centered_excerpt", "clip", "clip_marker", "excerpt", "nfc", "one_line",
+           "one_line_length"]
 
 ELLIPSIS = "…"
 
@@ -52,8 +53,40 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# What ``str.split()`` breaks on among ASCII characters, and a byte map sending each of
+# them to b" " and every other byte to b"x" (a word character).
+_ASCII_SPACE = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+_WORD_MAP = bytes(32 if byte in _ASCII_SPACE else 120 for byte in range(256))
+
+
+def one_line_length(text: str) -> int:
+    """``len(one_line(text))`` without building it.
+
+    ASCII text is mapped to spaces and word bytes at memory speed: the one-lined length
+    is the word characters plus one space between each pair of words. Other text takes
+    the exact route (``str.split`` knows every Unicode space).
+    """
+    if not text.isascii():
+        return len(one_line(text))
+    marks = text.encode("ascii").translate(_WORD_MAP)
+    words = marks.count(b" x") + (marks[:1] == b"x")
+    return len(marks) - marks.count(b" ") + words - 1 if words else 0
+
+
 def excerpt(text: str, max_chars: int) -> tuple[str, int]:
-    """`clip` of the one-lined text: the head-anchored preview (list, agents, status)."""
+    """`clip` of the one-lined text: the head-anchored preview (list, agents, status).
+
+    A long ASCII text is not one-lined whole: the preview comes from a prefix whose
+    one-lined form outruns the cap (it is a prefix of the whole one-lined text), and the
+    marker's count from `one_line_length` (a 90 KB prompt previews in microseconds).
+    """
+    limit = max(0, max_chars)
+    window = 4 * limit + 64
+    if len(text) > window and text.isascii():
+        head = one_line(text[:window])
+        if len(head) > limit:
+            dropped = one_line_length(text) - limit
+            return head[:limit] + clip_marker(dropped), dropped
     return clip(one_line(text), max_chars)
 
 

@@ -9,6 +9,7 @@ Malformed lines are counted among the lines read (the full census is ``stats``'s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,6 +66,7 @@ class SessionSummary:
     sidecar_present: bool = False
     pending: list[str] = field(default_factory=list)
     error: str | None = None  # the file could not be read (vanished mid-run)
+    view: object = None  # the caller's rendering of this row, made in the worker (``prepare``)
 
 
 def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
@@ -74,7 +76,7 @@ def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
         return None
     if not classify.opens_turn(rec):
         return None
-    return classify.opener_text(rec, ctx)
+    return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
 
 
 def _agent_text(rec: Record) -> str | None:
@@ -276,14 +278,25 @@ def _is_head(buf: bytes, offset: int) -> bool:
     return True
 
 
-def summarize_all(transcripts: list[Transcript], workers: int | None = None) -> list[SessionSummary]:
+def summarize_all(transcripts: list[Transcript], workers: int | None = None,
+                  prepare: Callable[[SessionSummary], None] | None = None
+                  ) -> list[SessionSummary]:
     """Summaries in input order, spread over a process pool when there are many files.
 
-    Workers send summaries back without their ``Transcript`` (the parent has it; rebuilding
-    thousands of paths on the way back cost more than the pool saved)."""
+    ``prepare`` runs on each summary in the worker that made it (the caller lays out its
+    row there, in parallel). Workers send summaries back without their ``Transcript`` (the
+    parent has it; rebuilding thousands of paths on the way back cost more than the pool
+    saved)."""
     from pysift.disk.fanout import map_ordered
 
-    out = map_ordered(_summarize_detached, transcripts, workers=workers,
+    def work(transcript: Transcript) -> SessionSummary:
+        summary = summarize(transcript)
+        if prepare is not None:
+            prepare(summary)
+        summary.transcript = None  # type: ignore[assignment]
+        return summary
+
+    out = map_ordered(work, transcripts, workers=workers,
                       weights=[_weight(t) for t in transcripts])
     for summary, transcript in zip(out, transcripts):
         summary.transcript = transcript
@@ -298,12 +311,6 @@ def _weight(transcript: Transcript) -> int:
     except OSError:
         size = 0
     return 300_000 + size
-
-
-def _summarize_detached(transcript: Transcript) -> SessionSummary:
-    summary = summarize(transcript)
-    summary.transcript = None  # type: ignore[assignment]
-    return summary
 
 
 def rank_key(summary: SessionSummary) -> str:

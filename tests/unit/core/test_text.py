@@ -15,6 +15,7 @@ from pysift.core.text import (
     excerpt,
     nfc,
     one_line,
+    one_line_length,
 )
 
 MARKER_AT_END = re.compile(r"… \(\+(\d+) chars\)\Z")
@@ -210,3 +211,29 @@ def test_prop_nfc_is_idempotent_and_canonically_equivalent(text: str) -> None:
     assert nfc(normalized) == normalized
     assert normalized == unicodedata2.normalize("NFC", text)  # the ASCII fast path agrees
     assert unicodedata2.normalize("NFD", normalized) == unicodedata2.normalize("NFD", text)
+
+
+# -- the long-text preview path: a prefix and a byte count instead of the whole collapse ----
+
+_spacey = st.text(alphabet=st.sampled_from(list("ab é\t\n\r\x0b\x0c\x1c\x1f\x85\u3000.")),
+                  max_size=80)
+_long_ascii = st.lists(st.sampled_from(["word", " ", "\n\n", "\t", "x" * 50, "  " * 40, "\x1e"]),
+                       max_size=120).map("".join)
+
+
+@given(st.one_of(_spacey, _long_ascii, st.text(max_size=60)))
+def test_one_line_length_is_the_length_of_the_one_lined_text(text: str) -> None:
+    assert one_line_length(text) == len(one_line(text))
+
+
+@given(st.one_of(_spacey, _long_ascii), st.integers(0, 60))
+def test_a_long_text_previews_exactly_as_the_whole_collapse_would(text: str, cap: int) -> None:
+    assert excerpt(text, cap) == clip(one_line(text), cap)
+
+
+def test_a_90kb_prompt_previews_with_its_exact_count() -> None:
+    prompt = "please review\n\n" + "line of the pasted log   \n" * 3600
+    shown, dropped = excerpt(prompt, 200)
+    assert shown.startswith("please review line of the pasted log line")
+    assert dropped == len(one_line(prompt)) - 200
+    assert shown.endswith(f"… (+{dropped} chars)")
