@@ -8,7 +8,7 @@ regex match objects) do the rest.
 
 from __future__ import annotations
 
-from pysift.disk.lines import Buffer
+from pysift.disk.lines import Buffer, find_from
 
 
 def _record_is_spaced(buf: Buffer, start: int) -> bool | None:
@@ -70,15 +70,15 @@ def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
     find, rfind = buf.find, buf.rfind
     if len(needles) == 1:
         needle = needles[0]
-        pos = find(needle, lo, stop)
+        pos = find_from(buf, needle, lo, stop)
         while pos >= 0:
             start = rfind(b"\n", 0, pos) + 1
             end = find(b"\n", pos)
             end = size if end < 0 else end
             yield start, end
-            pos = find(needle, end, stop)
+            pos = find_from(buf, needle, end, stop)
         return
-    nexts = [find(n, lo, stop) for n in needles]
+    nexts = [find_from(buf, n, lo, stop) for n in needles]
     while True:
         live = [p for p in nexts if p >= 0]
         if not live:
@@ -88,7 +88,7 @@ def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
         end = find(b"\n", pos)
         end = size if end < 0 else end
         yield start, end
-        nexts = [p if p < 0 or p > end else find(n, end, stop)
+        nexts = [p if p < 0 or p > end else find_from(buf, n, end, stop)
                  for p, n in zip(nexts, needles)]
 
 

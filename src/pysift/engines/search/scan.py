@@ -32,7 +32,7 @@ from pysift.core.turns import (
 )
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.core.rawjson import layouts, type_needles
-from pysift.disk.lines import Buffer, LineCounter
+from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
@@ -115,7 +115,7 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     if len(needles) == 1 and needles[0] in user_needles:
         return _user_line_spans(buf, needles[0], skip_carriers)
     find, rfind, size = buf.find, buf.rfind, len(buf)
-    heap = [(pos, i) for i, n in enumerate(needles) if (pos := find(n)) >= 0]
+    heap = [(pos, i) for i, n in enumerate(needles) if (pos := find_from(buf, n, 0)) >= 0]
     heapq.heapify(heap)
     out: list[tuple[int, int]] = []
     last_start = -1
@@ -124,7 +124,7 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
         needle = needles[i]
         start = rfind(b"\n", 0, pos) + 1
         if start == last_start:  # another marker on a line already taken or stepped over
-            nxt = find(needle, pos + len(needle))
+            nxt = find_from(buf, needle, pos + len(needle))
             if nxt >= 0:
                 heapq.heappush(heap, (nxt, i))
             continue
@@ -134,14 +134,14 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
             if at >= 0 and find(b"\n", pos, at) < 0 and is_plain_carrier(
                     buf, start, min(size, at + 1024)):
                 nl = find(b"\n", at)  # the carrier's body is skipped at memchr speed
-                nxt = find(needle, nl) if nl >= 0 else -1
+                nxt = find_from(buf, needle, nl) if nl >= 0 else -1
                 if nxt >= 0:
                     heapq.heappush(heap, (nxt, i))
                 continue
         end = find(b"\n", pos)
         end = size if end < 0 else end
         out.append((start, end))
-        nxt = find(needle, end)
+        nxt = find_from(buf, needle, end)
         if nxt >= 0:
             heapq.heappush(heap, (nxt, i))
     return out
@@ -157,7 +157,7 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
     """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
     find, rfind, size = buf.find, buf.rfind, len(buf)
     out: list[tuple[int, int]] = []
-    pos = find(needle)
+    pos = find_from(buf, needle, 0)
     while pos >= 0:
         end = find(b"\n", pos)  # at memchr speed, through a carrier's body too
         end = size if end < 0 else end
@@ -167,10 +167,10 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
                     and find(b"want to proceed", at, at + 768) < 0):
                 # a plain carrier: skipped without its body ever being searched for the
                 # next type key
-                pos = find(needle, end)
+                pos = find_from(buf, needle, end)
                 continue
         out.append((rfind(b"\n", 0, pos) + 1, end))
-        pos = find(needle, end)
+        pos = find_from(buf, needle, end)
     return out
 
 
