@@ -1,16 +1,21 @@
 """Run a per-file function over many files, results in input order.
 
-Small batches run in-process. Larger ones are split into one share per core, balanced by
-weight (file size), heaviest first: the parent works its own share while forked children
-work theirs and send their results back through a pipe (one pickle each). A fork costs a
-millisecond; a process pool's queues and threads cost tens, which a 0.5 s search notices.
+Small batches run in-process. Larger ones are spread over one process per core: the parent
+forks the children, then every process (the parent too) takes the next piece of work from
+a shared queue until it is empty, heaviest files first. The queue is a pipe pre-filled
+with 4-byte tokens; a read of 4 bytes takes exactly one token, and the kernel never hands
+the same token to two readers. Pulling work instead of splitting it up front keeps both
+cores busy to the end even when one of them is slowed by something else on the machine
+(a static split measured 80-110 ms of one process idling on a shared VM). Children send
+their results back through a pipe (one pickle each). A fork costs a millisecond; a
+process pool's queues and threads cost tens, which a 0.5 s search notices.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -34,59 +39,75 @@ def cpu_workers() -> int:
 
 def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = None,
                 min_items: int = POOL_MIN_ITEMS, weights: Sequence[int] | None = None) -> list[R]:
-    """``[fn(item) for item in items]``, spread over the cores when it pays."""
+    """``[fn(item) for item in items]``, spread over the cores when it pays. ``weights``
+    (e.g. file sizes) order the queue, heaviest first, so no big file is left for last."""
     n = cpu_workers() if workers is None else workers
     if n <= 1 or len(items) < min_items or _IN_WORKER or not hasattr(os, "fork"):
         return [fn(item) for item in items]
-    shares = _balanced_shares(len(items), min(n, len(items)), weights)
-    return _fork_map(fn, items, shares)
+    order = sorted(range(len(items)), key=(lambda i: -weights[i]) if weights is not None
+                   else None)
+    return _fork_map(fn, items, _batches(order), min(n, len(items)))
 
 
-def _balanced_shares(count: int, n: int, weights: Sequence[int] | None) -> list[list[int]]:
-    """Indices split into ``n`` shares by longest-processing-time-first on ``weights``."""
-    import heapq
-
-    weight = (lambda i: weights[i]) if weights is not None else (lambda i: 1)
-    order = sorted(range(count), key=lambda i: -weight(i))
-    loads = [(0, s) for s in range(n)]
-    shares: list[list[int]] = [[] for _ in range(n)]
-    for i in order:
-        load, s = heapq.heappop(loads)
-        shares[s].append(i)
-        heapq.heappush(loads, (load + max(1, weight(i)), s))
-    return [share for share in shares if share]
+_TOKEN = 4  # bytes per queue token
+_MAX_TOKENS = (64 << 10) // _TOKEN  # what a default pipe holds before a writer would block
 
 
-def _fork_map(fn: Callable[[T], R], items: Sequence[T], shares: list[list[int]]) -> list[R]:
+def _batches(order: list[int]) -> list[list[int]]:
+    """The queue's pieces of work: one item each, or runs of neighbours (in queue order)
+    when there are more items than a pipe holds tokens."""
+    size = -(-len(order) // _MAX_TOKENS) if order else 1
+    return [order[at:at + size] for at in range(0, len(order), size)]
+
+
+def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
+          queue: int) -> Iterator[tuple[int, R]]:
+    """Results of the pieces this process takes from the queue, until it is empty."""
+    while True:
+        token = os.read(queue, _TOKEN)
+        if len(token) < _TOKEN:  # b"": every token taken, and no writer left
+            return
+        for i in batches[int.from_bytes(token, "little")]:
+            yield i, fn(items[i])
+
+
+def _fork_map(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
+              n: int) -> list[R]:
     global _IN_WORKER
+    queue, fill = os.pipe()
+    tokens = b"".join(k.to_bytes(_TOKEN, "little") for k in range(len(batches)))
+    while tokens:  # fits the pipe (see _MAX_TOKENS): never blocks
+        tokens = tokens[os.write(fill, tokens):]
+    os.close(fill)  # the queue's only writer: an empty queue now reads as EOF
     children: list[tuple[int, int]] = []  # (pid, read end)
-    for share in shares[1:]:
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: work its share, send one pickle, leave without cleanup
-            os.close(read_fd)
-            status = 0
-            try:
-                _IN_WORKER = True
-                payload = pickle.dumps(("ok", [(i, fn(items[i])) for i in share]),
-                                       protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
-                status = 1
-                payload = pickle.dumps(("error", repr(exc)))
-            try:
-                with os.fdopen(write_fd, "wb") as out:
-                    out.write(payload)
-            finally:
-                os._exit(status)
-        os.close(write_fd)
-        children.append((pid, read_fd))
-    out: list[R] = [None] * len(items)  # type: ignore[list-item]
-    _IN_WORKER = True  # the parent's share holds a core too: no nested split inside it
     try:
-        for i in shares[0]:  # the parent's own share, while the children work theirs
-            out[i] = fn(items[i])
+        for _ in range(n - 1):
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: take work, send one pickle, leave without cleanup
+                os.close(read_fd)
+                status = 0
+                try:
+                    _IN_WORKER = True
+                    payload = pickle.dumps(("ok", list(_take(fn, items, batches, queue))),
+                                           protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
+                    status = 1
+                    payload = pickle.dumps(("error", repr(exc)))
+                try:
+                    with os.fdopen(write_fd, "wb") as out:
+                        out.write(payload)
+                finally:
+                    os._exit(status)
+            os.close(write_fd)
+            children.append((pid, read_fd))
+        out: list[R] = [None] * len(items)  # type: ignore[list-item]
+        _IN_WORKER = True  # the parent holds a core too: no nested split inside it
+        for i, result in _take(fn, items, batches, queue):
+            out[i] = result
     finally:
         _IN_WORKER = False
+        os.close(queue)
         results = [_collect(pid, read_fd) for pid, read_fd in children]
     for kind, body in results:
         if kind != "ok":

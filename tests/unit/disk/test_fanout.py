@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -10,6 +11,7 @@ from pysift.disk import fanout
 
 
 def _square_with_pid(x: int) -> tuple[int, int]:
+    time.sleep(0.002)  # long enough that the child takes its part of the queue
     return x * x, os.getpid()
 
 
@@ -21,15 +23,37 @@ def test_results_keep_input_order_across_processes() -> None:
     assert len({pid for _, pid in out}) == 2  # the parent and one forked child
 
 
+def test_every_item_is_done_exactly_once_by_some_process() -> None:
+    items = list(range(300))
+    out = fanout.map_ordered(_square_with_pid, items, workers=3, min_items=1)
+    assert [v for v, _ in out] == [i * i for i in items]
+    assert len({pid for _, pid in out}) >= 2
+
+
+def test_a_busy_process_takes_less_of_the_queue() -> None:
+    """Work is pulled, not dealt: a process slowed down does fewer items."""
+    parent = os.getpid()
+
+    def slow_in_parent(x: int) -> int:
+        time.sleep(0.02 if os.getpid() == parent else 0.002)
+        return os.getpid()
+
+    pids = fanout.map_ordered(slow_in_parent, list(range(60)), workers=2, min_items=1)
+    assert pids.count(parent) < 20
+
+
 def test_small_inputs_stay_in_process() -> None:
     out = fanout.map_ordered(_square_with_pid, [1, 2, 3], workers=2)
     assert {pid for _, pid in out} == {os.getpid()}
 
 
-def test_shares_balance_by_weight() -> None:
-    shares = fanout._balanced_shares(5, 2, [100, 1, 1, 1, 90])
-    loads = sorted(sum([100, 1, 1, 1, 90][i] for i in share) for share in shares)
-    assert loads == [93, 100]
+def test_the_queue_is_heaviest_first_and_batches_only_beyond_a_pipe() -> None:
+    order = sorted(range(5), key=lambda i: -[100, 1, 1, 1, 90][i])
+    assert fanout._batches(order) == [[0], [4], [1], [2], [3]]
+    many = list(range(fanout._MAX_TOKENS * 2 + 1))
+    batches = fanout._batches(many)
+    assert len(batches) <= fanout._MAX_TOKENS
+    assert [i for b in batches for i in b] == many
 
 
 def _fail_on_seven(x: int) -> int:
