@@ -230,6 +230,8 @@ def hit_row(hit: Hit, ex: Exchange, env: Env, no_truncate: bool) -> tuple[dict[s
 
 def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                      report: Report, env: Env) -> Report:
+    if opts.count_only:
+        return _count_report(opts, scope, result, report)
     ordered = order_exchanges(result.exchanges)
     total = len(ordered)
     kept, dropped = cap_exchanges(ordered, opts.max_count)
@@ -255,16 +257,6 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         "with_elicitation_sidecar": result.sidecar_used,
         "excerpts_truncated": any_clipped,
     }
-    if opts.count_only:
-        report.summary = {"matched": total}
-        report.text = lambda out: out.write(f"{total}\n")
-        if result.malformed:
-            report.note(f"note: {result.malformed} malformed line(s) skipped")
-        if total == 0:
-            report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
-                        f"{len(scope.transcripts)} session(s). Active filters: "
-                        f"{active_filters(opts)}.")
-        return report
     if opts.sessions_with_matches:
         owners = sorted({ex.transcript.parent_session_id for ex in ordered})
         report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
@@ -282,6 +274,21 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
     report.summary = summary
     report.text = lambda out: render_text(out, opts, scope, kept, total, dropped, result, env,
                                           any_clipped)
+    return report
+
+
+def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
+                  report: Report) -> Report:
+    """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
+    total = sum(len(o.exchanges) for o in result.outcomes)
+    report.summary = {"matched": total}
+    report.text = lambda out: out.write(f"{total}\n")
+    if result.malformed:
+        report.note(f"note: {result.malformed} malformed line(s) skipped")
+    if total == 0:
+        report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
+                    f"{len(scope.transcripts)} session(s). Active filters: "
+                    f"{active_filters(opts)}.")
     return report
 
 
