@@ -232,20 +232,18 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
                      report: Report, env: Env) -> Report:
     if opts.count_only:
         return _count_report(opts, scope, result, report)
+    if opts.sessions_with_matches:
+        return _owners_report(opts, plan, scope, result, report)
     ordered = order_exchanges(result.exchanges)
     total = len(ordered)
     kept, dropped = cap_exchanges(ordered, opts.max_count)
     drafts = sum(1 for ex in kept if ex.draft)
     transcript_ids = sorted({ex.transcript.session_id for ex in kept})
-    if opts.count_only or opts.sessions_with_matches:
-        rows: list[dict[str, Any]] = []  # counted, never rendered
-        any_clipped = False
-    else:
-        rows, any_clipped = [], False
-        for ex in kept:
-            row, clipped = exchange_row(ex, env, opts)
-            any_clipped = any_clipped or clipped
-            rows.append(row)
+    rows, any_clipped = [], False
+    for ex in kept:
+        row, clipped = exchange_row(ex, env, opts)
+        any_clipped = any_clipped or clipped
+        rows.append(row)
     summary: dict[str, Any] = {
         "matched": len(kept),
         "sessions": len(transcript_ids),
@@ -257,15 +255,6 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         "with_elicitation_sidecar": result.sidecar_used,
         "excerpts_truncated": any_clipped,
     }
-    if opts.sessions_with_matches:
-        owners = sorted({ex.transcript.parent_session_id for ex in ordered})
-        report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
-        if opts.max_count:
-            report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
-                        "does not cap it")
-        if not owners:
-            _zero_match(opts, plan, scope, result, report, summary)
-        return report
     if total == 0:
         _zero_match(opts, plan, scope, result, report, summary)
         report.summary = summary
@@ -280,7 +269,7 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
 def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                   report: Report) -> Report:
     """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
-    total = sum(len(o.exchanges) for o in result.outcomes)
+    total = result.exchange_count
     report.summary = {"matched": total}
     report.text = lambda out: out.write(f"{total}\n")
     if result.malformed:
@@ -289,6 +278,20 @@ def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
         report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
                     f"{len(scope.transcripts)} session(s). Active filters: "
                     f"{active_filters(opts)}.")
+    return report
+
+
+def _owners_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+                   report: Report) -> Report:
+    """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
+    owners = sorted({o.transcript.parent_session_id for o in result.outcomes
+                     if o.counted or o.exchanges})
+    report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
+    if opts.max_count:
+        report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
+                    "does not cap it")
+    if not owners:
+        _zero_match(opts, plan, scope, result, report, {})
     return report
 
 

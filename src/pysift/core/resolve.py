@@ -278,7 +278,7 @@ class _Resolver:
         self.subagents = subagents
         self.root = projects_root(env)
         self.notes: list[str] = []
-        self.found: dict[Path, Transcript] = {}
+        self.found: dict[str, Transcript] = {}  # keyed by path text (see _ordered)
         self._sessions: list[Path] | None = None
         self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
         self._subs: dict[Path, list[Transcript]] = {}
@@ -323,7 +323,7 @@ class _Resolver:
 
     # -- adding ---------------------------------------------------------------------
     def add(self, transcript: Transcript) -> None:
-        self.found.setdefault(transcript.path, transcript)
+        self.found.setdefault(os.fspath(transcript.path), transcript)
 
     def add_session(self, session_path: Path) -> None:
         if is_legacy_agent_file(session_path):  # an old-layout sidechain beside the sessions
@@ -568,7 +568,7 @@ def resolve_scope(
     return Scope(_ordered(resolver.found), scoped=True, notes=resolver.notes)
 
 
-def _ordered(found: Mapping[Path, Transcript]) -> list[Transcript]:
+def _ordered(found: Mapping[str, Transcript]) -> list[Transcript]:
     """Path order by the path TEXT: ``<uuid>.jsonl`` sorts before ``<uuid>/subagents/…``
     (``.`` < ``/``), which ``Path`` ordering (by components) would invert."""
-    return [found[p] for p in sorted(found, key=os.fspath)]
+    return [found[p] for p in sorted(found)]

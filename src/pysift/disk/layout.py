@@ -264,12 +264,13 @@ def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
         return [], False
     out: list[Path] = []
     workflows = False
+    base = Path(directory)
     for entry in entries:
         name = entry.name
         try:
             if name.startswith("agent-") and name.endswith(".jsonl"):
                 if entry.is_file():
-                    out.append(Path(entry.path))
+                    out.append(base / name)
             elif name == WORKFLOWS_DIR:
                 workflows = entry.is_dir()
         except OSError:
@@ -468,7 +469,7 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
             if name.endswith(".jsonl"):
                 if not entry.is_file():
                     continue
-                path = Path(entry.path)
+                path = project_dir / name  # a child path: cheaper than parsing entry.path
                 if name.startswith("agent-"):
                     if subagents:
                         found.append(legacy_agent_transcript(path))

@@ -20,6 +20,7 @@ class FileOutcome:
     transcript: Transcript
     index: int
     exchanges: list[Exchange] = field(default_factory=list)
+    counted: int = 0  # -c / -l: the file's exchanges cross back as their number only
     hits: list[Hit] = field(default_factory=list)  # census / raw modes keep bare hits
     malformed: int = 0
     sidecar_used: bool = False
@@ -34,6 +35,10 @@ class SearchResult:
     @property
     def exchanges(self) -> list[Exchange]:
         return [ex for o in self.outcomes for ex in o.exchanges]
+
+    @property
+    def exchange_count(self) -> int:
+        return sum(len(o.exchanges) + o.counted for o in self.outcomes)
 
     @property
     def hits(self) -> list[Hit]:
@@ -72,16 +77,17 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
         return out
     buf = fs.buf
     assert buf is not None  # a file with hits was read
+    if plan.light:  # -c / -l count exchanges and name owners: a number crosses back
+        out.counted = len(assemble(fs, buf, light=True))
+        return out
     seed_uuid, seed_line = fs.seed  # read by the scan that found the hits
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,
                                    parent_id=transcript.parent_session_id,
                                    seed_uuid=seed_uuid, seed_line=seed_line)
-    out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx, light=plan.light)
+    out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
     for ex in out.exchanges:
         ex.transcript = None  # type: ignore[assignment]  # the parent puts it back
-        if plan.light:  # -c / -l count exchanges and name owners: no hit crosses back
-            ex.hits = []
     return out
 
 
