@@ -55,8 +55,8 @@ _CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (b"answer", b"want to proceed")
 # (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
 # doesn't want to proceed ..."), so only this many bytes around the key are searched; a
 # carrier's bulk (the tool output, its toolUseResult echo) is never scanned.
-_CARRIER_BEFORE = 256
-_CARRIER_AFTER = 768
+CARRIER_BEFORE = 256
+CARRIER_AFTER = 768
 _NON_BLANK = re.compile(rb"\S")
 
 
@@ -252,7 +252,7 @@ def is_plain_carrier(buf: Buffer, start: int, end: int) -> bool:
     at = find(b'"tool_result"', start, end)
     if at < 0:
         return False
-    lo, hi = max(start, at - _CARRIER_BEFORE), min(end, at + _CARRIER_AFTER)
+    lo, hi = max(start, at - CARRIER_BEFORE), min(end, at + CARRIER_AFTER)
     return not any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES)
 
 

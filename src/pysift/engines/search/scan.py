@@ -24,6 +24,8 @@ from pysift.core.prefilter import NeedleSet
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import (
+    CARRIER_AFTER,
+    CARRIER_BEFORE,
     TurnMap,
     build_turn_map,
     is_plain_carrier,
@@ -163,8 +165,11 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
         end = size if end < 0 else end
         if skip_carriers:
             at = find(b'"tool_result"', pos, min(end, pos + _CARRIER_PEEK))
-            if (at >= 0 and find(b"answer", at, at + 768) < 0
-                    and find(b"want to proceed", at, at + 768) < 0):
+            # the window of is_plain_carrier around the block's type key (the content may
+            # be written before it), clamped to this record's part after its own type key
+            lo, hi = max(pos, at - CARRIER_BEFORE), at + CARRIER_AFTER
+            if (at >= 0 and find(b"answer", lo, hi) < 0
+                    and find(b"want to proceed", lo, hi) < 0):
                 # a plain carrier: skipped without its body ever being searched for the
                 # next type key
                 pos = find_from(buf, needle, end)

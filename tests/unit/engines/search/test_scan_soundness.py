@@ -116,3 +116,33 @@ def test_a_caseless_search_finds_the_fabricated_question_header(tmp_path: Path) 
         plan = SearchPlan(pattern=matcher.pattern, matcher=matcher, labels=parse_filter())
         found = scan_file(top_level_transcript(path), 0, plan)
         assert any(h.label == "user.answer" for h in found.hits), pattern
+
+
+def test_a_label_scan_keeps_an_answer_written_before_its_block_type_key(tmp_path: Path) -> None:
+    """Some writers put a block's ``content`` before its ``type``; the carrier skip of a
+    pure ``-t user`` scan must still see the answer there (the window of is_plain_carrier
+    reaches before the key), or the answer and its turn would silently vanish."""
+    q = [{"question": "Ship where?", "header": "Publish",
+          "options": [{"label": "PyPI", "description": ""}], "multiSelect": False}]
+    session = b.Session(SID, cwd="/w/p")
+    records = [session.stamp(r) for r in (
+        b.user("release it"), b.assistant(b.auq_use(q, id="toolu_q")),
+        b.auq_answer("toolu_q", {"Ship where?": "PyPI"}, questions=q))]
+    answer = records[-1]
+    answer.pop("toolUseResult", None)  # the marker in the content is all that is left
+    block = answer["message"]["content"][0]
+    answer["message"]["content"][0] = {"content": block["content"],
+                                       "tool_use_id": block["tool_use_id"],
+                                       "type": "tool_result"}
+    ordered = {k: answer[k] for k in answer if k not in ("message", "uuid", "timestamp")}
+    ordered.update(type="user", message=answer["message"], uuid=answer["uuid"],
+                   timestamp=answer["timestamp"])
+    records[-1] = ordered
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    line = path.read_bytes().splitlines()[-1]
+    assert line.index(b"answered") < line.index(b'"tool_result"') < line.index(b"answered") + 256
+    plan = SearchPlan(pattern="", matcher=compile_pattern(""), labels=parse_filter(["user"]))
+    found = scan_file(top_level_transcript(path), 0, plan)
+    assert [h.label for h in found.hits] == ["user.message", "user.answer"]
