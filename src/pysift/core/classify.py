@@ -772,8 +772,8 @@ def is_genuine_user(rec: Record) -> bool:
     if rec.type != "user" or rec.is_compact_summary or rec.is_meta or rec.role != "user":
         return False
     content = rec.content
-    if isinstance(content, str):
-        return not _not_human(content)
+    if isinstance(content, str):  # (the unmarked verdict is kept for classify to reuse)
+        return _unmarked_user_body(rec) is not None or not _not_human(content)
     if isinstance(content, list):
         blocks = rec.blocks()
         if any(b.get("type") == "tool_result" for b in blocks):
@@ -1159,6 +1159,7 @@ def _typed_leaves(rec: Record, ctx: ClassifyContext, out: _Labels) -> _Labels:
     return out
 
 
+@_memoized("unmarked")
 def _unmarked_user_body(rec: Record) -> str | None:
     """The string body of a ``user`` record that no marker, tag or section can be in (and
     that is no compaction summary or sidecar marker), else None. For such a record the
