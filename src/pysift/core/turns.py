@@ -244,13 +244,23 @@ def build_turn_map_from_records(records: Iterable[Record]) -> TurnMap:
     return _turn_map(openers, has_records)
 
 
-def is_plain_carrier(buf: Buffer, start: int, end: int) -> bool:
+def is_plain_carrier(buf: Buffer, start: int, end: int,
+                     user_keys: tuple[bytes, ...] | None = None) -> bool:
     """A tool_result carrier that cannot open a turn, judged from bytes alone: it holds no
     ``answer`` / ``want to proceed`` near its tool_result type key (an AUQ answer and a
-    rejection say so at the head of their content; the tool output is never scanned)."""
+    rejection say so at the head of their content; the tool output is never scanned).
+
+    A caller whose line may be of any type passes the file's ``"type":"user"`` spellings
+    (``user_keys``): the line then counts as a carrier only when one stands before its
+    tool_result key, as the record's own type key does. An assistant record holding a
+    server-side tool_result block (some providers write them) is no carrier, and its text
+    must not be skipped; a user record whose type key comes late is decoded, not lost.
+    """
     find = buf.find
     at = find(b'"tool_result"', start, end)
     if at < 0:
+        return False
+    if user_keys is not None and not any(find(key, start, at) >= 0 for key in user_keys):
         return False
     lo, hi = max(start, at - CARRIER_BEFORE), min(end, at + CARRIER_AFTER)
     return not any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES)

@@ -46,18 +46,50 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = 
         return [fn(item) for item in items]
     order = sorted(range(len(items)), key=(lambda i: -weights[i]) if weights is not None
                    else None)
-    return _fork_map(fn, items, _batches(order), min(n, len(items)))
+    queue = _filled_queue(order)
+    if queue is None:  # not even one token per process fits a pipe: work in-process
+        return [fn(item) for item in items]
+    return _fork_map(fn, items, *queue, min(n, len(items)))
 
 
 _TOKEN = 4  # bytes per queue token
-_MAX_TOKENS = (64 << 10) // _TOKEN  # what a default pipe holds before a writer would block
+_MAX_TOKENS = (64 << 10) // _TOKEN  # what a default Linux pipe holds
 
 
-def _batches(order: list[int]) -> list[list[int]]:
+def _batches(order: list[int], max_tokens: int = _MAX_TOKENS) -> list[list[int]]:
     """The queue's pieces of work: one item each, or runs of neighbours (in queue order)
-    when there are more items than a pipe holds tokens."""
-    size = -(-len(order) // _MAX_TOKENS) if order else 1
+    when there are more items than the pipe holds tokens."""
+    size = -(-len(order) // max_tokens) if order else 1
     return [order[at:at + size] for at in range(0, len(order), size)]
+
+
+def _filled_queue(order: list[int]) -> tuple[int, list[list[int]]] | None:
+    """A pipe holding one token per batch, its write end closed (an empty queue reads as
+    EOF), and the batches; None when no useful queue fits.
+
+    The tokens are written before any reader exists, so they must fit the pipe: a pipe
+    can be smaller than 64 KiB (macOS starts at 16 KiB; Linux gives 8 KiB pipes to a user
+    past ``fs.pipe-user-pages-soft``). The write end is non-blocking: when the pipe is
+    full, the same order is cut into as many batches as it took, on a fresh pipe.
+    """
+    limit = _MAX_TOKENS
+    while limit >= 2:
+        batches = _batches(order, limit)
+        tokens = b"".join(k.to_bytes(_TOKEN, "little") for k in range(len(batches)))
+        queue, fill = os.pipe()
+        os.set_blocking(fill, False)
+        written = 0
+        try:
+            while written < len(tokens):
+                written += os.write(fill, tokens[written:])
+        except BlockingIOError:
+            os.close(queue)
+            limit = min(limit - 1, written // _TOKEN)
+            continue
+        finally:
+            os.close(fill)
+        return queue, batches
+    return None
 
 
 def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
@@ -71,14 +103,9 @@ def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
             yield i, fn(items[i])
 
 
-def _fork_map(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
-              n: int) -> list[R]:
+def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
+              batches: list[list[int]], n: int) -> list[R]:
     global _IN_WORKER
-    queue, fill = os.pipe()
-    tokens = b"".join(k.to_bytes(_TOKEN, "little") for k in range(len(batches)))
-    while tokens:  # fits the pipe (see _MAX_TOKENS): never blocks
-        tokens = tokens[os.write(fill, tokens):]
-    os.close(fill)  # the queue's only writer: an empty queue now reads as EOF
     children: list[tuple[int, int]] = []  # (pid, read end)
     try:
         for _ in range(n - 1):

@@ -65,3 +65,47 @@ def _fail_on_seven(x: int) -> int:
 def test_a_failing_worker_is_an_error_not_a_silent_gap() -> None:
     with pytest.raises((RuntimeError, ValueError), match="seven"):
         fanout.map_ordered(_fail_on_seven, list(range(20)), workers=2, min_items=1)
+
+
+def test_a_small_pipe_gets_fewer_bigger_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pipe smaller than 64 KiB (macOS; a Linux user past pipe-user-pages-soft) must not
+    block the pre-fill: the items are cut into as many batches as the pipe holds tokens."""
+    capacity = 64  # bytes: 16 tokens
+    held: dict[int, int] = {}
+    real_write = os.write
+
+    def small_pipe_write(fd: int, data: bytes) -> int:
+        room = capacity - held.get(fd, 0)
+        if room <= 0:
+            raise BlockingIOError
+        n = real_write(fd, data[:room])
+        held[fd] = held.get(fd, 0) + n
+        return n
+
+    real_pipe = os.pipe
+
+    def fresh_pipe() -> tuple[int, int]:
+        read_fd, write_fd = real_pipe()
+        held[write_fd] = 0  # fd numbers are reused: a new pipe starts empty
+        return read_fd, write_fd
+
+    monkeypatch.setattr(fanout.os, "write", small_pipe_write)
+    monkeypatch.setattr(fanout.os, "pipe", fresh_pipe)
+    queue = fanout._filled_queue(list(range(100)))
+    assert queue is not None
+    fd, batches = queue
+    os.close(fd)
+    assert len(batches) <= capacity // fanout._TOKEN
+    assert sorted(i for b in batches for i in b) == list(range(100))
+    out = fanout.map_ordered(_square_with_pid, list(range(100)), workers=2, min_items=1)
+    assert [v for v, _ in out] == [i * i for i in range(100)]
+
+
+def test_no_room_for_two_tokens_means_working_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    def full_pipe_write(fd: int, data: bytes) -> int:
+        raise BlockingIOError
+
+    monkeypatch.setattr(fanout.os, "write", full_pipe_write)
+    assert fanout._filled_queue(list(range(10))) is None
+    out = fanout.map_ordered(_square_with_pid, list(range(10)), workers=2, min_items=1)
+    assert {pid for _, pid in out} == {os.getpid()}

@@ -265,9 +265,11 @@ class _Scanner:
         find = buf.find
         markers = () if self.label_scan else self.line_markers
         collect = self.label_scan and _USER_MARKER in self.line_markers
-        # a label scan stepped over the carriers it could recognise by their head; one it
-        # let through is decoded and classified (it carries no wanted leaf), never lost
+        # a label scan stepped over the user carriers it recognised after their type key;
+        # every other line it found is decoded. A needle scan's candidates are any lines:
+        # only a user record's carrier may be skipped (see is_plain_carrier's user_keys).
         recheck_carriers = self.skip_carriers and not self.label_scan
+        user_keys = type_needles(buf, "user") if recheck_carriers else None
         decoded: list[tuple[int, bytes, Record]] = []
         openers: list[tuple[int, Record]] = []
         for start, end in spans:
@@ -276,7 +278,7 @@ class _Scanner:
                 if not _looks_framed(buf, start, end):
                     self.tally.malformed += 1  # a torn or junk line holding the needle
                 continue
-            if recheck_carriers and is_plain_carrier(buf, start, end):
+            if recheck_carriers and is_plain_carrier(buf, start, end, user_keys):
                 continue
             line = buf[start:end]
             rec = decode(line, None, self.tally)

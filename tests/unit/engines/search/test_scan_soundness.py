@@ -146,3 +146,25 @@ def test_a_label_scan_keeps_an_answer_written_before_its_block_type_key(tmp_path
     plan = SearchPlan(pattern="", matcher=compile_pattern(""), labels=parse_filter(["user"]))
     found = scan_file(top_level_transcript(path), 0, plan)
     assert [h.label for h in found.hits] == ["user.message", "user.answer"]
+
+
+def test_an_assistant_record_holding_a_server_tool_result_is_no_carrier(tmp_path: Path) -> None:
+    """Some providers write a server tool's result inside the assistant message. That
+    record's text is agent.message: a needle search and a pure filter must both see it
+    (only a user record's tool_result carrier may be skipped unread)."""
+    session = b.Session(SID, cwd="/w/p")
+    reply = b.assistant("找到了 the page says yes",
+                        {"type": "server_tool_use", "id": "srv_1", "name": "webReader",
+                         "input": {"url": "https://example.com"}},
+                        {"type": "tool_result", "tool_use_id": "srv_1", "content": "page"})
+    records = [session.stamp(r) for r in (b.user("look it up"), reply)]
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+                    encoding="utf-8")
+    labels = parse_filter(["agent.message"])
+    for pattern in ("找到了", ""):
+        matcher = compile_pattern(escape_literal(pattern)) if pattern else compile_pattern("")
+        plan = SearchPlan(pattern=pattern, matcher=matcher, labels=labels)
+        found = scan_file(top_level_transcript(path), 0, plan)
+        assert [h.label for h in found.hits] == ["agent.message"], pattern
