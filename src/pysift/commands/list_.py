@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from collections.abc import Callable
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header

@@ -53,27 +53,30 @@ class Exchange:
     turn_lines: tuple[int, int] | None = None
 
 
+def _exchange_key(hit: Hit) -> tuple[str, int]:
+    """Which exchange a hit belongs to: its turn, or the superseded draft it sits in."""
+    return ("d", hit.offset or 0) if hit.draft else ("t", hit.turn or 0)
+
+
+def count_exchanges(scan: FileScan) -> int:
+    """How many exchanges ``assemble`` would make (``-c``/``-l``: nothing is stitched)."""
+    return len({_exchange_key(hit) for hit in scan.hits})
+
+
 def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
-             ctx: classify.ClassifyContext | None = None, light: bool = False
-             ) -> list[Exchange]:
-    """The file's exchanges. ``light``: only their count and owners are wanted (``-c``,
-    ``-l``), so no opener is decoded and nothing is stitched."""
+             ctx: classify.ClassifyContext | None = None) -> list[Exchange]:
+    """The file's exchanges, each with its stitched records (and siblings if asked)."""
     if not scan.hits:
         return []
     turns = scan.turn_map
     groups: dict[tuple[str, int], list[Hit]] = {}
     for hit in scan.hits:
-        key = ("d", hit.offset or 0) if hit.draft else ("t", hit.turn or 0)
-        groups.setdefault(key, []).append(hit)
+        groups.setdefault(_exchange_key(hit), []).append(hit)
     out: list[Exchange] = []
     for (kind, ident), hits in groups.items():
         hits.sort(key=lambda h: (h.line is None, h.line or 0))
         draft = kind == "d"
         turn = None if draft else ident
-        if light:
-            out.append(Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn,
-                                draft=draft, ts=None, hits=hits, record_uuids=[]))
-            continue
         span = turns.byte_span(turn, len(buf)) if turns is not None and turn is not None \
             else None
         opener_ts = opener_uuid = None

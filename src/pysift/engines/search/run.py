@@ -8,7 +8,7 @@ from pysift.core import classify
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
 from pysift.engines.search import scan as scan_mod
-from pysift.engines.search.exchanges import Exchange, assemble
+from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
 
@@ -78,7 +78,7 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
     buf = fs.buf
     assert buf is not None  # a file with hits was read
     if plan.light:  # -c / -l count exchanges and name owners: a number crosses back
-        out.counted = len(assemble(fs, buf, light=True))
+        out.counted = count_exchanges(fs)
         return out
     seed_uuid, seed_line = fs.seed  # read by the scan that found the hits
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
