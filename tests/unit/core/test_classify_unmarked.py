@@ -19,7 +19,13 @@ from pysift.core.classify import ClassifyContext
 from pysift.model import labels as L
 from pysift.model.record import Record
 
-MARKERS = [
+# every string constant of the classifier (a marker added there is drawn here too), plus
+# the composite notices the ladder recognises
+_CONSTANTS = [value for name, value in vars(C).items() if name.isupper() and
+              isinstance(value, str) and value]
+_CONSTANTS += [item for name, value in vars(C).items() if name.isupper() and
+               isinstance(value, tuple) for item in value if isinstance(item, str) and item]
+MARKERS = sorted(set(_CONSTANTS)) + [
     C.INTERRUPT_USER, C.INTERRUPT_TOOL, C.LOCAL_COMMAND_STDOUT, C.LOCAL_COMMAND_CAVEAT,
     C.COMMAND_NAME_OPEN, C.COMMAND_MESSAGE_OPEN, C.COMMAND_ARGS_OPEN, C.CONTINUATION_MARKER,
     C.WAKEUP_SENTINEL, C.WAKEUP_LOOP_CHECK, C.WAKEUP_TIMER, C.STOP_HOOK_FEEDBACK,
