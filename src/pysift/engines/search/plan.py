@@ -24,6 +24,7 @@ CARRIER_LEAVES = frozenset({L.AGENT_TOOL_RESULT, L.AGENT_COMM_INBOX})
 _USER_LINE = b'"user"'
 _ASSISTANT_LINE = b'"assistant"'
 _SYSTEM_LINE = b'"system"'
+_TOOL_RESULT_LINE = b'"tool_result"'
 LEAF_LINE_MARKERS: dict[str, tuple[bytes, ...]] = {
     L.USER_MESSAGE: (_USER_LINE,),
     L.USER_ANSWER: (_USER_LINE,),
@@ -34,7 +35,8 @@ LEAF_LINE_MARKERS: dict[str, tuple[bytes, ...]] = {
     L.AGENT_THINKING: (_ASSISTANT_LINE,),
     L.AGENT_THINKING_NARRATION: (_ASSISTANT_LINE,),
     L.AGENT_TOOL_USE: (_ASSISTANT_LINE,),
-    L.AGENT_TOOL_RESULT: (_USER_LINE,),
+    # a carrier, or an assistant record holding a provider's server-side tool_result
+    L.AGENT_TOOL_RESULT: (_USER_LINE, _TOOL_RESULT_LINE),
     L.AGENT_COMM_INBOX: (_USER_LINE,),
     L.AGENT_COMM_SENT: (_ASSISTANT_LINE,),
     L.AGENT_COMM_SIGNAL: (_ASSISTANT_LINE, _USER_LINE),
@@ -174,6 +176,8 @@ class SearchPlan:
                     found.append(marker)
         if self.additional_context and b"hook_additional_context" not in found:
             found.append(b"hook_additional_context")
+        if _TOOL_RESULT_LINE in found and _USER_LINE in found and _ASSISTANT_LINE in found:
+            found.remove(_TOOL_RESULT_LINE)  # every line it could add is already reached
         return tuple(found)
 
     def synth_markers(self, needles: tuple[str, ...] | None = None,
