@@ -306,6 +306,8 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
              ["-c", "-F", '"role":"user"']),
             ("floor: search B -i needle pass", "needle_lines.py",
              [m["common_word"], "--ignore-case"], ["-c", "-i", m["common_word"]]),
+            ("floor: search B -i needle pass + opener walk", "caseless_turns.py",
+             [m["common_word"]], ["-c", "-i", m["common_word"]]),
             ("floor: search B no-match needle pass", "needle_lines.py", [m["needle_absent"]],
              ["-c", m["needle_absent"]]),
         ):
