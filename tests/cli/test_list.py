@@ -288,6 +288,32 @@ def test_explicit_max_count_and_scoped_runs(cli, home_55) -> None:
     assert scoped.summary()["dropped_by_cap"] == 0
 
 
+def test_a_capped_listing_keeps_the_uncapped_order(cli, tmp_path: Path) -> None:
+    """Each session before its subagents, capped or not. (Sorting kept rows by ``Path``
+    put ``<uuid>/subagents/…`` before ``<uuid>.jsonl``: a dir sorts before the file its
+    name prefixes.)"""
+    home = ClaudeHome(tmp_path / "claude")
+    for i in range(4):
+        path = home.session("/home/ada/src/q", stable_uuid(f"order-{i}"), user(f"ask {i}"),
+                            assistant(f"answer {i}"), start=DEFAULT_START + timedelta(days=i))
+        lane = Session(path.stem, cwd="/home/ada/src/q", agent_id=f"a{i}0f1e2d3c4b5a697",
+                       start=DEFAULT_START + timedelta(days=i, hours=1))
+        lane.add(user(f"look into {i}"))
+        lane.add(assistant(f"found {i}"))
+        home.subagent(path, f"a{i}0f1e2d3c4b5a697", *lane)
+    uncapped = cli("--claude-home", str(home.root), "list", "--max-count", "0",
+                   "--format", "json")
+    capped = cli("--claude-home", str(home.root), "list", "--max-count", "4",
+                 "--format", "json")
+    order = [r["session_id"] for r in uncapped.json_rows("session")]
+    kept = [r["session_id"] for r in capped.json_rows("session")]
+    assert len(kept) == 4 and capped.summary()["dropped_by_cap"] == 4
+    assert kept == [sid for sid in order if sid in kept]
+    rows = capped.json_rows("session")
+    for parent, child in zip(rows[0::2], rows[1::2]):
+        assert not parent["is_subagent"] and child["parent_session_id"] == parent["session_id"]
+
+
 def test_negative_max_count_is_a_usage_error(cli, home_55) -> None:
     home, _ = home_55
     result = cli("--claude-home", str(home.root), "list", "--max-count", "-1")

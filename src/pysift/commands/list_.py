@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.timez import parse_ts, text_ts, ts_pair
-from pysift.engines.listing import SessionSummary, Said, path_key, rank_key, summarize_all
+from pysift.engines.listing import SessionSummary, Said, rank_key, summarize_all
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
@@ -51,8 +51,10 @@ def run(opts: ListOptions, env: Env) -> Report:
     dropped = 0
     if cap and len(summaries) > cap:
         dropped = len(summaries) - cap
-        kept = sorted(summaries, key=rank_key, reverse=True)[:cap]
-        summaries = sorted(kept, key=path_key)
+        # the most recently active, shown in the order the uncapped listing has them
+        # (each session, then its subagents)
+        kept = {id(s) for s in sorted(summaries, key=rank_key, reverse=True)[:cap]}
+        summaries = [s for s in summaries if id(s) in kept]
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in summaries]
     report.summary = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 from pysift.core import classify
@@ -312,6 +311,3 @@ def rank_key(summary: SessionSummary) -> str:
         stamps = [summary.last_ts]
     return max(stamps) if stamps else ""
 
-
-def path_key(summary: SessionSummary) -> Path:
-    return summary.transcript.path
