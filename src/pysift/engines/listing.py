@@ -146,6 +146,7 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
             if rec.type == "system" and rec.subtype == "compact_boundary":
                 out.is_clone = True
                 out.clone_boundary_uuid = rec.uuid
+    reached, first = len(buf), None
     for start, end in iter_key_lines(buf, type_needles(buf, "user", file_layouts)):
         if is_plain_carrier(buf, start, end):
             continue
@@ -155,11 +156,34 @@ def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
         said = _human_text(rec, ctx)
         if said is not None:
             out.first_user = Said(said, rec.timestamp)
-            out.cwd = out.cwd or rec.cwd or None
-            out.version_first = out.version_first or rec.version or None
-            out.branch_first = out.branch_first or rec.git_branch or None
-            return max(stop, end + 1), (start, rec)
-    return len(buf), None
+            reached, first = max(stop, end + 1), (start, rec)
+            break
+    _head_envelope_beyond(buf, out, stop, first)
+    return reached, first
+
+
+def _head_envelope_beyond(buf: Buffer, out: SessionSummary, stop: int,
+                          first: tuple[int, Record] | None) -> None:
+    """What the first lines lacked, past them: the first timestamp anywhere (the activity
+    span and the clone probe must not depend on how many timestamp-less records a file
+    opens with), cwd / version / branch first seen between them and the first human
+    message, else on that message. Only lines holding the field's key are decoded."""
+    if out.first_ts is None:
+        rec = _first_having(buf, "timestamp", stop, len(buf))
+        if rec is not None:
+            out.first_ts = rec.timestamp
+            if rec.type == "system" and rec.subtype == "compact_boundary":
+                out.is_clone = True
+                out.clone_boundary_uuid = rec.uuid
+    region_end = first[0] if first is not None else len(buf)
+    for name in ("cwd", "version", "git_branch"):
+        attr = _FIRST_ATTR[name]
+        if getattr(out, attr) is None:
+            rec = _first_having(buf, name, stop, region_end)
+            if rec is None and first is not None:
+                rec = first[1]
+            if rec is not None:
+                setattr(out, attr, getattr(rec, name) or None)
 
 
 def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, tally: Tally,
@@ -168,9 +192,11 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
     by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
+    low = len(buf)  # where the envelope lines read so far begin
     for count, (start, line) in enumerate(iter_backward(buf)):
         if count >= _META_LINES or (out.last_ts and out.version_last):
             break  # the newest full envelope
+        low = start
         counted = start >= head_end
         if is_blank(line):
             continue
@@ -184,19 +210,20 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         out.last_ts = out.last_ts or rec.timestamp
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
+    anchors: list[int] = []  # where the last human and the last agent message start
     for start, end in _human_candidates_backward(buf, file_layouts):
         if first_human is not None and start == first_human[0]:
             # back at the first human message: the same record, classified once
-            _fill_tail_envelope(out, first_human[1])
             out.last_user = out.first_user
+            anchors.append(start)
             break
         rec = decode(buf[start:end], None)
         if rec is None:
             continue
-        _fill_tail_envelope(out, rec)
         said = _human_text(rec, ctx)
         if said is not None:
             out.last_user = Said(said, rec.timestamp)
+            anchors.append(start)
             break
     for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts)):
         if buf.find(_TEXT_BLOCK, start, end) < 0:
@@ -204,11 +231,81 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
         rec = decode(buf[start:end], None)
         if rec is None:
             continue
-        _fill_tail_envelope(out, rec)
         said = _agent_text(rec)
         if said is not None:
             out.last_agent = Said(said, rec.timestamp)
+            anchors.append(start)
             break
+    _tail_envelope_beyond(buf, out, low, min(anchors) if len(anchors) == 2 else 0)
+
+
+def _tail_envelope_beyond(buf: Buffer, out: SessionSummary, low: int, reach: int) -> None:
+    """What the last lines lacked, below them: the newest timestamp anywhere (the
+    activity span), version and branch last seen down to ``reach``, where the tail read
+    found its older message (the start of the file when it found only one). Only lines
+    holding the field's key are decoded."""
+    if out.last_ts is None:
+        rec = _newest_having(buf, "timestamp", 0, low)
+        out.last_ts = rec.timestamp if rec is not None else None
+    for name in ("version", "git_branch"):
+        attr = _LAST_ATTR[name]
+        if getattr(out, attr) is None:
+            rec = _newest_having(buf, name, reach, low)
+            if rec is not None:
+                setattr(out, attr, getattr(rec, name) or None)
+
+
+# envelope fields: the record attribute, its key in the raw line, the summary fields
+_KEYS = {"timestamp": b'"timestamp"', "cwd": b'"cwd"', "version": b'"version"',
+         "git_branch": b'"gitBranch"'}
+_FIRST_ATTR = {"cwd": "cwd", "version": "version_first", "git_branch": "branch_first"}
+_LAST_ATTR = {"version": "version_last", "git_branch": "branch_last"}
+
+
+def _empty_value(buf: Buffer, at: int) -> bool:
+    """The key ending at ``at`` has the empty string for value (compact or spaced)."""
+    after = buf[at:at + 4]
+    return after[:3] == b':""' or after == b': ""'
+
+
+def _first_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
+    """The first record on a line starting in ``[lo, hi)`` whose ``field`` is a non-empty
+    string (``lo`` a line start). A line is decoded only when it holds the field's key
+    with a value other than the empty string."""
+    key = _KEYS[field]
+    find, rfind, size = buf.find, buf.rfind, len(buf)
+    pos = find(key, lo, hi)
+    while pos >= 0:
+        if _empty_value(buf, pos + len(key)):
+            pos = find(key, pos + len(key), hi)
+            continue
+        start = rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        rec = decode(buf[start:end], None)
+        if rec is not None and getattr(rec, field):
+            return rec
+        pos = find(key, end, hi)
+    return None
+
+
+def _newest_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
+    """``_first_having`` newest first: lines ending before ``hi`` (a line start)."""
+    key = _KEYS[field]
+    find, rfind, size = buf.find, buf.rfind, len(buf)
+    pos = rfind(key, lo, hi)
+    while pos >= 0:
+        if _empty_value(buf, pos + len(key)):
+            pos = rfind(key, lo, pos)
+            continue
+        start = rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        rec = decode(buf[start:end], None)
+        if rec is not None and getattr(rec, field):
+            return rec
+        pos = rfind(key, lo, start) if start > lo else -1
+    return None
 
 
 def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
@@ -230,13 +327,6 @@ def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # 
     for start, end in iter_key_lines_backward(buf, user_needles):  # mixed layouts
         if not is_plain_carrier(buf, start, end):
             yield start, end
-
-
-def _fill_tail_envelope(out: SessionSummary, rec: Record) -> None:
-    """Envelope fields the last few lines lacked, from the newest record that has them."""
-    out.version_last = out.version_last or rec.version or None
-    out.branch_last = out.branch_last or rec.git_branch or None
-    out.last_ts = out.last_ts or rec.timestamp
 
 
 def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:

@@ -44,3 +44,86 @@ def test_a_rejection_with_an_instruction_is_the_last_human_message(tmp_path: Pat
     )
     assert s.last_user is not None
     assert s.last_user.text.endswith("please use tabs instead")
+
+
+# -- the envelope past the first and last lines -------------------------------------------
+
+from datetime import UTC, datetime  # noqa: E402
+
+from builders import Session, compact_boundary  # noqa: E402
+
+SID = stable_uuid("envelope")
+JAN, MAR = datetime(2026, 1, 5, 10, 0, tzinfo=UTC), datetime(2026, 3, 5, 10, 0, tzinfo=UTC)
+
+
+def _untimed(count: int, kind: str = "summary") -> list[bytes]:
+    """Records with no timestamp, version or branch (as summaries and last-prompt are)."""
+    return [f'{{"type":"{kind}","summary":"s{i}","leafUuid":"l{i}"}}\n'.encode()
+            for i in range(count)]
+
+
+def _drifting() -> Session:
+    """A prompt in January on 2.0.1/main, the reply in March on 2.0.2/dev."""
+    s = Session(SID, cwd="/home/ada/src/x", version="2.0.1", git_branch="main", start=JAN)
+    s.add(user("deep head prompt"))
+    s.at(MAR)
+    s.version, s.git_branch = "2.0.2", "dev"
+    s.add(assistant("reply"))
+    return s
+
+
+def _listed(tmp_path: Path, *records):  # type: ignore[no-untyped-def]
+    home = ClaudeHome(tmp_path / "claude")
+    return summarize(top_level_transcript(home.session("/home/ada/src/x", SID, *records)))
+
+
+def test_a_file_opening_with_many_untimed_records_keeps_its_first_timestamp(
+        tmp_path: Path) -> None:
+    """Past the first 64 lines the first timestamp was lost, so the activity span shrank
+    to the reply's and `--until` before it dropped the session."""
+    s = _listed(tmp_path, *_untimed(80), _drifting())
+    assert s.first_ts == "2026-01-05T10:00:00.000Z"
+    assert (s.version_first, s.branch_first) == ("2.0.1", "main")
+    assert s.first_user is not None and s.first_user.text == "deep head prompt"
+
+
+def test_a_file_ending_with_many_untimed_records_keeps_its_newest_envelope(
+        tmp_path: Path) -> None:
+    """The newest timestamp, version and branch are the reply's, not the older prompt's."""
+    s = _listed(tmp_path, _drifting(), *_untimed(70, "last-prompt"))
+    assert s.last_ts == "2026-03-05T10:00:00.000Z"
+    assert (s.version_last, s.branch_last) == ("2.0.2", "dev")
+    assert (s.version_first, s.branch_first) == ("2.0.1", "main")
+
+
+def test_the_newest_branch_is_found_below_branchless_last_records(tmp_path: Path) -> None:
+    """The last records carry a timestamp and a version but no branch: the branch is the
+    newest one above them, not the last human message's."""
+    s = Session(SID, cwd="/home/ada/src/x", git_branch="main", start=JAN)
+    s.add(user("switch branches"))
+    s.git_branch = "dev"
+    s.add(assistant("switched"))
+    s.git_branch = None
+    for i in range(3):
+        s.add(assistant(f"still working {i}"))
+    summary = _listed(tmp_path, s)
+    assert (summary.branch_first, summary.branch_last) == ("main", "dev")
+
+
+def test_a_branchless_session_has_no_branch(tmp_path: Path) -> None:
+    s = Session(SID, cwd="/home/ada/src/x", git_branch="", start=JAN)
+    s.add(user("not a repo"))
+    s.add(assistant("fine"))
+    summary = _listed(tmp_path, *_untimed(70), s, *_untimed(70, "last-prompt"))
+    assert summary.branch_first is None and summary.branch_last is None
+    assert summary.first_ts and summary.last_ts and summary.version_last
+
+
+def test_the_clone_probe_reads_past_the_first_lines(tmp_path: Path) -> None:
+    """A clone is a file whose first TIMESTAMPED record is a compact boundary, however
+    many untimed records stand before it."""
+    s = Session(SID, cwd="/home/ada/src/x", start=JAN)
+    boundary = s.add(compact_boundary(150_000))
+    s.add(user("go on"))
+    summary = _listed(tmp_path, *_untimed(70), s)
+    assert summary.is_clone and summary.clone_boundary_uuid == boundary["uuid"]
