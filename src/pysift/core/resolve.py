@@ -36,6 +36,7 @@ from pysift.disk.layout import (
     encode_cwd,
     find_project_dir,
     is_sidecar_file,
+    is_workflow_journal,
     iter_project_dirs,
     is_legacy_agent_file,
     legacy_agent_transcript,
@@ -283,6 +284,7 @@ class _Resolver:
         self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
         self._subs: dict[Path, list[Transcript]] = {}
         self._listings: dict[Path, frozenset[str]] = {}
+        self._legacy: dict[Path, list[Transcript]] = {}
 
     # -- enumeration ------------------------------------------------------------------
     def all_sessions(self) -> list[Path]:
@@ -293,6 +295,8 @@ class _Resolver:
         return self._sessions
 
     def subs(self, session_path: Path) -> list[Transcript]:
+        """The session's subagents: those of its ``<uuid>/`` dir, and the old-layout
+        ``agent-*.jsonl`` files beside it whose records name it as their session."""
         cached = self._subs.get(session_path)
         if cached is None:
             # most sessions have no `<uuid>/` dir at all: one listing of the project dir
@@ -300,8 +304,34 @@ class _Resolver:
             names = self._dir_names(session_path.parent)
             stem = session_path.name[: -len(".jsonl")]
             cached = subagent_transcripts(session_path) if stem in names else []
+            cached += [a for a in self.legacy_agents(session_path.parent)
+                       if a.parent_session_id == stem]
             self._subs[session_path] = cached
         return cached
+
+    def legacy_agents(self, project_dir: Path) -> list[Transcript]:
+        """The old-layout sidechain transcripts lying directly in a project dir."""
+        cached = self._legacy.get(project_dir)
+        if cached is None:
+            cached = [legacy_agent_transcript(project_dir / name)
+                      for name in sorted(self._dir_names(project_dir))
+                      if is_legacy_agent_file(Path(name)) and (project_dir / name).is_file()]
+            self._legacy[project_dir] = cached
+        return cached
+
+    def owner_paths(self, session_id: str) -> list[Path]:
+        """``<dir>/<id>.jsonl`` keys of a session that has NO file of its own but whose
+        subagents are on disk (a sidecar-only ``<uuid>/`` dir, or old-layout agents naming
+        it): ``search -l`` prints such ids, so they must resolve to those subagents."""
+        out = []
+        for project_dir in iter_project_dirs(self.root):
+            names = self._dir_names(project_dir)
+            if f"{session_id}.jsonl" in names:
+                continue
+            if session_id in names or any(a.parent_session_id == session_id
+                                          for a in self.legacy_agents(project_dir)):
+                out.append(project_dir / f"{session_id}.jsonl")
+        return out
 
     def _dir_names(self, directory: Path) -> frozenset[str]:
         names = self._listings.get(directory)
@@ -313,12 +343,23 @@ class _Resolver:
             self._listings[directory] = names
         return names
 
-    def all_agents(self) -> Iterable[Transcript]:
-        """Every subagent an id may name, including those of sidecar-only session dirs."""
+    def agent_owners(self) -> list[Path]:
+        """Every session key subagents hang from: the session files, sidecar-only
+        ``<uuid>/`` dirs, and the sessions old-layout agents name (file or not)."""
         if self._agent_owners is None:
-            orphans = [o for d in iter_project_dirs(self.root) for o in orphan_session_paths(d)]
-            self._agent_owners = sorted([*self.all_sessions(), *orphans], key=os.fspath)
-        for session in self._agent_owners:
+            owners = {os.fspath(p): p for p in self.all_sessions()}
+            for d in iter_project_dirs(self.root):
+                for orphan in orphan_session_paths(d):
+                    owners.setdefault(os.fspath(orphan), orphan)
+                for agent in self.legacy_agents(d):
+                    key = d / f"{agent.parent_session_id}.jsonl"
+                    owners.setdefault(os.fspath(key), key)
+            self._agent_owners = [owners[k] for k in sorted(owners)]
+        return self._agent_owners
+
+    def all_agents(self) -> Iterable[Transcript]:
+        """Every subagent an id may name, including those of sessions with no file."""
+        for session in self.agent_owners():
             yield from self.subs(session)
 
     # -- adding ---------------------------------------------------------------------
@@ -330,7 +371,8 @@ class _Resolver:
             if self.subagents:
                 self.add(legacy_agent_transcript(session_path))
             return
-        self.add(top_level_transcript(session_path))
+        if session_path.is_file():  # (a session known only by its subagents has none)
+            self.add(top_level_transcript(session_path))
         if self.subagents:
             for sub in self.subs(session_path):
                 self.add(sub)
@@ -359,12 +401,24 @@ class _Resolver:
         name = f"{token.value}.jsonl"
         hits = [p for d in iter_project_dirs(self.root) if (p := d / name).is_file()]
         if not hits:
+            hits = self.owner_paths(token.value)
+            if hits:
+                self._require_subagents(token.value)
+        if not hits:
             raise TargetError(
                 f"no session `{token.value}` under {self.root}; `pysift list` shows the "
                 f"session ids (or check --claude-home / $CLAUDE_CONFIG_DIR)"
             )
         for path in hits:
             self.add_session(path)
+
+    def _require_subagents(self, session_id: str) -> None:
+        if not self.subagents:
+            raise TargetError(
+                f"session `{session_id}` has no transcript of its own under {self.root}, only "
+                f"subagent transcripts: target one as `@<agent-id>` (`pysift list "
+                f"@{session_id}` lists them)"
+            )
 
     def _prefix(self, token: TargetToken) -> None:
         prefix = token.value
@@ -373,7 +427,11 @@ class _Resolver:
             for agent in exact:
                 self.add_agent(agent)
             return
-        sessions = [s for s in self.all_sessions() if s.name.startswith(prefix)]
+        # a dashless prefix may run past a uuid's first dash (`737790f6e`): sessions are
+        # matched with their dashes dropped; agent ids carry none to drop
+        dashless = "-" not in prefix
+        sessions = [s for s in self.agent_owners()
+                    if (s.name.replace("-", "") if dashless else s.name).startswith(prefix)]
         agents = [a for a in self.all_agents() if a.session_id.startswith(prefix)]
         ids = {s.name[: -len(".jsonl")] for s in sessions} | {a.session_id for a in agents}
         if not ids:
@@ -387,6 +445,8 @@ class _Resolver:
                 f"give more characters of the id"
             )
         for session in sessions:
+            if not session.is_file():
+                self._require_subagents(session.name[: -len(".jsonl")])
             self.add_session(session)
         for agent in agents:
             self.add_agent(agent)
@@ -467,6 +527,11 @@ class _Resolver:
                 f"no Claude Code project dir named `{name}` under {self.root}; `pysift list` "
                 f"shows each session's cwd"
             )
+        if lexical.is_file():  # `.meta.json`, `tool-results/*.txt`, …: never a project
+            raise TargetError(
+                f"{lexical} is a file but not a transcript: a file target must be a "
+                f"`*.jsonl` transcript, any other path a project dir or a real project path"
+            )
         real = os.path.realpath(lexical)
         project_dir = find_project_dir(self.root, real)
         if project_dir is None:
@@ -481,6 +546,12 @@ class _Resolver:
         if not path.is_file():
             raise TargetError(
                 f"no transcript at {path}; a `*.jsonl` target must be an existing transcript file"
+            )
+        if is_workflow_journal(path):
+            raise TargetError(
+                f"{path} is a workflow journal (the workflow's agent start/result events), "
+                f"not a transcript; target its agents (`pysift list @<session>` lists them) "
+                f"or the session instead"
             )
         if is_sidecar_file(path):
             raise TargetError(

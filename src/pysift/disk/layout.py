@@ -498,6 +498,15 @@ def read_meta(transcript: Transcript) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+JOURNAL_NAME = "journal.jsonl"
+
+
+def is_workflow_journal(path: Path) -> bool:
+    """A workflow's event log (``subagents/workflows/wf_<id>/journal.jsonl``): its lines
+    are ``{agentId, key, type}`` events, never a transcript."""
+    return path.name == JOURNAL_NAME and path.parent.name.startswith("wf_")
+
+
 def is_sidecar_file(path: Path) -> bool:
     """True when ``path`` is an elicitation sidecar rather than a Claude Code transcript.
 

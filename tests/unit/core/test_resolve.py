@@ -602,3 +602,84 @@ def test_overlapping_targets_dedup_in_path_order(home: Home) -> None:
 def test_a_malformed_token_fails_before_any_resolution(home: Home) -> None:
     with pytest.raises(TargetError, match="too short"):
         resolve_scope([f"@{S1}", "@ab"], home.env())
+
+
+# -- old-layout agents, sessions known only by their subagents ---------------------------------
+
+LEGACY = "a278a89"  # CC 1.x wrote `agent-<7 hex>.jsonl` beside the sessions
+LEGACY_NEAR = "a2782344069307731"
+
+
+def _legacy(home: Home, enc: str, agent_id: str, session_id: str) -> Path:
+    record = {**user("look around"), "sessionId": session_id, "isSidechain": True}
+    return home.write(home.projects / enc / f"agent-{agent_id}.jsonl", record)
+
+
+def test_a_session_brings_its_old_layout_agents(home: Home) -> None:
+    """`@<uuid>` dropped them: a search of the session said DEFINITIVE absence of text
+    its project dir held."""
+    home.session("-w-a", S1)
+    home.session("-w-a", S2)
+    _legacy(home, "-w-a", LEGACY, S1)
+    assert ids(resolve_scope([f"@{S1}"], home.env())) == [S1, LEGACY]
+    assert ids(resolve_scope([f"@{S1}"], home.env(), subagents=False)) == [S1]
+    assert ids(resolve_scope([f"@{S2}"], home.env())) == [S2]
+    assert ids(resolve_scope(["@1111"], home.env())) == [S1, LEGACY]
+
+
+def test_an_old_layout_agent_is_targetable_by_its_id(home: Home) -> None:
+    home.session("-w-a", S1)
+    _legacy(home, "-w-a", LEGACY, S1)
+    scope = resolve_scope([f"@{LEGACY}"], home.env())
+    assert [t.id_trio() for t in scope.transcripts] == [
+        {"session_id": LEGACY, "is_subagent": True, "parent_session_id": S1}
+    ]
+
+
+def test_an_old_layout_agent_makes_a_prefix_ambiguous(home: Home) -> None:
+    home.session("-w-a", S1)
+    home.agent("-w-a", S1, LEGACY_NEAR)
+    _legacy(home, "-w-a", LEGACY, S1)
+    with pytest.raises(TargetError, match=f"AMBIGUOUS: 2 ids .*{LEGACY_NEAR}, {LEGACY}"):
+        resolve_scope(["@a278"], home.env())
+
+
+def test_a_session_known_only_by_its_subagents_resolves_to_them(home: Home) -> None:
+    """`search -l` names the owning session of every hit, file or not; its id must take
+    the next pipeline stage to the same transcripts (and refuse --no-subagents loudly)."""
+    home.agent("-w-a", S1, AGENT)  # a sidecar-only dir: the session file is gone
+    _legacy(home, "-w-b", LEGACY, S2)  # an old-layout agent whose session file is gone
+    assert ids(resolve_scope([f"@{S1}"], home.env())) == [AGENT]
+    assert ids(resolve_scope([f"@{S2}"], home.env())) == [LEGACY]
+    assert ids(resolve_scope([], home.env(), sessions_from=[S1, S2])) == [AGENT, LEGACY]
+    assert ids(resolve_scope(["@2222"], home.env())) == [LEGACY]
+    with pytest.raises(TargetError, match="no transcript of its own.*target one as `@<agent-id>`"):
+        resolve_scope([f"@{S1}"], home.env(), subagents=False)
+
+
+def test_a_dashless_prefix_may_run_past_the_first_dash(home: Home) -> None:
+    """The grammar's 4-11 dashless hex chars: `@737790f6e` is the start of `737790f6-e…`."""
+    session = "737790f6-ecad-441f-9cb1-03788982d8ff"
+    home.session("-w-a", session)
+    home.session("-w-a", "737790f6-0000-4000-8000-000000000000")
+    assert ids(resolve_scope(["@737790f6e"], home.env())) == [session]
+    assert ids(resolve_scope(["@737790f6-e"], home.env())) == [session]
+    with pytest.raises(TargetError, match="AMBIGUOUS: 2 ids"):
+        resolve_scope(["@737790f6"], home.env())
+
+
+def test_a_workflow_journal_is_refused(home: Home) -> None:
+    home.session("-w-a", S1)
+    home.agent("-w-a", S1, AGENT, workflow="wf_demo01")
+    journal = home.write(home.projects / "-w-a" / S1 / "subagents" / "workflows" / "wf_demo01"
+                         / "journal.jsonl", {"agentId": AGENT, "key": "k", "type": "started"})
+    with pytest.raises(TargetError, match="is a workflow journal"):
+        resolve_scope([str(journal)], home.env())
+
+
+def test_a_file_that_is_no_transcript_is_refused_as_such(home: Home) -> None:
+    home.session("-w-a", S1)
+    meta = home.projects / "-w-a" / S1 / "subagents" / f"agent-{AGENT}.meta.json"
+    home.agent("-w-a", S1, AGENT, meta={"agentType": "Explore"})
+    with pytest.raises(TargetError, match="is a file but not a transcript"):
+        resolve_scope([str(meta)], home.env())
