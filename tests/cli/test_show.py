@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, Session, assistant, stable_uuid, user
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    stable_uuid,
+    stop_hook_summary,
+    tool_result,
+    tool_use,
+    turn_duration,
+    user,
+)
 
 LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
 EXPLORE = "a4f1c9e27b3d8a605"
@@ -244,6 +254,46 @@ def test_max_count_overrides_the_cap(cli, home_250) -> None:
     assert small.summary()["refetch_remainder"] == f"pysift show @{sid} --line 11..250"
 
 
+def test_a_capped_turn_fetch_says_what_its_line_continuation_adds(cli, tmp_path: Path) -> None:
+    """A line address renders the gated bookkeeping a turn fetch leaves out; the note
+    counts it, so `+N more` and what the continuation prints are both accounted for."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("bookkeeping")
+    s = Session(sid, cwd="/home/ada/src/big")
+    for i in range(120):
+        s.add(user(f"question {i}"))
+        s.add(assistant(f"answer {i}"))
+        s.add(stop_hook_summary([("lint", 12)]))
+        s.add(turn_duration(900))
+    home.session("/home/ada/src/big", sid, s)
+    base = ("--claude-home", str(home.root), "show", f"@{sid}")
+    capped = cli(*base, "--turn", "..", "--format", "json")
+    summary = capped.summary()
+    assert (summary["records"], summary["dropped_by_cap"]) == (200, 40)
+    first, last = map(int, summary["refetch_remainder"].rsplit(" ", 1)[1].split(".."))
+    rest = cli(*base, "--line", f"{first}..{last}", "--format", "json").json_rows("record")
+    gated = [r for r in rest if r["label"].startswith("harness.meta")]
+    assert len(rest) - len(gated) == 40 and gated
+    text = cli(*base, "--turn", "..").stdout
+    assert (f"--line {first}..{last} (the line range also shows {len(gated)} bookkeeping "
+            "unit(s) a turn fetch leaves out)") in text
+
+
+def test_a_turn_holding_no_renderable_record_is_an_error(cli, tmp_path: Path) -> None:
+    """A file of summaries has one turn (t0) and nothing show renders in it: an explicit
+    `--turn 0` said `fetched 0 record unit(s)` with exit 0."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("summaries-only")
+    home.session("/home/ada/src/s", sid,
+                 b'{"type":"summary","summary":"Parser port","leafUuid":"l1"}\n')
+    for turn in ("0", "-1", "0.."):
+        result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--turn", turn)
+        assert result.code == 1, (turn, result.stdout)
+        assert "no record in t0 is a message or an event show renders" in result.stderr
+    raw = cli("--claude-home", str(home.root), "show", f"@{sid}", "--turn", "0", "--raw")
+    assert raw.code == 0 and b"Parser port" in raw.stdout_bytes
+
+
 def test_raw_caps_by_line_with_a_stderr_continuation(cli, home_250) -> None:
     home, sid = home_250
     result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "..", "--raw")
@@ -345,6 +395,29 @@ def test_block_fetch_and_sha256_verification(cli, show, demo_home: Path) -> None
     assert wrong.code == 1
     assert "sha256 mismatch" in wrong.stderr and digest in wrong.stderr
     assert wrong.stdout == ""  # an unverified span is never printed
+
+
+def test_a_block_holds_the_text_search_renders(cli, tmp_path: Path) -> None:
+    """Tool references are joined by name, as search shows (and hashes) them; the block
+    fetch wrote `[tool_reference: NAME]`, so its sha256 matched no search hit."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("tool-references")
+    s = Session(sid, cwd="/home/ada/src/t")
+    s.add(user("which tools can you load?"))
+    s.add(assistant(tool_use("ToolSearch", {"query": "team"}, id="toolu_search")))
+    s.add(tool_result("toolu_search", [{"type": "tool_reference", "tool_name": "TeamCreate"},
+                                       {"type": "tool_reference", "tool_name": "SendMessage"}]))
+    home.session("/home/ada/src/t", sid, s)
+    base = ("--claude-home", str(home.root))
+    hit = cli(*base, "search", "SendMessage", f"@{sid}", "--format", "json",
+              "--no-truncate")
+    (exchange,) = hit.json_rows("exchange")
+    (row,) = [h for h in exchange["hits"] if h["tool_use_id"] == "toolu_search"]
+    block = cli(*base, "show", f"@{sid}", "--block", "r:toolu_search", "--format", "json")
+    (fetched,) = block.json_rows("block")
+    assert fetched["text"] == "TeamCreate\nSendMessage"
+    assert row["excerpt"] == fetched["text"]  # the very text search matched
+    assert fetched["sha256"] == hashlib.sha256(b"TeamCreate\nSendMessage").hexdigest()
 
 
 def test_block_miss_is_an_error(show) -> None:

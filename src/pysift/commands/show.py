@@ -82,11 +82,14 @@ def run(opts: ShowOptions, env: Env) -> Report:
     units: list[Fetched] = [u for _, group in addressed for u in group]
     kept, dropped = (units[:cap], units[cap:]) if cap else (units, [])
     remainder = None
+    bookkeeping = 0
     if dropped:
         last_line = max((u.line for u in units if u.line is not None), default=None)
         first = next((u.line for u in dropped if u.line is not None), None)
         if first is not None and last_line is not None:
             remainder = f"pysift show {ref} --line {first}..{last_line}"
+            if opts.turns is not None:
+                bookkeeping = _line_fetch_surplus(view, first, last_line, dropped)
     report = Report(command="show", header=header)
     report.rows = [record_row(u, transcript, env) for u in kept]
     report.summary = {
@@ -98,10 +101,22 @@ def run(opts: ShowOptions, env: Env) -> Report:
         "with_elicitation_sidecar": sidecar_used,
     }
     report.text = lambda out: render_text(out, transcript, kept, len(dropped), cap, remainder,
-                                          non_record, sidecar_used, view.tally.malformed, env)
+                                          non_record, sidecar_used, view.tally.malformed, env,
+                                          bookkeeping)
     if sidecar_used:
         report.note("note: with elicitation sidecar")
     return report
+
+
+def _line_fetch_surplus(view: TranscriptView, first: int, last: int,
+                        dropped: list[Fetched]) -> int:
+    """How many more units the ``--line`` continuation of a capped TURN fetch prints than
+    the fetch dropped: a line address renders the gated bookkeeping leaves (stop hooks,
+    snapshots, turn durations, queued input) that a turn fetch leaves out, so the note
+    says so instead of promising a count the command will not match."""
+    shown = sum(len(view.render_line(n, s, e, address_mode=True) or ())
+                for n, s, e in view.iter_range(first, last))
+    return max(0, shown - sum(1 for u in dropped if u.line is not None))
 
 
 def _collect(view: TranscriptView, opts: ShowOptions
@@ -261,7 +276,19 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
             if units:
                 out.append((None, units))
                 sidecar_used = True
+    if not out:  # a resolved turn window holding no record (a file of summaries, say)
+        raise NotFoundError(
+            f"no record in {describe_items_of(values, 't')} is a message or an event show "
+            f"renders (only metadata lines: summaries, snapshots, …) — inspect them with: "
+            f"pysift show @{view.transcript.session_id} --turn {format_range(spec)} --raw")
     return out, 0, sidecar_used
+
+
+def describe_items_of(values: list[int], prefix: str) -> str:
+    """``t0`` / ``t2..t5`` / ``t0, t3`` for resolved turn numbers."""
+    if len(values) > 1 and values == list(range(values[0], values[-1] + 1)):
+        return f"{prefix}{values[0]}..{prefix}{values[-1]}"
+    return ", ".join(f"{prefix}{v}" for v in values)
 
 
 def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, ref: str,
@@ -329,7 +356,7 @@ def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
 
 def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, cap: int,
                 remainder: str | None, non_record: int, sidecar_used: bool, malformed: int,
-                env: Env) -> None:
+                env: Env, bookkeeping: int = 0) -> None:
     w = out.write
     if t.is_subagent:
         w(f"SUBAGENT {t.session_id} · parent SESSION {t.parent_session_id}\n")
@@ -358,6 +385,9 @@ def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, c
     w(f"\nfetched {len(kept)} record unit(s)\n")
     if dropped:
         cont = remainder or "pysift show … --max-count 0"
+        if bookkeeping:
+            cont += (f" (the line range also shows {bookkeeping} bookkeeping unit(s) a turn "
+                     "fetch leaves out)")
         w(f"+{dropped} more record unit(s) beyond the {cap}-unit cap · continue: {cont}  "
           "(or --max-count 0 = uncapped)\n")
     if non_record:

@@ -30,7 +30,7 @@ from pysift.disk.lines import (
 from pysift.disk.mapped import open_buffer
 from pysift.errors import NotFoundError, UsageError
 from pysift.model import labels as L
-from pysift.model.record import Record, tool_result_text
+from pysift.model.record import Record
 
 
 
@@ -191,7 +191,7 @@ def block_text(view: TranscriptView, block_id: str) -> str:
         for rec in _records_containing(view, tool_id):
             for block in rec.blocks_of("tool_result"):
                 if block.get("tool_use_id") == tool_id:
-                    return tool_result_text(block)
+                    return classify.result_text(block)  # as search renders (and hashes) it
         raise NotFoundError(f"no tool_result with tool_use_id {tool_id} in "
                             f"{view.transcript.path}; list ids with pysift search")
     parts = block_id.split(":")

@@ -199,31 +199,3 @@ def block_type(block: JsonObj) -> str | None:
 def block_text(block: JsonObj) -> str | None:
     """The ``text`` of a text block (None for any other shape)."""
     return _str(block.get("text"))
-
-
-def tool_result_text(block: JsonObj) -> str:
-    """A tool_result's content as text: a string as is, an array's text parts joined.
-
-    Image parts render as ``[image]`` and tool references as ``[tool_reference: NAME]`` so
-    nothing in the result disappears silently.
-    """
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for item in content:
-            if isinstance(item, str):
-                parts.append(item)
-            elif isinstance(item, dict):
-                kind = item.get("type")
-                if kind == "text" and isinstance(item.get("text"), str):
-                    parts.append(item["text"])
-                elif kind == "image":
-                    parts.append("[image]")
-                elif kind == "tool_reference":
-                    parts.append(f"[tool_reference: {item.get('tool_name')}]")
-        return "\n".join(parts)
-    if content is None:
-        return ""
-    return str(content)
