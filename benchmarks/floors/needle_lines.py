@@ -24,6 +24,11 @@ def _pattern() -> bytes:
 
 
 def needle_lines(path: str) -> int:
+    return count_needle_lines(open_bytes(path))
+
+
+def count_needle_lines(buf) -> int:  # type: ignore[no-untyped-def]
+    """The needle pass itself, on a buffer already open (caseless_turns.py reuses it)."""
     import re2
 
     global _compiled
@@ -31,7 +36,6 @@ def needle_lines(path: str) -> int:
         compiled = _compiled
     except NameError:
         compiled = _compiled = re2.compile(_pattern())
-    buf = open_bytes(path)
     find = buf.find
     lines, pos, size = 0, 0, len(buf)
     while pos < size:

@@ -13,9 +13,13 @@ USER, RESULT = b'"type":"user"', b'"tool_result"'
 
 
 def user_lines(path: str) -> int:
+    return count_user_lines(open_bytes(path))
+
+
+def count_user_lines(buf) -> int:  # type: ignore[no-untyped-def]
+    """The walk itself, on a buffer already open (caseless_turns.py reuses it)."""
     import orjson
 
-    buf = open_bytes(path)
     find, rfind, size = buf.find, buf.rfind, len(buf)
     count = 0
     pos = find(USER)

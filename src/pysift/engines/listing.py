@@ -273,17 +273,14 @@ def _first_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
     string (``lo`` a line start). A line is decoded only when it holds the field's key
     with a value other than the empty string."""
     key = _KEYS[field]
-    find, rfind, size = buf.find, buf.rfind, len(buf)
+    find = buf.find
     pos = find(key, lo, hi)
     while pos >= 0:
         if _empty_value(buf, pos + len(key)):
             pos = find(key, pos + len(key), hi)
             continue
-        start = rfind(b"\n", 0, pos) + 1
-        end = find(b"\n", pos)
-        end = size if end < 0 else end
-        rec = decode(buf[start:end], None)
-        if rec is not None and getattr(rec, field):
+        start, end, rec = _line_having(buf, pos, field)
+        if rec is not None:
             return rec
         pos = find(key, end, hi)
     return None
@@ -292,20 +289,26 @@ def _first_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
 def _newest_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
     """``_first_having`` newest first: lines ending before ``hi`` (a line start)."""
     key = _KEYS[field]
-    find, rfind, size = buf.find, buf.rfind, len(buf)
+    rfind = buf.rfind
     pos = rfind(key, lo, hi)
     while pos >= 0:
         if _empty_value(buf, pos + len(key)):
             pos = rfind(key, lo, pos)
             continue
-        start = rfind(b"\n", 0, pos) + 1
-        end = find(b"\n", pos)
-        end = size if end < 0 else end
-        rec = decode(buf[start:end], None)
-        if rec is not None and getattr(rec, field):
+        start, _, rec = _line_having(buf, pos, field)
+        if rec is not None:
             return rec
         pos = rfind(key, lo, start) if start > lo else -1
     return None
+
+
+def _line_having(buf: Buffer, pos: int, field: str) -> tuple[int, int, Record | None]:
+    """The bounds of the line holding ``pos``, and its record when ``field`` is set there."""
+    start = buf.rfind(b"\n", 0, pos) + 1
+    end = buf.find(b"\n", pos)
+    end = len(buf) if end < 0 else end
+    rec = decode(buf[start:end], None)
+    return start, end, rec if rec is not None and getattr(rec, field) else None
 
 
 def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
