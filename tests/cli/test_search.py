@@ -411,6 +411,47 @@ def test_negative_max_count_keeps_the_latest(search) -> None:
     assert f"· {len(full) - 2} earlier dropped by --max-count" in text
 
 
+def test_a_capped_text_run_states_the_true_totals(search) -> None:
+    """The head banner and the footer give the pre-cap totals beside the cap's window
+    (they counted only the kept exchanges and their sessions)."""
+    full = search("release", "--max-count", "0", "--format", "json")
+    total = len(full.json_rows("exchange"))
+    sessions = len({ex["session_id"] for ex in full.json_rows("exchange")})
+    assert sessions > 1
+    text = search("release", "--max-count", "1").stdout
+    assert (f"matches  {total} exchange(s) · {sessions} session(s) · oldest first · "
+            "showing earliest 1") in text
+    assert (f"matched {total} exchange(s) · {sessions} session(s) · label=all · "
+            f"{total - 1} later dropped by --max-count") in text
+
+
+def test_the_sidecar_flag_speaks_of_the_emitted_exchanges(search) -> None:
+    full = search("", "-t", "agent", "--max-count", "0", "--format", "json")
+    rows = full.json_rows("exchange")
+    with_sidecar = [i for i, ex in enumerate(rows)
+                    if any(h["source"] for h in ex["hits"])]
+    assert with_sidecar and full.summary()["with_elicitation_sidecar"] is True
+    first = with_sidecar[0]
+    before = search("", "-t", "agent", "--max-count", str(first), "--format", "json")
+    assert before.summary()["with_elicitation_sidecar"] is False
+    through = search("", "-t", "agent", "--max-count", str(first + 1), "--format", "json")
+    assert through.summary()["with_elicitation_sidecar"] is True
+
+
+def test_a_clipped_sibling_excerpt_counts_as_truncation(cli, tmp_path: Path) -> None:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("long-sibling")
+    home.session("/home/ada/src/x", sid, user("where is the gasket?"),
+                 assistant("It is in the drawer. " + "Details follow at length. " * 60))
+    base = ("--claude-home", str(home.root), "search", "gasket", "--siblings")
+    result = cli(*base, "--format", "json")
+    (exchange,) = result.json_rows("exchange")
+    assert exchange["siblings"] and exchange["siblings"][0]["excerpt"].endswith("chars)")
+    assert not any(h["excerpt"].endswith("chars)") for h in exchange["hits"])
+    assert result.summary()["excerpts_truncated"] is True
+    assert "note: matches above are TRUNCATED" in cli(*base).stdout
+
+
 def test_max_count_zero_is_uncapped(search) -> None:
     full = search("release", "--format", "json")
     zero = search("release", "--max-count", "0", "--format", "json")

@@ -239,6 +239,8 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
     kept, dropped = cap_exchanges(ordered, opts.max_count)
     drafts = sum(1 for ex in kept if ex.draft)
     transcript_ids = sorted({ex.transcript.session_id for ex in kept})
+    # the sidecar flag speaks of the exchanges emitted, not of one the cap dropped
+    sidecar_used = any(h.source for ex in kept for h in ex.hits)
     rows, any_clipped = [], False
     for ex in kept:
         row, clipped = exchange_row(ex, env, opts)
@@ -252,7 +254,7 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         "dropped_by_cap": dropped,
         "skipped_lines": result.malformed,
         "superseded_drafts": drafts,
-        "with_elicitation_sidecar": result.sidecar_used,
+        "with_elicitation_sidecar": sidecar_used,
         "excerpts_truncated": any_clipped,
     }
     if total == 0:
@@ -261,8 +263,9 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         return report
     report.rows = rows
     report.summary = summary
-    report.text = lambda out: render_text(out, opts, scope, kept, total, dropped, result, env,
-                                          any_clipped)
+    all_sessions = len({ex.transcript.session_id for ex in ordered})
+    report.text = lambda out: render_text(out, opts, scope, kept, total, all_sessions, dropped,
+                                          result, env, any_clipped, sidecar_used)
     return report
 
 
@@ -313,7 +316,12 @@ def exchange_row(ex: Exchange, env: Env, opts: SearchOptions) -> tuple[dict[str,
         "record_uuids": list(ex.record_uuids),
     }
     if opts.siblings and (ex.siblings or ex.siblings_hidden):
-        row["siblings"] = [hit_row(s, ex, env, opts.no_truncate)[0] for s in ex.siblings]
+        siblings = []
+        for sib in ex.siblings:  # a clipped sibling excerpt is a clipped excerpt too
+            sib_row, clipped = hit_row(sib, ex, env, opts.no_truncate)
+            clipped_any = clipped_any or clipped
+            siblings.append(sib_row)
+        row["siblings"] = siblings
         row["siblings_hidden"] = ex.siblings_hidden
         row["turn_lines"] = list(ex.turn_lines) if ex.turn_lines else None
     return row, clipped_any
@@ -343,13 +351,16 @@ def _is_hexish(ident: str) -> bool:
 
 
 def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Exchange], total: int,
-                dropped: int, result: SearchResult, env: Env, any_clipped: bool) -> None:
+                sessions: int, dropped: int, result: SearchResult, env: Env, any_clipped: bool,
+                sidecar_used: bool) -> None:
+    """The head banner and the footer state the TRUE totals (``total`` exchanges over
+    ``sessions`` transcripts, before the cap); the cap's window and drop are said beside
+    them."""
     w = out.write
     banner = scope_banner(scope)
     if banner:
         w(banner + "\n\n")
-    sessions = len({ex.transcript.session_id for ex in kept})
-    head = f"matches  {len(kept)} exchange(s) · {sessions} session(s) · oldest first"
+    head = f"matches  {total} exchange(s) · {sessions} session(s) · oldest first"
     if dropped:
         head += f" · showing {'earliest' if (opts.max_count or 0) > 0 else 'latest'} {len(kept)}"
     if any(ex.ts is None for ex in kept):
@@ -374,7 +385,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
                 a, b = ex.hidden_lines
                 w(f"  · (+{ex.siblings_hidden} more · pysift show @{t.session_id} "
                   f"--line {a}..{b})\n")
-    footer = (f"\nmatched {len(kept)} exchange(s) · {sessions} session(s) · "
+    footer = (f"\nmatched {total} exchange(s) · {sessions} session(s) · "
               f"label={','.join(opts.labels) if opts.labels else 'all'}")
     if opts.labels_not:
         footer += f" · label-not={','.join(opts.labels_not)}"
@@ -382,7 +393,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
         which = "later" if (opts.max_count or 0) > 0 else "earlier"
         footer += f" · {dropped} {which} dropped by --max-count"
     w(footer + "\n")
-    if result.sidecar_used:
+    if sidecar_used:
         w("with elicitation sidecar\n")
     drafts = sum(1 for ex in kept if ex.draft)
     if drafts:

@@ -1,7 +1,10 @@
 """The label zone of a hit / record line, shared by search and show (§5.4, §6.2).
 
+``<glyph> <label + decorations>[ <tool>]`` (wire-format §2 text layout): the decorations
+belong to the label, the tool name comes last.
 ``◂ user.message``, ``▸ agent.tool.use ▹ agent.tool.result Bash``,
-``▸ agent.communication.inbox  lead ⇨ self``, ``▸ agent.tool.result Edit [error]``.
+``▸ agent.tool.result [error] Edit``, ``▸ agent.communication.inbox  lead ⇨ self``,
+``▸ agent.communication.sent  self ⇨ general-purpose Task``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from pysift.model.labels import AGENT_TOOL_RESULT, AGENT_TOOL_USE, glyph_of
 def label_zone(label: str, *, tool_name: str | None = None, pairing: str | None = None,
                is_error: bool | None = None, from_: str | None = None, to: str | None = None,
                tag: str | None = None) -> str:
-    """Glyph, dotted label with its pairing/direction decoration, tool name and tags."""
+    """Glyph, dotted label with its decorations (pairing, ``[error]``, tags, direction),
+    then the tool name."""
     text = label
     if label == AGENT_TOOL_USE:
         if pairing == "paired":
@@ -21,17 +25,14 @@ def label_zone(label: str, *, tool_name: str | None = None, pairing: str | None 
             text = f"{AGENT_TOOL_USE} (no result — pending)"
     elif label == AGENT_TOOL_RESULT and pairing == "orphan":
         text = f"{AGENT_TOOL_RESULT} (use not in scope)"
-    parts = [glyph_of(label), text]
-    if tool_name:
-        parts.append(tool_name)
     if is_error and label == AGENT_TOOL_RESULT:
-        parts.append("[error]")
+        text += " [error]"
     if tag:
-        parts.append(tag)
-    zone = " ".join(parts)
+        text += f" {tag}"
     if label.startswith("agent.communication.") and (from_ or to):
-        zone += f"  {from_ or '?'} ⇨ {to or '?'}"
-    return zone
+        text += f"  {from_ or '?'} ⇨ {to or '?'}"
+    zone = f"{glyph_of(label)} {text}"
+    return f"{zone} {tool_name}" if tool_name else zone
 
 
 def indent_continuation(text: str, indent: str = "      ") -> str:
