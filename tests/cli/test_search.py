@@ -452,6 +452,26 @@ def test_a_clipped_sibling_excerpt_counts_as_truncation(cli, tmp_path: Path) -> 
     assert "note: matches above are TRUNCATED" in cli(*base).stdout
 
 
+def test_a_rejected_call_is_an_errored_result(cli, tmp_path: Path) -> None:
+    """A rejection record is a tool result too (`is_error: true` on its block): the hit
+    says so and `--count-by result` files it under error, not ok."""
+    from builders import rejection, tool_use
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("rejected")
+    s = Session(sid, cwd="/home/ada/src/r")
+    s.add(user("tidy the notes"))
+    s.add(assistant(tool_use("Bash", {"command": "rm -rf notes"}, id="toolu_rm")))
+    s.add(rejection("toolu_rm", "move them to notes/archive instead"))
+    home.session("/home/ada/src/r", sid, s)
+    base = ("--claude-home", str(home.root), "search", "", "-t", "user.rejection")
+    (exchange,) = cli(*base, "--format", "json").json_rows("exchange")
+    (hit,) = exchange["hits"]
+    assert hit["label"] == "user.rejection" and hit["is_error"] is True
+    census = cli(*base, "--count-by", "result", "--format", "json").json_rows("census")
+    assert [(r["key"], r["records"]) for r in census] == [("error", 1)]
+
+
 def test_max_count_zero_is_uncapped(search) -> None:
     full = search("release", "--format", "json")
     zero = search("release", "--max-count", "0", "--format", "json")

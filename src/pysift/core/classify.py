@@ -1709,7 +1709,9 @@ def _carrier_units(rec: Record, ctx: ClassifyContext, blocks: list[JsonObj], em:
         if text is not None:
             images = sum(_count_images(b) for b in blocks) + em.images_pending
             em.images_pending = 0
-            em.emit(dual, text, image_count=images)
+            # the record is a tool result too: its hit says whether that result errored
+            errored = any(_is_error(b) for b in blocks if b.get("type") == "tool_result")
+            em.emit(dual, text, image_count=images, is_error=errored)
             return
     for index, block in enumerate(blocks):
         if block.get("type") != "tool_result":

@@ -29,47 +29,87 @@ class Pairing:
         return decode(buf[self.partner_start:self.partner_end], None)
 
 
+# the unit's own view decides its side of the join; a communication view rides the tool
+# block it was read from (a SendMessage/spawn is a use, a subagent return a result)
+_USE_VIEWS = frozenset({L.AGENT_TOOL_USE, L.AGENT_COMM_SENT, L.AGENT_COMM_SIGNAL})
+_RESULT_VIEWS = frozenset({L.AGENT_TOOL_RESULT, L.AGENT_COMM_INBOX})
+
+
+def _is_use(label: str | None, labels: tuple[str, ...]) -> bool | None:
+    if label in _USE_VIEWS:
+        return True
+    if label in _RESULT_VIEWS:
+        return False
+    if L.AGENT_TOOL_USE in labels:
+        return True
+    return False if L.AGENT_TOOL_RESULT in labels else None
+
+
 def pair(buf: Buffer, tool_use_id: str | None, labels: tuple[str, ...],
-         own_start: int | None) -> Pairing:
+         own_start: int | None, label: str | None = None) -> Pairing:
     """Where the partner of a tool unit lives, if anywhere in this transcript.
 
-    A result follows its use, so a use looks FORWARD from its own line and a result
-    BACKWARD from its own: the partner is usually a few lines away, and the cost never
-    grows with how deep in a 200 MB file the unit sits. A unit without a line (a sidecar
-    record) looks at the whole file.
+    The partner is the line holding the other block of the join: a result's
+    ``"tool_use_id":"<id>"`` beside a ``"tool_result"`` key, or a use's ``"id":"<id>"``
+    beside a ``"tool_use"`` key (the id alone is not enough: a progress line names its
+    Task as ``parentToolUseID`` and embeds the subagent's own results). A result follows
+    its use, so a use looks FORWARD from its own line and a result BACKWARD from its own
+    first (the partner is usually a few lines away, and the cost never grows with how
+    deep in a 200 MB file the unit sits); only when that misses is the other side
+    searched, since a writer may put a result above its call. A unit without a line (a
+    sidecar record) looks at the whole file. ``label`` is the view the unit renders.
     """
     if not tool_use_id:
         return Pairing(None)
-    if L.AGENT_TOOL_USE in labels:
-        partner_key, absent, forward = _RESULT_KEY, "pending", True
-    elif L.AGENT_TOOL_RESULT in labels:
-        partner_key, absent, forward = _USE_KEY, "orphan", False
-    else:
+    is_use = _is_use(label, labels)
+    if is_use is None:
         return Pairing(None)
-    needle = tool_use_id.encode()
-    find, rfind, size = buf.find, buf.rfind, len(buf)
+    ident = tool_use_id.encode()
+    if is_use:
+        partner_key, id_keys, absent = _RESULT_KEY, (b'"tool_use_id":"', b'"tool_use_id": "'), \
+            "pending"
+    else:
+        partner_key, id_keys, absent = _USE_KEY, (b'"id":"', b'"id": "'), "orphan"
+    find, size = buf.find, len(buf)
+
+    def partner_in(start: int, end: int) -> bool:
+        return find(partner_key, start, end) >= 0 and any(
+            find(key + ident + b'"', start, end) >= 0 for key in id_keys)
+
     if own_start is None:
-        forward, lo, hi = True, 0, size
-    elif forward:
-        own_end = find(b"\n", own_start)
-        lo, hi = (size if own_end < 0 else own_end + 1), size
-    else:
-        lo, hi = 0, own_start
-    if forward:
-        pos = find(needle, lo, hi)
-        while pos >= 0:
-            start, end = _line_around(buf, pos)
-            if start != own_start and find(partner_key, start, end) >= 0:
-                return Pairing("paired", start, end)
-            pos = find(needle, end, hi)
-    else:
-        pos = rfind(needle, lo, hi)
-        while pos >= 0:
-            start, end = _line_around(buf, pos)
-            if find(partner_key, start, end) >= 0:
-                return Pairing("paired", start, end)
-            pos = rfind(needle, lo, start)
+        return _first(buf, ident, 0, size, partner_in, absent)
+    own_end = find(b"\n", own_start)
+    own_end = size if own_end < 0 else own_end + 1
+    near, far = ((own_end, size), (0, own_start)) if is_use else ((0, own_start), (own_end, size))
+    found = (_first(buf, ident, *near, partner_in, None) if is_use
+             else _last(buf, ident, *near, partner_in))
+    if found.state is None:
+        found = (_last(buf, ident, *far, partner_in) if is_use
+                 else _first(buf, ident, *far, partner_in, None))
+    return found if found.state is not None else Pairing(absent)
+
+
+def _first(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in, absent: str | None
+           ) -> Pairing:
+    find = buf.find
+    pos = find(ident, lo, hi)
+    while pos >= 0:
+        start, end = _line_around(buf, pos)
+        if partner_in(start, end):
+            return Pairing("paired", start, end)
+        pos = find(ident, end, hi)
     return Pairing(absent)
+
+
+def _last(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing:
+    rfind = buf.rfind
+    pos = rfind(ident, lo, hi)
+    while pos >= 0:
+        start, end = _line_around(buf, pos)
+        if partner_in(start, end):
+            return Pairing("paired", start, end)
+        pos = rfind(ident, lo, start)
+    return Pairing(None)
 
 
 def _line_around(buf: Buffer, pos: int) -> tuple[int, int]:

@@ -162,7 +162,7 @@ class TranscriptView:
             for _ in range(unit.image_count):
                 image_no += 1
                 image_ids.append(f"L{rec.line}i{image_no}" if rec.line is not None else "")
-            joined = pair(self.buf, unit.tool_use_id, unit.labels, start)
+            joined = pair(self.buf, unit.tool_use_id, unit.labels, start, unit.label)
             unit = with_result_tool_name(unit, joined, self.buf)
             out.append(Fetched(
                 line=rec.line, uuid=rec.uuid, turn_index=turn, superseded=draft, unit=unit,

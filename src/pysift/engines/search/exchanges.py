@@ -171,7 +171,7 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
             if rec is not None:
                 for unit in classify.units(rec, ctx):
                     if _sibling_kept(unit.label, shown):
-                        joined = pair(buf, unit.tool_use_id, unit.labels, s)
+                        joined = pair(buf, unit.tool_use_id, unit.labels, s, unit.label)
                         unit = with_result_tool_name(unit, joined, buf)
                         ex.siblings.append(Hit(line=number, uuid=rec.uuid, unit=unit,
                                                label=unit.label, labels=unit.labels,

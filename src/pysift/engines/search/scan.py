@@ -339,7 +339,7 @@ class _Scanner:
         for unit, span, text, images_before in chosen:
             ids = [f"L{rec.line}i{images_before + k}" for k in range(1, unit.image_count + 1)
                    if rec.line is not None]
-            joined = pair(self.buf, unit.tool_use_id, unit.labels, offset)
+            joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
             unit = with_result_tool_name(unit, joined, self.buf)
             self.result.hits.append(Hit(
                 line=rec.line, uuid=rec.uuid, unit=unit, label=unit.label, labels=unit.labels,
