@@ -539,8 +539,49 @@ def test_label_filter_that_hid_the_pattern_is_named(search) -> None:
     assert summary["definitive_absence"] is True
     assert summary["active_filters"] == "-t user.message"
     excluded = summary["excluded_by_label"]
-    assert excluded["records"] == sum(excluded["by_label"].values()) >= 1
     assert "agent.tool.use" in excluded["by_label"]
+    # the same numbers `--count-by label` gives with the filter lifted: records counted
+    # once, each under every leaf it carries (it summed the leaves, counting a
+    # multi-label record twice)
+    census = search("cProfile", f"@{LONG}", "--count-by", "label", "--format", "json")
+    assert excluded["records"] == census.summary()["matched_records"]
+    assert excluded["by_label"] == {r["key"]: r["records"] for r in census.json_rows("census")}
+
+
+def test_the_label_probe_counts_a_multi_label_record_once(cli, tmp_path: Path) -> None:
+    """A SendMessage call is agent.communication.sent AND agent.tool.use: one record."""
+    from builders import tool_use
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("probe-multi")
+    s = Session(sid, cwd="/home/ada/src/p")
+    s.add(user("tell the reviewer"))
+    s.add(assistant(tool_use("SendMessage", {"to": "reviewer", "message": "ready for kestrel"},
+                             id="toolu_send")))
+    home.session("/home/ada/src/p", sid, s)
+    result = cli("--claude-home", str(home.root), "search", "kestrel", "-t", "user.message",
+                 "--format", "json")
+    excluded = result.summary()["excluded_by_label"]
+    assert excluded["records"] == 1
+    assert excluded["by_label"] == {"agent.communication.sent": 1, "agent.tool.use": 1}
+
+
+def test_an_enqueued_message_written_as_text_blocks_is_queued(cli, tmp_path: Path) -> None:
+    """An enqueue whose content is a list of text blocks (one with an attachment) is
+    `user.queued` like a string one; its text was unsearchable."""
+    from builders import queue_op
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("queued-blocks")
+    s = Session(sid, cwd="/home/ada/src/q")
+    s.add(user("port the recorder"))
+    s.add(queue_op("enqueue", [{"type": "text", "text": "is there a cross-platform way?"}]))
+    s.add(assistant("working on it"))
+    home.session("/home/ada/src/q", sid, s)
+    result = cli("--claude-home", str(home.root), "search", "cross-platform", "-t",
+                 "user.queued", "--format", "json")
+    (exchange,) = result.json_rows("exchange")
+    assert [h["label"] for h in exchange["hits"]] == ["user.queued"]
 
 
 def test_label_filter_with_a_genuinely_absent_pattern(search) -> None:

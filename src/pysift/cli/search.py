@@ -44,9 +44,11 @@ a glob like harness.* reaches every leaf under it:
   harness.meta.{hook, loop, attachment, turn-duration, away-summary, stop-hooks,
                 snapshot, system}
 
-Eight leaves are invisible to the model and need an explicit path or a glob:
-user.unsent, user.queued, harness.compaction.boundary and harness.meta.{turn-duration,
-away-summary, stop-hooks, snapshot, system}; attachments also need --attachments."""
+Eight leaves are invisible to the model, so a bare role (-t user, -t harness) leaves
+them out and a full path or a glob reaches them: user.unsent and
+harness.compaction.boundary (also found with no -t at all), and the gated user.queued
+and harness.meta.{turn-duration, away-summary, stop-hooks, snapshot, system} (found only
+that way); attachments also need --attachments."""
 
 SEARCH_EPILOG = """\b
 EXAMPLES

@@ -448,9 +448,8 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
                     "inside them cannot be ruled out (full census: pysift stats)")
     excluded = None
     if opts.labels or opts.labels_not:
-        probe = _probe(opts, plan, scope)
+        probe, total = _probe(opts, plan, scope)
         if probe:
-            total = sum(probe.values())
             ranked = sorted(probe.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
             shown = " · ".join(f"{leaf} ×{count}" for leaf, count in ranked[:6])
             more = f" (+{len(ranked) - 6} more label(s))" if len(ranked) > 6 else ""
@@ -478,8 +477,10 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
     })
 
 
-def _probe(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> dict[str, int]:
-    """Records per leaf the pattern matches with the label filter lifted."""
+def _probe(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> tuple[dict[str, int], int]:
+    """With the label filter lifted: the records the pattern matches, and per leaf how many
+    of them carry it (a record under every leaf it carries, as ``--count-by label``
+    counts: the number ``-t <leaf>`` would bring back)."""
     from pysift.engines.search.plan import SearchPlan as Plan
 
     unfiltered = parse_filter((), ())
@@ -491,12 +492,14 @@ def _probe(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> dict[str, int
     per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
     for o in result.outcomes:
         for h in o.hits:
-            per_record.setdefault((o.index, h.line, h.uuid), set()).add(h.label)
+            leaves = per_record.setdefault((o.index, h.line, h.uuid), set())
+            leaves.add(h.label)
+            leaves.update(x for x in h.labels if x in unfiltered.allowed)
     counts: Counter[str] = Counter()
     for leaves in per_record.values():
         for leaf in leaves:
             counts[leaf] += 1
-    return dict(counts)
+    return dict(counts), len(per_record)
 
 
 # -- census -------------------------------------------------------------------------------

@@ -1094,9 +1094,20 @@ def _hook_context_text(rec: Record) -> str | None:
     return None
 
 
+def queued_text(rec: Record) -> str | None:
+    """A queue operation's content: a string, or the text parts of a content-block list
+    (an enqueued message with an attachment is written that way)."""
+    content = rec.system_content
+    if isinstance(content, list):
+        parts = [b["text"] for b in content
+                 if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+        return "\n".join(parts) if parts else None
+    return content if isinstance(content, str) else None
+
+
 def _queued_leaf(rec: Record) -> str | None:
-    text = rec.system_content
-    if not isinstance(text, str) or not text.strip():
+    text = queued_text(rec)
+    if text is None or not text.strip():
         return None  # a content-less dequeue carries no label
     if text.lstrip().startswith(TASK_NOTIFICATION_OPEN) or is_peer_message(text):
         return None  # a harness rider: its delivered twin carries the label
@@ -1404,8 +1415,7 @@ def _line_text(rec: Record) -> str | None:
     """The render of a message-less line (queue, system, file-history), or None."""
     kind = rec.type
     if kind == "queue-operation":
-        content = rec.system_content
-        return content if isinstance(content, str) else None
+        return queued_text(rec)
     if kind in ("file-history-snapshot", "file-history-delta"):
         return _snapshot_text(rec)
     if kind == "system":
