@@ -278,13 +278,13 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
                 sidecar_used = True
     if not out:  # a resolved turn window holding no record (a file of summaries, say)
         raise NotFoundError(
-            f"no record in {describe_items_of(values, 't')} is a message or an event show "
+            f"no record in {_describe_turns(values, 't')} is a message or an event show "
             f"renders (only metadata lines: summaries, snapshots, …) — inspect them with: "
             f"pysift show @{view.transcript.session_id} --turn {format_range(spec)} --raw")
     return out, 0, sidecar_used
 
 
-def describe_items_of(values: list[int], prefix: str) -> str:
+def _describe_turns(values: list[int], prefix: str) -> str:
     """``t0`` / ``t2..t5`` / ``t0, t3`` for resolved turn numbers."""
     if len(values) > 1 and values == list(range(values[0], values[-1] + 1)):
         return f"{prefix}{values[0]}..{prefix}{values[-1]}"

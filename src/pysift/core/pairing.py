@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pysift.core.decode import decode
-from pysift.disk.lines import Buffer
+from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.model import labels as L
 from pysift.model.record import Record
 
@@ -77,20 +77,21 @@ def pair(buf: Buffer, tool_use_id: str | None, labels: tuple[str, ...],
             find(key + ident + b'"', start, end) >= 0 for key in id_keys)
 
     if own_start is None:
-        return _first(buf, ident, 0, size, partner_in, absent)
-    own_end = find(b"\n", own_start)
-    own_end = size if own_end < 0 else own_end + 1
-    near, far = ((own_end, size), (0, own_start)) if is_use else ((0, own_start), (own_end, size))
-    found = (_first(buf, ident, *near, partner_in, None) if is_use
-             else _last(buf, ident, *near, partner_in))
-    if found.state is None:
-        found = (_last(buf, ident, *far, partner_in) if is_use
-                 else _first(buf, ident, *far, partner_in, None))
-    return found if found.state is not None else Pairing(absent)
+        searches = [(_first, 0, size)]
+    else:
+        own_end = find(b"\n", own_start)
+        own_end = size if own_end < 0 else own_end + 1
+        after, before = (_first, own_end, size), (_last, 0, own_start)
+        searches = [after, before] if is_use else [before, after]
+    for search, lo, hi in searches:
+        found = search(buf, ident, lo, hi, partner_in)
+        if found is not None:
+            return found
+    return Pairing(absent)
 
 
-def _first(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in, absent: str | None
-           ) -> Pairing:
+def _first(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing | None:
+    """The nearest partner line in ``[lo, hi)``, searching forward."""
     find = buf.find
     pos = find(ident, lo, hi)
     while pos >= 0:
@@ -98,10 +99,11 @@ def _first(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in, absent: str 
         if partner_in(start, end):
             return Pairing("paired", start, end)
         pos = find(ident, end, hi)
-    return Pairing(absent)
+    return None
 
 
-def _last(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing:
+def _last(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing | None:
+    """The nearest partner line in ``[lo, hi)``, searching backward."""
     rfind = buf.rfind
     pos = rfind(ident, lo, hi)
     while pos >= 0:
@@ -109,13 +111,11 @@ def _last(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing:
         if partner_in(start, end):
             return Pairing("paired", start, end)
         pos = rfind(ident, lo, start)
-    return Pairing(None)
+    return None
 
 
 def _line_around(buf: Buffer, pos: int) -> tuple[int, int]:
-    start = buf.rfind(b"\n", 0, pos) + 1
-    end = buf.find(b"\n", pos)
-    return start, len(buf) if end < 0 else end
+    return line_start(buf, pos), line_end(buf, pos)
 
 
 def tool_name_of_use(rec: Record | None, tool_use_id: str) -> str | None:

@@ -20,7 +20,7 @@ from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, sidecar_of, top_level_sessions
-from pysift.disk.lines import Buffer, iter_backward, iter_spans
+from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 
@@ -304,9 +304,7 @@ def _newest_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
 
 def _line_having(buf: Buffer, pos: int, field: str) -> tuple[int, int, Record | None]:
     """The bounds of the line holding ``pos``, and its record when ``field`` is set there."""
-    start = buf.rfind(b"\n", 0, pos) + 1
-    end = buf.find(b"\n", pos)
-    end = len(buf) if end < 0 else end
+    start, end = line_start(buf, pos), line_end(buf, pos)
     rec = decode(buf[start:end], None)
     return start, end, rec if rec is not None and getattr(rec, field) else None
 
