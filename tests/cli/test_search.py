@@ -686,3 +686,53 @@ def test_clone_lists_both_ids_for_inherited_records(search) -> None:
     """A clone inherits the origin's compaction summary, so -l names both (§6.1 corollary)."""
     assert search("Key Technical Concepts", "-l").stdout.split() == [LONG, CLONE]
     assert search("Key Technical Concepts", f"@{CLONE}", "-l").stdout.split() == [CLONE]
+
+
+def _gated_home(tmp_path: Path) -> ClaudeHome:
+    """A session whose only "hook_success" sits in an attachment payload and whose only
+    "recall me" sits in a queued message: both behind a gate."""
+    from builders import attachment, queue_op
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("gated-probe")
+    s = Session(sid, cwd="/home/ada/src/g")
+    s.add(user("run the hooks"))
+    s.add(attachment("hook_success", {"hookName": "SessionStart", "content": "ok"}))
+    s.add(queue_op("enqueue", "recall me later"))
+    s.add(assistant("done"))
+    home.session("/home/ada/src/g", sid, s)
+    return home
+
+
+def test_the_label_probe_names_gated_records_it_was_never_told_of(cli, tmp_path: Path) -> None:
+    """`-t harness.meta.attachment` without --attachments reaches nothing; the probe used
+    to call the pattern "genuinely absent" although the attachment holds it."""
+    home = _gated_home(tmp_path)
+    args = ("--claude-home", str(home.root), "search", "hook_success")
+    result = cli(*args, "-t", "harness.meta.attachment")
+    assert result.code == 0
+    assert "genuinely absent" not in result.stderr
+    assert "scanned only under --attachments" in result.stderr
+    assert "DOES occur in gated bookkeeping records — 1 record(s) under: " \
+           "harness.meta.attachment ×1" in result.stderr
+    assert "add --attachments" in result.stderr
+    summary = cli(*args, "-t", "user", "--format", "json").summary()
+    assert summary["definitive_absence"] is True
+    assert summary["excluded_by_label"] == {"records": 1,
+                                            "by_label": {"harness.meta.attachment": 1}}
+    reached = cli(*args, "-t", "harness.meta.attachment", "--attachments", "--format", "json")
+    assert len(reached.json_rows("exchange")) == 1
+
+
+def test_the_label_probe_tells_how_to_reach_a_gated_leaf(cli, tmp_path: Path) -> None:
+    home = _gated_home(tmp_path)
+    result = cli("--claude-home", str(home.root), "search", "recall me", "-t", "user")
+    assert "1 record(s) under: user.queued ×1" in result.stderr
+    assert "name the leaf with -t" in result.stderr
+    assert "not searched" not in result.stderr  # the probe covered the gated leaves
+    found = cli("--claude-home", str(home.root), "search", "recall me", "-t", "user.queued",
+                "--format", "json")
+    assert len(found.json_rows("exchange")) == 1
+    absent = cli("--claude-home", str(home.root), "search", "zzqqxx", "-t", "user")
+    assert "genuinely absent even without the label filter, gated bookkeeping leaves " \
+           "included" in absent.stderr

@@ -151,6 +151,12 @@ def run(opts: SearchOptions, env: Env) -> Report:
 def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
     from pysift.core.matcher import looks_like_uuid
 
+    if (L.HARNESS_META_ATTACHMENT in parse_filter(opts.labels, opts.labels_not).gates
+            and not opts.attachments and opts.count_by != "attachment"):
+        report.note("note: attachment records are scanned only under --attachments; the "
+                    "-t selector alone does not reach harness.meta.attachment (add "
+                    "--attachments)")
+
     if opts.pattern and looks_like_uuid(opts.pattern):
         report.note(f"note: '{opts.pattern}' is uuid-shaped and is searched as a literal; to "
                     f"scope to that session pass it as a target: pysift search PATTERN "
@@ -447,25 +453,35 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
         report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
                     "inside them cannot be ruled out (full census: pysift stats)")
     excluded = None
+    probed_gates = False
     if opts.labels or opts.labels_not:
-        probe, total = _probe(opts, plan, scope)
+        probe, total = _probe(plan, scope)
         if probe:
-            ranked = sorted(probe.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
-            shown = " · ".join(f"{leaf} ×{count}" for leaf, count in ranked[:6])
-            more = f" (+{len(ranked) - 6} more label(s))" if len(ranked) > 6 else ""
+            ranked = _ranked(probe)
             report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {total} record(s) under: "
-                        f"{shown}{more}. Your -t/-T excluded them; drop -t/-T or select one "
-                        "of those labels.")
+                        f"{_shown(ranked)}. Your -t/-T excluded them; drop -t/-T or select "
+                        "one of those labels.")
             excluded = {"records": total, "by_label": dict(ranked)}
         else:
-            report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
-                        "filter.")
+            # not on the default surface: the gated bookkeeping leaves may still hold it
+            # (an explicit -t of a gated leaf without its flag, or a role selector)
+            probe, total = _probe(plan, scope, open_gates=True)
+            probed_gates = True
+            if probe:
+                ranked = _ranked(probe)
+                report.note(f"⚠ but \"{opts.pattern}\" DOES occur in gated bookkeeping "
+                            f"records — {total} record(s) under: {_shown(ranked)}. "
+                            f"{_gate_advice(plan, probe)}")
+                excluded = {"records": total, "by_label": dict(ranked)}
+            else:
+                report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
+                            "filter, gated bookkeeping leaves included.")
     else:
         target = " ".join(opts.targets) or "<target>"
         report.note(f"hint: see what this scope holds with: pysift search \"\" {target} "
                     "--count-by label")
     unreached = not plan.gates
-    if unreached:
+    if unreached and not probed_gates:
         report.note("note: the gated bookkeeping leaves (user.queued, harness.meta.turn-duration, "
                     "away-summary, stop-hooks, snapshot, system, attachment) were not searched; "
                     "reach them with an explicit -t (e.g. -t harness.meta) or --attachments")
@@ -477,17 +493,43 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
     })
 
 
-def _probe(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> tuple[dict[str, int], int]:
+def _ranked(probe: dict[str, int]) -> list[tuple[str, int]]:
+    return sorted(probe.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
+
+
+def _shown(ranked: list[tuple[str, int]]) -> str:
+    shown = " · ".join(f"{leaf} ×{count}" for leaf, count in ranked[:6])
+    return shown + (f" (+{len(ranked) - 6} more label(s))" if len(ranked) > 6 else "")
+
+
+def _gate_advice(plan: SearchPlan, probe: dict[str, int]) -> str:
+    """How to reach the records the gated probe found: what the run lacked for each."""
+    steps = []
+    if any(leaf in L.GATED and leaf != L.HARNESS_META_ATTACHMENT for leaf in probe):
+        steps.append("name the leaf with -t (a bare role or a -T-only filter never reaches "
+                     "a gated leaf)")
+    if L.HARNESS_META_ATTACHMENT in probe and not plan.attachments:
+        steps.append("add --attachments for harness.meta.attachment")
+    if L.HARNESS_META_HOOK in probe and not plan.additional_context:
+        steps.append("add --additional-context for the hook context under harness.meta.hook")
+    return ("Reach them: " + "; ".join(steps) + ".") if steps else \
+        "Your -t/-T excluded them; select one of those labels."
+
+
+def _probe(plan: SearchPlan, scope: Scope, open_gates: bool = False
+           ) -> tuple[dict[str, int], int]:
     """With the label filter lifted: the records the pattern matches, and per leaf how many
     of them carry it (a record under every leaf it carries, as ``--count-by label``
-    counts: the number ``-t <leaf>`` would bring back)."""
+    counts: the number ``-t <leaf>`` would bring back). ``open_gates`` also opens every
+    gated leaf, attachments and hook context included."""
     from pysift.engines.search.plan import SearchPlan as Plan
 
-    unfiltered = parse_filter((), ())
+    unfiltered = LabelFilter(allowed=frozenset(L.ALL)) if open_gates else parse_filter((), ())
     probe_plan = Plan(pattern=plan.pattern, matcher=plan.matcher, labels=unfiltered,
                       since=plan.since, until=plan.until, turns=plan.turns,
-                      attachments=plan.attachments, additional_context=plan.additional_context,
-                      gates=plan.gates)
+                      attachments=plan.attachments or open_gates,
+                      additional_context=plan.additional_context or open_gates,
+                      gates=L.GATED if open_gates else plan.gates)
     result = run_search(probe_plan, scope.transcripts, keep_hits=True)
     per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
     for o in result.outcomes:
