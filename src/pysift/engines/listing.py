@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode, is_blank, is_framed
+from pysift.core.decode import Tally, decode
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
+from pysift.core.timez import parse_ts
 from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
@@ -98,11 +99,11 @@ def summarize(transcript: Transcript) -> SessionSummary:
         is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id,
     )
-    tally = Tally()
+    lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
-    head_end, first_human = _read_head(buf, out, ctx, tally, file_layouts)
-    _read_tail(buf, out, ctx, tally, head_end, first_human, file_layouts)
-    out.skipped_lines = tally.malformed
+    first_human = _read_head(lines, out, ctx, file_layouts)
+    _read_tail(lines, out, ctx, first_human, file_layouts)
+    out.skipped_lines = len(lines.malformed)
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
     sidecar = sidecar_of(transcript)
@@ -117,97 +118,113 @@ def summarize(transcript: Transcript) -> SessionSummary:
 _META_LINES = 64  # the envelope fields come from the first (and last) few records
 
 
-def _read_head(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext,
-               tally: Tally, file_layouts: tuple[bool, ...]
-               ) -> tuple[int, tuple[int, Record] | None]:
+class _Lines:
+    """The lines of one file as the listing decodes them. A malformed line is remembered
+    by the offset it starts at, so a line both ends of the read reach counts once, and
+    every line read counts (``skipped_lines`` is the malformed lines among those read)."""
+
+    __slots__ = ("buf", "malformed", "_tally")
+
+    def __init__(self, buf: Buffer) -> None:
+        self.buf = buf
+        self.malformed: set[int] = set()
+        self._tally = Tally()
+
+    def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
+        """The record of the line ``[start, end)`` (``line``: its bytes, when at hand)."""
+        before = self._tally.malformed
+        rec = decode(self.buf[start:end] if line is None else line, None, self._tally)
+        if self._tally.malformed != before:
+            self.malformed.add(start)
+        return rec
+
+
+def _readable_ts(rec: Record) -> str | None:
+    """The record's timestamp when it names an instant (a span ends on readable ones)."""
+    ts = rec.timestamp
+    return ts if ts and parse_ts(ts) is not None else None
+
+
+def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
+               file_layouts: tuple[bool, ...]) -> tuple[int, Record] | None:
     """Forward: the first few lines for the envelope (first timestamp, cwd, version,
-    branch, the clone probe), then a whole-buffer regex search for user lines until the
-    first human message. Returns the offset reached (the tail never recounts below it)
-    and the first human message's record with the offset its line starts at."""
+    branch, the clone probe), then a whole-buffer search for user lines until the first
+    human message. Returns that message's record with the offset its line starts at."""
+    buf = lines.buf
     stop = 0
     for count, (start, end) in enumerate(iter_spans(buf)):
         if count >= _META_LINES or (out.first_ts and out.cwd and out.version_first):
             break  # the first full envelope; a branch-less session stops here too
         stop = end + 1
-        line = buf[start:end]
-        if is_blank(line):
-            continue
-        if not is_framed(line):
-            tally.malformed += 1
-            continue
-        rec = decode(line, None, tally)
+        rec = lines.record(start, end)
         if rec is None:
             continue
         out.cwd = out.cwd or rec.cwd or None
         out.version_first = out.version_first or rec.version or None
         out.branch_first = out.branch_first or rec.git_branch or None
-        if out.first_ts is None and rec.timestamp:
-            out.first_ts = rec.timestamp
-            if rec.type == "system" and rec.subtype == "compact_boundary":
-                out.is_clone = True
-                out.clone_boundary_uuid = rec.uuid
-    reached, first = len(buf), None
+        if out.first_ts is None and _readable_ts(rec):
+            _first_timestamped(out, rec)
+    first = None
     for start, end in iter_key_lines(buf, type_needles(buf, "user", file_layouts)):
         if is_plain_carrier(buf, start, end):
             continue
-        rec = decode(buf[start:end], None, tally if start >= stop else None)
+        rec = lines.record(start, end)
         if rec is None:
             continue
         said = _human_text(rec, ctx)
         if said is not None:
             out.first_user = Said(said, rec.timestamp)
-            reached, first = max(stop, end + 1), (start, rec)
+            first = (start, rec)
             break
-    _head_envelope_beyond(buf, out, stop, first)
-    return reached, first
+    _head_envelope_beyond(lines, out, stop, first)
+    return first
 
 
-def _head_envelope_beyond(buf: Buffer, out: SessionSummary, stop: int,
+def _first_timestamped(out: SessionSummary, rec: Record) -> None:
+    """The span opens on the first readable timestamp; a file whose first timestamped
+    record is a compaction boundary is a clone (§6.1)."""
+    out.first_ts = rec.timestamp
+    if rec.type == "system" and rec.subtype == "compact_boundary":
+        out.is_clone = True
+        out.clone_boundary_uuid = rec.uuid
+
+
+def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
                           first: tuple[int, Record] | None) -> None:
     """What the first lines lacked, past them: the first timestamp anywhere (the activity
     span and the clone probe must not depend on how many timestamp-less records a file
     opens with), cwd / version / branch first seen between them and the first human
     message, else on that message. Only lines holding the field's key are decoded."""
     if out.first_ts is None:
-        rec = _first_having(buf, "timestamp", stop, len(buf))
+        rec = _first_having(lines, "timestamp", stop, len(lines.buf))
         if rec is not None:
-            out.first_ts = rec.timestamp
-            if rec.type == "system" and rec.subtype == "compact_boundary":
-                out.is_clone = True
-                out.clone_boundary_uuid = rec.uuid
-    region_end = first[0] if first is not None else len(buf)
+            _first_timestamped(out, rec)
+    region_end = first[0] if first is not None else len(lines.buf)
     for name in ("cwd", "version", "git_branch"):
         attr = _FIRST_ATTR[name]
         if getattr(out, attr) is None:
-            rec = _first_having(buf, name, stop, region_end)
+            rec = _first_having(lines, name, stop, region_end)
             if rec is None and first is not None:
                 rec = first[1]
             if rec is not None:
                 setattr(out, attr, getattr(rec, name) or None)
 
 
-def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, tally: Tally,
-               head_end: int, first_human: tuple[int, Record] | None,
-               file_layouts: tuple[bool, ...]) -> None:
+def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
+               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> None:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
     by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
+    buf = lines.buf
     low = len(buf)  # where the envelope lines read so far begin
     for count, (start, line) in enumerate(iter_backward(buf)):
         if count >= _META_LINES or (out.last_ts and out.version_last):
             break  # the newest full envelope
         low = start
-        counted = start >= head_end
-        if is_blank(line):
-            continue
-        if not is_framed(line):
-            if counted:
-                tally.malformed += 1
-            continue
-        rec = decode(line, None, tally if counted else None)
+        rec = lines.record(start, start + len(line), line)
         if rec is None:
             continue
-        out.last_ts = out.last_ts or rec.timestamp
+        out.last_ts = out.last_ts or _readable_ts(rec)
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
     anchors: list[int] = []  # where the last human and the last agent message start
@@ -217,7 +234,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
             out.last_user = out.first_user
             anchors.append(start)
             break
-        rec = decode(buf[start:end], None)
+        rec = lines.record(start, end)
         if rec is None:
             continue
         said = _human_text(rec, ctx)
@@ -228,7 +245,7 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
     for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts)):
         if buf.find(_TEXT_BLOCK, start, end) < 0:
             continue
-        rec = decode(buf[start:end], None)
+        rec = lines.record(start, end)
         if rec is None:
             continue
         said = _agent_text(rec)
@@ -236,21 +253,21 @@ def _read_tail(buf: Buffer, out: SessionSummary, ctx: classify.ClassifyContext, 
             out.last_agent = Said(said, rec.timestamp)
             anchors.append(start)
             break
-    _tail_envelope_beyond(buf, out, low, min(anchors) if len(anchors) == 2 else 0)
+    _tail_envelope_beyond(lines, out, low, min(anchors) if len(anchors) == 2 else 0)
 
 
-def _tail_envelope_beyond(buf: Buffer, out: SessionSummary, low: int, reach: int) -> None:
+def _tail_envelope_beyond(lines: _Lines, out: SessionSummary, low: int, reach: int) -> None:
     """What the last lines lacked, below them: the newest timestamp anywhere (the
     activity span), version and branch last seen down to ``reach``, where the tail read
     found its older message (the start of the file when it found only one). Only lines
     holding the field's key are decoded."""
     if out.last_ts is None:
-        rec = _newest_having(buf, "timestamp", 0, low)
+        rec = _newest_having(lines, "timestamp", 0, low)
         out.last_ts = rec.timestamp if rec is not None else None
     for name in ("version", "git_branch"):
         attr = _LAST_ATTR[name]
         if getattr(out, attr) is None:
-            rec = _newest_having(buf, name, reach, low)
+            rec = _newest_having(lines, name, reach, low)
             if rec is not None:
                 setattr(out, attr, getattr(rec, name) or None)
 
@@ -268,10 +285,11 @@ def _empty_value(buf: Buffer, at: int) -> bool:
     return after[:3] == b':""' or after == b': ""'
 
 
-def _first_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
+def _first_having(lines: _Lines, field: str, lo: int, hi: int) -> Record | None:
     """The first record on a line starting in ``[lo, hi)`` whose ``field`` is a non-empty
-    string (``lo`` a line start). A line is decoded only when it holds the field's key
-    with a value other than the empty string."""
+    string (a readable instant for the timestamp; ``lo`` a line start). A line is decoded
+    only when it holds the field's key with a value other than the empty string."""
+    buf = lines.buf
     key = _KEYS[field]
     find = buf.find
     pos = find(key, lo, hi)
@@ -279,15 +297,16 @@ def _first_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
         if _empty_value(buf, pos + len(key)):
             pos = find(key, pos + len(key), hi)
             continue
-        start, end, rec = _line_having(buf, pos, field)
+        start, end, rec = _line_having(lines, pos, field)
         if rec is not None:
             return rec
         pos = find(key, end, hi)
     return None
 
 
-def _newest_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
+def _newest_having(lines: _Lines, field: str, lo: int, hi: int) -> Record | None:
     """``_first_having`` newest first: lines ending before ``hi`` (a line start)."""
+    buf = lines.buf
     key = _KEYS[field]
     rfind = buf.rfind
     pos = rfind(key, lo, hi)
@@ -295,18 +314,21 @@ def _newest_having(buf: Buffer, field: str, lo: int, hi: int) -> Record | None:
         if _empty_value(buf, pos + len(key)):
             pos = rfind(key, lo, pos)
             continue
-        start, _, rec = _line_having(buf, pos, field)
+        start, _, rec = _line_having(lines, pos, field)
         if rec is not None:
             return rec
         pos = rfind(key, lo, start) if start > lo else -1
     return None
 
 
-def _line_having(buf: Buffer, pos: int, field: str) -> tuple[int, int, Record | None]:
+def _line_having(lines: _Lines, pos: int, field: str) -> tuple[int, int, Record | None]:
     """The bounds of the line holding ``pos``, and its record when ``field`` is set there."""
-    start, end = line_start(buf, pos), line_end(buf, pos)
-    rec = decode(buf[start:end], None)
-    return start, end, rec if rec is not None and getattr(rec, field) else None
+    start, end = line_start(lines.buf, pos), line_end(lines.buf, pos)
+    rec = lines.record(start, end)
+    if rec is None:
+        return start, end, None
+    found = _readable_ts(rec) if field == "timestamp" else getattr(rec, field)
+    return start, end, rec if found else None
 
 
 def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
@@ -363,7 +385,7 @@ def _is_head(buf: bytes, offset: int) -> bool:
         if start >= offset:
             return True
         rec = decode(buf[start:end], None)
-        if rec is not None and rec.timestamp:
+        if rec is not None and _readable_ts(rec):
             return False
     return True
 

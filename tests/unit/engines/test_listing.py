@@ -127,3 +127,47 @@ def test_the_clone_probe_reads_past_the_first_lines(tmp_path: Path) -> None:
     s.add(user("go on"))
     summary = _listed(tmp_path, *_untimed(70), s)
     assert summary.is_clone and summary.clone_boundary_uuid == boundary["uuid"]
+
+
+# -- what the two ends read: malformed lines and unreadable instants -----------------------------
+
+
+def test_a_torn_last_line_counts_in_a_session_without_a_human_message(tmp_path: Path) -> None:
+    """The head used to claim the whole file when it found no human message, so the
+    tail counted nothing it read: the torn last line went unreported."""
+    s = Session(SID, cwd="/home/ada/src/x", start=JAN)
+    s.add(assistant("a session the human never typed into"))
+    summary = _listed(tmp_path, s, b'{"parentUuid": "x", "type": "assis')
+    assert summary.skipped_lines == 1
+    assert summary.last_agent is not None
+
+
+def test_a_malformed_line_both_ends_read_counts_once(tmp_path: Path) -> None:
+    """The head's walk over user lines and the tail's last lines both decode it."""
+    s = Session(SID, cwd="/home/ada/src/x", start=JAN)
+    s.add(assistant("no human here"))
+    summary = _listed(tmp_path, s, b'{"type":"user","message":{"role":"us\n')
+    assert summary.skipped_lines == 1
+
+
+def test_the_span_ends_on_the_last_readable_timestamp(tmp_path: Path) -> None:
+    """Trimmed records whose timestamp names no instant do not end the span: it used to
+    close on them, fall back to the first instant, and drop the session from a window
+    its readable records fall in."""
+    s = _drifting()
+    trimmed = Session(SID, cwd="/home/ada/src/x", start=MAR)
+    trimmed.add(assistant("trimmed reply"))
+    for record in trimmed.records:
+        record["timestamp"] = "[trimmed for fixture]"
+    summary = _listed(tmp_path, s, trimmed)
+    assert summary.first_ts == "2026-01-05T10:00:00.000Z"
+    assert summary.last_ts == "2026-03-05T10:00:00.000Z"
+
+
+def test_the_span_opens_on_the_first_readable_timestamp(tmp_path: Path) -> None:
+    head = Session(SID, cwd="/home/ada/src/x", start=JAN)
+    head.add(user("no instant here"))
+    for record in head.records:
+        record["timestamp"] = "garbage"
+    summary = _listed(tmp_path, head, _drifting())
+    assert summary.first_ts == "2026-01-05T10:00:00.000Z"
