@@ -469,8 +469,22 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
     for (model, _), peak in peaks.items():
         row.tokens.setdefault(model, TokenSums()).add(peak)
     row.turns = len(turns_seen)
+    if first is not None and (parse_ts(first) is None or parse_ts(last) is None):
+        # a timestamp naming no instant ("[trimmed]") sorts past every real one as a
+        # string: the span is taken again over the readable ones (and by instant)
+        stamps = [ts for line, ts, *_ in (*scan.users, *scan.assistants)
+                  if admitted(line, ts)]
+        first, last = readable_span(stamps)
     row.first_ts, row.last_ts = first, last
     return row
+
+
+def readable_span(stamps: Sequence[str | None]) -> tuple[str | None, str | None]:
+    """The earliest and the latest of the timestamps that name an instant, as written."""
+    instants = [(when, ts) for ts in stamps if ts and (when := parse_ts(ts)) is not None]
+    if not instants:
+        return None, None
+    return min(instants)[1], max(instants)[1]
 
 
 # -- one transcript, end to end -----------------------------------------------------------------

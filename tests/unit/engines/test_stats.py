@@ -359,3 +359,29 @@ def test_an_unreadable_transcript_is_a_row_with_an_error(tmp_path: Path) -> None
 def test_empty_file(tmp_path: Path) -> None:
     row = run_stats(write(tmp_path, b""))
     assert (row.lines, row.turns, row.user_records, row.first_ts) == (0, 0, 0, None)
+
+
+def test_the_span_is_taken_over_readable_timestamps(tmp_path: Path) -> None:
+    """A trimmed timestamp sorted past every real one as a string and became the session's
+    last instant (JSON `last_utc: "[trimmed for fixture]"`, `last_local: null`)."""
+    s = session(start=datetime(2026, 2, 1, 9, 0, tzinfo=UTC))
+    s.add(user("go"))
+    s.add(assistant("working"))
+    s.add(assistant("trimmed"))
+    s.records[-1]["timestamp"] = "[trimmed for fixture]"
+    row = run_stats(write(tmp_path, s.lines()))
+    assert row.first_ts == s.records[0]["timestamp"]
+    assert row.last_ts == s.records[1]["timestamp"]
+
+
+def test_the_span_orders_instants_not_strings_once_a_stamp_is_unreadable(
+        tmp_path: Path) -> None:
+    s = session(start=datetime(2026, 2, 1, 9, 0, tzinfo=UTC))
+    s.add(user("go"))
+    s.add(assistant("an offset that sorts late as a string but is the earliest instant"))
+    s.add(assistant("garbage"))
+    s.records[1]["timestamp"] = "2026-02-01T09:59:00+02:00"  # 07:59 UTC
+    s.records[2]["timestamp"] = "garbage"
+    row = run_stats(write(tmp_path, s.lines()))
+    assert row.first_ts == "2026-02-01T09:59:00+02:00"
+    assert row.last_ts == s.records[0]["timestamp"]
