@@ -383,3 +383,16 @@ def test_unknown_project_path_is_a_target_error(cli, demo_home: Path) -> None:
     assert result.code == 1
     assert "-nonexistent-project" in result.stderr
     assert result.stdout == ""
+
+
+def test_the_project_dir_of_cwd_tmp_is_a_target(cli, tmp_path: Path) -> None:
+    """`-tmp` (cwd /tmp) was parsed as `-t mp`: "No such option '-t'" and exit 2."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("in-tmp")
+    home.session("/tmp", sid, user("scratch work"), assistant("ok"))
+    home.session("/home/ada/src/x", stable_uuid("elsewhere"), user("other"))
+    result = cli("--claude-home", str(home.root), "list", "-tmp", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert [r["session_id"] for r in result.json_rows("session")] == [sid]
+    counted = cli("search", "scratch", "-tmp", "-c", "--claude-home", str(home.root))
+    assert (counted.code, counted.stdout.strip()) == (0, "1")

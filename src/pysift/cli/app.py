@@ -101,7 +101,8 @@ def invoked_command(args: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> None:
     from pysift.errors import ExitCode, SiftError
 
-    args = argv_mod.normalize(sys.argv[1:] if argv is None else argv)
+    raw = sys.argv[1:] if argv is None else argv
+    args = argv_mod.normalize(raw, _project_dir_probe(raw))
     command = invoked_command(args)
     register((command,) if command is not None else tuple(COMMAND_MODULES))
     try:
@@ -122,6 +123,22 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _project_dir_probe(raw: list[str]):  # type: ignore[no-untyped-def]
+    """Whether a short ``-xyz`` token names a project dir of the Claude home on the line."""
+    def is_project_dir(token: str) -> bool:
+        from pathlib import Path
+
+        from pysift.disk.layout import resolve_home
+        from pysift.errors import SiftError
+
+        try:
+            home = resolve_home(argv_mod.home_flag(raw), os.environ, Path.home())
+            return (home / "projects" / token).is_dir()
+        except (OSError, SiftError):
+            return False
+    return is_project_dir
 
 
 def _report_usage(exc: ClickException) -> None:

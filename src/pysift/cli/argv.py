@@ -5,13 +5,16 @@ Two things click cannot do on its own:
   in front of the subcommand so the root callback sees it.
 - A pre-encoded project dir (``-Users-ada-src-orbit``, ``C--Users-x`` is fine already)
   starts with ``-`` and would be read as an option; such tokens are moved behind a ``--``
-  so they reach the command as positionals, in their original order.
+  so they reach the command as positionals, in their original order. A short one
+  (``-tmp``, ``-srv``: the cwd was ``/tmp``) is shaped like a flag cluster (``-t mp``); it
+  is a dir when the projects root holds it (``is_project_dir``, the one file-system
+  question asked here) and it is not made of boolean short flags only (``-ci``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Options (any subcommand) that consume the next token as their value.
 VALUE_OPTIONS = frozenset(
@@ -26,6 +29,7 @@ VALUE_OPTIONS = frozenset(
 
 _ENCODED_DIR = re.compile(r"^-[A-Za-z0-9][A-Za-z0-9-]+$")
 _SHORT_CLUSTER = re.compile(r"^-[a-z]{1,3}$")
+_BOOLEAN_SHORT_FLAGS = frozenset("cilh")  # -c -i -l -h: a cluster of these is never a dir
 
 
 def looks_like_encoded_dir(token: str) -> bool:
@@ -37,7 +41,26 @@ def looks_like_encoded_dir(token: str) -> bool:
     return not token[1:].isdigit()  # -3: a from-end range value, not a dir
 
 
-def normalize(argv: Sequence[str]) -> list[str]:
+def home_flag(argv: Sequence[str]) -> str | None:
+    """The ``--claude-home`` value on the line (the last one given), if any."""
+    found = None
+    for i, tok in enumerate(argv):
+        if tok == "--":
+            break
+        if tok == "--claude-home" and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif tok.startswith("--claude-home="):
+            found = tok.split("=", 1)[1]
+    return found
+
+
+def _is_short_dir(token: str, is_project_dir: Callable[[str], bool] | None) -> bool:
+    return (is_project_dir is not None and _SHORT_CLUSTER.match(token) is not None
+            and not set(token[1:]) <= _BOOLEAN_SHORT_FLAGS and is_project_dir(token))
+
+
+def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None = None
+              ) -> list[str]:
     args = list(argv)
     home: list[str] = []
     rest: list[str] = []
@@ -60,7 +83,7 @@ def normalize(argv: Sequence[str]) -> list[str]:
             rest.extend((tok, args[i + 1]))
             i += 2
             continue
-        if looks_like_encoded_dir(tok):
+        if looks_like_encoded_dir(tok) or _is_short_dir(tok, is_project_dir):
             encoded.append(tok)
         else:
             rest.append(tok)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pysift.cli.argv import looks_like_encoded_dir, normalize
+from pysift.cli.argv import home_flag, looks_like_encoded_dir, normalize
 
 
 def test_claude_home_moves_in_front_of_the_subcommand() -> None:
@@ -34,3 +34,31 @@ def test_flags_and_numbers_are_not_encoded_dirs(token: str) -> None:
 @pytest.mark.parametrize("token", ["-Users-ada-src", "-home-ada-src-orbit", "-tmp-x", "-Users"])
 def test_encoded_dir_shapes(token: str) -> None:
     assert looks_like_encoded_dir(token)
+
+
+# -- short encoded dirs: `/tmp` encodes to `-tmp`, shaped like `-t mp` ------------------------
+
+
+def test_a_short_token_the_projects_root_holds_is_a_dir() -> None:
+    """`list -tmp` used to fail with "No such option '-t'" (and `search x -tmp` with "'mp'
+    is not a label selector") although `-tmp` is the project dir of cwd /tmp."""
+    holds = {"-tmp", "-srv", "-ci"}.__contains__
+    assert normalize(["list", "-tmp"], holds) == ["list", "--", "-tmp"]
+    assert normalize(["search", "x", "-srv", "-c"], holds) == ["search", "x", "-c", "--", "-srv"]
+
+
+def test_a_cluster_of_boolean_flags_stays_flags_even_when_a_dir_has_its_name() -> None:
+    holds = {"-ci", "-c", "-l"}.__contains__
+    assert normalize(["search", "x", "-ci"], holds) == ["search", "x", "-ci"]
+    assert normalize(["search", "x", "-c", "-l"], holds) == ["search", "x", "-c", "-l"]
+
+
+def test_a_short_token_no_dir_holds_stays_a_flag_cluster() -> None:
+    assert normalize(["search", "x", "-tmp"], lambda token: False) == ["search", "x", "-tmp"]
+    assert normalize(["search", "x", "-tmp"]) == ["search", "x", "-tmp"]
+
+
+def test_the_home_flag_is_read_from_anywhere_on_the_line() -> None:
+    assert home_flag(["list", "-tmp", "--claude-home", "/h"]) == "/h"
+    assert home_flag(["--claude-home=/a", "list"]) == "/a"
+    assert home_flag(["list", "--", "--claude-home", "/x"]) is None
