@@ -77,3 +77,96 @@ def test_a_vanished_transcript_is_one_clear_error(cli, hostile) -> None:
     result = cli("--claude-home", str(home), "show", str(path), "--line", "1")
     assert result.code != 0
     assert result.stderr.startswith("pysift: error:") and "Traceback" not in result.stderr
+
+
+# -- what cannot be read: permissions (simulated: the suite may run as root) ----------------------
+
+import errno  # noqa: E402
+import os  # noqa: E402
+
+
+def _two_projects(tmp_path: Path) -> tuple[Path, Path, Path]:
+    home = ClaudeHome(tmp_path / "claude")
+    readable = home.session("/w/open", SID, user("an open session"), assistant("ok"))
+    hidden = home.session("/w/locked", "6b6b6b6b-1111-4222-8333-944444444444",
+                          user("the locked needle"), assistant("ok"))
+    return home.root, readable, hidden
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
+    """Listing ``denied`` fails with EACCES, and so does a stat of anything in it."""
+    real_scandir, real_stat = os.scandir, os.stat
+
+    def scandir(path=".", *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == os.fspath(denied):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_scandir(path, *a, **kw)
+
+    def stat(path, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path).startswith(os.fspath(denied) + os.sep):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_stat(path, *a, **kw)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "stat", stat)
+
+
+def test_an_unreadable_project_dir_is_named_and_the_zero_is_no_definitive_absence(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its sessions were dropped without a word, and a search said DEFINITIVE absence of
+    what they hold."""
+    home, _, hidden = _two_projects(tmp_path)
+    _deny(monkeypatch, hidden.parent)
+    result = cli("--claude-home", str(home), "search", "locked needle", "--format", "json")
+    assert result.code == 0
+    assert f"warning: cannot read {hidden.parent}: Permission denied" in result.stderr
+    assert "NOT a definitive absence: 1 transcript(s) or dir(s) could not be read" \
+        in result.stderr
+    assert result.summary()["definitive_absence"] is False
+    listed = cli("--claude-home", str(home), "list", "--format", "json")
+    assert len(listed.json_rows("session")) == 1
+    assert "cannot read" in listed.stderr
+
+
+def test_a_uuid_target_beside_an_unreadable_dir_still_resolves(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`@<uuid>` stat'ed the name in every project dir and died with a PermissionError
+    traceback on the locked one."""
+    home, _, hidden = _two_projects(tmp_path)
+    _deny(monkeypatch, hidden.parent)
+    result = cli("--claude-home", str(home), "show", f"@{SID}", "--line", "1")
+    assert result.code == 0, result.stderr
+    assert "an open session" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unreadable_projects_root_is_an_error_not_an_empty_scope(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, _, _ = _two_projects(tmp_path)
+    _deny(monkeypatch, home / "projects")
+    result = cli("--claude-home", str(home), "search", "needle")
+    assert result.code == 1
+    assert result.stderr.splitlines() == [
+        f"pysift: error: cannot read the projects dir {home / 'projects'}: Permission "
+        "denied; check its permissions (and those of the dirs above it) or pass another "
+        "--claude-home"]
+
+
+def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, _, hidden = _two_projects(tmp_path)
+    real_open = os.open
+
+    def guarded(path, flags, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == os.fspath(hidden):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(os, "open", guarded)
+    result = cli("--claude-home", str(home), "search", "locked needle")
+    assert (f"warning: skipped: cannot read {hidden}: Permission denied; check its "
+            "permissions") in result.stderr
+    assert "NOT a definitive absence" in result.stderr
+    shown = cli("--claude-home", str(home), "show", str(hidden), "--line", "1")
+    assert shown.code == 1
+    assert len(shown.stderr.splitlines()) == 1  # the cause no longer gets a line of its own

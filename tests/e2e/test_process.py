@@ -154,3 +154,28 @@ def test_default_home_is_dot_claude_under_home(demo_home: Path, tmp_path: Path) 
     result = pysift("list", f"@{SHORT}", "--format", "json", HOME=str(user_home))
     assert result.returncode == 0, result.stderr
     assert [r["session_id"] for r in _rows(result.stdout, "session")] == [SHORT]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(demo_home: Path) -> None:
+    """`list > /dev/full` ended in an OSError traceback."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "pysift", "--claude-home", str(demo_home),
+                               "list"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              env=_env(), cwd=REPO, timeout=60, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        "pysift: error: cannot write the output: No space left on device; check where stdout "
+        "goes (a full disk?)"]
+
+
+def test_a_closed_stdout_is_one_line_and_exit_1(demo_home: Path) -> None:
+    """`stats >&-` ended in AttributeError: 'NoneType' object has no attribute 'write'."""
+    proc = subprocess.run([sys.executable, "-m", "pysift", "--claude-home", str(demo_home),
+                           "stats"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, env=_env(), cwd=REPO, timeout=60, check=False,
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        "pysift: error: standard output is closed; redirect it to a file or /dev/null "
+        "instead of closing it"]

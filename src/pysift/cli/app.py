@@ -122,6 +122,9 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         _quiet_stdout()
         sys.exit(0)
+    except OSError as exc:  # a read the typed errors did not foresee, or a failed write
+        _report_os_error(exc)
+        sys.exit(int(ExitCode.ERROR))
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -156,11 +159,38 @@ def _report_usage(exc: ClickException) -> None:
 
 
 def _report_error(exc: BaseException) -> None:
-    sys.stderr.write(f"pysift: error: {exc}\n")
+    """ONE line: the message, then any cause it does not already state, in brackets."""
+    line = str(exc)
     cause = exc.__cause__
     while cause is not None:
-        sys.stderr.write(f"  caused by: {cause}\n")
+        told = str(cause)
+        reason = getattr(cause, "strerror", None) or told
+        if told and told not in line and reason not in line:
+            line += f" ({told})"
         cause = cause.__cause__
+    sys.stderr.write(f"pysift: error: {line}\n")
+    if os.environ.get("PYSIFT_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc)
+
+
+def os_error_line(exc: OSError) -> str:
+    """What failed and what to do, for an OSError no typed error caught: a path that
+    cannot be read (a permission, a vanished dir), else the output that cannot be written
+    (a full disk, a closed stream)."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is not None:
+        return (f"cannot read {exc.filename}: {reason}; check that it exists and is readable "
+                "by this user (pysift only reads the Claude home)")
+    return f"cannot write the output: {reason}; check where stdout goes (a full disk?)"
+
+
+def _report_os_error(exc: OSError) -> None:
+    try:
+        sys.stderr.write(f"pysift: error: {os_error_line(exc)}\n")
+    except (OSError, ValueError, AttributeError):
+        pass
     if os.environ.get("PYSIFT_TRACEBACK"):
         import traceback
 

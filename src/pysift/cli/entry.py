@@ -13,6 +13,11 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nothing could be printed
+        if sys.stderr is not None:
+            sys.stderr.write("pysift: error: standard output is closed; redirect it to a file "
+                             "or /dev/null instead of closing it\n")
+        os._exit(1)
     if len(args) == 1 and args[0] in ("--version", "-V"):
         from pysift import __version__
 
@@ -25,6 +30,13 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit as exc:
         _leave(_exit_status(exc.code))
     _leave(0)
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _exit_status(code: object) -> int:
@@ -49,6 +61,11 @@ def _leave(status: int) -> None:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):
         status = 0
+    except OSError as exc:  # the buffered answer did not fit (a full disk, /dev/full)
+        from pysift.cli.app import os_error_line
+
+        _say(f"pysift: error: {os_error_line(exc)}\n")
+        status = 1
     try:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):

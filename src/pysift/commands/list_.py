@@ -44,7 +44,7 @@ def run(opts: ListOptions, env: Env) -> Report:
     report.notes.extend(scope.notes)
     unreadable = [s for s in summaries if s.error]
     for s in unreadable:
-        report.note(f"warning: skipped {s.transcript.path}: {s.error}")
+        report.note(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
     if opts.since is not None or opts.until is not None:
         summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]

@@ -138,7 +138,7 @@ def run(opts: SearchOptions, env: Env) -> Report:
     result = run_search(plan, scope.transcripts, keep_hits=census or opts.raw)
     for o in result.outcomes:
         if o.error:
-            report.note(f"warning: skipped {o.transcript.path}: {o.error}")
+            report.note(f"warning: skipped: {o.error}")
         for failure in o.persisted_failures:
             report.note(f"warning: persisted output not resolved: {failure}")
     if census:
@@ -284,9 +284,7 @@ def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if total == 0:
-        report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
-                    f"{len(scope.transcripts)} session(s). Active filters: "
-                    f"{active_filters(opts)}.")
+        _absence_line(opts, scope, result, report)
     return report
 
 
@@ -443,12 +441,24 @@ def _tag(hit: Hit) -> str | None:
 
 # -- zero match ---------------------------------------------------------------------------
 
+def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
+                  report: Report) -> int:
+    """The zero-match line every mode prints; returns how many transcripts or dirs could
+    not be read, which makes the zero no definitive absence."""
+    unread = scope.unreadable + sum(1 for o in result.outcomes if o.error)
+    where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
+    if unread:
+        report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
+                    f"transcript(s) or dir(s) could not be read (warnings above). {where}")
+    else:
+        report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. {where}")
+    return unread
+
+
 def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                 report: Report, summary: dict[str, Any]) -> None:
-    n = len(scope.transcripts)
     filters = active_filters(opts)
-    report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: {n} "
-                f"session(s). Active filters: {filters}.")
+    unread = _absence_line(opts, scope, result, report)
     if result.malformed:
         report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
                     "inside them cannot be ruled out (full census: pysift stats)")
@@ -486,7 +496,7 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
                     "away-summary, stop-hooks, snapshot, system, attachment) were not searched; "
                     "reach them with an explicit -t (e.g. -t harness.meta) or --attachments")
     summary.update({
-        "definitive_absence": True,
+        "definitive_absence": not unread,
         "active_filters": filters,
         "gated_leaves_unreached": unreached,
         "excluded_by_label": excluded,
@@ -592,8 +602,7 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if matched == 0:
-        report.note("0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: "
-                    f"{len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}.")
+        _absence_line(opts, scope, result, report)
     return report
 
 
@@ -671,7 +680,6 @@ def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report:
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if not kept:
-        report.note("0 matches — a DEFINITIVE absence (exit 0), NOT an error. Active filters: "
-                    f"{active_filters(opts)}.")
+        _absence_line(opts, scope, result, report)
     return report
 

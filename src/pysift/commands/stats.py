@@ -52,7 +52,7 @@ def run(opts: StatsOptions, env: Env) -> Report:
     report.notes.extend(scope.notes)
     for row in rows:
         if row.error:
-            report.note(f"warning: skipped {row.transcript.path}: {row.error}")
+            report.note(f"warning: skipped: {row.error}")
     rows = [r for r in rows if not r.error]
     if opts.turns is not None:
         _note_turn_misses(report, rows, opts.turns)

@@ -32,6 +32,9 @@ from pysift.core.grammar.targets import (
 )
 from pysift.core.spawns import IssuedBy, spawned_by, spawns_in
 from pysift.disk.layout import (
+    drain_unreadable,
+    is_dir,
+    is_file,
     Transcript,
     encode_cwd,
     find_project_dir,
@@ -80,6 +83,7 @@ class Scope:
     transcripts: list[Transcript]
     scoped: bool  # True when any target or --sessions-from was given
     notes: list[str] = field(default_factory=list)  # stderr lines, without the "pysift: "
+    unreadable: int = 0  # dirs and files the walk could not read (each named in ``notes``)
 
     @property
     def top_level_count(self) -> int:
@@ -130,11 +134,11 @@ def find_session_file(session_id: str, env: Env) -> Path | None:
     root = projects_root(env)
     name = f"{session_id}.jsonl"
     here = find_project_dir(root, os.fspath(env.cwd))
-    if here is not None and (here / name).is_file():
+    if here is not None and is_file(here / name):
         return here / name
     for project_dir in iter_project_dirs(root):
         candidate = project_dir / name
-        if candidate.is_file():
+        if is_file(candidate):
             return candidate
     return None
 
@@ -315,7 +319,7 @@ class _Resolver:
         if cached is None:
             cached = [legacy_agent_transcript(project_dir / name)
                       for name in sorted(self._dir_names(project_dir))
-                      if is_legacy_agent_file(Path(name)) and (project_dir / name).is_file()]
+                      if is_legacy_agent_file(Path(name)) and is_file(project_dir / name)]
             self._legacy[project_dir] = cached
         return cached
 
@@ -371,7 +375,7 @@ class _Resolver:
             if self.subagents:
                 self.add(legacy_agent_transcript(session_path))
             return
-        if session_path.is_file():  # (a session known only by its subagents has none)
+        if is_file(session_path):  # (a session known only by its subagents has none)
             self.add(top_level_transcript(session_path))
         if self.subagents:
             for sub in self.subs(session_path):
@@ -399,7 +403,7 @@ class _Resolver:
 
     def _uuid(self, token: TargetToken) -> None:
         name = f"{token.value}.jsonl"
-        hits = [p for d in iter_project_dirs(self.root) if (p := d / name).is_file()]
+        hits = [p for d in iter_project_dirs(self.root) if is_file(p := d / name)]
         if not hits:
             hits = self.owner_paths(token.value)
             if hits:
@@ -445,7 +449,7 @@ class _Resolver:
                 f"give more characters of the id"
             )
         for session in sessions:
-            if not session.is_file():
+            if not is_file(session):
                 self._require_subagents(session.name[: -len(".jsonl")])
             self.add_session(session)
         for agent in agents:
@@ -498,7 +502,7 @@ class _Resolver:
 
     def _encoded_dir(self, token: TargetToken) -> None:
         project_dir = self.root / token.value
-        if project_dir.is_dir():
+        if is_dir(project_dir):
             self._add_project_dir(project_dir)
             return
         if token.may_be_path:  # a bare C--… token can also be a real relative path
@@ -520,14 +524,14 @@ class _Resolver:
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.env.cwd / given))
         name = lexical.name
         if lexical.parent == self.root and (is_unix_encoded(name) or is_drive_encoded(name)):
-            if lexical.is_dir():  # <projects-root>/<encoded>: the dir named outright
+            if is_dir(lexical):  # <projects-root>/<encoded>: the dir named outright
                 self._add_project_dir(lexical)
                 return
             raise TargetError(
                 f"no Claude Code project dir named `{name}` under {self.root}; `pysift list` "
                 f"shows each session's cwd"
             )
-        if lexical.is_file():  # `.meta.json`, `tool-results/*.txt`, …: never a project
+        if is_file(lexical):  # `.meta.json`, `tool-results/*.txt`, …: never a project
             raise TargetError(
                 f"{lexical} is a file but not a transcript: a file target must be a "
                 f"`*.jsonl` transcript, any other path a project dir or a real project path"
@@ -543,7 +547,7 @@ class _Resolver:
 
     def _jsonl(self, token: TargetToken) -> None:
         path = Path(token.value)
-        if not path.is_file():
+        if not is_file(path):
             raise TargetError(
                 f"no transcript at {path}; a `*.jsonl` target must be an existing transcript file"
             )
@@ -620,8 +624,9 @@ def resolve_scope(
     before the disk is walked.
     """
     resolver = _Resolver(env, subagents)
+    _require_readable_root(resolver.root)
     if not tokens and sessions_from is None:
-        if not resolver.root.is_dir():
+        if not is_dir(resolver.root):
             raise SourceError(
                 f"no Claude Code projects dir at {resolver.root}; pass --claude-home DIR or "
                 f"set CLAUDE_CONFIG_DIR to the dir holding projects/"
@@ -629,14 +634,41 @@ def resolve_scope(
         for project_dir in iter_project_dirs(resolver.root):
             for transcript in project_transcripts(project_dir, subagents=subagents):
                 resolver.add(transcript)
-        return Scope(_ordered(resolver.found), scoped=False, notes=resolver.notes)
+        return _scope(resolver, scoped=False)
     home_text = env.environ.get("HOME", "")
     home = Path(home_text) if home_text else None
     parsed = [parse_target(t, cwd=env.cwd, home=home) for t in tokens]
     parsed.extend(_session_ref_token(i) for i in sessions_from or ())
     for token in parsed:
         resolver.resolve(token)
-    return Scope(_ordered(resolver.found), scoped=True, notes=resolver.notes)
+    return _scope(resolver, scoped=True)
+
+
+def _require_readable_root(root: Path) -> None:
+    """A projects root that exists but cannot be listed hides every session: an error,
+    never an empty scope (a missing root is the caller's own message)."""
+    try:
+        with os.scandir(root):
+            return
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise SourceError(
+            f"cannot read the projects dir {root}: {exc.strerror or exc}; check its "
+            f"permissions (and those of the dirs above it) or pass another --claude-home"
+        ) from None
+
+
+def _scope(resolver: _Resolver, scoped: bool) -> Scope:
+    """The scope, with a warning for every dir or file the walk could not read: the
+    transcripts behind it are missing, and a search must not call its zero a definitive
+    absence."""
+    unreadable = drain_unreadable()
+    notes = list(resolver.notes)
+    notes.extend(f"warning: cannot read {path}: {reason}; what it holds is not in scope "
+                 "(check its permissions)" for path, reason in unreadable)
+    return Scope(_ordered(resolver.found), scoped=scoped, notes=notes,
+                 unreadable=len(unreadable))
 
 
 def _ordered(found: Mapping[str, Transcript]) -> list[Transcript]:

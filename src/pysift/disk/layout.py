@@ -16,6 +16,7 @@ Everything here takes paths as arguments; nothing reads the process environment.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -153,7 +154,7 @@ def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
     encoded = encode_cwd(cwd)
     if len(encoded) <= MAX_SANITIZED_LENGTH:
         exact = projects_root / encoded
-        return exact if exact.is_dir() else None
+        return exact if is_dir(exact) else None
     prefix = encoded[:MAX_SANITIZED_LENGTH] + "-"
     matches = sorted(d for d in iter_project_dirs(projects_root) if d.name.startswith(prefix))
     if len(matches) > 1:
@@ -161,6 +162,55 @@ def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
             if _dir_first_cwd(candidate) == cwd:
                 return candidate
     return matches[0] if matches else None
+
+
+# -- what could not be read ----------------------------------------------------------------------
+
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR})
+_unreadable: dict[str, str] = {}
+
+
+def note_unreadable(path: Path | str, exc: OSError) -> None:
+    """Remember a dir or file that exists but cannot be read (a permission, an I/O error):
+    its transcripts are missing from the scope, which the caller must say. A path that
+    does not exist is no news (the layout probes for optional dirs)."""
+    if exc.errno not in _MISSING:
+        _unreadable.setdefault(os.fspath(path), exc.strerror or str(exc))
+
+
+def drain_unreadable() -> list[tuple[str, str]]:
+    """``(path, reason)`` of everything noted unreadable since the last drain, sorted."""
+    found = sorted(_unreadable.items())
+    _unreadable.clear()
+    return found
+
+
+def is_file(path: Path) -> bool:
+    """``path.is_file()``, False (and noted) when a permission hides the answer."""
+    try:
+        return path.is_file()
+    except OSError as exc:
+        note_unreadable(path, exc)
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False (and noted) when a permission hides the answer."""
+    try:
+        return path.is_dir()
+    except OSError as exc:
+        note_unreadable(path, exc)
+        return False
+
+
+def _entries(directory: Path | str) -> list[os.DirEntry[str]]:
+    """A dir's entries; none when it is missing, none and noted when it cannot be read."""
+    try:
+        with os.scandir(directory) as found:
+            return list(found)
+    except OSError as exc:
+        note_unreadable(directory, exc)
+        return []
 
 
 # -- enumeration ----------------------------------------------------------------------------------
@@ -171,16 +221,12 @@ def iter_project_dirs(projects_root: Path) -> Iterator[Path]:
 
     Stray files (``.DS_Store``) are skipped; a symlinked project dir is followed.
     """
-    try:
-        entries = sorted(os.scandir(projects_root), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
+    for entry in sorted(_entries(projects_root), key=lambda e: e.name):
         try:
             if entry.is_dir():
                 yield Path(entry.path)
-        except OSError:
-            continue
+        except OSError as exc:
+            note_unreadable(entry.path, exc)
 
 
 def top_level_sessions(project_dir: Path) -> list[Path]:
@@ -189,10 +235,7 @@ def top_level_sessions(project_dir: Path) -> list[Path]:
     Non-recursive on purpose: a subagent file lives in the nested ``<uuid>/`` dir, so it
     can never be mistaken for a session. A dir with no transcript gives an empty list.
     """
-    try:
-        entries = list(os.scandir(project_dir))
-    except OSError:
-        return []
+    entries = _entries(project_dir)
     out: list[Path] = []
     for entry in entries:
         if not entry.name.endswith(".jsonl"):
@@ -200,8 +243,8 @@ def top_level_sessions(project_dir: Path) -> list[Path]:
         try:
             if entry.is_file():
                 out.append(Path(entry.path))
-        except OSError:
-            continue
+        except OSError as exc:
+            note_unreadable(entry.path, exc)
     out.sort(key=os.fspath)
     return out
 
@@ -214,10 +257,7 @@ def orphan_session_paths(project_dir: Path) -> list[Path]:
     ``subagent_transcripts`` takes, so an explicit agent id can still be found there. The
     all-projects listing never includes them: there is no session to list.
     """
-    try:
-        entries = list(os.scandir(project_dir))
-    except OSError:
-        return []
+    entries = _entries(project_dir)
     names = {e.name for e in entries}
     out: list[Path] = []
     for entry in entries:
@@ -226,8 +266,8 @@ def orphan_session_paths(project_dir: Path) -> list[Path]:
         try:
             if entry.is_dir():
                 out.append(project_dir / f"{entry.name}.jsonl")
-        except OSError:
-            continue
+        except OSError as exc:
+            note_unreadable(entry.path, exc)
     out.sort(key=os.fspath)
     return out
 
@@ -258,10 +298,7 @@ def _agent_files(directory: Path | str) -> list[Path]:
 def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
     """The ``agent-*.jsonl`` files of one dir, and whether it holds a ``workflows/`` dir
     (one listing answers both)."""
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return [], False
+    entries = _entries(directory)
     out: list[Path] = []
     workflows = False
     base = Path(directory)
@@ -273,16 +310,13 @@ def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
                     out.append(base / name)
             elif name == WORKFLOWS_DIR:
                 workflows = entry.is_dir()
-        except OSError:
-            continue
+        except OSError as exc:
+            note_unreadable(entry.path, exc)
     return out, workflows
 
 
 def _workflow_dirs(subagents: Path) -> list[Path]:
-    try:
-        entries = list(os.scandir(subagents / WORKFLOWS_DIR))
-    except OSError:
-        return []
+    entries = _entries(subagents / WORKFLOWS_DIR)
     out: list[Path] = []
     for entry in entries:
         if not entry.name.startswith("wf_"):
@@ -290,8 +324,8 @@ def _workflow_dirs(subagents: Path) -> list[Path]:
         try:
             if entry.is_dir():
                 out.append(Path(entry.path))
-        except OSError:
-            continue
+        except OSError as exc:
+            note_unreadable(entry.path, exc)
     return out
 
 
@@ -457,10 +491,7 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
     ``agent-*.jsonl`` is a subagent), and with ``subagents`` the subagents of every
     ``<uuid>/`` session dir, including one whose ``<uuid>.jsonl`` is gone (an orphan).
     """
-    try:
-        entries = list(os.scandir(project_dir))
-    except OSError:
-        return []
+    entries = _entries(project_dir)
     names = {entry.name for entry in entries}
     found: list[Transcript] = []
     for entry in entries:
@@ -481,8 +512,8 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
             elif (subagents and is_uuid(name) and f"{name}.jsonl" not in names
                   and entry.is_dir()):
                 found.extend(_session_subagents(project_dir, name))
-        except OSError:
-            continue
+        except OSError as exc:
+            note_unreadable(entry.path, exc)
     return found
 
 

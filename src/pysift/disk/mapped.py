@@ -7,6 +7,7 @@ mmap set-up costs more than the copy.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 from pathlib import Path
@@ -24,10 +25,10 @@ def open_buffer(path: Path | str) -> bytes | mmap.mmap:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
-        raise SourceError(
-            f"cannot read {path}: {exc.strerror or exc}; check the path (the transcript may "
-            "have been moved or deleted) and rerun"
-        ) from exc
+        advice = ("check the path (the transcript may have been moved or deleted) and rerun"
+                  if exc.errno in (errno.ENOENT, errno.ENOTDIR)
+                  else "check its permissions (pysift reads as the user running it)")
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}; {advice}") from None
     try:
         size = os.fstat(fd).st_size
         if size == 0:

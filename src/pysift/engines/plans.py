@@ -280,7 +280,7 @@ def bindings_of(transcripts: Iterable[Transcript], env: Env
         try:
             binding = resolve_plan_path(transcript, env)
         except SourceError as exc:
-            warnings.append(f"warning: skipped {transcript.path}: {exc}")
+            warnings.append(f"warning: skipped: {exc}")
             continue
         if binding is not None:
             out.append(binding)

@@ -409,3 +409,16 @@ def test_real_corpus_subagent_ids_match_their_records(real_home: Path) -> None:
                     seen += 1
     if seen == 0:
         pytest.skip("no subagent transcript in the real corpus")
+
+
+def test_only_what_exists_and_cannot_be_read_is_noted_unreadable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import errno
+
+    from pysift.disk.layout import drain_unreadable, note_unreadable
+
+    drain_unreadable()
+    note_unreadable(tmp_path / "gone", FileNotFoundError(errno.ENOENT, "No such file"))
+    note_unreadable(tmp_path / "f.jsonl" / "x", NotADirectoryError(errno.ENOTDIR, "Not a dir"))
+    note_unreadable(tmp_path / "locked", PermissionError(errno.EACCES, "Permission denied"))
+    assert drain_unreadable() == [(str(tmp_path / "locked"), "Permission denied")]
+    assert drain_unreadable() == []
