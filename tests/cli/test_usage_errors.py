@@ -19,3 +19,13 @@ def test_usage_errors_are_one_line_with_the_help_to_read(cli, args, needle) -> N
     assert lines[0].startswith("pysift: error: ") and needle in lines[0]
     assert "--help`" in lines[0]
     assert lines[0].count("Did you mean") <= 1
+
+
+@pytest.mark.parametrize("command", [("list",), ("search", "x"), ("stats",)])
+@pytest.mark.parametrize("flag", ["--since", "--until"])
+def test_an_empty_time_is_a_usage_error_not_an_absent_filter(cli, demo_home, command,
+                                                             flag) -> None:
+    """`--since ""` ran unfiltered, exit 0, while `--until " "` was refused."""
+    result = cli("--claude-home", str(demo_home), *command, flag, "")
+    assert result.code == 2
+    assert result.stderr.startswith(f"pysift: error: {flag}: cannot read `` as a time")

@@ -64,5 +64,5 @@ def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, A
     from pysift.core.grammar.when import parse_when
 
     now = env.now()
-    return (parse_when(since, now, env.tz, flag="--since") if since else None,
-            parse_when(until, now, env.tz, flag="--until") if until else None)
+    return (parse_when(since, now, env.tz, flag="--since") if since is not None else None,
+            parse_when(until, now, env.tz, flag="--until") if until is not None else None)

@@ -420,11 +420,14 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
     turns_seen: set[int] = set()
     first: str | None = None
     last: str | None = None
+    odd = False  # a timestamp not in Claude Code's one shape: strings no longer order it
 
     def note_ts(ts: str | None) -> None:
-        nonlocal first, last
+        nonlocal first, last, odd
         if ts is None:
             return
+        if len(ts) != 24 or ts[-1] != "Z":  # 2026-01-05T10:00:00.000Z
+            odd = True
         if first is None or ts < first:
             first = ts
         if last is None or ts > last:
@@ -469,9 +472,10 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
     for (model, _), peak in peaks.items():
         row.tokens.setdefault(model, TokenSums()).add(peak)
     row.turns = len(turns_seen)
-    if first is not None and (parse_ts(first) is None or parse_ts(last) is None):
+    if odd:
         # a timestamp naming no instant ("[trimmed]") sorts past every real one as a
-        # string: the span is taken again over the readable ones (and by instant)
+        # string, an offset or a missing fraction misorders: the span is taken again over
+        # the readable ones, by instant
         stamps = [ts for line, ts, *_ in (*scan.users, *scan.assistants)
                   if admitted(line, ts)]
         first, last = readable_span(stamps)

@@ -385,3 +385,15 @@ def test_the_span_orders_instants_not_strings_once_a_stamp_is_unreadable(
     row = run_stats(write(tmp_path, s.lines()))
     assert row.first_ts == "2026-02-01T09:59:00+02:00"
     assert row.last_ts == s.records[0]["timestamp"]
+
+
+def test_the_span_orders_an_offset_timestamp_by_its_instant(tmp_path: Path) -> None:
+    """All readable, but `12:00+05:30` (06:30 UTC) sorted after `10:00Z` as a string and
+    the span ran backwards (`10:00:00 → 06:30:00 (0s)`)."""
+    s = session(start=datetime(2026, 1, 1, 10, 0, tzinfo=UTC))
+    s.add(user("go"))
+    s.add(assistant("reply"))
+    s.records[1]["timestamp"] = "2026-01-01T12:00:00+05:30"
+    row = run_stats(write(tmp_path, s.lines()))
+    assert (row.first_ts, row.last_ts) == ("2026-01-01T12:00:00+05:30",
+                                           s.records[0]["timestamp"])
