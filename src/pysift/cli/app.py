@@ -102,7 +102,11 @@ def main(argv: list[str] | None = None) -> None:
     from pysift.errors import ExitCode, SiftError
 
     raw = sys.argv[1:] if argv is None else argv
-    args = argv_mod.normalize(raw, _project_dir_probe(raw))
+    try:
+        args = argv_mod.normalize(raw, _project_dir_probe(raw))
+    except SiftError as exc:
+        _report_error(exc)
+        sys.exit(int(exc.exit_code))
     command = invoked_command(args)
     register((command,) if command is not None else tuple(COMMAND_MODULES))
     try:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from pysift.errors import UsageError
+
 # Options (any subcommand) that consume the next token as their value.
 VALUE_OPTIONS = frozenset(
     {
@@ -71,7 +73,10 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
         if tok == "--":
             rest.extend(args[i:])
             break
-        if tok == "--claude-home" and i + 1 < len(args):
+        if tok == "--claude-home":
+            if i + 1 >= len(args):
+                raise UsageError("--claude-home needs a value: the Claude config dir (the one "
+                                 "holding projects/); see `pysift --help`")
             home = [tok, args[i + 1]]
             i += 2
             continue

@@ -62,3 +62,11 @@ def test_the_home_flag_is_read_from_anywhere_on_the_line() -> None:
     assert home_flag(["list", "-tmp", "--claude-home", "/h"]) == "/h"
     assert home_flag(["--claude-home=/a", "list"]) == "/a"
     assert home_flag(["list", "--", "--claude-home", "/x"]) is None
+
+
+def test_a_valueless_claude_home_says_so() -> None:
+    """Left behind the subcommand it read "No such option '--claude-home'"."""
+    from pysift.errors import UsageError
+
+    with pytest.raises(UsageError, match="--claude-home needs a value"):
+        normalize(["list", "--claude-home"])
