@@ -452,3 +452,26 @@ def test_a_project_dir_target_is_not_one_transcript(show) -> None:
     result = show("-home-ada-src-orbit", "--line", "1")
     assert result.code == 1
     assert "exactly one transcript" in result.stderr
+
+
+def test_parallel_tool_calls_are_no_branch_point(cli, tmp_path: Path) -> None:
+    """csift v0.8.1: tool-result carriers, isMeta records and compaction summaries never
+    count as children. Counted, every parallel tool fan-out was a fork (242 on the real
+    corpus, of which 10 are forks)."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("fan-out")
+    s = Session(sid, cwd="/home/ada/src/fan")
+    s.add(user("read both files"))
+    first = s.add(assistant(tool_use("Read", {"file_path": "/a"}, id="toolu_a")))
+    s.add(assistant(tool_use("Read", {"file_path": "/b"}, id="toolu_b")))
+    s.add(tool_result("toolu_a", "contents of a"), parent=first["uuid"])
+    s.add(user("<system-reminder>meta</system-reminder>", isMeta=True), parent=first["uuid"])
+    s.add(user("This session is being continued …", isCompactSummary=True),
+          parent=first["uuid"])
+    retry = s.add(user("and a third one"))
+    s.add(user("and a third one, please"), parent=retry["parentUuid"])  # a re-send
+    home.session("/home/ada/src/fan", sid, s)
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points",
+                 "--format", "json")
+    forks = result.json_rows("branch-point")
+    assert [[c["line"] for c in f["children"]] for f in forks] == [[7, 8]]

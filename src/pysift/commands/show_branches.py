@@ -1,8 +1,11 @@
 """``show --branch-points``: where the parentUuid chain forks (a draft re-sent, a retry).
 
 A fork parent is a record uuid that two or more conversation records (user, assistant,
-system) name as their ``parentUuid``. Ranked by the widest time gap between its children
-(unknown gaps last), so the most deliberate re-sends come first.
+system) name as their ``parentUuid``. Tool-result carriers, isMeta records and compaction
+summaries never count as children (csift v0.8.1): parallel tool calls hang their results
+off one assistant record, which would otherwise read as a fork in most sessions. Ranked by
+the widest time gap between its children (unknown gaps last), so the most deliberate
+re-sends come first.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.disk.lines import iter_spans
 from pysift.engines.fetch import TranscriptView
 from pysift.model.env import Env
+from pysift.model.record import Record
 from pysift.output.report import Report
 
 _CONVERSATION = ("user", "assistant", "system")
@@ -35,7 +39,7 @@ def run_branch_points(view: TranscriptView, env: Env) -> Report:
             continue
         conversation += 1
         line_of_uuid.setdefault(rec.uuid, number)
-        if rec.parent_uuid:
+        if rec.parent_uuid and not _never_a_child(rec):
             children.setdefault(rec.parent_uuid, []).append(
                 {"line": number, "uuid": rec.uuid, "record_type": rec.type, "ts": rec.timestamp})
     forks = []
@@ -63,6 +67,12 @@ def run_branch_points(view: TranscriptView, env: Env) -> Report:
                       "skipped_lines": view.tally.malformed}
     report.text = lambda out: _render(out, view, forks, line_of_uuid, conversation, env)
     return report
+
+
+def _never_a_child(rec: Record) -> bool:
+    """A record that hangs off its parent by mechanics, not by a re-send or a retry."""
+    return (rec.is_meta or rec.is_compact_summary
+            or (rec.is_user_record and bool(rec.blocks_of("tool_result"))))
 
 
 def _gap_text(gap: int | None) -> str:
