@@ -14,6 +14,7 @@ from builders import (
     assistant,
     stable_uuid,
     stop_hook_summary,
+    thinking,
     tool_result,
     tool_use,
     turn_duration,
@@ -277,6 +278,53 @@ def test_a_capped_turn_fetch_says_what_its_line_continuation_adds(cli, tmp_path:
     text = cli(*base, "--turn", "..").stdout
     assert (f"--line {first}..{last} (the line range also shows {len(gated)} bookkeeping "
             "unit(s) a turn fetch leaves out)") in text
+
+
+def test_the_continuation_of_scattered_addresses_names_only_them(cli, home_250) -> None:
+    """`--line 3,100,240 --max-count 1` continued with `--line 100..240`: 141 lines and
+    139 units nobody asked for, where the note promised 2."""
+    home, sid = home_250
+    base = ("--claude-home", str(home.root), "show", f"@{sid}")
+    capped = cli(*base, "--line", "3,100,240", "--max-count", "1", "--format", "json")
+    assert capped.summary()["refetch_remainder"] == f"pysift show @{sid} --line 100,240"
+    raw = cli(*base, "--line", "2,50..52,200", "--max-count", "1", "--raw")
+    assert f"continue: pysift show @{sid} --line 50..52,200 --raw" in raw.stderr
+    rest = cli(*base, "--line", "100,240", "--format", "json")
+    assert [r["line"] for r in rest.json_rows("record")] == [100, 240]
+
+
+def test_the_cap_never_splits_a_line_between_its_units(cli, tmp_path: Path) -> None:
+    """The cap fell between the two units of one record: the continuation printed the
+    first one again and one unit more than `+N more` said."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("two-units")
+    s = Session(sid, cwd="/home/ada/src/u")
+    s.add(user("look"))
+    s.add(assistant(thinking("weighing it"), "a reply with two parts"))
+    s.add(assistant("and a third record"))
+    home.session("/home/ada/src/u", sid, s)
+    base = ("--claude-home", str(home.root), "show", f"@{sid}")
+    units = cli(*base, "--line", "..", "--format", "json").json_rows("record")
+    split_line = next(r["line"] for r in units
+                      if sum(1 for x in units if x["line"] == r["line"]) == 2)
+    cap = next(i for i, r in enumerate(units) if r["line"] == split_line) + 1
+    capped = cli(*base, "--line", "..", "--max-count", str(cap), "--format", "json")
+    summary = capped.summary()
+    assert all(r["line"] != split_line for r in capped.json_rows("record"))
+    assert summary["refetch_remainder"].split("--line ")[1].startswith(f"{split_line}..")
+    command = summary["refetch_remainder"].split()
+    rest = cli(*base, *command[3:], "--format", "json").json_rows("record")
+    assert len(rest) == summary["dropped_by_cap"]
+    assert len(capped.json_rows("record")) + len(rest) == len(units)
+
+
+def test_a_closed_range_from_zero_clamps_to_the_first_line(show) -> None:
+    """`--line 0..2` said "no such line(s)" although L1 and L2 exist."""
+    result = show(f"@{LONG}", "--line", "0..4", "--format", "json")
+    assert result.code == 0, result.stderr
+    same = show(f"@{LONG}", "--line", "1..4", "--format", "json")
+    assert result.json_rows("record") == same.json_rows("record")
+    assert show(f"@{LONG}", "--line", "0").code == 1
 
 
 def test_a_turn_holding_no_renderable_record_is_an_error(cli, tmp_path: Path) -> None:

@@ -74,22 +74,24 @@ def run(opts: ShowOptions, env: Env) -> Report:
         return run_branch_points(view, env)
     header = {**id_trio(transcript.session_id, transcript.is_subagent,
                         transcript.parent_session_id), "path": str(transcript.path)}
-    addressed, non_record, sidecar_used = _collect(view, opts)
+    addressed, covered, non_record, sidecar_used = _collect(view, opts)
     cap = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
     ref = f"@{transcript.session_id}"
     if opts.raw:
         return _raw_report(view, opts, addressed, cap, ref, header)
     units: list[Fetched] = [u for _, group in addressed for u in group]
-    kept, dropped = (units[:cap], units[cap:]) if cap else (units, [])
+    cut = _whole_line_cut(units, cap)
+    kept, dropped = units[:cut], units[cut:]
     remainder = None
     bookkeeping = 0
     if dropped:
-        last_line = max((u.line for u in units if u.line is not None), default=None)
         first = next((u.line for u in dropped if u.line is not None), None)
-        if first is not None and last_line is not None:
-            remainder = f"pysift show {ref} --line {first}..{last_line}"
+        if first is not None:
+            # the addressed lines from the first dropped one on, and no other line
+            rest = [n for n in covered if n >= first]
+            remainder = f"pysift show {ref} --line {line_list(rest)}"
             if opts.turns is not None:
-                bookkeeping = _line_fetch_surplus(view, first, last_line, dropped)
+                bookkeeping = _line_fetch_surplus(view, rest, dropped)
     report = Report(command="show", header=header)
     report.rows = [record_row(u, transcript, env) for u in kept]
     report.summary = {
@@ -108,20 +110,51 @@ def run(opts: ShowOptions, env: Env) -> Report:
     return report
 
 
-def _line_fetch_surplus(view: TranscriptView, first: int, last: int,
-                        dropped: list[Fetched]) -> int:
+def _whole_line_cut(units: list[Fetched], cap: int) -> int:
+    """Where the cap cuts the units, never between two units of one line (a line
+    continuation cannot start inside a line): before that line, or, when it is the first
+    line kept, after it."""
+    if not cap or len(units) <= cap:
+        return len(units)
+    line = units[cap].line
+    if line is None or units[cap - 1].line != line:
+        return cap
+    cut = cap
+    while cut > 0 and units[cut - 1].line == line:
+        cut -= 1
+    if cut == 0:
+        cut = cap
+        while cut < len(units) and units[cut].line == line:
+            cut += 1
+    return cut
+
+
+def line_list(numbers: list[int]) -> str:
+    """Sorted line numbers in the range grammar, consecutive runs joined: ``3..9,40,52..60``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ",".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs)
+
+
+def _line_fetch_surplus(view: TranscriptView, rest: list[int], dropped: list[Fetched]) -> int:
     """How many more units the ``--line`` continuation of a capped TURN fetch prints than
     the fetch dropped: a line address renders the gated bookkeeping leaves (stop hooks,
     snapshots, turn durations, queued input) that a turn fetch leaves out, so the note
     says so instead of promising a count the command will not match."""
     shown = sum(len(view.render_line(n, s, e, address_mode=True) or ())
-                for n, s, e in view.iter_range(first, last))
+                for n, s, e in _spans_for(view, rest))
     return max(0, shown - sum(1 for u in dropped if u.line is not None))
 
 
 def _collect(view: TranscriptView, opts: ShowOptions
-             ) -> tuple[list[tuple[int | None, list[Fetched]]], int, bool]:
-    """The addressed lines, each with its rendered units, in file order."""
+             ) -> tuple[list[tuple[int | None, list[Fetched]]], list[int], int, bool]:
+    """The addressed lines, each with its rendered units, in file order; every line
+    number the address covers (records or not), sorted; the lines that are no record;
+    whether the elicitation sidecar joined."""
     if opts.lines:
         return _collect_lines(view, opts)
     if opts.uuids:
@@ -150,8 +183,9 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
     if closed is not None:
         # explicit lines: locate each by counting newlines up to it; the file's total is
         # counted only if an address misses (for the error's domain)
+        # a closed range clamps to the lines that exist: `0..2` is L1..L2
         missing = [item for item in closed
-                   if item.start < 1 or view.line_offset(item.start) is None]
+                   if item.end < 1 or view.line_offset(max(1, item.start)) is None]
         for item in closed:
             wanted.update(range(max(1, item.start), item.end + 1))
     else:
@@ -192,7 +226,7 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
     if not opts.raw and not out:
         raise NotFoundError(f"none of the {len(ordered)} addressed line(s) is a record — "
                             "inspect them with --raw")
-    return out, non_record, False
+    return out, ordered, non_record, False
 
 
 def _spans_for(view: TranscriptView, ordered: list[int]):
@@ -242,7 +276,7 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
             f"no record with uuid {', '.join(missing)} in {view.transcript.path}; find uuids "
             f"with pysift search ... --format json (the uuid key)")
     out.sort(key=lambda item: (item[0] is None, item[0] or 0))
-    return out, 0, sidecar_used
+    return out, sorted({n for n, _ in out if n is not None}), 0, sidecar_used
 
 
 def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
@@ -259,8 +293,10 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
             "(the ·tN in each exchange header)")
     total = view.line_count
     out: list[tuple[int | None, list[Fetched]]] = []
+    covered: list[int] = []
     for turn in values:
         first, last = turns.line_span(turn, total)
+        covered.extend(range(first, last + 1))
         for number, s, e in view.iter_range(first, last):
             if raw:
                 if view.buf[s:e].strip():
@@ -281,7 +317,7 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
             f"no record in {_describe_turns(values, 't')} is a message or an event show "
             f"renders (only metadata lines: summaries, snapshots, …) — inspect them with: "
             f"pysift show @{view.transcript.session_id} --turn {format_range(spec)} --raw")
-    return out, 0, sidecar_used
+    return out, sorted(set(covered)), 0, sidecar_used
 
 
 def _describe_turns(values: list[int], prefix: str) -> str:
@@ -299,7 +335,7 @@ def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, re
     report.raw_lines = [view.line_bytes(n) or b"" for n in kept]
     if dropped:
         report.note(f"note: +{len(dropped)} more line(s) beyond the {cap}-line cap · continue: "
-                    f"pysift show {ref} --line {dropped[0]}..{dropped[-1]} --raw "
+                    f"pysift show {ref} --line {line_list(dropped)} --raw "
                     "(or --max-count 0 = uncapped)")
     return report
 
