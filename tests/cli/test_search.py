@@ -736,3 +736,22 @@ def test_the_label_probe_tells_how_to_reach_a_gated_leaf(cli, tmp_path: Path) ->
     absent = cli("--claude-home", str(home.root), "search", "zzqqxx", "-t", "user")
     assert "genuinely absent even without the label filter, gated bookkeeping leaves " \
            "included" in absent.stderr
+
+
+def test_every_printed_command_resolves_for_a_transcript_without_an_at_form(
+        cli, tmp_path: Path) -> None:
+    """A transcript named `notes.jsonl` has no @-form: its refetch read `pysift show
+    @notes --line 2`, which the target grammar refuses."""
+    import shlex
+
+    home = ClaudeHome(tmp_path / "claude")
+    path = home.session("/home/ada/src/n", "notes", user("where is the kestrel config"),
+                        assistant("in kestrel.toml"))
+    hits = _hits(cli("--claude-home", str(home.root), "search", "kestrel", "--format", "json"))
+    assert hits and all(h["refetch"].startswith(f"pysift show {path} ") for h in hits)
+    for hit in hits:
+        again = cli("--claude-home", str(home.root), *shlex.split(hit["refetch"])[1:])
+        assert again.code == 0, again.stderr
+    shown = cli("--claude-home", str(home.root), "show", str(path), "--line", "..",
+                "--max-count", "1", "--format", "json")
+    assert shown.summary()["refetch_remainder"].startswith(f"pysift show {path} --line ")

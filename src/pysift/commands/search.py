@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
@@ -20,7 +21,7 @@ from pysift.engines.search.scan import Hit
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
-from pysift.output.fields import id_trio
+from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone
 from pysift.output.report import Report
 
@@ -200,11 +201,11 @@ def _excerpt(hit: Hit, no_truncate: bool) -> tuple[str, bool]:
     return centered_excerpt(hit.text, hit.span[0], hit.span[1], EXCERPT_MAX_CHARS)
 
 
-def refetch(hit: Hit, session_id: str) -> str | None:
+def refetch(hit: Hit, session_id: str, path: Path | str) -> str | None:
     if hit.line is not None:
-        return f"pysift show @{session_id} --line {hit.line}"
+        return f"pysift show {target_ref(session_id, path)} --line {hit.line}"
     if hit.uuid:
-        return f"pysift show @{session_id} --uuid {hit.uuid}"
+        return f"pysift show {target_ref(session_id, path)} --uuid {hit.uuid}"
     return None
 
 
@@ -230,7 +231,7 @@ def hit_row(hit: Hit, ex: Exchange, env: Env, no_truncate: bool) -> tuple[dict[s
         "uuid": hit.uuid,
         "source": hit.source,
         "image_ids": list(hit.image_ids),
-        "refetch": refetch(hit, t.session_id),
+        "refetch": refetch(hit, t.session_id, t.path),
     }, clipped
 
 
@@ -381,13 +382,13 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
         for hit in ex.hits:
             w(_hit_line(hit, opts, "  "))
             if t.is_subagent and hit.line is not None:
-                w(f"      ↳ pysift show @{t.session_id} --line {hit.line}\n")
+                w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line {hit.line}\n")
         if opts.siblings:
             for sib in ex.siblings:
                 w(_hit_line(sib, opts, "  ", sibling=True))
             if ex.siblings_hidden and ex.hidden_lines:
                 a, b = ex.hidden_lines
-                w(f"  · (+{ex.siblings_hidden} more · pysift show @{t.session_id} "
+                w(f"  · (+{ex.siblings_hidden} more · pysift show {target_ref(t.session_id, t.path)} "
                   f"--line {a}..{b})\n")
     footer = (f"\nmatched {total} exchange(s) · {sessions} session(s) · "
               f"label={','.join(opts.labels) if opts.labels else 'all'}")

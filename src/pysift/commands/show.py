@@ -12,7 +12,7 @@ from pysift.disk.layout import Transcript
 from pysift.engines.fetch import Fetched, TranscriptView, block_text, verify_sha256
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
-from pysift.output.fields import id_trio
+from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone
 from pysift.output.report import Report
 
@@ -42,6 +42,10 @@ def resolve_one(target: str, env: Env) -> Transcript:
             f"{len(scope.transcripts)} ({names}{more}); name one with @<uuid> or @<agent-id>"
         )
     return scope.transcripts[0]
+
+
+def _ref(view: TranscriptView) -> str:
+    return target_ref(view.transcript.session_id, view.transcript.path)
 
 
 def _check_modes(opts: ShowOptions) -> None:
@@ -76,7 +80,7 @@ def run(opts: ShowOptions, env: Env) -> Report:
                         transcript.parent_session_id), "path": str(transcript.path)}
     addressed, covered, non_record, sidecar_used = _collect(view, opts)
     cap = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
-    ref = f"@{transcript.session_id}"
+    ref = target_ref(transcript.session_id, transcript.path)
     if opts.raw:
         return _raw_report(view, opts, addressed, cap, ref, header)
     units: list[Fetched] = [u for _, group in addressed for u in group]
@@ -220,7 +224,7 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
                 raise NotFoundError(
                     f"L{number} is not a renderable record (metadata, a session-state cache "
                     f"line or a malformed line) — inspect it with: pysift show "
-                    f"@{view.transcript.session_id} --line {number} --raw")
+                    f"{_ref(view)} --line {number} --raw")
             continue
         out.append((number, units))
     if not opts.raw and not out:
@@ -269,7 +273,7 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
                 if units is None:
                     raise NotFoundError(
                         f"uuid {uuid} (L{n}) is not a renderable record — inspect it with: "
-                        f"pysift show @{view.transcript.session_id} --line {n} --raw")
+                        f"pysift show {_ref(view)} --line {n} --raw")
                 out.append((n, units))
     if missing:
         raise NotFoundError(
@@ -316,7 +320,7 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
         raise NotFoundError(
             f"no record in {_describe_turns(values, 't')} is a message or an event show "
             f"renders (only metadata lines: summaries, snapshots, …) — inspect them with: "
-            f"pysift show @{view.transcript.session_id} --turn {format_range(spec)} --raw")
+            f"pysift show {_ref(view)} --turn {format_range(spec)} --raw")
     return out, sorted(set(covered)), 0, sidecar_used
 
 

@@ -18,6 +18,7 @@ from pysift.disk.lines import iter_spans
 from pysift.engines.fetch import TranscriptView
 from pysift.model.env import Env
 from pysift.model.record import Record
+from pysift.output.fields import target_ref
 from pysift.output.report import Report
 
 _CONVERSATION = ("user", "assistant", "system")
@@ -99,5 +100,5 @@ def _render(out: TextIO, view: TranscriptView, forks, line_of_uuid, conversation
         w(f"  #{i}  uuid {parent}  {where}  children {len(kids)} · widest gap {_gap_text(gap)}\n")
         for k in kids:
             w(f"      L{k['line']}  {text_ts(k['ts'], env.tz)}  {k['record_type']}\n")
-        w(f"      ↳ pysift show @{t.session_id} --line {kids[-1]['line']}\n")
+        w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line {kids[-1]['line']}\n")
     w("ranked widest gap first (unknown gaps last)\n")
