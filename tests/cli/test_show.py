@@ -523,3 +523,25 @@ def test_parallel_tool_calls_are_no_branch_point(cli, tmp_path: Path) -> None:
                  "--format", "json")
     forks = result.json_rows("branch-point")
     assert [[c["line"] for c in f["children"]] for f in forks] == [[7, 8]]
+
+
+def test_an_unrenderable_uuid_among_several_is_counted_like_a_line(cli, tmp_path: Path) -> None:
+    """`--uuid A,B` failed whole when B's line renders nothing, where `--line a,b` prints
+    a and counts b among the lines that are no record."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("uuid-list")
+    s = Session(sid, cwd="/home/ada/src/u")
+    asked = s.add(user("the question"))
+    # a CC 1.0 system record without a subtype: no leaf, nothing show renders
+    hidden = s.add({"type": "system", "content": "Claude Opus 4 limit reached"})
+    home.session("/home/ada/src/u", sid, s)
+    base = ("--claude-home", str(home.root), "show", f"@{sid}")
+    assert cli(*base, "--line", "2").code == 1
+    single = cli(*base, "--uuid", hidden["uuid"])
+    assert single.code == 1 and "is not a renderable record" in single.stderr
+    both = cli(*base, "--uuid", f"{asked['uuid']},{hidden['uuid']}", "--format", "json")
+    assert both.code == 0, both.stderr
+    assert [r["line"] for r in both.json_rows("record")] == [1]
+    assert both.summary()["non_record_lines"] == 1
+    lines = cli(*base, "--line", "1,2", "--format", "json")
+    assert lines.summary()["non_record_lines"] == 1

@@ -250,8 +250,11 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
     missing: list[str] = []
     sidecar_used = False
     pending = None
+    found = {uuid: view.lines_of_uuid(uuid) for uuid in opts.uuids}
+    single = sum(len(lines) for lines in found.values()) == 1
+    non_record = 0
     for uuid in opts.uuids:
-        lines = view.lines_of_uuid(uuid)
+        lines = found[uuid]
         if not lines:
             if pending is None:
                 pending = view.sidecar_records()
@@ -271,16 +274,23 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
             for n, s, e in view.iter_range(number, number):
                 units = view.render_line(n, s, e, address_mode=True)
                 if units is None:
-                    raise NotFoundError(
-                        f"uuid {uuid} (L{n}) is not a renderable record — inspect it with: "
-                        f"pysift show {_ref(view)} --line {n} --raw")
+                    if single:  # as a single --line: an error; among several, counted
+                        raise NotFoundError(
+                            f"uuid {uuid} (L{n}) is not a renderable record — inspect it "
+                            f"with: pysift show {_ref(view)} --line {n} --raw")
+                    non_record += 1
+                    continue
                 out.append((n, units))
     if missing:
         raise NotFoundError(
             f"no record with uuid {', '.join(missing)} in {view.transcript.path}; find uuids "
             f"with pysift search ... --format json (the uuid key)")
+    if not opts.raw and not out:
+        raise NotFoundError(f"none of the addressed uuid(s) is a renderable record — inspect "
+                            f"their lines with: pysift show {_ref(view)} --uuid "
+                            f"{','.join(opts.uuids)} --raw")
     out.sort(key=lambda item: (item[0] is None, item[0] or 0))
-    return out, sorted({n for n, _ in out if n is not None}), 0, sidecar_used
+    return out, sorted({n for n, _ in out if n is not None}), non_record, sidecar_used
 
 
 def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
