@@ -32,12 +32,12 @@ from pysift.core.grammar.targets import (
 )
 from pysift.core.spawns import IssuedBy, spawned_by, spawns_in
 from pysift.disk.layout import (
-    drain_unreadable,
-    is_dir,
-    is_file,
     Transcript,
+    drain_unreadable,
     encode_cwd,
     find_project_dir,
+    is_dir,
+    is_file,
     is_sidecar_file,
     is_workflow_journal,
     iter_project_dirs,
@@ -623,6 +623,7 @@ def resolve_scope(
     ``subagents``). Every token is parsed before any is resolved, so a malformed one fails
     before the disk is walked.
     """
+    drain_unreadable()  # what an earlier lookup in this process noted is not this scope's
     resolver = _Resolver(env, subagents)
     _require_readable_root(resolver.root)
     if not tokens and sessions_from is None:

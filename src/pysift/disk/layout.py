@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,18 +187,18 @@ def drain_unreadable() -> list[tuple[str, str]]:
 
 def is_file(path: Path) -> bool:
     """``path.is_file()``, False (and noted) when a permission hides the answer."""
-    try:
-        return path.is_file()
-    except OSError as exc:
-        note_unreadable(path, exc)
-        return False
+    return _stat_says(path, path.is_file)
 
 
 def is_dir(path: Path) -> bool:
     """``path.is_dir()``, False (and noted) when a permission hides the answer."""
+    return _stat_says(path, path.is_dir)
+
+
+def _stat_says(path: Path, test: Callable[[], bool]) -> bool:
     try:
-        return path.is_dir()
-    except OSError as exc:
+        return test()
+    except OSError as exc:  # pathlib passes only "missing" errors as False
         note_unreadable(path, exc)
         return False
 
