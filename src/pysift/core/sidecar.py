@@ -83,6 +83,10 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
 
 
 def _answered_natively(obj: dict, transcript: "Buffer | None") -> bool:
+    """The pending call's id already stands in the transcript as a tool block's own id
+    (``tool_use.id`` or ``tool_result.tool_use_id``): the native record exists, the
+    sidecar copy is a ghost. Structural, per csift v0.6.3: the id quoted in prose does
+    not count. Only lines holding the id's bytes are decoded."""
     if transcript is None:
         return False
     message = obj.get("message")
@@ -90,8 +94,28 @@ def _answered_natively(obj: dict, transcript: "Buffer | None") -> bool:
         return False
     for block in message["content"]:
         if isinstance(block, dict) and isinstance(block.get("id"), str) and block["id"]:
-            if transcript.find(block["id"].encode()) >= 0:
+            if _has_tool_block(transcript, block["id"]):
                 return True
+    return False
+
+
+def _has_tool_block(transcript: "Buffer", tool_id: str) -> bool:
+    needle = tool_id.encode()
+    find, size = transcript.find, len(transcript)
+    pos = find(needle)
+    while pos >= 0:
+        start = transcript.rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        try:
+            obj = orjson.loads(transcript[start:end])
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and any(
+                block.get("id") == tool_id or block.get("tool_use_id") == tool_id
+                for block in Record(obj, None).blocks()):
+            return True
+        pos = find(needle, end)
     return False
 
 

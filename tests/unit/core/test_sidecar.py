@@ -44,3 +44,19 @@ def test_a_pending_question_is_merged_until_its_resolved_line_lands(tmp_path: Pa
     with path.open("ab") as fh:
         fh.write(orjson.dumps(elicitation_resolved("toolu_open", "2026-06-07T05:43:00.000Z")))
     assert read_sidecar(path).pending == []
+
+
+def test_only_a_native_tool_block_makes_a_pending_question_a_ghost(tmp_path: Path) -> None:
+    """The guard found the id anywhere in the transcript's bytes: a human quoting
+    `toolu_open` in prose hid the open question from list, search and show."""
+    from builders import tool_result, to_jsonl, user
+
+    use = assistant(auq_use([{"question": "Ship it?", "options": ["yes", "no"]}], id="toolu_open"))
+    path = tmp_path / "elicitations.jsonl"
+    path.write_bytes(orjson.dumps(elicitation_pending(use, "toolu_open")) + b"\n")
+    prose = to_jsonl([user("why is toolu_open still waiting?")])
+    assert [r.source for r in read_sidecar(path, prose).pending] == [SOURCE]
+    native_call = to_jsonl([user("ship?"), use])
+    assert read_sidecar(path, native_call).pending == []
+    native_answer = to_jsonl([tool_result("toolu_open", "yes")])
+    assert read_sidecar(path, native_answer).pending == []
