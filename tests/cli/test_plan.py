@@ -88,3 +88,34 @@ def test_a_plan_recorded_under_another_home_is_found_in_this_one(cli, demo_home)
     assert row["plan_exists"] is True
     assert row["plan_file"] == str(demo_home / "plans" / "quiet-orbiting-lovelace.md")
     assert "/home/ada/.claude/plans/quiet-orbiting-lovelace.md does not exist" in result.stderr
+
+
+def test_a_relocated_plan_still_answers_to_its_recorded_path(cli, demo_home) -> None:
+    """Once the plan was found in this home's plans/, `--reverse` of the path the records
+    name found nobody and `--audit` matched no edit of it."""
+    recorded = "/home/ada/.claude/plans/quiet-orbiting-lovelace.md"
+    result = cli("--claude-home", str(demo_home), "plan", "--reverse", recorded,
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    assert [r["session_id"] for r in result.json_rows("plan")] == [
+        "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"]
+
+
+def test_no_target_is_the_calling_session_whoami_names(cli, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """One id in two project dirs: `plan` printed both dirs' plans, `whoami` one file
+    (the encoded $PWD dir first)."""
+    h = ClaudeHome(tmp_path / "claude")
+    here, there = tmp_path / "proj", tmp_path / "other"
+    here.mkdir()
+    mine, other = h.plan("plan-of-proj", "# a\n"), h.plan("plan-of-other", "# b\n")
+    h.session(str(here), S1, user("here"), attachment("plan_mode", {
+        "isSubAgent": False, "planFilePath": str(mine), "planExists": True}))
+    h.session(str(there), S1, user("there"), attachment("plan_mode", {
+        "isSubAgent": False, "planFilePath": str(other), "planExists": True}))
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", S1)
+    monkeypatch.chdir(here)
+    result = cli("--claude-home", str(h.root), "plan", "--format", "json")
+    assert [r["plan_file"] for r in result.json_rows("plan")] == [str(mine)]
+    who = cli("--claude-home", str(h.root), "whoami", "--format", "json")
+    assert who.json_rows("identity")[0]["path"].startswith(str(h.root / "projects"))

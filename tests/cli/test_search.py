@@ -344,6 +344,7 @@ def test_raw_omits_sidecar_records_with_a_note(search) -> None:
     assert result.code == 0
     assert result.stdout == ""
     assert "elicitation-sidecar record(s) omitted" in result.stderr
+    assert "DEFINITIVE absence" not in result.stderr  # it matched: the match has no line
 
 
 @pytest.mark.parametrize("other", [("--format", "json"), ("--siblings",), ("-c",), ("-l",),

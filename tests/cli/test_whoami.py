@@ -94,3 +94,13 @@ def test_unknown_id_exits_non_zero_but_prints_the_identity(cli, home: ClaudeHome
     assert result.code == 1
     assert "path     <not found under" in result.stdout
     assert "check --claude-home" in result.stderr
+
+
+def test_a_bad_alias_value_is_named_by_its_own_variable(cli, home: ClaudeHome,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The error named CLAUDE_CODE_SESSION_ID, which was not even set."""
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    monkeypatch.setenv("CODEX_COMPANION_SESSION_ID", "garbage")
+    result = cli("--claude-home", str(home.root), "whoami")
+    assert result.code != 0
+    assert "CODEX_COMPANION_SESSION_ID='garbage' is not a session uuid" in result.stderr

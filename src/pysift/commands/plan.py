@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from pysift.core.resolve import require_calling_session, resolve_scope
+from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
 from pysift.engines.plans import (
@@ -53,7 +53,11 @@ def run(opts: PlanOptions, env: Env) -> Report:
         return _run_reverse(opts, env)
     tokens = list(opts.targets)
     if not tokens and opts.sessions_from is None:
-        tokens = [f"@{require_calling_session(env, 'plan (no target)')}"]
+        # the calling session as whoami finds it: the encoded $PWD dir first, so an id
+        # that two project dirs hold names one transcript, not both
+        session_id = require_calling_session(env, "plan (no target)")
+        calling = find_session_file(session_id, env)
+        tokens = [str(calling) if calling is not None else f"@{session_id}"]
     scope = resolve_scope(tokens, env, subagents=opts.subagents,
                           sessions_from=_ids(opts.sessions_from))
     report = Report(command="plan")
@@ -166,7 +170,7 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
                           sessions_from=_ids(opts.sessions_from))
     report = Report(command="plan")
     report.notes.extend(scope.notes)
-    hits = [b for b in corpus_bindings(scope.transcripts, env) if same_file(b.plan_file, wanted)]
+    hits = [b for b in corpus_bindings(scope.transcripts, env) if any(same_file(name, wanted) for name in b.names)]
     if not hits:
         report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
                     f"slug names it); narrow or widen the scope with a project PATH target")

@@ -680,7 +680,7 @@ def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report:
         report.note(f"note: {sidecar} elicitation-sidecar record(s) omitted (no physical line)")
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
-    if not kept:
+    if not kept and not sidecar:  # a sidecar match is a match with no line to print
         _absence_line(opts, scope, result, report)
     return report
 

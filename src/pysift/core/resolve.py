@@ -103,21 +103,28 @@ def calling_session_id(environ: Mapping[str, str]) -> str | None:
     Exact names only: a loose ``/session/i`` match would pick up ``SECURITYSESSIONID``.
     The alias is read only when the canonical variable is absent or empty.
     """
+    named = _calling_session_var(environ)
+    return named[1] if named is not None else None
+
+
+def _calling_session_var(environ: Mapping[str, str]) -> tuple[str, str] | None:
+    """``(variable, value)`` of the env-named calling session."""
     for name in SESSION_ID_VARS:
         value = environ.get(name, "").strip()
         if value:
-            return value
+            return name, value
     return None
 
 
 def require_calling_session(env: Env, purpose: str) -> str:
     """The env session id as a uuid, or a ``TargetError`` with the way forward."""
-    session_id = calling_session_id(env.environ)
-    if session_id is None:
+    named = _calling_session_var(env.environ)
+    if named is None:
         raise TargetError(f"{purpose}: {NO_SESSION_ENV_GUIDANCE}")
+    name, session_id = named
     if not is_uuid(session_id):
         raise TargetError(
-            f"{purpose}: CLAUDE_CODE_SESSION_ID={session_id!r} is not a session uuid; pass an "
+            f"{purpose}: {name}={session_id!r} is not a session uuid; pass an "
             f"explicit `@<uuid>` target instead"
         )
     return session_id.lower()

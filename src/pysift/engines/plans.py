@@ -75,6 +75,14 @@ class PlanBinding:
     binding_source: str  # BINDING_PLAN_MODE | BINDING_SLUG_ONLY
     minted_at_compaction: bool = False
     notes: tuple[str, ...] = ()
+    recorded_file: str | None = None  # the path the record names, when plan_file relocated it
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every path this binding answers to: the plan file, and the recorded path it was
+        relocated from (an edit or a `--reverse` names the file as the records do)."""
+        return (self.plan_file,) if self.recorded_file is None else \
+            (self.plan_file, self.recorded_file)
 
     @property
     def sort_key(self) -> tuple[bool, str]:
@@ -223,9 +231,11 @@ def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBin
         payload = _plan_mode_payload(rec)
         if payload is None or rec.line is None:
             continue
-        plan_file, notes = _relocated(payload["planFilePath"], env)
+        recorded = payload["planFilePath"]
+        plan_file, notes = _relocated(recorded, env)
         latest = PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
-                             rec.slug, BINDING_PLAN_MODE, notes=notes)
+                             rec.slug, BINDING_PLAN_MODE, notes=notes,
+                             recorded_file=recorded if plan_file != recorded else None)
     return latest
 
 
@@ -361,7 +371,8 @@ def join_edits(edits: StructuredEdits, corpus_bindings: Sequence[PlanBinding]) -
     """Keep the edited paths that ARE some session's bound plan; mark who binds them."""
     binders: dict[str, list[PlanBinding]] = {}
     for b in corpus_bindings:
-        binders.setdefault(os.path.normpath(b.plan_file), []).append(b)
+        for name in b.names:
+            binders.setdefault(os.path.normpath(name), []).append(b)
     rows: list[PlanEdit] = []
     for (owner, path), n in sorted(edits.counts.items()):
         bound = binders.get(path)
