@@ -25,6 +25,7 @@ not an error.
 
 from __future__ import annotations
 
+import ntpath
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -155,6 +156,11 @@ def first_recorded_cwd(buf: Buffer) -> str | None:
 class PlansDir:
     path: Path
     notes: list[str] = field(default_factory=list)
+    windows: bool = False  # a configured dir under a root recorded on Windows
+
+    def file(self, name: str) -> str:
+        """``name`` inside the dir, joined by the rules of the machine that names it."""
+        return ntpath.join(str(self.path), name) if self.windows else str(self.path / name)
 
 
 def absolute_home(env: Env) -> Path:
@@ -171,11 +177,21 @@ def settings_files(claude_home: Path, project_root: str | None) -> list[Path]:
     return files
 
 
-def _is_within(path: str, root: str) -> bool:
+def _is_within(path: str, root: str, sep: str = os.sep) -> bool:
     """Lexical containment (Claude Code also walks symlinks; that leg is not modelled)."""
     if path == root:
         return True
-    return path.startswith(root if root.endswith(os.sep) else root + os.sep)
+    return path.startswith(root if root.endswith(sep) else root + sep)
+
+
+_WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def _path_rules(project_root: str):  # type: ignore[no-untyped-def]
+    """The path module of the machine that recorded ``project_root``: a transcript written
+    on Windows (`d:\\work`, a UNC root) joins and contains with Windows rules, wherever
+    pysift reads it."""
+    return ntpath if _WINDOWS_ROOT.match(project_root) else os.path
 
 
 def plans_dir(env: Env, project_root: str | None) -> PlansDir:
@@ -210,15 +226,19 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
         out.notes.append(f"note: {SETTINGS_KEY} ({source}) cannot be resolved: the transcript "
                          f"records no cwd; using {default}")
         return out
-    root = os.path.normpath(project_root)
-    resolved = os.path.normpath(os.path.join(root, configured))
-    if not _is_within(resolved, root):
+    rules = _path_rules(project_root)
+    root = rules.normpath(project_root)
+    resolved = rules.normpath(rules.join(root, configured))
+    within = (_is_within(resolved.lower(), root.lower(), rules.sep) if rules is ntpath
+              else _is_within(resolved, root))  # Windows paths compare without case
+    if not within:
         out.notes.append(
             f"note: {SETTINGS_KEY} `{configured}` ({source}) escapes the project root {root}; "
             f"Claude Code refuses it and uses {default}"
         )
         return out
     out.path = Path(resolved)
+    out.windows = rules is ntpath
     return out
 
 
@@ -260,9 +280,9 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
         if not slug_is_valid(slug) or rec.line is None:
             continue
         directory = plans_dir(env, first_recorded_cwd(buf))
-        plan_file = directory.path / f"{slug}.md"
+        plan_file = directory.file(f"{slug}.md")
         minted = rec.type == "system" and rec.subtype == "compact_boundary"
-        return PlanBinding(transcript, str(plan_file), plan_file.is_file(), rec.line, slug,
+        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line, slug,
                            BINDING_SLUG_ONLY, minted, tuple(directory.notes))
     return None
 

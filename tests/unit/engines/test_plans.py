@@ -235,3 +235,21 @@ def test_audit_join_marks_who_binds_the_edited_plan(home: ClaudeHome, root: Path
     rows = join_edits(edits, [b for b in corpus if b is not None])
     assert [(r.path, r.bound_by_owner, r.binder.transcript.session_id if r.binder else None)
             for r in rows] == [(mine, True, S1), (theirs, False, S2)]
+
+
+def test_a_root_recorded_on_windows_joins_and_contains_by_windows_rules(home: ClaudeHome) -> None:
+    """`..\\escape` under `d:\\ClaudeWorkspace` was glued on with a `/` and accepted;
+    `C:\\elsewhere` was taken for a relative name inside the root."""
+    env = env_of(home)
+    root = "d:\\ClaudeWorkspace"
+    for value in ("..\\escape", "C:\\Users\\Administrator\\myplans"):
+        settings(home.root / "settings.json", value)
+        got = plans_dir(env, root)
+        assert got.path == home.root / "plans", value
+        assert "escapes the project root" in got.notes[0]
+    settings(home.root / "settings.json", "D:\\ClaudeWorkspace\\inside")
+    inside = plans_dir(env, root)
+    assert str(inside.path) == "D:\\ClaudeWorkspace\\inside"
+    assert inside.file("s.md") == "D:\\ClaudeWorkspace\\inside\\s.md"
+    settings(home.root / "settings.json", "plans")
+    assert plans_dir(env, root).file("s.md") == "d:\\ClaudeWorkspace\\plans\\s.md"
