@@ -756,3 +756,14 @@ def test_every_printed_command_resolves_for_a_transcript_without_an_at_form(
     shown = cli("--claude-home", str(home.root), "show", str(path), "--line", "..",
                 "--max-count", "1", "--format", "json")
     assert shown.summary()["refetch_remainder"].startswith(f"pysift show {path} --line ")
+
+
+@pytest.mark.parametrize("mode", [("-c",), ("--count-by", "tool")])
+def test_counting_modes_say_they_merged_the_sidecar(search, mode) -> None:
+    """§6.10: every surface that merged a sidecar record says so; -c and --count-by did
+    not."""
+    result = search("published", f"@{LONG}", "-t", "agent.tool.use", *mode)
+    assert result.code == 0
+    assert "with elicitation sidecar" in result.stderr
+    quiet = search("cache size", f"@{LONG}", *mode)
+    assert "with elicitation sidecar" not in quiet.stderr

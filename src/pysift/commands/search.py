@@ -284,6 +284,8 @@ def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     report.text = lambda out: out.write(f"{total}\n")
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
+    if result.sidecar_used:  # a pending question counted among the exchanges
+        report.note("note: with elicitation sidecar")
     if total == 0:
         _absence_line(opts, scope, result, report)
     return report
@@ -602,6 +604,8 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     report.note(line)
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
+    if result.sidecar_used:
+        report.note("note: with elicitation sidecar")
     if matched == 0:
         _absence_line(opts, scope, result, report)
     return report
