@@ -148,3 +148,15 @@ def test_total_tools_show_fifteen_then_a_count(home: ClaudeHome) -> None:
 def test_census_line_orders_by_count_then_name() -> None:
     assert census_line({"b": 2, "a": 2, "c": 5}) == "c×5 · a×2 · b×2"
     assert census_line({"a": 1, "b": 1, "c": 1}, 2) == "a×1 · b×1 · (+1 more tools)"
+
+
+def test_an_open_or_from_end_turn_window_that_reaches_nothing_is_said(home: ClaudeHome) -> None:
+    """`--turn -90` / `--turn 90..` past a session's turns counted nothing in silence,
+    where `--turn 90` said so."""
+    two_sessions(home)
+    for spec in ("-90", "90..", "-90..-80"):
+        report = run(StatsOptions(targets=(f"@{S2}",), turns=parse_range(spec)), env_of(home))
+        assert report.rows[0]["turns"] == 0
+        assert any(f"none in {spec}" in n for n in report.notes), (spec, report.notes)
+    reached = run(StatsOptions(targets=(f"@{S2}",), turns=parse_range("-1")), env_of(home))
+    assert not any("count nothing" in n for n in reached.notes)

@@ -82,15 +82,19 @@ def _recency(row: SessionStats) -> float:
 
 
 def _note_turn_misses(report: Report, rows: list[SessionStats], spec: RangeSpec) -> None:
-    """An explicit ``--turn N|A..B`` that names no turn of a row is said, never silent."""
-    missed = [(r, spec.missing(0, r.turn_count - 1)) for r in rows]
-    missed = [(r, items) for r, items in missed if items]
+    """An explicit ``--turn N|A..B`` that names no turn of a row is said, never silent;
+    so is an open or from-end form (``-90``, ``90..``) that reaches none of its turns."""
+    missed = []
+    for r in rows:
+        items = spec.missing(0, r.turn_count - 1)
+        if items:
+            missed.append((r, f"no {describe_items(items, 't')}"))
+        elif not spec.resolve(0, r.turn_count - 1):
+            missed.append((r, f"none in {spec.format()}"))
     if not missed:
         return
-    shown = "; ".join(
-        f"{r.transcript.session_id} has {r.turn_count} turn(s), no {describe_items(items, 't')}"
-        for r, items in missed[:5]
-    )
+    shown = "; ".join(f"{r.transcript.session_id} has {r.turn_count} turn(s), {what}"
+                      for r, what in missed[:5])
     more = f"; and {len(missed) - 5} more transcript(s)" if len(missed) > 5 else ""
     report.note(f"note: --turn {spec.format()}: {shown}{more} (those turns count nothing)")
 
