@@ -767,3 +767,49 @@ def test_counting_modes_say_they_merged_the_sidecar(search, mode) -> None:
     assert "with elicitation sidecar" in result.stderr
     quiet = search("cache size", f"@{LONG}", *mode)
     assert "with elicitation sidecar" not in quiet.stderr
+
+
+def test_a_superseded_draft_sibling_keeps_its_unsent_view(search) -> None:
+    """Rendered as a sibling, the esc-recalled draft at L147 read `user.message` where
+    `show` and `-t user.unsent` call it `user.unsent` (ledger v0.10.2)."""
+    result = search("96 lines added", f"@{LONG}", "--siblings", "--format", "json")
+    (ex,) = result.json_rows("exchange")
+    labels = {s["line"]: s["label"] for s in ex["siblings"]}
+    assert labels[147] == "user.unsent"
+    assert labels[142] == "user.message"
+
+
+def test_minus_t_takes_attachments_out_even_with_the_attachments_gate(cli, tmp_path) -> None:
+    """`--attachments -T harness.meta.attachment` still printed every attachment hit."""
+    home = _gated_home(tmp_path)
+    base = ("--claude-home", str(home.root), "search", "hook_success", "--attachments")
+    assert len(cli(*base, "--format", "json").json_rows("exchange")) == 1
+    for selector in ("harness.meta.attachment", "harness.meta", "harness.*"):
+        result = cli(*base, "-T", selector, "--format", "json")
+        assert result.json_rows("exchange") == [], selector
+
+
+def test_record_uuids_take_no_progress_record_that_nests_an_assistant_message(
+        cli, tmp_path: Path) -> None:
+    """A `progress` line nests a whole assistant message: the `"type":"assistant"` needle
+    put its uuid among the turn's assistant records."""
+    import orjson
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("progress-nest")
+    s = Session(sid, cwd="/home/ada/src/p")
+    s.add(user("run the sub-task please"))
+    reply = s.add(assistant("on it"))
+    progress = {"type": "progress", "uuid": stable_uuid("progress-line"),
+                "parentUuid": reply["uuid"], "sessionId": sid,
+                "timestamp": reply["timestamp"],
+                "data": {"message": {"type": "assistant", "uuid": stable_uuid("nested"),
+                                     "message": {"role": "assistant",
+                                                 "content": [{"type": "text", "text": "x"}]}}}}
+    path = home.session("/home/ada/src/p", sid, s)
+    ClaudeHome.raw_lines(path, [orjson.dumps(progress) + b"\n"])
+    result = cli("--claude-home", str(home.root), "search", "sub-task", "--format", "json")
+    (ex,) = result.json_rows("exchange")
+    nested = progress["data"]["message"]["uuid"]  # type: ignore[index]
+    assert progress["uuid"] not in ex["record_uuids"] and nested not in ex["record_uuids"]
+    assert reply["uuid"] in ex["record_uuids"]

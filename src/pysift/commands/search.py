@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.grammar.ranges import RangeSpec, format_range
-from pysift.core.grammar.selectors import LabelFilter, parse_filter
+from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.text import centered_excerpt, excerpt
 from pysift.core.timez import parse_ts, text_ts, ts_pair
@@ -103,6 +103,13 @@ def active_filters(opts: SearchOptions) -> str:
     return " ".join(parts) or "none"
 
 
+def _excludes(filt: LabelFilter, leaf: str) -> bool:
+    """Whether a ``-T`` selector takes ``leaf`` out (the flag that opens a gate never
+    brings back what the user subtracted)."""
+    return any(leaf in expand(sel.strip()) for raw in filt.exclude for sel in raw.split(",")
+               if sel.strip())
+
+
 def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
     from pysift.core.matcher import compile_pattern
 
@@ -112,8 +119,8 @@ def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
     gates = set(filt.gates)
     if attachments:
         gates |= {L.HARNESS_META_ATTACHMENT}
-        filt = replace(filt, allowed=filt.allowed | {L.HARNESS_META_ATTACHMENT}) \
-            if not filt.include else filt
+        if not filt.include and not _excludes(filt, L.HARNESS_META_ATTACHMENT):
+            filt = replace(filt, allowed=filt.allowed | {L.HARNESS_META_ATTACHMENT})
     else:
         gates.discard(L.HARNESS_META_ATTACHMENT)
     return SearchPlan(

@@ -88,7 +88,7 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         ex = Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn, draft=draft,
                       ts=ts, hits=hits, record_uuids=uuids)
         if siblings and span is not None and ctx is not None:
-            _add_siblings(ex, buf, span, ctx)
+            _add_siblings(ex, buf, span, ctx, turns)
         out.append(ex)
     out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))
     return out
@@ -128,7 +128,14 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
         # the agent's response: every assistant record of the turn, found by a find loop
         # on the file's own assistant type key (the tool traffic between is passed in C;
         # a regex pass over the turn's bytes cost ~0.4 ms an exchange)
+        nesting = type_needles(buf, "progress")
         for s, e in iter_key_lines(buf, type_needles(buf, "assistant"), span[0], span[1]):
+            if any(buf.find(n, s, e) >= 0 for n in nesting):
+                # a progress record nests a whole assistant message: decoded, it is
+                # taken only if it IS an assistant record
+                rec = decode(buf[s:e], None)
+                if rec is None or rec.type != "assistant":
+                    continue
             add(_last_uuid(buf, s, e))
     return found
 
@@ -154,7 +161,7 @@ def _partner_uuid(buf: Buffer, hit: Hit) -> str | None:
 
 
 def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
-                  ctx: classify.ClassifyContext) -> None:
+                  ctx: classify.ClassifyContext, turns: TurnMap | None) -> None:
     """Render the turn's non-matched records under the fixed policy, counting the rest."""
     from pysift.disk.lines import line_of
 
@@ -169,7 +176,10 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
         if number not in hit_lines:
             rec = decode(buf[s:e], number)
             if rec is not None:
-                for unit in classify.units(rec, ctx):
+                # a superseded draft keeps its single user.unsent view (ledger v0.10.2)
+                draft = (turns is not None and rec.type == "user"
+                         and turns.is_draft_offset(s))
+                for unit in classify.units(rec, ctx, draft=draft):
                     if _sibling_kept(unit.label, shown):
                         joined = pair(buf, unit.tool_use_id, unit.labels, s, unit.label)
                         unit = with_result_tool_name(unit, joined, buf)
