@@ -396,3 +396,16 @@ def test_the_project_dir_of_cwd_tmp_is_a_target(cli, tmp_path: Path) -> None:
     assert [r["session_id"] for r in result.json_rows("session")] == [sid]
     counted = cli("search", "scratch", "-tmp", "-c", "--claude-home", str(home.root))
     assert (counted.code, counted.stdout.strip()) == (0, "1")
+
+
+def test_repeated_sessions_from_lists_are_a_union(cli, demo_home: Path, tmp_path: Path) -> None:
+    """The second `--sessions-from` replaced the first in silence."""
+    first, second = tmp_path / "a.ids", tmp_path / "b.ids"
+    first.write_text(f"{LONG}\n")
+    second.write_text(f"{SHORT}\n")
+    result = cli("--claude-home", str(demo_home), "list", "--no-subagents", "--sessions-from",
+                 str(first), "--sessions-from", str(second), "--format", "json")
+    assert {r["session_id"] for r in result.json_rows("session")} == {LONG, SHORT}
+    piped = cli("--claude-home", str(demo_home), "list", "--no-subagents", "--sessions-from",
+                "-", "--sessions-from", str(first), "--format", "json", stdin=f"{SHORT}\n")
+    assert {r["session_id"] for r in piped.json_rows("session")} == {LONG, SHORT}

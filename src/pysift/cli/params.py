@@ -18,9 +18,9 @@ Targets = Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
 Subagents = Annotated[bool, typer.Option(
     "--subagents/--no-subagents",
     help="Span subagent transcripts (default) or top-level sessions only.")]
-SessionsFrom = Annotated[Optional[str], typer.Option(
+SessionsFrom = Annotated[Optional[list[str]], typer.Option(
     "--sessions-from", metavar="FILE|-",
-    help="Union the scope with the ids listed in FILE (or stdin).")]
+    help="Union the scope with the ids listed in FILE (or stdin); repeatable.")]
 Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.")]
 
 
@@ -41,14 +41,18 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def read_sessions_from(value: str | None) -> tuple[str, ...] | None:
-    """The ids named by ``--sessions-from FILE|-`` (None when the flag is absent)."""
-    if value is None:
+def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:
+    """The ids named by every ``--sessions-from FILE|-`` (None when the flag is absent):
+    the lists are a union, as targets are (stdin is read once, however often named)."""
+    if not values:
         return None
     from pysift.core.resolve import read_sessions_from as parse
 
-    stdin_text = sys.stdin.read() if value == "-" else None
-    return tuple(parse(value, stdin_text))
+    stdin_text = sys.stdin.read() if "-" in values else None
+    ids: list[str] = []
+    for value in dict.fromkeys(values):
+        ids.extend(parse(value, stdin_text if value == "-" else None))
+    return tuple(ids)
 
 
 def check_max_count(value: int | None) -> None:
