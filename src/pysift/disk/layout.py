@@ -111,28 +111,34 @@ def encode_cwd(cwd: str | os.PathLike[str]) -> str:
 
 
 def read_first_cwd(path: Path) -> str | None:
-    """The ``cwd`` of a transcript's first record, from a bounded head read (never raises)."""
+    """The ``cwd`` of a transcript's first record that has one, from a bounded head read
+    (never raises). Many files open with records that carry none (a queue operation, a
+    permission mode, a snapshot, a summary)."""
     try:
         with path.open("rb") as fh:
             head = fh.read(_HEAD_BYTES)
     except OSError:
         return None
-    first = head.split(b"\n", 1)[0]
-    try:
-        obj = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        # A first line longer than the head (an image on line 1): pull the field out of
-        # the bytes we have; ``cwd`` sits in the envelope, near the start.
-        found = _CWD_FIELD.search(first)
-        if found is None:
-            return None
+    for line in head.split(b"\n"):
+        if b'"cwd"' not in line:
+            continue
         try:
-            value = orjson.loads(b'"' + found.group(1) + b'"')
+            obj = orjson.loads(line)
         except orjson.JSONDecodeError:
-            return None
-        return value if isinstance(value, str) else None
-    cwd = obj.get("cwd") if isinstance(obj, dict) else None
-    return cwd if isinstance(cwd, str) else None
+            # a line longer than the head (an image on it): pull the field out of the
+            # bytes we have; ``cwd`` sits in the envelope, near the start
+            found = _CWD_FIELD.search(line)
+            if found is None:
+                continue
+            try:
+                value = orjson.loads(b'"' + found.group(1) + b'"')
+            except orjson.JSONDecodeError:
+                continue
+            return value if isinstance(value, str) else None
+        cwd = obj.get("cwd") if isinstance(obj, dict) else None
+        if isinstance(cwd, str) and cwd:
+            return cwd
+    return None
 
 
 def _dir_first_cwd(project_dir: Path) -> str | None:
@@ -149,7 +155,8 @@ def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
     An encoded name over 200 chars is stored as ``<first-200>-<hash>`` with a hash that
     differs between the CLI and the SDK, so (like Claude Code's own ``findProjectDir``) the
     lookup prefix-scans for ``<first-200>-``. Two long paths sharing their first 200
-    encoded chars are told apart by the first session's recorded ``cwd``.
+    encoded chars are told apart by the first recorded ``cwd`` (NFC, as the encoding);
+    when none of them records it, there is no answer rather than a guess.
     """
     encoded = encode_cwd(cwd)
     if len(encoded) <= MAX_SANITIZED_LENGTH:
@@ -158,9 +165,12 @@ def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
     prefix = encoded[:MAX_SANITIZED_LENGTH] + "-"
     matches = sorted(d for d in iter_project_dirs(projects_root) if d.name.startswith(prefix))
     if len(matches) > 1:
+        wanted = unicodedata2.normalize("NFC", cwd)
         for candidate in matches:
-            if _dir_first_cwd(candidate) == cwd:
+            recorded = _dir_first_cwd(candidate)
+            if recorded is not None and unicodedata2.normalize("NFC", recorded) == wanted:
                 return candidate
+        return None  # several dirs share the prefix and none records this cwd: no guess
     return matches[0] if matches else None
 
 

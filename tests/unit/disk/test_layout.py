@@ -422,3 +422,22 @@ def test_only_what_exists_and_cannot_be_read_is_noted_unreadable(tmp_path) -> No
     note_unreadable(tmp_path / "locked", PermissionError(errno.EACCES, "Permission denied"))
     assert drain_unreadable() == [(str(tmp_path / "locked"), "Permission denied")]
     assert drain_unreadable() == []
+
+
+def test_long_path_collision_reads_past_records_without_a_cwd(tmp_path: Path) -> None:
+    """A session opening with a queue operation (no cwd) made the collision check fail,
+    and the lookup fell back to the first dir by name: the other project's sessions."""
+    import unicodedata
+
+    base = "/w/" + "deep/" * 50
+    mine, theirs = base + "é2", base + "é1"
+    prefix = encode_cwd(mine)[:MAX_SANITIZED_LENGTH]
+    queued = {"type": "queue-operation", "operation": "enqueue", "content": "hi"}
+    write_jsonl(tmp_path / (prefix + "-aaaa") / f"{SESSION}.jsonl", queued, first_record(theirs))
+    write_jsonl(tmp_path / (prefix + "-bbbb") / f"{SESSION}.jsonl", queued, first_record(mine))
+    assert find_project_dir(tmp_path, mine) == tmp_path / (prefix + "-bbbb")
+    # the shell may spell the cwd decomposed (macOS): it is the same directory
+    assert find_project_dir(tmp_path, unicodedata.normalize("NFD", mine)) == \
+        tmp_path / (prefix + "-bbbb")
+    # a third path sharing the prefix that no dir records gets no guess
+    assert find_project_dir(tmp_path, base + "e3") is None
