@@ -813,3 +813,15 @@ def test_record_uuids_take_no_progress_record_that_nests_an_assistant_message(
     nested = progress["data"]["message"]["uuid"]  # type: ignore[index]
     assert progress["uuid"] not in ex["record_uuids"] and nested not in ex["record_uuids"]
     assert reply["uuid"] in ex["record_uuids"]
+
+
+def test_one_file_named_through_a_symlinked_home_counts_once(cli, tmp_path: Path) -> None:
+    """`@<uuid>` through a symlinked home and the file's real path were two transcripts:
+    `-c` said 2 for one exchange."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("aliased")
+    path = home.session("/home/ada/src/a", sid, user("the kestrel question"), assistant("ok"))
+    link = tmp_path / "dotfiles-claude"
+    link.symlink_to(home.root)
+    result = cli("--claude-home", str(link), "search", "kestrel", f"@{sid}", str(path), "-c")
+    assert result.stdout.strip() == "1"

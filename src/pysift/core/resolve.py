@@ -649,7 +649,20 @@ def resolve_scope(
     parsed.extend(_session_ref_token(i) for i in sessions_from or ())
     for token in parsed:
         resolver.resolve(token)
+    if len(parsed) > 1:  # two spellings of one file (a symlinked home) are one transcript
+        _collapse_aliases(resolver.found)
     return _scope(resolver, scoped=True)
+
+
+def _collapse_aliases(found: dict[str, Transcript]) -> None:
+    """Keep one entry per real file (the first path in path order)."""
+    seen: set[str] = set()
+    for key in sorted(found):
+        real = os.path.realpath(key)
+        if real in seen:
+            del found[key]
+        else:
+            seen.add(real)
 
 
 def _require_readable_root(root: Path) -> None:
