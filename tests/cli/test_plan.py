@@ -119,3 +119,9 @@ def test_no_target_is_the_calling_session_whoami_names(cli, tmp_path: Path,
     assert [r["plan_file"] for r in result.json_rows("plan")] == [str(mine)]
     who = cli("--claude-home", str(h.root), "whoami", "--format", "json")
     assert who.json_rows("identity")[0]["path"].startswith(str(h.root / "projects"))
+
+
+def test_reverse_with_no_binder_prints_nothing_on_stdout(cli, home: ClaudeHome) -> None:
+    result = cli("--claude-home", str(home.root), "plan", "--reverse", "/nowhere/plan.md")
+    assert (result.code, result.stdout) == (0, "")
+    assert "no session in scope binds" in result.stderr

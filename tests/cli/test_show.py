@@ -545,3 +545,16 @@ def test_an_unrenderable_uuid_among_several_is_counted_like_a_line(cli, tmp_path
     assert both.summary()["non_record_lines"] == 1
     lines = cli(*base, "--line", "1,2", "--format", "json")
     assert lines.summary()["non_record_lines"] == 1
+
+
+def test_the_sidecar_flag_speaks_of_the_records_printed(show) -> None:
+    """A fetch whose cap cut the pending sidecar record still said `with elicitation
+    sidecar` (and said it twice: stdout footer and a stderr note)."""
+    capped = show(f"@{LONG}", "--turn", "0..", "--format", "json")
+    rows = capped.json_rows("record")
+    assert capped.summary()["dropped_by_cap"] > 0
+    assert not any(r["source"] == "elicitation-sidecar" for r in rows)
+    assert capped.summary()["with_elicitation_sidecar"] is False
+    last = show(f"@{LONG}", "--turn", "-1")
+    assert "with elicitation sidecar" in last.stdout
+    assert "with elicitation sidecar" not in last.stderr

@@ -181,6 +181,8 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
 
 
 def render_reverse(out: TextIO, wanted: str, hits: list[PlanBinding]) -> None:
+    if not hits:  # the stderr note says so; stdout stays empty (wire-format §9)
+        return
     w = out.write
     w(f"plan     {wanted}\n")
     for b in hits:

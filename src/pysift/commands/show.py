@@ -78,7 +78,7 @@ def run(opts: ShowOptions, env: Env) -> Report:
         return run_branch_points(view, env)
     header = {**id_trio(transcript.session_id, transcript.is_subagent,
                         transcript.parent_session_id), "path": str(transcript.path)}
-    addressed, covered, non_record, sidecar_used = _collect(view, opts)
+    addressed, covered, non_record, merged = _collect(view, opts)
     cap = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
     ref = target_ref(transcript.session_id, transcript.path)
     if opts.raw:
@@ -86,6 +86,8 @@ def run(opts: ShowOptions, env: Env) -> Report:
     units: list[Fetched] = [u for _, group in addressed for u in group]
     cut = _whole_line_cut(units, cap)
     kept, dropped = units[:cut], units[cut:]
+    # the sidecar flag speaks of what is printed, not of a record the cap dropped
+    sidecar_used = merged and any(u.line is None for u in kept)
     remainder = None
     bookkeeping = 0
     if dropped:
@@ -109,8 +111,6 @@ def run(opts: ShowOptions, env: Env) -> Report:
     report.text = lambda out: render_text(out, transcript, kept, len(dropped), cap, remainder,
                                           non_record, sidecar_used, view.tally.malformed, env,
                                           bookkeeping)
-    if sidecar_used:
-        report.note("note: with elicitation sidecar")
     return report
 
 
