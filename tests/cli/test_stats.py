@@ -28,7 +28,7 @@ def home(tmp_path: Path) -> ClaudeHome:
 def test_help_has_examples_and_the_json_schema(cli) -> None:
     result = cli("stats", "--help")
     assert result.code == 0
-    for needle in ("EXAMPLES", "pysift stats @3f2a9c1e --turn -3..", '"kind":"session"',
+    for needle in ("EXAMPLES", "pysift stats @3f6c1e2a --turn -3..", '"kind":"session"',
                    '"narration_blocks":{model:n}', "dropped_by_cap", "CALLS"):
         assert needle in result.stdout
 

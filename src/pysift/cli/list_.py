@@ -36,7 +36,7 @@ EXAMPLES
   pysift list .                                 # sessions of the current directory's project
   pysift list /home/ada/src/orbit               # a real cwd
   pysift list -home-ada-src-orbit               # a pre-encoded project dir
-  pysift list @3f2a9c1e                         # one session by uuid prefix
+  pysift list @3f6c1e2a                         # one session by uuid prefix
   pysift list --since 2d --no-subagents         # top-level sessions active in the last 2 days
   pysift list --max-count 0 --format json       # everything, machine-readable
   pysift search deadline -l | pysift list --sessions-from -

@@ -38,11 +38,11 @@ answer (exit 0)."""
 PLAN_EPILOG = """\b
 EXAMPLES
   pysift plan                                    # my session's plan (env)
-  pysift plan @3f2a9c1e                          # a session and its subagents
+  pysift plan @3f6c1e2a                          # a session and its subagents
   pysift plan . --no-subagents                   # this project's top-level sessions
   pysift plan --reverse ~/.claude/plans/nested-prancing-popcorn.md   # who binds it?
-  pysift plan @3f2a9c1e --audit                  # edits to plan files vs their binders
-  pysift plan @3f2a9c1e --format json | jq -r 'select(.kind=="plan").plan_file'
+  pysift plan @3f6c1e2a --audit                  # edits to plan files vs their binders
+  pysift plan @3f6c1e2a --format json | jq -r 'select(.kind=="plan").plan_file'
 
 \b
 JSON (--format json, one object per line)

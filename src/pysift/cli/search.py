@@ -44,11 +44,11 @@ a glob like harness.* reaches every leaf under it:
   harness.meta.{hook, loop, attachment, turn-duration, away-summary, stop-hooks,
                 snapshot, system}
 
-Eight leaves are invisible to the model, so a bare role (-t user, -t harness) leaves
+Nine leaves are invisible to the model, so a bare role (-t user, -t harness) leaves
 them out and a full path or a glob reaches them: user.unsent and
-harness.compaction.boundary (also found with no -t at all), and the gated user.queued
-and harness.meta.{turn-duration, away-summary, stop-hooks, snapshot, system} (found only
-that way); attachments also need --attachments."""
+harness.compaction.boundary (also found with no -t at all), and the seven gated ones,
+user.queued and harness.meta.{attachment, turn-duration, away-summary, stop-hooks,
+snapshot, system} (found only that way); attachments also need --attachments."""
 
 SEARCH_EPILOG = """\b
 EXAMPLES
@@ -62,7 +62,7 @@ EXAMPLES
   pysift search "let's chat" -t user --siblings         # the match with the turn around it
   pysift search "" @<uuid> --count-by label             # what the scope holds, per leaf
   pysift search "" @<uuid> --count-by pairing           # any pending tool calls?
-  pysift search persisted-output --resolve-persisted --format json
+  pysift search 'Traceback' -t agent.tool.result --resolve-persisted   # in full outputs
 
 \b
 JSON (--format json, one object per line)

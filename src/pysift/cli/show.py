@@ -24,13 +24,13 @@ away-summary, stop-hook, snapshot and other system lines, attachments); address 
 
 SHOW_EPILOG = """\b
 EXAMPLES
-  pysift show @3f2a9c1e --line 120                 # one record, full text
-  pysift show @3f2a9c1e --line 100..140,200        # ranges and lists
-  pysift show @3f2a9c1e --turn -3..                # the last three turns
-  pysift show @3f2a9c1e --uuid 6c1d…               # by record uuid
-  pysift show @3f2a9c1e --line 120 --raw | jq .    # the verbatim jsonl line
-  pysift show @3f2a9c1e --branch-points            # where the parentUuid chain forks
-  pysift show @3f2a9c1e --block r:toolu_01AB… --sha256 9f2c…   # resolve and verify a block
+  pysift show @3f6c1e2a --line 120                 # one record, full text
+  pysift show @3f6c1e2a --line 100..140,200        # ranges and lists
+  pysift show @3f6c1e2a --turn -3..                # the last three turns
+  pysift show @3f6c1e2a --uuid 6c1d…               # by record uuid
+  pysift show @3f6c1e2a --line 120 --raw | jq .    # the verbatim jsonl line
+  pysift show @3f6c1e2a --branch-points            # where the parentUuid chain forks
+  pysift show @3f6c1e2a --block r:toolu_01AB… --sha256 9f2c…   # resolve and verify a block
 
 \b
 JSON (--format json)

@@ -40,11 +40,11 @@ time window. Every figure is windowed EXCEPT lines and the type census (file fac
 
 STATS_EPILOG = """\b
 EXAMPLES
-  pysift stats @3f2a9c1e                         # one session and its subagents
-  pysift stats @3f2a9c1e --no-subagents          # the main transcript alone
+  pysift stats @3f6c1e2a                         # one session and its subagents
+  pysift stats @3f6c1e2a --no-subagents          # the main transcript alone
   pysift stats .                                 # every session of this project + TOTAL
-  pysift stats @3f2a9c1e --turn -3..             # the last three turns only
-  pysift stats @3f2a9c1e --since 2h              # records of the last two hours
+  pysift stats @3f6c1e2a --turn -3..             # the last three turns only
+  pysift stats @3f6c1e2a --since 2h              # records of the last two hours
   pysift stats --since 1d --max-count 10         # the 10 most recently active sessions
   pysift search deadline -l | pysift stats --sessions-from -
   pysift stats . --format json | jq 'select(.kind=="summary").tokens'

@@ -22,7 +22,7 @@ parent_session_id and depth are null and a stderr note says so. A SUBAGENT names
 with @trap:<marker>: invent a marker (exactly 3 CamelCase words + 4 non-trivial digits),
 put it LITERALLY in the command, and pysift finds the transcript whose shell call carries
 it, then walks up the spawn links to the top-level root (self first, depth 0). @main is
-the env form. No other target is accepted (inspect other sessions with list/agents)."""
+the env form. No other target is accepted (inspect other sessions with list)."""
 
 WHOAMI_EPILOG = """\b
 EXAMPLES
@@ -30,7 +30,7 @@ EXAMPLES
   pysift whoami @main                            # the same, named explicitly
   pysift whoami @trap:<YourOwnMarker1739>        # a subagent: which transcript am I?
   pysift whoami --format json | jq -r 'select(.kind=="identity").path'
-  pysift show "@$(pysift whoami --format json | jq -r 'select(.kind=="identity").session_id')" --line -1
+  pysift show "@$(pysift whoami --format json | jq -r 'select(.kind=="identity").session_id')" --turn -1
 
 \b
 JSON (--format json, one object per line)

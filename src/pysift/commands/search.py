@@ -100,6 +100,8 @@ def active_filters(opts: SearchOptions) -> str:
         parts.append("--attachments")
     if opts.additional_context:
         parts.append("--additional-context")
+    if opts.resolve_persisted:  # it replaces a persisted pointer by the output it names
+        parts.append("--resolve-persisted")
     return " ".join(parts) or "none"
 
 
