@@ -173,10 +173,7 @@ def _report_error(exc: BaseException) -> None:
             line += f" ({told})"
         cause = cause.__cause__
     sys.stderr.write(f"pysift: error: {line}\n")
-    if os.environ.get("PYSIFT_TRACEBACK"):
-        import traceback
-
-        traceback.print_exception(exc)
+    _maybe_traceback(exc)
 
 
 def os_error_line(exc: OSError) -> str:
@@ -195,6 +192,11 @@ def _report_os_error(exc: OSError) -> None:
         sys.stderr.write(f"pysift: error: {os_error_line(exc)}\n")
     except (OSError, ValueError, AttributeError):
         pass
+    _maybe_traceback(exc)
+
+
+def _maybe_traceback(exc: BaseException) -> None:
+    """The full traceback too, when PYSIFT_TRACEBACK asks for it (debugging pysift)."""
     if os.environ.get("PYSIFT_TRACEBACK"):
         import traceback
 
