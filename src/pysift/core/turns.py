@@ -245,33 +245,50 @@ def build_turn_map_from_records(records: Iterable[Record]) -> TurnMap:
 
 
 def is_plain_carrier(buf: Buffer, start: int, end: int,
-                     user_keys: tuple[bytes, ...] | None = None) -> bool:
-    """A tool_result carrier that cannot open a turn, judged from bytes alone: it holds no
-    ``answer`` / ``want to proceed`` near its tool_result type key (an AUQ answer and a
-    rejection say so at the head of their content; the tool output is never scanned).
+                     user_keys: tuple[bytes, ...] | None = None,
+                     result_keys: tuple[bytes, ...] | None = None) -> bool:
+    """A tool_result carrier that cannot open a turn, judged from the bytes of its line
+    ``[start, end)``: it holds a ``"type":"tool_result"`` block key (``result_keys``, the
+    file's spellings of it; a prompt or output that merely reads ``tool_result`` is no
+    block), and no such block has an ``answer`` / ``want to proceed`` near its type key
+    (an AUQ answer and a rejection say so at the head of their content). Every block key
+    of the line is looked at (one ``find`` through the line, at C speed), so a rejection
+    in a record's second block is seen whatever the size of the first. The answer test
+    agrees with the decoded record's (``classify.opens_turn``) for every carrier shape
+    Claude Code writes; SPEC §4 names the hand-made shapes it does not see.
 
     A caller whose line may be of any type passes the file's ``"type":"user"`` spellings
     (``user_keys``): the line then counts as a carrier only when one stands before its
-    tool_result key, as the record's own type key does. An assistant record holding a
-    server-side tool_result block (some providers write them) is no carrier, and its text
-    must not be skipped; a user record whose type key comes late is decoded, not lost.
+    first tool_result block, as the record's own type key does. An assistant record
+    holding a server-side tool_result block (some providers write them) is no carrier,
+    and its text must not be skipped; a user record whose type key comes late is decoded,
+    not lost.
     """
     find = buf.find
-    at = find(b'"tool_result"', start, end)
-    if at < 0:
+    if result_keys is None:
+        result_keys = type_needles(buf, "tool_result")
+    first = -1
+    for key in result_keys:
+        at = find(key, start, end)
+        if at >= 0 and (first < 0 or at < first):
+            first = at
+        while at >= 0:
+            lo, hi = max(start, at - CARRIER_BEFORE), min(end, at + CARRIER_AFTER)
+            if any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES):
+                return False
+            at = find(key, at + len(key), end)
+    if first < 0:
         return False
-    if user_keys is not None and not any(find(key, start, at) >= 0 for key in user_keys):
-        return False
-    lo, hi = max(start, at - CARRIER_BEFORE), min(end, at + CARRIER_AFTER)
-    return not any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES)
+    return user_keys is None or any(find(key, start, first) >= 0 for key in user_keys)
 
 
 def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
                   ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
+    result_keys = type_needles(buf, "tool_result")
     for start, end in iter_key_lines(buf, type_needles(buf, "user"), lo, hi):
-        if start < lo or is_plain_carrier(buf, start, end):
+        if start < lo or is_plain_carrier(buf, start, end, None, result_keys):
             continue  # a line the previous part owns, or a carrier: never decoded
         rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):

@@ -25,8 +25,6 @@ from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 
-_TOOL_RESULT = b'"tool_result"'
-_CARRIER_PEEK = 600  # a carrier's tool_result key follows its user type key this closely
 _TEXT_BLOCK = b'"text"'
 
 
@@ -165,8 +163,9 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         if out.first_ts is None and _readable_ts(rec):
             _first_timestamped(out, rec)
     first = None
+    result_keys = type_needles(buf, "tool_result", file_layouts)
     for start, end in iter_key_lines(buf, type_needles(buf, "user", file_layouts)):
-        if is_plain_carrier(buf, start, end):
+        if is_plain_carrier(buf, start, end, None, result_keys):
             continue
         rec = lines.record(start, end)
         if rec is None:
@@ -332,23 +331,22 @@ def _line_having(lines: _Lines, pos: int, field: str) -> tuple[int, int, Record 
 
 
 def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
-    """User lines newest first, minus plain tool_result carriers, which are recognised from
-    the bytes right after their type key and passed over without reading their body."""
+    """User lines newest first, minus plain tool_result carriers (``is_plain_carrier``)."""
     find, rfind, size = buf.find, buf.rfind, len(buf)
     user_needles = type_needles(buf, "user", file_layouts)
+    result_keys = type_needles(buf, "tool_result", file_layouts)
     for needle in user_needles if len(user_needles) == 1 else ():
         pos = rfind(needle)
         while pos >= 0:
             start = rfind(b"\n", 0, pos) + 1
-            at = find(_TOOL_RESULT, pos, pos + _CARRIER_PEEK)
-            if not (at >= 0 and find(b"\n", pos, at) < 0
-                    and is_plain_carrier(buf, start, min(size, at + 1024))):
-                end = find(b"\n", pos)
-                yield start, size if end < 0 else end
+            end = find(b"\n", pos)
+            end = size if end < 0 else end
+            if not is_plain_carrier(buf, start, end, None, result_keys):
+                yield start, end
             pos = rfind(needle, 0, start)
         return
     for start, end in iter_key_lines_backward(buf, user_needles):  # mixed layouts
-        if not is_plain_carrier(buf, start, end):
+        if not is_plain_carrier(buf, start, end, None, result_keys):
             yield start, end
 
 

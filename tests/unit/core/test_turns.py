@@ -7,13 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pysift.core.classify import opens_turn
 from pysift.core.decode import Tally, decode
 from pysift.core.turns import (
     TurnMap,
     build_turn_map,
     build_turn_map_from_records,
     collapse_openers,
+    is_plain_carrier,
     superseded_drafts,
 )
 from pysift.disk.lines import iter_lines
@@ -144,6 +148,80 @@ def test_carrier_markers_are_decoded_and_plain_carriers_skipped() -> None:
         buf = serialize(rows)
         assert build_turn_map(buf).opener_lines == [1, 4]
         assert build_turn_map_from_records(decoded(buf)).opener_lines == [1, 4]
+
+
+REJECT_TYPED = ("The user doesn't want to proceed with this tool use. To tell you how to "
+                "proceed, the user said:\nkeep the tabs")
+
+
+def carrier_of(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "user", "uuid": "r9", "parentUuid": "a1",
+            "message": {"role": "user", "content": list(blocks)}}
+
+
+def result_block(use_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"tool_use_id": use_id, "type": "tool_result", "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def test_a_rejection_in_a_second_block_opens_a_turn_behind_a_long_first_block() -> None:
+    long_output = "x" * 5000
+    rows = [human("u1", "p", "go"), tool_call("a1", "u1", "t1"),
+            carrier_of(result_block("t1", long_output), result_block("t2", REJECT_TYPED, True))]
+    for serialize in (compact, spaced):
+        buf = serialize(rows)
+        assert build_turn_map_from_records(decoded(buf)).opener_lines == [1, 3]
+        assert build_turn_map(buf).opener_lines == [1, 3]
+
+
+def test_a_prompt_that_reads_tool_result_is_typed_text_not_a_carrier() -> None:
+    rows = [human("u1", "p", "go"), reply("a1", "u1"),
+            human("u2", "a1", "tool_result"), reply("a2", "u2")]
+    for serialize in (compact, spaced):
+        buf = serialize(rows)
+        start = buf.index(b"\n", buf.index(b"\n") + 1) + 1
+        end = buf.index(b"\n", start)
+        assert not is_plain_carrier(buf, start, end)
+        assert build_turn_map(buf).opener_lines == [1, 3]
+
+
+_filler = st.text(alphabet=st.sampled_from(list("ab \n\"\\é{}:,")), max_size=40)
+
+
+@st.composite
+def carrier_blocks(draw) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["plain", "typed", "stop", "auq", "long"]))
+    use_id = f"toolu_{draw(st.integers(0, 99))}"
+    if kind == "typed":
+        return result_block(use_id, REJECT_TYPED + draw(_filler), True)
+    if kind == "stop":
+        return result_block(use_id, "The user doesn't want to proceed with this tool use. "
+                            "STOP what you are doing.", True)
+    if kind == "auq":
+        return result_block(use_id, 'User has answered your questions: "Q"="A". '
+                            + draw(_filler))
+    if kind == "long":
+        return result_block(use_id, draw(_filler) * draw(st.integers(50, 200)),
+                            draw(st.booleans()))
+    return result_block(use_id, draw(_filler), draw(st.booleans()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(carrier_blocks(), min_size=1, max_size=4),
+       st.sampled_from([compact, spaced]), st.booleans())
+def test_prop_a_skipped_carrier_never_opens_a_turn(blocks, serialize, echo) -> None:
+    """The byte verdict is sound: a line it calls a plain carrier decodes to a record
+    that opens no turn, however many blocks it holds and however long they are."""
+    row = carrier_of(*blocks)
+    if echo:
+        row["toolUseResult"] = {"stdout": "y" * 900}
+    line = serialize([row]).rstrip(b"\n")
+    rec = decode(line, 1)
+    assert rec is not None
+    if is_plain_carrier(line, 0, len(line)):
+        assert not opens_turn(rec)
 
 
 def test_a_peer_message_opens_a_turn_and_a_pulse_never_does() -> None:

@@ -24,8 +24,6 @@ from pysift.core.prefilter import NeedleSet
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import (
-    CARRIER_AFTER,
-    CARRIER_BEFORE,
     TurnMap,
     build_turn_map,
     is_plain_carrier,
@@ -94,7 +92,6 @@ class FileScan:
 # which stands once per line near its start (the bare value recurs inside tool output)
 _TYPE_MARKERS = {b'"user"': "user", b'"assistant"': "assistant", b'"system"': "system",
                  b'"attachment"': "attachment", b'"queue-operation"': "queue-operation"}
-_CARRIER_PEEK = 600  # a carrier's tool_result key follows its user type key this closely
 
 
 def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers: bool
@@ -102,9 +99,8 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     """Lines holding a label marker, in order, for a scan that has no needle to go by.
 
     Each marker is a ``find`` loop (a record type as its ``"type":"<value>"`` key in the
-    file's layout); the loops are merged by position. A plain tool_result carrier is
-    recognised from the few hundred bytes after its user type key and stepped over
-    without ever looking for its line end, so the bulk of the tool output is not read.
+    file's layout); the loops are merged by position. A plain tool_result carrier
+    (``is_plain_carrier``: one ``find`` through its line) is stepped over undecoded.
     """
     import heapq
 
@@ -114,8 +110,9 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
         needles.extend(type_needles(buf, _TYPE_MARKERS[m], file_layouts)
                        if m in _TYPE_MARKERS else (m,))
     user_needles = set(type_needles(buf, "user", file_layouts))
+    result_keys = type_needles(buf, "tool_result", file_layouts)
     if len(needles) == 1 and needles[0] in user_needles:
-        return _user_line_spans(buf, needles[0], skip_carriers)
+        return _user_line_spans(buf, needles[0], skip_carriers, result_keys)
     find, rfind, size = buf.find, buf.rfind, len(buf)
     heap = [(pos, i) for i, n in enumerate(needles) if (pos := find_from(buf, n, 0)) >= 0]
     heapq.heapify(heap)
@@ -131,18 +128,11 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
                 heapq.heappush(heap, (nxt, i))
             continue
         last_start = start
-        if skip_carriers and needle in user_needles:
-            at = find(b'"tool_result"', pos, min(size, pos + _CARRIER_PEEK))
-            if at >= 0 and find(b"\n", pos, at) < 0 and is_plain_carrier(
-                    buf, start, min(size, at + 1024)):
-                nl = find(b"\n", at)  # the carrier's body is skipped at memchr speed
-                nxt = find_from(buf, needle, nl) if nl >= 0 else -1
-                if nxt >= 0:
-                    heapq.heappush(heap, (nxt, i))
-                continue
         end = find(b"\n", pos)
         end = size if end < 0 else end
-        out.append((start, end))
+        if not (skip_carriers and needle in user_needles
+                and is_plain_carrier(buf, start, end, None, result_keys)):
+            out.append((start, end))
         nxt = find_from(buf, needle, end)
         if nxt >= 0:
             heapq.heappush(heap, (nxt, i))
@@ -155,7 +145,8 @@ def _looks_framed(buf: Buffer, start: int, end: int) -> bool:
     return line[:1] == b"{" and line[-1:] == b"}"
 
 
-def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tuple[int, int]]:
+def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
+                     result_keys: tuple[bytes, ...]) -> list[tuple[int, int]]:
     """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
     find, rfind, size = buf.find, buf.rfind, len(buf)
     out: list[tuple[int, int]] = []
@@ -163,18 +154,11 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool) -> list[tu
     while pos >= 0:
         end = find(b"\n", pos)  # at memchr speed, through a carrier's body too
         end = size if end < 0 else end
-        if skip_carriers:
-            at = find(b'"tool_result"', pos, min(end, pos + _CARRIER_PEEK))
-            # the window of is_plain_carrier around the block's type key (the content may
-            # be written before it), clamped to this record's part after its own type key
-            lo, hi = max(pos, at - CARRIER_BEFORE), at + CARRIER_AFTER
-            if (at >= 0 and find(b"answer", lo, hi) < 0
-                    and find(b"want to proceed", lo, hi) < 0):
-                # a plain carrier: skipped without its body ever being searched for the
-                # next type key
-                pos = find_from(buf, needle, end)
-                continue
-        out.append((rfind(b"\n", 0, pos) + 1, end))
+        start = rfind(b"\n", 0, pos) + 1
+        if skip_carriers and is_plain_carrier(buf, start, end, None, result_keys):
+            pos = find_from(buf, needle, end)
+            continue
+        out.append((start, end))
         pos = find_from(buf, needle, end)
     return out
 
@@ -270,6 +254,7 @@ class _Scanner:
         # only a user record's carrier may be skipped (see is_plain_carrier's user_keys).
         recheck_carriers = self.skip_carriers and not self.label_scan
         user_keys = type_needles(buf, "user") if recheck_carriers else None
+        result_keys = type_needles(buf, "tool_result") if recheck_carriers else None
         decoded: list[tuple[int, bytes, Record]] = []
         openers: list[tuple[int, Record]] = []
         for start, end in spans:
@@ -278,7 +263,7 @@ class _Scanner:
                 if not _looks_framed(buf, start, end):
                     self.tally.malformed += 1  # a torn or junk line holding the needle
                 continue
-            if recheck_carriers and is_plain_carrier(buf, start, end, user_keys):
+            if recheck_carriers and is_plain_carrier(buf, start, end, user_keys, result_keys):
                 continue
             line = buf[start:end]
             rec = decode(line, None, self.tally)
