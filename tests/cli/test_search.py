@@ -291,8 +291,9 @@ def test_count_by_census_rows_and_summary(search, axis: str) -> None:
         assert all(re.fullmatch(r".+·t\d+", k) for k in keys)  # >1 transcript in scope
         parent_turns = [int(k.rsplit("·t", 1)[1]) for k in keys if k.startswith(LONG)]
         assert parent_turns == sorted(parent_turns)
-    else:
-        assert counts == sorted(counts, reverse=True)
+    else:  # count-descending, ties by key (csift's code; wire-format §search census)
+        assert [(-r["records"], r["key"]) for r in rows] == \
+            sorted((-r["records"], r["key"]) for r in rows)
     text = search("", f"@{LONG}", "--count-by", axis)
     assert text.stdout.splitlines() == [f"{r['records']:7d}  {r['key']}" for r in rows]
     assert f"matched record(s) across {len(rows)} {axis} key(s)" in text.stderr

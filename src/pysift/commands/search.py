@@ -590,10 +590,7 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
             counts[k] += 1
     if axis == "turn":
         ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
-    elif axis == "label":
-        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])
-                                                         if kv[0] in L.ALL else 99, kv[0]))
-    else:
+    else:  # count-descending, ties by key on every axis, label too (csift's code)
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     dropped = 0
     if opts.max_count and abs(opts.max_count) < len(ordered):
