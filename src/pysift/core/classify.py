@@ -1153,8 +1153,9 @@ def _user_string_leaves(rec: Record, text: str, ctx: ClassifyContext, out: _Labe
         out.add(L.HARNESS_META_HOOK)
     elif text.startswith(LOOP_TICK) or LOOP_CHECK_DRIVER in text:
         out.add(L.HARNESS_META_LOOP)
-    elif text.startswith(IMAGE_SOURCE):
-        return  # an isMeta image reference: excluded, never user.message
+    elif text.startswith(IMAGE_SOURCE) and rec.is_meta:
+        return  # an isMeta image reference: excluded, never user.message (a typed
+        # prompt that opens the same way is the human's, below)
     elif is_agents_stopped_notice(text):
         out.add(L.HARNESS_NOTIFICATION_SUBAGENT)
     else:

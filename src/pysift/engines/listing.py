@@ -69,10 +69,14 @@ class SessionSummary:
 
 def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
     """The human's words if ``rec`` is a human turn-opener (never a peer agent), rendered
-    as search renders its opener (an AUQ answer as its Q+options+answer unit)."""
+    as search renders its opener (an AUQ answer as its Q+options+answer unit). An opener
+    search files under the harness only (a fired wakeup tick, a resume's "Continue from
+    where you left off." written without isMeta) opens a turn but is nobody's message."""
     if not rec.is_user_record or classify.is_peer_message_record(rec):
         return None
     if not classify.opens_turn(rec):
+        return None
+    if not any(not label.startswith("harness.") for label in classify.classify(rec, ctx)):
         return None
     return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
 

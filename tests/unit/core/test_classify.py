@@ -128,6 +128,9 @@ def test_is_meta_pseudo_turn_with_no_marker_classifies_empty() -> None:
 
 def test_is_meta_image_reference_is_excluded() -> None:
     assert labels_of(user("[Image: source: /tmp/x.png]", isMeta=True)) == []
+    # typed by the human (no isMeta), the same opening is their message: it opens a turn,
+    # so search must be able to find it
+    assert labels_of(user("[Image: source: /tmp/x.png] why is this red?")) == ["user.message"]
 
 
 def test_compaction_summary_is_harness_and_never_opens() -> None:

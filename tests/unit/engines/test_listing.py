@@ -46,6 +46,14 @@ def test_a_rejection_with_an_instruction_is_the_last_human_message(tmp_path: Pat
     assert s.last_user.text.endswith("please use tabs instead")
 
 
+def test_an_opener_search_files_under_the_harness_is_nobodys_message(tmp_path: Path) -> None:
+    """A resume's continuation written without isMeta opens a turn (csift's genuine-user
+    rule) but search labels it harness.schedule.continuation: it is not the human's."""
+    s = _summary(tmp_path, user("why is the build red?"), assistant("looking"),
+                 user("Continue from where you left off."), assistant("ok, continuing"))
+    assert s.last_user is not None and s.last_user.text == "why is the build red?"
+
+
 # -- the envelope past the first and last lines -------------------------------------------
 
 from datetime import UTC, datetime  # noqa: E402
