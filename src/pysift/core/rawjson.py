@@ -13,7 +13,7 @@ from pysift.disk.lines import Buffer, find_from
 
 def _record_is_spaced(buf: Buffer, start: int) -> bool | None:
     """Whether the record starting at ``start`` writes `"key": value`; None if unknown."""
-    head = buf[start:start + 256].lstrip()
+    head = buf[start:start + 256].lstrip(b" \t\r").split(b"\n", 1)[0]  # this line only
     if head[:2] != b'{"':
         return None
     close = head.find(b'"', 2)
@@ -22,20 +22,34 @@ def _record_is_spaced(buf: Buffer, start: int) -> bool | None:
     return head[close + 1:close + 3] == b": "
 
 
+_PROBE_LINES = 16  # lines tried at each end for a record (a stray write, a blank line)
+
+
 def layouts(buf: Buffer) -> tuple[bool, ...]:
     """The separator layouts the file uses (False = compact, True = spaced), read off its
     first and last records: one layout for a normal file, both for a file some other tool
-    appended to in the other style."""
-    first = _record_is_spaced(buf, 0)
-    end = _last_content_end(buf)
-    last = _record_is_spaced(buf, buf.rfind(b"\n", 0, end) + 1)
+    appended to in the other style. A line that is no record (a merge marker, a blank or
+    whitespace line, a torn write) is passed over, up to ``_PROBE_LINES`` at each end."""
+    first = last = None
+    start = 0
+    for _ in range(_PROBE_LINES):
+        first = _record_is_spaced(buf, start)
+        nl = buf.find(b"\n", start)
+        if first is not None or nl < 0:
+            break
+        start = nl + 1
+    end = len(buf)
+    for _ in range(_PROBE_LINES):
+        line_start = buf.rfind(b"\n", 0, max(0, end - 1)) + 1 if end else 0
+        if buf[line_start:end].strip():
+            last = _record_is_spaced(buf, line_start)
+            if last is not None:
+                break
+        if line_start == 0:
+            break
+        end = line_start
     found = {x for x in (first, last) if x is not None}
     return tuple(sorted(found)) or (False,)
-
-
-def _last_content_end(buf: Buffer) -> int:
-    tail_start = max(0, len(buf) - 64)
-    return tail_start + len(buf[tail_start:].rstrip(b"\r\n"))
 
 
 def type_needle(value: str, spaced: bool) -> bytes:
