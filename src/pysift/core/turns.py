@@ -75,8 +75,9 @@ class OpenerCollapse:
 def collapse_openers(openers: Sequence[Record]) -> OpenerCollapse:
     """Apply the C-18 rule (plus the replay-copy guard) to ``openers`` in file order.
 
-    Records that do not open a turn are ignored, as are openers with a null or empty
-    ``parentUuid`` (grouping on "no parent" would merge unrelated first messages).
+    Records that do not open a turn are ignored. An opener with a null or empty
+    ``parentUuid`` is never a draft (grouping on "no parent" would merge unrelated first
+    messages) but can be a replay copy (same missing parent, same uuid).
     """
     groups: dict[str, list[int]] = {}
     seen_uuid: set[tuple[str, str]] = set()
@@ -84,16 +85,16 @@ def collapse_openers(openers: Sequence[Record]) -> OpenerCollapse:
     for index, rec in enumerate(openers):
         if not opens_turn(rec):
             continue
-        parent = rec.parent_uuid
-        if not parent:
-            continue
+        parent = rec.parent_uuid or ""
         uuid = rec.uuid
         if uuid:
+            # a re-anchor replays a root opener too (null parent, uuid kept)
             if (parent, uuid) in seen_uuid:
                 out.replays.add(index)
                 continue
             seen_uuid.add((parent, uuid))
-        groups.setdefault(parent, []).append(index)
+        if parent:
+            groups.setdefault(parent, []).append(index)
     for siblings in groups.values():
         survivor = siblings[-1]
         for draft in siblings[:-1]:
@@ -351,7 +352,7 @@ def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnM
     them)."""
     openers = [rec for _, rec in found]
     offsets = [offset for offset, _ in found]
-    has_records = _NON_BLANK.search(buf) is not None
+    has_records = bool(found) or _holds_a_record(buf)
     collapse = collapse_openers(openers)
     return TurnMap(
         has_records=has_records,
@@ -361,6 +362,14 @@ def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnM
         replay_offsets={offsets[i] for i in collapse.replays},
         buf=buf,
     )
+
+
+def _holds_a_record(buf: Buffer) -> bool:
+    """Whether any line of a transcript without openers decodes to a record (a file of
+    torn or garbage lines has none, so no turn; the first record line settles it)."""
+    if _NON_BLANK.search(buf) is None:
+        return False
+    return any(decode(buf[start:end], None) is not None for start, end in iter_spans(buf))
 
 
 _SEED_HEAD_LINES = 400

@@ -262,6 +262,20 @@ def test_a_replay_copy_neither_supersedes_nor_opens() -> None:
     assert build_turn_map(compact(rows)).replay_lines == {4}
 
 
+def test_a_replayed_root_opener_is_a_replay_copy_too() -> None:
+    """The session's first prompt has no parent; a re-anchor replays it all the same."""
+    first, second = human("u1", None, "first question"), human("u2", "a1", "second question")
+    rows = [first, reply("a1", "u1"), second, reply("a2", "u2"),
+            {"type": "system", "subtype": "compact_boundary", "uuid": "cb"},
+            dict(first), dict(second), reply("a3", "u2")]
+    tm = build_turn_map_from_records(records_of(rows))
+    assert (tm.opener_lines, tm.draft_lines, tm.replay_lines) == ([1, 3], set(), {6, 7})
+    assert build_turn_map(compact(rows)).opener_lines == [1, 3]
+    # two different first prompts without a parent are no drafts of each other
+    two_roots = [human("r1", None, "one"), reply("b1", "r1"), human("r2", None, "two")]
+    assert build_turn_map_from_records(records_of(two_roots)).opener_lines == [1, 3]
+
+
 def test_a_transcript_without_openers_is_one_turn_and_an_empty_one_none() -> None:
     leading = [reply("a1", "p"), tool_back("r1", "a1", "t", "x")]
     tm = build_turn_map(compact(leading))
@@ -269,6 +283,11 @@ def test_a_transcript_without_openers_is_one_turn_and_an_empty_one_none() -> Non
     assert tm.line_span(0, 2) == (1, 2)
     empty = build_turn_map(b"\n  \n")
     assert empty.turn_count == 0 and build_turn_map_from_records([]).turn_count == 0
+    # torn and garbage lines are no records: no turn either (as the decoded map says)
+    torn = b'{"type":"user","message":{"ro\n<<<<<<< HEAD\n'
+    assert build_turn_map(torn).turn_count == 0
+    assert build_turn_map_from_records(decoded(torn)).turn_count == 0
+    assert build_turn_map(torn + compact([{"type": "system", "subtype": "x"}])).turn_count == 1
 
 
 def test_turn_map_is_a_plain_value() -> None:
