@@ -520,6 +520,25 @@ def test_zero_matches_is_a_definitive_absence(search) -> None:
     assert summary["excluded_by_label"] is None
 
 
+def test_a_selected_leaf_starved_of_its_flag_makes_no_definitive_absence(search) -> None:
+    """`-t harness.meta.attachment` without --attachments reaches no record: its zero
+    says so, and that records under the leaf hold the pattern, instead of "DEFINITIVE"."""
+    result = search("plan", "-t", "harness.meta.attachment", "--format", "json")
+    assert result.code == 0 and result.json_rows("exchange") == []
+    assert result.summary()["definitive_absence"] is False
+    assert "NOT a definitive absence" in result.stderr and "add --attachments" in result.stderr
+    assert "DEFINITIVE" not in result.stderr
+    assert "reach them with an explicit -t" not in result.stderr  # -t was given
+    found = search("plan", "-t", "harness.meta.attachment", "--attachments", "-c")
+    assert int(found.stdout) > 0  # the records the note counted are really there
+
+
+def test_a_count_of_zero_gets_the_label_probe_too(search) -> None:
+    result = search("TLE", "-t", "harness.notification", "-c")
+    assert result.stdout == "0\n"
+    assert '⚠ but "TLE" DOES occur' in result.stderr
+
+
 def test_zero_matches_echo_every_active_filter(search) -> None:
     result = search("zzqqxxnothere", "-t", "agent.message", "-T", "agent.thinking",
                     "--turn", "0..3", "--since", "2026-10-01", "--format", "json")

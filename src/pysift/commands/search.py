@@ -247,7 +247,7 @@ def hit_row(hit: Hit, ex: Exchange, env: Env, no_truncate: bool) -> tuple[dict[s
 def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                      report: Report, env: Env) -> Report:
     if opts.count_only:
-        return _count_report(opts, scope, result, report)
+        return _count_report(opts, plan, scope, result, report)
     if opts.sessions_with_matches:
         return _owners_report(opts, plan, scope, result, report)
     ordered = order_exchanges(result.exchanges)
@@ -285,7 +285,7 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
     return report
 
 
-def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
+def _count_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                   report: Report) -> Report:
     """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
     total = result.exchange_count
@@ -295,8 +295,8 @@ def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if result.sidecar_used:  # a pending question counted among the exchanges
         report.note("note: with elicitation sidecar")
-    if total == 0:
-        _absence_line(opts, scope, result, report)
+    if total == 0:  # the same diagnosis as a listing's zero (the -c number stays alone)
+        _zero_match(opts, plan, scope, result, report, {})
     return report
 
 
@@ -454,23 +454,43 @@ def _tag(hit: Hit) -> str | None:
 # -- zero match ---------------------------------------------------------------------------
 
 def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
-                  report: Report) -> int:
-    """The zero-match line every mode prints; returns how many transcripts or dirs could
-    not be read, which makes the zero no definitive absence."""
+                  report: Report, plan: SearchPlan | None = None) -> bool:
+    """The zero-match line every mode prints; returns whether the zero is a definitive
+    absence. It is not when a transcript or dir could not be read, nor when the -t
+    selection names a leaf the run could not reach for lack of its flag and records under
+    that leaf do hold the pattern (``-t harness.meta.attachment`` without
+    ``--attachments``)."""
     unread = scope.unreadable + sum(1 for o in result.outcomes if o.error)
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
+    starved = _starved_hits(opts, plan, scope) if plan is not None and not unread else {}
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"transcript(s) or dir(s) could not be read (warnings above). {where}")
+    elif starved:
+        named = " · ".join(f"{leaf} ×{n}" for leaf, n in starved.items())
+        report.note(f"0 matches — NOT a definitive absence: records the -t selection names "
+                    f"hold the pattern ({named}) but are read only under --attachments; add "
+                    f"--attachments. {where}")
     else:
         report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. {where}")
-    return unread
+    return not unread and not starved
+
+
+def _starved_hits(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> dict[str, int]:
+    """Per selected leaf the run could not reach for lack of its flag, how many records
+    under it the pattern matches (a probe with every gate open; paid only on a zero)."""
+    if (L.HARNESS_META_ATTACHMENT not in parse_filter(opts.labels, opts.labels_not).gates
+            or plan.attachments or opts.count_by == "attachment"):
+        return {}
+    probe, _total = _probe(plan, scope, open_gates=True)
+    found = probe.get(L.HARNESS_META_ATTACHMENT, 0)
+    return {L.HARNESS_META_ATTACHMENT: found} if found else {}
 
 
 def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                 report: Report, summary: dict[str, Any]) -> None:
     filters = active_filters(opts)
-    unread = _absence_line(opts, scope, result, report)
+    definitive = _absence_line(opts, scope, result, report, plan)
     if result.malformed:
         report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
                     "inside them cannot be ruled out (full census: pysift stats)")
@@ -503,12 +523,12 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
         report.note(f"hint: see what this scope holds with: pysift search \"\" {target} "
                     "--count-by label")
     unreached = not plan.gates
-    if unreached and not probed_gates:
+    if unreached and not probed_gates and definitive:
         report.note("note: the gated bookkeeping leaves (user.queued, harness.meta.turn-duration, "
                     "away-summary, stop-hooks, snapshot, system, attachment) were not searched; "
                     "reach them with an explicit -t (e.g. -t harness.meta) or --attachments")
     summary.update({
-        "definitive_absence": not unread,
+        "definitive_absence": definitive,
         "active_filters": filters,
         "gated_leaves_unreached": unreached,
         "excluded_by_label": excluded,
