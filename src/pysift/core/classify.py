@@ -780,13 +780,16 @@ def is_genuine_user(rec: Record) -> bool:
             return False
         if not any(b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks):
             return False
-        return not _not_human(_flatten(rec))
+        # the blocks joined as the label ladder reads them (an interrupt marker is an
+        # exact match there: a whitespace block after it keeps it a message on both sides)
+        return not _not_human("\n".join(_text_blocks(blocks)))
     return False
 
 
 def is_peer_message_record(rec: Record) -> bool:
-    """An inbound ``<teammate-message>`` / ``<agent-message>`` at a section boundary."""
-    if rec.type != "user":
+    """An inbound ``<teammate-message>`` / ``<agent-message>`` at a section boundary (a
+    compaction summary quoting one is still the summary, and never opens a turn)."""
+    if rec.type != "user" or rec.is_compact_summary:
         return False
     text = raw_message_text(rec)
     return text is not None and is_peer_message(text)

@@ -133,6 +133,19 @@ def test_is_meta_image_reference_is_excluded() -> None:
     assert labels_of(user("[Image: source: /tmp/x.png] why is this red?")) == ["user.message"]
 
 
+def test_the_opener_test_and_the_labels_read_the_same_text() -> None:
+    """Hand-made shapes where they once disagreed: each record either opens a turn and
+    carries a user label, or does neither."""
+    interrupt_then_blank = user([text("[Request interrupted by user]"), text("  ")])
+    assert C.opens_turn(interrupt_then_blank)
+    assert labels_of(interrupt_then_blank) == ["user.message"]
+    summary_quoting_a_peer = user('<teammate-message teammate_id="x">\nquoted\n'
+                                  "</teammate-message>\nrest of summary",
+                                  isCompactSummary=True)
+    assert not C.opens_turn(summary_quoting_a_peer)
+    assert labels_of(summary_quoting_a_peer) == ["harness.compaction.summary"]
+
+
 def test_compaction_summary_is_harness_and_never_opens() -> None:
     record = user("This session is being continued from a previous conversation…",
                   isCompactSummary=True, isVisibleInTranscriptOnly=True)
