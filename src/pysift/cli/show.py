@@ -77,7 +77,8 @@ def show_cmd(
     block: Annotated[Optional[str], typer.Option("--block", metavar="ID",
         help="Print one block by durable id (r:<tool_use_id> | a:<message.id>:p<n>).")] = None,
     sha256: Annotated[Optional[str], typer.Option("--sha256", metavar="HEX",
-        help="With --block: verify the block's sha256, exit 1 on mismatch.")] = None,
+        help="With --block: verify the block's sha256 (64 hex digits), exit 1 on "
+             "mismatch.")] = None,
     fmt: Format = "text",
     subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
                                                       hidden=True)] = None,

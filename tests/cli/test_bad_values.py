@@ -1,0 +1,65 @@
+"""Flag values that are empty or malformed: ONE stderr line saying what is wrong and what
+to write, exit 2, never a silently skipped check or filter (the argv fuzz of the sixth
+session)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
+BLOCK = "r:toolu_011JGjbLlmMWXdfH65leAzK3"  # the Read of tle.py in the demo home
+
+
+@pytest.fixture
+def run(cli, demo_home: Path):
+    def call(*args: str, stdin: str = ""):
+        return cli("--claude-home", str(demo_home), *args, stdin=stdin)
+    return call
+
+
+def one_usage_line(result, *needles: str) -> str:
+    assert result.code == 2, (result.code, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("pysift: error: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert result.stdout == ""
+    return lines[0]
+
+
+# -- show --sha256 --------------------------------------------------------------------------
+
+
+def _block_digest(run) -> str:
+    fetched = run("show", f"@{LONG}", "--block", BLOCK, "--format", "json")
+    (row,) = fetched.json_rows("block")
+    assert row["sha256"] == hashlib.sha256(row["text"].encode()).hexdigest()
+    return row["sha256"]
+
+
+@pytest.mark.parametrize("value", ["", " ", "zz", "abc", "g" * 64, "0" * 63, "0" * 65,
+                                   "sha256:", "sha1:" + "0" * 64])
+def test_a_sha256_that_is_no_digest_is_a_usage_error(run, value: str) -> None:
+    """`--sha256 ""` skipped the check (exit 0, sha256_verified null); `zz` read as a
+    mismatch, exit 1, as if the block had changed."""
+    result = run("show", f"@{LONG}", "--block", BLOCK, "--sha256", value)
+    one_usage_line(result, "--sha256", "64 hex digits")
+
+
+def test_an_empty_sha256_without_a_block_is_refused_too(run) -> None:
+    result = run("show", f"@{LONG}", "--line", "1", "--sha256", "")
+    one_usage_line(result, "--sha256 verifies a --block fetch")
+
+
+def test_a_sha256_in_upper_case_with_a_prefix_or_padding_verifies(run) -> None:
+    digest = _block_digest(run)
+    for spelling in (digest.upper(), f"sha256:{digest}", f"SHA256:{digest}", f" {digest}\n"):
+        result = run("show", f"@{LONG}", "--block", BLOCK, "--sha256", spelling,
+                     "--format", "json")
+        assert result.code == 0, (spelling, result.stderr)
+        assert result.summary()["sha256_verified"] is True
