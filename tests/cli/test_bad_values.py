@@ -63,3 +63,35 @@ def test_a_sha256_in_upper_case_with_a_prefix_or_padding_verifies(run) -> None:
                      "--format", "json")
         assert result.code == 0, (spelling, result.stderr)
         assert result.summary()["sha256_verified"] is True
+
+
+# -- search -t / -T ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["-t", "-T", "--label", "--label-not"])
+@pytest.mark.parametrize("value", ["", " ", ",", " , "])
+def test_an_empty_label_selector_is_a_usage_error_naming_the_flag(run, flag: str,
+                                                                  value: str) -> None:
+    """`-t ''` and `-t ','` searched every label, exit 0, while `-t bogus` was refused."""
+    short = "-T" if flag in ("-T", "--label-not") else "-t"
+    result = run("search", "TLE", flag, value)
+    one_usage_line(result, f"{short} `{value}` names no label", f"drop {short}")
+
+
+@pytest.mark.parametrize("value", ["user,", ",user", "user,,agent"])
+@pytest.mark.parametrize("flag", ["-t", "-T"])
+def test_an_empty_item_in_a_selector_list_is_a_usage_error(run, flag: str, value: str) -> None:
+    result = run("search", "TLE", flag, value, "-c")
+    one_usage_line(result, f"{flag} `{value}` has an empty item")
+
+
+@pytest.mark.parametrize("mode", [(), ("-c",), ("-l",), ("--count-by", "label"), ("--raw",)])
+def test_every_search_mode_refuses_the_empty_selector(run, mode: tuple[str, ...]) -> None:
+    one_usage_line(run("search", "TLE", "-t", "", *mode), "names no label")
+
+
+def test_a_selector_list_with_spaces_still_reads(run) -> None:
+    spaced = run("search", "TLE", "-t", "user, agent.message", "-c")
+    joined = run("search", "TLE", "-t", "user,agent.message", "-c")
+    assert spaced.code == joined.code == 0
+    assert spaced.stdout == joined.stdout
