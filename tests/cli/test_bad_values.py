@@ -95,3 +95,18 @@ def test_a_selector_list_with_spaces_still_reads(run) -> None:
     joined = run("search", "TLE", "-t", "user,agent.message", "-c")
     assert spaced.code == joined.code == 0
     assert spaced.stdout == joined.stdout
+
+
+# -- range flags ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "flag"), [
+    (("stats", f"@{SHORT}"), "--turn"),
+    (("search", "TLE"), "--turn"),
+    (("show", f"@{SHORT}"), "--turn"),
+    (("show", f"@{SHORT}"), "--line"),
+])
+@pytest.mark.parametrize("value", ["", " ", ","])
+def test_an_empty_range_is_a_usage_error_naming_its_flag(run, command, flag, value) -> None:
+    """`stats --turn ''` counted every turn (exit 0) where search and show refused it."""
+    one_usage_line(run(*command, flag, value), f"{flag}: empty range `{value}`")

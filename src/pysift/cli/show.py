@@ -103,9 +103,9 @@ def show_cmd(
 
     opts = ShowOptions(
         target=targets[0],
-        lines=tuple(parse_range(v) for v in (line or [])),
+        lines=tuple(parse_range(v, flag="--line") for v in (line or [])),
         uuids=tuple(_split(uuid)),
-        turns=parse_range(turn) if turn is not None else None,
+        turns=parse_range(turn, flag="--turn") if turn is not None else None,
         raw=raw,
         max_count=max_count,
         branch_points=branch_points,
