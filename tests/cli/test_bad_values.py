@@ -110,3 +110,28 @@ def test_a_selector_list_with_spaces_still_reads(run) -> None:
 def test_an_empty_range_is_a_usage_error_naming_its_flag(run, command, flag, value) -> None:
     """`stats --turn ''` counted every turn (exit 0) where search and show refused it."""
     one_usage_line(run(*command, flag, value), f"{flag}: empty range `{value}`")
+
+
+# -- --since / --until ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [("list",), ("stats",), ("search", "TLE")])
+def test_a_reversed_time_window_is_a_usage_error_naming_both_instants(run, command) -> None:
+    """list said "no sessions found", stats printed all-zero rows and search called the
+    pattern a DEFINITIVE absence, all exit 0. (TZ is Australia/Sydney in the suite.)"""
+    result = run(*command, "--since", "2026-10-07", "--until", "2026-10-05T23:00Z")
+    one_usage_line(result, "--since `2026-10-07` (2026-10-06T13:00:00Z) is later than "
+                   "--until `2026-10-05T23:00Z` (2026-10-05T23:00:00Z)", "swap")
+
+
+def test_a_reversed_window_of_ages_and_of_fractions_is_refused_too(run) -> None:
+    one_usage_line(run("list", "--since", "1h", "--until", "2h"), "`1h` (", "`2h` (")
+    line = one_usage_line(run("list", "--since", "2026-10-07T14:11:00.5Z",
+                              "--until", "2026-10-07T14:11:00.25Z"))
+    assert "(2026-10-07T14:11:00.5Z)" in line and "(2026-10-07T14:11:00.25Z)" in line
+
+
+def test_a_window_of_one_instant_is_no_reversal(run) -> None:
+    result = run("search", "TLE", "--since", "2026-10-07T14:11:00Z",
+                 "--until", "2026-10-07T14:11:00Z", "-c")
+    assert result.code == 0, result.stderr

@@ -68,5 +68,18 @@ def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, A
     from pysift.core.grammar.when import parse_when
 
     now = env.now()
-    return (parse_when(since, now, env.tz, flag="--since") if since is not None else None,
-            parse_when(until, now, env.tz, flag="--until") if until is not None else None)
+    start = parse_when(since, now, env.tz, flag="--since") if since is not None else None
+    end = parse_when(until, now, env.tz, flag="--until") if until is not None else None
+    if start is not None and end is not None and start > end:
+        from pysift.errors import UsageError
+
+        fine = start.replace(microsecond=0) == end.replace(microsecond=0)
+
+        def instant(text: str, at: Any) -> str:  # fractions only where they tell them apart
+            fraction = f".{at.microsecond:06d}".rstrip("0") if fine else ""
+            return f"`{text}` ({at.strftime('%Y-%m-%dT%H:%M:%S')}{fraction}Z)"
+
+        raise UsageError(f"the time window is reversed: --since {instant(since, start)} is "
+                         f"later than --until {instant(until, end)}; a window runs from "
+                         "--since to --until, so swap the two values")
+    return start, end
