@@ -135,3 +135,36 @@ def test_a_window_of_one_instant_is_no_reversal(run) -> None:
     result = run("search", "TLE", "--since", "2026-10-07T14:11:00Z",
                  "--until", "2026-10-07T14:11:00Z", "-c")
     assert result.code == 0, result.stderr
+
+
+# -- no command -------------------------------------------------------------------------------
+
+MISSING = ("pysift: error: missing command; run `pysift --help` to see the commands "
+           "(list, search, show, stats, whoami, plan)")
+
+
+@pytest.mark.parametrize("args", [(), ("--",), ("--claude-home", "/nowhere"),
+                                  ("--claude-home=/nowhere", "--")])
+def test_no_command_is_one_line_saying_so(cli, args) -> None:
+    """Bare `pysift` printed the whole help flattened into its error line (~900 chars)
+    and never said a command was missing."""
+    result = cli(*args)
+    assert result.code == 2
+    assert result.stderr.splitlines() == [MISSING]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args", [("--claude-home", ""), ("--claude-home=",),
+                                  ("--claude-home", " ", "--")])
+def test_an_empty_home_without_a_command_names_the_empty_home(cli, args) -> None:
+    """SPEC §2: an empty --claude-home is a usage error; with no command it said only
+    "Missing command."."""
+    result = cli(*args)
+    assert result.code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("pysift: error: --claude-home is empty;")
+
+
+def test_help_and_version_still_need_no_command(cli) -> None:
+    assert cli("--version").code == 0
+    assert cli("--claude-home", "/nowhere", "--help").code == 0
