@@ -168,3 +168,12 @@ def test_an_empty_home_without_a_command_names_the_empty_home(cli, args) -> None
 def test_help_and_version_still_need_no_command(cli) -> None:
     assert cli("--version").code == 0
     assert cli("--claude-home", "/nowhere", "--help").code == 0
+
+
+# -- plan --reverse ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_reverse_is_a_usage_error_not_the_cwd(run, value: str) -> None:
+    """`plan --reverse ''` looked up the current directory as a plan file (exit 0)."""
+    one_usage_line(run("plan", "--reverse", value), "--reverse is empty", "plan file")
