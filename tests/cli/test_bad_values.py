@@ -177,3 +177,57 @@ def test_help_and_version_still_need_no_command(cli) -> None:
 def test_an_empty_reverse_is_a_usage_error_not_the_cwd(run, value: str) -> None:
     """`plan --reverse ''` looked up the current directory as a plan file (exit 0)."""
     one_usage_line(run("plan", "--reverse", value), "--reverse is empty", "plan file")
+
+
+# -- --sessions-from --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [("list",), ("search", "TLE"), ("stats",), ("plan",)])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_sessions_from_says_it_is_empty(run, command, value: str) -> None:
+    """It said "cannot read : Is a directory" (the empty path read as the cwd)."""
+    one_usage_line(run(*command, "--sessions-from", value), "--sessions-from is empty")
+
+
+def test_an_id_list_over_the_cap_is_refused(run, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import pysift.core.resolve as resolve
+
+    monkeypatch.setattr(resolve, "SESSIONS_FROM_CAP", 64, raising=False)
+    listed = tmp_path / "ids.txt"
+    listed.write_text(f"@{SHORT}\n" * 3)  # 114 bytes
+    one_usage_line(run("list", "--sessions-from", str(listed)), "more than", "no id list")
+    one_usage_line(run("list", "--sessions-from", "-", stdin=f"@{SHORT}\n" * 3),
+                   "--sessions-from -: more than")
+    listed.write_text(f"@{SHORT}\n")
+    assert run("list", "--sessions-from", str(listed)).code == 0
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_an_endless_source_is_refused_not_read_forever(demo_home: Path, source: str) -> None:
+    """`--sessions-from /dev/zero` read until memory ran out. (The child is held to 1 GiB
+    of address space, so an unbounded read fails fast instead of eating the machine.)"""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo / "src")}
+    env.pop("PYSIFT_TRACEBACK", None)
+    value = "/dev/zero" if source == "file" else "-"
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pysift", "--claude-home", str(demo_home), "list",
+             "--sessions-from", value], stdin=zero if source == "stdin" else None,
+            capture_output=True, text=True, env=env, timeout=60, preexec_fn=limit,
+            check=False)
+    assert proc.returncode == 2, proc.stderr[-500:]
+    assert proc.stderr.splitlines() == [
+        f"pysift: error: --sessions-from {value}: more than 16 MiB, which is no id list (an "
+        "id is ~40 bytes); pass a file of session ids, e.g. the output of `pysift search "
+        "PATTERN -l`"]

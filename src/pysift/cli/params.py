@@ -46,9 +46,11 @@ def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:
     the lists are a union, as targets are (stdin is read once, however often named)."""
     if not values:
         return None
+    from pysift.core.resolve import SESSIONS_FROM_CAP
     from pysift.core.resolve import read_sessions_from as parse
 
-    stdin_text = sys.stdin.read() if "-" in values else None
+    # capped: a stdin that never ends (`yes |`) is refused past the cap, not read forever
+    stdin_text = sys.stdin.read(SESSIONS_FROM_CAP + 1) if "-" in values else None
     ids: list[str] = []
     for value in dict.fromkeys(values):
         ids.extend(parse(value, stdin_text if value == "-" else None))
