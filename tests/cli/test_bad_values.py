@@ -231,3 +231,29 @@ def test_an_endless_source_is_refused_not_read_forever(demo_home: Path, source: 
         f"pysift: error: --sessions-from {value}: more than 16 MiB, which is no id list (an "
         "id is ~40 bytes); pass a file of session ids, e.g. the output of `pysift search "
         "PATTERN -l`"]
+
+
+# -- show --uuid / --block --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--uuid", ""), "--uuid `` names no uuid"),
+    (("--uuid", ","), "--uuid `,` names no uuid"),
+    (("--uuid", " "), "--uuid ` ` names no uuid"),
+    (("--uuid", "x,"), "--uuid `x,` has an empty item"),
+    (("--block", ""), "--block is empty"),
+    (("--block", " "), "--block is empty"),
+])
+def test_an_empty_show_address_says_it_is_empty(run, args, needle) -> None:
+    """Each said "show needs an address" although one was given (`--uuid ' '` looked
+    for a record whose uuid is a space, exit 1)."""
+    line = one_usage_line(run("show", f"@{SHORT}", *args), needle)
+    assert "needs an address" not in line
+
+
+def test_uuids_with_spaces_after_the_commas_still_read(run) -> None:
+    first = run("show", f"@{SHORT}", "--line", "1,2", "--format", "json").json_rows("record")
+    uuids = [r["uuid"] for r in first]
+    spaced = run("show", f"@{SHORT}", "--uuid", ", ".join(uuids), "--format", "json")
+    assert spaced.code == 0, spaced.stderr
+    assert [r["uuid"] for r in spaced.json_rows("record")] == uuids
