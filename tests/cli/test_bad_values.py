@@ -257,3 +257,11 @@ def test_uuids_with_spaces_after_the_commas_still_read(run) -> None:
     spaced = run("show", f"@{SHORT}", "--uuid", ", ".join(uuids), "--format", "json")
     assert spaced.code == 0, spaced.stderr
     assert [r["uuid"] for r in spaced.json_rows("record")] == uuids
+
+
+def test_an_offset_beyond_fourteen_hours_is_still_an_instant(run) -> None:
+    """Decided (SPEC §13): no zone uses +23:59, but the string names one exact instant."""
+    far = run("search", "TLE", "--since", "2026-10-08T14:10:00+23:59", "-c")
+    near = run("search", "TLE", "--since", "2026-10-07T14:11:00Z", "-c")
+    assert far.code == near.code == 0, far.stderr
+    assert far.stdout == near.stdout
