@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     raw = sys.argv[1:] if argv is None else argv
     try:
         args = argv_mod.normalize(raw, _project_dir_probe(raw))
+        _check_command_given(args)
     except SiftError as exc:
         _report_error(exc)
         sys.exit(int(exc.exit_code))
@@ -130,6 +131,26 @@ def main(argv: list[str] | None = None) -> None:
         _report_os_error(exc)
         sys.exit(int(ExitCode.ERROR))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _check_command_given(args: list[str]) -> None:
+    """A line naming no command at all (``pysift``, ``pysift --claude-home DIR``) is ONE
+    usage line saying so; click printed the whole help flattened into the error line, or
+    "Missing command." An empty ``--claude-home`` on such a line is the error named."""
+    home = args[1] if args[:1] == ["--claude-home"] else None
+    rest = args[2:] if home is not None else args
+    if rest not in ([], ["--"]):
+        return
+    if home is not None:
+        from pathlib import Path
+
+        from pysift.disk.layout import resolve_home
+
+        resolve_home(home, {}, Path.home())  # raises for an empty value
+    from pysift.errors import UsageError
+
+    raise UsageError(f"missing command; run `pysift --help` to see the commands "
+                     f"({', '.join(COMMAND_MODULES)})")
 
 
 def _project_dir_probe(raw: list[str]):  # type: ignore[no-untyped-def]

@@ -46,9 +46,11 @@ def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:
     the lists are a union, as targets are (stdin is read once, however often named)."""
     if not values:
         return None
+    from pysift.core.resolve import SESSIONS_FROM_CAP
     from pysift.core.resolve import read_sessions_from as parse
 
-    stdin_text = sys.stdin.read() if "-" in values else None
+    # capped: a stdin that never ends (`yes |`) is refused past the cap, not read forever
+    stdin_text = sys.stdin.read(SESSIONS_FROM_CAP + 1) if "-" in values else None
     ids: list[str] = []
     for value in dict.fromkeys(values):
         ids.extend(parse(value, stdin_text if value == "-" else None))
@@ -68,5 +70,18 @@ def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, A
     from pysift.core.grammar.when import parse_when
 
     now = env.now()
-    return (parse_when(since, now, env.tz, flag="--since") if since is not None else None,
-            parse_when(until, now, env.tz, flag="--until") if until is not None else None)
+    start = parse_when(since, now, env.tz, flag="--since") if since is not None else None
+    end = parse_when(until, now, env.tz, flag="--until") if until is not None else None
+    if start is not None and end is not None and start > end:
+        from pysift.errors import UsageError
+
+        fine = start.replace(microsecond=0) == end.replace(microsecond=0)
+
+        def instant(text: str, at: Any) -> str:  # fractions only where they tell them apart
+            fraction = f".{at.microsecond:06d}".rstrip("0") if fine else ""
+            return f"`{text}` ({at.strftime('%Y-%m-%dT%H:%M:%S')}{fraction}Z)"
+
+        raise UsageError(f"the time window is reversed: --since {instant(since, start)} is "
+                         f"later than --until {instant(until, end)}; a window runs from "
+                         "--since to --until, so swap the two values")
+    return start, end

@@ -144,7 +144,7 @@ def search_cmd(
     opts = SearchOptions(
         pattern=pattern, targets=_multi(targets), labels=_multi(label),
         labels_not=_multi(label_not), ignore_case=ignore_case, multiline=multiline,
-        turns=parse_range(turn) if turn is not None else None,
+        turns=parse_range(turn, flag="--turn") if turn is not None else None,
         since=window[0], until=window[1],
         since_text=since, until_text=until, max_count=max_count, count_only=count_only,
         sessions_with_matches=sessions_with_matches, count_by=count_by, raw=raw,

@@ -51,10 +51,22 @@ BLOCK IDS
   a:<message.id>:p<n>    part n (0-based) of an assistant message"""
 
 
-def _split(values: list[str] | None) -> list[str]:
+def _split_uuids(values: list[str] | None) -> list[str]:
+    """The uuids of every ``--uuid`` value (comma lists allowed, spaces around an item
+    ignored). An empty value or an empty item is a usage error: dropped, it left show
+    saying it "needs an address" although one was given."""
+    from pysift.errors import UsageError
+
     out: list[str] = []
     for value in values or []:
-        out += [v for v in value.split(",") if v]
+        items = [v.strip() for v in value.split(",")]
+        if not any(items):
+            raise UsageError(f"--uuid `{value}` names no uuid; pass a record uuid (the `uuid` "
+                             "of search --format json rows), several joined by commas")
+        if not all(items):
+            raise UsageError(f"--uuid `{value}` has an empty item; join uuids with single "
+                             "commas and no stray comma")
+        out += items
     return out
 
 
@@ -77,7 +89,8 @@ def show_cmd(
     block: Annotated[Optional[str], typer.Option("--block", metavar="ID",
         help="Print one block by durable id (r:<tool_use_id> | a:<message.id>:p<n>).")] = None,
     sha256: Annotated[Optional[str], typer.Option("--sha256", metavar="HEX",
-        help="With --block: verify the block's sha256, exit 1 on mismatch.")] = None,
+        help="With --block: verify the block's sha256 (64 hex digits), exit 1 on "
+             "mismatch.")] = None,
     fmt: Format = "text",
     subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
                                                       hidden=True)] = None,
@@ -93,6 +106,9 @@ def show_cmd(
     if len(targets) > 1:
         raise UsageError(f"show takes exactly one TARGET, got {len(targets)} "
                          f"({' '.join(targets)}); run one show per transcript")
+    if block is not None and not block.strip():
+        raise UsageError("--block is empty; pass a block id: r:<tool_use_id> (a search "
+                         "hit's tool_use_id) or a:<message.id>:p<n>")
     if raw and fmt == "json":
         raise UsageError("--raw prints verbatim jsonl lines; it cannot be combined with "
                          "--format json")
@@ -102,9 +118,9 @@ def show_cmd(
 
     opts = ShowOptions(
         target=targets[0],
-        lines=tuple(parse_range(v) for v in (line or [])),
-        uuids=tuple(_split(uuid)),
-        turns=parse_range(turn) if turn is not None else None,
+        lines=tuple(parse_range(v, flag="--line") for v in (line or [])),
+        uuids=tuple(_split_uuids(uuid)),
+        turns=parse_range(turn, flag="--turn") if turn is not None else None,
         raw=raw,
         max_count=max_count,
         branch_points=branch_points,

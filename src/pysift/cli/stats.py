@@ -102,7 +102,7 @@ def stats_cmd(
     opts = StatsOptions(
         targets=tuple(targets or ()),
         since=window[0], until=window[1],
-        turns=parse_range(turn, flag="--turn") if turn else None,
+        turns=parse_range(turn, flag="--turn") if turn is not None else None,
         max_count=max_count,
         subagents=subagents,
         sessions_from=read_sessions_from(sessions_from),

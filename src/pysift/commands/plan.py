@@ -49,6 +49,10 @@ class PlanOptions:
 def run(opts: PlanOptions, env: Env) -> Report:
     if opts.reverse is not None and opts.audit:
         raise UsageError("--reverse and --audit are separate questions; pick one")
+    if opts.reverse is not None and not opts.reverse.strip():
+        # an empty path joined to the cwd named the cwd, and no session binds a directory
+        raise UsageError("--reverse is empty; pass the plan file to look up (e.g. "
+                         "~/.claude/plans/<slug>.md, as `pysift plan` prints it)")
     if opts.reverse is not None:
         return _run_reverse(opts, env)
     tokens = list(opts.targets)

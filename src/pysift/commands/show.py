@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
@@ -57,14 +58,35 @@ def _check_modes(opts: ShowOptions) -> None:
     if modes > 1:
         raise UsageError("--line, --uuid, --turn, --block and --branch-points are mutually "
                          "exclusive; pick one addressing mode")
-    if opts.sha256 and not opts.block:
+    if opts.sha256 is not None and not opts.block:
         raise UsageError("--sha256 verifies a --block fetch; add --block ID")
     if opts.raw and (opts.branch_points or opts.block):
         raise UsageError("--raw goes with --line, --uuid or --turn")
 
 
+_SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
+
+
+def sha256_digest(value: str) -> str:
+    """The digest ``--sha256`` names, as lowercase hex: 64 hex digits, either case, an
+    optional ``sha256:`` prefix, surrounding whitespace ignored. Anything else is a usage
+    error: a check that cannot match is no check (an empty value skipped it, a short one
+    read as a mismatch, as if the block had changed)."""
+    digest = value.strip()
+    if digest[:7].lower() == "sha256:":
+        digest = digest[7:]
+    if _SHA256_HEX.fullmatch(digest):
+        return digest.lower()
+    what = "is empty" if not value.strip() else f"`{value}` is not a SHA-256 digest"
+    raise UsageError(f"--sha256 {what}; a SHA-256 is 64 hex digits (as sha256sum prints "
+                     "it, `sha256:` prefix optional); copy the `sha256` a block fetch "
+                     "prints, or drop --sha256 to fetch the block unverified")
+
+
 def run(opts: ShowOptions, env: Env) -> Report:
     _check_modes(opts)
+    if opts.sha256 is not None:
+        opts = replace(opts, sha256=sha256_digest(opts.sha256))
     transcript = resolve_one(opts.target, env)
     try:
         view = TranscriptView(transcript)
@@ -367,7 +389,7 @@ def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
     report.rows = [{"kind": "block", "block_id": opts.block, "sha256": digest, "text": text,
                     **id_trio(t.session_id, t.is_subagent, t.parent_session_id)}]
     verified = None
-    if opts.sha256:
+    if opts.sha256 is not None:
         verified = verify_sha256(text, opts.sha256)
         if not verified:
             # an unverified span is not printed: a reader would act on text it did not ask for

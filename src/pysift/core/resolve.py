@@ -256,19 +256,42 @@ def parse_session_refs(text: str, source: str = "--sessions-from") -> list[str]:
     return ids
 
 
+# The most an id list may hold: ids are ~40 bytes, so 16 MiB is some 400,000 of them. A
+# source without an end (`/dev/zero`, `yes |`) is read this far, then refused, not forever.
+SESSIONS_FROM_CAP = 16 * 1024 * 1024
+
+
+def _check_list_size(size: int, source: str) -> None:
+    if size > SESSIONS_FROM_CAP:
+        raise UsageError(
+            f"{source}: more than {SESSIONS_FROM_CAP // (1024 * 1024)} MiB, which is no id "
+            f"list (an id is ~40 bytes); pass a file of session ids, e.g. the output of "
+            f"`pysift search PATTERN -l`")
+
+
 def read_sessions_from(path_or_dash: str, stdin_text: str | None) -> list[str]:
-    """The ids of ``--sessions-from FILE|-``; ``-`` reads ``stdin_text`` (the CLI supplies it)."""
+    """The ids of ``--sessions-from FILE|-``; ``-`` reads ``stdin_text`` (the CLI supplies
+    it, at most ``SESSIONS_FROM_CAP + 1`` characters). A file is read up to the same cap,
+    so a source that never ends (a device, a FIFO fed forever) is refused, not read
+    forever; a pipe or a process substitution (``<(...)``) reads like a file."""
     if path_or_dash == "-":
         if stdin_text is None:
             raise UsageError("--sessions-from -: no stdin was given; pipe an id list in")
+        _check_list_size(len(stdin_text), "--sessions-from -")
         return parse_session_refs(stdin_text, "--sessions-from -")
+    if not path_or_dash.strip():
+        raise UsageError("--sessions-from is empty; pass a file of session ids (bare or @, "
+                         "whitespace-separated), or `-` for stdin")
     try:
-        text = Path(path_or_dash).read_text(encoding="utf-8", errors="replace")
+        with open(path_or_dash, "rb") as fh:
+            data = fh.read(SESSIONS_FROM_CAP + 1)
     except OSError as exc:
         raise UsageError(
             f"--sessions-from: cannot read {path_or_dash}: {exc.strerror or exc}; pass an "
             f"existing file, or `-` for stdin"
         ) from exc
+    _check_list_size(len(data), f"--sessions-from {path_or_dash}")
+    text = data.decode("utf-8", errors="replace")
     return parse_session_refs(text, f"--sessions-from {path_or_dash}")
 
 

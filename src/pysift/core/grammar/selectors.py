@@ -93,9 +93,27 @@ class LabelFilter:
         return ",".join(self.include) if self.include else "all"
 
 
+def split_selectors(values: Sequence[str], flag: str) -> list[str]:
+    """The selectors of every ``-t``/``-T`` value (comma lists allowed). An empty value,
+    or an empty item in a list (``user,``, ``,``), is a usage error naming the flag: it
+    was dropped, and an empty ``-t`` then searched every label."""
+    out: list[str] = []
+    for raw in values:
+        items = [item.strip() for item in raw.split(",")]
+        if not any(items):
+            raise UsageError(f"{flag} `{raw}` names no label; give a selector such as user, "
+                             f"agent.tool.use or harness.* (see `pysift search --help`), or "
+                             f"drop {flag}")
+        if not all(items):
+            raise UsageError(f"{flag} `{raw}` has an empty item; join selectors with single "
+                             f"commas and no stray comma (user,agent.message)")
+        out += items
+    return out
+
+
 def parse_filter(include: Sequence[str] = (), exclude: Sequence[str] = ()) -> LabelFilter:
-    inc = [s for raw in include for s in raw.split(",") if s.strip()]
-    exc = [s for raw in exclude for s in raw.split(",") if s.strip()]
+    inc = split_selectors(include, "-t")
+    exc = split_selectors(exclude, "-T")
     base: frozenset[str] = frozenset()
     if inc:
         for sel in inc:
