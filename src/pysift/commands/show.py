@@ -61,6 +61,24 @@ def _check_modes(opts: ShowOptions) -> None:
         raise UsageError("--sha256 verifies a --block fetch; add --block ID")
     if opts.raw and (opts.branch_points or opts.block):
         raise UsageError("--raw goes with --line, --uuid or --turn")
+    _check_utf8("--uuid", *opts.uuids)
+    _check_utf8("--block", opts.block)
+
+
+def _check_utf8(flag: str, *values: str | None) -> None:
+    """An id holding an undecodable byte (argv arrives with surrogateescape) names nothing:
+    record ids are UTF-8 JSON strings. A usage error, not a traceback from the byte search."""
+    for value in values:
+        if value is None:
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            from pysift.output.surrogates import escaped
+
+            raise UsageError(f"{flag} `{escaped(value)}` holds bytes that are not UTF-8, and "
+                             "no transcript id does; copy the id from pysift search "
+                             "--format json") from None
 
 
 def run(opts: ShowOptions, env: Env) -> Report:
