@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, assistant, text, user
+from builders import ClaudeHome, assistant, text, tool_result, tool_use, user
 
 SID = "5a5a5a5a-1111-4222-8333-944444444444"
 
@@ -226,3 +226,60 @@ def test_a_transcript_named_with_an_undecodable_byte_is_written_whole(
     as_text = cli(*args)  # run_cli's stdout is strict, as in a UTF-8 locale other than C
     assert as_text.code == 0, as_text.stderr
     assert b"a\xff" in as_text.stdout_bytes  # text writes the byte back as it is
+
+
+# -- lone surrogate escapes (Node writes an emoji cut in half as a lone "\ud83d") ---------
+
+CUT = "5a5a5a5a-1111-4222-8333-955555555555"
+
+
+@pytest.fixture
+def cut_emoji(home: ClaudeHome) -> Path:
+    home.session("/w/cut", CUT,
+                 user("cut emoji \ud83d here"),
+                 assistant(text("the emoji was cut"),
+                           tool_use("Write", {"content": "half \ude00 pair"}, id="toolu_cut")),
+                 tool_result("toolu_cut", "wrote \ud83d ok"))
+    return home.root
+
+
+def test_a_prompt_with_a_lone_surrogate_is_searched_listed_and_shown(cli, cut_emoji) -> None:
+    found = cli("--claude-home", str(cut_emoji), "search", "cut emoji", "--format", "json")
+    assert found.code == 0, found.stderr
+    (exchange,) = found.json_rows("exchange")
+    assert [h["label"] for h in exchange["hits"]] == ["user.message"]
+    assert exchange["hits"][0]["excerpt"] == "cut emoji \\ud83d here"  # SPEC §5 spelling
+    assert found.summary()["skipped_lines"] == 0
+    as_text = cli("--claude-home", str(cut_emoji), "search", "cut emoji")
+    assert as_text.code == 0 and "cut emoji \\ud83d here" in as_text.stdout
+    listed = cli("--claude-home", str(cut_emoji), "list", "--format", "json")
+    assert listed.json_rows("session")[0]["first_user"]["excerpt"] == "cut emoji \\ud83d here"
+    shown = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--turn", "0",
+                "--format", "json")
+    assert shown.code == 0, shown.stderr
+    assert [r["label"] for r in shown.json_rows("record")][0] == "user.message"
+
+
+def test_a_block_with_a_lone_surrogate_hashes_the_text_it_prints(cli, cut_emoji) -> None:
+    import hashlib
+
+    for block, printed in (("r:toolu_cut", "wrote \\ud83d ok"),
+                           ("a:" + _message_id(cut_emoji) + ":p1",
+                            'Write {"content":"half \\ude00 pair"}')):
+        result = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--block", block,
+                     "--format", "json")
+        assert result.code == 0, result.stderr
+        (row,) = result.json_rows("block")
+        assert row["text"] == printed
+        assert row["sha256"] == hashlib.sha256(printed.encode()).hexdigest()
+        verified = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--block", block,
+                       "--sha256", row["sha256"])
+        assert verified.code == 0 and verified.stdout == printed + "\n"
+
+
+def _message_id(root: Path) -> str:
+    import json
+
+    (path,) = root.rglob(f"{CUT}.jsonl")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return next(r["message"]["id"] for r in lines if r["type"] == "assistant")

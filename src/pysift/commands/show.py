@@ -9,7 +9,7 @@ from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, for
 from pysift.core.resolve import resolve_scope
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
-from pysift.engines.fetch import Fetched, TranscriptView, block_text, verify_sha256
+from pysift.engines.fetch import Fetched, TranscriptView, block_text
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
@@ -372,6 +372,21 @@ def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, re
     return report
 
 
+def block_sha256(text: str) -> str:
+    """The sha256 of a block's text as UTF-8. A lone surrogate (a transcript's cut emoji)
+    has no UTF-8: the text is hashed as the writers print it (``\\ud83d`` spelled out,
+    SPEC §5), so the digest is the one of the ``text`` a reader received."""
+    import hashlib
+
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        from pysift.output.surrogates import escaped
+
+        data = escaped(text).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
 def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
     assert opts.block is not None
     text = block_text(view, opts.block)
@@ -379,14 +394,12 @@ def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
     t = view.transcript
     report.header = {**id_trio(t.session_id, t.is_subagent, t.parent_session_id),
                      "path": str(t.path)}
-    import hashlib
-
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = block_sha256(text)
     report.rows = [{"kind": "block", "block_id": opts.block, "sha256": digest, "text": text,
                     **id_trio(t.session_id, t.is_subagent, t.parent_session_id)}]
     verified = None
     if opts.sha256:
-        verified = verify_sha256(text, opts.sha256)
+        verified = digest == opts.sha256.lower()
         if not verified:
             # an unverified span is not printed: a reader would act on text it did not ask for
             report.exit_code = 1
