@@ -86,12 +86,18 @@ ELICITATION_SENTINEL = "elicitation-marker-v1"
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
+def _seed_bytes(seed: str) -> bytes:
+    """UTF-8, and a lone surrogate (a cut emoji in a record's text) passed through: ids
+    stay what they were for every other seed."""
+    return seed.encode("utf-8", "surrogatepass")
+
+
 def stable_token(seed: str, length: int) -> str:
     """A base62 string derived from ``seed``: same seed, same token, on every machine."""
     out: list[str] = []
     counter = 0
     while len(out) < length:
-        digest = hashlib.sha256(f"{seed}#{counter}".encode()).digest()
+        digest = hashlib.sha256(_seed_bytes(f"{seed}#{counter}")).digest()
         out.extend(_B62[b % 62] for b in digest)
         counter += 1
     return "".join(out[:length])
@@ -99,12 +105,12 @@ def stable_token(seed: str, length: int) -> str:
 
 def stable_uuid(seed: str) -> str:
     """A version-4-shaped uuid derived from ``seed`` (CC writes uuid4; tests need them stable)."""
-    raw = hashlib.sha256(seed.encode()).digest()[:16]
+    raw = hashlib.sha256(_seed_bytes(seed)).digest()[:16]
     return str(uuidlib.UUID(bytes=raw, version=4))
 
 
 def stable_hex(seed: str, length: int = 16) -> str:
-    return hashlib.sha256(seed.encode()).hexdigest()[:length]
+    return hashlib.sha256(_seed_bytes(seed)).hexdigest()[:length]
 
 
 def tool_use_id(seed: str) -> str:
@@ -133,9 +139,16 @@ def _content_seed(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def to_line(record: Mapping[str, Any]) -> bytes:
-    """One jsonl line as CC writes it: compact separators, UTF-8, trailing newline."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """One jsonl line as CC writes it: compact separators, UTF-8, trailing newline. A lone
+    surrogate in a string (an emoji cut in half) is written as Node's JSON.stringify writes
+    it, a ``\\ud83d`` escape."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    line = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+    return line.encode() + b"\n"
 
 
 def to_jsonl(records: Iterable[Mapping[str, Any] | bytes | str]) -> bytes:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, assistant, text, user
+from builders import ClaudeHome, assistant, text, tool_result, tool_use, user
 
 SID = "5a5a5a5a-1111-4222-8333-944444444444"
 
@@ -170,3 +170,116 @@ def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
     shown = cli("--claude-home", str(home), "show", str(hidden), "--line", "1")
     assert shown.code == 1
     assert len(shown.stderr.splitlines()) == 1  # the cause no longer gets a line of its own
+
+
+# -- undecodable bytes in argv and paths (argv and os.listdir arrive with surrogateescape) --
+
+FF = "\udcff"  # how Python hands over the byte 0xFF of an argument or a file name
+
+
+@pytest.mark.parametrize("address", [("--uuid", FF), ("--uuid", f"a,{FF}"),
+                                     ("--block", f"r:{FF}"), ("--block", f"a:{FF}:p0")])
+def test_an_id_holding_an_undecodable_byte_is_a_usage_error(cli, hostile, address) -> None:
+    """`show --uuid $'\\xff'` died in the byte search (`uuid.encode()`); no id holds it."""
+    home, _ = hostile
+    result = cli("--claude-home", str(home), "show", f"@{SID}", *address)
+    assert result.code == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "\\xff" in result.stderr and "not UTF-8" in result.stderr
+
+
+@pytest.fixture
+def byte_named(tmp_path: Path) -> tuple[Path, Path]:
+    """A Claude home whose own dir name holds the byte 0xFF, and a copy of its transcript
+    under a file name holding it."""
+    home = ClaudeHome(tmp_path / f"h{FF}")
+    path = home.session("/w/latin", SID, user("find the needle please"),
+                        assistant(text("the needle is here")))
+    loose = tmp_path / f"a{FF}.jsonl"
+    loose.write_bytes(path.read_bytes())
+    return home.root, loose
+
+
+def test_json_output_spells_an_undecodable_path_byte_as_backslash_x(cli, byte_named) -> None:
+    """orjson refuses a lone surrogate, after the header row was out; SPEC §5 writes the
+    byte as the text `\\xff` and keeps the line valid UTF-8."""
+    home, _ = byte_named
+    result = cli("--claude-home", str(home), "list", "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = result.json_rows("session")
+    assert f"{home.name[:-1]}\\xff" in row["path"]
+    assert result.summary()["sessions"] == 1
+
+
+@pytest.mark.parametrize("command", [("list", "T"), ("stats", "T"), ("search", "needle", "T"),
+                                     ("show", "T", "--line", "1..2")])
+def test_a_transcript_named_with_an_undecodable_byte_is_written_whole(
+    cli, byte_named, command
+) -> None:
+    home, loose = byte_named
+    args = ["--claude-home", str(home), *(str(loose) if a == "T" else a for a in command)]
+    as_json = cli(*args, "--format", "json")
+    assert as_json.code == 0, as_json.stderr
+    rows = as_json.json_rows()
+    assert rows[0]["kind"] == "header" and rows[-1]["kind"] == "summary"
+    assert b"a\\\\xff" in as_json.stdout_bytes  # the file's id or path, spelled out
+    as_text = cli(*args)  # run_cli's stdout is strict, as in a UTF-8 locale other than C
+    assert as_text.code == 0, as_text.stderr
+    assert b"a\xff" in as_text.stdout_bytes  # text writes the byte back as it is
+
+
+# -- lone surrogate escapes (Node writes an emoji cut in half as a lone "\ud83d") ---------
+
+CUT = "5a5a5a5a-1111-4222-8333-955555555555"
+
+
+@pytest.fixture
+def cut_emoji(home: ClaudeHome) -> Path:
+    home.session("/w/cut", CUT,
+                 user("cut emoji \ud83d here"),
+                 assistant(text("the emoji was cut"),
+                           tool_use("Write", {"content": "half \ude00 pair"}, id="toolu_cut")),
+                 tool_result("toolu_cut", "wrote \ud83d ok"))
+    return home.root
+
+
+def test_a_prompt_with_a_lone_surrogate_is_searched_listed_and_shown(cli, cut_emoji) -> None:
+    found = cli("--claude-home", str(cut_emoji), "search", "cut emoji", "--format", "json")
+    assert found.code == 0, found.stderr
+    (exchange,) = found.json_rows("exchange")
+    assert [h["label"] for h in exchange["hits"]] == ["user.message"]
+    assert exchange["hits"][0]["excerpt"] == "cut emoji \\ud83d here"  # SPEC §5 spelling
+    assert found.summary()["skipped_lines"] == 0
+    as_text = cli("--claude-home", str(cut_emoji), "search", "cut emoji")
+    assert as_text.code == 0 and "cut emoji \\ud83d here" in as_text.stdout
+    listed = cli("--claude-home", str(cut_emoji), "list", "--format", "json")
+    assert listed.json_rows("session")[0]["first_user"]["excerpt"] == "cut emoji \\ud83d here"
+    shown = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--turn", "0",
+                "--format", "json")
+    assert shown.code == 0, shown.stderr
+    assert [r["label"] for r in shown.json_rows("record")][0] == "user.message"
+
+
+def test_a_block_with_a_lone_surrogate_hashes_the_text_it_prints(cli, cut_emoji) -> None:
+    import hashlib
+
+    for block, printed in (("r:toolu_cut", "wrote \\ud83d ok"),
+                           ("a:" + _message_id(cut_emoji) + ":p1",
+                            'Write {"content":"half \\ude00 pair"}')):
+        result = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--block", block,
+                     "--format", "json")
+        assert result.code == 0, result.stderr
+        (row,) = result.json_rows("block")
+        assert row["text"] == printed
+        assert row["sha256"] == hashlib.sha256(printed.encode()).hexdigest()
+        verified = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--block", block,
+                       "--sha256", row["sha256"])
+        assert verified.code == 0 and verified.stdout == printed + "\n"
+
+
+def _message_id(root: Path) -> str:
+    import json
+
+    (path,) = root.rglob(f"{CUT}.jsonl")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return next(r["message"]["id"] for r in lines if r["type"] == "assistant")

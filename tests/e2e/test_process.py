@@ -179,3 +179,25 @@ def test_a_closed_stdout_is_one_line_and_exit_1(demo_home: Path) -> None:
     assert proc.stderr.splitlines() == [
         "pysift: error: standard output is closed; redirect it to a file or /dev/null "
         "instead of closing it"]
+
+
+def _with_stderr_closed(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pysift", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True, env=_env(), cwd=REPO,
+                          timeout=60, check=False, preexec_fn=lambda: os.close(2))
+
+
+def test_a_closed_stderr_leaves_the_answer_and_the_status_alone(demo_home: Path) -> None:
+    """`pysift -V 2>&-` and `search TLE -c 2>&-` printed their answer and exited 1: the
+    exit flushed a stderr that was None."""
+    from pysift import __version__
+
+    version = _with_stderr_closed("-V")
+    assert (version.returncode, version.stdout) == (0, f"pysift {__version__}\n")
+    counted = _with_stderr_closed("--claude-home", str(demo_home), "search", "TLE", "-c")
+    assert counted.returncode == 0 and counted.stdout.strip().isdigit()
+    as_json = _with_stderr_closed("--claude-home", str(demo_home), "list", "--format", "json")
+    assert as_json.returncode == 0 and _rows(as_json.stdout, "summary")
+    assert _with_stderr_closed("--claude-home", str(demo_home), "search", "(").returncode == 2
+    missed = _with_stderr_closed("--claude-home", str(demo_home), "show", "@ffff", "--line", "1")
+    assert (missed.returncode, missed.stdout) == (1, "")

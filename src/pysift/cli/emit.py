@@ -27,6 +27,7 @@ def emit(report: Report, fmt: str = "text") -> None:
             envelope.write(report, sys.stdout.buffer)
             sys.stdout.buffer.flush()
         elif report.text is not None:
+            _tolerate_surrogates(sys.stdout)
             report.text(sys.stdout)
             sys.stdout.flush()
     except BrokenPipeError:
@@ -37,3 +38,15 @@ def emit(report: Report, fmt: str = "text") -> None:
         sys.stderr.write(f"pysift: {note}\n")
     if report.exit_code:
         raise typer.Exit(report.exit_code)
+
+
+def _tolerate_surrogates(stream: object) -> None:
+    """Let text output carry what UTF-8 cannot encode (SPEC §5): a path's undecodable
+    byte goes out as itself, a transcript's lone surrogate as ``\\uXXXX``. Without it a
+    strict stdout (a UTF-8 locale other than C) died on such a path mid-listing."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is None:
+        return
+    from pysift.output.surrogates import register_text_errors
+
+    reconfigure(errors=register_text_errors())

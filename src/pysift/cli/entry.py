@@ -13,6 +13,8 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if sys.stderr is None:  # started with stderr closed (`2>&-`)
+        _quiet_stderr()
     if sys.stdout is None:  # started with stdout closed (`>&-`): nothing could be printed
         if sys.stderr is not None:
             sys.stderr.write("pysift: error: standard output is closed; redirect it to a file "
@@ -30,6 +32,14 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit as exc:
         _leave(_exit_status(exc.code))
     _leave(0)
+
+
+def _quiet_stderr() -> None:
+    """Send notes and errors to /dev/null: the answer still goes out and the status still
+    says how the run went. Every writer assumed a stream (a successful run died in
+    ``_leave``'s flush with exit 1, an error's message write lost its status), and the
+    null device takes fd 2, which a file the run opens would otherwise get."""
+    sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")
 
 
 def _say(line: str) -> None:

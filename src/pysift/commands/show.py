@@ -10,7 +10,7 @@ from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, for
 from pysift.core.resolve import resolve_scope
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
-from pysift.engines.fetch import Fetched, TranscriptView, block_text, verify_sha256
+from pysift.engines.fetch import Fetched, TranscriptView, block_text
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
@@ -62,6 +62,24 @@ def _check_modes(opts: ShowOptions) -> None:
         raise UsageError("--sha256 verifies a --block fetch; add --block ID")
     if opts.raw and (opts.branch_points or opts.block):
         raise UsageError("--raw goes with --line, --uuid or --turn")
+    _check_utf8("--uuid", *opts.uuids)
+    _check_utf8("--block", opts.block)
+
+
+def _check_utf8(flag: str, *values: str | None) -> None:
+    """An id holding an undecodable byte (argv arrives with surrogateescape) names nothing:
+    record ids are UTF-8 JSON strings. A usage error, not a traceback from the byte search."""
+    for value in values:
+        if value is None:
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            from pysift.output.surrogates import escaped
+
+            raise UsageError(f"{flag} `{escaped(value)}` holds bytes that are not UTF-8, and "
+                             "no transcript id does; copy the id from pysift search "
+                             "--format json") from None
 
 
 _SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
@@ -376,6 +394,21 @@ def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, re
     return report
 
 
+def block_sha256(text: str) -> str:
+    """The sha256 of a block's text as UTF-8. A lone surrogate (a transcript's cut emoji)
+    has no UTF-8: the text is hashed as the writers print it (``\\ud83d`` spelled out,
+    SPEC §5), so the digest is the one of the ``text`` a reader received."""
+    import hashlib
+
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        from pysift.output.surrogates import escaped
+
+        data = escaped(text).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
 def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
     assert opts.block is not None
     text = block_text(view, opts.block)
@@ -383,14 +416,12 @@ def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
     t = view.transcript
     report.header = {**id_trio(t.session_id, t.is_subagent, t.parent_session_id),
                      "path": str(t.path)}
-    import hashlib
-
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = block_sha256(text)
     report.rows = [{"kind": "block", "block_id": opts.block, "sha256": digest, "text": text,
                     **id_trio(t.session_id, t.is_subagent, t.parent_session_id)}]
     verified = None
     if opts.sha256 is not None:
-        verified = verify_sha256(text, opts.sha256)
+        verified = digest == opts.sha256  # normalized to lowercase hex by sha256_digest
         if not verified:
             # an unverified span is not printed: a reader would act on text it did not ask for
             report.exit_code = 1

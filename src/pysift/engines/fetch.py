@@ -8,7 +8,6 @@ through the same classifier as ``search``, so a record reads the same on both.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -217,13 +216,11 @@ def _assistant_block_text(block: dict) -> str:
         return str(block.get("text") or "")
     if kind == "thinking":
         return str(block.get("thinking") or "")
+    # compact_json, as search renders a tool_use unit: it also takes what orjson refuses
+    # (a lone surrogate the stdlib fallback of core.decode kept, an int beyond 64 bits)
     if kind == "tool_use":
-        import orjson
-
-        return f"{block.get('name')} " + orjson.dumps(block.get("input")).decode()
-    import orjson
-
-    return orjson.dumps(block).decode()
+        return f"{block.get('name')} " + classify.compact_json(block.get("input"))
+    return classify.compact_json(block)
 
 
 def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:
@@ -235,7 +232,3 @@ def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:
         if rec is not None:
             yield rec
         pos = buf.find(needle, e)
-
-
-def verify_sha256(text: str, expected: str) -> bool:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest() == expected.lower()

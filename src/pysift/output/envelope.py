@@ -16,7 +16,15 @@ _OPTS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KE
 
 
 def dumps(obj: object) -> bytes:
-    return orjson.dumps(obj, option=_OPTS)
+    """One NDJSON line. A string UTF-8 cannot encode (a path holding an undecodable byte,
+    a transcript's lone surrogate escape) is written spelled out (``output.surrogates``);
+    only a line orjson refused pays for that walk."""
+    try:
+        return orjson.dumps(obj, option=_OPTS)
+    except TypeError:  # orjson.JSONEncodeError is one
+        from pysift.output.surrogates import json_safe
+
+        return orjson.dumps(json_safe(obj), option=_OPTS)
 
 
 def write(report: Report, out: BinaryIO) -> None:

@@ -50,3 +50,23 @@ def test_torn_garbage_and_non_objects_are_counted() -> None:
 def test_spaced_json_and_crlf_decode() -> None:
     rec = decode(b'{"type": "user", "message": {"role": "user", "content": "hi"}}\r', 7)
     assert rec is not None and rec.role == "user" and rec.line == 7
+
+
+def test_a_lone_surrogate_escape_decodes_as_the_stdlib_reads_it() -> None:
+    """Node's JSON.stringify writes a cut emoji as a lone ``\\ud83d``: valid JSON that orjson
+    refuses, so the prompt vanished from search, show and list (stats counted it)."""
+    for escape, char in ((b"\\ud83d", "\ud83d"), (b"\\uD83D", "\ud83d"), (b"\\uDe00", "\ude00")):
+        tally = Tally()
+        rec = decode(b'{"type":"user","message":{"role":"user","content":"cut emoji '
+                     + escape + b' here"},"uuid":"u1"}', 1, tally)
+        assert rec is not None and tally.malformed == 0
+        assert rec.raw["message"]["content"] == f"cut emoji {char} here" and rec.uuid == "u1"
+
+
+def test_a_line_holding_a_lone_surrogate_is_still_malformed_for_other_faults() -> None:
+    tally = Tally()
+    for line in (b'{"type":"user","content":"\\ud83d", "n":}',    # bad grammar
+                 b'{"type":"user","content":"\\ud83d","n":NaN}',   # orjson refuses NaN too
+                 b'{"type":"user","content":"\\ud83d \xff"}'):     # not UTF-8
+        assert decode(line, 1, tally) is None
+    assert tally.malformed == 3

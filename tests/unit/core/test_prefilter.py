@@ -298,6 +298,29 @@ def test_find_all_lines_caseless(needle: str) -> None:
     assert not found.any_in(b"n e e d l e")
 
 
+@pytest.mark.parametrize("needle", ["x" * 5000, "ab" * 2500, "ab\u4e2d" * 1700])
+def test_a_long_caseless_needle_is_probed_by_a_bounded_prefix(
+    needle: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted 5,000-char caseless literal: ``regex`` builds its skip table in time about
+    cubic in a periodic literal's length (~50 s), so the probe hands it a prefix only."""
+    import regex
+
+    compiled: list[bytes] = []
+    real_compile = regex.compile
+
+    def spy(pattern: bytes, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(pattern)
+        return real_compile(pattern, *args, **kwargs)
+
+    monkeypatch.setattr(regex, "compile", spy)
+    found = NeedleSet([needle], caseless=True)
+    assert compiled and max(map(len, compiled)) <= 200  # a prefix, whatever the length
+    line = json.dumps({"content": needle.upper()}).encode()
+    assert found.find_all_lines(b'{"content":"nothing"}\n' + line) == [22]
+    assert found.find_all_lines(orjson.dumps({"content": needle.upper()})) == [0]
+
+
 def test_find_all_lines_on_empty_and_hitless_buffers() -> None:
     found = NeedleSet(["needle"], caseless=False)
     assert found.find_all_lines(b"") == []
