@@ -81,3 +81,40 @@ def test_show_first_line_of_many_transcripts(cli, real_home: Path) -> None:
                 [1] * len(shown.json_rows("record"))
         else:  # line 1 is metadata: the error must point at --raw
             assert shown.code == 1 and "--raw" in shown.stderr, (path, shown.stderr)
+
+
+def _turns_by_line(rows: list[dict], key: str = "line") -> dict[int, int | None]:
+    return {row[key]: row["turn_index"] for row in rows if row.get(key) is not None}
+
+
+def test_show_and_search_number_the_turns_of_every_transcript_alike(cli, real_home: Path) -> None:
+    """``show --turn N`` must fetch what search files under ``·tN``: on every real
+    transcript, each line both commands render carries the same turn index."""
+    homes = [h for h in (real_home, real_home / "tier2") if (h / "projects").is_dir()]
+    files = [(h, p) for h in homes for p in sorted((h / "projects").rglob("*.jsonl"))
+             if p.name != "journal.jsonl"]  # a workflow's event log, never a transcript
+    assert files
+    compared = 0
+    for claude_home, path in files:
+        home = ("--claude-home", str(claude_home))
+        found = _timed(cli, *home, "search", "", str(path), "--no-subagents",
+                       "--max-count", "0", "--format", "json")
+        assert found.code == 0, (path, found.stderr)
+        by_search: dict[int, int | None] = {}
+        for exchange in found.json_rows("exchange"):
+            for hit in exchange["hits"]:
+                if hit["line"] is not None:
+                    by_search[hit["line"]] = exchange["turn_index"]
+        if not by_search:
+            continue
+        shown = _timed(cli, *home, "show", str(path), "--line", "..", "--max-count", "0",
+                       "--format", "json")
+        assert shown.code == 0, (path, shown.stderr)
+        by_show = _turns_by_line(shown.json_rows("record"))
+        common = by_search.keys() & by_show.keys()
+        assert common, path
+        mismatched = {line: (by_search[line], by_show[line]) for line in common
+                      if by_search[line] != by_show[line]}
+        assert not mismatched, (path, sorted(mismatched.items())[:5])
+        compared += len(common)
+    assert compared > 1000
