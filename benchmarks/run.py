@@ -302,6 +302,8 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
         home = str(data / "B")
         for title, script, args, rg_args in (
             ("floor: list B (ends only)", "list_ends.py", [], ["-c", m["needle_rare"]]),
+            ("floor: list B (exact ends + rows)", "list_exact.py", [],
+             ["-c", m["needle_rare"]]),
             ("floor: search B -t user (scan + parse)", "user_lines.py", [],
              ["-c", "-F", '"role":"user"']),
             ("floor: search B -i needle pass", "needle_lines.py",
