@@ -17,6 +17,14 @@ free of them is long enough, and otherwise holds them and is searched with both 
 spelled out, raw and ``\\uXXXX``-escaped (``task``, ``mask``, ``sessions`` would
 otherwise be gated on 2-3 common bytes, or not at all).
 
+Numbers are the one value a renderer re-spells: a JSON value dumped into rendered text
+(a tool_use ``input``, an attachment payload, a non-string tool_result content or
+AskUserQuestion answer) is written by orjson, which prints the shortest spelling
+(``0.000001`` -> ``1e-6``, ``1.50`` -> ``1.5``, ``1e5`` -> ``100000.0``, ``-0`` -> ``0``,
+an integer beyond 64 bits as a float). ``exposes_number`` says whether a needle can
+overlap such a re-spelled number; ``NeedleSet(..., respelled_numbers=True)`` then also
+finds every line holding a number spelling orjson would change (``RESPELLED_NUMBER``).
+
 All searching runs over the WHOLE buffer in C (RE2, ``regex`` or ``bytes.find``); Python
 only steps once per candidate line, never once per line of the file.
 """
@@ -60,6 +68,36 @@ CASELESS_PROBE_MAX_BYTES = 64
 
 Buffer = Any  # bytes | bytearray | mmap.mmap: anything with the buffer protocol + find/rfind
 
+#: A JSON number token that orjson does not write back byte for byte, in value position
+#: (after ``:``, ``,`` or ``[`` and optional whitespace, before ``,``, ``]``, ``}`` or
+#: whitespace). orjson writes an integer of 64 bits as is, a float as its shortest
+#: round-trip digits: plain decimal for 1e-5 <= |x| < 1e16 (``100000.0``, ``0.00001``),
+#: else ``1e-6`` / ``1.2345678901234568e+20``. A spelling differs from that only with
+#: an exponent (``1E-6``, ``1e5``; ``1e-6``, kept as is, too: simpler to say), a fraction
+#: ending in 0 after another digit (``1.50``, ``1.00``; ``1.0`` is kept as is), a value
+#: below 1e-5 written out (``0.000001``), 16 digits or more (a decimal of up to 15
+#: significant digits always comes back as written; this takes in every integer beyond
+#: 64 bits) or the integer ``-0``. A superset: text inside a string that looks like such a
+#: number only adds candidates (one RE2 DFA pass, ~550 MB/s; a timestamp's ``:40.750Z``
+#: or an id's ``8e004d`` does not match). A line never holds a raw newline.
+RESPELLED_NUMBER = (
+    rb"[:,\[][ \t\r]*"
+    rb"(?:-0|-?(?:[0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+"  # an exponent
+    rb"|[0-9]+\.[0-9]+0"  # a fractional trailing zero
+    rb"|0\.00000[0-9]*"  # below 1e-5, written out
+    rb"|[0-9](?:\.?[0-9]){15}[0-9.]*))"  # 16 digits or more
+    rb"[,}\] \t\r\n]"
+)
+#: The characters of a number as any JSON writer spells it.
+_NUMBER_CHARS = frozenset("0123456789.eE+-")
+#: What a needle can hold right before / after a number a renderer dumped: compact JSON
+#: writes ``[`` ``:`` ``,`` before one and ``,`` ``]`` ``}`` after it, rendered text puts
+#: whitespace or nothing around a bare one (``A1: 1e-6``, ``Bash 1e-6``); ``:``, ``,`` and
+#: whitespace never stand in a needle. (``preTokens=1e5`` of a compaction boundary is
+#: fabricated glue: its marker is kept by ``plan.BOUNDARY_FABRICATION``.)
+_BEFORE_NUMBER = frozenset("[")
+_AFTER_NUMBER = frozenset("]}")
+
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
 _LOOSE_BRACE = re.compile(r"\{,\d*\}")
@@ -80,17 +118,22 @@ class NeedleSet:
     match without regard to ASCII case. Build with ``required_needles`` or directly.
     """
 
-    __slots__ = ("_probes", "caseless", "needles")
+    __slots__ = ("_probes", "caseless", "needles", "respelled_numbers")
 
-    def __init__(self, needles: Sequence[str], *, caseless: bool) -> None:
+    def __init__(self, needles: Sequence[str], *, caseless: bool,
+                 respelled_numbers: bool = False) -> None:
         if not needles:
             raise ValueError("a NeedleSet needs at least one needle")
         self.needles: tuple[str, ...] = tuple(needles)
         self.caseless = caseless
+        self.respelled_numbers = respelled_numbers
         self._probes = _build_probes(self.needles, caseless)
+        if respelled_numbers:  # lines whose rendered text may spell a number otherwise
+            self._probes.append(_Re2Probe(RESPELLED_NUMBER, caseless=False))
 
     def __repr__(self) -> str:
-        return f"NeedleSet({list(self.needles)!r}, caseless={self.caseless})"
+        extra = ", respelled_numbers=True" if self.respelled_numbers else ""
+        return f"NeedleSet({list(self.needles)!r}, caseless={self.caseless}{extra})"
 
     def any_in(self, buf: Buffer, start: int = 0, end: int | None = None) -> bool:
         """Whether some needle occurs wholly inside ``buf[start:end]``."""
@@ -432,6 +475,33 @@ def _longest_run(run: list[str], caseless: bool, *, with_ks: bool) -> str | None
                 best, best_len = text, size
             current = []
     return best
+
+
+def exposes_number(needle: str) -> bool:
+    """Whether ``needle`` can overlap a number that a renderer re-spelled.
+
+    Such an overlap lies in a maximal run of number characters (``[0-9.eE+-]``) holding a
+    digit (the digit-free part of a rendered number is its sign, which the raw spelling
+    shares) whose neighbours in the needle are what can stand beside a dumped number: the
+    needle's ends, ``[`` before it, ``]`` or ``}`` after it. ``1e-6``, ``[1.5``,
+    ``100000.0}`` are exposed; ``ZQXJ-needle-7731``, ``v1.2``, ``2026-12-01T10`` are not.
+    Case does not matter (``E`` is a number character).
+    """
+    size = len(needle)
+    index = 0
+    while index < size:
+        if needle[index] not in _NUMBER_CHARS:
+            index += 1
+            continue
+        end = index
+        while end < size and needle[end] in _NUMBER_CHARS:
+            end += 1
+        if (any("0" <= c <= "9" for c in needle[index:end])
+                and (index == 0 or needle[index - 1] in _BEFORE_NUMBER)
+                and (end == size or needle[end] in _AFTER_NUMBER)):
+            return True
+        index = end
+    return False
 
 
 # ----------------------------------------------------------------------------------------

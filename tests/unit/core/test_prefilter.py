@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from pysift.core.matcher import compile_pattern, escape_literal
 from pysift.core.prefilter import (
     NEEDLE_CAP,
+    RESPELLED_NUMBER,
     NeedleSet,
     is_needle_safe,
     line_spans_containing,
@@ -568,3 +569,69 @@ def test_real_lines_survive_needles_of_their_own_text() -> None:
                         assert matcher.needles.any_in(line), (path.name, number, literal)
                 checked += 1
     assert checked > 1000
+
+
+# -- numbers orjson re-spells ---------------------------------------------------------------
+
+
+@st.composite
+def number_spellings(draw: st.DrawFn) -> str:
+    """Any JSON number token (finite as a double), weighted towards the spellings orjson
+    changes: exponents in any case and padding, trailing zeros, long digit runs, -0."""
+    sign = draw(st.sampled_from(["", "-"]))
+    whole = draw(st.one_of(st.just("0"), st.from_regex(r"[1-9][0-9]{0,24}", fullmatch=True)))
+    frac = draw(st.one_of(st.just(""), st.from_regex(r"\.0{0,8}[0-9]{1,20}", fullmatch=True)))
+    exp = draw(st.one_of(st.just(""), st.from_regex(r"[eE][+-]?0?[0-9]{1,2}", fullmatch=True)))
+    return sign + whole + frac + exp
+
+
+def respelled(token: str) -> str:
+    return orjson.dumps(orjson.loads(token)).decode()
+
+
+NUMBER_CONTEXTS = ['{{"k":{}}}', '{{"k": {}}}', '{{"k":{},"j":1}}', '{{"k": {}, "j": 1}}',
+                   '[{}]', '[1,{}]', '[1, {}]', '{{"k":[2,{},3]}}', '{{"k":\t{}\r}}']
+
+
+@settings(max_examples=500)
+@given(number_spellings())
+def test_prop_every_spelling_orjson_changes_is_found(token: str) -> None:
+    """The number pass is a superset of the lines whose rendered numbers differ."""
+    finder = re2.compile(RESPELLED_NUMBER)
+    if respelled(token) == token:
+        event("kept as written")
+        return
+    event("re-spelled")
+    for context in NUMBER_CONTEXTS:
+        line = context.format(token).encode()
+        assert finder.search(line) is not None, (token, respelled(token), line)
+
+
+@pytest.mark.parametrize("token", [
+    "0.000001", "1E-6", "1e-06", "1e5", "1.50", "1.00", "-0", "123456789012345678901",
+    "0.1234567890123456789", "9007199254740993.0", "0.30000000000000001", "-0e0", "1e20",
+])
+def test_spellings_orjson_changes_are_found(token: str) -> None:
+    assert respelled(token) != token
+    needles = NeedleSet(["ZQXJ-absent-0000"], caseless=False, respelled_numbers=True)
+    for context in NUMBER_CONTEXTS:
+        buf = b'{"a":1}\n' + context.format(token).encode() + b'\n{"b":2}'
+        assert needles.find_all_lines(buf) == [8], (token, context)
+
+
+@pytest.mark.parametrize("line", [
+    b'{"timestamp":"2026-05-28T20:28:40.750Z","n":0,"x":-1,"y":1.0,"z":[0.5,100.0,-0.0]}',
+    b'{"text":"agentId: 8e004d2c9d1e","version":"2.1.50","ms":1764547200000}',
+    b'{"uuid":"3debce47-e4de-44c4-86a7-d438a9325a0e","usage":{"input_tokens":12396}}',
+])
+def test_common_kept_spellings_take_no_line(line: bytes) -> None:
+    """Timestamps, versions, ids and plain numbers (what every transcript line holds) are
+    written back as is: they must not turn every line into a candidate."""
+    assert re2.compile(RESPELLED_NUMBER).search(line) is None
+    assert orjson.dumps(orjson.loads(line)) == line
+
+
+def test_the_number_pass_is_off_by_default() -> None:
+    line = b'{"rate":0.000001}'
+    assert NeedleSet(["1e-6"], caseless=False).find_all_lines(line) == []
+    assert NeedleSet(["1e-6"], caseless=False, respelled_numbers=True).find_all_lines(line) == [0]

@@ -20,7 +20,7 @@ from pathlib import Path
 from pysift.core import classify
 from pysift.core.decode import Tally, decode
 from pysift.core.pairing import pair, with_result_tool_name
-from pysift.core.prefilter import NeedleSet
+from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import (
@@ -166,11 +166,14 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
 def build_finder(plan: SearchPlan) -> NeedleSet:
     """The needle scan's ONE whole-buffer pass: the pattern's required needles plus the
     markers of the record kinds whose fabricated text the needles could overlap (a
-    caseless needle set makes the markers caseless too: a harmless superset)."""
+    caseless needle set makes the markers caseless too: a harmless superset), plus the
+    lines holding a number orjson re-spells when a needle could overlap one (``1e-6``
+    renders a raw ``0.000001``; ``ZQXJ-needle-7731`` cannot, and costs no extra pass)."""
     needles = plan.matcher.needles
     extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles),
                                                                  bool(needles.caseless)))
-    return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless))
+    return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless),
+                     respelled_numbers=any(exposes_number(n) for n in needles.needles))
 
 
 def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = None

@@ -103,34 +103,84 @@ def test_gated_leaves_and_persisted_outputs_always_add_their_marker() -> None:
 # -- the promise that matters most: no line whose rendered text matches is dropped ----------
 
 import json  # noqa: E402
+import re  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from pysift.core.matcher import compile_pattern, escape_literal  # noqa: E402
+from pysift.engines.search.scan import build_finder  # noqa: E402
 
 scalars = st.one_of(st.integers(-10**6, 10**6), st.booleans(), st.none(),
                     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12))
 inputs = st.dictionaries(st.text(alphabet="abcdefghij_", min_size=1, max_size=6),
                          st.one_of(scalars, st.lists(scalars, max_size=3)), min_size=1,
                          max_size=4)
+# raw number spellings: what any JSON writer may put in a line, which the render re-spells
+# through orjson (`0.000001` -> `1e-6`, `1.50` -> `1.5`, `1e5` -> `100000.0`, `-0` -> `0`)
+RAW_NUMBERS = ["0.000001", "1E-6", "1e-06", "1e5", "1.50", "-0", "123456789012345678901",
+               "0.1234567890123456789", "2.50e-3", "1.0", "0.5", "100"]
+raw_numbers = st.one_of(
+    st.sampled_from(RAW_NUMBERS),
+    st.from_regex(r"-?(0|[1-9][0-9]{0,20})(\.0{0,6}[0-9]{1,19})?([eE][+-]?0?[0-9]{1,2})?",
+                  fullmatch=True),
+)
+_NUMBER_SLOT = re.compile(r'"@@n(\d+)@@"')
+
+
+@st.composite
+def tool_inputs(draw) -> tuple[dict, list[str]]:
+    """An input dict whose number values carry arbitrary raw spellings: each is a
+    ``"@@nN@@"`` placeholder string that ``with_raw_numbers`` swaps for its spelling."""
+    tool_input = draw(inputs)
+    spellings: list[str] = []
+    for _ in range(draw(st.integers(0, 3))):
+        slot = f"@@n{len(spellings)}@@"
+        spellings.append(draw(raw_numbers))
+        key = draw(st.text(alphabet="klmnop", min_size=1, max_size=4))
+        tool_input[key] = draw(st.sampled_from([slot, [slot], [1, slot], {"v": slot}]))
+    return tool_input, spellings
+
+
+def with_raw_numbers(line: str, spellings: list[str]) -> str:
+    return _NUMBER_SLOT.sub(lambda m: spellings[int(m.group(1))], line)
+
+
+def _slice(data, text: str) -> str:
+    """A slice of ``text``, half the time around one of its (rendered) numbers."""
+    numbers = [m.span() for m in re.finditer(r"-?[0-9][0-9.eE+-]*", text)]
+    if numbers and data.draw(st.booleans(), label="around a number"):
+        first, last = data.draw(st.sampled_from(numbers), label="number")
+        start = data.draw(st.integers(max(0, first - 2), last - 1))
+        end = data.draw(st.integers(start + 1, min(len(text), last + 2)))
+        return text[start:end]
+    start = data.draw(st.integers(0, max(0, len(text) - 1)))
+    end = data.draw(st.integers(start + 1, len(text))) if text else 0
+    return text[start:end]
 
 
 @settings(max_examples=300)
-@given(inputs, st.data(), st.sampled_from([(",", ":"), (", ", ": ")]), st.booleans())
-def test_prop_tool_use_render_never_dropped_by_the_needle_gate(tool_input, data, seps,
+@given(tool_inputs(), st.data(), st.sampled_from([(",", ":"), (", ", ": ")]), st.booleans())
+def test_prop_tool_use_render_never_dropped_by_the_needle_gate(drawn, data, seps,
                                                                ascii_only) -> None:
+    """A literal cut from a tool_use's render (its input dumped as compact JSON, numbers
+    re-spelled) finds the raw line through the finder a search builds: the pattern's
+    needles, the fabrication markers and the number pass."""
+    tool_input, spellings = drawn
     record = b.assistant(b.tool_use("Bash", tool_input, id="toolu_x"))
-    line = json.dumps(record, separators=seps, ensure_ascii=ascii_only).encode()
+    line = with_raw_numbers(json.dumps(record, separators=seps, ensure_ascii=ascii_only),
+                            spellings).encode()
     rec = decode(line, 1)
     assert rec is not None
     text = classify.units(rec, classify.ClassifyContext())[0].text
-    start = data.draw(st.integers(0, max(0, len(text) - 1)))
-    end = data.draw(st.integers(start + 1, len(text))) if text else 0
-    literal = text[start:end]
+    literal = _slice(data, text)
     if not literal.strip():
         return
-    matcher = compile_pattern(escape_literal(literal))
-    assert matcher.search(text) is not None
+    caseless = data.draw(st.booleans(), label="caseless")
+    pattern = escape_literal(literal.swapcase() if caseless else literal)
+    matcher = compile_pattern(pattern, ignore_case=caseless)
+    if matcher.search(text) is None:  # e.g. a swapcase without a simple fold
+        return
     if matcher.needles is not None:
-        assert matcher.needles.candidate_spans(line), (literal, line)
+        plan = SearchPlan(pattern=pattern, matcher=matcher, labels=parse_filter())
+        assert build_finder(plan).candidate_spans(line), (literal, line)

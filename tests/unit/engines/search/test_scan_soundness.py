@@ -9,6 +9,7 @@ that record, whichever JSON layout wrote the file.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -28,19 +29,49 @@ words = st.text(alphabet=st.sampled_from(list("abcXYZ019 _-:,.\"\\/é漢\n\t")),
                 max_size=30)
 
 
+# raw number spellings the renderer re-spells (SPEC §7): written into a line in place of
+# a "@@nN@@" string by with_raw_numbers, as no json.dumps writes them
+raw_numbers = st.one_of(
+    st.sampled_from(["0.000001", "1E-6", "1e5", "1.50", "-0", "123456789012345678901",
+                     "0.1234567890123456789", "7"]),
+    st.from_regex(r"-?(0|[1-9][0-9]{0,20})(\.0{0,6}[0-9]{1,19})?([eE][+-]?0?[0-9]{1,2})?",
+                  fullmatch=True),
+)
+_NUMBER_SLOT = re.compile(r'"@@n(\d+)@@"')
+
+
+def with_raw_numbers(line: str, spellings: list[str]) -> str:
+    return _NUMBER_SLOT.sub(lambda m: spellings[int(m.group(1))], line)
+
+
 @st.composite
 def transcripts(draw) -> list[dict]:
     records: list[dict] = [b.user(draw(words))]
+    spellings: list[str] = []
+
+    def number() -> str:  # a slot for a raw spelling, kept in the drawn records
+        spellings.append(draw(raw_numbers))
+        return f"@@n{len(spellings) - 1}@@"
+
     for n in range(draw(st.integers(1, 5))):
-        kind = draw(st.sampled_from(["text", "tool", "auq", "reject", "notify", "think"]))
+        kind = draw(st.sampled_from(["text", "tool", "auq", "reject", "notify", "think",
+                                     "numbers"]))
         tid = f"toolu_{n:04d}"
         if kind == "text":
             records += [b.assistant(draw(words)), b.user(draw(words))]
         elif kind == "think":
             records.append(b.assistant(b.thinking(draw(words))))
         elif kind == "tool":
-            records += [b.assistant(b.tool_use("Bash", {"command": draw(words), "n": n}, id=tid)),
+            records += [b.assistant(b.tool_use("Bash", {"command": draw(words), "n": n,
+                                                        "x": [number()]}, id=tid)),
                         b.tool_result(tid, draw(words))]
+        elif kind == "numbers":  # every render that dumps a JSON number
+            q = [{"question": draw(words), "header": "Rate",
+                  "options": [{"label": "tiny", "description": ""}], "multiSelect": False}]
+            records += [b.assistant(b.tool_use("Tune", {"rate": number()}, id=tid)),
+                        b.tool_result(tid, draw(st.sampled_from([number(), {"v": number()}]))),
+                        b.assistant(b.auq_use(q, id=tid + "q")),
+                        b.auq_answer(tid + "q", {q[0]["question"]: number()}, questions=q)]
         elif kind == "auq":
             q = [{"question": draw(words), "header": draw(words)[:12],
                   "options": [{"label": draw(words), "description": ""}], "multiSelect": False}]
@@ -51,19 +82,21 @@ def transcripts(draw) -> list[dict]:
                         b.rejection(tid, draw(words), legacy=draw(st.booleans()))]
         else:
             records.append(b.task_notification(f"bg{n}", "completed", draw(words)))
-    return records
+    return records, spellings
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(transcripts(), st.data(), st.sampled_from([(",", ":"), (", ", ": ")]))
-def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, records,
+def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, drawn,
                                                                  data, seps) -> None:
+    records, spellings = drawn
     session = b.Session(SID, cwd="/w/p")
     stamped = [session.stamp(r) for r in records]
     path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps(r, separators=seps, ensure_ascii=data.draw(st.booleans()))
+    lines = [with_raw_numbers(json.dumps(r, separators=seps,
+                                         ensure_ascii=data.draw(st.booleans())), spellings)
              for r in stamped]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     # pick a unit from the classifier's own view of one record, and a literal inside it
@@ -77,8 +110,14 @@ def test_prop_a_literal_from_any_rendered_unit_finds_its_record(tmp_path: Path, 
     unit_text = unit.text
     if not unit_text.strip():
         return
-    start = data.draw(st.integers(0, len(unit_text) - 1))
-    end = data.draw(st.integers(start + 1, len(unit_text)))
+    numbers = [m.span() for m in re.finditer(r"-?[0-9][0-9.eE+-]*", unit_text)]
+    if numbers and data.draw(st.booleans(), label="around a number"):
+        first, last = data.draw(st.sampled_from(numbers), label="number")
+        start = data.draw(st.integers(max(0, first - 2), last - 1))
+        end = data.draw(st.integers(start + 1, min(len(unit_text), last + 2)))
+    else:
+        start = data.draw(st.integers(0, len(unit_text) - 1))
+        end = data.draw(st.integers(start + 1, len(unit_text)))
     literal = unit_text[start:end]
     if not literal.strip():
         return
