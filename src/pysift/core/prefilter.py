@@ -97,6 +97,11 @@ _NUMBER_CHARS = frozenset("0123456789.eE+-")
 #: fabricated glue: its marker is kept by ``plan.BOUNDARY_FABRICATION``.)
 _BEFORE_NUMBER = frozenset("[")
 _AFTER_NUMBER = frozenset("]}")
+#: A piece of one number as orjson writes it (``-?D+(.D+)?(e[+-]?D+)?``): one point at
+#: most, an exponent after it, a sign only first or right after the ``e``. A run of
+#: number characters that is no such piece (a date ``2026-12-01``, an address
+#: ``192.168.1.1``) cannot lie inside a rendered number.
+_NUMBER_PIECE = re.compile(r"[-+]?[0-9]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]*)?")
 
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
@@ -483,8 +488,9 @@ def exposes_number(needle: str) -> bool:
     Such an overlap lies in a maximal run of number characters (``[0-9.eE+-]``) holding a
     digit (the digit-free part of a rendered number is its sign, which the raw spelling
     shares) whose neighbours in the needle are what can stand beside a dumped number: the
-    needle's ends, ``[`` before it, ``]`` or ``}`` after it. ``1e-6``, ``[1.5``,
-    ``100000.0}`` are exposed; ``ZQXJ-needle-7731``, ``v1.2``, ``2026-12-01T10`` are not.
+    needle's ends, ``[`` before it, ``]`` or ``}`` after it, and which could be a piece
+    of one rendered number. ``1e-6``, ``[1.5``, ``100000.0}``, ``8080`` are exposed;
+    ``ZQXJ-needle-7731``, ``v1.2``, ``2026-12-01``, ``192.168.1.1`` are not.
     Case does not matter (``E`` is a number character).
     """
     size = len(needle)
@@ -496,7 +502,8 @@ def exposes_number(needle: str) -> bool:
         end = index
         while end < size and needle[end] in _NUMBER_CHARS:
             end += 1
-        if (any("0" <= c <= "9" for c in needle[index:end])
+        run = needle[index:end]
+        if (any("0" <= c <= "9" for c in run) and _NUMBER_PIECE.fullmatch(run)
                 and (index == 0 or needle[index - 1] in _BEFORE_NUMBER)
                 and (end == size or needle[end] in _AFTER_NUMBER)):
             return True

@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 import builders as b
 from pysift.core import classify
@@ -148,6 +151,8 @@ def test_needles_that_can_overlap_a_rendered_number(needle: str) -> None:
     "ZQXJ-needle-7731", "ZQXJ-absent-0000", "trel", "kestrel", "TodoWrite", "legacy",
     "v1.2.3", "2026-12-01T10", "x1e-6", "1e-6x", "abc-", "...", "---", "e-e", "foo=1",
     "#42", "sha256", "utf-8", "(1.5)", "{1}",
+    # number characters that no single rendered number holds: a date, an address, a range
+    "2026-12-01", "192.168.1.1", "1.2.3", "10-20", "1e5e5", "1.5e-6.0", "+-1",
 ])
 def test_needles_that_cannot(needle: str) -> None:
     assert not exposes_number(needle)
@@ -227,3 +232,16 @@ def test_the_compaction_boundary_number_is_glued_by_its_fabrication() -> None:
     text = "\n".join(u.text for u in classify.units(rec, ctx))
     assert "preTokens=100000.0" in text
     assert BOUNDARY_FABRICATION.can_produce("=100000.0")
+
+
+@given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-2**63, 2**64 - 1)),
+       st.data())
+def test_every_piece_of_a_rendered_number_with_a_digit_is_exposed(value: float | int,
+                                                                   data: st.DataObject) -> None:
+    """A needle that is any digit-holding piece of an orjson-rendered number is exposed."""
+    rendered = orjson.dumps(value).decode()
+    start = data.draw(st.integers(0, len(rendered) - 1))
+    end = data.draw(st.integers(start + 1, len(rendered)))
+    piece = rendered[start:end]
+    assume(any(c.isdigit() for c in piece))
+    assert exposes_number(piece), (rendered, piece)
