@@ -845,3 +845,73 @@ def test_one_file_named_through_a_symlinked_home_counts_once(cli, tmp_path: Path
     link.symlink_to(home.root)
     result = cli("--claude-home", str(link), "search", "kestrel", f"@{sid}", str(path), "-c")
     assert result.stdout.strip() == "1"
+
+
+# -- counts agree with rows ---------------------------------------------------------------------
+
+
+def _unrenderable_home(home) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Sessions whose selected leaf renders no unit on some records (a tool_result with null
+    or absent content, on a carrier or an assistant record; a turn_duration record without
+    its duration fields), beside sessions where it does. Returns name -> session id."""
+    from builders import system, tool_result, tool_use, turn_duration
+
+    ids = {name: stable_uuid("unrenderable:" + name) for name in
+           ("null", "absent", "server", "bare-duration", "result", "duration")}
+
+    def carrier(content: object, drop: bool = False):  # type: ignore[no-untyped-def]
+        record = tool_result("toolu_q", "x")
+        block = record["message"]["content"][0]
+        if drop:
+            del block["content"]
+        else:
+            block["content"] = content
+        return record
+
+    def session(name: str, *records) -> None:  # type: ignore[no-untyped-def]
+        s = Session(ids[name], cwd="/w/p")
+        s.add(user(f"run {name}"))
+        for record in records:
+            s.add(record)
+        home.session("/w/p", ids[name], s)
+
+    call = assistant(tool_use("Bash", {"command": "ls"}, id="toolu_q"))
+    session("null", call, carrier(None))
+    session("absent", call, carrier(None, drop=True))
+    session("server", assistant({"type": "server_tool_use", "id": "srv_q", "name": "web",
+                                 "input": {}},
+                                {"type": "tool_result", "tool_use_id": "srv_q",
+                                 "content": None}))
+    session("bare-duration", system("turn_duration"))
+    session("result", call, carrier("listing"))
+    session("duration", turn_duration(1500, message_count=4))
+    return ids
+
+
+@pytest.mark.parametrize("selector,reached", [
+    ("agent.tool.result", {"result"}),
+    ("harness.meta.turn-duration", {"duration"}),
+    ("agent.tool.result,harness.meta.turn-duration", {"result", "duration"}),
+])
+def test_counts_lists_rows_and_census_agree_on_records_that_render_nothing(
+        cli, home, selector: str, reached: set[str]) -> None:
+    """``-c`` and ``-l`` count a record only when its selected leaf renders a unit, as the
+    rows and ``--count-by`` do: a label alone (a null result, a bare turn_duration) is none."""
+    ids = _unrenderable_home(home)
+    want = {ids[name] for name in reached}
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        result = cli("--claude-home", str(home.root), "search", "", "-t", selector, *args)
+        assert result.code == 0, result.stderr
+        return result
+
+    rows = run("--max-count", "0", "--format", "json")
+    exchanges = rows.json_rows("exchange")
+    assert {ex["session_id"] for ex in exchanges} == want
+    assert int(run("-c").stdout) == len(exchanges) == rows.summary()["matched"]
+    assert set(run("-l").stdout.split()) == want
+    census = run("--count-by", "session", "--format", "json").json_rows("census")
+    assert {row["key"] for row in census} == want
+    labels = run("--count-by", "label", "--format", "json").json_rows("census")
+    assert {row["key"] for row in labels} == {h["label"] for ex in exchanges
+                                              for h in ex["hits"]}

@@ -340,13 +340,16 @@ class _Scanner:
 
     def count_only(self, rec: Record, offset: int) -> None:
         """``-c``/``-l`` with no pattern: only WHICH turn a selected record falls in matters,
-        so the record's label set decides and no unit text is rendered."""
+        so the record's label set decides, and a record counts only when a selected leaf
+        renders a unit, as its rows would show (``classify.renders_unit``: the common
+        records answer without rendering their text)."""
         select = self.plan.labels.selects
         turns = self.turns
         draft = rec.type == "user" and turns.is_draft_offset(offset)
         leaves = classify.classify(rec, self.ctx, draft=draft)
         accepted = [leaf for leaf in leaves if select(leaf)]
-        if not accepted:
+        if not accepted or not classify.renders_unit(rec, self.ctx, select, leaves, accepted,
+                                                      draft=draft):
             return
         turn = None if draft else turns.turn_of_offset(offset)
         if not self.allowed_turn(turn):
