@@ -915,3 +915,25 @@ def test_counts_lists_rows_and_census_agree_on_records_that_render_nothing(
     labels = run("--count-by", "label", "--format", "json").json_rows("census")
     assert {row["key"] for row in labels} == {h["label"] for ex in exchanges
                                               for h in ex["hits"]}
+
+
+def test_a_pending_question_cut_inside_an_emoji_is_found(cli, home) -> None:
+    """The sidecar line holds a lone surrogate escape (``"\\ud83d"``); it was dropped as
+    malformed, so search called the open question a definitive absence."""
+    from builders import auq_use, elicitation_pending
+
+    sid = stable_uuid("cut-sidecar")
+    s = Session(sid, cwd="/w/p")
+    s.add(user("release?"))
+    path = home.session("/w/p", sid, s)
+    use = s.stamp(assistant(auq_use([{"question": "Ship the release \ud83d now?",
+                                       "options": ["yes", "no"]}], id="toolu_cut")),
+                  commit=False)
+    home.sidecar(path, [elicitation_pending(use, "toolu_cut")])
+    result = cli("--claude-home", str(home.root), "search", "Ship the release",
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    hits = _hits(result)
+    assert [(h["label"], h["source"]) for h in hits] == [("agent.tool.use",
+                                                          "elicitation-sidecar")]
+    assert result.summary()["skipped_lines"] == 0
