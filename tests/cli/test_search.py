@@ -745,6 +745,32 @@ def test_the_label_probe_names_gated_records_it_was_never_told_of(cli, tmp_path:
     assert len(reached.json_rows("exchange")) == 1
 
 
+@pytest.mark.parametrize("mode", [(), ("-c",), ("--format", "json")])
+def test_a_starved_attachment_selector_runs_the_gated_probe_once(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode) -> None:
+    """The absence line (NOT definitive: attachments hold it) and the label diagnosis
+    (DOES occur in gated records) both need the probe with every gate open; it ran twice,
+    a second search over the whole scope."""
+    from pysift.commands import search as command
+
+    calls: list[bool] = []
+    real = command._probe
+
+    def counted(plan, scope, open_gates=False):  # type: ignore[no-untyped-def]
+        calls.append(open_gates)
+        return real(plan, scope, open_gates=open_gates)
+
+    monkeypatch.setattr(command, "_probe", counted)
+    home = _gated_home(tmp_path)
+    result = cli("--claude-home", str(home.root), "search", "hook_success", "-t",
+                 "harness.meta.attachment", *mode)
+    assert result.code == 0, result.stderr
+    assert "NOT a definitive absence" in result.stderr
+    if "--format" not in mode:
+        assert "DOES occur in gated bookkeeping records" in result.stderr
+    assert sorted(calls) == [False, True]
+
+
 def test_the_label_probe_tells_how_to_reach_a_gated_leaf(cli, tmp_path: Path) -> None:
     home = _gated_home(tmp_path)
     result = cli("--claude-home", str(home.root), "search", "recall me", "-t", "user")
