@@ -745,6 +745,32 @@ def test_the_label_probe_names_gated_records_it_was_never_told_of(cli, tmp_path:
     assert len(reached.json_rows("exchange")) == 1
 
 
+@pytest.mark.parametrize("mode", [(), ("-c",), ("--format", "json")])
+def test_a_starved_attachment_selector_runs_the_gated_probe_once(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode) -> None:
+    """The absence line (NOT definitive: attachments hold it) and the label diagnosis
+    (DOES occur in gated records) both need the probe with every gate open; it ran twice,
+    a second search over the whole scope."""
+    from pysift.commands import search as command
+
+    calls: list[bool] = []
+    real = command._probe
+
+    def counted(plan, scope, open_gates=False):  # type: ignore[no-untyped-def]
+        calls.append(open_gates)
+        return real(plan, scope, open_gates=open_gates)
+
+    monkeypatch.setattr(command, "_probe", counted)
+    home = _gated_home(tmp_path)
+    result = cli("--claude-home", str(home.root), "search", "hook_success", "-t",
+                 "harness.meta.attachment", *mode)
+    assert result.code == 0, result.stderr
+    assert "NOT a definitive absence" in result.stderr
+    if "--format" not in mode:
+        assert "DOES occur in gated bookkeeping records" in result.stderr
+    assert sorted(calls) == [False, True]
+
+
 def test_the_label_probe_tells_how_to_reach_a_gated_leaf(cli, tmp_path: Path) -> None:
     home = _gated_home(tmp_path)
     result = cli("--claude-home", str(home.root), "search", "recall me", "-t", "user")
@@ -845,3 +871,95 @@ def test_one_file_named_through_a_symlinked_home_counts_once(cli, tmp_path: Path
     link.symlink_to(home.root)
     result = cli("--claude-home", str(link), "search", "kestrel", f"@{sid}", str(path), "-c")
     assert result.stdout.strip() == "1"
+
+
+# -- counts agree with rows ---------------------------------------------------------------------
+
+
+def _unrenderable_home(home) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Sessions whose selected leaf renders no unit on some records (a tool_result with null
+    or absent content, on a carrier or an assistant record; a turn_duration record without
+    its duration fields), beside sessions where it does. Returns name -> session id."""
+    from builders import system, tool_result, tool_use, turn_duration
+
+    ids = {name: stable_uuid("unrenderable:" + name) for name in
+           ("null", "absent", "server", "bare-duration", "result", "duration")}
+
+    def carrier(content: object, drop: bool = False):  # type: ignore[no-untyped-def]
+        record = tool_result("toolu_q", "x")
+        block = record["message"]["content"][0]
+        if drop:
+            del block["content"]
+        else:
+            block["content"] = content
+        return record
+
+    def session(name: str, *records) -> None:  # type: ignore[no-untyped-def]
+        s = Session(ids[name], cwd="/w/p")
+        s.add(user(f"run {name}"))
+        for record in records:
+            s.add(record)
+        home.session("/w/p", ids[name], s)
+
+    call = assistant(tool_use("Bash", {"command": "ls"}, id="toolu_q"))
+    session("null", call, carrier(None))
+    session("absent", call, carrier(None, drop=True))
+    session("server", assistant({"type": "server_tool_use", "id": "srv_q", "name": "web",
+                                 "input": {}},
+                                {"type": "tool_result", "tool_use_id": "srv_q",
+                                 "content": None}))
+    session("bare-duration", system("turn_duration"))
+    session("result", call, carrier("listing"))
+    session("duration", turn_duration(1500, message_count=4))
+    return ids
+
+
+@pytest.mark.parametrize("selector,reached", [
+    ("agent.tool.result", {"result"}),
+    ("harness.meta.turn-duration", {"duration"}),
+    ("agent.tool.result,harness.meta.turn-duration", {"result", "duration"}),
+])
+def test_counts_lists_rows_and_census_agree_on_records_that_render_nothing(
+        cli, home, selector: str, reached: set[str]) -> None:
+    """``-c`` and ``-l`` count a record only when its selected leaf renders a unit, as the
+    rows and ``--count-by`` do: a label alone (a null result, a bare turn_duration) is none."""
+    ids = _unrenderable_home(home)
+    want = {ids[name] for name in reached}
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        result = cli("--claude-home", str(home.root), "search", "", "-t", selector, *args)
+        assert result.code == 0, result.stderr
+        return result
+
+    rows = run("--max-count", "0", "--format", "json")
+    exchanges = rows.json_rows("exchange")
+    assert {ex["session_id"] for ex in exchanges} == want
+    assert int(run("-c").stdout) == len(exchanges) == rows.summary()["matched"]
+    assert set(run("-l").stdout.split()) == want
+    census = run("--count-by", "session", "--format", "json").json_rows("census")
+    assert {row["key"] for row in census} == want
+    labels = run("--count-by", "label", "--format", "json").json_rows("census")
+    assert {row["key"] for row in labels} == {h["label"] for ex in exchanges
+                                              for h in ex["hits"]}
+
+
+def test_a_pending_question_cut_inside_an_emoji_is_found(cli, home) -> None:
+    """The sidecar line holds a lone surrogate escape (``"\\ud83d"``); it was dropped as
+    malformed, so search called the open question a definitive absence."""
+    from builders import auq_use, elicitation_pending
+
+    sid = stable_uuid("cut-sidecar")
+    s = Session(sid, cwd="/w/p")
+    s.add(user("release?"))
+    path = home.session("/w/p", sid, s)
+    use = s.stamp(assistant(auq_use([{"question": "Ship the release \ud83d now?",
+                                       "options": ["yes", "no"]}], id="toolu_cut")),
+                  commit=False)
+    home.sidecar(path, [elicitation_pending(use, "toolu_cut")])
+    result = cli("--claude-home", str(home.root), "search", "Ship the release",
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    hits = _hits(result)
+    assert [(h["label"], h["source"]) for h in hits] == [("agent.tool.use",
+                                                          "elicitation-sidecar")]
+    assert result.summary()["skipped_lines"] == 0

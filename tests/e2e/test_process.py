@@ -201,3 +201,20 @@ def test_a_closed_stderr_leaves_the_answer_and_the_status_alone(demo_home: Path)
     assert _with_stderr_closed("--claude-home", str(demo_home), "search", "(").returncode == 2
     missed = _with_stderr_closed("--claude-home", str(demo_home), "show", "@ffff", "--line", "1")
     assert (missed.returncode, missed.stdout) == (1, "")
+
+
+def test_the_zero_match_hint_writes_an_undecodable_path_byte_back(tmp_path: Path) -> None:
+    """The hint naming the target printed a file name's byte 0xFF as the text `\\udcff`
+    (stderr's backslashreplace); notes are text, and text writes the byte back (SPEC §5),
+    as the rows of the same run do."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("byte-named")
+    path = home.session("/w/p", sid, user("hello"), assistant("hi"))
+    loose = os.fsencode(tmp_path) + b"/x\xff.jsonl"
+    Path(os.fsdecode(loose)).write_bytes(path.read_bytes())
+    result = subprocess.run([sys.executable, "-m", "pysift", "--claude-home", str(home.root),
+                             "search", "zzqqxx", os.fsdecode(loose)], capture_output=True,
+                            env=_env(), cwd=REPO, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert b"\\udcff" not in result.stderr
+    assert b'pysift search "" ' + loose + b" --count-by label" in result.stderr

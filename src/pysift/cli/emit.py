@@ -34,6 +34,8 @@ def emit(report: Report, fmt: str = "text") -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(0) from None
+    if report.notes:
+        _tolerate_surrogates(sys.stderr)  # a note naming a path writes its bytes back
     for note in report.notes:
         sys.stderr.write(f"pysift: {note}\n")
     if report.exit_code:
@@ -43,7 +45,8 @@ def emit(report: Report, fmt: str = "text") -> None:
 def _tolerate_surrogates(stream: object) -> None:
     """Let text output carry what UTF-8 cannot encode (SPEC §5): a path's undecodable
     byte goes out as itself, a transcript's lone surrogate as ``\\uXXXX``. Without it a
-    strict stdout (a UTF-8 locale other than C) died on such a path mid-listing."""
+    strict stdout (a UTF-8 locale other than C) died on such a path mid-listing, and the
+    notes on stderr (backslashreplace) printed such a byte as ``\\udcff``."""
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is None:
         return

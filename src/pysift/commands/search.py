@@ -453,8 +453,22 @@ def _tag(hit: Hit) -> str | None:
 
 # -- zero match ---------------------------------------------------------------------------
 
+class _Probes:
+    """The zero-match probes of one run, each paid at most once: the gated probe answers
+    both the absence line (a starved attachment selector) and the label diagnosis."""
+
+    def __init__(self, plan: SearchPlan, scope: Scope) -> None:
+        self.plan, self.scope = plan, scope
+        self._done: dict[bool, tuple[dict[str, int], int]] = {}
+
+    def get(self, open_gates: bool = False) -> tuple[dict[str, int], int]:
+        if open_gates not in self._done:
+            self._done[open_gates] = _probe(self.plan, self.scope, open_gates=open_gates)
+        return self._done[open_gates]
+
+
 def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
-                  report: Report, plan: SearchPlan | None = None) -> bool:
+                  report: Report, probes: _Probes | None = None) -> bool:
     """The zero-match line every mode prints; returns whether the zero is a definitive
     absence. It is not when a transcript or dir could not be read, nor when the -t
     selection names a leaf the run could not reach for lack of its flag and records under
@@ -462,7 +476,7 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     ``--attachments``)."""
     unread = scope.unreadable + sum(1 for o in result.outcomes if o.error)
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
-    starved = _starved_hits(opts, plan, scope) if plan is not None and not unread else {}
+    starved = _starved_hits(opts, probes) if probes is not None and not unread else {}
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"transcript(s) or dir(s) could not be read (warnings above). {where}")
@@ -476,13 +490,13 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     return not unread and not starved
 
 
-def _starved_hits(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> dict[str, int]:
+def _starved_hits(opts: SearchOptions, probes: _Probes) -> dict[str, int]:
     """Per selected leaf the run could not reach for lack of its flag, how many records
     under it the pattern matches (a probe with every gate open; paid only on a zero)."""
     if (L.HARNESS_META_ATTACHMENT not in parse_filter(opts.labels, opts.labels_not).gates
-            or plan.attachments or opts.count_by == "attachment"):
+            or probes.plan.attachments or opts.count_by == "attachment"):
         return {}
-    probe, _total = _probe(plan, scope, open_gates=True)
+    probe, _total = probes.get(open_gates=True)
     found = probe.get(L.HARNESS_META_ATTACHMENT, 0)
     return {L.HARNESS_META_ATTACHMENT: found} if found else {}
 
@@ -490,14 +504,15 @@ def _starved_hits(opts: SearchOptions, plan: SearchPlan, scope: Scope) -> dict[s
 def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                 report: Report, summary: dict[str, Any]) -> None:
     filters = active_filters(opts)
-    definitive = _absence_line(opts, scope, result, report, plan)
+    probes = _Probes(plan, scope)
+    definitive = _absence_line(opts, scope, result, report, probes)
     if result.malformed:
         report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
                     "inside them cannot be ruled out (full census: pysift stats)")
     excluded = None
     probed_gates = False
     if opts.labels or opts.labels_not:
-        probe, total = _probe(plan, scope)
+        probe, total = probes.get()
         if probe:
             ranked = _ranked(probe)
             report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {total} record(s) under: "
@@ -507,7 +522,7 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
         else:
             # not on the default surface: the gated bookkeeping leaves may still hold it
             # (an explicit -t of a gated leaf without its flag, or a role selector)
-            probe, total = _probe(plan, scope, open_gates=True)
+            probe, total = probes.get(open_gates=True)
             probed_gates = True
             if probe:
                 ranked = _ranked(probe)

@@ -1563,6 +1563,49 @@ def units(
     return em.out
 
 
+
+def renders_unit(rec: Record, ctx: ClassifyContext | None, select: Select,
+                 leaves: list[str], accepted: list[str], *, draft: bool = False) -> bool:
+    """Whether ``units(rec, ctx, select, draft=draft)`` yields a unit, for a record whose
+    ``classify`` leaves are ``leaves``, of which ``select`` accepts ``accepted`` (not
+    empty, in the same order).
+
+    A label can stand for a piece that renders nothing (a tool_result block with null or
+    absent content, a turn_duration record without its duration fields), so a count that
+    goes by the labels alone (``search '' -c``/``-l``) would count records the rows never
+    show. The records a transcript is mostly made of answer without rendering: a typed
+    prompt (its one leaf renders the body), an assistant record (every leaf but
+    ``agent.tool.result`` renders whenever it is found), a plain carrier (its results
+    render when their content is there). Every other record is rendered.
+    """
+    if draft:
+        return True  # user.unsent renders whatever the draft holds (``units(draft=True)``)
+    kind = rec.type
+    if kind == "assistant":
+        if not _is_elicitation_marker(rec):
+            return accepted != _PLAIN_CARRIER_LEAVES or _any_result_renders(rec)
+    elif kind == "user" and not _is_elicitation_marker(rec):
+        if leaves == _PLAIN_CARRIER_LEAVES:  # ``_tool_result_unit`` per block
+            return _any_result_renders(rec)
+        if _unmarked_user_body(rec) is not None:
+            return True
+    return bool(units(rec, ctx, select))
+
+
+_PLAIN_CARRIER_LEAVES = [L.AGENT_TOOL_RESULT]
+
+
+def _any_result_renders(rec: Record) -> bool:
+    """A tool_result block ``_tool_result_unit`` renders (its content is there)."""
+    content = rec.content
+    if isinstance(content, list):
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "tool_result" \
+                    and b.get("content") is not None:
+                return True
+    return False
+
+
 def _elicitation_units(rec: Record, em: _Emitter) -> None:
     if em.pick(L.AGENT_TOOL_USE) is None:
         return

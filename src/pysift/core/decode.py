@@ -7,18 +7,14 @@ malformed and counted.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
+from pysift.disk.jsonline import refused_by_orjson
 from pysift.model.record import Record
 
 _WS = b" \t\r\n"
-#: A ``\uD800``-``\uDFFF`` escape (any hex case): JSON's grammar allows a lone one (Node's
-#: JSON.stringify writes them when a string is cut inside a surrogate pair), orjson does not.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
 @dataclass
@@ -52,9 +48,10 @@ def decode(line: bytes, number: int | None, tally: Tally | None = None) -> Recor
         return None
     try:
         obj = orjson.loads(stripped)
-    except orjson.JSONDecodeError:
-        obj = _with_lone_surrogates(stripped)
-        if obj is None:
+    except orjson.JSONDecodeError as refused:
+        try:  # a lone surrogate escape: the stdlib reads it (``disk.jsonline``)
+            obj = refused_by_orjson(stripped, refused)
+        except orjson.JSONDecodeError:
             if tally is not None:
                 tally.malformed += 1
             return None
@@ -64,25 +61,3 @@ def decode(line: bytes, number: int | None, tally: Tally | None = None) -> Recor
         return None
     return Record(obj, number)
 
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _with_lone_surrogates(line: bytes) -> Any:
-    """The stdlib decode of a line orjson refused for a lone surrogate escape, else None.
-
-    ``"cut emoji \\ud83d here"`` is valid JSON that orjson rejects; without this the
-    prompt vanished from search, show, list and turn counts while stats' type census
-    counted it. The stdlib keeps the lone surrogate in the string (the matcher and the
-    writers cope, SPEC §5); it runs only on failed lines holding such an escape, and
-    refuses what orjson would besides (``NaN``, invalid UTF-8).
-    """
-    if _SURROGATE_ESCAPE.search(line) is None:
-        return None
-    import json
-
-    try:
-        return json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        return None

@@ -8,6 +8,8 @@ regex match objects) do the rest.
 
 from __future__ import annotations
 
+import re
+
 from pysift.disk.lines import Buffer, find_from
 
 
@@ -71,6 +73,27 @@ def type_needles(buf: Buffer, value: str, file_layouts: tuple[bool, ...] | None 
     if needles is None:
         needles = _NEEDLES[key] = tuple(type_needle(value, spaced) for spaced in found)
     return needles
+
+
+# A JSON string, escapes included (the unrolled loop: no backtracking per character).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def at_top_level(buf: Buffer, start: int, at: int) -> bool:
+    """Whether the key at ``at`` is one of the record's own keys: it stands in the line's
+    outermost object (the line starts at ``start``), not inside a nested value such as a
+    tool_use input or a progress record's embedded message. Claude Code writes a user
+    record's own keys before ``message``, so the bytes before such a key hold no ``{`` or
+    ``[`` but the record's own brace: two bounded finds. Otherwise the strings of the prefix
+    are cut out and its brackets counted (a valid prefix never closes more than it opens)."""
+    find = buf.find
+    head = find(b"{", start, at)
+    if head < 0:
+        return False
+    if find(b"{", head + 1, at) < 0 and find(b"[", head + 1, at) < 0:
+        return True
+    bare = _JSON_STRING.sub(b"", buf[head + 1:at])
+    return bare.count(b"{") + bare.count(b"[") == bare.count(b"}") + bare.count(b"]")
 
 
 def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,

@@ -14,8 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
-
+from pysift.disk import jsonline
 from pysift.disk.lines import Buffer
 from pysift.model.record import Record
 
@@ -60,8 +59,8 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
         if not line.strip():
             continue
         try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            obj = jsonline.loads(line)  # a lone surrogate escape read as the transcript's
+        except jsonline.JSONDecodeError:
             merge.skipped_lines += 1
             continue
         if not isinstance(obj, dict) or obj.get("csift") != SENTINEL:
@@ -108,8 +107,8 @@ def _has_tool_block(transcript: "Buffer", tool_id: str) -> bool:
         end = find(b"\n", pos)
         end = size if end < 0 else end
         try:
-            obj = orjson.loads(transcript[start:end])
-        except orjson.JSONDecodeError:
+            obj = jsonline.loads(transcript[start:end])
+        except jsonline.JSONDecodeError:
             obj = None
         if isinstance(obj, dict) and any(
                 block.get("id") == tool_id or block.get("tool_use_id") == tool_id

@@ -31,7 +31,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pysift.core.rawjson import iter_key_lines, type_needles
+from pysift.core.rawjson import at_top_level, iter_key_lines, type_needles
 from pysift.disk.lines import count_in, iter_spans
 
 
@@ -258,12 +258,14 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     agrees with the decoded record's (``classify.opens_turn``) for every carrier shape
     Claude Code writes; SPEC §4 names the hand-made shapes it does not see.
 
-    A caller whose line may be of any type passes the file's ``"type":"user"`` spellings
-    (``user_keys``): the line then counts as a carrier only when one stands before its
-    first tool_result block, as the record's own type key does. An assistant record
-    holding a server-side tool_result block (some providers write them) is no carrier,
-    and its text must not be skipped; a user record whose type key comes late is decoded,
-    not lost.
+    The line is a carrier only when it is a user record: its OWN ``"type":"user"`` key
+    (``user_keys``, the file's spellings; looked up when not passed) stands at the top
+    level of the line's object (``rawjson.at_top_level``) before its first tool_result
+    block, where Claude Code writes it. A line found by that key is not always a user
+    record: an assistant record holding a server-side tool_result block (some providers
+    write them) may nest a ``"type":"user"`` object in a tool_use input, a progress record
+    nests a whole user message; neither is a carrier, and their text must not be skipped.
+    A user record whose own type key comes late is decoded, not lost.
     """
     find = buf.find
     if result_keys is None:
@@ -280,7 +282,19 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
             at = find(key, at + len(key), end)
     if first < 0:
         return False
-    return user_keys is None or any(find(key, start, first) >= 0 for key in user_keys)
+    if user_keys is None:
+        user_keys = type_needles(buf, "user")
+    for key in user_keys:
+        at = find(key, start, first)
+        while at >= 0:
+            # ``rawjson.at_top_level``, its common case inlined (this runs on every carrier)
+            head = find(b"{", start, at)
+            if head >= 0 and find(b"{", head + 1, at) < 0 and find(b"[", head + 1, at) < 0:
+                return True
+            if at_top_level(buf, start, at):
+                return True
+            at = find(key, at + len(key), first)
+    return False
 
 
 def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
@@ -288,8 +302,9 @@ def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
     result_keys = type_needles(buf, "tool_result")
-    for start, end in iter_key_lines(buf, type_needles(buf, "user"), lo, hi):
-        if start < lo or is_plain_carrier(buf, start, end, None, result_keys):
+    user_keys = type_needles(buf, "user")
+    for start, end in iter_key_lines(buf, user_keys, lo, hi):
+        if start < lo or is_plain_carrier(buf, start, end, user_keys, result_keys):
             continue  # a line the previous part owns, or a carrier: never decoded
         rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 import unicodedata2
 
+from pysift.disk import jsonline
 from pysift.disk.lines import iter_lines
 from pysift.disk.mapped import open_buffer
 from pysift.errors import UsageError
@@ -123,16 +124,16 @@ def read_first_cwd(path: Path) -> str | None:
         if b'"cwd"' not in line:
             continue
         try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            obj = jsonline.loads(line)
+        except jsonline.JSONDecodeError:
             # a line longer than the head (an image on it): pull the field out of the
             # bytes we have; ``cwd`` sits in the envelope, near the start
             found = _CWD_FIELD.search(line)
             if found is None:
                 continue
             try:
-                value = orjson.loads(b'"' + found.group(1) + b'"')
-            except orjson.JSONDecodeError:
+                value = jsonline.loads(b'"' + found.group(1) + b'"')
+            except jsonline.JSONDecodeError:
                 continue
             return value if isinstance(value, str) else None
         cwd = obj.get("cwd") if isinstance(obj, dict) else None
@@ -455,8 +456,8 @@ def _first_session_id(path: Path) -> str | None:
                 if not line:
                     return None
                 try:
-                    obj = orjson.loads(line)
-                except orjson.JSONDecodeError:
+                    obj = jsonline.loads(line)
+                except jsonline.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str):
                     return str(obj["sessionId"])
@@ -566,8 +567,8 @@ def is_sidecar_file(path: Path) -> bool:
             continue
         seen = True
         try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            obj = jsonline.loads(line)
+        except jsonline.JSONDecodeError:
             return False
         if not isinstance(obj, dict) or "csift" not in obj:
             return False

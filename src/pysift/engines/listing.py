@@ -168,8 +168,9 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             _first_timestamped(out, rec)
     first = None
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    for start, end in iter_key_lines(buf, type_needles(buf, "user", file_layouts)):
-        if is_plain_carrier(buf, start, end, None, result_keys):
+    user_keys = type_needles(buf, "user", file_layouts)
+    for start, end in iter_key_lines(buf, user_keys):
+        if is_plain_carrier(buf, start, end, user_keys, result_keys):
             continue
         rec = lines.record(start, end)
         if rec is None:
@@ -345,12 +346,12 @@ def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # 
             start = rfind(b"\n", 0, pos) + 1
             end = find(b"\n", pos)
             end = size if end < 0 else end
-            if not is_plain_carrier(buf, start, end, None, result_keys):
+            if not is_plain_carrier(buf, start, end, user_needles, result_keys):
                 yield start, end
             pos = rfind(needle, 0, start)
         return
     for start, end in iter_key_lines_backward(buf, user_needles):  # mixed layouts
-        if not is_plain_carrier(buf, start, end, None, result_keys):
+        if not is_plain_carrier(buf, start, end, user_needles, result_keys):
             yield start, end
 
 

@@ -761,3 +761,76 @@ def test_arbitrary_objects_never_raise(raw: dict[str, Any]) -> None:
     C.units(record, GATED_ALL)
     C.opens_turn(record)
     json.dumps(C.classify(record, GATED_ALL))
+
+
+# ---------------------------------------------------------------------------------------
+# renders_unit: the count path's verdict agrees with units()
+# ---------------------------------------------------------------------------------------
+
+_SELECTIONS = ((), ("agent.tool.result",), ("user",), ("agent",), ("agent.message",),
+               ("harness.meta.turn-duration",), ("harness",), ("user.answer",),
+               ("agent.tool.result,user.rejection",), ("harness.*",), ("user.*",),
+               ("user,agent,harness.*",))
+_EDGE_RECORDS = [
+    {"type": "user", "uuid": "c1", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": None}]}},
+    {"type": "user", "uuid": "c2", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1"}]}},
+    {"type": "user", "uuid": "c3", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": ""}]}},
+    {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": "  "},
+        {"type": "tool_result", "tool_use_id": "s1", "content": None}]}},
+    {"type": "assistant", "uuid": "a2", "message": {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "", "signature": ""},
+        {"type": "tool_result", "tool_use_id": "s1", "content": None}]}},
+    {"type": "system", "subtype": "turn_duration", "uuid": "s1"},
+    {"type": "system", "subtype": "turn_duration", "durationMs": 1200, "uuid": "s2"},
+    {"type": "system", "subtype": "away_summary", "content": None, "uuid": "s3"},
+    {"type": "file-history-snapshot", "messageId": "m"},
+    {"type": "user", "uuid": "e1", "csift": "elicitation-marker-v1", "csiftPhase": "pending",
+     "message": {"role": "assistant", "content": []}},
+]
+
+
+def _renders_unit_agrees(record: Record) -> None:
+    from pysift.core.grammar.selectors import parse_filter
+
+    for selection in _SELECTIONS:
+        labels = parse_filter(list(selection))
+        ctx = ClassifyContext(gates=labels.gates, additional_context=bool(selection))
+        for draft in (False, True):
+            leaves = C.classify(record, ctx, draft=draft)
+            accepted = [leaf for leaf in leaves if labels.selects(leaf)]
+            if not accepted:
+                continue
+            want = bool(C.units(record, ctx, labels.selects, draft=draft))
+            assert C.renders_unit(record, ctx, labels.selects, leaves, accepted,
+                                  draft=draft) is want, (record.raw, selection, draft)
+
+
+def _all_records(root):  # type: ignore[no-untyped-def]
+    from pysift.core.decode import decode
+
+    for path in sorted(root.rglob("*.jsonl")):
+        for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+            record = decode(line, number)
+            if record is not None:
+                yield record
+
+
+def test_renders_unit_agrees_with_units_on_edge_records() -> None:
+    for raw in _EDGE_RECORDS:
+        _renders_unit_agrees(rec(raw))
+
+
+def test_renders_unit_agrees_with_units_on_the_demo_home(demo_home) -> None:  # type: ignore[no-untyped-def]
+    for record in _all_records(demo_home / "projects"):
+        _renders_unit_agrees(record)
+
+
+@pytest.mark.real
+def test_renders_unit_agrees_with_units_on_the_real_corpus(real_home) -> None:  # type: ignore[no-untyped-def]
+    for record in _all_records(real_home / "projects"):
+        _renders_unit_agrees(record)

@@ -35,3 +35,20 @@ def test_a_file_appended_to_in_the_other_layout_has_both() -> None:
 def test_a_file_without_records_defaults_to_compact() -> None:
     assert layouts(b"") == (False,)
     assert layouts(_file(["garbage", "", "more garbage"])) == (False,)
+
+
+def test_at_top_level_tells_a_records_own_key_from_a_nested_one() -> None:
+    from pysift.core.rawjson import at_top_level
+
+    key = b'"type":"user"'
+    cases = {
+        b'{"a":1,"type":"user"}': True,
+        b'  {"cwd":"/w/[x]{y}","t":["}",{"b":"]"}],"type":"user"}': True,  # brackets in strings
+        b'{"m":"\\"{[","type":"user"}': True,  # an escaped quote before a bracket
+        b'{"m":{"type":"user"}}': False,
+        b'{"m":[{"type":"user"}]}': False,
+        b'{"m":[{}],"x":{"y":[1,{"z":"w"}]},"type":"user"}': True,
+        b'"type":"user"': False,  # no object at all
+    }
+    for line, own in cases.items():
+        assert at_top_level(line, 0, line.index(key)) is own, line

@@ -60,3 +60,31 @@ def test_only_a_native_tool_block_makes_a_pending_question_a_ghost(tmp_path: Pat
     assert read_sidecar(path, native_call).pending == []
     native_answer = to_jsonl([tool_result("toolu_open", "yes")])
     assert read_sidecar(path, native_answer).pending == []
+
+
+def test_a_sidecar_line_with_a_lone_surrogate_escape_is_merged(tmp_path: Path) -> None:
+    """A question cut inside an emoji is written ``"\\ud83d"`` (valid JSON orjson refuses):
+    the sidecar reads it with the transcript's decoder, as show and search read the line
+    once it is native, instead of dropping the open question as malformed."""
+    from builders import to_line, user
+
+    question = "Ship it? \ud83d"
+    use = assistant(auq_use([{"question": question, "options": ["yes", "no"]}], id="toolu_cut"))
+    line = to_line(elicitation_pending(use, "toolu_cut"))
+    assert b"\\ud83d" in line
+    path = tmp_path / "elicitations.jsonl"
+    path.write_bytes(line)
+    merge = read_sidecar(path)
+    assert merge.skipped_lines == 0
+    assert [r.source for r in merge.pending] == [SOURCE]
+    block = merge.pending[0].blocks()[0]
+    assert block["input"]["questions"][0]["question"] == question
+    # the ghost guard reads the native call's line the same way
+    native = to_line(user("ship?")) + to_line(use)
+    assert read_sidecar(path, native).pending == []
+    # and a sidecar-shaped file under another name is still sniffed as one
+    from pysift.disk.layout import is_sidecar_file
+
+    other = tmp_path / "copy.jsonl"
+    other.write_bytes(line)
+    assert is_sidecar_file(other)

@@ -187,6 +187,53 @@ def test_a_prompt_that_reads_tool_result_is_typed_text_not_a_carrier() -> None:
         assert build_turn_map(buf).opener_lines == [1, 3]
 
 
+
+def _server_result_reply(nested_first: bool) -> dict[str, Any]:
+    """An assistant record as some providers write it (a server tool's result inside the
+    message), with a ``{"type":"user"}`` object nested in a tool_use input before it; the
+    record's own type key after the message, as Claude Code orders an assistant record."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "tool_use", "id": "t9", "name": "Relay",
+         "input": {"msg": {"type": "user", "text": "hi"}}},
+        {"type": "server_tool_use", "id": "srv_1", "name": "webReader", "input": {}},
+        {"type": "tool_result", "tool_use_id": "srv_1", "content": "page"}]
+    if not nested_first:
+        blocks.reverse()
+    return {"parentUuid": "u1", "message": {"role": "assistant", "content": blocks},
+            "type": "assistant", "uuid": "a9"}
+
+
+def test_only_a_user_records_own_type_key_makes_a_carrier() -> None:
+    """A line holding a tool_result block and a ``"type":"user"`` key before it is a
+    carrier only when that key is the record's own (top level), not a nested object's."""
+    progress = {"parentUuid": "a1", "type": "progress", "uuid": "p9",
+                "data": {"message": {"type": "user", "message": {
+                    "role": "user", "content": [result_block("t1", "out")]}}}}
+    braced = {"parentUuid": "a1", "cwd": "/w/[x]{y}", "tags": ["a", {"b": "}"}],
+              **carrier_of(result_block("t1", "out"))}
+    late = {"uuid": "r9", "message": {"role": "user", "content": [result_block("t1", "o")]},
+            "type": "user"}
+    for serialize in (compact, spaced):
+        for row, carrier in ((_server_result_reply(True), False), (progress, False),
+                             (braced, True), (carrier_of(result_block("t1", "o")), True),
+                             (late, False)):
+            line = serialize([row]).rstrip(b"\n")
+            assert is_plain_carrier(line, 0, len(line)) is carrier, (row, serialize)
+            rec = decode(line, 1)
+            assert rec is not None and (rec.type == "user" or not carrier)
+
+
+def test_an_assistant_record_nesting_a_user_key_is_decoded_by_the_turn_pass() -> None:
+    rows = [human("u1", None, "look it up"), _server_result_reply(True),
+            human("u2", "a9", "thanks")]
+    for serialize in (compact, spaced):
+        buf = serialize(rows)
+        start = buf.index(b"\n") + 1
+        end = buf.index(b"\n", start)
+        assert not is_plain_carrier(buf, start, end)
+        assert build_turn_map(buf).opener_lines == [1, 3]
+
+
 _filler = st.text(alphabet=st.sampled_from(list("ab \n\"\\é{}:,")), max_size=40)
 
 
@@ -222,6 +269,36 @@ def test_prop_a_skipped_carrier_never_opens_a_turn(blocks, serialize, echo) -> N
     assert rec is not None
     if is_plain_carrier(line, 0, len(line)):
         assert not opens_turn(rec)
+
+
+_wrapper = st.sampled_from(["carrier", "progress", "assistant", "system", "sorted"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(carrier_blocks(), min_size=1, max_size=3), _wrapper, _filler,
+       st.sampled_from([compact, spaced]))
+def test_prop_a_skipped_carrier_is_a_user_record(blocks, wrapper, filler, serialize) -> None:
+    """Whatever nests a user message or a ``"type":"user"`` object (a progress record, a
+    tool_use input, a system record's payload), and whatever strings with brackets stand
+    before the type key, a line the byte check calls a carrier decodes to a user record."""
+    inner = carrier_of(*blocks)
+    if wrapper == "carrier":
+        row = {"cwd": filler, "slug": [filler, {"k": filler}], **inner}
+    elif wrapper == "progress":
+        row = {"cwd": filler, "type": "progress", "data": {"message": inner}}
+    elif wrapper == "assistant":
+        row = {"cwd": filler, "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t", "name": "X", "input": inner}, *blocks]},
+            "type": "assistant"}
+    elif wrapper == "system":
+        row = {"cwd": filler, "content": {"echo": inner}, "type": "system", "subtype": "x"}
+    else:  # keys sorted: the own type key after the message
+        row = dict(sorted({"cwd": filler, **inner}.items()))
+    line = serialize([row]).rstrip(b"\n")
+    rec = decode(line, 1)
+    assert rec is not None
+    if is_plain_carrier(line, 0, len(line)):
+        assert rec.type == "user" and not opens_turn(rec)
 
 
 def test_a_peer_message_opens_a_turn_and_a_pulse_never_does() -> None:

@@ -109,10 +109,11 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     for m in markers:
         needles.extend(type_needles(buf, _TYPE_MARKERS[m], file_layouts)
                        if m in _TYPE_MARKERS else (m,))
-    user_needles = set(type_needles(buf, "user", file_layouts))
+    user_keys = type_needles(buf, "user", file_layouts)
+    user_needles = set(user_keys)
     result_keys = type_needles(buf, "tool_result", file_layouts)
     if len(needles) == 1 and needles[0] in user_needles:
-        return _user_line_spans(buf, needles[0], skip_carriers, result_keys)
+        return _user_line_spans(buf, needles[0], skip_carriers, user_keys, result_keys)
     find, rfind, size = buf.find, buf.rfind, len(buf)
     heap = [(pos, i) for i, n in enumerate(needles) if (pos := find_from(buf, n, 0)) >= 0]
     heapq.heapify(heap)
@@ -131,7 +132,7 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
         end = find(b"\n", pos)
         end = size if end < 0 else end
         if not (skip_carriers and needle in user_needles
-                and is_plain_carrier(buf, start, end, None, result_keys)):
+                and is_plain_carrier(buf, start, end, user_keys, result_keys)):
             out.append((start, end))
         nxt = find_from(buf, needle, end)
         if nxt >= 0:
@@ -146,7 +147,8 @@ def _looks_framed(buf: Buffer, start: int, end: int) -> bool:
 
 
 def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
-                     result_keys: tuple[bytes, ...]) -> list[tuple[int, int]]:
+                     user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]
+                     ) -> list[tuple[int, int]]:
     """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
     find, rfind, size = buf.find, buf.rfind, len(buf)
     out: list[tuple[int, int]] = []
@@ -155,7 +157,7 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
         end = find(b"\n", pos)  # at memchr speed, through a carrier's body too
         end = size if end < 0 else end
         start = rfind(b"\n", 0, pos) + 1
-        if skip_carriers and is_plain_carrier(buf, start, end, None, result_keys):
+        if skip_carriers and is_plain_carrier(buf, start, end, user_keys, result_keys):
             pos = find_from(buf, needle, end)
             continue
         out.append((start, end))
@@ -341,13 +343,16 @@ class _Scanner:
 
     def count_only(self, rec: Record, offset: int) -> None:
         """``-c``/``-l`` with no pattern: only WHICH turn a selected record falls in matters,
-        so the record's label set decides and no unit text is rendered."""
+        so the record's label set decides, and a record counts only when a selected leaf
+        renders a unit, as its rows would show (``classify.renders_unit``: the common
+        records answer without rendering their text)."""
         select = self.plan.labels.selects
         turns = self.turns
         draft = rec.type == "user" and turns.is_draft_offset(offset)
         leaves = classify.classify(rec, self.ctx, draft=draft)
         accepted = [leaf for leaf in leaves if select(leaf)]
-        if not accepted:
+        if not accepted or not classify.renders_unit(rec, self.ctx, select, leaves, accepted,
+                                                      draft=draft):
             return
         turn = None if draft else turns.turn_of_offset(offset)
         if not self.allowed_turn(turn):

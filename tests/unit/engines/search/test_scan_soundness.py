@@ -207,3 +207,31 @@ def test_an_assistant_record_holding_a_server_tool_result_is_no_carrier(tmp_path
         plan = SearchPlan(pattern=pattern, matcher=matcher, labels=labels)
         found = scan_file(top_level_transcript(path), 0, plan)
         assert [h.label for h in found.hits] == ["agent.message"], pattern
+
+
+def test_a_nested_user_key_does_not_make_an_assistant_record_a_carrier(tmp_path: Path) -> None:
+    """The same record with a ``{"type":"user"}`` object in a tool_use input before its
+    server tool_result block: only the record's OWN type key makes a carrier, so neither
+    the needle scan nor a label scan reaching user lines may skip it."""
+    session = b.Session(SID, cwd="/w/p")
+    reply = b.assistant("找到了 the page says yes",
+                        b.tool_use("Relay", {"msg": {"type": "user", "text": "hi"}}, id="t1"),
+                        {"type": "server_tool_use", "id": "srv_1", "name": "webReader",
+                         "input": {"url": "https://example.com"}},
+                        {"type": "tool_result", "tool_use_id": "srv_1", "content": "page"})
+    records = [session.stamp(r) for r in (b.user("look it up"), reply)]
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for separators in ((",", ":"), (", ", ": ")):
+        path.write_text("".join(json.dumps(r, ensure_ascii=False, separators=separators)
+                                + "\n" for r in records), encoding="utf-8")
+        for selection, want in ((["agent.message"], ["agent.message"]),
+                                (["agent.message,user.message"],
+                                 ["user.message", "agent.message"])):
+            for pattern in ("找到了", "", "page says"):
+                matcher = compile_pattern(escape_literal(pattern) if pattern else "")
+                plan = SearchPlan(pattern=pattern, matcher=matcher,
+                                  labels=parse_filter(selection))
+                found = scan_file(top_level_transcript(path), 0, plan)
+                expected = want if not pattern else ["agent.message"]
+                assert [h.label for h in found.hits] == expected, (selection, pattern)

@@ -1,0 +1,49 @@
+"""One JSONL line's bytes -> its JSON value, read the same wherever a line is read.
+
+orjson first; a line it refuses for a lone surrogate escape (``"\\ud83d"``: JSON's
+grammar allows one, Node's JSON.stringify writes one when a string is cut inside a
+surrogate pair, orjson refuses it) is read by the stdlib ``json``. Shared by the
+transcript decoder (``core.decode``), the elicitation sidecar (``core.sidecar``) and the
+sidecar sniff and head reads of ``disk.layout``: a cut emoji once hid a prompt from
+search while the sidecar still dropped its line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+#: A ``\uD800``-``\uDFFF`` escape (any hex case).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+JSONDecodeError = orjson.JSONDecodeError  # a ValueError, as the stdlib's
+
+
+def loads(line: bytes) -> Any:
+    """The JSON value of ``line``; raises ``JSONDecodeError`` when it is not JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as refused:
+        return refused_by_orjson(line, refused)
+
+
+def refused_by_orjson(line: bytes, refused: orjson.JSONDecodeError) -> Any:
+    """The stdlib's reading of a line orjson ``refused``, when it holds a surrogate escape;
+    else ``refused`` is raised again. (A hot caller keeps ``orjson.loads`` inline and calls
+    this in its ``except``.) The stdlib refuses what orjson would besides (``NaN``,
+    ``Infinity``, invalid UTF-8) and keeps the lone surrogate in the string (the matcher
+    and the writers cope, SPEC §5)."""
+    if _SURROGATE_ESCAPE.search(line) is None:
+        raise refused
+    import json
+
+    try:
+        return json.loads(bytes(line).decode("utf-8"), parse_constant=_refuse_constant)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise refused from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
