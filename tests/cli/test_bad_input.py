@@ -260,6 +260,14 @@ def test_a_prompt_with_a_lone_surrogate_is_searched_listed_and_shown(cli, cut_em
     assert [r["label"] for r in shown.json_rows("record")][0] == "user.message"
 
 
+@pytest.mark.parametrize("pattern", ["\ufffd", "emoji \ufffd here", r"\x{FFFD}"])
+def test_the_replacement_character_finds_a_lone_surrogate(cli, cut_emoji, pattern) -> None:
+    """The matcher reads a lone surrogate as U+FFFD (SPEC §4): a needle holding it must
+    reach the lines that spell it `\\ud83d`, never the character itself."""
+    found = cli("--claude-home", str(cut_emoji), "search", pattern, "-t", "user", "-c")
+    assert (found.code, found.stdout.strip()) == (0, "1"), found.stderr
+
+
 def test_a_block_with_a_lone_surrogate_hashes_the_text_it_prints(cli, cut_emoji) -> None:
     import hashlib
 

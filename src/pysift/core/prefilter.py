@@ -37,6 +37,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from pysift.disk.jsonline import SURROGATE_ESCAPE
+
 #: A shorter needle is too common in JSON to be worth a pass.
 NEEDLE_MIN_BYTES = 3
 #: An alternation with more distinct needles than this is not gated (SPEC §7d).
@@ -88,6 +90,10 @@ RESPELLED_NUMBER = (
     rb"|[0-9](?:\.?[0-9]){15}[0-9.]*))"  # 16 digits or more
     rb"[,}\] \t\r\n]"
 )
+#: What the matcher reads a lone surrogate as: a needle holding it also takes the lines
+#: holding a surrogate escape (``disk.jsonline.SURROGATE_ESCAPE``), which never hold the
+#: character itself.
+REPLACEMENT_CHAR = "\ufffd"
 #: The characters of a number as any JSON writer spells it.
 _NUMBER_CHARS = frozenset("0123456789.eE+-")
 #: What a needle can hold right before / after a number a renderer dumped: compact JSON
@@ -135,6 +141,9 @@ class NeedleSet:
         self._probes = _build_probes(self.needles, caseless)
         if respelled_numbers:  # lines whose rendered text may spell a number otherwise
             self._probes.append(_Re2Probe(RESPELLED_NUMBER, caseless=False))
+        if any(REPLACEMENT_CHAR in needle for needle in self.needles):
+            # a lone surrogate escape decodes to what the matcher sees as U+FFFD (SPEC §4)
+            self._probes.append(_Re2Probe(SURROGATE_ESCAPE, caseless=False))
 
     def __repr__(self) -> str:
         extra = ", respelled_numbers=True" if self.respelled_numbers else ""

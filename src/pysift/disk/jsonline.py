@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 #: A ``\uD800``-``\uDFFF`` escape (any hex case).
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+SURROGATE_ESCAPE = rb"\\u[dD][89abcdefABCDEF]"
+_SURROGATE_ESCAPE = re.compile(SURROGATE_ESCAPE)
 
 JSONDecodeError = orjson.JSONDecodeError  # a ValueError, as the stdlib's
 
