@@ -55,6 +55,11 @@ _CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (b"answer", b"want to proceed")
 # (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
 # doesn't want to proceed ..."), so only this many bytes around the key are searched; a
 # carrier's bulk (the tool output, its toolUseResult echo) is never scanned.
+# A tool_result block stands in a content array, which opens before its type key (a
+# typed prompt whose record nests a {"type":"tool_result"} object in another field has a
+# string content and is no carrier).
+_CONTENT_ARRAY = b'"content":['
+_CONTENT_ARRAY_SPACED = b'"content": ['
 CARRIER_BEFORE = 256
 CARRIER_AFTER = 768
 _NON_BLANK = re.compile(rb"\S")
@@ -251,6 +256,7 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     """A tool_result carrier that cannot open a turn, judged from the bytes of its line
     ``[start, end)``: it holds a ``"type":"tool_result"`` block key (``result_keys``, the
     file's spellings of it; a prompt or output that merely reads ``tool_result`` is no
+    block) after a ``"content":[`` array opens (an object nested in another field is no
     block), and no such block has an ``answer`` / ``want to proceed`` near its type key
     (an AUQ answer and a rejection say so at the head of their content). Every block key
     of the line is looked at (one ``find`` through the line, at C speed), so a rejection
@@ -282,6 +288,8 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
             at = find(key, at + len(key), end)
     if first < 0:
         return False
+    if find(_CONTENT_ARRAY, start, first) < 0 and find(_CONTENT_ARRAY_SPACED, start, first) < 0:
+        return False  # no content array opens before it: a nested object, not a block
     if user_keys is None:
         user_keys = type_needles(buf, "user")
     for key in user_keys:

@@ -187,6 +187,18 @@ def test_a_prompt_that_reads_tool_result_is_typed_text_not_a_carrier() -> None:
         assert build_turn_map(buf).opener_lines == [1, 3]
 
 
+def test_a_prompt_nesting_a_tool_result_object_elsewhere_is_no_carrier() -> None:
+    """A typed prompt (string content) whose record nests a ``{"type":"tool_result"}``
+    object in another field: no content array holds that key, so it is no block."""
+    nesting = {**human("u2", "a1", "second"), "extra": result_block("t1", "x")}
+    rows = [human("u1", None, "first"), reply("a1", "u1"), nesting, reply("a2", "u2")]
+    for serialize in (compact, spaced):
+        buf = serialize(rows)
+        start = buf.index(b"\n", buf.index(b"\n") + 1) + 1
+        end = buf.index(b"\n", start)
+        assert not is_plain_carrier(buf, start, end)
+        assert build_turn_map(buf).opener_lines == [1, 3]
+
 
 def _server_result_reply(nested_first: bool) -> dict[str, Any]:
     """An assistant record as some providers write it (a server tool's result inside the
