@@ -440,21 +440,33 @@ def legacy_agent_transcript(path: Path) -> Transcript:
     """An ``agent-<id>.jsonl`` lying directly in a project dir: the layout of older Claude
     Code builds (1.x), which wrote sidechain transcripts beside the sessions. It is a
     subagent: its id drops the ``agent-`` prefix, its parent is the ``sessionId`` its
-    records carry (read off the first record that has one; the stem when none does)."""
+    records carry (read off the first record that has one, else off the raw bytes of a
+    torn or BOM-prefixed head). A file naming no session at all is its own root: every id
+    printed must resolve back (``@agent-<id>`` would not), and ``@<id>`` reaches it."""
     stem = path.name[: -len(".jsonl")]
     agent = stem[len("agent-"):] or stem
-    parent = _first_session_id(path) or stem
+    parent = _first_session_id(path) or agent
     return Transcript(path=path, session_id=agent, is_subagent=True,
                       parent_session_id=parent, kind=KIND_LEGACY, project_dir=path.parent)
 
 
+#: A session uuid under the ``sessionId`` key in raw bytes (a line no parser reads).
+_RAW_SESSION_ID = re.compile(
+    rb'"sessionId"\s*:\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
+    rb'[0-9a-fA-F]{12})"')
+
+
 def _first_session_id(path: Path) -> str | None:
+    """The ``sessionId`` of the file's first record that has one (of its first 50 lines),
+    else the first uuid under that key in its raw head (a torn or BOM-prefixed line)."""
+    head: list[bytes] = []
     try:
         with path.open("rb") as fh:
             for _ in range(50):
                 line = fh.readline(1 << 20)
                 if not line:
-                    return None
+                    break
+                head.append(line)
                 try:
                     obj = jsonline.loads(line)
                 except jsonline.JSONDecodeError:
@@ -463,7 +475,8 @@ def _first_session_id(path: Path) -> str | None:
                     return str(obj["sessionId"])
     except OSError:
         return None
-    return None
+    found = _RAW_SESSION_ID.search(b"".join(head))
+    return found.group(1).decode("ascii") if found else None
 
 
 def is_legacy_agent_file(path: Path) -> bool:

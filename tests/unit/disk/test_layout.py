@@ -333,6 +333,23 @@ def test_transcript_from_path_classifies_by_location(tmp_path: Path) -> None:
     assert stray.session_id == "abc"
 
 
+def test_a_legacy_agent_names_a_parent_that_resolves(tmp_path: Path) -> None:
+    """Its parent is the sessionId its records carry, read off the raw head when no line
+    parses (a BOM, a torn write); a file naming no session is its own root, never the
+    unresolvable ``agent-<id>`` stem."""
+    record = ('{"parentUuid":null,"isSidechain":true,"cwd":"/w","sessionId":"%s",'
+              '"type":"user","message":{"role":"user","content":"task"}}' % SESSION)
+    cases = {"agent-bom.jsonl": b"\xef\xbb\xbf" + record.encode() + b"\n",
+             "agent-torn.jsonl": record.encode()[:105],
+             "agent-cut.jsonl": record.encode()[:40],
+             "agent-fine.jsonl": record.encode() + b"\n"}
+    parents = {}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        found = transcript_from_path(tmp_path / name)
+        parents[found.session_id] = found.parent_session_id
+    assert parents == {"bom": SESSION, "torn": SESSION, "cut": "cut", "fine": SESSION}
+
 def test_id_trio() -> None:
     project = Path("/p/-w")
     top = transcript_from_path(project / f"{SESSION}.jsonl")
