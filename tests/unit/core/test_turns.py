@@ -176,22 +176,14 @@ def test_a_rejection_in_a_second_block_opens_a_turn_behind_a_long_first_block() 
         assert build_turn_map(buf).opener_lines == [1, 3]
 
 
-def test_a_prompt_that_reads_tool_result_is_typed_text_not_a_carrier() -> None:
-    rows = [human("u1", "p", "go"), reply("a1", "u1"),
-            human("u2", "a1", "tool_result"), reply("a2", "u2")]
-    for serialize in (compact, spaced):
-        buf = serialize(rows)
-        start = buf.index(b"\n", buf.index(b"\n") + 1) + 1
-        end = buf.index(b"\n", start)
-        assert not is_plain_carrier(buf, start, end)
-        assert build_turn_map(buf).opener_lines == [1, 3]
-
-
-def test_a_prompt_nesting_a_tool_result_object_elsewhere_is_no_carrier() -> None:
-    """A typed prompt (string content) whose record nests a ``{"type":"tool_result"}``
-    object in another field: no content array holds that key, so it is no block."""
-    nesting = {**human("u2", "a1", "second"), "extra": result_block("t1", "x")}
-    rows = [human("u1", None, "first"), reply("a1", "u1"), nesting, reply("a2", "u2")]
+@pytest.mark.parametrize("prompt", [
+    human("u2", "a1", "tool_result"),  # a prompt that reads tool_result
+    # a prompt whose record nests a {"type":"tool_result"} object in another field: no
+    # content array holds that key, so it is no block
+    {**human("u2", "a1", "second"), "extra": result_block("t1", "x")},
+], ids=["reads-tool_result", "nests-a-tool_result-object"])
+def test_a_typed_prompt_is_no_carrier(prompt: dict[str, Any]) -> None:
+    rows = [human("u1", None, "go"), reply("a1", "u1"), prompt, reply("a2", "u2")]
     for serialize in (compact, spaced):
         buf = serialize(rows)
         start = buf.index(b"\n", buf.index(b"\n") + 1) + 1

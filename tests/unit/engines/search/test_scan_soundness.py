@@ -187,6 +187,14 @@ def test_a_label_scan_keeps_an_answer_written_before_its_block_type_key(tmp_path
     assert [h.label for h in found.hits] == ["user.message", "user.answer"]
 
 
+def _look_it_up(tmp_path: Path, session: b.Session, reply: dict) -> tuple[list[dict], Path]:
+    """A prompt and ``reply`` stamped for ``session``, and the (created) dir's file path."""
+    records = [session.stamp(r) for r in (b.user("look it up"), reply)]
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return records, path
+
+
 def test_an_assistant_record_holding_a_server_tool_result_is_no_carrier(tmp_path: Path) -> None:
     """Some providers write a server tool's result inside the assistant message. That
     record's text is agent.message: a needle search and a pure filter must both see it
@@ -196,9 +204,7 @@ def test_an_assistant_record_holding_a_server_tool_result_is_no_carrier(tmp_path
                         {"type": "server_tool_use", "id": "srv_1", "name": "webReader",
                          "input": {"url": "https://example.com"}},
                         {"type": "tool_result", "tool_use_id": "srv_1", "content": "page"})
-    records = [session.stamp(r) for r in (b.user("look it up"), reply)]
-    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    records, path = _look_it_up(tmp_path, session, reply)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                     encoding="utf-8")
     labels = parse_filter(["agent.message"])
@@ -219,9 +225,7 @@ def test_a_nested_user_key_does_not_make_an_assistant_record_a_carrier(tmp_path:
                         {"type": "server_tool_use", "id": "srv_1", "name": "webReader",
                          "input": {"url": "https://example.com"}},
                         {"type": "tool_result", "tool_use_id": "srv_1", "content": "page"})
-    records = [session.stamp(r) for r in (b.user("look it up"), reply)]
-    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    records, path = _look_it_up(tmp_path, session, reply)
     for separators in ((",", ":"), (", ", ": ")):
         path.write_text("".join(json.dumps(r, ensure_ascii=False, separators=separators)
                                 + "\n" for r in records), encoding="utf-8")
