@@ -6,6 +6,7 @@ import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 
 from builders import (
     ClaudeHome,
@@ -160,3 +161,20 @@ def test_an_open_or_from_end_turn_window_that_reaches_nothing_is_said(home: Clau
         assert any(f"none in {spec}" in n for n in report.notes), (spec, report.notes)
     reached = run(StatsOptions(targets=(f"@{S2}",), turns=parse_range("-1")), env_of(home))
     assert not any("count nothing" in n for n in reached.notes)
+
+
+@pytest.mark.parametrize("bogus", ["0000-00-00T00:00:00.000Z", "2026-06-30T23:59:60.000Z"])
+def test_a_timestamp_of_claude_codes_shape_naming_no_instant_is_no_span_end(
+        home: ClaudeHome, bogus: str) -> None:
+    """`first_utc`/`last_utc` always hold a readable timestamp or null (SPEC §9), also
+    when an unreadable one has Claude Code's 24-character `…Z` shape and would sort first
+    or last as a string."""
+    s = Session(S1, cwd=CWD, start=T0)
+    s.add({**user("early"), "timestamp": bogus})
+    go = s.add(user("go"))
+    done = s.add(assistant("done"))
+    s.add({**user("late"), "timestamp": bogus})
+    home.session(CWD, S1, s)
+    [row] = run(StatsOptions(targets=(f"@{S1}",)), env_of(home)).rows
+    assert go["timestamp"] < done["timestamp"]
+    assert (row["first_utc"], row["last_utc"]) == (go["timestamp"], done["timestamp"])

@@ -472,6 +472,8 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
     for (model, _), peak in peaks.items():
         row.tokens.setdefault(model, TokenSums()).add(peak)
     row.turns = len(turns_seen)
+    if not odd and first is not None and (parse_ts(first) is None or parse_ts(last) is None):
+        odd = True  # Claude Code's shape but no instant (`0000-00-00T…`, a leap second)
     if odd:
         # a timestamp naming no instant ("[trimmed]") sorts past every real one as a
         # string, an offset or a missing fraction misorders: the span is taken again over
