@@ -348,6 +348,22 @@ def test_raw_omits_sidecar_records_with_a_note(search) -> None:
     assert "DEFINITIVE absence" not in result.stderr  # it matched: the match has no line
 
 
+@pytest.mark.parametrize("name", ["small", "edge cases", "cafe1234"])
+def test_sessions_with_matches_feed_back_through_sessions_from(cli, tmp_path: Path,
+                                                               name: str) -> None:
+    """`-l | --sessions-from -` scopes exactly the listed sessions, also when a file's name
+    is no id the @-grammar takes (it is listed by path, a line of its own)."""
+    home = ClaudeHome(tmp_path / "claude")
+    home.session("/w/a", stable_uuid("a"), user("the fjord map"), assistant("ok"))
+    hand = home.session("/w/b", name, user("a fjord note"), assistant("ok"))
+    home.session("/w/c", stable_uuid("c"), user("no match here"), assistant("ok"))
+    run = lambda *args, stdin="": cli("--claude-home", str(home.root), *args, stdin=stdin)  # noqa: E731
+    listed = run("search", "fjord", "-l")
+    assert listed.code == 0, listed.stderr
+    assert sorted(listed.stdout.splitlines()) == sorted([stable_uuid("a"), str(hand)])
+    again = run("search", "", "--sessions-from", "-", "-c", stdin=listed.stdout)
+    assert (again.code, again.stdout.strip()) == (0, "2"), again.stderr
+
 @pytest.mark.parametrize("other", [("--format", "json"), ("--siblings",), ("-c",), ("-l",),
                                    ("--no-truncate",)])
 def test_raw_conflicts(search, other: tuple[str, ...]) -> None:

@@ -21,6 +21,7 @@ from pysift.engines.search.scan import Hit
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
+from pysift.model.ids import is_uuid
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone
 from pysift.output.report import Report
@@ -303,7 +304,7 @@ def _count_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: S
 def _owners_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
     """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
-    owners = sorted({o.transcript.parent_session_id for o in result.outcomes
+    owners = sorted({_owner_ref(o.transcript) for o in result.outcomes
                      if o.counted or o.exchanges})
     report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
     if opts.max_count:
@@ -312,6 +313,19 @@ def _owners_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: 
     if not owners:
         _zero_match(opts, plan, scope, result, report, {})
     return report
+
+
+def _owner_ref(t: Any) -> str:
+    """How ``-l`` names the session owning ``t`` so that ``--sessions-from`` reads it back:
+    its uuid, else the owning transcript's path (a file named ``small.jsonl`` has no id
+    the @-grammar takes), else the id itself (a self-rooted legacy agent's agent id)."""
+    owner = t.parent_session_id
+    if is_uuid(owner):
+        return str(owner)
+    if not t.is_subagent:
+        return str(t.path)
+    top = t.project_dir / f"{owner}.jsonl"
+    return str(top) if top.is_file() else str(owner)
 
 
 def exchange_row(ex: Exchange, env: Env, opts: SearchOptions) -> tuple[dict[str, Any], bool]:

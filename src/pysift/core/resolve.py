@@ -239,20 +239,27 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None) -> Trans
 
 
 def parse_session_refs(text: str, source: str = "--sessions-from") -> list[str]:
-    """The whitespace-separated ids in ``text`` (bare or ``@``-prefixed), ``@`` stripped.
+    """The whitespace-separated ids in ``text`` (bare or ``@``-prefixed), ``@`` stripped,
+    and the transcript paths, one per line (a line ending in ``.jsonl``, spaces allowed):
+    what ``search -l`` prints for a session whose file name is no id.
 
-    Every token must be an id pysift emits (uuid, 4-11 hex prefix, agent id); anything else
-    fails loud, naming the token.
+    Every token must be an id pysift emits (uuid, 4-11 hex prefix, agent id) or such a
+    path; anything else fails loud, naming the token.
     """
     ids: list[str] = []
-    for raw in text.split():
-        ident = raw[1:] if raw.startswith("@") else raw
-        if not is_session_ref(ident):
-            raise TargetError(
-                f"{source}: {raw!r} is not a session id (want a uuid, a 4-11-hex uuid prefix, "
-                f"or an agent id, the ids pysift emits, e.g. from `pysift search PATTERN -l`)"
-            )
-        ids.append(ident)
+    for line in text.splitlines():
+        if line.strip().endswith(".jsonl"):
+            ids.append(line.strip())
+            continue
+        for raw in line.split():
+            ident = raw[1:] if raw.startswith("@") else raw
+            if not is_session_ref(ident):
+                raise TargetError(
+                    f"{source}: {raw!r} is not a session id (want a uuid, a 4-11-hex uuid "
+                    f"prefix, an agent id, or a transcript path on a line of its own: what "
+                    f"`pysift search PATTERN -l` prints)"
+                )
+            ids.append(ident)
     return ids
 
 
@@ -631,6 +638,8 @@ class _Resolver:
 
 
 def _session_ref_token(ident: str) -> TargetToken:
+    if ident.endswith(".jsonl"):  # a transcript path, as `search -l` prints one
+        return parse_target(ident)
     bare = ident[1:] if ident.startswith("@") else ident
     if not is_session_ref(bare):
         raise TargetError(

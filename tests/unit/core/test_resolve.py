@@ -577,6 +577,9 @@ def test_read_sessions_from_file_and_stdin(tmp_path: Path) -> None:
     assert read_sessions_from(str(listing), None) == [S1, S2, AGENT]
     assert read_sessions_from("-", f"{S1} 1111") == [S1, "1111"]
     assert read_sessions_from("-", "") == []
+    # what `search -l` prints for a file named no id: its path, a line of its own
+    assert read_sessions_from("-", f"{S1}\n/h/projects/-p/edge cases.jsonl\n@{S2}\n") == [
+        S1, "/h/projects/-p/edge cases.jsonl", S2]
 
 
 def test_read_sessions_from_errors(tmp_path: Path) -> None:
