@@ -558,3 +558,22 @@ def test_the_sidecar_flag_speaks_of_the_records_printed(show) -> None:
     last = show(f"@{LONG}", "--turn", "-1")
     assert "with elicitation sidecar" in last.stdout
     assert "with elicitation sidecar" not in last.stderr
+
+
+@pytest.mark.parametrize(("turns", "cap"), [("-1", "1"), ("-3..", "1"), ("-3..", "3")])
+def test_a_cap_dropping_a_sidecar_record_continues_by_uuid(show, turns: str, cap: str) -> None:
+    """A pending question merged from the elicitation sidecar has no line a range could
+    name: when the cap drops it, the continuation names the dropped records by uuid, and
+    following it shows exactly what the cap dropped."""
+    uncapped = show(f"@{LONG}", "--turn", turns, "--max-count", "0", "--format", "json")
+    everything = [(r["line"], r["uuid"]) for r in uncapped.json_rows("record")]
+    assert (None, PENDING_AUQ_UUID) in everything and len(everything) > int(cap)
+    capped = show(f"@{LONG}", "--turn", turns, "--max-count", cap, "--format", "json")
+    summary = capped.summary()
+    assert summary["dropped_by_cap"] == len(everything) - int(cap)
+    remainder = summary["refetch_remainder"]
+    assert remainder is not None and " --uuid " in remainder, remainder
+    rest = show(*remainder.split()[2:], "--max-count", "0", "--format", "json")
+    assert rest.code == 0, rest.stderr
+    shown = [(r["line"], r["uuid"]) for r in capped.json_rows("record")]
+    assert shown + [(r["line"], r["uuid"]) for r in rest.json_rows("record")] == everything

@@ -132,7 +132,12 @@ def run(opts: ShowOptions, env: Env) -> Report:
     bookkeeping = 0
     if dropped:
         first = next((u.line for u in dropped if u.line is not None), None)
-        if first is not None:
+        uuids = list(dict.fromkeys(u.uuid for u in dropped))
+        if any(u.line is None for u in dropped) and all(uuids):
+            # a record merged from the elicitation sidecar has no line a range could name:
+            # the dropped records by uuid, as search's refetch names a sidecar hit
+            remainder = f"pysift show {ref} --uuid {','.join(uuids)}"  # type: ignore[arg-type]
+        elif first is not None:
             # the addressed lines from the first dropped one on, and no other line
             rest = [n for n in covered if n >= first]
             remainder = f"pysift show {ref} --line {line_list(rest)}"
