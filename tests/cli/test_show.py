@@ -577,3 +577,18 @@ def test_a_cap_dropping_a_sidecar_record_continues_by_uuid(show, turns: str, cap
     assert rest.code == 0, rest.stderr
     shown = [(r["line"], r["uuid"]) for r in capped.json_rows("record")]
     assert shown + [(r["line"], r["uuid"]) for r in rest.json_rows("record")] == everything
+
+
+def test_one_uuid_in_two_project_dirs_is_told_apart_by_path(cli, tmp_path: Path) -> None:
+    """A copied project leaves `<uuid>.jsonl` in two dirs: `@<uuid>` cannot name one, so
+    the error names both paths, and either path fetches its own copy."""
+    home = ClaudeHome(tmp_path / "claude")
+    a = home.session("/w/a", LONG, user("first copy"), assistant("ok"))
+    b = home.session("/w/b", LONG, user("second copy"), assistant("ok"))
+    run = lambda *args: cli("--claude-home", str(home.root), "show", *args)  # noqa: E731
+    failed = run(f"@{LONG}", "--line", "1")
+    assert failed.code == 1
+    assert str(a) in failed.stderr and str(b) in failed.stderr and "by its path" in failed.stderr
+    for path, text in ((a, "first copy"), (b, "second copy")):
+        shown = run(str(path), "--line", "1", "--format", "json")
+        assert [r["text"] for r in shown.json_rows("record")] == [text]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
@@ -36,11 +37,18 @@ class ShowOptions:
 def resolve_one(target: str, env: Env) -> Transcript:
     scope = resolve_scope([target], env, subagents=False)
     if len(scope.transcripts) != 1:
-        names = ", ".join(t.session_id for t in scope.transcripts[:8])
-        more = " …" if len(scope.transcripts) > 8 else ""
+        found = scope.transcripts
+        more = " …" if len(found) > 8 else ""
+        if len({t.session_id for t in found}) < len(found):
+            # one id in several project dirs (a copied project): only a path tells them apart
+            names = ", ".join(shlex.quote(str(t.path)) for t in found[:8])
+            hint = "name one by its path (the same id is in more than one project dir)"
+        else:
+            names = ", ".join(t.session_id for t in found[:8])
+            hint = "name one with @<uuid> or @<agent-id>"
         raise TargetError(
             f"show needs exactly one transcript, but {target} resolves to "
-            f"{len(scope.transcripts)} ({names}{more}); name one with @<uuid> or @<agent-id>"
+            f"{len(found)} ({names}{more}); {hint}"
         )
     return scope.transcripts[0]
 
