@@ -285,7 +285,6 @@ def test_count_by_census_rows_and_summary(search, axis: str) -> None:
     if axis != "label":  # one key per record; the rest are reported, never dropped silently
         assert sum(r["records"] for r in rows) + summary["excluded_records"] == \
             summary["matched_records"]
-    counts = [r["records"] for r in rows]
     if axis == "turn":
         keys = [r["key"] for r in rows]
         assert all(re.fullmatch(r".+·t\d+", k) for k in keys)  # >1 transcript in scope

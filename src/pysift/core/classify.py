@@ -1563,7 +1563,6 @@ def units(
     return em.out
 
 
-
 def renders_unit(rec: Record, ctx: ClassifyContext | None, select: Select,
                  leaves: list[str], accepted: list[str], *, draft: bool = False) -> bool:
     """Whether ``units(rec, ctx, select, draft=draft)`` yields a unit, for a record whose
