@@ -51,6 +51,7 @@ from pysift.model.record import Record
 # "answer" in all three phrasings and in its `answers` echo; every rejection says "want to
 # proceed"); a carrier never opens a turn as a peer message (no text block).
 _CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (b"answer", b"want to proceed")
+_ANSWER, _PROCEED = _CARRIER_OPENER_NEEDLES
 # ... and holds it at the head of the tool_result content, next to the block's type key
 # (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
 # doesn't want to proceed ..."), so only this many bytes around the key are searched; a
@@ -281,11 +282,13 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
         at = find(key, start, end)
         if at >= 0 and (first < 0 or at < first):
             first = at
+        step = len(key)
         while at >= 0:
-            lo, hi = max(start, at - CARRIER_BEFORE), min(end, at + CARRIER_AFTER)
-            if any(find(needle, lo, hi) >= 0 for needle in _CARRIER_OPENER_NEEDLES):
+            lo = at - CARRIER_BEFORE if at - CARRIER_BEFORE > start else start
+            hi = at + CARRIER_AFTER if at + CARRIER_AFTER < end else end
+            if find(_ANSWER, lo, hi) >= 0 or find(_PROCEED, lo, hi) >= 0:
                 return False
-            at = find(key, at + len(key), end)
+            at = find(key, at + step, end)
     if first < 0:
         return False
     if find(_CONTENT_ARRAY, start, first) < 0 and find(_CONTENT_ARRAY_SPACED, start, first) < 0:
