@@ -56,13 +56,13 @@ _ANSWER, _PROCEED = _CARRIER_OPENER_NEEDLES
 # (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
 # doesn't want to proceed ..."), so only this many bytes around the key are searched; a
 # carrier's bulk (the tool output, its toolUseResult echo) is never scanned.
+CARRIER_BEFORE = 256
+CARRIER_AFTER = 768
 # A tool_result block stands in a content array, which opens before its type key (a
 # typed prompt whose record nests a {"type":"tool_result"} object in another field has a
 # string content and is no carrier).
 _CONTENT_ARRAY = b'"content":['
 _CONTENT_ARRAY_SPACED = b'"content": ['
-CARRIER_BEFORE = 256
-CARRIER_AFTER = 768
 _NON_BLANK = re.compile(rb"\S")
 
 
@@ -298,10 +298,6 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     for key in user_keys:
         at = find(key, start, first)
         while at >= 0:
-            # ``rawjson.at_top_level``, its common case inlined (this runs on every carrier)
-            head = find(b"{", start, at)
-            if head >= 0 and find(b"{", head + 1, at) < 0 and find(b"[", head + 1, at) < 0:
-                return True
             if at_top_level(buf, start, at):
                 return True
             at = find(key, at + len(key), first)
