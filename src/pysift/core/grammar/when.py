@@ -12,7 +12,15 @@ Accepted forms, all resolved to an aware UTC instant:
 "Local" is the zone passed in (`Env.tz`; None means the system zone). A bare date-time
 keeps its time of day: an earlier csift read it as a bare date and silently moved every
 bound to midnight, which made a bounded window look like a quiet period. A string that
-carries an offset the parser cannot read is refused, never re-read as local time.
+carries an offset the parser cannot read is refused, never re-read as local time; so is
+a date followed by anything but `T`, `t` or a space and a time (Python's `fromisoformat`
+takes ANY character as the separator, which read `2026-06-07+10:00` as 10:00 local).
+
+A local wall-clock time that a DST jump skips resolves to the instant the offset before
+the jump names (02:30 on a New York spring-forward day is 03:30 EDT; a Santiago midnight
+that does not exist is 01:00), never to a time on the wrong side of the jump (which put
+a bare date's midnight on the previous day); a repeated time resolves to its first
+occurrence. The system zone (`tz=None`) and a zoneinfo zone agree on this.
 
 Relative ages: seconds, minutes and hours are exact elapsed time; days, weeks, months and
 years are calendar steps on the local wall clock (`3d` at 14:00 is 14:00 three days ago,
@@ -39,6 +47,9 @@ WHEN_FORMS = (
     "a leading - means the same) or now"
 )
 
+# the only shapes fromisoformat may see: a date alone, or a date, a time separator and a
+# time (the time and its offset are then fromisoformat's to read or refuse)
+_ISO_SHAPE = re.compile(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}(?:[Tt ][0-9].*)?", re.DOTALL)
 _RELATIVE = re.compile(r"-?\s*([0-9]+)\s*(mo|[smhdwy])")
 _EXACT_UNITS: dict[str, Callable[[int], timedelta]] = {
     "s": lambda n: timedelta(seconds=n),
@@ -74,6 +85,8 @@ def parse_when(text: str, now: datetime, tz: tzinfo | None, *, flag: str | None 
 
 
 def _absolute(token: str, tz: tzinfo | None) -> datetime:
+    if _ISO_SHAPE.fullmatch(token) is None:
+        raise ValueError(token)
     parsed = datetime.fromisoformat(token)  # ValueError on anything else, incl. bad offsets
     if parsed.utcoffset() is not None:
         return parsed.astimezone(UTC)
@@ -97,12 +110,17 @@ def _wall_clock(instant: datetime, tz: tzinfo | None) -> datetime:
 def _localize(wall: datetime, tz: tzinfo | None) -> datetime:
     """The UTC instant of a naive local wall-clock time.
 
-    With a zoneinfo zone, a time skipped by a DST jump maps past the jump and a repeated
-    time to its first occurrence (fold=0). With `tz=None` the platform's mktime decides.
+    A time skipped by a DST jump maps past the jump (read with the offset before it), a
+    repeated time to its first occurrence: zoneinfo's fold=0. CPython reads a naive time
+    in the system zone differently in a gap (fold=0 lands BEFORE the jump, fold=1 past
+    it), so with `tz=None` both folds are read and the one that fits is taken.
     """
-    if tz is None:
-        return wall.astimezone(UTC)  # naive -> interpreted as system local
-    return wall.replace(tzinfo=tz).astimezone(UTC)
+    if tz is not None:
+        return wall.replace(tzinfo=tz).astimezone(UTC)
+    first = wall.replace(fold=0).astimezone(UTC)  # naive: read in the system zone
+    if first.astimezone().replace(tzinfo=None) == wall.replace(fold=0):
+        return first  # the time exists (the first occurrence of a repeated one)
+    return max(first, wall.replace(fold=1).astimezone(UTC))  # skipped: past the jump
 
 
 def _as_utc(moment: datetime) -> datetime:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -64,6 +66,46 @@ def test_result_is_aware_utc() -> None:
 def test_system_zone_when_no_zone_is_given() -> None:
     wall = datetime(2026, 6, 7, 14, 0)
     assert parse_when("2026-06-07T14:00", NOW, None) == wall.astimezone(UTC)
+
+
+def _system_zone(name: str) -> None:
+    os.environ["TZ"] = name  # the autouse fixture restores TZ and re-reads it per test
+    time.tzset()
+
+
+@pytest.mark.parametrize(
+    ("zone", "text", "expected"),
+    [
+        # spring forward 02:00 -> 03:00: 02:30 does not exist; read with EST it is 03:30 EDT
+        ("America/New_York", "2026-03-08T02:30", utc(2026, 3, 8, 7, 30)),
+        # fall back: 01:30 happens twice; the first (EDT) occurrence
+        ("America/New_York", "2026-11-01T01:30", utc(2026, 11, 1, 5, 30)),
+        # Santiago skips its midnight: the bare date starts at 01:00 -03, on that day
+        ("America/Santiago", "2026-09-06", utc(2026, 9, 6, 4)),
+        ("Europe/London", "2026-03-29T01:30", utc(2026, 3, 29, 1, 30)),
+        ("Australia/Lord_Howe", "2026-10-04T02:15", utc(2026, 10, 3, 15, 45)),
+    ],
+)
+def test_system_zone_resolves_dst_gaps_past_the_jump(zone: str, text: str,
+                                                     expected: datetime) -> None:
+    _system_zone(zone)
+    assert parse_when(text, NOW, None) == expected
+    assert parse_when(text, NOW, ZoneInfo(zone)) == expected
+
+
+@given(
+    st.datetimes(min_value=datetime(1995, 1, 1), max_value=datetime(2040, 1, 1)),
+    st.sampled_from(["America/New_York", "America/Santiago", "Europe/London",
+                     "Australia/Lord_Howe", "Asia/Kolkata", "America/Havana"]),
+)
+def test_prop_system_zone_and_zoneinfo_agree(wall: datetime, zone: str) -> None:
+    before = os.environ.get("TZ")
+    try:
+        _system_zone(zone)
+        text = wall.replace(microsecond=0).isoformat()
+        assert parse_when(text, NOW, None) == parse_when(text, NOW, ZoneInfo(zone))
+    finally:
+        _system_zone(before or "UTC")
 
 
 def test_now_is_the_given_instant() -> None:
@@ -141,6 +183,13 @@ def test_hour_ages_stay_exact_across_dst() -> None:
         "2026-02-30",
         "2026",
         "3x",
+        # a date followed by an offset or a stray separator: Python's fromisoformat takes
+        # any character between date and time, and read these as 10:00 / 05:00 LOCAL
+        "2026-06-07+10:00",
+        "2026-06-07-05:00",
+        "2026-06-07+05",
+        "2026-06-07x14:00",
+        "2026-06-07Z",
     ],
 )
 def test_unreadable_input_names_every_accepted_form(text: str) -> None:
