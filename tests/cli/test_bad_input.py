@@ -120,7 +120,7 @@ def test_an_unreadable_project_dir_is_named_and_the_zero_is_no_definitive_absenc
     result = cli("--claude-home", str(home), "search", "locked needle", "--format", "json")
     assert result.code == 0
     assert f"warning: cannot read {hidden.parent}: Permission denied" in result.stderr
-    assert "NOT a definitive absence: 1 transcript(s) or dir(s) could not be read" \
+    assert "NOT a definitive absence: 1 file(s) or dir(s) could not be read" \
         in result.stderr
     assert result.summary()["definitive_absence"] is False
     listed = cli("--claude-home", str(home), "list", "--format", "json")

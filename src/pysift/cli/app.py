@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
 
 from pysift import __version__
 from pysift.cli import argv as argv_mod
+from pysift.cli.emit import say
 
 # Help and errors are plain click text (rich_markup_mode=None); typer still escapes the
 # "[default: …]" suffix for rich whenever rich is importable, which prints a stray
@@ -180,7 +181,7 @@ def _report_usage(exc: ClickException) -> None:
         sentence = sentence.strip()
         if sentence and sentence not in sentences:  # typer and click both suggest names
             sentences.append(sentence)
-    sys.stderr.write(f"pysift: error: {' '.join(sentences)} (see `{path} --help`)\n")
+    say(f"pysift: error: {' '.join(sentences)} (see `{path} --help`)")
 
 
 def _report_error(exc: BaseException) -> None:
@@ -193,7 +194,7 @@ def _report_error(exc: BaseException) -> None:
         if told and told not in line and reason not in line:
             line += f" ({told})"
         cause = cause.__cause__
-    sys.stderr.write(f"pysift: error: {line}\n")
+    say(f"pysift: error: {line}")
     _maybe_traceback(exc)
 
 
@@ -209,10 +210,7 @@ def os_error_line(exc: OSError) -> str:
 
 
 def _report_os_error(exc: OSError) -> None:
-    try:
-        sys.stderr.write(f"pysift: error: {os_error_line(exc)}\n")
-    except (OSError, ValueError, AttributeError):
-        pass
+    say(f"pysift: error: {os_error_line(exc)}")
     _maybe_traceback(exc)
 
 

@@ -29,7 +29,9 @@ VALUE_OPTIONS = frozenset(
     }
 )
 
-_ENCODED_DIR = re.compile(r"^-[A-Za-z0-9][A-Za-z0-9-]+$")
+# (a trailing slash, as tab completion adds it, makes the token a relative path: it still
+# must not be read as an option cluster, `-home-ada/` as `-h -o -m …`)
+_ENCODED_DIR = re.compile(r"^-[A-Za-z0-9][A-Za-z0-9-]+/*$")
 _SHORT_CLUSTER = re.compile(r"^-[a-z]{1,3}$")
 _BOOLEAN_SHORT_FLAGS = frozenset("cilh")  # -c -i -l -h: a cluster of these is never a dir
 

@@ -34,12 +34,27 @@ def emit(report: Report, fmt: str = "text") -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(0) from None
-    if report.notes:
-        _tolerate_surrogates(sys.stderr)  # a note naming a path writes its bytes back
     for note in report.notes:
-        sys.stderr.write(f"pysift: {note}\n")
+        say(f"pysift: {note}")
     if report.exit_code:
         raise typer.Exit(report.exit_code)
+
+
+def say(line: str) -> None:
+    """One line to stderr: a note, a warning or an error.
+
+    A path's undecodable byte goes out as itself (as stdout writes it). A stderr nobody
+    reads any more (``2>&1 | head -1``, ``2>/dev/full``) changes nothing else: the rest
+    of the notes are dropped and the run keeps its status (click turned the broken pipe
+    into exit 1, so a search that found nothing "failed").
+    """
+    stream = sys.stderr
+    try:
+        _tolerate_surrogates(stream)
+        stream.write(f"{line}\n")
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")
 
 
 def _tolerate_surrogates(stream: object) -> None:

@@ -55,7 +55,7 @@ def _exit_status(code: object) -> int:
         return 0
     if isinstance(code, int):
         return code
-    sys.stderr.write(f"{code}\n")
+    _say(f"{code}\n")
     return 1
 
 

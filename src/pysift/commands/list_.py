@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.listing import SessionSummary, Said, rank_key, summarize_all
 from pysift.model.env import Env
@@ -46,6 +47,9 @@ def run(opts: ListOptions, env: Env) -> Report:
     for s in unreadable:
         report.note(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
+    for s in summaries:
+        if s.sidecar_error:
+            report.note(unread_warning(s.sidecar_error))
     if opts.since is not None or opts.until is not None:
         summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]
     dropped = 0

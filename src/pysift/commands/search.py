@@ -12,6 +12,7 @@ from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.grammar.ranges import RangeSpec, format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.search.exchanges import Exchange
@@ -150,6 +151,8 @@ def run(opts: SearchOptions, env: Env) -> Report:
     for o in result.outcomes:
         if o.error:
             report.note(f"warning: skipped: {o.error}")
+        if o.sidecar_error:
+            report.note(unread_warning(o.sidecar_error))
         for failure in o.persisted_failures:
             report.note(f"warning: persisted output not resolved: {failure}")
     if census:
@@ -484,16 +487,19 @@ class _Probes:
 def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
                   report: Report, probes: _Probes | None = None) -> bool:
     """The zero-match line every mode prints; returns whether the zero is a definitive
-    absence. It is not when a transcript or dir could not be read, nor when the -t
-    selection names a leaf the run could not reach for lack of its flag and records under
-    that leaf do hold the pattern (``-t harness.meta.attachment`` without
-    ``--attachments``)."""
-    unread = scope.unreadable + sum(1 for o in result.outcomes if o.error)
+    absence. It is not when a transcript, a dir, a sidecar or an asked-for persisted output
+    could not be read, nor when the -t selection names a leaf the run could not reach for
+    lack of its flag and records under that leaf do hold the pattern
+    (``-t harness.meta.attachment`` without ``--attachments``)."""
+    # a transcript, its elicitation sidecar or (--resolve-persisted) a persisted output
+    # that exists but was not read: what it holds was not searched
+    unread = scope.unreadable + sum(1 for o in result.outcomes if o.error) + sum(
+        bool(o.sidecar_error) + len(o.persisted_failures) for o in result.outcomes)
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
     starved = _starved_hits(opts, probes) if probes is not None and not unread else {}
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
-                    f"transcript(s) or dir(s) could not be read (warnings above). {where}")
+                    f"file(s) or dir(s) could not be read (warnings above). {where}")
     elif starved:
         named = " · ".join(f"{leaf} ×{n}" for leaf, n in starved.items())
         report.note(f"0 matches — NOT a definitive absence: records the -t selection names "

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
+from pysift.core.sidecar import unread_warning
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
 from pysift.engines.fetch import Fetched, TranscriptView, block_text
@@ -152,6 +153,8 @@ def run(opts: ShowOptions, env: Env) -> Report:
             if opts.turns is not None:
                 bookkeeping = _line_fetch_surplus(view, rest, dropped)
     report = Report(command="show", header=header)
+    if view.sidecar_error:
+        report.note(unread_warning(view.sidecar_error))
     report.rows = [record_row(u, transcript, env) for u in kept]
     report.summary = {
         "records": len(kept),
@@ -264,7 +267,9 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
     out: list[tuple[int | None, list[Fetched]]] = []
     non_record = 0
     single = len(ordered) == 1
+    present = 0  # addressed lines that exist (a closed range past the end clamps)
     for number, s, e in _spans_for(view, ordered):
+        present += 1
         if opts.raw:
             out.append((number, []))
             continue
@@ -281,7 +286,7 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
             continue
         out.append((number, units))
     if not opts.raw and not out:
-        raise NotFoundError(f"none of the {len(ordered)} addressed line(s) is a record — "
+        raise NotFoundError(f"none of the {present} addressed line(s) is a record — "
                             "inspect them with --raw")
     return out, ordered, non_record, False
 

@@ -560,7 +560,8 @@ class _Resolver:
         given = Path(self._expand_home(token.value))
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.env.cwd / given))
         name = lexical.name
-        if lexical.parent == self.root and (is_unix_encoded(name) or is_drive_encoded(name)):
+        root = Path(os.path.normpath(self.env.cwd / self.root))  # `--claude-home ..` too
+        if lexical.parent == root and (is_unix_encoded(name) or is_drive_encoded(name)):
             if is_dir(lexical):  # <projects-root>/<encoded>: the dir named outright
                 self._add_project_dir(lexical)
                 return
@@ -576,9 +577,13 @@ class _Resolver:
         real = os.path.realpath(lexical)
         project_dir = find_project_dir(self.root, real)
         if project_dir is None:
+            bare = token.value.rstrip("/")
+            hint = (f"; `{bare}` without the slash names the project dir of that name"
+                    if bare != token.value and "/" not in bare and bare.startswith("-")
+                    and is_dir(self.root / bare) else "")
             raise TargetError(
                 f"no Claude Code project dir for {real} (looked for "
-                f"{self.root / encode_cwd(real)}); check the path, or --claude-home"
+                f"{self.root / encode_cwd(real)}); check the path, or --claude-home{hint}"
             )
         self._add_project_dir(project_dir)
 
@@ -719,7 +724,7 @@ def _scope(resolver: _Resolver, scoped: bool) -> Scope:
     unreadable = drain_unreadable()
     notes = list(resolver.notes)
     notes.extend(f"warning: cannot read {path}: {reason}; what it holds is not in scope "
-                 "(check its permissions)" for path, reason in unreadable)
+                 "(check the path and its permissions)" for path, reason in unreadable)
     return Scope(_ordered(resolver.found), scoped=scoped, notes=notes,
                  unreadable=len(unreadable))
 

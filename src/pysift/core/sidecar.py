@@ -10,12 +10,12 @@ so nothing is ever shown twice. The file is only read, never written.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pysift.disk import jsonline
 from pysift.disk.lines import Buffer
+from pysift.disk.mapped import read_regular
 from pysift.model.record import Record
 
 SENTINEL = "elicitation-marker-v1"
@@ -28,6 +28,7 @@ class SidecarMerge:
     present: bool = False  # the sidecar FILE exists (the hook is installed)
     pending: list[Record] = field(default_factory=list)  # unresolved, oldest first
     skipped_lines: int = 0  # malformed or schema-skewed marker lines (counted, never silent)
+    error: str | None = None  # the file exists but could not be read: pending unknown
 
 
 def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge:
@@ -38,20 +39,13 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
     not merged even if its ``resolved`` line never landed.
     """
     try:  # os-level: most sessions have no sidecar, and a listing asks for thousands
-        fd = os.open(path, os.O_RDONLY)
+        data = read_regular(path)
     except FileNotFoundError:
         return SidecarMerge()
-    except OSError:
-        return SidecarMerge(present=True, skipped_lines=0)
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        data = b"".join(chunks)
-    except OSError:  # e.g. a directory of that name: there, but unreadable
-        return SidecarMerge(present=True, skipped_lines=0)
-    finally:
-        os.close(fd)
+    except OSError as exc:  # a directory, a FIFO, no permission: there, but not read
+        reason = exc.strerror or str(exc)
+        return SidecarMerge(present=True, error=f"cannot read the elicitation sidecar "
+                                                f"{path}: {reason}")
     merge = SidecarMerge(present=True)
     pendings: dict[str, tuple[int, dict]] = {}
     resolved: set[str] = set()
@@ -79,6 +73,13 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
             continue
         merge.pending.append(Record(obj, None, SOURCE))
     return merge
+
+
+def unread_warning(error: str) -> str:
+    """The stderr line for a sidecar that exists but could not be read: what it held is
+    unknown, so no listing may read as "nothing pending" and no zero as definitive."""
+    return (f"warning: {error}; this session's pending elicitations are unknown (fix the "
+            f"file's type or permissions and rerun)")
 
 
 def _answered_natively(obj: dict, transcript: "Buffer | None") -> bool:

@@ -29,7 +29,7 @@ import unicodedata2
 
 from pysift.disk import jsonline
 from pysift.disk.lines import iter_lines
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import UsageError
 from pysift.model.ids import agent_id_from_stem, is_uuid
 
@@ -189,6 +189,22 @@ def note_unreadable(path: Path | str, exc: OSError) -> None:
         _unreadable.setdefault(os.fspath(path), exc.strerror or str(exc))
 
 
+def is_transcript_entry(entry: os.DirEntry[str]) -> bool:
+    """``entry.is_file()`` for a ``*.jsonl`` entry; a symlink whose target is missing (a
+    transcript moved to a disk that is not mounted) is noted unreadable, not passed over
+    in silence: the session exists, its bytes cannot be reached. May raise ``OSError``
+    (a loop, a permission), which the caller notes."""
+    if entry.is_file():
+        return True
+    if entry.is_symlink() and not os.path.exists(entry.path):
+        try:
+            target = os.readlink(entry.path)
+        except OSError:
+            target = "?"
+        _unreadable.setdefault(entry.path, f"a symlink to {target}, which does not exist")
+    return False
+
+
 def drain_unreadable() -> list[tuple[str, str]]:
     """``(path, reason)`` of everything noted unreadable since the last drain, sorted."""
     found = sorted(_unreadable.items())
@@ -252,7 +268,7 @@ def top_level_sessions(project_dir: Path) -> list[Path]:
         if not entry.name.endswith(".jsonl"):
             continue
         try:
-            if entry.is_file():
+            if is_transcript_entry(entry):
                 out.append(Path(entry.path))
         except OSError as exc:
             note_unreadable(entry.path, exc)
@@ -317,7 +333,7 @@ def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
         name = entry.name
         try:
             if name.startswith("agent-") and name.endswith(".jsonl"):
-                if entry.is_file():
+                if is_transcript_entry(entry):
                     out.append(base / name)
             elif name == WORKFLOWS_DIR:
                 workflows = entry.is_dir()
@@ -522,7 +538,7 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
         name = entry.name
         try:
             if name.endswith(".jsonl"):
-                if not entry.is_file():
+                if not is_transcript_entry(entry):
                     continue
                 path = project_dir / name  # a child path: cheaper than parsing entry.path
                 if name.startswith("agent-"):
@@ -547,7 +563,7 @@ def read_meta(transcript: Transcript) -> dict[str, Any]:
     if meta is None:
         return {}
     try:
-        obj = orjson.loads(meta.read_bytes())
+        obj = orjson.loads(read_regular(meta))
     except (OSError, orjson.JSONDecodeError):
         return {}
     return obj if isinstance(obj, dict) else {}

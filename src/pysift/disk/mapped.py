@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import mmap
 import os
+import stat
 from pathlib import Path
 
 from pysift.errors import SourceError
@@ -46,5 +47,30 @@ def open_buffer(path: Path | str) -> bytes | mmap.mmap:
         return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+
+
+class NotRegularFileError(OSError):
+    """The path names a FIFO, a device, a socket or a directory: no file to read."""
+
+
+def read_regular(path: Path | str) -> bytes:
+    """The whole bytes of a small side file (a sidecar, a persisted output, a settings or
+    meta file), only if it is a regular file.
+
+    Opened non-blocking and checked before any read: a FIFO in such a slot blocked the
+    open forever, and a device (a recorded path of ``/dev/zero``) never ends. Raises
+    ``FileNotFoundError`` when the path is absent, ``NotRegularFileError`` when it names
+    something else, and ``OSError`` when it cannot be read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file", os.fspath(path))
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
     finally:
         os.close(fd)

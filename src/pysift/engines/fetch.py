@@ -59,6 +59,7 @@ class TranscriptView:
         self._lines: int | None = None
         self._seed: tuple[str | None, int | None] | None = None
         self._offsets: dict[int, int | None] = {}
+        self.sidecar_error: str | None = None  # the sidecar exists but could not be read
 
     # -- geometry ----------------------------------------------------------------------
     @property
@@ -177,6 +178,7 @@ class TranscriptView:
             return []
         merge = read_sidecar(sidecar, self.buf)
         self.tally.malformed += merge.skipped_lines
+        self.sidecar_error = merge.error
         return merge.pending
 
 

@@ -63,6 +63,7 @@ class SessionSummary:
     clone_of: str | None = None
     sidecar_present: bool = False
     pending: list[str] = field(default_factory=list)
+    sidecar_error: str | None = None  # the sidecar exists but could not be read
     error: str | None = None  # the file could not be read (vanished mid-run)
     view: object = None  # the caller's rendering of this row, made in the worker (``prepare``)
 
@@ -112,6 +113,7 @@ def summarize(transcript: Transcript) -> SessionSummary:
     if sidecar is not None:
         merge = read_sidecar(sidecar, buf)
         out.sidecar_present = merge.present
+        out.sidecar_error = merge.error
         out.pending = [pending_one_liner(r) for r in merge.pending]
         out.skipped_lines += merge.skipped_lines
     return out

@@ -38,7 +38,7 @@ import orjson
 from pysift.core.decode import Tally, decode
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.record import Record
@@ -203,9 +203,13 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
     source: Path | None = None
     for settings in settings_files(home, project_root):
         try:
-            raw = settings.read_bytes()
-        except OSError:
+            raw = read_regular(settings)
+        except FileNotFoundError:
             continue  # an absent scope is the normal case
+        except OSError as exc:  # there, but a dir, a FIFO or locked: said, never waited on
+            out.notes.append(f"note: cannot read {settings}: {exc.strerror or exc}; its "
+                             f"settings are ignored (the plans dir falls back past it)")
+            continue
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:

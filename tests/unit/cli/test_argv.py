@@ -31,7 +31,8 @@ def test_flags_and_numbers_are_not_encoded_dirs(token: str) -> None:
     assert not looks_like_encoded_dir(token)
 
 
-@pytest.mark.parametrize("token", ["-Users-ada-src", "-home-ada-src-orbit", "-tmp-x", "-Users"])
+@pytest.mark.parametrize("token", ["-Users-ada-src", "-home-ada-src-orbit", "-tmp-x", "-Users",
+                                   "-home-ada-src-orbit/"])  # tab completion adds the slash
 def test_encoded_dir_shapes(token: str) -> None:
     assert looks_like_encoded_dir(token)
 

@@ -19,6 +19,7 @@ def _open_fds() -> int:
 def test_no_sidecar_file_means_the_hook_is_not_installed(tmp_path: Path) -> None:
     merge = read_sidecar(tmp_path / "absent" / "elicitations.jsonl")
     assert not merge.present and merge.pending == [] and merge.skipped_lines == 0
+    assert merge.error is None
 
 
 def test_an_unreadable_sidecar_is_present_and_leaks_nothing(tmp_path: Path) -> None:
@@ -30,6 +31,7 @@ def test_an_unreadable_sidecar_is_present_and_leaks_nothing(tmp_path: Path) -> N
     for _ in range(20):
         merge = read_sidecar(path)
     assert merge.present and merge.pending == []
+    assert merge.error is not None and str(path) in merge.error  # said, not taken as empty
     assert _open_fds() == before
 
 

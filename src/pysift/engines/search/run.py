@@ -26,6 +26,7 @@ class FileOutcome:
     sidecar_used: bool = False
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
+    sidecar_error: str | None = None  # read the transcript, not its sidecar: not definitive
 
 
 @dataclass
@@ -65,11 +66,12 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
     plan = scan_mod._PLAN
     assert plan is not None
     fs = scan_mod.scan_file(transcript, index, plan)
-    if not (fs.hits or fs.malformed or fs.sidecar_used or fs.persisted_failures or fs.error):
+    if not (fs.hits or fs.malformed or fs.sidecar_used or fs.persisted_failures or fs.error
+            or fs.sidecar_error):
         return None
     out = FileOutcome(transcript=None, index=index, malformed=fs.malformed,  # type: ignore[arg-type]
                       sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
-                      error=fs.error)
+                      error=fs.error, sidecar_error=fs.sidecar_error)
     if not fs.hits:
         return out
     if _KEEP_HITS:

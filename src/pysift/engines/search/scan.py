@@ -33,7 +33,7 @@ from pysift.core.turns import (
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter, find_from
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
 from pysift.model.record import Record
@@ -83,6 +83,7 @@ class FileScan:
     sidecar_used: bool = False
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
+    sidecar_error: str | None = None  # the sidecar exists but could not be read
     turn_map: TurnMap | None = None
     buf: Buffer | None = None  # the bytes scanned, for assembling exchanges (never pickled)
     seed: tuple[str | None, int | None] = (None, None)  # a subagent's spawn-prompt seed
@@ -198,6 +199,7 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
         merge = read_sidecar(sidecar, buf)
         pending = merge.pending
         result.malformed += merge.skipped_lines
+        result.sidecar_error = merge.error
     if not spans and not pending:
         return result
     _Scanner(plan, transcript, buf, result).run(spans, pending)
@@ -397,13 +399,17 @@ class _Scanner:
                 path = text[at + len(marker):].split("\n", 1)[0].strip()
         if not path:
             return text
+        unread: list[str] = []
         for candidate in persisted_candidates(path, self.t):
             try:
-                return candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                return read_regular(candidate).decode("utf-8", errors="replace")
+            except FileNotFoundError:
                 continue
-        self.result.persisted_failures.append(f"{path}: not found (nor under the session's "
-                                              "tool-results/ dir)")
+            except OSError as exc:  # a FIFO or a device never ends; no permission
+                unread.append(f"{candidate}: {exc.strerror or exc}")
+        self.result.persisted_failures.append(
+            f"{path}: cannot read {'; '.join(unread)}" if unread
+            else f"{path}: not found (nor under the session's tool-results/ dir)")
         return text
 
 

@@ -1,0 +1,179 @@
+"""Files beside the transcripts (the elicitation sidecar, persisted outputs, symlinked
+transcripts) that exist but cannot be read, and a stderr nobody reads: each is said, none
+hangs, and a zero over them is never called a definitive absence (SPEC §2, §5)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders import ClaudeHome, assistant, user
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-home"
+SRC = Path(__file__).resolve().parents[2] / "src"
+ORBIT = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"  # the demo session with a pending question
+
+
+@pytest.fixture
+def demo_copy(tmp_path: Path) -> Path:
+    home = tmp_path / "claude"
+    shutil.copytree(DEMO, home, symlinks=True)
+    return home
+
+
+def _session_dir(home: Path) -> Path:
+    return home / "projects" / "-home-ada-src-orbit" / ORBIT
+
+
+def _pysift(*args: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]
+    """pysift in its own process: a hang is a timeout here, not a stuck suite."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-m", "pysift", *args], env=env, timeout=timeout,
+                          capture_output=kw.pop("capture_output", True), **kw)
+
+
+# -- the elicitation sidecar -----------------------------------------------------------------
+
+
+def test_the_demo_sidecar_holds_the_pending_question(cli, demo_copy: Path) -> None:
+    """The baseline the cases below take away."""
+    found = cli("--claude-home", str(demo_copy), "search", "published", "-c")
+    assert found.stdout.strip() == "1"
+    listed = cli("--claude-home", str(demo_copy), "list", f"@{ORBIT}", "--no-subagents",
+                 "--format", "json")
+    assert listed.json_rows("session")[0]["pending_elicitations"]
+
+
+def test_a_sidecar_that_cannot_be_read_is_said_and_the_zero_is_not_definitive(
+        cli, demo_copy: Path) -> None:
+    """A directory in the sidecar's place (or a permission): the pending question was
+    dropped without a word and search called its zero a DEFINITIVE absence."""
+    sidecar = _session_dir(demo_copy) / "elicitations.jsonl"
+    sidecar.unlink()
+    sidecar.mkdir()
+    home = str(demo_copy)
+    searched = cli("--claude-home", home, "search", "published", "--format", "json")
+    assert searched.code == 0
+    assert searched.summary()["definitive_absence"] is False
+    assert f"cannot read the elicitation sidecar {sidecar}" in searched.stderr
+    assert "pending elicitations are unknown" in searched.stderr
+    assert "NOT a definitive absence" in searched.stderr
+    listed = cli("--claude-home", home, "list", f"@{ORBIT}", "--no-subagents")
+    assert listed.code == 0 and "pending elicitations are unknown" in listed.stderr
+    shown = cli("--claude-home", home, "show", f"@{ORBIT}", "--turn", "-1")
+    assert shown.code == 0 and "pending elicitations are unknown" in shown.stderr
+
+
+def test_a_fifo_in_the_sidecar_slot_does_not_hang_any_command(demo_copy: Path) -> None:
+    sidecar = _session_dir(demo_copy) / "elicitations.jsonl"
+    sidecar.unlink()
+    os.mkfifo(sidecar)
+    home = str(demo_copy)
+    for args in (["list"], ["search", "published", "-c"], ["show", f"@{ORBIT}", "--turn", "-1"]):
+        done = _pysift("--claude-home", home, *args, timeout=30)
+        assert done.returncode == 0, (args, done.stderr)
+        assert b"not a regular file" in done.stderr
+
+
+def test_a_fifo_in_place_of_a_persisted_output_does_not_hang_and_is_said(
+        demo_copy: Path) -> None:
+    persisted = _session_dir(demo_copy) / "tool-results" / "b7x2k9qpm.txt"
+    persisted.unlink()
+    os.mkfifo(persisted)
+    done = _pysift("--claude-home", str(demo_copy), "search", "zzqq-nowhere",
+                   "--resolve-persisted", "--format", "json", timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert b"persisted output not resolved" in done.stderr
+    assert b"not a regular file" in done.stderr
+    assert b'"definitive_absence":false' in done.stdout
+
+
+def test_a_persisted_output_that_is_gone_makes_the_zero_not_definitive(
+        cli, demo_copy: Path) -> None:
+    """--resolve-persisted asked for the whole output; an output that cannot be found was
+    not searched."""
+    (_session_dir(demo_copy) / "tool-results" / "b7x2k9qpm.txt").unlink()
+    result = cli("--claude-home", str(demo_copy), "search", "zzqq-nowhere",
+                 "--resolve-persisted", "--format", "json")
+    assert result.summary()["definitive_absence"] is False
+    assert "persisted output not resolved" in result.stderr
+
+
+# -- a transcript behind a symlink whose target is gone ----------------------------------------
+
+
+def test_a_dangling_transcript_symlink_is_named_and_the_zero_is_not_definitive(
+        cli, tmp_path: Path) -> None:
+    """A session moved to a disk that is not mounted: its link is all that is left."""
+    home = ClaudeHome(tmp_path / "claude")
+    path = home.session("/w/p", "0e0e0e0e-1111-4222-8333-444444444444",
+                        user("hello"), assistant("hi"))
+    gone = "11111111-1111-4111-8111-111111111111"
+    link = path.parent / f"{gone}.jsonl"
+    link.symlink_to(tmp_path / "unmounted" / f"{gone}.jsonl")
+    result = cli("--claude-home", str(home.root), "search", "zzqq-nowhere", "--format", "json")
+    assert result.code == 0
+    assert f"cannot read {link}: a symlink to" in result.stderr
+    assert result.summary()["definitive_absence"] is False
+    listed = cli("--claude-home", str(home.root), "list")
+    assert listed.code == 0 and f"cannot read {link}" in listed.stderr
+
+
+# -- stderr nobody reads -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "status"), [
+    (["search", "zzqq-nowhere"], 0),  # notes only: a zero is no failure
+    (["list", "--bogus"], 2),         # a usage error stays one
+    (["show", "@zzzz"], 2),
+])
+def test_a_closed_stderr_pipe_keeps_the_exit_status(args: list[str], status: int) -> None:
+    """`2>&1 | head -1` closes the pipe after the first line; click turned the broken
+    pipe into exit 1."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = _pysift("--claude-home", str(DEMO), *args, stderr=write_end,
+                       stdout=subprocess.DEVNULL, capture_output=False)
+    finally:
+        os.close(write_end)
+    assert done.returncode == status
+
+
+def test_an_error_line_writes_an_undecodable_argument_byte_back() -> None:
+    done = _pysift("--claude-home", str(DEMO), "search", "x", "-t", "user\udcff")
+    assert done.returncode == 2
+    assert b"'user\xff'" in done.stderr and b"udcff" not in done.stderr
+
+
+# -- wording -----------------------------------------------------------------------------------
+
+
+def test_a_closed_line_range_past_the_end_counts_only_the_lines_that_exist(
+        cli, tmp_path: Path) -> None:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "0e0e0e0e-1111-4222-8333-444444444444"
+    path = home.session("/w/p", sid, user("hello"), assistant("hi"))
+    ClaudeHome.raw_lines(path, [b'{"type":"summary","summary":"a title"}\n'])
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "3..50")
+    assert result.code == 1
+    assert "none of the 1 addressed line(s) is a record" in result.stderr
+
+
+def test_an_encoded_dir_with_a_trailing_slash_is_a_path_not_an_option(
+        cli, demo_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tab completion adds the slash; click read `-home-ada-src-orbit/` as `-h -o …`."""
+    monkeypatch.chdir(tmp_path)
+    elsewhere = cli("--claude-home", str(demo_copy), "list", "-home-ada-src-orbit/")
+    assert elsewhere.code == 1
+    assert "No such option" not in elsewhere.stderr
+    assert "`-home-ada-src-orbit` without the slash names the project dir" in elsewhere.stderr
+    monkeypatch.chdir(demo_copy / "projects")  # there, the path IS the project dir
+    inside = cli("--claude-home", "..", "list", "-home-ada-src-orbit/", "--format", "json")
+    assert inside.code == 0, inside.stderr
+    assert {r["session_id"] for r in inside.json_rows("session")} >= {ORBIT}
