@@ -12,6 +12,11 @@ nearly all of it; this module closes the gaps before RE2 sees the pattern:
   instead of RE2's terse "invalid perl operator";
 - ``\\d \\s \\w`` (and ``\\D \\S \\W`` outside classes) are Unicode-aware, as in Rust
   (RE2's are ASCII-only);
+- the word boundaries ``\\b \\B \\< \\> \\b{start}`` … are Unicode-aware too. RE2 has
+  only ASCII ones (``\\bconfig\\b`` matched ``config里``, ``caf\\w\\b`` missed ``café``)
+  and no lookaround to spell them, so RE2 runs the pattern WITHOUT its boundaries (a
+  superset: same needles, same speed) and a text it matches is confirmed by the
+  ``regex`` module with each boundary spelled as lookarounds over the same ``\\w``;
 - ``\\u007F``, ``\\u{7F}``, ``\\U0000007F`` and ``\\U{7F}`` escapes are accepted;
 - a leading ``(?x)`` (verbose: whitespace and ``#`` comments ignored) is applied here,
   because RE2 has no verbose mode.
@@ -69,7 +74,31 @@ _REPETITION = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
-_SPECIAL_BOUNDARY = re.compile(r"\\b\{(?:start|end|start-half|end-half)\}")
+_SPECIAL_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
+
+# The word boundaries over the Unicode \w above, as lookarounds (``regex`` module syntax,
+# see ``_regex_module_source``): Rust's \b, \B, \b{start} (= \<), \b{end} (= \>) and
+# the half boundaries (\W or the edge of the text on one side).
+_W = f"[{_WORD_BODY}]"
+_BOUNDARY_LOOKAROUND = {
+    "b": f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))",
+    "B": f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))",
+    "start": f"(?<!{_W})(?={_W})",
+    "end": f"(?<={_W})(?!{_W})",
+    "start-half": f"(?<!{_W})",
+    "end-half": f"(?!{_W})",
+}
+#: A confirming search that takes longer than this on one text is refused (the ``regex``
+#: module backtracks; RE2, which found the candidate, does not).
+BOUNDARY_CHECK_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class _Boundary:
+    """A word-boundary assertion in the translated pattern (``kind``: a key of
+    ``_BOUNDARY_LOOKAROUND``): nothing in RE2's source, lookarounds in the check's."""
+
+    kind: str
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
@@ -87,6 +116,8 @@ class _Translation:
     source: str
     has_literal: bool
     has_uppercase_literal: bool
+    exact_source: str | None = None  # with Unicode word boundaries; None: RE2 is exact
+    ascii_source: str | None = None  # RE2 with its ASCII boundaries (if ``regex`` refuses)
 
 
 class _Translator:
@@ -100,7 +131,7 @@ class _Translator:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.pos = 0
-        self.out: list[str] = []
+        self.out: list[str | _Boundary] = []
         self.verbose = False
         self.has_literal = False
         self.has_upper = False
@@ -145,7 +176,16 @@ class _Translator:
                 self._literal(char)
                 self.out.append(char)
                 self.pos += 1
-        return _Translation("".join(self.out), self.has_literal, self.has_upper)
+        if not any(isinstance(piece, _Boundary) for piece in self.out):
+            return _Translation("".join(self.out), self.has_literal,  # type: ignore[arg-type]
+                                self.has_upper)
+        return _Translation(
+            "".join("(?:)" if isinstance(p, _Boundary) else p for p in self.out),
+            self.has_literal, self.has_upper,
+            "".join(_BOUNDARY_LOOKAROUND[p.kind] if isinstance(p, _Boundary) else p
+                    for p in self.out),
+            "".join((r"\B" if p.kind == "B" else r"\b") if isinstance(p, _Boundary) else p
+                    for p in self.out))
 
     # -- pieces --------------------------------------------------------------------------
     def _leading_flags(self) -> None:
@@ -265,7 +305,7 @@ class _Translator:
                 f"invalid regex: `\\C` (at offset {start}) matches a single byte and can split "
                 "a UTF-8 character; use `.` or `\\x{...}` instead"
             )
-        if not in_class and (nxt in "<>" or pattern.startswith("b{", start + 1)):
+        if not in_class and nxt in "<>bB":
             self._word_boundary(start)
             return
         table = _PERL_CLASS_INSIDE if in_class else _PERL_CLASS_OUTSIDE
@@ -300,14 +340,11 @@ class _Translator:
         self.pos += 2
 
     def _word_boundary(self, start: int) -> None:
-        """Rust's ``\\<``, ``\\>`` and ``\\b{start}``-style assertions -> RE2's ``\\b``.
-
-        RE2 has only the plain boundary; next to a word character (the use these have)
-        it asserts the same thing.
-        """
+        """Rust's ``\\b``, ``\\B``, ``\\<``, ``\\>`` and ``\\b{start}``-style assertions."""
         pattern = self.pattern
-        if pattern[start + 1] in "<>":
-            self.out.append(r"\b")
+        nxt = pattern[start + 1]
+        if nxt in "<>B" or not pattern.startswith("b{", start + 1):
+            self.out.append(_Boundary({"<": "start", ">": "end"}.get(nxt, nxt)))
             self.pos = start + 2
             return
         special = _SPECIAL_BOUNDARY.match(pattern, start)
@@ -316,7 +353,7 @@ class _Translator:
                 f"invalid regex: unknown word-boundary assertion at offset {start}; use "
                 "\\b, \\B, \\b{start}, \\b{end}, \\b{start-half} or \\b{end-half}"
             )
-        self.out.append(r"\b")
+        self.out.append(_Boundary(special.group(1)))
         self.pos = special.end()
 
     def _unicode_class(self, start: int) -> None:
@@ -439,7 +476,8 @@ class Matcher:
     Offsets are code-point offsets into the ``str`` given (what excerpting needs).
     """
 
-    __slots__ = ("_regex", "case_insensitive", "is_empty", "multiline", "needles", "pattern")
+    __slots__ = ("_exact", "_regex", "case_insensitive", "is_empty", "multiline", "needles",
+                 "pattern")
 
     def __init__(
         self,
@@ -449,8 +487,10 @@ class Matcher:
         case_insensitive: bool,
         multiline: bool,
         needles: NeedleSet | None,
+        exact: Any = None,
     ) -> None:
         self.pattern = pattern
+        self._exact = exact  # the ``regex``-module check of a pattern with word boundaries
         self.case_insensitive = case_insensitive
         self.multiline = multiline
         self.is_empty = pattern == ""
@@ -471,7 +511,12 @@ class Matcher:
             match = self._regex.search(text)
         except UnicodeEncodeError:
             match = self._regex.search(_without_surrogates(text))
-        return None if match is None else match.span()
+        if match is None:
+            return None
+        if self._exact is not None:
+            confirmed = self._confirmed(text, every=False)
+            return confirmed[0] if confirmed else None
+        return match.span()
 
     def matches(self, text: str) -> bool:
         return self.search(text) is not None
@@ -485,8 +530,27 @@ class Matcher:
             text.encode("utf-8")
         except UnicodeEncodeError:
             text = _without_surrogates(text)
+        if self._exact is not None:
+            if self._regex.search(text) is not None:
+                yield from self._confirmed(text, every=True)
+            return
         for match in self._regex.finditer(text):
             yield match.span()
+
+    def _confirmed(self, text: str, *, every: bool) -> list[tuple[int, int]]:
+        """The spans the boundary check confirms in a text RE2 matched (the first, or
+        ``every`` one), bounded in time: the check backtracks."""
+        exact, limit = self._exact, BOUNDARY_CHECK_SECONDS
+        try:
+            if every:
+                return [m.span() for m in exact.finditer(text, timeout=limit)]
+            match = exact.search(text, timeout=limit)
+            return [] if match is None else [match.span()]
+        except TimeoutError:
+            raise UsageError(
+                f"invalid regex: checking the word boundaries of `{self.pattern}` took over "
+                f"{BOUNDARY_CHECK_SECONDS:g} s on one record (the check backtracks); "
+                "simplify the pattern around \\b, or drop the boundaries") from None
 
 
 def _without_surrogates(text: str) -> str:
@@ -518,6 +582,12 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
         translation.has_literal and not translation.has_uppercase_literal
     )
     source = ("(?ms)" if multiline else "") + translation.source
+    exact = None
+    if translation.exact_source is not None:
+        exact = _boundary_check(("(?ms)" if multiline else "") + translation.exact_source,
+                                insensitive)
+        if exact is None:  # a construct the check cannot spell: RE2's ASCII boundaries
+            source = ("(?ms)" if multiline else "") + translation.ascii_source  # type: ignore[operator]
     import re2
 
     try:
@@ -535,7 +605,41 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
         case_insensitive=insensitive,
         multiline=multiline,
         needles=required_needles(pattern, case_insensitive=insensitive),
+        exact=exact,
     )
+
+
+def _boundary_check(source: str, insensitive: bool) -> Any:
+    """The ``regex``-module pattern confirming RE2's candidates; None if it cannot be
+    compiled (``(?U)``, which ``regex`` lacks: the pattern keeps RE2's ASCII boundaries)."""
+    import regex
+
+    try:
+        return regex.compile(_regex_module_source(source),
+                             regex.V0 | (regex.IGNORECASE if insensitive else 0))
+    except (regex.error, ValueError, OverflowError):
+        return None
+
+
+def _regex_module_source(source: str) -> str:
+    """RE2 syntax -> ``regex`` module syntax: only ``\\x{H}`` differs among what the
+    translator writes (``regex`` spells it ``\\UHHHHHHHH``)."""
+    out: list[str] = []
+    at = 0
+    while at < len(source):
+        char = source[at]
+        if char != "\\":
+            out.append(char)
+            at += 1
+            continue
+        braced = _HEX_BRACED.match(source, at + 2) if source[at + 1:at + 2] == "x" else None
+        if braced is not None:
+            out.append(f"\\U{int(braced.group(1), 16):08x}")
+            at = braced.end()
+        else:
+            out.append(source[at:at + 2])
+            at += 2
+    return "".join(out)
 
 
 def _re2_message(exc: Exception) -> str:

@@ -120,7 +120,10 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
                                            protocol=pickle.HIGHEST_PROTOCOL)
                 except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
                     status = 1
-                    payload = pickle.dumps(("error", repr(exc)))
+                    try:  # the error itself, so a typed one keeps its message and exit code
+                        payload = pickle.dumps(("error", exc))
+                    except Exception:  # noqa: BLE001 - not picklable: its repr
+                        payload = pickle.dumps(("error", repr(exc)))
                 try:
                     with os.fdopen(write_fd, "wb") as out:
                         out.write(payload)
@@ -138,6 +141,8 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
         results = [_collect(pid, read_fd) for pid, read_fd in children]
     for kind, body in results:
         if kind != "ok":
+            if isinstance(body, Exception):
+                raise body
             raise RuntimeError(f"a worker process failed: {body}")
         for i, result in body:
             out[i] = result

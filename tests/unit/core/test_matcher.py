@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import given
@@ -233,10 +234,65 @@ def test_rust_only_syntax_is_refused_rather_than_misread(pattern: str, named: st
         compile_pattern(pattern)
 
 
-def test_word_boundary_is_ascii_in_re2() -> None:
-    # a documented gap: RE2's \b treats non-ASCII letters as non-word characters
-    assert compile_pattern(r"\bcafe\b").search("un cafe noir") == (3, 7)
-    assert compile_pattern(r"\bcafé\b").search("un café noir") is None
+MIXED = "改 config里的 DATE, café 值 ３ and ٣ done"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        # Rust's boundaries are Unicode: `里` and `é` are word characters (RE2's are ASCII:
+        # the first matched and the other three missed)
+        (r"\bconfig\b", None),
+        (r"config\B", (2, 8)),
+        (r"caf\w\b", (17, 21)),
+        (r"\bcafé\b", (17, 21)),
+        (r"\bDATE\b", (11, 15)),
+        (r"\<done\>", (32, 36)),
+        (r"\b{start}café\b{end}", (17, 21)),
+        (r"\b{start-half}and\b{end-half}", (26, 29)),
+        (r"\Bonfig", (3, 8)),
+        (r"\b３\b", (24, 25)),  # a fullwidth digit is a word character
+    ],
+)
+def test_word_boundaries_are_unicode(pattern: str, expected: tuple[int, int] | None) -> None:
+    matcher = compile_pattern(pattern)
+    assert matcher.search(MIXED) == expected
+    assert list(matcher.finditer(MIXED)) == ([expected] if expected else [])
+
+
+def test_a_boundary_pattern_keeps_its_needles() -> None:
+    """RE2 runs the pattern without its boundaries: the prefilter needles are the same."""
+    assert list(compile_pattern(r"\bconfig\b").needles.needles) == ["config"]
+
+
+def _is_word(char: str) -> bool:
+    """Rust's Unicode \\w, from the character database (the oracle)."""
+    category = unicodedata.category(char)
+    return (category[0] in "LM" or category in ("Nd", "Pc", "Nl")
+            or char in "\u200c\u200d" or "\u24b6" <= char <= "\u24e9")
+
+
+def _bounded_occurrences(text: str, word: str) -> list[tuple[int, int]]:
+    def boundary(at: int) -> bool:
+        left = at > 0 and _is_word(text[at - 1])
+        right = at < len(text) and _is_word(text[at])
+        return left != right
+
+    out, at = [], text.find(word)
+    while at >= 0:
+        if boundary(at) and boundary(at + len(word)):
+            out.append((at, at + len(word)))
+            at = text.find(word, at + len(word))
+        else:
+            at = text.find(word, at + 1)
+    return out
+
+
+@given(st.text(alphabet="ab é里３٣_-. \u0301\u200d", max_size=24),
+       st.sampled_from(["a", "ab", "b", "é", "里"]))
+def test_prop_word_boundaries_agree_with_the_character_database(text: str, word: str) -> None:
+    matcher = compile_pattern(r"\b" + escape_literal(word) + r"\b")
+    assert list(matcher.finditer(text)) == _bounded_occurrences(text, word)
 
 
 def test_conditional_group_is_rejected() -> None:

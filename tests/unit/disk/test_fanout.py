@@ -67,6 +67,27 @@ def test_a_failing_worker_is_an_error_not_a_silent_gap() -> None:
         fanout.map_ordered(_fail_on_seven, list(range(20)), workers=2, min_items=1)
 
 
+_TEST_PROCESS = os.getpid()
+
+
+def _usage_error_in_a_child(x: int) -> int:
+    from pysift.errors import UsageError
+
+    time.sleep(0.002)  # leave the child a share of the queue
+    if os.getpid() != _TEST_PROCESS:
+        raise UsageError(f"odd {x}")
+    return x
+
+
+def test_a_typed_error_in_a_child_reaches_the_caller_as_itself() -> None:
+    """A usage error raised in a child (a regex check that ran too long) must map to its
+    exit code and one line, not to a RuntimeError traceback."""
+    from pysift.errors import UsageError
+
+    with pytest.raises(UsageError, match="odd"):
+        fanout.map_ordered(_usage_error_in_a_child, list(range(40)), workers=2, min_items=1)
+
+
 def test_a_small_pipe_gets_fewer_bigger_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """A pipe smaller than 64 KiB (macOS; a Linux user past pipe-user-pages-soft) must not
     block the pre-fill: the items are cut into as many batches as the pipe holds tokens."""
