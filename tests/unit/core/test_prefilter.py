@@ -365,11 +365,24 @@ texts = st.lists(chars, min_size=1, max_size=30).map("".join)
 def serialisations(text: str) -> list[bytes]:
     """The ways a real transcript line can spell a user record holding ``text``."""
     record: dict[str, Any] = {"type": "user", "message": {"role": "user", "content": text}}
+    compact = orjson.dumps(record)
     return [
-        orjson.dumps(record),  # Claude Code / orjson: compact, raw UTF-8
+        compact,  # Claude Code / orjson: compact, raw UTF-8
         json.dumps(record).encode(),  # re-serialised: ", " separators, \\uXXXX escapes
         json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode(),
+        # writers that escape printable ASCII JSON allows raw (these characters stand only
+        # inside strings, so a byte replace is the writer's output)
+        json.dumps(record).encode().replace(b"/", b"\\/"),  # PHP
+        _escaped(compact, "<>&", upper=False),  # Go
+        _escaped(compact, "<>&='+`", upper=True),  # Gson / .NET, upper hex
     ]
+
+
+def _escaped(line: bytes, chars: str, *, upper: bool) -> bytes:
+    for char in chars:
+        code = f"{ord(char):04X}" if upper else f"{ord(char):04x}"
+        line = line.replace(char.encode(), f"\\u{code}".encode())
+    return line
 
 
 NOISE = b'{"type":"attachment","x":"unrelated"}\n'
