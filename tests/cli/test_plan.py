@@ -125,3 +125,13 @@ def test_reverse_with_no_binder_prints_nothing_on_stdout(cli, home: ClaudeHome) 
     result = cli("--claude-home", str(home.root), "plan", "--reverse", "/nowhere/plan.md")
     assert (result.code, result.stdout) == (0, "")
     assert "no session in scope binds" in result.stderr
+
+
+def test_a_subagent_alone_is_told_that_its_plan_is_its_parents(cli, demo_home) -> None:
+    """Its records carry the parent's slug: "the session never entered Plan Mode" was
+    false."""
+    result = cli("--claude-home", str(demo_home), "plan", "@a4f1c9e27b3d8a605")
+    assert result.code == 0
+    assert "never entered Plan Mode" not in result.stderr
+    assert "the plan is the parent's: pysift plan @3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61" \
+        in result.stderr

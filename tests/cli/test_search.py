@@ -523,7 +523,7 @@ def test_zero_matches_is_a_definitive_absence(search) -> None:
     assert result.stdout == ""
     assert ("0 matches — a DEFINITIVE absence (exit 0), NOT an error. Scope: 9 session(s). "
             "Active filters: none.") in result.stderr
-    assert 'pysift search "" <target> --count-by label' in result.stderr
+    assert 'pysift search "" --count-by label' in result.stderr  # the whole home: no target
     as_json = search("zzqqxxnothere", "--format", "json")
     assert as_json.code == 0
     assert as_json.json_rows("exchange") == []
@@ -978,3 +978,31 @@ def test_a_pending_question_cut_inside_an_emoji_is_found(cli, home) -> None:
     assert [(h["label"], h["source"]) for h in hits] == [("agent.tool.use",
                                                           "elicitation-sidecar")]
     assert result.summary()["skipped_lines"] == 0
+
+
+# -- zero-match diagnosis wording ------------------------------------------------------------------
+
+
+def test_a_zero_names_the_persisted_outputs_it_did_not_read(cli, demo_home) -> None:
+    """`helper_300` sits only in a persisted tool output: the zero pointed nowhere near
+    --resolve-persisted, which finds it."""
+    home = str(demo_home)
+    zero = cli("--claude-home", home, "search", "helper_300")
+    assert "1 tool output(s) of the sessions in scope are persisted outside their " \
+           "transcripts" in zero.stderr and "--resolve-persisted" in zero.stderr
+    found = cli("--claude-home", home, "search", "helper_300", "--resolve-persisted", "-c")
+    assert found.stdout.strip() == "1"
+
+
+def test_the_zero_hint_names_no_placeholder_without_a_target(cli, demo_home) -> None:
+    result = cli("--claude-home", str(demo_home), "search", "zzqq-nowhere")
+    assert 'hint: see what this scope holds with: pysift search "" --count-by label' \
+        in result.stderr
+
+
+def test_an_empty_pattern_is_never_called_absent(cli, demo_home) -> None:
+    result = cli("--claude-home", str(demo_home), "search", "", "-t", "user",
+                 "--since", "2000-01-01", "--until", "2000-01-02")
+    assert result.code == 0
+    assert "genuinely absent" not in result.stderr
+    assert "no record in scope passes the filters (-t user" in result.stderr

@@ -104,3 +104,5 @@ def test_a_bad_alias_value_is_named_by_its_own_variable(cli, home: ClaudeHome,
     result = cli("--claude-home", str(home.root), "whoami")
     assert result.code != 0
     assert "CODEX_COMPANION_SESSION_ID='garbage' is not a session uuid" in result.stderr
+    # the way forward is one whoami takes (it refuses an `@<uuid>` target)
+    assert "@<uuid>" not in result.stderr and "whoami @trap:<marker>" in result.stderr

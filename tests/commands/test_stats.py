@@ -96,6 +96,35 @@ def test_no_subagents_and_the_cap(home: ClaudeHome) -> None:
     assert run(StatsOptions(targets=(CWD,), max_count=0), env_of(home)).summary["sessions"] == 3
 
 
+def test_a_capped_window_with_no_counted_record_ranks_by_modification_time(
+        home: ClaudeHome) -> None:
+    """`stats --since 1d --max-count 1` over sessions idle in the window kept the first in
+    path order and called it the most recently active."""
+    import os
+
+    p1, p2 = two_sessions(home)
+    os.utime(p1, (2_000_000_000, 2_000_000_000))  # S1 was written to last
+    os.utime(p2, (1_000_000_000, 1_000_000_000))
+    since = datetime(2027, 1, 1, tzinfo=UTC)  # after every record
+    report = run(StatsOptions(targets=(CWD,), max_count=1, since=since, subagents=False),
+                 env_of(home))
+    assert [r["session_id"] for r in report.rows] == [S1]
+    out = io.StringIO()
+    report.text(out)  # type: ignore[misc]
+    assert "1 shown have no record in the window and are ranked by their file's " \
+           "modification time" in out.getvalue()
+
+
+def test_one_row_says_its_malformed_lines_once(home: ClaudeHome) -> None:
+    p1, _ = two_sessions(home)
+    with p1.open("ab") as fh:
+        fh.write(garbage_line())
+    report = run(StatsOptions(targets=(f"@{S1}",), subagents=False), env_of(home))
+    out = io.StringIO()
+    report.text(out)  # type: ignore[misc]
+    assert out.getvalue().count("1 malformed line(s) skipped") == 1
+
+
 def test_cap_keeps_scope_order_and_ranks_undated_rows_last() -> None:
     rows = [SessionStats(top_level_transcript(Path(f"/p/{sid}.jsonl")), last_ts=ts)
             for sid, ts in ((S1, "2026-03-01T10:00:00Z"), (S2, None),

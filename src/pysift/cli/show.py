@@ -17,8 +17,9 @@ spans subagents.
 Pick one address: --line N|A..B|N..|..N|-k (1-based jsonl lines, repeatable or
 comma-joined), --uuid U (repeatable or comma-joined), --turn N|A..B|N..|-k (0-based
 turns, numbered exactly like search's ·tN headers), --block ID, or --branch-points.
-An explicit address that misses is an error; open forms (N.., ..N, -k) clamp to the
-file. A turn fetch omits the gated bookkeeping lines (queue operations, turn-duration,
+An explicit address that names nothing is an error; open forms (N.., ..N, -k) clamp
+to the file, and so does the part of a closed range past its end (--line 330..400 on a
+350-line file fetches L330..L350). A turn fetch omits the gated bookkeeping lines (queue operations, turn-duration,
 away-summary, stop-hook, snapshot and other system lines, attachments); address them by
 --line. The default cap is 200 record units with the exact continuation command."""
 

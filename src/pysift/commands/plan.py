@@ -37,6 +37,17 @@ NO_PLAN_NOTE = ("note: no plan file is bound to the resolved session(s): no `pla
                 "attachment and no slug-carrying record (the session never entered Plan Mode)")
 
 
+def _no_plan_note(transcripts: list[Transcript]) -> str:
+    """Why nothing binds. Subagents alone: their records carry the parent's slug, which
+    binds nothing, so "never entered Plan Mode" would be false."""
+    if not transcripts or not all(t.is_subagent for t in transcripts):
+        return NO_PLAN_NOTE
+    parents = sorted({t.parent_session_id for t in transcripts})
+    return (f"note: no plan file is bound to the resolved subagent(s): a subagent's records "
+            f"carry its parent session's slug, which binds no plan of its own; the plan is "
+            f"the parent's: pysift plan @{parents[0]}")
+
+
 @dataclass(frozen=True, kw_only=True)
 class PlanOptions:
     targets: tuple[str, ...] = ()
@@ -72,7 +83,7 @@ def run(opts: PlanOptions, env: Env) -> Report:
     report.notes.extend(warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
-        report.note(NO_PLAN_NOTE)
+        report.note(_no_plan_note(scope.transcripts))
     report.rows = [plan_row(b) for b in bindings]
     report.summary = {"plans": len(bindings)}
     report.text = lambda out: render_forward(out, bindings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -14,6 +15,7 @@ from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
+from pysift.disk.layout import persisted_output_count
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
@@ -550,13 +552,24 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
                             f"records — {total} record(s) under: {_shown(ranked)}. "
                             f"{_gate_advice(plan, probe)}")
                 excluded = {"records": total, "by_label": dict(ranked)}
-            else:
+            elif opts.pattern:
                 report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
                             "filter, gated bookkeeping leaves included.")
+            else:  # a pure filter: no pattern to be absent, the other filters left nothing
+                report.note(f"no record in scope passes the filters ({filters}), even "
+                            "without the label filter, gated bookkeeping leaves included.")
     else:
-        target = " ".join(opts.targets) or "<target>"
-        report.note(f"hint: see what this scope holds with: pysift search \"\" {target} "
+        target = (" ".join(shlex.quote(t) for t in opts.targets) + " "
+                  if opts.targets else "<target> " if opts.sessions_from is not None else "")
+        report.note(f"hint: see what this scope holds with: pysift search \"\" {target}"
                     "--count-by label")
+    if opts.pattern and not opts.resolve_persisted:
+        persisted = persisted_output_count(scope.transcripts)
+        if persisted:
+            report.note(f"note: {persisted} tool output(s) of the sessions in scope are "
+                        "persisted outside their transcripts (<session>/tool-results/) and "
+                        "were not searched beyond their preview; add --resolve-persisted to "
+                        "search them too")
     unreached = not plan.gates
     if unreached and not probed_gates and definitive:
         report.note("note: the gated bookkeeping leaves (user.queued, harness.meta.turn-duration, "

@@ -76,9 +76,17 @@ def cap_rows(rows: list[SessionStats], max_count: int | None) -> tuple[list[Sess
     return [r for i, r in enumerate(rows) if i in keep], len(rows) - max_count
 
 
-def _recency(row: SessionStats) -> float:
+def _recency(row: SessionStats) -> tuple[bool, float]:
+    """Rows with a counted timestamp first, newest first; then the rows the window left
+    without one, by their file's modification time (they tied in path order, and the
+    footer called the first ones "the most recently active")."""
     instant = parse_ts(row.last_ts)
-    return instant.timestamp() if instant is not None else float("-inf")
+    if instant is not None:
+        return True, instant.timestamp()
+    try:
+        return False, row.transcript.path.stat().st_mtime
+    except OSError:
+        return False, float("-inf")
 
 
 def _note_turn_misses(report: Report, rows: list[SessionStats], spec: RangeSpec) -> None:
@@ -225,11 +233,14 @@ def render_text(out: TextIO, rows: list[SessionStats], top: int, sub: int, dropp
     if len(rows) > 1:
         _render_total(w, rows, top, sub)
     skipped = sum(r.skipped_lines for r in rows)
-    if skipped:
+    if skipped and len(rows) > 1:  # one row already said it
         w(f"({_malformed(skipped)})\n")
     if dropped:
+        idle = sum(1 for r in rows if parse_ts(r.last_ts) is None)
+        ranked = (f"; {idle} shown have no record in the window and are ranked by their "
+                  "file's modification time" if idle else "")
         w(f"… (+{dropped} more session(s) not shown — the most recently active are aggregated "
-          "above; narrow with a target or --since, or raise --max-count; 0 = all)\n")
+          f"above{ranked}; narrow with a target or --since, or raise --max-count; 0 = all)\n")
 
 
 def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int) -> None:

@@ -116,16 +116,18 @@ def _calling_session_var(environ: Mapping[str, str]) -> tuple[str, str] | None:
     return None
 
 
-def require_calling_session(env: Env, purpose: str) -> str:
-    """The env session id as a uuid, or a ``TargetError`` with the way forward."""
+def require_calling_session(env: Env, purpose: str,
+                            instead: str = "pass an explicit `@<uuid>` target instead") -> str:
+    """The env session id as a uuid, or a ``TargetError`` with the way forward
+    (``instead``: what the caller can do without it; whoami takes no `@<uuid>`)."""
     named = _calling_session_var(env.environ)
     if named is None:
         raise TargetError(f"{purpose}: {NO_SESSION_ENV_GUIDANCE}")
     name, session_id = named
     if not is_uuid(session_id):
         raise TargetError(
-            f"{purpose}: {name}={session_id!r} is not a session uuid; pass an "
-            f"explicit `@<uuid>` target instead"
+            f"{purpose}: {name}={session_id!r} is not a session uuid (Claude Code sets the "
+            f"full uuid); set it to your session's full uuid, or {instead}"
         )
     return session_id.lower()
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -554,6 +554,25 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
                 found.extend(_session_subagents(project_dir, name))
         except OSError as exc:
             note_unreadable(entry.path, exc)
+    return found
+
+
+TOOL_RESULTS_DIR = "tool-results"
+
+
+def persisted_output_count(transcripts: Iterable[Transcript]) -> int:
+    """How many persisted tool outputs (``<session-dir>/tool-results/*``) the sessions of
+    these transcripts hold, each session dir counted once: what a search without
+    ``--resolve-persisted`` leaves unread. One listing per session dir that exists."""
+    dirs = {t.project_dir / t.parent_session_id for t in transcripts
+            if t.is_subagent or t.has_session_dir is not False}
+    found = 0
+    for session in dirs:
+        try:
+            with os.scandir(session / TOOL_RESULTS_DIR) as entries:
+                found += sum(1 for entry in entries if entry.is_file())
+        except OSError:
+            continue
     return found
 
 

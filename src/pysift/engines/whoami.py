@@ -72,7 +72,9 @@ def env_variable_used(env: Env) -> str | None:
 
 def whoami_from_env(env: Env) -> WhoamiAnswer:
     """The env identity: one row, lane unknown; ``path`` None when no transcript matches."""
-    session_id = require_calling_session(env, WHOAMI_PURPOSE)
+    session_id = require_calling_session(
+        env, WHOAMI_PURPOSE, instead="write a unique marker in this session and run "
+                                     "`pysift whoami @trap:<marker>`")
     path = find_session_file(session_id, env)
     in_cwd_dir = False
     if path is not None:
