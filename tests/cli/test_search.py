@@ -1006,3 +1006,16 @@ def test_an_empty_pattern_is_never_called_absent(cli, demo_home) -> None:
     assert result.code == 0
     assert "genuinely absent" not in result.stderr
     assert "no record in scope passes the filters (-t user" in result.stderr
+
+
+def test_siblings_of_the_latest_turn_include_its_open_sidecar_question(cli, demo_home) -> None:
+    """`show --turn 37` prints the pending AskUserQuestion with the turn; --siblings left
+    it out."""
+    result = cli("--claude-home", str(demo_home), "search", "ship it", "-t", "user",
+                 "--siblings", "--format", "json")
+    (exchange,) = result.json_rows("exchange")
+    pending = [s for s in exchange["siblings"] if s["line"] is None]
+    assert [(s["label"], s["source"], s["pairing"]) for s in pending] == [
+        ("agent.tool.use", "elicitation-sidecar", "pending")]
+    assert "Where should 0.4.0 be published?" in pending[0]["excerpt"]
+    assert result.summary()["with_elicitation_sidecar"] is True

@@ -217,4 +217,5 @@ def test_the_zero_match_hint_writes_an_undecodable_path_byte_back(tmp_path: Path
                             env=_env(), cwd=REPO, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     assert b"\\udcff" not in result.stderr
-    assert b'pysift search "" ' + loose + b" --count-by label" in result.stderr
+    # quoted for the shell (the byte is no safe character), the byte itself inside
+    assert b'pysift search "" \'' + loose + b"' --count-by label" in result.stderr

@@ -262,7 +262,7 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
     drafts = sum(1 for ex in kept if ex.draft)
     transcript_ids = sorted({ex.transcript.session_id for ex in kept})
     # the sidecar flag speaks of the exchanges emitted, not of one the cap dropped
-    sidecar_used = any(h.source for ex in kept for h in ex.hits)
+    sidecar_used = any(h.source for ex in kept for h in (*ex.hits, *ex.siblings))
     rows, any_clipped = [], False
     for ex in kept:
         row, clipped = exchange_row(ex, env, opts)

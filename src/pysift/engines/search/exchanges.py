@@ -89,6 +89,8 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
                       ts=ts, hits=hits, record_uuids=uuids)
         if siblings and span is not None and ctx is not None:
             _add_siblings(ex, buf, span, ctx, turns)
+            if turns is not None and turn == turns.turn_count - 1:
+                _add_pending_siblings(ex, buf, scan.pending, ctx)
         out.append(ex)
     out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))
     return out
@@ -195,6 +197,27 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
     ex.turn_lines = (first_line, last_line)
     if hidden_first is not None and hidden_last is not None:
         ex.hidden_lines = (hidden_first, hidden_last)
+
+
+def _add_pending_siblings(ex: Exchange, buf: Buffer, pending: list,
+                          ctx: classify.ClassifyContext) -> None:
+    """The sidecar's open questions belong to the latest turn (as ``show --turn`` puts
+    them): siblings there too, unless they are the hit."""
+    hit_uuids = {h.uuid for h in ex.hits if h.line is None}
+    shown: dict[str, int] = {}
+    for rec in pending:
+        if rec.uuid in hit_uuids:
+            continue
+        for unit in classify.units(rec, ctx):
+            if _sibling_kept(unit.label, shown):
+                joined = pair(buf, unit.tool_use_id, unit.labels, None, unit.label)
+                unit = with_result_tool_name(unit, joined, buf)
+                ex.siblings.append(Hit(line=None, uuid=rec.uuid, unit=unit, label=unit.label,
+                                       labels=unit.labels, ts=rec.timestamp, span=None,
+                                       text=unit.text, offset=None, pairing=joined.state,
+                                       source=rec.source))
+            else:
+                ex.siblings_hidden += 1
 
 
 def _sibling_kept(label: str, shown: dict[str, int]) -> bool:

@@ -84,6 +84,7 @@ class FileScan:
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
     sidecar_error: str | None = None  # the sidecar exists but could not be read
+    pending: list[Record] = field(default_factory=list)  # merged sidecar records (never pickled)
     turn_map: TurnMap | None = None
     buf: Buffer | None = None  # the bytes scanned, for assembling exchanges (never pickled)
     seed: tuple[str | None, int | None] = (None, None)  # a subagent's spawn-prompt seed
@@ -197,7 +198,7 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
     sidecar = sidecar_of(transcript)
     if sidecar is not None:
         merge = read_sidecar(sidecar, buf)
-        pending = merge.pending
+        pending = result.pending = merge.pending
         result.malformed += merge.skipped_lines
         result.sidecar_error = merge.error
     if not spans and not pending:
