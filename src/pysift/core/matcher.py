@@ -13,10 +13,10 @@ nearly all of it; this module closes the gaps before RE2 sees the pattern:
 - ``\\d \\s \\w`` (and ``\\D \\S \\W`` outside classes) are Unicode-aware, as in Rust
   (RE2's are ASCII-only);
 - the word boundaries ``\\b \\B \\< \\> \\b{start}`` … are Unicode-aware too. RE2 has
-  only ASCII ones (``\\bconfig\\b`` matched ``config里``, ``caf\\w\\b`` missed ``café``)
-  and no lookaround to spell them, so RE2 runs the pattern WITHOUT its boundaries (a
-  superset: same needles, same speed) and a text it matches is confirmed by the
-  ``regex`` module with each boundary spelled as lookarounds over the same ``\\w``;
+  only ASCII ones (``\\bconfig\\b`` matched ``config里``, ``caf\\w\\b`` missed ``café``),
+  so RE2 runs the pattern WITHOUT its boundaries (a superset: same needles, same speed)
+  and a text it matches is confirmed by the Rust regex crate itself (``rurex``, linear
+  time) running the same translated pattern with the boundaries in Rust's own syntax;
 - ``\\u007F``, ``\\u{7F}``, ``\\U0000007F`` and ``\\U{7F}`` escapes are accepted;
 - a leading ``(?x)`` (verbose: whitespace and ``#`` comments ignored) is applied here,
   because RE2 has no verbose mode.
@@ -76,27 +76,15 @@ _POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
 _SPECIAL_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
 
-# The word boundaries over the Unicode \w above, as lookarounds (``regex`` module syntax,
-# see ``_regex_module_source``): Rust's \b, \B, \b{start} (= \<), \b{end} (= \>) and
-# the half boundaries (\W or the edge of the text on one side).
-_W = f"[{_WORD_BODY}]"
-_BOUNDARY_LOOKAROUND = {
-    "b": f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))",
-    "B": f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))",
-    "start": f"(?<!{_W})(?={_W})",
-    "end": f"(?<={_W})(?!{_W})",
-    "start-half": f"(?<!{_W})",
-    "end-half": f"(?!{_W})",
-}
-#: A confirming search that takes longer than this on one text is refused (the ``regex``
-#: module backtracks; RE2, which found the candidate, does not).
-BOUNDARY_CHECK_SECONDS = 5.0
+# Rust's spelling of each word boundary: what the confirming Rust regex runs.
+_RUST_BOUNDARY = {"b": r"\b", "B": r"\B", "start": r"\b{start}", "end": r"\b{end}",
+                  "start-half": r"\b{start-half}", "end-half": r"\b{end-half}"}
 
 
 @dataclass(frozen=True)
 class _Boundary:
     """A word-boundary assertion in the translated pattern (``kind``: a key of
-    ``_BOUNDARY_LOOKAROUND``): nothing in RE2's source, lookarounds in the check's."""
+    ``_RUST_BOUNDARY``): nothing in RE2's source, itself in the Rust check's."""
 
     kind: str
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -182,7 +170,7 @@ class _Translator:
         return _Translation(
             "".join("(?:)" if isinstance(p, _Boundary) else p for p in self.out),
             self.has_literal, self.has_upper,
-            "".join(_BOUNDARY_LOOKAROUND[p.kind] if isinstance(p, _Boundary) else p
+            "".join(_RUST_BOUNDARY[p.kind] if isinstance(p, _Boundary) else p
                     for p in self.out),
             "".join((r"\B" if p.kind == "B" else r"\b") if isinstance(p, _Boundary) else p
                     for p in self.out))
@@ -335,7 +323,7 @@ class _Translator:
             self.out.append(pattern[start : start + 2])
             self.pos += 2
             return
-        # anchors (\A \z \b \B) and anything RE2 will reject in its own words
+        # anchors (\A \z) and anything RE2 will reject in its own words
         self.out.append(pattern[start : start + 2])
         self.pos += 2
 
@@ -510,12 +498,13 @@ class Matcher:
         try:
             match = self._regex.search(text)
         except UnicodeEncodeError:
-            match = self._regex.search(_without_surrogates(text))
+            text = _without_surrogates(text)  # the check must read what RE2 read
+            match = self._regex.search(text)
         if match is None:
             return None
         if self._exact is not None:
-            confirmed = self._confirmed(text, every=False)
-            return confirmed[0] if confirmed else None
+            confirmed = self._exact.search(text)
+            return None if confirmed is None else confirmed.span()
         return match.span()
 
     def matches(self, text: str) -> bool:
@@ -532,25 +521,10 @@ class Matcher:
             text = _without_surrogates(text)
         if self._exact is not None:
             if self._regex.search(text) is not None:
-                yield from self._confirmed(text, every=True)
+                yield from (m.span() for m in self._exact.finditer(text))
             return
         for match in self._regex.finditer(text):
             yield match.span()
-
-    def _confirmed(self, text: str, *, every: bool) -> list[tuple[int, int]]:
-        """The spans the boundary check confirms in a text RE2 matched (the first, or
-        ``every`` one), bounded in time: the check backtracks."""
-        exact, limit = self._exact, BOUNDARY_CHECK_SECONDS
-        try:
-            if every:
-                return [m.span() for m in exact.finditer(text, timeout=limit)]
-            match = exact.search(text, timeout=limit)
-            return [] if match is None else [match.span()]
-        except TimeoutError:
-            raise UsageError(
-                f"invalid regex: checking the word boundaries of `{self.pattern}` took over "
-                f"{BOUNDARY_CHECK_SECONDS:g} s on one record (the check backtracks); "
-                "simplify the pattern around \\b, or drop the boundaries") from None
 
 
 def _without_surrogates(text: str) -> str:
@@ -586,7 +560,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
     if translation.exact_source is not None:
         exact = _boundary_check(("(?ms)" if multiline else "") + translation.exact_source,
                                 insensitive)
-        if exact is None:  # a construct the check cannot spell: RE2's ASCII boundaries
+        if exact is None:  # a construct the crate refuses: RE2's ASCII boundaries
             source = ("(?ms)" if multiline else "") + translation.ascii_source  # type: ignore[operator]
     import re2
 
@@ -610,36 +584,15 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
 
 
 def _boundary_check(source: str, insensitive: bool) -> Any:
-    """The ``regex``-module pattern confirming RE2's candidates; None if it cannot be
-    compiled (``(?U)``, which ``regex`` lacks: the pattern keeps RE2's ASCII boundaries)."""
-    import regex
+    """The Rust regex (``rurex``) confirming RE2's candidates: the translated pattern with
+    its boundaries in Rust's syntax, so both engines read the same classes. None if the
+    crate refuses it (the pattern then keeps RE2's ASCII boundaries)."""
+    import rurex
 
     try:
-        return regex.compile(_regex_module_source(source),
-                             regex.V0 | (regex.IGNORECASE if insensitive else 0))
-    except (regex.error, ValueError, OverflowError):
+        return rurex.compile(source, rurex.IGNORECASE if insensitive else 0)
+    except (rurex.error, ValueError, OverflowError):
         return None
-
-
-def _regex_module_source(source: str) -> str:
-    """RE2 syntax -> ``regex`` module syntax: only ``\\x{H}`` differs among what the
-    translator writes (``regex`` spells it ``\\UHHHHHHHH``)."""
-    out: list[str] = []
-    at = 0
-    while at < len(source):
-        char = source[at]
-        if char != "\\":
-            out.append(char)
-            at += 1
-            continue
-        braced = _HEX_BRACED.match(source, at + 2) if source[at + 1:at + 2] == "x" else None
-        if braced is not None:
-            out.append(f"\\U{int(braced.group(1), 16):08x}")
-            at = braced.end()
-        else:
-            out.append(source[at:at + 2])
-            at += 2
-    return "".join(out)
 
 
 def _re2_message(exc: Exception) -> str:

@@ -292,7 +292,35 @@ def _bounded_occurrences(text: str, word: str) -> list[tuple[int, int]]:
        st.sampled_from(["a", "ab", "b", "é", "里"]))
 def test_prop_word_boundaries_agree_with_the_character_database(text: str, word: str) -> None:
     matcher = compile_pattern(r"\b" + escape_literal(word) + r"\b")
-    assert list(matcher.finditer(text)) == _bounded_occurrences(text, word)
+    expected = _bounded_occurrences(text, word)
+    assert list(matcher.finditer(text)) == expected
+    assert matcher.search(text) == (expected[0] if expected else None)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "expected"),
+    [
+        # a quantified boundary is optional (a lookaround pair once kept its first half)
+        (r"\<?foo", "see xfoo here", (5, 8)),
+        (r"\>*", "", (0, 0)),
+        # `$` is the end of the text, never "before a final newline"
+        (r"\bfoo$|\bbar", "xbar foo\n", None),
+        # POSIX classes are ASCII, as in RE2 and Rust
+        (r"caf[[:^alpha:]]\b", "un café noir", (3, 7)),
+        (r"\bx[[:alpha:]]\b", "xé xab", None),
+        # a caseless pattern does not fold a Unicode property's complement away
+        (r"\bx\P{Lu}", "the xĸ word", (4, 6)),
+        # the check reads the text RE2 read: a lone surrogate is U+FFFD
+        (r"\bx\x{FFFD}", "x\ud800 y", (0, 2)),
+        # the lazy-swap flag keeps Unicode boundaries
+        (r"(?U)\b{start-half}-x", " -x", (1, 3)),
+        # linear time: this backtracked for minutes in the `regex` module
+        (r"(a|aa)+\B!", "a" * 31 + "! ok", None),
+    ],
+)
+def test_word_boundaries_follow_rust(pattern: str, text: str,
+                                     expected: tuple[int, int] | None) -> None:
+    assert compile_pattern(pattern).search(text) == expected
 
 
 def test_conditional_group_is_rejected() -> None:
