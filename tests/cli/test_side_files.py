@@ -177,3 +177,19 @@ def test_an_encoded_dir_with_a_trailing_slash_is_a_path_not_an_option(
     inside = cli("--claude-home", "..", "list", "-home-ada-src-orbit/", "--format", "json")
     assert inside.code == 0, inside.stderr
     assert {r["session_id"] for r in inside.json_rows("session")} >= {ORBIT}
+
+
+def test_a_uuid_miss_says_the_sidecar_could_not_be_read(cli, demo_copy: Path) -> None:
+    """The pending question's uuid lives in the sidecar: with the sidecar unreadable the
+    miss must say why, not only "no record with uuid"."""
+    sidecar = _session_dir(demo_copy) / "elicitations.jsonl"
+    pending_uuid = next(line for line in sidecar.read_text().splitlines() if line.strip())
+    import orjson
+
+    uuid = orjson.loads(pending_uuid)["uuid"]
+    sidecar.unlink()
+    sidecar.mkdir()
+    result = cli("--claude-home", str(demo_copy), "show", f"@{ORBIT}", "--uuid", uuid)
+    assert result.code == 1
+    assert f"no record with uuid {uuid}" in result.stderr
+    assert "cannot read the elicitation sidecar" in result.stderr

@@ -47,11 +47,11 @@ def run(opts: ListOptions, env: Env) -> Report:
     for s in unreadable:
         report.note(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
-    for s in summaries:
-        if s.sidecar_error:
-            report.note(unread_warning(s.sidecar_error))
     if opts.since is not None or opts.until is not None:
         summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]
+    for s in summaries:  # of the sessions listed (the window may drop some)
+        if s.sidecar_error:
+            report.note(unread_warning(s.sidecar_error))
     dropped = 0
     if cap and len(summaries) > cap:
         dropped = len(summaries) - cap

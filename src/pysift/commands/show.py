@@ -340,9 +340,11 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
                     continue
                 out.append((n, units))
     if missing:
+        unread = (f" ({view.sidecar_error}: a pending elicitation's uuid could not be looked "
+                  "up)" if view.sidecar_error else "")
         raise NotFoundError(
-            f"no record with uuid {', '.join(missing)} in {view.transcript.path}; find uuids "
-            f"with pysift search ... --format json (the uuid key)")
+            f"no record with uuid {', '.join(missing)} in {view.transcript.path}{unread}; "
+            f"find uuids with pysift search ... --format json (the uuid key)")
     if not opts.raw and not out:
         raise NotFoundError(f"none of the addressed uuid(s) is a renderable record — inspect "
                             f"their lines with: pysift show {_ref(view)} --uuid "

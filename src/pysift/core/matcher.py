@@ -87,6 +87,8 @@ class _Boundary:
     ``_RUST_BOUNDARY``): nothing in RE2's source, itself in the Rust check's."""
 
     kind: str
+
+
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 

@@ -395,10 +395,10 @@ def _build_probes(needles: tuple[str, ...], caseless: bool) -> list[_Probe]:
     if any(c in OPTIONAL_ESCAPES for needle in needles for c in needle):
         # a character some writers escape needlessly has several spellings: one pass, each
         # spelled out (ASCII case is RE2's: spelled-out folds cost it its literal search),
-        # leading ones dropped (what is left is still required, and gives RE2 a literal
-        # prefix to search for: `<command-name>` took 2.5x as long)
-        lead = "".join(OPTIONAL_ESCAPES)
-        return [_Re2Probe(b"|".join(_folded_source(n.lstrip(lead) or n, fold=False)
+        # leading ones dropped when enough is left (what is left is still required, and
+        # gives RE2 a literal prefix: `<command-name>` took 2.5x as long; `==0` left as
+        # `0` made nearly every line a candidate)
+        return [_Re2Probe(b"|".join(_folded_source(_without_escapable_lead(n), fold=False)
                                     for n in needles), caseless=caseless)]
     spellings: list[tuple[bytes, bool, bool]] = []  # (bytes, is_escaped_form, fold_case)
     for needle in needles:
@@ -421,6 +421,13 @@ def _build_probes(needles: tuple[str, ...], caseless: bool) -> list[_Probe]:
         else:
             probes.append(_LiteralProbe(form))
     return probes
+
+
+def _without_escapable_lead(needle: str) -> str:
+    """``needle`` without its leading ``OPTIONAL_ESCAPES`` characters, if at least
+    ``NEEDLE_MIN_BYTES`` are left; else the whole needle."""
+    rest = needle.lstrip("".join(OPTIONAL_ESCAPES))
+    return rest if len(rest.encode("utf-8")) >= NEEDLE_MIN_BYTES else needle
 
 
 def _folded_source(needle: str, *, fold: bool = True) -> bytes:

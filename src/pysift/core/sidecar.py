@@ -40,7 +40,7 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
     """
     try:  # os-level: most sessions have no sidecar, and a listing asks for thousands
         data = read_regular(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file (a stray FILE named <uuid>)
         return SidecarMerge()
     except OSError as exc:  # a directory, a FIFO, no permission: there, but not read
         reason = exc.strerror or str(exc)

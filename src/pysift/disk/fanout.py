@@ -120,8 +120,9 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
                                            protocol=pickle.HIGHEST_PROTOCOL)
                 except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
                     status = 1
-                    try:  # the error itself, so a typed one keeps its message and exit code
-                        payload = pickle.dumps(("error", exc))
+                    try:  # a typed error itself keeps its message and exit code
+                        payload = pickle.dumps(("error", exc if isinstance(exc, Exception)
+                                                else repr(exc)))
                     except Exception:  # noqa: BLE001 - not picklable: its repr
                         payload = pickle.dumps(("error", repr(exc)))
                 try:

@@ -648,3 +648,17 @@ def test_the_number_pass_is_off_by_default() -> None:
     line = b'{"rate":0.000001}'
     assert NeedleSet(["1e-6"], caseless=False).find_all_lines(line) == []
     assert NeedleSet(["1e-6"], caseless=False, respelled_numbers=True).find_all_lines(line) == [0]
+
+
+def test_a_leading_escapable_character_is_dropped_only_when_enough_is_left() -> None:
+    """`<command-name>` is searched from `command-name` (a literal prefix for RE2); `==0`
+    left as `0` made nearly every line a candidate, so it keeps its whole needle."""
+    from pysift.core.prefilter import _without_escapable_lead
+
+    assert _without_escapable_lead("<command-name>") == "command-name>"
+    assert _without_escapable_lead("==0") == "==0"
+    assert _without_escapable_lead("<<<a") == "<<<a"
+    assert _without_escapable_lead("//abc") == "abc"
+    noise = b'{"type":"user","message":{"content":"0 and a"}}'
+    assert not compile_pattern("==0").needles.any_in(noise)
+    assert compile_pattern("==0").needles.any_in(b'{"content":"x \\u003d\\u003d0"}')

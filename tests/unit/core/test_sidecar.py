@@ -90,3 +90,12 @@ def test_a_sidecar_line_with_a_lone_surrogate_escape_is_merged(tmp_path: Path) -
     other = tmp_path / "copy.jsonl"
     other.write_bytes(line)
     assert is_sidecar_file(other)
+
+
+def test_a_stray_file_in_place_of_the_session_dir_means_no_sidecar(tmp_path: Path) -> None:
+    """`<uuid>` is a file, so `<uuid>/elicitations.jsonl` cannot exist (ENOTDIR): no hook,
+    nothing unread, no warning."""
+    stray = tmp_path / "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+    stray.write_text("not a dir")
+    merge = read_sidecar(stray / "elicitations.jsonl")
+    assert not merge.present and merge.error is None
