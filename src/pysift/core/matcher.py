@@ -34,7 +34,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pysift.core.prefilter import NeedleSet, required_needles
+from pysift.core.prefilter import (
+    SPACED_REPETITION,
+    NeedleSet,
+    required_needles,
+    tight_repetition,
+)
 from pysift.errors import UsageError
 
 #: RE2's default program budget (8 MiB) is too small for Unicode ``\w`` under
@@ -62,7 +67,8 @@ _PERL_CLASS_OUTSIDE = {
     "W": f"[^{_WORD_BODY}]",
 }
 # Inside a class a negated Unicode class cannot be spelled as a union member in RE2
-# (no nested classes), so \S and \W keep RE2's ASCII meaning there.
+# (no nested classes): \S and \W there are refused (they read as ASCII, a silent miss
+# of `é` in the letters idiom `[^\W\d_]`).
 _PERL_CLASS_INSIDE = {"d": _DIGIT_BODY, "D": r"\P{Nd}", "s": _SPACE_BODY, "w": _WORD_BODY}
 
 _LINEAR_TIME_REASON = (
@@ -74,6 +80,8 @@ _REPETITION = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
+# what `-u` would change the meaning of (literal text reads the same either way)
+_UNICODE_SENSITIVE = re.compile(r"\\[wWdDsSbB<>pP]")
 _SPECIAL_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
 
 # Rust's spelling of each word boundary: what the confirming Rust regex runs.
@@ -125,6 +133,7 @@ class _Translator:
         self.verbose = False
         self.has_literal = False
         self.has_upper = False
+        self.unicode_off = False  # a `-u` flag group: harmless unless a class reads it
 
     # -- bookkeeping -------------------------------------------------------------------
     def _literal(self, char: str) -> None:
@@ -166,6 +175,11 @@ class _Translator:
                 self._literal(char)
                 self.out.append(char)
                 self.pos += 1
+        if self.unicode_off and _UNICODE_SENSITIVE.search(pattern):
+            raise UsageError(
+                "invalid regex: turning Unicode off (`-u`) is not supported with a Perl class "
+                "or a word boundary (they would stay Unicode: `(?-u)\\w` matching `é`); "
+                "spell the ASCII set out instead ([0-9], [A-Za-z0-9_], [\\t\\n\\f\\r ])")
         if not any(isinstance(piece, _Boundary) for piece in self.out):
             return _Translation("".join(self.out), self.has_literal,  # type: ignore[arg-type]
                                 self.has_upper)
@@ -187,6 +201,7 @@ class _Translator:
         if "x" not in on and "x" not in (off or ""):
             return
         self.verbose = "x" in on
+        self.unicode_off = self.unicode_off or "u" in (off or "")
         self.out.append(_flag_group(on, off or "", ")"))
         self.pos = match.end()
 
@@ -205,6 +220,12 @@ class _Translator:
             )
 
     def _brace(self) -> None:
+        spaced = SPACED_REPETITION.match(self.pattern, self.pos)
+        if spaced is not None:  # Rust allows spaces around the counts: `a{2, 3}`
+            self.out.append(tight_repetition(spaced))
+            self.pos = spaced.end()
+            self._after_quantifier(spaced.group(0))
+            return
         match = _REPETITION.match(self.pattern, self.pos)
         if match is None:  # RE2 (like Rust for an unclosed brace) reads it as a literal `{`
             self._literal("{")
@@ -263,6 +284,7 @@ class _Translator:
                     f"invalid regex: the verbose flag `x` (at offset {start}) is supported "
                     "only as a leading `(?x)` that applies to the whole pattern"
                 )
+            self.unicode_off = self.unicode_off or "u" in (flags.group(2) or "")
             self.out.append(_flag_group(flags.group(1), flags.group(2) or "", flags.group(3)))
             self.pos = flags.end()
             return
@@ -298,6 +320,12 @@ class _Translator:
         if not in_class and nxt in "<>bB":
             self._word_boundary(start)
             return
+        if in_class and nxt in "WS":
+            raise UsageError(
+                f"invalid regex: `\\{nxt}` inside a bracket class (at offset {start}) is not "
+                f"supported: its Unicode set cannot be spelled there; write it outside the "
+                f"class as an alternation (`(?:\\{nxt}|[...])`), or name the members "
+                f"(letters: `[\\p{{L}}\\p{{M}}]`; horizontal space: `[\\t\\p{{Zs}}]`)")
         table = _PERL_CLASS_INSIDE if in_class else _PERL_CLASS_OUTSIDE
         if nxt in table:
             self.out.append(table[nxt])
@@ -432,7 +460,9 @@ class _Translator:
 
 
 def _flag_group(on: str, off: str, terminator: str) -> str:
-    """A flag group for RE2: ``x`` is applied by the translator, ``u`` is always on."""
+    """A flag group for RE2: ``x`` is applied by the translator, ``u`` is always on (and
+    may not be turned off: RE2 would keep the Unicode classes and folding it asked to
+    drop, `(?-u)\\w` matching `é`: ``_Translator.run`` refuses that case)."""
     on, off = on.replace("x", "").replace("u", ""), off.replace("x", "").replace("u", "")
     flags = on + ("-" + off if off else "")
     if terminator == ":":
@@ -591,9 +621,14 @@ def _boundary_check(source: str, insensitive: bool) -> Any:
     crate refuses it (the pattern then keeps RE2's ASCII boundaries)."""
     import rurex
 
+    # every non-ASCII character as its escape: the crate's error path panicked (and
+    # printed a Rust backtrace) on an error offset inside a multi-byte character
+    ascii_source = "".join(c if c.isascii() else f"\\x{{{ord(c):X}}}" for c in source)
     try:
-        return rurex.compile(source, rurex.IGNORECASE if insensitive else 0)
-    except (rurex.error, ValueError, OverflowError):
+        return rurex.compile(ascii_source, rurex.IGNORECASE if insensitive else 0)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # noqa: BLE001 - a refusal, or a panic inside the crate
         return None
 
 

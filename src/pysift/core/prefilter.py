@@ -120,6 +120,14 @@ _NUMBER_PIECE = re.compile(r"[-+]?[0-9]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]*)?")
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
 _LOOSE_BRACE = re.compile(r"\{,\d*\}")
+# a counted repetition with spaces around its numbers (Rust reads `a{2, 3}` as `a{2,3}`)
+SPACED_REPETITION = re.compile(r"\{[ \t\n]*(\d+)[ \t\n]*(?:(,)[ \t\n]*(\d*)[ \t\n]*)?\}")
+
+
+def tight_repetition(match: re.Match[str]) -> str:
+    """A ``SPACED_REPETITION`` match written without its spaces."""
+    low, comma, high = match.groups()
+    return "{" + low + ("," + (high or "") if comma else "") + "}"
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 # escapes that mean the same thing in RE2/Rust and Python's parser
 _SHARED_LETTER_ESCAPES = frozenset("dDsSwWbBAntrfva")
@@ -762,6 +770,11 @@ def _python_syntax(pattern: str) -> tuple[str, bool] | None:
                 continue
         if char == "{" and _LOOSE_BRACE.match(pattern, index):
             return None  # `{,n}` is a literal in RE2, a repetition in Python
+        spaced = SPACED_REPETITION.match(pattern, index) if char == "{" else None
+        if spaced is not None:  # `{2, 3}`: a repetition in Rust, a literal to Python
+            out.append(tight_repetition(spaced))
+            index = spaced.end()
+            continue
         out.append(char)
         index += 1
     return "".join(out), caseless

@@ -396,3 +396,41 @@ def test_prop_translation_never_crashes(pattern: str) -> None:
         compile_pattern(pattern)
     except UsageError:
         pass
+
+
+@pytest.mark.parametrize(("pattern", "text", "expected"), [
+    ("a{2, 3}", "aaa", (0, 3)),
+    (r"\d{1, 3}", "12", (0, 2)),
+    ("a{ 2}", "aa", (0, 2)),
+    ("a{2 ,3}", "aaa", (0, 3)),
+    ("hello{2, 3}world", "hellooworld", (0, 11)),
+])
+def test_a_counted_repetition_may_hold_spaces(pattern: str, text: str,
+                                              expected: tuple[int, int]) -> None:
+    """Rust reads `a{2, 3}` as `a{2,3}`; it was searched as the literal `a{2, 3}` and the
+    prefilter skipped every line without the text `a{2`."""
+    matcher = compile_pattern(pattern)
+    assert matcher.search(text) == expected
+    if matcher.needles is not None:
+        assert all("{" not in needle for needle in matcher.needles.needles)
+
+
+@pytest.mark.parametrize(("pattern", "named"), [
+    (r"(?-u)\w", "turning Unicode off"),
+    (r"(?-u:\d)", "turning Unicode off"),
+    (r"[\W]", r"`\W` inside a bracket class"),
+    (r"[^\W\d_]", r"`\W` inside a bracket class"),
+    (r"[^\S\n]", r"`\S` inside a bracket class"),
+])
+def test_what_would_silently_read_as_ascii_is_refused(pattern: str, named: str) -> None:
+    """RE2 kept Unicode under `(?-u)` and read `\\W`/`\\S` in a class as ASCII: `[^\\W\\d_]`
+    (letters) missed `é`. Refused with the way to write it instead."""
+    with pytest.raises(UsageError, match=re.escape(named)):
+        compile_pattern(pattern)
+
+
+def test_a_pattern_the_rust_check_refuses_never_panics(capfd: pytest.CaptureFixture[str]) -> None:
+    """A duplicate group name after a non-ASCII character made the crate panic (a Rust
+    backtrace on stderr, a traceback from pysift); the pattern keeps RE2's boundaries."""
+    assert compile_pattern(r"é\b(?P<g>a)(?P<g>b)").search("éab") == (0, 3)
+    assert "panicked" not in capfd.readouterr().err
