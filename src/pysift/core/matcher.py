@@ -134,6 +134,8 @@ class _Translator:
         self.has_literal = False
         self.has_upper = False
         self.unicode_off = False  # a `-u` flag group: harmless unless a class reads it
+        self.class_negated = False  # inside a `[^...]` class
+        self.class_complements: list[str] = []  # \W / \S met in the open class
 
     # -- bookkeeping -------------------------------------------------------------------
     def _literal(self, char: str) -> None:
@@ -190,6 +192,14 @@ class _Translator:
                     for p in self.out),
             "".join((r"\B" if p.kind == "B" else r"\b") if isinstance(p, _Boundary) else p
                     for p in self.out))
+
+    def _class_with_complements(self, opened: int) -> None:
+        """Rewrite the class just closed at ``self.out[opened:]`` (``[``, members, ``]``)
+        around the \\W / \\S it held."""
+        members = "".join(self.out[opened + 1:-1])  # type: ignore[arg-type]
+        del self.out[opened:]
+        self.out.append(_class_with_complements_source(members, self.class_complements))
+        self.class_complements = []
 
     # -- pieces --------------------------------------------------------------------------
     def _leading_flags(self) -> None:
@@ -321,11 +331,15 @@ class _Translator:
             self._word_boundary(start)
             return
         if in_class and nxt in "WS":
-            raise UsageError(
-                f"invalid regex: `\\{nxt}` inside a bracket class (at offset {start}) is not "
-                f"supported: its Unicode set cannot be spelled there; write it outside the "
-                f"class as an alternation (`(?:\\{nxt}|[...])`), or name the members "
-                f"(letters: `[\\p{{L}}\\p{{M}}]`; horizontal space: `[\\t\\p{{Zs}}]`)")
+            if self.class_negated:
+                raise UsageError(
+                    f"invalid regex: `\\{nxt}` inside a negated bracket class (at offset "
+                    f"{start}) is not supported: the set it leaves cannot be spelled in RE2; "
+                    f"name the members instead (letters: `[\\p{{L}}\\p{{M}}]` for "
+                    f"`[^\\W\\d_]`; horizontal space: `[\\t\\p{{Zs}}]` for `[^\\S\\n]`)")
+            self.class_complements.append(nxt)  # the class becomes an alternation
+            self.pos += 2
+            return
         table = _PERL_CLASS_INSIDE if in_class else _PERL_CLASS_OUTSIDE
         if nxt in table:
             self.out.append(table[nxt])
@@ -416,9 +430,12 @@ class _Translator:
 
     def _char_class(self) -> None:
         pattern = self.pattern
+        opened = len(self.out)
         self.out.append("[")
         self.pos += 1
-        if self._peek() == "^":
+        self.class_negated = self._peek() == "^"
+        self.class_complements: list[str] = []  # \W / \S met in this class
+        if self.class_negated:
             self.out.append("^")
             self.pos += 1
         if self._peek() == "]":  # a leading `]` is a literal member
@@ -430,6 +447,8 @@ class _Translator:
             if char == "]":
                 self.out.append("]")
                 self.pos += 1
+                if self.class_complements:
+                    self._class_with_complements(opened)
                 return
             if char == "\\":
                 self._escape(in_class=True)
@@ -457,6 +476,14 @@ class _Translator:
             self.out.append(char)
             self.pos += 1
         # unterminated: RE2 reports "missing ]"
+
+
+def _class_with_complements_source(members: str, complements: list[str]) -> str:
+    """``[members\\W]`` as RE2 can spell it: ``(?:[members]|[^<\\w>])`` (a negated
+    Unicode set cannot stand inside a class, but can stand beside it)."""
+    parts = [f"[{members}]"] if members else []
+    parts += [_PERL_CLASS_OUTSIDE[kind] for kind in dict.fromkeys(complements)]
+    return "(?:" + "|".join(parts) + ")"
 
 
 def _flag_group(on: str, off: str, terminator: str) -> str:

@@ -418,15 +418,30 @@ def test_a_counted_repetition_may_hold_spaces(pattern: str, text: str,
 @pytest.mark.parametrize(("pattern", "named"), [
     (r"(?-u)\w", "turning Unicode off"),
     (r"(?-u:\d)", "turning Unicode off"),
-    (r"[\W]", r"`\W` inside a bracket class"),
-    (r"[^\W\d_]", r"`\W` inside a bracket class"),
-    (r"[^\S\n]", r"`\S` inside a bracket class"),
+    (r"[^\W\d_]", r"`\W` inside a negated bracket class"),
+    (r"[^\S\n]", r"`\S` inside a negated bracket class"),
 ])
 def test_what_would_silently_read_as_ascii_is_refused(pattern: str, named: str) -> None:
     """RE2 kept Unicode under `(?-u)` and read `\\W`/`\\S` in a class as ASCII: `[^\\W\\d_]`
     (letters) missed `é`. Refused with the way to write it instead."""
     with pytest.raises(UsageError, match=re.escape(named)):
         compile_pattern(pattern)
+
+
+@pytest.mark.parametrize(("pattern", "text", "expected"), [
+    (r"[\W]", "é", None),            # é is a word character (RE2's ASCII \W took it)
+    (r"[\W]", "-", (0, 1)),
+    (r"[a\W]+", "a-é", (0, 2)),
+    (r"x[\S]y", "xéy", (0, 3)),
+    (r"[\S]", "\u3000", None),       # an ideographic space is white space
+    (r"[\s\S]+", "aé\nb", (0, 4)),  # the "any character" idioms
+    (r"[\w\W]", "é", (0, 1)),
+])
+def test_w_and_s_complements_inside_a_class_are_unicode(pattern: str, text: str,
+                                                        expected: tuple[int, int] | None
+                                                        ) -> None:
+    """A positive class holding \\W or \\S is spelled as an alternation beside it."""
+    assert compile_pattern(pattern).search(text) == expected
 
 
 def test_a_pattern_the_rust_check_refuses_never_panics(capfd: pytest.CaptureFixture[str]) -> None:
