@@ -80,8 +80,6 @@ _REPETITION = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
 _POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
 _HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
-# what `-u` would change the meaning of (literal text reads the same either way)
-_UNICODE_SENSITIVE = re.compile(r"\\[wWdDsSbB<>pP]")
 _SPECIAL_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
 
 # Rust's spelling of each word boundary: what the confirming Rust regex runs.
@@ -133,7 +131,7 @@ class _Translator:
         self.verbose = False
         self.has_literal = False
         self.has_upper = False
-        self.unicode_off = False  # a `-u` flag group: harmless unless a class reads it
+        self.unicode_off = False  # a `-u` flag group (refused)
         self.class_negated = False  # inside a `[^...]` class
         self.class_complements: list[str] = []  # \W / \S met in the open class
 
@@ -177,11 +175,12 @@ class _Translator:
                 self._literal(char)
                 self.out.append(char)
                 self.pos += 1
-        if self.unicode_off and _UNICODE_SENSITIVE.search(pattern):
+        if self.unicode_off:
             raise UsageError(
-                "invalid regex: turning Unicode off (`-u`) is not supported with a Perl class "
-                "or a word boundary (they would stay Unicode: `(?-u)\\w` matching `é`); "
-                "spell the ASCII set out instead ([0-9], [A-Za-z0-9_], [\\t\\n\\f\\r ])")
+                "invalid regex: turning Unicode off (`-u` in a flag group) is not supported: "
+                "classes, boundaries and case folding would stay Unicode (`(?-u)\\w` matching "
+                "`é`, `(?i-u)è` matching `È`); drop the flag and spell ASCII sets out "
+                "([0-9], [A-Za-z0-9_], [\\t\\n\\f\\r ])")
         if not any(isinstance(piece, _Boundary) for piece in self.out):
             return _Translation("".join(self.out), self.has_literal,  # type: ignore[arg-type]
                                 self.has_upper)
