@@ -1019,3 +1019,9 @@ def test_siblings_of_the_latest_turn_include_its_open_sidecar_question(cli, demo
         ("agent.tool.use", "elicitation-sidecar", "pending")]
     assert "Where should 0.4.0 be published?" in pending[0]["excerpt"]
     assert result.summary()["with_elicitation_sidecar"] is True
+
+
+def test_the_persisted_note_is_only_for_a_selection_that_reads_tool_results(cli,
+                                                                          demo_home) -> None:
+    result = cli("--claude-home", str(demo_home), "search", "helper_300", "-t", "user")
+    assert "persisted outside their transcripts" not in result.stderr

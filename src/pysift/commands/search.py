@@ -563,7 +563,8 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
                   if opts.targets else "<target> " if opts.sessions_from is not None else "")
         report.note(f"hint: see what this scope holds with: pysift search \"\" {target}"
                     "--count-by label")
-    if opts.pattern and not opts.resolve_persisted:
+    if opts.pattern and not opts.resolve_persisted and plan.wants_carriers:
+        # (only a selection that reads tool results could find text in their outputs)
         persisted = persisted_output_count(scope.transcripts)
         if persisted:
             report.note(f"note: {persisted} tool output(s) of the sessions in scope are "

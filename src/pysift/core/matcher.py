@@ -94,6 +94,31 @@ class _Boundary:
 
     kind: str
 
+    @property
+    def re2(self) -> str:
+        return "(?:)"
+
+    @property
+    def rust(self) -> str:
+        return _RUST_BOUNDARY[self.kind]
+
+    @property
+    def ascii(self) -> str:
+        return r"\B" if self.kind == "B" else r"\b"
+
+
+@dataclass(frozen=True)
+class _Split:
+    """A piece RE2 cannot spell exactly: ``re2`` is a superset of it, ``rust`` the exact
+    piece for the Rust check (a negated class holding \\W or \\S)."""
+
+    re2: str
+    rust: str
+
+    @property
+    def ascii(self) -> str:  # the crate refused the pattern: the superset stands
+        return self.re2
+
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -181,24 +206,34 @@ class _Translator:
                 "classes, boundaries and case folding would stay Unicode (`(?-u)\\w` matching "
                 "`é`, `(?i-u)è` matching `È`); drop the flag and spell ASCII sets out "
                 "([0-9], [A-Za-z0-9_], [\\t\\n\\f\\r ])")
-        if not any(isinstance(piece, _Boundary) for piece in self.out):
+        if all(isinstance(piece, str) for piece in self.out):
             return _Translation("".join(self.out), self.has_literal,  # type: ignore[arg-type]
                                 self.has_upper)
         return _Translation(
-            "".join("(?:)" if isinstance(p, _Boundary) else p for p in self.out),
+            "".join(p if isinstance(p, str) else p.re2 for p in self.out),
             self.has_literal, self.has_upper,
-            "".join(_RUST_BOUNDARY[p.kind] if isinstance(p, _Boundary) else p
-                    for p in self.out),
-            "".join((r"\B" if p.kind == "B" else r"\b") if isinstance(p, _Boundary) else p
-                    for p in self.out))
+            "".join(p if isinstance(p, str) else p.rust for p in self.out),
+            "".join(p if isinstance(p, str) else p.ascii for p in self.out))
 
     def _class_with_complements(self, opened: int) -> None:
         """Rewrite the class just closed at ``self.out[opened:]`` (``[``, members, ``]``)
         around the \\W / \\S it held."""
-        members = "".join(self.out[opened + 1:-1])  # type: ignore[arg-type]
+        first = opened + (2 if self.class_negated else 1)  # past `[` and `^`
+        members = "".join(self.out[first:-1])  # type: ignore[arg-type]
         del self.out[opened:]
-        self.out.append(_class_with_complements_source(members, self.class_complements))
-        self.class_complements = []
+        complements, self.class_complements = self.class_complements, []
+        if not self.class_negated:
+            self.out.append(_class_with_complements_source(members, complements))
+            return
+        # `[^\W\d_]` leaves a part of \w (of \s for \S): RE2 gets that superset, and the
+        # Rust crate confirms with the class itself (Unicode \W / \S are its own)
+        superset = f"[{_WORD_BODY}]" if "W" in complements else f"[{_SPACE_BODY}]"
+        # the members as a nested class (Rust has them): beside \W a `-` would read as a
+        # range, and a leading `^` as a negation
+        inner = "\\" + members if members.startswith("^") else members
+        rust = ("[^" + "".join("\\" + kind for kind in complements)
+                + (f"[{inner}]" if inner else "") + "]")
+        self.out.append(_Split(superset, rust))
 
     # -- pieces --------------------------------------------------------------------------
     def _leading_flags(self) -> None:
@@ -330,13 +365,7 @@ class _Translator:
             self._word_boundary(start)
             return
         if in_class and nxt in "WS":
-            if self.class_negated:
-                raise UsageError(
-                    f"invalid regex: `\\{nxt}` inside a negated bracket class (at offset "
-                    f"{start}) is not supported: the set it leaves cannot be spelled in RE2; "
-                    f"name the members instead (letters: `[\\p{{L}}\\p{{M}}]` for "
-                    f"`[^\\W\\d_]`; horizontal space: `[\\t\\p{{Zs}}]` for `[^\\S\\n]`)")
-            self.class_complements.append(nxt)  # the class becomes an alternation
+            self.class_complements.append(nxt)  # the class is spelled anew at its end
             self.pos += 2
             return
         table = _PERL_CLASS_INSIDE if in_class else _PERL_CLASS_OUTSIDE
@@ -480,6 +509,8 @@ class _Translator:
 def _class_with_complements_source(members: str, complements: list[str]) -> str:
     """``[members\\W]`` as RE2 can spell it: ``(?:[members]|[^<\\w>])`` (a negated
     Unicode set cannot stand inside a class, but can stand beside it)."""
+    if members.startswith("^"):  # a literal caret, first no more: not a negation
+        members = "\\" + members
     parts = [f"[{members}]"] if members else []
     parts += [_PERL_CLASS_OUTSIDE[kind] for kind in dict.fromkeys(complements)]
     return "(?:" + "|".join(parts) + ")"

@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from pysift.core.matcher import (
@@ -419,8 +419,6 @@ def test_a_counted_repetition_may_hold_spaces(pattern: str, text: str,
     (r"(?-u:\d)", "turning Unicode off"),
     ("(?i-u)è", "turning Unicode off"),  # Rust folds only ASCII there; RE2 folded È
     ("(?-u:abc)", "turning Unicode off"),
-    (r"[^\W\d_]", r"`\W` inside a negated bracket class"),
-    (r"[^\S\n]", r"`\S` inside a negated bracket class"),
 ])
 def test_what_would_silently_read_as_ascii_is_refused(pattern: str, named: str) -> None:
     """RE2 kept Unicode under `(?-u)` and read `\\W`/`\\S` in a class as ASCII: `[^\\W\\d_]`
@@ -437,6 +435,10 @@ def test_what_would_silently_read_as_ascii_is_refused(pattern: str, named: str) 
     (r"[\S]", "\u3000", None),       # an ideographic space is white space
     (r"[\s\S]+", "aé\nb", (0, 4)),  # the "any character" idioms
     (r"[\w\W]", "é", (0, 1)),
+    (r"foo[\W^]bar", "call foo^bar now", (5, 12)),  # a caret member stays a member
+    (r"[^\W\d_]+", "1_café2", (2, 6)),             # the letters idiom
+    (r"[^\S\n]+", "a \t\u00a0\nb", (1, 4)),       # horizontal white space
+    (r"[^\S]", "x\u3000", (1, 2)),
 ])
 def test_w_and_s_complements_inside_a_class_are_unicode(pattern: str, text: str,
                                                         expected: tuple[int, int] | None
@@ -450,3 +452,31 @@ def test_a_pattern_the_rust_check_refuses_never_panics(capfd: pytest.CaptureFixt
     backtrace on stderr, a traceback from pysift); the pattern keeps RE2's boundaries."""
     assert compile_pattern(r"é\b(?P<g>a)(?P<g>b)").search("éab") == (0, 3)
     assert "panicked" not in capfd.readouterr().err
+
+
+_CLASS_MEMBERS = ["a", "é", "^", "-", "K", r"\W", r"\S", r"\w", r"\s", r"\d", r"\n", "_"]
+class_patterns = st.builds(
+    lambda negated, members, tail: "[" + ("^" if negated else "") + "".join(members) + "]" + tail,
+    st.booleans(), st.lists(st.sampled_from(_CLASS_MEMBERS), min_size=1, max_size=4),
+    st.sampled_from(["", "+", r"\b", "x", "{2}"]))
+class_texts = st.text(alphabet="aé1_ \t\n\u00a0\u3000^-]K\u212axyß", max_size=10)
+
+
+@given(class_patterns, class_texts)
+def test_prop_classes_agree_with_the_rust_crate(pattern: str, text: str) -> None:
+    """Perl classes inside brackets (positive, negated, beside a caret) against the Rust
+    regex crate itself, smart case included."""
+    import rurex
+
+    try:
+        matcher = compile_pattern(pattern)
+    except UsageError:
+        event("refused")
+        return
+    try:
+        rust = rurex.compile(pattern, rurex.IGNORECASE if matcher.case_insensitive else 0)
+    except BaseException:  # noqa: BLE001 - Rust refuses it (a bad range `[^-a]`…)
+        event("rust refuses")
+        return
+    found = rust.search(text)
+    assert matcher.search(text) == (found.span() if found else None)

@@ -88,9 +88,9 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         ex = Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn, draft=draft,
                       ts=ts, hits=hits, record_uuids=uuids)
         if siblings and span is not None and ctx is not None:
-            _add_siblings(ex, buf, span, ctx, turns)
+            shown = _add_siblings(ex, buf, span, ctx, turns)
             if turns is not None and turn == turns.turn_count - 1:
-                _add_pending_siblings(ex, buf, scan.pending, ctx)
+                _add_pending_siblings(ex, buf, scan.pending, ctx, shown)
         out.append(ex)
     out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))
     return out
@@ -163,8 +163,9 @@ def _partner_uuid(buf: Buffer, hit: Hit) -> str | None:
 
 
 def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
-                  ctx: classify.ClassifyContext, turns: TurnMap | None) -> None:
-    """Render the turn's non-matched records under the fixed policy, counting the rest."""
+                  ctx: classify.ClassifyContext, turns: TurnMap | None) -> dict[str, int]:
+    """Render the turn's non-matched records under the fixed policy, counting the rest;
+    returns how many of each capped leaf were shown."""
     from pysift.disk.lines import line_of
 
     hit_lines = {h.line for h in ex.hits}
@@ -197,15 +198,15 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
     ex.turn_lines = (first_line, last_line)
     if hidden_first is not None and hidden_last is not None:
         ex.hidden_lines = (hidden_first, hidden_last)
+    return shown
 
 
 def _add_pending_siblings(ex: Exchange, buf: Buffer, pending: list,
-                          ctx: classify.ClassifyContext) -> None:
+                          ctx: classify.ClassifyContext, shown: dict[str, int]) -> None:
     """The sidecar's open questions belong to the latest turn (as ``show --turn`` puts
     them): siblings there too, unless they are the hit."""
     hit_uuids = {h.uuid for h in ex.hits if h.line is None}
-    shown: dict[str, int] = {}
-    for rec in pending:
+    for rec in pending:  # under the turn's caps (``shown``: what the file's lines used)
         if rec.uuid in hit_uuids:
             continue
         for unit in classify.units(rec, ctx):
