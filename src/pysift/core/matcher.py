@@ -16,7 +16,8 @@ nearly all of it; this module closes the gaps before RE2 sees the pattern:
   only ASCII ones (``\\bconfig\\b`` matched ``config里``, ``caf\\w\\b`` missed ``café``),
   so RE2 runs the pattern WITHOUT its boundaries (a superset: same needles, same speed)
   and a text it matches is confirmed by the Rust regex crate itself (``rurex``, linear
-  time) running the same translated pattern with the boundaries in Rust's own syntax;
+  time) running the same translated pattern with the boundaries in Rust's own syntax
+  (so is a negated class holding ``\\W`` or ``\\S``, which RE2 runs as ``\\w``/``\\s``);
 - ``\\u007F``, ``\\u{7F}``, ``\\U0000007F`` and ``\\U{7F}`` escapes are accepted;
 - a leading ``(?x)`` (verbose: whitespace and ``#`` comments ignored) is applied here,
   because RE2 has no verbose mode.
@@ -67,8 +68,9 @@ _PERL_CLASS_OUTSIDE = {
     "W": f"[^{_WORD_BODY}]",
 }
 # Inside a class a negated Unicode class cannot be spelled as a union member in RE2
-# (no nested classes): \S and \W there are refused (they read as ASCII, a silent miss
-# of `é` in the letters idiom `[^\W\d_]`).
+# (no nested classes): a class holding \S or \W is spelled anew when it closes
+# (``_Translator._class_with_complements``; RE2 read them as ASCII, and the letters
+# idiom `[^\W\d_]` missed `é`).
 _PERL_CLASS_INSIDE = {"d": _DIGIT_BODY, "D": r"\P{Nd}", "s": _SPACE_BODY, "w": _WORD_BODY}
 
 _LINEAR_TIME_REASON = (
@@ -137,8 +139,9 @@ class _Translation:
     source: str
     has_literal: bool
     has_uppercase_literal: bool
-    exact_source: str | None = None  # with Unicode word boundaries; None: RE2 is exact
-    ascii_source: str | None = None  # RE2 with its ASCII boundaries (if ``regex`` refuses)
+    exact_source: str | None = None  # for the Rust check (boundaries, a `[^\W…]`); None:
+    #                                  RE2's answer is exact
+    ascii_source: str | None = None  # RE2 alone, if the crate refuses the exact source
 
 
 class _Translator:
@@ -152,7 +155,7 @@ class _Translator:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.pos = 0
-        self.out: list[str | _Boundary] = []
+        self.out: list[str | _Boundary | _Split] = []
         self.verbose = False
         self.has_literal = False
         self.has_upper = False
@@ -462,7 +465,7 @@ class _Translator:
         self.out.append("[")
         self.pos += 1
         self.class_negated = self._peek() == "^"
-        self.class_complements: list[str] = []  # \W / \S met in this class
+        self.class_complements = []  # \W / \S met in this class
         if self.class_negated:
             self.out.append("^")
             self.pos += 1
@@ -517,9 +520,8 @@ def _class_with_complements_source(members: str, complements: list[str]) -> str:
 
 
 def _flag_group(on: str, off: str, terminator: str) -> str:
-    """A flag group for RE2: ``x`` is applied by the translator, ``u`` is always on (and
-    may not be turned off: RE2 would keep the Unicode classes and folding it asked to
-    drop, `(?-u)\\w` matching `é`: ``_Translator.run`` refuses that case)."""
+    """A flag group for RE2: ``x`` is applied by the translator, ``u`` is always on (a
+    ``-u`` is refused by ``_Translator.run``: RE2 would keep Unicode anyway)."""
     on, off = on.replace("x", "").replace("u", ""), off.replace("x", "").replace("u", "")
     flags = on + ("-" + off if off else "")
     if terminator == ":":
