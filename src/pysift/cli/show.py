@@ -19,9 +19,9 @@ comma-joined), --uuid U (repeatable or comma-joined), --turn N|A..B|N..|-k (0-ba
 turns, numbered exactly like search's ·tN headers), --block ID, or --branch-points.
 An explicit address that names nothing is an error; open forms (N.., ..N, -k) clamp
 to the file, and so does the part of a closed range past its end (--line 330..400 on a
-350-line file fetches L330..L350). A turn fetch omits the gated bookkeeping lines (queue operations, turn-duration,
-away-summary, stop-hook, snapshot and other system lines, attachments); address them by
---line. The default cap is 200 record units with the exact continuation command."""
+350-line file fetches L330..L350). A turn fetch omits the gated bookkeeping lines (queue
+operations, turn-duration, away-summary, stop-hook, snapshot and other system lines,
+attachments); address them by --line. The default cap is 200 record units with the exact continuation command."""
 
 SHOW_EPILOG = """\b
 EXAMPLES

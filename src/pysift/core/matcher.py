@@ -652,7 +652,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
         exact = _boundary_check(("(?ms)" if multiline else "") + translation.exact_source,
                                 insensitive)
         if exact is None:  # a construct the crate refuses: RE2's ASCII boundaries
-            source = ("(?ms)" if multiline else "") + translation.ascii_source  # type: ignore[operator]
+            source = ("(?ms)" if multiline else "") + (translation.ascii_source or "")
     import re2
 
     try:
