@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +28,10 @@ import orjson
 
 from pysift.model import labels as L
 from pysift.model.record import JsonObj, Record
+from pysift.core.blocktext import result_text
 from pysift.core.text import one_line
+from pysift.core.timez import format_duration_ms
+from pysift.disk.jsonline import compact_json
 
 # ---------------------------------------------------------------------------------------
 # Markers Claude Code synthesizes (§4.2, §4.4, §5.1). Exact strings, measured on disk.
@@ -197,14 +199,6 @@ def normalize_line(text: str) -> str:
     return one_line(text)
 
 
-def compact_json(value: object) -> str:
-    """Compact JSON in insertion order, non-ASCII kept: a byte-faithful echo of CC's lines."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):  # e.g. an int beyond 64 bits
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -231,33 +225,6 @@ def _text_blocks(blocks: list[JsonObj]) -> list[str]:
 
 def _is_error(block: JsonObj) -> bool:
     return block.get("is_error") is True
-
-
-def result_text(block: JsonObj) -> str:
-    """A tool_result's content as matchable text (§4.5).
-
-    A string as is; an array's ``text`` parts (and a ``tool_reference``'s ``tool_name``)
-    joined by newlines, images contributing nothing; any other JSON value compactly.
-    """
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for item in content:
-            if not isinstance(item, dict):
-                continue
-            text = item.get("text")
-            if isinstance(text, str):
-                parts.append(text)
-                continue
-            name = item.get("tool_name")
-            if isinstance(name, str):
-                parts.append(name)
-        return "\n".join(parts)
-    if content is None:
-        return ""
-    return compact_json(content)
 
 
 def _count_images(block: JsonObj) -> int:
@@ -1290,18 +1257,6 @@ def classify(rec: Record, ctx: ClassifyContext | None = None, *, draft: bool = F
 # ---------------------------------------------------------------------------------------
 # Rendered text of the non-message lines (§4.7, §5.1)
 # ---------------------------------------------------------------------------------------
-
-
-def format_duration_ms(ms: int) -> str:
-    """The two largest units, rounded to the second: ``12s``, ``1m 5s``, ``2h 3m``, ``10d 17h``."""
-    secs = (max(ms, 0) + 500) // 1000
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m {secs % 60}s"
-    if secs < 86400:
-        return f"{secs // 3600}h {secs % 3600 // 60}m"
-    return f"{secs // 86400}d {secs % 86400 // 3600}h"
 
 
 _TURN_DURATION_FIELDS = (

@@ -606,15 +606,6 @@ def test_turn_duration_render_lists_present_fields_only() -> None:
     assert C.units(system("turn_duration"), GATED_ALL) == []  # nothing fabricated
 
 
-@pytest.mark.parametrize(
-    ("ms", "human"),
-    [(0, "0s"), (499, "0s"), (999, "1s"), (12_000, "12s"), (64_911, "1m 5s"),
-     (3_600_000, "1h 0m"), (7_380_000, "2h 3m"), (926_676_611, "10d 17h")],
-)
-def test_duration_format_keeps_the_top_two_units(ms: int, human: str) -> None:
-    assert C.format_duration_ms(ms) == human
-
-
 def test_stop_hooks_snapshot_and_system_renders() -> None:
     hooks = system("stop_hook_summary", hookCount=2, preventedContinuation=True,
                    hookInfos=[{"command": "/x/a.sh", "durationMs": 9}, {"command": "/x/b.sh"}],
