@@ -28,6 +28,7 @@ import orjson
 
 from pysift.model import labels as L
 from pysift.model.record import JsonObj, Record
+from pysift.model.tools import SPAWN_TOOLS
 from pysift.core.blocktext import result_text
 from pysift.core.text import one_line
 from pysift.core.timez import format_duration_ms
@@ -88,7 +89,6 @@ _SECTION_CLOSES: tuple[str, ...] = (TASK_NOTIFICATION_CLOSE, TEAMMATE_CLOSE, AGE
 _BOUNDARY_SUFFIXES: tuple[str, ...] = PEER_MESSAGE_PREAMBLES + _SECTION_CLOSES
 
 ASYNC_LAUNCH_ACK = "Async agent launched successfully"
-SPAWN_TOOLS = frozenset({"Task", "Agent", "Workflow"})
 ELICITATION_MARKER = "elicitation-marker-v1"
 REDACTED_THINKING_TEXT = "[redacted thinking]"
 NARRATION_TAG_TEXT = "[narration summary]"

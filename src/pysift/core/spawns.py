@@ -16,8 +16,10 @@ from typing import Any
 from pysift.core.decode import decode
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import open_buffer
+from pysift.model.tools import META_LINKED_SPAWN_TOOLS
 
-SPAWN_TOOLS = frozenset({"Task", "Agent"})
+# A line holding a linked spawn holds its tool's name as a JSON string.
+_SPAWN_NEEDLES = tuple(sorted(f'"{tool}"'.encode() for tool in META_LINKED_SPAWN_TOOLS))
 
 
 def _read_buffer(path: Path) -> Buffer | None:
@@ -40,7 +42,7 @@ def spawns_in(path: Path) -> Spawns:
     if buf is None or buf.find(b'"tool_use"') < 0:
         return spawns
     starts: set[int] = set()
-    for needle in (b'"Task"', b'"Agent"'):
+    for needle in _SPAWN_NEEDLES:
         pos = buf.find(needle)
         while pos >= 0:
             start = line_start(buf, pos)
@@ -51,7 +53,7 @@ def spawns_in(path: Path) -> Spawns:
         if record is None:
             continue
         for block in record.blocks_of("tool_use"):
-            if block.get("name") not in SPAWN_TOOLS:
+            if block.get("name") not in META_LINKED_SPAWN_TOOLS:
                 continue
             tool_use_id = block.get("id")
             if isinstance(tool_use_id, str):

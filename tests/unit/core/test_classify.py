@@ -355,6 +355,13 @@ def test_spawn_resolves_the_child_by_id_then_name_then_raw_name() -> None:
     assert one_unit(spawn).label == L.AGENT_COMM_SENT
 
 
+
+@pytest.mark.parametrize("tool", ["Task", "Agent", "Workflow"])
+def test_every_spawn_tool_is_the_parent_speaking_to_the_child(tool: str) -> None:
+    spawn = assistant(tool_use(tool, {"description": "audit", "prompt": "go"}, "toolu_w"))
+    assert labels_of(spawn) == [L.AGENT_COMM_SENT, L.AGENT_TOOL_USE]
+    assert labels_of(assistant(tool_use("Bash", {"command": "ls"}))) == [L.AGENT_TOOL_USE]
+
 def test_subagent_return_is_inbox_from_the_child_but_a_launch_ack_is_a_result() -> None:
     ctx = ClassifyContext(owner_id="sess", spawn_index={"toolu_s": "agent-abc"})
     back = carrier(result("toolu_s", [{"type": "text", "text": "Found 3 call sites."}]))
