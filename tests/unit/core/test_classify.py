@@ -850,3 +850,18 @@ def test_renders_unit_agrees_with_units_on_the_real_corpus(real_home) -> None:  
     # the corpus holds 15,309 records showing 28 leaves: a sweep over a part of it fails
     assert count >= 15_000, f"only {count} records read from the real corpus"
     assert len(compared) >= 25, sorted(compared)
+
+
+def test_the_package_still_answers_to_the_names_of_the_one_module_classify() -> None:
+    """Code written against ``core/classify.py`` (other branches in flight) imports these."""
+    from pysift.core.blocktext import result_text
+    from pysift.core.timez import format_duration_ms
+    from pysift.disk.jsonline import compact_json
+
+    missing = [name for name in C.__all__ if not hasattr(C, name)]
+    assert missing == []
+    assert (C.result_text, C.compact_json, C.format_duration_ms) == (
+        result_text, compact_json, format_duration_ms)
+    assert {"ClassifyContext", "Unit", "classify", "units", "renders_unit", "opens_turn",
+            "opener_text", "opener_source", "narration_tag", "raw_message_text",
+            "is_genuine_user", "is_peer_message_record", "TEAMMATE_OPEN"} <= set(C.__all__)

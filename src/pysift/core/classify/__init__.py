@@ -34,8 +34,9 @@ its layout, not its interface.
 
 from __future__ import annotations
 
-# The tool_result text and compact JSON live in core.blocktext and disk.jsonline; they
-# are named here too while engines/fetch.py still reads them as ``classify.<name>``.
+# Not classification, named here only for code written against the one-module classify
+# (engines/fetch.py and the branches in flight): import them from their homes,
+# core.blocktext, disk.jsonline and core.timez.
 from pysift.core.blocktext import result_text
 from pysift.core.classify.context import ClassifyContext
 from pysift.core.classify.ladder import classify
@@ -107,6 +108,7 @@ from pysift.core.classify.sections import (
     notification_leaf,
 )
 from pysift.core.classify.signature import NARRATION, narration_tag, thinking_leaf
+from pysift.core.timez import format_duration_ms
 from pysift.disk.jsonline import compact_json
 
 __all__ = [
@@ -121,6 +123,7 @@ __all__ = [
     "TEAMMATE_CLOSE", "TEAMMATE_OPEN", "WAKEUP_LOOP_CHECK", "WAKEUP_SENTINEL", "WAKEUP_TIMER",
     "ClassifyContext", "Select", "Unit",
     "auq_exchange", "classify", "compact_json", "compaction_boundary_text", "extract_xml_tag",
+    "format_duration_ms",
     "is_agents_stopped_notice", "is_auq_answer_boundary", "is_genuine_user", "is_peer_message",
     "is_peer_message_record", "is_slash_command_wrapper", "is_unmarked", "narration_tag",
     "normalize_line", "notification_label", "notification_leaf", "opener_source",
