@@ -1,0 +1,526 @@
+"""``archive``: mirror the sessions in scope into DEST with the Claude home's layout (SPEC §14).
+
+What a session brings (its unit is the whole session, whichever of its transcripts the
+scope names): ``projects/<enc>/<uuid>.jsonl``, every regular file under its ``<uuid>/``
+dir (subagent transcripts and their ``.meta.json``, workflow manifests and journals, the
+elicitation sidecar, persisted tool outputs, whatever else Claude Code keeps there), the
+old-layout ``agent-<id>.jsonl`` files in scope that name it, and the plan files bound to
+its transcripts, under ``DEST/plans/<name>``. Each file is decided alone:
+
+- ``skipped``: the archived copy has the source's size and modification time, or the
+  same bytes (verified) under another time;
+- ``appended``: the archived copy is a verified prefix of a longer source (byte for byte,
+  against the same range of the source): only the new bytes are written;
+- ``copied``: nothing archived yet;
+- ``preserved``: the archived copy is not a prefix of the source (rewritten, or shrunk):
+  it is kept under a dated name beside the new copy.
+
+Reads the Claude home only; writes only under DEST (through ``disk.mirror``); a lock file
+in DEST keeps two runs from interleaving.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from pysift.disk import mirror
+from pysift.disk.layout import (
+    KIND_LEGACY,
+    Transcript,
+    subagent_transcripts,
+    top_level_transcript,
+)
+from pysift.errors import SiftError, UsageError
+from pysift.model.env import Env
+
+STATE_DIR = ".pysift"
+LOCK_NAME = "archive.lock"
+MANIFEST_NAME = "archive.json"
+MANIFEST_FORMAT = 1
+PLANS_DIR = "plans"
+
+COPIED, APPENDED, SKIPPED, PRESERVED, FAILED = "copied", "appended", "skipped", "preserved", \
+    "failed"
+ACTIONS = (COPIED, APPENDED, SKIPPED, PRESERVED, FAILED)
+
+
+class ArchiveError(SiftError):
+    """The run cannot go on (DEST unwritable, the disk full, the lock held)."""
+
+
+class Progress(Protocol):
+    def start(self, total_bytes: int, files: int) -> None: ...
+    def advance(self, written: int) -> None: ...
+    def file_done(self) -> None: ...
+
+
+# -- where things go ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One source file and where its copy goes (``rel``: a POSIX path under DEST)."""
+
+    source: Path
+    rel: str
+    session_id: str
+    transcript: Transcript | None = None  # set for a transcript (its plan binding is read)
+
+
+def _real(path: Path) -> str:
+    return os.path.realpath(path)
+
+
+def _within(inner: str, outer: str) -> bool:
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def check_dest(home: Path, dest: Path) -> None:
+    """Refuse a DEST that is a file, lies inside the Claude home, or holds it."""
+    if dest.exists() and not dest.is_dir():
+        raise UsageError(f"the archive DEST {dest} exists and is not a directory; name a "
+                         "directory (it is created when missing)")
+    real_home, real_dest = _real(home), _real(dest)
+    if _within(real_dest, real_home):
+        raise UsageError(f"the archive DEST {dest} is inside the Claude home {home}; pysift "
+                         "never writes there: name a directory outside it")
+    if _within(real_home, real_dest):
+        raise UsageError(f"the Claude home {home} is inside the archive DEST {dest}; name a "
+                         "directory that does not contain the home")
+
+
+def prepare_dest(dest: Path) -> Path:
+    """Create DEST (not its parents) and its state dir; the state dir."""
+    parent = dest.parent
+    if not dest.exists():
+        if not parent.is_dir():
+            raise UsageError(f"the parent of the archive DEST {dest} does not exist; create "
+                             f"{parent} first or fix the path")
+        try:
+            dest.mkdir()
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise ArchiveError(f"cannot create the archive DEST {dest}: "
+                               f"{exc.strerror or exc}; check the permissions of {parent}"
+                               ) from None
+    state = dest / STATE_DIR
+    try:
+        state.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ArchiveError(f"cannot write to the archive DEST {dest}: {exc.strerror or exc}; "
+                           "check its permissions (and that its disk is not full or "
+                           "read-only)") from None
+    return state
+
+
+class Lock:
+    """An exclusive ``flock`` on ``DEST/.pysift/archive.lock`` for the run's length. The
+    kernel drops it when the process ends, however it ends: no stale lock survives."""
+
+    def __init__(self, state: Path, timeout: float, on_wait: Callable[[], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.path = state / LOCK_NAME
+        self.timeout = timeout
+        self.on_wait = on_wait
+        self.sleep = sleep
+        self.fd = -1
+
+    def __enter__(self) -> Lock:
+        import fcntl
+
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ArchiveError(f"cannot write to the archive DEST ({self.path}): "
+                               f"{exc.strerror or exc}; check its permissions") from None
+        waited = 0.0
+        told = False
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+            if waited >= self.timeout:
+                os.close(self.fd)
+                raise ArchiveError(
+                    f"another pysift archive is writing into {self.path.parent.parent} "
+                    f"(lock {self.path}){' after waiting ' + _secs(waited) if waited else ''}"
+                    "; run again when it is done (or raise --lock-timeout)")
+            if not told and self.on_wait is not None:
+                self.on_wait()
+                told = True
+            self.sleep(0.2)
+            waited += 0.2
+        os.ftruncate(self.fd, 0)
+        os.write(self.fd, f"{os.getpid()}\n".encode())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)  # closing the descriptor releases the lock
+
+
+def _secs(value: float) -> str:
+    return f"{value:.0f} s"
+
+
+# -- the manifest: plan bindings of transcripts already read ------------------------------------
+
+
+@dataclass
+class Manifest:
+    """``DEST/.pysift/archive.json``: the homes archived from, and for each transcript the
+    size and time it had when its plan binding was read, with the plan files it bound
+    (so an unchanged transcript is not read again)."""
+
+    homes: list[str] = field(default_factory=list)
+    bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    last_run_utc: str | None = None
+
+    @classmethod
+    def load(cls, state: Path) -> Manifest:
+        try:
+            obj = orjson.loads((state / MANIFEST_NAME).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return cls()
+        if not isinstance(obj, dict) or obj.get("format") != MANIFEST_FORMAT:
+            return cls()
+        homes = obj.get("homes")
+        bindings = obj.get("bindings")
+        return cls(homes=[h for h in homes if isinstance(h, str)] if isinstance(homes, list)
+                   else [],
+                   bindings=bindings if isinstance(bindings, dict) else {},
+                   last_run_utc=obj.get("last_run_utc")
+                   if isinstance(obj.get("last_run_utc"), str) else None)
+
+    def known_plans(self, rel: str, src: mirror.SourceStat) -> list[str] | None:
+        entry = self.bindings.get(rel)
+        if (isinstance(entry, dict) and entry.get("size") == src.size
+                and entry.get("mtime_ns") == src.mtime_ns
+                and isinstance(entry.get("plans"), list)):
+            return [p for p in entry["plans"] if isinstance(p, str)]
+        return None
+
+    def save(self, state: Path) -> None:
+        """Written whole through a partial file and a rename (pysift's own state file)."""
+        body = orjson.dumps({"format": MANIFEST_FORMAT, "homes": self.homes,
+                             "bindings": self.bindings, "last_run_utc": self.last_run_utc},
+                            option=orjson.OPT_SORT_KEYS)
+        partial = state / f".{MANIFEST_NAME}{mirror.PARTIAL_SUFFIX}"
+        with open(partial, "wb") as fh:
+            fh.write(body)
+        os.replace(partial, state / MANIFEST_NAME)
+
+
+# -- what the scope brings ---------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    entries: list[Entry]
+    sessions: int
+    notes: list[str] = field(default_factory=list)
+
+
+def _rel(path: Path, home: Path) -> str | None:
+    try:
+        rel = path.relative_to(home)
+    except ValueError:
+        return None
+    return rel.as_posix()
+
+
+def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
+    """The files of every session the transcripts belong to, each once, in scope order:
+    a session's transcript, then its ``<uuid>/`` tree (sorted), old-layout agents."""
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    notes: list[str] = []
+    sessions: list[tuple[Path, str]] = []
+    done_sessions: set[tuple[Path, str]] = set()
+    legacy: list[Transcript] = []
+    for t in transcripts:
+        if _rel(t.path, home) is None:
+            raise UsageError(f"{t.path} is outside the Claude home {home}; archive keeps the "
+                             "home's layout, so it takes transcripts of the home only (pass "
+                             "--claude-home for another home)")
+        key = (t.project_dir, t.parent_session_id)
+        if t.kind == KIND_LEGACY:
+            legacy.append(t)
+        if key not in done_sessions:
+            done_sessions.add(key)
+            sessions.append(key)
+
+    def add(source: Path, session: str, transcript: Transcript | None = None) -> None:
+        rel = _rel(source, home)
+        if rel is None or rel in seen:
+            return
+        seen.add(rel)
+        entries.append(Entry(source, rel, session, transcript))
+
+    for project_dir, session in sessions:
+        main = project_dir / f"{session}.jsonl"
+        if os.path.isfile(main):
+            add(main, session, top_level_transcript(main, project_dir))
+        subs = {os.fspath(s.path): s for s in subagent_transcripts(main)}
+        for path in _tree(project_dir / session, notes):
+            add(path, session, subs.get(os.fspath(path)))
+        for t in legacy:
+            if (t.project_dir, t.parent_session_id) == (project_dir, session):
+                add(t.path, session, t)
+    return Plan(entries, len(sessions), notes)
+
+
+def _tree(root: Path, notes: list[str]) -> Iterator[Path]:
+    """Every file under a session dir, sorted, symlinked files followed (their content is
+    archived), a dir that cannot be read said."""
+    def failed(exc: OSError) -> None:
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            notes.append(f"warning: cannot read {exc.filename}: {exc.strerror or exc}; its "
+                         "files are not archived")
+
+    for directory, dirs, files in os.walk(root, onerror=failed):
+        dirs.sort()
+        for name in sorted(files):
+            yield Path(directory) / name
+
+
+def bound_plans(entry: Entry, src: mirror.SourceStat, env: Env, manifest: Manifest,
+                notes: list[str]) -> list[str]:
+    """The plan files a transcript binds (from the manifest while it is unchanged)."""
+    known = manifest.known_plans(entry.rel, src)
+    if known is not None:
+        return known
+    from pysift.engines.plans import resolve_plan_path
+    from pysift.errors import SourceError
+
+    assert entry.transcript is not None
+    try:
+        binding = resolve_plan_path(entry.transcript, env)
+    except SourceError:
+        return []  # the copy itself reports the unreadable file
+    plans = [binding.plan_file] if binding is not None and binding.plan_exists else []
+    if binding is not None:
+        notes.extend(n for n in binding.notes if n not in notes)
+    manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
+                                    "plans": plans}
+    return plans
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    entry: Entry
+    action: str
+    written: int = 0
+    preserved_as: str | None = None
+    reason: str | None = None
+
+
+@dataclass
+class ArchiveRun:
+    outcomes: list[Outcome]
+    sessions: int
+    notes: list[str]
+    stopped: str | None = None  # the error that ended the run early
+    dry_run: bool = False
+
+    def count(self, action: str) -> int:
+        return sum(1 for o in self.outcomes if o.action == action)
+
+    @property
+    def written(self) -> int:
+        return sum(o.written for o in self.outcomes)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # COPIED | APPENDED | SKIPPED | PRESERVED
+    src: mirror.SourceStat
+    start: int = 0  # the verified prefix an append starts after
+
+    @property
+    def to_write(self) -> int:
+        return 0 if self.action == SKIPPED else self.src.size - self.start
+
+
+def decide(source: Path, target: Path) -> Decision:
+    """What this file needs (reads both; writes nothing). ``mirror.SourceChanged`` when the
+    source is gone; ``OSError`` when the target is not a file."""
+    src = mirror.stat_source(source)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return Decision(COPIED, src)
+    import stat as stat_mod
+
+    if not stat_mod.S_ISREG(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "the archived copy is not a regular file",
+                                os.fspath(target))
+    if st.st_size == src.size and st.st_mtime_ns == src.mtime_ns:
+        return Decision(SKIPPED, src)
+    if st.st_size <= src.size and mirror.same_prefix(source, target, st.st_size):
+        if st.st_size == src.size:
+            return Decision(SKIPPED, src, src.size)  # same bytes, another time: retimed
+        return Decision(APPENDED, src, st.st_size)
+    return Decision(PRESERVED, src)
+
+
+def execute(entry: Entry, target: Path, decision: Decision, when: datetime,
+            advance: Callable[[int], None] | None) -> Outcome:
+    if decision.action == SKIPPED:
+        if decision.start:  # the bytes were verified equal: give the copy the source's time
+            mirror.set_times(target, decision.src)
+        return Outcome(entry, SKIPPED)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if decision.action == COPIED:
+        written = mirror.copy_new(entry.source, target, decision.src, advance)
+        return Outcome(entry, COPIED, written)
+    if decision.action == APPENDED:
+        written = mirror.append(entry.source, target, decision.start, decision.src, advance)
+        return Outcome(entry, APPENDED, written)
+    dated, written = mirror.preserve_and_replace(entry.source, target, decision.src, when,
+                                                 advance)
+    return Outcome(entry, PRESERVED, written, preserved_as=_under(dated, target, entry.rel))
+
+
+def _under(dated: Path, target: Path, rel: str) -> str:
+    return rel[: len(rel) - len(target.name)] + dated.name
+
+
+@dataclass(frozen=True)
+class ArchiveOptions:
+    dest: Path
+    dry_run: bool = False
+    lock_timeout: float = 120.0
+
+
+def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
+        progress: Progress | None = None, on_wait: Callable[[], None] | None = None,
+        ) -> ArchiveRun:
+    """Archive the sessions of ``transcripts`` into ``opts.dest``."""
+    home = env.claude_home if env.claude_home.is_absolute() else env.cwd / env.claude_home
+    dest = opts.dest if opts.dest.is_absolute() else env.cwd / opts.dest
+    check_dest(home, dest)
+    plan = collect(transcripts, home)
+    if opts.dry_run:
+        manifest = Manifest.load(dest / STATE_DIR)
+        return _dry_run(plan, dest, env, manifest)
+    state = prepare_dest(dest)
+    with Lock(state, opts.lock_timeout, on_wait, env.clock.sleep):
+        manifest = Manifest.load(state)
+        result = _archive(plan, dest, env, manifest, progress)
+        manifest.last_run_utc = env.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        home_text = os.fspath(home)
+        if home_text not in manifest.homes:
+            manifest.homes.append(home_text)
+        try:
+            manifest.save(state)
+        except OSError as exc:
+            result.notes.append(f"warning: cannot write {state / MANIFEST_NAME}: "
+                                f"{exc.strerror or exc}; the next run reads the plan "
+                                "bindings again")
+    return result
+
+
+def _decisions(plan: Plan, dest: Path, env: Env, manifest: Manifest, notes: list[str]
+               ) -> Iterator[tuple[Entry, Decision | Outcome]]:
+    """Each entry with its decision (or its failure), plan files added after the
+    transcripts binding them."""
+    plan_sources: dict[str, Path] = {}
+    plan_entries: list[Entry] = []
+    for entry in plan.entries:
+        target = dest / entry.rel
+        try:
+            decision = decide(entry.source, target)
+        except mirror.SourceChanged as exc:
+            yield entry, Outcome(entry, FAILED, reason=str(exc))
+            continue
+        except OSError as exc:
+            yield entry, Outcome(entry, FAILED, reason=_os_reason(exc))
+            continue
+        yield entry, decision
+        if entry.transcript is None:
+            continue
+        for plan_file in bound_plans(entry, decision.src, env, manifest, notes):
+            rel = f"{PLANS_DIR}/{Path(plan_file).name}"
+            known = plan_sources.get(rel)
+            if known is not None:
+                if os.path.normpath(known) != os.path.normpath(plan_file):
+                    notes.append(f"warning: {plan_file} and {known} share the name {rel} in "
+                                 "the archive; only the first is archived")
+                continue
+            plan_sources[rel] = Path(plan_file)
+            plan_entries.append(Entry(Path(plan_file), rel, entry.session_id))
+    for entry in plan_entries:
+        try:
+            yield entry, decide(entry.source, dest / entry.rel)
+        except mirror.SourceChanged as exc:
+            yield entry, Outcome(entry, FAILED, reason=str(exc))
+        except OSError as exc:
+            yield entry, Outcome(entry, FAILED, reason=_os_reason(exc))
+
+
+def _os_reason(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
+
+
+def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
+             progress: Progress | None) -> ArchiveRun:
+    notes = list(plan.notes)
+    decided = list(_decisions(plan, dest, env, manifest, notes))
+    if progress is not None:
+        total = sum(d.to_write for _, d in decided if isinstance(d, Decision))
+        progress.start(total, len(decided))
+    advance = progress.advance if progress is not None else None
+    when = env.now()
+    outcomes: list[Outcome] = []
+    stopped: str | None = None
+    for entry, decision in decided:
+        if isinstance(decision, Outcome):
+            outcomes.append(decision)
+            continue
+        target = dest / entry.rel
+        try:
+            outcomes.append(execute(entry, target, decision, when, advance))
+        except mirror.SourceChanged as exc:
+            outcomes.append(Outcome(entry, FAILED, reason=str(exc)))
+        except mirror.DestFull as exc:
+            stopped = (f"the archive's disk is full ({exc.strerror}) while writing "
+                       f"{target}; every archived file is whole: free space on it and run "
+                       "again")
+            outcomes.append(Outcome(entry, FAILED, reason=exc.strerror))
+            break
+        except OSError as exc:
+            stopped = (f"cannot write {exc.filename or target}: {exc.strerror or exc}; every "
+                       "archived file is whole: check the archive's permissions and run again")
+            outcomes.append(Outcome(entry, FAILED, reason=_os_reason(exc)))
+            break
+        if progress is not None:
+            progress.file_done()
+    return ArchiveRun(outcomes, plan.sessions, notes, stopped)
+
+
+def _dry_run(plan: Plan, dest: Path, env: Env, manifest: Manifest) -> ArchiveRun:
+    notes = list(plan.notes)
+    outcomes: list[Outcome] = []
+    for entry, decision in _decisions(plan, dest, env, manifest, notes):
+        if isinstance(decision, Outcome):
+            outcomes.append(decision)
+        else:
+            outcomes.append(Outcome(entry, decision.action, decision.to_write))
+    return ArchiveRun(outcomes, plan.sessions, notes, dry_run=True)
