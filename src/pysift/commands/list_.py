@@ -8,6 +8,8 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
+from pysift.commands.notice import cleanup_notice
+from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
@@ -66,7 +68,8 @@ def run(opts: ListOptions, env: Env) -> Report:
         "skipped_lines": sum(s.skipped_lines for s in summaries),
         "dropped_by_cap": dropped,
     }
-    report.text = lambda out: render_text(out, scope, summaries, dropped, cap, env)
+    notice = cleanup_notice(report, scope.transcripts, env)
+    report.text = lambda out: render_text(out, scope, summaries, dropped, cap, env, notice)
     return report
 
 
@@ -128,7 +131,7 @@ def _drift(first: str | None, last: str | None) -> str | None:
 
 
 def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], dropped: int,
-                cap: int | None, env: Env) -> None:
+                cap: int | None, env: Env, notice: Notice | None = None) -> None:
     w = out.write
     banner = scope_banner(scope)
     if banner:
@@ -140,6 +143,8 @@ def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], drop
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {cap} most recently active; "
           "--max-count 0 lists all, or name a target)\n")
+    if notice is not None:
+        w(f"\n{notice.line()}\n")
 
 
 def row_block(s: SessionSummary, env: Env) -> str:

@@ -15,6 +15,8 @@ from functools import partial
 from typing import Any, TextIO
 
 from pysift.core.grammar.ranges import RangeSpec, describe_items
+from pysift.commands.notice import cleanup_notice
+from pysift.core.cleanup import Notice
 from pysift.core.resolve import resolve_scope
 from pysift.core.timez import format_duration_ms, parse_ts, text_ts, ts_pair
 from pysift.disk.fanout import map_ordered
@@ -62,7 +64,8 @@ def run(opts: StatsOptions, env: Env) -> Report:
                      "subagent_sessions": sub}
     report.rows = [session_row(r, env) for r in rows]
     report.summary = summary_of(rows, dropped)
-    report.text = lambda out: render_text(out, rows, top, sub, dropped, env)
+    notice = cleanup_notice(report, scope.transcripts, env)
+    report.text = lambda out: render_text(out, rows, top, sub, dropped, env, notice)
     return report
 
 
@@ -196,7 +199,7 @@ def _malformed(n: int) -> str:
 
 
 def render_text(out: TextIO, rows: list[SessionStats], top: int, sub: int, dropped: int,
-                env: Env) -> None:
+                env: Env, notice: Notice | None = None) -> None:
     w = out.write
     if sub:
         n = top + sub
@@ -240,6 +243,8 @@ def render_text(out: TextIO, rows: list[SessionStats], top: int, sub: int, dropp
                   "file's modification time" if idle else "")
         w(f"… (+{dropped} more session(s) not shown — the most recently active are aggregated "
           f"above{ranked}; narrow with a target or --since, or raise --max-count; 0 = all)\n")
+    if notice is not None:
+        w(f"{notice.line()}\n")
 
 
 def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int) -> None:

@@ -296,9 +296,11 @@ def _tree(root: Path, notes: list[str]) -> Iterator[Path]:
             yield Path(directory) / name
 
 
-def bound_plans(entry: Entry, src: mirror.SourceStat, env: Env, manifest: Manifest,
-                notes: list[str]) -> list[str]:
-    """The plan files a transcript binds (from the manifest while it is unchanged)."""
+def bound_plans(entry: Entry, src: mirror.SourceStat, env: Env, manifest: Manifest
+                ) -> list[str]:
+    """The plan files a transcript binds (from the manifest while it is unchanged). The
+    binding's own notes (a relocated recorded path) are not repeated: the rows name the
+    file archived."""
     known = manifest.known_plans(entry.rel, src)
     if known is not None:
         return known
@@ -311,8 +313,6 @@ def bound_plans(entry: Entry, src: mirror.SourceStat, env: Env, manifest: Manife
     except SourceError:
         return []  # the copy itself reports the unreadable file
     plans = [binding.plan_file] if binding is not None and binding.plan_exists else []
-    if binding is not None:
-        notes.extend(n for n in binding.notes if n not in notes)
     manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
                                     "plans": plans}
     return plans
@@ -455,7 +455,7 @@ def _decisions(plan: Plan, dest: Path, env: Env, manifest: Manifest, notes: list
         yield entry, decision
         if entry.transcript is None:
             continue
-        for plan_file in bound_plans(entry, decision.src, env, manifest, notes):
+        for plan_file in bound_plans(entry, decision.src, env, manifest):
             rel = f"{PLANS_DIR}/{Path(plan_file).name}"
             known = plan_sources.get(rel)
             if known is not None:

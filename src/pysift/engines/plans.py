@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 from pysift.core.decode import Tally, decode
+from pysift.core.settings import read_scopes, settings_files
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
-from pysift.disk.mapped import open_buffer, read_regular
+from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.record import Record
@@ -168,15 +168,6 @@ def absolute_home(env: Env) -> Path:
     return home if home.is_absolute() else Path(os.path.normpath(env.cwd / home))
 
 
-def settings_files(claude_home: Path, project_root: str | None) -> list[Path]:
-    """The settings scopes in precedence order (a later file overrides an earlier one)."""
-    files = [claude_home / "settings.json"]
-    if project_root:
-        files += [Path(project_root) / ".claude" / "settings.json",
-                  Path(project_root) / ".claude" / "settings.local.json"]
-    return files
-
-
 def _is_within(path: str, root: str, sep: str = os.sep) -> bool:
     """Lexical containment (Claude Code also walks symlinks; that leg is not modelled)."""
     if path == root:
@@ -201,22 +192,13 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
     out = PlansDir(default)
     configured: str | None = None
     source: Path | None = None
-    for settings in settings_files(home, project_root):
-        try:
-            raw = read_regular(settings)
-        except FileNotFoundError:
-            continue  # an absent scope is the normal case
-        except OSError as exc:  # there, but a dir, a FIFO or locked: said, never waited on
-            out.notes.append(f"note: cannot read {settings}: {exc.strerror or exc}; its "
-                             f"settings are ignored (the plans dir falls back past it)")
+    for scope in read_scopes(settings_files(home, project_root)):
+        settings = scope.path
+        if scope.problem is not None:
+            out.notes.append(f"note: {scope.problem}; its settings are ignored (the plans "
+                             f"dir falls back past it)")
             continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            out.notes.append(f"note: {settings} is not valid JSON; its settings are ignored "
-                             f"(the plans dir falls back past it)")
-            continue
-        value = obj.get(SETTINGS_KEY) if isinstance(obj, dict) else None
+        value = scope.values.get(SETTINGS_KEY)
         if value is None:
             continue
         if not isinstance(value, str) or not value.strip():
