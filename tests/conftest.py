@@ -22,7 +22,7 @@ DEMO_HOME = REPO / "fixtures" / "demo-home"
 REAL_HOME = REPO.parent / "shared" / "corpus" / "real"
 
 SCRUBBED = ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID",
-            "NO_COLOR")
+            "NO_COLOR", "PYSIFT_ARCHIVE")
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +31,9 @@ def _scrub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in SCRUBBED:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # the cleanup notice depends on the files' ages (a checkout's mtimes): off, so a
+    # fixture's answer does not change as the checkout ages; its own tests turn it on
+    monkeypatch.setenv("PYSIFT_CLEANUP_NOTICE_DAYS", "0")
     monkeypatch.setenv("TZ", "Australia/Sydney")
     time.tzset()
 
