@@ -76,7 +76,7 @@ def root(
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
                    "whoami": "whoami", "plan": "plan",
                    # beyond csift's thirteen (no SPEC order to keep): after them
-                   "archive": "archive"}
+                   "archive": "archive", "skill": "skill"}
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
