@@ -38,7 +38,9 @@ app = typer.Typer(
         "else ~/.claude. pysift never writes under it."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion for bash, zsh and fish (cli/complete.py
+    # completes the values: @ targets from the home's sessions, formats, labels, axes)
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -105,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     from pysift.errors import ExitCode, SiftError
 
     raw = sys.argv[1:] if argv is None else argv
+    if os.environ.get(COMPLETE_VAR):
+        _complete()
     try:
         args = argv_mod.normalize(raw, _project_dir_probe(raw))
         _check_command_given(args)
@@ -134,6 +138,27 @@ def main(argv: list[str] | None = None) -> None:
         _report_os_error(exc)
         sys.exit(int(ExitCode.ERROR))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+COMPLETE_VAR = "_PYSIFT_COMPLETE"
+
+
+def _complete() -> None:
+    """A shell's completion request (the script typer installs sets ``_PYSIFT_COMPLETE``
+    and passes the words in the environment): the whole tree is registered and click's
+    completion answers and exits. Descriptions go out as plain text (typer renders them
+    through rich when it can import it, which costs ~60 ms a keystroke)."""
+    import typer._completion_classes as classes
+
+    classes._sanitize_help_text = lambda text: text  # type: ignore[attr-defined]
+    register()
+    try:
+        app(prog_name="pysift")
+    except SystemExit:
+        raise
+    except Exception:  # noqa: BLE001 - a completion never prints a traceback into a prompt
+        sys.exit(1)
+    sys.exit(0)
 
 
 def _check_command_given(args: list[str]) -> None:

@@ -12,16 +12,44 @@ import typer
 
 FORMATS = ("text", "json")
 
+
+# Shell completion of values (cli/complete.py, imported only while completing).
+def complete_targets(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    from pysift.cli.complete import targets
+
+    return targets(ctx, incomplete)
+
+
+def complete_format(incomplete: str) -> list[tuple[str, str]]:
+    from pysift.cli.complete import formats
+
+    return formats(incomplete)
+
+
+def complete_label(incomplete: str) -> list[str]:
+    from pysift.cli.complete import labels
+
+    return labels(incomplete)
+
+
+def complete_axis(incomplete: str) -> list[str]:
+    from pysift.cli.complete import count_axes
+
+    return count_axes(incomplete)
+
+
 # The options every spanning command spells the same way (csift's shared surface).
 Targets = Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
-                                                        show_default=False)]
+                                                        show_default=False,
+                                                        autocompletion=complete_targets)]
 Subagents = Annotated[bool, typer.Option(
     "--subagents/--no-subagents",
     help="Span subagent transcripts (default) or top-level sessions only.")]
 SessionsFrom = Annotated[Optional[list[str]], typer.Option(
     "--sessions-from", metavar="FILE|-",
     help="Union the scope with the ids listed in FILE (or stdin); repeatable.")]
-Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.")]
+Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.",
+                                     autocompletion=complete_format)]
 
 
 def build_env(ctx: typer.Context) -> Any:

@@ -23,6 +23,7 @@ from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError
 from pysift.model.record import Record
 
 _TEXT_BLOCK = b'"text"'
@@ -169,6 +170,20 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         if out.first_ts is None and _readable_ts(rec):
             _first_timestamped(out, rec)
     first = None
+    found = _first_human(lines, ctx, file_layouts)
+    if found is not None:
+        start, rec, said = found
+        out.first_user = Said(said, rec.timestamp)
+        first = (start, rec)
+    _head_envelope_beyond(lines, out, stop, first)
+    return first
+
+
+def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...]
+                 ) -> tuple[int, Record, str] | None:
+    """The first human message: its line's offset, its record and its words (a
+    whole-buffer search for user lines, carriers skipped unread)."""
+    buf = lines.buf
     result_keys = type_needles(buf, "tool_result", file_layouts)
     user_keys = type_needles(buf, "user", file_layouts)
     for start, end in iter_key_lines(buf, user_keys):
@@ -179,11 +194,27 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             continue
         said = _human_text(rec, ctx)
         if said is not None:
-            out.first_user = Said(said, rec.timestamp)
-            first = (start, rec)
-            break
-    _head_envelope_beyond(lines, out, stop, first)
-    return first
+            return start, rec, said
+    return None
+
+
+def first_human_message(transcript: Transcript, max_bytes: int | None = None) -> str | None:
+    """The one-line preview of a transcript's first human message (``list``'s "first"),
+    or None: the shell completion's description of a session. ``max_bytes`` reads only
+    the file's head (a long session's first prompt is near its start)."""
+    try:
+        if max_bytes is None:
+            buf: Buffer = open_buffer(transcript.path)
+        else:
+            with open(transcript.path, "rb") as fh:
+                buf = fh.read(max_bytes)
+    except (OSError, SourceError):  # a description is optional, never an error
+        return None
+    ctx = classify.ClassifyContext(owner_id=transcript.session_id,
+                                   is_subagent=transcript.is_subagent,
+                                   parent_id=transcript.parent_session_id)
+    found = _first_human(_Lines(buf), ctx, layouts(buf))
+    return None if found is None else Said(found[2], None).text
 
 
 def _first_timestamped(out: SessionSummary, rec: Record) -> None:
