@@ -38,9 +38,12 @@ def test_at_targets_are_the_sessions_of_the_home_with_their_first_message():
     assert all(len(d) <= complete.DESCRIPTION_CHARS for d in got.values())
 
 
-def test_a_prefix_narrows_and_dashes_do_not_matter():
+def test_a_prefix_narrows_and_the_value_starts_with_what_was_typed():
     assert [v for v, _ in complete.targets(_Ctx(str(DEMO)), "@3f6c")] == ["@3f6c1e2a"]
-    assert [v for v, _ in complete.targets(_Ctx(str(DEMO)), "@3F6C1E2A8b")] == ["@3f6c1e2a"]
+    assert [v for v, _ in complete.targets(_Ctx(str(DEMO)), "@3f6c1e2a-8")] == [f"@{LONG}"]
+    # typed in capitals or without dashes: found, and kept as typed (shells drop a value
+    # that does not start with the word)
+    assert [v for v, _ in complete.targets(_Ctx(str(DEMO)), "@3F6C1E2A8b")] == ["@3F6C1E2A8b"]
     assert complete.targets(_Ctx(str(DEMO)), "@ffff") == []
     assert complete.targets(_Ctx(str(DEMO)), "src") == []  # the shell completes paths
 
@@ -49,7 +52,9 @@ def test_the_home_comes_from_the_environment_too(monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(DEMO))
     assert "@7a2d9c4e" in dict(complete.targets(_Ctx(None), "@7"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    monkeypatch.setenv("_PYSIFT_COMPLETE", "complete_bash")
     monkeypatch.setenv("COMP_WORDS", f"pysift list --claude-home {DEMO} @7")
+    monkeypatch.setenv("COMP_CWORD", "4")
     assert "@7a2d9c4e" in dict(complete.targets(_Ctx(None), "@7"))
 
 
@@ -91,6 +96,29 @@ def _bash_complete(words: str, cword: int, env: dict[str, str]) -> list[str]:
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return [line for line in done.stdout.splitlines() if line]
+
+
+def _completion_output(shell: str, line: str, *, fast: bool) -> bytes:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "_PYSIFT_COMPLETE": f"complete_{shell}"}
+    if shell == "bash":
+        env.update(COMP_WORDS=line, COMP_CWORD=str(len(line.split()) - 1))
+    else:
+        env.update(_TYPER_COMPLETE_ARGS=line, _TYPER_COMPLETE_FISH_ACTION="get-args")
+    code = ("from pysift.cli.entry import main; main([])" if fast else
+            "from pysift.cli.app import main; main([])")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, env=env,
+                          check=False, timeout=60).stdout
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_fast_target_answer_is_typers_own(shell):
+    """An @ target is answered before typer loads (~50 ms a keystroke); the bytes are
+    those typer's completion would print for the same request."""
+    line = f"pysift --claude-home {DEMO} stats @"
+    fast = _completion_output(shell, line, fast=True)
+    assert b"@3f6c1e2a" in fast
+    assert fast == _completion_output(shell, line, fast=False)
 
 
 @pytest.mark.e2e

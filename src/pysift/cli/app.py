@@ -151,7 +151,11 @@ def _complete() -> None:
     import typer._completion_classes as classes
 
     classes._sanitize_help_text = lambda text: text  # type: ignore[attr-defined]
-    register()
+    from pysift.cli.complete import request
+
+    req = request()
+    command = req.command(COMMAND_MODULES) if req is not None else None
+    register((command,) if command is not None else tuple(COMMAND_MODULES))
     try:
         app(prog_name="pysift")
     except SystemExit:

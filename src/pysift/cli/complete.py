@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,23 +51,26 @@ def labels(incomplete: str) -> list[str]:
 
 def targets(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     """``@`` session targets of the resolved home; nothing for other words (the shell
-    then completes paths)."""
+    then completes paths). Every value starts with the word as typed (shells drop the
+    others)."""
     if not incomplete.startswith("@"):
         return []
     home = _home(ctx)
     if home is None:
         return []
-    wanted = incomplete[1:].lower().replace("-", "")
+    typed = incomplete[1:]
     out: list[tuple[str, str]] = []
-    if "main".startswith(incomplete[1:]):
+    if "main".startswith(typed):
         out.append(("@main", "the calling session ($CLAUDE_CODE_SESSION_ID)"))
-    out.extend(session_targets(home, wanted))
+    out.extend(session_targets(home, typed))
     return out
 
 
-def session_targets(home: Path, wanted: str) -> list[tuple[str, str]]:
-    """``(@prefix, first human message)`` of the sessions whose dashless uuid starts with
-    ``wanted``, newest first, at most ``MAX_SESSIONS``."""
+def session_targets(home: Path, typed: str) -> list[tuple[str, str]]:
+    """``(@id, first human message)`` of the sessions whose uuid starts with ``typed``
+    (case and dashes aside), newest first, at most ``MAX_SESSIONS``; the id is the
+    shortest unique prefix, or the whole uuid, whichever starts with ``typed``."""
+    wanted = typed.lower().replace("-", "")
     from pysift.disk.layout import top_level_transcript
     from pysift.engines.listing import first_human_message
     from pysift.model.ids import is_uuid
@@ -100,7 +105,8 @@ def session_targets(home: Path, wanted: str) -> list[tuple[str, str]]:
     out = []
     for _, sid, path in sessions[:MAX_SESSIONS]:
         said = first_human_message(top_level_transcript(path), HEAD_BYTES)
-        out.append((f"@{_short(sid, all_ids)}", _describe(said)))
+        value = next((v for v in (_short(sid, all_ids), sid) if v.startswith(typed)), typed)
+        out.append((f"@{value}", _describe(said)))
     return out
 
 
@@ -121,6 +127,90 @@ def _describe(said: str | None) -> str:
     return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1] + "…"
 
 
+# -- the request: what the shell is completing ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    shell: str  # bash | zsh | fish | powershell (from _PYSIFT_COMPLETE=complete_<shell>)
+    words: list[str]  # the command line's words, "pysift" first
+    current: int  # the index of the word being completed (== len(words) past the last)
+
+    @property
+    def incomplete(self) -> str:
+        return self.words[self.current] if self.current < len(self.words) else ""
+
+    def command(self, known: Any) -> str | None:
+        """The command the completed word belongs to, when its name is typed whole."""
+        at = 1
+        while at < len(self.words) and self.words[at].startswith("-"):
+            at += 2 if self.words[at] == "--claude-home" else 1
+        if at < len(self.words) and at < self.current and self.words[at] in known:
+            return self.words[at]
+        return None
+
+
+def request(environ: Any = None) -> Request | None:
+    """The completion request the environment carries (typer's scripts set it)."""
+    env = os.environ if environ is None else environ
+    shell = env.get("_PYSIFT_COMPLETE", "").removeprefix("complete_")
+    if shell == "bash" and "COMP_WORDS" in env:
+        try:
+            return Request(shell, shlex.split(env["COMP_WORDS"]), int(env.get("COMP_CWORD",
+                                                                               "-1")))
+        except ValueError:
+            return None
+    line = env.get("_TYPER_COMPLETE_ARGS", "")
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    current = len(words) if (not line or line[-1:].isspace()) else len(words) - 1
+    return Request(shell, words, current)
+
+
+#: commands whose positional arguments are transcript targets
+TARGET_COMMANDS = frozenset({"list", "search", "show", "stats", "plan", "archive", "agents",
+                             "files", "recover", "verbatim", "image", "status", "wait"})
+
+
+def answer_targets_fast() -> int | None:
+    """Answer an ``@`` target completion without loading the CLI framework (the ~50 ms of
+    typer a keystroke would pay): the exit status when answered here, None to let typer
+    answer (any other word, an option's value, a shell without a format here)."""
+    req = request()
+    if req is None or req.shell not in ("bash", "zsh", "fish"):
+        return None
+    word = req.incomplete
+    before = req.words[req.current - 1] if 0 < req.current <= len(req.words) else ""
+    if not word.startswith("@") or before.startswith("-") or \
+            req.command(TARGET_COMMANDS) is None:
+        return None
+    home = _home(None)
+    found = targets(None, word) if home is not None else []
+    if req.shell == "fish" and os.environ.get("_TYPER_COMPLETE_FISH_ACTION") == "is-args":
+        return 0 if found else 1
+    sys.stdout.write(_formatted(req.shell, found))
+    return 0
+
+
+def _formatted(shell: str, found: list[tuple[str, str]]) -> str:
+    """typer's own output per shell (its scripts read it back)."""
+    if shell == "bash":
+        return "".join(f"{value}\n" for value, _ in found)
+    if shell == "fish":
+        return "".join(f"{value}\t{' '.join(help.split())}\n" for value, help in found)
+
+    def escape(text: str) -> str:
+        return (text.replace('"', '""').replace("'", "''").replace("$", "\\$")
+                .replace("`", "\\`").replace(":", r"\\:"))
+
+    if not found:
+        return "_files\n"
+    items = "\n".join(f'"{escape(value)}":"{escape(help)}"' for value, help in found)
+    return f"_arguments '*: :(({items}))'\n"
+
+
 def _home(ctx: Any) -> Path | None:
     """The home the line names (``--claude-home`` before the command, or anywhere in the
     words the shell passed), else the environment's."""
@@ -139,11 +229,8 @@ def _home(ctx: Any) -> Path | None:
 def _home_in_words() -> str | None:
     """``--claude-home DIR`` anywhere among the words being completed (bash and zsh pass
     them in COMP_WORDS, fish in _TYPER_COMPLETE_ARGS)."""
-    raw = os.environ.get("COMP_WORDS") or os.environ.get("_TYPER_COMPLETE_ARGS") or ""
-    try:
-        words = shlex.split(raw)
-    except ValueError:
-        words = raw.split()
+    req = request()
+    words = req.words if req is not None else []
     for i, word in enumerate(words):
         if word == "--claude-home" and i + 1 < len(words):
             return os.path.expanduser(words[i + 1])
