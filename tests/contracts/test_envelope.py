@@ -1,4 +1,4 @@
-"""Envelope v2 on list, show and search (SPEC §8.2, wire-format §0.1-§0.3): header first,
+"""Envelope v2 on list, show, search and agents (SPEC §8.2, wire-format §0.1-§0.3): header first,
 summary last, one of each, closed row kinds, the id trio on every spanning row, and every
 ``*_utc`` paired with its ``*_local``."""
 
@@ -18,6 +18,7 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
+    "agents": {"session", "run", "agent"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2)
 TRIO_KINDS = {"session", "exchange", "record", "block"}
@@ -42,6 +43,11 @@ INVOCATIONS = [
     ("show", f"@{LONG}", "--turn", "-2.."),
     ("show", f"@{EXPLORE}", "--line", "1.."),
     ("show", f"@{LONG}", "--branch-points"),
+    ("agents",),
+    ("agents", f"@{LONG}", "--returned-message"),
+    ("agents", "--agent", EXPLORE),
+    ("agents", "--shape", "workflow", "--order-by", "completion"),
+    ("agents", "--since", "2030-01-01"),
 ]
 
 
@@ -102,3 +108,19 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
     assert set(rows[1]) == {"kind", "matched"}
+
+
+def test_agents_rows_name_their_session_not_the_trio(cli, demo_home: Path) -> None:
+    """agents rows carry ``session_id`` (session, run) or ``agent_id`` + ``parent_session_id``
+    (agent), never the trio (wire-format §0.2), and every session row counts what follows."""
+    rows = cli("--claude-home", str(demo_home), "agents", "--format", "json").json_rows()
+    sessions = [r for r in rows if r["kind"] == "session"]
+    assert sessions and all(set(r) == {"kind", "session_id", "runs", "agents"} for r in sessions)
+    for row in rows:
+        if row["kind"] == "agent":
+            assert "session_id" not in row and "is_subagent" not in row
+            assert row["agent_id"] and row["parent_session_id"]
+    agents = [r for r in rows if r["kind"] == "agent"]
+    runs = [r for r in rows if r["kind"] == "run"]
+    assert sum(r["agents"] for r in sessions) == len(agents) == rows[-1]["agents"]
+    assert sum(r["runs"] for r in sessions) == len(runs) == rows[-1]["runs"]

@@ -150,10 +150,28 @@ def scan_spawns(buf: Buffer, *, want_text: bool = False, issuer: str | None = No
     return calls
 
 
+#: how far past its call a result is first looked for: it is nearly always the next record
+#: or close to it; a call answered later (or never) is left to one pass for all of them
+_NEAR_RESULT_BYTES = 256 * 1024
+
+
 def _pair_results(buf: Buffer, calls: list[SpawnCall], want_text: bool) -> None:
-    """Each call's result: one regex pass over the call ids from the first call on,
-    ending when every call is answered (a result follows its call in the same file)."""
-    waiting = {c.tool_use_id: c for c in calls if c.tool_use_id is not None}
+    """Each call's result (it follows its call, in the same file): looked for just past
+    the call first, then, for the calls still waiting, in one regex pass over their ids
+    from the first of them on, which ends as soon as every call is answered."""
+    waiting: dict[str, SpawnCall] = {}
+    for call in calls:
+        ident = call.tool_use_id
+        if ident is None:
+            continue
+        needle = f'"{ident}"'.encode()
+        lo = line_end(buf, call.offset)
+        pos = buf.find(needle, lo, lo + _NEAR_RESULT_BYTES)
+        while pos >= 0 and call.result is None:
+            end = _answer(buf, pos, {ident: call}, want_text)
+            pos = buf.find(needle, end, lo + _NEAR_RESULT_BYTES)
+        if call.result is None:
+            waiting[ident] = call
     if not waiting:
         return
     import re2
@@ -161,21 +179,27 @@ def _pair_results(buf: Buffer, calls: list[SpawnCall], want_text: bool) -> None:
     pattern = re2.compile(b'"(?:' + b"|".join(
         re2.escape(ident.encode()) for ident in waiting) + b')"')
     done_to = -1
-    for match in pattern.finditer(buf, min(c.offset for c in calls)):
+    for match in pattern.finditer(buf, min(c.offset for c in waiting.values())):
         if match.start() < done_to:
             continue
-        start, end = line_start(buf, match.start()), line_end(buf, match.start())
-        done_to = end
-        rec = decode(buf[start:end], None)
-        if rec is None:
-            continue
-        for block in rec.blocks_of("tool_result"):
-            call = waiting.get(block.get("tool_use_id"))  # type: ignore[arg-type]
-            if call is not None and call.offset < start:
-                call.result = _result_of(block, rec.tool_use_result, want_text)
-                del waiting[call.tool_use_id]  # type: ignore[arg-type]
+        done_to = _answer(buf, match.start(), waiting, want_text)
         if not waiting:
             return
+
+
+def _answer(buf: Buffer, pos: int, waiting: dict[str, SpawnCall], want_text: bool) -> int:
+    """Pair the results on the line holding ``pos`` with the waiting calls they answer
+    (each answered call leaves ``waiting``); returns where the line ends."""
+    start, end = line_start(buf, pos), line_end(buf, pos)
+    rec = decode(buf[start:end], None)
+    if rec is not None:
+        for block in rec.blocks_of("tool_result"):
+            ident = block.get("tool_use_id")
+            call = waiting.get(ident) if isinstance(ident, str) else None
+            if call is not None and call.offset < start:
+                call.result = _result_of(block, rec.tool_use_result, want_text)
+                del waiting[ident]  # type: ignore[arg-type]
+    return end
 
 
 def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> SpawnResult:

@@ -327,13 +327,24 @@ def _listed(session: SessionScope, nodes: dict[str, AgentNode]) -> list[str]:
     return [a for a in nodes if a in keep]
 
 
-def node_notes(sessions: Iterable[SessionAgents], listed_only: bool = True) -> list[str]:
-    """Every note of the sessions and of their (listed) lanes, as stderr lines."""
+#: lane notes printed before the rest are counted (a home of lanes whose spawn calls were
+#: all pruned would otherwise print one line per lane)
+LANE_NOTES_SHOWN = 20
+
+
+def node_notes(sessions: Iterable[SessionAgents]) -> list[str]:
+    """The notes of the sessions and of their listed lanes, as stderr lines; past
+    ``LANE_NOTES_SHOWN`` lane notes, one line counts the rest and says how to see them."""
     out: list[str] = []
+    lane_notes: list[str] = []
     for session in sessions:
         out.extend(session.notes)
-        ids = session.listed if listed_only else list(session.nodes)
-        for agent in ids:
+        for agent in session.listed:
             for note in session.nodes[agent].notes:
-                out.append(f"note: agent {agent} of session {session.session_id}: {note}")
+                lane_notes.append(f"note: agent {agent} of session {session.session_id}: {note}")
+    out.extend(lane_notes[:LANE_NOTES_SHOWN])
+    hidden = len(lane_notes) - LANE_NOTES_SHOWN
+    if hidden > 0:
+        out.append(f"note: {hidden} more lane note(s) like these not shown; `pysift agents "
+                   "--agent <id>` prints one lane's notes")
     return out
