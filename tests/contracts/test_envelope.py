@@ -20,8 +20,10 @@ ROW_KINDS = {
     "show": {"record", "branch-point", "block"},
     "agents": {"session", "run", "agent"},
 }
-#: row kinds that name a transcript and must carry the trio (wire-format §0.2)
+#: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
+#: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block"}
+NO_TRIO_COMMANDS = {"agents"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -74,7 +76,7 @@ def test_envelope(cli, demo_home: Path, args: tuple[str, ...]) -> None:
     assert rows[0]["command"] == command
     for row in rows[1:-1]:
         assert row["kind"] in ROW_KINDS[command], row["kind"]
-        if row["kind"] in TRIO_KINDS:
+        if row["kind"] in TRIO_KINDS and command not in NO_TRIO_COMMANDS:
             for key in TRIO:
                 assert key in row, (row["kind"], key)
             assert isinstance(row["is_subagent"], bool)
