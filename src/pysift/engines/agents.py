@@ -79,9 +79,13 @@ def sessions_in(scope: Scope) -> list[SessionScope]:
         project_dir = Path(project)
         main = next((t.path for t in members if not t.is_subagent), None)
         scoped = [t for t in members if t.is_subagent]
-        lanes = {t.session_id: t for t in subagent_transcripts(project_dir / f"{session_id}.jsonl")}
-        for lane in scoped:  # old-layout agents beside the sessions are not in subagents/
-            lanes.setdefault(lane.session_id, lane)
+        if main is not None:  # a session in scope came with all of its lanes
+            lanes = {t.session_id: t for t in scoped}
+        else:  # an agent target: the links need the session's other lanes too
+            lanes = {t.session_id: t
+                     for t in subagent_transcripts(project_dir / f"{session_id}.jsonl")}
+            for lane in scoped:  # old-layout agents beside the sessions are not in subagents/
+                lanes.setdefault(lane.session_id, lane)
         if not lanes:
             continue
         named = None if main is not None else {t.session_id for t in scoped}
