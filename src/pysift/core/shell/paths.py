@@ -6,7 +6,8 @@ needs no state from earlier calls: only the ``cd``s inside the command itself mo
 shell, and those are read lexically. An operand is then resolved in one of four ways,
 never guessed:
 
-``absolute``    typed absolute (``/tmp/x``, ``C:\\x``, ``//server/share``); used as typed.
+``absolute``    typed absolute (``/tmp/x``, ``C:\\x``, ``\\\\server\\share``); used as typed,
+                ``.``/``..`` folded.
 ``cwd-joined``  relative, no ``cd`` before it: joined to the record's own ``cwd``.
 ``cd-tracked``  relative, after literal ``cd``s in the same command: joined to where
                 those ``cd``s lead (an inference: a ``cd`` that failed is not seen).
@@ -14,7 +15,8 @@ never guessed:
                 or a glob, or the cwd is unknown: the operand is kept as typed.
 
 All of it is string work in the separator family of the base path, so a Windows
-transcript read on Linux joins ``d:\\work`` + ``src/a.py`` as ``d:\\work\\src\\a.py``.
+transcript read on Linux joins ``d:\\work`` + ``src/a.py`` as ``D:\\work\\src\\a.py`` (the
+drive letter upper-cased: Windows reads it case-blind and Claude Code writes it upper).
 """
 
 from __future__ import annotations
@@ -83,8 +85,8 @@ def join(base: str, *parts: str) -> str:
             share = pieces[1] if len(pieces) > 1 else ""
             root = f"\\\\{server}\\{share}"
             rest = pieces[2] if len(pieces) > 2 else ""
-        else:
-            root, rest = base[:2], base[2:]
+        else:  # a drive letter is case-blind: one spelling for every row of a file
+            root, rest = base[0].upper() + ":", base[2:]
     else:
         root, rest = "", base
     comps: list[str] = []
@@ -110,8 +112,8 @@ def resolve(value: str, literal: bool, cwd: Cwd, record_cwd: str | None,
     stays as typed)."""
     if not literal or not trusted or not value:
         return value, UNRESOLVED
-    if is_absolute(value):
-        return value, ABSOLUTE
+    if is_absolute(value):  # `.`/`..` folded, a trailing separator dropped
+        return join(value), ABSOLUTE
     base = record_cwd if record_cwd and is_absolute(record_cwd) else None
     if cwd.kind == "abs":
         return join(cwd.path, value), CD_TRACKED

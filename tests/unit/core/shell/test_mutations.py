@@ -30,7 +30,8 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("install -m 644 conf /etc/app/conf", [("/etc/app/conf", "absolute", "install")]),
     ("ln -sf ../shared/cfg cfg", [(f"{CWD}/cfg", "cwd-joined", "ln")]),
     ("rsync -av src/ host:/srv/src/", []),
-    ("rsync -av src/ /mnt/copy/", [("/mnt/copy/", "absolute", "rsync")]),
+    ("rsync -av src/ /mnt/copy/", [("/mnt/copy", "absolute", "rsync")]),
+    ("rm /tmp/./a/../b.txt", [("/tmp/b.txt", "absolute", "rm")]),
     ("truncate -s 0 app.log", [(f"{CWD}/app.log", "cwd-joined", "truncate")]),
     # in-place editors
     ("sed -i 's/a/b/g' one.txt two.txt", [(f"{CWD}/one.txt", "cwd-joined", "sed-i"), (f"{CWD}/two.txt", "cwd-joined", "sed-i")]),
@@ -141,11 +142,14 @@ def test_cd_chains(command: str, expected: list[tuple[str, str]]) -> None:
 def test_windows_cwd_joins_with_backslashes() -> None:
     got = mutations('cd "d:\\Work\\App" && echo x > data/a.json && rm ../old.txt', "D:\\Work")
     assert [(m.path, m.resolution) for m in got] == [
-        ("d:\\Work\\App\\data\\a.json", "cd-tracked"), ("d:\\Work\\old.txt", "cd-tracked")]
+        ("D:\\Work\\App\\data\\a.json", "cd-tracked"), ("D:\\Work\\old.txt", "cd-tracked")]
     assert [(m.path, m.resolution) for m in mutations("rm notes.txt", "C:\\Users\\me")] == [
         ("C:\\Users\\me\\notes.txt", "cwd-joined")]
     assert [(m.path, m.resolution) for m in mutations("cp a /c/Users/me/b", "C:\\x")] == [
         ("/c/Users/me/b", "absolute")]
+    # one spelling for every row of a file: drive letter upper-cased, separators unified
+    assert [m.path for m in mutations("rm d:/Work/a.txt d:\\\\Work\\\\b.txt", None)] == [
+        "D:\\Work\\a.txt", "D:\\Work\\b.txt"]
 
 
 def test_relative_and_absolute_spellings_resolve_alike() -> None:
