@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, NamedTuple
 
 import orjson
@@ -449,14 +450,9 @@ def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
     return found
 
 
-_PLAN: FilesPlan | None = None
-
-
-def _work(transcript: Transcript) -> tuple[Any, ...] | None:
+def _work(plan: FilesPlan, transcript: Transcript) -> tuple[Any, ...] | None:
     """One transcript's windowed rows, as plain tuples (None when it has nothing to say):
     the answer crosses a process boundary, and the parent holds the transcript."""
-    plan = _PLAN
-    assert plan is not None
     found = transcript_mutations(transcript, turns=plan.turns is not None
                                  or plan.by == "timeline")
     if found.error is None:
@@ -478,10 +474,8 @@ def run(transcripts: Sequence[Transcript], plan: FilesPlan,
         workers: int | None = None) -> list[TranscriptFiles]:
     """Every transcript's windowed rows, in input order (a fork pool when there are
     many; a transcript that cannot be read comes back with ``error``)."""
-    global _PLAN
-    _PLAN = plan
-    answers = fanout.map_ordered(_work, list(transcripts), workers=workers, min_items=8,
-                                 weights=[_size(t) for t in transcripts])
+    answers = fanout.map_ordered(partial(_work, plan), list(transcripts), workers=workers,
+                                 min_items=8, weights=[_size(t) for t in transcripts])
     out: list[TranscriptFiles] = []
     for transcript, answer in zip(transcripts, answers):
         if answer is None:
