@@ -1,4 +1,4 @@
-"""Envelope v2 on list, show, search and agents (SPEC §8.2, wire-format §0.1-§0.3): header first,
+"""Envelope v2 on list, show, search, agents and files (SPEC §8.2, wire-format §0.1-§0.3): header first,
 summary last, one of each, closed row kinds, the id trio on every spanning row, and every
 ``*_utc`` paired with its ``*_local``."""
 
@@ -19,10 +19,12 @@ ROW_KINDS = {
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
     "agents": {"session", "run", "agent"},
+    "files": {"bucket", "dir", "file", "mutation", "boundary"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
-TRIO_KINDS = {"session", "exchange", "record", "block"}
+TRIO_KINDS = {"session", "exchange", "record", "block", "bucket", "dir", "file", "mutation",
+              "boundary"}
 NO_TRIO_COMMANDS = {"agents"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
@@ -50,6 +52,11 @@ INVOCATIONS = [
     ("agents", "--agent", EXPLORE),
     ("agents", "--shape", "workflow", "--order-by", "completion"),
     ("agents", "--since", "2030-01-01"),
+    ("files",),
+    ("files", f"@{LONG}", "--by", "dir"),
+    ("files", "--by", "file", "--glob", "**/src/**"),
+    ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
+    ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
 ]
 
 
