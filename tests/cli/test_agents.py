@@ -21,6 +21,7 @@ from builders import (
     tool_result,
     tool_use,
     user,
+    write_result,
 )
 
 SID = "7c1e5a20-9f3b-4d6e-8a14-3b2f0c9d1e57"
@@ -71,8 +72,12 @@ def build_home(root: Path) -> tuple[ClaudeHome, Path]:
                                           "taskId": "task_r1"}))
     main_path = h.session(CWD, SID, main)
 
-    h.subagent(main_path, EXPLORE, _lane(EXPLORE, 6, user("map the callers"),
-                                         assistant("Three callers.")),
+    h.subagent(main_path, EXPLORE, _lane(
+        EXPLORE, 6, user("map the callers"),
+        assistant(tool_use("Write", {"file_path": f"{CWD}/callers.md", "content": "3"}, id="wr1")),
+        tool_result("wr1", f"File created successfully at: {CWD}/callers.md",
+                    tool_use_result=write_result(f"{CWD}/callers.md", "3")),
+        assistant("Three callers.")),
                meta={"agentType": "Explore", "description": "Map callers", "toolUseId": "t1"})
     h.subagent(main_path, ASYNC, _lane(
         ASYNC, 17, user("review it"),
@@ -177,8 +182,8 @@ def test_lifecycle_and_frozen_lanes(cli, rich: ClaudeHome) -> None:
     assert nested["pending_since_utc"] == nested["last_activity_utc"]
     assert nested["pending_tool_use_id"] == "b1"
     explore = agents[EXPLORE]
-    assert explore["completed_utc"] == explore["last_activity_utc"] == "2026-10-05T09:00:08.000Z"
-    assert explore["duration"] == "3s"  # trigger 09:00:05 -> completion 09:00:08
+    assert explore["completed_utc"] == explore["last_activity_utc"] == "2026-10-05T09:00:12.000Z"
+    assert explore["duration"] == "7s"  # trigger 09:00:05 -> completion 09:00:12
     assert "returned_message" not in explore
 
 
@@ -396,3 +401,17 @@ def test_many_lane_notes_are_counted_past_the_cap(cli, home: ClaudeHome) -> None
     assert notes[-1].startswith("pysift: note: 3 more lane note(s) like these not shown")
     one = cli("--claude-home", str(home.root), "agents", "--agent", lanes[-1])
     assert f"gone_{lanes[-1]}" in one.stderr
+
+
+def test_with_files(cli, rich: ClaudeHome) -> None:
+    result = _run(cli, rich, f"@{SID}", "--with-files", "--format", "json")
+    assert result.code == 0, result.stderr
+    agents = _agents(result)
+    assert agents[EXPLORE]["files_changed"] == [
+        {"path": f"{CWD}/callers.md", "op": "write", "is_create": True}]
+    assert agents[ASYNC]["files_changed"] == []
+    assert all("files_changed" not in r for r in _agents(_run(cli, rich, f"@{SID}", "--format",
+                                                              "json")).values())
+    out = _run(cli, rich, "--agent", EXPLORE, "--with-files").stdout
+    assert f"    files      1 changed\n      create       {CWD}/callers.md\n" in out
+    assert "    files      (none)\n" in _run(cli, rich, "--agent", ASYNC, "--with-files").stdout

@@ -57,6 +57,7 @@ EXAMPLES
   pysift agents @3f6c1e2a --since 09:00 --order-by completion   # finished since 09:00
   pysift agents @3f6c1e2a --returned-message        # what each lane handed back
   pysift agents --agent a4f1c9e27b3d8a605           # one lane: its node and its message
+  pysift agents @3f6c1e2a --with-files              # what each lane changed on disk
   pysift agents . --format json | jq 'select(.kind=="agent" and .status=="running")'
 
 \b
@@ -73,7 +74,8 @@ JSON (--format json, one object per line; rows in tree pre-order)
    "last_activity_utc","last_activity_local","duration","status","pending_tool_use_id",
    "pending_tool_name","pending_classification","pending_since_utc","pending_since_local",
    "skipped_lines"  (+ "control_hint" on a teammate; + "returned_message",
-   "returned_message_source" with --returned-message or --agent)}
+   "returned_message_source" with --returned-message or --agent; + "files_changed":
+   [{"path","op","is_create"}] with --with-files)}
   {"kind":"summary","sessions":N,"runs":N,"agents":N}
 
 \b
@@ -95,6 +97,8 @@ NOTES
   show @<agent-id> --turn -1.
   skipped_lines counts malformed lines among the head/tail lines read (full census:
   pysift stats @<agent-id>).
+  files_changed is one entry per (path, op) the lane's own transcript changed, as
+  `pysift files @<agent-id>` finds them (Bash rows are heuristic; op as files spells it).
   --agent is a direct lookup (an id or a unique prefix): it ignores --shape,
   --agent-type and the window; an id that matches nothing is an error."""
 
@@ -123,6 +127,8 @@ def agents_cmd(
         help="One lane by its agent id (or a unique prefix), with its returned message.")] = None,
     returned_message: Annotated[bool, typer.Option("--returned-message",
         help="Add each lane's returned message (three-way resolved, source-tagged).")] = False,
+    with_files: Annotated[bool, typer.Option("--with-files",
+        help="Add each lane's files-changed list (the files extractors over its transcript).")] = False,
     sessions_from: SessionsFrom = None,
     subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
         hidden=True)] = None,
@@ -150,5 +156,6 @@ def agents_cmd(
         order_by=order_by,
         agent=agent,
         returned_message=returned_message,
+        with_files=with_files,
     )
     emit(run(opts, env), fmt)

@@ -26,10 +26,12 @@ from pysift.engines.agents import (
     AgentNode,
     SessionAgents,
     SessionScope,
+    attach_files,
     build,
     node_notes,
     sessions_in,
 )
+from pysift.engines.files import OP_LABELS
 from pysift.errors import NotFoundError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
@@ -68,6 +70,7 @@ class AgentsOptions:
     order_by: str = "trigger"
     agent: str | None = None  # one lane by id: ignores every filter, implies the message
     returned_message: bool = False
+    with_files: bool = False
 
 
 # -- the view both layouts read ----------------------------------------------------------------
@@ -92,6 +95,7 @@ class AgentsView:
     order_by: str
     with_message: bool
     single: bool  # an --agent grab: the node alone, no tree
+    with_files: bool = False
 
     @property
     def agent_count(self) -> int:
@@ -121,10 +125,13 @@ def run(opts: AgentsOptions, env: Env) -> Report:
     if wanted is not None:
         for tree in trees:
             tree.listed = [a for a in tree.nodes if a == wanted]
+    view = _view(trees, opts, wanted is not None)
+    if opts.with_files:
+        view.with_files = True
+        attach_files([node for session in view.sessions for node in session.agents])
     report = Report(command="agents")
     report.notes.extend(scope.notes)
     report.notes.extend(node_notes(trees))
-    view = _view(trees, opts, wanted is not None)
     if not view.agent_count and wanted is None and _filtered(opts):
         report.note(f"note: no subagent passed the filters ({_filter_words(opts)}); drop them "
                     "to see every subagent in scope")
@@ -257,7 +264,7 @@ def rows_of(view: AgentsView, env: Env) -> list[dict[str, Any]]:
                      "runs": len(session.runs), "agents": len(session.agents)})
         for kind, payload, _ in session.entries:
             rows.append(run_row(payload, session.session_id, env) if kind == "run"
-                        else agent_row(payload, view.with_message, env))
+                        else agent_row(payload, view.with_message, env, view.with_files))
     return rows
 
 
@@ -278,7 +285,8 @@ def run_row(run: WorkflowRun, session_id: str, env: Env) -> dict[str, Any]:
     }
 
 
-def agent_row(node: AgentNode, with_message: bool, env: Env) -> dict[str, Any]:
+def agent_row(node: AgentNode, with_message: bool, env: Env, with_files: bool = False
+              ) -> dict[str, Any]:
     life, link, pending = node.life, node.link, node.life.pending
     row: dict[str, Any] = {
         "kind": "agent",
@@ -313,6 +321,9 @@ def agent_row(node: AgentNode, with_message: bool, env: Env) -> dict[str, Any]:
     if with_message:
         row["returned_message"] = node.returned_message
         row["returned_message_source"] = node.returned_source
+    if with_files:
+        row["files_changed"] = [{"path": c.path, "op": c.op, "is_create": c.is_create}
+                                for c in node.files_changed or ()]
     return row
 
 
@@ -327,7 +338,7 @@ def render_text(out: TextIO, view: AgentsView, env: Env) -> None:
     for i, session in enumerate(view.sessions):
         if view.single:
             for node in session.agents:
-                _node_block(w, node, 1, view.with_message, env)
+                _node_block(w, node, 1, view, env)
             continue
         if i:
             w("\n")
@@ -336,7 +347,7 @@ def render_text(out: TextIO, view: AgentsView, env: Env) -> None:
             if kind == "run":
                 _run_block(w, payload)
             else:
-                _node_block(w, payload, level + 1, view.with_message, env)
+                _node_block(w, payload, level + 1, view, env)
     kinds = ",".join(view.shapes) if view.shapes else "all"
     w(f"\n{view.agent_count} subagent(s)  ·  kind={kinds}  ·  window-axis={view.order_by}\n")
     if view.has_teammate:
@@ -360,7 +371,7 @@ def _run_block(w: Callable[[str], object], run: WorkflowRun) -> None:
         w(f"      model      {run.default_model}\n")
 
 
-def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, with_message: bool,
+def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, view: AgentsView,
                 env: Env) -> None:
     ind, ind2 = "  " * depth, "  " * (depth + 1)
     life, pending = node.life, node.life.pending
@@ -390,7 +401,7 @@ def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, with_me
             w(f"{ind2}duration   {life.duration}\n")
     elif pending is None:
         w(f"{ind2}last-seen  {text_ts(life.last_activity, env.tz)}\n")
-    if with_message:
+    if view.with_message:
         if node.returned_message is not None and node.returned_source is not None:
             source = (node.returned_source if life.completed is not None
                       else f"{node.returned_source} · {HISTORY_BRAND}")
@@ -398,6 +409,15 @@ def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, with_me
             w(f"{ind2}returned   ({source}) {preview}\n")
         else:
             w(f"{ind2}returned   (unresolved)\n")
+    if view.with_files:
+        changes = node.files_changed or []
+        if not changes:
+            w(f"{ind2}files      (none)\n")
+        else:
+            w(f"{ind2}files      {len(changes)} changed\n")
+            for change in changes:
+                tag = "create" if change.is_create else OP_LABELS.get(change.op, change.op)
+                w(f"{ind2}  {tag:<12} {change.path}\n")
     if node.skipped_lines:
         w(f"{ind2}note     {node.skipped_lines} malformed line(s) skipped (among the head/tail "
           "lines read — full census: pysift stats)\n")

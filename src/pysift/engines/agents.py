@@ -134,6 +134,15 @@ def _size(path: Path) -> int:
 # -- the result -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One path a lane changed, once per (path, op): ``op`` as ``files`` spells it in JSON."""
+
+    path: str
+    op: str
+    is_create: bool
+
+
 @dataclass
 class AgentNode:
     """One subagent lane, linked and with its lifecycle (an ``agent`` row)."""
@@ -153,6 +162,7 @@ class AgentNode:
     skipped_lines: int
     returned_message: str | None = None
     returned_source: str | None = None
+    files_changed: list[FileChange] | None = None  # with --with-files (``attach_files``)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -329,6 +339,24 @@ def _listed(session: SessionScope, nodes: dict[str, AgentNode]) -> list[str]:
         keep.add(agent)
         stack.extend(children.get(agent, ()))
     return [a for a in nodes if a in keep]
+
+
+def attach_files(nodes: Sequence[AgentNode], *, workers: int | None = None) -> None:
+    """Each node's files-changed list: the ``files`` extractors over the lane's own
+    transcript (structured edits joined to their results, Bash heuristics included), one
+    entry per (path, op) in first-seen order."""
+    from pysift.disk.fanout import map_ordered
+    from pysift.engines.files import transcript_mutations
+
+    found = map_ordered(lambda node: transcript_mutations(node.transcript), list(nodes),
+                        weights=[_size(n.transcript.path) for n in nodes], workers=workers)
+    for node, result in zip(nodes, found):
+        if result.error is not None:
+            node.notes.append(f"{result.error}; its files-changed list is unknown")
+        changes: dict[tuple[str, str], FileChange] = {}
+        for row in result.mutations:
+            changes.setdefault((row.path, row.op), FileChange(row.path, row.op, row.is_create))
+        node.files_changed = list(changes.values())
 
 
 #: lane notes printed before the rest are counted (a home of lanes whose spawn calls were
