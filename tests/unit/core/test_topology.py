@@ -208,3 +208,46 @@ def test_agent_id_line_in_result_text(payload) -> None:
     buf = _main(user("go"), assistant(_spawn("Task", "t1")), tool_result("t1", [payload]))
     result = scan_spawns(buf)[0].result
     assert result is not None and result.agent_ids == ("abc123",)
+
+
+# -- never a crash on what a transcript may hold --------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pysift.core.lanes import read_lane  # noqa: E402
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+    | st.sampled_from(["Task", "Agent", "Workflow", "tool_use", "tool_result", "t1"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["type", "id", "name", "input", "content", "tool_use_id", "message",
+                         "timestamp", "toolUseResult", "agentId", "prompt", "role", "is_error"]),
+        inner, max_size=5),
+    max_leaves=20)
+
+
+def _line(value: object) -> bytes:
+    return json.dumps(value).encode()
+
+
+_records = st.lists(
+    st.one_of(
+        _json.map(_line),
+        st.builds(lambda blocks, ts: _line({"type": "assistant", "timestamp": ts,
+                                            "message": {"role": "assistant", "content": blocks}}),
+                  st.lists(_json, max_size=3), st.sampled_from([None, "2026-10-05T09:00:00Z", 7])),
+        st.builds(lambda blocks, echo: _line({"type": "user", "toolUseResult": echo,
+                                              "message": {"role": "user", "content": blocks}}),
+                  st.lists(_json, max_size=3), _json),
+        st.binary(max_size=30),
+    ), max_size=12)
+
+
+@given(_records)
+def test_scan_and_lane_never_raise(lines: list[bytes]) -> None:
+    buf = b"\n".join(lines) + b"\n"
+    for call in scan_spawns(buf, want_text=True):
+        assert call.tool in ("Task", "Agent", "Workflow")
+    facts = read_lane(buf, want_tail_text=True)
+    assert facts.skipped_lines >= 0
