@@ -54,7 +54,7 @@ EXAMPLES
   pysift agents .                                   # every session of this project
   pysift agents . --shape workflow                  # workflow agents only
   pysift agents @3f6c1e2a --since 2h                # TRIGGERED in the last two hours
-  pysift agents @3f6c1e2a --since 09:00 --order-by completion   # finished since 09:00
+  pysift agents @3f6c1e2a --order-by completion --since 2026-10-06T08:00  # finished since
   pysift agents @3f6c1e2a --returned-message        # what each lane handed back
   pysift agents --agent a4f1c9e27b3d8a605           # one lane: its node and its message
   pysift agents @3f6c1e2a --with-files              # what each lane changed on disk
