@@ -216,7 +216,8 @@ def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> Spawn
         status = echo.get("status")
         run_id = _input_str(echo, "runId")
         task_id = _input_str(echo, "taskId")
-    ids.extend(m.group(1) for m in _AGENT_ID_LINE.finditer(text))
+    if "agentId: " in text:  # the footer line (a C-level check spares the regex mostly)
+        ids.extend(m.group(1) for m in _AGENT_ID_LINE.finditer(text))
     return SpawnResult(
         text=text if want_text else None,
         agent_ids=tuple(dict.fromkeys(ids)),
