@@ -31,6 +31,7 @@ carry only thinking.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -356,7 +357,8 @@ def duration_label(start: str | None, end: str | None) -> str | None:
     a, b = parse_ts(start), parse_ts(end)
     if a is None or b is None:
         return None
-    return seconds_label(int((b - a).total_seconds()))
+    # whole seconds of each instant, then the difference (csift's arithmetic)
+    return seconds_label(math.floor(b.timestamp()) - math.floor(a.timestamp()))
 
 
 def seconds_label(total: int) -> str:

@@ -209,6 +209,8 @@ def test_duration_labels() -> None:
     assert duration_label("2026-10-05T09:00:00Z", "2026-10-05T11:05:59Z") == "2h05m"
     assert duration_label("2026-10-05T09:00:00Z", "2026-10-05T08:00:00Z") == "0s"
     assert duration_label(None, "2026-10-05T08:00:00Z") is None
+    # whole seconds of each end: 18.6 s -> 35.1 s is 17 s, as csift counts it
+    assert duration_label("2026-10-05T09:03:18.600Z", "2026-10-05T09:03:35.100Z") == "17s"
 
 
 def test_lane_states() -> None:
