@@ -31,7 +31,6 @@ from pysift.engines.agents import (
     node_notes,
     sessions_in,
 )
-from pysift.engines.files import OP_LABELS
 from pysift.errors import NotFoundError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
@@ -410,6 +409,8 @@ def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, view: A
         else:
             w(f"{ind2}returned   (unresolved)\n")
     if view.with_files:
+        from pysift.engines.files import OP_LABELS
+
         changes = node.files_changed or []
         if not changes:
             w(f"{ind2}files      (none)\n")
