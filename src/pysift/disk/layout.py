@@ -627,9 +627,10 @@ def read_meta_checked(transcript: Transcript) -> tuple[dict[str, Any], str | Non
     """``read_meta`` that says why a companion that exists gave nothing: ``({}, None)``
     when there is none (older builds wrote none), ``({}, problem)`` when it is not a
     readable regular file or not a JSON object."""
-    meta = transcript.meta_path
-    if meta is None:
+    path = os.fspath(transcript.path)
+    if not transcript.is_subagent or not path.endswith(".jsonl"):
         return {}, None
+    meta = path[: -len(".jsonl")] + ".meta.json"  # Transcript.meta_path without pathlib
     try:
         data = read_regular(meta)
     except FileNotFoundError:
