@@ -415,3 +415,19 @@ def test_with_files(cli, rich: ClaudeHome) -> None:
     out = _run(cli, rich, "--agent", EXPLORE, "--with-files").stdout
     assert f"    files      1 changed\n      create       {CWD}/callers.md\n" in out
     assert "    files      (none)\n" in _run(cli, rich, "--agent", ASYNC, "--with-files").stdout
+
+
+def test_two_transcripts_with_one_agent_id_are_both_listed(cli, home: ClaudeHome) -> None:
+    main = home.session(CWD, SID, user("go"), assistant("ok"))
+    home.subagent(main, "a77777777777777777", user("x"), assistant("first"),
+                  meta={"agentType": "Explore"})
+    legacy = home.project_dir(CWD) / "agent-a77777777777777777.jsonl"  # a copied old layout
+    legacy.write_bytes(_lane("a77777777777777777", 9, user("x"), assistant("second")).lines())
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows("agent")
+    assert [r["agent_id"] for r in rows] == ["a77777777777777777"] * 2
+    assert "carries agent id a77777777777777777 too" in result.stderr
+    grab = cli("--claude-home", str(home.root), "agents", "--agent", "a77777777777777777",
+               "--format", "json")
+    assert len(grab.json_rows("agent")) == 2

@@ -123,7 +123,7 @@ def run(opts: AgentsOptions, env: Env) -> Report:
     trees = build(sessions, want_returned=opts.returned_message or wanted is not None)
     if wanted is not None:
         for tree in trees:
-            tree.listed = [a for a in tree.nodes if a == wanted]
+            tree.listed = [a for a, node in tree.nodes.items() if node.agent_id == wanted]
     view = _view(trees, opts, wanted is not None)
     if opts.with_files:
         view.with_files = True

@@ -80,12 +80,12 @@ def sessions_in(scope: Scope) -> list[SessionScope]:
         main = next((t.path for t in members if not t.is_subagent), None)
         scoped = [t for t in members if t.is_subagent]
         if main is not None:  # a session in scope came with all of its lanes
-            lanes = {t.session_id: t for t in scoped}
+            lanes = {os.fspath(t.path): t for t in scoped}
         else:  # an agent target: the links need the session's other lanes too
-            lanes = {t.session_id: t
+            lanes = {os.fspath(t.path): t
                      for t in subagent_transcripts(project_dir / f"{session_id}.jsonl")}
             for lane in scoped:  # old-layout agents beside the sessions are not in subagents/
-                lanes.setdefault(lane.session_id, lane)
+                lanes.setdefault(os.fspath(lane.path), lane)
         if not lanes:
             continue
         named = None if main is not None else {t.session_id for t in scoped}
@@ -203,29 +203,46 @@ def build(sessions: Sequence[SessionScope], *, want_returned: bool = False,
 def _session_tree(session: SessionScope, scans: dict[str, _Scan],
                   want_returned: bool) -> SessionAgents:
     main = scans.get(os.fspath(session.session_path))
-    lane_scans = {lane.session_id: scans[os.fspath(lane.path)] for lane in session.lanes}
-    keys = [_lane_key(lane, lane_scans[lane.session_id]) for lane in session.lanes]
+    out = SessionAgents(session.session_id, {}, {}, [])
+    lane_keys = _unique_keys(session, out.notes)
+    lane_scans = [scans[os.fspath(lane.path)] for lane in session.lanes]
+    keys = [_lane_key(key, lane, scan)
+            for key, lane, scan in zip(lane_keys, session.lanes, lane_scans)]
     index = build_index(main.calls if main is not None else (),
-                        [(key, lane_scans[key.agent_id].calls) for key in keys])
+                        [(key, scan.calls) for key, scan in zip(keys, lane_scans)])
     links = link_session(keys, index)
     journals: dict[Path, Journal | None] = {}
-    out = SessionAgents(session.session_id, {}, {}, [])
     if main is not None and main.error is not None:
         out.notes.append(f"warning: {main.error}; the spawn calls of session "
                          f"{session.session_id} are unknown")
-    for lane, key in zip(session.lanes, keys):
-        scan = lane_scans[lane.session_id]
+    for lane, key, scan in zip(session.lanes, keys, lane_scans):
         journal = _journal(lane, journals, out.notes)
-        out.nodes[lane.session_id] = _node(lane, key, scan, links[lane.session_id], journal,
-                                            want_returned)
+        out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
+                                        want_returned)
     _runs(session, out)
     out.listed = _listed(session, out.nodes)
     return out
 
 
-def _lane_key(lane: Transcript, scan: _Scan) -> LaneKey:
+def _unique_keys(session: SessionScope, notes: list[str]) -> list[str]:
+    """One key per lane: its agent id, made unique (``<id>~2``…) for a second transcript
+    carrying the same id (a copied home), which is listed too, joined by its meta only."""
+    seen: dict[str, int] = {}
+    out = []
+    for lane in session.lanes:
+        count = seen[lane.session_id] = seen.get(lane.session_id, 0) + 1
+        if count == 1:
+            out.append(lane.session_id)
+            continue
+        out.append(f"{lane.session_id}~{count}")
+        notes.append(f"note: session {session.session_id}: {lane.path} carries agent id "
+                     f"{lane.session_id} too; both are listed, this one joined by its meta only")
+    return out
+
+
+def _lane_key(key: str, lane: Transcript, scan: _Scan) -> LaneKey:
     facts = scan.facts or LaneFacts()
-    return LaneKey(agent_id=lane.session_id,
+    return LaneKey(agent_id=key,
                    workflow_id=lane.path.parent.name if lane.kind == KIND_WORKFLOW else None,
                    meta=scan.meta, started=facts.started, seed_digest=facts.seed_digest,
                    is_clone=facts.fork is not None or scan.meta.get("isFork") is True)
@@ -331,7 +348,7 @@ def _listed(session: SessionScope, nodes: dict[str, AgentNode]) -> list[str]:
         if parent is not None:
             children.setdefault(parent, []).append(agent)
     keep: set[str] = set()
-    stack = [a for a in session.named if a in nodes]
+    stack = [key for key, node in nodes.items() if node.agent_id in session.named]
     while stack:
         agent = stack.pop()
         if agent in keep:
