@@ -112,13 +112,14 @@ class AgentsView:
 def run(opts: AgentsOptions, env: Env) -> Report:
     if opts.order_by not in ORDER_AXES:
         raise UsageError(f"--order-by {opts.order_by!r} is not one of {', '.join(ORDER_AXES)}")
+    ident = _agent_id_form(opts.agent) if opts.agent is not None else None  # before the walk
     scope = resolve_scope(list(opts.targets), env, subagents=True,
                           sessions_from=list(opts.sessions_from)
                           if opts.sessions_from is not None else None)
     sessions = sessions_in(scope)
     wanted = None
-    if opts.agent is not None:
-        wanted = _grab(opts.agent, sessions)
+    if ident is not None:
+        wanted = _grab(ident, sessions)
         sessions = [s for s in sessions if any(lane.session_id == wanted for lane in s.lanes)]
     trees = build(sessions, want_returned=opts.returned_message or wanted is not None)
     if wanted is not None:
@@ -141,8 +142,8 @@ def run(opts: AgentsOptions, env: Env) -> Report:
     return report
 
 
-def _grab(raw: str, sessions: list[SessionScope]) -> str:
-    """The one lane ``--agent`` names: its exact id, else a unique prefix of one."""
+def _agent_id_form(raw: str) -> str:
+    """``--agent``'s value as an id: ``@`` and an ``agent-`` file prefix dropped."""
     ident = raw.strip()
     ident = ident[1:] if ident.startswith("@") else ident
     ident = ident[len("agent-"):] if ident.startswith("agent-") else ident
@@ -150,6 +151,11 @@ def _grab(raw: str, sessions: list[SessionScope]) -> str:
         raise UsageError(
             f"--agent {raw!r} is not an agent id; pass one as `pysift agents` prints it: a "
             "bare hex id (a4f1c9e27b3d8a605), a teammate id (aName-<hex>) or a unique prefix")
+    return ident
+
+
+def _grab(ident: str, sessions: list[SessionScope]) -> str:
+    """The one lane ``--agent`` names: its exact id, else a unique prefix of one."""
     ids = {lane.session_id for s in sessions for lane in s.lanes}
     if ident in ids:
         return ident
