@@ -23,6 +23,7 @@ from pysift.core.topology import preorder
 from pysift.core.workflows import WorkflowRun
 from pysift.engines.agents import (
     SHAPE_TEAMMATE,
+    SHAPES,
     AgentNode,
     SessionAgents,
     SessionScope,
@@ -112,6 +113,9 @@ class AgentsView:
 def run(opts: AgentsOptions, env: Env) -> Report:
     if opts.order_by not in ORDER_AXES:
         raise UsageError(f"--order-by {opts.order_by!r} is not one of {', '.join(ORDER_AXES)}")
+    unknown = [shape for shape in opts.shapes if shape not in SHAPES]
+    if unknown:
+        raise UsageError(f"--shape {unknown[0]!r} is not one of {', '.join(SHAPES)}")
     ident = _agent_id_form(opts.agent) if opts.agent is not None else None  # before the walk
     scope = resolve_scope(list(opts.targets), env, subagents=True,
                           sessions_from=list(opts.sessions_from)
