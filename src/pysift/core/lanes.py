@@ -40,6 +40,7 @@ from pysift.core.bash_danger import is_dangerous_rm
 from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
 from pysift.core.timez import parse_ts
+from pysift.disk.jsonline import compact_json
 from pysift.disk.lines import Buffer, iter_backward, iter_spans
 from pysift.model.record import Record
 
@@ -429,7 +430,7 @@ def returned_message(*, workflow: bool, result_text: str | None, launch_ack: boo
     if workflow:
         if has_journal_result:
             payload = journal_payload
-            return (payload if isinstance(payload, str) else classify.compact_json(payload),
+            return (payload if isinstance(payload, str) else compact_json(payload),
                     WORKFLOW_JOURNAL)
         return None, None
     if result_text is not None:

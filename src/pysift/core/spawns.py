@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from pysift.core.topology import SPAWN_TOOLS, IssuedBy, Spawns, spawned_by, spawns_in
+from pysift.core.topology import IssuedBy, Spawns, spawned_by, spawns_in
 
-__all__ = ["SPAWN_TOOLS", "IssuedBy", "Spawns", "spawned_by", "spawns_in"]
+__all__ = ["IssuedBy", "Spawns", "spawned_by", "spawns_in"]

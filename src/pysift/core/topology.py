@@ -45,11 +45,9 @@ from typing import Any
 from pysift.core.decode import decode
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start
-from pysift.disk.mapped import open_buffer
-from pysift.errors import SourceError
+from pysift.disk.mapped import try_open_buffer
+from pysift.model.tools import META_LINKED_SPAWN_TOOLS, SPAWN_TOOLS
 
-#: the tools whose ``tool_use`` spawns subagents (the one definition)
-SPAWN_TOOLS = frozenset({"Task", "Agent", "Workflow"})
 #: the result text of a call that launched its agent in the background
 ASYNC_LAUNCH_TEXT = "Async agent launched"
 #: ``toolUseResult.status`` of a call that only acknowledged a launch
@@ -67,14 +65,6 @@ def _names_pattern() -> Any:
 
         _spawn_names = re2.compile(_SPAWN_NAME_SOURCE)
     return _spawn_names
-
-
-def read_buffer(path: Path) -> Buffer | None:
-    """The transcript's bytes, or None when it cannot be read (it issues no spawns)."""
-    try:
-        return open_buffer(path)
-    except SourceError:
-        return None
 
 
 # -- one transcript's spawn calls ---------------------------------------------------------
@@ -203,7 +193,7 @@ def _answer(buf: Buffer, pos: int, waiting: dict[str, SpawnCall], want_text: boo
 
 
 def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> SpawnResult:
-    from pysift.core.classify import result_text
+    from pysift.core.blocktext import result_text
 
     text = result_text(dict(block))
     ids: list[str] = []
@@ -242,10 +232,12 @@ class Spawns:
 def spawns_in(path: Path) -> Spawns:
     """The spawn calls issued in one transcript (none when it cannot be read)."""
     spawns = Spawns()
-    buf = read_buffer(path)
+    buf = try_open_buffer(path)  # an unreadable transcript issues no spawns
     if buf is None:
         return spawns
     for call in scan_spawns(buf):
+        if call.tool not in META_LINKED_SPAWN_TOOLS:
+            continue  # a Workflow call's id and name never name a child (model.tools)
         if call.tool_use_id is not None:
             spawns.tool_use_ids.add(call.tool_use_id)
         if call.name is not None:
@@ -271,7 +263,7 @@ class IssuedBy:
     def __call__(self, tool_use_id: str) -> bool:
         if not self._opened:
             self._opened = True
-            self._buf = read_buffer(self.path) if self.path.is_file() else None
+            self._buf = try_open_buffer(self.path) if self.path.is_file() else None
         buf = self._buf
         if buf is None:
             return False
@@ -379,7 +371,7 @@ class SpawnIndex:
                 if ident in self.by_id:
                     continue
                 self.by_id[ident] = call
-            if call.name is not None:
+            if call.name is not None and call.tool in META_LINKED_SPAWN_TOOLS:
                 self.by_name.setdefault(call.name, []).append(call)
             if call.prompt_digest is not None:
                 self.by_prompt.setdefault(call.prompt_digest, []).append(call)
