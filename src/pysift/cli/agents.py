@@ -146,7 +146,8 @@ def agents_cmd(
     env = build_env(ctx)
     from pysift.commands.agents import AgentsOptions, run
 
-    window = parse_window(since, until, env)
+    # the WHEN parser (and dateutil, ~20 ms) only when a bound is given
+    window = parse_window(since, until, env) if since or until else (None, None)
     opts = AgentsOptions(
         targets=tuple(targets or ()),
         sessions_from=read_sessions_from(sessions_from),
