@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -166,7 +165,7 @@ def _absolute(value: str, env: Env) -> str:
     return os.path.normpath(path if path.is_absolute() else env.cwd / path)
 
 
-def _binding_or_none(transcript: Transcript, env: Env) -> PlanBinding | None:
+def _binding_or_none(env: Env, transcript: Transcript) -> PlanBinding | None:
     try:
         return resolve_plan_path(transcript, env)
     except SourceError:
@@ -175,7 +174,7 @@ def _binding_or_none(transcript: Transcript, env: Env) -> PlanBinding | None:
 
 def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
     """Every binding among many transcripts, fanned out over a process pool when large."""
-    found = map_ordered(partial(_binding_or_none, env=env), transcripts)
+    found = map_ordered(_binding_or_none, transcripts, shared=env)
     return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
 
 

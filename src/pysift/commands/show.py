@@ -12,7 +12,7 @@ from pysift.core.resolve import resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
-from pysift.engines.fetch import Fetched, TranscriptView, block_text
+from pysift.engines.fetch import Fetched, TranscriptView, block_text, open_view
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
@@ -116,7 +116,7 @@ def run(opts: ShowOptions, env: Env) -> Report:
         opts = replace(opts, sha256=sha256_digest(opts.sha256))
     transcript = resolve_one(opts.target, env)
     try:
-        view = TranscriptView(transcript)
+        view = open_view(transcript)
     except SiftError:
         raise
     if opts.block:

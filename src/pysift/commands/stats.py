@@ -11,23 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from typing import Any, TextIO
 
 from pysift.core.classify import format_duration_ms
 from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.core.resolve import resolve_scope
 from pysift.core.timez import parse_ts, text_ts, ts_pair
-from pysift.disk.fanout import map_ordered
-from pysift.engines.stats import SessionStats, TokenSums, Window, stats_of
+from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 
 TOTAL_TOOLS_SHOWN = 15
-# Below this many transcripts the files are read one after another (a big one may still
-# fork its own turn grouping); above it they fan out over a process pool.
-FANOUT_MIN_FILES = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,9 +40,10 @@ def run(opts: StatsOptions, env: Env) -> Report:
     scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
                           sessions_from=list(opts.sessions_from)
                           if opts.sessions_from is not None else None)
+    from pysift.engines import stats as engine
+
     window = Window(since=opts.since, until=opts.until, turns=opts.turns)
-    compute = partial(stats_of, window=window, allow_fork=len(scope.transcripts) < FANOUT_MIN_FILES)
-    rows = map_ordered(compute, scope.transcripts, min_items=FANOUT_MIN_FILES)
+    rows = engine.run(scope.transcripts, window)
     report = Report(command="stats")
     report.notes.extend(scope.notes)
     for row in rows:

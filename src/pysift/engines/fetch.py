@@ -51,8 +51,13 @@ class Fetched:
 
 
 class TranscriptView:
-    def __init__(self, transcript: Transcript, buf: Buffer | None = None) -> None:
+    """One transcript opened for addressing. ``cores``: the processes a big file's turn
+    grouping may use (the caller's call: more than one only on a core of its own)."""
+
+    def __init__(self, transcript: Transcript, buf: Buffer | None = None, *,
+                 cores: int = 1) -> None:
         self.transcript = transcript
+        self.cores = cores
         self.buf: Buffer = open_buffer(transcript.path) if buf is None else buf
         self.tally = Tally()
         self._turns: TurnMap | None = None
@@ -71,7 +76,7 @@ class TranscriptView:
     @property
     def turns(self) -> TurnMap:
         if self._turns is None:
-            self._turns = build_turn_map(self.buf)
+            self._turns = build_turn_map(self.buf, cores=self.cores)
         return self._turns
 
     def context(self, *, address_mode: bool) -> classify.ClassifyContext:
@@ -180,6 +185,14 @@ class TranscriptView:
         self.tally.malformed += merge.skipped_lines
         self.sidecar_error = merge.error
         return merge.pending
+
+
+def open_view(transcript: Transcript) -> TranscriptView:
+    """The entry of ``show``: one transcript, read on the main process, whose turn
+    grouping may spread a big file over every core."""
+    from pysift.disk.fanout import cpu_workers
+
+    return TranscriptView(transcript, cores=cpu_workers())
 
 
 def block_text(view: TranscriptView, block_id: str) -> str:

@@ -406,19 +406,21 @@ def summarize_all(transcripts: list[Transcript], workers: int | None = None,
     saved)."""
     from pysift.disk.fanout import map_ordered
 
-    def work(transcript: Transcript) -> SessionSummary:
-        summary = summarize(transcript)
-        if prepare is not None:
-            prepare(summary)
-        summary.transcript = None  # type: ignore[assignment]
-        return summary
-
     # no weights: a file's cost here hardly depends on its size (its two ends are read),
     # and the pool's queue evens out what differs
-    out = map_ordered(work, transcripts, workers=workers)
+    out = map_ordered(_summary_for_pool, transcripts, shared=prepare, workers=workers)
     for summary, transcript in zip(out, transcripts):
         summary.transcript = transcript
     return out
+
+
+def _summary_for_pool(prepare: Callable[[SessionSummary], None] | None,
+                      transcript: Transcript) -> SessionSummary:
+    summary = summarize(transcript)
+    if prepare is not None:
+        prepare(summary)
+    summary.transcript = None  # type: ignore[assignment]
+    return summary
 
 
 def rank_key(summary: SessionSummary) -> str:

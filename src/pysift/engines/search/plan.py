@@ -1,7 +1,8 @@
 """Everything a per-file scan needs, derived once from the options.
 
-The plan is set as a module global before the process pool forks, so compiled regexes
-(not picklable) reach the workers for free; workers receive only the transcript.
+The plan is the ``shared`` object of the scan's process pool (``disk.fanout``): a forked
+worker inherits it, so compiled regexes (not picklable) reach the workers for free, and
+each worker receives only its transcripts.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pysift.core import classify
-from pysift.disk.fanout import map_ordered
+from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
@@ -54,18 +54,24 @@ class SearchResult:
         return any(o.sidecar_used for o in self.outcomes)
 
 
-_KEEP_HITS = False
+@dataclass(frozen=True)
+class _Job:
+    """What every file's scan shares (held once per process, never pickled): the plan,
+    whether bare hits cross back (census / raw) and the cores one scan may use."""
+
+    plan: SearchPlan
+    keep_hits: bool
+    cores: int
 
 
-def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
+def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     """One file's outcome; None when it has nothing to say (no hit, nothing skipped, no
     error), and otherwise without its ``Transcript``, which the parent already holds:
     most files of a wide search have nothing, and unpickling thousands of outcomes with
     their paths cost the parent ~20 ms."""
     index, transcript = item
-    plan = scan_mod._PLAN
-    assert plan is not None
-    fs = scan_mod.scan_file(transcript, index, plan)
+    plan = job.plan
+    fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores)
     if not (fs.hits or fs.malformed or fs.sidecar_used or fs.persisted_failures or fs.error
             or fs.sidecar_error):
         return None
@@ -74,7 +80,7 @@ def _work(item: tuple[int, Transcript]) -> FileOutcome | None:
                       error=fs.error, sidecar_error=fs.sidecar_error)
     if not fs.hits:
         return out
-    if _KEEP_HITS:
+    if job.keep_hits:
         out.hits = fs.hits
         return out
     buf = fs.buf
@@ -100,15 +106,20 @@ def _size(transcript: Transcript) -> int:
         return 0
 
 
+FANOUT_MIN_FILES = 8
+
+
 def run_search(plan: SearchPlan, transcripts: list[Transcript], *, keep_hits: bool = False,
                workers: int | None = None) -> SearchResult:
-    """Scan every transcript (a fork pool when there are many) and keep input order."""
-    global _KEEP_HITS
-    scan_mod.set_plan(plan)
-    _KEEP_HITS = keep_hits
+    """Scan every transcript (a fork pool when there are many) and keep input order. A
+    scope of a few files is scanned in-process, each file free to use every core for its
+    turn grouping."""
     items = list(enumerate(transcripts))
-    answers = map_ordered(_work, items, workers=workers, min_items=8,
-                          weights=[_size(t) for t in transcripts])
+    spread = fanout.processes(len(items), FANOUT_MIN_FILES, workers)
+    job = _Job(plan, keep_hits, cores=fanout.cpu_workers() if spread == 1 else 1)
+    answers = fanout.map_ordered(_work, items, shared=job, workers=workers,
+                                 min_items=FANOUT_MIN_FILES,
+                                 weights=[_size(t) for t in transcripts])
     outcomes: list[FileOutcome] = []
     for (index, transcript), answer in zip(items, answers):
         if answer is None:
