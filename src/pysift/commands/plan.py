@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
 from pysift.disk.fanout import map_ordered
-from pysift.disk.layout import Transcript
+from pysift.disk.layout import Transcript, Unreadable
 from pysift.engines.plans import (
     BINDING_SLUG_ONLY,
     PlanBinding,
@@ -70,7 +70,8 @@ def run(opts: PlanOptions, env: Env) -> Report:
         # the calling session as whoami finds it: the encoded $PWD dir first, so an id
         # that two project dirs hold names one transcript, not both
         session_id = require_calling_session(env, "plan (no target)")
-        calling = find_session_file(session_id, env)
+        # (a dir this lookup cannot read is noted again by the scope resolved below)
+        calling = find_session_file(session_id, env, unread=Unreadable())
         tokens = [str(calling) if calling is not None else f"@{session_id}"]
     scope = resolve_scope(tokens, env, subagents=opts.subagents,
                           sessions_from=_ids(opts.sessions_from))

@@ -495,7 +495,7 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     (``-t harness.meta.attachment`` without ``--attachments``)."""
     # a transcript, its elicitation sidecar or (--resolve-persisted) a persisted output
     # that exists but was not read: what it holds was not searched
-    unread = scope.unreadable + sum(
+    unread = len(scope.unreadable) + sum(
         bool(o.error) + bool(o.sidecar_error) + len(o.persisted_failures)
         for o in result.outcomes)
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."

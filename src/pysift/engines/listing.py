@@ -20,7 +20,7 @@ from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts
 from pysift.core.turns import is_plain_carrier
-from pysift.disk.layout import Transcript, sidecar_of, top_level_sessions
+from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
@@ -364,7 +364,8 @@ def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:
     line holding the uuid.
     """
     needle = boundary_uuid.encode()
-    for sibling in top_level_sessions(transcript.project_dir):
+    # the scope's walk already listed this dir (and said what it could not read)
+    for sibling in top_level_sessions(transcript.project_dir, unread=Unreadable()):
         if sibling == transcript.path:
             continue
         try:
