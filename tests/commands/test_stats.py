@@ -18,7 +18,8 @@ from builders import (
     usage,
     user,
 )
-from pysift.commands.stats import StatsOptions, cap_rows, census_line, run
+from pysift.commands.stats import StatsOptions, census_line, recency, run
+from pysift.core.cap import cap
 from pysift.core.grammar.ranges import parse_range
 from pysift.disk.layout import top_level_transcript
 from pysift.engines.stats import SessionStats
@@ -129,11 +130,11 @@ def test_cap_keeps_scope_order_and_ranks_undated_rows_last() -> None:
     rows = [SessionStats(top_level_transcript(Path(f"/p/{sid}.jsonl")), last_ts=ts)
             for sid, ts in ((S1, "2026-03-01T10:00:00Z"), (S2, None),
                             ("33333333-3333-4333-8333-333333333333", "2026-03-05T10:00:00Z"))]
-    kept, dropped = cap_rows(rows, 2)
+    kept, dropped = cap(rows, 2, newest=recency)
     assert [r.transcript.session_id for r in kept] == [S1, "33333333-3333-4333-8333-333333333333"]
-    assert dropped == 1
-    assert cap_rows(rows, 0) == (rows, 0)
-    assert cap_rows(rows, 5) == (rows, 0)
+    assert [r.transcript.session_id for r in dropped] == [S2]
+    assert cap(rows, 0, newest=recency) == (rows, [])
+    assert cap(rows, 5, newest=recency) == (rows, [])
 
 
 def test_turn_window_miss_is_said(home: ClaudeHome) -> None:

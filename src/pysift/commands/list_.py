@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
+from pysift.core.cap import cap
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
@@ -34,12 +35,12 @@ def run(opts: ListOptions, env: Env) -> Report:
     scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
                           sessions_from=list(opts.sessions_from)
                           if opts.sessions_from is not None else None)
-    cap = opts.max_count
-    if cap is None and not scope.scoped:
-        cap = LIST_CAP_DEFAULT
+    limit = opts.max_count
+    if limit is None and not scope.scoped:
+        limit = LIST_CAP_DEFAULT
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
-    prepare = None if cap else _preparer(opts.view, env)
+    prepare = None if limit else _preparer(opts.view, env)
     summaries = summarize_all(scope.transcripts, prepare=prepare)
     report = Report(command="list", header=scope_header(scope))
     report.notes.extend(scope.notes)
@@ -52,13 +53,10 @@ def run(opts: ListOptions, env: Env) -> Report:
     for s in summaries:  # of the sessions listed (the window may drop some)
         if s.sidecar_error:
             report.note(unread_warning(s.sidecar_error))
-    dropped = 0
-    if cap and len(summaries) > cap:
-        dropped = len(summaries) - cap
-        # the most recently active, shown in the order the uncapped listing has them
-        # (each session, then its subagents)
-        kept = {id(s) for s in sorted(summaries, key=rank_key, reverse=True)[:cap]}
-        summaries = [s for s in summaries if id(s) in kept]
+    # the most recently active, shown in the order the uncapped listing has them (each
+    # session, then its subagents)
+    summaries, over = cap(summaries, limit, newest=rank_key)
+    dropped = len(over)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in summaries]
     report.summary = {
@@ -66,7 +64,7 @@ def run(opts: ListOptions, env: Env) -> Report:
         "skipped_lines": sum(s.skipped_lines for s in summaries),
         "dropped_by_cap": dropped,
     }
-    report.text = lambda out: render_text(out, scope, summaries, dropped, cap, env)
+    report.text = lambda out: render_text(out, scope, summaries, dropped, limit, env)
     return report
 
 
@@ -128,7 +126,7 @@ def _drift(first: str | None, last: str | None) -> str | None:
 
 
 def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], dropped: int,
-                cap: int | None, env: Env) -> None:
+                limit: int | None, env: Env) -> None:
     w = out.write
     banner = scope_banner(scope)
     if banner:
@@ -138,7 +136,7 @@ def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], drop
     w("\n".join(s.view if isinstance(s.view, str) else row_block(s, env)
                  for s in summaries))
     if dropped:
-        w(f"\n… (+{dropped} more session(s) not shown — kept the {cap} most recently active; "
+        w(f"\n… (+{dropped} more session(s) not shown — kept the {limit} most recently active; "
           "--max-count 0 lists all, or name a target)\n")
 
 

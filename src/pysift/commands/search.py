@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
+from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeSpec, format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope, resolve_scope
@@ -198,15 +199,6 @@ def order_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
     return sorted(base, key=key)
 
 
-def cap_exchanges(exchanges: list[Exchange], max_count: int | None
-                  ) -> tuple[list[Exchange], int]:
-    if not max_count or abs(max_count) >= len(exchanges):
-        return exchanges, 0
-    if max_count > 0:
-        return exchanges[:max_count], len(exchanges) - max_count
-    return exchanges[max_count:], len(exchanges) + max_count
-
-
 def _excerpt(hit: Hit, no_truncate: bool) -> tuple[str, bool]:
     if no_truncate:
         return hit.text, False
@@ -258,7 +250,8 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         return _owners_report(opts, plan, scope, result, report)
     ordered = order_exchanges(result.exchanges)
     total = len(ordered)
-    kept, dropped = cap_exchanges(ordered, opts.max_count)
+    kept, over = cap(ordered, opts.max_count)
+    dropped = len(over)
     drafts = sum(1 for ex in kept if ex.draft)
     transcript_ids = sorted({ex.transcript.session_id for ex in kept})
     # the sidecar flag speaks of the exchanges emitted, not of one the cap dropped
@@ -662,10 +655,8 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
         ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
     else:  # count-descending, ties by key on every axis, label too (csift's code)
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    dropped = 0
-    if opts.max_count and abs(opts.max_count) < len(ordered):
-        dropped = len(ordered) - abs(opts.max_count)
-        ordered = ordered[:opts.max_count] if opts.max_count > 0 else ordered[opts.max_count:]
+    ordered, over = cap(ordered, opts.max_count)
+    dropped = len(over)
     matched = len(records)
     report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in ordered]
     report.summary = {"axis": axis, "matched_records": matched, "distinct_keys": len(counts),
@@ -746,11 +737,8 @@ def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report:
                 continue
             seen.add(key)
             lines.append(h.raw)
-    kept = lines
-    dropped = 0
-    if opts.max_count and abs(opts.max_count) < len(lines):
-        dropped = len(lines) - abs(opts.max_count)
-        kept = lines[:opts.max_count] if opts.max_count > 0 else lines[opts.max_count:]
+    kept, over = cap(lines, opts.max_count)
+    dropped = len(over)
     report.raw_lines = kept
     report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "
                 "session(s) in scope")

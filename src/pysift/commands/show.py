@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
+from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
 from pysift.core.sidecar import unread_warning
@@ -128,13 +129,12 @@ def run(opts: ShowOptions, env: Env) -> Report:
     header = {**id_trio(transcript.session_id, transcript.is_subagent,
                         transcript.parent_session_id), "path": str(transcript.path)}
     addressed, covered, non_record, merged = _collect(view, opts)
-    cap = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
+    limit = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
     ref = target_ref(transcript.session_id, transcript.path)
     if opts.raw:
-        return _raw_report(view, opts, addressed, cap, ref, header)
+        return _raw_report(view, opts, addressed, limit, ref, header)
     units: list[Fetched] = [u for _, group in addressed for u in group]
-    cut = _whole_line_cut(units, cap)
-    kept, dropped = units[:cut], units[cut:]
+    kept, dropped = cap(units, _whole_line_cut(units, limit))
     # the sidecar flag speaks of what is printed, not of a record the cap dropped
     sidecar_used = merged and any(u.line is None for u in kept)
     remainder = None
@@ -164,26 +164,26 @@ def run(opts: ShowOptions, env: Env) -> Report:
         "skipped_lines": view.tally.malformed,
         "with_elicitation_sidecar": sidecar_used,
     }
-    report.text = lambda out: render_text(out, transcript, kept, len(dropped), cap, remainder,
+    report.text = lambda out: render_text(out, transcript, kept, len(dropped), limit, remainder,
                                           non_record, sidecar_used, view.tally.malformed, env,
                                           bookkeeping)
     return report
 
 
-def _whole_line_cut(units: list[Fetched], cap: int) -> int:
+def _whole_line_cut(units: list[Fetched], limit: int) -> int:
     """Where the cap cuts the units, never between two units of one line (a line
     continuation cannot start inside a line): before that line, or, when it is the first
     line kept, after it."""
-    if not cap or len(units) <= cap:
+    if not limit or len(units) <= limit:
         return len(units)
-    line = units[cap].line
-    if line is None or units[cap - 1].line != line:
-        return cap
-    cut = cap
+    line = units[limit].line
+    if line is None or units[limit - 1].line != line:
+        return limit
+    cut = limit
     while cut > 0 and units[cut - 1].line == line:
         cut -= 1
     if cut == 0:
-        cut = cap
+        cut = limit
         while cut < len(units) and units[cut].line == line:
             cut += 1
     return cut
@@ -401,14 +401,14 @@ def _describe_turns(values: list[int], prefix: str) -> str:
     return ", ".join(f"{prefix}{v}" for v in values)
 
 
-def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, ref: str,
+def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, limit: int, ref: str,
                 header: dict[str, Any]) -> Report:
     numbers = [n for n, _ in addressed if n is not None]
-    kept, dropped = (numbers[:cap], numbers[cap:]) if cap else (numbers, [])
+    kept, dropped = cap(numbers, limit)
     report = Report(command="show", header=header)
     report.raw_lines = [view.line_bytes(n) or b"" for n in kept]
     if dropped:
-        report.note(f"note: +{len(dropped)} more line(s) beyond the {cap}-line cap · continue: "
+        report.note(f"note: +{len(dropped)} more line(s) beyond the {limit}-line cap · continue: "
                     f"pysift show {ref} --line {line_list(dropped)} --raw "
                     "(or --max-count 0 = uncapped)")
     return report
@@ -477,7 +477,7 @@ def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
     }
 
 
-def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, cap: int,
+def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, limit: int,
                 remainder: str | None, non_record: int, sidecar_used: bool, malformed: int,
                 env: Env, bookkeeping: int = 0) -> None:
     w = out.write
@@ -511,7 +511,7 @@ def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, c
         if bookkeeping:
             cont += (f" (the line range also shows {bookkeeping} bookkeeping unit(s) a turn "
                      "fetch leaves out)")
-        w(f"+{dropped} more record unit(s) beyond the {cap}-unit cap · continue: {cont}  "
+        w(f"+{dropped} more record unit(s) beyond the {limit}-unit cap · continue: {cont}  "
           "(or --max-count 0 = uncapped)\n")
     if non_record:
         w(f"{non_record} line(s) in the addressed range are not records (metadata/attachment "

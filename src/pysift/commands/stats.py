@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
+from pysift.core.cap import cap
 from pysift.core.classify import format_duration_ms
 from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.core.resolve import resolve_scope
@@ -52,7 +53,8 @@ def run(opts: StatsOptions, env: Env) -> Report:
     rows = [r for r in rows if not r.error]
     if opts.turns is not None:
         _note_turn_misses(report, rows, opts.turns)
-    rows, dropped = cap_rows(rows, opts.max_count)
+    rows, over = cap(rows, opts.max_count, newest=recency)
+    dropped = len(over)
     top = sum(1 for r in rows if not r.transcript.is_subagent)
     sub = len(rows) - top
     report.header = {"sessions_in_scope": len(rows), "top_level_sessions": top,
@@ -63,17 +65,9 @@ def run(opts: StatsOptions, env: Env) -> Report:
     return report
 
 
-def cap_rows(rows: list[SessionStats], max_count: int | None) -> tuple[list[SessionStats], int]:
-    """Keep the ``max_count`` most recently active rows (in their scope order); 0 = all."""
-    if not max_count or len(rows) <= max_count:
-        return rows, 0
-    order = sorted(range(len(rows)), key=lambda i: _recency(rows[i]), reverse=True)
-    keep = set(order[:max_count])
-    return [r for i, r in enumerate(rows) if i in keep], len(rows) - max_count
-
-
-def _recency(row: SessionStats) -> tuple[bool, float]:
-    """Rows with a counted timestamp first, newest first; then the rows the window left
+def recency(row: SessionStats) -> tuple[bool, float]:
+    """How ``--max-count`` ranks rows (it keeps the most recently active, in scope order):
+    rows with a counted timestamp first, newest first; then the rows the window left
     without one, by their file's modification time (they tied in path order, and the
     footer called the first ones "the most recently active")."""
     instant = parse_ts(row.last_ts)
