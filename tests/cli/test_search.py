@@ -766,16 +766,16 @@ def test_a_starved_attachment_selector_runs_the_gated_probe_once(
     """The absence line (NOT definitive: attachments hold it) and the label diagnosis
     (DOES occur in gated records) both need the probe with every gate open; it ran twice,
     a second search over the whole scope."""
-    from pysift.commands import search as command
+    from pysift.engines.search import engine
 
     calls: list[bool] = []
-    real = command._probe
+    real = engine.label_probe
 
-    def counted(plan, scope, open_gates=False):  # type: ignore[no-untyped-def]
+    def counted(transcripts, plan, *, open_gates=False):  # type: ignore[no-untyped-def]
         calls.append(open_gates)
-        return real(plan, scope, open_gates=open_gates)
+        return real(transcripts, plan, open_gates=open_gates)
 
-    monkeypatch.setattr(command, "_probe", counted)
+    monkeypatch.setattr(engine, "label_probe", counted)
     home = _gated_home(tmp_path)
     result = cli("--claude-home", str(home.root), "search", "hook_success", "-t",
                  "harness.meta.attachment", *mode)

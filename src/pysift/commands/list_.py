@@ -12,7 +12,7 @@ from pysift.core.cap import cap
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
-from pysift.engines.listing import SessionSummary, Said, rank_key, summarize_all
+from pysift.engines.listing import SessionSummary, Said, rank_key
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
@@ -41,7 +41,9 @@ def run(opts: ListOptions, env: Env) -> Report:
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
     prepare = None if limit else _preparer(opts.view, env)
-    summaries = summarize_all(scope.transcripts, prepare=prepare)
+    from pysift.engines import listing as engine
+
+    summaries = engine.run(scope.transcripts, prepare=prepare)
     report = Report(command="list", header=scope_header(scope))
     report.notes.extend(scope.notes)
     unreadable = [s for s in summaries if s.error]

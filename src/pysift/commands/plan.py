@@ -15,19 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
-from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript, Unreadable
-from pysift.engines.plans import (
-    BINDING_SLUG_ONLY,
-    PlanBinding,
-    PlanEdit,
-    bindings_of,
-    join_edits,
-    resolve_plan_path,
-    same_file,
-    structured_edits,
-)
-from pysift.errors import SourceError, UsageError
+from pysift.engines.plans import BINDING_SLUG_ONLY, PlanBinding, PlanEdit, PlanQuery
+from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
@@ -79,8 +69,11 @@ def run(opts: PlanOptions, env: Env) -> Report:
     report.notes.extend(scope.notes)
     if opts.audit:
         return _run_audit(report, scope.transcripts, env)
-    bindings, warnings = bindings_of(scope.transcripts, env)
-    report.notes.extend(warnings)
+    from pysift.engines import plans as engine
+
+    answer = engine.run(scope.transcripts, PlanQuery(), env)
+    bindings = answer.bindings
+    report.notes.extend(answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
         report.note(_no_plan_note(scope.transcripts))
@@ -166,26 +159,15 @@ def _absolute(value: str, env: Env) -> str:
     return os.path.normpath(path if path.is_absolute() else env.cwd / path)
 
 
-def _binding_or_none(env: Env, transcript: Transcript) -> PlanBinding | None:
-    try:
-        return resolve_plan_path(transcript, env)
-    except SourceError:
-        return None
-
-
-def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
-    """Every binding among many transcripts, fanned out over a process pool when large."""
-    found = map_ordered(_binding_or_none, transcripts, shared=env)
-    return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
-
-
 def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     wanted = _absolute(opts.reverse or "", env)
     scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
                           sessions_from=_ids(opts.sessions_from))
     report = Report(command="plan")
     report.notes.extend(scope.notes)
-    hits = [b for b in corpus_bindings(scope.transcripts, env) if any(same_file(name, wanted) for name in b.names)]
+    from pysift.engines import plans as engine
+
+    hits = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env).bindings
     if not hits:
         report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
                     f"slug names it); narrow or widen the scope with a project PATH target")
@@ -215,22 +197,21 @@ def render_reverse(out: TextIO, wanted: str, hits: list[PlanBinding]) -> None:
 
 
 def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Report:
+    from pysift.engines import plans as engine
+
     report.header = {"mode": "audit"}
-    bindings, warnings = bindings_of(transcripts, env)
-    report.notes.extend(warnings)
+    answer = engine.run(transcripts, PlanQuery(
+        audit=True, corpus=lambda: resolve_scope([], env, subagents=True).transcripts), env)
+    bindings, rows = answer.bindings, answer.edits
+    report.notes.extend(answer.warnings)
     _add_binding_notes(report, bindings)
-    edits = structured_edits(transcripts)
-    rows: list[PlanEdit] = []
-    if edits.counts:  # the corpus join is what identifies a plan file; pay it only if needed
-        everything = resolve_scope([], env, subagents=True).transcripts
-        rows = join_edits(edits, corpus_bindings(everything, env))
     owners = {t.parent_session_id for t in transcripts}
     warn = sum(1 for r in rows if not r.bound_by_owner)
     report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]
     report.summary = {"bindings": len(bindings), "plan_files_touched": len(rows),
-                      "warnings": warn, "skipped_lines": edits.skipped_lines}
+                      "warnings": warn, "skipped_lines": answer.skipped_lines}
     report.text = lambda out: render_audit(out, bindings, rows, len(owners) > 1,
-                                           edits.skipped_lines)
+                                           answer.skipped_lines)
     return report
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -16,16 +15,14 @@ from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
-from pysift.disk.layout import persisted_output_count
-from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.core.timez import text_ts, ts_pair
+from pysift.engines.search.engine import LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
-from pysift.engines.search.run import SearchResult, run_search
 from pysift.engines.search.scan import Hit
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
-from pysift.model.ids import is_uuid
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone
 from pysift.output.report import Report
@@ -136,10 +133,13 @@ def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
         additional_context=opts.additional_context or attachments,
         resolve_persisted=opts.resolve_persisted, want_raw=opts.raw, siblings=opts.siblings,
         gates=frozenset(gates), light=opts.count_only or opts.sessions_with_matches,
+        keep_hits=opts.count_by is not None or opts.raw,
     )
 
 
 def run(opts: SearchOptions, env: Env) -> Report:
+    from pysift.engines import search as engine
+
     validate(opts)
     filt = parse_filter(opts.labels, opts.labels_not)
     plan = build_plan(opts, filt)
@@ -149,8 +149,7 @@ def run(opts: SearchOptions, env: Env) -> Report:
     report = Report(command="search", header=scope_header(scope))
     report.notes.extend(scope.notes)
     _advisories(opts, scope, report)
-    census = opts.count_by is not None
-    result = run_search(plan, scope.transcripts, keep_hits=census or opts.raw)
+    result = engine.run(scope.transcripts, plan)
     for o in result.outcomes:
         if o.error:
             report.note(f"warning: skipped: {o.error}")
@@ -158,11 +157,11 @@ def run(opts: SearchOptions, env: Env) -> Report:
             report.note(unread_warning(o.sidecar_error))
         for failure in o.persisted_failures:
             report.note(f"warning: persisted output not resolved: {failure}")
-    if census:
+    if opts.count_by is not None:
         return _census_report(opts, scope, result, report)
     if opts.raw:
         return _raw_report(opts, scope, result, report)
-    return _exchange_report(opts, plan, scope, result, report, env)
+    return _exchange_report(opts, scope, result, report, env)
 
 
 def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
@@ -187,17 +186,6 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
 
 
 # -- exchanges --------------------------------------------------------------------------
-
-def order_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
-    """Chronological by turn start across files; undated last; stable file/turn order."""
-    def key(ex: Exchange):
-        when = parse_ts(ex.ts)
-        return (when is None, when.timestamp() if when else 0.0)
-
-    base = sorted(exchanges, key=lambda e: (e.file_index,
-                                            (e.hits[0].line or 0) if e.hits else 0))
-    return sorted(base, key=key)
-
 
 def _excerpt(hit: Hit, no_truncate: bool) -> tuple[str, bool]:
     if no_truncate:
@@ -242,13 +230,13 @@ def hit_row(hit: Hit, ex: Exchange, env: Env, no_truncate: bool) -> tuple[dict[s
     }, clipped
 
 
-def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                      report: Report, env: Env) -> Report:
     if opts.count_only:
-        return _count_report(opts, plan, scope, result, report)
+        return _count_report(opts, scope, result, report)
     if opts.sessions_with_matches:
-        return _owners_report(opts, plan, scope, result, report)
-    ordered = order_exchanges(result.exchanges)
+        return _owners_report(opts, scope, result, report)
+    ordered = result.ordered_exchanges()
     total = len(ordered)
     kept, over = cap(ordered, opts.max_count)
     dropped = len(over)
@@ -273,7 +261,7 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
         "excerpts_truncated": any_clipped,
     }
     if total == 0:
-        _zero_match(opts, plan, scope, result, report, summary)
+        _zero_match(opts, scope, result, report, summary)
         report.summary = summary
         return report
     report.rows = rows
@@ -284,7 +272,7 @@ def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result
     return report
 
 
-def _count_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                   report: Report) -> Report:
     """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
     total = result.exchange_count
@@ -295,35 +283,21 @@ def _count_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: S
     if result.sidecar_used:  # a pending question counted among the exchanges
         report.note("note: with elicitation sidecar")
     if total == 0:  # the same diagnosis as a listing's zero (the -c number stays alone)
-        _zero_match(opts, plan, scope, result, report, {})
+        _zero_match(opts, scope, result, report, {})
     return report
 
 
-def _owners_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+def _owners_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
     """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
-    owners = sorted({_owner_ref(o.transcript) for o in result.outcomes
-                     if o.counted or o.exchanges})
+    owners = result.owners()
     report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
     if opts.max_count:
         report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
                     "does not cap it")
     if not owners:
-        _zero_match(opts, plan, scope, result, report, {})
+        _zero_match(opts, scope, result, report, {})
     return report
-
-
-def _owner_ref(t: Any) -> str:
-    """How ``-l`` names the session owning ``t`` so that ``--sessions-from`` reads it back:
-    its uuid, else the owning transcript's path (a file named ``small.jsonl`` has no id
-    the @-grammar takes), else the id itself (a self-rooted legacy agent's agent id)."""
-    owner = t.parent_session_id
-    if is_uuid(owner):
-        return str(owner)
-    if not t.is_subagent:
-        return str(t.path)
-    top = t.project_dir / f"{owner}.jsonl"
-    return str(top) if top.is_file() else str(owner)
 
 
 def exchange_row(ex: Exchange, env: Env, opts: SearchOptions) -> tuple[dict[str, Any], bool]:
@@ -465,34 +439,19 @@ def _tag(hit: Hit) -> str | None:
 
 # -- zero match ---------------------------------------------------------------------------
 
-class _Probes:
-    """The zero-match probes of one run, each paid at most once: the gated probe answers
-    both the absence line (a starved attachment selector) and the label diagnosis."""
-
-    def __init__(self, plan: SearchPlan, scope: Scope) -> None:
-        self.plan, self.scope = plan, scope
-        self._done: dict[bool, tuple[dict[str, int], int]] = {}
-
-    def get(self, open_gates: bool = False) -> tuple[dict[str, int], int]:
-        if open_gates not in self._done:
-            self._done[open_gates] = _probe(self.plan, self.scope, open_gates=open_gates)
-        return self._done[open_gates]
-
-
 def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
-                  report: Report, probes: _Probes | None = None) -> bool:
+                  report: Report, probe: bool = False) -> bool:
     """The zero-match line every mode prints; returns whether the zero is a definitive
     absence. It is not when a transcript, a dir, a sidecar or an asked-for persisted output
-    could not be read, nor when the -t selection names a leaf the run could not reach for
-    lack of its flag and records under that leaf do hold the pattern
-    (``-t harness.meta.attachment`` without ``--attachments``)."""
+    could not be read, nor (``probe``: the engine's label probe may be asked) when the -t
+    selection names a leaf the run could not reach for lack of its flag and records under
+    that leaf do hold the pattern (``-t harness.meta.attachment`` without
+    ``--attachments``)."""
     # a transcript, its elicitation sidecar or (--resolve-persisted) a persisted output
     # that exists but was not read: what it holds was not searched
-    unread = len(scope.unreadable) + sum(
-        bool(o.error) + bool(o.sidecar_error) + len(o.persisted_failures)
-        for o in result.outcomes)
+    unread = len(scope.unreadable) + result.unread
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
-    starved = _starved_hits(opts, probes) if probes is not None and not unread else {}
+    starved = _starved_hits(opts, result) if probe and not unread else {}
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"file(s) or dir(s) could not be read (warnings above). {where}")
@@ -506,46 +465,45 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     return not unread and not starved
 
 
-def _starved_hits(opts: SearchOptions, probes: _Probes) -> dict[str, int]:
+def _starved_hits(opts: SearchOptions, result: SearchResult) -> dict[str, int]:
     """Per selected leaf the run could not reach for lack of its flag, how many records
     under it the pattern matches (a probe with every gate open; paid only on a zero)."""
     if (L.HARNESS_META_ATTACHMENT not in parse_filter(opts.labels, opts.labels_not).gates
-            or probes.plan.attachments or opts.count_by == "attachment"):
+            or result.plan.attachments or opts.count_by == "attachment"):
         return {}
-    probe, _total = probes.get(open_gates=True)
-    found = probe.get(L.HARNESS_META_ATTACHMENT, 0)
+    found = result.label_probe(open_gates=True).by_label.get(L.HARNESS_META_ATTACHMENT, 0)
     return {L.HARNESS_META_ATTACHMENT: found} if found else {}
 
 
-def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
                 report: Report, summary: dict[str, Any]) -> None:
+    plan = result.plan
     filters = active_filters(opts)
-    probes = _Probes(plan, scope)
-    definitive = _absence_line(opts, scope, result, report, probes)
+    definitive = _absence_line(opts, scope, result, report, probe=True)
     if result.malformed:
         report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
                     "inside them cannot be ruled out (full census: pysift stats)")
     excluded = None
     probed_gates = False
     if opts.labels or opts.labels_not:
-        probe, total = probes.get()
-        if probe:
-            ranked = _ranked(probe)
-            report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {total} record(s) under: "
-                        f"{_shown(ranked)}. Your -t/-T excluded them; drop -t/-T or select "
-                        "one of those labels.")
-            excluded = {"records": total, "by_label": dict(ranked)}
+        probe = result.label_probe()
+        if probe.by_label:
+            ranked = probe.ranked()
+            report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {probe.records} record(s) "
+                        f"under: {_shown(ranked)}. Your -t/-T excluded them; drop -t/-T or "
+                        "select one of those labels.")
+            excluded = {"records": probe.records, "by_label": dict(ranked)}
         else:
             # not on the default surface: the gated bookkeeping leaves may still hold it
             # (an explicit -t of a gated leaf without its flag, or a role selector)
-            probe, total = probes.get(open_gates=True)
+            probe = result.label_probe(open_gates=True)
             probed_gates = True
-            if probe:
-                ranked = _ranked(probe)
+            if probe.by_label:
+                ranked = probe.ranked()
                 report.note(f"⚠ but \"{opts.pattern}\" DOES occur in gated bookkeeping "
-                            f"records — {total} record(s) under: {_shown(ranked)}. "
+                            f"records — {probe.records} record(s) under: {_shown(ranked)}. "
                             f"{_gate_advice(plan, probe)}")
-                excluded = {"records": total, "by_label": dict(ranked)}
+                excluded = {"records": probe.records, "by_label": dict(ranked)}
             elif opts.pattern:
                 report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
                             "filter, gated bookkeeping leaves included.")
@@ -559,7 +517,7 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
                     "--count-by label")
     if opts.pattern and not opts.resolve_persisted and plan.wants_carriers:
         # (only a selection that reads tool results could find text in their outputs)
-        persisted = persisted_output_count(scope.transcripts)
+        persisted = result.persisted_outputs()
         if persisted:
             report.note(f"note: {persisted} tool output(s) of the sessions in scope are "
                         "persisted outside their transcripts (<session>/tool-results/) and "
@@ -578,55 +536,24 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
     })
 
 
-def _ranked(probe: dict[str, int]) -> list[tuple[str, int]]:
-    return sorted(probe.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
-
-
 def _shown(ranked: list[tuple[str, int]]) -> str:
     shown = " · ".join(f"{leaf} ×{count}" for leaf, count in ranked[:6])
     return shown + (f" (+{len(ranked) - 6} more label(s))" if len(ranked) > 6 else "")
 
 
-def _gate_advice(plan: SearchPlan, probe: dict[str, int]) -> str:
+def _gate_advice(plan: SearchPlan, probe: LabelProbe) -> str:
     """How to reach the records the gated probe found: what the run lacked for each."""
     steps = []
-    if any(leaf in L.GATED and leaf != L.HARNESS_META_ATTACHMENT for leaf in probe):
+    found = probe.by_label
+    if any(leaf in L.GATED and leaf != L.HARNESS_META_ATTACHMENT for leaf in found):
         steps.append("name the leaf with -t (a bare role or a -T-only filter never reaches "
                      "a gated leaf)")
-    if L.HARNESS_META_ATTACHMENT in probe and not plan.attachments:
+    if L.HARNESS_META_ATTACHMENT in found and not plan.attachments:
         steps.append("add --attachments for harness.meta.attachment")
-    if L.HARNESS_META_HOOK in probe and not plan.additional_context:
+    if L.HARNESS_META_HOOK in found and not plan.additional_context:
         steps.append("add --additional-context for the hook context under harness.meta.hook")
     return ("Reach them: " + "; ".join(steps) + ".") if steps else \
         "Your -t/-T excluded them; select one of those labels."
-
-
-def _probe(plan: SearchPlan, scope: Scope, open_gates: bool = False
-           ) -> tuple[dict[str, int], int]:
-    """With the label filter lifted: the records the pattern matches, and per leaf how many
-    of them carry it (a record under every leaf it carries, as ``--count-by label``
-    counts: the number ``-t <leaf>`` would bring back). ``open_gates`` also opens every
-    gated leaf, attachments and hook context included."""
-    from pysift.engines.search.plan import SearchPlan as Plan
-
-    unfiltered = LabelFilter(allowed=frozenset(L.ALL)) if open_gates else parse_filter((), ())
-    probe_plan = Plan(pattern=plan.pattern, matcher=plan.matcher, labels=unfiltered,
-                      since=plan.since, until=plan.until, turns=plan.turns,
-                      attachments=plan.attachments or open_gates,
-                      additional_context=plan.additional_context or open_gates,
-                      gates=L.GATED if open_gates else plan.gates)
-    result = run_search(probe_plan, scope.transcripts, keep_hits=True)
-    per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
-    for o in result.outcomes:
-        for h in o.hits:
-            leaves = per_record.setdefault((o.index, h.line, h.uuid), set())
-            leaves.add(h.label)
-            leaves.update(x for x in h.labels if x in unfiltered.allowed)
-    counts: Counter[str] = Counter()
-    for leaves in per_record.values():
-        for leaf in leaves:
-            counts[leaf] += 1
-    return dict(counts), len(per_record)
 
 
 # -- census -------------------------------------------------------------------------------
@@ -634,36 +561,17 @@ def _probe(plan: SearchPlan, scope: Scope, open_gates: bool = False
 def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
     axis = opts.count_by or "label"
-    records: dict[tuple[int, int | None, str | None], list[Hit]] = {}
-    owner: dict[tuple[int, int | None, str | None], Any] = {}
-    for o in result.outcomes:
-        for h in o.hits:
-            key = (o.index, h.line, h.uuid)
-            records.setdefault(key, []).append(h)
-            owner[key] = o.transcript
-    counts: Counter[str] = Counter()
-    excluded = 0
-    multi = len(scope.transcripts) > 1
-    allowed = parse_filter(opts.labels, opts.labels_not).allowed
-    for key, hits in records.items():
-        keys = _census_keys(axis, hits, owner[key], multi, allowed)
-        if not keys:
-            excluded += 1
-        for k in keys:
-            counts[k] += 1
-    if axis == "turn":
-        ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
-    else:  # count-descending, ties by key on every axis, label too (csift's code)
-        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    ordered, over = cap(ordered, opts.max_count)
+    census = result.census(axis, parse_filter(opts.labels, opts.labels_not).allowed)
+    ordered, over = cap(census.counts, opts.max_count)
     dropped = len(over)
-    matched = len(records)
+    matched, excluded = census.matched_records, census.excluded_records
+    distinct = len(census.counts)
     report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in ordered]
-    report.summary = {"axis": axis, "matched_records": matched, "distinct_keys": len(counts),
+    report.summary = {"axis": axis, "matched_records": matched, "distinct_keys": distinct,
                       "excluded_records": excluded, "dropped_by_cap": dropped,
                       "skipped_lines": result.malformed}
     report.text = lambda out: out.write("".join(f"{c:7d}  {k}\n" for k, c in ordered))
-    line = f"{matched} matched record(s) across {len(counts)} {axis} key(s)"
+    line = f"{matched} matched record(s) across {distinct} {axis} key(s)"
     if excluded:
         line += f" · {excluded} record(s) have no {axis} (outside this axis)"
     if dropped:
@@ -678,65 +586,11 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     return report
 
 
-def _turn_sort(key: str) -> tuple[str, int]:
-    ident, _, turn = key.rpartition("t")
-    try:
-        return ident, int(turn)
-    except ValueError:
-        return ident, 0
-
-
-def _census_keys(axis: str, hits: list[Hit], transcript, multi: bool,
-                 allowed: frozenset[str]) -> list[str]:
-    first = hits[0]
-    if axis == "label":
-        # every leaf the record carries that the selection accepts: a leaf's count is how
-        # many records `-t <leaf>` would surface
-        leaves = {h.label for h in hits} | {x for h in hits for x in h.labels if x in allowed}
-        return sorted(leaves, key=L.ALL.index)
-    if axis == "tool":
-        names = {h.unit.tool_name for h in hits if h.unit.tool_name}
-        return sorted(names)[:1]
-    if axis == "turn":
-        if first.turn is None or first.draft:
-            return []
-        return [f"{transcript.session_id}·t{first.turn}" if multi else f"t{first.turn}"]
-    if axis == "session":
-        return [transcript.session_id]
-    if axis == "pairing":
-        states = [h.pairing for h in hits if h.pairing and h.unit.tool_use_id]
-        return states[:1]
-    if axis == "model":
-        return [first.model] if first.model else []
-    if axis == "attachment":
-        return [first.attachment_type] if first.attachment_type else []
-    if axis == "version":
-        return [first.version] if first.version else []
-    if axis == "result":
-        results = [h for h in hits if L.AGENT_TOOL_RESULT in h.labels]
-        if not results:
-            return []
-        return ["error" if results[0].unit.is_error else "ok"]
-    return []
-
-
 # -- raw ----------------------------------------------------------------------------------
 
 def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report: Report
                 ) -> Report:
-    seen: set[tuple[int, int]] = set()
-    lines: list[bytes] = []
-    sidecar = 0
-    for o in result.outcomes:
-        for h in sorted(o.hits, key=lambda h: (h.line is None, h.line or 0)):
-            if h.line is None:
-                sidecar += 1
-                continue
-            key = (o.index, h.line)
-            if key in seen or h.raw is None:
-                continue
-            seen.add(key)
-            lines.append(h.raw)
+    lines, sidecar = result.raw_lines()
     kept, over = cap(lines, opts.max_count)
     dropped = len(over)
     report.raw_lines = kept

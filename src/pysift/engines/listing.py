@@ -396,10 +396,11 @@ def _is_head(buf: bytes, offset: int) -> bool:
     return True
 
 
-def summarize_all(transcripts: list[Transcript], workers: int | None = None,
-                  prepare: Callable[[SessionSummary], None] | None = None
-                  ) -> list[SessionSummary]:
-    """Summaries in input order, spread over a process pool when there are many files.
+def run(transcripts: list[Transcript], *,
+        prepare: Callable[[SessionSummary], None] | None = None,
+        workers: int | None = None) -> list[SessionSummary]:
+    """The entry of ``list``: summaries in scope order, spread over the cores when there
+    are many files.
 
     ``prepare`` runs on each summary in the worker that made it (the caller lays out its
     row there, in parallel). Workers send summaries back without their ``Transcript`` (the

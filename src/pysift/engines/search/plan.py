@@ -136,6 +136,7 @@ class SearchPlan:
     siblings: bool = False
     gates: frozenset[str] = field(default_factory=frozenset)
     light: bool = False  # -c / -l: exchanges are counted, never rendered
+    keep_hits: bool = False  # census / raw / the label probe: bare hits cross back
     # built once per plan (and per forked worker); init=False: a replace()d plan rebuilds
     _finder: object = field(default=None, init=False, repr=False, compare=False)
     _finder_built: bool = field(default=False, init=False, repr=False, compare=False)
