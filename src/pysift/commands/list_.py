@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
-from pysift.commands.scope import scope_banner, scope_header
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
 from pysift.core.cap import cap
-from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.listing import SessionSummary, Said, rank_key
@@ -22,25 +22,21 @@ LIST_CAP_DEFAULT = 50
 
 @dataclass(frozen=True, kw_only=True)
 class ListOptions:
-    targets: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    max_count: int | None = None  # None = the default policy; 0 = uncapped
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
-    view: str = "text"  # what the caller will print: "text" or "json"
+    # max_count: None = the default policy (50 unscoped), 0 = uncapped; since/until keep
+    # the sessions whose activity span reaches into the window; format: what the caller
+    # prints (rows are laid out for it in the workers)
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
 
 
 def run(opts: ListOptions, env: Env) -> Report:
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
-    limit = opts.max_count
+    args = opts.scope
+    scope = args.resolve(env)
+    limit = args.max_count
     if limit is None and not scope.scoped:
         limit = LIST_CAP_DEFAULT
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
-    prepare = None if limit else _preparer(opts.view, env)
+    prepare = None if limit else _preparer(args.format, env)
     from pysift.engines import listing as engine
 
     summaries = engine.run(scope.transcripts, prepare=prepare)
@@ -50,8 +46,8 @@ def run(opts: ListOptions, env: Env) -> Report:
     for s in unreadable:
         report.note(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
-    if opts.since is not None or opts.until is not None:
-        summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]
+    if args.windowed:
+        summaries = [s for s in summaries if _in_window(s, args.since, args.until)]
     for s in summaries:  # of the sessions listed (the window may drop some)
         if s.sidecar_error:
             report.note(unread_warning(s.sidecar_error))

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
 from pysift.disk.layout import Transcript, Unreadable
 from pysift.engines.plans import BINDING_SLUG_ONLY, PlanBinding, PlanEdit, PlanQuery
@@ -39,11 +40,9 @@ def _no_plan_note(transcripts: list[Transcript]) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class PlanOptions:
-    targets: tuple[str, ...] = ()
+    scope: ScopeArgs = field(default_factory=ScopeArgs)  # no target: the calling session
     reverse: str | None = None
     audit: bool = False
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
 
 
 def run(opts: PlanOptions, env: Env) -> Report:
@@ -55,16 +54,16 @@ def run(opts: PlanOptions, env: Env) -> Report:
                          "~/.claude/plans/<slug>.md, as `pysift plan` prints it)")
     if opts.reverse is not None:
         return _run_reverse(opts, env)
-    tokens = list(opts.targets)
-    if not tokens and opts.sessions_from is None:
+    args = opts.scope
+    if not args.targets and args.sessions_from is None:
         # the calling session as whoami finds it: the encoded $PWD dir first, so an id
         # that two project dirs hold names one transcript, not both
         session_id = require_calling_session(env, "plan (no target)")
         # (a dir this lookup cannot read is noted again by the scope resolved below)
         calling = find_session_file(session_id, env, unread=Unreadable())
-        tokens = [str(calling) if calling is not None else f"@{session_id}"]
-    scope = resolve_scope(tokens, env, subagents=opts.subagents,
-                          sessions_from=_ids(opts.sessions_from))
+        args = replace(args, targets=(str(calling) if calling is not None
+                                      else f"@{session_id}",))
+    scope = args.resolve(env)
     report = Report(command="plan")
     report.notes.extend(scope.notes)
     if opts.audit:
@@ -81,10 +80,6 @@ def run(opts: PlanOptions, env: Env) -> Report:
     report.summary = {"plans": len(bindings)}
     report.text = lambda out: render_forward(out, bindings)
     return report
-
-
-def _ids(ids: tuple[str, ...] | None) -> list[str] | None:
-    return list(ids) if ids is not None else None
 
 
 def _add_binding_notes(report: Report, bindings: list[PlanBinding]) -> None:
@@ -161,8 +156,7 @@ def _absolute(value: str, env: Env) -> str:
 
 def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     wanted = _absolute(opts.reverse or "", env)
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=_ids(opts.sessions_from))
+    scope = opts.scope.resolve(env)
     report = Report(command="plan")
     report.notes.extend(scope.notes)
     from pysift.engines import plans as engine

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from pysift.commands.scope import scope_banner, scope_header
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
 from pysift.core.cap import cap
-from pysift.core.grammar.ranges import RangeSpec, format_range
+from pysift.core.grammar.ranges import format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
-from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
 from pysift.core.timez import text_ts, ts_pair
@@ -35,18 +34,14 @@ COUNT_BY_AXES = ("label", "tool", "turn", "session", "pairing", "model", "attach
 
 @dataclass(frozen=True, kw_only=True)
 class SearchOptions:
+    # max_count is signed: +N the earliest exchanges, -N the latest, 0/None uncapped;
+    # the time window and the turn range select the records searched
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     pattern: str = ""
-    targets: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     labels_not: tuple[str, ...] = ()
     ignore_case: bool = False
     multiline: bool = False
-    turns: RangeSpec | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    since_text: str | None = None
-    until_text: str | None = None
-    max_count: int | None = None  # signed: +N earliest, -N latest, 0/None uncapped
     count_only: bool = False
     sessions_with_matches: bool = False
     count_by: str | None = None
@@ -56,9 +51,6 @@ class SearchOptions:
     resolve_persisted: bool = False
     attachments: bool = False
     additional_context: bool = False
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
-    json: bool = False
 
 
 def validate(opts: SearchOptions) -> None:
@@ -79,25 +71,25 @@ def validate(opts: SearchOptions) -> None:
             if on:
                 raise UsageError(f"--count-by prints a census; it cannot be combined with {name}")
     if opts.raw:
-        for name, on in (("--format json", opts.json), ("--siblings", opts.siblings),
+        for name, on in (("--format json", opts.scope.json), ("--siblings", opts.siblings),
                          ("-c", opts.count_only), ("-l", opts.sessions_with_matches),
                          ("--no-truncate", opts.no_truncate)):
             if on:
                 raise UsageError(f"--raw prints verbatim jsonl lines; it cannot be combined "
                                  f"with {name}")
-    if opts.sessions_with_matches and opts.json:
+    if opts.sessions_with_matches and opts.scope.json:
         raise UsageError("-l prints one session id per line (pipe it into --sessions-from -); "
                          "for JSON use the summary's transcript_ids without -l")
 
 
 def active_filters(opts: SearchOptions) -> str:
     parts = [f"-t {s}" for s in opts.labels] + [f"-T {s}" for s in opts.labels_not]
-    if opts.since_text:
-        parts.append(f"--since {opts.since_text}")
-    if opts.until_text:
-        parts.append(f"--until {opts.until_text}")
-    if opts.turns is not None:
-        parts.append(f"--turn {format_range(opts.turns)}")
+    if opts.scope.since_text:
+        parts.append(f"--since {opts.scope.since_text}")
+    if opts.scope.until_text:
+        parts.append(f"--until {opts.scope.until_text}")
+    if opts.scope.turns is not None:
+        parts.append(f"--turn {format_range(opts.scope.turns)}")
     if opts.attachments:
         parts.append("--attachments")
     if opts.additional_context:
@@ -128,8 +120,8 @@ def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
     else:
         gates.discard(L.HARNESS_META_ATTACHMENT)
     return SearchPlan(
-        pattern=opts.pattern, matcher=matcher, labels=filt, since=opts.since, until=opts.until,
-        turns=opts.turns, attachments=attachments,
+        pattern=opts.pattern, matcher=matcher, labels=filt, since=opts.scope.since,
+        until=opts.scope.until, turns=opts.scope.turns, attachments=attachments,
         additional_context=opts.additional_context or attachments,
         resolve_persisted=opts.resolve_persisted, want_raw=opts.raw, siblings=opts.siblings,
         gates=frozenset(gates), light=opts.count_only or opts.sessions_with_matches,
@@ -143,9 +135,7 @@ def run(opts: SearchOptions, env: Env) -> Report:
     validate(opts)
     filt = parse_filter(opts.labels, opts.labels_not)
     plan = build_plan(opts, filt)
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
+    scope = opts.scope.resolve(env)
     report = Report(command="search", header=scope_header(scope))
     report.notes.extend(scope.notes)
     _advisories(opts, scope, report)
@@ -177,8 +167,8 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
         report.note(f"note: '{opts.pattern}' is uuid-shaped and is searched as a literal; to "
                     f"scope to that session pass it as a target: pysift search PATTERN "
                     f"@{opts.pattern}")
-    if (not opts.pattern and not opts.labels and not opts.labels_not and opts.since is None
-            and opts.until is None and opts.turns is None and not scope.scoped
+    if (not opts.pattern and not opts.labels and not opts.labels_not
+            and not opts.scope.windowed and opts.scope.turns is None and not scope.scoped
             and opts.count_by is None and not opts.count_only):
         report.note("warning: empty pattern with no label/time/turn/session filter matches "
                     "every record in scope and will emit a lot; add -t, --since, --turn or a "
@@ -238,7 +228,7 @@ def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
         return _owners_report(opts, scope, result, report)
     ordered = result.ordered_exchanges()
     total = len(ordered)
-    kept, over = cap(ordered, opts.max_count)
+    kept, over = cap(ordered, opts.scope.max_count)
     dropped = len(over)
     drafts = sum(1 for ex in kept if ex.draft)
     transcript_ids = sorted({ex.transcript.session_id for ex in kept})
@@ -292,7 +282,7 @@ def _owners_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
     owners = result.owners()
     report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
-    if opts.max_count:
+    if opts.scope.max_count:
         report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
                     "does not cap it")
     if not owners:
@@ -364,7 +354,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
         w(banner + "\n\n")
     head = f"matches  {total} exchange(s) · {sessions} session(s) · oldest first"
     if dropped:
-        head += f" · showing {'earliest' if (opts.max_count or 0) > 0 else 'latest'} {len(kept)}"
+        head += f" · showing {'earliest' if (opts.scope.max_count or 0) > 0 else 'latest'} {len(kept)}"
     if any(ex.ts is None for ex in kept):
         head += " · undated last"
     w(head + "\n")
@@ -392,7 +382,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
     if opts.labels_not:
         footer += f" · label-not={','.join(opts.labels_not)}"
     if dropped:
-        which = "later" if (opts.max_count or 0) > 0 else "earlier"
+        which = "later" if (opts.scope.max_count or 0) > 0 else "earlier"
         footer += f" · {dropped} {which} dropped by --max-count"
     w(footer + "\n")
     if sidecar_used:
@@ -511,8 +501,9 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
                 report.note(f"no record in scope passes the filters ({filters}), even "
                             "without the label filter, gated bookkeeping leaves included.")
     else:
-        target = (" ".join(shlex.quote(t) for t in opts.targets) + " "
-                  if opts.targets else "<target> " if opts.sessions_from is not None else "")
+        args = opts.scope
+        target = (" ".join(shlex.quote(t) for t in args.targets) + " " if args.targets
+                  else "<target> " if args.sessions_from is not None else "")
         report.note(f"hint: see what this scope holds with: pysift search \"\" {target}"
                     "--count-by label")
     if opts.pattern and not opts.resolve_persisted and plan.wants_carriers:
@@ -562,7 +553,7 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
     axis = opts.count_by or "label"
     census = result.census(axis, parse_filter(opts.labels, opts.labels_not).allowed)
-    ordered, over = cap(census.counts, opts.max_count)
+    ordered, over = cap(census.counts, opts.scope.max_count)
     dropped = len(over)
     matched, excluded = census.matched_records, census.excluded_records
     distinct = len(census.counts)
@@ -591,7 +582,7 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
 def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report: Report
                 ) -> Report:
     lines, sidecar = result.raw_lines()
-    kept, over = cap(lines, opts.max_count)
+    kept, over = cap(lines, opts.scope.max_count)
     dropped = len(over)
     report.raw_lines = kept
     report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "

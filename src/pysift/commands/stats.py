@@ -9,14 +9,13 @@ by its turn index computed over the WHOLE transcript (stable), the two ANDed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from pysift.core.cap import cap
 from pysift.core.classify import format_duration_ms
 from pysift.core.grammar.ranges import RangeSpec, describe_items
-from pysift.core.resolve import resolve_scope
+from pysift.commands.scope import ScopeArgs
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
@@ -28,22 +27,17 @@ TOTAL_TOOLS_SHOWN = 15
 
 @dataclass(frozen=True, kw_only=True)
 class StatsOptions:
-    targets: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    turns: RangeSpec | None = None
-    max_count: int | None = None  # None or 0 = uncapped; N keeps the N most recently active
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
+    # max_count: None or 0 = uncapped, N keeps the N most recently active rows; the
+    # time window and the turn range (ANDed) select the records counted
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
 
 
 def run(opts: StatsOptions, env: Env) -> Report:
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
     from pysift.engines import stats as engine
 
-    window = Window(since=opts.since, until=opts.until, turns=opts.turns)
+    args = opts.scope
+    scope = args.resolve(env)
+    window = Window(since=args.since, until=args.until, turns=args.turns)
     rows = engine.run(scope.transcripts, window)
     report = Report(command="stats")
     report.notes.extend(scope.notes)
@@ -51,9 +45,9 @@ def run(opts: StatsOptions, env: Env) -> Report:
         if row.error:
             report.note(f"warning: skipped: {row.error}")
     rows = [r for r in rows if not r.error]
-    if opts.turns is not None:
-        _note_turn_misses(report, rows, opts.turns)
-    rows, over = cap(rows, opts.max_count, newest=recency)
+    if args.turns is not None:
+        _note_turn_misses(report, rows, args.turns)
+    rows, over = cap(rows, args.max_count, newest=recency)
     dropped = len(over)
     top = sum(1 for r in rows if not r.transcript.is_subagent)
     sub = len(rows) - top
