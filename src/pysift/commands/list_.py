@@ -53,17 +53,33 @@ def run(opts: ListOptions, env: Env) -> Report:
             report.note(unread_warning(s.sidecar_error))
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
-    summaries, over = cap(summaries, limit, newest=rank_key)
-    dropped = len(over)
+    shown, over = cap(summaries, limit, newest=rank_key)
+    result = ListResult(scope, shown, len(over), limit, env)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
-                                  for s in summaries]
-    report.summary = {
-        "sessions": len(summaries),
-        "skipped_lines": sum(s.skipped_lines for s in summaries),
-        "dropped_by_cap": dropped,
-    }
-    report.text = lambda out: render_text(out, scope, summaries, dropped, limit, env)
+                                  for s in shown]
+    report.answer(result)
     return report
+
+
+@dataclass(frozen=True)
+class ListResult:
+    """The sessions listed (window and cap applied) and what the cap dropped."""
+
+    scope: Scope
+    sessions: list[SessionSummary]
+    dropped: int
+    limit: int | None  # the cap in force (the footer names it)
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "sessions": len(self.sessions),
+            "skipped_lines": sum(s.skipped_lines for s in self.sessions),
+            "dropped_by_cap": self.dropped,
+        }
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
 
 
 def _preparer(view: str, env: Env) -> Callable[[SessionSummary], None]:
@@ -123,10 +139,10 @@ def _drift(first: str | None, last: str | None) -> str | None:
     return last or first
 
 
-def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], dropped: int,
-                limit: int | None, env: Env) -> None:
+def render_text(out: TextIO, result: ListResult) -> None:
     w = out.write
-    banner = scope_banner(scope)
+    summaries, dropped, env = result.sessions, result.dropped, result.env
+    banner = scope_banner(result.scope)
     if banner:
         w(banner + "\n\n")
     if not summaries:
@@ -134,8 +150,8 @@ def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], drop
     w("\n".join(s.view if isinstance(s.view, str) else row_block(s, env)
                  for s in summaries))
     if dropped:
-        w(f"\n… (+{dropped} more session(s) not shown — kept the {limit} most recently active; "
-          "--max-count 0 lists all, or name a target)\n")
+        w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
+          "active; --max-count 0 lists all, or name a target)\n")
 
 
 def row_block(s: SessionSummary, env: Env) -> str:

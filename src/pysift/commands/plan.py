@@ -77,9 +77,26 @@ def run(opts: PlanOptions, env: Env) -> Report:
     if not bindings:
         report.note(_no_plan_note(scope.transcripts))
     report.rows = [plan_row(b) for b in bindings]
-    report.summary = {"plans": len(bindings)}
-    report.text = lambda out: render_forward(out, bindings)
+    report.answer(PlanResult(bindings))
     return report
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """Forward (``wanted`` None): the scope's bindings. ``--reverse``: the sessions that
+    bind ``wanted``."""
+
+    bindings: list[PlanBinding]
+    wanted: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"plans": len(self.bindings)}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.wanted is None:
+            render_forward(out, self.bindings)
+        else:
+            render_reverse(out, self.wanted, self.bindings)
 
 
 def _add_binding_notes(report: Report, bindings: list[PlanBinding]) -> None:
@@ -166,8 +183,7 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
         report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
                     f"slug names it); narrow or widen the scope with a project PATH target")
     report.rows = [plan_row(b) for b in hits]
-    report.summary = {"plans": len(hits)}
-    report.text = lambda out: render_reverse(out, wanted, hits)
+    report.answer(PlanResult(hits, wanted))
     return report
 
 
@@ -200,13 +216,25 @@ def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Repor
     report.notes.extend(answer.warnings)
     _add_binding_notes(report, bindings)
     owners = {t.parent_session_id for t in transcripts}
-    warn = sum(1 for r in rows if not r.bound_by_owner)
     report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]
-    report.summary = {"bindings": len(bindings), "plan_files_touched": len(rows),
-                      "warnings": warn, "skipped_lines": answer.skipped_lines}
-    report.text = lambda out: render_audit(out, bindings, rows, len(owners) > 1,
-                                           answer.skipped_lines)
+    report.answer(AuditResult(bindings, rows, len(owners) > 1, answer.skipped_lines))
     return report
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    bindings: list[PlanBinding]
+    edits: list[PlanEdit]
+    many_owners: bool  # the scope spans several sessions: each edit names its owner
+    skipped_lines: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"bindings": len(self.bindings), "plan_files_touched": len(self.edits),
+                "warnings": sum(1 for r in self.edits if not r.bound_by_owner),
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        render_audit(out, self)
 
 
 def binding_row(b: PlanBinding) -> dict[str, Any]:
@@ -225,8 +253,8 @@ def edit_row(r: PlanEdit) -> dict[str, Any]:
     }
 
 
-def render_audit(out: TextIO, bindings: list[PlanBinding], rows: list[PlanEdit],
-                 many_owners: bool, skipped: int) -> None:
+def render_audit(out: TextIO, result: AuditResult) -> None:
+    bindings, rows, skipped = result.bindings, result.edits, result.skipped_lines
     w = out.write
     w("PLAN AUDIT\n")
     if not bindings:
@@ -240,8 +268,9 @@ def render_audit(out: TextIO, bindings: list[PlanBinding], rows: list[PlanEdit],
         w("edits    none: no structured Write/Edit/MultiEdit/NotebookEdit in scope touches any "
           "session's bound plan file (bash-side edits are outside this audit)\n")
     for r in rows:
-        owner = f" by {r.owner}" if many_owners else ""
-        verdict = "bound by this session" if r.bound_by_owner else "NOT bound by the mutating session"
+        owner = f" by {r.owner}" if result.many_owners else ""
+        verdict = ("bound by this session" if r.bound_by_owner
+                   else "NOT bound by the mutating session")
         w(f"edits    {r.path}  {r.mutations} mutation(s){owner}  [{verdict}]\n")
     for r in rows:
         if not r.bound_by_owner and r.binder is not None:

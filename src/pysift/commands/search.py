@@ -15,7 +15,7 @@ from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
 from pysift.core.timez import text_ts, ts_pair
-from pysift.engines.search.engine import LabelProbe, SearchResult
+from pysift.engines.search.engine import Census, LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
@@ -227,66 +227,117 @@ def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     if opts.sessions_with_matches:
         return _owners_report(opts, scope, result, report)
     ordered = result.ordered_exchanges()
-    total = len(ordered)
     kept, over = cap(ordered, opts.scope.max_count)
-    dropped = len(over)
-    drafts = sum(1 for ex in kept if ex.draft)
-    transcript_ids = sorted({ex.transcript.session_id for ex in kept})
-    # the sidecar flag speaks of the exchanges emitted, not of one the cap dropped
-    sidecar_used = any(h.source for ex in kept for h in (*ex.hits, *ex.siblings))
     rows, any_clipped = [], False
     for ex in kept:
         row, clipped = exchange_row(ex, env, opts)
         any_clipped = any_clipped or clipped
         rows.append(row)
-    summary: dict[str, Any] = {
-        "matched": len(kept),
-        "sessions": len(transcript_ids),
-        "transcript_ids": transcript_ids[:TRANSCRIPT_IDS_MAX],
-        "transcript_ids_truncated": len(transcript_ids) > TRANSCRIPT_IDS_MAX,
-        "dropped_by_cap": dropped,
-        "skipped_lines": result.malformed,
-        "superseded_drafts": drafts,
-        "with_elicitation_sidecar": sidecar_used,
-        "excerpts_truncated": any_clipped,
-    }
-    if total == 0:
-        _zero_match(opts, scope, result, report, summary)
-        report.summary = summary
-        return report
+    absence = _zero_match(opts, scope, result, report) if not ordered else None
     report.rows = rows
-    report.summary = summary
-    all_sessions = len({ex.transcript.session_id for ex in ordered})
-    report.text = lambda out: render_text(out, opts, scope, kept, total, all_sessions, dropped,
-                                          result, env, any_clipped, sidecar_used)
+    report.answer(ExchangesResult(
+        opts=opts, scope=scope, kept=kept, total=len(ordered),
+        sessions=len({ex.transcript.session_id for ex in ordered}), dropped=len(over),
+        malformed=result.malformed, clipped=any_clipped, env=env, absence=absence))
     return report
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExchangesResult:
+    """The exchanges shown (the cap applied) with the run's totals. The JSON summary
+    speaks of what is emitted (``matched``: the exchanges kept), the text's head and
+    footer of the TRUE totals (``total`` over ``sessions``) beside the cap's drop."""
+
+    opts: SearchOptions
+    scope: Scope
+    kept: list[Exchange]
+    total: int  # exchanges before the cap
+    sessions: int  # sessions owning them, before the cap
+    dropped: int
+    malformed: int
+    clipped: bool  # an excerpt shown (hit or sibling) is cut
+    env: Env
+    absence: Absence | None = None  # zero matches: the diagnosis the summary carries
+
+    @property
+    def drafts(self) -> int:
+        return sum(1 for ex in self.kept if ex.draft)
+
+    @property
+    def sidecar_used(self) -> bool:
+        """Of the exchanges emitted, not of one the cap dropped."""
+        return any(h.source for ex in self.kept for h in (*ex.hits, *ex.siblings))
+
+    def summary(self) -> dict[str, Any]:
+        ids = sorted({ex.transcript.session_id for ex in self.kept})
+        out: dict[str, Any] = {
+            "matched": len(self.kept),
+            "sessions": len(ids),
+            "transcript_ids": ids[:TRANSCRIPT_IDS_MAX],
+            "transcript_ids_truncated": len(ids) > TRANSCRIPT_IDS_MAX,
+            "dropped_by_cap": self.dropped,
+            "skipped_lines": self.malformed,
+            "superseded_drafts": self.drafts,
+            "with_elicitation_sidecar": self.sidecar_used,
+            "excerpts_truncated": self.clipped,
+        }
+        if self.absence is not None:
+            out.update(self.absence.fields())
+        return out
+
+    def render_text(self, out: TextIO) -> None:
+        if self.total:  # a zero says everything on stderr; stdout stays empty
+            render_text(out, self)
+
+
+@dataclass(frozen=True)
+class CountResult:
+    """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
+
+    matched: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"matched": self.matched}
+
+    def render_text(self, out: TextIO) -> None:
+        out.write(f"{self.matched}\n")
+
+
+@dataclass(frozen=True)
+class OwnersResult:
+    """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
+
+    owners: list[str]
+
+    def summary(self) -> dict[str, Any]:
+        return {}
+
+    def render_text(self, out: TextIO) -> None:
+        out.write("".join(f"{o}\n" for o in self.owners))
 
 
 def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                   report: Report) -> Report:
-    """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
     total = result.exchange_count
-    report.summary = {"matched": total}
-    report.text = lambda out: out.write(f"{total}\n")
+    report.answer(CountResult(total))
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if result.sidecar_used:  # a pending question counted among the exchanges
         report.note("note: with elicitation sidecar")
     if total == 0:  # the same diagnosis as a listing's zero (the -c number stays alone)
-        _zero_match(opts, scope, result, report, {})
+        _zero_match(opts, scope, result, report)
     return report
 
 
 def _owners_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
-    """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
     owners = result.owners()
-    report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
+    report.answer(OwnersResult(owners))
     if opts.scope.max_count:
         report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
                     "does not cap it")
     if not owners:
-        _zero_match(opts, scope, result, report, {})
+        _zero_match(opts, scope, result, report)
     return report
 
 
@@ -342,19 +393,20 @@ def _is_hexish(ident: str) -> bool:
     return all(c in "0123456789abcdef-" for c in ident.lower())
 
 
-def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Exchange], total: int,
-                sessions: int, dropped: int, result: SearchResult, env: Env, any_clipped: bool,
-                sidecar_used: bool) -> None:
+def render_text(out: TextIO, result: ExchangesResult) -> None:
     """The head banner and the footer state the TRUE totals (``total`` exchanges over
     ``sessions`` transcripts, before the cap); the cap's window and drop are said beside
     them."""
+    opts, kept, env = result.opts, result.kept, result.env
+    total, sessions, dropped = result.total, result.sessions, result.dropped
+    latest = (opts.scope.max_count or 0) < 0
     w = out.write
-    banner = scope_banner(scope)
+    banner = scope_banner(result.scope)
     if banner:
         w(banner + "\n\n")
     head = f"matches  {total} exchange(s) · {sessions} session(s) · oldest first"
     if dropped:
-        head += f" · showing {'earliest' if (opts.scope.max_count or 0) > 0 else 'latest'} {len(kept)}"
+        head += f" · showing {'latest' if latest else 'earliest'} {len(kept)}"
     if any(ex.ts is None for ex in kept):
         head += " · undated last"
     w(head + "\n")
@@ -382,12 +434,12 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
     if opts.labels_not:
         footer += f" · label-not={','.join(opts.labels_not)}"
     if dropped:
-        which = "later" if (opts.scope.max_count or 0) > 0 else "earlier"
+        which = "earlier" if latest else "later"
         footer += f" · {dropped} {which} dropped by --max-count"
     w(footer + "\n")
-    if sidecar_used:
+    if result.sidecar_used:
         w("with elicitation sidecar\n")
-    drafts = sum(1 for ex in kept if ex.draft)
+    drafts = result.drafts
     if drafts:
         w(f"({drafts} superseded draft(s) shown as ·draft units — esc-recalled and re-sent, not "
           "in the surviving conversation; -T user.unsent hides them)\n")
@@ -396,7 +448,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
     if any(h.image_ids for ex in kept for h in ex.hits):
         w("note: image annotations above (L<line>i<n>) locate the images inside the records; "
           "fetch the record with pysift show @<id> --line <line> --raw\n")
-    if any_clipped:
+    if result.clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
           "  read a record whole: pysift show @<id> --line <N>\n"
@@ -465,8 +517,25 @@ def _starved_hits(opts: SearchOptions, result: SearchResult) -> dict[str, int]:
     return {L.HARNESS_META_ATTACHMENT: found} if found else {}
 
 
+@dataclass(frozen=True)
+class Absence:
+    """What a zero-match search says of its zero (the exchange summary carries it)."""
+
+    definitive: bool
+    active_filters: str
+    gated_leaves_unreached: bool
+    excluded_by_label: dict[str, Any] | None
+
+    def fields(self) -> dict[str, Any]:
+        return {"definitive_absence": self.definitive, "active_filters": self.active_filters,
+                "gated_leaves_unreached": self.gated_leaves_unreached,
+                "excluded_by_label": self.excluded_by_label}
+
+
 def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
-                report: Report, summary: dict[str, Any]) -> None:
+                report: Report) -> Absence:
+    """The zero-match diagnosis on stderr: is the zero definitive, would the pattern
+    occur without the label filter (the engine's label probe), what was not searched."""
     plan = result.plan
     filters = active_filters(opts)
     definitive = _absence_line(opts, scope, result, report, probe=True)
@@ -519,12 +588,7 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
         report.note("note: the gated bookkeeping leaves (user.queued, harness.meta.turn-duration, "
                     "away-summary, stop-hooks, snapshot, system, attachment) were not searched; "
                     "reach them with an explicit -t (e.g. -t harness.meta) or --attachments")
-    summary.update({
-        "definitive_absence": definitive,
-        "active_filters": filters,
-        "gated_leaves_unreached": unreached,
-        "excluded_by_label": excluded,
-    })
+    return Absence(definitive, filters, unreached, excluded)
 
 
 def _shown(ranked: list[tuple[str, int]]) -> str:
@@ -553,28 +617,47 @@ def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
     axis = opts.count_by or "label"
     census = result.census(axis, parse_filter(opts.labels, opts.labels_not).allowed)
-    ordered, over = cap(census.counts, opts.scope.max_count)
-    dropped = len(over)
-    matched, excluded = census.matched_records, census.excluded_records
-    distinct = len(census.counts)
-    report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in ordered]
-    report.summary = {"axis": axis, "matched_records": matched, "distinct_keys": distinct,
-                      "excluded_records": excluded, "dropped_by_cap": dropped,
-                      "skipped_lines": result.malformed}
-    report.text = lambda out: out.write("".join(f"{c:7d}  {k}\n" for k, c in ordered))
-    line = f"{matched} matched record(s) across {distinct} {axis} key(s)"
-    if excluded:
-        line += f" · {excluded} record(s) have no {axis} (outside this axis)"
-    if dropped:
-        line += f" · {dropped} key(s) dropped by --max-count"
-    report.note(line)
+    shown, over = cap(census.counts, opts.scope.max_count)
+    counted = CensusResult(census, shown, dropped=len(over), malformed=result.malformed)
+    report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in shown]
+    report.answer(counted)
+    report.note(counted.tally_line())
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if result.sidecar_used:
         report.note("note: with elicitation sidecar")
-    if matched == 0:
+    if census.matched_records == 0:
         _absence_line(opts, scope, result, report)
     return report
+
+
+@dataclass(frozen=True)
+class CensusResult:
+    """``--count-by``: the keys shown (the cap applied) of the engine's census."""
+
+    census: Census
+    shown: list[tuple[str, int]]
+    dropped: int
+    malformed: int
+
+    def summary(self) -> dict[str, Any]:
+        c = self.census
+        return {"axis": c.axis, "matched_records": c.matched_records,
+                "distinct_keys": len(c.counts), "excluded_records": c.excluded_records,
+                "dropped_by_cap": self.dropped, "skipped_lines": self.malformed}
+
+    def render_text(self, out: TextIO) -> None:
+        out.write("".join(f"{n:7d}  {key}\n" for key, n in self.shown))
+
+    def tally_line(self) -> str:
+        """The stderr line that says what the census covers."""
+        c = self.census
+        line = f"{c.matched_records} matched record(s) across {len(c.counts)} {c.axis} key(s)"
+        if c.excluded_records:
+            line += f" · {c.excluded_records} record(s) have no {c.axis} (outside this axis)"
+        if self.dropped:
+            line += f" · {self.dropped} key(s) dropped by --max-count"
+        return line
 
 
 # -- raw ----------------------------------------------------------------------------------

@@ -156,18 +156,41 @@ def run(opts: ShowOptions, env: Env) -> Report:
     if view.sidecar_error:
         report.note(unread_warning(view.sidecar_error))
     report.rows = [record_row(u, transcript, env) for u in kept]
-    report.summary = {
-        "records": len(kept),
-        "dropped_by_cap": len(dropped),
-        "refetch_remainder": remainder,
-        "non_record_lines": non_record,
-        "skipped_lines": view.tally.malformed,
-        "with_elicitation_sidecar": sidecar_used,
-    }
-    report.text = lambda out: render_text(out, transcript, kept, len(dropped), limit, remainder,
-                                          non_record, sidecar_used, view.tally.malformed, env,
-                                          bookkeeping)
+    report.answer(ShowResult(transcript, kept, dropped=len(dropped), limit=limit,
+                             remainder=remainder, non_record=non_record,
+                             sidecar_used=sidecar_used, malformed=view.tally.malformed,
+                             bookkeeping=bookkeeping, env=env))
     return report
+
+
+@dataclass(frozen=True)
+class ShowResult:
+    """The units fetched (the cap applied) and everything the summary and the footer say
+    about them."""
+
+    transcript: Transcript
+    kept: list[Fetched]
+    dropped: int
+    limit: int  # the unit cap in force (0 = uncapped)
+    remainder: str | None  # the command that fetches what the cap dropped
+    non_record: int  # addressed lines that are no record
+    sidecar_used: bool  # a printed unit came from the elicitation sidecar
+    malformed: int
+    bookkeeping: int  # units the remainder's --line fetch adds that a turn fetch left out
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "records": len(self.kept),
+            "dropped_by_cap": self.dropped,
+            "refetch_remainder": self.remainder,
+            "non_record_lines": self.non_record,
+            "skipped_lines": self.malformed,
+            "with_elicitation_sidecar": self.sidecar_used,
+        }
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
 
 
 def _whole_line_cut(units: list[Fetched], limit: int) -> int:
@@ -449,10 +472,22 @@ def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
             report.note(f"error: sha256 mismatch for {opts.block}: expected {opts.sha256}, "
                         f"the transcript holds {digest} (the block changed or the id is "
                         f"wrong); print it without --sha256 to read what is there")
-    report.summary = {"blocks": len(report.rows), "sha256_verified": verified}
-    if report.rows:
-        report.text = lambda out: out.write(text if text.endswith("\n") else text + "\n")
+    report.answer(BlockResult(text, printed=bool(report.rows), verified=verified))
     return report
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    text: str
+    printed: bool  # False: the digest did not match, and unverified text is not printed
+    verified: bool | None  # None: no --sha256 asked
+
+    def summary(self) -> dict[str, Any]:
+        return {"blocks": int(self.printed), "sha256_verified": self.verified}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.printed:
+            out.write(self.text if self.text.endswith("\n") else self.text + "\n")
 
 
 def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
@@ -477,9 +512,8 @@ def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
     }
 
 
-def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, limit: int,
-                remainder: str | None, non_record: int, sidecar_used: bool, malformed: int,
-                env: Env, bookkeeping: int = 0) -> None:
+def render_text(out: TextIO, result: ShowResult) -> None:
+    t, kept, dropped, env = result.transcript, result.kept, result.dropped, result.env
     w = out.write
     if t.is_subagent:
         w(f"SUBAGENT {t.session_id} · parent SESSION {t.parent_session_id}\n")
@@ -507,16 +541,16 @@ def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, l
         w(f"  {zone}  {where}  {indent_continuation(u.unit.text)}{images}\n")
     w(f"\nfetched {len(kept)} record unit(s)\n")
     if dropped:
-        cont = remainder or "pysift show … --max-count 0"
-        if bookkeeping:
-            cont += (f" (the line range also shows {bookkeeping} bookkeeping unit(s) a turn "
-                     "fetch leaves out)")
-        w(f"+{dropped} more record unit(s) beyond the {limit}-unit cap · continue: {cont}  "
-          "(or --max-count 0 = uncapped)\n")
-    if non_record:
-        w(f"{non_record} line(s) in the addressed range are not records (metadata/attachment "
-          "— inspect with --raw)\n")
-    if sidecar_used:
+        cont = result.remainder or "pysift show … --max-count 0"
+        if result.bookkeeping:
+            cont += (f" (the line range also shows {result.bookkeeping} bookkeeping unit(s) a "
+                     "turn fetch leaves out)")
+        w(f"+{dropped} more record unit(s) beyond the {result.limit}-unit cap · continue: "
+          f"{cont}  (or --max-count 0 = uncapped)\n")
+    if result.non_record:
+        w(f"{result.non_record} line(s) in the addressed range are not records "
+          "(metadata/attachment — inspect with --raw)\n")
+    if result.sidecar_used:
         w("with elicitation sidecar\n")
-    if malformed:
-        w(f"({malformed} malformed line(s) skipped)\n")
+    if result.malformed:
+        w(f"({result.malformed} malformed line(s) skipped)\n")

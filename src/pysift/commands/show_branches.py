@@ -8,9 +8,11 @@ first; this module lays them out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TextIO
 
 from pysift.core.timez import text_ts, ts_pair
+from pysift.disk.layout import Transcript
 from pysift.engines.fetch import BranchPoints, Fork, TranscriptView, branch_points
 from pysift.model.env import Env
 from pysift.output.fields import target_ref
@@ -24,11 +26,24 @@ def run_branch_points(view: TranscriptView, env: Env) -> Report:
     report.header = {"mode": "branch-points", "session_id": t.session_id,
                      "is_subagent": t.is_subagent, "parent_session_id": t.parent_session_id}
     report.rows = [fork_row(f, env) for f in found.forks]
-    report.summary = {"branch_points": len(found.forks),
-                      "conversation_records": found.conversation_records,
-                      "skipped_lines": view.tally.malformed}
-    report.text = lambda out: _render(out, view, found, env)
+    report.answer(BranchResult(t, found, view.tally.malformed, env))
     return report
+
+
+@dataclass(frozen=True)
+class BranchResult:
+    transcript: Transcript
+    found: BranchPoints
+    malformed: int
+    env: Env
+
+    def summary(self) -> Row:
+        return {"branch_points": len(self.found.forks),
+                "conversation_records": self.found.conversation_records,
+                "skipped_lines": self.malformed}
+
+    def render_text(self, out: TextIO) -> None:
+        _render(out, self)
 
 
 def fork_row(f: Fork, env: Env) -> Row:
@@ -46,9 +61,9 @@ def _gap_text(gap: int | None) -> str:
     return f"{h}h{m:02d}m{s:02d}s"
 
 
-def _render(out: TextIO, view: TranscriptView, found: BranchPoints, env: Env) -> None:
+def _render(out: TextIO, result: BranchResult) -> None:
     w = out.write
-    t = view.transcript
+    t, found, env = result.transcript, result.found, result.env
     forks = found.forks
     w(f"BRANCH POINTS  {t.session_id}\n")
     w(f"{found.conversation_records} conversation record(s) · {len(forks)} branch point(s) "

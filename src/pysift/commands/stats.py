@@ -47,16 +47,51 @@ def run(opts: StatsOptions, env: Env) -> Report:
     rows = [r for r in rows if not r.error]
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)
-    rows, over = cap(rows, args.max_count, newest=recency)
-    dropped = len(over)
-    top = sum(1 for r in rows if not r.transcript.is_subagent)
-    sub = len(rows) - top
-    report.header = {"sessions_in_scope": len(rows), "top_level_sessions": top,
-                     "subagent_sessions": sub}
-    report.rows = [session_row(r, env) for r in rows]
-    report.summary = summary_of(rows, dropped)
-    report.text = lambda out: render_text(out, rows, top, sub, dropped, env)
+    shown, over = cap(rows, args.max_count, newest=recency)
+    result = StatsResult(shown, dropped=len(over), env=env)
+    report.header = result.header()
+    report.rows = [session_row(r, env) for r in shown]
+    report.answer(result)
     return report
+
+
+@dataclass(frozen=True)
+class StatsResult:
+    """The rows shown (the cap applied) and what the cap dropped: what the header, the
+    summary and the text (rows, TOTAL, footer) all state."""
+
+    rows: list[SessionStats]
+    dropped: int
+    env: Env
+
+    @property
+    def top(self) -> int:
+        return sum(1 for r in self.rows if not r.transcript.is_subagent)
+
+    @property
+    def sub(self) -> int:
+        return len(self.rows) - self.top
+
+    def header(self) -> dict[str, Any]:  # counts of the EMITTED rows
+        return {"sessions_in_scope": len(self.rows), "top_level_sessions": self.top,
+                "subagent_sessions": self.sub}
+
+    def summary(self) -> dict[str, Any]:
+        rows = self.rows
+        return {
+            "sessions": len(rows),
+            "line_types": merged_counts(r.line_types for r in rows),
+            "turns": sum(r.turns for r in rows),
+            "tools": merged_counts(r.tools for r in rows),
+            "tokens": _tokens_json(merged_tokens(rows)),
+            "narration_blocks": merged_counts(r.narration_blocks for r in rows),
+            "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
+            "skipped_lines": sum(r.skipped_lines for r in rows),
+            "dropped_by_cap": self.dropped,
+        }
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
 
 
 def recency(row: SessionStats) -> tuple[bool, float]:
@@ -136,20 +171,6 @@ def merged_tokens(rows: Iterable[SessionStats]) -> dict[str, TokenSums]:
     return dict(sorted(total.items()))
 
 
-def summary_of(rows: list[SessionStats], dropped: int) -> dict[str, Any]:
-    return {
-        "sessions": len(rows),
-        "line_types": merged_counts(r.line_types for r in rows),
-        "turns": sum(r.turns for r in rows),
-        "tools": merged_counts(r.tools for r in rows),
-        "tokens": _tokens_json(merged_tokens(rows)),
-        "narration_blocks": merged_counts(r.narration_blocks for r in rows),
-        "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
-        "skipped_lines": sum(r.skipped_lines for r in rows),
-        "dropped_by_cap": dropped,
-    }
-
-
 # -- text --------------------------------------------------------------------------------------
 
 
@@ -180,9 +201,9 @@ def _malformed(n: int) -> str:
     return f"{n} malformed line(s) skipped"
 
 
-def render_text(out: TextIO, rows: list[SessionStats], top: int, sub: int, dropped: int,
-                env: Env) -> None:
+def render_text(out: TextIO, result: StatsResult) -> None:
     w = out.write
+    rows, top, sub, dropped, env = result.rows, result.top, result.sub, result.dropped, result.env
     if sub:
         n = top + sub
         w(f"scope  {n} {'session' if n == 1 else 'sessions'} in scope ({top} top-level + "
