@@ -12,11 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from pysift.core.cap import cap
-from pysift.core.classify import format_duration_ms
-from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.commands.scope import ScopeArgs
-from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.core.cap import cap
+from pysift.core.grammar.ranges import RangeSpec, describe_items
+from pysift.core.timez import format_duration_ms, parse_ts, text_ts, ts_pair
 from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
