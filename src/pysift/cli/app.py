@@ -76,7 +76,8 @@ def root(
 # The built commands in SPEC order, each with the module whose import registers it. A
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
-                   "whoami": "whoami", "plan": "plan",
+                   "agents": "agents",
+                   "whoami": "whoami", "files": "files", "plan": "plan",
                    # beyond csift's thirteen (no SPEC order to keep): after them
                    "archive": "archive", "skill": "skill"}
 

@@ -10,14 +10,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Targets,
-    build_env,
-    check_format,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Targets, scope_args
 
 ARCHIVE_HELP = """Keep sessions beyond Claude Code's cleanup: mirror the sessions in scope into
 DEST with the Claude home's own layout, so `pysift --claude-home DEST <command>` answers
@@ -88,16 +81,13 @@ def archive_cmd(
         ] = 120.0,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
     if not lock_timeout >= 0:
         raise typer.BadParameter("must be 0 (refuse at once) or a number of seconds",
                                  param_hint="--lock-timeout")
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, sessions_from=sessions_from, fmt=fmt)
     from pysift.commands.archive import ArchiveOptions, run
 
-    opts = ArchiveOptions(dest=dest, targets=tuple(targets or ()),
-                          sessions_from=read_sessions_from(sessions_from), dry_run=dry_run,
-                          lock_timeout=lock_timeout)
+    opts = ArchiveOptions(dest=dest, scope=scope, dry_run=dry_run, lock_timeout=lock_timeout)
     bar = None
     if not dry_run and sys.stderr.isatty():
         from pysift.output.progress import ByteBar

@@ -4,10 +4,11 @@ cleanup, in a copy of the home's own layout (SPEC §14)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.engines.archive import (
     APPENDED,
     COPIED,
@@ -24,25 +25,22 @@ from pysift.output.report import Report
 
 @dataclass(frozen=True, kw_only=True)
 class ArchiveOptions:
+    # the scope's targets and --sessions-from (sessions come whole: subagents always)
     dest: str
-    targets: tuple[str, ...] = ()
-    sessions_from: tuple[str, ...] | None = None
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     dry_run: bool = False
     lock_timeout: float = 120.0
 
 
 def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
         on_wait: Callable[[], None] | None = None) -> Report:
-    from pysift.core.resolve import resolve_scope
     from pysift.engines import archive as engine
     from pysift.errors import UsageError
 
     if not opts.dest.strip():
         raise UsageError("archive: DEST is empty; name the directory to archive into (it is "
                          "created when missing), e.g. `pysift archive ~/claude-archive`")
-    scope = resolve_scope(list(opts.targets), env, subagents=True,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
+    scope = opts.scope.resolve(env)
     dest = _dest_path(opts.dest, env)
     result = engine.run(scope.transcripts, env,
                         engine.ArchiveOptions(dest=dest, dry_run=opts.dry_run,
@@ -53,8 +51,7 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
     report.notes.extend(scope.notes)
     report.notes.extend(result.notes)
     report.rows = [file_row(o) for o in result.outcomes]
-    report.summary = answer.summary()
-    report.text = answer.render_text
+    report.answer(answer)
     for o in result.outcomes:
         if o.action == FAILED:
             report.note(f"warning: not archived: {o.entry.source}: {o.reason}")

@@ -9,11 +9,10 @@ from pysift.output.report import Report
 
 
 def cleanup_notice(report: Report, transcripts: list[Transcript], env: Env) -> Notice | None:
-    """The sessions in scope Claude Code is about to delete and the archive lacks: a
-    ``cleanup_notice`` in the summary and a footer line, only when there are some."""
+    """The sessions in scope Claude Code is about to delete and the archive lacks (None
+    when there are none): the result object puts it in the summary (``cleanup_notice``)
+    and under the text. What could not be read of the settings goes to the notes."""
     notice, notes = near_cleanup(transcripts, env.claude_home, env.environ, env.cwd,
                                  env.now())
     report.notes.extend(notes)
-    if notice is not None:
-        report.summary["cleanup_notice"] = notice.summary()
     return notice

@@ -36,6 +36,7 @@ from pysift.disk import mirror
 from pysift.disk.layout import (
     KIND_LEGACY,
     Transcript,
+    Unreadable,
     subagent_transcripts,
     top_level_transcript,
 )
@@ -273,7 +274,9 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
         main = project_dir / f"{session}.jsonl"
         if os.path.isfile(main):
             add(main, session, top_level_transcript(main, project_dir))
-        subs = {os.fspath(s.path): s for s in subagent_transcripts(main)}
+        # which files of the tree are transcripts (their plan bindings are read); what the
+        # listing cannot read, the walk below says
+        subs = {os.fspath(s.path): s for s in subagent_transcripts(main, unread=Unreadable())}
         for path in _tree(project_dir / session, notes):
             add(path, session, subs.get(os.fspath(path)))
         for t in legacy:
