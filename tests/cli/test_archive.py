@@ -275,3 +275,17 @@ def test_a_session_that_binds_a_plan_brings_it(cli, tmp_path):
     assert result.code == 0, result.stderr
     assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
     assert _answer(cli, dest, ("plan", f"@{sid}"))[0] == 0
+
+
+def test_what_the_home_cannot_read_makes_the_run_incomplete(cli, demo_home, tmp_path):
+    home = tmp_path / "claude"
+    shutil.copytree(demo_home, home)
+    # a session moved to a disk that is not mounted: it exists, its bytes cannot be read
+    gone = home / "projects" / "-home-ada-src-orbit" / "0badc0de-0000-4000-8000-000000000000.jsonl"
+    gone.symlink_to(tmp_path / "unmounted" / "session.jsonl")
+    result = cli("--claude-home", str(home), "archive", str(tmp_path / "arc"),
+                 "--format", "json")
+    assert result.code == 1
+    assert result.summary()["complete"] is False
+    assert result.summary()["copied"] == 18
+    assert "could not be read" in result.stderr.splitlines()[-1]

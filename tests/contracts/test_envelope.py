@@ -23,12 +23,13 @@ ROW_KINDS = {
     "whoami": {"identity"},
     "agents": {"session", "run", "agent"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
+    "archive": {"file"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
               "file", "mutation", "boundary"}
-NO_TRIO_COMMANDS = {"agents"}
+NO_TRIO_COMMANDS = {"agents", "archive"}  # archive's rows are files of a session_id
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -97,6 +98,16 @@ def test_envelope(cli, demo_home: Path, monkeypatch: pytest.MonkeyPatch,
         monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", LONG)
     result = cli("--claude-home", str(demo_home), *args, "--format", "json")
     _check_envelope(result, args[0])
+
+
+@pytest.mark.parametrize("args", [(), (f"@{LONG}",), ("--dry-run",), (f"@{EXPLORE}",)],
+                         ids=lambda a: " ".join(("archive", "DEST", *a)))
+def test_archive_envelope(cli, demo_home: Path, tmp_path: Path, args: tuple[str, ...]) -> None:
+    for _ in range(2):  # a first run copies, a second finds everything archived
+        result = cli("--claude-home", str(demo_home), "archive", str(tmp_path / "arc"), *args,
+                     "--format", "json")
+        rows = _check_envelope(result, "archive")
+        assert len(rows) == rows[0]["files_in_scope"] + 2
 
 
 def test_whoami_trap_envelope(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,7 +46,7 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
                         engine.ArchiveOptions(dest=dest, dry_run=opts.dry_run,
                                               lock_timeout=opts.lock_timeout),
                         progress=progress, on_wait=on_wait)
-    answer = ArchiveAnswer(result, dest, _home(env))
+    answer = ArchiveAnswer(result, dest, _home(env), unread=len(scope.unreadable))
     report = Report(command="archive", header=answer.header())
     report.notes.extend(scope.notes)
     report.notes.extend(result.notes)
@@ -61,6 +61,11 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
     elif answer.failed:
         report.note(f"error: {answer.failed} file(s) could not be archived (each named above); "
                     "what the archive holds of them is whole: run again to retry")
+        report.exit_code = 1
+    elif answer.unread:
+        report.note(f"error: {answer.unread} dir(s) or file(s) of the Claude home could not be "
+                    "read (each named above): what they hold is not archived; fix their "
+                    "permissions and run again")
         report.exit_code = 1
     return report
 
@@ -84,6 +89,7 @@ class ArchiveAnswer:
     run: ArchiveRun
     dest: Path
     home: Path
+    unread: int = 0  # dirs and files of the home the scope could not read
 
     @property
     def failed(self) -> int:
@@ -104,7 +110,7 @@ class ArchiveAnswer:
             "preserved": self.run.count(PRESERVED),
             "failed": self.failed,
             "bytes_written": self.run.written,
-            "complete": self.run.stopped is None and not self.failed,
+            "complete": self.run.stopped is None and not self.failed and not self.unread,
             "dry_run": self.run.dry_run,
         }
 
