@@ -53,7 +53,7 @@ class SourceStat:
     atime_ns: int
 
 
-def stat_source(path: Path) -> SourceStat:
+def stat_source(path: str | Path) -> SourceStat:
     """The source's size and times (symlinks followed); ``SourceChanged`` when it is gone
     or not a regular file."""
     try:
@@ -69,7 +69,7 @@ def partial_path(target: Path) -> Path:
     return target.with_name(f".{target.name}{PARTIAL_SUFFIX}")
 
 
-def _open_source(path: Path) -> int:
+def _open_source(path: str | Path) -> int:
     try:
         return os.open(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -110,7 +110,7 @@ def write_all(fd: int, data: bytes | memoryview) -> int:
 # -- the three moves -----------------------------------------------------------------------
 
 
-def copy_new(source: Path, target: Path, src: SourceStat, progress: Progress | None = None
+def copy_new(source: str | Path, target: Path, src: SourceStat, progress: Progress | None = None
              ) -> int:
     """The source's first ``src.size`` bytes as the whole new content of ``target``
     (through a partial file and a rename); the bytes written. ``SourceChanged`` when the
@@ -133,7 +133,7 @@ def _discard(partial: Path) -> None:
         pass
 
 
-def same_prefix(source: Path, target: Path, length: int) -> bool:
+def same_prefix(source: str | Path, target: str | Path, length: int) -> bool:
     """Whether the target's first ``length`` bytes equal the source's, compared byte for
     byte (a stronger check than a digest, with no stored digest to trust)."""
     fd_in = _open_source(source)
@@ -168,7 +168,7 @@ def free_bytes(directory: Path) -> int | None:
     return vfs.f_bavail * vfs.f_frsize
 
 
-def append(source: Path, target: Path, start: int, src: SourceStat,
+def append(source: str | Path, target: Path, start: int, src: SourceStat,
            progress: Progress | None = None) -> int:
     """Append the source's bytes ``[start, src.size)`` to ``target`` (whose first ``start``
     bytes were verified), in pieces ending at a newline where the bytes hold one; then
@@ -246,7 +246,7 @@ def already_preserved(target: Path) -> Path | None:
     return None
 
 
-def preserve_and_replace(source: Path, target: Path, src: SourceStat, when: datetime,
+def preserve_and_replace(source: str | Path, target: Path, src: SourceStat, when: datetime,
                          progress: Progress | None = None) -> tuple[Path, int]:
     """Keep the target's old content under a dated name and make the target a new copy
     of the source: the new copy is written whole first, then the old content is linked
@@ -269,7 +269,7 @@ def preserve_and_replace(source: Path, target: Path, src: SourceStat, when: date
     return dated, written
 
 
-def _write_partial(source: Path, partial: Path, src: SourceStat,
+def _write_partial(source: str | Path, partial: Path, src: SourceStat,
                    progress: Progress | None) -> int:
     """``copy_new`` without the final rename: the partial file holds the new copy."""
     fd_in = _open_source(source)

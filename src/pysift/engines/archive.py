@@ -34,11 +34,12 @@ import orjson
 
 from pysift.disk import mirror
 from pysift.disk.layout import (
+    KIND_BUILTIN,
     KIND_LEGACY,
+    KIND_WORKFLOW,
     Transcript,
-    Unreadable,
-    subagent_transcripts,
     top_level_transcript,
+    transcript_from_path,
 )
 from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
@@ -71,10 +72,17 @@ class Progress(Protocol):
 class Entry:
     """One source file and where its copy goes (``rel``: a POSIX path under DEST)."""
 
-    source: Path
+    source: str
     rel: str
     session_id: str
-    transcript: Transcript | None = None  # set for a transcript (its plan binding is read)
+    transcript: Transcript | None = None  # a transcript in scope (its plan binding is read)
+    subagent_file: bool = False  # an agent-*.jsonl of the session dir, classified on demand
+
+    def as_transcript(self) -> Transcript | None:
+        """The transcript this file is, if it is one (a plan may be bound to it)."""
+        if self.transcript is not None or not self.subagent_file:
+            return self.transcript
+        return _transcript_at(self.source)
 
 
 def _real(path: Path) -> str:
@@ -234,58 +242,59 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
-def _rel(path: Path, home: Path) -> str | None:
-    try:
-        rel = path.relative_to(home)
-    except ValueError:
-        return None
-    return rel.as_posix()
-
-
 def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
     """The files of every session the transcripts belong to, each once, in scope order:
-    a session's transcript, then its ``<uuid>/`` tree (sorted), old-layout agents."""
+    a session's transcript, then its ``<uuid>/`` tree (sorted), old-layout agents. Paths
+    stay strings here: a home of thousands of files pays for no path objects."""
+    prefix = os.path.join(os.fspath(home), "")
     entries: list[Entry] = []
     seen: set[str] = set()
     notes: list[str] = []
-    sessions: list[tuple[Path, str]] = []
-    done_sessions: set[tuple[Path, str]] = set()
-    legacy: list[Transcript] = []
+    sessions: dict[tuple[str, str], list[Transcript]] = {}
+    legacy: dict[tuple[str, str], list[Transcript]] = {}
     for t in transcripts:
-        if _rel(t.path, home) is None:
+        if not os.fspath(t.path).startswith(prefix):
             raise UsageError(f"{t.path} is outside the Claude home {home}; archive keeps the "
                              "home's layout, so it takes transcripts of the home only (pass "
                              "--claude-home for another home)")
-        key = (t.project_dir, t.parent_session_id)
+        key = (os.fspath(t.project_dir), t.parent_session_id)
+        sessions.setdefault(key, []).append(t)
         if t.kind == KIND_LEGACY:
-            legacy.append(t)
-        if key not in done_sessions:
-            done_sessions.add(key)
-            sessions.append(key)
+            legacy.setdefault(key, []).append(t)
 
-    def add(source: Path, session: str, transcript: Transcript | None = None) -> None:
-        rel = _rel(source, home)
-        if rel is None or rel in seen:
-            return
-        seen.add(rel)
-        entries.append(Entry(source, rel, session, transcript))
+    def add(source: str, session: str, transcript: Transcript | None = None,
+            subagent_file: bool = False) -> None:
+        rel = source[len(prefix):].replace(os.sep, "/")
+        if rel not in seen:
+            seen.add(rel)
+            entries.append(Entry(source, rel, session, transcript, subagent_file))
 
-    for project_dir, session in sessions:
-        main = project_dir / f"{session}.jsonl"
-        if os.path.isfile(main):
-            add(main, session, top_level_transcript(main, project_dir))
-        # which files of the tree are transcripts (their plan bindings are read); what the
-        # listing cannot read, the walk below says
-        subs = {os.fspath(s.path): s for s in subagent_transcripts(main, unread=Unreadable())}
-        for path in _tree(project_dir / session, notes):
-            add(path, session, subs.get(os.fspath(path)))
-        for t in legacy:
-            if (t.project_dir, t.parent_session_id) == (project_dir, session):
-                add(t.path, session, t)
+    for (project_dir, session), named in sessions.items():
+        main = os.path.join(project_dir, f"{session}.jsonl")
+        top = next((t for t in named if not t.is_subagent), None)
+        if top is not None or os.path.isfile(main):
+            add(main, session, top or top_level_transcript(Path(main), Path(project_dir)))
+        if top is None or top.has_session_dir is not False:  # else the listing saw no dir
+            for path in _tree(os.path.join(project_dir, session), notes):
+                name = os.path.basename(path)
+                add(path, session, subagent_file=name.startswith("agent-")
+                    and name.endswith(".jsonl"))
+        for t in legacy.get((project_dir, session), ()):
+            add(os.fspath(t.path), session, t)
     return Plan(entries, len(sessions), notes)
 
 
-def _tree(root: Path, notes: list[str]) -> Iterator[Path]:
+def _transcript_at(path: str) -> Transcript | None:
+    """The subagent transcript at a path of a session dir (``subagents/…/agent-*.jsonl``),
+    classified by where it sits; None for any other file."""
+    name = os.path.basename(path)
+    if not (name.startswith("agent-") and name.endswith(".jsonl")):
+        return None
+    transcript = transcript_from_path(Path(path))
+    return transcript if transcript.kind in (KIND_BUILTIN, KIND_WORKFLOW) else None
+
+
+def _tree(root: str, notes: list[str]) -> Iterator[str]:
     """Every file under a session dir, sorted, symlinked files followed (their content is
     archived), a dir that cannot be read said."""
     def failed(exc: OSError) -> None:
@@ -296,29 +305,49 @@ def _tree(root: Path, notes: list[str]) -> Iterator[Path]:
     for directory, dirs, files in os.walk(root, onerror=failed):
         dirs.sort()
         for name in sorted(files):
-            yield Path(directory) / name
+            yield os.path.join(directory, name)
 
 
-def bound_plans(entry: Entry, src: mirror.SourceStat, env: Env, manifest: Manifest
-                ) -> list[str]:
-    """The plan files a transcript binds (from the manifest while it is unchanged). The
-    binding's own notes (a relocated recorded path) are not repeated: the rows name the
-    file archived."""
-    known = manifest.known_plans(entry.rel, src)
-    if known is not None:
-        return known
+def bind_plans(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: Env,
+               manifest: Manifest) -> dict[str, list[str]]:
+    """The plan files each transcript entry binds (by rel): from the manifest while the
+    transcript is unchanged, else read (spread over the cores: on a first run this is a
+    pass over every transcript). The binding's own notes (a relocated recorded path) are
+    not repeated: the rows name the file archived."""
+    from pysift.disk.fanout import map_ordered
+
+    found: dict[str, list[str]] = {}
+    unknown: list[Entry] = []
+    for entry in entries:
+        src = stats.get(entry.rel)
+        if (entry.transcript is None and not entry.subagent_file) or src is None:
+            continue
+        known = manifest.known_plans(entry.rel, src)
+        if known is None:
+            unknown.append(entry)
+        else:
+            found[entry.rel] = known
+    read = map_ordered(_bound_plan, [e.as_transcript() for e in unknown], shared=env,
+                       weights=[stats[e.rel].size for e in unknown])
+    for entry, plans in zip(unknown, read):
+        found[entry.rel] = plans
+        src = stats[entry.rel]
+        manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
+                                        "plans": plans}
+    return found
+
+
+def _bound_plan(env: Env, transcript: Transcript | None) -> list[str]:
     from pysift.engines.plans import resolve_plan_path
     from pysift.errors import SourceError
 
-    assert entry.transcript is not None
+    if transcript is None:
+        return []
     try:
-        binding = resolve_plan_path(entry.transcript, env)
+        binding = resolve_plan_path(transcript, env)
     except SourceError:
         return []  # the copy itself reports the unreadable file
-    plans = [binding.plan_file] if binding is not None and binding.plan_exists else []
-    manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
-                                    "plans": plans}
-    return plans
+    return [binding.plan_file] if binding is not None and binding.plan_exists else []
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -360,7 +389,7 @@ class Decision:
         return 0 if self.action == SKIPPED else self.src.size - self.start
 
 
-def decide(source: Path, target: Path) -> Decision:
+def decide(source: str, target: str) -> Decision:
     """What this file needs (reads both; writes nothing). ``mirror.SourceChanged`` when the
     source is gone; ``OSError`` when the target is not a file."""
     src = mirror.stat_source(source)
@@ -388,7 +417,7 @@ def execute(entry: Entry, target: Path, decision: Decision, when: datetime,
         if decision.start:  # the bytes were verified equal: give the copy the source's time
             mirror.set_times(target, decision.src)
         return Outcome(entry, SKIPPED)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(target.parent, exist_ok=True)
     if decision.action == COPIED:
         written = mirror.copy_new(entry.source, target, decision.src, advance)
         return Outcome(entry, COPIED, written)
@@ -439,42 +468,37 @@ def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
     return result
 
 
+def _decide_one(entry: Entry, dest: str) -> Decision | Outcome:
+    try:
+        return decide(entry.source, os.path.join(dest, entry.rel))
+    except mirror.SourceChanged as exc:
+        return Outcome(entry, FAILED, reason=str(exc))
+    except OSError as exc:
+        return Outcome(entry, FAILED, reason=_os_reason(exc))
+
+
 def _decisions(plan: Plan, dest: Path, env: Env, manifest: Manifest, notes: list[str]
-               ) -> Iterator[tuple[Entry, Decision | Outcome]]:
-    """Each entry with its decision (or its failure), plan files added after the
-    transcripts binding them."""
-    plan_sources: dict[str, Path] = {}
-    plan_entries: list[Entry] = []
+               ) -> list[tuple[Entry, Decision | Outcome]]:
+    """Each entry with its decision (or its failure), then the plan files the transcripts
+    bind."""
+    root = os.fspath(dest)
+    decided = [(entry, _decide_one(entry, root)) for entry in plan.entries]
+    stats = {e.rel: d.src for e, d in decided if isinstance(d, Decision)}
+    bound = bind_plans(plan.entries, stats, env, manifest)
+    plan_sources: dict[str, str] = {}
     for entry in plan.entries:
-        target = dest / entry.rel
-        try:
-            decision = decide(entry.source, target)
-        except mirror.SourceChanged as exc:
-            yield entry, Outcome(entry, FAILED, reason=str(exc))
-            continue
-        except OSError as exc:
-            yield entry, Outcome(entry, FAILED, reason=_os_reason(exc))
-            continue
-        yield entry, decision
-        if entry.transcript is None:
-            continue
-        for plan_file in bound_plans(entry, decision.src, env, manifest):
-            rel = f"{PLANS_DIR}/{Path(plan_file).name}"
+        for plan_file in bound.get(entry.rel, ()):
+            rel = f"{PLANS_DIR}/{os.path.basename(plan_file)}"
             known = plan_sources.get(rel)
             if known is not None:
                 if os.path.normpath(known) != os.path.normpath(plan_file):
                     notes.append(f"warning: {plan_file} and {known} share the name {rel} in "
                                  "the archive; only the first is archived")
                 continue
-            plan_sources[rel] = Path(plan_file)
-            plan_entries.append(Entry(Path(plan_file), rel, entry.session_id))
-    for entry in plan_entries:
-        try:
-            yield entry, decide(entry.source, dest / entry.rel)
-        except mirror.SourceChanged as exc:
-            yield entry, Outcome(entry, FAILED, reason=str(exc))
-        except OSError as exc:
-            yield entry, Outcome(entry, FAILED, reason=_os_reason(exc))
+            plan_sources[rel] = plan_file
+            plan_entry = Entry(plan_file, rel, entry.session_id)
+            decided.append((plan_entry, _decide_one(plan_entry, root)))
+    return decided
 
 
 def _os_reason(exc: OSError) -> str:
@@ -496,6 +520,9 @@ def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
     for entry, decision in decided:
         if isinstance(decision, Outcome):
             outcomes.append(decision)
+            continue
+        if decision.action == SKIPPED and not decision.start:
+            outcomes.append(Outcome(entry, SKIPPED))
             continue
         target = dest / entry.rel
         try:

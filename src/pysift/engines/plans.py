@@ -115,8 +115,13 @@ def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None =
     """Decoded records of the lines holding any of ``needles``, in file order.
 
     The needles are found by whole-buffer searches, so a transcript with none of them is
-    never split into lines; malformed candidates count in ``tally``.
+    never split into lines; malformed candidates count in ``tally``. One needle is found
+    lazily, a line at a time: a caller that stops at the first good record (the first
+    cwd, the first valid slug) does not search the rest of the file.
     """
+    if len(needles) == 1:
+        yield from _lazy_candidates(buf, needles[0], tally)
+        return
     starts: set[int] = set()
     for needle in needles:
         pos = buf.find(needle)
@@ -128,6 +133,17 @@ def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None =
         rec = decode(buf[start : line_end(buf, start)], numbers.at(start), tally)
         if rec is not None:
             yield rec
+
+
+def _lazy_candidates(buf: Buffer, needle: bytes, tally: Tally | None) -> Iterable[Record]:
+    numbers = _LineNumbers(buf)
+    pos = buf.find(needle)
+    while pos >= 0:
+        start, end = line_start(buf, pos), line_end(buf, pos)
+        rec = decode(buf[start:end], numbers.at(start), tally)
+        if rec is not None:
+            yield rec
+        pos = buf.find(needle, end + 1)
 
 
 def _plan_mode_payload(rec: Record) -> dict[str, Any] | None:
@@ -232,17 +248,22 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
 
 
 def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
-    latest: PlanBinding | None = None
-    for rec in candidate_lines(buf, (_PLAN_MODE,)):
-        payload = _plan_mode_payload(rec)
-        if payload is None or rec.line is None:
+    """The LATEST valid ``plan_mode`` attachment binds: the file is read backward from its
+    end and the first valid one found is it (the earlier ones are never decoded)."""
+    end = len(buf)
+    while (pos := buf.rfind(_PLAN_MODE, 0, end)) >= 0:
+        start = line_start(buf, pos)
+        end = start  # the next search looks before this line
+        rec = decode(buf[start : line_end(buf, pos)], _LineNumbers(buf).at(start))
+        payload = _plan_mode_payload(rec) if rec is not None else None
+        if rec is None or payload is None or rec.line is None:
             continue
         recorded = payload["planFilePath"]
         plan_file, notes = _relocated(recorded, env)
-        latest = PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
-                             rec.slug, BINDING_PLAN_MODE, notes=notes,
-                             recorded_file=recorded if plan_file != recorded else None)
-    return latest
+        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
+                           rec.slug, BINDING_PLAN_MODE, notes=notes,
+                           recorded_file=recorded if plan_file != recorded else None)
+    return None
 
 
 def _relocated(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:

@@ -162,9 +162,19 @@ def test_plan_files_bound_to_the_sessions_go_under_plans(tmp_path):
     assert (dest / "plans" / "quiet-orbiting-lovelace.md").read_text() == "# the plan\n"
     # an unchanged transcript's binding comes from the manifest: no second read of it
     plan.write_text("# the plan, edited\n")
-    again = _run(home, dest)
-    assert _actions(again)["plans/quiet-orbiting-lovelace.md"] == archive.APPENDED \
-        or _actions(again)["plans/quiet-orbiting-lovelace.md"] == archive.PRESERVED
+    import pysift.engines.plans as plans
+
+    def unread(*args: object, **kw: object) -> None:
+        raise AssertionError("an unchanged transcript's binding was read again")
+
+    real = plans.resolve_plan_path
+    plans.resolve_plan_path = unread  # type: ignore[assignment]
+    try:
+        again = _run(home, dest)
+    finally:
+        plans.resolve_plan_path = real
+    assert _actions(again)["plans/quiet-orbiting-lovelace.md"] == archive.PRESERVED
+    assert (dest / "plans" / "quiet-orbiting-lovelace.md").read_text() == "# the plan, edited\n"
 
 
 def test_dest_inside_the_home_or_holding_it_is_refused(built, tmp_path):
@@ -281,9 +291,9 @@ def test_a_source_that_vanishes_is_a_failed_row_and_the_rest_is_archived(built, 
     gone = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
     real = archive.decide
 
-    def vanishing(source: Path, target: Path) -> archive.Decision:
+    def vanishing(source: str, target: str) -> archive.Decision:
         decision = real(source, target)
-        if source == gone:
+        if source == str(gone):
             gone.unlink()
         return decision
 
