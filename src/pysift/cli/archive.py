@@ -4,7 +4,7 @@ stderr is a terminal), emit."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -46,7 +46,7 @@ EXAMPLES
   pysift archive ~/claude-archive --dry-run          # what a run would write
   pysift --claude-home ~/claude-archive search 'deadline' -c    # search the archive
   pysift search kestrel -l | pysift archive ~/claude-archive --sessions-from -
-  pysift archive ~/claude-archive --format json | jq -r 'select(.kind=="file" and .action!="skipped").path'
+  pysift archive ~/claude-archive --format json | jq -r 'select(.action=="copied").path'
 
 \b
 JSON (--format json, one object per line)

@@ -73,7 +73,7 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
 def _dest_path(text: str, env: Env) -> Path:
     from pysift.disk.layout import expand_user
 
-    path = expand_user(text, Path(env.environ.get("HOME") or Path.home()))
+    path = expand_user(text, Path(env.environ.get("HOME") or "~"))
     return path if path.is_absolute() else env.cwd / path
 
 

@@ -184,11 +184,8 @@ def _command(home: Path, environ: Mapping[str, str], archive: Path | None) -> st
     """``pysift [--claude-home H] archive DEST``: the home is named when it is not the one
     pysift finds by itself ($CLAUDE_CONFIG_DIR, else ~/.claude)."""
     words = ["pysift"]
-    try:
-        default = resolve_home(None, environ, Path(environ.get("HOME") or "~"))
-    except Exception:  # noqa: BLE001 - the default cannot be worked out: name the home
-        default = None
-    if default is None or os.path.normpath(default) != os.path.normpath(home):
+    default = resolve_home(None, environ, Path(environ.get("HOME") or "~"))
+    if os.path.normpath(default) != os.path.normpath(home):
         words += ["--claude-home", shlex.quote(os.fspath(home))]
     words += ["archive", shlex.quote(os.fspath(archive)) if archive is not None else "DEST"]
     return " ".join(words)
