@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,17 +61,18 @@ def targets(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if "main".startswith(typed):
         out.append(("@main", "the calling session ($CLAUDE_CODE_SESSION_ID)"))
-    out.extend(session_targets(home, typed))
+    req = request()
+    # bash shows no descriptions: its answer reads no transcript at all
+    out.extend(session_targets(home, typed, describe=req is None or req.shell != "bash"))
     return out
 
 
-def session_targets(home: Path, typed: str) -> list[tuple[str, str]]:
+def session_targets(home: Path, typed: str, *, describe: bool = True
+                    ) -> list[tuple[str, str]]:
     """``(@id, first human message)`` of the sessions whose uuid starts with ``typed``
     (case and dashes aside), newest first, at most ``MAX_SESSIONS``; the id is the
     shortest unique prefix, or the whole uuid, whichever starts with ``typed``."""
     wanted = typed.lower().replace("-", "")
-    from pysift.disk.layout import top_level_transcript
-    from pysift.engines.listing import first_human_message
     from pysift.model.ids import is_uuid
 
     sessions: list[tuple[float, str, Path]] = []
@@ -104,10 +104,16 @@ def session_targets(home: Path, typed: str) -> list[tuple[str, str]]:
     sessions.sort(reverse=True)
     out = []
     for _, sid, path in sessions[:MAX_SESSIONS]:
-        said = first_human_message(top_level_transcript(path), HEAD_BYTES)
         value = next((v for v in (_short(sid, all_ids), sid) if v.startswith(typed)), typed)
-        out.append((f"@{value}", _describe(said)))
+        out.append((f"@{value}", _describe(_first_message(path)) if describe else ""))
     return out
+
+
+def _first_message(path: Path) -> str | None:
+    from pysift.disk.layout import top_level_transcript
+    from pysift.engines.listing import first_human_message
+
+    return first_human_message(top_level_transcript(path), HEAD_BYTES)
 
 
 def _short(sid: str, all_ids: list[str]) -> str:
@@ -130,11 +136,16 @@ def _describe(said: str | None) -> str:
 # -- the request: what the shell is completing ---------------------------------------------
 
 
-@dataclass(frozen=True)
 class Request:
-    shell: str  # bash | zsh | fish | powershell (from _PYSIFT_COMPLETE=complete_<shell>)
-    words: list[str]  # the command line's words, "pysift" first
-    current: int  # the index of the word being completed (== len(words) past the last)
+    """What the shell asks: ``shell`` (bash | zsh | fish | powershell, from
+    ``_PYSIFT_COMPLETE=complete_<shell>``), the command line's ``words`` ("pysift" first),
+    and ``current``, the index of the word being completed (``len(words)`` past the last).
+    A plain class: ``dataclasses`` costs a completion ~10 ms of imports."""
+
+    __slots__ = ("shell", "words", "current")
+
+    def __init__(self, shell: str, words: list[str], current: int) -> None:
+        self.shell, self.words, self.current = shell, words, current
 
     @property
     def incomplete(self) -> str:
@@ -214,7 +225,7 @@ def _formatted(shell: str, found: list[tuple[str, str]]) -> str:
 def _home(ctx: Any) -> Path | None:
     """The home the line names (``--claude-home`` before the command, or anywhere in the
     words the shell passed), else the environment's."""
-    from pysift.disk.layout import resolve_home
+    from pysift.disk.home import resolve_home
 
     flag = ctx.find_root().params.get("claude_home") if ctx is not None else None
     if flag is None:
