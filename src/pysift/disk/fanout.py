@@ -24,7 +24,7 @@ import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Any, TypeVar, overload
+from typing import Any, NoReturn, TypeVar, overload
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -140,22 +140,7 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
             pid = os.fork()
             if pid == 0:  # the child: take work, send one pickle, leave without cleanup
                 os.close(read_fd)
-                status = 0
-                try:
-                    payload = pickle.dumps(("ok", list(_take(fn, items, batches, queue))),
-                                           protocol=pickle.HIGHEST_PROTOCOL)
-                except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
-                    status = 1
-                    try:  # a typed error itself keeps its message and exit code
-                        payload = pickle.dumps(("error", exc if isinstance(exc, Exception)
-                                                else repr(exc)))
-                    except Exception:  # noqa: BLE001 - not picklable: its repr
-                        payload = pickle.dumps(("error", repr(exc)))
-                try:
-                    with os.fdopen(write_fd, "wb") as out:
-                        out.write(payload)
-                finally:
-                    os._exit(status)
+                _child(write_fd, lambda: list(_take(fn, items, batches, queue)))
             os.close(write_fd)
             children.append((pid, read_fd))
         out: list[R] = [None] * len(items)  # type: ignore[list-item]
@@ -172,6 +157,52 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
         for i, result in body:
             out[i] = result
     return out
+
+
+def _child(write_fd: int, produce: Callable[[], object]) -> NoReturn:
+    """A forked child's whole life: compute, send one pickle, leave without cleanup."""
+    status = 0
+    try:
+        payload = pickle.dumps(("ok", produce()), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
+        status = 1
+        try:  # a typed error itself keeps its message and exit code
+            payload = pickle.dumps(("error", exc if isinstance(exc, Exception)
+                                    else repr(exc)))
+        except Exception:  # noqa: BLE001 - not picklable: its repr
+            payload = pickle.dumps(("error", repr(exc)))
+    try:
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(payload)
+    finally:
+        os._exit(status)
+
+
+def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
+                      ) -> Callable[[], list[R]]:
+    """``[fn(shared, item) for item in items]`` computed by ONE forked process while the
+    caller goes on with other work (``archive`` copies files while the plan bindings are
+    read); the returned function waits for the results and returns them in order. Call
+    it exactly once, also when the caller's own work failed (it reaps the child). Runs
+    in-process, at that call, when there is nothing to do or no fork."""
+    call: Callable[[T], R] = partial(fn, shared)
+    if not items or not hasattr(os, "fork"):
+        return lambda: [call(item) for item in items]
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child(write_fd, lambda: [call(item) for item in items])
+    os.close(write_fd)
+
+    def result() -> list[R]:
+        kind, body = _collect(pid, read_fd)
+        if kind != "ok":
+            if isinstance(body, Exception):
+                raise body
+            raise RuntimeError(f"a worker process failed: {body}")
+        return body  # type: ignore[return-value]
+    return result
 
 
 def _collect(pid: int, read_fd: int) -> tuple[str, object]:

@@ -61,6 +61,7 @@ class ArchiveError(SiftError):
 
 class Progress(Protocol):
     def start(self, total_bytes: int, files: int) -> None: ...
+    def grow(self, more_bytes: int, more_files: int) -> None: ...
     def advance(self, written: int) -> None: ...
     def file_done(self) -> None: ...
 
@@ -308,13 +309,14 @@ def _tree(root: str, notes: list[str]) -> Iterator[str]:
             yield os.path.join(directory, name)
 
 
-def bind_plans(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: Env,
-               manifest: Manifest) -> dict[str, list[str]]:
-    """The plan files each transcript entry binds (by rel): from the manifest while the
-    transcript is unchanged, else read (spread over the cores: on a first run this is a
-    pass over every transcript). The binding's own notes (a relocated recorded path) are
-    not repeated: the rows name the file archived."""
-    from pysift.disk.fanout import map_ordered
+def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: Env,
+                   manifest: Manifest) -> Callable[[], dict[str, list[str]]]:
+    """The plan files each transcript entry binds (by rel), as a function to call once:
+    from the manifest while the transcript is unchanged, else read by a forked process
+    while the caller copies (on a first run this is a pass over every transcript). The
+    call records what was read in the manifest. The binding's own notes (a relocated
+    recorded path) are not repeated: the rows name the file archived."""
+    from pysift.disk.fanout import map_in_background
 
     found: dict[str, list[str]] = {}
     unknown: list[Entry] = []
@@ -327,14 +329,16 @@ def bind_plans(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: E
             unknown.append(entry)
         else:
             found[entry.rel] = known
-    read = map_ordered(_bound_plan, [e.as_transcript() for e in unknown], shared=env,
-                       weights=[stats[e.rel].size for e in unknown])
-    for entry, plans in zip(unknown, read):
-        found[entry.rel] = plans
-        src = stats[entry.rel]
-        manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
-                                        "plans": plans}
-    return found
+    pending = map_in_background(_bound_plan, [e.as_transcript() for e in unknown], shared=env)
+
+    def result() -> dict[str, list[str]]:
+        for entry, plans in zip(unknown, pending()):
+            found[entry.rel] = plans
+            src = stats[entry.rel]
+            manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
+                                            "plans": plans}
+        return found
+    return result
 
 
 def _bound_plan(env: Env, transcript: Transcript | None) -> list[str]:
@@ -477,14 +481,11 @@ def _decide_one(entry: Entry, dest: str) -> Decision | Outcome:
         return Outcome(entry, FAILED, reason=_os_reason(exc))
 
 
-def _decisions(plan: Plan, dest: Path, env: Env, manifest: Manifest, notes: list[str]
-               ) -> list[tuple[Entry, Decision | Outcome]]:
-    """Each entry with its decision (or its failure), then the plan files the transcripts
-    bind."""
+def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, notes: list[str]
+                  ) -> list[tuple[Entry, Decision | Outcome]]:
+    """The plan files the transcripts bind, each once under ``plans/<name>``, decided."""
     root = os.fspath(dest)
-    decided = [(entry, _decide_one(entry, root)) for entry in plan.entries]
-    stats = {e.rel: d.src for e, d in decided if isinstance(d, Decision)}
-    bound = bind_plans(plan.entries, stats, env, manifest)
+    decided: list[tuple[Entry, Decision | Outcome]] = []
     plan_sources: dict[str, str] = {}
     for entry in plan.entries:
         for plan_file in bound.get(entry.rel, ()):
@@ -501,6 +502,10 @@ def _decisions(plan: Plan, dest: Path, env: Env, manifest: Manifest, notes: list
     return decided
 
 
+def _stats_of(decided: list[tuple[Entry, Decision | Outcome]]) -> dict[str, mirror.SourceStat]:
+    return {e.rel: d.src for e, d in decided if isinstance(d, Decision)}
+
+
 def _os_reason(exc: OSError) -> str:
     where = f"{exc.filename}: " if exc.filename else ""
     return f"{where}{exc.strerror or exc}"
@@ -508,47 +513,82 @@ def _os_reason(exc: OSError) -> str:
 
 def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
              progress: Progress | None) -> ArchiveRun:
+    """The session files are copied while a forked process reads the plan bindings of
+    the transcripts that changed; then the plan files are decided and copied."""
     notes = list(plan.notes)
-    decided = list(_decisions(plan, dest, env, manifest, notes))
+    root = os.fspath(dest)
+    decided = [(entry, _decide_one(entry, root)) for entry in plan.entries]
+    bindings = start_bindings(plan.entries, _stats_of(decided), env, manifest)
     if progress is not None:
-        total = sum(d.to_write for _, d in decided if isinstance(d, Decision))
-        progress.start(total, len(decided))
-    advance = progress.advance if progress is not None else None
-    when = env.now()
-    outcomes: list[Outcome] = []
-    stopped: str | None = None
-    for entry, decision in decided:
-        if isinstance(decision, Outcome):
-            outcomes.append(decision)
-            continue
-        if decision.action == SKIPPED and not decision.start:
-            outcomes.append(Outcome(entry, SKIPPED))
-            continue
-        target = dest / entry.rel
-        try:
-            outcomes.append(execute(entry, target, decision, when, advance))
-        except mirror.SourceChanged as exc:
-            outcomes.append(Outcome(entry, FAILED, reason=str(exc)))
-        except mirror.DestFull as exc:
-            stopped = (f"the archive's disk is full ({exc.strerror}) while writing "
-                       f"{target}; every archived file is whole: free space on it and run "
-                       "again")
-            outcomes.append(Outcome(entry, FAILED, reason=exc.strerror))
-            break
-        except OSError as exc:
-            stopped = (f"cannot write {exc.filename or target}: {exc.strerror or exc}; every "
-                       "archived file is whole: check the archive's permissions and run again")
-            outcomes.append(Outcome(entry, FAILED, reason=_os_reason(exc)))
-            break
+        progress.start(_to_write(decided), len(decided))
+    copy = _Copier(dest, env.now(), progress)
+    try:
+        copy.all(decided)
+    finally:
+        bound = bindings()  # reaps the reader whatever happened
+    if copy.stopped is None:
+        plans = _plan_entries(plan, bound, dest, notes)
         if progress is not None:
-            progress.file_done()
-    return ArchiveRun(outcomes, plan.sessions, notes, stopped)
+            progress.grow(_to_write(plans), len(plans))
+        copy.all(plans)
+    return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped)
+
+
+def _to_write(decided: list[tuple[Entry, Decision | Outcome]]) -> int:
+    return sum(d.to_write for _, d in decided if isinstance(d, Decision))
+
+
+class _Copier:
+    """Carries out decisions in order until one leaves the run unable to go on (a full
+    disk, an archive it cannot write): ``stopped`` then says why."""
+
+    def __init__(self, dest: Path, when: datetime, progress: Progress | None) -> None:
+        self.dest, self.when, self.progress = dest, when, progress
+        self.outcomes: list[Outcome] = []
+        self.stopped: str | None = None
+
+    def all(self, decided: list[tuple[Entry, Decision | Outcome]]) -> None:
+        advance = self.progress.advance if self.progress is not None else None
+        for entry, decision in decided:
+            if self.stopped is not None:
+                return
+            if isinstance(decision, Outcome):
+                self.outcomes.append(decision)
+                continue
+            if decision.action == SKIPPED and not decision.start:
+                self.outcomes.append(Outcome(entry, SKIPPED))
+                continue
+            self.one(entry, decision, advance)
+            if self.progress is not None:
+                self.progress.file_done()
+
+    def one(self, entry: Entry, decision: Decision, advance: Callable[[int], None] | None
+            ) -> None:
+        target = self.dest / entry.rel
+        try:
+            self.outcomes.append(execute(entry, target, decision, self.when, advance))
+        except mirror.SourceChanged as exc:
+            self.outcomes.append(Outcome(entry, FAILED, reason=str(exc)))
+        except mirror.DestFull as exc:
+            self.stopped = (f"the archive's disk is full ({exc.strerror}) while writing "
+                            f"{target}; every archived file is whole: free space on it and "
+                            "run again")
+            self.outcomes.append(Outcome(entry, FAILED, reason=exc.strerror))
+        except OSError as exc:
+            self.stopped = (f"cannot write {exc.filename or target}: {exc.strerror or exc}; "
+                            "every archived file is whole: check the archive's permissions "
+                            "and run again")
+            self.outcomes.append(Outcome(entry, FAILED, reason=_os_reason(exc)))
 
 
 def _dry_run(plan: Plan, dest: Path, env: Env, manifest: Manifest) -> ArchiveRun:
     notes = list(plan.notes)
+    root = os.fspath(dest)
+    decided = [(entry, _decide_one(entry, root)) for entry in plan.entries]
+    bound = start_bindings(plan.entries, _stats_of(decided), env, manifest)()
+    decided += _plan_entries(plan, bound, dest, notes)
     outcomes: list[Outcome] = []
-    for entry, decision in _decisions(plan, dest, env, manifest, notes):
+    for entry, decision in decided:
         if isinstance(decision, Outcome):
             outcomes.append(decision)
         else:

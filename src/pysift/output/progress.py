@@ -34,6 +34,14 @@ class ByteBar:
         self._task = self._bar.add_task(f"{self.description} ({files} files)",
                                         total=total_bytes)
 
+    def grow(self, more_bytes: int, more_files: int) -> None:
+        """The plan files, known once the bindings are read, join the total."""
+        if self._bar is not None and more_bytes > 0:
+            task = self._bar.tasks[0]
+            self._bar.update(self._task, total=(task.total or 0) + more_bytes)
+        elif more_bytes > 0:
+            self.start(more_bytes, more_files)
+
     def advance(self, written: int) -> None:
         if self._bar is not None:
             self._bar.advance(self._task, written)

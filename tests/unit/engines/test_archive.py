@@ -264,7 +264,7 @@ def test_an_interrupted_append_leaves_a_prefix_at_a_line_end_the_next_run_comple
     with src.open("ab") as fh:
         for i in range(3000):
             fh.write(b'{"type":"progress","n":%d}\n' % i)
-    monkeypatch.setattr(mirror, "CHUNK", 4096)
+    monkeypatch.setattr(mirror, "APPEND_CHUNK", 4096)
     calls = {"n": 0}
     real = mirror.write_all
 
