@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from builders import ClaudeHome, Session, assistant, user
@@ -138,7 +137,3 @@ def test_commands_are_registered_in_spec_order(cli) -> None:
     result = cli("--help")
     text = result.stdout
     assert text.index("plan") < text.index("status") < text.index("wait")
-
-
-def _unused(path: Path) -> None:  # pragma: no cover
-    del path

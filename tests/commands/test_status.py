@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from builders import (
@@ -53,11 +52,12 @@ def _session(*records) -> Session:  # type: ignore[no-untyped-def]
 
 
 def _status(home: ClaudeHome, s: Session, *, processes: Processes | None = None,
-            after: float = 30, lens: Lens = Lens(), target: str = f"@{SID}",
+            after: float = 30, lens: Lens | None = None, target: str = f"@{SID}",
             subagents: bool = True) -> dict:
     home.session(CWD, SID, s)
     env = live_env(home.root, s.now + timedelta(seconds=after), processes)
-    report = run(StatusOptions(targets=(target,), lens=lens, subagents=subagents), env)
+    report = run(StatusOptions(targets=(target,), lens=lens or Lens(), subagents=subagents),
+                 env)
     row = report.rows[0]
     out = io.StringIO()
     assert report.text is not None
@@ -407,7 +407,3 @@ def test_no_subagents_says_children_were_not_read(home: ClaudeHome) -> None:
 def test_pending_list_is_empty_without_sidecar(home: ClaudeHome) -> None:
     row = _status(home, _session(assistant("done")))
     assert row["pending"] == []
-
-
-def _unused(path: Path) -> None:  # pragma: no cover - keeps the Path import honest
-    del path

@@ -124,7 +124,7 @@ def test_state_condition_fires_at_the_start(home: ClaudeHome) -> None:
     home.session(CWD, SID, s)
     clock = ManualClock(s.now + timedelta(seconds=3))
     ready: list[str] = []
-    report, obj = _wait(home, clock, "stop", ready=ready)
+    _report, obj = _wait(home, clock, "stop", ready=ready)
     assert obj["fired"] == "stop" and obj["verdict"] == "idle-eot"
     assert clock.sleeps == []  # judged before any wait
     assert ready == ["watching 1 file(s) from byte offsets; conditions: stop; timeout 30s"]
@@ -342,7 +342,7 @@ def test_bad_conditions(setup, cond: str, message: str) -> None:  # type: ignore
 
 def test_report_is_one_json_object(setup) -> None:  # type: ignore[no-untyped-def]
     home, _s, _p, clock, _w = setup
-    report, obj = _wait(home, clock, "tool:X", timeout=1)
+    report, _obj = _wait(home, clock, "tool:X", timeout=1)
     from pysift.output import envelope
 
     buf = __import__("io").BytesIO()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -98,10 +98,10 @@ def build_lens(env: Any, since: str | None, ignore: list[str] | None) -> Any:
     return Lens(since=when, since_raw=since, ignore=tuple(patterns))
 
 
-BackgroundSince = Annotated[Optional[str], typer.Option(
+BackgroundSince = Annotated[str | None, typer.Option(
     "--background-since", metavar="WHEN",
     help="Count only background tasks launched at or after WHEN (ISO, date, 2h, now).")]
-IgnoreBackground = Annotated[Optional[list[str]], typer.Option(
+IgnoreBackground = Annotated[list[str] | None, typer.Option(
     "--ignore-background", metavar="RE",
     help="Do not count background tasks whose description or command matches RE "
          "(case-sensitive; repeatable).")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -85,13 +85,13 @@ def _seconds(value: str, flag: str) -> float:
 def wait_cmd(
     ctx: typer.Context,
     targets: Targets = None,
-    until: Annotated[Optional[list[str]], typer.Option(
+    until: Annotated[list[str] | None, typer.Option(
         "--until", metavar="COND",
         help="A condition to wait for (repeatable: the first to fire wins).")] = None,
-    timeout: Annotated[Optional[str], typer.Option(
+    timeout: Annotated[str | None, typer.Option(
         "--timeout", metavar="S",
         help="Give up after S seconds (required; exit 124).")] = None,
-    interval: Annotated[Optional[int], typer.Option(
+    interval: Annotated[int | None, typer.Option(
         "--interval", metavar="MS",
         help="Pin the poll interval (default: 200 ms while records land, up to 2 s).")] = None,
     background_since: BackgroundSince = None,

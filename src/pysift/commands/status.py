@@ -8,7 +8,7 @@ with ``wait``, from the forensic contract every other command keeps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -29,7 +29,7 @@ PARTIAL_VIEW = ("the last-message excerpts are a partial view of the final state
 class StatusOptions:
     targets: tuple[str, ...] = ()
     subagents: bool = True
-    lens: Lens = Lens()
+    lens: Lens = field(default_factory=Lens)
 
 
 def run(opts: StatusOptions, env: Env) -> Report:

@@ -9,7 +9,7 @@ condition fired and 124 when the timeout passed (the report is printed either wa
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -36,7 +36,7 @@ class WaitOptions:
     timeout_s: float | None = None
     interval_ms: int | None = None
     subagents: bool = True
-    lens: Lens = Lens()
+    lens: Lens = field(default_factory=Lens)
     watch: bool = True  # wake on file changes (False: the timer alone)
     on_ready: Callable[[str], None] = lambda _line: None  # the readiness line (stderr)
 

@@ -33,12 +33,12 @@ from pysift.core.lanes import (
     lane_state,
     seconds_label,
 )
+from pysift.core.timez import parse_ts
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
 from pysift.core.workflows import parse_journal
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import read_regular
-from pysift.core.timez import parse_ts
 from pysift.live.tail import TailShape, age_s
 from pysift.model.record import Record
 

@@ -13,6 +13,7 @@ over unread.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,8 +74,9 @@ def agent_text(rec: Record) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def last_messages(buf: Buffer, shape: TailShape) -> LastMessages:
-    """The two excerpts: from the tail window's records, else from below it."""
+def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
+    """The two excerpts: from the tail window's records, else from below it (``load``
+    gives the whole file, asked for only then)."""
     user = agent = None
     for rec in shape.records:
         if user is None and (said := human_text(rec)) is not None:
@@ -86,6 +88,7 @@ def last_messages(buf: Buffer, shape: TailShape) -> LastMessages:
     below = shape.window_start
     if below <= 0:
         return LastMessages(user, agent)
+    buf = load()
     file_layouts = layouts(buf)
     if user is None:
         users = type_needles(buf, "user", file_layouts)

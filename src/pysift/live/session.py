@@ -180,6 +180,8 @@ class LiveSession:
             self._initial_returns(main_buf)
         if self.top_level:
             self._load_sidecar(main_buf, baseline=True)
+        if self.robust:
+            self._anchor_buf = None  # wait follows by offsets; the snapshot is history
 
     def _load_file(self, watched: _Watched, *, scan: bool) -> Buffer | None:
         buf = self._whole(watched.path)
@@ -380,11 +382,15 @@ class LiveSession:
             result.tasks = read_tasks(self.env.claude_home, self.target.owner_id)
             result.notes.extend(result.tasks.notes)
         anchor = self.anchor
-        buf = self._anchor_buf
-        if buf is None or len(buf) != anchor.size or self.robust:
-            buf = read_range(anchor.path, 0, anchor.size)
+        held = self._anchor_buf
+
+        def whole() -> Buffer:
+            if held is not None and len(held) == anchor.size:
+                return held
+            return read_range(anchor.path, 0, anchor.size)
+
         assert anchor.tail is not None
-        result.last = last_messages(buf, anchor.tail)
+        result.last = last_messages(whole, anchor.tail)
         return result
 
 

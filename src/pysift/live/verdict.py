@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pysift.core.lanes import seconds_label
 from pysift.live import process
 from pysift.live.background import BackgroundReport
 from pysift.live.children import ChildrenReport
 from pysift.live.last import LastMessages
 from pysift.live.registry import STATUSES, RegistryLookup
-from pysift.core.lanes import seconds_label
 from pysift.live.tail import TailShape, age_s, words
 from pysift.live.tasks import TasksReport
 
@@ -278,12 +278,12 @@ def _pid_words(live: process.Liveness) -> tuple[str, str | None]:
         return "pid reused by another process", f"the pid is live but {live.detail}"
     if outcome == process.FOREIGN:
         return (f"row from another pid domain ({live.detail})",
-                "the registry row was written in another pid domain (another machine, OS or "
-                "pid namespace): its pid means nothing here, so it was not probed and "
-                "stale-dead cannot be decided")
+                ("the registry row was written in another pid domain (another machine, OS or "
+                 "pid namespace): its pid means nothing here, so it was not probed and "
+                 "stale-dead cannot be decided"))
     return ("probe unavailable on this host",
-            f"the process table cannot be read here ({live.detail}): stale-dead cannot be "
-            "decided")
+            (f"the process table cannot be read here ({live.detail}): stale-dead cannot be "
+             "decided"))
 
 
 def evidence_json(rows: list[Evidence]) -> list[dict[str, Any]]:

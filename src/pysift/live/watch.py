@@ -33,7 +33,7 @@ POLL_CEILING_S = 2.0
 TIMEOUT = "timeout"
 #: the watcher's step (how often its thread looks for news) and debounce (how long a
 #: burst of changes is gathered before the loop wakes)
-_STEP_MS = 10
+_STEP_MS = 20
 _DEBOUNCE_MS = 40
 
 

@@ -12,9 +12,9 @@ from builders import (
     assistant,
     attachment,
     queue_op,
+    to_jsonl,
     tool_result,
     tool_use,
-    to_jsonl,
     user,
 )
 from livekit import (

@@ -111,7 +111,7 @@ def test_unanswered_call_is_open(tmp_path: Path) -> None:
 
 
 def test_parallel_calls_one_answered(tmp_path: Path) -> None:
-    shape, s = _shape(tmp_path, [
+    shape, _s = _shape(tmp_path, [
         user("look"),
         *assistant_split(tool_use("Read", {"file_path": "a"}, id="r1"),
                          tool_use("Grep", {"pattern": "x"}, id="g1")),
