@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 from builders import ClaudeHome, Session, assistant, user
 
