@@ -349,3 +349,20 @@ def test_report_is_one_json_object(setup) -> None:  # type: ignore[no-untyped-de
     envelope.write(report, buf)
     lines = buf.getvalue().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["kind"] == "wait"
+
+
+def test_subagent_target_watches_its_own_lane(setup) -> None:  # type: ignore[no-untyped-def]
+    home, s, path, clock, w = setup
+    lane = Session(SID, cwd=CWD, agent_id="a4444444444444444", start=s.now)
+    lane.add(user("dig"))
+    lane.add(assistant("looking"))
+    home.subagent(path, "a4444444444444444", lane)
+    lane_path = path.with_suffix("") / "subagents" / "agent-a4444444444444444.jsonl"
+    w.at(1, _append(path, s, assistant(tool_use("Grep", {"pattern": "main"}, id="gm"))))
+    w.at(2, _append(lane_path, lane, assistant(tool_use("Grep", {"pattern": "lane"}, id="gl"))))
+    env = live_env(home.root, clock.now(), None, clock=clock)
+    report = run(WaitOptions(targets=("@a4444444444444444",), until=("tool:Grep",),
+                             timeout_s=10, watch=False), env)
+    obj = report.bare_json
+    assert obj["fired"] == "tool:Grep" and clock.sleeps and len(clock.sleeps) == 2
+    assert obj["activity"]["records"] == 1 and obj["activity"]["lanes"] == 1

@@ -279,7 +279,9 @@ class LiveSession:
                     for ident in children.returned_agents(rec):
                         self.returns[ident] = rec.timestamp
                     self._native(rec)
-                out.append(NewRecord(rec, watched.lane, watched.is_main, watched.is_sidecar))
+                if self.top_level or watched.is_anchor:  # a lane's watch: its own records
+                    out.append(NewRecord(rec, watched.lane, watched.is_main,
+                                         watched.is_sidecar))
         if sidecar_grew:
             self._load_sidecar(None, baseline=False)
         return out
