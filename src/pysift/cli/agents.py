@@ -8,15 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Targets,
-    build_env,
-    check_format,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Targets, scope_args
 
 SHAPE_CHOICES = ("builtin-task", "workflow", "teammate")
 ORDER_CHOICES = ("trigger", "start", "completion")
@@ -134,7 +126,6 @@ def agents_cmd(
         hidden=True)] = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
     shapes = tuple(_check_choice(s, SHAPE_CHOICES, "--shape") for s in shape or ())
     _check_choice(order_by, ORDER_CHOICES, "--order-by")
     if subagents is not None:
@@ -143,17 +134,14 @@ def agents_cmd(
         raise UsageError(
             f"agents takes no --{'' if subagents else 'no-'}subagents: it lists a session's "
             "subagents itself; target the session (@<uuid>) or one agent (@<agent-id>)")
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, sessions_from=sessions_from, fmt=fmt,
+                            since=since, until=until)
     from pysift.commands.agents import AgentsOptions, run
 
-    # the WHEN parser (and dateutil, ~20 ms) only when a bound is given
-    window = parse_window(since, until, env) if since or until else (None, None)
     opts = AgentsOptions(
-        targets=tuple(targets or ()),
-        sessions_from=read_sessions_from(sessions_from),
+        scope=scope,
         shapes=tuple(dict.fromkeys(shapes)),
         agent_types=tuple(dict.fromkeys(agent_type or ())),
-        since=window[0], until=window[1],
         order_by=order_by,
         agent=agent,
         returned_message=returned_message,

@@ -12,27 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, TextIO
 
 from pysift.core.lanes import ESCALATION_BLOCKED, seconds_label
-from pysift.core.resolve import resolve_scope
 from pysift.core.text import excerpt, one_line
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.core.topology import preorder
 from pysift.core.workflows import WorkflowRun
-from pysift.engines.agents import (
-    SHAPE_TEAMMATE,
-    SHAPES,
-    AgentNode,
-    SessionAgents,
-    SessionScope,
-    attach_files,
-    build,
-    node_notes,
-    sessions_in,
-)
-from pysift.errors import NotFoundError, TargetError, UsageError
+from pysift.commands.scope import ScopeArgs
+from pysift.engines.agents import SHAPE_TEAMMATE, SHAPES, AgentNode, SessionAgents
+from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
 
@@ -61,12 +50,11 @@ HISTORY_BRAND = "history — predates the still-open lane, NOT the outcome"
 
 @dataclass(frozen=True, kw_only=True)
 class AgentsOptions:
-    targets: tuple[str, ...] = ()
-    sessions_from: tuple[str, ...] | None = None
+    # the scope (subagents always spanned) and the --since/--until window on the
+    # --order-by axis
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     shapes: tuple[str, ...] = ()  # empty: every shape
     agent_types: tuple[str, ...] = ()  # empty: every agent type
-    since: datetime | None = None
-    until: datetime | None = None
     order_by: str = "trigger"
     agent: str | None = None  # one lane by id: ignores every filter, implies the message
     returned_message: bool = False
@@ -90,12 +78,23 @@ class SessionView:
 
 @dataclass
 class AgentsView:
+    """What ``agents`` found, selected and ordered: the one object its JSON rows, its
+    summary and its text tree all read."""
+
     sessions: list[SessionView]
     shapes: tuple[str, ...]
     order_by: str
     with_message: bool
     single: bool  # an --agent grab: the node alone, no tree
+    env: Env
     with_files: bool = False
+
+    def summary(self) -> dict[str, Any]:
+        return {"sessions": len(self.sessions), "runs": self.run_count,
+                "agents": self.agent_count}
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self, self.env)
 
     @property
     def agent_count(self) -> int:
@@ -111,38 +110,30 @@ class AgentsView:
 
 
 def run(opts: AgentsOptions, env: Env) -> Report:
+    from pysift.engines import agents as engine
+
     if opts.order_by not in ORDER_AXES:
         raise UsageError(f"--order-by {opts.order_by!r} is not one of {', '.join(ORDER_AXES)}")
     unknown = [shape for shape in opts.shapes if shape not in SHAPES]
     if unknown:
         raise UsageError(f"--shape {unknown[0]!r} is not one of {', '.join(SHAPES)}")
     ident = _agent_id_form(opts.agent) if opts.agent is not None else None  # before the walk
-    scope = resolve_scope(list(opts.targets), env, subagents=True,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
-    sessions = sessions_in(scope)
-    wanted = None
-    if ident is not None:
-        wanted = _grab(ident, sessions)
-        sessions = [s for s in sessions if any(lane.session_id == wanted for lane in s.lanes)]
-    trees = build(sessions, want_returned=opts.returned_message or wanted is not None)
-    if wanted is not None:
-        for tree in trees:
-            tree.listed = [a for a, node in tree.nodes.items() if node.agent_id == wanted]
-    view = _view(trees, opts, wanted is not None)
+    scope = opts.scope.resolve(env)
+    trees, notes = engine.run(scope, engine.AgentsWork(
+        want_returned=opts.returned_message or ident is not None, agent=ident))
+    view = _view(trees, opts, ident is not None, env)
     if opts.with_files:
         view.with_files = True
-        attach_files([node for session in view.sessions for node in session.agents])
+        engine.attach_files([node for session in view.sessions for node in session.agents])
     report = Report(command="agents")
     report.notes.extend(scope.notes)
-    report.notes.extend(node_notes(trees))
-    if not view.agent_count and wanted is None and _filtered(opts):
+    report.notes.extend(notes)
+    report.notes.extend(engine.node_notes(trees))
+    if not view.agent_count and ident is None and _filtered(opts):
         report.note(f"note: no subagent passed the filters ({_filter_words(opts)}); drop them "
                     "to see every subagent in scope")
     report.rows = rows_of(view, env)
-    report.summary = {"sessions": len(view.sessions), "runs": view.run_count,
-                      "agents": view.agent_count}
-    report.text = lambda out: render_text(out, view, env)
+    report.answer(view)
     return report
 
 
@@ -158,27 +149,8 @@ def _agent_id_form(raw: str) -> str:
     return ident
 
 
-def _grab(ident: str, sessions: list[SessionScope]) -> str:
-    """The one lane ``--agent`` names: its exact id, else a unique prefix of one."""
-    ids = {lane.session_id for s in sessions for lane in s.lanes}
-    if ident in ids:
-        return ident
-    matches = sorted(i for i in ids if i.startswith(ident))
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        shown = ", ".join(matches[:10]) + (f", … and {len(matches) - 10} more"
-                                           if len(matches) > 10 else "")
-        raise TargetError(f"--agent `{ident}` is AMBIGUOUS: {len(matches)} subagents in scope "
-                          f"start with it ({shown}); give more characters of the id")
-    raise NotFoundError(
-        f"--agent `{ident}` matches no subagent in scope; list the ids with `pysift agents "
-        "@<session>` (the agent_id column) and pass one: a bare hex id, a teammate id "
-        "(aName-<hex>) or a unique prefix")
-
-
 def _filtered(opts: AgentsOptions) -> bool:
-    return bool(opts.shapes or opts.agent_types or opts.since or opts.until)
+    return bool(opts.shapes or opts.agent_types or opts.scope.windowed)
 
 
 def _filter_words(opts: AgentsOptions) -> str:
@@ -187,7 +159,7 @@ def _filter_words(opts: AgentsOptions) -> str:
         words.append("--shape " + ",".join(opts.shapes))
     if opts.agent_types:
         words.append("--agent-type " + ",".join(opts.agent_types))
-    if opts.since or opts.until:
+    if opts.scope.windowed:
         words.append(f"the --since/--until window on the {opts.order_by} axis")
     return "; ".join(words)
 
@@ -211,13 +183,13 @@ def _admits(node: AgentNode, opts: AgentsOptions) -> bool:
         return False
     if opts.agent_types and node.agent_type not in opts.agent_types:
         return False
-    if opts.since is None and opts.until is None:
+    since, until = opts.scope.since, opts.scope.until
+    if since is None and until is None:
         return True
     instant = parse_ts(axis_instant(node, opts.order_by))
     if instant is None:  # a bounded window never admits a lane without the instant
         return False
-    return ((opts.since is None or instant >= opts.since)
-            and (opts.until is None or instant <= opts.until))
+    return (since is None or instant >= since) and (until is None or instant <= until)
 
 
 def _key(node: AgentNode, axis: str) -> tuple[int, float, str]:
@@ -225,7 +197,8 @@ def _key(node: AgentNode, axis: str) -> tuple[int, float, str]:
     return (0, instant.timestamp(), node.agent_id) if instant else (1, 0.0, node.agent_id)
 
 
-def _view(trees: list[SessionAgents], opts: AgentsOptions, single: bool) -> AgentsView:
+def _view(trees: list[SessionAgents], opts: AgentsOptions, single: bool, env: Env
+          ) -> AgentsView:
     out = []
     for tree in trees:
         chosen = {a: tree.nodes[a] for a in tree.listed
@@ -233,7 +206,7 @@ def _view(trees: list[SessionAgents], opts: AgentsOptions, single: bool) -> Agen
         if chosen:
             out.append(_session_view(tree, chosen, opts.order_by, single))
     return AgentsView(out, opts.shapes, opts.order_by,
-                      with_message=opts.returned_message or single, single=single)
+                      with_message=opts.returned_message or single, single=single, env=env)
 
 
 def _session_view(tree: SessionAgents, chosen: dict[str, AgentNode], axis: str,

@@ -4,7 +4,7 @@
    all of the session's subagent lanes (the links need every transcript, whatever the
    target named); a session whose main transcript is not in scope lists only the lanes
    the target named, with their descendants.
-2. ``build`` reads every transcript once, spread over the cores, heaviest first: each
+2. ``build`` (``run`` is the entry: both steps) reads every transcript once, spread over the cores, heaviest first: each
    one's spawn calls and their results (``topology.scan_spawns``: one regex pass over the
    whole buffer, orjson on the lines it hits), and of each lane its two ends
    (``lanes.read_lane``) and its ``.meta.json``. Only what crosses back is small: the
@@ -33,13 +33,14 @@ from pysift.core.workflows import Journal, WorkflowRun, parse_journal, parse_man
 from pysift.disk.layout import (
     KIND_WORKFLOW,
     Transcript,
+    Unreadable,
     read_meta_checked,
     subagent_transcripts,
     workflow_journal,
     workflow_manifests,
 )
 from pysift.disk.mapped import open_buffer, read_regular
-from pysift.errors import SourceError
+from pysift.errors import NotFoundError, SourceError, TargetError
 
 SHAPE_BUILTIN = "builtin-task"
 SHAPE_WORKFLOW = "workflow"
@@ -67,7 +68,56 @@ class SessionScope:
         return self.project_dir / f"{self.session_id}.jsonl"
 
 
-def sessions_in(scope: Scope) -> list[SessionScope]:
+@dataclass(frozen=True, kw_only=True)
+class AgentsWork:
+    """What ``run`` is asked for: the returned messages (the spawn results' and the lanes'
+    tail texts then cross the pool), and one lane by id (``--agent``: only the sessions
+    holding it are read)."""
+
+    want_returned: bool = False
+    agent: str | None = None
+
+
+def run(scope: Scope, work: AgentsWork, *, workers: int | None = None
+        ) -> tuple[list[SessionAgents], list[str]]:
+    """The entry of ``agents``: every in-scope session's tree, and the stderr notes for
+    what could not be read past the scope's own walk (the session lanes an agent target
+    did not name, the run manifests)."""
+    unread = Unreadable()
+    sessions = sessions_in(scope, unread=unread)
+    wanted = grab(work.agent, sessions) if work.agent is not None else None
+    if wanted is not None:
+        sessions = [s for s in sessions if any(l.session_id == wanted for l in s.lanes)]
+    trees = build(sessions, want_returned=work.want_returned, unread=unread, workers=workers)
+    if wanted is not None:
+        for tree in trees:
+            tree.listed = [key for key, node in tree.nodes.items() if node.agent_id == wanted]
+    notes = [f"warning: cannot read {path}: {reason}; what it holds is not listed (check "
+             "the path and its permissions)" for path, reason in unread.items()]
+    return trees, notes
+
+
+def grab(ident: str, sessions: Sequence[SessionScope]) -> str:
+    """The one lane ``--agent`` names among the sessions' lanes: its exact id, else a
+    unique prefix of one (an address that misses, or names several, is an error)."""
+    ids = {lane.session_id for s in sessions for lane in s.lanes}
+    if ident in ids:
+        return ident
+    matches = sorted(i for i in ids if i.startswith(ident))
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shown = ", ".join(matches[:10]) + (f", … and {len(matches) - 10} more"
+                                           if len(matches) > 10 else "")
+        raise TargetError(f"--agent `{ident}` is AMBIGUOUS: {len(matches)} subagents in scope "
+                          f"start with it ({shown}); give more characters of the id")
+    raise NotFoundError(
+        f"--agent `{ident}` matches no subagent in scope; list the ids with `pysift agents "
+        "@<session>` (the agent_id column) and pass one: a bare hex id, a teammate id "
+        "(aName-<hex>) or a unique prefix")
+
+
+def sessions_in(scope: Scope, *, unread: Unreadable) -> list[SessionScope]:
     """The scope grouped by owning session, in session id order; sessions without lanes
     are left out (nothing to list)."""
     groups: dict[tuple[str, str], list[Transcript]] = {}
@@ -83,7 +133,8 @@ def sessions_in(scope: Scope) -> list[SessionScope]:
             lanes = {os.fspath(t.path): t for t in scoped}
         else:  # an agent target: the links need the session's other lanes too
             lanes = {os.fspath(t.path): t
-                     for t in subagent_transcripts(project_dir / f"{session_id}.jsonl")}
+                     for t in subagent_transcripts(project_dir / f"{session_id}.jsonl",
+                                                   unread=unread)}
             for lane in scoped:  # old-layout agents beside the sessions are not in subagents/
                 lanes.setdefault(os.fspath(lane.path), lane)
         if not lanes:
@@ -105,7 +156,7 @@ class _Scan:
     error: str | None = None
 
 
-def _scan(item: tuple[Path, Transcript | None], want_text: bool) -> _Scan:
+def _scan(want_text: bool, item: tuple[Path, Transcript | None]) -> _Scan:
     path, lane = item
     out = _Scan()
     if lane is not None:
@@ -183,7 +234,7 @@ class SessionAgents:
 
 
 def build(sessions: Sequence[SessionScope], *, want_returned: bool = False,
-          workers: int | None = None) -> list[SessionAgents]:
+          unread: Unreadable, workers: int | None = None) -> list[SessionAgents]:
     """Every session's tree (see the module doc)."""
     from pysift.disk.fanout import map_ordered
 
@@ -194,14 +245,14 @@ def build(sessions: Sequence[SessionScope], *, want_returned: bool = False,
         elif (session.project_dir / f"{session.session_id}.jsonl").is_file():
             items.append((session.session_path, None))  # read for its calls, never listed
         items.extend((lane.path, lane) for lane in session.lanes)
-    scans = map_ordered(lambda item: _scan(item, want_returned), items,
+    scans = map_ordered(_scan, items, shared=want_returned,
                         weights=[_size(path) for path, _ in items], workers=workers)
     by_path = {os.fspath(path): scan for (path, _), scan in zip(items, scans)}
-    return [_session_tree(session, by_path, want_returned) for session in sessions]
+    return [_session_tree(session, by_path, want_returned, unread) for session in sessions]
 
 
 def _session_tree(session: SessionScope, scans: dict[str, _Scan],
-                  want_returned: bool) -> SessionAgents:
+                  want_returned: bool, unread: Unreadable) -> SessionAgents:
     main = scans.get(os.fspath(session.session_path))
     out = SessionAgents(session.session_id, {}, {}, [])
     lane_keys = _unique_keys(session, out.notes)
@@ -219,7 +270,7 @@ def _session_tree(session: SessionScope, scans: dict[str, _Scan],
         journal = _journal(lane, journals, out.notes)
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
                                         want_returned)
-    _runs(session, out)
+    _runs(session, out, unread)
     out.listed = _listed(session, out.nodes)
     return out
 
@@ -315,13 +366,13 @@ def _node(lane: Transcript, key: LaneKey, scan: _Scan, link: Link, journal: Jour
     return node
 
 
-def _runs(session: SessionScope, out: SessionAgents) -> None:
+def _runs(session: SessionScope, out: SessionAgents, unread: Unreadable) -> None:
     """The runs the session's workflow agents hang under: each manifest, and a stand-in
     for a run directory with agents but no readable manifest (a run still going)."""
     wanted = {n.workflow_id for n in out.nodes.values() if n.workflow_id is not None}
     if not wanted:
         return
-    for path in workflow_manifests(session.session_path):
+    for path in workflow_manifests(session.session_path, unread=unread):
         run_id = path.name[: -len(".json")]
         if run_id not in wanted:
             continue
@@ -365,7 +416,7 @@ def attach_files(nodes: Sequence[AgentNode], *, workers: int | None = None) -> N
     from pysift.disk.fanout import map_ordered
     from pysift.engines.files import transcript_mutations
 
-    found = map_ordered(lambda node: transcript_mutations(node.transcript), list(nodes),
+    found = map_ordered(transcript_mutations, [n.transcript for n in nodes],
                         weights=[_size(n.transcript.path) for n in nodes], workers=workers)
     for node, result in zip(nodes, found):
         if result.error is not None:
