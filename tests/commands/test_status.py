@@ -32,6 +32,7 @@ from livekit import (
     pulse,
 )
 
+from pysift.commands.scope import ScopeArgs
 from pysift.commands.status import StatusOptions, run
 from pysift.errors import TargetError, UsageError
 from pysift.live.background import Lens
@@ -56,8 +57,8 @@ def _status(home: ClaudeHome, s: Session, *, processes: Processes | None = None,
             subagents: bool = True) -> dict:
     home.session(CWD, SID, s)
     env = live_env(home.root, s.now + timedelta(seconds=after), processes)
-    report = run(StatusOptions(targets=(target,), lens=lens or Lens(), subagents=subagents),
-                 env)
+    report = run(StatusOptions(scope=ScopeArgs(targets=(target,), subagents=subagents),
+                              lens=lens or Lens()), env)
     row = report.rows[0]
     out = io.StringIO()
     assert report.text is not None
@@ -381,12 +382,13 @@ def test_subagent_target_reads_its_own_tail_and_its_parents_process(home: Claude
 def test_no_target_is_a_usage_error(home: ClaudeHome) -> None:
     home.session(CWD, SID, _session(assistant("done")))
     with pytest.raises(UsageError, match="needs a target"):
-        run(StatusOptions(targets=()), live_env(home.root, DEFAULT_START))
+        run(StatusOptions(), live_env(home.root, DEFAULT_START))
 
 
 def test_two_targets_are_refused(home: ClaudeHome) -> None:
     with pytest.raises(UsageError, match="exactly one session per call; got 2"):
-        run(StatusOptions(targets=("@a", "@b")), live_env(home.root, DEFAULT_START))
+        run(StatusOptions(scope=ScopeArgs(targets=("@a", "@b"))),
+            live_env(home.root, DEFAULT_START))
 
 
 def test_a_project_with_two_sessions_is_refused_naming_them(home: ClaudeHome) -> None:
@@ -396,7 +398,8 @@ def test_a_project_with_two_sessions_is_refused_naming_them(home: ClaudeHome) ->
     home.session(CWD, OTHER, other)
     project = home.projects / "-home-ada-src-orbit"
     with pytest.raises(TargetError, match=f"names 2 sessions .*{OTHER}"):
-        run(StatusOptions(targets=(str(project),)), live_env(home.root, DEFAULT_START))
+        run(StatusOptions(scope=ScopeArgs(targets=(str(project),))),
+            live_env(home.root, DEFAULT_START))
 
 
 def test_no_subagents_says_children_were_not_read(home: ClaudeHome) -> None:

@@ -29,6 +29,7 @@ from builders import (
 )
 from livekit import ManualClock, Processes, asctime, live_env, pulse
 
+from pysift.commands.scope import ScopeArgs
 from pysift.commands.wait import WaitOptions, run
 from pysift.errors import UsageError
 
@@ -74,8 +75,8 @@ def _wait(home: ClaudeHome, clock: ManualClock, *until: str, timeout: float = 30
           processes: Processes | None = None, interval_ms: int | None = None,
           ready: list[str] | None = None, subagents: bool = True):  # type: ignore[no-untyped-def]
     env = live_env(home.root, clock.now(), processes, clock=clock)
-    opts = WaitOptions(targets=(f"@{SID}",), until=until, timeout_s=timeout,
-                       interval_ms=interval_ms, watch=False, subagents=subagents,
+    opts = WaitOptions(scope=ScopeArgs(targets=(f"@{SID}",), subagents=subagents),
+                       until=until, timeout_s=timeout, interval_ms=interval_ms, watch=False,
                        on_ready=(ready.append if ready is not None else lambda _l: None))
     report = run(opts, env)
     return report, report.bare_json
@@ -322,7 +323,8 @@ def test_the_exit_report_census(setup) -> None:  # type: ignore[no-untyped-def]
 def test_missing_timeout_is_refused_with_the_reason(setup) -> None:  # type: ignore[no-untyped-def]
     home, _s, _p, clock, _w = setup
     with pytest.raises(UsageError, match="needs --timeout"):
-        run(WaitOptions(targets=(f"@{SID}",), until=("stop",)), live_env(home.root, clock.now()))
+        run(WaitOptions(scope=ScopeArgs(targets=(f"@{SID}",)), until=("stop",)),
+            live_env(home.root, clock.now()))
 
 
 @pytest.mark.parametrize(("cond", "message"), [
@@ -336,7 +338,7 @@ def test_missing_timeout_is_refused_with_the_reason(setup) -> None:  # type: ign
 def test_bad_conditions(setup, cond: str, message: str) -> None:  # type: ignore[no-untyped-def]
     home, _s, _p, clock, _w = setup
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace("|", r"\|")):
-        run(WaitOptions(targets=(f"@{SID}",), until=(cond,), timeout_s=1),
+        run(WaitOptions(scope=ScopeArgs(targets=(f"@{SID}",)), until=(cond,), timeout_s=1),
             live_env(home.root, clock.now()))
 
 
@@ -361,8 +363,8 @@ def test_subagent_target_watches_its_own_lane(setup) -> None:  # type: ignore[no
     w.at(1, _append(path, s, assistant(tool_use("Grep", {"pattern": "main"}, id="gm"))))
     w.at(2, _append(lane_path, lane, assistant(tool_use("Grep", {"pattern": "lane"}, id="gl"))))
     env = live_env(home.root, clock.now(), None, clock=clock)
-    report = run(WaitOptions(targets=("@a4444444444444444",), until=("tool:Grep",),
-                             timeout_s=10, watch=False), env)
+    report = run(WaitOptions(scope=ScopeArgs(targets=("@a4444444444444444",)),
+                             until=("tool:Grep",), timeout_s=10, watch=False), env)
     obj = report.bare_json
     assert obj["fired"] == "tool:Grep" and clock.sleeps and len(clock.sleeps) == 2
     assert obj["activity"]["records"] == 1 and obj["activity"]["lanes"] == 1

@@ -8,7 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, Subagents, Targets, build_env, check_format
+from pysift.cli.params import Format, Subagents, Targets, scope_args
 
 STATUS_HELP = """Is that session still working, blocked on a human, or done? One verdict
 about NOW for exactly one session, from a three-way join: the harness registry
@@ -116,10 +116,8 @@ def status_cmd(
     subagents: Subagents = True,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents, fmt=fmt)
     from pysift.commands.status import StatusOptions, run
 
-    opts = StatusOptions(targets=tuple(targets or ()), subagents=subagents,
-                         lens=build_lens(env, background_since, ignore_background))
+    opts = StatusOptions(scope=scope, lens=build_lens(env, background_since, ignore_background))
     emit(run(opts, env), fmt)

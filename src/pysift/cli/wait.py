@@ -8,7 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import Format, Subagents, Targets, build_env, check_format
+from pysift.cli.params import Format, Subagents, Targets, scope_args
 from pysift.cli.status import BackgroundSince, IgnoreBackground, build_lens
 
 WAIT_HELP = """Block until a session condition fires, then report. Watches exactly one
@@ -99,17 +99,15 @@ def wait_cmd(
     subagents: Subagents = True,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents, fmt=fmt)
     from pysift.commands.wait import WaitOptions, parse_conditions, run
 
     parse_conditions(tuple(until or ()))  # a bad condition is refused before anything else
     opts = WaitOptions(
-        targets=tuple(targets or ()),
+        scope=scope,
         until=tuple(until or ()),
         timeout_s=_seconds(timeout, "--timeout") if timeout is not None else None,
         interval_ms=interval,
-        subagents=subagents,
         lens=build_lens(env, background_since, ignore_background),
         on_ready=lambda line: say(f"pysift: {line}"),
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.core.text import excerpt
 from pysift.core.timez import text_ts
 from pysift.live.background import BackgroundReport, Lens, report_json
@@ -27,24 +28,39 @@ PARTIAL_VIEW = ("the last-message excerpts are a partial view of the final state
 
 @dataclass(frozen=True, kw_only=True)
 class StatusOptions:
-    targets: tuple[str, ...] = ()
-    subagents: bool = True
+    # the targets must name exactly one session; subagents: read its children
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     lens: Lens = field(default_factory=Lens)
 
 
 def run(opts: StatusOptions, env: Env) -> Report:
-    target = resolve_target(list(opts.targets), env, "status")
-    session = LiveSession(target, env, subagents=opts.subagents, lens=opts.lens, robust=False)
+    report = Report(command="status")
+    target = resolve_target(list(opts.scope.targets), env, "status", report.notes)
+    session = LiveSession(target, env, subagents=opts.scope.subagents, lens=opts.lens,
+                          robust=False)
     session.load()
     now = env.now()
-    result = session.report(now)
-    report = Report(command="status")
+    result = StatusResult(target.transcript.session_id, session.report(now), now, env)
     report.header = target.transcript.id_trio()
-    report.rows = [verdict_row(result, now, env)]
-    report.summary = {"verdict": result.verdict}
-    ident = target.transcript.session_id
-    report.text = lambda out: render_text(out, ident, result, now, env)
+    report.rows = [verdict_row(result.assessment, now, env)]
+    report.answer(result)
     return report
+
+
+@dataclass(frozen=True)
+class StatusResult:
+    """The verdict and everything it rests on: what the summary and the text state."""
+
+    ident: str
+    assessment: Assessment
+    now: datetime
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {"verdict": self.assessment.verdict}
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self.ident, self.assessment, self.now, self.env)
 
 
 def verdict_row(a: Assessment, now: datetime, env: Env) -> dict[str, Any]:

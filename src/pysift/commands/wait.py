@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.commands.status import render_background, render_last
 from pysift.errors import ExitCode, UsageError
 from pysift.live import watch
@@ -31,11 +32,11 @@ NO_TIMEOUT = ("wait needs --timeout SECONDS: a background task can be built neve
 
 @dataclass(frozen=True, kw_only=True)
 class WaitOptions:
-    targets: tuple[str, ...] = ()
+    # the targets must name exactly one session; subagents: watch its lanes too
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     until: tuple[str, ...] = ()
     timeout_s: float | None = None
     interval_ms: int | None = None
-    subagents: bool = True
     lens: Lens = field(default_factory=Lens)
     watch: bool = True  # wake on file changes (False: the timer alone)
     on_ready: Callable[[str], None] = lambda _line: None  # the readiness line (stderr)
@@ -59,20 +60,37 @@ def run(opts: WaitOptions, env: Env) -> Report:
     if opts.interval_ms is not None and opts.interval_ms <= 0:
         raise UsageError(f"--interval must be a positive number of milliseconds (got "
                          f"{opts.interval_ms})")
-    target = resolve_target(list(opts.targets), env, "wait")
-    session = LiveSession(target, env, subagents=opts.subagents, lens=opts.lens, robust=True)
+    report = Report(command="wait")
+    target = resolve_target(list(opts.scope.targets), env, "wait", report.notes)
+    session = LiveSession(target, env, subagents=opts.scope.subagents, lens=opts.lens,
+                          robust=True)
     outcome = watch.run(session, conditions, timeout_s=opts.timeout_s,
                         interval_s=opts.interval_ms / 1000 if opts.interval_ms else None,
                         clock=env.clock, on_ready=opts.on_ready, watch=opts.watch)
     now = env.now()
-    report = Report(command="wait")
+    result = WaitResult(target.transcript.session_id, outcome, now, env)
     report.bare_json = wait_object(outcome, now, env)
-    report.notes = []
-    ident = target.transcript.session_id
-    report.text = lambda out: render_text(out, ident, outcome, now, env)
+    report.answer(result)
     if outcome.fired == watch.TIMEOUT:
         report.exit_code = int(ExitCode.TIMEOUT)
     return report
+
+
+@dataclass(frozen=True)
+class WaitResult:
+    """How the wait ended and the session's state then: what the report states (JSON is
+    the one ``wait`` object, so the envelope summary is not written)."""
+
+    ident: str
+    outcome: watch.WaitOutcome
+    now: datetime
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {"fired": self.outcome.fired, "verdict": self.outcome.assessment.verdict}
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self.ident, self.outcome, self.now, self.env)
 
 
 def wait_object(outcome: watch.WaitOutcome, now: datetime, env: Env) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from pysift.core.resolve import resolve_scope
 from pysift.core.sidecar import kind_of, pending_one_liner, read_sidecar
 from pysift.disk.layout import (
     Transcript,
-    drain_unreadable,
+    Unreadable,
     session_dir,
     sidecar_path,
     subagent_transcripts,
@@ -54,8 +54,10 @@ class Target:
         return self.transcript.is_subagent
 
 
-def resolve_target(tokens: list[str], env: Env, command: str) -> Target:
-    """The one session a live command reads (``status``/``wait`` take exactly one)."""
+def resolve_target(tokens: list[str], env: Env, command: str,
+                   notes: list[str] | None = None) -> Target:
+    """The one session a live command reads (``status``/``wait`` take exactly one);
+    what the walk could not read goes to ``notes``."""
     if not tokens:
         raise UsageError(f"{command} needs a target: exactly one session (@<uuid>, @main, "
                          f"@<agent-id>, a session's .jsonl, or a project path holding one "
@@ -64,6 +66,8 @@ def resolve_target(tokens: list[str], env: Env, command: str) -> Target:
         raise UsageError(f"{command} reads exactly one session per call; got {len(tokens)} "
                          f"targets ({' '.join(tokens)}): run one {command} per session")
     scope = resolve_scope(tokens, env, subagents=False)
+    if notes is not None:
+        notes.extend(scope.notes)
     found = scope.transcripts
     if not found:
         raise TargetError(f"`{tokens[0]}` names no transcript; `pysift list` shows the "
@@ -135,6 +139,14 @@ class LiveSession:
     def top_level(self) -> bool:
         return not self.target.is_subagent
 
+    def _list_lanes(self) -> list[Transcript]:
+        """The session's lanes now; a dir that cannot be listed is said (once)."""
+        unread = Unreadable()
+        lanes = subagent_transcripts(self.target.session_path, unread=unread)
+        for path, reason in unread.items():
+            self._note(f"cannot read {path}: {reason}; the lanes there are not read")
+        return lanes
+
     def _whole(self, path: Path) -> Buffer | None:
         """A file's bytes now (``None`` when it cannot be read: said once in the notes)."""
         if self.robust:
@@ -170,12 +182,10 @@ class LiveSession:
             self.files[os.fspath(main.path)] = main
             main_buf = self._load_file(main, scan=True)
         if self.top_level and self.subagents:
-            for lane in subagent_transcripts(t.session_path):
+            for lane in self._list_lanes():
                 watched = _Watched(lane.path, lane.session_id, is_main=False)
                 self.files[os.fspath(lane.path)] = watched
                 self._load_file(watched, scan=True)
-        for path, reason in drain_unreadable():
-            self._note(f"cannot read {path}: {reason}; the lanes there are not read")
         if main_buf is not None:
             self._initial_returns(main_buf)
         if self.top_level:
@@ -251,11 +261,10 @@ class LiveSession:
         """The complete records appended since the last read, every watched file."""
         out: list[NewRecord] = []
         if self.top_level and self.subagents:
-            for lane in subagent_transcripts(self.target.session_path):
+            for lane in self._list_lanes():
                 key = os.fspath(lane.path)
                 if key not in self.files:  # born after the start: zero baseline
                     self.files[key] = _Watched(lane.path, lane.session_id, is_main=False)
-            drain_unreadable()
         if self.top_level:
             path = sidecar_path(self.target.session_path)
             if os.fspath(path) not in self.files and path.exists():
