@@ -8,8 +8,9 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from conftest import LONG, SHORT
+
+from pysift.cli.app import COMMAND_MODULES
 
 BLOCK = "r:toolu_011JGjbLlmMWXdfH65leAzK3"  # the Read of tle.py in the demo home
 
@@ -140,7 +141,7 @@ def test_a_window_of_one_instant_is_no_reversal(run) -> None:
 # -- no command -------------------------------------------------------------------------------
 
 MISSING = ("pysift: error: missing command; run `pysift --help` to see the commands "
-           "(list, search, show, stats, agents, whoami, files, plan)")
+           f"({', '.join(COMMAND_MODULES)})")
 
 
 @pytest.mark.parametrize("args", [(), ("--",), ("--claude-home", "/nowhere"),
