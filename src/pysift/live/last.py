@@ -74,11 +74,17 @@ def agent_text(rec: Record) -> str | None:
     return "\n".join(texts) if texts else None
 
 
+def _may_speak(line: bytes) -> bool:
+    """A window line worth decoding for the last messages: anything but a plain
+    tool_result carrier (most of a busy tail), judged from its bytes."""
+    return not is_plain_carrier(line, 0, len(line))
+
+
 def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
     """The two excerpts: from the tail window's records, else from below it (``load``
     gives the whole file, asked for only then)."""
     user = agent = None
-    for rec in shape.records:
+    for rec in shape.records(_may_speak):
         if user is None and (said := human_text(rec)) is not None:
             user = _said(rec.timestamp, said)
         if agent is None and (said := agent_text(rec)) is not None:

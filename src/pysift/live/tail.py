@@ -25,11 +25,12 @@ attachments), so this module classifies WHAT the tail holds, not whether the fil
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import decode, is_blank, is_framed
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
 from pysift.core.timez import parse_ts
 from pysift.live.files import View
@@ -54,17 +55,33 @@ class TailShape:
     open_calls: list[OpenCall] = field(default_factory=list)  # newest first
     last_stop_reason: str | None = None
     last_ts: str | None = None
-    records_seen: int = 0
+    records_seen: int = 0  # records decoded by the walk (0: the window holds none)
     skipped_lines: int = 0  # malformed complete lines in the window
     torn_tail: bool = False  # the file ends in a partial line (a write in progress)
     file_size: int = 0
     window_start: int = 0
-    records: list[Record] = field(default_factory=list)  # the window's records, newest first
+    lines: list[bytes] = field(default_factory=list)  # the window's lines, newest first
     notes: list[str] = field(default_factory=list)
+    _decoded: dict[int, Record | None] = field(default_factory=dict, repr=False)
+
+    def record(self, index: int) -> Record | None:
+        """The record of line ``index`` (newest first), decoded once."""
+        if index not in self._decoded:
+            self._decoded[index] = decode(self.lines[index], None)
+        return self._decoded[index]
+
+    def records(self, wanted: Callable[[bytes], bool] | None = None) -> Iterator[Record]:
+        """The window's records newest first (only lines ``wanted`` passes, when given)."""
+        for index, line in enumerate(self.lines):
+            if wanted is None or wanted(line):
+                rec = self.record(index)
+                if rec is not None:
+                    yield rec
 
 
 def read_tail(view: View, *, window: int = TAIL_WINDOW) -> TailShape:
-    """The tail shape of one lane from its last ``window`` bytes."""
+    """The tail shape of one lane from its last ``window`` bytes. Lines are decoded newest
+    first only as far as the walk needs (a turn ended at the tail costs one or two)."""
     shape = TailShape(file_size=view.size)
     if view.size == 0:
         return shape
@@ -78,34 +95,30 @@ def read_tail(view: View, *, window: int = TAIL_WINDOW) -> TailShape:
     body = data[start:]
     last_nl = body.rfind(b"\n")
     tail_bytes = body[last_nl + 1:]
-    tally = Tally()
-    records: list[Record] = []
-    for line in body[:last_nl + 1].split(b"\n"):
-        rec = decode(line, None, tally)
-        if rec is not None:
-            records.append(rec)
+    lines = [ln for ln in body[:last_nl + 1].split(b"\n") if not is_blank(ln)]
     if tail_bytes.strip():
-        rec = decode(tail_bytes, None)  # uncounted: a partial line is not malformed
-        if rec is not None:
-            records.append(rec)  # a whole record without its newline
+        if decode(tail_bytes, None) is not None:  # a partial line is not malformed
+            lines.append(tail_bytes)  # a whole record without its newline
         else:
             shape.torn_tail = True
-    records.reverse()
-    shape.records = records
-    shape.records_seen = len(records)
-    shape.skipped_lines = tally.malformed
-    bounded = _walk(records, shape)
+    lines.reverse()
+    shape.lines = lines
+    bounded = _walk(shape)
     if not bounded and shape.window_start > 0:
         _extend(view, shape)
+    walked = len(shape._decoded)
+    shape.skipped_lines = sum(1 for r in shape._decoded.values() if r is None) + sum(
+        1 for ln in lines[walked:] if not is_framed(ln))
     return shape
 
 
-def _walk(records: list[Record], shape: TailShape, answered: set[str] | None = None) -> bool:
-    """Fill the shape from records newest first; True when the newest turn's boundary was
-    met (the open-call search is complete)."""
+def _walk(shape: TailShape, below: Iterable[Record] | None = None,
+          answered: set[str] | None = None) -> bool:
+    """Fill the shape from records newest first (the window's, else ``below``); True when
+    the newest turn's boundary was met (the open-call search is complete)."""
     answered = answered if answered is not None else set()
     stop_known = shape.last_stop_reason is not None
-    for rec in records:
+    for rec in (below if below is not None else _counted(shape)):
         if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
             shape.last_ts = rec.timestamp
         kind = rec.type
@@ -134,6 +147,12 @@ def _walk(records: list[Record], shape: TailShape, answered: set[str] | None = N
     return False
 
 
+def _counted(shape: TailShape) -> Iterator[Record]:
+    for rec in shape.records():
+        shape.records_seen += 1
+        yield rec
+
+
 def _extend(view: View, shape: TailShape) -> None:
     """Below the window: the calls of a turn that began before it (see the module doc)."""
     hi = shape.window_start
@@ -143,15 +162,15 @@ def _extend(view: View, shape: TailShape) -> None:
         nl = data.find(b"\n")
         data = data[nl + 1:] if nl >= 0 else b""
     answered = {c.tool_use_id for c in shape.open_calls}
-    # results already seen in the window answer calls below it
-    for rec in shape.records:
+    # results already seen in the window answer calls below it (the walk read it all)
+    for rec in shape.records():
         for block in rec.blocks_of("tool_result"):
             ident = block.get("tool_use_id")
             if isinstance(ident, str):
                 answered.add(ident)
     lines = [ln for ln in data.split(b"\n") if any(k in ln for k in _EXTEND_KEYS)]
     records = [r for r in (decode(ln, None) for ln in reversed(lines)) if r is not None]
-    bounded = _walk(records, shape, answered)
+    bounded = _walk(shape, records, answered)
     if not bounded and lo > 0:
         shape.notes.append(
             f"the newest turn began more than {(EXTEND_LIMIT + (shape.file_size - hi)) >> 20} "
