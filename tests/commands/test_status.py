@@ -227,6 +227,14 @@ def test_unranked_tail_is_unknown_and_says_why(home: ClaudeHome) -> None:
                for n in row["notes"])
 
 
+def test_unranked_tail_mid_reply_says_a_reply_may_come(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant(tool_use("Read", {"file_path": "a"}, id="r1")),
+                                 tool_result("r1", "text")), after=12)
+    assert row["verdict"] == "unknown"
+    assert row["tail_state"].startswith("generating (last record 12s ago")
+    assert any("a reply may be on its way" in n for n in row["notes"])
+
+
 # -- degradations ----------------------------------------------------------------------------
 
 

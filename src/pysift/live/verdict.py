@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pysift.core.lanes import seconds_label
+from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
 from pysift.live import process
 from pysift.live.background import BackgroundReport
 from pysift.live.children import ChildrenReport
@@ -163,12 +163,15 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     if tail.records_seen == 0:
         notes.append("no record could be read at the tail of the transcript")
         return UNKNOWN
+    age = age_s(tail.last_ts, s.now) if s.now is not None else None
     notes.append(
         f"the tail cannot be ranked: no call is open and the last stop_reason is "
         f"{tail.last_stop_reason or '(none)'}, not end_turn"
         + ("" if tail.last_stop_reason else
            " (some Claude Code builds write none on the main lane)")
-        + ("; no registry row says idle or busy" if s.registry.row is None else ""))
+        + ("; no registry row says idle or busy" if s.registry.row is None else "")
+        + (f"; the newest record is {seconds_label(age)} old: a reply may be on its way"
+           if age is not None and age < GENERATING_WINDOW_S else ""))
     return UNKNOWN
 
 
