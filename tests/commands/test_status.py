@@ -418,3 +418,21 @@ def test_no_subagents_says_children_were_not_read(home: ClaudeHome) -> None:
 def test_pending_list_is_empty_without_sidecar(home: ClaudeHome) -> None:
     row = _status(home, _session(assistant("done")))
     assert row["pending"] == []
+
+
+def test_subagent_background_is_its_own_launches(home: ClaudeHome) -> None:
+    s = _session(bg_shell("npm run dev", "main's server", "toolu_main"),
+                 bg_shell_receipt("toolu_main", "bmain0001"), assistant("up"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a8888888888888888", start=s.now)
+    lane.add(user("watch the tests"))
+    lane.add(bg_shell("pytest -f", "lane's watcher", "toolu_lane"))
+    lane.add(bg_shell_receipt("toolu_lane", "blane0001"))
+    lane.add(assistant("watching"))
+    home.subagent(path, "a8888888888888888", lane)
+    s.add(user(pulse("blane0001", "completed", 'Background command "lane\'s watcher" done'),
+               origin={"kind": "task-notification"}))
+    row = _status(home, s, target="@a8888888888888888")
+    bg = row["background"]
+    assert (bg["open"], bg["completed"]) == (0, 1)  # the main's open server is not the lane's
+    assert row["verdict"] == "idle-eot"

@@ -329,11 +329,15 @@ class Scanner:
     # -- the report -----------------------------------------------------------------------
 
     def report(self, lens: Lens, now: datetime, *,
-               stat: Callable[[str], tuple[int, float] | None] | None = None
-               ) -> BackgroundReport:
+               stat: Callable[[str], tuple[int, float] | None] | None = None,
+               lane: str | None = None) -> BackgroundReport:
+        """The tasks with their fate and the lens applied (``lane``: only the tasks that
+        lane launched, for a subagent's own report)."""
         tasks = {k: _copy(t) for k, t in self.tasks.items()}
         notes: list[str] = []
         orphaned, unknown = self._settle(tasks)
+        if lane is not None:
+            tasks = {k: t for k, t in tasks.items() if t.lane == lane}
         out = BackgroundReport(scanned_files=len(self.files))
         stat = stat or _stat
         for task in tasks.values():

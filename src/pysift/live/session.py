@@ -337,7 +337,8 @@ class LiveSession:
             recorded = process.read_proc_start(row.proc_start,
                                                filetime_key=row.proc_start_is_filetime)
             liveness = process.probe_owner(row.pid, recorded, row.pid_domain, self.table)
-        report = self.scanner.report(self.lens, now)
+        report = self.scanner.report(self.lens, now, lane=None if self.top_level
+                                     else t.transcript.session_id)
         kids = None
         skipped = None
         if self.top_level and self.subagents:
