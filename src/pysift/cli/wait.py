@@ -15,6 +15,7 @@ WAIT_HELP = """Block until a session condition fires, then report. Watches exact
 session (its main transcript, its subagent lanes, its elicitation sidecar, its registry
 row) and ends at the FIRST of the --until conditions to fire (OR), or at --timeout.
 
+\b
 Conditions (closed grammar; an unknown head is an error naming the set):
   stop                     the verdict becomes idle-eot or stale-dead (a true stop;
                            idle-background-open never satisfies it: use the lens)
@@ -28,6 +29,7 @@ Conditions (closed grammar; an unknown head is an error naming the set):
                            as compact JSON)
   write:PATH_RE[:LINE_RE]  a Write/Edit/MultiEdit/NotebookEdit on a matching path (and a
                            written line matching LINE_RE)
+
 RE are search's dialect, matched case-sensitively ((?i) for caseless); the first `:`
 after the head's own ends the first pattern.
 
