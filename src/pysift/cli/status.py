@@ -43,7 +43,7 @@ prefix, @main, @<agent-id> (a subagent: its own tail, its parent's process), a s
 STATUS_EPILOG = """\b
 EXAMPLES
   pysift status @3f6c1e2a                       # is it done?
-  pysift status @main --format json | jq -r '.verdict // empty'
+  pysift status @main --format json | jq -r 'select(.kind=="summary").verdict'
   pysift status @3f6c1e2a --ignore-background 'npm run dev'   # a dev server never returns
   pysift status @3f6c1e2a --background-since 10m              # only tasks launched lately
   pysift status @a4f1c9e27b3d8a605               # one subagent lane
