@@ -39,10 +39,13 @@ def read_range(path: Path, lo: int, hi: int) -> bytes:
     except OSError:
         return b""
     try:
-        chunks: list[bytes] = []
-        at = lo
+        first = os.pread(fd, hi - lo, lo)  # one read, one copy, for a regular file
+        if len(first) == hi - lo or not first:
+            return first
+        chunks = [first]
+        at = lo + len(first)
         while at < hi:
-            chunk = os.pread(fd, min(hi - at, 1 << 24), at)
+            chunk = os.pread(fd, hi - at, at)
             if not chunk:
                 break
             chunks.append(chunk)
