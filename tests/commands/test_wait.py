@@ -368,3 +368,23 @@ def test_subagent_target_watches_its_own_lane(setup) -> None:  # type: ignore[no
     obj = report.bare_json
     assert obj["fired"] == "tool:Grep" and clock.sleeps and len(clock.sleeps) == 2
     assert obj["activity"]["records"] == 1 and obj["activity"]["lanes"] == 1
+
+
+def test_a_pending_ask_answered_natively_stops_counting(home: ClaudeHome) -> None:
+    """The ghost guard while watching: once the native AskUserQuestion lands in the main
+    transcript, the sidecar's pending copy no longer holds the session in waiting-hitl."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("release?"))
+    s.add(assistant(text("asking"), stop_reason=None))
+    path = home.session(CWD, SID, s)
+    questions = [{"question": "Ship?", "header": "Ship", "multiSelect": False, "options": []}]
+    ask = s.stamp(assistant(auq_use(questions, id="askN")), commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "askN")])
+    clock = ManualClock(s.now + timedelta(seconds=2))
+    w = Writer(clock)
+    w.at(2, _append(path, s, assistant(auq_use(questions, id="askN")),
+                    tool_result("askN", "User has answered your questions: Ship?=yes"),
+                    assistant("shipping")))
+    _, obj = _wait(home, clock, "verdict:idle-eot", timeout=10)
+    assert obj["fired"] == "verdict:idle-eot"
+    assert not any(e["surface"] == "sidecar" for e in obj["evidence"])
