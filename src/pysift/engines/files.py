@@ -102,12 +102,18 @@ class TranscriptFiles:
 # -- the byte scan ----------------------------------------------------------------------------------
 
 # One alternation, searched by the Rust regex crate over the file's bytes.
+# A Bash call written in Claude Code's key order also yields its command's JSON string
+# (group 1): a call whose command changes nothing is never decoded.
 _CANDIDATE_SOURCE = (
-    rb'"name":[ \t]*"(?:Bash|Edit|Write|MultiEdit|NotebookEdit)"'
+    rb'"name":[ \t]*"(?:Bash"(?:,[ \t]*"input":[ \t]*\{[ \t]*"command":[ \t]*'
+    rb'("(?:[^"\\]|\\.)*"))?|Edit"|Write"|MultiEdit"|NotebookEdit")'
     rb'|"type":[ \t]*"create"'
     rb'|"is_error":[ \t]*true'
     rb'|settings(?:\.local)?\.json'
 )
+# What a candidate line holds: a result or snapshot, a tool call, or only a Bash call
+# whose command changes nothing.
+RESULT, CALL, INERT_CALL = 0, 1, 2
 # A newline whose line does not end in `}` (CR allowed), or after which a line does not
 # start with `{`: where the not-{...}-framed lines can be. Blank lines also show up here
 # and are told apart in Python.
@@ -159,27 +165,50 @@ def _framed(line: bytes) -> bool:
     return not stripped or (stripped[:1] == b"{" and stripped[-1:] == b"}")
 
 
-def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int, bool]], int]:
-    """The candidate lines ``(start, end, is_tool_use)`` in file order (``is_tool_use``:
-    the line names one of the five tools; the others are results and snapshots), and the
-    count of non-blank lines that are not ``{...}``-framed."""
+_INERT: dict[bytes, bool] = {}  # a command's JSON string -> it changes nothing
+
+
+def _inert_bash(match: Any) -> bool:
+    """The match is a Bash call whose command, read off the bytes, changes nothing."""
+    raw = match.group(1)
+    if raw is None:
+        return False
+    known = _INERT.get(raw)
+    if known is None:
+        try:
+            command = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            command = None
+        known = _INERT[raw] = isinstance(command, str) and shell.changes_nothing(command)
+        if len(_INERT) > 65536:  # a corpus of one-off commands: keep memory bounded
+            _INERT.clear()
+    return known
+
+
+def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int, int]], int]:
+    """The candidate lines ``(start, end, kind)`` in file order (``kind``: RESULT, CALL,
+    or INERT_CALL for a line whose one tool call is a Bash command that changes nothing),
+    and the count of non-blank lines that are not ``{...}``-framed."""
     candidates, unframed, _ = _patterns()
-    spans: list[tuple[int, int, bool]] = []
+    spans: list[tuple[int, int, int]] = []
     suspects: set[int] = {0}
     last = -1
     rfind, find, size = buf.rfind, buf.find, len(buf)
     for offset, chunk in _chunks(buf):
         for match in candidates.finditer(chunk):
             at = offset + match.start()
-            tool = chunk[match.start():match.start() + 2] == b'"n'
-            if at < last:
-                if tool and not spans[-1][2]:
-                    spans[-1] = (spans[-1][0], spans[-1][1], True)
+            call = chunk[match.start():match.start() + 2] == b'"n'
+            if at < last:  # another match on the same line
+                if call:
+                    spans[-1] = (spans[-1][0], spans[-1][1], CALL)
                 continue
             start = rfind(b"\n", 0, at) + 1
             nl = find(b"\n", at)
             end = size if nl < 0 else nl
-            spans.append((start, end, tool))
+            kind = RESULT
+            if call:
+                kind = INERT_CALL if _inert_bash(match) else CALL
+            spans.append((start, end, kind))
             last = end
         suspects.add(offset)  # a chunk's first line: its leading newline is in the last chunk
         for match in unframed.finditer(chunk):
@@ -315,9 +344,14 @@ def _result_ids(buf: Buffer, start: int, end: int) -> list[str] | None:
     return ids or None
 
 
-def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, bool]]) -> tuple[_Facts, int]:
-    """Decode the candidate lines, tool_use lines first; a result line answering only
-    calls of other tools (a failed Read, a Grep) is passed over undecoded. Also counts
+def _holds_result(buf: Buffer, start: int, end: int) -> bool:
+    return any(buf.find(key, start, end) >= 0 for key in _RESULT_ID_KEYS)
+
+
+def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[_Facts, int]:
+    """Decode the candidate lines, tool_use lines first; a Bash call that changes
+    nothing, and a result line answering only calls of other tools (a failed Read, a
+    Grep, that Bash call), are passed over undecoded. Also counts
     the decoded lines that are framed but no JSON object (an unframed one is counted by
     the shape pass; a line passed over is shape-checked only, as every other line)."""
     from pysift.disk.jsonline import refused_by_orjson
@@ -351,8 +385,8 @@ def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, bool]]) -> tuple
     tool_starts: list[int] = []
     tool_lines: list[int] = []
     newlines, counted = 0, 0
-    for start, end, tool in spans:
-        if not tool:
+    for start, end, kind in spans:
+        if kind != CALL and not (kind == INERT_CALL and _holds_result(buf, start, end)):
             continue
         newlines += count(counted, start)
         counted = start
@@ -361,8 +395,8 @@ def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, bool]]) -> tuple
         read(start, min(end, size), newlines + 1)
     known = {t for t, *_ in facts.structured if t is not None}
     known.update(t for t, *_ in facts.bash if t is not None)
-    for start, end, tool in spans:
-        if tool:
+    for start, end, kind in spans:
+        if kind != RESULT:
             continue
         ids = _result_ids(buf, start, end)
         if ids is not None and known.isdisjoint(ids):
