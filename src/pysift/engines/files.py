@@ -60,13 +60,14 @@ _SETTINGS_NAMES = ("settings.json", "settings.local.json")
 
 
 class Mutation(NamedTuple):
-    """One change to one path. ``turn`` is filled when the turn map was built (None
-    otherwise, and for a line outside turn numbering)."""
+    """One change to one path. ``line`` (the jsonl line of the tool_use record) and
+    ``turn`` are filled when asked for (None otherwise; ``turn`` is also None for a line
+    outside turn numbering); ``offset`` is where that record's line starts."""
 
     path: str
     op: str
     ts: str | None
-    line: int
+    line: int | None
     is_create: bool
     heuristic: bool
     resolution: str | None
@@ -74,17 +75,20 @@ class Mutation(NamedTuple):
     command_errored: bool
     detail: str | None
     turn: int | None = None
+    offset: int = 0
 
 
 class Boundary(NamedTuple):
     """An Edit-before-Read boundary: the harness refused an op on ``path`` because the
-    file changed outside the tool stream. ``line``/``ts`` are the error result's."""
+    file changed outside the tool stream. ``line``/``ts``/``offset`` are the error
+    result's (always numbered)."""
 
     path: str
-    line: int
+    line: int | None
     ts: str | None
     cause: str
     turn: int | None = None
+    offset: int = 0
 
 
 @dataclass(slots=True)
@@ -112,8 +116,10 @@ _CANDIDATE_SOURCE = (
     rb'|settings(?:\.local)?\.json'
 )
 # What a candidate line holds: a result or snapshot, a tool call, or only a Bash call
-# whose command changes nothing.
+# whose command changes nothing (and no other match: no error or create result that
+# could answer another call).
 RESULT, CALL, INERT_CALL = 0, 1, 2
+_N = ord("n")
 # A newline whose line does not end in `}` (CR allowed), or after which a line does not
 # start with `{`: where the not-{...}-framed lines can be. Blank lines also show up here
 # and are told apart in Python.
@@ -196,19 +202,18 @@ def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int, int]], int]:
     rfind, find, size = buf.rfind, buf.find, len(buf)
     for offset, chunk in _chunks(buf):
         for match in candidates.finditer(chunk):
-            at = offset + match.start()
-            call = chunk[match.start():match.start() + 2] == b'"n'
-            if at < last:  # another match on the same line
-                if call:
+            here = match.start()
+            at = offset + here
+            call = chunk[here + 1] == _N  # `"name"...`: a tool call
+            if at < last:  # another match on the same line: decode it whole
+                if call or spans[-1][2] == INERT_CALL:
                     spans[-1] = (spans[-1][0], spans[-1][1], CALL)
                 continue
             start = rfind(b"\n", 0, at) + 1
             nl = find(b"\n", at)
             end = size if nl < 0 else nl
-            kind = RESULT
-            if call:
-                kind = INERT_CALL if _inert_bash(match) else CALL
-            spans.append((start, end, kind))
+            spans.append((start, end, (INERT_CALL if _inert_bash(match) else CALL) if call
+                          else RESULT))
             last = end
         suspects.add(offset)  # a chunk's first line: its leading newline is in the last chunk
         for match in unframed.finditer(chunk):
@@ -236,14 +241,14 @@ class _Facts:
     __slots__ = ("bash", "boundary_ids", "creates", "failed", "snapshots", "structured")
 
     def __init__(self) -> None:
-        # (tool_use_id, op, path, line, ts)
+        # (tool_use_id, op, path, offset, ts): offset = where the record's line starts
         self.structured: list[tuple[str | None, str, str, int, str | None]] = []
-        # (tool_use_id, command, cwd, line, ts)
+        # (tool_use_id, command, cwd, offset, ts)
         self.bash: list[tuple[str | None, str, str | None, int, str | None]] = []
         self.creates: dict[str, str] = {}  # tool_use_id -> filePath of a create result
         self.failed: set[str] = set()
-        self.boundary_ids: list[tuple[str, int, str | None]] = []  # (id, line, ts)
-        # settings-family snapshot entries: (path, version, line, ts)
+        self.boundary_ids: list[tuple[str, int, str | None]] = []  # (id, offset, ts)
+        # settings-family snapshot entries: (path, version, offset, ts)
         self.snapshots: list[tuple[str, int, int, str | None]] = []
 
 
@@ -266,6 +271,7 @@ def _settings_family(path: str) -> bool:
 
 
 def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
+    """Note what one decoded record says (``line``: the byte offset its line starts at)."""
     ts = _str(obj.get("timestamp"))
     kind = obj.get("type")
     if kind == "file-history-snapshot":
@@ -344,26 +350,21 @@ def _result_ids(buf: Buffer, start: int, end: int) -> list[str] | None:
     return ids or None
 
 
-def _holds_result(buf: Buffer, start: int, end: int) -> bool:
-    return any(buf.find(key, start, end) >= 0 for key in _RESULT_ID_KEYS)
-
-
 def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[_Facts, int]:
     """Decode the candidate lines, tool_use lines first; a Bash call that changes
     nothing, and a result line answering only calls of other tools (a failed Read, a
-    Grep, that Bash call), are passed over undecoded. Also counts
-    the decoded lines that are framed but no JSON object (an unframed one is counted by
-    the shape pass; a line passed over is shape-checked only, as every other line)."""
+    Grep, that Bash call), are passed over undecoded. Also counts the decoded lines that
+    are framed but no JSON object (an unframed one is counted by the shape pass; a line
+    passed over is shape-checked only, as every other line). Facts carry byte offsets:
+    line numbers are counted later, and only when an answer shows them."""
     from pysift.disk.jsonline import refused_by_orjson
 
     facts = _Facts()
     bad = 0
-    count = newline_counter(buf)
     view = memoryview(buf)
     loads, error = orjson.loads, orjson.JSONDecodeError
-    size = len(buf)
 
-    def read(start: int, end: int, line: int) -> None:
+    def read(start: int, end: int) -> None:
         nonlocal bad
         while end > start and buf[end - 1] in _TRAILING:
             end -= 1
@@ -380,19 +381,11 @@ def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[
         if not isinstance(obj, dict):
             bad += 1
             return
-        _read_record(obj, line, facts)
+        _read_record(obj, start, facts)
 
-    tool_starts: list[int] = []
-    tool_lines: list[int] = []
-    newlines, counted = 0, 0
     for start, end, kind in spans:
-        if kind != CALL and not (kind == INERT_CALL and _holds_result(buf, start, end)):
-            continue
-        newlines += count(counted, start)
-        counted = start
-        tool_starts.append(start)
-        tool_lines.append(newlines + 1)
-        read(start, min(end, size), newlines + 1)
+        if kind == CALL:
+            read(start, end)
     known = {t for t, *_ in facts.structured if t is not None}
     known.update(t for t, *_ in facts.bash if t is not None)
     for start, end, kind in spans:
@@ -401,9 +394,7 @@ def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[
         ids = _result_ids(buf, start, end)
         if ids is not None and known.isdisjoint(ids):
             continue
-        at = bisect_right(tool_starts, start) - 1
-        base, line = (tool_starts[at], tool_lines[at]) if at >= 0 else (0, 1)
-        read(start, end, line + count(base, start))
+        read(start, end)
     return facts, bad
 
 
@@ -417,12 +408,27 @@ def _paths_match(a: str, b: str) -> bool:
     return a2.endswith("/" + b2) or b2.endswith("/" + a2)
 
 
-def join_facts(facts: _Facts) -> tuple[list[Mutation], list[Boundary]]:
+def line_numbers(buf: Buffer, offsets: Iterable[int]) -> dict[int, int]:
+    """The 1-based line of each line-start ``offset`` (one newline count up to the last)."""
+    count = newline_counter(buf)
+    numbers: dict[int, int] = {}
+    line, pos = 1, 0
+    for offset in sorted(set(offsets)):
+        line += count(pos, offset)
+        pos = offset
+        numbers[offset] = line
+    return numbers
+
+
+def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
+               lines: bool = True) -> tuple[list[Mutation], list[Boundary]]:
     """Rows from one transcript's facts: structured ops joined to their results, bash
-    commands read, settings-family snapshot jumps, boundaries attributed."""
+    commands read, settings-family snapshot jumps, boundaries attributed. ``number``
+    turns line-start offsets into line numbers; rows get theirs only when ``lines``
+    (boundaries always)."""
     rows: list[Mutation] = []
     op_paths: dict[str, str] = {}
-    for tool_id, op, path, line, ts in facts.structured:
+    for tool_id, op, path, offset, ts in facts.structured:
         if tool_id is not None and path:
             op_paths.setdefault(tool_id, path)
         if tool_id is not None and tool_id in facts.failed:
@@ -432,50 +438,64 @@ def join_facts(facts: _Facts) -> tuple[list[Mutation], list[Boundary]]:
             path = facts.creates.get(tool_id or "", "")
         if not path:
             continue
-        rows.append(Mutation(path, op, ts, line, created, False, None, None, False, None))
-    for tool_id, command, cwd, line, ts in facts.bash:
+        rows.append(Mutation(path, op, ts, None, created, False, None, None, False, None,
+                             None, offset))
+    for tool_id, command, cwd, offset, ts in facts.bash:
         errored = tool_id is not None and tool_id in facts.failed
         for m in shell.mutations(command, cwd):
             rows.append(Mutation(
-                m.path, "bash", ts, line, m.is_create, True, m.resolution,
-                m.verbatim if m.verbatim != m.path else None, errored, None))
-    rows.extend(_external_writes(facts.snapshots, rows))
-    rows.sort(key=lambda m: m.line)
-    boundaries = [Boundary(op_paths[tool_id], line, ts, MODIFIED_SINCE_READ)
-                  for tool_id, line, ts in facts.boundary_ids if tool_id in op_paths]
+                m.path, "bash", ts, None, m.is_create, True, m.resolution,
+                m.verbatim if m.verbatim != m.path else None, errored, None, None, offset))
+    rows.extend(_external_writes(facts.snapshots, rows, number))
+    rows.sort(key=lambda m: m.offset)
+    found = [(op_paths[tool_id], offset, ts) for tool_id, offset, ts in facts.boundary_ids
+             if tool_id in op_paths]
+    wanted = [offset for _, offset, _ in found]
+    if lines:
+        wanted += [m.offset for m in rows]
+    numbers = number(wanted) if wanted else {}
+    if lines:
+        rows = [m._replace(line=numbers[m.offset]) for m in rows]
+    boundaries = [Boundary(path, numbers[offset], ts, MODIFIED_SINCE_READ, None, offset)
+                  for path, offset, ts in found]
     return rows, boundaries
 
 
-def _external_writes(snapshots: list[tuple[str, int, int, str | None]],
-                     rows: list[Mutation]) -> list[Mutation]:
+def _external_writes(snapshots: list[tuple[str, int, int, str | None]], rows: list[Mutation],
+                     number: Callable[[Iterable[int]], dict[int, int]]) -> list[Mutation]:
     """A settings-family version bump with no tool row of that path in between. A
     DECREASE starts a new generation (Claude Code restarted): never read as a jump."""
     by_path: dict[str, list[tuple[int, int, str | None]]] = {}
-    for path, version, line, ts in snapshots:
-        by_path.setdefault(path, []).append((line, version, ts))
-    out: list[Mutation] = []
+    for path, version, offset, ts in snapshots:
+        by_path.setdefault(path, []).append((offset, version, ts))
+    jumps: list[tuple[str, int, int, int, int, str | None]] = []
     for path, seq in sorted(by_path.items()):
         prev: tuple[int, int] | None = None
-        for line, version, ts in seq:
+        for offset, version, ts in seq:
             if prev is not None and version > prev[1]:
-                touched = any(prev[0] < m.line <= line and _paths_match(path, m.path)
+                touched = any(prev[0] < m.offset <= offset and _paths_match(path, m.path)
                               for m in rows)
                 if not touched:
-                    detail = (f"inferred: file-history v{prev[1]}->v{version} with no tool "
-                              f"record in L{prev[0]}..L{line}")
-                    out.append(Mutation(path, "external_write", ts, line, False, False, None,
-                                        None, False, detail))
-            prev = (line, version)
-    return out
+                    jumps.append((path, prev[0], prev[1], offset, version, ts))
+            prev = (offset, version)
+    if not jumps:
+        return []
+    numbers = number([o for _, before, _, after, _, _ in jumps for o in (before, after)])
+    return [Mutation(path, "external_write", ts, numbers[after], False, False, None, None,
+                     False, f"inferred: file-history v{v0}->v{v1} with no tool record in "
+                            f"L{numbers[before]}..L{numbers[after]}", None, after)
+            for path, before, v0, after, v1, ts in jumps]
 
 
 # -- one transcript -----------------------------------------------------------------------------------
 
 
-def transcript_mutations(transcript: Transcript, *, turns: bool = False) -> TranscriptFiles:
-    """The rows of ONE transcript, unwindowed (``agents --with-files`` and ``files``).
-    ``turns``: number every row's turn (also done when the transcript has boundaries,
-    which always show their turn). A file that cannot be read gives ``error``."""
+def transcript_mutations(transcript: Transcript, *, turns: bool = False,
+                         lines: bool = True) -> TranscriptFiles:
+    """The rows of ONE transcript, unwindowed, in file order (``agents --with-files``
+    and ``files``). ``lines``: give every row its jsonl line (a rollup that shows none
+    saves the count); ``turns``: its turn (boundaries always get both). A file that
+    cannot be read gives ``error``."""
     result = TranscriptFiles(transcript)
     keep_big_reads_on_the_heap()
     try:
@@ -486,12 +506,12 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False) -> Tran
     spans, unframed = scan_bytes(buf)
     facts, bad = _decode_candidates(buf, spans)
     result.skipped_lines = unframed + bad
-    rows, boundaries = join_facts(facts)
+    rows, boundaries = join_facts(facts, partial(line_numbers, buf), lines)
     if (turns or boundaries) and (rows or boundaries):
         turn_map = build_turn_map(buf)
         result.turn_count = turn_map.turn_count
-        rows = [m._replace(turn=turn_map.turn_of(m.line)) for m in rows]
-        boundaries = [b._replace(turn=turn_map.turn_of(b.line)) for b in boundaries]
+        rows = [m._replace(turn=turn_map.turn_of_offset(m.offset)) for m in rows]
+        boundaries = [b._replace(turn=turn_map.turn_of_offset(b.offset)) for b in boundaries]
     result.mutations = rows
     result.boundaries = boundaries
     return result
@@ -546,8 +566,9 @@ def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
 def _work(plan: FilesPlan, transcript: Transcript) -> tuple[Any, ...] | None:
     """One transcript's windowed rows, as plain tuples (None when it has nothing to say):
     the answer crosses a process boundary, and the parent holds the transcript."""
-    found = transcript_mutations(transcript, turns=plan.turns is not None
-                                 or plan.by == "timeline")
+    timeline = plan.by == "timeline"
+    found = transcript_mutations(transcript, turns=plan.turns is not None or timeline,
+                                 lines=timeline)
     if found.error is None:
         found = _windowed(found, plan)
     if not (found.mutations or found.boundaries or found.skipped_lines or found.error):
@@ -703,10 +724,10 @@ def groups(rows: Iterable[Mutation], by: str) -> list[Group]:
 
 
 def timeline(rows: Iterable[Mutation]) -> list[Mutation]:
-    """Chronological: by instant (rows with none last), then by line."""
+    """Chronological: by instant (rows with none last), then in file order."""
     def order(m: Mutation) -> tuple[bool, float, int]:
         when = parse_ts(m.ts)
-        return (when is None, when.timestamp() if when is not None else 0.0, m.line)
+        return (when is None, when.timestamp() if when is not None else 0.0, m.offset)
 
     return sorted(rows, key=order)
 
