@@ -90,8 +90,8 @@ def run(opts: FilesOptions, env: Env) -> Report:
     scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
                           sessions_from=list(opts.sessions_from)
                           if opts.sessions_from is not None else None)
-    plan = engine.FilesPlan(by=opts.by, since=opts.since, until=opts.until,
-                            turns=opts.turns, paths=paths)
+    plan = engine.FilesPlan(by=opts.by, paths=paths, window=engine.Window(
+        since=opts.since, until=opts.until, turns=opts.turns))
     results = engine.run(scope.transcripts, plan)
     report = Report(command="files")
     report.notes.extend(scope.notes)

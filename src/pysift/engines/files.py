@@ -26,10 +26,8 @@ The turn map is built only for a transcript whose rows need turn numbers.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
@@ -37,13 +35,13 @@ import orjson
 
 from pysift.core import shell
 from pysift.core.grammar.pathfilter import PathFilter
-from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import parse_ts
-from pysift.core.turns import TurnMap, build_turn_map
+from pysift.core.turns import build_turn_map
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
+from pysift.engines.stats import Window
 from pysift.errors import SourceError
 
 # -- vocabulary ----------------------------------------------------------------------------------
@@ -522,41 +520,27 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False,
 
 @dataclass(frozen=True, kw_only=True)
 class FilesPlan:
-    """What to keep: rows inside the time window (a row with no timestamp never falls
-    inside a bounded one) AND the turn window (turns numbered over the whole transcript)
-    AND the path filters; ``by`` says whether every row needs its turn number."""
+    """What to keep: rows inside ``window`` (its time bound, where a row with no
+    timestamp never falls inside a bounded one, AND its turn range, turns numbered over
+    the whole transcript) AND the path filters; ``by`` says whether every row needs its
+    line and turn numbers."""
 
     by: str = "summary"
-    since: datetime | None = None
-    until: datetime | None = None
-    turns: RangeSpec | None = None
+    window: Window = field(default_factory=Window)
     paths: PathFilter = field(default_factory=PathFilter)
-
-    @property
-    def timed(self) -> bool:
-        return self.since is not None or self.until is not None
-
-    def admits_ts(self, raw: str | None) -> bool:
-        if not self.timed:
-            return True
-        instant = parse_ts(raw)
-        if instant is None:
-            return False
-        if self.since is not None and instant < self.since:
-            return False
-        return self.until is None or instant <= self.until
 
 
 def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
+    window = plan.window
     allowed: set[int] | None = None
-    if plan.turns is not None:
+    if window.turns is not None:
         count = found.turn_count or 0
-        allowed = set(plan.turns.resolve(0, count - 1)) if count else set()
+        allowed = set(window.turns.resolve(0, count - 1)) if count else set()
 
     def keep(path: str, ts: str | None, turn: int | None) -> bool:
         if allowed is not None and (turn is None or turn not in allowed):
             return False
-        return plan.admits_ts(ts) and plan.paths.keeps(path)
+        return window.admits_ts(ts) and plan.paths.keeps(path)
 
     found.mutations = [m for m in found.mutations if keep(m.path, m.ts, m.turn)]
     found.boundaries = [b for b in found.boundaries if keep(b.path, b.ts, b.turn)]
@@ -567,7 +551,7 @@ def _work(plan: FilesPlan, transcript: Transcript) -> tuple[Any, ...] | None:
     """One transcript's windowed rows, as plain tuples (None when it has nothing to say):
     the answer crosses a process boundary, and the parent holds the transcript."""
     timeline = plan.by == "timeline"
-    found = transcript_mutations(transcript, turns=plan.turns is not None or timeline,
+    found = transcript_mutations(transcript, turns=plan.window.turns is not None or timeline,
                                  lines=timeline)
     if found.error is None:
         found = _windowed(found, plan)

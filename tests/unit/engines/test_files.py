@@ -203,8 +203,8 @@ def test_settings_family_external_writes(tmp_path: Path) -> None:
         (settings, 4, False, "inferred: file-history v1->v2 with no tool record in L2..L4")]
 
 
-def plan(**kw: Any) -> FilesPlan:
-    return FilesPlan(**kw)
+def plan(paths: PathFilter | None = None, **window: Any) -> FilesPlan:
+    return FilesPlan(window=engine.Window(**window), paths=paths or PathFilter())
 
 
 def test_run_applies_windows_and_path_filters(tmp_path: Path) -> None:
