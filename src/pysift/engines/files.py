@@ -1,6 +1,7 @@
 """What a session changed on disk (``files``, SPEC §6.6): one forward pass per transcript.
 
-Sources, each row carrying its jsonl ``line`` (the tool_use record's line) and instant:
+Sources, each row carrying its record's instant and jsonl ``line`` (the tool_use record's
+line; counted only when the answer shows it):
 
 - AUTHORITATIVE: ``Write``/``Edit``/``MultiEdit`` (``input.file_path``) and
   ``NotebookEdit`` (``input.notebook_path``), joined to their tool_result by tool_use id:
@@ -15,13 +16,17 @@ Sources, each row carrying its jsonl ``line`` (the tool_use record's line) and i
 - BOUNDARIES: a ``File has been modified since read`` error, attributed to the file of
   the structured op it rejected (the op's input names it).
 
-Speed: the transcript is never decoded whole. One Rust-regex pass over the bytes (the
-``rurex`` crate: SIMD literal search) finds the only lines that can matter: tool_use
-blocks of the five tools, ``"type":"create"`` results, ``"is_error":true`` results, and
-lines naming a settings file. A second one finds the lines that are not ``{...}``-framed
-(the malformed-line count covers the whole file, as csift's does). Only the first set is
-decoded, and only small strings are kept from it (never ``content``/``originalFile``).
-The turn map is built only for a transcript whose rows need turn numbers.
+Speed: the transcript is read whole into ``bytes`` (the Rust regex crate reads bytes in
+place; an mmap it copies) and never decoded whole. One Rust-regex pass (``rurex``: SIMD
+literal search) finds the only lines that can matter: tool_use blocks of the five tools,
+``"type":"create"`` results, ``"is_error":true`` results, and lines naming a settings
+file; for a Bash call in Claude Code's key order it also yields the command, and a
+command that changes nothing (``ls``, ``git status``, a test run) is never decoded. A
+second pass finds the lines that are not ``{...}``-framed (the malformed-line count
+covers the whole file, as csift's does). Calls are decoded first; a result line is
+decoded only when it answers one of them. Only small strings are kept (never
+``content``/``originalFile``); line numbers and the turn map are computed only for an
+answer that shows them.
 """
 
 from __future__ import annotations
