@@ -122,7 +122,7 @@ _CANDIDATE_SOURCE = (
 # whose command changes nothing (and no other match: no error or create result that
 # could answer another call).
 RESULT, CALL, INERT_CALL = 0, 1, 2
-_N = ord("n")
+_N, _NEWLINE = ord("n"), ord("\n")
 # A newline whose line does not end in `}` (CR allowed), or after which a line does not
 # start with `{`: where the not-{...}-framed lines can be. Blank lines also show up here
 # and are told apart in Python.
@@ -145,18 +145,20 @@ def _patterns() -> tuple[Any, Any, Any]:
     return _compiled
 
 
-def _chunks(buf: Buffer) -> Iterator[tuple[int, bytes]]:
-    """``(offset, bytes)`` slices of the buffer ending at newlines: the whole of a
-    ``bytes`` buffer, copies of an mmap's slices."""
+def _chunks(buf: Buffer, lo: int, hi: int) -> Iterator[tuple[int, bytes, int, int]]:
+    """``(offset, data, start, end)``: where to search ``buf[lo:hi]`` (``lo`` at a line
+    start, ``hi`` after a newline or at the end): in a ``bytes`` buffer itself (the crate
+    takes the range, no copy), in an mmap through copies of newline-ended slices. A
+    position ``p`` found in ``data`` is ``offset + p`` in the buffer."""
     if isinstance(buf, bytes):
-        yield 0, buf
+        yield 0, buf, lo, hi
         return
-    size = len(buf)
-    pos = 0
-    while pos < size:
-        cut = buf.find(b"\n", pos + _CHUNK - 1) if pos + _CHUNK < size else -1
-        end = size if cut < 0 else cut + 1
-        yield pos, buf[pos:end]
+    pos = lo
+    while pos < hi:
+        cut = buf.find(b"\n", pos + _CHUNK - 1, hi) if pos + _CHUNK < hi else -1
+        end = hi if cut < 0 else cut + 1
+        data = buf[pos:end]
+        yield pos, data, 0, len(data)
         pos = end
 
 
@@ -194,43 +196,47 @@ def _inert_bash(match: Any) -> bool:
     return known
 
 
-def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int, int]], int]:
-    """The candidate lines ``(start, end, kind)`` in file order (``kind``: RESULT, CALL,
-    or INERT_CALL for a line whose one tool call is a Bash command that changes nothing),
-    and the count of non-blank lines that are not ``{...}``-framed."""
+def scan_bytes(buf: Buffer, lo: int = 0, hi: int | None = None
+               ) -> tuple[list[tuple[int, int, int]], int]:
+    """The candidate lines of ``buf[lo:hi]`` as ``(start, end, kind)`` in file order
+    (``kind``: RESULT, CALL, or INERT_CALL for a line whose one tool call is a Bash
+    command that changes nothing), and the count of its non-blank lines that are not
+    ``{...}``-framed. ``lo`` is a line start, ``hi`` the end or just after a newline."""
     candidates, unframed, _ = _patterns()
+    size = len(buf)
+    stop = size if hi is None else hi
     spans: list[tuple[int, int, int]] = []
-    suspects: set[int] = {0}
+    suspects: set[int] = {lo}
     last = -1
-    rfind, find, size = buf.rfind, buf.find, len(buf)
-    for offset, chunk in _chunks(buf):
-        for match in candidates.finditer(chunk):
+    rfind, find = buf.rfind, buf.find
+    for offset, data, start_at, end_at in _chunks(buf, lo, stop):
+        for match in candidates.finditer(data, start_at, end_at):
             here = match.start()
             at = offset + here
-            call = chunk[here + 1] == _N  # `"name"...`: a tool call
+            call = data[here + 1] == _N  # `"name"...`: a tool call
             if at < last:  # another match on the same line: decode it whole
                 if call or spans[-1][2] == INERT_CALL:
                     spans[-1] = (spans[-1][0], spans[-1][1], CALL)
                 continue
             start = rfind(b"\n", 0, at) + 1
-            nl = find(b"\n", at)
-            end = size if nl < 0 else nl
+            nl = find(b"\n", at, stop)
+            end = stop if nl < 0 else nl
             spans.append((start, end, (INERT_CALL if _inert_bash(match) else CALL) if call
                           else RESULT))
             last = end
-        suspects.add(offset)  # a chunk's first line: its leading newline is in the last chunk
-        for match in unframed.finditer(chunk):
-            at = offset + match.start()
-            if chunk[match.start():match.start() + 1] == b"\n":
-                suspects.add(at + 1)
+        suspects.add(offset + start_at)  # a slice's first line: its newline is before it
+        for match in unframed.finditer(data, start_at, end_at):
+            here = match.start()
+            if data[here] == _NEWLINE:
+                suspects.add(offset + here + 1)
             else:
-                suspects.add(rfind(b"\n", 0, at) + 1)
+                suspects.add(rfind(b"\n", 0, offset + here) + 1)
     malformed = 0
     for start in suspects:
-        if start >= size:
+        if start >= stop:
             continue
-        nl = find(b"\n", start)
-        if not _framed(buf[start:size if nl < 0 else nl]):
+        nl = find(b"\n", start, stop)
+        if not _framed(buf[start:stop if nl < 0 else nl]):
             malformed += 1
     return spans, malformed
 
@@ -253,6 +259,15 @@ class _Facts:
         self.boundary_ids: list[tuple[str, int, str | None]] = []  # (id, offset, ts)
         # settings-family snapshot entries: (path, version, offset, ts)
         self.snapshots: list[tuple[str, int, int, str | None]] = []
+
+    def extend(self, later: _Facts) -> None:
+        """Add the facts of the byte range that follows this one."""
+        self.structured.extend(later.structured)
+        self.bash.extend(later.bash)
+        self.creates.update(later.creates)
+        self.failed.update(later.failed)
+        self.boundary_ids.extend(later.boundary_ids)
+        self.snapshots.extend(later.snapshots)
 
 
 def _str(value: object) -> str | None:
@@ -353,52 +368,110 @@ def _result_ids(buf: Buffer, start: int, end: int) -> list[str] | None:
     return ids or None
 
 
-def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[_Facts, int]:
-    """Decode the candidate lines, tool_use lines first; a Bash call that changes
-    nothing, and a result line answering only calls of other tools (a failed Read, a
-    Grep, that Bash call), are passed over undecoded. Also counts the decoded lines that
-    are framed but no JSON object (an unframed one is counted by the shape pass; a line
-    passed over is shape-checked only, as every other line). Facts carry byte offsets:
-    line numbers are counted later, and only when an answer shows them."""
-    from pysift.disk.jsonline import refused_by_orjson
+class _Decoder:
+    """Decodes candidate lines of one buffer into ``facts``; ``bad`` counts the lines it
+    found framed but no JSON object (an unframed one is counted by the shape pass; a
+    line passed over is shape-checked only, as every other line). Facts carry byte
+    offsets: line numbers are counted later, and only when an answer shows them."""
 
-    facts = _Facts()
-    bad = 0
-    view = memoryview(buf)
-    loads, error = orjson.loads, orjson.JSONDecodeError
+    def __init__(self, buf: Buffer, facts: _Facts) -> None:
+        self.buf = buf
+        self.view = memoryview(buf)
+        self.facts = facts
+        self.bad = 0
 
-    def read(start: int, end: int) -> None:
-        nonlocal bad
+    def read(self, start: int, end: int) -> None:
+        buf = self.buf
         while end > start and buf[end - 1] in _TRAILING:
             end -= 1
         if end <= start or buf[start] != _OPEN_BRACE or buf[end - 1] != _CLOSE_BRACE:
             return  # unframed (leading blanks too): the shape pass counted it
         try:
-            obj = loads(view[start:end])
-        except error as refused:
+            obj = orjson.loads(self.view[start:end])
+        except orjson.JSONDecodeError as refused:
+            from pysift.disk.jsonline import refused_by_orjson
+
             try:  # a lone surrogate escape: the stdlib reads it
-                obj = refused_by_orjson(bytes(view[start:end]), refused)
-            except error:
-                bad += 1
+                obj = refused_by_orjson(bytes(self.view[start:end]), refused)
+            except orjson.JSONDecodeError:
+                self.bad += 1
                 return
         if not isinstance(obj, dict):
-            bad += 1
+            self.bad += 1
             return
-        _read_record(obj, start, facts)
+        _read_record(obj, start, self.facts)
 
-    for start, end, kind in spans:
-        if kind == CALL:
-            read(start, end)
-    known = {t for t, *_ in facts.structured if t is not None}
-    known.update(t for t, *_ in facts.bash if t is not None)
-    for start, end, kind in spans:
-        if kind != RESULT:
-            continue
-        ids = _result_ids(buf, start, end)
-        if ids is not None and known.isdisjoint(ids):
-            continue
-        read(start, end)
-    return facts, bad
+    def calls(self, spans: Iterable[tuple[int, int, int]]) -> None:
+        """The tool-call lines (a Bash call that changes nothing is passed over)."""
+        for start, end, kind in spans:
+            if kind == CALL:
+                self.read(start, end)
+
+    def results(self, spans: Iterable[tuple[int, int, int]]) -> None:
+        """The result and snapshot lines, once every call is known: a result answering
+        only calls of other tools (a failed Read, a Grep, an inert Bash call) is passed
+        over undecoded."""
+        facts = self.facts
+        known = {t for t, *_ in facts.structured if t is not None}
+        known.update(t for t, *_ in facts.bash if t is not None)
+        for start, end, kind in spans:
+            if kind != RESULT:
+                continue
+            ids = _result_ids(self.buf, start, end)
+            if ids is not None and known.isdisjoint(ids):
+                continue
+            self.read(start, end)
+
+
+def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[_Facts, int]:
+    """Facts of the candidate lines (calls first, then the results that answer them)
+    and the count of decoded lines that were no JSON object."""
+    decoder = _Decoder(buf, _Facts())
+    decoder.calls(spans)
+    decoder.results(spans)
+    return decoder.facts, decoder.bad
+
+
+# From this size on, one transcript's scan is spread over the cores it is granted.
+SPLIT_MIN_BYTES = 32 << 20
+
+
+def _scan_part(buf: Buffer, job: tuple[int, int]) -> tuple[_Facts, list[tuple[int, int, int]], int]:
+    """One worker's share of a big transcript: its byte range scanned and its calls
+    decoded; the result lines go back undecoded (a result may answer a call of another
+    range)."""
+    lo, hi = job
+    spans, unframed = scan_bytes(buf, lo, hi)
+    decoder = _Decoder(buf, _Facts())
+    decoder.calls(spans)
+    return decoder.facts, [span for span in spans if span[2] == RESULT], unframed + decoder.bad
+
+
+def _scan_spread(buf: Buffer, cores: int) -> tuple[_Facts, int]:
+    """``scan_bytes`` + ``_decode_candidates`` over ``cores`` processes (the forked
+    workers read the parent's buffer); the results are decoded here, once every call
+    of every range is known."""
+    size = len(buf)
+    cuts = [0]
+    for k in range(1, cores):
+        nl = buf.find(b"\n", size * k // cores)
+        cut = size if nl < 0 else nl + 1
+        if cut > cuts[-1]:
+            cuts.append(cut)
+    if cuts[-1] != size:
+        cuts.append(size)
+    parts = fanout.map_ordered(partial(_scan_part, buf), list(zip(cuts, cuts[1:])),
+                               workers=cores, min_items=1)
+    facts = _Facts()
+    results: list[tuple[int, int, int]] = []
+    skipped = 0
+    for part, part_results, part_skipped in parts:
+        facts.extend(part)
+        results.extend(part_results)
+        skipped += part_skipped
+    decoder = _Decoder(buf, facts)
+    decoder.results(results)
+    return facts, skipped + decoder.bad
 
 
 # -- the joins ---------------------------------------------------------------------------------------
@@ -494,11 +567,12 @@ def _external_writes(snapshots: list[tuple[str, int, int, str | None]], rows: li
 
 
 def transcript_mutations(transcript: Transcript, *, turns: bool = False,
-                         lines: bool = True) -> TranscriptFiles:
+                         lines: bool = True, cores: int = 1) -> TranscriptFiles:
     """The rows of ONE transcript, unwindowed, in file order (``agents --with-files``
     and ``files``). ``lines``: give every row its jsonl line (a rollup that shows none
-    saves the count); ``turns``: its turn (boundaries always get both). A file that
-    cannot be read gives ``error``."""
+    saves the count); ``turns``: its turn (boundaries always get both); ``cores``: the
+    processes a big transcript's scan may spread over (one inside a spread batch). A
+    file that cannot be read gives ``error``."""
     result = TranscriptFiles(transcript)
     keep_big_reads_on_the_heap()
     try:
@@ -506,9 +580,12 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False,
     except SourceError as exc:
         result.error = str(exc)
         return result
-    spans, unframed = scan_bytes(buf)
-    facts, bad = _decode_candidates(buf, spans)
-    result.skipped_lines = unframed + bad
+    if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
+        facts, result.skipped_lines = _scan_spread(buf, cores)
+    else:
+        spans, unframed = scan_bytes(buf)
+        facts, bad = _decode_candidates(buf, spans)
+        result.skipped_lines = unframed + bad
     rows, boundaries = join_facts(facts, partial(line_numbers, buf), lines)
     if (turns or boundaries) and (rows or boundaries):
         turn_map = build_turn_map(buf)
@@ -552,18 +629,21 @@ def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
     return found
 
 
-def _work(plan: FilesPlan, transcript: Transcript) -> tuple[Any, ...] | None:
+def _work(plan: FilesPlan, cores: int, transcript: Transcript) -> tuple[Any, ...] | None:
     """One transcript's windowed rows, as plain tuples (None when it has nothing to say):
     the answer crosses a process boundary, and the parent holds the transcript."""
     timeline = plan.by == "timeline"
     found = transcript_mutations(transcript, turns=plan.window.turns is not None or timeline,
-                                 lines=timeline)
+                                 lines=timeline, cores=cores)
     if found.error is None:
         found = _windowed(found, plan)
     if not (found.mutations or found.boundaries or found.skipped_lines or found.error):
         return None
     return ([tuple(m) for m in found.mutations], [tuple(b) for b in found.boundaries],
             found.skipped_lines, found.turn_count, found.error)
+
+
+FANOUT_MIN_FILES = 8
 
 
 def _size(transcript: Transcript) -> int:
@@ -578,8 +658,12 @@ def run(transcripts: Sequence[Transcript], plan: FilesPlan,
     """Every transcript's windowed rows, in input order (a fork pool when there are
     many; a transcript that cannot be read comes back with ``error``)."""
     keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
-    answers = fanout.map_ordered(partial(_work, plan), list(transcripts), workers=workers,
-                                 min_items=8, weights=[_size(t) for t in transcripts])
+    # a batch too small to spread over the cores lets each big file spread its own scan
+    spread = len(transcripts) >= FANOUT_MIN_FILES and (workers or fanout.cpu_workers()) > 1
+    cores = 1 if spread else (workers or fanout.cpu_workers())
+    answers = fanout.map_ordered(partial(_work, plan, cores), list(transcripts),
+                                 workers=workers, min_items=FANOUT_MIN_FILES,
+                                 weights=[_size(t) for t in transcripts])
     out: list[TranscriptFiles] = []
     for transcript, answer in zip(transcripts, answers):
         if answer is None:

@@ -312,3 +312,31 @@ def test_a_record_holding_an_inert_bash_call_and_another_calls_result_is_read(tm
     assert found.mutations == []
     spans, _ = engine.scan_bytes(write_session(tmp_path, s).read_bytes())
     assert [kind for *_, kind in spans] == [engine.CALL, engine.CALL, engine.INERT_CALL]
+
+
+def test_a_big_transcript_spread_over_cores_reads_the_same(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    s = Session(SID, cwd=CWD)
+    s.add(user("many"))
+    for i in range(40):
+        s.add(assistant(tool_use("Edit", {"file_path": f"/w/e{i}.py", "old_string": "a",
+                                          "new_string": "b"}, id=f"e{i}")))
+        s.add(assistant(tool_use("Bash", {"command": f"rm -f tmp{i}.log && ls"}, id=f"b{i}")))
+        s.add(assistant(tool_use("Bash", {"command": "git status"}, id=f"g{i}")))
+    for i in range(40):  # every result lands in the far half of the file
+        if i % 3 == 0:
+            s.add(tool_result(f"e{i}", MODIFIED if i % 2 else "no", is_error=True))
+        s.add(tool_result(f"b{i}", "", is_error=i % 5 == 0))
+    records = s.records
+    data = (to_jsonl(records[:50]) + garbage_line() + b"\n" + to_jsonl(records[50:])
+            + torn(records[5]) + b"\n")
+    path = write_session(tmp_path, data)
+    one = scan(path, turns=True)
+    monkeypatch.setattr(engine, "SPLIT_MIN_BYTES", 1)
+    spread = scan(path, turns=True, cores=2)
+    three = scan(path, turns=True, cores=3)
+    assert spread.mutations == one.mutations == three.mutations
+    assert spread.boundaries == one.boundaries and len(one.boundaries) == 7
+    assert spread.skipped_lines == one.skipped_lines == three.skipped_lines == 2
+    assert len([m for m in one.mutations if m.op == "edit"]) == 40 - 14
+    assert sum(m.command_errored for m in one.mutations) == 8
