@@ -20,7 +20,7 @@ from pysift.commands.scope import scope_banner, scope_header
 from pysift.core.grammar.pathfilter import PathFilter, compile_glob, compile_path_regex
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.resolve import resolve_scope
-from pysift.core.timez import text_ts, ts_pair
+from pysift.core.timez import text_stamper, ts_pair
 from pysift.disk.layout import Transcript
 from pysift.engines import files as engine
 from pysift.engines.files import Boundary, Group, Mutation, TranscriptFiles
@@ -240,7 +240,7 @@ def _window(opts: FilesOptions) -> str:
 def render_text(out: TextIO, view: FilesView, opts: FilesOptions, banner: str | None,
                 env: Env) -> None:
     w = out.write
-    stamp = _cached(text_ts, env)
+    stamp = text_stamper(env.tz)
     if banner:
         w(banner + "\n\n")
     if not view.found and not view.boundaries:
