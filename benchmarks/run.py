@@ -319,6 +319,8 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
              [m["common_word"]], ["-c", "-i", m["common_word"]]),
             ("floor: search B no-match needle pass", "needle_lines.py", [m["needle_absent"]],
              ["-c", m["needle_absent"]]),
+            ("floor: files B (read + the two regex passes)", "files_scan.py", [],
+             ["-c", m["needle_rare"]]),
         ):
             cases.append(
                 Case("floor", title, [], ["rg", *rg_args, b_projects], "B", None,
