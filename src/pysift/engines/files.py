@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from pysift.core import shell
+from pysift.core.blocktext import result_text
 from pysift.core.grammar.pathfilter import PathFilter
 from pysift.core.timez import parse_ts
 from pysift.core.turns import build_turn_map
@@ -274,15 +275,6 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content
-                         if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
-
-
 def _settings_family(path: str) -> bool:
     parts = path.replace("\\", "/").rsplit("/", 2)
     return len(parts) >= 2 and parts[-1] in _SETTINGS_NAMES and parts[-2] == ".claude"
@@ -334,7 +326,7 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
             result_ids.append(tool_id)
             if block.get("is_error") is True:
                 facts.failed.add(tool_id)
-                text = _result_text(block.get("content"))
+                text = result_text(block)
                 if any(phrase in text for phrase in _MODIFIED_PHRASES):
                     facts.boundary_ids.append((tool_id, line, ts))
     echo = obj.get("toolUseResult")
