@@ -452,7 +452,7 @@ def _scan_spread(buf: Buffer, cores: int) -> tuple[_Facts, int]:
             cuts.append(cut)
     if cuts[-1] != size:
         cuts.append(size)
-    parts = fanout.map_ordered(partial(_scan_part, buf), list(zip(cuts, cuts[1:])),
+    parts = fanout.map_ordered(_scan_part, list(zip(cuts, cuts[1:])), shared=buf,
                                workers=cores, min_items=1)
     facts = _Facts()
     results: list[tuple[int, int, int]] = []
@@ -621,9 +621,10 @@ def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
     return found
 
 
-def _work(plan: FilesPlan, cores: int, transcript: Transcript) -> tuple[Any, ...] | None:
+def _work(shared: tuple[FilesPlan, int], transcript: Transcript) -> tuple[Any, ...] | None:
     """One transcript's windowed rows, as plain tuples (None when it has nothing to say):
     the answer crosses a process boundary, and the parent holds the transcript."""
+    plan, cores = shared
     timeline = plan.by == "timeline"
     found = transcript_mutations(transcript, turns=plan.window.turns is not None or timeline,
                                  lines=timeline, cores=cores)
@@ -651,9 +652,9 @@ def run(transcripts: Sequence[Transcript], plan: FilesPlan,
     many; a transcript that cannot be read comes back with ``error``)."""
     keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
     # a batch too small to spread over the cores lets each big file spread its own scan
-    spread = len(transcripts) >= FANOUT_MIN_FILES and (workers or fanout.cpu_workers()) > 1
-    cores = 1 if spread else (workers or fanout.cpu_workers())
-    answers = fanout.map_ordered(partial(_work, plan, cores), list(transcripts),
+    spread = fanout.processes(len(transcripts), FANOUT_MIN_FILES, workers)
+    cores = (workers or fanout.cpu_workers()) if spread == 1 else 1
+    answers = fanout.map_ordered(_work, list(transcripts), shared=(plan, cores),
                                  workers=workers, min_items=FANOUT_MIN_FILES,
                                  weights=[_size(t) for t in transcripts])
     out: list[TranscriptFiles] = []
