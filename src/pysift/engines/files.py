@@ -47,7 +47,7 @@ from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
-from pysift.engines.stats import Window
+from pysift.engines.stats import Window, split_points
 from pysift.errors import SourceError
 
 # -- vocabulary ----------------------------------------------------------------------------------
@@ -443,15 +443,7 @@ def _scan_spread(buf: Buffer, cores: int) -> tuple[_Facts, int]:
     """``scan_bytes`` + ``_decode_candidates`` over ``cores`` processes (the forked
     workers read the parent's buffer); the results are decoded here, once every call
     of every range is known."""
-    size = len(buf)
-    cuts = [0]
-    for k in range(1, cores):
-        nl = buf.find(b"\n", size * k // cores)
-        cut = size if nl < 0 else nl + 1
-        if cut > cuts[-1]:
-            cuts.append(cut)
-    if cuts[-1] != size:
-        cuts.append(size)
+    cuts = split_points(buf, cores)
     parts = fanout.map_ordered(_scan_part, list(zip(cuts, cuts[1:])), shared=buf,
                                workers=cores, min_items=1)
     facts = _Facts()
