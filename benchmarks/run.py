@@ -17,7 +17,7 @@ Before timing, each pysift command is run once and must exit 0 or 1: a command t
 crashes would otherwise be timed as a fast "pass".
 
 Usage:
-    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,status,startup,floor]
+    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,status,startup,floor]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -49,7 +49,7 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats", "agents", "status", "floor")
+GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "status", "floor")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -304,6 +304,13 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                  "B", 3.0)
         )
 
+    if "files" in groups:
+        m = corpus("B")
+        cases.append(
+            Case("files", "files B --by file", ["files", "--by", "file"],
+                 ["rg", "-c", m["needle_rare"], b_projects], "B", 5.0)
+        )
+
     if "status" in groups:
         # one session's live verdict: the tail window, the background needle passes over
         # the whole file, the registry and the task list; the floor is status_scan.py
@@ -338,6 +345,8 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
             ("floor: search B no-match needle pass", "needle_lines.py", [m["needle_absent"]],
              ["-c", m["needle_absent"]]),
             ("floor: agents B (spawn-name pass)", "agents_spawns.py", [],
+             ["-c", m["needle_rare"]]),
+            ("floor: files B (read + the two regex passes)", "files_scan.py", [],
              ["-c", m["needle_rare"]]),
         ):
             cases.append(
