@@ -24,18 +24,23 @@ IMAGE_HELP = """List the images a session carries and write them back out. A pas
 so every image the model saw can be had again as a file you can open or Read.
 
 Two ids address an image, and both feed --id:
-  #N           the [Image #N] number Claude Code wrote in the prompt, the one the
-               model refers to. Typed WITHOUT the # (`--id 32`: an unquoted # starts a
-               shell comment). Numbers are per prompt: Claude Code reuses them, so a
-               #N naming several different images is an error listing each
-               occurrence; they can also start past #1 and skip numbers (a number
-               whose image never landed here). A record whose [Image #N] markers do not
-               pair one-to-one with its images gets no #N (said on stderr, not guessed).
-  L<line>i<n>  the exact locator: the record's jsonl line and the image's place among
-               its images (direct and tool-result images counted in order). Unique.
-Both are per transcript: --id needs the images in scope to come from ONE transcript
-(pin it with @<uuid> --no-subagents, or @<agent-id>). search hits show them as
-[k image(s): #3, L88i1].
+
+\b
+  #N           the [Image #N] number Claude Code wrote in the prompt, the one
+               the model refers to. Typed WITHOUT the # (`--id 32`: an
+               unquoted # starts a shell comment). Numbers are per prompt and
+               reused, so a #N naming several different images is an error
+               listing each occurrence; they can start past #1 and skip
+               numbers (an image that never landed here). A record whose
+               markers do not pair one-to-one with its images gets no #N
+               (said on stderr, never guessed).
+  L<line>i<n>  the exact locator: the record's jsonl line and the image's
+               place among its images (direct and tool-result images counted
+               in order). Unique.
+
+Both are per transcript: --id needs the images in scope to come from ONE
+transcript (pin it with @<uuid> --no-subagents, or @<agent-id>). search hits show
+them as [k image(s): #3, L88i1].
 
 The listing is in document order (transcripts interleaved by time). An image re-sent
 later in the same transcript (the same bytes) is shown once, at its latest
@@ -61,7 +66,7 @@ EXAMPLES
   pysift image @<uuid> --no-subagents --id L6812i2 --out /tmp/shot.jpg  # one, as JPEG
   pysift image @<uuid> --no-subagents --id 1 --since 1h --out /tmp/imgs  # a reused #1,
                                                 # the one of the last hour
-  pysift image @<uuid> --turn -3.. --out /tmp/imgs    # the images of the last 3 turns
+  pysift image @<uuid> --no-subagents --turn -3.. --out /tmp/imgs  # the last 3 turns
   pysift image @<uuid> --out /tmp/imgs          # every image, each in its own format
 
 \b
