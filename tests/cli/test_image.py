@@ -409,3 +409,22 @@ def test_a_url_image_to_a_file_is_an_error(cli, home: ClaudeHome, tmp_path: Path
                  str(tmp_path / "u.png"))
     assert result.code == 1 and "no inline bytes" in result.stderr
     assert not (tmp_path / "u.png").exists()
+
+
+def test_a_source_without_bytes_is_listed_and_never_written(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    hollow = {"type": "image", "source": {"type": "base64", "media_type": "image/png"}}
+    h.session(CWD, S2, user_with_images("[Image #1] [Image #2]", hollow, image(PNG1)))
+    listing = run(cli, h)
+    assert listing.stdout.splitlines()[0].startswith(
+        "#1    L1i1  image/png (base64: no inline bytes)  ")
+    out = tmp_path / "o"
+    result = run(cli, h, "--out", str(out))
+    assert result.code == 0
+    assert "L1i1 is a base64 image with no inline bytes; not extracted" in result.stderr
+    assert [p.name for p in out.iterdir()] == ["5e55e55e-img2-L1i2.png"]
+    one = run(cli, h, "--id", "1", "--out", str(tmp_path / "one.png"))
+    assert one.code == 1
+    assert one.stderr.splitlines() == [
+        f"pysift: error: L1i1 is a base64 image with no inline bytes; nothing to write to "
+        f"{tmp_path / 'one.png'}"]

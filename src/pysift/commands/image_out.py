@@ -142,13 +142,16 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
     inline = [r for r in rows if r.has_bytes]
     skipped_url = [r for r in rows if r.source_kind == "url"]
     for r in rows:
-        if not r.has_bytes:
+        if not r.has_bytes and plan.target is None:
             what = f"a URL image ({r.url or 'no url'})" if r.source_kind == "url" else (
                 f"a {r.source_kind or 'source-less'} image with no inline bytes")
             report.note(f"note: {r.id} is {what}; not extracted")
     if plan.target is not None and not inline:
-        raise NotFoundError(f"{rows[0].id} has no inline bytes to write to {plan.path} "
-                            "(see the note above)")
+        row = rows[0]
+        what = f"a URL image ({row.url or 'no url'})" if row.source_kind == "url" else (
+            f"a {row.source_kind or 'source-less'} image")
+        raise NotFoundError(f"{row.id} is {what} with no inline bytes; nothing to write to "
+                            f"{plan.path}")
     targets = [(r, plan.path if plan.target else plan.path / file_name(r, r.extension))
                for r in inline]
     if not plan.force:

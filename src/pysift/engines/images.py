@@ -64,6 +64,7 @@ class ImageRow:
     nested: bool  # inside a tool_result
     source_kind: str | None  # "base64", "url", another kind verbatim; None without a source
     media_type: str | None
+    inline: bool  # the source holds its bytes (a ``data`` string)
     b64_len: int
     est_bytes: int
     url: str | None
@@ -84,7 +85,7 @@ class ImageRow:
 
     @property
     def has_bytes(self) -> bool:
-        return self.b64_len > 0 or self.source_kind == "base64"
+        return self.inline
 
     @property
     def extension(self) -> str:
@@ -189,6 +190,7 @@ def _row(transcript: Transcript, buf: Buffer, rec: Record, line: int,
             transcript=transcript, line=line, index=image.index, seq=image.seq,
             markers=len(found.markers), images_in_record=len(found.images), nested=image.nested,
             source_kind=kind, media_type=media if isinstance(media, str) else None,
+            inline=payload is not None or isinstance(data, str),
             b64_len=b64_len, est_bytes=estimated_bytes(b64_len, padding),
             url=url if isinstance(url, str) else None, record_uuid=rec.uuid,
             ts_utc=rec.timestamp, line_span=line_span, payload_span=payload,
