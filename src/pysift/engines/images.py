@@ -33,7 +33,7 @@ from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
-from pysift.errors import NotFoundError, SourceError, UsageError
+from pysift.errors import SourceError, UsageError
 from pysift.model.record import Record
 
 # A string value shorter than this is left in the line (decoding it costs nothing).

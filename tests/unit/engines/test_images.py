@@ -21,7 +21,6 @@ from builders import (
     tiny_png,
     tool_result,
     tool_use,
-    user,
     user_blocks,
     user_with_images,
 )
