@@ -240,15 +240,26 @@ def scan(transcripts: Sequence[Transcript]) -> list[FileImages]:
 # -- ordering and dedup ------------------------------------------------------------------------
 
 
-def _instant(row: ImageRow) -> tuple[bool, float]:
-    when = parse_ts(row.ts_utc)
-    return (False, when.timestamp()) if when is not None else (True, 0.0)
+def _keys(rows: list[ImageRow]) -> list[float]:
+    """Each row's merge time: its record's instant; an undated row takes the instant of
+    the dated row before it in its transcript (the next one for leading rows), so it
+    stays with its neighbours; a transcript without any time sorts last."""
+    instants = [parse_ts(r.ts_utc) for r in rows]
+    dated = [i.timestamp() for i in instants if i is not None]
+    last = dated[0] if dated else float("inf")
+    keys = []
+    for instant in instants:
+        if instant is not None:
+            last = instant.timestamp()
+        keys.append(last)
+    return keys
 
 
 def chronological(per_file: Iterable[list[ImageRow]]) -> list[ImageRow]:
     """One stream from per-transcript lists: each keeps its document order, and the
-    transcripts interleave by record time (undated rows go with their neighbours)."""
-    return list(heapq.merge(*per_file, key=_instant))
+    transcripts interleave by record time."""
+    decorated = [list(zip(_keys(rows), rows)) for rows in per_file if rows]
+    return [row for _, row in heapq.merge(*decorated, key=lambda pair: pair[0])]
 
 
 def fold_repeats(rows: Sequence[ImageRow]) -> tuple[list[ImageRow], int]:

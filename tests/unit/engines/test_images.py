@@ -224,3 +224,20 @@ def test_excerpt_centres_on_the_marker(shots: ClaudeHome) -> None:
     buf, _ = engine.turn_map_of(rows[1].transcript)
     excerpt = engine.excerpt_around(engine.record_of(buf, rows[1]), 1, radius=6)
     assert excerpt == "[Image #1] is be"
+
+
+def test_transcripts_interleave_by_time_each_in_document_order(shots: ClaudeHome) -> None:
+    from dataclasses import replace
+
+    rows = scan_home(shots)[:4]
+    other = replace(rows[0].transcript, path=rows[0].transcript.path.with_name("other.jsonl"))
+    a = [replace(rows[0], ts_utc="2026-10-05T09:00:00Z"),
+         replace(rows[1], ts_utc=None),  # undated: stays after its dated neighbour
+         replace(rows[2], ts_utc="2026-10-05T08:00:00Z")]  # time runs back: order kept
+    b = [replace(rows[3], transcript=other, ts_utc="2026-10-05T09:30:00Z"),
+         replace(rows[3], transcript=other, ts_utc="2026-10-05T08:30:00Z", index=2)]
+    merged = engine.chronological([a, b, []])
+    assert [(r.transcript.path.name, r.id) for r in merged] == [
+        (a[0].transcript.path.name, "L1i1"), (a[0].transcript.path.name, "L3i1"),
+        (a[0].transcript.path.name, "L3i2"), ("other.jsonl", "L5i1"), ("other.jsonl", "L5i2")]
+    assert engine.chronological([[replace(rows[0], ts_utc=None)], b])[-1].ts_utc is None
