@@ -14,10 +14,9 @@ from datetime import datetime
 from functools import partial
 from typing import Any, TextIO
 
-from pysift.core.classify import format_duration_ms
 from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.core.resolve import resolve_scope
-from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.core.timez import format_duration_ms, parse_ts, text_ts, ts_pair
 from pysift.disk.fanout import map_ordered
 from pysift.engines.stats import SessionStats, TokenSums, Window, stats_of
 from pysift.model.env import Env

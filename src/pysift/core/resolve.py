@@ -51,8 +51,8 @@ from pysift.disk.layout import (
     top_level_transcript,
     transcript_from_path,
 )
-from pysift.disk.lines import Buffer, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.lines import line_end, line_start
+from pysift.disk.mapped import try_open_buffer
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.model.ids import is_hex, is_session_ref, is_uuid
@@ -155,13 +155,6 @@ def find_session_file(session_id: str, env: Env) -> Path | None:
 # -- @trap ----------------------------------------------------------------------------------------
 
 
-def _read_buffer(path: Path) -> Buffer | None:
-    try:
-        return open_buffer(path)
-    except SourceError:
-        return None
-
-
 def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) -> bool:
     """True when a Bash/PowerShell ``tool_use`` in ``path`` ran ``program`` with ``marker``.
 
@@ -169,7 +162,7 @@ def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) 
     so a large main transcript is scanned at C speed. Requiring the literal program name in
     the same command keeps an unrelated ``echo <marker>`` from counting.
     """
-    buf = _read_buffer(path)
+    buf = try_open_buffer(path)
     if buf is None:
         return False
     needle = marker.encode()
