@@ -23,11 +23,12 @@ ROW_KINDS = {
     "whoami": {"identity"},
     "agents": {"session", "run", "agent"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
+    "image": {"image", "extract"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
-              "file", "mutation", "boundary"}
+              "file", "mutation", "boundary", "image", "extract"}
 NO_TRIO_COMMANDS = {"agents"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
@@ -76,6 +77,9 @@ INVOCATIONS = [
     ("files", "--by", "file", "--glob", "**/src/**"),
     ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
     ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
+    ("image",),
+    ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
+    ("image", "--since", "2026-10-07"),
 ]
 
 
@@ -144,6 +148,17 @@ def _check_envelope(result: Any, command: str) -> list[dict[str, Any]]:
                 else:
                     assert LOCAL_FORM.match(obj[local]), (where, obj[local])
     return rows
+
+
+def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None:
+    result = cli("--claude-home", str(demo_home), "image", f"@{LONG}", "--out",
+                 str(tmp_path / "imgs"), "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows()
+    assert [r["kind"] for r in rows] == ["header", "extract", "summary"]
+    assert rows[0] == {"kind": "header", "command": "image"}
+    assert tuple(rows[1][k] for k in TRIO) == (LONG, False, LONG)
+    assert set(rows[2]) == {"kind", "extracted", "url_skipped", "skipped_lines"}
 
 
 def test_hits_and_siblings_carry_the_trio(cli, demo_home: Path) -> None:
