@@ -1,0 +1,636 @@
+"""One transcript -> the replay events of every asked-for file it touches (SPEC §6.7).
+
+Cost shape: a transcript is first gated (single file: one whole-buffer search for the
+file's basename; a transcript without it holds no event for it). Then ONE structural pass
+over the whole buffer (the Rust regex crate, a literal prefilter at memory speed) finds
+every JSON string a file event can name its path in: ``file_path`` / ``notebook_path``
+(tool inputs), ``filePath`` (tool result echoes), ``filename`` (attachments), ``command``
+(shell calls) and ``staleReadFileStateHint``, plus the keys of file-history
+``trackedFileBackups``. Only the lines whose string names an asked-for file (its basename,
+or its gate needle inside a command) are decoded. A tool call's result line, which may
+not repeat the path (an error, a gutter-only Read), is found by its ``tool_use_id``. The
+turn map is built only for a transcript that yielded events.
+
+Batch mode (many files) skips the basename gate and runs the same structural pass on
+every transcript, so the corpus is read once however many files are asked for; each
+decoded record serves every file it names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from pysift.core import replay as rp
+from pysift.core.decode import Tally, decode
+from pysift.core.turns import TurnMap, build_turn_map
+from pysift.disk.layout import Transcript
+from pysift.disk.lines import Buffer, LineCounter, line_end, line_start
+from pysift.disk.mapped import open_buffer
+from pysift.engines.recover.target import Target, basename, resolve
+from pysift.errors import SourceError
+from pysift.model.record import Record
+
+FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit"})
+SHELL_TOOLS = ("Bash", "PowerShell")
+#: Read's default line limit: a gutter-only read that shows fewer lines reached EOF
+READ_DEFAULT_LIMIT = 2000
+#: Read truncates longer lines in the text it shows the model
+READ_LINE_CHARS = 2000
+
+_FIELD_SOURCE = (rb'"(file_path|notebook_path|filePath|filename|command|staleReadFileStateHint)"'
+                 rb'[ ]?:[ ]?"((?:[^"\\]|\\.)*)"')
+_BACKUP_SOURCE = rb'"((?:[^"\\]|\\.)*)"[ ]?:[ ]?\{[ ]?"backupFileName"'
+_PATH_FIELDS = frozenset({b"file_path", b"notebook_path", b"filePath", b"filename"})
+_GUTTER = re.compile(r"^ *(\d+)(?:\t|\u2192)(.*)$")
+_REMINDER = "<system-reminder>"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[Any, Any]:
+    import rurex
+
+    return rurex.compile(_FIELD_SOURCE), rurex.compile(_BACKUP_SOURCE)
+
+
+# -- results -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A shell call whose touched files the lexical layer cannot name (a mutating-class
+    marker such as ``fmt:prettier``, or any PowerShell call): window accounting, never an
+    event."""
+
+    session_id: str
+    line: int
+    turn: int
+    ts: str | None
+    marker: str
+
+
+@dataclass
+class FileScan:
+    events: list[rp.Event] = field(default_factory=list)
+    identities: set[str] = field(default_factory=set)  # the distinct recorded files matched
+    neighbours: set[str] = field(default_factory=set)  # same basename, another file
+
+
+@dataclass
+class TranscriptScan:
+    transcript: Transcript
+    files: dict[int, FileScan] = field(default_factory=dict)
+    opaque: list[Opaque] = field(default_factory=list)
+    skipped_lines: int = 0
+    error: str | None = None
+    gated_out: bool = False
+    first_cwd: str | None = None
+    turn_count: int = 0
+
+
+# -- matching many targets -----------------------------------------------------------------
+
+
+class TargetIndex:
+    """The asked-for files, indexed for the structural pass."""
+
+    def __init__(self, targets: Sequence[Target]) -> None:
+        self.targets = list(targets)
+        self.by_base: dict[str, list[int]] = {}
+        for i, t in enumerate(self.targets):
+            self.by_base.setdefault(t.base, []).append(i)
+            self.by_base.setdefault(t.base.lower(), [])
+            if i not in self.by_base[t.base.lower()]:
+                self.by_base[t.base.lower()].append(i)
+        self.open_ended = [i for i, t in enumerate(self.targets) if t.needle is None]
+        self._automaton: Any = None
+
+    def for_path(self, value: str) -> list[int]:
+        base = basename(value)
+        return self.by_base.get(base) or self.by_base.get(base.lower()) or []
+
+    def in_text(self, text: str) -> list[int]:
+        """Targets whose gate needle occurs in ``text`` (a shell command, a hint), plus
+        the ones too short to gate on."""
+        found = set(self.open_ended)
+        if len(self.targets) <= 8:
+            for i, t in enumerate(self.targets):
+                if t.needle is not None and t.needle in text:
+                    found.add(i)
+            return sorted(found)
+        if self._automaton is None:
+            import ahocorasick
+
+            automaton = ahocorasick.Automaton()
+            for i, t in enumerate(self.targets):
+                if t.needle is not None:
+                    automaton.add_word(t.needle, automaton.get(t.needle, ()) + (i,))
+            automaton.make_automaton()
+            self._automaton = automaton
+        for _, hits in self._automaton.iter(text):
+            found.update(hits)
+        return sorted(found)
+
+
+def gate_passes(buf: Buffer, target: Target) -> bool:
+    """Whether ``buf`` can hold an event of ``target`` (its basename run is somewhere)."""
+    if target.needle is None:
+        return True
+    from pysift.core.prefilter import NeedleSet
+
+    return NeedleSet([target.needle], caseless=False).any_in(buf) or (
+        target.needle != target.needle.lower()
+        and NeedleSet([target.needle.lower()], caseless=True).any_in(buf))
+
+
+# -- JSON string values off the raw bytes -----------------------------------------------------
+
+
+def _json_string(raw: bytes) -> str:
+    if b"\\" not in raw:
+        return raw.decode("utf-8", "surrogateescape")
+    try:
+        return str(orjson.loads(b'"' + raw + b'"'))
+    except orjson.JSONDecodeError:
+        import json
+
+        try:
+            return str(json.loads('"' + raw.decode("utf-8", "surrogateescape") + '"'))
+        except ValueError:
+            return raw.decode("utf-8", "replace")
+
+
+def _candidates(buf: Buffer, index: TargetIndex) -> tuple[set[int], list[int]]:
+    """Line starts whose path strings name an asked-for file, and the line starts of every
+    shell call (for the window accounting)."""
+    fields, backups = _patterns()
+    lines: set[int] = set()
+    shells: list[int] = []
+    for m in fields.finditer(buf):
+        key, raw = m.group(1), m.group(2)
+        value = _json_string(raw)
+        if key in _PATH_FIELDS:
+            hit = bool(index.for_path(value))
+        else:
+            hit = bool(index.in_text(value))
+            if key == b"command":
+                shells.append(line_start(buf, m.start()))
+        if hit:
+            lines.add(line_start(buf, m.start()))
+    for m in backups.finditer(buf):
+        if index.for_path(_json_string(m.group(1))):
+            lines.add(line_start(buf, m.start()))
+    return lines, shells
+
+
+# -- the scan --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Use:
+    """A file tool call naming an asked-for file, waiting for its result."""
+
+    name: str
+    tool_input: dict[str, Any]
+    targets: list[tuple[int, str]]  # (target index, matched identity)
+
+
+@dataclass
+class _Line:
+    offset: int
+    record: Record
+    number: int = 0
+
+
+class _Scanner:
+    def __init__(self, transcript: Transcript, buf: Buffer, index: TargetIndex) -> None:
+        self.t = transcript
+        self.buf = buf
+        self.index = index
+        self.tally = Tally()
+        self.lines: dict[int, _Line] = {}
+        self.uses: dict[str, _Use] = {}
+        self.raw_events: list[tuple[int, int, rp.Op]] = []  # (offset, target, op)
+        self.out = TranscriptScan(transcript)
+        self.first_cwd: str | None = None
+
+    # decoding ---------------------------------------------------------------------------
+    def _decode(self, starts: set[int]) -> None:
+        for start in sorted(starts - self.lines.keys()):
+            rec = decode(self.buf[start:line_end(self.buf, start)], None, self.tally)
+            if rec is not None:
+                self.lines[start] = _Line(start, rec)
+
+    def _result_lines(self) -> set[int]:
+        """Where the results of the collected calls are: each id's block key, searched
+        from the call's own line on (results follow their calls)."""
+        found: set[int] = set()
+        buf = self.buf
+        have = {b.get("tool_use_id") for ln in self.lines.values()
+                for b in ln.record.blocks_of("tool_result")}
+        for use_id, offset in self._use_offsets.items():
+            if use_id in have:
+                continue
+            ident = orjson.dumps(use_id)
+            for needle in (b'"tool_use_id":' + ident, b'"tool_use_id": ' + ident):
+                at = buf.find(needle, offset)
+                if at >= 0:
+                    found.add(line_start(buf, at))
+                    break
+        return found
+
+    def run(self) -> TranscriptScan:
+        starts, shells = _candidates(self.buf, self.index)
+        self._decode(starts)
+        self._use_offsets: dict[str, int] = {}
+        for ln in list(self.lines.values()):
+            self._collect_uses(ln)
+        self._decode(self._result_lines())
+        for start in sorted(self.lines):
+            self._events_of(self.lines[start])
+        if self.raw_events or self.out.files:
+            self._finish(shells)
+        self.out.skipped_lines = self.tally.malformed
+        return self.out
+
+    # phase 1: calls --------------------------------------------------------------------
+    def _collect_uses(self, ln: _Line) -> None:
+        rec = ln.record
+        if self.first_cwd is None and rec.cwd:
+            self.first_cwd = rec.cwd
+        for block in rec.blocks_of("tool_use"):
+            name = block.get("name")
+            tool_input = block.get("input")
+            use_id = block.get("id")
+            if name not in FILE_TOOLS or not isinstance(tool_input, dict) or not isinstance(use_id, str):
+                continue
+            path = tool_input.get("file_path")
+            if not isinstance(path, str):
+                continue
+            matched = self._match(path, rec.cwd)
+            if matched:
+                self.uses[use_id] = _Use(name, tool_input, matched)
+                self._use_offsets[use_id] = ln.offset
+
+    def _match(self, path: str, cwd: str | None) -> list[tuple[int, str]]:
+        out = []
+        for i in self.index.for_path(path):
+            identity = self.index.targets[i].matches(path, cwd)
+            scan = self.out.files.setdefault(i, FileScan())
+            if identity is None:
+                scan.neighbours.add(resolve(path, cwd))
+                continue
+            scan.identities.add(identity)
+            out.append((i, identity))
+        return out
+
+    # phase 2: events -------------------------------------------------------------------
+    def _emit(self, ln: _Line, target: int, op: rp.Op) -> None:
+        self.raw_events.append((ln.offset, target, op))
+
+    def _events_of(self, ln: _Line) -> None:
+        rec = ln.record
+        if rec.type == "attachment":
+            self._attachment(ln)
+        elif rec.type == "file-history-snapshot":
+            self._snapshot_marker(ln)
+        tur = rec.tool_use_result
+        if isinstance(tur, dict):
+            hint = tur.get("staleReadFileStateHint")
+            if isinstance(hint, str):
+                self._hint(ln, hint)
+        for block in rec.blocks_of("tool_result"):
+            use = self.uses.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+            if use is not None:
+                self._result(ln, use, block, tur)
+
+    def _attachment(self, ln: _Line) -> None:
+        att = ln.record.raw.get("attachment")
+        if not isinstance(att, dict):
+            return
+        kind = att.get("type")
+        if kind == "edited_text_file":
+            path = att.get("filename")
+            if isinstance(path, str):
+                snippet = att.get("snippet")
+                pairs = tuple(_gutter_pairs(snippet)) if isinstance(snippet, str) else ()
+                for i, _ in self._match(path, ln.record.cwd):
+                    self._emit(ln, i, rp.ExternalEdit(pairs))
+            return
+        content = att.get("content")
+        file_obj = content.get("file") if isinstance(content, dict) else att.get("file")
+        if isinstance(file_obj, dict):
+            path = file_obj.get("filePath")
+            if isinstance(path, str):
+                for i, _ in self._match(path, ln.record.cwd):
+                    op = read_op(file_obj, rp.SOURCE_FILE_ATTACHMENT)
+                    if op is not None:
+                        self._emit(ln, i, op)
+
+    def _snapshot_marker(self, ln: _Line) -> None:
+        snap = ln.record.raw.get("snapshot")
+        tracked = snap.get("trackedFileBackups") if isinstance(snap, dict) else None
+        if not isinstance(tracked, dict):
+            return
+        for path, entry in tracked.items():
+            if not isinstance(path, str):
+                continue
+            version = entry.get("version") if isinstance(entry, dict) else None
+            version = version if isinstance(version, int) and not isinstance(version, bool) else None
+            for i, _ in self._match(path, self.first_cwd):
+                self._emit(ln, i, rp.HistoryMarker(version))
+
+    def _hint(self, ln: _Line, hint: str) -> None:
+        for path in parse_stale_hint(hint):
+            for i, identity in self._match(path, ln.record.cwd):
+                self._emit(ln, i, rp.StaleHint(identity))
+
+    def _result(self, ln: _Line, use: _Use, block: dict[str, Any], tur: object) -> None:
+        text = result_text(block.get("content"))
+        if block.get("is_error") is True:
+            kind = classify_error(text)
+            if kind is not None:
+                for i, _ in use.targets:
+                    self._emit(ln, i, rp.Integrity(kind, first_line(text)))
+            return
+        echo = tur if isinstance(tur, dict) and _echo_names(tur, use) else None
+        op = file_op(use.name, use.tool_input, echo, text)
+        if op is not None:
+            for i, _ in use.targets:
+                self._emit(ln, i, op)
+
+    # numbering, turns, the window accounting ----------------------------------------------
+    def _finish(self, shells: list[int]) -> None:
+        buf = self.buf
+        shell_lines: dict[int, Record] = {}
+        for start in shells:
+            line = self.lines.get(start)
+            if line is None:
+                rec = decode(buf[start:line_end(buf, start)], None, self.tally)
+                if rec is None:
+                    continue
+            else:
+                rec = line.record
+            if any(b.get("name") in SHELL_TOOLS for b in rec.blocks_of("tool_use")):
+                shell_lines[start] = rec
+        offsets = sorted({*self.lines, *shell_lines})
+        counter = LineCounter(buf)
+        numbers = {o: counter.line_at(o) for o in offsets}
+        turns = build_turn_map(buf, self.tally) if offsets else None
+        sid = self.t.session_id
+        for offset, target, op in self.raw_events:
+            rec = self.lines[offset].record
+            ts = _timestamp(rec)
+            line = numbers[offset]
+            event = rp.Event(line, _turn(turns, offset), ts, op, sid, line)
+            self.out.files.setdefault(target, FileScan()).events.append(event)
+        from pysift.engines.recover import shell
+
+        for offset, rec in sorted(shell_lines.items()):
+            for block in rec.blocks_of("tool_use"):
+                for marker in shell.opaque_markers(block):
+                    self.out.opaque.append(Opaque(sid, numbers[offset], _turn(turns, offset),
+                                                  rec.timestamp, marker))
+        self.out.first_cwd = self.first_cwd
+        self.out.turn_count = turns.turn_count if turns is not None else 0
+
+
+def _turn(turns: TurnMap | None, offset: int) -> int:
+    if turns is None:
+        return 0
+    from bisect import bisect_right
+
+    return max(0, bisect_right(turns.opener_offsets, offset) - 1)
+
+
+def _timestamp(rec: Record) -> str | None:
+    if rec.type == "file-history-snapshot":
+        snap = rec.raw.get("snapshot")
+        ts = snap.get("timestamp") if isinstance(snap, dict) else None
+        if isinstance(ts, str) and ts:
+            return ts
+    return rec.timestamp
+
+
+def _echo_names(tur: dict[str, Any], use: _Use) -> bool:
+    """Whether a record's ``toolUseResult`` describes this call's file."""
+    path = use.tool_input.get("file_path")
+    file_obj = tur.get("file")
+    echoed = file_obj.get("filePath") if isinstance(file_obj, dict) else tur.get("filePath")
+    if not isinstance(echoed, str):
+        return tur.get("type") == "file_unchanged"
+    return echoed == path or basename(echoed) == basename(str(path))
+
+
+# -- building ops -----------------------------------------------------------------------------
+
+
+def read_op(file_obj: dict[str, Any], source: str) -> rp.Op | None:
+    """A Read echo (``toolUseResult.file``, or a ``file`` attachment's) as a snapshot or a
+    window; None when it carries no usable text (a blanked or unchanged echo, a record
+    whose counts disagree with its text)."""
+    content = file_obj.get("content")
+    if not isinstance(content, str):
+        return None
+    start = _int(file_obj.get("startLine"), 1)
+    num = _int(file_obj.get("numLines"), None)
+    total = _int(file_obj.get("totalLines"), None)
+    truncated = file_obj.get("truncatedByTokenCap") is True
+    if content == "" and (num or total):
+        return None  # the harness blanked an old result's text: nothing was kept
+    lines = rp.split_content(content)
+    if num is not None and num != len(lines):
+        if num == len(lines) - 1 and lines[-1] == "":
+            pass  # a writer that counts terminated lines: the text itself is exact
+        else:
+            return None
+    if truncated:
+        lines = lines[:-1]  # the last kept line may be cut
+        if not lines:
+            return None
+        return rp.Window(max(1, start), lines, None, source)
+    if start == 1 and (total is None or len(lines) >= total) and (num is None or total is None
+                                                                    or num >= total):
+        return rp.Snapshot(lines, source)
+    return rp.Window(max(1, start), lines, total, source)
+
+
+def file_op(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | None,
+            text: str) -> rp.Op | None:
+    """The op a successful Read/Write/Edit/MultiEdit result stands for."""
+    if name == "Read":
+        if echo is not None:
+            if echo.get("type") == "file_unchanged":
+                return None
+            file_obj = echo.get("file")
+            if isinstance(file_obj, dict) and echo.get("type") in (None, "text"):
+                return read_op(file_obj, rp.SOURCE_FULL_READ)
+            return None
+        return gutter_read(tool_input, text)
+    if name == "Write":
+        content = echo.get("content") if echo is not None else None
+        if not isinstance(content, str):
+            content = tool_input.get("content")
+        return rp.Snapshot(rp.split_content(content), rp.SOURCE_WRITE) \
+            if isinstance(content, str) else None
+    if name in ("Edit", "MultiEdit"):
+        hunks = _hunks(echo.get("structuredPatch")) if echo is not None else ()
+        replacements = _replacements(name, tool_input, echo)
+        if not replacements and not hunks:
+            return None
+        original = None
+        if echo is not None:
+            key = "originalFile" if name == "Edit" else "originalFileContents"
+            value = echo.get(key, echo.get("originalFile"))
+            original = value if isinstance(value, str) else None
+        creation = name == "Edit" and replacements and replacements[0].old == ""
+        return rp.Edit(() if creation else hunks, replacements, None if creation else original,
+                       stale_recovered=echo is not None and echo.get("staleRecovered") is True)
+    return None
+
+
+def _replacements(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | None
+                  ) -> tuple[rp.Replacement, ...]:
+    if name == "Edit":
+        src = echo if echo is not None and "oldString" in echo else None
+        old = src.get("oldString") if src else tool_input.get("old_string")
+        new = src.get("newString") if src else tool_input.get("new_string")
+        every = (src.get("replaceAll") if src else tool_input.get("replace_all")) is True
+        if isinstance(old, str) and isinstance(new, str):
+            return (rp.Replacement(old, new, every),)
+        return ()
+    edits = echo.get("edits") if echo is not None and isinstance(echo.get("edits"), list) \
+        else tool_input.get("edits")
+    out = []
+    for e in edits if isinstance(edits, list) else ():
+        if isinstance(e, dict) and isinstance(e.get("old_string"), str) \
+                and isinstance(e.get("new_string"), str):
+            out.append(rp.Replacement(e["old_string"], e["new_string"], e.get("replace_all") is True))
+        else:
+            return ()
+    return tuple(out)
+
+
+def _hunks(value: object) -> tuple[rp.Hunk, ...]:
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for h in value:
+        if not isinstance(h, dict):
+            return ()
+        start, old_n, new_n = h.get("oldStart"), h.get("oldLines"), h.get("newLines")
+        lines = h.get("lines")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, old_n, new_n)) \
+                or not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            return ()
+        out.append(rp.Hunk(start, old_n, new_n, tuple(lines)))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def _int(value: object, default: int | None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _gutter_pairs(text: str) -> Iterator[tuple[int, str]]:
+    for raw in text.split("\n"):
+        m = _GUTTER.match(raw)
+        if m:
+            yield int(m.group(1)), m.group(2)
+
+
+def gutter_read(tool_input: dict[str, Any], text: str) -> rp.Op | None:
+    """A Read known only from the ``cat -n`` text the model saw (no structured echo, as
+    subagent transcripts record it). The text shows every line of the window, the empty
+    last line of a newline-terminated file included, so it is exact. It is the whole file
+    only when nothing bounded the read: no offset, fewer lines than the limit (Read's
+    default when none was given), nothing but a system reminder after the lines, and no
+    line long enough to have been truncated for display."""
+    body, _, _ = text.partition(_REMINDER)
+    rows = body.split("\n")
+    pairs: list[tuple[int, str]] = []
+    rest: list[str] = []
+    for i, raw in enumerate(rows):
+        m = _GUTTER.match(raw)
+        if m is None or (pairs and int(m.group(1)) != pairs[-1][0] + 1):
+            if pairs:
+                rest = rows[i:]
+                break
+            continue
+        pairs.append((int(m.group(1)), m.group(2)))
+    if not pairs:
+        return None
+    start = pairs[0][0]
+    lines = tuple(line for _, line in pairs)
+    long_at = next((i for i, line in enumerate(lines) if len(line) >= READ_LINE_CHARS), None)
+    if long_at is not None:
+        return rp.Window(start, lines[:long_at], None) if long_at else None
+    offset, limit = tool_input.get("offset"), tool_input.get("limit")
+    limit = limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 \
+        else READ_DEFAULT_LIMIT
+    unbounded = offset in (None, 0, 1) and len(lines) < limit
+    clean_tail = not "".join(rest).strip()
+    if start == 1 and unbounded and clean_tail:
+        return rp.Snapshot(lines, rp.SOURCE_FULL_READ)
+    return rp.Window(start, lines, None)
+
+
+def result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content
+                         if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return ""
+
+
+def first_line(text: str) -> str:
+    for line in text.split("\n"):
+        line = re.sub(r"</?tool_use_error>", "", line).strip()
+        if line:
+            return line[:400]
+    return ""
+
+
+def classify_error(text: str) -> str | None:
+    """The integrity class of an errored Read/Write/Edit result (None: another error)."""
+    if "has been modified since read" in text or "File has been modified" in text:
+        return rp.MODIFIED_SINCE_READ
+    if "has not been read yet" in text:
+        return rp.NOT_READ_YET
+    if "String to replace not found" in text:
+        return rp.STRING_NOT_FOUND
+    if "File does not exist" in text:
+        return rp.FILE_NOT_EXIST
+    return None
+
+
+_HINT = re.compile(r"^\[This command modified \d+ file\(s\) you've previously read: (.*?)"
+                   r"(?:\. Call Read before editing\.)?\]?\s*$", re.DOTALL)
+
+
+def parse_stale_hint(hint: str) -> list[str]:
+    """The paths a ``staleReadFileStateHint`` names (at most five; a truncated ``and N
+    more`` remainder names none)."""
+    m = _HINT.match(hint.strip())
+    if m is None:
+        return []
+    body = re.sub(r" and \d+ more$", "", m.group(1))
+    return [p.strip() for p in body.split(", ") if p.strip()]
+
+
+def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target | None
+                    ) -> TranscriptScan:
+    """The events of every target of ``index`` in one transcript. ``gate`` (single-file
+    mode) skips a transcript without the file's basename undecoded."""
+    try:
+        buf = open_buffer(transcript.path)
+    except SourceError as exc:
+        return TranscriptScan(transcript, error=str(exc))
+    if gate is not None and not gate_passes(buf, gate):
+        return TranscriptScan(transcript, gated_out=True)
+    return _Scanner(transcript, buf, index).run()
