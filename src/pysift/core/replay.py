@@ -124,7 +124,6 @@ class Integrity:
 @dataclass(frozen=True, slots=True)
 class ExternalEdit:
     snippet: tuple[tuple[int, str], ...]  # (file line, text); empty = the degraded form
-    clue: str | None = None  # a formatter-class command that ran before it, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -540,17 +539,27 @@ class _Replayer:
         self.seg_first: Event | None = None
         self.seg_last: Event | None = None
         self.seg_start = SparseBuffer()
+        self.seg_changed = False  # an edit or write happened in the open segment
         self.pre_known = True
         self.anchor: str | None = None
         self.last_version: int | None = None
         self.wrote_since_marker = False
 
     # segments -------------------------------------------------------------------------
-    def _touch(self, event: Event, *, start: SparseBuffer | None = None) -> None:
+    def _touch(self, event: Event, *, start: SparseBuffer | None = None,
+               change: bool = False) -> None:
         if self.seg_first is None:
             self.seg_first = event
             self.seg_start = start if start is not None else self.buf.copy()
+            self.seg_changed = False
         self.seg_last = event
+        self.seg_changed = self.seg_changed or change
+
+    def _observed(self) -> None:
+        """A read before any change in the segment tells what the file was at its start:
+        the segment's pre-state learns it (the read is not shown as an addition)."""
+        if self.seg_first is not None and not self.seg_changed:
+            self.seg_start = self.buf.copy()
 
     def _close(self) -> None:
         if self.seg_first is not None and self.seg_last is not None:
@@ -589,13 +598,16 @@ class _Replayer:
             self.counts.read_full += 1
         before = self.buf.copy()
         opened = self.seg_first is None
+        writes = op.source in WRITE_SOURCES
         self.buf.reset(op.lines, event.line)
         if opened:
             self.pre_known = True
             self.anchor = op.source
-            self._touch(event, start=before if op.source in WRITE_SOURCES else self.buf.copy())
+            self._touch(event, start=before if writes else self.buf.copy(), change=writes)
         else:
-            self._touch(event)
+            self._touch(event, change=writes)
+            if not writes:
+                self._observed()
 
     def _window(self, event: Event, op: Window) -> None:
         if op.source == SOURCE_BASH_CAT:
@@ -619,6 +631,7 @@ class _Replayer:
             buf.total = op.total
         elif buf.total is not None and end > buf.total:
             buf.total = None
+        self._observed()
 
     def _edit(self, event: Event, op: Edit) -> None:
         self.counts.edit += 1
@@ -633,7 +646,7 @@ class _Replayer:
                 self.buf.reset(original, event.line)
                 self.pre_known = True
                 self._touch(event)
-        self._touch(event)
+        self._touch(event, change=True)
         trial = self.buf.copy()
         try:
             if op.hunks:
@@ -677,8 +690,6 @@ class _Replayer:
         else:
             detail = ("edited_text_file attachment (the file changed outside the tool stream; "
                       "no snippet: the change exceeded the attachment budget)")
-        if op.clue:
-            detail += f"; {op.clue}"
         self._boundary(event, EXTERNAL_EDIT, detail, invalidate=True)
         for n, text in op.snippet:
             self.buf.cells[n] = (text, event.line)
@@ -712,7 +723,7 @@ class _Replayer:
                            "unknown", invalidate=False)
             return
         self.counts.bash_write_anchor += 1
-        self._touch(event)
+        self._touch(event, change=True)
         kept = dict(buf.cells)
         buf.reset(split_content(buf.content() + op.text), event.line)
         for n, cell in kept.items():  # lines before the append keep their provenance

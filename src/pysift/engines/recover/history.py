@@ -96,10 +96,11 @@ def _ts_key(events: Sequence[rp.Event]) -> list[tuple[float, rp.Event]]:
     return out
 
 
-def group_histories(scans: Iterable[TranscriptScan], target: int, window: Window
-                    ) -> tuple[list[GroupHistory], int]:
+def group_histories(scans: Iterable[TranscriptScan], target: int, window: Window, *,
+                    merge: bool = True) -> tuple[list[GroupHistory], int]:
     """The groups holding events of target ``target``, sorted by id, and how many
-    integrity-relevant events the window left out."""
+    integrity-relevant events the window left out. Without ``merge`` every transcript
+    is its own group (``--patches`` keeps each transcript's own diff history)."""
     by_parent: dict[str, list[tuple[TranscriptScan, list[rp.Event], list[Opaque]]]] = {}
     excluded = 0
     for scan in scans:
@@ -114,10 +115,13 @@ def group_histories(scans: Iterable[TranscriptScan], target: int, window: Window
         if not kept:
             continue
         opaque = [o for o in scan.opaque if window.admits(o.turn, o.ts, count)]
-        by_parent.setdefault(scan.transcript.parent_session_id, []).append(
-            (scan, kept, opaque))
+        key = scan.transcript.parent_session_id if merge else str(scan.transcript.path)
+        by_parent.setdefault(key, []).append((scan, kept, opaque))
     groups: list[GroupHistory] = []
-    for parent in sorted(by_parent):
+    order = sorted(by_parent, key=lambda k: (by_parent[k][0][0].transcript.parent_session_id,
+                                            by_parent[k][0][0].transcript.is_subagent,
+                                            by_parent[k][0][0].transcript.session_id))
+    for parent in order:
         members = by_parent[parent]
         if len(members) == 1:
             scan, kept, opaque = members[0]

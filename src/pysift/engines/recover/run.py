@@ -4,7 +4,7 @@ history per file and session group (SPEC §6.7)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -16,6 +16,8 @@ from pysift.engines.recover.target import Target
 
 #: below this many transcripts the scan stays in-process
 FANOUT_MIN_FILES = 8
+#: a scan that reports progress runs in this many slices (each spread over the cores)
+PROGRESS_SLICES = 20
 
 
 @dataclass
@@ -44,19 +46,31 @@ def _size(t: Transcript) -> int:
         return 0
 
 
-def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Window
-        ) -> ScopeScan:
+def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Window, *,
+        merge: bool = True, progress: Callable[[int, int], None] | None = None) -> ScopeScan:
     """Scan ``transcripts`` for ``targets`` (one file: each transcript gated on its
-    basename; several: one structural pass each) and build their histories."""
+    basename; several: one structural pass each) and build their histories (``merge``:
+    a session's transcripts into one stream per group). ``progress(done, total)`` is
+    called between slices of the scan when given."""
     index = TargetIndex(targets)
     gate = targets[0] if len(targets) == 1 else None
     work = partial(scan_transcript, index=index, gate=gate)
-    scans: list[TranscriptScan] = map_ordered(work, list(transcripts), min_items=FANOUT_MIN_FILES,
-                                              weights=[_size(t) for t in transcripts])
+    items = list(transcripts)
+    sizes = [_size(t) for t in items]
+    if progress is None:
+        scans: list[TranscriptScan] = map_ordered(work, items, min_items=FANOUT_MIN_FILES,
+                                                  weights=sizes)
+    else:
+        scans = []
+        step = max(FANOUT_MIN_FILES, len(items) // PROGRESS_SLICES)
+        for at in range(0, len(items), step):
+            scans += map_ordered(work, items[at:at + step], min_items=FANOUT_MIN_FILES,
+                                 weights=sizes[at:at + step])
+            progress(min(at + step, len(items)), len(items))
     warnings = [f"warning: skipped: {s.error}" for s in scans if s.error]
     files = []
     for i, target in enumerate(targets):
-        groups, excluded = group_histories(scans, i, window)
+        groups, excluded = group_histories(scans, i, window, merge=merge)
         history = FileHistory(target, groups, excluded)
         for scan in scans:
             found = scan.files.get(i)
