@@ -1,4 +1,4 @@
-"""Envelope v2 on list, show and search (SPEC §8.2, wire-format §0.1-§0.3): header first,
+"""Envelope v2 on list, show, search and files (SPEC §8.2, wire-format §0.1-§0.3): header first,
 summary last, one of each, closed row kinds, the id trio on every spanning row, and every
 ``*_utc`` paired with its ``*_local``."""
 
@@ -18,9 +18,11 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
+    "files": {"bucket", "dir", "file", "mutation", "boundary"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2)
-TRIO_KINDS = {"session", "exchange", "record", "block"}
+TRIO_KINDS = {"session", "exchange", "record", "block", "bucket", "dir", "file", "mutation",
+              "boundary"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -42,6 +44,11 @@ INVOCATIONS = [
     ("show", f"@{LONG}", "--turn", "-2.."),
     ("show", f"@{EXPLORE}", "--line", "1.."),
     ("show", f"@{LONG}", "--branch-points"),
+    ("files",),
+    ("files", f"@{LONG}", "--by", "dir"),
+    ("files", "--by", "file", "--glob", "**/src/**"),
+    ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
+    ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
 ]
 
 

@@ -18,8 +18,10 @@ from pysift.errors import SourceError
 SMALL_FILE_BYTES = 256 * 1024
 
 
-def open_buffer(path: Path | str) -> bytes | mmap.mmap:
-    """The file's bytes as of now: ``bytes`` for small files, a read-only mmap otherwise.
+def open_buffer(path: Path | str, read_up_to: int = SMALL_FILE_BYTES) -> bytes | mmap.mmap:
+    """The file's bytes as of now: ``bytes`` for files up to ``read_up_to`` bytes, a
+    read-only mmap otherwise (a scan handing the whole file to a C library that copies an
+    mmap, such as the Rust regex crate, reads it outright instead).
 
     Raises ``SourceError`` (never ``OSError``) when the file vanished or is unreadable.
     """
@@ -34,7 +36,7 @@ def open_buffer(path: Path | str) -> bytes | mmap.mmap:
         size = os.fstat(fd).st_size
         if size == 0:
             return b""
-        if size <= SMALL_FILE_BYTES:
+        if size <= read_up_to:
             chunks = []
             remaining = size
             while remaining > 0:

@@ -1,0 +1,252 @@
+"""``pysift files``: which files a session (and its subagents) changed, and when (SPEC
+§6.6).
+
+Rows are per transcript: a subagent's changes stay under its own id, branded with its
+parent session (the default scope spans subagents). ``--by`` picks the detail: a
+per-directory rollup (``summary``, the default, and ``dir``), one row per file, or the
+chronological ``timeline``. Edit-before-Read boundaries follow in every mode. The path
+filters and the turn/time windows are applied before any rollup, to boundaries too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TextIO
+
+from pysift.commands.scope import scope_banner, scope_header
+from pysift.core.grammar.pathfilter import PathFilter, compile_glob, compile_path_regex
+from pysift.core.grammar.ranges import RangeSpec
+from pysift.core.resolve import resolve_scope
+from pysift.core.timez import text_ts, ts_pair
+from pysift.disk.layout import Transcript
+from pysift.engines import files as engine
+from pysift.engines.files import Boundary, Group, Mutation, TranscriptFiles
+from pysift.model.env import Env
+from pysift.output.fields import id_trio
+from pysift.output.report import Report
+
+ROW_KINDS = {"summary": "bucket", "dir": "dir", "file": "file", "timeline": "mutation"}
+DETAIL_LABELS = {"summary": "summary", "dir": "by-dir", "file": "by-file",
+                 "timeline": "timeline"}
+BOUNDARY_HEADING = ("── Edit-before-Read boundaries ({n}) — changed outside the tool stream "
+                    "(a formatter, git, an editor); check with recover --coverage ──")
+HEURISTIC_CAVEAT = ("(Bash mutations are heuristic: read from the command text, never "
+                    "observed on disk.)")
+EMPTY = "no file mutations found"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilesOptions:
+    targets: tuple[str, ...] = ()
+    by: str = "summary"
+    regex: str | None = None
+    glob: str | None = None
+    turns: RangeSpec | None = None
+    turn_text: str | None = None  # the --turn token as typed (the footer repeats it)
+    since: datetime | None = None
+    until: datetime | None = None
+    subagents: bool = True
+    sessions_from: tuple[str, ...] | None = None
+
+
+@dataclass
+class FilesView:
+    """The one result both writers read: transcripts with rows (sorted by id), the
+    boundaries, and the totals."""
+
+    by: str
+    found: list[TranscriptFiles]
+    boundaries: list[tuple[Transcript, Boundary]] = field(default_factory=list)
+    skipped_lines: int = 0
+
+    @property
+    def mutation_count(self) -> int:
+        return sum(len(t.mutations) for t in self.found)
+
+    @property
+    def distinct_files(self) -> int:
+        return engine.distinct_files(self.found)
+
+    @property
+    def sessions(self) -> int:
+        owners = {t.transcript.parent_session_id for t in self.found if t.mutations}
+        owners |= {t.parent_session_id for t, _ in self.boundaries}
+        return len(owners)
+
+
+def path_filter(opts: FilesOptions) -> PathFilter:
+    """The compiled ``--regex``/``--glob`` (a usage error when either is invalid)."""
+    return PathFilter(
+        regex=compile_path_regex(opts.regex) if opts.regex is not None else None,
+        glob=compile_glob(opts.glob) if opts.glob is not None else None,
+        regex_text=opts.regex, glob_text=opts.glob)
+
+
+def run(opts: FilesOptions, env: Env) -> Report:
+    paths = path_filter(opts)
+    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
+                          sessions_from=list(opts.sessions_from)
+                          if opts.sessions_from is not None else None)
+    plan = engine.FilesPlan(by=opts.by, since=opts.since, until=opts.until,
+                            turns=opts.turns, paths=paths)
+    results = engine.run(scope.transcripts, plan)
+    report = Report(command="files")
+    report.notes.extend(scope.notes)
+    for found in results:
+        if found.error:
+            report.note(f"warning: skipped: {found.error}")
+    view = FilesView(opts.by, sorted((f for f in results if f.mutations),
+                                     key=lambda f: f.transcript.session_id))
+    view.boundaries = sorted(((f.transcript, b) for f in results for b in f.boundaries),
+                             key=lambda tb: (tb[0].session_id, tb[1].line))
+    view.skipped_lines = sum(f.skipped_lines for f in results)
+    report.header = scope_header(scope)
+    report.row_builder = lambda: json_rows(view, env)
+    report.summary = {
+        "sessions": view.sessions,
+        "distinct_files": view.distinct_files,
+        "total_mutations": view.mutation_count,
+        "edit_before_read_boundaries": len(view.boundaries),
+        "skipped_lines": view.skipped_lines,
+        "detail_level": opts.by,
+    }
+    banner = scope_banner(scope)
+    report.text = lambda out: render_text(out, view, opts, banner, env)
+    return report
+
+
+# -- JSON -----------------------------------------------------------------------------------------
+
+
+def _trio(t: Transcript) -> dict[str, Any]:
+    return id_trio(t.session_id, t.is_subagent, t.parent_session_id)
+
+
+def group_row(kind: str, t: Transcript, g: Group, env: Env) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        **_trio(t),
+        "path": g.path,
+        **{op: g.counts[op] for op in engine.OPS},
+        "total": g.total,
+        "distinct_files": g.distinct_files,
+        **ts_pair("first", g.first_ts, env.tz),
+        **ts_pair("last", g.last_ts, env.tz),
+    }
+
+
+def mutation_row(t: Transcript, m: Mutation, env: Env) -> dict[str, Any]:
+    return {
+        "kind": "mutation",
+        **_trio(t),
+        "path": m.path,
+        "op": m.op,
+        **ts_pair("ts", m.ts, env.tz),
+        "turn_index": m.turn,
+        "line": m.line,
+        "is_create": m.is_create,
+        "heuristic": m.heuristic,
+        "resolution": m.resolution,
+        "detail": m.detail,
+        "path_verbatim": m.path_verbatim,
+        "command_errored": m.command_errored,
+    }
+
+
+def boundary_row(t: Transcript, b: Boundary, env: Env) -> dict[str, Any]:
+    return {
+        "kind": "boundary",
+        **_trio(t),
+        "path": b.path,
+        "line": b.line,
+        "turn_index": b.turn,
+        "cause": b.cause,
+        **ts_pair("ts", b.ts, env.tz),
+    }
+
+
+def json_rows(view: FilesView, env: Env) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for found in view.found:
+        t = found.transcript
+        if view.by == "timeline":
+            rows.extend(mutation_row(t, m, env) for m in engine.timeline(found.mutations))
+        else:
+            kind = ROW_KINDS[view.by]
+            rows.extend(group_row(kind, t, g, env) for g in engine.groups(found.mutations, view.by))
+    rows.extend(boundary_row(t, b, env) for t, b in view.boundaries)
+    return rows
+
+
+# -- text -----------------------------------------------------------------------------------------
+
+
+def _heading(t: Transcript) -> str:
+    if t.is_subagent:
+        return f"SUBAGENT {t.session_id}  ·  parent SESSION {t.parent_session_id}"
+    return f"SESSION {t.session_id}"
+
+
+def _turn(turn: int | None) -> str:
+    return "-" if turn is None else str(turn)
+
+
+def _timeline_line(m: Mutation, env: Env) -> str:
+    label = engine.OP_LABELS[m.op] + (" (heuristic)" if m.heuristic else "")
+    errored = " (command errored)" if m.command_errored else ""
+    detail = f"  ({m.detail})" if m.detail else ""
+    return (f"  L{m.line}  {text_ts(m.ts, env.tz)}  turn {_turn(m.turn)}  {label}  "
+            f"{m.path}{errored}{detail}")
+
+
+def _body(w: Any, found: TranscriptFiles, by: str, env: Env) -> None:
+    if by == "timeline":
+        for m in engine.timeline(found.mutations):
+            w(_timeline_line(m, env) + "\n")
+        return
+    for g in engine.groups(found.mutations, by):
+        if by == "summary":
+            w(f"  {g.path}: {g.ops_label()}\n")
+            continue
+        w(f"  {g.path}\n")
+        files = f"  ·  {g.distinct_files} file(s)" if by == "dir" else ""
+        w(f"    {g.ops_label()}{files}\n")
+        w(f"    first  {text_ts(g.first_ts, env.tz)}\n")
+        w(f"    last   {text_ts(g.last_ts, env.tz)}\n")
+
+
+def _window(opts: FilesOptions) -> str:
+    if opts.turns is not None:
+        return f"turn={opts.turn_text or opts.turns.format()}"
+    if opts.since is not None or opts.until is not None:
+        return "time-window"
+    return "all turns"
+
+
+def render_text(out: TextIO, view: FilesView, opts: FilesOptions, banner: str | None,
+                env: Env) -> None:
+    w = out.write
+    if banner:
+        w(banner + "\n\n")
+    if not view.found and not view.boundaries:
+        w(EMPTY + "\n")
+    for i, found in enumerate(view.found):
+        if i:
+            w("\n")
+        w(_heading(found.transcript) + "\n")
+        _body(w, found, view.by, env)
+    if view.boundaries:
+        w("\n" + BOUNDARY_HEADING.format(n=len(view.boundaries)) + "\n")
+        for t, b in view.boundaries:
+            owner = (f"  ·  subagent {t.session_id} (parent {t.parent_session_id})"
+                     if t.is_subagent else "")
+            w(f"  ⚠ {b.path}  ·  L{b.line}  ·  turn {_turn(b.turn)}  ·  "
+              f"{text_ts(b.ts, env.tz)}  ·  {b.cause}{owner}\n")
+    w("\n")
+    w(f"{view.distinct_files} distinct file(s)  ·  {view.mutation_count} mutation(s)  ·  "
+      f"{len(view.boundaries)} Edit-before-Read boundary(ies)  ·  "
+      f"detail={DETAIL_LABELS[view.by]}  ·  {_window(opts)}\n")
+    w(HEURISTIC_CAVEAT + "\n")
+    if view.skipped_lines:
+        w(f"({view.skipped_lines} malformed line(s) skipped)\n")
