@@ -538,7 +538,7 @@ def edit_echo(path: str, old: str, new: str, original: str, *, replace_all: bool
 def read_echo(path: str, content: str, offset: int = 1, limit: int | None = None) -> JsonObj:
     """A Read's ``toolUseResult`` as Claude Code writes it: lines counted by separator (a
     newline-terminated file has an empty last line), ``content`` the window's exact text."""
-    lines = content.split("\n")
+    lines = content.split("\n") if content else []  # an empty file has no line
     window = lines[offset - 1: None if limit is None else offset - 1 + limit]
     return {"type": "text", "file": {"filePath": path, "content": "\n".join(window),
                                      "numLines": len(window), "startLine": offset,

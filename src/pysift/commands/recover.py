@@ -222,7 +222,7 @@ def _candidates(ctx: _Ctx, at: At | None) -> list[_Candidate]:
 def _restore(ctx: _Ctx, report: Report) -> Report:
     file = ctx.file
     candidates = _candidates(ctx, None)
-    live = [c for c in candidates if c.view.known]
+    live = [c for c in candidates if not c.replay.buffer.is_empty]
     report.summary = {"sessions": 0, "file": file, "mode": "restore"}
     report.exit_code = 1
     if ctx.scan.skipped_lines:

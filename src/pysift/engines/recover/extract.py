@@ -201,6 +201,16 @@ class _Use:
 
 
 @dataclass
+class _BashUse:
+    """A Bash call naming an asked-for file: its touches of each target."""
+
+    command: str
+    touches: dict[int, list[Any]]  # target index -> [shell.Touch]
+    offset: int
+    answered: bool = False
+
+
+@dataclass
 class _Line:
     offset: int
     record: Record
@@ -215,6 +225,7 @@ class _Scanner:
         self.tally = Tally()
         self.lines: dict[int, _Line] = {}
         self.uses: dict[str, _Use] = {}
+        self.bash: dict[str, _BashUse] = {}
         self.raw_events: list[tuple[int, int, rp.Op]] = []  # (offset, target, op)
         self.out = TranscriptScan(transcript)
         self.first_cwd: str | None = None
@@ -253,6 +264,7 @@ class _Scanner:
         self._decode(self._result_lines())
         for start in sorted(self.lines):
             self._events_of(self.lines[start])
+        self._unanswered_bash()
         if self.raw_events or self.out.files:
             self._finish(shells)
         self.out.skipped_lines = self.tally.malformed
@@ -267,6 +279,9 @@ class _Scanner:
             name = block.get("name")
             tool_input = block.get("input")
             use_id = block.get("id")
+            if name == "Bash" and isinstance(tool_input, dict) and isinstance(use_id, str):
+                self._collect_bash(ln, use_id, tool_input, rec.cwd)
+                continue
             if name not in FILE_TOOLS or not isinstance(tool_input, dict) or not isinstance(use_id, str):
                 continue
             path = tool_input.get("file_path")
@@ -276,6 +291,23 @@ class _Scanner:
             if matched:
                 self.uses[use_id] = _Use(name, tool_input, matched)
                 self._use_offsets[use_id] = ln.offset
+
+    def _collect_bash(self, ln: _Line, use_id: str, tool_input: dict[str, Any],
+                      cwd: str | None) -> None:
+        command = tool_input.get("command")
+        if not isinstance(command, str) or not self.index.in_text(command):
+            return
+        from pysift.engines.recover import shell
+
+        per_target: dict[int, list[Any]] = {}
+        for touch in shell.touches(command, cwd):
+            matched = self._match(touch.path, cwd) or (
+                self._match(touch.verbatim, cwd) if touch.verbatim != touch.path else [])
+            for i, _ in matched:
+                per_target.setdefault(i, []).append(touch)
+        if per_target:
+            self.bash[use_id] = _BashUse(command, per_target, ln.offset)
+            self._use_offsets[use_id] = ln.offset
 
     def _match(self, path: str, cwd: str | None) -> list[tuple[int, str]]:
         out = []
@@ -300,14 +332,19 @@ class _Scanner:
         elif rec.type == "file-history-snapshot":
             self._snapshot_marker(ln)
         tur = rec.tool_use_result
+        written: set[int] = set()  # targets a write anchor of this record's call rewrote
+        for block in rec.blocks_of("tool_result"):
+            use_id = block.get("tool_use_id")
+            use = self.uses.get(use_id)  # type: ignore[arg-type]
+            if use is not None:
+                self._result(ln, use, block, tur)
+            bash = self.bash.get(use_id)  # type: ignore[arg-type]
+            if bash is not None:
+                written |= self._bash_result(ln, bash, block, tur)
         if isinstance(tur, dict):
             hint = tur.get("staleReadFileStateHint")
             if isinstance(hint, str):
-                self._hint(ln, hint)
-        for block in rec.blocks_of("tool_result"):
-            use = self.uses.get(block.get("tool_use_id"))  # type: ignore[arg-type]
-            if use is not None:
-                self._result(ln, use, block, tur)
+                self._hint(ln, hint, written)
 
     def _attachment(self, ln: _Line) -> None:
         att = ln.record.raw.get("attachment")
@@ -345,10 +382,36 @@ class _Scanner:
             for i, _ in self._match(path, self.first_cwd):
                 self._emit(ln, i, rp.HistoryMarker(version))
 
-    def _hint(self, ln: _Line, hint: str) -> None:
+    def _hint(self, ln: _Line, hint: str, written: set[int]) -> None:
+        """Claude Code's own word that the call changed files it had read. A target that
+        the same call rewrote through an admitted write anchor is explained by it."""
         for path in parse_stale_hint(hint):
             for i, identity in self._match(path, ln.record.cwd):
-                self._emit(ln, i, rp.StaleHint(identity))
+                if i not in written:
+                    self._emit(ln, i, rp.StaleHint(identity))
+
+    def _bash_result(self, ln: _Line, bash: _BashUse, block: dict[str, Any] | None,
+                     tur: object) -> set[int]:
+        from pysift.engines.recover import shell
+
+        bash.answered = True
+        result = shell.outcome(block, tur)
+        written: set[int] = set()
+        for i, picked in bash.touches.items():
+            for touch, op in shell.events(bash.command, picked, result):
+                self._emit(ln, i, op)
+                if isinstance(op, rp.Snapshot | rp.BashAppend):
+                    written.add(i)
+        return written
+
+    def _unanswered_bash(self) -> None:
+        """A Bash call whose result is not in the transcript: its writes are unconfirmed,
+        so what it names stays a heuristic boundary, at the call's own line."""
+        for bash in self.bash.values():
+            if not bash.answered:
+                line = self.lines.get(bash.offset)
+                if line is not None:
+                    self._bash_result(line, bash, None, None)
 
     def _result(self, ln: _Line, use: _Use, block: dict[str, Any], tur: object) -> None:
         text = result_text(block.get("content"))
@@ -378,12 +441,13 @@ class _Scanner:
                 rec = line.record
             if any(b.get("name") in SHELL_TOOLS for b in rec.blocks_of("tool_use")):
                 shell_lines[start] = rec
+        self._ancestor_mutations(shell_lines)
         offsets = sorted({*self.lines, *shell_lines})
         counter = LineCounter(buf)
         numbers = {o: counter.line_at(o) for o in offsets}
         turns = build_turn_map(buf, self.tally) if offsets else None
         sid = self.t.session_id
-        for offset, target, op in self.raw_events:
+        for offset, target, op in sorted(self.raw_events, key=lambda item: item[0]):
             rec = self.lines[offset].record
             ts = _timestamp(rec)
             line = numbers[offset]
@@ -398,6 +462,34 @@ class _Scanner:
                                                   rec.timestamp, marker))
         self.out.first_cwd = self.first_cwd
         self.out.turn_count = turns.turn_count if turns is not None else 0
+
+    def _ancestor_mutations(self, shell_lines: dict[int, Record]) -> None:
+        """A Bash call that changes a directory holding a file with events here (``rm -r``,
+        ``mv`` of it, a formatter run over it) never names the file: a heuristic boundary
+        of that file, at the call's line."""
+        targets = {i: self.index.targets[i] for _, i, _ in self.raw_events
+                   if self.index.targets[i].absolute}
+        if not targets:
+            return
+        from pysift.core import shell as lexer
+
+        for offset, rec in shell_lines.items():
+            for block in rec.blocks_of("tool_use"):
+                tool_input = block.get("input")
+                command = tool_input.get("command") if isinstance(tool_input, dict) else None
+                if block.get("name") != "Bash" or not isinstance(command, str):
+                    continue
+                for m in lexer.mutations(command, rec.cwd):
+                    if m.marker or m.resolution == lexer.UNRESOLVED or not m.path:
+                        continue
+                    prefix = m.path.rstrip("/\\") + "/"
+                    for i, target in targets.items():
+                        if target.norm.startswith(prefix) or (
+                                target.norm.lower().startswith(prefix.lower().replace("\\", "/"))
+                                and ":" in prefix[:3]):
+                            self.lines.setdefault(offset, _Line(offset, rec))
+                            self.raw_events.append((offset, i, rp.BashMutation(
+                                m.verb, f"{m.path} (which holds the file)", m.resolution or "")))
 
 
 def _turn(turns: TurnMap | None, offset: int) -> int:
@@ -441,8 +533,10 @@ def read_op(file_obj: dict[str, Any], source: str) -> rp.Op | None:
     num = _int(file_obj.get("numLines"), None)
     total = _int(file_obj.get("totalLines"), None)
     truncated = file_obj.get("truncatedByTokenCap") is True
-    if content == "" and (num or total):
-        return None  # the harness blanked an old result's text: nothing was kept
+    if content == "":
+        if num or total:
+            return None  # the harness blanked an old result's text: nothing was kept
+        return rp.Snapshot(("",), source) if start == 1 else None  # an empty file
     lines = rp.split_content(content)
     if num is not None and num != len(lines):
         if num == len(lines) - 1 and lines[-1] == "":
