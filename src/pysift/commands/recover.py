@@ -316,18 +316,24 @@ def _shell_word(text: str) -> str:
 def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
     v = c.view
     total = v.total or _extent(v)
-    missing = v.gaps()
-    out = [f"error: cannot restore {ctx.file} whole: the session saw {v.known_count} of "
-           f"{total} line(s) ({rv.fmt_ranges(v.covered())}), MISSING "
-           f"{rv.fmt_ranges(missing)}; --salvage prints the known lines with the gaps "
-           f"explicit, --coverage scopes what is recoverable"]
+    missing = rv.fmt_ranges(v.gaps())
+    if v.total is None:  # the length was never seen: whatever follows is unknown too
+        last = _extent(v)
+        missing = f"{missing} [{last + 1}..?]" if v.gaps() else f"[{last + 1}..?]"
+        seen = f"{v.known_count} line(s) of a file whose length it never saw"
+    else:
+        seen = f"{v.known_count} of {total} line(s)"
+    out = [f"error: cannot restore {ctx.file} whole: the session saw {seen} "
+           f"({rv.fmt_ranges(v.covered())}), MISSING {missing}; --salvage prints the known "
+           f"lines with the gaps explicit, --coverage scopes what is recoverable"]
     changes = [b for b in c.replay.boundaries if b.cause in (
         rp.MODIFIED_SINCE_READ, rp.EXTERNAL_EDIT, rp.HINT_MODIFIED, rp.EXTERNAL_WRITE,
-        rp.ORIGINAL_FILE_DISAGREEMENT, rp.STALE_RECOVERED)]
+        rp.READ_DISAGREEMENT, rp.ORIGINAL_FILE_DISAGREEMENT, rp.STALE_RECOVERED)]
     if changes:
         out.append(f"the file changed outside the Read/Write/Edit stream at {len(changes)} "
                    f"point(s), so the latest state cannot include what was known before:")
-        out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ") for b in changes)
+        out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
+                   for b in changes)
         first = min(changes, key=lambda b: b.line)
         before = first.line - 1
         pre = rp.replay(c.group.events, before)
@@ -408,10 +414,13 @@ def _coverage(ctx: _Ctx, report: Report) -> Report:
 
 def _coverage_text(ctx: _Ctx, c: _Candidate) -> list[str]:
     rep, v = c.replay, c.view
-    total = v.total if v.total is not None else v.known_count
-    pct = v.known_count * 100 // total if total else 0
+    if v.total is None:
+        share = f"{v.known_count}/? lines (the file's length was never seen)"
+    else:
+        pct = v.known_count * 100 // v.total if v.total else 100
+        share = f"{v.known_count}/{v.total} lines ({pct}%)"
     out = [f"  file: {ctx.file}",
-           f"  recoverable: {v.known_count}/{total} lines ({pct}%)  fragments: {rep.fragments}",
+           f"  recoverable: {share}  fragments: {rep.fragments}",
            f"  covered line ranges: {rv.fmt_ranges(v.covered())}",
            f"  events: {rv.fmt_counts(rep.counts)}"]
     if rep.boundaries:

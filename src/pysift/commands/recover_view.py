@@ -120,10 +120,16 @@ def fmt_counts(c: rp.Counts) -> str:
 # -- boundaries ------------------------------------------------------------------------------
 
 
+#: boundaries that see a change without naming what made it
+_CHANGE_SEEN = frozenset({rp.EXTERNAL_EDIT, rp.READ_DISAGREEMENT, rp.ORIGINAL_FILE_DISAGREEMENT,
+                          rp.EXTERNAL_WRITE})
+
+
 def boundary_detail(b: rp.Boundary, group: GroupHistory) -> str:
-    """The detail, with the formatter-class clue on an external edit: a formatter or
-    interpreter command that ran before it in the same transcript may be the change."""
-    if b.cause != rp.EXTERNAL_EDIT:
+    """The detail, with the formatter-class clue on a change seen without its cause: a
+    formatter or interpreter command (a hook's too) that ran before it in the same
+    transcript may be what changed the file."""
+    if b.cause not in _CHANGE_SEEN:
         return b.detail
     clue = max((o for o in group.opaque if o.session_id == b.source_session
                 and o.line <= b.source_line
@@ -153,11 +159,13 @@ def location(line: int, source: str, group: GroupHistory) -> str:
     return f"L{line}" if source in ("", group.session_id) else f"L{line} in {source}"
 
 
-def boundary_text(b: rp.Boundary, group: GroupHistory, tz: Any, indent: str = "    ") -> str:
+def boundary_text(b: rp.Boundary, group: GroupHistory, tz: Any, indent: str = "    ", *,
+                  cause: bool = False) -> str:
     glyph = "⚠" if b.confidence == rp.AUTHORITATIVE else "~"
     where = location(b.source_line or b.line, b.source_session, group)
+    named = f"{b.cause}: " if cause else ""
     return (f"{indent}{glyph} {where}  turn {b.turn}  {text_ts(b.ts, tz)}  "
-            f"{boundary_detail(b, group)} ({b.confidence.upper()})")
+            f"{named}{boundary_detail(b, group)} ({b.confidence.upper()})")
 
 
 def opaque_text(o: Opaque, group: GroupHistory, tz: Any) -> str:

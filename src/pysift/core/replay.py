@@ -30,7 +30,8 @@ become gaps (never a guessed line).
 Integrity boundaries, in confidence order: ``modified_since_read`` (a harness error),
 ``hint_modified`` (Claude Code's ``staleReadFileStateHint``), ``original_file_disagreement``,
 ``external_edit`` (``edited_text_file``), ``external_write`` (a file-history version jump
-no tool write explains), ``stale_recovered``, then the heuristic ``bash_mutation`` and
+no tool write explains), ``read_disagreement`` (a Read showing lines or a length the
+replay did not have), ``stale_recovered``, then the heuristic ``bash_mutation`` and
 ``bash_append_unplaced``. HARD (invalidating) kinds clear the map: every line known before
 them is suspect, so only content re-read or re-written after survives into the final
 state. ``fragments = hard + 1``.
@@ -61,8 +62,10 @@ EXTERNAL_WRITE = "external_write"
 STALE_RECOVERED = "stale_recovered"
 BASH_MUTATION = "bash_mutation"
 BASH_APPEND_UNPLACED = "bash_append_unplaced"
-#: the invalidating kinds: the map is cleared, and each adds a fragment
-HARD_CAUSES = frozenset({MODIFIED_SINCE_READ, EXTERNAL_EDIT, HINT_MODIFIED, EXTERNAL_WRITE})
+READ_DISAGREEMENT = "read_disagreement"
+#: the invalidating kinds: what was known before them is dropped, and each adds a fragment
+HARD_CAUSES = frozenset({MODIFIED_SINCE_READ, EXTERNAL_EDIT, HINT_MODIFIED, EXTERNAL_WRITE,
+                         READ_DISAGREEMENT})
 HEURISTIC_CAUSES = frozenset({BASH_MUTATION, BASH_APPEND_UNPLACED})
 AUTHORITATIVE = "authoritative"
 HEURISTIC = "heuristic"
@@ -147,6 +150,7 @@ class BashAppend:
 class HistoryMarker:
     version: int | None
     content: str | None = None  # a verified backup's bytes, when the store had them
+    present: bool = True  # False: the backup names no file (the file did not exist then)
 
 
 Op = (Snapshot | Window | Edit | Integrity | ExternalEdit | StaleHint | BashMutation
@@ -543,6 +547,7 @@ class _Replayer:
         self.pre_known = True
         self.anchor: str | None = None
         self.last_version: int | None = None
+        self.last_present = True
         self.wrote_since_marker = False
 
     # segments -------------------------------------------------------------------------
@@ -596,9 +601,14 @@ class _Replayer:
             self.counts.bash_read_anchor += 1
         else:
             self.counts.read_full += 1
+        writes = op.source in WRITE_SOURCES
+        if not writes and _disagrees(self.buf, op.lines):
+            self._boundary(event, READ_DISAGREEMENT,
+                           "a full read shows the file differing from the replay (it changed "
+                           "outside the tool stream); the replay continues from the read",
+                           invalidate=True)
         before = self.buf.copy()
         opened = self.seg_first is None
-        writes = op.source in WRITE_SOURCES
         self.buf.reset(op.lines, event.line)
         if opened:
             self.pre_known = True
@@ -614,7 +624,6 @@ class _Replayer:
             self.counts.bash_read_anchor += 1
         else:
             self.counts.read_windowed += 1
-        self._touch(event)
         buf = self.buf
         end = op.start + len(op.lines) - 1
         stale = op.total is not None and buf.total is not None and op.total != buf.total
@@ -623,8 +632,12 @@ class _Replayer:
         if stale:
             # the file is not what the map says any more: lines outside this window may
             # have moved, so only the window itself is known now
-            buf.cells = {n: c for n, c in buf.cells.items() if op.start <= n <= end}
-            buf.total = None
+            self._boundary(event, READ_DISAGREEMENT,
+                           "a read shows the file differing from the replay (it changed "
+                           "outside the tool stream); only what is read again counts",
+                           invalidate=True)
+            buf = self.buf
+        self._touch(event)
         for n, text in enumerate(op.lines, op.start):
             buf.cells[n] = (text, event.line)
         if op.total is not None:
@@ -737,6 +750,7 @@ class _Replayer:
         version is a counter restart (a new generation), never a write."""
         self.counts.history_snapshot += 1
         previous = self.last_version
+        was_present, self.last_present = self.last_present, op.present
         if op.version is not None:
             self.last_version = op.version
         if op.content is not None:
@@ -751,7 +765,9 @@ class _Replayer:
                 self._touch(event)
         if previous is None or op.version is None or op.version == previous:
             return
-        if op.version > previous and not self.wrote_since_marker and op.content is None:
+        absent_both = not op.present and not was_present  # no file then, none now
+        if op.version > previous and not self.wrote_since_marker and op.content is None \
+                and not absent_both:
             self._boundary(event, EXTERNAL_WRITE,
                            f"file-history version went v{previous} -> v{op.version} with no "
                            f"tool write of this file since the previous version (a write "

@@ -67,6 +67,18 @@ def test_a_window_that_contradicts_the_map_keeps_only_itself() -> None:
     changed = FILE.replace("b", "B")
     out = replay([ev(1, full(FILE)), ev(2, window(changed, 1, 3))])
     assert out.buffer.known() == [(1, "a"), (2, "B"), (3, "c")]
+    assert [b.cause for b in out.boundaries] == ["read_disagreement"] and out.hard == 1
+    longer = replay([ev(1, full(FILE)), ev(2, window(FILE + "x\n", 1, 2))])  # a new line
+    assert [b.cause for b in longer.boundaries] == ["read_disagreement"]
+    assert longer.buffer.known() == [(1, "a"), (2, "b")]
+    agreeing = replay([ev(1, full(FILE)), ev(2, window(FILE, 2, 2))])
+    assert not agreeing.boundaries and agreeing.buffer.complete
+
+
+def test_a_full_read_that_contradicts_the_map_is_a_boundary() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, full(FILE.replace("h", "H")))])
+    assert [b.cause for b in out.boundaries] == ["read_disagreement"]
+    assert out.buffer.content() == FILE.replace("h", "H") and len(out.segments) == 2
 
 
 def test_write_is_a_snapshot_and_its_segment_shows_it_as_a_change() -> None:
@@ -225,6 +237,9 @@ def test_history_version_jumps() -> None:
     assert not explained.boundaries and explained.buffer.complete
     restart = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(4)), ev(3, rp.HistoryMarker(1))])
     assert not restart.boundaries
+    gone = replay([ev(1, rp.HistoryMarker(2, present=False)),
+                   ev(2, rp.HistoryMarker(3, present=False))])  # no file then, none now
+    assert not gone.boundaries
     rebased = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(3, "z\n"))])
     assert rebased.boundaries[0].cause == "external_write" and rebased.buffer.content() == "z\n"
 

@@ -32,7 +32,7 @@ from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter, line_end, line_start
 from pysift.disk.mapped import open_buffer
-from pysift.engines.recover.target import Target, basename, resolve
+from pysift.engines.recover.target import Target, basename, normalise, resolve
 from pysift.errors import SourceError
 from pysift.model.record import Record
 
@@ -46,16 +46,19 @@ READ_LINE_CHARS = 2000
 _FIELD_SOURCE = (rb'"(file_path|notebook_path|filePath|filename|command|staleReadFileStateHint)"'
                  rb'[ ]?:[ ]?"((?:[^"\\]|\\.)*)"')
 _BACKUP_SOURCE = rb'"((?:[^"\\]|\\.)*)"[ ]?:[ ]?\{[ ]?"backupFileName"'
+#: the command of a hook run as an older system record prints it ("PostToolUse:Edit
+#: [uv run ruff format] completed successfully")
+_HOOK_SOURCE = rb'ToolUse:[A-Za-z_]{0,40}(?:\\u001b\[22m)? \[((?:[^\]"\\]|\\.)*)\]'
 _PATH_FIELDS = frozenset({b"file_path", b"notebook_path", b"filePath", b"filename"})
 _GUTTER = re.compile(r"^ *(\d+)(?:\t|\u2192)(.*)$")
 _REMINDER = "<system-reminder>"
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[Any, Any]:
+def _patterns() -> tuple[Any, Any, Any]:
     import rurex
 
-    return rurex.compile(_FIELD_SOURCE), rurex.compile(_BACKUP_SOURCE)
+    return rurex.compile(_FIELD_SOURCE), rurex.compile(_BACKUP_SOURCE), rurex.compile(_HOOK_SOURCE)
 
 
 # -- results -------------------------------------------------------------------------------
@@ -165,12 +168,38 @@ def _json_string(raw: bytes) -> str:
             return raw.decode("utf-8", "replace")
 
 
-def _candidates(buf: Buffer, index: TargetIndex) -> tuple[set[int], list[int]]:
-    """Line starts whose path strings name an asked-for file, and the line starts of every
-    shell call (for the window accounting)."""
-    fields, backups = _patterns()
+@dataclass(frozen=True, slots=True)
+class _Command:
+    """A command string met in the structural pass: a shell call's, or a hook's."""
+
+    offset: int  # where it was found (its line holds it)
+    text: str
+    tool: str | None  # "Bash" / "PowerShell" for a tool call, None for a hook
+
+
+_NAME_KEY = re.compile(rb'"name"[ ]?:[ ]?"([A-Za-z_]+)"')
+
+
+def _tool_of(buf: Buffer, at: int, end: int) -> str | None:
+    """The tool whose input holds the ``command`` key at ``at`` (its string ending at
+    ``end``): the last ``"name"`` key before it on its line (Claude Code writes a block's
+    name before its input), else the first right after its input (sorted keys)."""
+    start = line_start(buf, at)
+    found = None
+    for m in _NAME_KEY.finditer(buf[max(start, at - 4096):at]):
+        found = m.group(1).decode("ascii")
+    if found is None:
+        after = _NAME_KEY.search(buf[end:min(line_end(buf, end), end + 256)])
+        found = after.group(1).decode("ascii") if after else None
+    return found if found in SHELL_TOOLS else None
+
+
+def _candidates(buf: Buffer, index: TargetIndex) -> tuple[set[int], list[_Command]]:
+    """Line starts whose path strings name an asked-for file, and every command string
+    (shell calls and hooks, for the window accounting)."""
+    fields, backups, hooks = _patterns()
     lines: set[int] = set()
-    shells: list[int] = []
+    commands: list[_Command] = []
     for m in fields.finditer(buf):
         key, raw = m.group(1), m.group(2)
         value = _json_string(raw)
@@ -179,13 +208,15 @@ def _candidates(buf: Buffer, index: TargetIndex) -> tuple[set[int], list[int]]:
         else:
             hit = bool(index.in_text(value))
             if key == b"command":
-                shells.append(line_start(buf, m.start()))
+                commands.append(_Command(m.start(), value, _tool_of(buf, m.start(), m.end())))
         if hit:
             lines.add(line_start(buf, m.start()))
     for m in backups.finditer(buf):
         if index.for_path(_json_string(m.group(1))):
             lines.add(line_start(buf, m.start()))
-    return lines, shells
+    for m in hooks.finditer(buf):
+        commands.append(_Command(m.start(), _json_string(m.group(1)), None))
+    return lines, commands
 
 
 # -- the scan --------------------------------------------------------------------------------
@@ -256,7 +287,7 @@ class _Scanner:
         return found
 
     def run(self) -> TranscriptScan:
-        starts, shells = _candidates(self.buf, self.index)
+        starts, commands = _candidates(self.buf, self.index)
         self._decode(starts)
         self._use_offsets: dict[str, int] = {}
         for ln in list(self.lines.values()):
@@ -266,7 +297,7 @@ class _Scanner:
             self._events_of(self.lines[start])
         self._unanswered_bash()
         if self.raw_events or self.out.files:
-            self._finish(shells)
+            self._finish(commands)
         self.out.skipped_lines = self.tally.malformed
         return self.out
 
@@ -379,8 +410,9 @@ class _Scanner:
                 continue
             version = entry.get("version") if isinstance(entry, dict) else None
             version = version if isinstance(version, int) and not isinstance(version, bool) else None
+            present = not isinstance(entry, dict) or entry.get("backupFileName") is not None
             for i, _ in self._match(path, self.first_cwd):
-                self._emit(ln, i, rp.HistoryMarker(version))
+                self._emit(ln, i, rp.HistoryMarker(version, present=present))
 
     def _hint(self, ln: _Line, hint: str, written: set[int]) -> None:
         """Claude Code's own word that the call changed files it had read. A target that
@@ -428,42 +460,55 @@ class _Scanner:
                 self._emit(ln, i, op)
 
     # numbering, turns, the window accounting ----------------------------------------------
-    def _finish(self, shells: list[int]) -> None:
+    def _finish(self, commands: list[_Command]) -> None:
+        """Number the lines, place the turns, and collect the window accounting: the
+        opaque commands of the transcript (read off the command strings: only the lines
+        of commands with a marker are decoded) and the Bash calls that change a directory
+        holding a file with events here."""
+        from pysift.core import shell as lexer
+        from pysift.engines.recover import shell
+
         buf = self.buf
-        shell_lines: dict[int, Record] = {}
-        for start in shells:
-            line = self.lines.get(start)
-            if line is None:
-                rec = decode(buf[start:line_end(buf, start)], None, self.tally)
-                if rec is None:
-                    continue
-            else:
-                rec = line.record
-            if any(b.get("name") in SHELL_TOOLS for b in rec.blocks_of("tool_use")):
-                shell_lines[start] = rec
-        self._ancestor_mutations(shell_lines)
-        offsets = sorted({*self.lines, *shell_lines})
+        opaque: list[tuple[int, str]] = []  # (line start, marker)
+        changers: list[_Command] = []
+        for c in commands:
+            if c.tool == "PowerShell":
+                opaque.append((line_start(buf, c.offset), shell.POWERSHELL))
+                continue
+            for m in lexer.opaque_markers(c.text):
+                opaque.append((line_start(buf, c.offset),
+                               m.path if c.tool == "Bash" else f"{m.path} (hook)"))
+            if c.tool == "Bash" and any(not m.marker for m in lexer.mutations(c.text)):
+                changers.append(c)
+        decoded: dict[int, Record] = {}
+        for start in {o for o, _ in opaque} | {line_start(buf, c.offset) for c in changers}:
+            known = self.lines.get(start)
+            rec = known.record if known is not None else decode(
+                buf[start:line_end(buf, start)], None, self.tally)
+            if rec is not None:
+                decoded[start] = rec
+        self._ancestor_mutations([(line_start(buf, c.offset), c.text) for c in changers],
+                                 decoded)
+        offsets = sorted({*self.lines, *decoded})
         counter = LineCounter(buf)
         numbers = {o: counter.line_at(o) for o in offsets}
         turns = build_turn_map(buf, self.tally) if offsets else None
         sid = self.t.session_id
         for offset, target, op in sorted(self.raw_events, key=lambda item: item[0]):
             rec = self.lines[offset].record
-            ts = _timestamp(rec)
             line = numbers[offset]
-            event = rp.Event(line, _turn(turns, offset), ts, op, sid, line)
+            event = rp.Event(line, _turn(turns, offset), _timestamp(rec), op, sid, line)
             self.out.files.setdefault(target, FileScan()).events.append(event)
-        from pysift.engines.recover import shell
-
-        for offset, rec in sorted(shell_lines.items()):
-            for block in rec.blocks_of("tool_use"):
-                for marker in shell.opaque_markers(block):
-                    self.out.opaque.append(Opaque(sid, numbers[offset], _turn(turns, offset),
-                                                  rec.timestamp, marker))
+        for start, marker in sorted(opaque):
+            rec = decoded.get(start)
+            if rec is not None:
+                self.out.opaque.append(Opaque(sid, numbers[start], _turn(turns, start),
+                                              _timestamp(rec), marker))
         self.out.first_cwd = self.first_cwd
         self.out.turn_count = turns.turn_count if turns is not None else 0
 
-    def _ancestor_mutations(self, shell_lines: dict[int, Record]) -> None:
+    def _ancestor_mutations(self, changers: list[tuple[int, str]],
+                            decoded: dict[int, Record]) -> None:
         """A Bash call that changes a directory holding a file with events here (``rm -r``,
         ``mv`` of it, a formatter run over it) never names the file: a heuristic boundary
         of that file, at the call's line."""
@@ -473,23 +518,19 @@ class _Scanner:
             return
         from pysift.core import shell as lexer
 
-        for offset, rec in shell_lines.items():
-            for block in rec.blocks_of("tool_use"):
-                tool_input = block.get("input")
-                command = tool_input.get("command") if isinstance(tool_input, dict) else None
-                if block.get("name") != "Bash" or not isinstance(command, str):
+        for offset, command in changers:
+            rec = decoded.get(offset)
+            if rec is None:
+                continue
+            for m in lexer.mutations(command, rec.cwd):
+                if m.marker or m.resolution == lexer.UNRESOLVED or not m.path:
                     continue
-                for m in lexer.mutations(command, rec.cwd):
-                    if m.marker or m.resolution == lexer.UNRESOLVED or not m.path:
-                        continue
-                    prefix = m.path.rstrip("/\\") + "/"
-                    for i, target in targets.items():
-                        if target.norm.startswith(prefix) or (
-                                target.norm.lower().startswith(prefix.lower().replace("\\", "/"))
-                                and ":" in prefix[:3]):
-                            self.lines.setdefault(offset, _Line(offset, rec))
-                            self.raw_events.append((offset, i, rp.BashMutation(
-                                m.verb, f"{m.path} (which holds the file)", m.resolution or "")))
+                prefix = normalise(m.path).rstrip("/") + "/"
+                for i, target in targets.items():
+                    if target.norm.startswith(prefix):
+                        self.lines.setdefault(offset, _Line(offset, rec))
+                        self.raw_events.append((offset, i, rp.BashMutation(
+                            m.verb, f"{m.path} (which holds the file)", m.resolution or "")))
 
 
 def _turn(turns: TurnMap | None, offset: int) -> int:
