@@ -10,8 +10,10 @@ filters and the turn/time windows are applied before any rollup, to boundaries t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, TextIO
 
 from pysift.commands.scope import scope_banner, scope_header
@@ -119,11 +121,20 @@ def run(opts: FilesOptions, env: Env) -> Report:
 # -- JSON -----------------------------------------------------------------------------------------
 
 
+Stamp = Callable[..., Any]
+
+
+def _cached(fn: Callable[..., Any], env: Env) -> Stamp:
+    """``fn(*args, tz=env.tz)`` memoized for one output: a file's first and last touch
+    are often one instant, and a rollup renders thousands of them."""
+    return lru_cache(maxsize=None)(lambda *args: fn(*args, env.tz))
+
+
 def _trio(t: Transcript) -> dict[str, Any]:
     return id_trio(t.session_id, t.is_subagent, t.parent_session_id)
 
 
-def group_row(kind: str, t: Transcript, g: Group, env: Env) -> dict[str, Any]:
+def group_row(kind: str, t: Transcript, g: Group, local: Stamp) -> dict[str, Any]:
     return {
         "kind": kind,
         **_trio(t),
@@ -131,18 +142,18 @@ def group_row(kind: str, t: Transcript, g: Group, env: Env) -> dict[str, Any]:
         **{op: g.counts[op] for op in engine.OPS},
         "total": g.total,
         "distinct_files": g.distinct_files,
-        **ts_pair("first", g.first_ts, env.tz),
-        **ts_pair("last", g.last_ts, env.tz),
+        **local("first", g.first_ts),
+        **local("last", g.last_ts),
     }
 
 
-def mutation_row(t: Transcript, m: Mutation, env: Env) -> dict[str, Any]:
+def mutation_row(t: Transcript, m: Mutation, local: Stamp) -> dict[str, Any]:
     return {
         "kind": "mutation",
         **_trio(t),
         "path": m.path,
         "op": m.op,
-        **ts_pair("ts", m.ts, env.tz),
+        **local("ts", m.ts),
         "turn_index": m.turn,
         "line": m.line,
         "is_create": m.is_create,
@@ -154,7 +165,7 @@ def mutation_row(t: Transcript, m: Mutation, env: Env) -> dict[str, Any]:
     }
 
 
-def boundary_row(t: Transcript, b: Boundary, env: Env) -> dict[str, Any]:
+def boundary_row(t: Transcript, b: Boundary, local: Stamp) -> dict[str, Any]:
     return {
         "kind": "boundary",
         **_trio(t),
@@ -162,20 +173,22 @@ def boundary_row(t: Transcript, b: Boundary, env: Env) -> dict[str, Any]:
         "line": b.line,
         "turn_index": b.turn,
         "cause": b.cause,
-        **ts_pair("ts", b.ts, env.tz),
+        **local("ts", b.ts),
     }
 
 
 def json_rows(view: FilesView, env: Env) -> list[dict[str, Any]]:
+    local = _cached(ts_pair, env)
     rows: list[dict[str, Any]] = []
     for found in view.found:
         t = found.transcript
         if view.by == "timeline":
-            rows.extend(mutation_row(t, m, env) for m in engine.timeline(found.mutations))
+            rows.extend(mutation_row(t, m, local) for m in engine.timeline(found.mutations))
         else:
             kind = ROW_KINDS[view.by]
-            rows.extend(group_row(kind, t, g, env) for g in engine.groups(found.mutations, view.by))
-    rows.extend(boundary_row(t, b, env) for t, b in view.boundaries)
+            rows.extend(group_row(kind, t, g, local)
+                        for g in engine.groups(found.mutations, view.by))
+    rows.extend(boundary_row(t, b, local) for t, b in view.boundaries)
     return rows
 
 
@@ -192,18 +205,18 @@ def _turn(turn: int | None) -> str:
     return "-" if turn is None else str(turn)
 
 
-def _timeline_line(m: Mutation, env: Env) -> str:
+def _timeline_line(m: Mutation, stamp: Stamp) -> str:
     label = engine.OP_LABELS[m.op] + (" (heuristic)" if m.heuristic else "")
     errored = " (command errored)" if m.command_errored else ""
     detail = f"  ({m.detail})" if m.detail else ""
-    return (f"  L{m.line}  {text_ts(m.ts, env.tz)}  turn {_turn(m.turn)}  {label}  "
+    return (f"  L{m.line}  {stamp(m.ts)}  turn {_turn(m.turn)}  {label}  "
             f"{m.path}{errored}{detail}")
 
 
-def _body(w: Any, found: TranscriptFiles, by: str, env: Env) -> None:
+def _body(w: Any, found: TranscriptFiles, by: str, stamp: Stamp) -> None:
     if by == "timeline":
         for m in engine.timeline(found.mutations):
-            w(_timeline_line(m, env) + "\n")
+            w(_timeline_line(m, stamp) + "\n")
         return
     for g in engine.groups(found.mutations, by):
         if by == "summary":
@@ -212,8 +225,8 @@ def _body(w: Any, found: TranscriptFiles, by: str, env: Env) -> None:
         w(f"  {g.path}\n")
         files = f"  ·  {g.distinct_files} file(s)" if by == "dir" else ""
         w(f"    {g.ops_label()}{files}\n")
-        w(f"    first  {text_ts(g.first_ts, env.tz)}\n")
-        w(f"    last   {text_ts(g.last_ts, env.tz)}\n")
+        w(f"    first  {stamp(g.first_ts)}\n")
+        w(f"    last   {stamp(g.last_ts)}\n")
 
 
 def _window(opts: FilesOptions) -> str:
@@ -227,6 +240,7 @@ def _window(opts: FilesOptions) -> str:
 def render_text(out: TextIO, view: FilesView, opts: FilesOptions, banner: str | None,
                 env: Env) -> None:
     w = out.write
+    stamp = _cached(text_ts, env)
     if banner:
         w(banner + "\n\n")
     if not view.found and not view.boundaries:
@@ -235,14 +249,14 @@ def render_text(out: TextIO, view: FilesView, opts: FilesOptions, banner: str | 
         if i:
             w("\n")
         w(_heading(found.transcript) + "\n")
-        _body(w, found, view.by, env)
+        _body(w, found, view.by, stamp)
     if view.boundaries:
         w("\n" + BOUNDARY_HEADING.format(n=len(view.boundaries)) + "\n")
         for t, b in view.boundaries:
             owner = (f"  ·  subagent {t.session_id} (parent {t.parent_session_id})"
                      if t.is_subagent else "")
             w(f"  ⚠ {b.path}  ·  L{b.line}  ·  turn {_turn(b.turn)}  ·  "
-              f"{text_ts(b.ts, env.tz)}  ·  {b.cause}{owner}\n")
+              f"{stamp(b.ts)}  ·  {b.cause}{owner}\n")
     w("\n")
     w(f"{view.distinct_files} distinct file(s)  ·  {view.mutation_count} mutation(s)  ·  "
       f"{len(view.boundaries)} Edit-before-Read boundary(ies)  ·  "

@@ -26,10 +26,11 @@ The turn map is built only for a transcript whose rows need turn numbers.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 import orjson
@@ -42,7 +43,7 @@ from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
 from pysift.errors import SourceError
 
 # -- vocabulary ----------------------------------------------------------------------------------
@@ -158,23 +159,27 @@ def _framed(line: bytes) -> bool:
     return not stripped or (stripped[:1] == b"{" and stripped[-1:] == b"}")
 
 
-def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int]], int]:
-    """The candidate line spans ``(start, end)`` in file order, and the count of
-    non-blank lines that are not ``{...}``-framed."""
+def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int, bool]], int]:
+    """The candidate lines ``(start, end, is_tool_use)`` in file order (``is_tool_use``:
+    the line names one of the five tools; the others are results and snapshots), and the
+    count of non-blank lines that are not ``{...}``-framed."""
     candidates, unframed, _ = _patterns()
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, bool]] = []
     suspects: set[int] = {0}
     last = -1
     rfind, find, size = buf.rfind, buf.find, len(buf)
     for offset, chunk in _chunks(buf):
         for match in candidates.finditer(chunk):
             at = offset + match.start()
+            tool = chunk[match.start():match.start() + 2] == b'"n'
             if at < last:
+                if tool and not spans[-1][2]:
+                    spans[-1] = (spans[-1][0], spans[-1][1], True)
                 continue
             start = rfind(b"\n", 0, at) + 1
             nl = find(b"\n", at)
             end = size if nl < 0 else nl
-            spans.append((start, end))
+            spans.append((start, end, tool))
             last = end
         suspects.add(offset)  # a chunk's first line: its leading newline is in the last chunk
         for match in unframed.finditer(chunk):
@@ -284,34 +289,87 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
         facts.creates[result_ids[0]] = _str(echo.get("filePath")) or ""
 
 
-def _decode_candidates(buf: Buffer, spans: list[tuple[int, int]]) -> tuple[_Facts, int]:
-    """Decode the candidate lines; also count the framed ones that are not JSON objects
-    (an unframed one is counted by the shape pass)."""
+_RESULT_ID_KEYS = (b'"tool_use_id":"', b'"tool_use_id": "')
+_OPEN_BRACE, _CLOSE_BRACE = 0x7B, 0x7D
+_TRAILING = b" \t\r"
+
+
+def _result_ids(buf: Buffer, start: int, end: int) -> list[str] | None:
+    """The ``tool_use_id`` values of a result line read off its bytes (a raw, unescaped
+    ``"tool_use_id":"`` is always a key: inside a string its quotes are escaped), or
+    None when they cannot be read that way (the line is then decoded)."""
+    ids: list[str] = []
+    find = buf.find
+    for key in _RESULT_ID_KEYS:
+        pos = find(key, start, end)
+        while pos >= 0:
+            value = pos + len(key)
+            close = find(b'"', value, end)
+            if close < 0:
+                return None
+            raw = buf[value:close]
+            if b"\\" in raw:
+                return None
+            ids.append(raw.decode("utf-8", "replace"))
+            pos = find(key, close, end)
+    return ids or None
+
+
+def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, bool]]) -> tuple[_Facts, int]:
+    """Decode the candidate lines, tool_use lines first; a result line answering only
+    calls of other tools (a failed Read, a Grep) is passed over undecoded. Also counts
+    the decoded lines that are framed but no JSON object (an unframed one is counted by
+    the shape pass; a line passed over is shape-checked only, as every other line)."""
     from pysift.disk.jsonline import refused_by_orjson
 
     facts = _Facts()
     bad = 0
-    newlines, counted = 0, 0
     count = newline_counter(buf)
+    view = memoryview(buf)
     loads, error = orjson.loads, orjson.JSONDecodeError
-    for start, end in spans:
-        newlines += count(counted, start)
-        counted = start
-        stripped = buf[start:end].strip()
-        if not (stripped[:1] == b"{" and stripped[-1:] == b"}"):
-            continue
+    size = len(buf)
+
+    def read(start: int, end: int, line: int) -> None:
+        nonlocal bad
+        while end > start and buf[end - 1] in _TRAILING:
+            end -= 1
+        if end <= start or buf[start] != _OPEN_BRACE or buf[end - 1] != _CLOSE_BRACE:
+            return  # unframed (leading blanks too): the shape pass counted it
         try:
-            obj = loads(stripped)
+            obj = loads(view[start:end])
         except error as refused:
             try:  # a lone surrogate escape: the stdlib reads it
-                obj = refused_by_orjson(stripped, refused)
+                obj = refused_by_orjson(bytes(view[start:end]), refused)
             except error:
                 bad += 1
-                continue
+                return
         if not isinstance(obj, dict):
             bad += 1
+            return
+        _read_record(obj, line, facts)
+
+    tool_starts: list[int] = []
+    tool_lines: list[int] = []
+    newlines, counted = 0, 0
+    for start, end, tool in spans:
+        if not tool:
             continue
-        _read_record(obj, newlines + 1, facts)
+        newlines += count(counted, start)
+        counted = start
+        tool_starts.append(start)
+        tool_lines.append(newlines + 1)
+        read(start, min(end, size), newlines + 1)
+    known = {t for t, *_ in facts.structured if t is not None}
+    known.update(t for t, *_ in facts.bash if t is not None)
+    for start, end, tool in spans:
+        if tool:
+            continue
+        ids = _result_ids(buf, start, end)
+        if ids is not None and known.isdisjoint(ids):
+            continue
+        at = bisect_right(tool_starts, start) - 1
+        base, line = (tool_starts[at], tool_lines[at]) if at >= 0 else (0, 1)
+        read(start, end, line + count(base, start))
     return facts, bad
 
 
@@ -385,6 +443,7 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False) -> Tran
     ``turns``: number every row's turn (also done when the transcript has boundaries,
     which always show their turn). A file that cannot be read gives ``error``."""
     result = TranscriptFiles(transcript)
+    keep_big_reads_on_the_heap()
     try:
         buf = open_buffer(transcript.path, read_up_to=READ_WHOLE_BYTES)
     except SourceError as exc:
@@ -474,6 +533,7 @@ def run(transcripts: Sequence[Transcript], plan: FilesPlan,
         workers: int | None = None) -> list[TranscriptFiles]:
     """Every transcript's windowed rows, in input order (a fork pool when there are
     many; a transcript that cannot be read comes back with ``error``)."""
+    keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
     answers = fanout.map_ordered(partial(_work, plan), list(transcripts), workers=workers,
                                  min_items=8, weights=[_size(t) for t in transcripts])
     out: list[TranscriptFiles] = []
@@ -518,14 +578,36 @@ KEYS: dict[str, Callable[[str], str]] = {
 }
 
 
-@dataclass(slots=True)
-class Group:
-    """Per-op counts for one bucket, directory or file of one transcript."""
+_CANONICAL_TS_LEN = 24  # 2026-01-05T10:00:00.000Z: Claude Code's own shape
+_NO_COUNTS = dict.fromkeys(OPS, 0)
 
-    path: str
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPS, 0))
-    files: set[str] = field(default_factory=set)
-    stamps: list[str] = field(default_factory=list)
+
+class Group:
+    """Per-op counts for one bucket, directory or file of one transcript; the first and
+    last instant are kept as the rows are added (string order while every stamp has
+    Claude Code's own shape, by instant once one does not)."""
+
+    __slots__ = ("counts", "files", "first_ts", "last_ts", "odd", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.counts = _NO_COUNTS.copy()
+        self.files: set[str] = set()
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+        self.odd: list[str] | None = None  # every stamp, once one is not canonical
+
+    def add_stamp(self, ts: str) -> None:
+        if self.odd is not None or len(ts) != _CANONICAL_TS_LEN or ts[-1] != "Z":
+            if self.odd is None:
+                self.odd = [s for s in (self.first_ts, self.last_ts) if s]
+            self.odd.append(ts)
+            self.first_ts, self.last_ts = span_of(self.odd)
+            return
+        if self.first_ts is None or ts < self.first_ts:
+            self.first_ts = ts
+        if self.last_ts is None or ts > self.last_ts:
+            self.last_ts = ts
 
     @property
     def total(self) -> int:
@@ -535,23 +617,19 @@ class Group:
     def distinct_files(self) -> int:
         return len(self.files)
 
-    @property
-    def first_ts(self) -> str | None:
-        return span_of(self.stamps)[0]
-
-    @property
-    def last_ts(self) -> str | None:
-        return span_of(self.stamps)[1]
-
     def ops_label(self) -> str:
-        return ops_label(self.counts)
+        return _ops_label(tuple(self.counts.values()))
 
 
 def ops_label(counts: dict[str, int]) -> str:
     """``12 write, 3 edit, 2 bash (heuristic)``; ``0`` when empty."""
+    return _ops_label(tuple(counts.get(op, 0) for op in OPS))
+
+
+@lru_cache(maxsize=4096)
+def _ops_label(counts: tuple[int, ...]) -> str:
     parts = []
-    for op in OPS:
-        n = counts.get(op, 0)
+    for op, n in zip(OPS, counts, strict=True):
         if not n:
             continue
         suffix = " (heuristic)" if op == "bash" else " (inferred)" if op == "external_write" else ""
@@ -586,7 +664,7 @@ def groups(rows: Iterable[Mutation], by: str) -> list[Group]:
         if not is_marker(m.path):
             group.files.add(m.path)
         if m.ts:
-            group.stamps.append(m.ts)
+            group.add_stamp(m.ts)
     return [found[k] for k in sorted(found)]
 
 

@@ -272,3 +272,20 @@ def test_span_of_reads_odd_stamps_by_instant() -> None:
     assert span_of(["2026-01-01T10:00:00+00:00", "2026-01-01T09:59:00.000Z"]) == (
         "2026-01-01T09:59:00.000Z", "2026-01-01T10:00:00+00:00")
     assert span_of([]) == (None, None)
+
+
+def test_results_are_joined_whatever_their_order_and_unrelated_ones_skipped(tmp_path: Path) -> None:
+    s = Session(SID, cwd=CWD)
+    s.add(user("go"))
+    call = assistant(tool_use("Edit", {"file_path": "/w/x.py", "old_string": "a", "new_string": "b"}, id="e1"))
+    result = tool_result("e1", "String to replace not found in file.", is_error=True)
+    s.add(result)  # written before its call (a merged or re-ordered file)
+    s.add(call)
+    s.add(assistant(tool_use("Read", {"file_path": "/w/y.py"}, id="r1")))
+    s.add(tool_result("r1", "File does not exist.", is_error=True))  # another tool's error
+    s.add(assistant(tool_use("Write", {"file_path": "/w/z.py", "content": "z"}, id="w1")))
+    s.add(tool_result("w1", "ok", tool_use_result=write_result("/w/z.py", "z")))
+    found = scan(write_session(tmp_path, s))
+    assert [(m.path, m.is_create) for m in found.mutations] == [("/w/z.py", True)]
+    assert engine._result_ids(b'{"tool_use_id":"a"},{"tool_use_id": "b"}', 0, 40) == ["a", "b"]
+    assert engine._result_ids(b'{"tool_use_id":"a\\"b"}', 0, 22) is None

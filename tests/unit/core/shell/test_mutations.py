@@ -226,3 +226,16 @@ def test_project_env_launchers_run_the_tool(command: str, marker: str) -> None:
     assert [m.path for m in mutations(command, "/w")] == [marker]
     assert [m.path for m in opaque_markers(command)] == [marker]
     assert mutations("uv run pytest", "/w") == ()
+
+
+@pytest.mark.parametrize("command, nothing", [
+    ("git status --short", True), ("ls -la src/ | grep x", True), ("cargo test 2>&1 | tail", True),
+    ("rm x", False), ("echo > f", False), ("cd a && touch b", False), ("npm install", False),
+    ("rm $X", False), ("echo 'a > b'", True),
+])
+def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> None:
+    from pysift.core.shell import changes_nothing
+
+    assert changes_nothing(command) is nothing
+    assert (mutations(command, CWD) == ()) is nothing
+    assert (mutations(command, None) == ()) is nothing
