@@ -144,11 +144,29 @@ def gate_passes(buf: Buffer, target: Target) -> bool:
     """Whether ``buf`` can hold an event of ``target`` (its basename run is somewhere)."""
     if target.needle is None:
         return True
-    from pysift.core.prefilter import NeedleSet
+    return _gate(target.needle, target.windows).search(buf) is not None
 
-    return NeedleSet([target.needle], caseless=False).any_in(buf) or (
-        target.needle != target.needle.lower()
-        and NeedleSet([target.needle.lower()], caseless=True).any_in(buf))
+
+@lru_cache(maxsize=64)
+def _gate(needle: str, caseless: bool) -> Any:
+    """One search for a gate needle, built once per process. A plain ASCII needle is the
+    Rust crate's literal search (SIMD, several GB/s over a mapped file); a needle holding
+    non-ASCII, or a character some JSON writers escape, gets every spelling from the
+    search prefilter; a Windows name is matched without case."""
+    from pysift.core.prefilter import OPTIONAL_ESCAPES, NeedleSet
+
+    if needle.isascii() and not any(c in OPTIONAL_ESCAPES for c in needle):
+        import rurex
+
+        return rurex.compile(rurex.escape(needle).encode(), rurex.IGNORECASE if caseless else 0)
+    probe = NeedleSet([needle], caseless=caseless)
+
+    class _Probe:
+        @staticmethod
+        def search(buf: Buffer) -> object:
+            return True if probe.any_in(buf) else None
+
+    return _Probe
 
 
 # -- JSON string values off the raw bytes -----------------------------------------------------
@@ -196,26 +214,31 @@ def _tool_of(buf: Buffer, at: int, end: int) -> str | None:
 
 def _candidates(buf: Buffer, index: TargetIndex) -> tuple[set[int], list[_Command]]:
     """Line starts whose path strings name an asked-for file, and every command string
-    (shell calls and hooks, for the window accounting)."""
+    (shell calls and hooks, for the window accounting). Captures are sliced off the
+    buffer by span: the crate's ``group`` copies a mapped buffer whole on every call."""
     fields, backups, hooks = _patterns()
     lines: set[int] = set()
     commands: list[_Command] = []
     for m in fields.finditer(buf):
-        key, raw = m.group(1), m.group(2)
-        value = _json_string(raw)
+        k0, k1 = m.span(1)
+        v0, v1 = m.span(2)
+        key = buf[k0:k1]
+        value = _json_string(buf[v0:v1])
         if key in _PATH_FIELDS:
             hit = bool(index.for_path(value))
         else:
             hit = bool(index.in_text(value))
             if key == b"command":
-                commands.append(_Command(m.start(), value, _tool_of(buf, m.start(), m.end())))
+                commands.append(_Command(k0, value, _tool_of(buf, k0, v1 + 1)))
         if hit:
-            lines.add(line_start(buf, m.start()))
+            lines.add(line_start(buf, k0))
     for m in backups.finditer(buf):
-        if index.for_path(_json_string(m.group(1))):
-            lines.add(line_start(buf, m.start()))
+        v0, v1 = m.span(1)
+        if index.for_path(_json_string(buf[v0:v1])):
+            lines.add(line_start(buf, v0))
     for m in hooks.finditer(buf):
-        commands.append(_Command(m.start(), _json_string(m.group(1)), None))
+        v0, v1 = m.span(1)
+        commands.append(_Command(v0, _json_string(buf[v0:v1]), None))
     return lines, commands
 
 

@@ -84,6 +84,11 @@ class Target:
     base: str
     needle: str | None
 
+    @property
+    def windows(self) -> bool:
+        """A Windows path: its names compare without case."""
+        return is_windows_path(self.given) or "\\" in self.given
+
     @classmethod
     def of(cls, value: str) -> Target:
         absolute = is_absolute(value)
