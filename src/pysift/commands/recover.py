@@ -654,7 +654,8 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
     targets = [Target.of(p) for p in paths]
     scan = scan_scope(scope.transcripts, targets, opts.window,
                       progress=(lambda done, total: say(f"scanned {done}/{total} transcripts"))
-                      if say else None)
+                      if say else None,
+                      turns=opts.at is not None and opts.at.kind == "turn")
     report.notes.extend(scan.warnings)
     os.makedirs(out_dir, exist_ok=True)
     at = opts.at or LATEST

@@ -43,9 +43,9 @@ READ_DEFAULT_LIMIT = 2000
 #: Read truncates longer lines in the text it shows the model
 READ_LINE_CHARS = 2000
 
-_FIELD_SOURCE = (rb'"(file_path|notebook_path|filePath|filename|command|staleReadFileStateHint)"'
-                 rb'[ ]?:[ ]?"((?:[^"\\]|\\.)*)"')
-_BACKUP_SOURCE = rb'"((?:[^"\\]|\\.)*)"[ ]?:[ ]?\{[ ]?"backupFileName"'
+_FIELD_SOURCE = (rb'"(?:file_path|notebook_path|filePath|filename|command|staleReadFileStateHint)"'
+                 rb'[ ]?:[ ]?"')
+_BACKUP_SOURCE = rb'\{[ ]?"backupFileName"'
 #: the command of a hook run as an older system record prints it ("PostToolUse:Edit
 #: [uv run ruff format] completed successfully")
 _HOOK_SOURCE = rb'ToolUse:[A-Za-z_]{0,40}(?:\\u001b\[22m)? \[((?:[^\]"\\]|\\.)*)\]'
@@ -56,9 +56,7 @@ _REMINDER = "<system-reminder>"
 
 @lru_cache(maxsize=1)
 def _patterns() -> tuple[Any, Any, Any]:
-    import rurex
-
-    return rurex.compile(_FIELD_SOURCE), rurex.compile(_BACKUP_SOURCE), rurex.compile(_HOOK_SOURCE)
+    return _compiled(_FIELD_SOURCE), _compiled(_BACKUP_SOURCE), _compiled(_HOOK_SOURCE)
 
 
 # -- results -------------------------------------------------------------------------------
@@ -112,6 +110,18 @@ class TargetIndex:
                 self.by_base[t.base.lower()].append(i)
         self.open_ended = [i for i, t in enumerate(self.targets) if t.needle is None]
         self._automaton: Any = None
+        self.pattern: Any = None  # the RE2 target pass, built on first use
+        self._raw_bases: set[bytes] | None = None
+
+    def raw_bases(self) -> set[bytes]:
+        """The basenames as raw JSON bytes (and case-folded), for an unescaped key."""
+        if self._raw_bases is None:
+            out: set[bytes] = set()
+            for t in self.targets:
+                raw = t.base.encode("utf-8", "surrogateescape")
+                out |= {raw, raw.lower()}
+            self._raw_bases = out
+        return self._raw_bases
 
     def for_path(self, value: str) -> list[int]:
         base = basename(value)
@@ -141,32 +151,27 @@ class TargetIndex:
 
 
 def gate_passes(buf: Buffer, target: Target) -> bool:
-    """Whether ``buf`` can hold an event of ``target`` (its basename run is somewhere)."""
-    if target.needle is None:
+    """Whether ``buf`` can hold an event of ``target`` (its basename run is somewhere).
+
+    A plain ASCII needle is one ``find`` over the (mapped) file, which never copies it; a
+    needle holding non-ASCII or a character some JSON writers escape gets every spelling
+    from the search prefilter; a Windows name is matched without case."""
+    needle = target.needle
+    if needle is None:
         return True
-    return _gate(target.needle, target.windows).search(buf) is not None
+    if needle.isascii() and not target.windows and not any(c in _ESCAPED for c in needle):
+        return buf.find(needle.encode("ascii")) >= 0
+    return _needle_set(needle, target.windows).any_in(buf)
+
+
+_ESCAPED = frozenset("/<>&='+`")
 
 
 @lru_cache(maxsize=64)
-def _gate(needle: str, caseless: bool) -> Any:
-    """One search for a gate needle, built once per process. A plain ASCII needle is the
-    Rust crate's literal search (SIMD, several GB/s over a mapped file); a needle holding
-    non-ASCII, or a character some JSON writers escape, gets every spelling from the
-    search prefilter; a Windows name is matched without case."""
-    from pysift.core.prefilter import OPTIONAL_ESCAPES, NeedleSet
+def _needle_set(needle: str, caseless: bool) -> Any:
+    from pysift.core.prefilter import NeedleSet
 
-    if needle.isascii() and not any(c in OPTIONAL_ESCAPES for c in needle):
-        import rurex
-
-        return rurex.compile(rurex.escape(needle).encode(), rurex.IGNORECASE if caseless else 0)
-    probe = NeedleSet([needle], caseless=caseless)
-
-    class _Probe:
-        @staticmethod
-        def search(buf: Buffer) -> object:
-            return True if probe.any_in(buf) else None
-
-    return _Probe
+    return NeedleSet([needle], caseless=caseless)
 
 
 # -- JSON string values off the raw bytes -----------------------------------------------------
@@ -186,16 +191,20 @@ def _json_string(raw: bytes) -> str:
             return raw.decode("utf-8", "replace")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Command:
     """A command string met in the structural pass: a shell call's, or a hook's."""
 
-    offset: int  # where it was found (its line holds it)
+    offset: int  # where its key is (its line holds it)
+    end: int  # where its value ends
     text: str
-    tool: str | None  # "Bash" / "PowerShell" for a tool call, None for a hook
+    hook: bool  # a hook's command (an attachment's or a system line's), not a tool input
+
+    def tool(self, buf: Buffer) -> str | None:
+        return None if self.hook else _tool_of(buf, self.offset, self.end)
 
 
-_NAME_KEY = re.compile(rb'"name"[ ]?:[ ]?"([A-Za-z_]+)"')
+_NAME_KEYS = (b'"name":"', b'"name": "')
 
 
 def _tool_of(buf: Buffer, at: int, end: int) -> str | None:
@@ -203,43 +212,182 @@ def _tool_of(buf: Buffer, at: int, end: int) -> str | None:
     ``end``): the last ``"name"`` key before it on its line (Claude Code writes a block's
     name before its input), else the first right after its input (sorted keys)."""
     start = line_start(buf, at)
-    found = None
-    for m in _NAME_KEY.finditer(buf[max(start, at - 4096):at]):
-        found = m.group(1).decode("ascii")
-    if found is None:
-        after = _NAME_KEY.search(buf[end:min(line_end(buf, end), end + 256)])
-        found = after.group(1).decode("ascii") if after else None
-    return found if found in SHELL_TOOLS else None
+    best = max(buf.rfind(key, start, at) for key in _NAME_KEYS)
+    if best < 0:
+        stop = min(line_end(buf, end), end + 256)
+        after = [p for p in (buf.find(key, end, stop) for key in _NAME_KEYS) if p >= 0]
+        best = min(after) if after else -1
+    if best < 0:
+        return None
+    first = buf.find(b'"', best + 6) + 1
+    name = buf[first:buf.find(b'"', first)]
+    return name.decode("ascii", "replace") if name in (b"Bash", b"PowerShell") else None
 
 
-def _candidates(buf: Buffer, index: TargetIndex) -> tuple[set[int], list[_Command]]:
-    """Line starts whose path strings name an asked-for file, and every command string
-    (shell calls and hooks, for the window accounting). Captures are sliced off the
-    buffer by span: the crate's ``group`` copies a mapped buffer whole on every call."""
-    fields, backups, hooks = _patterns()
-    lines: set[int] = set()
-    commands: list[_Command] = []
-    for m in fields.finditer(buf):
-        k0, k1 = m.span(1)
-        v0, v1 = m.span(2)
-        key = buf[k0:k1]
-        value = _json_string(buf[v0:v1])
-        if key in _PATH_FIELDS:
-            hit = bool(index.for_path(value))
+def _string_end(buf: Buffer, start: int) -> int:
+    """The offset of the quote closing the JSON string whose text starts at ``start``."""
+    pos = buf.find(b'"', start)
+    while pos > start and buf[pos - 1] == 0x5C:  # a backslash: count the run before it
+        run = 1
+        while pos - run - 1 >= start and buf[pos - run - 1] == 0x5C:
+            run += 1
+        if run % 2 == 0:
+            break
+        pos = buf.find(b'"', pos + 1)
+    return pos if pos >= 0 else len(buf)
+
+
+def _key_before(buf: Buffer, brace: int) -> tuple[int, int] | None:
+    """The text span of the object key right before ``brace`` (``"key": {``)."""
+    pos = brace - 1
+    while pos > 0 and buf[pos] in b" \t":
+        pos -= 1
+    if buf[pos] != 0x3A:  # the colon
+        return None
+    pos -= 1
+    while pos > 0 and buf[pos] in b" \t":
+        pos -= 1
+    if buf[pos] != 0x22:
+        return None
+    end = pos
+    start = buf.rfind(b'"', 0, end)
+    while start > 0 and buf[start - 1] == 0x5C:  # an escaped quote inside the key
+        start = buf.rfind(b'"', 0, start)
+    return (start + 1, end) if start >= 0 else None
+
+
+_STRING_BODY = r'(?:[^"\\]|\\.)*?'
+_TARGET_KEYS = r'"(?:file_path|notebook_path|filePath|filename|command|staleReadFileStateHint)"[ ]?:[ ]?"'
+
+
+def _needle_source(needle: str, caseless: bool) -> str:
+    """An RE2 source matching ``needle`` inside a raw JSON string, in every spelling a
+    writer may give it: a non-ASCII character raw or ``\\uXXXX`` (either hex case), a
+    character some writers escape needlessly either way."""
+    import re2
+
+    from pysift.core.prefilter import OPTIONAL_ESCAPES
+
+    parts = []
+    for char in needle:
+        if char in OPTIONAL_ESCAPES:
+            parts.append(OPTIONAL_ESCAPES[char].decode("ascii"))
+        elif char.isascii():
+            parts.append(re2.escape(char))
         else:
-            hit = bool(index.in_text(value))
-            if key == b"command":
-                commands.append(_Command(k0, value, _tool_of(buf, k0, v1 + 1)))
-        if hit:
+            units = char.encode("utf-16-be")
+            escaped = "".join("\\\\u" + "".join(f"[{d.lower()}{d.upper()}]" if d.isalpha()
+                                                     else d for d in units[k:k + 2].hex())
+                              for k in range(0, len(units), 2))
+            parts.append(f"(?:{re2.escape(char)}|{escaped})")
+    body = "".join(parts)
+    return f"(?i:{body})" if caseless else body
+
+
+def _target_pattern(index: TargetIndex) -> Any:
+    """One RE2 pass finding every JSON string a file event can name its path in
+    (``file_path``, ``notebook_path``, ``filePath``, ``filename``, ``command``,
+    ``staleReadFileStateHint``) whose text holds an asked-for file's gate needle. RE2
+    reads a mapped file in place (the Rust crate copies it on every call)."""
+    if index.pattern is None:
+        import re2
+
+        alts = sorted({_needle_source(t.needle, t.windows) for t in index.targets
+                       if t.needle is not None})
+        options = re2.Options()
+        options.max_mem = 256 << 20
+        options.log_errors = False
+        index.pattern = re2.compile(
+            f"{_TARGET_KEYS}{_STRING_BODY}(?:{'|'.join(alts)})".encode("utf-8"), options)
+    return index.pattern
+
+
+def _candidates(buf: Buffer, index: TargetIndex) -> set[int]:
+    """Line starts whose path strings can name an asked-for file (a superset: the decoded
+    record decides). With a target too short to gate on, every path string is looked at."""
+    if index.open_ended:
+        return _candidates_by_value(buf, index)
+    return {line_start(buf, m.start()) for m in _target_pattern(index).finditer(buf)}
+
+
+def _candidates_by_value(buf: Buffer, index: TargetIndex) -> set[int]:
+    fields, _, _ = _patterns()
+    lines: set[int] = set()
+    for m in fields.finditer(buf):
+        k0, v0 = m.span()
+        key = buf[k0 + 1:buf.find(b'"', k0 + 1)]
+        value = _json_string(buf[v0:_string_end(buf, v0)])
+        if index.for_path(value) if key in _PATH_FIELDS else index.in_text(value):
             lines.add(line_start(buf, k0))
-    for m in backups.finditer(buf):
-        v0, v1 = m.span(1)
-        if index.for_path(_json_string(buf[v0:v1])):
-            lines.add(line_start(buf, v0))
+    return lines
+
+
+def _backup_lines(buf: Buffer, targets: Sequence[Target]) -> set[int]:
+    """Lines of file-history entries (``trackedFileBackups``) keyed by one of ``targets``
+    (the files that already have events here): one pass for a key ending with one of
+    their basenames right before its ``{"backupFileName"`` object."""
+    import re2  # its escape, for bytes
+
+    from pysift.core.prefilter import _json_escaped
+
+    spellings: set[bytes] = set()
+    for target in targets:
+        spellings.add(target.base.encode("utf-8", "surrogateescape"))
+        if not target.base.isascii():
+            spellings.add(_json_escaped(target.base).encode("ascii"))
+    names = b"|".join(sorted(re2.escape(s) for s in spellings))
+    pattern = _compiled(b'(?:' + names + rb')"[ ]?:[ ]?\{[ ]?"backupFileName"')
+    return {line_start(buf, m.start()) for m in pattern.finditer(buf)}
+
+
+_SHELL_NAME = rb'"name"[ ]?:[ ]?"(?:Bash|PowerShell)"'
+_COMMAND_KEY = (b'"command":"', b'"command": "')
+#: a hook's command is counted only when it can be a formatter run
+_FORMATTER_HOOK = (rb'"command"[ ]?:[ ]?"[^"\n]{0,400}?(?i:prettier|black|ruff|rustfmt|gofmt|'
+                   rb'goimports|clang-format|dprint|biome|eslint|stylua|shfmt|autopep8|yapf|isort|'
+                   rb'swiftformat|ktlint|rubocop|php-cs-fixer|cargo fmt|go fmt|npm run format)')
+
+
+def _commands(buf: Buffer) -> list[_Command]:
+    """The command strings of the window accounting: every Bash and PowerShell call (its
+    tool name read off the line, the command right after it, or before it in sorted-key
+    JSON), and the hooks that may run a formatter (attachments, older system lines)."""
+    out: list[_Command] = []
+    seen: set[int] = set()
+    for m in _compiled(_SHELL_NAME).finditer(buf):
+        at, end = m.span()
+        start, stop = line_start(buf, at), line_end(buf, at)
+        after = [p for p in (buf.find(k, end, stop) for k in _COMMAND_KEY) if p >= 0]
+        before = max(buf.rfind(k, start, at) for k in _COMMAND_KEY)
+        key = min(after) if after else before
+        if key < 0 or key in seen:
+            continue
+        seen.add(key)
+        v0 = buf.find(b'"', key + 10) + 1
+        v1 = _string_end(buf, v0)
+        out.append(_Command(key, v1, _json_string(buf[v0:v1]), False))
+    for m in _compiled(_FORMATTER_HOOK).finditer(buf):
+        key = m.start()
+        start = line_start(buf, key)
+        if key in seen or buf.find(b'"tool_use"', start, key) >= 0:
+            continue
+        v0 = buf.find(b'"', key + 10) + 1
+        v1 = _string_end(buf, v0)
+        out.append(_Command(key, v1, _json_string(buf[v0:v1]), True))
+    _, _, hooks = _patterns()
     for m in hooks.finditer(buf):
         v0, v1 = m.span(1)
-        commands.append(_Command(v0, _json_string(buf[v0:v1]), None))
-    return lines, commands
+        out.append(_Command(v0, v1, _json_string(buf[v0:v1]), True))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _compiled(source: bytes) -> Any:
+    """A Rust regex over ``bytes`` (literal searches at SIMD speed). Its binding copies a
+    mapped buffer on every call, so a transcript is copied once before these passes."""
+    import rurex
+
+    return rurex.compile(source)
 
 
 # -- the scan --------------------------------------------------------------------------------
@@ -272,7 +420,9 @@ class _Line:
 
 
 class _Scanner:
-    def __init__(self, transcript: Transcript, buf: Buffer, index: TargetIndex) -> None:
+    def __init__(self, transcript: Transcript, buf: Buffer, index: TargetIndex,
+                 turns: bool = True) -> None:
+        self.want_turns = turns
         self.t = transcript
         self.buf = buf
         self.index = index
@@ -310,17 +460,24 @@ class _Scanner:
         return found
 
     def run(self) -> TranscriptScan:
-        starts, commands = _candidates(self.buf, self.index)
+        starts = _candidates(self.buf, self.index)
+        if not starts:
+            return self.out  # no path string names an asked-for file: nothing to replay
+        if not isinstance(self.buf, bytes):
+            self.buf = self.buf[:]  # one copy for the Rust-regex passes below
         self._decode(starts)
         self._use_offsets: dict[str, int] = {}
         for ln in list(self.lines.values()):
             self._collect_uses(ln)
         self._decode(self._result_lines())
+        named = [self.index.targets[i] for i, scan in self.out.files.items() if scan.identities]
+        if named:  # file-history entries matter only beside the file's own events
+            self._decode(_backup_lines(self.buf, named))
         for start in sorted(self.lines):
             self._events_of(self.lines[start])
         self._unanswered_bash()
         if self.raw_events or self.out.files:
-            self._finish(commands)
+            self._finish(_commands(self.buf))
         self.out.skipped_lines = self.tally.malformed
         return self.out
 
@@ -495,13 +652,20 @@ class _Scanner:
         opaque: list[tuple[int, str]] = []  # (line start, marker)
         changers: list[_Command] = []
         for c in commands:
-            if c.tool == "PowerShell":
+            if c.hook:  # a hook counts only as the formatter it runs
+                opaque.extend((line_start(buf, c.offset), f"{m.path} (hook)")
+                              for m in lexer.opaque_markers(c.text) if m.path.startswith("fmt:"))
+                continue
+            tool = c.tool(buf)
+            if tool == "PowerShell":
                 opaque.append((line_start(buf, c.offset), shell.POWERSHELL))
                 continue
-            for m in lexer.opaque_markers(c.text):
-                opaque.append((line_start(buf, c.offset),
-                               m.path if c.tool == "Bash" else f"{m.path} (hook)"))
-            if c.tool == "Bash" and any(not m.marker for m in lexer.mutations(c.text)):
+            if tool is None:
+                continue  # a command key of some other tool or record
+            opaque.extend((line_start(buf, c.offset), m.path)
+                          for m in lexer.opaque_markers(c.text))
+            if not lexer.changes_nothing(c.text) and any(
+                    not m.marker for m in lexer.mutations(c.text)):
                 changers.append(c)
         decoded: dict[int, Record] = {}
         for start in {o for o, _ in opaque} | {line_start(buf, c.offset) for c in changers}:
@@ -515,7 +679,7 @@ class _Scanner:
         offsets = sorted({*self.lines, *decoded})
         counter = LineCounter(buf)
         numbers = {o: counter.line_at(o) for o in offsets}
-        turns = build_turn_map(buf, self.tally) if offsets else None
+        turns = build_turn_map(buf, self.tally) if offsets and self.want_turns else None
         sid = self.t.session_id
         for offset, target, op in sorted(self.raw_events, key=lambda item: item[0]):
             rec = self.lines[offset].record
@@ -781,14 +945,16 @@ def parse_stale_hint(hint: str) -> list[str]:
     return [p.strip() for p in body.split(", ") if p.strip()]
 
 
-def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target | None
-                    ) -> TranscriptScan:
+def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target | None,
+                    turns: bool = True) -> TranscriptScan:
     """The events of every target of ``index`` in one transcript. ``gate`` (single-file
-    mode) skips a transcript without the file's basename undecoded."""
+    mode) skips a transcript without the file's basename undecoded. Without ``turns``
+    every event is in turn 0 (batch mode shows no turn and, unless a turn window or an
+    ``@turn`` cutoff asks, needs none: the turn map is a walk of every user line)."""
     try:
         buf = open_buffer(transcript.path)
     except SourceError as exc:
         return TranscriptScan(transcript, error=str(exc))
     if gate is not None and not gate_passes(buf, gate):
         return TranscriptScan(transcript, gated_out=True)
-    return _Scanner(transcript, buf, index).run()
+    return _Scanner(transcript, buf, index, turns).run()

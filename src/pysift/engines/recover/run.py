@@ -47,14 +47,16 @@ def _size(t: Transcript) -> int:
 
 
 def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Window, *,
-        merge: bool = True, progress: Callable[[int, int], None] | None = None) -> ScopeScan:
+        merge: bool = True, progress: Callable[[int, int], None] | None = None,
+        turns: bool = True) -> ScopeScan:
     """Scan ``transcripts`` for ``targets`` (one file: each transcript gated on its
     basename; several: one structural pass each) and build their histories (``merge``:
     a session's transcripts into one stream per group). ``progress(done, total)`` is
-    called between slices of the scan when given."""
+    called between slices of the scan when given; without ``turns`` (and no turn
+    window) the events carry no turn index."""
     index = TargetIndex(targets)
     gate = targets[0] if len(targets) == 1 else None
-    work = partial(scan_transcript, index=index, gate=gate)
+    work = partial(scan_transcript, index=index, gate=gate, turns=turns or window.turns is not None)
     items = list(transcripts)
     sizes = [_size(t) for t in items]
     if progress is None:
@@ -68,15 +70,19 @@ def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Wi
                                  weights=sizes[at:at + step])
             progress(min(at + step, len(items)), len(items))
     warnings = [f"warning: skipped: {s.error}" for s in scans if s.error]
+    holding: dict[int, list[TranscriptScan]] = {}  # target -> the scans that name it
+    for scan in scans:
+        for i in scan.files:
+            holding.setdefault(i, []).append(scan)
     files = []
     for i, target in enumerate(targets):
-        groups, excluded = group_histories(scans, i, window, merge=merge)
+        mine = holding.get(i, [])
+        groups, excluded = group_histories(mine, i, window, merge=merge)
         history = FileHistory(target, groups, excluded)
-        for scan in scans:
-            found = scan.files.get(i)
-            if found is not None:
-                history.identities |= found.identities
-                history.neighbours |= found.neighbours
+        for scan in mine:
+            found = scan.files[i]
+            history.identities |= found.identities
+            history.neighbours |= found.neighbours
         files.append(history)
     return ScopeScan(files, sum(s.skipped_lines for s in scans), warnings,
                      sum(1 for s in scans if not s.gated_out and not s.error))

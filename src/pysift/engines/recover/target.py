@@ -37,7 +37,8 @@ def is_absolute(path: str) -> bool:
 
 def basename(path: str) -> str:
     """The last component, split on either separator."""
-    return re.split(r"[\\/]", path.rstrip("/\\"))[-1] if path.strip("/\\") else ""
+    trimmed = path.rstrip("/\\")
+    return trimmed.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
 
 
 def normalise(path: str) -> str:
