@@ -655,7 +655,8 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
     scan = scan_scope(scope.transcripts, targets, opts.window,
                       progress=(lambda done, total: say(f"scanned {done}/{total} transcripts"))
                       if say else None,
-                      turns=opts.at is not None and opts.at.kind == "turn")
+                      turns=opts.at is not None and opts.at.kind == "turn",
+                      lines=opts.at is not None and opts.at.kind == "line")
     report.notes.extend(scan.warnings)
     os.makedirs(out_dir, exist_ok=True)
     at = opts.at or LATEST

@@ -421,8 +421,9 @@ class _Line:
 
 class _Scanner:
     def __init__(self, transcript: Transcript, buf: Buffer, index: TargetIndex,
-                 turns: bool = True) -> None:
+                 turns: bool = True, lines: bool = True) -> None:
         self.want_turns = turns
+        self.want_lines = lines
         self.t = transcript
         self.buf = buf
         self.index = index
@@ -677,8 +678,11 @@ class _Scanner:
         self._ancestor_mutations([(line_start(buf, c.offset), c.text) for c in changers],
                                  decoded)
         offsets = sorted({*self.lines, *decoded})
-        counter = LineCounter(buf)
-        numbers = {o: counter.line_at(o) for o in offsets}
+        if self.want_lines:
+            counter = LineCounter(buf)
+            numbers = {o: counter.line_at(o) for o in offsets}
+        else:  # ordered coordinates are enough (batch mode shows no jsonl line)
+            numbers = {o: o + 1 for o in offsets}
         turns = build_turn_map(buf, self.tally) if offsets and self.want_turns else None
         sid = self.t.session_id
         for offset, target, op in sorted(self.raw_events, key=lambda item: item[0]):
@@ -946,15 +950,17 @@ def parse_stale_hint(hint: str) -> list[str]:
 
 
 def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target | None,
-                    turns: bool = True) -> TranscriptScan:
+                    turns: bool = True, lines: bool = True) -> TranscriptScan:
     """The events of every target of ``index`` in one transcript. ``gate`` (single-file
     mode) skips a transcript without the file's basename undecoded. Without ``turns``
     every event is in turn 0 (batch mode shows no turn and, unless a turn window or an
-    ``@turn`` cutoff asks, needs none: the turn map is a walk of every user line)."""
+    ``@turn`` cutoff asks, needs none: the turn map is a walk of every user line); without
+    ``lines`` the events' coordinates are byte offsets, ordered like the jsonl lines but
+    no line numbers (batch mode, unless an ``@line`` cutoff asks)."""
     try:
         buf = open_buffer(transcript.path)
     except SourceError as exc:
         return TranscriptScan(transcript, error=str(exc))
     if gate is not None and not gate_passes(buf, gate):
         return TranscriptScan(transcript, gated_out=True)
-    return _Scanner(transcript, buf, index, turns).run()
+    return _Scanner(transcript, buf, index, turns, lines).run()

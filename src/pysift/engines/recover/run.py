@@ -48,15 +48,16 @@ def _size(t: Transcript) -> int:
 
 def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Window, *,
         merge: bool = True, progress: Callable[[int, int], None] | None = None,
-        turns: bool = True) -> ScopeScan:
+        turns: bool = True, lines: bool = True) -> ScopeScan:
     """Scan ``transcripts`` for ``targets`` (one file: each transcript gated on its
     basename; several: one structural pass each) and build their histories (``merge``:
     a session's transcripts into one stream per group). ``progress(done, total)`` is
     called between slices of the scan when given; without ``turns`` (and no turn
-    window) the events carry no turn index."""
+    window) the events carry no turn index, without ``lines`` no jsonl line number."""
     index = TargetIndex(targets)
     gate = targets[0] if len(targets) == 1 else None
-    work = partial(scan_transcript, index=index, gate=gate, turns=turns or window.turns is not None)
+    work = partial(scan_transcript, index=index, gate=gate,
+                   turns=turns or window.turns is not None, lines=lines)
     items = list(transcripts)
     sizes = [_size(t) for t in items]
     if progress is None:
