@@ -450,28 +450,16 @@ def read_result(path: str, content: str, start_line: int = 1, total_lines: int |
     }
 
 
-def _patch(old: str, new: str, line: int) -> list[JsonObj]:
-    old_lines = old.split("\n")
-    new_lines = new.split("\n")
-    return [
-        {
-            "oldStart": line,
-            "oldLines": len(old_lines),
-            "newStart": line,
-            "newLines": len(new_lines),
-            "lines": [f"-{x}" for x in old_lines] + [f"+{x}" for x in new_lines],
-        }
-    ]
-
-
 def edit_result(path: str, old: str, new: str, original: str, *, replace_all: bool = False) -> JsonObj:
-    line = original[: original.find(old)].count("\n") + 1 if old in original else 1
+    """An Edit's ``toolUseResult`` with the ``structuredPatch`` Claude Code records (jsdiff
+    hunks with 3 lines of context) for the change it made to ``original``."""
+    updated = original.replace(old, new) if replace_all else original.replace(old, new, 1)
     return {
         "filePath": path,
         "oldString": old,
         "newString": new,
         "originalFile": original,
-        "structuredPatch": _patch(old, new, line),
+        "structuredPatch": structured_patch(original, updated),
         "userModified": False,
         "replaceAll": replace_all,
     }
@@ -482,7 +470,7 @@ def write_result(path: str, content: str, *, original: str | None = None) -> Jso
         "type": "create" if original is None else "update",
         "filePath": path,
         "content": content,
-        "structuredPatch": [] if original is None else _patch(original, content, 1),
+        "structuredPatch": [] if original is None else structured_patch(original, content),
         "originalFile": original,
     }
 
