@@ -19,10 +19,11 @@ ROW_KINDS = {
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
+    "recover": {"restore", "coverage", "segment", "boundary", "snapshot"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2)
 TRIO_KINDS = {"session", "exchange", "record", "block", "bucket", "dir", "file", "mutation",
-              "boundary"}
+              "boundary", "coverage", "segment", "snapshot"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -49,6 +50,12 @@ INVOCATIONS = [
     ("files", "--by", "file", "--glob", "**/src/**"),
     ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
     ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
+    ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py"),
+    ("recover", "--file", "src/orbit/cli.py", "--coverage"),
+    ("recover", "--file", "cli.py", "--patches"),
+    ("recover", f"@{LONG}", "--file", "cli.py", "--at", "@turn:3"),
+    ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
+    ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
 ]
 
 
@@ -109,3 +116,19 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
     assert set(rows[1]) == {"kind", "matched"}
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("--file", "/home/ada/src/orbit/pyproject.toml"), "invalidated"),
+    (("--file", "/nowhere/at/all.py"), "no-history"),
+])
+def test_recover_error_paths_close_the_envelope(cli, demo_home: Path, args: tuple[str, ...],
+                                                reason: str) -> None:
+    """A restore that fails still prints header, its restore row and the summary before
+    the non-zero exit (wire-format §8)."""
+    result = cli("--claude-home", str(demo_home), "recover", *args, "--format", "json")
+    assert result.code == 1
+    kinds = [r["kind"] for r in result.json_rows()]
+    assert kinds == ["header", "restore", "summary"]
+    assert result.json_rows("restore")[0]["reason"] == reason
+    assert result.summary()["sessions"] == 0
