@@ -538,3 +538,28 @@ def test_batch_refuses_a_symlink_escape(cli, home: ClaudeHome, tmp_path: Path) -
     result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
     assert result.code == 2 and "symbolic link" in result.stderr
     assert list(outside.iterdir()) == [] and not (out_dir / "recovery-report.tsv").exists()
+
+
+def test_help_has_examples_and_schema(cli) -> None:
+    result = cli("recover", "--help")
+    assert result.code == 0
+    for needle in ("EXAMPLES", "--files-from lost.txt --out-dir", '"kind":"restore"',
+                   '"kind":"coverage"', '"kind":"snapshot"', '"kind":"segment"',
+                   '"cause","confidence"', "--dry-run", "@plan", "fragments = hard + 1"):
+        assert needle in result.stdout, needle
+
+
+def test_batch_progress_goes_to_the_callback(home: ClaudeHome, tmp_path: Path) -> None:
+    from pysift.commands.recover import RecoverOptions, run
+    from pysift.model.env import Env
+
+    save(home, Story().read(F, V1))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    said: list[str] = []
+    env = Env(claude_home=home.root, environ={}, cwd=tmp_path)
+    report = run(RecoverOptions(files_from=str(manifest), out_dir=str(tmp_path / "o"),
+                                progress=said.append), env)
+    assert report.rows[0]["status"] == "complete"
+    assert said[0] == "recover --files-from: 1 file(s), scanning 1 transcript(s) once…"
+    assert said[-1].startswith("scanned 1/1 transcripts")
