@@ -563,3 +563,14 @@ def test_batch_progress_goes_to_the_callback(home: ClaudeHome, tmp_path: Path) -
     assert report.rows[0]["status"] == "complete"
     assert said[0] == "recover --files-from: 1 file(s), scanning 1 transcript(s) once…"
     assert said[-1].startswith("scanned 1/1 transcripts")
+
+
+def test_file_at_plan_recorded_under_another_home(cli, home: ClaudeHome) -> None:
+    """A slug-bound plan resolves under THIS home's plans/, while the records name it
+    under the home of the machine that wrote them: @plan finds it by its own name."""
+    elsewhere = "/home/someone/.claude/plans/humble-doodling-wolf.md"
+    story = Story(slug="humble-doodling-wolf").write(elsewhere, "# Plan\n")
+    save(home, story)
+    result = run(cli, home, f"@{S1}", "--file", "@plan")
+    assert result.code == 0 and result.stdout == "# Plan\n"
+    assert "looked up by `plans/humble-doodling-wolf.md`" in result.stderr

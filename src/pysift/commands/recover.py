@@ -148,9 +148,14 @@ def _file_value(value: str, scope: Scope, env: Env, report: Report) -> str:
         if isinstance(chosen, str):
             raise TargetError(f"--file @plan: {chosen}")
         t = chosen.transcript
+        named = chosen.recorded_file or chosen.plan_file
+        parts = named.replace("\\", "/").rstrip("/").split("/")
+        suffix = "/".join(parts[-2:])
         report.note(f"note: @plan resolved to {chosen.plan_file} (bound to session "
-                    f"{t.session_id}{', subagent' if t.is_subagent else ''})")
-        return chosen.recorded_file or chosen.plan_file
+                    f"{t.session_id}{', subagent' if t.is_subagent else ''}); its history is "
+                    f"looked up by `{suffix}`, the plan's own name: the records may name it "
+                    f"under the Claude home of the machine that wrote them")
+        return suffix
     if value.startswith(("./", "../")) or value in (".", ".."):
         return os.path.normpath(env.cwd / value)
     if value.startswith("~/"):
