@@ -10,7 +10,7 @@ the restored bytes still end with that newline.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,46 +191,44 @@ def disclosure_lines(d: Disclosure, group: GroupHistory, tz: Any, *, search: boo
 # -- bodies ------------------------------------------------------------------------------------
 
 
-def snapshot_body(v: View, *, clip_lines: bool) -> list[str]:
-    """Numbered known lines with explicit ``??? lines A..B unknown`` gaps."""
-    out: list[str] = []
+def _rows(v: View) -> Iterator[tuple[int, int, str | None]]:
+    """The view in file order: ``(n, n, text)`` for a known line, ``(a, b, None)`` for
+    the gap ``a..b``."""
     known = {n: text for n, text, _ in v.known}
     gaps = {lo: hi for lo, hi in v.gaps()}
-    if not known:
-        if v.total:
-            return [f"??? lines 1..{v.total} unknown (no content seen in range)"]
-        return ["(no content seen for this file in range)"]
     for lo, hi in v.intervals:
         n = lo
         while n <= hi:
             if n in gaps:
-                out.append(f"??? lines {n}..{gaps[n]} unknown")
+                yield n, gaps[n], None
                 n = gaps[n] + 1
-                continue
-            text = known[n]
-            if clip_lines:
-                text, _ = clip(text, EXCERPT_CHARS)
-            out.append(f"{n:>5}  {text}")
-            n += 1
+            else:
+                yield n, n, known[n]
+                n += 1
+
+
+def _gap(a: int, b: int) -> str:
+    return f"??? lines {a}..{b} unknown"
+
+
+def snapshot_body(v: View, *, clip_lines: bool) -> list[str]:
+    """Numbered known lines with explicit ``??? lines A..B unknown`` gaps."""
+    if not v.known:
+        if v.total:
+            return [f"??? lines 1..{v.total} unknown (no content seen in range)"]
+        return ["(no content seen for this file in range)"]
+    out = []
+    for a, b, text in _rows(v):
+        if text is None:
+            out.append(_gap(a, b))
+        else:
+            out.append(f"{a:>5}  {clip(text, EXCERPT_CHARS)[0] if clip_lines else text}")
     return out
 
 
 def diff_lines(buf: rp.SparseBuffer, file_lines: RangeSpec | None) -> list[str]:
     """A buffer as diff input: its known lines, a marker line for each gap."""
-    v = view(buf, file_lines)
-    known = {n: text for n, text, _ in v.known}
-    gaps = {lo: hi for lo, hi in v.gaps()}
-    out = []
-    for lo, hi in v.intervals:
-        n = lo
-        while n <= hi:
-            if n in gaps:
-                out.append(f"??? lines {n}..{gaps[n]} unknown")
-                n = gaps[n] + 1
-            else:
-                out.append(known[n])
-                n += 1
-    return out
+    return [_gap(a, b) if text is None else text for a, b, text in _rows(view(buf, file_lines))]
 
 
 def unified_diff(old: list[str], new: list[str]) -> str:

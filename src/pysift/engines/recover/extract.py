@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from pysift.core import replay as rp
+from pysift.core.classify import result_text
 from pysift.core.decode import Tally, decode
 from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk.layout import Transcript
@@ -627,7 +628,7 @@ class _Scanner:
                     self._bash_result(line, bash, None, None)
 
     def _result(self, ln: _Line, use: _Use, block: dict[str, Any], tur: object) -> None:
-        text = result_text(block.get("content"))
+        text = result_text(block)
         if block.get("is_error") is True:
             kind = classify_error(text)
             if kind is not None:
@@ -903,15 +904,6 @@ def gutter_read(tool_input: dict[str, Any], text: str) -> rp.Op | None:
     if start == 1 and unbounded and clean_tail:
         return rp.Snapshot(lines, rp.SOURCE_FULL_READ)
     return rp.Window(start, lines, None)
-
-
-def result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content
-                         if isinstance(part, dict) and isinstance(part.get("text"), str))
-    return ""
 
 
 def first_line(text: str) -> str:
