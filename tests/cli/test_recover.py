@@ -574,3 +574,14 @@ def test_file_at_plan_recorded_under_another_home(cli, home: ClaudeHome) -> None
     result = run(cli, home, f"@{S1}", "--file", "@plan")
     assert result.code == 0 and result.stdout == "# Plan\n"
     assert "looked up by `plans/humble-doodling-wolf.md`" in result.stderr
+
+
+def test_file_at_plan_refuses_two_plans(cli, home: ClaudeHome) -> None:
+    for sid, name in ((S1, "one-plan-here"), (S2, "two-plan-there")):
+        story = Story(sid)
+        story.add(attachment("plan_mode", {"isSubAgent": False, "planExists": False,
+                                           "planFilePath": f"/h/.claude/plans/{name}.md"}))
+        save(home, story, sid)
+    result = run(cli, home, "--file", "@plan")
+    assert result.code == 1 and "DIFFERENT plan files" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
