@@ -87,7 +87,7 @@ def mirror_relative(target: str) -> tuple[str, ...]:
     ``srv/s/b``. Refuses a ``..`` component (the target names no single file then)."""
     if ntpath.splitdrive(target)[0] or target.startswith("\\\\"):
         drive, rest = ntpath.splitdrive(target)
-        parts = [drive.strip("\\/").replace(":", "")] if drive else []
+        parts = [p.replace(":", "") for p in drive.replace("\\", "/").split("/") if p]
         parts += [p for p in rest.replace("\\", "/").split("/") if p]
     else:
         parts = [p for p in target.split("/") if p]

@@ -927,8 +927,8 @@ def classify_error(text: str) -> str | None:
     return None
 
 
-_HINT = re.compile(r"^\[This command modified \d+ file\(s\) you've previously read: (.*?)"
-                   r"(?:\. Call Read before editing\.)?\]?\s*$", re.DOTALL)
+_HINT = re.compile(r"^\[This command modified [^:\]]*?read: (.*?)"
+                   r"(?:\.\s*Call Read before editing\.)?\]?\s*$", re.DOTALL)
 
 
 def parse_stale_hint(hint: str) -> list[str]:
