@@ -297,8 +297,8 @@ def _restore_counts(c: _Candidate, tz: Any) -> dict[str, Any]:
 def _restore_status(ctx: _Ctx, c: _Candidate, head: str) -> list[str]:
     boundaries = c.replay.boundaries
     if not boundaries and c.disclosure.clean:
-        return [f"{head}, complete; no bash mutation of this file and no opaque mutating-class "
-                f"command detected in the window)"]
+        return [(f"{head}, complete; no bash mutation of this file and no opaque "
+                 f"mutating-class command detected in the window)")]
     out = [f"{head}, complete from the tool stream; NOT verified against disk)"]
     if boundaries:
         out.append(f"  {len(boundaries)} change(s) in the window were disclosed as boundaries, "
@@ -328,9 +328,9 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
         seen = f"{v.known_count} line(s) of a file whose length it never saw"
     else:
         seen = f"{v.known_count} of {total} line(s)"
-    out = [f"error: cannot restore {ctx.file} whole: the session saw {seen} "
-           f"({rv.fmt_ranges(v.covered())}), MISSING {missing}; --salvage prints the known "
-           f"lines with the gaps explicit, --coverage scopes what is recoverable"]
+    out = [(f"error: cannot restore {ctx.file} whole: the session saw {seen} "
+            f"({rv.fmt_ranges(v.covered())}), MISSING {missing}; --salvage prints the known "
+            f"lines with the gaps explicit, --coverage scopes what is recoverable")]
     changes = [b for b in c.replay.boundaries if b.cause in (
         rp.MODIFIED_SINCE_READ, rp.EXTERNAL_EDIT, rp.HINT_MODIFIED, rp.EXTERNAL_WRITE,
         rp.READ_DISAGREEMENT, rp.ORIGINAL_FILE_DISAGREEMENT, rp.STALE_RECOVERED)]
@@ -560,8 +560,7 @@ def _finish(ctx: _Ctx, report: Report, mode: str, rows: list[dict[str, Any]],
             if i:
                 out.write("\n")
             out.write(_session_line(group) + "\n")
-            for line in block:
-                out.write(line + "\n")
+            out.writelines(line + "\n" for line in block)
         if not blocks:
             out.write(f"no recoverable history for {ctx.file} {empty}\n")
         if wrote:

@@ -299,7 +299,7 @@ def _target_pattern(index: TargetIndex) -> Any:
         options.max_mem = 256 << 20
         options.log_errors = False
         index.pattern = re2.compile(
-            f"{_TARGET_KEYS}{_STRING_BODY}(?:{'|'.join(alts)})".encode("utf-8"), options)
+            f"{_TARGET_KEYS}{_STRING_BODY}(?:{'|'.join(alts)})".encode(), options)
     return index.pattern
 
 
