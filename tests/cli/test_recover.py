@@ -585,3 +585,13 @@ def test_file_at_plan_refuses_two_plans(cli, home: ClaudeHome) -> None:
     result = run(cli, home, "--file", "@plan")
     assert result.code == 1 and "DIFFERENT plan files" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_batch_restores_an_empty_file(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().write(F, ""))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(tmp_path / "o"),
+                 "--format", "json")
+    [row] = result.json_rows("file")
+    assert row["status"] == "complete" and (tmp_path / "o/w/proj/src/app.py").read_text() == ""

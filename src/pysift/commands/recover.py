@@ -274,7 +274,11 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
     else:
         row["content"] = content
         head = f"(recovered {file}: {v.known_count} lines"
-        report.text = lambda out: out.write(content)
+
+        def raw(out: TextIO) -> None:
+            out.write(content)
+
+        report.text = raw
     report.rows = [row]
     report.summary["sessions"] = 1
     report.exit_code = 0
@@ -715,10 +719,10 @@ def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: boo
         rep = rp.replay(group.events, cutoff)
         any_events = any_events or rep.events > 0
         v = rv.view(rep.buffer)
-        if not v.known:
+        if rep.buffer.is_empty:
             continue
         replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
-        latest = max((parse_ts(e.ts) for e in replayed if parse_ts(e.ts)), default=None)
+        latest = max((i for e in replayed if (i := parse_ts(e.ts)) is not None), default=None)
         rank = (latest.timestamp() if latest else float("-inf"), v.known_count)
         if best is None or rank > best[0]:
             best = (rank, rep, group, disclose(group, cutoff, history.target.base))

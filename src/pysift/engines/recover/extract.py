@@ -762,7 +762,7 @@ def read_op(file_obj: dict[str, Any], source: str) -> rp.Op | None:
     content = file_obj.get("content")
     if not isinstance(content, str):
         return None
-    start = _int(file_obj.get("startLine"), 1)
+    start = _int(file_obj.get("startLine"), 1) or 1
     num = _int(file_obj.get("numLines"), None)
     total = _int(file_obj.get("totalLines"), None)
     truncated = file_obj.get("truncatedByTokenCap") is True
