@@ -34,11 +34,12 @@ become unknown, never guessed.
 Integrity boundaries, where the file changed outside the Read/Write/Edit stream: HARD
 (the known lines are dropped, only what is re-read or re-written after counts):
 modified-since-read, Claude Code's modified-file hint, an edited_text_file attachment, a
-file-history version jump no tool write explains. Soft: an Edit whose originalFile
+file-history version jump no tool write explains, a Read showing what the replay did not
+have. Soft: an Edit whose originalFile
 disagrees with the replay (the replay continues from that originalFile), a stale-recovered
 edit, a bash command that touched the file. fragments = hard + 1. Commands whose files are
-not in their text (formatters, interpreters, package managers, PowerShell) are counted per
-window, with a ready-to-run search to inspect it.
+not in their text (formatters, interpreters, package managers, PowerShell, a formatter
+run by a hook) are counted per window, with a ready-to-run search to inspect it.
 
 Modes (one at a time): restore (the default: the whole final file, raw, on stdout or to
 --out; an error naming the missing lines when the sessions did not see all of it),
