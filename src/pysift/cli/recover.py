@@ -10,16 +10,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, check_format, scope_args
 
 RECOVER_HELP = """Rebuild a file's content from the transcripts: byte for byte where the
 sessions saw all of it, and saying exactly where they did not.
@@ -165,12 +156,12 @@ def recover_cmd(
     if len(modes) > 1:
         raise typer.BadParameter(f"{' and '.join(modes)} are different modes; pick one "
                                  f"(restore is the default)", param_hint="mode")
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, since=since, until=until,
+                            turn=turn)
     from pysift.commands.recover import RecoverOptions, run
     from pysift.core.grammar.ranges import parse_range
-    from pysift.engines.recover.history import Window
 
-    window = parse_window(since, until, env)
     mode = {"--salvage": "salvage", "--patches": "patches", "--at": "at",
             "--coverage": "coverage"}[modes[0]] if modes else "restore"
     progress = None
@@ -178,7 +169,7 @@ def recover_cmd(
         def progress(text: str) -> None:
             say(f"pysift: {text}")
     opts = RecoverOptions(
-        targets=tuple(targets or ()),
+        scope=scope,
         file=file,
         files_from=files_from,
         out=out,
@@ -186,12 +177,8 @@ def recover_cmd(
         force=force,
         mode=mode,
         at=_parse_at(at, env) if at is not None else None,
-        window=Window(turns=parse_range(turn, flag="--turn") if turn is not None else None,
-                      since=window[0], until=window[1]),
         file_lines=parse_range(file_lines, flag="--file-lines") if file_lines is not None
         else None,
-        subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from),
         progress=progress,
     )
     emit(run(opts, env), fmt)

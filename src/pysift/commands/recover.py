@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.commands import recover_view as rv
-from pysift.commands.scope import scope_banner, scope_header
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
 from pysift.core import replay as rp
 from pysift.core.grammar.ranges import RangeSpec
-from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.resolve import Scope
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk import writeout
 from pysift.engines.recover.history import (
@@ -53,7 +53,8 @@ CAVEAT = ("recovery cannot promise a match with the disk: a change made outside 
 
 @dataclass(frozen=True, kw_only=True)
 class RecoverOptions:
-    targets: tuple[str, ...] = ()
+    scope: ScopeArgs = field(default_factory=ScopeArgs)  # targets, window (--turn,
+    # --since, --until: the events replayed), subagents, --sessions-from, format
     file: str | None = None
     files_from: str | None = None
     out: str | None = None
@@ -61,10 +62,7 @@ class RecoverOptions:
     force: bool = False
     mode: str = "restore"
     at: At | None = None
-    window: Window = field(default_factory=Window)
     file_lines: RangeSpec | None = None
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
     progress: Callable[[str], None] | None = field(default=None, compare=False)
 
 
@@ -83,12 +81,12 @@ def run(opts: RecoverOptions, env: Env) -> Report:
     if not opts.file.strip():
         raise UsageError("--file is empty; pass the path of the file to recover (or @plan)")
     out = _checked_out(opts, env)
-    scope = _scope(opts, env)
+    scope = opts.scope.resolve(env)
     report = Report(command="recover")
     report.notes.extend(scope.notes)
     file_value = _file_value(opts.file, scope, env, report)
     target = Target.of(file_value)
-    scan = scan_scope(scope.transcripts, [target], opts.window,
+    scan = scan_scope(scope.transcripts, [target], _window(opts),
                       merge=opts.mode != "patches")
     report.notes.extend(scan.warnings)
     history = scan.files[0]
@@ -118,10 +116,9 @@ def run(opts: RecoverOptions, env: Env) -> Report:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-def _scope(opts: RecoverOptions, env: Env) -> Scope:
-    return resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                         sessions_from=list(opts.sessions_from)
-                         if opts.sessions_from is not None else None)
+def _window(opts: RecoverOptions) -> Window:
+    """The events replayed: ``--turn``, ``--since``, ``--until``."""
+    return Window(turns=opts.scope.turns, since=opts.scope.since, until=opts.scope.until)
 
 
 def _checked_out(opts: RecoverOptions, env: Env) -> Path | None:
@@ -224,11 +221,28 @@ def _candidates(ctx: _Ctx, at: At | None) -> list[_Candidate]:
     return out
 
 
+@dataclass
+class RestoreResult:
+    """The restore answer: the raw final content for stdout (None when it went to
+    ``--out``, or when the file could not be rebuilt whole: then stdout stays empty)."""
+
+    file: str
+    restored: bool = False
+    content: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"sessions": 1 if self.restored else 0, "file": self.file, "mode": "restore"}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.content is not None:
+            out.write(self.content)
+
+
 def _restore(ctx: _Ctx, report: Report) -> Report:
     file = ctx.file
     candidates = _candidates(ctx, None)
     live = [c for c in candidates if not c.replay.buffer.is_empty]
-    report.summary = {"sessions": 0, "file": file, "mode": "restore"}
+    report.answer(RestoreResult(file))
     report.exit_code = 1
     if ctx.scan.skipped_lines:
         report.note(f"note: {ctx.scan.skipped_lines} malformed line(s) skipped")
@@ -244,7 +258,6 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
                         f"boundary")
         else:
             report.note(f"error: {_no_history(ctx)}")
-        report.text = lambda out: None
         return report
     best = max(live, key=lambda c: c.rank())
     if len(live) > 1:
@@ -260,7 +273,6 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
         report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
                         "lines": v.known_count, "total_lines": v.total or _extent(v), **counts}]
         report.notes.extend(_partial_diagnostic(ctx, best))
-        report.text = lambda out: None
         return report
     content = rv.restored_bytes(buf, ctx.opts.file_lines)
     row: dict[str, Any] = {"kind": "restore", "file": file, "complete": True,
@@ -270,17 +282,12 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
                             force=ctx.opts.force)
         row.update({"path": str(ctx.out), "wrote": True})
         head = f"(recovered {file} → {ctx.out}, {v.known_count} lines"
-        report.text = lambda out: None
+        report.answer(RestoreResult(file, restored=True))
     else:
         row["content"] = content
         head = f"(recovered {file}: {v.known_count} lines"
-
-        def raw(out: TextIO) -> None:
-            out.write(content)
-
-        report.text = raw
+        report.answer(RestoreResult(file, restored=True, content=content))
     report.rows = [row]
-    report.summary["sessions"] = 1
     report.exit_code = 0
     report.notes.extend(_restore_status(ctx, best, head))
     return report
@@ -387,7 +394,7 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
 def _no_history(ctx: _Ctx) -> str:
     text = (f"no recoverable history for {ctx.file} in this scope: it was never Read, Written "
             f"or Edited here")
-    if ctx.opts.window.active:
+    if _window(ctx.opts).active:
         text += " inside the --turn/--since/--until window"
     text += "; widen the scope (more sessions or transcripts) or check the path"
     others = sorted(ctx.history.neighbours - ctx.history.identities)
@@ -549,31 +556,46 @@ def _write_artifact(ctx: _Ctx, report: Report, blob: str, what: str) -> str | No
     return f"(wrote {what} to {ctx.out})"
 
 
-def _finish(ctx: _Ctx, report: Report, mode: str, rows: list[dict[str, Any]],
-            blocks: list[tuple[GroupHistory, list[str]]], empty: str,
-            wrote: str | None = None) -> Report:
-    report.rows = rows
-    report.summary = {"sessions": len(blocks), "file": ctx.file, "mode": mode,
-                      "skipped_lines": ctx.scan.skipped_lines}
-    banner = scope_banner(ctx.scope)
+@dataclass
+class SessionsResult:
+    """The answer of --coverage, --at, --salvage and --patches: one text block per
+    session group that holds the file (the rows carry the same figures)."""
 
-    def render(out: TextIO) -> None:
-        if banner:
-            out.write(banner + "\n\n")
-        for i, (group, block) in enumerate(blocks):
+    file: str
+    mode: str
+    blocks: list[tuple[GroupHistory, list[str]]]
+    empty: str  # "in range" | "at the latest state" | "as of <when>"
+    skipped_lines: int
+    banner: str | None = None
+    wrote: str | None = None  # "(wrote … to <path>)"
+
+    def summary(self) -> dict[str, Any]:
+        return {"sessions": len(self.blocks), "file": self.file, "mode": self.mode,
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.banner:
+            out.write(self.banner + "\n\n")
+        for i, (group, block) in enumerate(self.blocks):
             if i:
                 out.write("\n")
             out.write(_session_line(group) + "\n")
             out.writelines(line + "\n" for line in block)
-        if not blocks:
-            out.write(f"no recoverable history for {ctx.file} {empty}\n")
-        if wrote:
-            out.write(f"\n{wrote}\n")
-        out.write(f"\nmode={mode}  {FOOTER}\n")
-        if ctx.scan.skipped_lines:
-            out.write(f"({ctx.scan.skipped_lines} malformed line(s) skipped)\n")
+        if not self.blocks:
+            out.write(f"no recoverable history for {self.file} {self.empty}\n")
+        if self.wrote:
+            out.write(f"\n{self.wrote}\n")
+        out.write(f"\nmode={self.mode}  {FOOTER}\n")
+        if self.skipped_lines:
+            out.write(f"({self.skipped_lines} malformed line(s) skipped)\n")
 
-    report.text = render
+
+def _finish(ctx: _Ctx, report: Report, mode: str, rows: list[dict[str, Any]],
+            blocks: list[tuple[GroupHistory, list[str]]], empty: str,
+            wrote: str | None = None) -> Report:
+    report.rows = rows
+    report.answer(SessionsResult(ctx.file, mode, blocks, empty, ctx.scan.skipped_lines,
+                                 banner=scope_banner(ctx.scope), wrote=wrote))
     return report
 
 
@@ -651,7 +673,7 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
     if os.path.islink(out_dir):
         out_dir = Path(os.path.realpath(out_dir))
     destinations = {p: writeout.mirror_path(out_dir, p) for p in paths}  # refuses escapes
-    scope = _scope(opts, env)
+    scope = opts.scope.resolve(env)
     report = Report(command="recover")
     report.notes.extend(scope.notes)
     report.header = scope_header(scope)
@@ -660,7 +682,7 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
         say(f"recover --files-from: {len(paths)} file(s), scanning "
             f"{len(scope.transcripts)} transcript(s) once…")
     targets = [Target.of(p) for p in paths]
-    scan = scan_scope(scope.transcripts, targets, opts.window,
+    scan = scan_scope(scope.transcripts, targets, _window(opts),
                       progress=(lambda done, total: say(f"scanned {done}/{total} transcripts"))
                       if say else None,
                       turns=opts.at is not None and opts.at.kind == "turn",
@@ -674,38 +696,53 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
         if say and (i + 1) % 50 == 0:
             say(f"rebuilt {i + 1}/{len(paths)} files")
     report_path = _write_report(out_dir, outcomes, opts.force)
-    counts = {status: sum(1 for o in outcomes if o.status == status)
-              for status in ("complete", "partial", "invalidated", "no-history", "skipped-exists")}
-    flagged = sum(1 for o in outcomes if o.boundaries + o.bash_file + o.bash_opaque)
     report.rows = [{"kind": "file", "file": o.target, "status": o.status,
                     "known_lines": o.known, "total_lines": o.total, "boundaries": o.boundaries,
                     "bash_file": o.bash_file, "bash_opaque": o.bash_opaque,
                     "written_to": str(o.written) if o.written else None} for o in outcomes]
-    report.summary = {"mode": "batch", "files": len(outcomes), "complete": counts["complete"],
-                      "partial": counts["partial"], "invalidated": counts["invalidated"],
-                      "no_history": counts["no-history"], "skipped": counts["skipped-exists"],
-                      "flagged": flagged, "report": str(report_path),
-                      "skipped_lines": scan.skipped_lines}
+    report.answer(BatchResult(outcomes, report_path, scan.skipped_lines))
+    return report
 
-    def render(out: TextIO) -> None:
-        out.write(f"recovered {len(outcomes)} file(s): {counts['complete']} complete · "
-                  f"{counts['partial']} partial · {counts['invalidated']} invalidated · "
-                  f"{counts['no-history']} no-history · {counts['skipped-exists']} skipped "
-                  f"(already present)\n")
-        if counts["partial"]:
-            out.write(f"{counts['partial']} partial file(s) were written beside their place as "
+
+@dataclass
+class BatchResult:
+    """The batch answer: one outcome per manifest path, and where the report went."""
+
+    outcomes: list[_Outcome]
+    report_path: Path
+    skipped_lines: int
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    @property
+    def flagged(self) -> int:
+        return sum(1 for o in self.outcomes if o.boundaries + o.bash_file + o.bash_opaque)
+
+    def summary(self) -> dict[str, Any]:
+        return {"mode": "batch", "files": len(self.outcomes), "complete": self.count("complete"),
+                "partial": self.count("partial"), "invalidated": self.count("invalidated"),
+                "no_history": self.count("no-history"), "skipped": self.count("skipped-exists"),
+                "flagged": self.flagged, "report": str(self.report_path),
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        partial, flagged = self.count("partial"), self.flagged
+        out.write(f"recovered {len(self.outcomes)} file(s): {self.count('complete')} complete · "
+                  f"{partial} partial · {self.count('invalidated')} invalidated · "
+                  f"{self.count('no-history')} no-history · {self.count('skipped-exists')} "
+                  f"skipped (already present)\n")
+        if partial:
+            out.write(f"{partial} partial file(s) were written beside their place as "
                       f"<name>.partial (known lines numbered, gaps explicit), never as the file "
                       f"itself\n")
         if flagged:
             out.write(f"{flagged} file(s) had integrity boundaries or unparsed mutating commands "
                       f"in their window (boundaries/bash_file/bash_opaque columns): complete "
                       f"means complete from the tool stream, not verified against disk\n")
-        out.write(f"report: {report_path}\n")
-        if scan.skipped_lines:
-            out.write(f"({scan.skipped_lines} malformed line(s) skipped)\n")
-
-    report.text = render
-    return report
+        out.write(f"report: {self.report_path}\n")
+        if self.skipped_lines:
+            out.write(f"({self.skipped_lines} malformed line(s) skipped)\n")
 
 
 def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: bool) -> _Outcome:

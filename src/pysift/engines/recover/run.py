@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
@@ -39,6 +38,21 @@ class ScopeScan:
     transcripts: int  # read (not gated out)
 
 
+@dataclass(frozen=True)
+class _ScanPlan:
+    """What every transcript's scan shares (handed to each call, never a module global)."""
+
+    index: TargetIndex
+    gate: Target | None
+    turns: bool
+    lines: bool
+
+
+def _scan_one(plan: _ScanPlan, transcript: Transcript) -> TranscriptScan:
+    return scan_transcript(transcript, plan.index, gate=plan.gate, turns=plan.turns,
+                           lines=plan.lines)
+
+
 def _size(t: Transcript) -> int:
     try:
         return os.stat(t.path).st_size
@@ -56,19 +70,18 @@ def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Wi
     window) the events carry no turn index, without ``lines`` no jsonl line number."""
     index = TargetIndex(targets)
     gate = targets[0] if len(targets) == 1 else None
-    work = partial(scan_transcript, index=index, gate=gate,
-                   turns=turns or window.turns is not None, lines=lines)
+    plan = _ScanPlan(index, gate, turns or window.turns is not None, lines)
     items = list(transcripts)
     sizes = [_size(t) for t in items]
     if progress is None:
-        scans: list[TranscriptScan] = map_ordered(work, items, min_items=FANOUT_MIN_FILES,
-                                                  weights=sizes)
+        scans: list[TranscriptScan] = map_ordered(_scan_one, items, shared=plan,
+                                                  min_items=FANOUT_MIN_FILES, weights=sizes)
     else:
         scans = []
         step = max(FANOUT_MIN_FILES, len(items) // PROGRESS_SLICES)
         for at in range(0, len(items), step):
-            scans += map_ordered(work, items[at:at + step], min_items=FANOUT_MIN_FILES,
-                                 weights=sizes[at:at + step])
+            scans += map_ordered(_scan_one, items[at:at + step], shared=plan,
+                                 min_items=FANOUT_MIN_FILES, weights=sizes[at:at + step])
             progress(min(at + step, len(items)), len(items))
     warnings = [f"warning: skipped: {s.error}" for s in scans if s.error]
     holding: dict[int, list[TranscriptScan]] = {}  # target -> the scans that name it
