@@ -17,7 +17,8 @@ Before timing, each pysift command is run once and must exit 0 or 1: a command t
 crashes would otherwise be timed as a fast "pass".
 
 Usage:
-    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,files,recover,startup,floor]
+    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,recover,
+                                             startup,floor]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -49,7 +50,8 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats", "files", "recover", "floor")
+GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover",
+          "floor")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -295,6 +297,15 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                            "(no stats command yet)"}
         cases.append(case)
 
+    if "agents" in groups:
+        # every session's subagent tree: each transcript of a session with subagents is
+        # read whole for its spawn calls (one regex pass), each lane at its two ends
+        m = corpus("B")
+        cases.append(
+            Case("agents", "agents B", ["agents"], ["rg", "-c", m["needle_rare"], b_projects],
+                 "B", 3.0)
+        )
+
     if "files" in groups:
         m = corpus("B")
         cases.append(
@@ -337,6 +348,10 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
              [m["common_word"]], ["-c", "-i", m["common_word"]]),
             ("floor: search B no-match needle pass", "needle_lines.py", [m["needle_absent"]],
              ["-c", m["needle_absent"]]),
+            ("floor: agents B (spawn-name pass)", "agents_spawns.py", [],
+             ["-c", m["needle_rare"]]),
+            ("floor: files B (read + the two regex passes)", "files_scan.py", [],
+             ["-c", m["needle_rare"]]),
         ):
             cases.append(
                 Case("floor", title, [], ["rg", *rg_args, b_projects], "B", None,

@@ -1,4 +1,4 @@
-"""Envelope v2 on every command (SPEC §8.2, wire-format §0.1-§0.3): header first, summary
+"""Envelope v2 on every command built (SPEC §8.2, wire-format §0.1-§0.3): header first, summary
 last, one of each, closed row kinds, the id trio on every spanning row, and every
 ``*_utc`` paired with its ``*_local``."""
 
@@ -18,15 +18,18 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
-    "files": {"bucket", "dir", "file", "mutation", "boundary"},
     "recover": {"restore", "coverage", "segment", "boundary", "snapshot"},
     "stats": {"session"},
     "plan": {"plan", "binding", "plan-edit"},
     "whoami": {"identity"},
+    "agents": {"session", "run", "agent"},
+    "files": {"bucket", "dir", "file", "mutation", "boundary"},
 }
-#: row kinds that name a transcript and must carry the trio (wire-format §0.2)
+#: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
+#: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
               "file", "mutation", "boundary", "coverage", "segment", "snapshot"}
+NO_TRIO_COMMANDS = {"agents"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -53,17 +56,6 @@ INVOCATIONS = [
     ("show", f"@{LONG}", "--turn", "-2.."),
     ("show", f"@{EXPLORE}", "--line", "1.."),
     ("show", f"@{LONG}", "--branch-points"),
-    ("files",),
-    ("files", f"@{LONG}", "--by", "dir"),
-    ("files", "--by", "file", "--glob", "**/src/**"),
-    ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
-    ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
-    ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py"),
-    ("recover", "--file", "src/orbit/cli.py", "--coverage"),
-    ("recover", "--file", "cli.py", "--patches"),
-    ("recover", f"@{LONG}", "--file", "cli.py", "--at", "@turn:3"),
-    ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
-    ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
     ("show", f"@{LONG}", "--block", "r:toolu_011JGjbLlmMWXdfH65leAzK3"),
     ("stats",),
     ("stats", "--no-subagents", "--max-count", "2"),
@@ -75,6 +67,22 @@ INVOCATIONS = [
     ("plan", "--audit"),
     ("plan", "--reverse", str(DEMO_HOME / "plans" / "quiet-orbiting-lovelace.md")),
     ("whoami",),
+    ("agents",),
+    ("agents", f"@{LONG}", "--returned-message"),
+    ("agents", "--agent", EXPLORE),
+    ("agents", "--shape", "workflow", "--order-by", "completion"),
+    ("agents", "--since", "2030-01-01"),
+    ("files",),
+    ("files", f"@{LONG}", "--by", "dir"),
+    ("files", "--by", "file", "--glob", "**/src/**"),
+    ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
+    ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
+    ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py"),
+    ("recover", "--file", "src/orbit/cli.py", "--coverage"),
+    ("recover", "--file", "cli.py", "--patches"),
+    ("recover", f"@{LONG}", "--file", "cli.py", "--at", "@turn:3"),
+    ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
+    ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
 ]
 
 
@@ -124,6 +132,8 @@ def _check_envelope(result: Any, command: str) -> list[dict[str, Any]]:
     assert rows[0]["command"] == command
     for row in rows[1:-1]:
         assert row["kind"] in ROW_KINDS[command], row["kind"]
+        if command in NO_TRIO_COMMANDS:
+            continue
         if row["kind"] in TRIO_KINDS | TRIO_KEYED_KINDS:
             for key in TRIO:
                 assert key in row, (row["kind"], key)
@@ -176,3 +186,19 @@ def test_recover_error_paths_close_the_envelope(cli, demo_home: Path, args: tupl
     assert kinds == ["header", "restore", "summary"]
     assert result.json_rows("restore")[0]["reason"] == reason
     assert result.summary()["sessions"] == 0
+
+
+def test_agents_rows_name_their_session_not_the_trio(cli, demo_home: Path) -> None:
+    """agents rows carry ``session_id`` (session, run) or ``agent_id`` + ``parent_session_id``
+    (agent), never the trio (wire-format §0.2), and every session row counts what follows."""
+    rows = cli("--claude-home", str(demo_home), "agents", "--format", "json").json_rows()
+    sessions = [r for r in rows if r["kind"] == "session"]
+    assert sessions and all(set(r) == {"kind", "session_id", "runs", "agents"} for r in sessions)
+    for row in rows:
+        if row["kind"] == "agent":
+            assert "session_id" not in row and "is_subagent" not in row
+            assert row["agent_id"] and row["parent_session_id"]
+    agents = [r for r in rows if r["kind"] == "agent"]
+    runs = [r for r in rows if r["kind"] == "run"]
+    assert sum(r["agents"] for r in sessions) == len(agents) == rows[-1]["agents"]
+    assert sum(r["runs"] for r in sessions) == len(runs) == rows[-1]["runs"]

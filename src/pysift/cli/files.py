@@ -8,16 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 BY_VALUES = ("summary", "dir", "file", "timeline")
 
@@ -123,22 +114,10 @@ def files_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
     check_by(by)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, since=since, until=until,
+                            turn=turn)
     from pysift.commands.files import FilesOptions, run
-    from pysift.core.grammar.ranges import parse_range
 
-    window = parse_window(since, until, env)
-    opts = FilesOptions(
-        targets=tuple(targets or ()),
-        by=by,
-        regex=regex,
-        glob=glob,
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
-        turn_text=turn,
-        since=window[0], until=window[1],
-        subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from),
-    )
-    emit(run(opts, env), fmt)
+    emit(run(FilesOptions(scope=scope, by=by, regex=regex, glob=glob), env), fmt)

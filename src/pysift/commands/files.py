@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from typing import Any, TextIO
 
-from pysift.commands.scope import scope_banner, scope_header
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
 from pysift.core.grammar.pathfilter import PathFilter, compile_glob, compile_path_regex
-from pysift.core.grammar.ranges import RangeSpec
-from pysift.core.resolve import resolve_scope
-from pysift.core.timez import text_ts, ts_pair
+from pysift.core.timez import text_stamper, ts_pair
 from pysift.disk.layout import Transcript
 from pysift.engines import files as engine
 from pysift.engines.files import Boundary, Group, Mutation, TranscriptFiles
@@ -40,24 +37,63 @@ EMPTY = "no file mutations found"
 
 @dataclass(frozen=True, kw_only=True)
 class FilesOptions:
-    targets: tuple[str, ...] = ()
+    scope: ScopeArgs = field(default_factory=ScopeArgs)  # targets, span, the windows
     by: str = "summary"
     regex: str | None = None
     glob: str | None = None
-    turns: RangeSpec | None = None
-    turn_text: str | None = None  # the --turn token as typed (the footer repeats it)
-    since: datetime | None = None
-    until: datetime | None = None
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
+
+
+def path_filter(opts: FilesOptions) -> PathFilter:
+    """The compiled ``--regex``/``--glob`` (a usage error when either is invalid)."""
+    return PathFilter(
+        regex=compile_path_regex(opts.regex) if opts.regex is not None else None,
+        glob=compile_glob(opts.glob) if opts.glob is not None else None,
+        regex_text=opts.regex, glob_text=opts.glob)
+
+
+def run(opts: FilesOptions, env: Env) -> Report:
+    paths = path_filter(opts)
+    args = opts.scope
+    scope = args.resolve(env)
+    plan = engine.FilesPlan(by=opts.by, paths=paths, window=engine.Window(
+        since=args.since, until=args.until, turns=args.turns))
+    found = engine.run(scope.transcripts, plan)
+    report = Report(command="files")
+    report.notes.extend(scope.notes)
+    for transcript in found:
+        if transcript.error:
+            report.note(f"warning: skipped: {transcript.error}")
+    result = FilesResult(
+        by=opts.by, env=env, banner=scope_banner(scope), window=_window(args),
+        found=sorted((f for f in found if f.mutations),
+                     key=lambda f: f.transcript.session_id),
+        boundaries=sorted(((f.transcript, b) for f in found for b in f.boundaries),
+                          key=lambda tb: (tb[0].session_id, tb[1].line or 0)),
+        skipped_lines=sum(f.skipped_lines for f in found))
+    report.header = scope_header(scope)
+    report.row_builder = result.json_rows
+    report.answer(result)
+    return report
+
+
+def _window(args: ScopeArgs) -> str:
+    """The footer's window: ``turn=SPEC``, ``time-window`` or ``all turns``."""
+    if args.turns is not None:
+        return f"turn={args.turns.format()}"
+    if args.windowed:
+        return "time-window"
+    return "all turns"
 
 
 @dataclass
-class FilesView:
-    """The one result both writers read: transcripts with rows (sorted by id), the
-    boundaries, and the totals."""
+class FilesResult:
+    """The one answer both writers read: transcripts with rows (sorted by id), the
+    boundaries, and the totals the JSON summary and the text footer both state."""
 
     by: str
+    env: Env
+    banner: str | None
+    window: str
     found: list[TranscriptFiles]
     boundaries: list[tuple[Transcript, Boundary]] = field(default_factory=list)
     skipped_lines: int = 0
@@ -76,46 +112,21 @@ class FilesView:
         owners |= {t.parent_session_id for t, _ in self.boundaries}
         return len(owners)
 
+    def summary(self) -> dict[str, Any]:
+        return {
+            "sessions": self.sessions,
+            "distinct_files": self.distinct_files,
+            "total_mutations": self.mutation_count,
+            "edit_before_read_boundaries": len(self.boundaries),
+            "skipped_lines": self.skipped_lines,
+            "detail_level": self.by,
+        }
 
-def path_filter(opts: FilesOptions) -> PathFilter:
-    """The compiled ``--regex``/``--glob`` (a usage error when either is invalid)."""
-    return PathFilter(
-        regex=compile_path_regex(opts.regex) if opts.regex is not None else None,
-        glob=compile_glob(opts.glob) if opts.glob is not None else None,
-        regex_text=opts.regex, glob_text=opts.glob)
+    def json_rows(self) -> list[dict[str, Any]]:
+        return json_rows(self, self.env)
 
-
-def run(opts: FilesOptions, env: Env) -> Report:
-    paths = path_filter(opts)
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
-    plan = engine.FilesPlan(by=opts.by, since=opts.since, until=opts.until,
-                            turns=opts.turns, paths=paths)
-    results = engine.run(scope.transcripts, plan)
-    report = Report(command="files")
-    report.notes.extend(scope.notes)
-    for found in results:
-        if found.error:
-            report.note(f"warning: skipped: {found.error}")
-    view = FilesView(opts.by, sorted((f for f in results if f.mutations),
-                                     key=lambda f: f.transcript.session_id))
-    view.boundaries = sorted(((f.transcript, b) for f in results for b in f.boundaries),
-                             key=lambda tb: (tb[0].session_id, tb[1].line))
-    view.skipped_lines = sum(f.skipped_lines for f in results)
-    report.header = scope_header(scope)
-    report.row_builder = lambda: json_rows(view, env)
-    report.summary = {
-        "sessions": view.sessions,
-        "distinct_files": view.distinct_files,
-        "total_mutations": view.mutation_count,
-        "edit_before_read_boundaries": len(view.boundaries),
-        "skipped_lines": view.skipped_lines,
-        "detail_level": opts.by,
-    }
-    banner = scope_banner(scope)
-    report.text = lambda out: render_text(out, view, opts, banner, env)
-    return report
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
 
 
 # -- JSON -----------------------------------------------------------------------------------------
@@ -177,7 +188,7 @@ def boundary_row(t: Transcript, b: Boundary, local: Stamp) -> dict[str, Any]:
     }
 
 
-def json_rows(view: FilesView, env: Env) -> list[dict[str, Any]]:
+def json_rows(view: FilesResult, env: Env) -> list[dict[str, Any]]:
     local = _cached(ts_pair, env)
     rows: list[dict[str, Any]] = []
     for found in view.found:
@@ -229,20 +240,11 @@ def _body(w: Any, found: TranscriptFiles, by: str, stamp: Stamp) -> None:
         w(f"    last   {stamp(g.last_ts)}\n")
 
 
-def _window(opts: FilesOptions) -> str:
-    if opts.turns is not None:
-        return f"turn={opts.turn_text or opts.turns.format()}"
-    if opts.since is not None or opts.until is not None:
-        return "time-window"
-    return "all turns"
-
-
-def render_text(out: TextIO, view: FilesView, opts: FilesOptions, banner: str | None,
-                env: Env) -> None:
+def render_text(out: TextIO, view: FilesResult) -> None:
     w = out.write
-    stamp = _cached(text_ts, env)
-    if banner:
-        w(banner + "\n\n")
+    stamp = text_stamper(view.env.tz)
+    if view.banner:
+        w(view.banner + "\n\n")
     if not view.found and not view.boundaries:
         w(EMPTY + "\n")
     for i, found in enumerate(view.found):
@@ -260,7 +262,7 @@ def render_text(out: TextIO, view: FilesView, opts: FilesOptions, banner: str | 
     w("\n")
     w(f"{view.distinct_files} distinct file(s)  ·  {view.mutation_count} mutation(s)  ·  "
       f"{len(view.boundaries)} Edit-before-Read boundary(ies)  ·  "
-      f"detail={DETAIL_LABELS[view.by]}  ·  {_window(opts)}\n")
+      f"detail={DETAIL_LABELS[view.by]}  ·  {view.window}\n")
     w(HEURISTIC_CAVEAT + "\n")
     if view.skipped_lines:
         w(f"({view.skipped_lines} malformed line(s) skipped)\n")
