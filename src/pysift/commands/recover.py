@@ -315,12 +315,7 @@ def _restore_status(ctx: _Ctx, c: _Candidate, head: str) -> list[str]:
         out.append(f"  {len(boundaries)} change(s) in the window were disclosed as boundaries, "
                    f"not replayed:")
         out.extend(rv.boundary_text(b, c.group, ctx.tz) for b in boundaries)
-    note = c.disclosure.note()
-    if note:
-        out.append(f"  also in this window: {note}")
-    if c.disclosure.suggested:
-        out.append(f"  inspect the window: {c.disclosure.suggested}")
-    return out
+    return out + _window_tail(c, "  ")
 
 
 def _shell_word(text: str) -> str:
@@ -383,11 +378,18 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
                    f"(first at {rv.location(bash[0].source_line, bash[0].source_session, c.group)}"
                    f"): treat the result as suspect")
     out.append(f"note: {caveat}")
+    return out + _window_tail(c, "")
+
+
+def _window_tail(c: _Candidate, indent: str) -> list[str]:
+    """The restore status's last lines: the opaque commands of the window, and the
+    search that shows them."""
+    out = []
     note = c.disclosure.note()
     if note:
-        out.append(f"also in this window: {note}")
+        out.append(f"{indent}also in this window: {note}")
     if c.disclosure.suggested:
-        out.append(f"inspect the window: {c.disclosure.suggested}")
+        out.append(f"{indent}inspect the window: {c.disclosure.suggested}")
     return out
 
 
