@@ -18,6 +18,7 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
+    "recover": {"restore", "coverage", "segment", "boundary", "snapshot"},
     "stats": {"session"},
     "plan": {"plan", "binding", "plan-edit"},
     "whoami": {"identity"},
@@ -28,7 +29,8 @@ ROW_KINDS = {
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
-              "file", "mutation", "boundary", "image", "extract"}
+              "file", "mutation", "boundary", "coverage", "segment", "snapshot", "image",
+              "extract"}
 NO_TRIO_COMMANDS = {"agents"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
@@ -77,6 +79,12 @@ INVOCATIONS = [
     ("files", "--by", "file", "--glob", "**/src/**"),
     ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
     ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
+    ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py"),
+    ("recover", "--file", "src/orbit/cli.py", "--coverage"),
+    ("recover", "--file", "cli.py", "--patches"),
+    ("recover", f"@{LONG}", "--file", "cli.py", "--at", "@turn:3"),
+    ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
+    ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
     ("image",),
     ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
     ("image", "--since", "2026-10-07"),
@@ -178,6 +186,22 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
     assert set(rows[1]) == {"kind", "matched"}
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("--file", "/home/ada/src/orbit/pyproject.toml"), "invalidated"),
+    (("--file", "/nowhere/at/all.py"), "no-history"),
+])
+def test_recover_error_paths_close_the_envelope(cli, demo_home: Path, args: tuple[str, ...],
+                                                reason: str) -> None:
+    """A restore that fails still prints header, its restore row and the summary before
+    the non-zero exit (wire-format §8)."""
+    result = cli("--claude-home", str(demo_home), "recover", *args, "--format", "json")
+    assert result.code == 1
+    kinds = [r["kind"] for r in result.json_rows()]
+    assert kinds == ["header", "restore", "summary"]
+    assert result.json_rows("restore")[0]["reason"] == reason
+    assert result.summary()["sessions"] == 0
 
 
 def test_agents_rows_name_their_session_not_the_trio(cli, demo_home: Path) -> None:
