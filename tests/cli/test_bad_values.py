@@ -8,9 +8,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import LONG, SHORT
 
-from pysift.cli.app import COMMAND_MODULES
+from conftest import LONG, SHORT
 
 BLOCK = "r:toolu_011JGjbLlmMWXdfH65leAzK3"  # the Read of tle.py in the demo home
 
@@ -140,8 +139,14 @@ def test_a_window_of_one_instant_is_no_reversal(run) -> None:
 
 # -- no command -------------------------------------------------------------------------------
 
-MISSING = ("pysift: error: missing command; run `pysift --help` to see the commands "
-           f"({', '.join(COMMAND_MODULES)})")
+def _missing() -> str:
+    from pysift.cli.app import COMMAND_MODULES
+
+    return ("pysift: error: missing command; run `pysift --help` to see the commands "
+            f"({', '.join(COMMAND_MODULES)})")
+
+
+MISSING = _missing()
 
 
 @pytest.mark.parametrize("args", [(), ("--",), ("--claude-home", "/nowhere"),

@@ -75,8 +75,8 @@ def root(
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
                    "agents": "agents",
-                   "whoami": "whoami", "files": "files", "plan": "plan",
-                   "status": "status", "wait": "wait"}
+                   "whoami": "whoami", "files": "files", "recover": "recover",
+                   "plan": "plan", "image": "image", "status": "status", "wait": "wait"}
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:

@@ -217,6 +217,17 @@ def test_non_string_input_is_no_mutation() -> None:
     assert mutations(42, CWD) == ()  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("command, marker", [
+    ("uv run ruff format", "fmt:ruff"),
+    ("poetry run ruff format", "fmt:ruff"),
+    ("pdm run cargo fmt", "fmt:cargo"),
+])
+def test_project_env_launchers_run_the_tool(command: str, marker: str) -> None:
+    assert [m.path for m in mutations(command, "/w")] == [marker]
+    assert [m.path for m in opaque_markers(command)] == [marker]
+    assert mutations("uv run pytest", "/w") == ()
+
+
 @pytest.mark.parametrize("command, nothing", [
     ("git status --short", True), ("ls -la src/ | grep x", True), ("cargo test 2>&1 | tail", True),
     ("rm x", False), ("echo > f", False), ("cd a && touch b", False), ("npm install", False),
