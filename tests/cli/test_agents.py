@@ -308,6 +308,11 @@ def test_filters_that_leave_nothing_say_so(cli, rich: ClaudeHome) -> None:
     (("--no-subagents",), 2, "takes no --no-subagents"),
     (("--subagents",), 2, "takes no --subagents"),
     (("--format", "yaml"), 2, "text, json"),
+    # a second --agent silently replaced the first (click keeps the last value)
+    (("--agent", EXPLORE, "--agent", ASYNC), 2, "takes one agent id, got 2"),
+    # an empty type matched no lane and read as "no subagent passed the filters"
+    (("--agent-type", ""), 2, "--agent-type is empty"),
+    (("--agent-type", " "), 2, "--agent-type is empty"),
 ])
 def test_bad_flags_are_one_line_naming_the_valid_forms(cli, rich: ClaudeHome, args, code,
                                                         words) -> None:

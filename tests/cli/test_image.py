@@ -208,6 +208,9 @@ def test_turn_window_lists_those_turns(cli, home: ClaudeHome) -> None:
     (["--id", "L2i1"], 1, "--id matched no image: L2i1"),
     (["--id", "nope"], 2, "neither a handle number"),
     (["--uuid", ""], 2, "--uuid is empty"),
+    # a second value silently replaced the first (click keeps the last value)
+    (["--uuid", "a", "--uuid", "b"], 2, "--uuid: given 2 times (a, b)"),
+    (["--out", "/tmp/a", "--out", "/tmp/b.png"], 2, "--out: given 2 times"),
 ])
 def test_address_refusals(cli, home: ClaudeHome, args: list[str], code: int,
                           message: str) -> None:
