@@ -323,6 +323,24 @@ def test_bad_flags_are_one_line_naming_the_valid_forms(cli, rich: ClaudeHome, ar
     assert len(lines) == 1 and words in lines[0], lines
 
 
+def test_a_session_whose_own_transcript_is_gone_says_so(cli, tmp_path: Path) -> None:
+    # a session file pruned (or never copied) beside its subagents: every lane is listed,
+    # triggered at its start, returning its own last text; that no spawn call could be
+    # read was said nowhere, so the start read as the true trigger
+    home, main = build_home(tmp_path / "claude")
+    main.unlink()
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    agents = _agents(result)
+    assert sorted(agents) == sorted(ALL)
+    assert (agents[ASYNC]["spawn_tool_use_id"], agents[ASYNC]["spawn_tool"]) == ("t2", None)
+    assert agents[ASYNC]["trigger_utc"] == agents[ASYNC]["started_utc"]
+    assert agents[NESTED]["spawn_tool_use_id"] == "t3"  # ASYNC's own call: still read
+    assert (f"session {SID} has no transcript of its own on disk (only its subagents'): the "
+            "calls it spawned them with are unknown") in result.stderr
+    assert "has no transcript of its own" not in _run(cli, build_home(tmp_path / "h2")[0]).stderr
+
+
 def test_broken_side_files_never_drop_a_lane(cli, tmp_path: Path) -> None:
     home, main = build_home(tmp_path / "claude")
     subagents = main.with_suffix("") / "subagents"

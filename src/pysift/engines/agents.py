@@ -266,6 +266,12 @@ def _session_tree(session: SessionScope, scans: dict[str, _Scan],
     if main is not None and main.error is not None:
         out.notes.append(f"warning: {main.error}; the spawn calls of session "
                          f"{session.session_id} are unknown")
+    elif main is None and session.lanes:
+        out.notes.append(
+            f"note: session {session.session_id} has no transcript of its own on disk (only "
+            "its subagents'): the calls it spawned them with are unknown, so a lane it "
+            "spawned shows its start as its trigger and its own last text as its returned "
+            "message")
     for lane, key, scan in zip(session.lanes, keys, lane_scans):
         journal = _journal(lane, journals, out.notes)
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
