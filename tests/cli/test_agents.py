@@ -363,6 +363,24 @@ def test_broken_side_files_never_drop_a_lane(cli, tmp_path: Path) -> None:
     assert run["run_id"] == RUN and run["workflow_name"] is None and run["agent_count"] is None
 
 
+@pytest.mark.parametrize("shape", ["fifo", "dir"])
+def test_a_run_manifest_that_is_no_file_is_said(cli, tmp_path: Path, shape: str) -> None:
+    # a FIFO (or a dir) in the manifest's slot: the run stood with null fields and nothing
+    # said why, as if the run were still going with no manifest written yet
+    import os
+
+    home, main = build_home(tmp_path / "claude")
+    manifest = main.with_suffix("") / "workflows" / f"{RUN}.json"
+    manifest.unlink()
+    os.mkfifo(manifest) if shape == "fifo" else manifest.mkdir()
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    [run] = result.json_rows("run")
+    assert run["run_id"] == RUN and run["workflow_name"] is None
+    assert (f"workflow run {RUN} of session {SID}: its manifest cannot be read (not a regular "
+            "file)") in result.stderr
+
+
 def test_a_parent_cycle_is_listed_after_the_tree(cli, home: ClaudeHome) -> None:
     main = home.session(CWD, SID, user("go"), assistant("ok"))
     for agent, parent in (("aaaa0000000000001", "aaaa0000000000002"),

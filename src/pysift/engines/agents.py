@@ -32,9 +32,11 @@ from pysift.core.topology import LaneKey, Link, SpawnCall, build_index, link_ses
 from pysift.core.workflows import Journal, WorkflowRun, parse_journal, parse_manifest, placeholder_run
 from pysift.disk.layout import (
     KIND_WORKFLOW,
+    WORKFLOWS_DIR,
     Transcript,
     Unreadable,
     read_meta_checked,
+    session_dir,
     subagent_transcripts,
     workflow_journal,
     workflow_manifests,
@@ -388,7 +390,10 @@ def _runs(session: SessionScope, out: SessionAgents, unread: Unreadable) -> None
             run = placeholder_run(run_id, f"its manifest cannot be read ({exc.strerror or exc})")
         out.runs[run_id] = run
     for run_id in sorted(wanted - set(out.runs)):
-        out.runs[run_id] = placeholder_run(run_id)
+        manifest = session_dir(session.session_path) / WORKFLOWS_DIR / f"{run_id}.json"
+        out.runs[run_id] = placeholder_run(
+            run_id, "its manifest cannot be read (not a regular file)"
+            if os.path.lexists(manifest) else None)
     for run in out.runs.values():
         if run.problem is not None:
             out.notes.append(f"note: workflow run {run.run_id} of session {session.session_id}: "
