@@ -77,7 +77,8 @@ def root(
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
                    "agents": "agents",
-                   "whoami": "whoami", "files": "files", "plan": "plan",
+                   "whoami": "whoami", "files": "files", "recover": "recover",
+                   "plan": "plan", "image": "image", "status": "status", "wait": "wait",
                    # beyond csift's thirteen (no SPEC order to keep): after them
                    "archive": "archive", "skill": "skill"}
 

@@ -1,6 +1,7 @@
 """What a session changed on disk (``files``, SPEC §6.6): one forward pass per transcript.
 
-Sources, each row carrying its jsonl ``line`` (the tool_use record's line) and instant:
+Sources, each row carrying its record's instant and jsonl ``line`` (the tool_use record's
+line; counted only when the answer shows it):
 
 - AUTHORITATIVE: ``Write``/``Edit``/``MultiEdit`` (``input.file_path``) and
   ``NotebookEdit`` (``input.notebook_path``), joined to their tool_result by tool_use id:
@@ -15,34 +16,38 @@ Sources, each row carrying its jsonl ``line`` (the tool_use record's line) and i
 - BOUNDARIES: a ``File has been modified since read`` error, attributed to the file of
   the structured op it rejected (the op's input names it).
 
-Speed: the transcript is never decoded whole. One Rust-regex pass over the bytes (the
-``rurex`` crate: SIMD literal search) finds the only lines that can matter: tool_use
-blocks of the five tools, ``"type":"create"`` results, ``"is_error":true`` results, and
-lines naming a settings file. A second one finds the lines that are not ``{...}``-framed
-(the malformed-line count covers the whole file, as csift's does). Only the first set is
-decoded, and only small strings are kept from it (never ``content``/``originalFile``).
-The turn map is built only for a transcript whose rows need turn numbers.
+Speed: the transcript is read whole into ``bytes`` (the Rust regex crate reads bytes in
+place; an mmap it copies) and never decoded whole. One Rust-regex pass (``rurex``: SIMD
+literal search) finds the only lines that can matter: tool_use blocks of the five tools,
+``"type":"create"`` results, ``"is_error":true`` results, and lines naming a settings
+file; for a Bash call in Claude Code's key order it also yields the command, and a
+command that changes nothing (``ls``, ``git status``, a test run) is never decoded. A
+second pass finds the lines that are not ``{...}``-framed (the malformed-line count
+covers the whole file, as csift's does). Calls are decoded first; a result line is
+decoded only when it answers one of them. Only small strings are kept (never
+``content``/``originalFile``); line numbers and the turn map are computed only for an
+answer that shows them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 import orjson
 
 from pysift.core import shell
+from pysift.core.blocktext import result_text
 from pysift.core.grammar.pathfilter import PathFilter
-from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import parse_ts
-from pysift.core.turns import TurnMap, build_turn_map
+from pysift.core.turns import build_turn_map
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
+from pysift.engines.stats import Window, split_points
 from pysift.errors import SourceError
 
 # -- vocabulary ----------------------------------------------------------------------------------
@@ -59,13 +64,14 @@ _SETTINGS_NAMES = ("settings.json", "settings.local.json")
 
 
 class Mutation(NamedTuple):
-    """One change to one path. ``turn`` is filled when the turn map was built (None
-    otherwise, and for a line outside turn numbering)."""
+    """One change to one path. ``line`` (the jsonl line of the tool_use record) and
+    ``turn`` are filled when asked for (None otherwise; ``turn`` is also None for a line
+    outside turn numbering); ``offset`` is where that record's line starts."""
 
     path: str
     op: str
     ts: str | None
-    line: int
+    line: int | None
     is_create: bool
     heuristic: bool
     resolution: str | None
@@ -73,17 +79,20 @@ class Mutation(NamedTuple):
     command_errored: bool
     detail: str | None
     turn: int | None = None
+    offset: int = 0
 
 
 class Boundary(NamedTuple):
     """An Edit-before-Read boundary: the harness refused an op on ``path`` because the
-    file changed outside the tool stream. ``line``/``ts`` are the error result's."""
+    file changed outside the tool stream. ``line``/``ts``/``offset`` are the error
+    result's (always numbered)."""
 
     path: str
-    line: int
+    line: int | None
     ts: str | None
     cause: str
     turn: int | None = None
+    offset: int = 0
 
 
 @dataclass(slots=True)
@@ -101,12 +110,20 @@ class TranscriptFiles:
 # -- the byte scan ----------------------------------------------------------------------------------
 
 # One alternation, searched by the Rust regex crate over the file's bytes.
+# A Bash call written in Claude Code's key order also yields its command's JSON string
+# (group 1): a call whose command changes nothing is never decoded.
 _CANDIDATE_SOURCE = (
-    rb'"name":[ \t]*"(?:Bash|Edit|Write|MultiEdit|NotebookEdit)"'
+    rb'"name":[ \t]*"(?:Bash"(?:,[ \t]*"input":[ \t]*\{[ \t]*"command":[ \t]*'
+    rb'("(?:[^"\\]|\\.)*"))?|Edit"|Write"|MultiEdit"|NotebookEdit")'
     rb'|"type":[ \t]*"create"'
     rb'|"is_error":[ \t]*true'
     rb'|settings(?:\.local)?\.json'
 )
+# What a candidate line holds: a result or snapshot, a tool call, or only a Bash call
+# whose command changes nothing (and no other match: no error or create result that
+# could answer another call).
+RESULT, CALL, INERT_CALL = 0, 1, 2
+_N, _NEWLINE = ord("n"), ord("\n")
 # A newline whose line does not end in `}` (CR allowed), or after which a line does not
 # start with `{`: where the not-{...}-framed lines can be. Blank lines also show up here
 # and are told apart in Python.
@@ -129,18 +146,20 @@ def _patterns() -> tuple[Any, Any, Any]:
     return _compiled
 
 
-def _chunks(buf: Buffer) -> Iterator[tuple[int, bytes]]:
-    """``(offset, bytes)`` slices of the buffer ending at newlines: the whole of a
-    ``bytes`` buffer, copies of an mmap's slices."""
+def _chunks(buf: Buffer, lo: int, hi: int) -> Iterator[tuple[int, bytes, int, int]]:
+    """``(offset, data, start, end)``: where to search ``buf[lo:hi]`` (``lo`` at a line
+    start, ``hi`` after a newline or at the end): in a ``bytes`` buffer itself (the crate
+    takes the range, no copy), in an mmap through copies of newline-ended slices. A
+    position ``p`` found in ``data`` is ``offset + p`` in the buffer."""
     if isinstance(buf, bytes):
-        yield 0, buf
+        yield 0, buf, lo, hi
         return
-    size = len(buf)
-    pos = 0
-    while pos < size:
-        cut = buf.find(b"\n", pos + _CHUNK - 1) if pos + _CHUNK < size else -1
-        end = size if cut < 0 else cut + 1
-        yield pos, buf[pos:end]
+    pos = lo
+    while pos < hi:
+        cut = buf.find(b"\n", pos + _CHUNK - 1, hi) if pos + _CHUNK < hi else -1
+        end = hi if cut < 0 else cut + 1
+        data = buf[pos:end]
+        yield pos, data, 0, len(data)
         pos = end
 
 
@@ -153,42 +172,77 @@ def newline_counter(buf: Buffer) -> Callable[[int, int], int]:
     return lambda start, end: count_in(buf, b"\n", start, end)
 
 
+_BLANKS = b" \t\r\n"  # what the record decoder (core.decode) strips around a line
+
+
 def _framed(line: bytes) -> bool:
-    stripped = line.strip()
+    stripped = line.strip(_BLANKS)
     return not stripped or (stripped[:1] == b"{" and stripped[-1:] == b"}")
 
 
-def scan_bytes(buf: Buffer) -> tuple[list[tuple[int, int]], int]:
-    """The candidate line spans ``(start, end)`` in file order, and the count of
-    non-blank lines that are not ``{...}``-framed."""
+_INERT: dict[bytes, bool] = {}  # a command's JSON string -> it changes nothing
+
+
+def _inert_bash(match: Any) -> bool:
+    """The match is a Bash call whose command, read off the bytes, changes nothing."""
+    raw = match.group(1)
+    if raw is None:
+        return False
+    known = _INERT.get(raw)
+    if known is None:
+        try:
+            command = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            command = None
+        known = _INERT[raw] = isinstance(command, str) and shell.changes_nothing(command)
+        if len(_INERT) > 65536:  # a corpus of one-off commands: keep memory bounded
+            _INERT.clear()
+    return known
+
+
+def scan_bytes(buf: Buffer, lo: int = 0, hi: int | None = None
+               ) -> tuple[list[tuple[int, int, int]], int]:
+    """The candidate lines of ``buf[lo:hi]`` as ``(start, end, kind)`` in file order
+    (``kind``: RESULT, CALL, or INERT_CALL for a line whose one tool call is a Bash
+    command that changes nothing), and the count of its non-blank lines that are not
+    ``{...}``-framed. ``lo`` is a line start, ``hi`` the end or just after a newline."""
     candidates, unframed, _ = _patterns()
-    spans: list[tuple[int, int]] = []
-    suspects: set[int] = {0}
+    size = len(buf)
+    stop = size if hi is None else hi
+    spans: list[tuple[int, int, int]] = []
+    suspects: set[int] = {lo}
     last = -1
-    rfind, find, size = buf.rfind, buf.find, len(buf)
-    for offset, chunk in _chunks(buf):
-        for match in candidates.finditer(chunk):
-            at = offset + match.start()
-            if at < last:
+    rfind, find = buf.rfind, buf.find
+    for offset, data, start_at, end_at in _chunks(buf, lo, stop):
+        for match in candidates.finditer(data, start_at, end_at):
+            here = match.start()
+            at = offset + here
+            call = data[here + 1] == _N  # `"name"...`: a tool call
+            if at < last:  # another match on the same line: decode it whole
+                if call or spans[-1][2] == INERT_CALL:
+                    spans[-1] = (spans[-1][0], spans[-1][1], CALL)
                 continue
             start = rfind(b"\n", 0, at) + 1
-            nl = find(b"\n", at)
-            end = size if nl < 0 else nl
-            spans.append((start, end))
+            nl = find(b"\n", at, stop)
+            end = stop if nl < 0 else nl
+            spans.append((start, end, (INERT_CALL if _inert_bash(match) else CALL) if call
+                          else RESULT))
             last = end
-        suspects.add(offset)  # a chunk's first line: its leading newline is in the last chunk
-        for match in unframed.finditer(chunk):
-            at = offset + match.start()
-            if chunk[match.start():match.start() + 1] == b"\n":
-                suspects.add(at + 1)
+        suspects.add(offset + start_at)  # a slice's first line: its newline is before it
+        # the last line when no newline ends it (a torn write): the patterns miss it
+        suspects.add(offset + max(data.rfind(b"\n", start_at, end_at) + 1, start_at))
+        for match in unframed.finditer(data, start_at, end_at):
+            here = match.start()
+            if data[here] == _NEWLINE:
+                suspects.add(offset + here + 1)
             else:
-                suspects.add(rfind(b"\n", 0, at) + 1)
+                suspects.add(rfind(b"\n", 0, offset + here) + 1)
     malformed = 0
     for start in suspects:
-        if start >= size:
+        if start >= stop:
             continue
-        nl = find(b"\n", start)
-        if not _framed(buf[start:size if nl < 0 else nl]):
+        nl = find(b"\n", start, stop)
+        if not _framed(buf[start:stop if nl < 0 else nl]):
             malformed += 1
     return spans, malformed
 
@@ -202,28 +256,28 @@ class _Facts:
     __slots__ = ("bash", "boundary_ids", "creates", "failed", "snapshots", "structured")
 
     def __init__(self) -> None:
-        # (tool_use_id, op, path, line, ts)
+        # (tool_use_id, op, path, offset, ts): offset = where the record's line starts
         self.structured: list[tuple[str | None, str, str, int, str | None]] = []
-        # (tool_use_id, command, cwd, line, ts)
+        # (tool_use_id, command, cwd, offset, ts)
         self.bash: list[tuple[str | None, str, str | None, int, str | None]] = []
         self.creates: dict[str, str] = {}  # tool_use_id -> filePath of a create result
         self.failed: set[str] = set()
-        self.boundary_ids: list[tuple[str, int, str | None]] = []  # (id, line, ts)
-        # settings-family snapshot entries: (path, version, line, ts)
+        self.boundary_ids: list[tuple[str, int, str | None]] = []  # (id, offset, ts)
+        # settings-family snapshot entries: (path, version, offset, ts)
         self.snapshots: list[tuple[str, int, int, str | None]] = []
+
+    def extend(self, later: _Facts) -> None:
+        """Add the facts of the byte range that follows this one."""
+        self.structured.extend(later.structured)
+        self.bash.extend(later.bash)
+        self.creates.update(later.creates)
+        self.failed.update(later.failed)
+        self.boundary_ids.extend(later.boundary_ids)
+        self.snapshots.extend(later.snapshots)
 
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content
-                         if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
 
 
 def _settings_family(path: str) -> bool:
@@ -232,6 +286,7 @@ def _settings_family(path: str) -> bool:
 
 
 def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
+    """Note what one decoded record says (``line``: the byte offset its line starts at)."""
     ts = _str(obj.get("timestamp"))
     kind = obj.get("type")
     if kind == "file-history-snapshot":
@@ -276,7 +331,7 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
             result_ids.append(tool_id)
             if block.get("is_error") is True:
                 facts.failed.add(tool_id)
-                text = _result_text(block.get("content"))
+                text = result_text(block)
                 if any(phrase in text for phrase in _MODIFIED_PHRASES):
                     facts.boundary_ids.append((tool_id, line, ts))
     echo = obj.get("toolUseResult")
@@ -284,35 +339,131 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
         facts.creates[result_ids[0]] = _str(echo.get("filePath")) or ""
 
 
-def _decode_candidates(buf: Buffer, spans: list[tuple[int, int]]) -> tuple[_Facts, int]:
-    """Decode the candidate lines; also count the framed ones that are not JSON objects
-    (an unframed one is counted by the shape pass)."""
-    from pysift.disk.jsonline import refused_by_orjson
+_RESULT_ID_KEYS = (b'"tool_use_id":"', b'"tool_use_id": "')
+_OPEN_BRACE, _CLOSE_BRACE = 0x7B, 0x7D
+_TRAILING = b" \t\r"
 
-    facts = _Facts()
-    bad = 0
-    newlines, counted = 0, 0
-    count = newline_counter(buf)
-    loads, error = orjson.loads, orjson.JSONDecodeError
-    for start, end in spans:
-        newlines += count(counted, start)
-        counted = start
-        stripped = buf[start:end].strip()
-        if not (stripped[:1] == b"{" and stripped[-1:] == b"}"):
-            continue
+
+def _result_ids(buf: Buffer, start: int, end: int) -> list[str] | None:
+    """The ``tool_use_id`` values of a result line read off its bytes (a raw, unescaped
+    ``"tool_use_id":"`` is always a key: inside a string its quotes are escaped), or
+    None when they cannot be read that way (the line is then decoded)."""
+    ids: list[str] = []
+    find = buf.find
+    for key in _RESULT_ID_KEYS:
+        pos = find(key, start, end)
+        while pos >= 0:
+            value = pos + len(key)
+            close = find(b'"', value, end)
+            if close < 0:
+                return None
+            raw = buf[value:close]
+            if b"\\" in raw:
+                return None
+            ids.append(raw.decode("utf-8", "replace"))
+            pos = find(key, close, end)
+    return ids or None
+
+
+class _Decoder:
+    """Decodes candidate lines of one buffer into ``facts``; ``bad`` counts the lines it
+    found framed but no JSON object (an unframed one is counted by the shape pass; a
+    line passed over is shape-checked only, as every other line). Facts carry byte
+    offsets: line numbers are counted later, and only when an answer shows them."""
+
+    def __init__(self, buf: Buffer, facts: _Facts) -> None:
+        self.buf = buf
+        self.view = memoryview(buf)
+        self.facts = facts
+        self.bad = 0
+
+    def read(self, start: int, end: int) -> None:
+        buf = self.buf
+        while end > start and buf[end - 1] in _TRAILING:
+            end -= 1
+        first = start
+        while first < end and buf[first] in _TRAILING:  # indented: read, as core.decode does
+            first += 1
+        if end <= first or buf[first] != _OPEN_BRACE or buf[end - 1] != _CLOSE_BRACE:
+            return  # unframed: the shape pass counted it
         try:
-            obj = loads(stripped)
-        except error as refused:
+            obj = orjson.loads(self.view[first:end])
+        except orjson.JSONDecodeError as refused:
+            from pysift.disk.jsonline import refused_by_orjson
+
             try:  # a lone surrogate escape: the stdlib reads it
-                obj = refused_by_orjson(stripped, refused)
-            except error:
-                bad += 1
-                continue
+                obj = refused_by_orjson(bytes(self.view[first:end]), refused)
+            except orjson.JSONDecodeError:
+                self.bad += 1
+                return
         if not isinstance(obj, dict):
-            bad += 1
-            continue
-        _read_record(obj, newlines + 1, facts)
-    return facts, bad
+            self.bad += 1
+            return
+        _read_record(obj, start, self.facts)
+
+    def calls(self, spans: Iterable[tuple[int, int, int]]) -> None:
+        """The tool-call lines (a Bash call that changes nothing is passed over)."""
+        for start, end, kind in spans:
+            if kind == CALL:
+                self.read(start, end)
+
+    def results(self, spans: Iterable[tuple[int, int, int]]) -> None:
+        """The result and snapshot lines, once every call is known: a result answering
+        only calls of other tools (a failed Read, a Grep, an inert Bash call) is passed
+        over undecoded."""
+        facts = self.facts
+        known = {t for t, *_ in facts.structured if t is not None}
+        known.update(t for t, *_ in facts.bash if t is not None)
+        for start, end, kind in spans:
+            if kind != RESULT:
+                continue
+            ids = _result_ids(self.buf, start, end)
+            if ids is not None and known.isdisjoint(ids):
+                continue
+            self.read(start, end)
+
+
+def _decode_candidates(buf: Buffer, spans: list[tuple[int, int, int]]) -> tuple[_Facts, int]:
+    """Facts of the candidate lines (calls first, then the results that answer them)
+    and the count of decoded lines that were no JSON object."""
+    decoder = _Decoder(buf, _Facts())
+    decoder.calls(spans)
+    decoder.results(spans)
+    return decoder.facts, decoder.bad
+
+
+# From this size on, one transcript's scan is spread over the cores it is granted.
+SPLIT_MIN_BYTES = 32 << 20
+
+
+def _scan_part(buf: Buffer, job: tuple[int, int]) -> tuple[_Facts, list[tuple[int, int, int]], int]:
+    """One worker's share of a big transcript: its byte range scanned and its calls
+    decoded; the result lines go back undecoded (a result may answer a call of another
+    range)."""
+    lo, hi = job
+    spans, unframed = scan_bytes(buf, lo, hi)
+    decoder = _Decoder(buf, _Facts())
+    decoder.calls(spans)
+    return decoder.facts, [span for span in spans if span[2] == RESULT], unframed + decoder.bad
+
+
+def _scan_spread(buf: Buffer, cores: int) -> tuple[_Facts, int]:
+    """``scan_bytes`` + ``_decode_candidates`` over ``cores`` processes (the forked
+    workers read the parent's buffer); the results are decoded here, once every call
+    of every range is known."""
+    cuts = split_points(buf, cores)
+    parts = fanout.map_ordered(_scan_part, list(zip(cuts, cuts[1:])), shared=buf,
+                               workers=cores, min_items=1)
+    facts = _Facts()
+    results: list[tuple[int, int, int]] = []
+    skipped = 0
+    for part, part_results, part_skipped in parts:
+        facts.extend(part)
+        results.extend(part_results)
+        skipped += part_skipped
+    decoder = _Decoder(buf, facts)
+    decoder.results(results)
+    return facts, skipped + decoder.bad
 
 
 # -- the joins ---------------------------------------------------------------------------------------
@@ -325,12 +476,27 @@ def _paths_match(a: str, b: str) -> bool:
     return a2.endswith("/" + b2) or b2.endswith("/" + a2)
 
 
-def join_facts(facts: _Facts) -> tuple[list[Mutation], list[Boundary]]:
+def line_numbers(buf: Buffer, offsets: Iterable[int]) -> dict[int, int]:
+    """The 1-based line of each line-start ``offset`` (one newline count up to the last)."""
+    count = newline_counter(buf)
+    numbers: dict[int, int] = {}
+    line, pos = 1, 0
+    for offset in sorted(set(offsets)):
+        line += count(pos, offset)
+        pos = offset
+        numbers[offset] = line
+    return numbers
+
+
+def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
+               lines: bool = True) -> tuple[list[Mutation], list[Boundary]]:
     """Rows from one transcript's facts: structured ops joined to their results, bash
-    commands read, settings-family snapshot jumps, boundaries attributed."""
+    commands read, settings-family snapshot jumps, boundaries attributed. ``number``
+    turns line-start offsets into line numbers; rows get theirs only when ``lines``
+    (boundaries always)."""
     rows: list[Mutation] = []
     op_paths: dict[str, str] = {}
-    for tool_id, op, path, line, ts in facts.structured:
+    for tool_id, op, path, offset, ts in facts.structured:
         if tool_id is not None and path:
             op_paths.setdefault(tool_id, path)
         if tool_id is not None and tool_id in facts.failed:
@@ -340,65 +506,84 @@ def join_facts(facts: _Facts) -> tuple[list[Mutation], list[Boundary]]:
             path = facts.creates.get(tool_id or "", "")
         if not path:
             continue
-        rows.append(Mutation(path, op, ts, line, created, False, None, None, False, None))
-    for tool_id, command, cwd, line, ts in facts.bash:
+        rows.append(Mutation(path, op, ts, None, created, False, None, None, False, None,
+                             None, offset))
+    for tool_id, command, cwd, offset, ts in facts.bash:
         errored = tool_id is not None and tool_id in facts.failed
         for m in shell.mutations(command, cwd):
             rows.append(Mutation(
-                m.path, "bash", ts, line, m.is_create, True, m.resolution,
-                m.verbatim if m.verbatim != m.path else None, errored, None))
-    rows.extend(_external_writes(facts.snapshots, rows))
-    rows.sort(key=lambda m: m.line)
-    boundaries = [Boundary(op_paths[tool_id], line, ts, MODIFIED_SINCE_READ)
-                  for tool_id, line, ts in facts.boundary_ids if tool_id in op_paths]
+                m.path, "bash", ts, None, m.is_create, True, m.resolution,
+                m.verbatim if m.verbatim != m.path else None, errored, None, None, offset))
+    rows.extend(_external_writes(facts.snapshots, rows, number))
+    rows.sort(key=lambda m: m.offset)
+    found = [(op_paths[tool_id], offset, ts) for tool_id, offset, ts in facts.boundary_ids
+             if tool_id in op_paths]
+    wanted = [offset for _, offset, _ in found]
+    if lines:
+        wanted += [m.offset for m in rows]
+    numbers = number(wanted) if wanted else {}
+    if lines:
+        rows = [m._replace(line=numbers[m.offset]) for m in rows]
+    boundaries = [Boundary(path, numbers[offset], ts, MODIFIED_SINCE_READ, None, offset)
+                  for path, offset, ts in found]
     return rows, boundaries
 
 
-def _external_writes(snapshots: list[tuple[str, int, int, str | None]],
-                     rows: list[Mutation]) -> list[Mutation]:
+def _external_writes(snapshots: list[tuple[str, int, int, str | None]], rows: list[Mutation],
+                     number: Callable[[Iterable[int]], dict[int, int]]) -> list[Mutation]:
     """A settings-family version bump with no tool row of that path in between. A
     DECREASE starts a new generation (Claude Code restarted): never read as a jump."""
     by_path: dict[str, list[tuple[int, int, str | None]]] = {}
-    for path, version, line, ts in snapshots:
-        by_path.setdefault(path, []).append((line, version, ts))
-    out: list[Mutation] = []
+    for path, version, offset, ts in snapshots:
+        by_path.setdefault(path, []).append((offset, version, ts))
+    jumps: list[tuple[str, int, int, int, int, str | None]] = []
     for path, seq in sorted(by_path.items()):
         prev: tuple[int, int] | None = None
-        for line, version, ts in seq:
+        for offset, version, ts in seq:
             if prev is not None and version > prev[1]:
-                touched = any(prev[0] < m.line <= line and _paths_match(path, m.path)
+                touched = any(prev[0] < m.offset <= offset and _paths_match(path, m.path)
                               for m in rows)
                 if not touched:
-                    detail = (f"inferred: file-history v{prev[1]}->v{version} with no tool "
-                              f"record in L{prev[0]}..L{line}")
-                    out.append(Mutation(path, "external_write", ts, line, False, False, None,
-                                        None, False, detail))
-            prev = (line, version)
-    return out
+                    jumps.append((path, prev[0], prev[1], offset, version, ts))
+            prev = (offset, version)
+    if not jumps:
+        return []
+    numbers = number([o for _, before, _, after, _, _ in jumps for o in (before, after)])
+    return [Mutation(path, "external_write", ts, numbers[after], False, False, None, None,
+                     False, f"inferred: file-history v{v0}->v{v1} with no tool record in "
+                            f"L{numbers[before]}..L{numbers[after]}", None, after)
+            for path, before, v0, after, v1, ts in jumps]
 
 
 # -- one transcript -----------------------------------------------------------------------------------
 
 
-def transcript_mutations(transcript: Transcript, *, turns: bool = False) -> TranscriptFiles:
-    """The rows of ONE transcript, unwindowed (``agents --with-files`` and ``files``).
-    ``turns``: number every row's turn (also done when the transcript has boundaries,
-    which always show their turn). A file that cannot be read gives ``error``."""
+def transcript_mutations(transcript: Transcript, *, turns: bool = False,
+                         lines: bool = True, cores: int = 1) -> TranscriptFiles:
+    """The rows of ONE transcript, unwindowed, in file order (``agents --with-files``
+    and ``files``). ``lines``: give every row its jsonl line (a rollup that shows none
+    saves the count); ``turns``: its turn (boundaries always get both); ``cores``: the
+    processes a big transcript's scan may spread over (one inside a spread batch). A
+    file that cannot be read gives ``error``."""
     result = TranscriptFiles(transcript)
+    keep_big_reads_on_the_heap()
     try:
         buf = open_buffer(transcript.path, read_up_to=READ_WHOLE_BYTES)
     except SourceError as exc:
         result.error = str(exc)
         return result
-    spans, unframed = scan_bytes(buf)
-    facts, bad = _decode_candidates(buf, spans)
-    result.skipped_lines = unframed + bad
-    rows, boundaries = join_facts(facts)
+    if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
+        facts, result.skipped_lines = _scan_spread(buf, cores)
+    else:
+        spans, unframed = scan_bytes(buf)
+        facts, bad = _decode_candidates(buf, spans)
+        result.skipped_lines = unframed + bad
+    rows, boundaries = join_facts(facts, partial(line_numbers, buf), lines)
     if (turns or boundaries) and (rows or boundaries):
         turn_map = build_turn_map(buf)
         result.turn_count = turn_map.turn_count
-        rows = [m._replace(turn=turn_map.turn_of(m.line)) for m in rows]
-        boundaries = [b._replace(turn=turn_map.turn_of(b.line)) for b in boundaries]
+        rows = [m._replace(turn=turn_map.turn_of_offset(m.offset)) for m in rows]
+        boundaries = [b._replace(turn=turn_map.turn_of_offset(b.offset)) for b in boundaries]
     result.mutations = rows
     result.boundaries = boundaries
     return result
@@ -409,58 +594,49 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False) -> Tran
 
 @dataclass(frozen=True, kw_only=True)
 class FilesPlan:
-    """What to keep: rows inside the time window (a row with no timestamp never falls
-    inside a bounded one) AND the turn window (turns numbered over the whole transcript)
-    AND the path filters; ``by`` says whether every row needs its turn number."""
+    """What to keep: rows inside ``window`` (its time bound, where a row with no
+    timestamp never falls inside a bounded one, AND its turn range, turns numbered over
+    the whole transcript) AND the path filters; ``by`` says whether every row needs its
+    line and turn numbers."""
 
     by: str = "summary"
-    since: datetime | None = None
-    until: datetime | None = None
-    turns: RangeSpec | None = None
+    window: Window = field(default_factory=Window)
     paths: PathFilter = field(default_factory=PathFilter)
-
-    @property
-    def timed(self) -> bool:
-        return self.since is not None or self.until is not None
-
-    def admits_ts(self, raw: str | None) -> bool:
-        if not self.timed:
-            return True
-        instant = parse_ts(raw)
-        if instant is None:
-            return False
-        if self.since is not None and instant < self.since:
-            return False
-        return self.until is None or instant <= self.until
 
 
 def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
+    window = plan.window
     allowed: set[int] | None = None
-    if plan.turns is not None:
+    if window.turns is not None:
         count = found.turn_count or 0
-        allowed = set(plan.turns.resolve(0, count - 1)) if count else set()
+        allowed = set(window.turns.resolve(0, count - 1)) if count else set()
 
     def keep(path: str, ts: str | None, turn: int | None) -> bool:
         if allowed is not None and (turn is None or turn not in allowed):
             return False
-        return plan.admits_ts(ts) and plan.paths.keeps(path)
+        return window.admits_ts(ts) and plan.paths.keeps(path)
 
     found.mutations = [m for m in found.mutations if keep(m.path, m.ts, m.turn)]
     found.boundaries = [b for b in found.boundaries if keep(b.path, b.ts, b.turn)]
     return found
 
 
-def _work(plan: FilesPlan, transcript: Transcript) -> tuple[Any, ...] | None:
+def _work(shared: tuple[FilesPlan, int], transcript: Transcript) -> tuple[Any, ...] | None:
     """One transcript's windowed rows, as plain tuples (None when it has nothing to say):
     the answer crosses a process boundary, and the parent holds the transcript."""
-    found = transcript_mutations(transcript, turns=plan.turns is not None
-                                 or plan.by == "timeline")
+    plan, cores = shared
+    timeline = plan.by == "timeline"
+    found = transcript_mutations(transcript, turns=plan.window.turns is not None or timeline,
+                                 lines=timeline, cores=cores)
     if found.error is None:
         found = _windowed(found, plan)
     if not (found.mutations or found.boundaries or found.skipped_lines or found.error):
         return None
     return ([tuple(m) for m in found.mutations], [tuple(b) for b in found.boundaries],
             found.skipped_lines, found.turn_count, found.error)
+
+
+FANOUT_MIN_FILES = 8
 
 
 def _size(transcript: Transcript) -> int:
@@ -474,8 +650,13 @@ def run(transcripts: Sequence[Transcript], plan: FilesPlan,
         workers: int | None = None) -> list[TranscriptFiles]:
     """Every transcript's windowed rows, in input order (a fork pool when there are
     many; a transcript that cannot be read comes back with ``error``)."""
-    answers = fanout.map_ordered(partial(_work, plan), list(transcripts), workers=workers,
-                                 min_items=8, weights=[_size(t) for t in transcripts])
+    keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
+    # a batch too small to spread over the cores lets each big file spread its own scan
+    spread = fanout.processes(len(transcripts), FANOUT_MIN_FILES, workers)
+    cores = (workers or fanout.cpu_workers()) if spread == 1 else 1
+    answers = fanout.map_ordered(_work, list(transcripts), shared=(plan, cores),
+                                 workers=workers, min_items=FANOUT_MIN_FILES,
+                                 weights=[_size(t) for t in transcripts])
     out: list[TranscriptFiles] = []
     for transcript, answer in zip(transcripts, answers):
         if answer is None:
@@ -518,14 +699,36 @@ KEYS: dict[str, Callable[[str], str]] = {
 }
 
 
-@dataclass(slots=True)
-class Group:
-    """Per-op counts for one bucket, directory or file of one transcript."""
+_CANONICAL_TS_LEN = 24  # 2026-01-05T10:00:00.000Z: Claude Code's own shape
+_NO_COUNTS = dict.fromkeys(OPS, 0)
 
-    path: str
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPS, 0))
-    files: set[str] = field(default_factory=set)
-    stamps: list[str] = field(default_factory=list)
+
+class Group:
+    """Per-op counts for one bucket, directory or file of one transcript; the first and
+    last instant are kept as the rows are added (string order while every stamp has
+    Claude Code's own shape, by instant once one does not)."""
+
+    __slots__ = ("counts", "files", "first_ts", "last_ts", "odd", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.counts = _NO_COUNTS.copy()
+        self.files: set[str] = set()
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+        self.odd: list[str] | None = None  # every stamp, once one is not canonical
+
+    def add_stamp(self, ts: str) -> None:
+        if self.odd is not None or len(ts) != _CANONICAL_TS_LEN or ts[-1] != "Z":
+            if self.odd is None:
+                self.odd = [s for s in (self.first_ts, self.last_ts) if s]
+            self.odd.append(ts)
+            self.first_ts, self.last_ts = span_of(self.odd)
+            return
+        if self.first_ts is None or ts < self.first_ts:
+            self.first_ts = ts
+        if self.last_ts is None or ts > self.last_ts:
+            self.last_ts = ts
 
     @property
     def total(self) -> int:
@@ -535,23 +738,19 @@ class Group:
     def distinct_files(self) -> int:
         return len(self.files)
 
-    @property
-    def first_ts(self) -> str | None:
-        return span_of(self.stamps)[0]
-
-    @property
-    def last_ts(self) -> str | None:
-        return span_of(self.stamps)[1]
-
     def ops_label(self) -> str:
-        return ops_label(self.counts)
+        return _ops_label(tuple(self.counts.values()))
 
 
 def ops_label(counts: dict[str, int]) -> str:
     """``12 write, 3 edit, 2 bash (heuristic)``; ``0`` when empty."""
+    return _ops_label(tuple(counts.get(op, 0) for op in OPS))
+
+
+@lru_cache(maxsize=4096)
+def _ops_label(counts: tuple[int, ...]) -> str:
     parts = []
-    for op in OPS:
-        n = counts.get(op, 0)
+    for op, n in zip(OPS, counts, strict=True):
         if not n:
             continue
         suffix = " (heuristic)" if op == "bash" else " (inferred)" if op == "external_write" else ""
@@ -586,15 +785,15 @@ def groups(rows: Iterable[Mutation], by: str) -> list[Group]:
         if not is_marker(m.path):
             group.files.add(m.path)
         if m.ts:
-            group.stamps.append(m.ts)
+            group.add_stamp(m.ts)
     return [found[k] for k in sorted(found)]
 
 
 def timeline(rows: Iterable[Mutation]) -> list[Mutation]:
-    """Chronological: by instant (rows with none last), then by line."""
+    """Chronological: by instant (rows with none last), then in file order."""
     def order(m: Mutation) -> tuple[bool, float, int]:
         when = parse_ts(m.ts)
-        return (when is None, when.timestamp() if when is not None else 0.0, m.line)
+        return (when is None, when.timestamp() if when is not None else 0.0, m.offset)
 
     return sorted(rows, key=order)
 

@@ -131,11 +131,16 @@ def test_boundary_attributed_to_the_rejected_ops_file(tmp_path: Path) -> None:
     assert found.turn_count == 2  # boundaries always carry their turn
 
 
-def test_turn_numbers_when_asked(tmp_path: Path) -> None:
-    found = scan(write_session(tmp_path, edit_session()), turns=True)
+def test_turn_and_line_numbers_when_asked(tmp_path: Path) -> None:
+    path = write_session(tmp_path, edit_session())
+    found = scan(path, turns=True)
     assert {m.turn for m in found.mutations} == {0}
-    without = scan(write_session(tmp_path, edit_session()))
-    assert {m.turn for m in without.mutations} == {None}
+    assert [m.line for m in found.mutations] == [2, 4, 6, 8, 10]
+    without = scan(path, lines=False)
+    assert {(m.turn, m.line) for m in without.mutations} == {(None, None)}
+    assert [m.offset for m in without.mutations] == [m.offset for m in found.mutations]
+    data = path.read_bytes()
+    assert all(data[m.offset - 1:m.offset] == b"\n" for m in found.mutations)
 
 
 def test_malformed_lines_counted_over_the_whole_file(tmp_path: Path) -> None:
@@ -198,8 +203,8 @@ def test_settings_family_external_writes(tmp_path: Path) -> None:
         (settings, 4, False, "inferred: file-history v1->v2 with no tool record in L2..L4")]
 
 
-def plan(**kw: Any) -> FilesPlan:
-    return FilesPlan(**kw)
+def plan(paths: PathFilter | None = None, **window: Any) -> FilesPlan:
+    return FilesPlan(window=engine.Window(**window), paths=paths or PathFilter())
 
 
 def test_run_applies_windows_and_path_filters(tmp_path: Path) -> None:
@@ -246,7 +251,8 @@ def test_parent_dir(path: str, expected: str) -> None:
 
 
 def row(path: str, op: str = "edit", ts: str | None = "2026-01-01T10:00:00.000Z", line: int = 1) -> Mutation:
-    return Mutation(path, op, ts, line, False, op == "bash", None, None, False, None)
+    return Mutation(path, op, ts, line, False, op == "bash", None, None, False, None, None,
+                    line * 100)
 
 
 def test_groups_count_ops_and_files() -> None:
@@ -264,7 +270,7 @@ def test_groups_count_ops_and_files() -> None:
 
 def test_timeline_is_chronological_then_by_line() -> None:
     rows = [row("/b", ts="2026-01-01T10:00:09.000Z", line=1), row("/c", ts=None, line=2),
-            row("/a", ts="2026-01-01T10:00:01.000Z", line=3), row("/d", ts="2026-01-01T10:00:01.000Z", line=4)]
+            row("/d", ts="2026-01-01T10:00:01.000Z", line=4), row("/a", ts="2026-01-01T10:00:01.000Z", line=3)]
     assert [m.path for m in timeline(rows)] == ["/a", "/d", "/b", "/c"]
 
 
@@ -272,3 +278,86 @@ def test_span_of_reads_odd_stamps_by_instant() -> None:
     assert span_of(["2026-01-01T10:00:00+00:00", "2026-01-01T09:59:00.000Z"]) == (
         "2026-01-01T09:59:00.000Z", "2026-01-01T10:00:00+00:00")
     assert span_of([]) == (None, None)
+
+
+def test_results_are_joined_whatever_their_order_and_unrelated_ones_skipped(tmp_path: Path) -> None:
+    s = Session(SID, cwd=CWD)
+    s.add(user("go"))
+    call = assistant(tool_use("Edit", {"file_path": "/w/x.py", "old_string": "a", "new_string": "b"}, id="e1"))
+    result = tool_result("e1", "String to replace not found in file.", is_error=True)
+    s.add(result)  # written before its call (a merged or re-ordered file)
+    s.add(call)
+    s.add(assistant(tool_use("Read", {"file_path": "/w/y.py"}, id="r1")))
+    s.add(tool_result("r1", "File does not exist.", is_error=True))  # another tool's error
+    s.add(assistant(tool_use("Write", {"file_path": "/w/z.py", "content": "z"}, id="w1")))
+    s.add(tool_result("w1", "ok", tool_use_result=write_result("/w/z.py", "z")))
+    found = scan(write_session(tmp_path, s))
+    assert [(m.path, m.is_create) for m in found.mutations] == [("/w/z.py", True)]
+    assert engine._result_ids(b'{"tool_use_id":"a"},{"tool_use_id": "b"}', 0, 40) == ["a", "b"]
+    assert engine._result_ids(b'{"tool_use_id":"a\\"b"}', 0, 22) is None
+
+
+def test_a_record_holding_an_inert_bash_call_and_another_calls_result_is_read(tmp_path: Path) -> None:
+    """A writer that puts tool_result blocks into the assistant record: the Bash call
+    changes nothing, but the same line says the Edit failed."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("go"))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/x.py", "old_string": "a", "new_string": "b"}, id="e1")))
+    mixed = assistant(tool_use("Bash", {"command": "git status"}, id="b1"))
+    mixed["message"]["content"].append({"type": "tool_result", "tool_use_id": "e1",
+                                        "content": "no", "is_error": True})
+    s.add(mixed)
+    s.add(assistant(tool_use("Bash", {"command": "ls -la"}, id="b2")))
+    found = scan(write_session(tmp_path, s))
+    assert found.mutations == []
+    spans, _ = engine.scan_bytes(write_session(tmp_path, s).read_bytes())
+    assert [kind for *_, kind in spans] == [engine.CALL, engine.CALL, engine.INERT_CALL]
+
+
+def test_a_big_transcript_spread_over_cores_reads_the_same(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    s = Session(SID, cwd=CWD)
+    s.add(user("many"))
+    for i in range(40):
+        s.add(assistant(tool_use("Edit", {"file_path": f"/w/e{i}.py", "old_string": "a",
+                                          "new_string": "b"}, id=f"e{i}")))
+        s.add(assistant(tool_use("Bash", {"command": f"rm -f tmp{i}.log && ls"}, id=f"b{i}")))
+        s.add(assistant(tool_use("Bash", {"command": "git status"}, id=f"g{i}")))
+    for i in range(40):  # every result lands in the far half of the file
+        if i % 3 == 0:
+            s.add(tool_result(f"e{i}", MODIFIED if i % 2 else "no", is_error=True))
+        s.add(tool_result(f"b{i}", "", is_error=i % 5 == 0))
+    records = s.records
+    data = (to_jsonl(records[:50]) + garbage_line() + b"\n" + to_jsonl(records[50:])
+            + torn(records[5]) + b"\n")
+    path = write_session(tmp_path, data)
+    one = scan(path, turns=True)
+    monkeypatch.setattr(engine, "SPLIT_MIN_BYTES", 1)
+    spread = scan(path, turns=True, cores=2)
+    three = scan(path, turns=True, cores=3)
+    assert spread.mutations == one.mutations == three.mutations
+    assert spread.boundaries == one.boundaries and len(one.boundaries) == 7
+    assert spread.skipped_lines == one.skipped_lines == three.skipped_lines == 2
+    assert len([m for m in one.mutations if m.op == "edit"]) == 40 - 14
+    assert sum(m.command_errored for m in one.mutations) == 8
+
+
+def test_a_torn_last_line_without_its_newline_is_counted(tmp_path: Path) -> None:
+    # a crash mid-write leaves `{"type":"assistant",...` as the file's last bytes: stats and
+    # search count it; files said nothing (its shape pass looked only at lines a newline ends)
+    records = list(edit_session().records)
+    data = to_jsonl(records[:-1]) + torn(records[-1])
+    found = scan(write_session(tmp_path, data))
+    assert found.skipped_lines == 1
+    assert [m.path for m in found.mutations][-1] == "/w/proj/n.ipynb"  # its result torn
+
+
+def test_an_indented_record_is_read_not_lost(tmp_path: Path) -> None:
+    # a record line with blanks before its `{` is a record (core.decode strips them): its
+    # Write was neither a row nor a skipped line
+    records = list(edit_session().records)
+    data = to_jsonl(records[:1]) + b"  " + to_jsonl(records[1:3]) + b"\t" + to_jsonl(records[3:])
+    found = scan(write_session(tmp_path, data))
+    assert found.skipped_lines == 0
+    assert [(m.path, m.op, m.is_create, m.line) for m in found.mutations][:2] == [
+        ("/w/proj/a.md", "write", True, 2), ("/w/proj/b.md", "write", False, 4)]

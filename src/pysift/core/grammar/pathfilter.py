@@ -51,7 +51,7 @@ class PathFilter:
 
 def compile_path_regex(pattern: str) -> Any:
     """A ``core.matcher.Matcher`` for a case-sensitive path regex (UsageError when
-    invalid)."""
+    invalid, the pattern checked as typed so an error's offset is the user's)."""
     from pysift.core.matcher import compile_pattern
 
     lead = _LEADING_FLAGS.match(pattern)
@@ -62,6 +62,7 @@ def compile_path_regex(pattern: str) -> Any:
     else:
         source = "(?-i)" + pattern
     try:
+        compile_pattern(pattern)
         return compile_pattern(source)
     except UsageError as exc:
         detail = str(exc).removeprefix("invalid regex: ")

@@ -35,6 +35,10 @@ subject starts with ``bash parser:``)::
         ``sed -n 'A,Bp' F``. ContentRead(path, verbatim, resolution, start, end, source);
         ``end`` None = to the end of the file.
 
+    shell.changes_nothing(command) -> bool
+        True when ``mutations`` of the command is empty whatever the cwd (cached; a
+        scan can pass over such a call's record undecoded).
+
     shell.opaque_markers(command) -> tuple[Mutation, ...]
         The class markers that rewrite worktree files without naming them (``git:add``
         and ``git:commit`` excluded: index only). PowerShell tool calls are never parsed
@@ -71,6 +75,7 @@ from pysift.core.shell.readings import (
     ContentRead,
     ContentWrite,
     Mutation,
+    changes_nothing,
     content_reads,
     content_writes,
     might_change_files,
@@ -86,7 +91,7 @@ POWERSHELL_TOOL = "PowerShell"
 __all__ = [
     "ABSOLUTE", "BASH_TOOL", "CD_TRACKED", "CWD_JOINED", "POWERSHELL_TOOL", "RESOLUTIONS",
     "UNRESOLVED", "Command", "ContentRead", "ContentWrite", "Cwd", "Heredoc", "Mutation",
-    "Redirect", "Script", "Word", "content_reads", "content_writes", "is_absolute",
+    "Redirect", "Script", "Word", "changes_nothing", "content_reads", "content_writes", "is_absolute",
     "is_marker", "join", "might_change_files", "mutations", "opaque_markers", "parse",
     "resolve",
 ]

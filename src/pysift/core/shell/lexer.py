@@ -544,9 +544,9 @@ def _skip_quoted(src: str, i: int) -> int:
     return n
 
 
-def _matching_paren(src: str, i: int) -> int:
-    """Index after the ``)`` closing a ``(`` opened just before ``i`` (quotes respected);
-    the end of the text when it never closes."""
+def _matching(src: str, i: int, opener: str, closer: str) -> int:
+    """Index after the ``closer`` matching an ``opener`` just before ``i`` (quotes and
+    backslashes respected, nesting counted); -1 when it never closes."""
     depth = 0
     n = len(src)
     j = i
@@ -558,14 +558,21 @@ def _matching_paren(src: str, i: int) -> int:
         if c == "\\":
             j += 2
             continue
-        if c == "(":
+        if c == opener:
             depth += 1
-        elif c == ")":
+        elif c == closer:
             if depth == 0:
                 return j + 1
             depth -= 1
         j += 1
-    return n
+    return -1
+
+
+def _matching_paren(src: str, i: int) -> int:
+    """Index after the ``)`` closing a ``(`` opened just before ``i``; the end of the text
+    when it never closes."""
+    end = _matching(src, i, "(", ")")
+    return len(src) if end < 0 else end
 
 
 def _matching_double_paren(src: str, i: int) -> int:
@@ -588,25 +595,8 @@ def _matching_double_paren(src: str, i: int) -> int:
 def _matching_brace(src: str, i: int) -> int:
     """Index after the ``}`` closing a ``${`` opened just before ``i``; past the end of
     the text (``len + 1``) when it never closes."""
-    depth = 0
-    n = len(src)
-    j = i
-    while j < n:
-        c = src[j]
-        if c in "'\"":
-            j = _skip_quoted(src, j)
-            continue
-        if c == "\\":
-            j += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            if depth == 0:
-                return j + 1
-            depth -= 1
-        j += 1
-    return n + 1
+    end = _matching(src, i, "{", "}")
+    return len(src) + 1 if end < 0 else end
 
 
 def tokenize(src: str, depth: int = 0) -> tuple[list[Token], list[str]]:

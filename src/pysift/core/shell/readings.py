@@ -57,6 +57,12 @@ def _readings(source: str) -> tuple[Script, tuple[tuple[Reading, Command], ...]]
 _EMPTY_SCRIPT = Script("", (), True, ())
 
 
+def changes_nothing(source: str) -> bool:
+    """True when ``mutations(source, cwd)`` is empty for every cwd (memoized: a scan asks
+    it of every Bash call, most of them ``ls``, ``git status``, a test run)."""
+    return not _readings(source)[1]
+
+
 @dataclass(frozen=True, slots=True)
 class Mutation:
     """One file (or class of files) a command changes.

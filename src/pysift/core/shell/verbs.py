@@ -438,6 +438,10 @@ def _node_runner(name: str, args: list[Word]) -> list[Reading]:
     return []
 
 
+#: project-environment launchers whose ``run`` sub-command starts another program
+_RUN_LAUNCHERS = frozenset({"uv", "poetry", "pdm", "hatch", "rye", "pipenv"})
+
+
 def _class(name: str, args: list[Word]) -> list[Reading]:
     """Formatters, package managers and extractors (class markers, or the files a
     formatter is told to rewrite)."""
@@ -448,6 +452,14 @@ def _class(name: str, args: list[Word]) -> list[Reading]:
             return []
         at = args.index(rest[0])
         return _class(rest[0].value, args[at + 1:])
+    if name in _RUN_LAUNCHERS and args and args[0].value == "run":
+        # `uv run ruff format`, `poetry run black .`: the tool the project env runs
+        rest = [w for w in args[1:] if not w.value.startswith("-")]
+        if rest:
+            at = args.index(rest[0])
+            found = _class(rest[0].value, args[at + 1:])
+            if found:
+                return found
     if name == "cargo":
         sub = args[0].value if args else ""
         if sub == "fmt" and not _has(args, "--check"):

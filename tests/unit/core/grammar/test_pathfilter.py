@@ -55,6 +55,12 @@ def test_invalid_regex_names_the_forms(pattern: str) -> None:
     assert "Rust-syntax regex" in str(err.value)
 
 
+def test_an_error_offset_is_the_typed_patterns() -> None:
+    with pytest.raises(UsageError) as err:
+        compile_path_regex("(?<=a)b")
+    assert "(at offset 0)" in str(err.value)
+
+
 def test_filters_are_anded() -> None:
     both = PathFilter(regex=compile_path_regex("src"), glob=compile_glob("*.rs"))
     assert both.keeps("/w/src/a.rs")

@@ -215,3 +215,27 @@ def test_opaque_markers_leave_out_index_only_git() -> None:
 def test_non_string_input_is_no_mutation() -> None:
     assert mutations(None, CWD) == ()  # type: ignore[arg-type]
     assert mutations(42, CWD) == ()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command, marker", [
+    ("uv run ruff format", "fmt:ruff"),
+    ("poetry run ruff format", "fmt:ruff"),
+    ("pdm run cargo fmt", "fmt:cargo"),
+])
+def test_project_env_launchers_run_the_tool(command: str, marker: str) -> None:
+    assert [m.path for m in mutations(command, "/w")] == [marker]
+    assert [m.path for m in opaque_markers(command)] == [marker]
+    assert mutations("uv run pytest", "/w") == ()
+
+
+@pytest.mark.parametrize("command, nothing", [
+    ("git status --short", True), ("ls -la src/ | grep x", True), ("cargo test 2>&1 | tail", True),
+    ("rm x", False), ("echo > f", False), ("cd a && touch b", False), ("npm install", False),
+    ("rm $X", False), ("echo 'a > b'", True),
+])
+def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> None:
+    from pysift.core.shell import changes_nothing
+
+    assert changes_nothing(command) is nothing
+    assert (mutations(command, CWD) == ()) is nothing
+    assert (mutations(command, None) == ()) is nothing
