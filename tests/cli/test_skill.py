@@ -99,6 +99,17 @@ def test_the_reference_covers_every_registered_command(skill, tree):
     assert "### pysift archive" in skill and "--lock-timeout" in skill
 
 
+def test_the_prose_says_when_to_reach_for_every_command(skill, tree):
+    """The reference lists every command; the prose an agent reads first must name each
+    one too (a command added without a "when to reach for it" line is one no agent uses)."""
+    root, _, _ = tree
+    prose = skill.partition("## Command reference")[0]
+    when = prose.partition("## When to reach for it")[2].partition("\n## ")[0]
+    for name in root.commands:
+        if name != "skill":
+            assert f"`pysift {name} " in when or f"`pysift {name}`" in when, name
+
+
 def test_a_flag_the_cli_lacks_would_fail_the_check(tree):
     _, flags, root_flags = tree
     (tokens,) = _invocations("pysift search x --no-such-flag")

@@ -48,7 +48,7 @@ def run(opts: SkillOptions) -> Report:
 
 FRONTMATTER = """---
 name: pysift
-description: Search, list, read and count Claude Code session transcripts (~/.claude/projects/**/*.jsonl) with the pysift CLI. Use it to find what was said, decided, run or written in earlier sessions (this project's or any), to fetch exact records and turns, to count tokens, turns and tool calls, to find the plan file bound to a session, to learn your own session id, and to archive sessions before Claude Code's cleanup deletes them. Prefer it to grep/jq over raw JSONL.
+description: Search, list, read and count Claude Code session transcripts (~/.claude/projects/**/*.jsonl) with the pysift CLI. Use it to find what was said, decided, run or written in earlier sessions (this project's or any), to fetch exact records and turns, to count tokens, turns and tool calls, to see the subagents a session spawned and the files it changed, to rebuild a file from what the sessions saw, to get a session's images back, to tell whether a session is still working and wait until it stops, to find the plan file bound to a session, to learn your own session id, and to archive sessions before Claude Code's cleanup deletes them. Prefer it to grep/jq over raw JSONL.
 ---
 """
 
@@ -64,6 +64,19 @@ WHEN = """# pysift: ripgrep for Claude Code transcripts
   `pysift show @<uuid> --line 120..140`, or the `refetch` command a hit carries.
 - Counts (tokens per model, turns, tool calls, compactions): `pysift stats @<uuid>`.
 - Which plan file a session is bound to: `pysift plan @<uuid>`.
+- The subagents a session spawned, their state and what they returned:
+  `pysift agents @<uuid> --returned-message`.
+- Which files a session changed, and when: `pysift files @<uuid> --by file` (Bash rows
+  are read from the command text: heuristic).
+- A file's content rebuilt from what the sessions read and wrote:
+  `pysift recover @<uuid> --file src/app.py --coverage` first, then without
+  `--coverage` (raw bytes on stdout, or an error naming the lines no session saw).
+- The images a session carries, written back as files:
+  `pysift image @<uuid>`, then one by its #N (from one transcript):
+  `pysift image @<uuid> --no-subagents --id 3 --out /tmp/shot.png`.
+- Is a session still working, blocked on a human, or done: `pysift status @<uuid>`.
+  Block until it stops or asks (exit 124 at the timeout; read `pysift wait --help`):
+  `pysift wait @<uuid> --until stop --until hitl --timeout 600`.
 - Your own session id and transcript: `pysift whoami` (a subagent: `pysift whoami
   @trap:<YourOwnMarker1739>`, see `pysift whoami --help`).
 - Keep sessions beyond Claude Code's cleanup (30 days by default):
@@ -133,6 +146,7 @@ a block by its durable id with `show --block r:<tool_use_id>` (and verified with
 - 1: a pysift error (an unreadable or unknown target, an ambiguous prefix, an archive
   that could not complete); the one stderr line says what to do next.
 - 2: a usage error (a bad flag, value, regex or selector).
+- 124: `pysift wait` reached `--timeout` before a condition fired (the report is printed).
 
 Notes and warnings go to stderr prefixed `pysift: `; stdout carries data only.
 
@@ -151,6 +165,9 @@ Notes and warnings go to stderr prefixed `pysift: `; stdout carries data only.
   inside a subagent; `@trap:<marker>` finds a subagent's own transcript.
 - A search without `--resolve-persisted` reads a persisted tool output only up to its
   preview; the zero-match note says how many outputs it did not search.
+- `files` rows from Bash are read from the command text, never seen on disk; `recover`
+  counts an edit it cannot anchor and never guesses it; `status` says NOT RETURNED IS
+  NOT PROOF OF RUNNING (a UI stop leaves no marker).
 - The cleanup notice under `list`/`stats` dates a session by its file's modification time,
   as Claude Code's cleanup does; set PYSIFT_ARCHIVE to the archive dir so pysift can tell
   archived sessions apart.
