@@ -84,6 +84,10 @@ def test_values_of_enum_flags():
     assert "agent.tool" in complete.labels("agent.t")
     assert complete.labels("user,agent.m") == ["user,agent.message"]
     assert complete.count_axes("pa") == ["pairing"]
+    assert complete.conditions("verdict:idle") == ["verdict:idle-background-open",
+                                                   "verdict:idle-eot"]
+    assert complete.conditions("no") == ["notification", "notification:"]
+    assert "tool:" in complete.conditions("")
 
 
 def _bash_complete(words: str, cword: int, env: dict[str, str]) -> list[str]:
@@ -137,3 +141,9 @@ def test_a_bash_completion_round_trip(tmp_path):
     assert _bash_complete(f"pysift --claude-home {DEMO} show @3f", 4, env) == ["@3f6c1e2a"]
     assert _bash_complete(f"pysift list @7a --claude-home {DEMO}", 2, env) == ["@7a2d9c4e"]
     assert _bash_complete("pysift search x --format ", 4, env) == ["text", "json"]
+    # the closed value sets of the other commands' flags
+    assert _bash_complete("pysift files --by ", 3, env) == ["summary", "dir", "file", "timeline"]
+    assert _bash_complete("pysift agents --order-by c", 3, env) == ["completion"]
+    assert _bash_complete("pysift agents --shape w", 3, env) == ["workflow"]
+    assert _bash_complete("pysift wait @x --until h", 4, env) == ["hitl"]
+    assert _bash_complete(f"pysift --claude-home {DEMO} status @3f", 4, env) == ["@3f6c1e2a"]

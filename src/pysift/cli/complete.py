@@ -48,6 +48,16 @@ def labels(incomplete: str) -> list[str]:
     return [lead + p for p in sorted(paths) if p.startswith(last)]
 
 
+def conditions(incomplete: str) -> list[str]:
+    """``wait --until`` conditions: the bare heads, the heads that take a pattern with
+    their colon, and ``verdict:`` with each verdict."""
+    from pysift.live.verdict import VERDICTS
+
+    heads = ["stop", "hitl", "auq", "notification", "notification:", "tool:", "write:",
+             *(f"verdict:{verdict}" for verdict in VERDICTS)]
+    return [head for head in heads if head.startswith(incomplete)]
+
+
 def targets(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     """``@`` session targets of the resolved home; nothing for other words (the shell
     then completes paths). Every value starts with the word as typed (shells drop the

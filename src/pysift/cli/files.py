@@ -8,7 +8,14 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    complete_choices,
+    scope_args,
+)
 
 BY_VALUES = ("summary", "dir", "file", "timeline")
 
@@ -97,6 +104,7 @@ def files_cmd(
     ctx: typer.Context,
     targets: Targets = None,
     by: Annotated[str, typer.Option("--by", metavar="summary|dir|file|timeline",
+        autocompletion=complete_choices(*BY_VALUES),
         help="Detail level: per-directory rollup (default), per directory with "
              "first/last, per file, or every change in time order.")] = "summary",
     regex: Annotated[Optional[list[str]], typer.Option("--regex", metavar="RE",

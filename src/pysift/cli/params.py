@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 if TYPE_CHECKING:  # the command layer is imported when a command runs, not at start-up
+    from collections.abc import Callable
+
     from pysift.commands.scope import ScopeArgs
     from pysift.model.env import Env
 
@@ -42,6 +44,21 @@ def complete_axis(incomplete: str) -> list[str]:
     from pysift.cli.complete import count_axes
 
     return count_axes(incomplete)
+
+
+def complete_choices(*values: str) -> Callable[[str], list[str]]:
+    """Completion for a flag with a closed set of values (``--by``, ``--order-by``)."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [value for value in values if value.startswith(incomplete)]
+
+    return complete
+
+
+def complete_condition(incomplete: str) -> list[str]:
+    from pysift.cli.complete import conditions
+
+    return conditions(incomplete)
 
 
 # The options every spanning command spells the same way (csift's shared surface).
