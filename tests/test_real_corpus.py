@@ -127,6 +127,9 @@ REAL_SAME_ANSWER = [
     ("search", "", "--count-by", "label", "--format", "json"),
     ("search", "error", "-t", "agent.tool.result", "--resolve-persisted", "-l"),
     ("plan", "--audit", "--format", "json"),
+    ("agents", "--returned-message", "--format", "json"),
+    ("files", "--by", "timeline", "--format", "json"),
+    ("image", "--format", "json"),
 ]
 
 

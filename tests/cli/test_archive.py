@@ -41,6 +41,13 @@ SAME_ANSWER = [
     ("plan", f"@{LONG}"),
     ("plan", f"@{LONG}", "--format", "json"),
     ("plan", f"@{LONG}", "--audit", "--format", "json"),
+    ("agents", "--returned-message", "--with-files"),
+    ("agents", "--format", "json"),
+    ("files", f"@{LONG}", "--by", "timeline"),
+    ("files", "--by", "file", "--format", "json"),
+    ("image", "--format", "json"),
+    ("recover", f"@{LONG}", "--file", "src/orbit/tle.py", "--coverage"),
+    ("recover", f"@{LONG}", "--file", "src/orbit/tle.py", "--salvage"),
 ]
 
 
