@@ -469,13 +469,14 @@ APPEND_FILES, APPEND_BYTES = 10, 1 << 20
 def archive_cases(data: Path, launcher: list[str], env: dict[str, str], runs: int,
                   out_dir: Path) -> list[Case]:
     """``archive`` over B: a first run against ``cp -r`` of the same tree (both writing a
-    fresh copy each run, under ``$DATA/tmp-archive-<pid>``, deleted afterwards), a second
-    run with nothing new, and a run after 1 MiB was appended to 10 files of a COPY of B
-    (B itself is never written). Needs ~4.5 GB free beside the corpus."""
+    fresh copy each run, under a temporary dir, ``$PYSIFT_BENCH_SCRATCH`` or the system's,
+    deleted afterwards), a second run with nothing new, and a run after 1 MiB was appended
+    to 10 files of a COPY of B. The corpus dir is never written (it is shared, read-only).
+    Needs ~4.5 GB free in the scratch dir."""
     ensure_corpus(data, "B")
     source = data / "B"
-    scratch = data / f"tmp-archive-{os.getpid()}"
-    scratch.mkdir()
+    scratch = Path(tempfile.mkdtemp(prefix="pysift-archive-bench-",
+                                    dir=os.environ.get("PYSIFT_BENCH_SCRATCH") or None))
     first = Case("archive", "archive B: first run", [], [], "B", ARCHIVE_FIRST_TARGET,
                  "reference: cp -r of the same projects/ tree")
     idle = Case("archive", "archive B: nothing new", [], [], "B", None,
