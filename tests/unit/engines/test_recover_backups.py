@@ -14,7 +14,8 @@ from pysift.engines.recover.backups import list_backups, store_key
 
 @given(st.text(min_size=1))
 def test_the_key_is_the_sha256_prefix_of_the_path(path: str) -> None:
-    assert store_key(path) == hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+    assert store_key(path) == digest[:16]
 
 
 def test_only_regular_versioned_entries_of_the_key_are_backups(tmp_path: Path) -> None:
