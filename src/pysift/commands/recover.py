@@ -39,7 +39,7 @@ from pysift.errors import TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
 
-MODES = ("restore", "salvage", "patches", "at", "coverage")
+MODES = ("restore", "salvage", "patches", "at", "coverage", "list-backups")
 MANIFEST_CAP = 16 << 20
 REPORT_NAME = "recovery-report.tsv"
 REPORT_COLUMNS = ("status", "known_lines", "total_lines", "boundaries", "bash_file",
@@ -69,6 +69,10 @@ class RecoverOptions:
 def run(opts: RecoverOptions, env: Env) -> Report:
     if opts.mode not in MODES:
         raise UsageError(f"unknown recover mode {opts.mode!r}")
+    if opts.mode == "list-backups":
+        from pysift.commands import recover_backups
+
+        return recover_backups.run(opts, env)
     if opts.files_from is not None:
         return _run_batch(opts, env)
     if opts.out_dir is not None:
@@ -133,10 +137,12 @@ def _checked_out(opts: RecoverOptions, env: Env) -> Path | None:
     return out
 
 
-def _file_value(value: str, scope: Scope, env: Env, report: Report) -> str:
-    """The path to look for: ``@plan`` resolved through the session's plan binding; a
-    ``./``/``../`` path joined to the cwd; anything else as given."""
+def _file_value(value: str, scope: Scope | None, env: Env, report: Report) -> str:
+    """The path to look for: ``@plan`` resolved through the session's plan binding (the
+    caller resolved ``scope`` for it); a ``./``/``../`` path joined to the cwd; anything
+    else as given."""
     if value == "@plan":
+        assert scope is not None, "@plan is resolved through the scope"
         from pysift.engines.plans import bindings_of, choose_plan
 
         bindings, warnings = bindings_of(scope.transcripts, env)
