@@ -296,3 +296,32 @@ def test_what_the_home_cannot_read_makes_the_run_incomplete(cli, demo_home, tmp_
     assert result.summary()["complete"] is False
     assert result.summary()["copied"] == 18
     assert "could not be read" in result.stderr.splitlines()[-1]
+
+
+def test_a_session_brings_its_file_history_checkpoints(cli, tmp_path):
+    """Claude Code's checkpoints of the files a session's tools edited (`recover
+    --list-backups`) go with the session; another session's stay out of a targeted run."""
+    from pysift.engines.recover.backups import store_key
+
+    home = ClaudeHome(tmp_path / "claude")
+    mine, other = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+    name = f"{store_key('/w/app.py')}@v1"
+    for sid in (mine, other):
+        home.session("/w", sid, user("fix app.py"))
+        store = home.root / "file-history" / sid
+        store.mkdir(parents=True)
+        (store / name).write_text(f"print('{sid[:2]}')\n")
+        os.utime(store / name, (1767261600, 1767261600))
+    dest = tmp_path / "arc"
+    result = cli("--claude-home", str(home.root), "archive", str(dest), f"@{mine}",
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = {r["path"]: r for r in result.json_rows("file")}
+    checkpoint = f"file-history/{mine}/{name}"
+    assert rows[checkpoint]["action"] == "copied" and rows[checkpoint]["session_id"] == mine
+    assert not (dest / "file-history" / other).exists()
+    cli("--claude-home", str(home.root), "archive", str(dest))
+    listed = ("recover", "--list-backups", "--file", "/w/app.py", "--format", "json")
+    live, over = _answer(cli, home.root, listed), _answer(cli, dest, listed)
+    assert live == over and '"backups":2' in live[1]
+    assert (dest / "file-history" / other / name).stat().st_mtime == 1767261600

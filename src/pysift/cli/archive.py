@@ -18,8 +18,9 @@ over the archive exactly as over the live home.
 
 A session comes whole (whichever of its transcripts a target names): its transcript, its
 <uuid>/ dir (subagents and their .meta.json, workflow manifests and journals, the
-elicitation sidecar, persisted tool outputs), old-layout agent files in scope, and the
-plan files bound to it (under DEST/plans/). No target means every session of the home.
+elicitation sidecar, persisted tool outputs), old-layout agent files in scope, its
+file-history/<uuid>/ checkpoints (recover --list-backups), and the plan files bound to it
+(under DEST/plans/). No target means every session of the home.
 
 Incremental and append-aware: a file whose archived copy has its size and modification
 time is skipped; a grown file gets only its new bytes, once the archived bytes are

@@ -4,8 +4,9 @@ What a session brings (its unit is the whole session, whichever of its transcrip
 scope names): ``projects/<enc>/<uuid>.jsonl``, every regular file under its ``<uuid>/``
 dir (subagent transcripts and their ``.meta.json``, workflow manifests and journals, the
 elicitation sidecar, persisted tool outputs, whatever else Claude Code keeps there), the
-old-layout ``agent-<id>.jsonl`` files in scope that name it, and the plan files bound to
-its transcripts, under ``DEST/plans/<name>``. Each file is decided alone:
+old-layout ``agent-<id>.jsonl`` files in scope that name it, its checkpoints in
+``file-history/<uuid>/``, and the plan files bound to its transcripts, under
+``DEST/plans/<name>``. Each file is decided alone:
 
 - ``skipped``: the archived copy has the source's size and modification time, or the
   same bytes (verified) under another time;
@@ -41,6 +42,7 @@ from pysift.disk.layout import (
     top_level_transcript,
     transcript_from_path,
 )
+from pysift.engines.recover.backups import STORE_DIR as FILE_HISTORY_DIR
 from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
 
@@ -248,6 +250,7 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
     a session's transcript, then its ``<uuid>/`` tree (sorted), old-layout agents. Paths
     stay strings here: a home of thousands of files pays for no path objects."""
     prefix = os.path.join(os.fspath(home), "")
+    history = os.path.join(prefix, FILE_HISTORY_DIR)
     entries: list[Entry] = []
     seen: set[str] = set()
     notes: list[str] = []
@@ -282,6 +285,10 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
                     and name.endswith(".jsonl"))
         for t in legacy.get((project_dir, session), ()):
             add(os.fspath(t.path), session, t)
+        # Claude Code's checkpoints of the files the session's tools edited (what
+        # `recover --list-backups` lists), pruned with the session by the cleanup
+        for path in _tree(os.path.join(history, session), notes):
+            add(path, session)
     return Plan(entries, len(sessions), notes)
 
 
