@@ -730,10 +730,17 @@ class _Replayer:
         terminated = buf.complete and buf.cells[buf.total or 0][0] == ""
         if not (empty or terminated):
             self.counts.bash += 1
+            state = "not newline-terminated" if buf.complete else "not complete"
             self._boundary(event, BASH_APPEND_UNPLACED,
-                           "bash append with known bytes, but the replayed file is not "
-                           "complete and newline-terminated here, so where they landed is "
-                           "unknown", invalidate=False)
+                           f"bash append with known bytes, but the replayed file is {state} "
+                           f"here, so how they joined its end is unknown (its last line and "
+                           f"its length are unknown from here on)", invalidate=False)
+            # the bytes went after the file's last line: that line (when it had no final
+            # newline) and the length changed; every line before the last is untouched.
+            # With no length seen, the highest known line may be the last one.
+            last = buf.total if buf.total is not None else max(buf.cells, default=0)
+            buf.cells.pop(last, None)
+            buf.total = None
             return
         self.counts.bash_write_anchor += 1
         self._touch(event, change=True)

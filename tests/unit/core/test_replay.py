@@ -222,11 +222,24 @@ def test_bash_mutation_is_soft_and_keeps_the_buffer() -> None:
 def test_bash_append_placed_or_unplaced() -> None:
     placed = replay([ev(1, full(FILE)), ev(2, rp.BashAppend("i\n"))])
     assert placed.buffer.content() == FILE + "i\n" and placed.counts.bash_write_anchor == 1
-    bare = replay([ev(1, full("a")), ev(2, rp.BashAppend("i\n"))])
+    bare = replay([ev(1, full("a\nb")), ev(2, rp.BashAppend("i\n"))])
     assert bare.boundaries[0].cause == "bash_append_unplaced"
-    assert bare.buffer.content() == "a"
+    assert "not newline-terminated" in bare.boundaries[0].detail
     partial = replay([ev(1, window(FILE, 1, 2)), ev(2, rp.BashAppend("i\n"))])
     assert partial.boundaries[0].cause == "bash_append_unplaced"
+
+
+def test_an_unplaced_append_leaves_the_end_of_the_file_unknown() -> None:
+    # the bytes landed after the file's last line: that line (it had no newline) and the
+    # length are not what the replay held any more; every line before the last is
+    bare = replay([ev(1, full("a\nb")), ev(2, rp.BashAppend("c\n"))]).buffer
+    assert not bare.complete and bare.known() == [(1, "a")] and bare.total is None
+    tail = replay([ev(1, window(FILE, 6, 4)), ev(2, rp.BashAppend("x"))]).buffer
+    assert tail.known() == [(6, "f"), (7, "g"), (8, "h")] and tail.total is None
+    head = replay([ev(1, window(FILE, 1, 2)), ev(2, rp.BashAppend("x"))]).buffer
+    assert head.known() == [(1, "a"), (2, "b")] and head.total is None
+    unsized = replay([ev(1, rp.Window(3, ("c", "d"), None)), ev(2, rp.BashAppend("x"))]).buffer
+    assert unsized.known() == [(3, "c")]  # line 4 may have been the last one
 
 
 def test_history_version_jumps() -> None:
@@ -335,10 +348,7 @@ def truthful_history(draw: st.DrawFn) -> tuple[list[Event], list[str]]:
         elif kind == "append":
             text = draw(st.sampled_from(["q\n", "q", "x\ny\n"]))
             op = rp.BashAppend(text)
-            buf = replay(events).buffer if events else rp.SparseBuffer()
-            terminated = buf.complete and (buf.content() == "" or buf.content().endswith("\n"))
-            if terminated:
-                content = content + text
+            content = content + text  # placed or not, the bytes went to the end of the file
         else:  # the file changed outside the stream, and Claude Code said so
             content = draw(CONTENT)
             op = draw(st.sampled_from([
