@@ -402,6 +402,12 @@ def _apply_replacements(buf: SparseBuffer, replacements: Sequence[Replacement], 
             raise _Unanchorable("old text not located in the known lines", LOCATE)
         first, last, pos = hits[0]
         run_text = "\n".join(buf.cells[n][0] for n in range(first, last + 1))
+        if first > 1 and _overlaps_from_before(run_text, rep.old, pos):
+            # Claude Code counts occurrences left to right without overlap: one that begins
+            # in the unknown lines before this run and overlaps the one seen here would be
+            # the one it replaced (the one seen is then not counted)
+            raise _Unanchorable("old text may begin in the unknown lines before the known run",
+                                LOCATE)
         new_text = run_text[:pos] + rep.new + run_text[pos + len(rep.old):]
         new_lines = new_text.split("\n")
         step = len(new_lines) - (last - first + 1)
@@ -412,6 +418,21 @@ def _apply_replacements(buf: SparseBuffer, replacements: Sequence[Replacement], 
             buf.cells[first + offset] = (line, at)
         if buf.total is not None:
             buf.total += step
+
+
+def _overlaps_from_before(run_text: str, old: str, pos: int) -> bool:
+    """Whether an occurrence of ``old`` beginning before a known run (whose first line
+    follows unknown ones) can reach past ``pos``, where the run holds one: the part of
+    ``old`` after one of its newlines would then open the run (or the run would be all
+    of it) and run on beyond ``pos``."""
+    at = old.find("\n")
+    while at >= 0:
+        tail = old[at + 1:]
+        common = min(len(tail), len(run_text))
+        if len(tail) > pos and tail[:common] == run_text[:common]:
+            return True
+        at = old.find("\n", at + 1)
+    return False
 
 
 def _straddle_cut(buf: SparseBuffer, olds: Sequence[str]) -> None:

@@ -148,6 +148,21 @@ def test_guard_string_not_located_keeps_only_the_safe_prefix() -> None:
     assert out.buffer.total == 8
 
 
+def test_guard_string_seen_in_a_run_may_be_overlapped_from_the_unknown_lines() -> None:
+    # Claude Code counts "y\ny" once in "x\nxy\ny\ny\n" (left to right, no overlap) and
+    # replaces the one that begins at the end of line 2; the replay sees lines 3..5 only:
+    # the "y\ny" they hold is not the one replaced, so it must not be rewritten there
+    content = "x\nxy\ny\ny\n"
+    out = replay([ev(1, rp.Window(3, ("y", "y", ""), None)), ev(2, rp.Window(1, ("x",), None)),
+                  ev(3, rp.Edit((), (rp.Replacement("y\ny", ""),), None))])
+    truth = split_content(content.replace("y\ny", "", 1))
+    assert all(n <= len(truth) and truth[n - 1] == text for n, text in out.buffer.known())
+    assert out.counts.edit_unanchorable == 1
+    clean = replay([ev(1, rp.Window(4, ("q", "y", "y"), None)),
+                    ev(2, rp.Edit((), (rp.Replacement("y\ny", "z"),), None))])
+    assert clean.buffer.known() == [(4, "q"), (5, "z")]  # no newline in reach: placed
+
+
 def test_guard_string_twice_in_the_known_lines_clears() -> None:
     text = "x\ny\nx\n"
     out = replay([ev(1, window(text, 1, 3)),
