@@ -383,13 +383,42 @@ def test_bash_append_and_truncate(cli, home: ClaudeHome) -> None:
 
 
 def test_bash_read_anchors(cli, home: ClaudeHome) -> None:
-    save(home, Story().bash(f"cat {F}", stdout=V1))
-    assert run(cli, home, "--file", F).stdout == V1
-    save(home, Story().bash(f"cat {F}", stdout=V1.rstrip("\n")))  # a trimmed echo
-    trimmed = coverage(cli, home)
-    assert trimmed["covered_ranges"] == [[1, 8]] and trimmed["seen_total_lines"] is None
-    save(home, Story().bash(f"head -n 3 {F}", stdout="import os\n\n\n"))
+    # Claude Code records a shell's stdout with its end trimmed and the blank lines that
+    # open or close it stripped: the last printed line is never asserted, and the first
+    # is line 1 only when the window printed every line it asked for
+    save(home, Story().bash(f"head -n 4 {F}", stdout="import os\n\n\ndef main():"))
     assert coverage(cli, home)["covered_ranges"] == [[1, 3]]
+    save(home, Story().bash(f"cat {F}", stdout=V1.rstrip("\n")))
+    assert coverage(cli, home)["covered_ranges"] == []  # where it begins is not proven
+    save(home, Story().read(F, V1, 1, 2).bash(f"cat {F}", stdout=V1.rstrip("\n")))
+    trimmed = coverage(cli, home)  # line 1 known: the printed lines are placed
+    assert trimmed["covered_ranges"] == [[1, 8]] and trimmed["seen_total_lines"] == 10
+    assert trimmed["events"]["bash_read_anchor"] == 1
+
+
+def test_bash_read_anchor_never_shifts_lines(cli, home: ClaudeHome) -> None:
+    content = "\n\n#!/bin/sh\necho hi\nexit 0\n"  # two blank lines Claude Code strips
+    save(home, Story().bash(f"cat {F}", stdout="#!/bin/sh\necho hi\nexit 0"))
+    salvage = run(cli, home, "--file", F, "--salvage", "--format", "json")
+    assert salvage.json_rows("snapshot") == []
+    save(home, Story().bash(f"sed -n '2,4p' {F}", stdout="#!/bin/sh\necho hi"))
+    assert coverage(cli, home)["covered_ranges"] == []
+    save(home, Story().bash(f"head -n 4 {F}", stdout="\n\n#!/bin/sh\necho hi"))  # unstripped
+    lines = run(cli, home, "--file", F, "--salvage", "--format", "json").json_rows("snapshot")
+    assert [(x["n"], x["text"]) for x in lines[0]["lines"]] == \
+        [(1, ""), (2, ""), (3, "#!/bin/sh")] == [(n, t) for n, t in
+                                                 enumerate(content.split("\n")[:3], 1)]
+
+
+def test_bash_read_anchor_of_a_cut_output(cli, home: ClaudeHome) -> None:
+    body = "".join(f"row {i:05d} " + "x" * 80 + "\n" for i in range(1000))
+    stdout = body[:30000] + "\n\n... [672 lines truncated] ..."  # the recorded shape
+    save(home, Story().read(F, body, 1, 1).bash(f"cat {F}", stdout=stdout))
+    rows = run(cli, home, "--file", F, "--salvage", "--format", "json").json_rows("snapshot")
+    shown = {x["n"]: x["text"] for x in rows[0]["lines"]}
+    truth = dict(enumerate(body.split("\n"), 1))
+    assert shown and all(truth[n] == text for n, text in shown.items())
+    assert max(shown) == body[:30000].count("\n")  # the cut line is not asserted
 
 
 def test_hint_explained_by_the_calls_own_write(cli, home: ClaudeHome) -> None:

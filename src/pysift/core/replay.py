@@ -90,6 +90,9 @@ class Window:
     lines: tuple[str, ...]
     total: int | None  # the file's line count as the reader saw it; None when unknown
     source: str = SOURCE_FULL_READ  # the read family it came from (counting only)
+    #: a shell output whose opening blank lines Claude Code may have stripped: ``start``
+    #: holds only when the replay already knows that line as the first one shown
+    floating: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,6 +644,9 @@ class _Replayer:
                 self._observed()
 
     def _window(self, event: Event, op: Window) -> None:
+        if op.floating and not (op.lines and op.start in self.buf.cells
+                                and self.buf.cells[op.start][0] == op.lines[0]):
+            return  # where the shown lines begin is not proven: nothing placed
         if op.source == SOURCE_BASH_CAT:
             self.counts.bash_read_anchor += 1
         else:
