@@ -4,6 +4,7 @@ transcripts carry them, the Bash anchors, --file forms, --out, batch mode, bad i
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +170,31 @@ def test_restore_recipe_before_the_first_change(cli, home: ClaudeHome) -> None:
     assert "before the first change the file was COMPLETE (9 lines" in result.stderr
     assert f"pysift recover @{S1} --file {F} --at @line:" in result.stderr
     assert "fmt:npm-script" in result.stderr
+
+
+def test_restore_never_passes_an_older_session_off_as_current(cli, home: ClaudeHome) -> None:
+    later = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+    save(home, Story(S1).write(F, V1), S1)
+    newer = Story(S2, start=later).read(F, V1)  # the newer session saw the file change
+    newer.fail("Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+               "File has been modified since read, either by the user or by a linter.")
+    save(home, newer, S2)
+    result = run(cli, home, "--file", F, "--format", "json")
+    assert result.code == 1 and result.json_rows("restore")[0]["reason"] == "invalidated"
+    assert f"session {S2}" in result.stderr and f"pysift recover @{S1} --file {F}" in result.stderr
+    assert run(cli, home, f"@{S1}", "--file", F).stdout == V1  # the older version, asked for
+
+
+def test_restore_names_a_later_sessions_bash_touch(cli, home: ClaudeHome) -> None:
+    later = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+    save(home, Story(S1).write(F, V1), S1)
+    save(home, Story(S2, start=later).bash(f"rm {F}"), S2)  # the loss the user recovers from
+    result = run(cli, home, "--file", F, "--format", "json")
+    assert result.code == 0 and result.json_rows("restore")[0]["content"] == V1
+    [b] = result.json_rows("restore")[0]["boundaries"]
+    assert b["cause"] == "bash_mutation" and b["source_session_id"] == S2
+    text = run(cli, home, "--file", F)
+    assert "NOT verified against disk" in text.stderr and S2 in text.stderr
 
 
 # -- boundaries -----------------------------------------------------------------------------------
@@ -539,6 +565,26 @@ def test_batch(cli, home: ClaudeHome, tmp_path: Path) -> None:
     statuses = [r["status"] for r in again.json_rows("file")]
     assert statuses == ["skipped-exists", "skipped-exists", "no-history"]
     assert again.summary()["report"].startswith(str(out_dir / "recovery-report-"))
+
+
+def test_batch_never_writes_an_older_session_as_current(cli, home: ClaudeHome,
+                                                       tmp_path: Path) -> None:
+    later = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+    save(home, Story(S1).write(F, V1).write(G, "a\n"), S1)
+    newer = Story(S2, start=later).read(F, V1).bash(f"rm {G}")
+    newer.fail("Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+               "File has been modified since read, either by the user or by a linter.")
+    save(home, newer, S2)
+    manifest = tmp_path / "lost.txt"
+    manifest.write_text(f"{F}\n{G}\n")
+    out_dir = tmp_path / "restore"
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir),
+                 "--format", "json")
+    rows = {r["file"]: r for r in result.json_rows("file")}
+    assert rows[F]["status"] == "invalidated" and rows[F]["written_to"] is None
+    assert not (out_dir / "w/proj/src/app.py").exists()
+    assert rows[G]["status"] == "complete" and rows[G]["boundaries"] == 1  # the later rm
+    assert result.summary()["flagged"] == 1
 
 
 @pytest.mark.parametrize("line, message", [
