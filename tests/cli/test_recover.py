@@ -488,6 +488,22 @@ def test_subagent_gutter_reads_and_input_edits(cli, home: ClaudeHome) -> None:
     assert alone.stdout == V1
 
 
+def test_an_edit_known_from_its_input_only_never_asserts_trailing_blanks(
+        cli, home: ClaudeHome) -> None:
+    # Claude Code (2.x) strips the new text's trailing blanks outside markdown before it
+    # writes; the model's input still carries them: that line is not asserted either way
+    story = Story().read(F, V1).edit(F, "    print('v1')\n", "    print('v2')  \n    x = 1\n",
+                                     None, echo=False)
+    save(home, story)
+    rows = run(cli, home, "--file", F, "--salvage", "--format", "json").json_rows("snapshot")
+    shown = {x["n"]: x["text"] for x in rows[0]["lines"]}
+    assert 5 not in shown and shown[6] == "    x = 1" and shown[4] == "def main():"
+    assert run(cli, home, "--file", F).code == 1
+    notes = "/w/proj/NOTES.md"
+    save(home, Story().read(notes, "a\nb\n").edit(notes, "b\n", "b  \n", None, echo=False))
+    assert run(cli, home, "--file", notes).stdout == "a\nb  \n"  # markdown keeps them
+
+
 # -- --out ---------------------------------------------------------------------------------------------
 
 

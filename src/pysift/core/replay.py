@@ -111,6 +111,9 @@ class Replacement:
     old: str
     new: str
     replace_all: bool = False
+    #: another new text Claude Code may have written instead (an input it normalises in
+    #: some versions): the lines where the two results differ are unknown
+    alt: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,6 +426,20 @@ def _apply_replacements(buf: SparseBuffer, replacements: Sequence[Replacement], 
             buf.total += step
 
 
+def _keep_agreeing(trial: SparseBuffer, before: SparseBuffer,
+                   replacements: Sequence[Replacement], at: int) -> None:
+    """Apply the other spelling of the new texts to ``before`` and keep in ``trial`` only
+    the lines both results agree on (the spellings differ within lines, never in their
+    count); an edit that places one way and not the other cannot be placed."""
+    other = before.copy()
+    _apply_replacements(other, [Replacement(r.old, r.new if r.alt is None else r.alt,
+                                            r.replace_all) for r in replacements], at)
+    if other.total != trial.total:
+        raise _Unanchorable("the two spellings of the new text disagree on the length", LOCATE)
+    trial.cells = {n: cell for n, cell in trial.cells.items()
+                   if other.cells.get(n, (None,))[0] == cell[0]}
+
+
 def _overlaps_from_before(run_text: str, old: str, pos: int) -> bool:
     """Whether an occurrence of ``old`` beginning before a known run (whose first line
     follows unknown ones) can reach past ``pos``, where the run holds one: the part of
@@ -693,6 +710,8 @@ class _Replayer:
                 _apply_hunks(trial, op.hunks, event.line)
             else:
                 _apply_replacements(trial, op.replacements, event.line)
+                if any(r.alt is not None for r in op.replacements):
+                    _keep_agreeing(trial, self.buf, op.replacements, event.line)
         except _Unanchorable as hole:
             self.counts.edit_unanchorable += 1
             self.holes.append(Hole(event, hole.reason))
