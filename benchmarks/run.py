@@ -18,7 +18,7 @@ crashes would otherwise be timed as a fast "pass".
 
 Usage:
     python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,recover,
-                                             image,startup,floor]
+                                             image,status,startup,floor]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -51,7 +51,7 @@ MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
 GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover", "image",
-          "floor")
+          "status", "floor")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -338,6 +338,22 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                  ["recover", "--files-from", str(manifest), "--out-dir", str(out_dir), "--force"],
                  [*launcher, "--claude-home", str(data / "B"), *single], "B", 2.0,
                  "reference: the single-file run above (one pass for 200 files, not 200 passes)")
+        )
+
+    if "status" in groups:
+        # one session's live verdict: the tail window, the background needle passes over
+        # the whole file, the registry and the task list; the floor is status_scan.py
+        m = corpus("A")
+        session = Path(m["largest"][0]["path"]).stem
+        cases.append(
+            Case("status", "status A", ["status", f"@{session}"],
+                 ["rg", "-c", m["needle_rare"], a_projects], "A", 2.0)
+        )
+        cases.append(
+            Case("status", "floor: status A (tail window + needle passes)", [],
+                 ["rg", "-c", m["needle_rare"], a_projects], "A", None,
+                 "report only: the technique alone, see benchmarks/floors/",
+                 command=[python, str(FLOORS / "status_scan.py"), str(data / "A")])
         )
 
     if "floor" in groups:

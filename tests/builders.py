@@ -1228,6 +1228,34 @@ class ClaudeHome:
         path.write_text(content)
         return path
 
+    def registry_row(self, pid: int, session_id: str | None, status: str | None = "idle",
+                     **fields: Any) -> Path:
+        """A harness registry row ``sessions/<pid>.json`` (the live pair, spec 6.13): the
+        keys Claude Code writes, ``fields`` added or overriding (``procStart``,
+        ``pidDomain``, ``statusUpdatedAt`` …)."""
+        base = self.root / "sessions"
+        base.mkdir(parents=True, exist_ok=True)
+        row: JsonObj = {"pid": pid, "sessionId": session_id, "cwd": "/home/ada/src/orbit",
+                        "startedAt": 1791190800000, "kind": "interactive",
+                        "entrypoint": "cli", "status": status,
+                        "updatedAt": 1791190800000, "statusUpdatedAt": 1791190800000}
+        row.update(fields)
+        path = base / f"{pid}.json"
+        path.write_text(json.dumps(row))
+        return path
+
+    def task(self, dir_name: str, task_id: str, subject: str, status: str = "pending",
+             blocked_by: Sequence[str] = ()) -> Path:
+        """One harness task file ``tasks/<dir_name>/<id>.json`` (the dir is the session
+        uuid or ``session-<first 8>``)."""
+        base = self.root / "tasks" / dir_name
+        base.mkdir(parents=True, exist_ok=True)
+        path = base / f"{task_id}.json"
+        path.write_text(json.dumps({"id": task_id, "subject": subject, "description": "",
+                                    "activeForm": subject, "status": status, "blocks": [],
+                                    "blockedBy": list(blocked_by)}))
+        return path
+
     @staticmethod
     def raw_lines(path: Path, lines: Iterable[bytes]) -> Path:
         """Append bytes verbatim (include ``b"\\n"`` yourself): torn tails, garbage, NULs."""

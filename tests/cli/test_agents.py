@@ -308,6 +308,11 @@ def test_filters_that_leave_nothing_say_so(cli, rich: ClaudeHome) -> None:
     (("--no-subagents",), 2, "takes no --no-subagents"),
     (("--subagents",), 2, "takes no --subagents"),
     (("--format", "yaml"), 2, "text, json"),
+    # a second --agent silently replaced the first (click keeps the last value)
+    (("--agent", EXPLORE, "--agent", ASYNC), 2, "takes one agent id, got 2"),
+    # an empty type matched no lane and read as "no subagent passed the filters"
+    (("--agent-type", ""), 2, "--agent-type is empty"),
+    (("--agent-type", " "), 2, "--agent-type is empty"),
 ])
 def test_bad_flags_are_one_line_naming_the_valid_forms(cli, rich: ClaudeHome, args, code,
                                                         words) -> None:
@@ -316,6 +321,24 @@ def test_bad_flags_are_one_line_naming_the_valid_forms(cli, rich: ClaudeHome, ar
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], lines
+
+
+def test_a_session_whose_own_transcript_is_gone_says_so(cli, tmp_path: Path) -> None:
+    # a session file pruned (or never copied) beside its subagents: every lane is listed,
+    # triggered at its start, returning its own last text; that no spawn call could be
+    # read was said nowhere, so the start read as the true trigger
+    home, main = build_home(tmp_path / "claude")
+    main.unlink()
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    agents = _agents(result)
+    assert sorted(agents) == sorted(ALL)
+    assert (agents[ASYNC]["spawn_tool_use_id"], agents[ASYNC]["spawn_tool"]) == ("t2", None)
+    assert agents[ASYNC]["trigger_utc"] == agents[ASYNC]["started_utc"]
+    assert agents[NESTED]["spawn_tool_use_id"] == "t3"  # ASYNC's own call: still read
+    assert (f"session {SID} has no transcript of its own on disk (only its subagents'): the "
+            "calls it spawned them with are unknown") in result.stderr
+    assert "has no transcript of its own" not in _run(cli, build_home(tmp_path / "h2")[0]).stderr
 
 
 def test_broken_side_files_never_drop_a_lane(cli, tmp_path: Path) -> None:
@@ -338,6 +361,24 @@ def test_broken_side_files_never_drop_a_lane(cli, tmp_path: Path) -> None:
     # a manifest with the fields missing: the run stands, its fields null
     [run] = result.json_rows("run")
     assert run["run_id"] == RUN and run["workflow_name"] is None and run["agent_count"] is None
+
+
+@pytest.mark.parametrize("shape", ["fifo", "dir"])
+def test_a_run_manifest_that_is_no_file_is_said(cli, tmp_path: Path, shape: str) -> None:
+    # a FIFO (or a dir) in the manifest's slot: the run stood with null fields and nothing
+    # said why, as if the run were still going with no manifest written yet
+    import os
+
+    home, main = build_home(tmp_path / "claude")
+    manifest = main.with_suffix("") / "workflows" / f"{RUN}.json"
+    manifest.unlink()
+    os.mkfifo(manifest) if shape == "fifo" else manifest.mkdir()
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    [run] = result.json_rows("run")
+    assert run["run_id"] == RUN and run["workflow_name"] is None
+    assert (f"workflow run {RUN} of session {SID}: its manifest cannot be read (not a regular "
+            "file)") in result.stderr
 
 
 def test_a_parent_cycle_is_listed_after_the_tree(cli, home: ClaudeHome) -> None:

@@ -204,6 +204,13 @@ def test_help_has_examples_and_the_json_schema(cli) -> None:
     (("--glob", "src/[ab"), ("--glob", "unclosed class", "** spans directories")),
     (("--glob", "{a,{b}}"), ("--glob", "cannot nest")),
     (("--turn", "3-5"), ("--turn", "3..5")),
+    # a second pattern silently replaced the first (click keeps the last value): the
+    # answer held paths the first pattern excluded
+    (("--glob", "**/src/**", "--glob", "*.py"), ("--glob", "given 2 times")),
+    (("--regex", "a", "--regex", "b"), ("--regex", "given 2 times")),
+    # an empty glob matched no path, an empty regex every path
+    (("--glob", ""), ("--glob is empty",)),
+    (("--regex", ""), ("--regex is empty",)),
 ])
 def test_bad_input_is_one_usage_line(run, args: tuple[str, ...], needles: tuple[str, ...]) -> None:
     result = run(f"@{S1}", *args)

@@ -25,13 +25,14 @@ ROW_KINDS = {
     "agents": {"session", "run", "agent"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
     "image": {"image", "extract"},
+    "status": {"verdict"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
               "file", "mutation", "boundary", "coverage", "segment", "snapshot", "image",
               "extract"}
-NO_TRIO_COMMANDS = {"agents"}
+NO_TRIO_COMMANDS = {"agents", "status"}  # status carries the trio in its header
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -88,6 +89,9 @@ INVOCATIONS = [
     ("image",),
     ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
     ("image", "--since", "2026-10-07"),
+    ("status", f"@{LONG}"),
+    ("status", f"@{EXPLORE}"),
+    ("status", f"@{LONG}", "--background-since", "2026-10-06", "--no-subagents"),
 ]
 
 
@@ -167,6 +171,28 @@ def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None
     assert rows[0] == {"kind": "header", "command": "image"}
     assert tuple(rows[1][k] for k in TRIO) == (LONG, False, LONG)
     assert set(rows[2]) == {"kind", "extracted", "url_skipped", "skipped_lines"}
+
+
+def test_status_header_carries_the_trio(cli, demo_home: Path) -> None:
+    rows = cli("--claude-home", str(demo_home), "status", f"@{EXPLORE}", "--format",
+               "json").json_rows()
+    assert {k: rows[0][k] for k in TRIO} == {"session_id": EXPLORE, "is_subagent": True,
+                                            "parent_session_id": LONG}
+    assert set(rows[-1]) == {"kind", "verdict"}
+
+
+def test_wait_prints_one_bare_object(cli, demo_home: Path) -> None:
+    """wait is the one command without the envelope (wire-format §0.1): a single
+    ``{"kind":"wait"}`` object, on a fired condition and on a timeout alike."""
+    for until, code in (("verdict:waiting-hitl", 0), ("tool:Nothing", 124)):
+        result = cli("--claude-home", str(demo_home), "wait", f"@{LONG}", "--until", until,
+                     "--timeout", "0.2", "--format", "json")
+        assert result.code == code, result.stderr
+        rows = result.json_rows()
+        assert len(rows) == 1 and rows[0]["kind"] == "wait"
+        for where, obj in _walk(rows[0]):
+            for key in [k for k in obj if k.endswith("_utc")]:
+                assert key[: -len("_utc")] + "_local" in obj, where
 
 
 def test_hits_and_siblings_carry_the_trio(cli, demo_home: Path) -> None:

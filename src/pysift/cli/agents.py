@@ -115,7 +115,7 @@ def agents_cmd(
         help="Only lanes whose --order-by instant is at or before WHEN.")] = None,
     order_by: Annotated[str, typer.Option("--order-by", metavar="trigger|start|completion",
         help="The axis that orders the tree and bounds --since/--until.")] = "trigger",
-    agent: Annotated[Optional[str], typer.Option("--agent", metavar="ID",
+    agent: Annotated[Optional[list[str]], typer.Option("--agent", metavar="ID",
         help="One lane by its agent id (or a unique prefix), with its returned message.")] = None,
     returned_message: Annotated[bool, typer.Option("--returned-message",
         help="Add each lane's returned message (three-way resolved, source-tagged).")] = False,
@@ -126,6 +126,10 @@ def agents_cmd(
         hidden=True)] = None,
     fmt: Format = "text",
 ) -> None:
+    if agent is not None and len(agent) > 1:  # click kept the last one: a lane dropped
+        raise typer.BadParameter(
+            f"takes one agent id, got {len(agent)} ({', '.join(agent)}); run once per lane, "
+            "or target their session (@<uuid>) with --returned-message", param_hint="--agent")
     shapes = tuple(_check_choice(s, SHAPE_CHOICES, "--shape") for s in shape or ())
     _check_choice(order_by, ORDER_CHOICES, "--order-by")
     if subagents is not None:
@@ -143,7 +147,7 @@ def agents_cmd(
         shapes=tuple(dict.fromkeys(shapes)),
         agent_types=tuple(dict.fromkeys(agent_type or ())),
         order_by=order_by,
-        agent=agent,
+        agent=agent[0] if agent else None,
         returned_message=returned_message,
         with_files=with_files,
     )

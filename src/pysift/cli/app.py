@@ -76,7 +76,7 @@ def root(
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
                    "agents": "agents",
                    "whoami": "whoami", "files": "files", "recover": "recover",
-                   "plan": "plan", "image": "image"}
+                   "plan": "plan", "image": "image", "status": "status", "wait": "wait"}
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:

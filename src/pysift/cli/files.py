@@ -99,10 +99,10 @@ def files_cmd(
     by: Annotated[str, typer.Option("--by", metavar="summary|dir|file|timeline",
         help="Detail level: per-directory rollup (default), per directory with "
              "first/last, per file, or every change in time order.")] = "summary",
-    regex: Annotated[Optional[str], typer.Option("--regex", metavar="RE",
+    regex: Annotated[Optional[list[str]], typer.Option("--regex", metavar="RE",
         help="Keep paths the regex matches anywhere in (Rust syntax, case-sensitive).")]
         = None,
-    glob: Annotated[Optional[str], typer.Option("--glob", metavar="GLOB",
+    glob: Annotated[Optional[list[str]], typer.Option("--glob", metavar="GLOB",
         help="Keep paths the glob matches whole (* and ? cross /, ** spans dirs).")] = None,
     turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
         help="Keep changes in these turns: N, A..B, N.., ..N, -k, -k.. (0-based).")] = None,
@@ -115,9 +115,15 @@ def files_cmd(
     fmt: Format = "text",
 ) -> None:
     check_by(by)
+    for flag, given in (("--regex", regex), ("--glob", glob)):
+        if given is not None and len(given) > 1:  # click kept the last: a filter dropped
+            raise typer.BadParameter(
+                f"given {len(given)} times; pass one (--regex and --glob are ANDed with "
+                "each other: fold the patterns into one, a|b or {a,b})", param_hint=flag)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, since=since, until=until,
                             turn=turn)
     from pysift.commands.files import FilesOptions, run
 
-    emit(run(FilesOptions(scope=scope, by=by, regex=regex, glob=glob), env), fmt)
+    emit(run(FilesOptions(scope=scope, by=by, regex=regex[0] if regex else None,
+                             glob=glob[0] if glob else None), env), fmt)

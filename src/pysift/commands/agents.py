@@ -117,6 +117,9 @@ def run(opts: AgentsOptions, env: Env) -> Report:
     unknown = [shape for shape in opts.shapes if shape not in SHAPES]
     if unknown:
         raise UsageError(f"--shape {unknown[0]!r} is not one of {', '.join(SHAPES)}")
+    if any(not t.strip() for t in opts.agent_types):
+        raise UsageError("--agent-type is empty; give an agent type exactly as the agent_type "
+                         "column shows it (Explore, general-purpose, fork…), or leave it out")
     ident = _agent_id_form(opts.agent) if opts.agent is not None else None  # before the walk
     scope = opts.scope.resolve(env)
     trees, notes = engine.run(scope, engine.AgentsWork(

@@ -21,6 +21,7 @@ from pysift.core.timez import text_stamper, ts_pair
 from pysift.disk.layout import Transcript
 from pysift.engines import files as engine
 from pysift.engines.files import Boundary, Group, Mutation, TranscriptFiles
+from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
@@ -44,7 +45,14 @@ class FilesOptions:
 
 
 def path_filter(opts: FilesOptions) -> PathFilter:
-    """The compiled ``--regex``/``--glob`` (a usage error when either is invalid)."""
+    """The compiled ``--regex``/``--glob`` (a usage error when either is invalid, or empty:
+    an empty glob matches no path and an empty regex every path, so a script's unset
+    variable would answer a question nobody asked)."""
+    for flag, value in (("--regex", opts.regex), ("--glob", opts.glob)):
+        if value == "":
+            raise UsageError(f"{flag} is empty; give a pattern matched against the full path "
+                             "(e.g. --regex '\\.py$' or --glob '**/src/**'), or leave the "
+                             "flag out to keep every path")
     return PathFilter(
         regex=compile_path_regex(opts.regex) if opts.regex is not None else None,
         glob=compile_glob(opts.glob) if opts.glob is not None else None,

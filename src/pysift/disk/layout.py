@@ -214,8 +214,9 @@ class Unreadable:
 
 def is_transcript_entry(entry: os.DirEntry[str], unread: Unreadable) -> bool:
     """``entry.is_file()`` for a ``*.jsonl`` entry; a symlink whose target is missing (a
-    transcript moved to a disk that is not mounted) is noted unreadable, not passed over
-    in silence: the session exists, its bytes cannot be reached. May raise ``OSError``
+    transcript moved to a disk that is not mounted), or an entry that is no file at all
+    (a FIFO), is noted unreadable, not passed over in silence: the session exists, its
+    bytes cannot be reached. May raise ``OSError``
     (a loop, a permission), which the caller notes."""
     if entry.is_file():
         return True
@@ -225,6 +226,8 @@ def is_transcript_entry(entry: os.DirEntry[str], unread: Unreadable) -> bool:
         except OSError:
             target = "?"
         unread.note_reason(entry.path, f"a symlink to {target}, which does not exist")
+    elif not entry.is_dir():  # a FIFO, a socket, a device: there, never read (a FIFO blocks)
+        unread.note_reason(entry.path, "not a regular file")
     return False
 
 

@@ -32,9 +32,11 @@ from pysift.core.topology import LaneKey, Link, SpawnCall, build_index, link_ses
 from pysift.core.workflows import Journal, WorkflowRun, parse_journal, parse_manifest, placeholder_run
 from pysift.disk.layout import (
     KIND_WORKFLOW,
+    WORKFLOWS_DIR,
     Transcript,
     Unreadable,
     read_meta_checked,
+    session_dir,
     subagent_transcripts,
     workflow_journal,
     workflow_manifests,
@@ -266,6 +268,12 @@ def _session_tree(session: SessionScope, scans: dict[str, _Scan],
     if main is not None and main.error is not None:
         out.notes.append(f"warning: {main.error}; the spawn calls of session "
                          f"{session.session_id} are unknown")
+    elif main is None and session.lanes:
+        out.notes.append(
+            f"note: session {session.session_id} has no transcript of its own on disk (only "
+            "its subagents'): the calls it spawned them with are unknown, so a lane it "
+            "spawned shows its start as its trigger and its own last text as its returned "
+            "message")
     for lane, key, scan in zip(session.lanes, keys, lane_scans):
         journal = _journal(lane, journals, out.notes)
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
@@ -382,7 +390,10 @@ def _runs(session: SessionScope, out: SessionAgents, unread: Unreadable) -> None
             run = placeholder_run(run_id, f"its manifest cannot be read ({exc.strerror or exc})")
         out.runs[run_id] = run
     for run_id in sorted(wanted - set(out.runs)):
-        out.runs[run_id] = placeholder_run(run_id)
+        manifest = session_dir(session.session_path) / WORKFLOWS_DIR / f"{run_id}.json"
+        out.runs[run_id] = placeholder_run(
+            run_id, "its manifest cannot be read (not a regular file)"
+            if os.path.lexists(manifest) else None)
     for run in out.runs.values():
         if run.problem is not None:
             out.notes.append(f"note: workflow run {run.run_id} of session {session.session_id}: "

@@ -172,8 +172,11 @@ def newline_counter(buf: Buffer) -> Callable[[int, int], int]:
     return lambda start, end: count_in(buf, b"\n", start, end)
 
 
+_BLANKS = b" \t\r\n"  # what the record decoder (core.decode) strips around a line
+
+
 def _framed(line: bytes) -> bool:
-    stripped = line.strip()
+    stripped = line.strip(_BLANKS)
     return not stripped or (stripped[:1] == b"{" and stripped[-1:] == b"}")
 
 
@@ -226,6 +229,8 @@ def scan_bytes(buf: Buffer, lo: int = 0, hi: int | None = None
                           else RESULT))
             last = end
         suspects.add(offset + start_at)  # a slice's first line: its newline is before it
+        # the last line when no newline ends it (a torn write): the patterns miss it
+        suspects.add(offset + max(data.rfind(b"\n", start_at, end_at) + 1, start_at))
         for match in unframed.finditer(data, start_at, end_at):
             here = match.start()
             if data[here] == _NEWLINE:
@@ -376,15 +381,18 @@ class _Decoder:
         buf = self.buf
         while end > start and buf[end - 1] in _TRAILING:
             end -= 1
-        if end <= start or buf[start] != _OPEN_BRACE or buf[end - 1] != _CLOSE_BRACE:
-            return  # unframed (leading blanks too): the shape pass counted it
+        first = start
+        while first < end and buf[first] in _TRAILING:  # indented: read, as core.decode does
+            first += 1
+        if end <= first or buf[first] != _OPEN_BRACE or buf[end - 1] != _CLOSE_BRACE:
+            return  # unframed: the shape pass counted it
         try:
-            obj = orjson.loads(self.view[start:end])
+            obj = orjson.loads(self.view[first:end])
         except orjson.JSONDecodeError as refused:
             from pysift.disk.jsonline import refused_by_orjson
 
             try:  # a lone surrogate escape: the stdlib reads it
-                obj = refused_by_orjson(bytes(self.view[start:end]), refused)
+                obj = refused_by_orjson(bytes(self.view[first:end]), refused)
             except orjson.JSONDecodeError:
                 self.bad += 1
                 return

@@ -509,3 +509,18 @@ def test_workflow_manifests(tmp_path: Path) -> None:
         "wf_a.json", "wf_b.json"]
     assert workflow_manifests(tmp_path / "none.jsonl", unread=unread) == []
     assert not unread
+
+
+def test_a_transcript_that_is_no_regular_file_is_noted(tmp_path: Path) -> None:
+    # a FIFO named like a session (or a subagent lane) was passed over in silence by every
+    # walk: list, search (its zero read "definitive"), agents, files, image
+    project = tmp_path / "-w"
+    lanes = project / SESSION / "subagents"
+    lanes.mkdir(parents=True)
+    os.mkfifo(project / f"{SESSION}.jsonl")
+    os.mkfifo(lanes / "agent-a1b2c3d4e5f6a7b8c.jsonl")
+    unread = Unreadable()
+    assert top_level_sessions(project, unread=unread) == []
+    assert subagent_transcripts(project / f"{SESSION}.jsonl", unread=unread) == []
+    assert unread.items() == [(str(project / f"{SESSION}.jsonl"), "not a regular file"),
+                              (str(lanes / "agent-a1b2c3d4e5f6a7b8c.jsonl"), "not a regular file")]

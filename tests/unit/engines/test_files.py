@@ -340,3 +340,24 @@ def test_a_big_transcript_spread_over_cores_reads_the_same(tmp_path: Path,
     assert spread.skipped_lines == one.skipped_lines == three.skipped_lines == 2
     assert len([m for m in one.mutations if m.op == "edit"]) == 40 - 14
     assert sum(m.command_errored for m in one.mutations) == 8
+
+
+def test_a_torn_last_line_without_its_newline_is_counted(tmp_path: Path) -> None:
+    # a crash mid-write leaves `{"type":"assistant",...` as the file's last bytes: stats and
+    # search count it; files said nothing (its shape pass looked only at lines a newline ends)
+    records = list(edit_session().records)
+    data = to_jsonl(records[:-1]) + torn(records[-1])
+    found = scan(write_session(tmp_path, data))
+    assert found.skipped_lines == 1
+    assert [m.path for m in found.mutations][-1] == "/w/proj/n.ipynb"  # its result torn
+
+
+def test_an_indented_record_is_read_not_lost(tmp_path: Path) -> None:
+    # a record line with blanks before its `{` is a record (core.decode strips them): its
+    # Write was neither a row nor a skipped line
+    records = list(edit_session().records)
+    data = to_jsonl(records[:1]) + b"  " + to_jsonl(records[1:3]) + b"\t" + to_jsonl(records[3:])
+    found = scan(write_session(tmp_path, data))
+    assert found.skipped_lines == 0
+    assert [(m.path, m.op, m.is_create, m.line) for m in found.mutations][:2] == [
+        ("/w/proj/a.md", "write", True, 2), ("/w/proj/b.md", "write", False, 4)]
