@@ -631,6 +631,50 @@ def test_batch_refuses_a_symlink_escape(cli, home: ClaudeHome, tmp_path: Path) -
     assert list(outside.iterdir()) == [] and not (out_dir / "recovery-report.tsv").exists()
 
 
+@pytest.mark.parametrize("order", [1, -1])
+def test_batch_a_file_where_another_needs_a_directory_writes_nothing(
+        cli, home: ClaudeHome, tmp_path: Path, order: int) -> None:
+    # the session wrote /w/proj/build as a file and, later, /w/proj/build/out.py: both
+    # cannot exist under one --out-dir; the batch used to stop half-way with no report
+    build, inner = "/w/proj/build", "/w/proj/build/out.py"
+    save(home, Story().write(build, "x\n").write(inner, "y\n"))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text("\n".join([build, inner][::order]) + "\n")
+    out_dir = tmp_path / "restore"
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
+    assert result.code == 2 and not out_dir.exists()
+    assert f"{build} and {inner}" in result.stderr or f"{inner} and {build}" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_batch_a_listed_directory_without_history_does_not_block_its_files(
+        cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().read(F, V1))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"/w/proj/src\n{F}\n")  # as `find` lists a tree
+    out_dir = tmp_path / "restore"
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
+    assert result.code == 0 and (out_dir / F.lstrip("/")).read_text() == V1
+
+
+def test_batch_an_existing_file_in_the_way_writes_nothing(cli, home: ClaudeHome,
+                                                         tmp_path: Path) -> None:
+    save(home, Story().read(F, V1).write(G, "g\n"))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{G}\n{F}\n")
+    out_dir = tmp_path / "restore"
+    (out_dir / "w/proj").mkdir(parents=True)
+    (out_dir / "w/proj/src").write_text("mine\n")  # F needs a directory there
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
+    assert result.code == 2 and "exists and is not a directory" in result.stderr
+    assert sorted(p.name for p in out_dir.rglob("*")) == ["proj", "src", "w"]
+    (out_dir / "w/proj/src").unlink()
+    (out_dir / F.lstrip("/")).mkdir(parents=True)  # a directory where F goes
+    again = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir), "--force")
+    assert again.code == 2 and "is a directory" in again.stderr
+    assert not (out_dir / "recovery-report.tsv").exists()
+
+
 def test_help_has_examples_and_schema(cli) -> None:
     result = cli("recover", "--help")
     assert result.code == 0

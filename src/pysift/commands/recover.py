@@ -730,13 +730,20 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
                       turns=opts.at is not None and opts.at.kind == "turn",
                       lines=opts.at is not None and opts.at.kind == "line")
     report.notes.extend(scan.warnings)
-    os.makedirs(out_dir, exist_ok=True)
     at = opts.at or LATEST
-    outcomes = []
+    plans = []
     for i, history in enumerate(scan.files):
-        outcomes.append(_rebuild(history, destinations[paths[i]], out_dir, at, opts.force))
+        plans.append(_rebuild(history, destinations[paths[i]], at, opts.force))
         if say and (i + 1) % 50 == 0:
             say(f"rebuilt {i + 1}/{len(paths)} files")
+    _check_room(out_dir, plans)  # before anything is written
+    os.makedirs(out_dir, exist_ok=True)
+    outcomes = []
+    for outcome, data in plans:
+        if data is not None and outcome.written is not None:
+            writeout.make_parents(out_dir, outcome.written)
+            writeout.write_file(outcome.written, data, force=opts.force)
+        outcomes.append(outcome)
     report_path = _write_report(out_dir, outcomes, opts.force)
     report.rows = [{"kind": "file", "file": o.target, "status": o.status,
                     "known_lines": o.known, "total_lines": o.total, "boundaries": o.boundaries,
@@ -800,7 +807,10 @@ class _Version:
         return (self.instant, len(self.replay.buffer.cells))
 
 
-def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: bool) -> _Outcome:
+def _rebuild(history: FileHistory, dest: Path, at: At, force: bool
+             ) -> tuple[_Outcome, bytes | None]:
+    """The file's outcome and the bytes to write at ``outcome.written`` (None: nothing to
+    write); nothing is written here."""
     target = history.target.given
     from pysift.core.timez import parse_ts
 
@@ -816,11 +826,11 @@ def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: boo
                                  latest.timestamp() if latest else float("-inf")))
     live = [v for v in versions if not v.replay.buffer.is_empty]
     if not live:
-        return _Outcome(target, "invalidated" if versions else "no-history")
+        return _Outcome(target, "invalidated" if versions else "no-history"), None
     best = max(live, key=lambda v: v.rank())
     later = later_touches(best, versions)
     if any(v.replay.hard or v.replay.holes for v in later):
-        return _Outcome(target, "invalidated")  # a later session saw it change: see restore
+        return _Outcome(target, "invalidated"), None  # a later session saw it change
     rep = best.replay
     disclosure = disclose(best.group, best.cutoff, history.target.base)
     v = rv.view(rep.buffer)
@@ -834,13 +844,41 @@ def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: boo
     else:
         dest = dest.with_name(dest.name + ".partial")
         data = "\n".join(rv.snapshot_body(v, clip_lines=False)) + "\n"
-    if os.path.lexists(dest) and not force:
+    if os.path.lexists(dest) and not force and not os.path.isdir(dest):
         outcome.status = "skipped-exists"
-        return outcome
-    writeout.make_parents(out_dir, dest)
-    writeout.write_file(dest, data.encode("utf-8", "surrogateescape"), force=force)
+        return outcome, None
     outcome.written = dest
-    return outcome
+    return outcome, data.encode("utf-8", "surrogateescape")
+
+
+def _check_room(out_dir: Path, plans: list[tuple[_Outcome, bytes | None]]) -> None:
+    """Refuse, before anything is written, a batch whose files cannot all be written: a
+    file where another listed file needs a directory (``/a`` and ``/a/b.py`` both
+    recovered), or an existing directory or non-directory in the way."""
+    needs: dict[Path, str] = {}  # a directory the batch creates -> a target that needs it
+    for outcome, data in plans:
+        if data is None or outcome.written is None:
+            continue
+        for parent in outcome.written.relative_to(out_dir).parents:
+            if parent != Path("."):
+                needs.setdefault(out_dir / parent, outcome.target)
+    for outcome, data in plans:
+        if data is None or outcome.written is None:
+            continue
+        dest = outcome.written
+        if dest in needs:
+            raise UsageError(f"{outcome.target} and {needs[dest]} cannot both be recovered "
+                             f"under {out_dir}: {dest} would be the first file and a directory "
+                             f"of the second; recover them with separate --out-dir runs "
+                             f"(nothing was written)")
+        if os.path.isdir(dest):
+            raise UsageError(f"{dest} is a directory: {outcome.target} cannot be written "
+                             f"there; move it or choose another --out-dir (nothing was written)")
+    for directory, target in needs.items():
+        if os.path.lexists(directory) and not os.path.isdir(directory):
+            raise UsageError(f"{directory} exists and is not a directory: {target} cannot be "
+                             f"written under it; move it or choose another --out-dir (nothing "
+                             f"was written)")
 
 
 def _write_report(out_dir: Path, outcomes: list[_Outcome], force: bool) -> Path:
