@@ -1,0 +1,304 @@
+"""``pysift verbatim``: give a compacted session back its own words (csift §6.8).
+
+The reconstruction walks back from the end of each transcript across its compaction
+boundaries, spends a character budget per session (a round-trip floor, then single
+sides, user first) and prints the chosen turns in forward order. ``--slice`` cuts the
+document into hook-sized windows; ``--fold-index`` prints the seed-index records of the
+compactions instead (``seedindex``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from pysift.core.grammar.ranges import RangeSpec
+from pysift.core.resolve import resolve_scope
+from pysift.core.timez import ts_pair
+from pysift.engines.verbatim.document import counts, document, uses_sidecar, walk
+from pysift.engines.verbatim.geometry import header_block, render_body, shown_lane
+from pysift.engines.verbatim.model import PROFILES, Richness, TurnSlice, TurnUnit
+from pysift.engines.verbatim.plan import SessionPlan, min_render_chars
+from pysift.engines.verbatim.richness import AgentMsg, Collapsed
+from pysift.engines.verbatim.run import Window, fleet, plan_all, scan_all
+from pysift.engines.verbatim.scan import SessionScan
+from pysift.engines.verbatim.slices import pick, slice_windows
+from pysift.errors import UsageError
+from pysift.model.env import Env
+from pysift.output.fields import id_trio, target_ref
+from pysift.output.report import Report
+
+AUTOMATION_KINDS = ("background-command", "agent", "workflow", "monitor", "task")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VerbatimOptions:
+    targets: tuple[str, ...] = ()
+    sessions_from: tuple[str, ...] | None = None
+    subagents: bool = False
+    budget: int = 40000
+    fraction: float = 0.5
+    max_compactions: int = 0
+    agent_msgs: str = "longest"
+    profile: str | None = None
+    turns: RangeSpec | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    out: Path | None = None
+    force: bool = False
+    slice: int | None = None
+    window: int = 10000
+    slices: int | None = None
+    fold_index: bool = False
+
+    @property
+    def richness(self) -> Richness:
+        threshold, rich_min, declaration_max = PROFILES.get(self.profile or "", (6, 280, 200))
+        return Richness(mode=self.agent_msgs, run_threshold=threshold,
+                        rich_min_chars=rich_min, declaration_max_chars=declaration_max)
+
+
+def run(opts: VerbatimOptions, env: Env) -> Report:
+    if not opts.targets and opts.sessions_from is None:
+        raise UsageError("verbatim reconstructs one conversation: name a target (@<uuid>, "
+                         "@main, @<agent-id>, a project path, a *.jsonl file, or "
+                         "--sessions-from FILE|-); a bare `pysift verbatim` would spend "
+                         "--budget on every session of every project")
+    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
+                          sessions_from=list(opts.sessions_from)
+                          if opts.sessions_from is not None else None)
+    if opts.fold_index:
+        from pysift.commands.fold_index import fold_index_report
+
+        return fold_index_report(scope, env)
+    out_target = None
+    if opts.out is not None:  # refused before the work, not after it
+        from pysift.disk.writeout import check_target
+
+        out_target = check_target(opts.out, claude_home=env.claude_home, force=opts.force)
+    report = Report(command="verbatim")
+    report.notes.extend(scope.notes)
+    scans = scan_all(scope.transcripts)
+    for scan in scans:
+        if scan.error:
+            report.note(f"warning: skipped: {scan.error}")
+    scans = [s for s in scans if not s.error]
+    window = Window(turns=opts.turns, since=opts.since, until=opts.until)
+    cfg = opts.richness
+    sliced = opts.slice is not None or opts.slices is not None
+    _notes(report, scans, window, env, quiet=sliced)
+    if opts.slices is not None:
+        plans, chunks = fleet(scans, window, slices=opts.slices, width=opts.window,
+                              fraction=opts.fraction, max_compactions=opts.max_compactions,
+                              cfg=cfg, tz=env.tz)
+        text = "".join(chunks) if opts.slice is None else pick(chunks, opts.slice, opts.slices)
+        report.text = _chunk_writer(text)
+        return report
+    plans = plan_all(scans, window, budget=opts.budget, fraction=opts.fraction,
+                     max_compactions=opts.max_compactions, cfg=cfg, tz=env.tz)
+    if opts.slice is not None:
+        chunks = slice_windows(document(plans, cfg, env.tz), opts.window)
+        report.text = _chunk_writer(pick(chunks, opts.slice, None))
+        return report
+    written = None
+    if out_target is not None:
+        from pysift.disk.writeout import write_new
+
+        from pysift.core.blocks import text_bytes
+
+        written = write_new(out_target, text_bytes(document(plans, cfg, env.tz)),
+                            claude_home=env.claude_home, force=opts.force)
+    skipped = sum(s.skipped_lines for s in scans)
+    report.header = _header(scans, plans, opts, cfg)
+    report.row_builder = lambda: _rows(plans, cfg, env)
+    report.summary = {"skipped_lines": skipped}
+    report.text = lambda out: _render_text(out, scans, plans, opts, cfg, env, skipped, written)
+    return report
+
+
+def _chunk_writer(text: str | None):  # type: ignore[no-untyped-def]
+    def write(out: TextIO) -> None:
+        if text:
+            out.write(text)
+    return write
+
+
+def _notes(report: Report, scans: list[SessionScan], window: Window, env: Env, *,
+           quiet: bool) -> None:
+    for scan in scans:
+        t = scan.transcript
+        ref = target_ref(t.session_id, t.path)
+        if scan.sidecar_error:
+            report.note(f"warning: {scan.sidecar_error}; its pending questions are not in the "
+                        "reconstruction")
+        unread = [c for c in scan.compactions if not c.summary_read]
+        if unread:
+            where = ", ".join(f"L{c.line}" for c in unread)
+            report.note(f"note: {ref}: the summary of the compaction at {where} could not be "
+                        "read (torn, malformed or missing); its boundary is still shown and "
+                        "counted, and nothing is deduplicated against it")
+        if window.active and scan.turns and not window.admit(scan.turns):
+            report.note(f"note: {ref}: the window (--turn/--since/--until) admits none of its "
+                        f"{len(scan.turns)} turn(s)")
+        if not quiet and not scan.compactions:
+            report.note(f"note: {ref} has no compaction — nothing was clipped; for plain "
+                        f"reading use `pysift show {ref} --turn <N|A..B|-k..>` (full records, "
+                        "no budget)")
+
+
+# -- JSON --------------------------------------------------------------------------------------
+
+
+def _header(scans: list[SessionScan], plans: list[SessionPlan], opts: VerbatimOptions,
+            cfg: Richness) -> dict[str, Any]:
+    rendered = [p for p in plans if p.selected]
+    users = assistants = 0
+    for p in rendered:
+        u, a = counts(p, cfg)
+        users += u
+        assistants += a
+    top = sum(1 for s in scans if not s.transcript.is_subagent)
+    zeros = dict.fromkeys(AUTOMATION_KINDS, 0)
+    return {
+        "sessions_in_scope": len(scans),
+        "sessions_rendered": len(rendered),
+        "top_level_sessions": top,
+        "subagent_sessions": len(scans) - top,
+        "budget_chars": opts.budget,
+        "budget_is_per_session": True,
+        "max_total_chars": opts.budget * max(1, len(rendered)),
+        "round_trip_fraction": opts.fraction,
+        "chars_used": sum(p.chars_used for p in plans),
+        "boundaries_spanned": sum(p.spanned for p in plans),
+        "boundaries_total": sum(len(s.compactions) for s in scans),
+        "selected_user": users,
+        "selected_assistant": assistants,
+        # a <task-notification> never opens a turn (port decisions), so no turn of the
+        # reconstruction is an automation trigger; the fixed key set is kept
+        "automation_triggers": 0,
+        "automation_by_kind": dict(zeros),
+        "automation_in_scope_by_kind": dict(zeros),
+        "with_elicitation_sidecar": any(uses_sidecar(p) for p in plans),
+    }
+
+
+def _rows(plans: list[SessionPlan], cfg: Richness, env: Env) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for plan in plans:
+        t = plan.scan.transcript
+        trio = id_trio(t.session_id, t.is_subagent, t.parent_session_id)
+        ref = target_ref(t.session_id, t.path)
+        for compaction, sel in walk(plan):
+            if compaction is not None:
+                rows.append({"kind": "compaction_boundary", "line": compaction.line,
+                             "summary_chars": compaction.summary_chars})
+                continue
+            turn = sel.turn
+            if sel.sides in ("both", "user") and turn.user is not None:
+                rows.append(_unit_row(turn.user, turn, trio, env))
+            for entry in shown_lane(turn, sel.sides, cfg):
+                if isinstance(entry, AgentMsg):
+                    rows.append(_unit_row(entry.unit, turn, trio, env))
+                else:
+                    rows.append(_collapsed_row(entry, turn, trio, ref))
+    return rows
+
+
+def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], env: Env
+              ) -> dict[str, Any]:
+    body = render_body(unit)
+    row: dict[str, Any] = {
+        "kind": "turn",
+        **trio,
+        "turn_index": turn.turn_index,
+        "line": unit.line,
+        "source": unit.source,
+        "role": unit.role,
+        **ts_pair("ts", unit.ts, env.tz),
+        "tool_calls": turn.tool_calls,
+        "full_chars": unit.full_chars,
+        "rendered_chars": body.rendered_chars,
+        "truncated": body.truncated,
+        "elided_chars": body.elided_chars,
+        "elided_lines": body.elided_lines,
+        "also_in_summary": unit.also_in_summary,
+        "compactions_before": turn.compactions_before,
+        "text": unit.text,
+        "is_automation": False,
+    }
+    if unit.inbound is not None:
+        row.update(is_inbound_comm=True, comm_label=unit.inbound.label,
+                   comm_from=unit.inbound.sender, comm_to="self")
+    return row
+
+
+def _collapsed_row(run: Collapsed, turn: TurnSlice, trio: dict[str, Any], ref: str
+                   ) -> dict[str, Any]:
+    lines = (f"{run.first_line}" if run.first_line == run.last_line
+             else f"{run.first_line}..{run.last_line}")
+    return {
+        "kind": "collapsed_agents",
+        **trio,
+        "turn_index": turn.turn_index,
+        "agent_messages": run.messages,
+        "tool_calls": run.tool_calls,
+        "failed": run.failed,
+        "first_line": run.first_line,
+        "last_line": run.last_line,
+        "compactions_before": turn.compactions_before,
+        "refetch": f"pysift show {ref} --line {lines}",
+    }
+
+
+# -- text --------------------------------------------------------------------------------------
+
+
+def _render_text(out: TextIO, scans: list[SessionScan], plans: list[SessionPlan],
+                 opts: VerbatimOptions, cfg: Richness, env: Env, skipped: int,
+                 written: Path | None) -> None:
+    w = out.write
+    rendered = [p for p in plans if p.selected]
+    skips = []
+    for plan in plans:
+        t = plan.scan.transcript
+        if plan.selected or t.is_subagent:
+            continue
+        need = min_render_chars(plan.scan, plan.turns, opts.budget, cfg, env.tz)
+        if need is not None:
+            skips.append(f"SESSION {t.session_id}  skipped — its first round-trip needs ≥ "
+                         f"{need} chars; raise --budget (now {opts.budget})")
+    if len(scans) > 1 or skips:
+        top = sum(1 for s in scans if not s.transcript.is_subagent)
+        n = len(scans)
+        w(f"scope  {n} {'session' if n == 1 else 'sessions'} in scope ({top} top-level + "
+          f"{n - top} subagent) · {len(rendered)} rendered within budget · budget "
+          f"{opts.budget} chars is PER session → up to {opts.budget * max(1, len(rendered))} "
+          "chars total\n\n")
+    for line in skips:
+        w(line + "\n")
+    if skips:
+        w("\n")
+    for index, plan in enumerate(rendered):
+        if index:
+            w("\n")
+        users, assistants = counts(plan, cfg)
+        newest = plan.newest
+        dedup = (plan.dedup_demoted, newest.line) if plan.dedup_demoted and newest else None
+        for line in header_block(plan.scan.transcript, budget=opts.budget,
+                                 fraction=opts.fraction, spanned=plan.spanned,
+                                 total=len(plan.scan.compactions), users=users,
+                                 assistants=assistants, turns=len(plan.selected),
+                                 used=plan.chars_used, dedup=dedup,
+                                 sidecar=uses_sidecar(plan)):
+            w(line + "\n")
+        if written is None:
+            w(document([plan], cfg, env.tz))
+    if not rendered and not skips:
+        w("no turns selected (empty session set or budget too small)\n")
+    if skipped:
+        w(f"\n({skipped} malformed line(s) skipped)\n")
+    if written is not None:
+        w(f"\n(wrote full reconstruction to {written})\n")
+

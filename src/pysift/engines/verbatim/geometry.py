@@ -1,0 +1,227 @@
+"""Every line the verbatim document prints, and what it costs.
+
+The planner charges exactly the lines the renderer writes, through the same functions
+here: a line costs its characters (code points) plus its newline, so the summed cost of a
+selection equals the characters it emits and the budget is never exceeded by a render the
+planner did not see.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from datetime import tzinfo
+
+from pysift.core.timez import text_ts
+from pysift.engines.verbatim.model import (
+    ASST_CAP,
+    ASST_HEAD,
+    USER,
+    USER_CAP,
+    USER_HEAD,
+    Compaction,
+    TurnSlice,
+    TurnUnit,
+)
+from pysift.engines.verbatim.richness import AgentMsg, Collapsed, Lane, agent_lane
+
+NEWLINE = 1
+RULE = "─" * 60
+
+BOTH, USER_ONLY, ASSISTANT_ONLY = "both", "user", "assistant"
+
+
+def plural(n: int, noun: str) -> str:
+    return f"1 {noun}" if n == 1 else f"{n} {noun}s"
+
+
+# -- units ---------------------------------------------------------------------------------
+
+
+def unit_header(unit: TurnUnit, tz: tzinfo | None) -> str:
+    """``▽ L<n>  USER  (<ts>)[   (also in summary)]``; a peer message names its comm leaf
+    and sender in place of the role, a sidecar record its source in place of the line."""
+    glyph = "▽" if unit.role == USER else "△"
+    where = "(elicitation sidecar)" if unit.line is None else f"L{unit.line}"
+    if unit.inbound is not None:
+        who = f"{unit.inbound.label}  {unit.inbound.sender} ⇨ self"
+    else:
+        who = unit.role.upper()
+    dup = "   (also in summary)" if unit.also_in_summary else ""
+    return f"{glyph} {where}  {who}  ({text_ts(unit.ts, tz)}){dup}"
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    text: str
+    rendered_chars: int
+    truncated: bool
+    elided_chars: int
+    elided_lines: int
+
+
+def newline_positions(raw: str) -> list[int]:
+    """Where the newlines of ``raw`` land in its one-line form (``core.text.one_line``:
+    each whitespace run becomes one space, none at the ends): a newline sits at the
+    index of the space its run becomes, i.e. the one-line length of what precedes it."""
+    positions: list[int] = []
+    chars = words = 0
+    segments = raw.split("\n")
+    for segment in segments[:-1]:
+        found = segment.split()
+        words += len(found)
+        chars += sum(map(len, found))
+        positions.append(chars + max(words - 1, 0))
+    return positions
+
+
+def render_body(unit: TurnUnit, cap: int | None = None) -> Body:
+    """The body as printed: whole up to the cap (the role's, or ``cap`` in fixed-fleet
+    mode), else its head and tail around ``… [+K chars, L lines elided] …``. The line
+    count is of the newlines the cut removed (none named for a one-line original)."""
+    text = unit.text
+    limit = cap if cap is not None else (USER_CAP if unit.role == USER else ASST_CAP)
+    total = len(text)
+    if total <= limit:
+        return Body(text, total, False, 0, 0)
+    head_share = USER_HEAD if unit.role == USER else ASST_HEAD
+    head = min(limit, int(limit * head_share + 0.5))
+    tail = limit - head
+    cut_to = total - tail
+    elided_lines = 0
+    if unit.raw is not None:
+        positions = unit.newlines()
+        elided_lines = bisect_left(positions, cut_to) - bisect_left(positions, head)
+    note = f", {elided_lines} lines elided" if elided_lines else ""
+    body = f"{text[:head]} … [+{total - limit} chars{note}] … {text[cut_to:]}"
+    return Body(body, limit, True, total - limit, elided_lines)
+
+
+def unit_cost(unit: TurnUnit, tz: tzinfo | None, cap: int | None = None) -> int:
+    cost = len(unit_header(unit, tz)) + NEWLINE + len(render_body(unit, cap).text) + NEWLINE
+    if unit.image_ids:
+        cost += len(image_line(unit.image_ids)) + NEWLINE
+    return cost
+
+
+def image_line(ids: tuple[str, ...]) -> str:
+    return f"  [{plural(len(ids), 'image')}: {', '.join(ids)}]"
+
+
+# -- markers, placeholders, banners ---------------------------------------------------------
+
+
+def tool_calls_line(n: int) -> str:
+    return f"  [{n} tool calls]"
+
+
+def placeholder_line(run: Collapsed) -> str:
+    """``△ L<a>–L<b>  [X agent messages, Y tool calls[, Z failed]]``."""
+    if run.first_line == run.last_line:
+        where = f"L{run.first_line}"
+    else:
+        where = f"L{run.first_line}–L{run.last_line}"
+    failed = f", {run.failed} failed" if run.failed else ""
+    return (f"△ {where}  [{plural(run.messages, 'agent message')}, "
+            f"{plural(run.tool_calls, 'tool call')}{failed}]")
+
+
+def banner_line(c: Compaction) -> str:
+    """The banner at a crossed compaction; one whose summary could not be read says so."""
+    if c.summary_read:
+        return f"══ compaction boundary · summary at L{c.line} · (turns below predate it) ══"
+    return (f"══ compaction boundary at L{c.line} · summary unreadable · (turns below "
+            "predate it) ══")
+
+
+def newest_first(compactions: list[Compaction]) -> list[Compaction]:
+    return sorted(compactions, key=lambda c: c.line, reverse=True)
+
+
+def banners_cost(compactions: list[Compaction], depth: int) -> int:
+    """What the banners of a selection reaching ``depth`` compactions back cost: the
+    ``depth`` newest compactions, each crossed once on the way to the end of the file."""
+    return sum(len(banner_line(c)) + NEWLINE for c in newest_first(compactions)[:depth])
+
+
+def crossed(compactions: list[Compaction], previous: int | None, current: int
+            ) -> list[Compaction]:
+    """The compactions crossed when the forward walk moves from a turn behind
+    ``previous`` compactions to one behind ``current`` (ranked from the newest = 1);
+    the first turn crosses nothing. Oldest first."""
+    if previous is None or current >= previous:
+        return []
+    ranked = newest_first(compactions)
+    return sorted(ranked[current:previous], key=lambda c: c.line)
+
+
+def compactions_after(lines: list[int], line: int) -> int:
+    """How many compaction positions (sorted) stand after ``line``."""
+    return len(lines) - bisect_right(lines, line)
+
+
+# -- turns -------------------------------------------------------------------------------
+
+
+def shown_lane(turn: TurnSlice, sides: str, cfg) -> Lane:  # type: ignore[no-untyped-def]
+    return agent_lane(turn, cfg) if sides in (BOTH, ASSISTANT_ONLY) else []
+
+
+def turn_lines(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: ignore[no-untyped-def]
+               cap: int | None = None) -> list[str]:
+    """The lines a turn prints for ``sides``: the opener (its header, body and images),
+    the ``[N tool calls]`` marker between the two sides, the assistant lane."""
+    out: list[str] = []
+    if sides in (BOTH, USER_ONLY) and turn.user is not None:
+        _unit_lines(turn.user, tz, cap, out)
+    if sides == BOTH and turn.tool_calls:
+        out.append(tool_calls_line(turn.tool_calls))
+    for entry in shown_lane(turn, sides, cfg):
+        if isinstance(entry, AgentMsg):
+            _unit_lines(entry.unit, tz, cap, out)
+        else:
+            out.append(placeholder_line(entry))
+    return out
+
+
+def _unit_lines(unit: TurnUnit, tz: tzinfo | None, cap: int | None, out: list[str]) -> None:
+    out.append(unit_header(unit, tz))
+    out.append(render_body(unit, cap).text)
+    if unit.image_ids:
+        out.append(image_line(unit.image_ids))
+
+
+def turn_cost(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: ignore[no-untyped-def]
+              cap: int | None = None) -> int:
+    return sum(len(line) + NEWLINE for line in turn_lines(turn, sides, cfg, tz, cap))
+
+
+# -- the header block ----------------------------------------------------------------------
+
+
+def session_title(transcript) -> str:  # type: ignore[no-untyped-def]
+    if transcript.is_subagent:
+        return (f"SUBAGENT {transcript.session_id}  ·  parent SESSION "
+                f"{transcript.parent_session_id}  (subagent transcript)")
+    return f"SESSION {transcript.session_id}"
+
+
+def header_block(transcript, *, budget: int, fraction: float, spanned: int,  # type: ignore[no-untyped-def]
+                 total: int, users: int, assistants: int, turns: int, used: int,
+                 dedup: tuple[int, int] | None, sidecar: bool) -> list[str]:
+    """The lines above a session's body: who, the budget accounting, the dedup and
+    sidecar notes, a rule. The planner reserves this block at its widest."""
+    lines = [
+        session_title(transcript),
+        f"  budget {budget} chars · round-trip-fraction {fraction:.2f} · spanned {spanned} "
+        f"of {total} compaction boundaries in scope",
+        f"  selected {users} user + {assistants} assistant units across {turns} turns · "
+        f"{used} / {budget} chars used",
+    ]
+    if dedup is not None:
+        lines.append(f"  dedup: {dedup[0]} units also present in summary L{dedup[1]} "
+                     "(demoted, flagged)")
+    if sidecar:
+        lines.append("  with elicitation sidecar")
+    lines.append(f"  {RULE}")
+    return lines
