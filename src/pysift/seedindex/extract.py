@@ -113,6 +113,10 @@ def _windows(buf: Buffer, lo: int, hi: int) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+def _is_boundary(buf: Buffer, pos: int, end: int) -> bool:
+    return any(buf.find(key, pos, end) >= 0 for key in _BOUNDARY_KEYS)
+
+
 def _in_windows(offset: int, windows: list[tuple[int, int]]) -> bool:
     return any(a <= offset < b for a, b in windows)
 
@@ -134,25 +138,24 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
     while pos < stop:
         nl = find(b"\n", pos, stop)
         end = stop if nl < 0 else nl
+        before = tally.malformed
+        rec = None
         if end > pos and buf[pos] == _OPEN and buf[end - 1] == _CLOSE:
             kind = own_type(buf, pos, end)
-            rec = None
             if kind == b"user":
                 if is_plain_carrier(buf, pos, end, user_keys, result_keys):
                     rec = _carrier(buf, pos, end, tally)
                 else:
                     rec = decode(buf[pos:end], None, tally)
-            elif kind == b"assistant" or kind is None:
+            elif kind == b"assistant" or kind is None or (
+                    kind == b"system" and _is_boundary(buf, pos, end)):
                 rec = decode(buf[pos:end], None, tally)
-            elif kind == b"system" and (find(_BOUNDARY_KEYS[0], pos, end) >= 0
-                                        or find(_BOUNDARY_KEYS[1], pos, end) >= 0):
-                rec = decode(buf[pos:end], None, tally)
-            if rec is not None:
-                _take(rec, pos, out, windows)
         elif end > pos and buf[pos:end].strip(b" \t\r"):
             rec = decode(buf[pos:end], None, tally)
-            if rec is not None:
-                _take(rec, pos, out, windows)
+        if rec is not None:
+            _take(rec, pos, out, windows)
+        elif tally.malformed > before and _is_boundary(buf, pos, end):
+            out.boundaries.append((pos, None, None))  # torn: the compaction still happened
         if nl < 0:
             break
         pos = nl + 1

@@ -449,28 +449,34 @@ def _raw_body(rec: Record) -> str | None:
 
 
 def _compactions(facts: Facts) -> tuple[list[Compaction], list[int]]:
-    """Pair each ``compact_boundary`` with the summary that follows it (before the next
-    boundary). A boundary whose summary is missing or unreadable, and a summary with no
-    boundary before it, are compactions all the same: the boundary is shown and
-    counted, never lost with its summary."""
+    """Pair each ``compact_boundary`` with the summary Claude Code writes right after it
+    (no prompt or agent message between them). A boundary whose summary is missing or
+    unreadable, and a summary with no boundary before it (older Claude Code), are
+    compactions all the same: the boundary is shown and counted, never lost with its
+    summary."""
+    content = sorted([o for o, *_ in facts.openers] + [o for o, *_ in facts.agents])
     events = sorted([(o, 0, b) for o, *b in facts.boundaries]
                     + [(o, 1, s) for o, *s in facts.summaries], key=lambda e: (e[0], e[1]))
     out: list[Compaction] = []
     torn: list[int] = []
-    open_boundary: tuple[int, str | None, int | None] | None = None
-    for _offset, what, data in events:
+    pending: tuple[int, tuple[int, str | None, int | None]] | None = None  # (offset, boundary)
+    for offset, what, data in events:
         if what == 0:
-            if open_boundary is not None:
-                out.append(_compaction(open_boundary, None))
-            open_boundary = data  # (line, ts, preTokens)
+            if pending is not None:
+                out.append(_compaction(pending[1], None))
+            pending = (offset, data)  # data: (line, ts, preTokens)
             continue
         line, body, ts = data
         if body is None:
             torn.append(line)
-        out.append(_compaction(open_boundary, (line, body, ts)))
-        open_boundary = None
-    if open_boundary is not None:
-        out.append(_compaction(open_boundary, None))
+        if pending is not None and bisect_right(content, pending[0]) != bisect_right(
+                content, offset):
+            out.append(_compaction(pending[1], None))  # the conversation went on between
+            pending = None
+        out.append(_compaction(pending[1] if pending is not None else None, (line, body, ts)))
+        pending = None
+    if pending is not None:
+        out.append(_compaction(pending[1], None))
     return out, torn
 
 
