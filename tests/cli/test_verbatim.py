@@ -99,7 +99,7 @@ def test_text_layout(cli, home: ClaudeHome) -> None:
                         r"chars used", lines[2])
     assert lines[3] == "  dedup: 1 units also present in summary L21 (demoted, flagged)"
     assert lines[4] == "  " + "─" * 60
-    assert "══ compaction boundary · summary at L13 · (turns below predate it) ══" in lines
+    assert "══ compaction boundary · summary at L13 ══" in lines
     assert "△ L2  [1 agent message, 0 tool calls]" in lines
     assert "  [2 tool calls]" in lines
     assert any(line.endswith("   (also in summary)") and "L22" in line for line in lines)
@@ -224,8 +224,7 @@ def test_a_torn_summary_keeps_its_boundary(cli, tmp_path: Path) -> None:
     assert result.summary()["skipped_lines"] == 1
     assert "the summary of the compaction at L3 could not be read" in result.stderr
     text = cli("--claude-home", str(h.root), "verbatim", f"@{sid}")
-    assert "══ compaction boundary at L3 · summary unreadable · (turns below predate it) ══" \
-        in text.stdout
+    assert "══ compaction boundary at L3 · summary unreadable ══" in text.stdout
     assert "spanned 1 of 1 compaction boundaries" in text.stdout
     assert text.stdout.endswith("(1 malformed line(s) skipped)\n")
 
@@ -250,6 +249,29 @@ def test_a_boundary_without_its_summary_and_a_summary_without_its_boundary(
         (3, 0), (6, len("This session is being continued from a previous conversation that "
                         "ran out of context. The summary below covers the earlier portion of "
                         "the conversation.\n\nold style"))]
+
+
+def test_a_banner_stands_where_a_turn_straddles_its_compaction(cli, tmp_path: Path) -> None:
+    """A turn can cross a compaction (its prompt before, its last reply after): the banner
+    goes between its units, never above a prompt that predates it."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("55555555-5555-4555-8555-555555555555", cwd="/w/p")
+    s.add(user("one long task"))
+    s.add(assistant("found the first half of it: `a.py:3`"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    s.add(assistant("found the second half: `b.py:9`"))
+    h.session("/w/p", s.session_id, s)
+    lines = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}").stdout.split("\n")
+    body = [x for x in lines if x.startswith(("▽", "△", "══"))]
+    assert [x.split("  ")[0] for x in body] == ["▽ L1", "△ L2", "══ compaction boundary · "
+                                                "summary at L4 ══", "△ L5"]
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--format",
+                 "json")
+    assert result.header()["boundaries_spanned"] == 1
+    assert [(r["kind"], r.get("line"), r.get("compactions_before"))
+            for r in result.json_rows()[1:-1]] == [
+        ("turn", 1, 1), ("turn", 2, 1), ("compaction_boundary", 4, None), ("turn", 5, 0)]
 
 
 def test_peer_message_and_sidecar_units(cli, tmp_path: Path) -> None:

@@ -17,11 +17,11 @@ from typing import Any, TextIO
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.resolve import resolve_scope
 from pysift.core.timez import ts_pair
-from pysift.engines.verbatim.document import counts, document, uses_sidecar, walk
-from pysift.engines.verbatim.geometry import header_block, render_body, shown_lane
+from pysift.engines.verbatim.document import counts, document, entries, uses_sidecar
+from pysift.engines.verbatim.geometry import PENDING, header_block, reach, render_body
 from pysift.engines.verbatim.model import PROFILES, Richness, TurnSlice, TurnUnit
 from pysift.engines.verbatim.plan import SessionPlan, min_render_chars
-from pysift.engines.verbatim.richness import AgentMsg, Collapsed
+from pysift.engines.verbatim.richness import Collapsed
 from pysift.engines.verbatim.run import Window, fleet, plan_all, scan_all
 from pysift.engines.verbatim.scan import SessionScan
 from pysift.engines.verbatim.slices import pick, slice_windows
@@ -190,24 +190,23 @@ def _rows(plans: list[SessionPlan], cfg: Richness, env: Env) -> list[dict[str, A
         t = plan.scan.transcript
         trio = id_trio(t.session_id, t.is_subagent, t.parent_session_id)
         ref = target_ref(t.session_id, t.path)
-        for compaction, sel in walk(plan):
+        lines = sorted(c.line for c in plan.scan.compactions)
+        for compaction, entry in entries(plan, cfg):
             if compaction is not None:
                 rows.append({"kind": "compaction_boundary", "line": compaction.line,
                              "summary_chars": compaction.summary_chars})
                 continue
-            turn = sel.turn
-            if sel.sides in ("both", "user") and turn.user is not None:
-                rows.append(_unit_row(turn.user, turn, trio, env))
-            for entry in shown_lane(turn, sel.sides, cfg):
-                if isinstance(entry, AgentMsg):
-                    rows.append(_unit_row(entry.unit, turn, trio, env))
-                else:
-                    rows.append(_collapsed_row(entry, turn, trio, ref))
+            assert entry is not None
+            sel, item = entry
+            if isinstance(item, TurnUnit):
+                rows.append(_unit_row(item, sel.turn, trio, lines, env))
+            else:
+                rows.append(_collapsed_row(item, sel.turn, trio, lines, ref))
     return rows
 
 
-def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], env: Env
-              ) -> dict[str, Any]:
+def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], lines: list[int],
+              env: Env) -> dict[str, Any]:
     body = render_body(unit)
     row: dict[str, Any] = {
         "kind": "turn",
@@ -224,7 +223,7 @@ def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], env: Env
         "elided_chars": body.elided_chars,
         "elided_lines": body.elided_lines,
         "also_in_summary": unit.also_in_summary,
-        "compactions_before": turn.compactions_before,
+        "compactions_before": reach(lines, unit.line if unit.line is not None else PENDING),
         "text": unit.text,
         "is_automation": False,
     }
@@ -234,8 +233,8 @@ def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], env: Env
     return row
 
 
-def _collapsed_row(run: Collapsed, turn: TurnSlice, trio: dict[str, Any], ref: str
-                   ) -> dict[str, Any]:
+def _collapsed_row(run: Collapsed, turn: TurnSlice, trio: dict[str, Any],
+                   positions: list[int], ref: str) -> dict[str, Any]:
     lines = (f"{run.first_line}" if run.first_line == run.last_line
              else f"{run.first_line}..{run.last_line}")
     return {
@@ -247,7 +246,7 @@ def _collapsed_row(run: Collapsed, turn: TurnSlice, trio: dict[str, Any], ref: s
         "failed": run.failed,
         "first_line": run.first_line,
         "last_line": run.last_line,
-        "compactions_before": turn.compactions_before,
+        "compactions_before": reach(positions, run.first_line),
         "refetch": f"pysift show {ref} --line {lines}",
     }
 

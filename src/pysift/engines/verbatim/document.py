@@ -1,55 +1,84 @@
-"""The verbatim document: each session's selected turns in forward order, a banner at
-every compaction the walk crosses. No chrome: this is what ``--out`` writes and what the
-slices cut."""
+"""The verbatim document: each session's selected turns in forward order, a banner
+wherever the walk crosses a compaction. No chrome: this is what ``--out`` writes and what
+the slices cut."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import tzinfo
+from typing import TypeVar
 
 from pysift.engines.verbatim.geometry import (
     BOTH,
+    PENDING,
     USER_ONLY,
+    Element,
     banner_line,
-    crossed,
     shown_lane,
-    turn_lines,
+    turn_elements,
 )
-from pysift.engines.verbatim.model import Compaction, Richness
-from pysift.engines.verbatim.plan import SessionPlan
-from pysift.engines.verbatim.richness import AgentMsg
+from pysift.engines.verbatim.model import Compaction, Richness, TurnUnit
+from pysift.engines.verbatim.plan import SessionPlan, Selected
+from pysift.engines.verbatim.richness import AgentMsg, Collapsed
 
 
-def walk(plan: SessionPlan):  # type: ignore[no-untyped-def]
-    """``(compaction, None)`` for each banner and ``(None, selected)`` for each turn, in
-    the order the document prints them."""
-    previous: int | None = None
-    for sel in plan.selected:
-        depth = sel.turn.compactions_before
-        for c in crossed(plan.scan.compactions, previous, depth):
-            yield c, None
-        previous = depth
-        yield None, sel
+T = TypeVar("T")
+
+
+def interleave(plan: SessionPlan, items: Iterable[tuple[int | None, T]]
+               ) -> Iterator[tuple[Compaction | None, T | None]]:
+    """``items`` (each with the jsonl line it starts at, or None for a line that follows
+    its unit) with ``(compaction, None)`` inserted where the forward walk crosses one: a
+    compaction is crossed when printed items start on both sides of it, and its banner goes
+    right before the first item after it."""
+    compactions = sorted(plan.scan.compactions, key=lambda c: c.line)
+    at = 0
+    started = False
+    for first, item in items:
+        if first is not None:
+            while at < len(compactions) and compactions[at].line < first:
+                if started:
+                    yield compactions[at], None
+                at += 1
+            started = True
+        yield None, item
+
+
+def walk(plan: SessionPlan, cfg: Richness, tz: tzinfo | None, cap: int | None = None
+         ) -> Iterator[tuple[Compaction | None, Element | None]]:
+    """The document's banners and printed lines, in order."""
+    elements = ((e[0], e) for sel in plan.selected
+                for e in turn_elements(sel.turn, sel.sides, cfg, tz, cap))
+    return interleave(plan, elements)
+
+
+def entries(plan: SessionPlan, cfg: Richness
+            ) -> Iterator[tuple[Compaction | None, tuple[Selected, TurnUnit | Collapsed] | None]]:
+    """The document's banners and units (and collapsed runs), in order: what the JSON
+    rows list."""
+    def items() -> Iterator[tuple[int | None, tuple[Selected, TurnUnit | Collapsed]]]:
+        for sel in plan.selected:
+            turn = sel.turn
+            if sel.sides in (BOTH, USER_ONLY) and turn.user is not None:
+                yield (turn.user.line or PENDING), (sel, turn.user)
+            for entry in shown_lane(turn, sel.sides, cfg):
+                if isinstance(entry, AgentMsg):
+                    yield (entry.unit.line or PENDING), (sel, entry.unit)
+                else:
+                    yield entry.first_line, (sel, entry)
+    return interleave(plan, items())
 
 
 def body_lines(plan: SessionPlan, cfg: Richness, tz: tzinfo | None,
                cap: int | None = None) -> list[str]:
-    out: list[str] = []
-    for compaction, sel in walk(plan):
-        if compaction is not None:
-            out.append(banner_line(compaction))
-        else:
-            out.extend(turn_lines(sel.turn, sel.sides, cfg, tz, cap))
-    return out
+    return [banner_line(c) if c is not None else e[2]  # type: ignore[index]
+            for c, e in walk(plan, cfg, tz, cap)]
 
 
 def document(plans: list[SessionPlan], cfg: Richness, tz: tzinfo | None,
              cap: int | None = None) -> str:
     """Every session's body, one after the other, each line ending in a newline."""
     return "".join(line + "\n" for plan in plans for line in body_lines(plan, cfg, tz, cap))
-
-
-def crossed_compactions(plan: SessionPlan) -> list[Compaction]:
-    return [c for c, _ in walk(plan) if c is not None]
 
 
 def counts(plan: SessionPlan, cfg: Richness) -> tuple[int, int]:

@@ -127,36 +127,47 @@ def placeholder_line(run: Collapsed) -> str:
 
 
 def banner_line(c: Compaction) -> str:
-    """The banner at a crossed compaction; one whose summary could not be read says so."""
+    """The banner where the document crosses a compaction; one whose summary could not be
+    read says so."""
     if c.summary_read:
-        return f"══ compaction boundary · summary at L{c.line} · (turns below predate it) ══"
-    return (f"══ compaction boundary at L{c.line} · summary unreadable · (turns below "
-            "predate it) ══")
+        return f"══ compaction boundary · summary at L{c.line} ══"
+    return f"══ compaction boundary at L{c.line} · summary unreadable ══"
 
 
-def newest_first(compactions: list[Compaction]) -> list[Compaction]:
-    return sorted(compactions, key=lambda c: c.line, reverse=True)
+# A unit merged from the elicitation sidecar has no line: it is pending now, after
+# everything in the file.
+PENDING = 1 << 62
 
 
-def banners_cost(compactions: list[Compaction], depth: int) -> int:
-    """What the banners of a selection reaching ``depth`` compactions back cost: the
-    ``depth`` newest compactions, each crossed once on the way to the end of the file."""
-    return sum(len(banner_line(c)) + NEWLINE for c in newest_first(compactions)[:depth])
+class Crossings:
+    """The compactions a document crosses: those with a printed line on each side.
+
+    A banner stands exactly where the forward walk passes a compaction's line, inside a
+    turn as well as between two (a turn can straddle a compaction: its prompt before the
+    boundary, its last reply after it)."""
+
+    def __init__(self, compactions: list[Compaction]) -> None:
+        self.compactions = sorted(compactions, key=lambda c: c.line)
+        self.lines = [c.line for c in self.compactions]
+        self._costs = [0]
+        for c in self.compactions:
+            self._costs.append(self._costs[-1] + len(banner_line(c)) + NEWLINE)
+
+    def span(self, lo: int, hi: int) -> tuple[int, int]:
+        """Index range of the compactions strictly inside the printed lines ``lo..hi``."""
+        return bisect_right(self.lines, lo), bisect_left(self.lines, hi)
+
+    def count(self, lo: int, hi: int) -> int:
+        a, b = self.span(lo, hi)
+        return max(0, b - a)
+
+    def cost(self, lo: int, hi: int) -> int:
+        a, b = self.span(lo, hi)
+        return self._costs[b] - self._costs[a] if b > a else 0
 
 
-def crossed(compactions: list[Compaction], previous: int | None, current: int
-            ) -> list[Compaction]:
-    """The compactions crossed when the forward walk moves from a turn behind
-    ``previous`` compactions to one behind ``current`` (ranked from the newest = 1);
-    the first turn crosses nothing. Oldest first."""
-    if previous is None or current >= previous:
-        return []
-    ranked = newest_first(compactions)
-    return sorted(ranked[current:previous], key=lambda c: c.line)
-
-
-def compactions_after(lines: list[int], line: int) -> int:
-    """How many compaction positions (sorted) stand after ``line``."""
+def reach(lines: list[int], line: int) -> int:
+    """How many compaction lines (sorted) stand after ``line``."""
     return len(lines) - bisect_right(lines, line)
 
 
@@ -167,33 +178,46 @@ def shown_lane(turn: TurnSlice, sides: str, cfg) -> Lane:  # type: ignore[no-unt
     return agent_lane(turn, cfg) if sides in (BOTH, ASSISTANT_ONLY) else []
 
 
-def turn_lines(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: ignore[no-untyped-def]
-               cap: int | None = None) -> list[str]:
+# One printed line: the jsonl lines it stands for (None for a line that follows its unit's
+# header: a body, an image marker, the tool-call marker) and its text.
+Element = tuple[int | None, int | None, str]
+
+
+def turn_elements(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: ignore[no-untyped-def]
+                  cap: int | None = None) -> list[Element]:
     """The lines a turn prints for ``sides``: the opener (its header, body and images),
     the ``[N tool calls]`` marker between the two sides, the assistant lane."""
-    out: list[str] = []
+    out: list[Element] = []
     if sides in (BOTH, USER_ONLY) and turn.user is not None:
-        _unit_lines(turn.user, tz, cap, out)
+        _unit_elements(turn.user, tz, cap, out)
     if sides == BOTH and turn.tool_calls:
-        out.append(tool_calls_line(turn.tool_calls))
+        out.append((None, None, tool_calls_line(turn.tool_calls)))
     for entry in shown_lane(turn, sides, cfg):
         if isinstance(entry, AgentMsg):
-            _unit_lines(entry.unit, tz, cap, out)
+            _unit_elements(entry.unit, tz, cap, out)
         else:
-            out.append(placeholder_line(entry))
+            out.append((entry.first_line, entry.last_line, placeholder_line(entry)))
     return out
 
 
-def _unit_lines(unit: TurnUnit, tz: tzinfo | None, cap: int | None, out: list[str]) -> None:
-    out.append(unit_header(unit, tz))
-    out.append(render_body(unit, cap).text)
+def _unit_elements(unit: TurnUnit, tz: tzinfo | None, cap: int | None, out: list[Element]
+                   ) -> None:
+    line = PENDING if unit.line is None else unit.line
+    out.append((line, line, unit_header(unit, tz)))
+    out.append((None, None, render_body(unit, cap).text))
     if unit.image_ids:
-        out.append(image_line(unit.image_ids))
+        out.append((None, None, image_line(unit.image_ids)))
 
 
-def turn_cost(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: ignore[no-untyped-def]
-              cap: int | None = None) -> int:
-    return sum(len(line) + NEWLINE for line in turn_lines(turn, sides, cfg, tz, cap))
+def printed_range(elements: list[Element]) -> tuple[int, int] | None:
+    """The oldest and newest line the elements start at (a compaction between two such
+    lines is crossed: its banner stands before the first element starting after it)."""
+    firsts = [e[0] for e in elements if e[0] is not None]
+    return (min(firsts), max(firsts)) if firsts else None
+
+
+def elements_cost(elements: list[Element]) -> int:
+    return sum(len(text) + NEWLINE for _, _, text in elements)
 
 
 # -- the header block ----------------------------------------------------------------------

@@ -102,6 +102,14 @@ class TurnSlice:
         return max(lines, default=0)
 
     @property
+    def first_line(self) -> int:
+        """The oldest line of the turn's content (a pending sidecar question: the end)."""
+        lines = [a.unit.line for a in self.agents if a.unit.line is not None]
+        if self.user is not None:
+            lines.append(self.user.line if self.user.line is not None else 1 << 62)
+        return min(lines, default=1 << 62)
+
+    @property
     def content_line(self) -> int:
         """The newest line of the turn's content (its opener and agent messages)."""
         lines = [a.unit.line for a in self.agents if a.unit.line is not None]

@@ -29,11 +29,20 @@ from pysift.engines.verbatim.geometry import (
     BOTH,
     NEWLINE,
     USER_ONLY,
-    banners_cost,
+    Crossings,
+    elements_cost,
     header_block,
-    turn_cost,
+    printed_range,
+    turn_elements,
 )
-from pysift.engines.verbatim.model import Compaction, Richness, TurnSlice, TurnUnit
+from pysift.engines.verbatim.model import (
+    ASST_CAP,
+    USER_CAP,
+    Compaction,
+    Richness,
+    TurnSlice,
+    TurnUnit,
+)
 from pysift.engines.verbatim.scan import SessionScan, fingerprint
 
 
@@ -67,19 +76,27 @@ def matches_summary(unit: TurnUnit, keys: tuple[str, ...]) -> bool:
     return any(key and (mine.startswith(key) or key.startswith(mine)) for key in keys)
 
 
-def flag_duplicates(turns: list[TurnSlice], newest: Compaction | None) -> int:
-    """Flag the live turns' opener and end-of-turn message found in the newest summary."""
+def flag_duplicates(turns: list[TurnSlice], newest: Compaction | None
+                    ) -> tuple[list[TurnSlice], int]:
+    """The turns with the live ones' opener and end-of-turn message flagged when the
+    newest summary quotes them (flagged turns are copies: the scan's stay clean), and how
+    many units were flagged."""
     if newest is None or not newest.summary_read:
-        return 0
+        return list(turns), 0
+    out: list[TurnSlice] = []
     flagged = 0
     for turn in turns:
-        if turn.compactions_before:
-            continue  # behind an older boundary: gone from context, pure restoration
-        for unit in (turn.user, turn.eot):
-            if unit is not None and matches_summary(unit, newest.fingerprints):
-                unit.also_in_summary = True
-                flagged += 1
-    return flagged
+        if not turn.compactions_before:  # behind an older boundary: pure restoration
+            hits = [u is not None and matches_summary(u, newest.fingerprints)
+                    for u in (turn.user, turn.eot)]
+            if any(hits):
+                turn = turn.flagged_copy()
+                for unit, hit in zip((turn.user, turn.eot), hits, strict=True):
+                    if hit and unit is not None:
+                        unit.also_in_summary = True
+                        flagged += 1
+        out.append(turn)
+    return out, flagged
 
 
 def is_dup(turn: TurnSlice) -> bool:
@@ -101,6 +118,34 @@ def header_reserve(scan: SessionScan, turns: list[TurnSlice], budget: int,
     return sum(len(line) + NEWLINE for line in block)
 
 
+class Options:
+    """What each side of a turn costs and which lines it prints (computed once)."""
+
+    def __init__(self, cfg: Richness, tz: tzinfo | None, cap: int | None) -> None:
+        self.cfg, self.tz, self.cap = cfg, tz, cap
+        self._seen: dict[tuple[int, str], tuple[int, int, int] | None] = {}
+
+    def of(self, turn: TurnSlice, sides: str) -> tuple[int, int, int] | None:
+        """``(cost, first line, last line)`` of printing ``sides`` of ``turn``."""
+        key = (turn.turn_index, sides)
+        if key not in self._seen:
+            elements = turn_elements(turn, sides, self.cfg, self.tz, self.cap)
+            where = printed_range(elements)
+            self._seen[key] = None if where is None else (elements_cost(elements), *where)
+        return self._seen[key]
+
+    def floor(self, turn: TurnSlice, sides: str) -> int:
+        """A cheap lower bound of ``of(turn, sides)[0]`` (no rendering): a unit prints at
+        least a header of 16 characters and the capped body, and every lane keeps at
+        least one message."""
+        least = 0
+        if sides in (BOTH, USER_ONLY) and turn.user is not None:
+            least += 16 + min(turn.user.full_chars, self.cap or USER_CAP)
+        if sides in (BOTH, ASSISTANT_ONLY) and turn.agents:
+            least += 16 + min(min(a.unit.full_chars for a in turn.agents), self.cap or ASST_CAP)
+        return least
+
+
 def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, fraction: float,
                  max_compactions: int, cfg: Richness, tz: tzinfo | None,
                  cap: int | None = None, chrome: bool = True) -> SessionPlan:
@@ -109,64 +154,70 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
     ``turns`` are the scan's turns the window admitted. ``cap`` replaces the role caps
     (fixed-fleet slicing); ``chrome=False`` plans a document printed without the header
     block (the slices), so nothing is reserved for it."""
-    work = [t.flagged_copy() for t in turns]
     newest = newest_compaction(scan.compactions)
-    plan = SessionPlan(scan, work, newest=newest)
-    plan.dedup_demoted = flag_duplicates(work, newest)
-    if max_compactions > 0:
-        work = [t for t in work if t.compactions_before <= max_compactions]
+    work, demoted = flag_duplicates(turns, newest)
+    plan = SessionPlan(scan, work, newest=newest, dedup_demoted=demoted)
+    crossings = Crossings(scan.compactions)
+    if max_compactions > 0:  # a turn whose first line is behind more boundaries is out
+        work = [t for t in work
+                if crossings.count(t.first_line - 1, 1 << 62) <= max_compactions]
         plan.turns = work
     reserve = header_reserve(scan, work, budget, tz) if chrome else 0
     available = max(0, budget - reserve)
     order = sorted(work, key=lambda t: (t.latest_line, t.turn_index), reverse=True)
     floor = int(available * fraction + 0.5)
-    spent = depth = 0
+    options = Options(cfg, tz, cap)
+    spent = 0
+    lo, hi = 1 << 62, -1  # the printed lines so far
     chosen: dict[int, str] = {}
-    compactions = scan.compactions
 
-    def fits(cost: int, reach: int) -> bool:
-        return spent + cost + banners_cost(compactions, max(depth, reach)) <= available
+    def take(turn: TurnSlice, sides: str, *, within: int | None = None) -> bool:
+        """Choose ``sides`` of ``turn`` if the document (units and banners) still fits,
+        and the units within ``within`` when given."""
+        nonlocal spent, lo, hi
+        if spent + options.floor(turn, sides) > available:
+            return False
+        found = options.of(turn, sides)
+        if found is None:
+            return False
+        cost, first, last = found
+        if within is not None and spent + cost > within:
+            return False
+        new_lo, new_hi = min(lo, first), max(hi, last)
+        if spent + cost + crossings.cost(new_lo, new_hi) > available:
+            return False
+        chosen[turn.turn_index] = sides
+        spent += cost
+        lo, hi = new_lo, new_hi
+        return True
 
-    for demoted in (False, True):  # phase 1: the round-trip floor
+    for late in (False, True):  # phase 1: the round-trip floor
         for turn in order:
-            if turn.turn_index in chosen or not turn.is_round_trip or is_dup(turn) != demoted:
+            if turn.turn_index in chosen or not turn.is_round_trip or is_dup(turn) != late:
                 continue
-            cost = turn_cost(turn, BOTH, cfg, tz, cap)
-            whole = fits(cost, turn.compactions_before)
-            if whole and spent + cost <= floor:
-                pass
-            elif whole and spent == 0 and not demoted:
-                pass  # the most recent round trip, past the floor, while the document fits
-            else:
+            if take(turn, BOTH, within=floor):
                 continue
-            chosen[turn.turn_index] = BOTH
-            spent += cost
-            depth = max(depth, turn.compactions_before)
-            if spent > floor:
-                break
-    for demoted in (False, True):  # phase 2: fill, user side first
+            if spent == 0 and not late and take(turn, BOTH):
+                break  # the most recent round trip, past the floor, while the document fits
+    for late in (False, True):  # phase 2: fill, user side first
         for turn in order:
-            if turn.turn_index in chosen or is_dup(turn) != demoted:
+            if turn.turn_index in chosen or is_dup(turn) != late:
                 continue
             if turn.is_round_trip:
-                options = (BOTH, USER_ONLY, ASSISTANT_ONLY)
+                sides_options: tuple[str, ...] = (BOTH, USER_ONLY, ASSISTANT_ONLY)
             elif turn.user is not None:
-                options = (USER_ONLY,)
+                sides_options = (USER_ONLY,)
             elif turn.agents:
-                options = (ASSISTANT_ONLY,)
+                sides_options = (ASSISTANT_ONLY,)
             else:
                 continue
-            for sides in options:
-                cost = turn_cost(turn, sides, cfg, tz, cap)
-                if fits(cost, turn.compactions_before):
-                    chosen[turn.turn_index] = sides
-                    spent += cost
-                    depth = max(depth, turn.compactions_before)
+            for sides in sides_options:
+                if take(turn, sides):
                     break
     plan.selected = [Selected(t, chosen[t.turn_index]) for t in work if t.turn_index in chosen]
-    plan.spanned = max((s.turn.compactions_before for s in plan.selected), default=0)
+    plan.spanned = crossings.count(lo, hi) if plan.selected else 0
     if plan.selected:
-        plan.chars_used = reserve + banners_cost(compactions, plan.spanned) + spent
+        plan.chars_used = reserve + crossings.cost(lo, hi) + spent
     return plan
 
 
@@ -174,12 +225,9 @@ def min_render_chars(scan: SessionScan, turns: list[TurnSlice], budget: int, cfg
                      tz: tzinfo | None) -> int | None:
     """The least a session's document can cost: its header block and its cheapest single
     side (None when it has nothing to restore)."""
-    costs = []
-    for t in turns:
-        if t.user is not None:
-            costs.append(turn_cost(t, USER_ONLY, cfg, tz))
-        if t.agents:
-            costs.append(turn_cost(t, ASSISTANT_ONLY, cfg, tz))
+    options = Options(cfg, tz, None)
+    costs = [found[0] for t in turns for sides in (USER_ONLY, ASSISTANT_ONLY)
+             if (found := options.of(t, sides)) is not None]
     if not costs:
         return None
     return header_reserve(scan, turns, budget, tz) + min(costs)

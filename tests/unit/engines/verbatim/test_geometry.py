@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from pysift.core.text import one_line
 from pysift.engines.verbatim.geometry import (
+    Crossings,
     banner_line,
-    crossed,
     newline_positions,
+    reach,
     render_body,
     unit_header,
 )
@@ -97,15 +98,16 @@ def _compaction(line: int, read: bool = True) -> Compaction:
 
 
 def test_banner_names_the_summary_or_says_it_is_unreadable() -> None:
-    assert banner_line(_compaction(393)) == \
-        "══ compaction boundary · summary at L393 · (turns below predate it) ══"
+    assert banner_line(_compaction(393)) == "══ compaction boundary · summary at L393 ══"
     assert banner_line(_compaction(51, read=False)) == \
-        "══ compaction boundary at L51 · summary unreadable · (turns below predate it) ══"
+        "══ compaction boundary at L51 · summary unreadable ══"
 
 
-def test_crossings_rank_from_the_newest() -> None:
-    cs = [_compaction(100), _compaction(200), _compaction(300)]
-    assert crossed(cs, None, 3) == []  # the first turn crosses nothing
-    assert [c.line for c in crossed(cs, 3, 1)] == [100, 200]
-    assert [c.line for c in crossed(cs, 1, 0)] == [300]
-    assert crossed(cs, 1, 1) == []
+def test_crossings_are_the_compactions_inside_the_printed_lines() -> None:
+    cs = Crossings([_compaction(300), _compaction(100), _compaction(200)])
+    assert cs.count(150, 250) == 1
+    assert cs.count(50, 350) == 3
+    assert cs.count(210, 290) == 0
+    banner = len(banner_line(_compaction(100))) + 1
+    assert cs.cost(50, 250) == 2 * banner
+    assert reach([100, 200, 300], 150) == 2 and reach([100, 200, 300], 301) == 0

@@ -1,0 +1,143 @@
+"""``pysift verbatim --fold-index``: seed-index v2 records per compaction, every span
+resolving and verifying through ``show --block``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from builders import ClaudeHome, Session, assistant, compact_boundary, to_line, torn, user
+from compacted import CWD, SID, build
+from pysift.core.blocks import block_code
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> ClaudeHome:
+    return build(tmp_path / "claude")[0]
+
+
+def records(result) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    return [orjson.loads(line) for line in result.stdout_bytes.splitlines()]
+
+
+def index(cli, home: ClaudeHome, target: str = f"@{SID}"):  # type: ignore[no-untyped-def]
+    return cli("--claude-home", str(home.root), "verbatim", target, "--fold-index")
+
+
+def assert_spans_verify(cli, root: Path, target: str, recs: list[dict]) -> int:  # type: ignore[type-arg]
+    """Every span of every record resolves with show --block and its sha256 verifies; its
+    size and line count are those of the text show prints."""
+    checked = 0
+    seen: dict[str, dict] = {}  # type: ignore[type-arg]
+    for rec in recs:
+        for span in rec["spans"]:
+            if span["blockId"] in seen:
+                assert seen[span["blockId"]] == span  # a later record repeats it unchanged
+                continue
+            seen[span["blockId"]] = span
+            shown = cli("--claude-home", str(root), "show", target, "--block",
+                        span["blockId"], "--sha256", span["sha256"], "--format", "json")
+            assert shown.code == 0, (span, shown.stderr)
+            [block] = shown.json_rows("block")
+            data = block["text"].encode()
+            assert span["log"]["bytes"] == len(data)
+            assert span["log"]["lines"] == (data.count(b"\n") + (0 if data.endswith(b"\n")
+                                                                  else 1) if data else 0)
+            assert span["code"] == block_code(span["blockId"])
+            assert shown.summary()["sha256_verified"] is True
+            checked += 1
+    return checked
+
+
+def test_one_record_per_compaction(cli, home: ClaudeHome) -> None:
+    result = index(cli, home)
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    first, second = records(result)
+    for seq, rec in enumerate((first, second), start=1):
+        assert (rec["v"], rec["kind"], rec["harness"], rec["trigger"]) == (
+            2, "fold-index", "pysift", "compact")
+        assert rec["session"] == SID and rec["seq"] == seq
+        assert rec["usage"]["contextWindow"] is None and rec["usage"]["fraction"] is None
+    assert first["usage"]["tokens"] == 151000 and second["usage"]["tokens"] == 162000
+    assert first["at"] == "2026-10-05T09:10:50.000Z"
+
+
+def test_a_record_holds_all_history_before_its_boundary(cli, home: ClaudeHome) -> None:
+    first, second = records(index(cli, home))
+    assert first["userMessages"] == [
+        {"turn": 0, "firstLine": "fix the epoch parse in tle.py"},
+        {"turn": 1, "firstLine": "now speed up the pass finder"}]
+    assert [u["turn"] for u in second["userMessages"]] == [0, 1, 2, 3]
+    assert second["userMessages"][3]["firstLine"] == "trace 000: pass at epoch 24000.5 rejected"
+    assert first["commands"] == ["pytest -q tests/test_passes.py", "python -m orbit.bench"]
+    assert second["commands"] == first["commands"]
+    # tool-input paths relative to the session's cwd, output paths from the harvest
+    assert first["files"][:2] == ["src/orbit/tle.py", "tests/test_passes.py"]
+    assert "src/orbit/cache.py" in second["files"]
+    assert first["errors"] == ["FAILED tests/test_passes.py::test_iss - AssertionError: late"]
+    assert "AssertionError" in first["identifiers"] and "ISS_PASS_0000" in first["identifiers"]
+    ids = [s["blockId"] for s in first["spans"]]
+    assert ids[1:2] == ["r:toolu_r1"] and "r:toolu_b1" in ids
+    assert [s["blockId"] for s in second["spans"][:len(ids)]] == ids  # a prefix of the next
+    persisted = next(s for s in first["spans"] if s["blockId"] == "r:toolu_b2")
+    assert persisted["fullOutputPath"] == f"{CWD}/.claude/out/toolu_b2.txt"
+    assert persisted["tool"] == "Bash" and persisted["turn"] == 1
+    assert all(s["turn"] in (0, 1) for s in first["spans"])
+
+
+def test_every_span_resolves_and_verifies_through_show(cli, home: ClaudeHome) -> None:
+    assert assert_spans_verify(cli, home.root, f"@{SID}", records(index(cli, home))) == 9
+
+
+def test_the_same_input_gives_identical_bytes(cli, home: ClaudeHome) -> None:
+    assert index(cli, home).stdout_bytes == index(cli, home).stdout_bytes
+
+
+def test_a_split_scan_gives_the_same_records(cli, home: ClaudeHome,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from pysift.seedindex import extract
+
+    whole = index(cli, home).stdout_bytes
+    monkeypatch.setattr(extract, "SPLIT_BYTES", 1)  # two processes, one half each
+    monkeypatch.setattr(extract.fanout, "cpu_workers", lambda: 2)
+    assert index(cli, home).stdout_bytes == whole
+
+
+def test_no_compaction_prints_nothing(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("11111111-1111-4111-8111-111111111111", cwd="/w/p")
+    s.add(user("hello"))
+    s.add(assistant("hi"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--fold-index")
+    assert (result.code, result.stdout) == (0, "")
+    assert f"@{s.session_id} has no compaction — its fold index is empty" in result.stderr
+
+
+def test_a_torn_boundary_still_makes_a_record(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("22222222-2222-4222-8222-222222222222", cwd="/w/p")
+    s.add(user("one"))
+    s.add(assistant("a"))
+    boundary = s.stamp(compact_boundary(9000))
+    path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
+    h.raw_lines(path, [*(to_line(r) for r in s.records), torn(boundary, 0.8) + b"\n"])
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--fold-index")
+    [rec] = records(result)
+    assert (rec["seq"], rec["at"], rec["usage"]["tokens"]) == (1, None, None)
+    assert [u["firstLine"] for u in rec["userMessages"]] == ["one"]
+    assert "1 malformed line(s) skipped" in result.stderr
+
+
+def test_the_scan_split_matches_for_verbatim_too(cli, home: ClaudeHome,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from pysift.engines.verbatim import scan
+
+    args = ("--claude-home", str(home.root), "verbatim", f"@{SID}", "--format", "json")
+    whole = cli(*args).stdout_bytes
+    monkeypatch.setattr(scan, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(scan.fanout, "cpu_workers", lambda: 2)
+    assert cli(*args).stdout_bytes == whole
