@@ -274,6 +274,33 @@ def test_a_banner_stands_where_a_turn_straddles_its_compaction(cli, tmp_path: Pa
         ("turn", 1, 1), ("turn", 2, 1), ("compaction_boundary", 4, None), ("turn", 5, 0)]
 
 
+def test_a_compaction_after_everything_printed_is_bannered_last(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("66666666-6666-4666-8666-666666666666", cwd="/w/p")
+    s.add(user("last words"))
+    s.add(assistant("noted"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}")
+    assert result.stdout.endswith("△ L2  ASSISTANT  (2026-10-05 20:00:05 AEDT(UTC+11))\n"
+                                  "noted\n══ compaction boundary · summary at L4 ══\n")
+    assert "spanned 1 of 1" in result.stdout
+
+
+def test_turn_zero_prints_its_leading_records_first(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("77777777-7777-4777-8777-777777777777", cwd="/w/p")
+    s.add(assistant("resuming: the migration is at step 3 of 5"))
+    s.add(user("go on"))
+    s.add(assistant("done: 5 of 5"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}",
+                 "--agent-msgs", "all")
+    units = [x.split("  ")[0] for x in result.stdout.split("\n") if x.startswith(("▽", "△"))]
+    assert units == ["△ L1", "▽ L2", "△ L3"]
+
+
 def test_peer_message_and_sidecar_units(cli, tmp_path: Path) -> None:
     h = ClaudeHome(tmp_path / "c")
     s = Session("44444444-4444-4444-8444-444444444444", cwd="/w/p")

@@ -28,9 +28,9 @@ T = TypeVar("T")
 def interleave(plan: SessionPlan, items: Iterable[tuple[int | None, T]]
                ) -> Iterator[tuple[Compaction | None, T | None]]:
     """``items`` (each with the jsonl line it starts at, or None for a line that follows
-    its unit) with ``(compaction, None)`` inserted where the forward walk crosses one: a
-    compaction is crossed when printed items start on both sides of it, and its banner goes
-    right before the first item after it."""
+    its unit) with ``(compaction, None)`` inserted where the forward walk passes one: every
+    compaction after the oldest printed line, its banner right before the first item after
+    it, or last."""
     compactions = sorted(plan.scan.compactions, key=lambda c: c.line)
     at = 0
     started = False
@@ -42,6 +42,9 @@ def interleave(plan: SessionPlan, items: Iterable[tuple[int | None, T]]
                 at += 1
             started = True
         yield None, item
+    if started:  # compacted after everything printed: the summary came after all this
+        for c in compactions[at:]:
+            yield c, None
 
 
 def walk(plan: SessionPlan, cfg: Richness, tz: tzinfo | None, cap: int | None = None

@@ -140,11 +140,11 @@ PENDING = 1 << 62
 
 
 class Crossings:
-    """The compactions a document crosses: those with a printed line on each side.
+    """The compactions a document reaches across: those after its oldest printed line.
 
     A banner stands exactly where the forward walk passes a compaction's line, inside a
     turn as well as between two (a turn can straddle a compaction: its prompt before the
-    boundary, its last reply after it)."""
+    boundary, its last reply after it), or last when nothing printed comes after it."""
 
     def __init__(self, compactions: list[Compaction]) -> None:
         self.compactions = sorted(compactions, key=lambda c: c.line)
@@ -153,17 +153,13 @@ class Crossings:
         for c in self.compactions:
             self._costs.append(self._costs[-1] + len(banner_line(c)) + NEWLINE)
 
-    def span(self, lo: int, hi: int) -> tuple[int, int]:
-        """Index range of the compactions strictly inside the printed lines ``lo..hi``."""
-        return bisect_right(self.lines, lo), bisect_left(self.lines, hi)
+    def count(self, oldest: int) -> int:
+        """Compactions after the printed line ``oldest``."""
+        return len(self.lines) - bisect_right(self.lines, oldest)
 
-    def count(self, lo: int, hi: int) -> int:
-        a, b = self.span(lo, hi)
-        return max(0, b - a)
-
-    def cost(self, lo: int, hi: int) -> int:
-        a, b = self.span(lo, hi)
-        return self._costs[b] - self._costs[a] if b > a else 0
+    def cost(self, oldest: int) -> int:
+        """What their banners cost."""
+        return self._costs[-1] - self._costs[bisect_right(self.lines, oldest)]
 
 
 def reach(lines: list[int], line: int) -> int:
@@ -188,16 +184,35 @@ def turn_elements(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: 
     """The lines a turn prints for ``sides``: the opener (its header, body and images),
     the ``[N tool calls]`` marker between the two sides, the assistant lane."""
     out: list[Element] = []
-    if sides in (BOTH, USER_ONLY) and turn.user is not None:
-        _unit_elements(turn.user, tz, cap, out)
+    lane = shown_lane(turn, sides, cfg)
+    user = turn.user if sides in (BOTH, USER_ONLY) else None
+    if user is not None:
+        # turn 0 owns the records before the first opener: those print before it
+        at = user.line if user.line is not None else PENDING
+        early = [e for e in lane if _first(e) < at]
+        for entry in early:
+            _lane_element(entry, tz, cap, out)
+        lane = lane[len(early):]
+        _unit_elements(user, tz, cap, out)
     if sides == BOTH and turn.tool_calls:
         out.append((None, None, tool_calls_line(turn.tool_calls)))
-    for entry in shown_lane(turn, sides, cfg):
-        if isinstance(entry, AgentMsg):
-            _unit_elements(entry.unit, tz, cap, out)
-        else:
-            out.append((entry.first_line, entry.last_line, placeholder_line(entry)))
+    for entry in lane:
+        _lane_element(entry, tz, cap, out)
     return out
+
+
+def _first(entry: AgentMsg | Collapsed) -> int:
+    if isinstance(entry, AgentMsg):
+        return entry.unit.line if entry.unit.line is not None else PENDING
+    return entry.first_line
+
+
+def _lane_element(entry: AgentMsg | Collapsed, tz: tzinfo | None, cap: int | None,
+                  out: list[Element]) -> None:
+    if isinstance(entry, AgentMsg):
+        _unit_elements(entry.unit, tz, cap, out)
+    else:
+        out.append((entry.first_line, entry.last_line, placeholder_line(entry)))
 
 
 def _unit_elements(unit: TurnUnit, tz: tzinfo | None, cap: int | None, out: list[Element]
@@ -209,11 +224,9 @@ def _unit_elements(unit: TurnUnit, tz: tzinfo | None, cap: int | None, out: list
         out.append((None, None, image_line(unit.image_ids)))
 
 
-def printed_range(elements: list[Element]) -> tuple[int, int] | None:
-    """The oldest and newest line the elements start at (a compaction between two such
-    lines is crossed: its banner stands before the first element starting after it)."""
-    firsts = [e[0] for e in elements if e[0] is not None]
-    return (min(firsts), max(firsts)) if firsts else None
+def oldest_line(elements: list[Element]) -> int | None:
+    """The oldest line the elements start at."""
+    return min((e[0] for e in elements if e[0] is not None), default=None)
 
 
 def elements_cost(elements: list[Element]) -> int:

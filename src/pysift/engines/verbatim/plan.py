@@ -32,7 +32,7 @@ from pysift.engines.verbatim.geometry import (
     Crossings,
     elements_cost,
     header_block,
-    printed_range,
+    oldest_line,
     turn_elements,
 )
 from pysift.engines.verbatim.model import (
@@ -123,15 +123,15 @@ class Options:
 
     def __init__(self, cfg: Richness, tz: tzinfo | None, cap: int | None) -> None:
         self.cfg, self.tz, self.cap = cfg, tz, cap
-        self._seen: dict[tuple[int, str], tuple[int, int, int] | None] = {}
+        self._seen: dict[tuple[int, str], tuple[int, int] | None] = {}
 
-    def of(self, turn: TurnSlice, sides: str) -> tuple[int, int, int] | None:
-        """``(cost, first line, last line)`` of printing ``sides`` of ``turn``."""
+    def of(self, turn: TurnSlice, sides: str) -> tuple[int, int] | None:
+        """``(cost, oldest line)`` of printing ``sides`` of ``turn``."""
         key = (turn.turn_index, sides)
         if key not in self._seen:
             elements = turn_elements(turn, sides, self.cfg, self.tz, self.cap)
-            where = printed_range(elements)
-            self._seen[key] = None if where is None else (elements_cost(elements), *where)
+            oldest = oldest_line(elements)
+            self._seen[key] = None if oldest is None else (elements_cost(elements), oldest)
         return self._seen[key]
 
     def floor(self, turn: TurnSlice, sides: str) -> int:
@@ -159,8 +159,7 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
     plan = SessionPlan(scan, work, newest=newest, dedup_demoted=demoted)
     crossings = Crossings(scan.compactions)
     if max_compactions > 0:  # a turn whose first line is behind more boundaries is out
-        work = [t for t in work
-                if crossings.count(t.first_line - 1, 1 << 62) <= max_compactions]
+        work = [t for t in work if crossings.count(t.first_line) <= max_compactions]
         plan.turns = work
     reserve = header_reserve(scan, work, budget, tz) if chrome else 0
     available = max(0, budget - reserve)
@@ -168,27 +167,27 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
     floor = int(available * fraction + 0.5)
     options = Options(cfg, tz, cap)
     spent = 0
-    lo, hi = 1 << 62, -1  # the printed lines so far
+    lo = 1 << 62  # the oldest printed line so far
     chosen: dict[int, str] = {}
 
     def take(turn: TurnSlice, sides: str, *, within: int | None = None) -> bool:
         """Choose ``sides`` of ``turn`` if the document (units and banners) still fits,
         and the units within ``within`` when given."""
-        nonlocal spent, lo, hi
+        nonlocal spent, lo
         if spent + options.floor(turn, sides) > available:
             return False
         found = options.of(turn, sides)
         if found is None:
             return False
-        cost, first, last = found
+        cost, first = found
         if within is not None and spent + cost > within:
             return False
-        new_lo, new_hi = min(lo, first), max(hi, last)
-        if spent + cost + crossings.cost(new_lo, new_hi) > available:
+        oldest = min(lo, first)
+        if spent + cost + crossings.cost(oldest) > available:
             return False
         chosen[turn.turn_index] = sides
         spent += cost
-        lo, hi = new_lo, new_hi
+        lo = oldest
         return True
 
     for late in (False, True):  # phase 1: the round-trip floor
@@ -215,9 +214,9 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
                 if take(turn, sides):
                     break
     plan.selected = [Selected(t, chosen[t.turn_index]) for t in work if t.turn_index in chosen]
-    plan.spanned = crossings.count(lo, hi) if plan.selected else 0
     if plan.selected:
-        plan.chars_used = reserve + crossings.cost(lo, hi) + spent
+        plan.spanned = crossings.count(lo)
+        plan.chars_used = reserve + crossings.cost(lo) + spent
     return plan
 
 

@@ -103,11 +103,11 @@ def test_banner_names_the_summary_or_says_it_is_unreadable() -> None:
         "══ compaction boundary at L51 · summary unreadable ══"
 
 
-def test_crossings_are_the_compactions_inside_the_printed_lines() -> None:
+def test_a_document_reaches_across_the_compactions_after_its_oldest_line() -> None:
     cs = Crossings([_compaction(300), _compaction(100), _compaction(200)])
-    assert cs.count(150, 250) == 1
-    assert cs.count(50, 350) == 3
-    assert cs.count(210, 290) == 0
+    assert cs.count(150) == 2
+    assert cs.count(50) == 3
+    assert cs.count(301) == 0
     banner = len(banner_line(_compaction(100))) + 1
-    assert cs.cost(50, 250) == 2 * banner
+    assert cs.cost(150) == 2 * banner
     assert reach([100, 200, 300], 150) == 2 and reach([100, 200, 300], 301) == 0
