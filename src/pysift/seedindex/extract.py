@@ -118,49 +118,96 @@ def _is_boundary(buf: Buffer, pos: int, end: int) -> bool:
 
 
 def _in_windows(offset: int, windows: list[tuple[int, int]]) -> bool:
-    return any(a <= offset < b for a, b in windows)
+    for a, b in windows:
+        if a <= offset < b:
+            return True
+    return False
+
+
+_PATTERNS: dict[tuple[bool, ...], Any] = {}
+
+
+def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
+    """The record type keys the index reads (user, assistant) and a boundary's subtype."""
+    found = _PATTERNS.get(file_layouts)
+    if found is None:
+        import re2
+
+        parts: list[str] = []
+        for spaced in file_layouts:
+            sep = '": "' if spaced else '":"'
+            parts += [f'type{sep}(?:user|assistant)"', f'subtype{sep}compact_boundary"']
+        found = _PATTERNS[file_layouts] = re2.compile(
+            ('"(?:' + "|".join(dict.fromkeys(parts)) + ")").encode())
+    return found
+
+
+def _hit_starts(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int) -> list[int]:
+    from re2 import _re2
+
+    match = _pattern(file_layouts)._regexp.Match
+    anchor = _re2.RE2.Anchor.UNANCHORED
+    out: list[int] = []
+    pos = lo
+    while True:
+        start, end = match(anchor, buf, pos, hi)[0]
+        if start < 0:
+            return out
+        out.append(start)
+        pos = end
 
 
 def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
-    the end). Every user and assistant record is decoded (a plain tool_result carrier
-    without its ``toolUseResult`` echo, which the index does not read); system lines
-    only when they are a compaction boundary; other lines are checked for framing."""
+    the end). One RE2 pass finds the lines holding a user or assistant type key or a
+    boundary's subtype; of those, every user and assistant record is decoded (a plain
+    tool_result carrier without its ``toolUseResult`` echo, which the index does not
+    read) and every boundary; every other line is only checked for its framing."""
     stop = len(buf) if hi is None else hi
     out = Facts()
     tally = Tally()
     windows = _windows(buf, lo, stop)
     file_layouts = layouts(buf)
+    hits = _hit_starts(buf, file_layouts, lo, stop)
+    hits.append(stop + 1)  # sentinel
     user_keys = type_needles(buf, "user", file_layouts)
     result_keys = type_needles(buf, "tool_result", file_layouts)
     find = buf.find
-    pos = lo
+    pos, at = lo, 0
+    next_hit = hits[0]
     while pos < stop:
         nl = find(b"\n", pos, stop)
         end = stop if nl < 0 else nl
-        before = tally.malformed
-        rec = None
-        if end > pos and buf[pos] == _OPEN and buf[end - 1] == _CLOSE:
-            kind = own_type(buf, pos, end)
-            if kind == b"user":
-                if is_plain_carrier(buf, pos, end, user_keys, result_keys):
-                    rec = _carrier(buf, pos, end, tally)
-                else:
-                    rec = decode(buf[pos:end], None, tally)
-            elif kind == b"assistant" or kind is None or (
-                    kind == b"system" and _is_boundary(buf, pos, end)):
-                rec = decode(buf[pos:end], None, tally)
-        elif end > pos and buf[pos:end].strip(b" \t\r"):
-            rec = decode(buf[pos:end], None, tally)
-        if rec is not None:
-            _take(rec, pos, out, windows)
-        elif tally.malformed > before and _is_boundary(buf, pos, end):
-            out.boundaries.append((pos, None, None))  # torn: the compaction still happened
+        held = next_hit < end
+        while next_hit < end:
+            at += 1
+            next_hit = hits[at]
+        framed = end > pos and buf[pos] == _OPEN and buf[end - 1] == _CLOSE
+        if held or (not framed and end > pos and buf[pos:end].strip(b" \t\r")):
+            _line(buf, pos, end, framed, out, tally, windows, user_keys, result_keys)
         if nl < 0:
             break
         pos = nl + 1
     out.malformed = tally.malformed
     return out
+
+
+def _line(buf: Buffer, pos: int, end: int, framed: bool, out: Facts, tally: Tally,
+          windows: list[tuple[int, int]], user_keys: tuple[bytes, ...],
+          result_keys: tuple[bytes, ...]) -> None:
+    before = tally.malformed
+    rec = None
+    kind = own_type(buf, pos, end) if framed else None
+    plain = kind == b"user" and is_plain_carrier(buf, pos, end, user_keys, result_keys)
+    if plain:
+        rec = _carrier(buf, pos, end, tally)
+    elif kind in (b"user", b"assistant", None) or (
+            kind == b"system" and _is_boundary(buf, pos, end)):
+        rec = decode(buf[pos:end], None, tally)
+    if rec is not None:
+        _take(rec, pos, out, windows, plain)
+    elif tally.malformed > before and _is_boundary(buf, pos, end):
+        out.boundaries.append((pos, None, None))  # torn: the compaction still happened
 
 
 def _carrier(buf: Buffer, pos: int, end: int, tally: Tally) -> Record | None:
@@ -180,7 +227,10 @@ def _carrier(buf: Buffer, pos: int, end: int, tally: Tally) -> Record | None:
     return decode(buf[pos:end], None, tally)
 
 
-def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]]) -> None:
+def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]],
+          plain: bool = False) -> None:
+    """File one decoded record's facts (``plain``: a tool_result carrier that cannot open
+    a turn, read for its results only)."""
     kind = rec.type
     if kind == "system":
         if rec.subtype == "compact_boundary":
@@ -189,14 +239,16 @@ def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]]) -> 
             pre = pre if isinstance(pre, int) and not isinstance(pre, bool) else None
             out.boundaries.append((pos, rec.timestamp, pre))
         return
-    if kind == "user":
+    blocks = rec.blocks()
+    if plain:
+        pass
+    elif kind == "user":
         if classify.opens_turn(rec):
             out.openers.append((pos, rec.raw))
         if classify.is_genuine_user(rec):
             out.users.append((pos, _first_line(classify.raw_message_text(rec) or "")))
-    elif rec.is_assistant_record:
+    elif kind == "assistant" and rec.role == "assistant":
         msg_id = rec.message_id
-        blocks = rec.blocks()
         if msg_id is not None:
             parts = []
             for index, block in enumerate(blocks):
@@ -209,7 +261,7 @@ def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]]) -> 
             if block.get("type") == "tool_use":
                 out.uses.append(_use(pos, block))
     harvest = _in_windows(pos, windows)
-    for block in rec.blocks():
+    for block in blocks:
         if block.get("type") != "tool_result":
             continue
         tool_id = block.get("tool_use_id")
@@ -219,7 +271,7 @@ def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]]) -> 
         data = text_bytes(text)
         out.results.append((pos, tool_id, hashlib.sha256(data).hexdigest(), len(data),
                             line_count(data), _persisted_path(rec, text),
-                            _harvest(text) if harvest else None))
+                            _harvest(len(text), data) if harvest else None))
 
 
 def _use(pos: int, block: dict[str, Any]) -> tuple[int, str | None, str | None, str | None,
@@ -254,8 +306,8 @@ def _persisted_path(rec: Record, text: str) -> str | None:
     return text[at + len(marker):].split("\n", 1)[0].strip() or None
 
 
-def _harvest(text: str) -> Harvest:
-    return Harvest(len(text), error_lines(text), identifiers(text), path_tokens(text))
+def _harvest(chars: int, data: bytes) -> Harvest:
+    return Harvest(chars, error_lines(data), identifiers(data), path_tokens(data))
 
 
 def _first_line(text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import tzinfo
 
 from pysift.core.timez import text_ts
@@ -38,6 +39,11 @@ def plural(n: int, noun: str) -> str:
 # -- units ---------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
+def _stamp(ts: str | None, tz: tzinfo | None) -> str:
+    return text_ts(ts, tz)
+
+
 def unit_header(unit: TurnUnit, tz: tzinfo | None) -> str:
     """``▽ L<n>  USER  (<ts>)[   (also in summary)]``; a peer message names its comm leaf
     and sender in place of the role, a sidecar record its source in place of the line."""
@@ -48,7 +54,7 @@ def unit_header(unit: TurnUnit, tz: tzinfo | None) -> str:
     else:
         who = unit.role.upper()
     dup = "   (also in summary)" if unit.also_in_summary else ""
-    return f"{glyph} {where}  {who}  ({text_ts(unit.ts, tz)}){dup}"
+    return f"{glyph} {where}  {who}  ({_stamp(unit.ts, tz)}){dup}"
 
 
 @dataclass(frozen=True, slots=True)
