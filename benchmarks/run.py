@@ -17,7 +17,7 @@ Before timing, each pysift command is run once and must exit 0 or 1: a command t
 crashes would otherwise be timed as a fast "pass".
 
 Usage:
-    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,startup,floor]
+    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,image,startup,floor]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -49,7 +49,7 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats", "floor")
+GROUPS = ("startup", "list", "show", "search", "stats", "image", "floor")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -294,6 +294,15 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
             case.result = {"status": "skipped", "why": "`pysift stats --help` does not exit 0 "
                            "(no stats command yet)"}
         cases.append(case)
+
+    if "image" in groups:
+        # listing every image of B: a byte prefilter for the image type key, the base64
+        # payloads cut out before decoding (never decoded or copied), files over the cores
+        m = corpus("B")
+        cases.append(
+            Case("image", "image B (listing)", ["image", "--format", "json"],
+                 ["rg", "-c", m["needle_rare"], b_projects], "B", 3.0)
+        )
 
     if "floor" in groups:
         # the bare technique of each missed target, no CLI and no classification: what

@@ -1,4 +1,4 @@
-"""Envelope v2 on list, show and search (SPEC §8.2, wire-format §0.1-§0.3): header first,
+"""Envelope v2 on list, show, search and image (SPEC §8.2, wire-format §0.1-§0.3): header first,
 summary last, one of each, closed row kinds, the id trio on every spanning row, and every
 ``*_utc`` paired with its ``*_local``."""
 
@@ -18,9 +18,10 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
+    "image": {"image", "extract"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2)
-TRIO_KINDS = {"session", "exchange", "record", "block"}
+TRIO_KINDS = {"session", "exchange", "record", "block", "image", "extract"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -42,6 +43,9 @@ INVOCATIONS = [
     ("show", f"@{LONG}", "--turn", "-2.."),
     ("show", f"@{EXPLORE}", "--line", "1.."),
     ("show", f"@{LONG}", "--branch-points"),
+    ("image",),
+    ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
+    ("image", "--since", "2026-10-07"),
 ]
 
 
@@ -83,6 +87,17 @@ def test_envelope(cli, demo_home: Path, args: tuple[str, ...]) -> None:
                     assert obj[local] is None
                 else:
                     assert LOCAL_FORM.match(obj[local]), (where, obj[local])
+
+
+def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None:
+    result = cli("--claude-home", str(demo_home), "image", f"@{LONG}", "--out",
+                 str(tmp_path / "imgs"), "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows()
+    assert [r["kind"] for r in rows] == ["header", "extract", "summary"]
+    assert rows[0] == {"kind": "header", "command": "image"}
+    assert tuple(rows[1][k] for k in TRIO) == (LONG, False, LONG)
+    assert set(rows[2]) == {"kind", "extracted", "url_skipped", "skipped_lines"}
 
 
 def test_hits_and_siblings_carry_the_trio(cli, demo_home: Path) -> None:

@@ -74,7 +74,8 @@ def root(
 # The built commands in SPEC order, each with the module whose import registers it. A
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
-                   "whoami": "whoami", "plan": "plan", "verbatim": "verbatim"}
+                   "whoami": "whoami", "plan": "plan", "verbatim": "verbatim",
+                   "image": "image"}
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:

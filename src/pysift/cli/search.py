@@ -84,7 +84,12 @@ JSON (--format json, one object per line)
 \b
 EXIT
   0 with matches or with none (zero matches is a definitive absence, diagnosed on
-  stderr); 2 for a bad flag, regex or selector; 1 for an unreadable target."""
+  stderr); 2 for a bad flag, regex or selector; 1 for an unreadable target.
+
+\b
+SEE ALSO
+  A hit's [k image(s): #3, L88i1] are the ids of its record's images: pysift image
+  <target> --no-subagents --id 3 --out DIR writes them out (a #N typed as its number)."""
 
 
 def _multi(values: list[str] | None) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -15,7 +16,7 @@ from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
-from pysift.disk.layout import persisted_output_count
+from pysift.disk.layout import Transcript, persisted_output_count
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
@@ -402,6 +403,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
         head += " · undated last"
     w(head + "\n")
     tokens = header_tokens(kept)
+    hint = _ImageHint()
     for ex in kept:
         t = ex.transcript
         tok = tokens[t.session_id]
@@ -413,9 +415,11 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
             w(_hit_line(hit, opts, "  "))
             if t.is_subagent and hit.line is not None:
                 w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line {hit.line}\n")
+            hint.after(w, hit, t)
         if opts.siblings:
             for sib in ex.siblings:
                 w(_hit_line(sib, opts, "  ", sibling=True))
+                hint.after(w, sib, t)
             if ex.siblings_hidden and ex.hidden_lines:
                 a, b = ex.hidden_lines
                 w(f"  · (+{ex.siblings_hidden} more · pysift show {target_ref(t.session_id, t.path)} "
@@ -436,14 +440,33 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
           "in the surviving conversation; -T user.unsent hides them)\n")
     if result.malformed:
         w(f"({result.malformed} malformed line(s) skipped)\n")
-    if any(h.image_ids for ex in kept for h in ex.hits):
-        w("note: image annotations above (L<line>i<n>) locate the images inside the records; "
-          "fetch the record with pysift show @<id> --line <line> --raw\n")
+    if hint.shown:
+        w("note: image annotations above are extractable, not decorative: pysift image "
+          "<target> --id <ID> --out DIR (a #N handle typed as its bare number), then Read the "
+          "decoded file\n")
     if any_clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
           "  read a record whole: pysift show @<id> --line <N>\n"
           "  or rerun with --no-truncate\n")
+
+
+class _ImageHint:
+    """The paste-ready extraction command, printed once per run under the first row whose
+    record carries images (ids as typed: ``#7`` is shown, ``--id 7`` is typed)."""
+
+    __slots__ = ("shown",)
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def after(self, w: Callable[[str], object], hit: Hit, t: Transcript) -> None:
+        if self.shown or not hit.image_ids:
+            return
+        self.shown = True
+        first = hit.image_ids[0].lstrip("#")
+        w(f"      ↳ read the image(s): pysift image {target_ref(t.session_id, t.path)} "
+          f"--no-subagents --id {first} --out DIR  (decodes to a file you can Read)\n")
 
 
 def _hit_line(hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False) -> str:

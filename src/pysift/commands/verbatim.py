@@ -104,12 +104,15 @@ def run(opts: VerbatimOptions, env: Env) -> Report:
         return report
     written = None
     if out_target is not None:
-        from pysift.disk.writeout import write_new
-
         from pysift.core.blocks import text_bytes
+        from pysift.disk.writeout import TargetExistsError, write_new
 
-        written = write_new(out_target, text_bytes(document(plans, cfg, env.tz)),
-                            claude_home=env.claude_home, force=opts.force)
+        try:
+            write_new(out_target, text_bytes(document(plans, cfg, env.tz)), force=opts.force)
+        except TargetExistsError:
+            raise UsageError(f"--out {opts.out} appeared while the reconstruction was built; "
+                             "not replaced (pass --force to overwrite it)") from None
+        written = out_target
     skipped = sum(s.skipped_lines for s in scans)
     report.header = _header(scans, plans, opts, cfg)
     report.row_builder = lambda: _rows(plans, cfg, env)
