@@ -17,6 +17,8 @@ from builders import (
     compact_summary,
     elicitation_pending,
     auq_use,
+    image,
+    user_blocks,
     teammate_message,
     to_line,
     torn,
@@ -299,6 +301,25 @@ def test_turn_zero_prints_its_leading_records_first(cli, tmp_path: Path) -> None
                  "--agent-msgs", "all")
     units = [x.split("  ")[0] for x in result.stdout.split("\n") if x.startswith(("▽", "△"))]
     assert units == ["△ L1", "▽ L2", "△ L3"]
+
+
+def test_units_show_the_image_ids_of_their_records(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("88888888-8888-4888-8888-888888888888", cwd="/w/p")
+    s.add(user_blocks(image(), image(), "[Image #3] [Image #4] why is the plot empty?"))
+    s.add(assistant("the axis range excludes the data"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    s.add(user_blocks(image(), "and this one?"))  # no marker: the locator
+    s.add(assistant("same cause"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--format",
+                 "json")
+    ids = {t["line"]: t["image_ids"] for t in result.json_rows("turn")}
+    assert ids == {1: ["#3", "#4"], 2: [], 5: ["L5i1"], 6: []}
+    text = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}").stdout
+    assert "why is the plot empty?\n  [2 images: #3, #4]\n" in text
+    assert "and this one?\n  [1 image: L5i1]\n" in text
 
 
 def test_peer_message_and_sidecar_units(cli, tmp_path: Path) -> None:

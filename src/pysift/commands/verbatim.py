@@ -228,6 +228,7 @@ def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], lines: list
         "also_in_summary": unit.also_in_summary,
         "compactions_before": reach(lines, unit.line if unit.line is not None else PENDING),
         "text": unit.text,
+        "image_ids": list(unit.image_ids),
         "is_automation": False,
     }
     if unit.inbound is not None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode
+from pysift.core.image_handles import image_ids
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.text import one_line
@@ -67,7 +68,9 @@ class Facts:
     first line (the caller shifts them); offsets are the buffer's."""
 
     openers: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
-    agents: list[tuple[int, int, str, str | None]] = field(default_factory=list)
+    # (offset, line, text, timestamp, image ids)
+    agents: list[tuple[int, int, str, str | None, tuple[str, ...]]] = field(
+        default_factory=list)
     calls: list[tuple[int, int, int]] = field(default_factory=list)
     summaries: list[tuple[int, int, str | None, str | None]] = field(default_factory=list)
     boundaries: list[tuple[int, int, str | None, int | None]] = field(default_factory=list)
@@ -79,7 +82,7 @@ class Facts:
             return self
         return Facts(
             openers=[(o, n + by, r) for o, n, r in self.openers],
-            agents=[(o, n + by, t, ts) for o, n, t, ts in self.agents],
+            agents=[(o, n + by, t, ts, i) for o, n, t, ts, i in self.agents],
             calls=self.calls,
             summaries=[(o, n + by, b, ts) for o, n, b, ts in self.summaries],
             boundaries=[(o, n + by, ts, p) for o, n, ts, p in self.boundaries],
@@ -298,7 +301,7 @@ def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
     if kind == "assistant":
         text = _agent_text(rec) if rec.role == ASSISTANT else None
         if text is not None:
-            out.agents.append((pos, line, text, rec.timestamp))
+            out.agents.append((pos, line, text, rec.timestamp, _images(rec, line)))
     elif kind == "user":
         if rec.is_compact_summary:
             content = rec.content
@@ -393,7 +396,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     events += [(o, 0, (line, rec)) for (o, rec), (_, line, _raw) in zip(found, facts.openers)
                if o in opener_offsets]
     events += [(o, 1, (c, f)) for o, c, f in facts.calls]
-    events += [(o, 2, (line, text, ts)) for o, line, text, ts in facts.agents]
+    events += [(o, 2, (line, text, ts, images)) for o, line, text, ts, images in facts.agents]
     events.sort(key=lambda e: (e[0], e[1]))
     for offset, what, data in events:
         s = slice_of(offset)
@@ -410,9 +413,11 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             acc[0] += n_calls
             acc[1] += n_failed
         else:
-            line, text, ts = data
+            line, text, ts, images = data
             acc = pending[s.turn_index]
-            s.agents.append(AgentMsg(_unit(line, ASSISTANT, text, ts), acc[0], acc[1]))
+            unit = _unit(line, ASSISTANT, text, ts)
+            unit.image_ids = images
+            s.agents.append(AgentMsg(unit, acc[0], acc[1]))
             acc[0] = acc[1] = 0
     turns = [s for _, s in sorted(slices.items()) if s.user is not None or s.agents]
     for s in turns:
@@ -450,14 +455,22 @@ def _opener_unit(rec: Record, line: int, ctx: classify.ClassifyContext) -> TurnU
             if unit.label in (L.AGENT_COMM_INBOX, L.AGENT_COMM_SIGNAL) and unit.from_:
                 body = _peer_body(unit.text)
                 return TurnUnit(line=line, role=USER, text=body, raw=None, ts=rec.timestamp,
-                                inbound=Inbound(unit.label, unit.from_))
+                                inbound=Inbound(unit.label, unit.from_),
+                                image_ids=_images(rec, line))
     text = classify.opener_text(rec, ctx)
     if text is None:
         return None
     raw = _raw_body(rec) if classify.is_genuine_user(rec) else None
     if raw is not None and ("\n" not in raw or one_line(raw) != text):
         raw = None
-    return TurnUnit(line=line, role=USER, text=text, raw=raw, ts=rec.timestamp)
+    return TurnUnit(line=line, role=USER, text=text, raw=raw, ts=rec.timestamp,
+                    image_ids=_images(rec, line))
+
+
+def _images(rec: Record, line: int | None) -> tuple[str, ...]:
+    """The ids of the record's images as the model saw them: ``#N`` when the record's
+    ``[Image #N]`` markers pair with its images, else their ``L<line>i<n>`` locators."""
+    return tuple(image_ids(rec, line))
 
 
 def _peer_body(section: str) -> str:
@@ -582,5 +595,6 @@ def _merge_sidecar(scan: SessionScan, buf: Buffer, ctx: classify.ClassifyContext
         if not text.strip():
             continue
         unit = _unit(None, USER, text, rec.timestamp, SIDECAR_SOURCE)
+        unit.image_ids = _images(rec, None)
         scan.turns.append(TurnSlice(index, unit, 0))
         index += 1
