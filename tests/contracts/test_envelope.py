@@ -1,6 +1,6 @@
-"""Envelope v2 on list, show, search and image (SPEC §8.2, wire-format §0.1-§0.3): header first,
-summary last, one of each, closed row kinds, the id trio on every spanning row, and every
-``*_utc`` paired with its ``*_local``."""
+"""Envelope v2 on list, show, search, verbatim and image (SPEC §8.2, wire-format
+§0.1-§0.3): header first, summary last, one of each, closed row kinds, the id trio on
+every spanning row, and every ``*_utc`` paired with its ``*_local``."""
 
 from __future__ import annotations
 
@@ -19,9 +19,11 @@ ROW_KINDS = {
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
     "image": {"image", "extract"},
+    "verbatim": {"turn", "compaction_boundary", "collapsed_agents"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2)
-TRIO_KINDS = {"session", "exchange", "record", "block", "image", "extract"}
+TRIO_KINDS = {"session", "exchange", "record", "block", "image", "extract", "turn",
+              "collapsed_agents"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -43,6 +45,9 @@ INVOCATIONS = [
     ("show", f"@{LONG}", "--turn", "-2.."),
     ("show", f"@{EXPLORE}", "--line", "1.."),
     ("show", f"@{LONG}", "--branch-points"),
+    ("verbatim", f"@{LONG}"),
+    ("verbatim", f"@{LONG}", "--budget", "3000", "--agent-msgs", "all"),
+    ("verbatim", f"@{LONG}", "--subagents", "--turn", "-3.."),
     ("image",),
     ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
     ("image", "--since", "2026-10-07"),
