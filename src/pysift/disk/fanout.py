@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from pysift.disk.lines import Buffer
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -157,3 +160,32 @@ def _collect(pid: int, read_fd: int) -> tuple[str, object]:
     if not data:
         return "error", "the worker exited without a result"
     return pickle.loads(data)  # type: ignore[no-any-return]
+
+
+_HALVES: tuple[str, Callable[..., object]] | None = None  # (path, scan) a forked half runs
+
+
+def _half(bounds: tuple[int, int]) -> object:
+    from pysift.disk.mapped import open_buffer
+
+    assert _HALVES is not None
+    path, scan = _HALVES
+    return scan(open_buffer(path), *bounds)
+
+
+def in_halves(buf: Buffer, path: str, scan: Callable[[Buffer, int, int], R],
+              min_bytes: int) -> list[R]:
+    """``scan(buf, lo, hi)`` over the whole buffer: one call for a small file (or inside a
+    worker, or on one core), else one per half, split at a newline, by two processes
+    (each maps ``path`` itself). The results come back in file order."""
+    size = len(buf)
+    mid = buf.find(b"\n", size // 2) if size >= min_bytes else -1
+    if mid < 0 or mid + 1 >= size or in_worker() or cpu_workers() < 2:
+        return [scan(buf, 0, size)]
+    global _HALVES
+    _HALVES = (path, scan)
+    try:
+        return map_ordered(_half, [(0, mid + 1), (mid + 1, size)], workers=2,  # type: ignore[return-value]
+                           min_items=1)
+    finally:
+        _HALVES = None

@@ -320,30 +320,12 @@ def _first_line(text: str) -> str:
     return ""
 
 
-_SPLIT_PATH: str | None = None
-
-
-def _half(bounds: tuple[int, int]) -> Facts:
-    assert _SPLIT_PATH is not None
-    return scan_range(open_buffer(_SPLIT_PATH), *bounds)
-
-
 def scan_facts(buf: Buffer, path: str) -> Facts:
-    size = len(buf)
-    if size < SPLIT_BYTES or fanout.in_worker() or fanout.cpu_workers() < 2:
-        return scan_range(buf)
-    mid = buf.find(b"\n", size // 2)
-    if mid < 0 or mid + 1 >= size:
-        return scan_range(buf)
-    global _SPLIT_PATH
-    _SPLIT_PATH = path
-    try:
-        first, second = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], workers=2,
-                                           min_items=1)
-    finally:
-        _SPLIT_PATH = None
-    first.extend(second)
-    return first
+    """The facts of a whole buffer; a big one in two halves by two processes."""
+    parts = fanout.in_halves(buf, path, scan_range, SPLIT_BYTES)
+    for later in parts[1:]:
+        parts[0].extend(later)
+    return parts[0]
 
 
 # -- records ----------------------------------------------------------------------------------

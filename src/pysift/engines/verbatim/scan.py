@@ -223,13 +223,8 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
 def _unframed(buf: Buffer, pos: int, end: int, line: int, out: Facts, tally: Tally) -> None:
     """A line not ``{…}``-framed: blank (nothing), a record after all (whitespace around
     it), or malformed (counted; a torn compaction record still counts as one)."""
-    if not buf[pos:end].strip(_WS):
-        return
-    rec = decode(buf[pos:end], None, tally)
-    if rec is not None:
-        _take(rec, pos, line, out)
-    else:
-        _torn(buf, pos, end, line, out)
+    if buf[pos:end].strip(_WS):
+        _read(buf, pos, end, line, out, tally)
 
 
 _CONTENT_KEYS = (b'"content":', b'"content": ')
@@ -258,8 +253,13 @@ def _settle(buf: Buffer, pos: int, end: int, line: int, flags: int, calls: int, 
                 decodes = _string_content(buf, pos, end)
         else:
             decodes = kind is None  # another record type holds no message of its own
-    if not decodes:
-        return
+    if decodes:
+        _read(buf, pos, end, line, out, tally)
+
+
+def _read(buf: Buffer, pos: int, end: int, line: int, out: Facts, tally: Tally) -> None:
+    """Decode one line and file its facts; a line that does not decode is counted and,
+    when it names a compaction's record, kept as that compaction."""
     rec = decode(buf[pos:end], None, tally)
     if rec is not None:
         _take(rec, pos, line, out)
@@ -313,29 +313,12 @@ def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
         out.boundaries.append((pos, line, rec.timestamp, _preTokens(rec.raw)))
 
 
-_SPLIT_PATH: str | None = None
-
-
-def _half(bounds: tuple[int, int]) -> Facts:
-    assert _SPLIT_PATH is not None
-    return scan_range(open_buffer(_SPLIT_PATH), *bounds)
-
-
 def scan_facts(buf: Buffer, path: str) -> Facts:
     """The facts of a whole buffer; a big one in two halves by two processes."""
-    size = len(buf)
-    if size < SPLIT_BYTES or fanout.in_worker() or fanout.cpu_workers() < 2:
-        return scan_range(buf)
-    mid = buf.find(b"\n", size // 2)
-    if mid < 0 or mid + 1 >= size:
-        return scan_range(buf)
-    global _SPLIT_PATH
-    _SPLIT_PATH = path
-    try:
-        first, second = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], workers=2,
-                                           min_items=1)
-    finally:
-        _SPLIT_PATH = None
+    parts = fanout.in_halves(buf, path, scan_range, SPLIT_BYTES)
+    if len(parts) == 1:
+        return parts[0]
+    first, second = parts
     second = second.shifted(first.lines)
     return Facts(openers=first.openers + second.openers, agents=first.agents + second.agents,
                  calls=first.calls + second.calls,
