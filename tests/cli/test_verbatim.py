@@ -24,7 +24,7 @@ from builders import (
     torn,
     user,
 )
-from compacted import CWD, LONG_REPLY, SID, build
+from compacted import LONG_REPLY, SID, build
 from pysift.core import classify
 from pysift.core.text import one_line
 from pysift.model.record import Record

@@ -103,13 +103,6 @@ def render_body(unit: TurnUnit, cap: int | None = None) -> Body:
     return Body(body, limit, True, total - limit, elided_lines)
 
 
-def unit_cost(unit: TurnUnit, tz: tzinfo | None, cap: int | None = None) -> int:
-    cost = len(unit_header(unit, tz)) + NEWLINE + len(render_body(unit, cap).text) + NEWLINE
-    if unit.image_ids:
-        cost += len(image_line(unit.image_ids)) + NEWLINE
-    return cost
-
-
 def image_line(ids: tuple[str, ...]) -> str:
     return f"  [{plural(len(ids), 'image')}: {', '.join(ids)}]"
 
@@ -185,8 +178,8 @@ def shown_lane(turn: TurnSlice, sides: str, cfg) -> Lane:  # type: ignore[no-unt
 Element = tuple[int | None, int | None, str]
 
 
-def turn_elements(turn: TurnSlice, sides: str, cfg, tz: tzinfo | None,  # type: ignore[no-untyped-def]
-                  cap: int | None = None) -> list[Element]:
+def turn_elements(turn: TurnSlice, sides: str, cfg,  # type: ignore[no-untyped-def]
+                  tz: tzinfo | None, cap: int | None = None) -> list[Element]:
     """The lines a turn prints for ``sides``: the opener (its header, body and images),
     the ``[N tool calls]`` marker between the two sides, the assistant lane."""
     out: list[Element] = []
@@ -249,8 +242,9 @@ def session_title(transcript) -> str:  # type: ignore[no-untyped-def]
     return f"SESSION {transcript.session_id}"
 
 
-def header_block(transcript, *, budget: int, fraction: float, spanned: int,  # type: ignore[no-untyped-def]
-                 total: int, users: int, assistants: int, turns: int, used: int,
+def header_block(transcript, *, budget: int,  # type: ignore[no-untyped-def]
+                 fraction: float, spanned: int, total: int, users: int, assistants: int,
+                 turns: int, used: int,
                  dedup: tuple[int, int] | None, sidecar: bool) -> list[str]:
     """The lines above a session's body: who, the budget accounting, the dedup and
     sidecar notes, a rule. The planner reserves this block at its widest."""

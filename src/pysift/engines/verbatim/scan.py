@@ -157,7 +157,8 @@ def _key_flag(buf: Buffer, start: int, end: int) -> int:
     return _FLAG_OF_VALUE[buf[buf.rfind(b'"', start, end - 1) + 1:end - 1]]
 
 
-def key_hits(pattern, buf: Buffer, lo: int, hi: int) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
+def key_hits(pattern, buf: Buffer, lo: int,  # type: ignore[no-untyped-def]
+             hi: int) -> list[tuple[int, int]]:
     """``(offset, flag)`` of every key match in ``buf[lo:hi)``: RE2's matcher called
     directly (the ``re2`` wrapper builds a match object per hit, which doubled the time
     of this pass over a 225 MB transcript)."""
@@ -339,7 +340,6 @@ class SessionScan:
     turns: list[TurnSlice]
     compactions: list[Compaction]
     skipped_lines: int = 0
-    torn_summaries: list[int] = field(default_factory=list)
     sidecar_error: str | None = None
     error: str | None = None
 
@@ -358,7 +358,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     found = [(offset, Record(raw, line)) for offset, line, raw in facts.openers]
     turn_map = turn_map_from_openers(found, buf)
     ctx = _context(transcript, buf)
-    compactions, torn = _compactions(facts)
+    compactions = _compactions(facts)
     positions = sorted(c.line for c in compactions)
 
     slices: dict[int, TurnSlice] = {}
@@ -405,8 +405,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     turns = [s for _, s in sorted(slices.items()) if s.user is not None or s.agents]
     for s in turns:
         s.compactions_before = len(positions) - bisect_right(positions, s.content_line)
-    scan = SessionScan(transcript, turns, compactions, skipped_lines=facts.malformed,
-                       torn_summaries=torn)
+    scan = SessionScan(transcript, turns, compactions, skipped_lines=facts.malformed)
     if not transcript.is_subagent:
         _merge_sidecar(scan, buf, ctx, turn_map.turn_count)
     return scan
@@ -478,7 +477,7 @@ def _raw_body(rec: Record) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def _compactions(facts: Facts) -> tuple[list[Compaction], list[int]]:
+def _compactions(facts: Facts) -> list[Compaction]:
     """Pair each ``compact_boundary`` with the summary Claude Code writes right after it
     (no prompt or agent message between them). A boundary whose summary is missing or
     unreadable, and a summary with no boundary before it (older Claude Code), are
@@ -488,7 +487,6 @@ def _compactions(facts: Facts) -> tuple[list[Compaction], list[int]]:
     events = sorted([(o, 0, b) for o, *b in facts.boundaries]
                     + [(o, 1, s) for o, *s in facts.summaries], key=lambda e: (e[0], e[1]))
     out: list[Compaction] = []
-    torn: list[int] = []
     pending: tuple[int, tuple[int, str | None, int | None]] | None = None  # (offset, boundary)
     for offset, what, data in events:
         if what == 0:
@@ -497,8 +495,6 @@ def _compactions(facts: Facts) -> tuple[list[Compaction], list[int]]:
             pending = (offset, data)  # data: (line, ts, preTokens)
             continue
         line, body, ts = data
-        if body is None:
-            torn.append(line)
         if pending is not None and bisect_right(content, pending[0]) != bisect_right(
                 content, offset):
             out.append(_compaction(pending[1], None))  # the conversation went on between
@@ -507,7 +503,7 @@ def _compactions(facts: Facts) -> tuple[list[Compaction], list[int]]:
         pending = None
     if pending is not None:
         out.append(_compaction(pending[1], None))
-    return out, torn
+    return out
 
 
 def _compaction(boundary: tuple[int, str | None, int | None] | None,
