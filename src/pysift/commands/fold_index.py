@@ -40,7 +40,8 @@ def fold_index_report(scope: Scope, env: Env) -> Report:
         if not index.records:
             report.note(f"note: {ref} has no compaction — its fold index is empty")
         if index.skipped_lines:
-            report.note(f"note: {ref}: {index.skipped_lines} malformed line(s) skipped")
+            report.note(f"note: {ref}: {index.skipped_lines} malformed line(s) skipped among "
+                        "the records read (pysift stats counts the whole file)")
         lines.extend(_line(record) for record in index.records)
     report.raw_lines = lines
     return report

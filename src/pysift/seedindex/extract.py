@@ -160,34 +160,28 @@ def _hit_starts(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int) -
 def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
     the end). One RE2 pass finds the lines holding a user or assistant type key or a
-    boundary's subtype; of those, every user and assistant record is decoded (a plain
-    tool_result carrier without its ``toolUseResult`` echo, which the index does not
-    read) and every boundary; every other line is only checked for its framing."""
+    boundary's subtype, and only those lines are read: every user and assistant record
+    is decoded (a plain tool_result carrier without its ``toolUseResult`` echo, which the
+    index does not read), and every boundary (a torn one still counts). The malformed
+    count is of those lines (``stats`` is the whole file's census)."""
     stop = len(buf) if hi is None else hi
     out = Facts()
     tally = Tally()
     windows = _windows(buf, lo, stop)
     file_layouts = layouts(buf)
-    hits = _hit_starts(buf, file_layouts, lo, stop)
-    hits.append(stop + 1)  # sentinel
     user_keys = type_needles(buf, "user", file_layouts)
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    find = buf.find
-    pos, at = lo, 0
-    next_hit = hits[0]
-    while pos < stop:
-        nl = find(b"\n", pos, stop)
+    find, rfind = buf.find, buf.rfind
+    end = lo - 1
+    for start in _hit_starts(buf, file_layouts, lo, stop):
+        if start <= end:
+            continue  # another key of a line already read
+        before = rfind(b"\n", lo, start)
+        pos = before + 1 if before >= 0 else lo
+        nl = find(b"\n", start, stop)
         end = stop if nl < 0 else nl
-        held = next_hit < end
-        while next_hit < end:
-            at += 1
-            next_hit = hits[at]
-        framed = end > pos and buf[pos] == _OPEN and buf[end - 1] == _CLOSE
-        if held or (not framed and end > pos and buf[pos:end].strip(b" \t\r")):
-            _line(buf, pos, end, framed, out, tally, windows, user_keys, result_keys)
-        if nl < 0:
-            break
-        pos = nl + 1
+        framed = buf[pos] == _OPEN and buf[end - 1] == _CLOSE
+        _line(buf, pos, end, framed, out, tally, windows, user_keys, result_keys)
     out.malformed = tally.malformed
     return out
 
