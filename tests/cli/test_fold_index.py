@@ -141,3 +141,21 @@ def test_the_scan_split_matches_for_verbatim_too(cli, home: ClaudeHome,
     monkeypatch.setattr(scan, "SPLIT_BYTES", 1)
     monkeypatch.setattr(scan.fanout, "cpu_workers", lambda: 2)
     assert cli(*args).stdout_bytes == whole
+
+
+def test_thinking_blocks_count_in_the_part_numbers(cli, tmp_path: Path) -> None:
+    """Parts are numbered over every block of a message, thinking blocks (read off their
+    bytes) included: a text after two thinking records of one message is p2."""
+    from builders import assistant_split, compact_summary, thinking
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("33333333-3333-4333-8333-333333333333", cwd="/w/p")
+    s.add(user("go"))
+    s.add(assistant_split(thinking("first"), thinking("second"), "the answer", msg_id="msg_T"))
+    s.add(compact_boundary(5000))
+    s.add(compact_summary("s"))
+    h.session("/w/p", s.session_id, s)
+    [rec] = records(cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}",
+                        "--fold-index"))
+    assert [x["blockId"] for x in rec["spans"]] == ["a:msg_T:p2"]
+    assert assert_spans_verify(cli, h.root, f"@{s.session_id}", [rec]) == 1

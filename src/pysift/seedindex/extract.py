@@ -192,6 +192,11 @@ def _line(buf: Buffer, pos: int, end: int, framed: bool, out: Facts, tally: Tall
     before = tally.malformed
     rec = None
     kind = own_type(buf, pos, end) if framed else None
+    if kind == b"assistant":
+        part = _thinking_only(buf, pos, end)
+        if part is not None:  # a lone thinking block: only its place in the message counts
+            out.parts.append((pos, part, 1, []))
+            return
     plain = kind == b"user" and is_plain_carrier(buf, pos, end, user_keys, result_keys)
     if plain:
         rec = _carrier(buf, pos, end, tally)
@@ -202,6 +207,37 @@ def _line(buf: Buffer, pos: int, end: int, framed: bool, out: Facts, tally: Tall
         _take(rec, pos, out, windows, plain)
     elif tally.malformed > before and _is_boundary(buf, pos, end):
         out.boundaries.append((pos, None, None))  # torn: the compaction still happened
+
+
+_BLOCK_OPEN = b'{"type":"'
+_THINKING = (b'{"type":"thinking"', b'{"type":"redacted_thinking"')
+_NOT_THINKING = (b'"type":"text"', b'"type":"tool_use"', b'"tool_result"', b'"type": ')
+
+
+def _thinking_only(buf: Buffer, pos: int, end: int) -> str | None:
+    """The message id of a compact assistant line holding one thinking block and nothing
+    else (a quarter of a long session's bytes), read off its bytes; None when the bytes
+    do not settle it (the line is then decoded). Its thinking text is a JSON string, so
+    no block key can hide in it unescaped."""
+    find = buf.find
+    if any(find(key, pos, end) >= 0 for key in _NOT_THINKING):
+        return None
+    first = find(_BLOCK_OPEN, pos, end)
+    if first < 0 or find(_BLOCK_OPEN, first + 1, end) >= 0:
+        return None  # not exactly one block
+    if not any(buf[first:first + len(key)] == key for key in _THINKING):
+        return None
+    head = find(b'"message":{', pos, first)
+    if head < 0 or find(b'"role":"assistant"', head, first) < 0:
+        return None
+    key = find(b'"id":"', head, first)
+    if key < 0:
+        return None
+    stop = find(b'"', key + 6, first)
+    value = buf[key + 6:stop] if stop > key else b""
+    if not value or b"\\" in value:
+        return None
+    return value.decode("utf-8", "replace")
 
 
 def _carrier(buf: Buffer, pos: int, end: int, tally: Tally) -> Record | None:
