@@ -28,12 +28,15 @@ from pysift.engines.verbatim.geometry import (
     ASSISTANT_ONLY,
     BOTH,
     NEWLINE,
+    PENDING,
     USER_ONLY,
     Crossings,
-    elements_cost,
     header_block,
-    oldest_line,
-    turn_elements,
+    image_line,
+    placeholder_line,
+    render_body,
+    tool_calls_line,
+    unit_header,
 )
 from pysift.engines.verbatim.model import (
     ASST_CAP,
@@ -43,6 +46,7 @@ from pysift.engines.verbatim.model import (
     TurnSlice,
     TurnUnit,
 )
+from pysift.engines.verbatim.richness import AgentMsg, agent_lane
 from pysift.engines.verbatim.scan import SessionScan, fingerprint
 
 
@@ -119,20 +123,65 @@ def header_reserve(scan: SessionScan, turns: list[TurnSlice], budget: int,
 
 
 class Options:
-    """What each side of a turn costs and which lines it prints (computed once)."""
+    """What each side of a turn costs and the oldest line it prints: the same lines the
+    renderer prints (``geometry.turn_elements``), summed per unit, each unit and each
+    turn's lane worked out once."""
 
     def __init__(self, cfg: Richness, tz: tzinfo | None, cap: int | None) -> None:
         self.cfg, self.tz, self.cap = cfg, tz, cap
-        self._seen: dict[tuple[int, str], tuple[int, int] | None] = {}
+        self._units: dict[int, int] = {}
+        self._turns: dict[int, tuple[int | None, int, int | None, int, int | None]] = {}
+
+    def _unit(self, unit: TurnUnit) -> int:
+        key = id(unit)
+        cost = self._units.get(key)
+        if cost is None:
+            lines = [unit_header(unit, self.tz), render_body(unit, self.cap).text]
+            if unit.image_ids:
+                lines.append(image_line(unit.image_ids))
+            cost = self._units[key] = sum(len(x) + NEWLINE for x in lines)
+        return cost
+
+    def _parts(self, turn: TurnSlice) -> tuple[int | None, int, int | None, int, int | None]:
+        """(user cost or None, user line, lane cost or None, marker cost, lane's oldest)."""
+        found = self._turns.get(turn.turn_index)
+        if found is None:
+            user = turn.user
+            user_cost = self._unit(user) if user is not None else None
+            user_line = (PENDING if user is None or user.line is None else user.line)
+            lane = agent_lane(turn, self.cfg)
+            lane_cost = None
+            lane_first = None
+            if lane:
+                lane_cost = 0
+                for entry in lane:
+                    if isinstance(entry, AgentMsg):
+                        lane_cost += self._unit(entry.unit)
+                        first = entry.unit.line if entry.unit.line is not None else PENDING
+                    else:
+                        lane_cost += len(placeholder_line(entry)) + NEWLINE
+                        first = entry.first_line
+                    lane_first = first if lane_first is None else min(lane_first, first)
+            marker = len(tool_calls_line(turn.tool_calls)) + NEWLINE if turn.tool_calls else 0
+            found = self._turns[turn.turn_index] = (user_cost, user_line, lane_cost, marker,
+                                                    lane_first)
+        return found
 
     def of(self, turn: TurnSlice, sides: str) -> tuple[int, int] | None:
-        """``(cost, oldest line)`` of printing ``sides`` of ``turn``."""
-        key = (turn.turn_index, sides)
-        if key not in self._seen:
-            elements = turn_elements(turn, sides, self.cfg, self.tz, self.cap)
-            oldest = oldest_line(elements)
-            self._seen[key] = None if oldest is None else (elements_cost(elements), oldest)
-        return self._seen[key]
+        """``(cost, oldest line)`` of printing ``sides`` of ``turn``; None when those
+        sides print nothing."""
+        user_cost, user_line, lane_cost, marker, lane_first = self._parts(turn)
+        cost, oldest = 0, None
+        if sides in (BOTH, USER_ONLY) and user_cost is not None:
+            cost, oldest = user_cost, user_line
+        if sides in (BOTH, ASSISTANT_ONLY) and lane_cost is not None:
+            cost += lane_cost
+            oldest = lane_first if oldest is None else min(oldest, lane_first)  # type: ignore[type-var]
+        if oldest is None:
+            return None
+        if sides == BOTH:
+            cost += marker
+        return cost, oldest
 
     def floor(self, turn: TurnSlice, sides: str) -> int:
         """A cheap lower bound of ``of(turn, sides)[0]`` (no rendering): a unit prints at

@@ -361,47 +361,44 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     compactions = _compactions(facts)
     positions = sorted(c.line for c in compactions)
 
-    slices: dict[int, TurnSlice] = {}
-    pending: dict[int, list[int]] = {}  # turn -> [tool calls, failed] since the last message
-
-    def slice_of(offset: int) -> TurnSlice | None:
-        turn = turn_map.turn_of_offset(offset)
-        if turn is None:
-            return None  # a superseded draft's record: outside turn numbering
-        s = slices.get(turn)
-        if s is None:
-            s = slices[turn] = TurnSlice(turn, None, 0)
-            pending[turn] = [0, 0]
-        return s
-
-    opener_offsets = set(turn_map.opener_offsets)
+    openers = turn_map.opener_offsets  # sorted, drafts and replay copies left out
+    opener_set = set(openers)
+    drafts = turn_map.draft_offsets
     events: list[tuple[int, int, Any]] = []
-    events += [(o, 0, (line, rec)) for (o, rec), (_, line, _raw) in zip(found, facts.openers)
-               if o in opener_offsets]
+    events += [(o, 0, (line, rec)) for (o, rec), (_, line, _raw) in zip(found, facts.openers)]
     events += [(o, 1, (c, f)) for o, c, f in facts.calls]
     events += [(o, 2, (line, text, ts, images)) for o, line, text, ts, images in facts.agents]
-    events.sort(key=lambda e: (e[0], e[1]))
+    events.sort()  # by offset, then kind: one record's calls before its words
+    slices: dict[int, TurnSlice] = {}
+    turn, at = 0, 0
+    current: TurnSlice | None = None
+    calls = failed = 0  # since the turn's last agent message
     for offset, what, data in events:
-        s = slice_of(offset)
-        if s is None:
-            continue
+        while at < len(openers) and openers[at] <= offset:  # the turns opened so far
+            at += 1
+        if offset in drafts:
+            continue  # a superseded draft: outside turn numbering
+        if current is None or max(0, at - 1) != turn:
+            turn = max(0, at - 1)
+            current = slices.get(turn)
+            if current is None:
+                current = slices[turn] = TurnSlice(turn, None, 0)
+                calls = failed = 0
         if what == 0:
             line, rec = data
-            if s.user is None:
-                s.user = _opener_unit(rec, line, ctx)
+            if current.user is None and offset in opener_set:
+                current.user = _opener_unit(rec, line, ctx)
         elif what == 1:
             n_calls, n_failed = data
-            s.tool_calls += n_calls
-            acc = pending[s.turn_index]
-            acc[0] += n_calls
-            acc[1] += n_failed
+            current.tool_calls += n_calls
+            calls += n_calls
+            failed += n_failed
         else:
             line, text, ts, images = data
-            acc = pending[s.turn_index]
             unit = _unit(line, ASSISTANT, text, ts)
             unit.image_ids = images
-            s.agents.append(AgentMsg(unit, acc[0], acc[1]))
-            acc[0] = acc[1] = 0
+            current.agents.append(AgentMsg(unit, calls, failed))
+            calls = failed = 0
     turns = [s for _, s in sorted(slices.items()) if s.user is not None or s.agents]
     for s in turns:
         s.compactions_before = len(positions) - bisect_right(positions, s.content_line)

@@ -72,3 +72,38 @@ def test_the_text_never_exceeds_the_budget(tmp_path_factory, turns, budget, mode
         assert text.count("══ compaction boundary") == banners
         lines = [r["line"] for r in rows if r["kind"] == "turn"]
         assert lines == sorted(lines)  # forward order
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(turns=st.lists(TURN, min_size=1, max_size=6),
+       mode=st.sampled_from(["longest", "eot-only", "rich", "all"]),
+       cap=st.sampled_from([None, 50, 8800]))
+def test_the_planner_charges_exactly_the_lines_printed(tmp_path_factory, turns, mode,  # type: ignore[no-untyped-def]
+                                                      cap) -> None:
+    from pysift.engines.verbatim.geometry import (
+        ASSISTANT_ONLY,
+        BOTH,
+        USER_ONLY,
+        elements_cost,
+        oldest_line,
+        turn_elements,
+    )
+    from pysift.engines.verbatim.model import Richness
+    from pysift.engines.verbatim.plan import Options
+    from pysift.engines.verbatim.scan import scan_session
+    from pysift.disk.layout import transcript_from_path
+
+    root = tmp_path_factory.mktemp("home")
+    home = ClaudeHome(Path(root))
+    s = _session(turns)
+    path = home.session("/w/p", s.session_id, s)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness(mode=mode)
+    options = Options(cfg, timezone.utc, cap)
+    for turn in scan.turns:
+        for sides in (BOTH, USER_ONLY, ASSISTANT_ONLY):
+            elements = turn_elements(turn, sides, cfg, timezone.utc, cap)
+            oldest = oldest_line(elements)
+            expected = None if oldest is None else (elements_cost(elements), oldest)
+            assert options.of(turn, sides) == expected
