@@ -52,7 +52,7 @@ from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 from pysift.seedindex.lexicon import error_lines, identifiers, path_tokens
 
-HARVEST_BYTES = 2 << 20
+HARVEST_BYTES = 1 << 20
 LARGE_OUTPUT = 4096
 IDENTIFIERS_CAP = 64
 ERRORS_CAP = 200
@@ -211,7 +211,8 @@ def _line(buf: Buffer, pos: int, end: int, framed: bool, out: Facts, tally: Tall
 
 _BLOCK_OPEN = b'{"type":"'
 _THINKING = (b'{"type":"thinking"', b'{"type":"redacted_thinking"')
-_NOT_THINKING = (b'"type":"text"', b'"type":"tool_use"', b'"tool_result"', b'"type": ')
+_CONTENT_OPEN = b'"content":['
+_HEAD = 4096  # where an assistant record's message content opens
 
 
 def _thinking_only(buf: Buffer, pos: int, end: int) -> str | None:
@@ -220,13 +221,14 @@ def _thinking_only(buf: Buffer, pos: int, end: int) -> str | None:
     do not settle it (the line is then decoded). Its thinking text is a JSON string, so
     no block key can hide in it unescaped."""
     find = buf.find
-    if any(find(key, pos, end) >= 0 for key in _NOT_THINKING):
+    at = find(_CONTENT_OPEN, pos, min(end, pos + _HEAD))
+    if at < 0:
         return None
-    first = find(_BLOCK_OPEN, pos, end)
-    if first < 0 or find(_BLOCK_OPEN, first + 1, end) >= 0:
-        return None  # not exactly one block
+    first = at + len(_CONTENT_OPEN)
     if not any(buf[first:first + len(key)] == key for key in _THINKING):
         return None
+    if find(_BLOCK_OPEN, first + 1, end) >= 0 or find(b'"tool_result"', pos, end) >= 0:
+        return None  # more than one block
     head = find(b'"message":{', pos, first)
     if head < 0 or find(b'"role":"assistant"', head, first) < 0:
         return None
@@ -261,25 +263,30 @@ def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]],
           plain: bool = False) -> None:
     """File one decoded record's facts (``plain``: a tool_result carrier that cannot open
     a turn, read for its results only)."""
-    kind = rec.type
+    raw = rec.raw  # read directly: this runs for every user and assistant record
+    kind = raw.get("type")
     if kind == "system":
         if rec.subtype == "compact_boundary":
-            meta = rec.raw.get("compactMetadata")
+            meta = raw.get("compactMetadata")
             pre = meta.get("preTokens") if isinstance(meta, dict) else None
             pre = pre if isinstance(pre, int) and not isinstance(pre, bool) else None
             out.boundaries.append((pos, rec.timestamp, pre))
         return
-    blocks = rec.blocks()
+    message = raw.get("message")
+    if not isinstance(message, dict):
+        return
+    content = message.get("content")
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
     if plain:
         pass
     elif kind == "user":
         if classify.opens_turn(rec):
-            out.openers.append((pos, rec.raw))
+            out.openers.append((pos, raw))
         if classify.is_genuine_user(rec):
             out.users.append((pos, _first_line(classify.raw_message_text(rec) or "")))
-    elif kind == "assistant" and rec.role == "assistant":
-        msg_id = rec.message_id
-        if msg_id is not None:
+    elif kind == "assistant" and message.get("role") == "assistant":
+        msg_id = message.get("id")
+        if isinstance(msg_id, str):
             parts = []
             for index, block in enumerate(blocks):
                 if block.get("type") == "text":
