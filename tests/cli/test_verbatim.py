@@ -198,7 +198,7 @@ def test_no_compaction_is_said_on_stderr(cli, tmp_path: Path) -> None:
     assert sliced.stderr == "" and sliced.stdout.startswith("▽ L1  USER")
 
 
-def _torn_summary_home(tmp_path: Path) -> tuple[ClaudeHome, str]:
+def _torn_summary_home(tmp_path: Path, framed: bool = False) -> tuple[ClaudeHome, str]:
     h = ClaudeHome(tmp_path / "c")
     s = Session("22222222-2222-4222-8222-222222222222", cwd="/w/p")
     s.add(user("before the compaction"))
@@ -209,14 +209,17 @@ def _torn_summary_home(tmp_path: Path) -> tuple[ClaudeHome, str]:
     s.add(user("after it"))
     s.add(assistant("ok"))
     lines = [to_line(r) for r in s.records]
-    lines.insert(3, torn(summary) + b"\n")  # the summary line cut mid-write
+    broken = (to_line(summary).replace(b'"message":{', b'"message":{{', 1) if framed
+              else torn(summary) + b"\n")  # invalid inside its braces, or cut mid-write
+    lines.insert(3, broken)
     path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
     h.raw_lines(path, lines)
     return h, s.session_id
 
 
-def test_a_torn_summary_keeps_its_boundary(cli, tmp_path: Path) -> None:
-    h, sid = _torn_summary_home(tmp_path)
+@pytest.mark.parametrize("framed", [False, True], ids=["torn", "malformed"])
+def test_a_torn_summary_keeps_its_boundary(cli, tmp_path: Path, framed: bool) -> None:
+    h, sid = _torn_summary_home(tmp_path, framed)
     result = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--format", "json")
     assert result.code == 0, result.stderr
     header = result.header()
