@@ -68,8 +68,8 @@ class Facts:
     first line (the caller shifts them); offsets are the buffer's."""
 
     openers: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
-    # (offset, line, text, timestamp, image ids)
-    agents: list[tuple[int, int, str, str | None, tuple[str, ...]]] = field(
+    # (offset, line, (one-line text, original when it had newlines), timestamp, image ids)
+    agents: list[tuple[int, int, tuple[str, str | None], str | None, tuple[str, ...]]] = field(
         default_factory=list)
     calls: list[tuple[int, int, int]] = field(default_factory=list)
     summaries: list[tuple[int, int, str | None, str | None]] = field(default_factory=list)
@@ -302,7 +302,9 @@ def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
     if kind == "assistant":
         text = _agent_text(rec) if rec.role == ASSISTANT else None
         if text is not None:
-            out.agents.append((pos, line, text, rec.timestamp, _images(rec, line)))
+            # one-lined here, in the worker that read it (the parent has the rest to do)
+            out.agents.append((pos, line, (one_line(text), text if "\n" in text else None),
+                               rec.timestamp, _images(rec, line)))
     elif kind == "user":
         if rec.is_compact_summary:
             content = rec.content
@@ -394,9 +396,9 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             calls += n_calls
             failed += n_failed
         else:
-            line, text, ts, images = data
-            unit = _unit(line, ASSISTANT, text, ts)
-            unit.image_ids = images
+            line, (text, raw), ts, images = data
+            unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
+                            image_ids=images)
             current.agents.append(AgentMsg(unit, calls, failed))
             calls = failed = 0
     turns = [s for _, s in sorted(slices.items()) if s.user is not None or s.agents]
