@@ -29,6 +29,7 @@ import os
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -89,7 +90,8 @@ class Facts:
     uses: list[tuple[int, str | None, str | None, str | None, tuple[str, ...]]] = field(
         default_factory=list)
     # (offset, tool_use id, sha256, bytes, lines, persisted path, harvest)
-    results: list[tuple[int, str, str, int, int, str | None, Harvest | None]] = field(
+    # (offset, tool_use id, sha256, bytes, lines, persisted path, harvest, code)
+    results: list[tuple[int, str, str, int, int, str | None, Harvest | None, str]] = field(
         default_factory=list)
     malformed: int = 0
 
@@ -308,7 +310,8 @@ def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]],
         data = text_bytes(text)
         out.results.append((pos, tool_id, hashlib.sha256(data).hexdigest(), len(data),
                             line_count(data), _persisted_path(rec, text),
-                            _harvest(len(text), data) if harvest else None))
+                            _harvest(len(text), data) if harvest else None,
+                            block_code(result_block_id(tool_id))))  # hashed in the worker
 
 
 def _use(pos: int, block: dict[str, Any]) -> tuple[int, str | None, str | None, str | None,
@@ -440,11 +443,11 @@ def _spans(facts: Facts, turn_map, names: dict[str, str | None]  # type: ignore[
             block_id = assistant_block_id(msg_id, base + index)
             events.append((offset, index, _span(block_id, None, turn_map.turn_of_offset(offset),
                                                 size, lines, sha, None)))
-    for offset, tool_id, sha, size, lines, persisted, _harvest_ in facts.results:
+    for offset, tool_id, sha, size, lines, persisted, _harvest_, code in facts.results:
         block_id = result_block_id(tool_id)
         events.append((offset, 0, _span(block_id, names.get(tool_id),
                                         turn_map.turn_of_offset(offset), size, lines, sha,
-                                        persisted)))
+                                        persisted, code)))
     events.sort(key=lambda e: (e[0], e[1]))
     seen: set[str] = set()
     out = []
@@ -457,8 +460,9 @@ def _spans(facts: Facts, turn_map, names: dict[str, str | None]  # type: ignore[
 
 
 def _span(block_id: str, tool: str | None, turn: int | None, size: int, lines: int, sha: str,
-          persisted: str | None) -> dict[str, Any]:
-    span: dict[str, Any] = {"blockId": block_id, "code": block_code(block_id), "tool": tool,
+          persisted: str | None, code: str | None = None) -> dict[str, Any]:
+    span: dict[str, Any] = {"blockId": block_id, "code": code or block_code(block_id),
+                            "tool": tool,
                             "turn": turn, "log": {"bytes": size, "lines": lines},
                             "sha256": sha}
     if persisted is not None:
@@ -466,6 +470,7 @@ def _span(block_id: str, tool: str | None, turn: int | None, size: int, lines: i
     return span
 
 
+@lru_cache(maxsize=1 << 16)
 def _relative(path: str, cwd: str | None) -> str:
     """A path relative to the session's first cwd when it lies under it."""
     if cwd and os.path.isabs(path):
