@@ -101,18 +101,18 @@ class Facts:
         self.malformed += later.malformed
 
 
-def _windows(buf: Buffer, lo: int, hi: int) -> list[tuple[int, int]]:
-    """The harvest windows that reach into ``[lo, hi)``: the ``HARVEST_BYTES`` before each
-    boundary at or after ``lo`` (a boundary just past ``hi`` reaches back into it)."""
+def _windows(buf: Buffer, boundaries: list[int], hi: int) -> list[tuple[int, int]]:
+    """The harvest windows reaching into a range: the ``HARVEST_BYTES`` before each of its
+    ``boundaries`` (line starts of the boundary keys the pass found) and before each one
+    within ``HARVEST_BYTES`` past its end ``hi``."""
     stop = min(len(buf), hi + HARVEST_BYTES)
-    out: list[tuple[int, int]] = []
+    starts = list(boundaries)
     for key in _BOUNDARY_KEYS:
-        at = buf.find(key, lo, stop)
+        at = buf.find(key, hi, stop)
         while at >= 0:
-            start = buf.rfind(b"\n", 0, at) + 1
-            out.append((max(0, start - HARVEST_BYTES), start))
+            starts.append(buf.rfind(b"\n", 0, at) + 1)
             at = buf.find(key, at + len(key), stop)
-    return sorted(out)
+    return sorted((max(0, start - HARVEST_BYTES), start) for start in starts)
 
 
 def _is_boundary(buf: Buffer, pos: int, end: int) -> bool:
@@ -138,63 +138,84 @@ def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
         parts: list[str] = []
         for spaced in file_layouts:
             sep = '": "' if spaced else '":"'
-            parts += [f'type{sep}(?:user|assistant)"', f'subtype{sep}compact_boundary"']
+            parts += [f'type{sep}(?:user|assistant|thinking)"',
+                      f'subtype{sep}compact_boundary"']
         found = _PATTERNS[file_layouts] = re2.compile(
             ('"(?:' + "|".join(dict.fromkeys(parts)) + ")").encode())
     return found
 
 
-def _hit_starts(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int) -> list[int]:
+# What a key hit is: a record type key, a thinking block's, a boundary's subtype.
+_RECORD, _THINKS, _BOUNDS = 1, 2, 4
+
+
+def _hits(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int
+          ) -> list[tuple[int, int]]:
+    """``(offset, what)`` of every key match in ``buf[lo:hi)``."""
     from re2 import _re2
 
     match = _pattern(file_layouts)._regexp.Match
     anchor = _re2.RE2.Anchor.UNANCHORED
-    out: list[int] = []
+    out: list[tuple[int, int]] = []
     pos = lo
     while True:
         start, end = match(anchor, buf, pos, hi)[0]
         if start < 0:
             return out
-        out.append(start)
+        if buf[start + 1] == 0x73:  # "s…: subtype
+            what = _BOUNDS
+        elif buf[end - 2] == 0x67 and buf[end - 3] == 0x6E:  # …ng": thinking
+            what = _THINKS
+        else:
+            what = _RECORD
+        out.append((start, what))
         pos = end
 
 
 def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
-    the end). One RE2 pass finds the lines holding a user or assistant type key or a
-    boundary's subtype, and only those lines are read: every user and assistant record
-    is decoded (a plain tool_result carrier without its ``toolUseResult`` echo, which the
-    index does not read), and every boundary (a torn one still counts). The malformed
-    count is of those lines (``stats`` is the whole file's census)."""
+    the end). One RE2 pass finds the lines holding a user or assistant type key, a
+    thinking block's, or a boundary's subtype, and only those lines are read: every user
+    and assistant record is decoded (a plain tool_result carrier without its
+    ``toolUseResult`` echo, which the index does not read; a lone thinking block off its
+    bytes), and every boundary (a torn one still counts). The malformed count is of those
+    lines (``stats`` is the whole file's census)."""
     stop = len(buf) if hi is None else hi
     out = Facts()
     tally = Tally()
-    windows = _windows(buf, lo, stop)
     file_layouts = layouts(buf)
+    hits = _hits(buf, file_layouts, lo, stop)
+    find, rfind = buf.find, buf.rfind
+    windows = _windows(buf, [rfind(b"\n", 0, h) + 1 for h, what in hits if what == _BOUNDS],
+                       stop)
     user_keys = type_needles(buf, "user", file_layouts)
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    find, rfind = buf.find, buf.rfind
-    end = lo - 1
-    for start in _hit_starts(buf, file_layouts, lo, stop):
-        if start <= end:
-            continue  # another key of a line already read
+    hits.append((stop + 1, 0))  # sentinel
+    at = 0
+    while at < len(hits) - 1:
+        start = hits[at][0]
         before = rfind(b"\n", lo, start)
         pos = before + 1 if before >= 0 else lo
         nl = find(b"\n", start, stop)
         end = stop if nl < 0 else nl
+        keys = 0
+        while hits[at][0] < end:  # this line's keys
+            keys |= hits[at][1]
+            at += 1
         framed = buf[pos] == _OPEN and buf[end - 1] == _CLOSE
-        _line(buf, pos, end, framed, out, tally, windows, user_keys, result_keys)
+        _line(buf, pos, end, framed, bool(keys & _THINKS), out, tally, windows, user_keys,
+              result_keys)
     out.malformed = tally.malformed
     return out
 
 
-def _line(buf: Buffer, pos: int, end: int, framed: bool, out: Facts, tally: Tally,
-          windows: list[tuple[int, int]], user_keys: tuple[bytes, ...],
+def _line(buf: Buffer, pos: int, end: int, framed: bool, thinks: bool, out: Facts,
+          tally: Tally, windows: list[tuple[int, int]], user_keys: tuple[bytes, ...],
           result_keys: tuple[bytes, ...]) -> None:
     before = tally.malformed
     rec = None
     kind = own_type(buf, pos, end) if framed else None
-    if kind == b"assistant":
+    if kind == b"assistant" and thinks:
         part = _thinking_only(buf, pos, end)
         if part is not None:  # a lone thinking block: only its place in the message counts
             out.parts.append((pos, part, 1, []))
