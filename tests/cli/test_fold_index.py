@@ -159,3 +159,55 @@ def test_thinking_blocks_count_in_the_part_numbers(cli, tmp_path: Path) -> None:
                         "--fold-index"))
     assert [x["blockId"] for x in rec["spans"]] == ["a:msg_T:p2"]
     assert assert_spans_verify(cli, h.root, f"@{s.session_id}", [rec]) == 1
+
+
+def _harvest_session(tmp_path: Path, errors: int, names: int) -> tuple[ClaudeHome, str, Path]:
+    """Two Bash outputs before a boundary: an old one naming ``OLD_ONLY_TOKEN`` and a newer
+    one of ``errors`` distinct error lines, the first ``names`` naming an identifier each."""
+    from builders import tool_result, tool_use
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("44444444-4444-4444-8444-444444444444", cwd="/w/p")
+    s.add(user("run the suite"))
+    s.add(assistant(tool_use("Bash", {"command": "make old"}, id="toolu_old")))
+    s.add(tool_result("toolu_old", "error: OLD_ONLY_TOKEN broke"))
+    s.add(assistant(tool_use("Bash", {"command": "make all"}, id="toolu_all")))
+    lines = [f"error: case {n:03d}" + (f" in unit_{n:03d}" if n < names else "")
+             for n in range(errors)]
+    s.add(tool_result("toolu_all", "\n".join(lines)))
+    s.add(compact_boundary(120000))
+    s.add(user("continue"))
+    h.session("/w/p", s.session_id, s)
+    return h, s.session_id, h.project_dir("/w/p") / f"{s.session_id}.jsonl"
+
+
+def test_the_caps_keep_the_newest_and_count_what_they_drop(cli, tmp_path: Path) -> None:
+    h, sid, _ = _harvest_session(tmp_path, errors=205, names=70)
+    [rec] = records(cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index"))
+    assert len(rec["errors"]) == 200
+    # the 6 oldest dropped, the old output's line among them
+    assert rec["errors"][0] == "error: case 005 in unit_005"
+    assert rec["errors"][-1] == "error: case 204"
+    assert "error: OLD_ONLY_TOKEN broke" not in rec["errors"]
+    # the large output's tokens first, the newest of them kept
+    assert rec["identifiers"] == [f"unit_{n:03d}" for n in range(69, 5, -1)]
+    assert rec["dropped"] == {"errors": 6, "identifiers": 71 - 64}
+
+
+def test_only_the_outputs_just_before_the_boundary_are_harvested(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pysift.seedindex import extract
+
+    h, sid, path = _harvest_session(tmp_path, errors=3, names=1)
+    args = ("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
+    [whole] = records(cli(*args))
+    assert whole["errors"][0] == "error: OLD_ONLY_TOKEN broke"
+    assert set(whole["identifiers"]) == {"OLD_ONLY_TOKEN", "unit_000"}
+    data = path.read_bytes()
+    newer = data.rindex(b"\n", 0, data.index(b'"tool_use_id":"toolu_all"')) + 1
+    monkeypatch.setattr(extract, "HARVEST_BYTES", data.index(b"compact_boundary") - newer)
+    [near] = records(cli(*args))
+    assert near["errors"] == ["error: case 000 in unit_000", "error: case 001", "error: case 002"]
+    assert near["identifiers"] == ["unit_000"]
+    assert [s["blockId"] for s in near["spans"]] == [s["blockId"] for s in whole["spans"]]
+    assert near["commands"] == ["make old", "make all"]  # the whole history, not the window

@@ -515,9 +515,11 @@ def _files(inputs: list[tuple[int, str]], window, offset: int,  # type: ignore[n
 def _errors(window) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
     """The newest ``ERRORS_CAP`` distinct error lines of the window, in file order."""
     distinct: dict[str, int] = {}
-    for position, r in enumerate(window):
+    position = 0
+    for r in window:
         for line in r[6].errors:
             distinct[line] = position  # the last position wins: newest first below
+            position += 1
     ranked = sorted(distinct.items(), key=lambda kv: kv[1], reverse=True)
     kept = {line for line, _ in ranked[:ERRORS_CAP]}
     ordered = [line for line in _first_seen((0, line) for r in window for line in r[6].errors)]
@@ -530,12 +532,14 @@ def _identifiers(window) -> tuple[list[str], int]:  # type: ignore[no-untyped-de
     counts: Counter[str] = Counter()
     large: set[str] = set()
     newest: dict[str, int] = {}
-    for position, r in enumerate(window):
+    position = 0
+    for r in window:
         harvest = r[6]
         counts.update(harvest.identifiers)
         if harvest.chars >= LARGE_OUTPUT:
             large.update(harvest.identifiers)
         for token in harvest.identifiers:
-            newest[token] = position
+            newest[token] = position  # the token's last place in the window
+            position += 1
     ranked = sorted(counts, key=lambda t: (t not in large, counts[t], -len(t), -newest[t], t))
     return ranked[:IDENTIFIERS_CAP], max(0, len(ranked) - IDENTIFIERS_CAP)
