@@ -1,9 +1,12 @@
-"""Shared fixtures: a scrubbed environment, hypothesis profiles, the real-corpus path, an
-empty builder-made Claude home."""
+"""Shared fixtures and helpers: a scrubbed environment, hypothesis profiles, the demo home
+(its path, a writable copy, the ids tests name), the real-corpus path, an empty
+builder-made Claude home, a file's physical lines. Test modules import the constants and
+helpers with ``from conftest import …``."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -22,6 +25,19 @@ DEMO_HOME = REPO / "fixtures" / "demo-home"
 # ../shared sits beside the clone (as in CI); a worktree elsewhere names it explicitly
 REAL_HOME = Path(os.environ.get("PYSIFT_REAL_CORPUS") or REPO.parent / "shared" / "corpus" / "real")
 
+# The demo home's ids the tests name (scripts/make_demo_home.py spells the same values;
+# tests/test_builders.py checks that they agree).
+LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"  # orbit's long session: subagents, a
+# workflow, a pending question (elicitation sidecar), a bound plan
+SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"  # orbit's short session
+CLONE = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"  # a /fork clone of LONG
+LEDGER = "5b8e2f6a-3c1d-4f9b-a7e2-8d4c6b0f1a97"  # the ledger_app project's session
+WINDOWS = "e2a7c5d9-6b3f-4d1e-8f4a-7c9b2e0d5a18"  # a session recorded on Windows
+EXPLORE = "a4f1c9e27b3d8a605"  # LONG's Explore subagent
+REVIEW = "a9b2e7d40c6f1a385"  # LONG's review subagent
+GREENWICH = "a2c8e5f13d9b7a046"  # LONG's workflow agents
+SVALBARD = "a6e0d3b8f2c4a7195"
+
 SCRUBBED = ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID",
             "NO_COLOR")
 
@@ -39,6 +55,23 @@ def _scrub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.fixture
 def demo_home() -> Path:
     return DEMO_HOME
+
+
+@pytest.fixture
+def demo_copy(tmp_path: Path) -> Path:
+    """A writable copy of the demo home (for a test that adds or breaks a side file)."""
+    home = tmp_path / "claude"
+    shutil.copytree(DEMO_HOME, home, symlinks=True)
+    return home
+
+
+def physical_lines(path: Path) -> list[bytes]:
+    """The file's lines as stored, without their newline (the last may be torn, no newline)."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
 
 
 @pytest.fixture

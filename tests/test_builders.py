@@ -669,3 +669,14 @@ def test_fixtures_readme_names_every_id() -> None:
     ]:
         assert ident in readme, ident
     assert "line 164" in readme
+
+
+def test_the_demo_ids_the_tests_name_are_the_generators() -> None:
+    import conftest
+
+    assert (conftest.LONG, conftest.SHORT, conftest.CLONE, conftest.LEDGER, conftest.WINDOWS) \
+        == (GEN.ORBIT_LONG, GEN.ORBIT_SHORT, GEN.ORBIT_CLONE, GEN.LEDGER_SESSION,
+            GEN.WINDOWS_SESSION)
+    assert (conftest.EXPLORE, conftest.REVIEW, conftest.GREENWICH, conftest.SVALBARD) \
+        == (GEN.AGENT_EXPLORE, GEN.AGENT_REVIEW, GEN.AGENT_WF_GREENWICH, GEN.AGENT_WF_SVALBARD)
+    assert conftest.DEMO_HOME == DEMO

@@ -128,6 +128,24 @@ def test_an_unreadable_project_dir_is_named_and_the_zero_is_no_definitive_absenc
     assert "cannot read" in listed.stderr
 
 
+def test_the_scope_carries_what_its_own_walk_could_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unreadable dirs travel on the Scope that met them: no module state a later
+    resolution drains (or inherits), nothing a command has to remember to collect."""
+    from pysift.core.resolve import resolve_scope
+    from pysift.model.env import Env
+
+    home, _, hidden = _two_projects(tmp_path)
+    env = Env(claude_home=home, environ={}, cwd=tmp_path)
+    with monkeypatch.context() as denied:
+        _deny(denied, hidden.parent)
+        scope = resolve_scope([], env)
+    assert scope.unreadable == [(str(hidden.parent), "Permission denied")]
+    assert len(scope.transcripts) == 1
+    again = resolve_scope([], env)
+    assert again.unreadable == [] and len(again.transcripts) == 2
+
+
 def test_a_uuid_target_beside_an_unreadable_dir_still_resolves(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`@<uuid>` stat'ed the name in every project dir and died with a PermissionError

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
+from conftest import LONG, SHORT
+
 BLOCK = "r:toolu_011JGjbLlmMWXdfH65leAzK3"  # the Read of tle.py in the demo home
 
 

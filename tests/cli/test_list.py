@@ -19,13 +19,19 @@ from builders import (
     stable_uuid,
     user,
 )
+from conftest import (
+    CLONE,
+    EXPLORE,
+    GREENWICH,
+    LEDGER,
+    LONG,
+    REVIEW,
+    SHORT,
+    SVALBARD,
+    WINDOWS,
+)
 
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
-CLONE = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"
-LEDGER = "5b8e2f6a-3c1d-4f9b-a7e2-8d4c6b0f1a97"
-WINDOWS = "e2a7c5d9-6b3f-4d1e-8f4a-7c9b2e0d5a18"
-AGENTS = ("a4f1c9e27b3d8a605", "a9b2e7d40c6f1a385", "a2c8e5f13d9b7a046", "a6e0d3b8f2c4a7195")
+AGENTS = (EXPLORE, REVIEW, GREENWICH, SVALBARD)
 TOP_LEVEL = (LONG, SHORT, CLONE, LEDGER, WINDOWS)
 
 SESSION_KEYS = {

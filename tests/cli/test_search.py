@@ -8,12 +8,8 @@ from pathlib import Path
 import pytest
 
 from builders import ClaudeHome, Session, assistant, stable_uuid, user
+from conftest import CLONE, EXPLORE, LONG, SHORT, SVALBARD, physical_lines
 
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
-CLONE = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"
-EXPLORE = "a4f1c9e27b3d8a605"
-SVALBARD = "a6e0d3b8f2c4a7195"
 PENDING_AUQ_UUID = "0a57abd4-de75-411d-a82f-cfa266b1b3e2"
 PENDING_AUQ_TOOL_USE = "toolu_01n59EHaXGsLxuhVBv339ilE"
 
@@ -46,12 +42,6 @@ def _labels(result) -> set[str]:
     return {h["label"] for h in _hits(result)}
 
 
-def _physical_lines(path: Path) -> list[bytes]:
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    if data.endswith(b"\n"):
-        lines.pop()
-    return lines
 
 
 # -- the pattern -------------------------------------------------------------------------------
@@ -327,7 +317,7 @@ def test_count_by_conflicts_with_other_modes(search) -> None:
 def test_raw_lines_are_verbatim_transcript_lines(search, demo_home: Path) -> None:
     orbit = demo_home / "projects" / "-home-ada-src-orbit"
     files = [orbit / f"{LONG}.jsonl", *sorted((orbit / LONG / "subagents").rglob("agent-*.jsonl"))]
-    known = {line for path in files for line in _physical_lines(path)}
+    known = {line for path in files for line in physical_lines(path)}
     raw = search("epoch", f"@{LONG}", "--raw")
     assert raw.code == 0, raw.stderr
     emitted = raw.stdout_bytes.split(b"\n")
@@ -766,16 +756,16 @@ def test_a_starved_attachment_selector_runs_the_gated_probe_once(
     """The absence line (NOT definitive: attachments hold it) and the label diagnosis
     (DOES occur in gated records) both need the probe with every gate open; it ran twice,
     a second search over the whole scope."""
-    from pysift.commands import search as command
+    from pysift.engines.search import engine
 
     calls: list[bool] = []
-    real = command._probe
+    real = engine.label_probe
 
-    def counted(plan, scope, open_gates=False):  # type: ignore[no-untyped-def]
+    def counted(transcripts, plan, *, open_gates=False):  # type: ignore[no-untyped-def]
         calls.append(open_gates)
-        return real(plan, scope, open_gates=open_gates)
+        return real(transcripts, plan, open_gates=open_gates)
 
-    monkeypatch.setattr(command, "_probe", counted)
+    monkeypatch.setattr(engine, "label_probe", counted)
     home = _gated_home(tmp_path)
     result = cli("--claude-home", str(home.root), "search", "hook_success", "-t",
                  "harness.meta.attachment", *mode)

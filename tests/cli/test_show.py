@@ -20,9 +20,8 @@ from builders import (
     turn_duration,
     user,
 )
+from conftest import EXPLORE, LONG, physical_lines
 
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-EXPLORE = "a4f1c9e27b3d8a605"
 PENDING_AUQ_UUID = "0a57abd4-de75-411d-a82f-cfa266b1b3e2"
 
 RECORD_KEYS = {
@@ -46,13 +45,6 @@ def show(cli, demo_home: Path):
     return run
 
 
-def _physical_lines(path: Path) -> list[bytes]:
-    """The file's lines as stored, without their newline (the last may be torn, no newline)."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    if data.endswith(b"\n"):
-        lines.pop()
-    return lines
 
 
 # -- addressing ----------------------------------------------------------------------------
@@ -137,7 +129,7 @@ def test_turn_text_headers_use_the_search_numbering(cli, show, demo_home: Path) 
 
 
 def test_raw_prints_the_verbatim_line_bytes(show, long_file: Path) -> None:
-    lines = _physical_lines(long_file)
+    lines = physical_lines(long_file)
     result = show(f"@{LONG}", "--line", "7", "--raw")
     assert result.code == 0
     assert result.stdout_bytes == lines[6] + b"\n"
@@ -149,7 +141,7 @@ def test_raw_prints_the_verbatim_line_bytes(show, long_file: Path) -> None:
 
 
 def test_raw_reaches_the_torn_last_line(show, long_file: Path) -> None:
-    lines = _physical_lines(long_file)
+    lines = physical_lines(long_file)
     assert not long_file.read_bytes().endswith(b"\n")  # the fixture's torn tail
     result = show(f"@{LONG}", "--line", str(len(lines)), "--raw")
     assert result.code == 0
@@ -166,7 +158,7 @@ def test_a_non_record_line_needs_raw(show) -> None:
 
 
 def test_explicit_line_miss_names_the_domain(show, long_file: Path) -> None:
-    total = len(_physical_lines(long_file))
+    total = len(physical_lines(long_file))
     result = show(f"@{LONG}", "--line", "99999")
     assert result.code == 1
     assert result.stdout == ""
@@ -195,7 +187,7 @@ def test_uuid_miss_names_the_uuid(show) -> None:
 
 
 def test_open_forms_clamp_to_the_file(show, long_file: Path) -> None:
-    total = len(_physical_lines(long_file))
+    total = len(physical_lines(long_file))
     tail = show(f"@{LONG}", "--turn", "-99..", "--max-count", "0", "--format", "json")
     assert tail.code == 0, tail.stderr
     turns = {r["turn_index"] for r in tail.json_rows("record") if r["turn_index"] is not None}

@@ -5,7 +5,6 @@ hangs, and a zero over them is never called a definitive absence (SPEC §2, §5)
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,17 +12,10 @@ from pathlib import Path
 import pytest
 
 from builders import ClaudeHome, assistant, user
+from conftest import DEMO_HOME as DEMO
+from conftest import LONG as ORBIT  # the demo session with a pending question
 
-DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-home"
 SRC = Path(__file__).resolve().parents[2] / "src"
-ORBIT = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"  # the demo session with a pending question
-
-
-@pytest.fixture
-def demo_copy(tmp_path: Path) -> Path:
-    home = tmp_path / "claude"
-    shutil.copytree(DEMO, home, symlinks=True)
-    return home
 
 
 def _session_dir(home: Path) -> Path:

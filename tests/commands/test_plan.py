@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from builders import ClaudeHome, Session, assistant, attachment, tool_use, user
 from pysift.commands.plan import PlanOptions, run
+from pysift.commands.scope import ScopeArgs
 from pysift.errors import TargetError, UsageError
 from pysift.model.env import Env
 
@@ -16,6 +18,10 @@ S1 = "11111111-1111-4111-8111-111111111111"
 S2 = "22222222-2222-4222-8222-222222222222"
 AGENT = "a4ca7529859c158c2"
 CWD = "/w/proj"
+
+
+def _opts(*, reverse: str | None = None, audit: bool = False, **scope: Any) -> PlanOptions:
+    return PlanOptions(scope=ScopeArgs(**scope), reverse=reverse, audit=audit)
 
 
 def env_of(home: ClaudeHome, **environ: str) -> Env:
@@ -47,7 +53,7 @@ def planned(home: ClaudeHome) -> tuple[Path, str, str]:
 
 def test_forward_rows_top_level_first(home: ClaudeHome) -> None:
     _, plan, sub_plan = planned(home)
-    report = run(PlanOptions(targets=(CWD,)), env_of(home))
+    report = run(_opts(targets=(CWD,)), env_of(home))
     assert [(r["session_id"], r["binding_source"]) for r in report.rows] == [
         (S1, "plan_mode"), (S2, "slug-only"), (AGENT, "plan_mode")]
     first = report.rows[0]
@@ -66,21 +72,21 @@ def test_forward_rows_top_level_first(home: ClaudeHome) -> None:
 
 def test_no_subagents(home: ClaudeHome) -> None:
     planned(home)
-    report = run(PlanOptions(targets=(f"@{S1}",), subagents=False), env_of(home))
+    report = run(_opts(targets=(f"@{S1}",), subagents=False), env_of(home))
     assert [r["session_id"] for r in report.rows] == [S1]
 
 
 def test_no_target_means_the_calling_session(home: ClaudeHome) -> None:
     planned(home)
-    report = run(PlanOptions(), env_of(home, CLAUDE_CODE_SESSION_ID=S2))
+    report = run(_opts(), env_of(home, CLAUDE_CODE_SESSION_ID=S2))
     assert [r["session_id"] for r in report.rows] == [S2]
     with pytest.raises(TargetError, match="CLAUDE_CODE_SESSION_ID is unset"):
-        run(PlanOptions(), env_of(home))
+        run(_opts(), env_of(home))
 
 
 def test_no_binding_is_an_honest_empty(home: ClaudeHome) -> None:
     home.session(CWD, S1, user("nothing planned"))
-    report = run(PlanOptions(targets=(f"@{S1}",)), env_of(home))
+    report = run(_opts(targets=(f"@{S1}",)), env_of(home))
     assert (report.rows, report.summary, report.exit_code) == ([], {"plans": 0}, 0)
     assert text_of(report) == ""
     assert any("no plan file is bound" in n for n in report.notes)
@@ -89,27 +95,27 @@ def test_no_binding_is_an_honest_empty(home: ClaudeHome) -> None:
 def test_invalid_settings_note_reaches_the_report(home: ClaudeHome) -> None:
     planned(home)
     (home.root / "settings.json").write_text("{broken")
-    report = run(PlanOptions(targets=(f"@{S2}",)), env_of(home))
+    report = run(_opts(targets=(f"@{S2}",)), env_of(home))
     assert report.rows[0]["plan_file"] == f"{home.root}/plans/quiet-harbor-relay.md"
     assert any("is not valid JSON" in n for n in report.notes)
 
 
 def test_reverse_names_the_binders(home: ClaudeHome, tmp_path: Path) -> None:
     _, plan, _ = planned(home)
-    report = run(PlanOptions(reverse=plan), env_of(home))
+    report = run(_opts(reverse=plan), env_of(home))
     assert [r["session_id"] for r in report.rows] == [S1]
     assert text_of(report) == (f"plan     {plan}\nsession  {S1}\nslug     nested-prancing-popcorn\n"
                                f"bound at jsonl L2\n")
-    relative = run(PlanOptions(reverse="plans/nested-prancing-popcorn.md"),
+    relative = run(_opts(reverse="plans/nested-prancing-popcorn.md"),
                    Env(claude_home=home.root, environ={}, cwd=home.root))
     assert [r["session_id"] for r in relative.rows] == [S1]
-    nobody = run(PlanOptions(reverse=str(tmp_path / "nobody.md")), env_of(home))
+    nobody = run(_opts(reverse=str(tmp_path / "nobody.md")), env_of(home))
     assert nobody.rows == [] and any("no session in scope binds" in n for n in nobody.notes)
 
 
 def test_reverse_and_audit_conflict(home: ClaudeHome) -> None:
     with pytest.raises(UsageError, match="pick one"):
-        run(PlanOptions(reverse="x.md", audit=True), env_of(home))
+        run(_opts(reverse="x.md", audit=True), env_of(home))
 
 
 def test_audit(home: ClaudeHome) -> None:
@@ -119,7 +125,7 @@ def test_audit(home: ClaudeHome) -> None:
                  assistant(tool_use("Edit", {"file_path": plan, "old_string": "a",
                                              "new_string": "b"})),
                  assistant(tool_use("Write", {"file_path": other, "content": "x"})))
-    report = run(PlanOptions(targets=("@33333333-3333-4333-8333-333333333333",), audit=True),
+    report = run(_opts(targets=("@33333333-3333-4333-8333-333333333333",), audit=True),
                  env_of(home))
     assert report.header == {"mode": "audit"}
     edits = [r for r in report.rows if r["kind"] == "plan-edit"]
@@ -137,7 +143,7 @@ def test_audit_of_a_session_editing_its_own_plan(home: ClaudeHome) -> None:
     plan = str(home.plan("own-plan", "# x\n"))
     home.session(CWD, S1, user("x"), plan_mode(plan),
                  assistant(tool_use("Write", {"file_path": plan, "content": "y"})))
-    report = run(PlanOptions(targets=(f"@{S1}",), audit=True), env_of(home))
+    report = run(_opts(targets=(f"@{S1}",), audit=True), env_of(home))
     assert [r["kind"] for r in report.rows] == ["binding", "plan-edit"]
     assert report.rows[1]["bound_by_owner"] is True
     assert "ok: every audited plan-file edit targets the mutating session's own plan" in text_of(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,9 @@ from builders import (
     usage,
     user,
 )
-from pysift.commands.stats import StatsOptions, cap_rows, census_line, run
+from pysift.commands.scope import ScopeArgs
+from pysift.commands.stats import StatsOptions, census_line, recency, run
+from pysift.core.cap import cap
 from pysift.core.grammar.ranges import parse_range
 from pysift.disk.layout import top_level_transcript
 from pysift.engines.stats import SessionStats
@@ -29,6 +32,10 @@ S2 = "22222222-2222-4222-8222-222222222222"
 AGENT = "a4ca7529859c158c2"
 CWD = "/w/proj"
 T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def _opts(**scope: Any) -> StatsOptions:
+    return StatsOptions(scope=ScopeArgs(**scope))
 
 
 def env_of(home: ClaudeHome) -> Env:
@@ -53,7 +60,7 @@ def two_sessions(home: ClaudeHome) -> tuple[Path, Path]:
 
 def test_rows_header_and_scope_totals(home: ClaudeHome) -> None:
     two_sessions(home)
-    report = run(StatsOptions(targets=(CWD,)), env_of(home))
+    report = run(_opts(targets=(CWD,)), env_of(home))
     assert [r["session_id"] for r in report.rows] == [S1, AGENT, S2]
     assert report.header == {"sessions_in_scope": 3, "top_level_sessions": 2,
                              "subagent_sessions": 1}
@@ -71,7 +78,7 @@ def test_rows_header_and_scope_totals(home: ClaudeHome) -> None:
 
 def test_json_row_keys_are_the_wire_keys(home: ClaudeHome) -> None:
     two_sessions(home)
-    report = run(StatsOptions(targets=(f"@{S2}",)), env_of(home))
+    report = run(_opts(targets=(f"@{S2}",)), env_of(home))
     [row] = report.rows
     assert set(row) == {
         "kind", "session_id", "is_subagent", "parent_session_id", "lines", "line_types",
@@ -87,13 +94,13 @@ def test_json_row_keys_are_the_wire_keys(home: ClaudeHome) -> None:
 
 def test_no_subagents_and_the_cap(home: ClaudeHome) -> None:
     two_sessions(home)
-    top = run(StatsOptions(targets=(CWD,), subagents=False), env_of(home))
+    top = run(_opts(targets=(CWD,), subagents=False), env_of(home))
     assert [r["session_id"] for r in top.rows] == [S1, S2]
-    capped = run(StatsOptions(targets=(CWD,), max_count=1), env_of(home))
+    capped = run(_opts(targets=(CWD,), max_count=1), env_of(home))
     assert [r["session_id"] for r in capped.rows] == [S2]  # the most recently active
     assert capped.summary["dropped_by_cap"] == 2
     assert capped.header["sessions_in_scope"] == 1
-    assert run(StatsOptions(targets=(CWD,), max_count=0), env_of(home)).summary["sessions"] == 3
+    assert run(_opts(targets=(CWD,), max_count=0), env_of(home)).summary["sessions"] == 3
 
 
 def test_a_capped_window_with_no_counted_record_ranks_by_modification_time(
@@ -106,7 +113,7 @@ def test_a_capped_window_with_no_counted_record_ranks_by_modification_time(
     os.utime(p1, (2_000_000_000, 2_000_000_000))  # S1 was written to last
     os.utime(p2, (1_000_000_000, 1_000_000_000))
     since = datetime(2027, 1, 1, tzinfo=UTC)  # after every record
-    report = run(StatsOptions(targets=(CWD,), max_count=1, since=since, subagents=False),
+    report = run(_opts(targets=(CWD,), max_count=1, since=since, subagents=False),
                  env_of(home))
     assert [r["session_id"] for r in report.rows] == [S1]
     out = io.StringIO()
@@ -119,7 +126,7 @@ def test_one_row_says_its_malformed_lines_once(home: ClaudeHome) -> None:
     p1, _ = two_sessions(home)
     with p1.open("ab") as fh:
         fh.write(garbage_line())
-    report = run(StatsOptions(targets=(f"@{S1}",), subagents=False), env_of(home))
+    report = run(_opts(targets=(f"@{S1}",), subagents=False), env_of(home))
     out = io.StringIO()
     report.text(out)  # type: ignore[misc]
     assert out.getvalue().count("1 malformed line(s) skipped") == 1
@@ -129,16 +136,16 @@ def test_cap_keeps_scope_order_and_ranks_undated_rows_last() -> None:
     rows = [SessionStats(top_level_transcript(Path(f"/p/{sid}.jsonl")), last_ts=ts)
             for sid, ts in ((S1, "2026-03-01T10:00:00Z"), (S2, None),
                             ("33333333-3333-4333-8333-333333333333", "2026-03-05T10:00:00Z"))]
-    kept, dropped = cap_rows(rows, 2)
+    kept, dropped = cap(rows, 2, newest=recency)
     assert [r.transcript.session_id for r in kept] == [S1, "33333333-3333-4333-8333-333333333333"]
-    assert dropped == 1
-    assert cap_rows(rows, 0) == (rows, 0)
-    assert cap_rows(rows, 5) == (rows, 0)
+    assert [r.transcript.session_id for r in dropped] == [S2]
+    assert cap(rows, 0, newest=recency) == (rows, [])
+    assert cap(rows, 5, newest=recency) == (rows, [])
 
 
 def test_turn_window_miss_is_said(home: ClaudeHome) -> None:
     two_sessions(home)
-    report = run(StatsOptions(targets=(f"@{S2}",), turns=parse_range("5")), env_of(home))
+    report = run(_opts(targets=(f"@{S2}",), turns=parse_range("5")), env_of(home))
     assert report.rows[0]["turns"] == 0
     assert any("no t5" in n for n in report.notes)
 
@@ -147,7 +154,7 @@ def test_text_view(home: ClaudeHome) -> None:
     p1, _ = two_sessions(home)
     with p1.open("ab") as fh:
         fh.write(garbage_line())
-    report = run(StatsOptions(targets=(CWD,)), env_of(home))
+    report = run(_opts(targets=(CWD,)), env_of(home))
     out = io.StringIO()
     assert report.text is not None
     report.text(out)
@@ -168,7 +175,7 @@ def test_total_tools_show_fifteen_then_a_count(home: ClaudeHome) -> None:
     s.add(assistant_split(*[tool_use(f"Tool{i:02d}", {"i": i}) for i in range(18)]))
     home.session(CWD, S1, s)
     home.session(CWD, S2, conversation(S2, T0))
-    report = run(StatsOptions(targets=(CWD,)), env_of(home))
+    report = run(_opts(targets=(CWD,)), env_of(home))
     out = io.StringIO()
     report.text(out)  # type: ignore[misc]
     total = out.getvalue().split("TOTAL")[1]
@@ -185,10 +192,10 @@ def test_an_open_or_from_end_turn_window_that_reaches_nothing_is_said(home: Clau
     where `--turn 90` said so."""
     two_sessions(home)
     for spec in ("-90", "90..", "-90..-80"):
-        report = run(StatsOptions(targets=(f"@{S2}",), turns=parse_range(spec)), env_of(home))
+        report = run(_opts(targets=(f"@{S2}",), turns=parse_range(spec)), env_of(home))
         assert report.rows[0]["turns"] == 0
         assert any(f"none in {spec}" in n for n in report.notes), (spec, report.notes)
-    reached = run(StatsOptions(targets=(f"@{S2}",), turns=parse_range("-1")), env_of(home))
+    reached = run(_opts(targets=(f"@{S2}",), turns=parse_range("-1")), env_of(home))
     assert not any("count nothing" in n for n in reached.notes)
 
 
@@ -204,6 +211,6 @@ def test_a_timestamp_of_claude_codes_shape_naming_no_instant_is_no_span_end(
     done = s.add(assistant("done"))
     s.add({**user("late"), "timestamp": bogus})
     home.session(CWD, S1, s)
-    [row] = run(StatsOptions(targets=(f"@{S1}",)), env_of(home)).rows
+    [row] = run(_opts(targets=(f"@{S1}",)), env_of(home)).rows
     assert go["timestamp"] < done["timestamp"]
     assert (row["first_utc"], row["last_utc"]) == (go["timestamp"], done["timestamp"])

@@ -1,6 +1,6 @@
-"""Envelope v2 on list, show, search, verbatim and image (SPEC §8.2, wire-format
-§0.1-§0.3): header first, summary last, one of each, closed row kinds, the id trio on
-every spanning row, and every ``*_utc`` paired with its ``*_local``."""
+"""Envelope v2 on every command (SPEC §8.2, wire-format §0.1-§0.3): header first, summary
+last, one of each, closed row kinds, the id trio on every spanning row, and every
+``*_utc`` paired with its ``*_local``."""
 
 from __future__ import annotations
 
@@ -11,19 +11,27 @@ from typing import Any
 
 import pytest
 
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-EXPLORE = "a4f1c9e27b3d8a605"
+from builders import ClaudeHome, assistant, tool_use, user
+from conftest import DEMO_HOME, EXPLORE, LONG
 
 ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
+    "stats": {"session"},
+    "plan": {"plan", "binding", "plan-edit"},
+    "whoami": {"identity"},
     "image": {"image", "extract"},
     "verbatim": {"turn", "compaction_boundary", "collapsed_agents"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2)
-TRIO_KINDS = {"session", "exchange", "record", "block", "image", "extract", "turn",
-              "collapsed_agents"}
+TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "image", "extract",
+              "turn", "collapsed_agents"}
+#: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
+#: form: the environment names the top-level session in every lane)
+TRIO_KEYED_KINDS = {"identity"}
+#: commands that need the calling session in the environment
+CALLING = {"whoami", "plan"}
 TRIO = ("session_id", "is_subagent", "parent_session_id")
 LOCAL_FORM = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 
@@ -45,6 +53,17 @@ INVOCATIONS = [
     ("show", f"@{LONG}", "--turn", "-2.."),
     ("show", f"@{EXPLORE}", "--line", "1.."),
     ("show", f"@{LONG}", "--branch-points"),
+    ("show", f"@{LONG}", "--block", "r:toolu_011JGjbLlmMWXdfH65leAzK3"),
+    ("stats",),
+    ("stats", "--no-subagents", "--max-count", "2"),
+    ("stats", f"@{LONG}", "--turn", "1..3"),
+    ("stats", "--since", "2026-10-06", "--until", "2026-10-07"),
+    ("plan", f"@{LONG}"),
+    ("plan", f"@{EXPLORE}"),
+    ("plan",),
+    ("plan", "--audit"),
+    ("plan", "--reverse", str(DEMO_HOME / "plans" / "quiet-orbiting-lovelace.md")),
+    ("whoami",),
     ("verbatim", f"@{LONG}"),
     ("verbatim", f"@{LONG}", "--budget", "3000", "--agent-msgs", "all"),
     ("verbatim", f"@{LONG}", "--subagents", "--turn", "-3.."),
@@ -66,9 +85,32 @@ def _walk(obj: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("args", INVOCATIONS, ids=lambda a: " ".join(a))
-def test_envelope(cli, demo_home: Path, args: tuple[str, ...]) -> None:
-    command = args[0]
+def test_envelope(cli, demo_home: Path, monkeypatch: pytest.MonkeyPatch,
+                  args: tuple[str, ...]) -> None:
+    if args[0] in CALLING:
+        monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", LONG)
     result = cli("--claude-home", str(demo_home), *args, "--format", "json")
+    _check_envelope(result, args[0])
+
+
+def test_whoami_trap_envelope(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The @trap form: one identity row per ancestry link, the lane known on each."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid, agent, marker = "11111111-1111-4111-8111-111111111111", "a4ca7529859c158c2", \
+        "AmberFinchHollow6271"
+    main = home.session("/w/proj", sid, user("go"),
+                        assistant(tool_use("Task", {"prompt": "p"}, id="tk")))
+    home.subagent(main, agent, user("task"),
+                  assistant(tool_use("Bash", {"command": f"pysift whoami @trap:{marker}"})),
+                  meta={"toolUseId": "tk"})
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", sid)
+    result = cli("--claude-home", str(home.root), "whoami", f"@trap:{marker}", "--format",
+                 "json")
+    rows = _check_envelope(result, "whoami")
+    assert [r["is_subagent"] for r in rows if r["kind"] == "identity"] == [True, False]
+
+
+def _check_envelope(result: Any, command: str) -> list[dict[str, Any]]:
     assert result.code == 0, result.stderr
     rows = result.json_rows()
     kinds = [r.get("kind") for r in rows]
@@ -77,9 +119,10 @@ def test_envelope(cli, demo_home: Path, args: tuple[str, ...]) -> None:
     assert rows[0]["command"] == command
     for row in rows[1:-1]:
         assert row["kind"] in ROW_KINDS[command], row["kind"]
-        if row["kind"] in TRIO_KINDS:
+        if row["kind"] in TRIO_KINDS | TRIO_KEYED_KINDS:
             for key in TRIO:
                 assert key in row, (row["kind"], key)
+        if row["kind"] in TRIO_KINDS or row.get("is_subagent") is not None:
             assert isinstance(row["is_subagent"], bool)
             if not row["is_subagent"]:
                 assert row["session_id"] == row["parent_session_id"]
@@ -92,6 +135,7 @@ def test_envelope(cli, demo_home: Path, args: tuple[str, ...]) -> None:
                     assert obj[local] is None
                 else:
                     assert LOCAL_FORM.match(obj[local]), (where, obj[local])
+    return rows
 
 
 def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None:

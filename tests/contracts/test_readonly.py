@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-EXPLORE = "a4f1c9e27b3d8a605"
+from conftest import EXPLORE, LONG
 
 COMMANDS = [
     ("list", "--max-count", "0"),

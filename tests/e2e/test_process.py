@@ -12,13 +12,11 @@ import orjson
 import pytest
 
 from builders import ClaudeHome, Session, assistant, stable_uuid, user
+from conftest import CLONE, LONG, SHORT
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-LONG = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
-SHORT = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
-CLONE = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"
 
 
 def _env(**extra: str) -> dict[str, str]:

@@ -8,17 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    check_max_count,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
 human message, last agent message, cwd, branch, Claude Code version), read from the
@@ -73,18 +63,9 @@ def list_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    check_max_count(max_count)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, max_count=max_count,
+                            since=since, until=until)
     from pysift.commands.list_ import ListOptions, run
 
-    window = parse_window(since, until, env)
-    opts = ListOptions(
-        targets=tuple(targets or ()),
-        since=window[0], until=window[1],
-        max_count=max_count,
-        subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from),
-        view=fmt,
-    )
-    emit(run(opts, env), fmt)
+    emit(run(ListOptions(scope=scope), env), fmt)

@@ -1,14 +1,20 @@
 """Shared option plumbing: building the Env, the format check, --sessions-from reading,
-the --since/--until window."""
+the --since/--until window, and ``scope_args``, which turns the options every scoped
+command spells the same way into one ``commands.scope.ScopeArgs``."""
 
 from __future__ import annotations
 
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+
+if TYPE_CHECKING:  # the command layer is imported when a command runs, not at start-up
+    from pysift.commands.scope import ScopeArgs
+    from pysift.model.env import Env
 
 FORMATS = ("text", "json")
 
@@ -24,7 +30,7 @@ SessionsFrom = Annotated[Optional[list[str]], typer.Option(
 Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.")]
 
 
-def build_env(ctx: typer.Context) -> Any:
+def build_env(ctx: typer.Context) -> Env:
     from pysift.disk.layout import resolve_home
     from pysift.model.env import Env
 
@@ -64,7 +70,8 @@ def check_max_count(value: int | None) -> None:
                                  param_hint="--max-count")
 
 
-def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, Any]:
+def parse_window(since: str | None, until: str | None, env: Env
+                 ) -> tuple[datetime | None, datetime | None]:
     """``--since``/``--until`` as UTC instants against the Env's clock and zone (None when
     absent); a value that is no WHEN is a usage error naming its flag."""
     from pysift.core.grammar.when import parse_when
@@ -77,7 +84,7 @@ def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, A
 
         fine = start.replace(microsecond=0) == end.replace(microsecond=0)
 
-        def instant(text: str, at: Any) -> str:  # fractions only where they tell them apart
+        def instant(text: str, at: datetime) -> str:  # fractions only where they differ
             fraction = f".{at.microsecond:06d}".rstrip("0") if fine else ""
             return f"`{text}` ({at.strftime('%Y-%m-%dT%H:%M:%S')}{fraction}Z)"
 
@@ -85,3 +92,29 @@ def parse_window(since: str | None, until: str | None, env: Any) -> tuple[Any, A
                          f"later than --until {instant(until, end)}; a window runs from "
                          "--since to --until, so swap the two values")
     return start, end
+
+
+def scope_args(ctx: typer.Context, *, targets: list[str] | None, subagents: bool = True,
+               sessions_from: list[str] | None = None, fmt: str = "text",
+               max_count: int | None = None, signed_max_count: bool = False,
+               since: str | None = None, until: str | None = None,
+               turn: str | None = None) -> tuple[ScopeArgs, Env]:
+    """The shared options of a scoped command, checked and parsed in one order for every
+    command (the format, the cap, the window, the turn range, then the id lists, which
+    may read stdin), and the Env they were read against. ``signed_max_count``: a
+    negative ``--max-count`` keeps the latest (search); elsewhere it is a usage error."""
+    from pysift.commands.scope import ScopeArgs
+    from pysift.core.grammar.ranges import parse_range
+
+    check_format(fmt)
+    if not signed_max_count:
+        check_max_count(max_count)
+    env = build_env(ctx)
+    start, end = parse_window(since, until, env)
+    return ScopeArgs(
+        targets=tuple(targets or ()), subagents=subagents,
+        format=fmt, max_count=max_count, since=start, until=end,
+        since_text=since, until_text=until,
+        turns=parse_range(turn, flag="--turn") if turn is not None else None,
+        sessions_from=read_sessions_from(sessions_from),
+    ), env

@@ -8,15 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES the file and says
 whether it still exists; `--audit` lists the edits made to plan files).
@@ -76,15 +68,8 @@ def plan_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt)
     from pysift.commands.plan import PlanOptions, run
 
-    opts = PlanOptions(
-        targets=tuple(targets or ()),
-        reverse=reverse,
-        audit=audit,
-        subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from),
-    )
-    emit(run(opts, env), fmt)
+    emit(run(PlanOptions(scope=scope, reverse=reverse, audit=audit), env), fmt)

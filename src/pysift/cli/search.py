@@ -8,16 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit
 comes back inside its turn (tool use with its result, a user turn with the agent's
@@ -140,21 +131,16 @@ def search_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, max_count=max_count,
+                            signed_max_count=True, since=since, until=until, turn=turn)
     from pysift.commands.search import SearchOptions, run
-    from pysift.core.grammar.ranges import parse_range
 
-    window = parse_window(since, until, env)
     opts = SearchOptions(
-        pattern=pattern, targets=_multi(targets), labels=_multi(label),
-        labels_not=_multi(label_not), ignore_case=ignore_case, multiline=multiline,
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
-        since=window[0], until=window[1],
-        since_text=since, until_text=until, max_count=max_count, count_only=count_only,
+        scope=scope, pattern=pattern, labels=_multi(label), labels_not=_multi(label_not),
+        ignore_case=ignore_case, multiline=multiline, count_only=count_only,
         sessions_with_matches=sessions_with_matches, count_by=count_by, raw=raw,
         siblings=siblings, no_truncate=no_truncate, resolve_persisted=resolve_persisted,
-        attachments=attachments, additional_context=additional_context, subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from), json=fmt == "json",
+        attachments=attachments, additional_context=additional_context,
     )
     emit(run(opts, env), fmt)

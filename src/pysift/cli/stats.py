@@ -8,17 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    check_max_count,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
 census of every line's top-level type, user/assistant records, turns (numbered like
@@ -92,19 +82,9 @@ def stats_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    check_max_count(max_count)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, max_count=max_count,
+                            since=since, until=until, turn=turn)
     from pysift.commands.stats import StatsOptions, run
-    from pysift.core.grammar.ranges import parse_range
 
-    window = parse_window(since, until, env)
-    opts = StatsOptions(
-        targets=tuple(targets or ()),
-        since=window[0], until=window[1],
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
-        max_count=max_count,
-        subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from),
-    )
-    emit(run(opts, env), fmt)
+    emit(run(StatsOptions(scope=scope), env), fmt)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
-from pysift.commands.scope import scope_banner, scope_header
-from pysift.core.resolve import Scope, resolve_scope
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
+from pysift.core.cap import cap
+from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
-from pysift.engines.listing import SessionSummary, Said, rank_key, summarize_all
+from pysift.engines.listing import SessionSummary, Said, rank_key
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
@@ -21,53 +22,64 @@ LIST_CAP_DEFAULT = 50
 
 @dataclass(frozen=True, kw_only=True)
 class ListOptions:
-    targets: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    max_count: int | None = None  # None = the default policy; 0 = uncapped
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
-    view: str = "text"  # what the caller will print: "text" or "json"
+    # max_count: None = the default policy (50 unscoped), 0 = uncapped; since/until keep
+    # the sessions whose activity span reaches into the window; format: what the caller
+    # prints (rows are laid out for it in the workers)
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
 
 
 def run(opts: ListOptions, env: Env) -> Report:
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
-    cap = opts.max_count
-    if cap is None and not scope.scoped:
-        cap = LIST_CAP_DEFAULT
+    args = opts.scope
+    scope = args.resolve(env)
+    limit = args.max_count
+    if limit is None and not scope.scoped:
+        limit = LIST_CAP_DEFAULT
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
-    prepare = None if cap else _preparer(opts.view, env)
-    summaries = summarize_all(scope.transcripts, prepare=prepare)
+    prepare = None if limit else _preparer(args.format, env)
+    from pysift.engines import listing as engine
+
+    summaries = engine.run(scope.transcripts, prepare=prepare)
     report = Report(command="list", header=scope_header(scope))
     report.notes.extend(scope.notes)
     unreadable = [s for s in summaries if s.error]
     for s in unreadable:
         report.note(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
-    if opts.since is not None or opts.until is not None:
-        summaries = [s for s in summaries if _in_window(s, opts.since, opts.until)]
+    if args.windowed:
+        summaries = [s for s in summaries if _in_window(s, args.since, args.until)]
     for s in summaries:  # of the sessions listed (the window may drop some)
         if s.sidecar_error:
             report.note(unread_warning(s.sidecar_error))
-    dropped = 0
-    if cap and len(summaries) > cap:
-        dropped = len(summaries) - cap
-        # the most recently active, shown in the order the uncapped listing has them
-        # (each session, then its subagents)
-        kept = {id(s) for s in sorted(summaries, key=rank_key, reverse=True)[:cap]}
-        summaries = [s for s in summaries if id(s) in kept]
+    # the most recently active, shown in the order the uncapped listing has them (each
+    # session, then its subagents)
+    shown, over = cap(summaries, limit, newest=rank_key)
+    result = ListResult(scope, shown, len(over), limit, env)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
-                                  for s in summaries]
-    report.summary = {
-        "sessions": len(summaries),
-        "skipped_lines": sum(s.skipped_lines for s in summaries),
-        "dropped_by_cap": dropped,
-    }
-    report.text = lambda out: render_text(out, scope, summaries, dropped, cap, env)
+                                  for s in shown]
+    report.answer(result)
     return report
+
+
+@dataclass(frozen=True)
+class ListResult:
+    """The sessions listed (window and cap applied) and what the cap dropped."""
+
+    scope: Scope
+    sessions: list[SessionSummary]
+    dropped: int
+    limit: int | None  # the cap in force (the footer names it)
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "sessions": len(self.sessions),
+            "skipped_lines": sum(s.skipped_lines for s in self.sessions),
+            "dropped_by_cap": self.dropped,
+        }
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
 
 
 def _preparer(view: str, env: Env) -> Callable[[SessionSummary], None]:
@@ -127,10 +139,10 @@ def _drift(first: str | None, last: str | None) -> str | None:
     return last or first
 
 
-def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], dropped: int,
-                cap: int | None, env: Env) -> None:
+def render_text(out: TextIO, result: ListResult) -> None:
     w = out.write
-    banner = scope_banner(scope)
+    summaries, dropped, env = result.sessions, result.dropped, result.env
+    banner = scope_banner(result.scope)
     if banner:
         w(banner + "\n\n")
     if not summaries:
@@ -138,8 +150,8 @@ def render_text(out: TextIO, scope: Scope, summaries: list[SessionSummary], drop
     w("\n".join(s.view if isinstance(s.view, str) else row_block(s, env)
                  for s in summaries))
     if dropped:
-        w(f"\n… (+{dropped} more session(s) not shown — kept the {cap} most recently active; "
-          "--max-count 0 lists all, or name a target)\n")
+        w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
+          "active; --max-count 0 lists all, or name a target)\n")
 
 
 def row_block(s: SessionSummary, env: Env) -> str:

@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
-from pysift.disk.fanout import map_ordered
-from pysift.disk.layout import Transcript
-from pysift.engines.plans import (
-    BINDING_SLUG_ONLY,
-    PlanBinding,
-    PlanEdit,
-    bindings_of,
-    join_edits,
-    resolve_plan_path,
-    same_file,
-    structured_edits,
-)
-from pysift.errors import SourceError, UsageError
+from pysift.disk.layout import Transcript, Unreadable
+from pysift.engines.plans import BINDING_SLUG_ONLY, PlanBinding, PlanEdit, PlanQuery
+from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
@@ -50,11 +40,9 @@ def _no_plan_note(transcripts: list[Transcript]) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class PlanOptions:
-    targets: tuple[str, ...] = ()
+    scope: ScopeArgs = field(default_factory=ScopeArgs)  # no target: the calling session
     reverse: str | None = None
     audit: bool = False
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
 
 
 def run(opts: PlanOptions, env: Env) -> Report:
@@ -66,32 +54,49 @@ def run(opts: PlanOptions, env: Env) -> Report:
                          "~/.claude/plans/<slug>.md, as `pysift plan` prints it)")
     if opts.reverse is not None:
         return _run_reverse(opts, env)
-    tokens = list(opts.targets)
-    if not tokens and opts.sessions_from is None:
+    args = opts.scope
+    if not args.targets and args.sessions_from is None:
         # the calling session as whoami finds it: the encoded $PWD dir first, so an id
         # that two project dirs hold names one transcript, not both
         session_id = require_calling_session(env, "plan (no target)")
-        calling = find_session_file(session_id, env)
-        tokens = [str(calling) if calling is not None else f"@{session_id}"]
-    scope = resolve_scope(tokens, env, subagents=opts.subagents,
-                          sessions_from=_ids(opts.sessions_from))
+        # (a dir this lookup cannot read is noted again by the scope resolved below)
+        calling = find_session_file(session_id, env, unread=Unreadable())
+        args = replace(args, targets=(str(calling) if calling is not None
+                                      else f"@{session_id}",))
+    scope = args.resolve(env)
     report = Report(command="plan")
     report.notes.extend(scope.notes)
     if opts.audit:
         return _run_audit(report, scope.transcripts, env)
-    bindings, warnings = bindings_of(scope.transcripts, env)
-    report.notes.extend(warnings)
+    from pysift.engines import plans as engine
+
+    answer = engine.run(scope.transcripts, PlanQuery(), env)
+    bindings = answer.bindings
+    report.notes.extend(answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
         report.note(_no_plan_note(scope.transcripts))
     report.rows = [plan_row(b) for b in bindings]
-    report.summary = {"plans": len(bindings)}
-    report.text = lambda out: render_forward(out, bindings)
+    report.answer(PlanResult(bindings))
     return report
 
 
-def _ids(ids: tuple[str, ...] | None) -> list[str] | None:
-    return list(ids) if ids is not None else None
+@dataclass(frozen=True)
+class PlanResult:
+    """Forward (``wanted`` None): the scope's bindings. ``--reverse``: the sessions that
+    bind ``wanted``."""
+
+    bindings: list[PlanBinding]
+    wanted: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"plans": len(self.bindings)}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.wanted is None:
+            render_forward(out, self.bindings)
+        else:
+            render_reverse(out, self.wanted, self.bindings)
 
 
 def _add_binding_notes(report: Report, bindings: list[PlanBinding]) -> None:
@@ -166,32 +171,19 @@ def _absolute(value: str, env: Env) -> str:
     return os.path.normpath(path if path.is_absolute() else env.cwd / path)
 
 
-def _binding_or_none(transcript: Transcript, env: Env) -> PlanBinding | None:
-    try:
-        return resolve_plan_path(transcript, env)
-    except SourceError:
-        return None
-
-
-def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
-    """Every binding among many transcripts, fanned out over a process pool when large."""
-    found = map_ordered(partial(_binding_or_none, env=env), transcripts)
-    return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
-
-
 def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     wanted = _absolute(opts.reverse or "", env)
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=_ids(opts.sessions_from))
+    scope = opts.scope.resolve(env)
     report = Report(command="plan")
     report.notes.extend(scope.notes)
-    hits = [b for b in corpus_bindings(scope.transcripts, env) if any(same_file(name, wanted) for name in b.names)]
+    from pysift.engines import plans as engine
+
+    hits = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env).bindings
     if not hits:
         report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
                     f"slug names it); narrow or widen the scope with a project PATH target")
     report.rows = [plan_row(b) for b in hits]
-    report.summary = {"plans": len(hits)}
-    report.text = lambda out: render_reverse(out, wanted, hits)
+    report.answer(PlanResult(hits, wanted))
     return report
 
 
@@ -215,23 +207,34 @@ def render_reverse(out: TextIO, wanted: str, hits: list[PlanBinding]) -> None:
 
 
 def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Report:
+    from pysift.engines import plans as engine
+
     report.header = {"mode": "audit"}
-    bindings, warnings = bindings_of(transcripts, env)
-    report.notes.extend(warnings)
+    answer = engine.run(transcripts, PlanQuery(
+        audit=True, corpus=lambda: resolve_scope([], env, subagents=True).transcripts), env)
+    bindings, rows = answer.bindings, answer.edits
+    report.notes.extend(answer.warnings)
     _add_binding_notes(report, bindings)
-    edits = structured_edits(transcripts)
-    rows: list[PlanEdit] = []
-    if edits.counts:  # the corpus join is what identifies a plan file; pay it only if needed
-        everything = resolve_scope([], env, subagents=True).transcripts
-        rows = join_edits(edits, corpus_bindings(everything, env))
     owners = {t.parent_session_id for t in transcripts}
-    warn = sum(1 for r in rows if not r.bound_by_owner)
     report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]
-    report.summary = {"bindings": len(bindings), "plan_files_touched": len(rows),
-                      "warnings": warn, "skipped_lines": edits.skipped_lines}
-    report.text = lambda out: render_audit(out, bindings, rows, len(owners) > 1,
-                                           edits.skipped_lines)
+    report.answer(AuditResult(bindings, rows, len(owners) > 1, answer.skipped_lines))
     return report
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    bindings: list[PlanBinding]
+    edits: list[PlanEdit]
+    many_owners: bool  # the scope spans several sessions: each edit names its owner
+    skipped_lines: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"bindings": len(self.bindings), "plan_files_touched": len(self.edits),
+                "warnings": sum(1 for r in self.edits if not r.bound_by_owner),
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        render_audit(out, self)
 
 
 def binding_row(b: PlanBinding) -> dict[str, Any]:
@@ -250,8 +253,8 @@ def edit_row(r: PlanEdit) -> dict[str, Any]:
     }
 
 
-def render_audit(out: TextIO, bindings: list[PlanBinding], rows: list[PlanEdit],
-                 many_owners: bool, skipped: int) -> None:
+def render_audit(out: TextIO, result: AuditResult) -> None:
+    bindings, rows, skipped = result.bindings, result.edits, result.skipped_lines
     w = out.write
     w("PLAN AUDIT\n")
     if not bindings:
@@ -265,8 +268,9 @@ def render_audit(out: TextIO, bindings: list[PlanBinding], rows: list[PlanEdit],
         w("edits    none: no structured Write/Edit/MultiEdit/NotebookEdit in scope touches any "
           "session's bound plan file (bash-side edits are outside this audit)\n")
     for r in rows:
-        owner = f" by {r.owner}" if many_owners else ""
-        verdict = "bound by this session" if r.bound_by_owner else "NOT bound by the mutating session"
+        owner = f" by {r.owner}" if result.many_owners else ""
+        verdict = ("bound by this session" if r.bound_by_owner
+                   else "NOT bound by the mutating session")
         w(f"edits    {r.path}  {r.mutations} mutation(s){owner}  [{verdict}]\n")
     for r in rows:
         if not r.bound_by_owner and r.binder is not None:

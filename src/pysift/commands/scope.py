@@ -1,10 +1,50 @@
-"""The scope header and banner every spanning command shares (wire-format §0.1, §0.7)."""
+"""What every spanning command shares: the options that name and window its scope
+(``ScopeArgs``), and the scope header and banner (wire-format §0.1, §0.7)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from pysift.core.resolve import Scope
+from pysift.core.grammar.ranges import RangeSpec
+from pysift.core.resolve import Scope, resolve_scope
+from pysift.model.env import Env
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScopeArgs:
+    """The options a scoped command spells like every other one (csift's shared
+    surface), parsed once by ``cli.params.scope_args``. A command reads the ones it has
+    and leaves the rest at their defaults (``plan`` has no window, ``list`` no turn)."""
+
+    targets: tuple[str, ...] = ()
+    subagents: bool = True  # --subagents/--no-subagents
+    sessions_from: tuple[str, ...] | None = None  # None: no --sessions-from (an empty
+    # list is a pipeline stage that found nothing: an empty scope, never every session)
+    format: str = "text"  # "text" | "json"
+    max_count: int | None = None  # as given; each command says what None, 0 and -N mean
+    since: datetime | None = None
+    until: datetime | None = None
+    since_text: str | None = None  # the window as typed (diagnoses quote it back)
+    until_text: str | None = None
+    turns: RangeSpec | None = None
+
+    @property
+    def json(self) -> bool:
+        return self.format == "json"
+
+    @property
+    def windowed(self) -> bool:
+        """A time window is set."""
+        return self.since is not None or self.until is not None
+
+    def resolve(self, env: Env) -> Scope:
+        """The transcripts the targets and ``--sessions-from`` name (every session of
+        every project when neither is given), with what could not be read."""
+        return resolve_scope(list(self.targets), env, subagents=self.subagents,
+                             sessions_from=list(self.sessions_from)
+                             if self.sessions_from is not None else None)
 
 
 def scope_header(scope: Scope) -> dict[str, Any]:

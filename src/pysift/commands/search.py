@@ -3,29 +3,27 @@
 from __future__ import annotations
 
 import shlex
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from pysift.commands.scope import scope_banner, scope_header
-from pysift.core.grammar.ranges import RangeSpec, format_range
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
+from pysift.core.cap import cap
+from pysift.core.grammar.ranges import format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
-from pysift.core.resolve import Scope, resolve_scope
+from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
-from pysift.disk.layout import Transcript, persisted_output_count
-from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.disk.layout import Transcript
+from pysift.core.timez import text_ts, ts_pair
+from pysift.engines.search.engine import Census, LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
-from pysift.engines.search.run import SearchResult, run_search
 from pysift.engines.search.scan import Hit
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
-from pysift.model.ids import is_uuid
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone
 from pysift.output.report import Report
@@ -38,18 +36,14 @@ COUNT_BY_AXES = ("label", "tool", "turn", "session", "pairing", "model", "attach
 
 @dataclass(frozen=True, kw_only=True)
 class SearchOptions:
+    # max_count is signed: +N the earliest exchanges, -N the latest, 0/None uncapped;
+    # the time window and the turn range select the records searched
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     pattern: str = ""
-    targets: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     labels_not: tuple[str, ...] = ()
     ignore_case: bool = False
     multiline: bool = False
-    turns: RangeSpec | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    since_text: str | None = None
-    until_text: str | None = None
-    max_count: int | None = None  # signed: +N earliest, -N latest, 0/None uncapped
     count_only: bool = False
     sessions_with_matches: bool = False
     count_by: str | None = None
@@ -59,9 +53,6 @@ class SearchOptions:
     resolve_persisted: bool = False
     attachments: bool = False
     additional_context: bool = False
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
-    json: bool = False
 
 
 def validate(opts: SearchOptions) -> None:
@@ -82,25 +73,25 @@ def validate(opts: SearchOptions) -> None:
             if on:
                 raise UsageError(f"--count-by prints a census; it cannot be combined with {name}")
     if opts.raw:
-        for name, on in (("--format json", opts.json), ("--siblings", opts.siblings),
+        for name, on in (("--format json", opts.scope.json), ("--siblings", opts.siblings),
                          ("-c", opts.count_only), ("-l", opts.sessions_with_matches),
                          ("--no-truncate", opts.no_truncate)):
             if on:
                 raise UsageError(f"--raw prints verbatim jsonl lines; it cannot be combined "
                                  f"with {name}")
-    if opts.sessions_with_matches and opts.json:
+    if opts.sessions_with_matches and opts.scope.json:
         raise UsageError("-l prints one session id per line (pipe it into --sessions-from -); "
                          "for JSON use the summary's transcript_ids without -l")
 
 
 def active_filters(opts: SearchOptions) -> str:
     parts = [f"-t {s}" for s in opts.labels] + [f"-T {s}" for s in opts.labels_not]
-    if opts.since_text:
-        parts.append(f"--since {opts.since_text}")
-    if opts.until_text:
-        parts.append(f"--until {opts.until_text}")
-    if opts.turns is not None:
-        parts.append(f"--turn {format_range(opts.turns)}")
+    if opts.scope.since_text:
+        parts.append(f"--since {opts.scope.since_text}")
+    if opts.scope.until_text:
+        parts.append(f"--until {opts.scope.until_text}")
+    if opts.scope.turns is not None:
+        parts.append(f"--turn {format_range(opts.scope.turns)}")
     if opts.attachments:
         parts.append("--attachments")
     if opts.additional_context:
@@ -131,26 +122,26 @@ def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
     else:
         gates.discard(L.HARNESS_META_ATTACHMENT)
     return SearchPlan(
-        pattern=opts.pattern, matcher=matcher, labels=filt, since=opts.since, until=opts.until,
-        turns=opts.turns, attachments=attachments,
+        pattern=opts.pattern, matcher=matcher, labels=filt, since=opts.scope.since,
+        until=opts.scope.until, turns=opts.scope.turns, attachments=attachments,
         additional_context=opts.additional_context or attachments,
         resolve_persisted=opts.resolve_persisted, want_raw=opts.raw, siblings=opts.siblings,
         gates=frozenset(gates), light=opts.count_only or opts.sessions_with_matches,
+        keep_hits=opts.count_by is not None or opts.raw,
     )
 
 
 def run(opts: SearchOptions, env: Env) -> Report:
+    from pysift.engines import search as engine
+
     validate(opts)
     filt = parse_filter(opts.labels, opts.labels_not)
     plan = build_plan(opts, filt)
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
+    scope = opts.scope.resolve(env)
     report = Report(command="search", header=scope_header(scope))
     report.notes.extend(scope.notes)
     _advisories(opts, scope, report)
-    census = opts.count_by is not None
-    result = run_search(plan, scope.transcripts, keep_hits=census or opts.raw)
+    result = engine.run(scope.transcripts, plan)
     for o in result.outcomes:
         if o.error:
             report.note(f"warning: skipped: {o.error}")
@@ -158,11 +149,11 @@ def run(opts: SearchOptions, env: Env) -> Report:
             report.note(unread_warning(o.sidecar_error))
         for failure in o.persisted_failures:
             report.note(f"warning: persisted output not resolved: {failure}")
-    if census:
+    if opts.count_by is not None:
         return _census_report(opts, scope, result, report)
     if opts.raw:
         return _raw_report(opts, scope, result, report)
-    return _exchange_report(opts, plan, scope, result, report, env)
+    return _exchange_report(opts, scope, result, report, env)
 
 
 def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
@@ -178,8 +169,8 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
         report.note(f"note: '{opts.pattern}' is uuid-shaped and is searched as a literal; to "
                     f"scope to that session pass it as a target: pysift search PATTERN "
                     f"@{opts.pattern}")
-    if (not opts.pattern and not opts.labels and not opts.labels_not and opts.since is None
-            and opts.until is None and opts.turns is None and not scope.scoped
+    if (not opts.pattern and not opts.labels and not opts.labels_not
+            and not opts.scope.windowed and opts.scope.turns is None and not scope.scoped
             and opts.count_by is None and not opts.count_only):
         report.note("warning: empty pattern with no label/time/turn/session filter matches "
                     "every record in scope and will emit a lot; add -t, --since, --turn or a "
@@ -187,26 +178,6 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
 
 
 # -- exchanges --------------------------------------------------------------------------
-
-def order_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
-    """Chronological by turn start across files; undated last; stable file/turn order."""
-    def key(ex: Exchange):
-        when = parse_ts(ex.ts)
-        return (when is None, when.timestamp() if when else 0.0)
-
-    base = sorted(exchanges, key=lambda e: (e.file_index,
-                                            (e.hits[0].line or 0) if e.hits else 0))
-    return sorted(base, key=key)
-
-
-def cap_exchanges(exchanges: list[Exchange], max_count: int | None
-                  ) -> tuple[list[Exchange], int]:
-    if not max_count or abs(max_count) >= len(exchanges):
-        return exchanges, 0
-    if max_count > 0:
-        return exchanges[:max_count], len(exchanges) - max_count
-    return exchanges[max_count:], len(exchanges) + max_count
-
 
 def _excerpt(hit: Hit, no_truncate: bool) -> tuple[str, bool]:
     if no_truncate:
@@ -251,87 +222,125 @@ def hit_row(hit: Hit, ex: Exchange, env: Env, no_truncate: bool) -> tuple[dict[s
     }, clipped
 
 
-def _exchange_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                      report: Report, env: Env) -> Report:
     if opts.count_only:
-        return _count_report(opts, plan, scope, result, report)
+        return _count_report(opts, scope, result, report)
     if opts.sessions_with_matches:
-        return _owners_report(opts, plan, scope, result, report)
-    ordered = order_exchanges(result.exchanges)
-    total = len(ordered)
-    kept, dropped = cap_exchanges(ordered, opts.max_count)
-    drafts = sum(1 for ex in kept if ex.draft)
-    transcript_ids = sorted({ex.transcript.session_id for ex in kept})
-    # the sidecar flag speaks of the exchanges emitted, not of one the cap dropped
-    sidecar_used = any(h.source for ex in kept for h in (*ex.hits, *ex.siblings))
+        return _owners_report(opts, scope, result, report)
+    ordered = result.ordered_exchanges()
+    kept, over = cap(ordered, opts.scope.max_count)
     rows, any_clipped = [], False
     for ex in kept:
         row, clipped = exchange_row(ex, env, opts)
         any_clipped = any_clipped or clipped
         rows.append(row)
-    summary: dict[str, Any] = {
-        "matched": len(kept),
-        "sessions": len(transcript_ids),
-        "transcript_ids": transcript_ids[:TRANSCRIPT_IDS_MAX],
-        "transcript_ids_truncated": len(transcript_ids) > TRANSCRIPT_IDS_MAX,
-        "dropped_by_cap": dropped,
-        "skipped_lines": result.malformed,
-        "superseded_drafts": drafts,
-        "with_elicitation_sidecar": sidecar_used,
-        "excerpts_truncated": any_clipped,
-    }
-    if total == 0:
-        _zero_match(opts, plan, scope, result, report, summary)
-        report.summary = summary
-        return report
+    absence = _zero_match(opts, scope, result, report) if not ordered else None
     report.rows = rows
-    report.summary = summary
-    all_sessions = len({ex.transcript.session_id for ex in ordered})
-    report.text = lambda out: render_text(out, opts, scope, kept, total, all_sessions, dropped,
-                                          result, env, any_clipped, sidecar_used)
+    report.answer(ExchangesResult(
+        opts=opts, scope=scope, kept=kept, total=len(ordered),
+        sessions=len({ex.transcript.session_id for ex in ordered}), dropped=len(over),
+        malformed=result.malformed, clipped=any_clipped, env=env, absence=absence))
     return report
 
 
-def _count_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
-                  report: Report) -> Report:
+@dataclass(frozen=True, kw_only=True)
+class ExchangesResult:
+    """The exchanges shown (the cap applied) with the run's totals. The JSON summary
+    speaks of what is emitted (``matched``: the exchanges kept), the text's head and
+    footer of the TRUE totals (``total`` over ``sessions``) beside the cap's drop."""
+
+    opts: SearchOptions
+    scope: Scope
+    kept: list[Exchange]
+    total: int  # exchanges before the cap
+    sessions: int  # sessions owning them, before the cap
+    dropped: int
+    malformed: int
+    clipped: bool  # an excerpt shown (hit or sibling) is cut
+    env: Env
+    absence: Absence | None = None  # zero matches: the diagnosis the summary carries
+
+    @property
+    def drafts(self) -> int:
+        return sum(1 for ex in self.kept if ex.draft)
+
+    @property
+    def sidecar_used(self) -> bool:
+        """Of the exchanges emitted, not of one the cap dropped."""
+        return any(h.source for ex in self.kept for h in (*ex.hits, *ex.siblings))
+
+    def summary(self) -> dict[str, Any]:
+        ids = sorted({ex.transcript.session_id for ex in self.kept})
+        out: dict[str, Any] = {
+            "matched": len(self.kept),
+            "sessions": len(ids),
+            "transcript_ids": ids[:TRANSCRIPT_IDS_MAX],
+            "transcript_ids_truncated": len(ids) > TRANSCRIPT_IDS_MAX,
+            "dropped_by_cap": self.dropped,
+            "skipped_lines": self.malformed,
+            "superseded_drafts": self.drafts,
+            "with_elicitation_sidecar": self.sidecar_used,
+            "excerpts_truncated": self.clipped,
+        }
+        if self.absence is not None:
+            out.update(self.absence.fields())
+        return out
+
+    def render_text(self, out: TextIO) -> None:
+        if self.total:  # a zero says everything on stderr; stdout stays empty
+            render_text(out, self)
+
+
+@dataclass(frozen=True)
+class CountResult:
     """``-c``: the number of exchanges, uncapped (nothing to order, cap or render)."""
+
+    matched: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"matched": self.matched}
+
+    def render_text(self, out: TextIO) -> None:
+        out.write(f"{self.matched}\n")
+
+
+@dataclass(frozen=True)
+class OwnersResult:
+    """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
+
+    owners: list[str]
+
+    def summary(self) -> dict[str, Any]:
+        return {}
+
+    def render_text(self, out: TextIO) -> None:
+        out.write("".join(f"{o}\n" for o in self.owners))
+
+
+def _count_report(opts: SearchOptions, scope: Scope, result: SearchResult,
+                  report: Report) -> Report:
     total = result.exchange_count
-    report.summary = {"matched": total}
-    report.text = lambda out: out.write(f"{total}\n")
+    report.answer(CountResult(total))
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if result.sidecar_used:  # a pending question counted among the exchanges
         report.note("note: with elicitation sidecar")
     if total == 0:  # the same diagnosis as a listing's zero (the -c number stays alone)
-        _zero_match(opts, plan, scope, result, report, {})
+        _zero_match(opts, scope, result, report)
     return report
 
 
-def _owners_report(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
+def _owners_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
-    """``-l``: every session owning an exchange, sorted and uncapped (text only)."""
-    owners = sorted({_owner_ref(o.transcript) for o in result.outcomes
-                     if o.counted or o.exchanges})
-    report.text = lambda out: out.write("".join(f"{o}\n" for o in owners))
-    if opts.max_count:
+    owners = result.owners()
+    report.answer(OwnersResult(owners))
+    if opts.scope.max_count:
         report.note(f"note: -l lists every owning session ({len(owners)}); --max-count "
                     "does not cap it")
     if not owners:
-        _zero_match(opts, plan, scope, result, report, {})
+        _zero_match(opts, scope, result, report)
     return report
-
-
-def _owner_ref(t: Any) -> str:
-    """How ``-l`` names the session owning ``t`` so that ``--sessions-from`` reads it back:
-    its uuid, else the owning transcript's path (a file named ``small.jsonl`` has no id
-    the @-grammar takes), else the id itself (a self-rooted legacy agent's agent id)."""
-    owner = t.parent_session_id
-    if is_uuid(owner):
-        return str(owner)
-    if not t.is_subagent:
-        return str(t.path)
-    top = t.project_dir / f"{owner}.jsonl"
-    return str(top) if top.is_file() else str(owner)
 
 
 def exchange_row(ex: Exchange, env: Env, opts: SearchOptions) -> tuple[dict[str, Any], bool]:
@@ -386,19 +395,20 @@ def _is_hexish(ident: str) -> bool:
     return all(c in "0123456789abcdef-" for c in ident.lower())
 
 
-def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Exchange], total: int,
-                sessions: int, dropped: int, result: SearchResult, env: Env, any_clipped: bool,
-                sidecar_used: bool) -> None:
+def render_text(out: TextIO, result: ExchangesResult) -> None:
     """The head banner and the footer state the TRUE totals (``total`` exchanges over
     ``sessions`` transcripts, before the cap); the cap's window and drop are said beside
     them."""
+    opts, kept, env = result.opts, result.kept, result.env
+    total, sessions, dropped = result.total, result.sessions, result.dropped
+    latest = (opts.scope.max_count or 0) < 0
     w = out.write
-    banner = scope_banner(scope)
+    banner = scope_banner(result.scope)
     if banner:
         w(banner + "\n\n")
     head = f"matches  {total} exchange(s) · {sessions} session(s) · oldest first"
     if dropped:
-        head += f" · showing {'earliest' if (opts.max_count or 0) > 0 else 'latest'} {len(kept)}"
+        head += f" · showing {'latest' if latest else 'earliest'} {len(kept)}"
     if any(ex.ts is None for ex in kept):
         head += " · undated last"
     w(head + "\n")
@@ -429,12 +439,12 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
     if opts.labels_not:
         footer += f" · label-not={','.join(opts.labels_not)}"
     if dropped:
-        which = "later" if (opts.max_count or 0) > 0 else "earlier"
+        which = "earlier" if latest else "later"
         footer += f" · {dropped} {which} dropped by --max-count"
     w(footer + "\n")
-    if sidecar_used:
+    if result.sidecar_used:
         w("with elicitation sidecar\n")
-    drafts = sum(1 for ex in kept if ex.draft)
+    drafts = result.drafts
     if drafts:
         w(f"({drafts} superseded draft(s) shown as ·draft units — esc-recalled and re-sent, not "
           "in the surviving conversation; -T user.unsent hides them)\n")
@@ -444,7 +454,7 @@ def render_text(out: TextIO, opts: SearchOptions, scope: Scope, kept: list[Excha
         w("note: image annotations above are extractable, not decorative: pysift image "
           "<target> --id <ID> --out DIR (a #N handle typed as its bare number), then Read the "
           "decoded file\n")
-    if any_clipped:
+    if result.clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
           "  read a record whole: pysift show @<id> --line <N>\n"
@@ -495,34 +505,19 @@ def _tag(hit: Hit) -> str | None:
 
 # -- zero match ---------------------------------------------------------------------------
 
-class _Probes:
-    """The zero-match probes of one run, each paid at most once: the gated probe answers
-    both the absence line (a starved attachment selector) and the label diagnosis."""
-
-    def __init__(self, plan: SearchPlan, scope: Scope) -> None:
-        self.plan, self.scope = plan, scope
-        self._done: dict[bool, tuple[dict[str, int], int]] = {}
-
-    def get(self, open_gates: bool = False) -> tuple[dict[str, int], int]:
-        if open_gates not in self._done:
-            self._done[open_gates] = _probe(self.plan, self.scope, open_gates=open_gates)
-        return self._done[open_gates]
-
-
 def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
-                  report: Report, probes: _Probes | None = None) -> bool:
+                  report: Report, probe: bool = False) -> bool:
     """The zero-match line every mode prints; returns whether the zero is a definitive
     absence. It is not when a transcript, a dir, a sidecar or an asked-for persisted output
-    could not be read, nor when the -t selection names a leaf the run could not reach for
-    lack of its flag and records under that leaf do hold the pattern
-    (``-t harness.meta.attachment`` without ``--attachments``)."""
+    could not be read, nor (``probe``: the engine's label probe may be asked) when the -t
+    selection names a leaf the run could not reach for lack of its flag and records under
+    that leaf do hold the pattern (``-t harness.meta.attachment`` without
+    ``--attachments``)."""
     # a transcript, its elicitation sidecar or (--resolve-persisted) a persisted output
     # that exists but was not read: what it holds was not searched
-    unread = scope.unreadable + sum(
-        bool(o.error) + bool(o.sidecar_error) + len(o.persisted_failures)
-        for o in result.outcomes)
+    unread = len(scope.unreadable) + result.unread
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
-    starved = _starved_hits(opts, probes) if probes is not None and not unread else {}
+    starved = _starved_hits(opts, result) if probe and not unread else {}
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"file(s) or dir(s) could not be read (warnings above). {where}")
@@ -536,46 +531,62 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     return not unread and not starved
 
 
-def _starved_hits(opts: SearchOptions, probes: _Probes) -> dict[str, int]:
+def _starved_hits(opts: SearchOptions, result: SearchResult) -> dict[str, int]:
     """Per selected leaf the run could not reach for lack of its flag, how many records
     under it the pattern matches (a probe with every gate open; paid only on a zero)."""
     if (L.HARNESS_META_ATTACHMENT not in parse_filter(opts.labels, opts.labels_not).gates
-            or probes.plan.attachments or opts.count_by == "attachment"):
+            or result.plan.attachments or opts.count_by == "attachment"):
         return {}
-    probe, _total = probes.get(open_gates=True)
-    found = probe.get(L.HARNESS_META_ATTACHMENT, 0)
+    found = result.label_probe(open_gates=True).by_label.get(L.HARNESS_META_ATTACHMENT, 0)
     return {L.HARNESS_META_ATTACHMENT: found} if found else {}
 
 
-def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: SearchResult,
-                report: Report, summary: dict[str, Any]) -> None:
+@dataclass(frozen=True)
+class Absence:
+    """What a zero-match search says of its zero (the exchange summary carries it)."""
+
+    definitive: bool
+    active_filters: str
+    gated_leaves_unreached: bool
+    excluded_by_label: dict[str, Any] | None
+
+    def fields(self) -> dict[str, Any]:
+        return {"definitive_absence": self.definitive, "active_filters": self.active_filters,
+                "gated_leaves_unreached": self.gated_leaves_unreached,
+                "excluded_by_label": self.excluded_by_label}
+
+
+def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
+                report: Report) -> Absence:
+    """The zero-match diagnosis on stderr: is the zero definitive, would the pattern
+    occur without the label filter (the engine's label probe), what was not searched."""
+    plan = result.plan
     filters = active_filters(opts)
-    probes = _Probes(plan, scope)
-    definitive = _absence_line(opts, scope, result, report, probes)
+    definitive = _absence_line(opts, scope, result, report, probe=True)
     if result.malformed:
         report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
                     "inside them cannot be ruled out (full census: pysift stats)")
     excluded = None
     probed_gates = False
     if opts.labels or opts.labels_not:
-        probe, total = probes.get()
-        if probe:
-            ranked = _ranked(probe)
-            report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {total} record(s) under: "
-                        f"{_shown(ranked)}. Your -t/-T excluded them; drop -t/-T or select "
-                        "one of those labels.")
-            excluded = {"records": total, "by_label": dict(ranked)}
+        probe = result.label_probe()
+        if probe.by_label:
+            ranked = probe.ranked()
+            report.note(f"⚠ but \"{opts.pattern}\" DOES occur — {probe.records} record(s) "
+                        f"under: {_shown(ranked)}. Your -t/-T excluded them; drop -t/-T or "
+                        "select one of those labels.")
+            excluded = {"records": probe.records, "by_label": dict(ranked)}
         else:
             # not on the default surface: the gated bookkeeping leaves may still hold it
             # (an explicit -t of a gated leaf without its flag, or a role selector)
-            probe, total = probes.get(open_gates=True)
+            probe = result.label_probe(open_gates=True)
             probed_gates = True
-            if probe:
-                ranked = _ranked(probe)
+            if probe.by_label:
+                ranked = probe.ranked()
                 report.note(f"⚠ but \"{opts.pattern}\" DOES occur in gated bookkeeping "
-                            f"records — {total} record(s) under: {_shown(ranked)}. "
+                            f"records — {probe.records} record(s) under: {_shown(ranked)}. "
                             f"{_gate_advice(plan, probe)}")
-                excluded = {"records": total, "by_label": dict(ranked)}
+                excluded = {"records": probe.records, "by_label": dict(ranked)}
             elif opts.pattern:
                 report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
                             "filter, gated bookkeeping leaves included.")
@@ -583,13 +594,14 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
                 report.note(f"no record in scope passes the filters ({filters}), even "
                             "without the label filter, gated bookkeeping leaves included.")
     else:
-        target = (" ".join(shlex.quote(t) for t in opts.targets) + " "
-                  if opts.targets else "<target> " if opts.sessions_from is not None else "")
+        args = opts.scope
+        target = (" ".join(shlex.quote(t) for t in args.targets) + " " if args.targets
+                  else "<target> " if args.sessions_from is not None else "")
         report.note(f"hint: see what this scope holds with: pysift search \"\" {target}"
                     "--count-by label")
     if opts.pattern and not opts.resolve_persisted and plan.wants_carriers:
         # (only a selection that reads tool results could find text in their outputs)
-        persisted = persisted_output_count(scope.transcripts)
+        persisted = result.persisted_outputs()
         if persisted:
             report.note(f"note: {persisted} tool output(s) of the sessions in scope are "
                         "persisted outside their transcripts (<session>/tool-results/) and "
@@ -600,16 +612,7 @@ def _zero_match(opts: SearchOptions, plan: SearchPlan, scope: Scope, result: Sea
         report.note("note: the gated bookkeeping leaves (user.queued, harness.meta.turn-duration, "
                     "away-summary, stop-hooks, snapshot, system, attachment) were not searched; "
                     "reach them with an explicit -t (e.g. -t harness.meta) or --attachments")
-    summary.update({
-        "definitive_absence": definitive,
-        "active_filters": filters,
-        "gated_leaves_unreached": unreached,
-        "excluded_by_label": excluded,
-    })
-
-
-def _ranked(probe: dict[str, int]) -> list[tuple[str, int]]:
-    return sorted(probe.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
+    return Absence(definitive, filters, unreached, excluded)
 
 
 def _shown(ranked: list[tuple[str, int]]) -> str:
@@ -617,46 +620,19 @@ def _shown(ranked: list[tuple[str, int]]) -> str:
     return shown + (f" (+{len(ranked) - 6} more label(s))" if len(ranked) > 6 else "")
 
 
-def _gate_advice(plan: SearchPlan, probe: dict[str, int]) -> str:
+def _gate_advice(plan: SearchPlan, probe: LabelProbe) -> str:
     """How to reach the records the gated probe found: what the run lacked for each."""
     steps = []
-    if any(leaf in L.GATED and leaf != L.HARNESS_META_ATTACHMENT for leaf in probe):
+    found = probe.by_label
+    if any(leaf in L.GATED and leaf != L.HARNESS_META_ATTACHMENT for leaf in found):
         steps.append("name the leaf with -t (a bare role or a -T-only filter never reaches "
                      "a gated leaf)")
-    if L.HARNESS_META_ATTACHMENT in probe and not plan.attachments:
+    if L.HARNESS_META_ATTACHMENT in found and not plan.attachments:
         steps.append("add --attachments for harness.meta.attachment")
-    if L.HARNESS_META_HOOK in probe and not plan.additional_context:
+    if L.HARNESS_META_HOOK in found and not plan.additional_context:
         steps.append("add --additional-context for the hook context under harness.meta.hook")
     return ("Reach them: " + "; ".join(steps) + ".") if steps else \
         "Your -t/-T excluded them; select one of those labels."
-
-
-def _probe(plan: SearchPlan, scope: Scope, open_gates: bool = False
-           ) -> tuple[dict[str, int], int]:
-    """With the label filter lifted: the records the pattern matches, and per leaf how many
-    of them carry it (a record under every leaf it carries, as ``--count-by label``
-    counts: the number ``-t <leaf>`` would bring back). ``open_gates`` also opens every
-    gated leaf, attachments and hook context included."""
-    from pysift.engines.search.plan import SearchPlan as Plan
-
-    unfiltered = LabelFilter(allowed=frozenset(L.ALL)) if open_gates else parse_filter((), ())
-    probe_plan = Plan(pattern=plan.pattern, matcher=plan.matcher, labels=unfiltered,
-                      since=plan.since, until=plan.until, turns=plan.turns,
-                      attachments=plan.attachments or open_gates,
-                      additional_context=plan.additional_context or open_gates,
-                      gates=L.GATED if open_gates else plan.gates)
-    result = run_search(probe_plan, scope.transcripts, keep_hits=True)
-    per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
-    for o in result.outcomes:
-        for h in o.hits:
-            leaves = per_record.setdefault((o.index, h.line, h.uuid), set())
-            leaves.add(h.label)
-            leaves.update(x for x in h.labels if x in unfiltered.allowed)
-    counts: Counter[str] = Counter()
-    for leaves in per_record.values():
-        for leaf in leaves:
-            counts[leaf] += 1
-    return dict(counts), len(per_record)
 
 
 # -- census -------------------------------------------------------------------------------
@@ -664,116 +640,57 @@ def _probe(plan: SearchPlan, scope: Scope, open_gates: bool = False
 def _census_report(opts: SearchOptions, scope: Scope, result: SearchResult,
                    report: Report) -> Report:
     axis = opts.count_by or "label"
-    records: dict[tuple[int, int | None, str | None], list[Hit]] = {}
-    owner: dict[tuple[int, int | None, str | None], Any] = {}
-    for o in result.outcomes:
-        for h in o.hits:
-            key = (o.index, h.line, h.uuid)
-            records.setdefault(key, []).append(h)
-            owner[key] = o.transcript
-    counts: Counter[str] = Counter()
-    excluded = 0
-    multi = len(scope.transcripts) > 1
-    allowed = parse_filter(opts.labels, opts.labels_not).allowed
-    for key, hits in records.items():
-        keys = _census_keys(axis, hits, owner[key], multi, allowed)
-        if not keys:
-            excluded += 1
-        for k in keys:
-            counts[k] += 1
-    if axis == "turn":
-        ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
-    else:  # count-descending, ties by key on every axis, label too (csift's code)
-        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    dropped = 0
-    if opts.max_count and abs(opts.max_count) < len(ordered):
-        dropped = len(ordered) - abs(opts.max_count)
-        ordered = ordered[:opts.max_count] if opts.max_count > 0 else ordered[opts.max_count:]
-    matched = len(records)
-    report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in ordered]
-    report.summary = {"axis": axis, "matched_records": matched, "distinct_keys": len(counts),
-                      "excluded_records": excluded, "dropped_by_cap": dropped,
-                      "skipped_lines": result.malformed}
-    report.text = lambda out: out.write("".join(f"{c:7d}  {k}\n" for k, c in ordered))
-    line = f"{matched} matched record(s) across {len(counts)} {axis} key(s)"
-    if excluded:
-        line += f" · {excluded} record(s) have no {axis} (outside this axis)"
-    if dropped:
-        line += f" · {dropped} key(s) dropped by --max-count"
-    report.note(line)
+    census = result.census(axis, parse_filter(opts.labels, opts.labels_not).allowed)
+    shown, over = cap(census.counts, opts.scope.max_count)
+    counted = CensusResult(census, shown, dropped=len(over), malformed=result.malformed)
+    report.rows = [{"kind": "census", "axis": axis, "key": k, "records": c} for k, c in shown]
+    report.answer(counted)
+    report.note(counted.tally_line())
     if result.malformed:
         report.note(f"note: {result.malformed} malformed line(s) skipped")
     if result.sidecar_used:
         report.note("note: with elicitation sidecar")
-    if matched == 0:
+    if census.matched_records == 0:
         _absence_line(opts, scope, result, report)
     return report
 
 
-def _turn_sort(key: str) -> tuple[str, int]:
-    ident, _, turn = key.rpartition("t")
-    try:
-        return ident, int(turn)
-    except ValueError:
-        return ident, 0
+@dataclass(frozen=True)
+class CensusResult:
+    """``--count-by``: the keys shown (the cap applied) of the engine's census."""
 
+    census: Census
+    shown: list[tuple[str, int]]
+    dropped: int
+    malformed: int
 
-def _census_keys(axis: str, hits: list[Hit], transcript, multi: bool,
-                 allowed: frozenset[str]) -> list[str]:
-    first = hits[0]
-    if axis == "label":
-        # every leaf the record carries that the selection accepts: a leaf's count is how
-        # many records `-t <leaf>` would surface
-        leaves = {h.label for h in hits} | {x for h in hits for x in h.labels if x in allowed}
-        return sorted(leaves, key=L.ALL.index)
-    if axis == "tool":
-        names = {h.unit.tool_name for h in hits if h.unit.tool_name}
-        return sorted(names)[:1]
-    if axis == "turn":
-        if first.turn is None or first.draft:
-            return []
-        return [f"{transcript.session_id}·t{first.turn}" if multi else f"t{first.turn}"]
-    if axis == "session":
-        return [transcript.session_id]
-    if axis == "pairing":
-        states = [h.pairing for h in hits if h.pairing and h.unit.tool_use_id]
-        return states[:1]
-    if axis == "model":
-        return [first.model] if first.model else []
-    if axis == "attachment":
-        return [first.attachment_type] if first.attachment_type else []
-    if axis == "version":
-        return [first.version] if first.version else []
-    if axis == "result":
-        results = [h for h in hits if L.AGENT_TOOL_RESULT in h.labels]
-        if not results:
-            return []
-        return ["error" if results[0].unit.is_error else "ok"]
-    return []
+    def summary(self) -> dict[str, Any]:
+        c = self.census
+        return {"axis": c.axis, "matched_records": c.matched_records,
+                "distinct_keys": len(c.counts), "excluded_records": c.excluded_records,
+                "dropped_by_cap": self.dropped, "skipped_lines": self.malformed}
+
+    def render_text(self, out: TextIO) -> None:
+        out.write("".join(f"{n:7d}  {key}\n" for key, n in self.shown))
+
+    def tally_line(self) -> str:
+        """The stderr line that says what the census covers."""
+        c = self.census
+        line = f"{c.matched_records} matched record(s) across {len(c.counts)} {c.axis} key(s)"
+        if c.excluded_records:
+            line += f" · {c.excluded_records} record(s) have no {c.axis} (outside this axis)"
+        if self.dropped:
+            line += f" · {self.dropped} key(s) dropped by --max-count"
+        return line
 
 
 # -- raw ----------------------------------------------------------------------------------
 
 def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report: Report
                 ) -> Report:
-    seen: set[tuple[int, int]] = set()
-    lines: list[bytes] = []
-    sidecar = 0
-    for o in result.outcomes:
-        for h in sorted(o.hits, key=lambda h: (h.line is None, h.line or 0)):
-            if h.line is None:
-                sidecar += 1
-                continue
-            key = (o.index, h.line)
-            if key in seen or h.raw is None:
-                continue
-            seen.add(key)
-            lines.append(h.raw)
-    kept = lines
-    dropped = 0
-    if opts.max_count and abs(opts.max_count) < len(lines):
-        dropped = len(lines) - abs(opts.max_count)
-        kept = lines[:opts.max_count] if opts.max_count > 0 else lines[opts.max_count:]
+    lines, sidecar = result.raw_lines()
+    kept, over = cap(lines, opts.scope.max_count)
+    dropped = len(over)
     report.raw_lines = kept
     report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "
                 "session(s) in scope")

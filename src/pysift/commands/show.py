@@ -8,12 +8,13 @@ from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from pysift.core.blocks import block_sha256
+from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
-from pysift.engines.fetch import Fetched, TranscriptView, block_text
+from pysift.engines.fetch import Fetched, TranscriptView, block_text, open_view
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
@@ -117,7 +118,7 @@ def run(opts: ShowOptions, env: Env) -> Report:
         opts = replace(opts, sha256=sha256_digest(opts.sha256))
     transcript = resolve_one(opts.target, env)
     try:
-        view = TranscriptView(transcript)
+        view = open_view(transcript)
     except SiftError:
         raise
     if opts.block:
@@ -129,13 +130,12 @@ def run(opts: ShowOptions, env: Env) -> Report:
     header = {**id_trio(transcript.session_id, transcript.is_subagent,
                         transcript.parent_session_id), "path": str(transcript.path)}
     addressed, covered, non_record, merged = _collect(view, opts)
-    cap = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
+    limit = DEFAULT_SHOW_CAP if opts.max_count is None else opts.max_count
     ref = target_ref(transcript.session_id, transcript.path)
     if opts.raw:
-        return _raw_report(view, opts, addressed, cap, ref, header)
+        return _raw_report(view, opts, addressed, limit, ref, header)
     units: list[Fetched] = [u for _, group in addressed for u in group]
-    cut = _whole_line_cut(units, cap)
-    kept, dropped = units[:cut], units[cut:]
+    kept, dropped = cap(units, _whole_line_cut(units, limit))
     # the sidecar flag speaks of what is printed, not of a record the cap dropped
     sidecar_used = merged and any(u.line is None for u in kept)
     remainder = None
@@ -157,34 +157,57 @@ def run(opts: ShowOptions, env: Env) -> Report:
     if view.sidecar_error:
         report.note(unread_warning(view.sidecar_error))
     report.rows = [record_row(u, transcript, env) for u in kept]
-    report.summary = {
-        "records": len(kept),
-        "dropped_by_cap": len(dropped),
-        "refetch_remainder": remainder,
-        "non_record_lines": non_record,
-        "skipped_lines": view.tally.malformed,
-        "with_elicitation_sidecar": sidecar_used,
-    }
-    report.text = lambda out: render_text(out, transcript, kept, len(dropped), cap, remainder,
-                                          non_record, sidecar_used, view.tally.malformed, env,
-                                          bookkeeping)
+    report.answer(ShowResult(transcript, kept, dropped=len(dropped), limit=limit,
+                             remainder=remainder, non_record=non_record,
+                             sidecar_used=sidecar_used, malformed=view.tally.malformed,
+                             bookkeeping=bookkeeping, env=env))
     return report
 
 
-def _whole_line_cut(units: list[Fetched], cap: int) -> int:
+@dataclass(frozen=True)
+class ShowResult:
+    """The units fetched (the cap applied) and everything the summary and the footer say
+    about them."""
+
+    transcript: Transcript
+    kept: list[Fetched]
+    dropped: int
+    limit: int  # the unit cap in force (0 = uncapped)
+    remainder: str | None  # the command that fetches what the cap dropped
+    non_record: int  # addressed lines that are no record
+    sidecar_used: bool  # a printed unit came from the elicitation sidecar
+    malformed: int
+    bookkeeping: int  # units the remainder's --line fetch adds that a turn fetch left out
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "records": len(self.kept),
+            "dropped_by_cap": self.dropped,
+            "refetch_remainder": self.remainder,
+            "non_record_lines": self.non_record,
+            "skipped_lines": self.malformed,
+            "with_elicitation_sidecar": self.sidecar_used,
+        }
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
+
+
+def _whole_line_cut(units: list[Fetched], limit: int) -> int:
     """Where the cap cuts the units, never between two units of one line (a line
     continuation cannot start inside a line): before that line, or, when it is the first
     line kept, after it."""
-    if not cap or len(units) <= cap:
+    if not limit or len(units) <= limit:
         return len(units)
-    line = units[cap].line
-    if line is None or units[cap - 1].line != line:
-        return cap
-    cut = cap
+    line = units[limit].line
+    if line is None or units[limit - 1].line != line:
+        return limit
+    cut = limit
     while cut > 0 and units[cut - 1].line == line:
         cut -= 1
     if cut == 0:
-        cut = cap
+        cut = limit
         while cut < len(units) and units[cut].line == line:
             cut += 1
     return cut
@@ -402,14 +425,14 @@ def _describe_turns(values: list[int], prefix: str) -> str:
     return ", ".join(f"{prefix}{v}" for v in values)
 
 
-def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, cap: int, ref: str,
+def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, limit: int, ref: str,
                 header: dict[str, Any]) -> Report:
     numbers = [n for n, _ in addressed if n is not None]
-    kept, dropped = (numbers[:cap], numbers[cap:]) if cap else (numbers, [])
+    kept, dropped = cap(numbers, limit)
     report = Report(command="show", header=header)
     report.raw_lines = [view.line_bytes(n) or b"" for n in kept]
     if dropped:
-        report.note(f"note: +{len(dropped)} more line(s) beyond the {cap}-line cap · continue: "
+        report.note(f"note: +{len(dropped)} more line(s) beyond the {limit}-line cap · continue: "
                     f"pysift show {ref} --line {line_list(dropped)} --raw "
                     "(or --max-count 0 = uncapped)")
     return report
@@ -435,10 +458,22 @@ def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:
             report.note(f"error: sha256 mismatch for {opts.block}: expected {opts.sha256}, "
                         f"the transcript holds {digest} (the block changed or the id is "
                         f"wrong); print it without --sha256 to read what is there")
-    report.summary = {"blocks": len(report.rows), "sha256_verified": verified}
-    if report.rows:
-        report.text = lambda out: out.write(text if text.endswith("\n") else text + "\n")
+    report.answer(BlockResult(text, printed=bool(report.rows), verified=verified))
     return report
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    text: str
+    printed: bool  # False: the digest did not match, and unverified text is not printed
+    verified: bool | None  # None: no --sha256 asked
+
+    def summary(self) -> dict[str, Any]:
+        return {"blocks": int(self.printed), "sha256_verified": self.verified}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.printed:
+            out.write(self.text if self.text.endswith("\n") else self.text + "\n")
 
 
 def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
@@ -463,9 +498,8 @@ def record_row(u: Fetched, t: Transcript, env: Env) -> dict[str, Any]:
     }
 
 
-def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, cap: int,
-                remainder: str | None, non_record: int, sidecar_used: bool, malformed: int,
-                env: Env, bookkeeping: int = 0) -> None:
+def render_text(out: TextIO, result: ShowResult) -> None:
+    t, kept, dropped, env = result.transcript, result.kept, result.dropped, result.env
     w = out.write
     if t.is_subagent:
         w(f"SUBAGENT {t.session_id} · parent SESSION {t.parent_session_id}\n")
@@ -493,16 +527,16 @@ def render_text(out: TextIO, t: Transcript, kept: list[Fetched], dropped: int, c
         w(f"  {zone}  {where}  {indent_continuation(u.unit.text)}{images}\n")
     w(f"\nfetched {len(kept)} record unit(s)\n")
     if dropped:
-        cont = remainder or "pysift show … --max-count 0"
-        if bookkeeping:
-            cont += (f" (the line range also shows {bookkeeping} bookkeeping unit(s) a turn "
-                     "fetch leaves out)")
-        w(f"+{dropped} more record unit(s) beyond the {cap}-unit cap · continue: {cont}  "
-          "(or --max-count 0 = uncapped)\n")
-    if non_record:
-        w(f"{non_record} line(s) in the addressed range are not records (metadata/attachment "
-          "— inspect with --raw)\n")
-    if sidecar_used:
+        cont = result.remainder or "pysift show … --max-count 0"
+        if result.bookkeeping:
+            cont += (f" (the line range also shows {result.bookkeeping} bookkeeping unit(s) a "
+                     "turn fetch leaves out)")
+        w(f"+{dropped} more record unit(s) beyond the {result.limit}-unit cap · continue: "
+          f"{cont}  (or --max-count 0 = uncapped)\n")
+    if result.non_record:
+        w(f"{result.non_record} line(s) in the addressed range are not records "
+          "(metadata/attachment — inspect with --raw)\n")
+    if result.sidecar_used:
         w("with elicitation sidecar\n")
-    if malformed:
-        w(f"({malformed} malformed line(s) skipped)\n")
+    if result.malformed:
+        w(f"({result.malformed} malformed line(s) skipped)\n")

@@ -9,75 +9,93 @@ by its turn index computed over the WHOLE transcript (stable), the two ANDed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import datetime
-from functools import partial
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from pysift.core.classify import format_duration_ms
+from pysift.commands.scope import ScopeArgs
+from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeSpec, describe_items
-from pysift.core.resolve import resolve_scope
-from pysift.core.timez import parse_ts, text_ts, ts_pair
-from pysift.disk.fanout import map_ordered
-from pysift.engines.stats import SessionStats, TokenSums, Window, stats_of
+from pysift.core.timez import format_duration_ms, parse_ts, text_ts, ts_pair
+from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 
 TOTAL_TOOLS_SHOWN = 15
-# Below this many transcripts the files are read one after another (a big one may still
-# fork its own turn grouping); above it they fan out over a process pool.
-FANOUT_MIN_FILES = 8
 
 
 @dataclass(frozen=True, kw_only=True)
 class StatsOptions:
-    targets: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    turns: RangeSpec | None = None
-    max_count: int | None = None  # None or 0 = uncapped; N keeps the N most recently active
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
+    # max_count: None or 0 = uncapped, N keeps the N most recently active rows; the
+    # time window and the turn range (ANDed) select the records counted
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
 
 
 def run(opts: StatsOptions, env: Env) -> Report:
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
-    window = Window(since=opts.since, until=opts.until, turns=opts.turns)
-    compute = partial(stats_of, window=window, allow_fork=len(scope.transcripts) < FANOUT_MIN_FILES)
-    rows = map_ordered(compute, scope.transcripts, min_items=FANOUT_MIN_FILES)
+    from pysift.engines import stats as engine
+
+    args = opts.scope
+    scope = args.resolve(env)
+    window = Window(since=args.since, until=args.until, turns=args.turns)
+    rows = engine.run(scope.transcripts, window)
     report = Report(command="stats")
     report.notes.extend(scope.notes)
     for row in rows:
         if row.error:
             report.note(f"warning: skipped: {row.error}")
     rows = [r for r in rows if not r.error]
-    if opts.turns is not None:
-        _note_turn_misses(report, rows, opts.turns)
-    rows, dropped = cap_rows(rows, opts.max_count)
-    top = sum(1 for r in rows if not r.transcript.is_subagent)
-    sub = len(rows) - top
-    report.header = {"sessions_in_scope": len(rows), "top_level_sessions": top,
-                     "subagent_sessions": sub}
-    report.rows = [session_row(r, env) for r in rows]
-    report.summary = summary_of(rows, dropped)
-    report.text = lambda out: render_text(out, rows, top, sub, dropped, env)
+    if args.turns is not None:
+        _note_turn_misses(report, rows, args.turns)
+    shown, over = cap(rows, args.max_count, newest=recency)
+    result = StatsResult(shown, dropped=len(over), env=env)
+    report.header = result.header()
+    report.rows = [session_row(r, env) for r in shown]
+    report.answer(result)
     return report
 
 
-def cap_rows(rows: list[SessionStats], max_count: int | None) -> tuple[list[SessionStats], int]:
-    """Keep the ``max_count`` most recently active rows (in their scope order); 0 = all."""
-    if not max_count or len(rows) <= max_count:
-        return rows, 0
-    order = sorted(range(len(rows)), key=lambda i: _recency(rows[i]), reverse=True)
-    keep = set(order[:max_count])
-    return [r for i, r in enumerate(rows) if i in keep], len(rows) - max_count
+@dataclass(frozen=True)
+class StatsResult:
+    """The rows shown (the cap applied) and what the cap dropped: what the header, the
+    summary and the text (rows, TOTAL, footer) all state."""
+
+    rows: list[SessionStats]
+    dropped: int
+    env: Env
+
+    @property
+    def top(self) -> int:
+        return sum(1 for r in self.rows if not r.transcript.is_subagent)
+
+    @property
+    def sub(self) -> int:
+        return len(self.rows) - self.top
+
+    def header(self) -> dict[str, Any]:  # counts of the EMITTED rows
+        return {"sessions_in_scope": len(self.rows), "top_level_sessions": self.top,
+                "subagent_sessions": self.sub}
+
+    def summary(self) -> dict[str, Any]:
+        rows = self.rows
+        return {
+            "sessions": len(rows),
+            "line_types": merged_counts(r.line_types for r in rows),
+            "turns": sum(r.turns for r in rows),
+            "tools": merged_counts(r.tools for r in rows),
+            "tokens": _tokens_json(merged_tokens(rows)),
+            "narration_blocks": merged_counts(r.narration_blocks for r in rows),
+            "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
+            "skipped_lines": sum(r.skipped_lines for r in rows),
+            "dropped_by_cap": self.dropped,
+        }
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self)
 
 
-def _recency(row: SessionStats) -> tuple[bool, float]:
-    """Rows with a counted timestamp first, newest first; then the rows the window left
+def recency(row: SessionStats) -> tuple[bool, float]:
+    """How ``--max-count`` ranks rows (it keeps the most recently active, in scope order):
+    rows with a counted timestamp first, newest first; then the rows the window left
     without one, by their file's modification time (they tied in path order, and the
     footer called the first ones "the most recently active")."""
     instant = parse_ts(row.last_ts)
@@ -152,20 +170,6 @@ def merged_tokens(rows: Iterable[SessionStats]) -> dict[str, TokenSums]:
     return dict(sorted(total.items()))
 
 
-def summary_of(rows: list[SessionStats], dropped: int) -> dict[str, Any]:
-    return {
-        "sessions": len(rows),
-        "line_types": merged_counts(r.line_types for r in rows),
-        "turns": sum(r.turns for r in rows),
-        "tools": merged_counts(r.tools for r in rows),
-        "tokens": _tokens_json(merged_tokens(rows)),
-        "narration_blocks": merged_counts(r.narration_blocks for r in rows),
-        "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
-        "skipped_lines": sum(r.skipped_lines for r in rows),
-        "dropped_by_cap": dropped,
-    }
-
-
 # -- text --------------------------------------------------------------------------------------
 
 
@@ -196,9 +200,9 @@ def _malformed(n: int) -> str:
     return f"{n} malformed line(s) skipped"
 
 
-def render_text(out: TextIO, rows: list[SessionStats], top: int, sub: int, dropped: int,
-                env: Env) -> None:
+def render_text(out: TextIO, result: StatsResult) -> None:
     w = out.write
+    rows, top, sub, dropped, env = result.rows, result.top, result.sub, result.dropped, result.env
     if sub:
         n = top + sub
         w(f"scope  {n} {'session' if n == 1 else 'sessions'} in scope ({top} top-level + "

@@ -50,9 +50,20 @@ def run(opts: WhoamiOptions, env: Env) -> Report:
         if answer.identities[0].path is None:
             report.exit_code = 1
     report.rows = [identity_row(i) for i in answer.identities]
-    report.summary = {"identities": len(answer.identities)}
-    report.text = lambda out: render_text(out, answer, env)
+    report.answer(WhoamiResult(answer, env))
     return report
+
+
+@dataclass(frozen=True)
+class WhoamiResult:
+    answer: WhoamiAnswer
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        return {"identities": len(self.answer.identities)}
+
+    def render_text(self, out: TextIO) -> None:
+        render_text(out, self.answer, self.env)
 
 
 def _self_token(token: str | None, env: Env) -> tuple[TargetKind | None, str | None]:

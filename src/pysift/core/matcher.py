@@ -4,23 +4,22 @@ Why RE2 (google-re2) and not ``re``/``regex``: the search dialect promises linea
 matching, so a hostile or careless pattern can never backtrack catastrophically over a
 400 KB line; RE2 is also the fastest engine measured for literals and alternations.
 
-The pattern is written in the Rust ``regex`` dialect csift documents. RE2 understands
-nearly all of it; this module closes the gaps before RE2 sees the pattern:
+The pattern is written in the Rust ``regex`` dialect csift documents and read ONCE, by
+``core/grammar/pattern.py`` (which also refuses the non-linear constructs, naming them);
+the prefilter takes its needles from the same tree. This module spells the tree for RE2,
+closing the gaps between the two dialects:
 
-- the non-linear constructs (backreferences, lookaround, atomic groups, possessive
-  quantifiers) are rejected with an error that names the construct and the reason,
-  instead of RE2's terse "invalid perl operator";
-- ``\\d \\s \\w`` (and ``\\D \\S \\W`` outside classes) are Unicode-aware, as in Rust
-  (RE2's are ASCII-only);
+- ``\\d \\s \\w`` (and ``\\D \\S \\W``) are Unicode-aware, as in Rust (RE2's are
+  ASCII-only); inside brackets ``\\W``/``\\S`` are spelled around the class;
 - the word boundaries ``\\b \\B \\< \\> \\b{start}`` … are Unicode-aware too. RE2 has
   only ASCII ones (``\\bconfig\\b`` matched ``config里``, ``caf\\w\\b`` missed ``café``),
   so RE2 runs the pattern WITHOUT its boundaries (a superset: same needles, same speed)
   and a text it matches is confirmed by the Rust regex crate itself (``rurex``, linear
   time) running the same translated pattern with the boundaries in Rust's own syntax
   (so is a negated class holding ``\\W`` or ``\\S``, which RE2 runs as ``\\w``/``\\s``);
-- ``\\u007F``, ``\\u{7F}``, ``\\U0000007F`` and ``\\U{7F}`` escapes are accepted;
-- a leading ``(?x)`` (verbose: whitespace and ``#`` comments ignored) is applied here,
-  because RE2 has no verbose mode.
+- ``\\u007F``, ``\\u{7F}``, ``\\U0000007F``, ``\\U{7F}``, an escaped space and
+  ``\\Q...\\E`` become RE2's ``\\x{..}`` and plain escapes;
+- verbose mode (a leading ``(?x)``) is applied by the parser: RE2 has none.
 
 Smart case follows ripgrep: the pattern is case-insensitive when it has at least one
 literal character and none of its literal characters is an uppercase letter. Escapes such
@@ -35,12 +34,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pysift.core.prefilter import (
-    SPACED_REPETITION,
-    NeedleSet,
-    required_needles,
-    tight_repetition,
+from pysift.core.grammar.pattern import (
+    Alternation,
+    Anchor,
+    Boundary,
+    Class,
+    ClassItem,
+    ClassRange,
+    Concat,
+    Dot,
+    Flags,
+    Group,
+    Literal,
+    Node,
+    Pattern,
+    PerlClass,
+    PosixClass,
+    Repeat,
+    UnicodeClass,
+    Verbatim,
+    parse_pattern,
 )
+from pysift.core.prefilter import NeedleSet, required_needles
 from pysift.errors import UsageError
 
 #: RE2's default program budget (8 MiB) is too small for Unicode ``\w`` under
@@ -68,21 +83,10 @@ _PERL_CLASS_OUTSIDE = {
     "W": f"[^{_WORD_BODY}]",
 }
 # Inside a class a negated Unicode class cannot be spelled as a union member in RE2
-# (no nested classes): a class holding \S or \W is spelled anew when it closes
-# (``_Translator._class_with_complements``; RE2 read them as ASCII, and the letters
-# idiom `[^\W\d_]` missed `é`).
+# (no nested classes): a class holding \S or \W is spelled anew (``_class_source``;
+# RE2 read them as ASCII, and the letters idiom `[^\W\d_]` missed `é`).
 _PERL_CLASS_INSIDE = {"d": _DIGIT_BODY, "D": r"\P{Nd}", "s": _SPACE_BODY, "w": _WORD_BODY}
-
-_LINEAR_TIME_REASON = (
-    "search uses a linear-time (RE2-class) regex engine, which cannot support "
-    "backreferences, lookahead/lookbehind, atomic groups or possessive quantifiers"
-)
-
-_REPETITION = re.compile(r"\{(\d+)(?:,(\d*))?\}")
-_FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
-_POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
-_HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
-_SPECIAL_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
+_COMPLEMENTS = ("W", "S")
 
 # Rust's spelling of each word boundary: what the confirming Rust regex runs.
 _RUST_BOUNDARY = {"b": r"\b", "B": r"\B", "start": r"\b{start}", "end": r"\b{end}",
@@ -90,423 +94,130 @@ _RUST_BOUNDARY = {"b": r"\b", "B": r"\B", "start": r"\b{start}", "end": r"\b{end
 
 
 @dataclass(frozen=True)
-class _Boundary:
-    """A word-boundary assertion in the translated pattern (``kind``: a key of
-    ``_RUST_BOUNDARY``): nothing in RE2's source, itself in the Rust check's."""
-
-    kind: str
-
-    @property
-    def re2(self) -> str:
-        return "(?:)"
-
-    @property
-    def rust(self) -> str:
-        return _RUST_BOUNDARY[self.kind]
-
-    @property
-    def ascii(self) -> str:
-        return r"\B" if self.kind == "B" else r"\b"
-
-
-@dataclass(frozen=True)
 class _Split:
-    """A piece RE2 cannot spell exactly: ``re2`` is a superset of it, ``rust`` the exact
-    piece for the Rust check (a negated class holding \\W or \\S)."""
+    """A piece spelled one way for each engine: ``re2`` a superset when RE2 cannot spell it
+    exactly (a word boundary is dropped, a negated class holding \\W or \\S widened),
+    ``rust`` the exact piece for the Rust check, ``ascii`` RE2's approximation for a
+    pattern the crate refuses."""
 
     re2: str
     rust: str
+    ascii: str
 
-    @property
-    def ascii(self) -> str:  # the crate refused the pattern: the superset stands
-        return self.re2
+
+def _boundary(kind: str) -> _Split:
+    return _Split("(?:)", _RUST_BOUNDARY[kind], r"\B" if kind == "B" else r"\b")
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-def _unsupported(construct: str, token: str, position: int, hint: str) -> UsageError:
-    return UsageError(
-        f"invalid regex: {construct} `{token}` (at offset {position}) is not supported: "
-        f"{_LINEAR_TIME_REASON}; {hint}"
-    )
-
-
 @dataclass(frozen=True)
 class _Translation:
-    """The RE2 source for a user pattern plus what smart case needs to know."""
+    """The RE2 source for a user pattern."""
 
     source: str
-    has_literal: bool
-    has_uppercase_literal: bool
     exact_source: str | None = None  # for the Rust check (boundaries, a `[^\W…]`); None:
     #                                  RE2's answer is exact
     ascii_source: str | None = None  # RE2 alone, if the crate refuses the exact source
 
 
-class _Translator:
-    """One left-to-right pass over the user's pattern, emitting RE2 syntax.
+def _translate(tree: Pattern) -> _Translation:
+    """Spell the parsed pattern for RE2 (and, when it needs one, for the Rust check)."""
+    pieces = _pieces(tree.root)
+    if not tree.needs_rust:
+        return _Translation("".join(pieces))  # type: ignore[arg-type]
+    return _Translation(
+        "".join(p if isinstance(p, str) else p.re2 for p in pieces),
+        "".join(p if isinstance(p, str) else p.rust for p in pieces),
+        "".join(p if isinstance(p, str) else p.ascii for p in pieces))
 
-    The scan knows exactly as much of the grammar as the rewrites need: escapes, classes,
-    group openers and quantifiers. Everything else is copied through, and RE2 then
-    reports any remaining syntax error in its own words.
-    """
 
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self.pos = 0
-        self.out: list[str | _Boundary | _Split] = []
-        self.verbose = False
-        self.has_literal = False
-        self.has_upper = False
-        self.unicode_off = False  # a `-u` flag group (refused)
-        self.class_negated = False  # inside a `[^...]` class
-        self.class_complements: list[str] = []  # \W / \S met in the open class
-
-    # -- bookkeeping -------------------------------------------------------------------
-    def _literal(self, char: str) -> None:
-        self.has_literal = True
-        if char.isupper():
-            self.has_upper = True
-
-    def _peek(self, offset: int = 0) -> str:
-        index = self.pos + offset
-        return self.pattern[index] if index < len(self.pattern) else ""
-
-    # -- entry ---------------------------------------------------------------------------
-    def run(self) -> _Translation:
-        self._leading_flags()
-        pattern = self.pattern
-        while self.pos < len(pattern):
-            char = pattern[self.pos]
-            if self.verbose and char.isspace():
-                self.pos += 1
-            elif self.verbose and char == "#":
-                newline = pattern.find("\n", self.pos)
-                self.pos = len(pattern) if newline < 0 else newline + 1
-            elif char == "\\":
-                self._escape(in_class=False)
-            elif char == "[":
-                self._char_class()
-            elif char == "(":
-                self._group_opener()
-            elif char in "*+?":
-                self.out.append(char)
-                self.pos += 1
-                self._after_quantifier(char)
-            elif char == "{":
-                self._brace()
-            elif char in ")|^$.":
-                self.out.append(char)
-                self.pos += 1
-            else:
-                self._literal(char)
-                self.out.append(char)
-                self.pos += 1
-        if self.unicode_off:
-            raise UsageError(
-                "invalid regex: turning Unicode off (`-u` in a flag group) is not supported: "
-                "classes, boundaries and case folding would stay Unicode (`(?-u)\\w` matching "
-                "`é`, `(?i-u)è` matching `È`); drop the flag and spell ASCII sets out "
-                "([0-9], [A-Za-z0-9_], [\\t\\n\\f\\r ])")
-        if all(isinstance(piece, str) for piece in self.out):
-            return _Translation("".join(self.out), self.has_literal,  # type: ignore[arg-type]
-                                self.has_upper)
-        return _Translation(
-            "".join(p if isinstance(p, str) else p.re2 for p in self.out),
-            self.has_literal, self.has_upper,
-            "".join(p if isinstance(p, str) else p.rust for p in self.out),
-            "".join(p if isinstance(p, str) else p.ascii for p in self.out))
-
-    def _class_with_complements(self, opened: int) -> None:
-        """Rewrite the class just closed at ``self.out[opened:]`` (``[``, members, ``]``)
-        around the \\W / \\S it held."""
-        first = opened + (2 if self.class_negated else 1)  # past `[` and `^`
-        members = "".join(self.out[first:-1])  # type: ignore[arg-type]
-        del self.out[opened:]
-        complements, self.class_complements = self.class_complements, []
-        if not self.class_negated:
-            self.out.append(_class_with_complements_source(members, complements))
-            return
-        # `[^\W\d_]` leaves a part of \w (of \s for \S): RE2 gets that superset, and the
-        # Rust crate confirms with the class itself (Unicode \W / \S are its own)
-        superset = f"[{_WORD_BODY}]" if "W" in complements else f"[{_SPACE_BODY}]"
-        # the members as a nested class (Rust has them): beside \W a `-` would read as a
-        # range, and a leading `^` as a negation
-        inner = "\\" + members if members.startswith("^") else members
-        rust = ("[^" + "".join("\\" + kind for kind in complements)
-                + (f"[{inner}]" if inner else "") + "]")
-        self.out.append(_Split(superset, rust))
-
-    # -- pieces --------------------------------------------------------------------------
-    def _leading_flags(self) -> None:
-        """Apply a leading ``(?x...)`` here (RE2 has no verbose mode) and drop the ``x``."""
-        match = _FLAG_GROUP.match(self.pattern)
-        if match is None or match.group(3) != ")":
-            return
-        on, off = match.group(1), match.group(2)
-        if "x" not in on and "x" not in (off or ""):
-            return
-        self.verbose = "x" in on
-        self.unicode_off = self.unicode_off or "u" in (off or "")
-        self.out.append(_flag_group(on, off or "", ")"))
-        self.pos = match.end()
-
-    def _after_quantifier(self, quantifier: str) -> None:
-        """A quantifier may be followed by ``?`` (lazy); a following ``+`` is possessive."""
-        if self._peek() == "?":
-            self.out.append("?")
-            self.pos += 1
-            return
-        if self._peek() == "+":
-            raise _unsupported(
-                "the possessive quantifier",
-                quantifier + "+",
-                self.pos - len(quantifier),
-                "drop the trailing `+` (a plain greedy quantifier matches the same text here)",
-            )
-
-    def _brace(self) -> None:
-        spaced = SPACED_REPETITION.match(self.pattern, self.pos)
-        if spaced is not None:  # Rust allows spaces around the counts: `a{2, 3}`
-            self.out.append(tight_repetition(spaced))
-            self.pos = spaced.end()
-            self._after_quantifier(spaced.group(0))
-            return
-        match = _REPETITION.match(self.pattern, self.pos)
-        if match is None:  # RE2 (like Rust for an unclosed brace) reads it as a literal `{`
-            self._literal("{")
-            self.out.append(r"\{")
-            self.pos += 1
-            return
-        self.out.append(match.group(0))
-        self.pos = match.end()
-        self._after_quantifier(match.group(0))
-
-    def _group_opener(self) -> None:
-        pattern, start = self.pattern, self.pos
-        if self._peek(1) != "?":
-            self.out.append("(")
-            self.pos += 1
-            return
-        rest = pattern[start + 2 : start + 4]
-        if rest[:1] in ("=", "!"):
-            raise _unsupported(
-                "lookahead",
-                "(?" + rest[:1],
-                start,
-                "match the following text explicitly instead of asserting it",
-            )
-        if rest in ("<=", "<!"):
-            raise _unsupported(
-                "lookbehind",
-                "(?" + rest,
-                start,
-                "match the preceding text explicitly instead of asserting it",
-            )
-        if rest[:1] == ">":
-            raise _unsupported(
-                "the atomic group", "(?>", start, "use a non-capturing group `(?:...)`"
-            )
-        if pattern.startswith("(?P=", start):
-            raise _unsupported(
-                "the named backreference", "(?P=", start, "match the repeated text explicitly"
-            )
-        if rest[:1] == "(":
-            raise UsageError(
-                f"invalid regex: the conditional group `(?(` (at offset {start}) is not "
-                "supported; use an alternation `a|b` instead"
-            )
-        for prefix in ("(?P<", "(?<"):
-            if pattern.startswith(prefix, start):
-                close = pattern.find(">", start)
-                end = len(pattern) if close < 0 else close + 1
-                self.out.append("(?P<" + pattern[start + len(prefix) : end])
-                self.pos = end
-                return
-        flags = _FLAG_GROUP.match(pattern, start)
-        if flags is not None:
-            if "x" in flags.group(1) or "x" in (flags.group(2) or ""):
-                raise UsageError(
-                    f"invalid regex: the verbose flag `x` (at offset {start}) is supported "
-                    "only as a leading `(?x)` that applies to the whole pattern"
-                )
-            self.unicode_off = self.unicode_off or "u" in (flags.group(2) or "")
-            self.out.append(_flag_group(flags.group(1), flags.group(2) or "", flags.group(3)))
-            self.pos = flags.end()
-            return
-        self.out.append("(?")  # anything else: let RE2 name the problem
-        self.pos += 2
-
-    def _escape(self, *, in_class: bool) -> None:
-        pattern, start = self.pattern, self.pos
-        nxt = pattern[start + 1] if start + 1 < len(pattern) else ""
-        if not nxt:
-            self.out.append("\\")  # RE2: "trailing \"
-            self.pos += 1
-            return
-        if nxt in "123456789":
-            end = start + 2
-            while end < len(pattern) and pattern[end].isdigit():
-                end += 1
-            raise _unsupported(
-                "the backreference",
-                pattern[start:end],
-                start,
-                "match the repeated text explicitly",
-            )
-        if nxt == "k" and start + 2 < len(pattern) and pattern[start + 2] in "<{'":
-            raise _unsupported(
-                "the named backreference", "\\k", start, "match the repeated text explicitly"
-            )
-        if nxt == "C":
-            raise UsageError(
-                f"invalid regex: `\\C` (at offset {start}) matches a single byte and can split "
-                "a UTF-8 character; use `.` or `\\x{...}` instead"
-            )
-        if not in_class and nxt in "<>bB":
-            self._word_boundary(start)
-            return
-        if in_class and nxt in "WS":
-            self.class_complements.append(nxt)  # the class is spelled anew at its end
-            self.pos += 2
-            return
-        table = _PERL_CLASS_INSIDE if in_class else _PERL_CLASS_OUTSIDE
-        if nxt in table:
-            self.out.append(table[nxt])
-            self.pos += 2
-            return
-        if nxt in "pP":
-            self._unicode_class(start)
-            return
-        if nxt == "Q" and not in_class:
-            self._quoted(start)
-            return
-        if nxt in "xuU":
-            self._hex_escape(start, nxt)
-            return
-        if nxt.isspace():  # `\ ` in verbose mode is a literal space
-            self._literal(nxt)
-            self.out.append(f"\\x{{{ord(nxt):x}}}")
-            self.pos += 2
-            return
-        if nxt in "aftnrv0" or (nxt.isascii() and not nxt.isalnum()):
-            if not nxt.isalnum():
-                self._literal(nxt)
-            else:
-                self.has_literal = True
-            self.out.append(pattern[start : start + 2])
-            self.pos += 2
-            return
-        # anchors (\A \z) and anything RE2 will reject in its own words
-        self.out.append(pattern[start : start + 2])
-        self.pos += 2
-
-    def _word_boundary(self, start: int) -> None:
-        """Rust's ``\\b``, ``\\B``, ``\\<``, ``\\>`` and ``\\b{start}``-style assertions."""
-        pattern = self.pattern
-        nxt = pattern[start + 1]
-        if nxt in "<>B" or not pattern.startswith("b{", start + 1):
-            self.out.append(_Boundary({"<": "start", ">": "end"}.get(nxt, nxt)))
-            self.pos = start + 2
-            return
-        special = _SPECIAL_BOUNDARY.match(pattern, start)
-        if special is None:
-            raise UsageError(
-                f"invalid regex: unknown word-boundary assertion at offset {start}; use "
-                "\\b, \\B, \\b{start}, \\b{end}, \\b{start-half} or \\b{end-half}"
-            )
-        self.out.append(_Boundary(special.group(1)))
-        self.pos = special.end()
-
-    def _unicode_class(self, start: int) -> None:
-        pattern = self.pattern
-        if start + 2 < len(pattern) and pattern[start + 2] == "{":
-            close = pattern.find("}", start + 2)
-            end = len(pattern) if close < 0 else close + 1
+def _pieces(root: Node) -> list[str | _Split]:
+    """The RE2 spelling of the tree, left to right: text, or a piece that is spelled one
+    way for RE2 and another for the Rust check. A walk with its own stack (a pattern may
+    nest deeper than Python recurses)."""
+    out: list[str | _Split] = []
+    todo: list[Node | str] = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, Literal):
+            out.append(node.spelling)
+        elif isinstance(node, Concat):
+            todo.extend(reversed(node.items))
+        elif isinstance(node, Alternation):
+            for index, branch in enumerate(reversed(node.branches)):
+                todo.extend(("|", branch) if index else (branch,))
+        elif isinstance(node, Repeat):
+            todo.extend((node.spelling, *reversed(node.between), node.body))
+        elif isinstance(node, Group):
+            todo.extend((")",) if node.closed else ())
+            todo.extend((node.body, _group_opener(node)))
+        elif isinstance(node, Class):
+            out.append(_class_source(node))
+        elif isinstance(node, PerlClass):
+            out.append(_PERL_CLASS_OUTSIDE[node.kind])
+        elif isinstance(node, Boundary):
+            out.append(_boundary(node.kind))
+        elif isinstance(node, Flags):
+            out.append(_flag_group(node.on, node.off, ")"))
+        elif isinstance(node, Dot):
+            out.append(".")
+        elif isinstance(node, (Anchor, UnicodeClass)):
+            out.append(node.spelling)
         else:
-            end = min(len(pattern), start + 3)
-        self.out.append(pattern[start:end])
-        self.pos = end
+            assert isinstance(node, Verbatim)
+            out.append(node.text)
+    return out
 
-    def _quoted(self, start: int) -> None:
-        """``\\Q...\\E``: everything between is literal (RE2 extension; kept for users)."""
-        pattern = self.pattern
-        close = pattern.find("\\E", start + 2)
-        end = len(pattern) if close < 0 else close
-        for char in pattern[start + 2 : end]:
-            self._literal(char)
-            self.out.append(_quote_char(char))
-        self.pos = len(pattern) if close < 0 else close + 2
 
-    def _hex_escape(self, start: int, kind: str) -> None:
-        """``\\xHH \\x{H} \\uHHHH \\u{H} \\UHHHHHHHH \\U{H}`` -> RE2's ``\\x{H}``."""
-        pattern = self.pattern
-        braced = _HEX_BRACED.match(pattern, start + 2)
-        if braced is not None:
-            digits, end = braced.group(1), braced.end()
-        else:
-            width = {"x": 2, "u": 4, "U": 8}[kind]
-            digits = pattern[start + 2 : start + 2 + width]
-            end = start + 2 + width
-            if len(digits) != width or any(c not in "0123456789abcdefABCDEF" for c in digits):
-                self.out.append(pattern[start : start + 2])  # RE2 reports the bad escape
-                self.pos = start + 2
-                return
-        value = int(digits, 16)
-        if value <= 0x10FFFF:
-            self._literal(chr(value))
-        self.out.append(f"\\x{{{digits}}}")
-        self.pos = end
+def _group_opener(group: Group) -> str:
+    if group.kind == "capture":
+        return "("
+    if group.kind == "named":
+        return "(?P<" + group.name
+    if group.flags is None:
+        return "(?:"
+    return _flag_group(group.flags.on, group.flags.off, ":")
 
-    def _char_class(self) -> None:
-        pattern = self.pattern
-        opened = len(self.out)
-        self.out.append("[")
-        self.pos += 1
-        self.class_negated = self._peek() == "^"
-        self.class_complements = []  # \W / \S met in this class
-        if self.class_negated:
-            self.out.append("^")
-            self.pos += 1
-        if self._peek() == "]":  # a leading `]` is a literal member
-            self._literal("]")
-            self.out.append(r"\]")
-            self.pos += 1
-        while self.pos < len(pattern):
-            char = pattern[self.pos]
-            if char == "]":
-                self.out.append("]")
-                self.pos += 1
-                if self.class_complements:
-                    self._class_with_complements(opened)
-                return
-            if char == "\\":
-                self._escape(in_class=True)
-                continue
-            if char == "[":
-                posix = _POSIX_CLASS.match(pattern, self.pos)
-                if posix is None:
-                    raise UsageError(
-                        f"invalid regex: nested character class at offset {self.pos} is not "
-                        "supported; write a literal `[` inside a class as `\\[`"
-                    )
-                self.out.append(posix.group(0))
-                self.pos = posix.end()
-                continue
-            if pattern.startswith(("&&", "--", "~~"), self.pos):
-                raise UsageError(
-                    f"invalid regex: the class set operation `{pattern[self.pos:self.pos + 2]}` "
-                    f"(at offset {self.pos}) is not supported; spell the members out, or "
-                    "escape a literal character as `\\-`, `\\&` or `\\~`"
-                )
-            if self.verbose and char.isspace():
-                self.pos += 1
-                continue
-            self._literal(char)
-            self.out.append(char)
-            self.pos += 1
-        # unterminated: RE2 reports "missing ]"
+
+def _member(item: ClassItem) -> str:
+    """A bracket-class member as RE2 spells it."""
+    if isinstance(item, Literal):
+        return item.spelling
+    if isinstance(item, ClassRange):
+        return item.first.spelling + "-" + item.last.spelling
+    if isinstance(item, PerlClass):
+        return _PERL_CLASS_INSIDE[item.kind]
+    if isinstance(item, (UnicodeClass, PosixClass)):
+        return item.spelling
+    assert isinstance(item, Verbatim)
+    return item.text
+
+
+def _class_source(node: Class) -> str | _Split:
+    """``[...]`` for RE2; one holding \\W or \\S is spelled around them."""
+    complements = [item.kind for item in node.items
+                   if isinstance(item, PerlClass) and item.kind in _COMPLEMENTS]
+    members = "".join(_member(item) for item in node.items
+                      if not (isinstance(item, PerlClass) and item.kind in _COMPLEMENTS))
+    if not node.closed:  # RE2 reports the missing `]`
+        return "[" + ("^" if node.negated else "") + members
+    if not complements:
+        return "[" + ("^" if node.negated else "") + members + "]"
+    if not node.negated:
+        return _class_with_complements_source(members, complements)
+    # `[^\W\d_]` leaves a part of \w (of \s for \S): RE2 gets that superset, and the
+    # Rust crate confirms with the class itself (Unicode \W / \S are its own)
+    superset = f"[{_WORD_BODY}]" if "W" in complements else f"[{_SPACE_BODY}]"
+    # the members as a nested class (Rust has them): beside \W a `-` would read as a
+    # range, and a leading `^` as a negation
+    inner = "\\" + members if members.startswith("^") else members
+    rust = ("[^" + "".join("\\" + kind for kind in complements)
+            + (f"[{inner}]" if inner else "") + "]")
+    return _Split(superset, rust, superset)
 
 
 def _class_with_complements_source(members: str, complements: list[str]) -> str:
@@ -520,23 +231,13 @@ def _class_with_complements_source(members: str, complements: list[str]) -> str:
 
 
 def _flag_group(on: str, off: str, terminator: str) -> str:
-    """A flag group for RE2: ``x`` is applied by the translator, ``u`` is always on (a
-    ``-u`` is refused by ``_Translator.run``: RE2 would keep Unicode anyway)."""
+    """A flag group for RE2: ``x`` is applied by the parser, ``u`` is always on (a ``-u``
+    is refused by the parser: RE2 would keep Unicode anyway)."""
     on, off = on.replace("x", "").replace("u", ""), off.replace("x", "").replace("u", "")
     flags = on + ("-" + off if off else "")
     if terminator == ":":
         return f"(?{flags}:"
     return f"(?{flags})" if flags else ""
-
-
-def _quote_char(char: str) -> str:
-    if char.isascii() and not char.isalnum() and char != "_":
-        return f"\\x{{{ord(char):x}}}" if not char.isprintable() or char == " " else "\\" + char
-    return char
-
-
-def _translate(pattern: str) -> _Translation:
-    return _Translator(pattern).run()
 
 
 def _re2_options(*, case_insensitive: bool) -> Any:
@@ -628,8 +329,7 @@ def _without_surrogates(text: str) -> str:
 
 def is_smart_case_insensitive(pattern: str) -> bool:
     """Smart case alone (no ``-i``): True when the pattern has a literal and no uppercase one."""
-    translation = _translate(pattern)
-    return translation.has_literal and not translation.has_uppercase_literal
+    return parse_pattern(pattern).smart_case_insensitive
 
 
 def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> Matcher:
@@ -642,10 +342,9 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
         return Matcher(
             "", regex=None, case_insensitive=ignore_case, multiline=multiline, needles=None
         )
-    translation = _translate(pattern)
-    insensitive = ignore_case or (
-        translation.has_literal and not translation.has_uppercase_literal
-    )
+    tree = parse_pattern(pattern)
+    insensitive = ignore_case or tree.smart_case_insensitive
+    translation = _translate(tree)
     source = ("(?ms)" if multiline else "") + translation.source
     exact = None
     if translation.exact_source is not None:
@@ -669,7 +368,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
         regex=regex,
         case_insensitive=insensitive,
         multiline=multiline,
-        needles=required_needles(pattern, case_insensitive=insensitive),
+        needles=required_needles(tree, case_insensitive=insensitive),
         exact=exact,
     )
 

@@ -40,12 +40,28 @@ only steps once per candidate line, never once per line of the file.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from pysift.core.grammar.pattern import (
+    Alternation,
+    Anchor,
+    Boundary,
+    Class,
+    Concat,
+    Flags,
+    Group,
+    Literal,
+    Node,
+    Pattern,
+    PerlClass,
+    Repeat,
+    UnicodeClass,
+    parse_pattern,
+)
 from pysift.disk.jsonline import SURROGATE_ESCAPE
+from pysift.errors import UsageError
 
 #: A shorter needle is too common in JSON to be worth a pass.
 NEEDLE_MIN_BYTES = 3
@@ -116,21 +132,6 @@ _AFTER_NUMBER = frozenset("]}")
 #: number characters that is no such piece (a date ``2026-12-01``, an address
 #: ``192.168.1.1``) cannot lie inside a rendered number.
 _NUMBER_PIECE = re.compile(r"[-+]?[0-9]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]*)?")
-
-_FLAG_GROUP = re.compile(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?(\)|:)")
-_HEX_BRACED = re.compile(r"\{([0-9A-Fa-f]{1,8})\}")
-_LOOSE_BRACE = re.compile(r"\{,\d*\}")
-# a counted repetition with spaces around its numbers (Rust reads `a{2, 3}` as `a{2,3}`)
-SPACED_REPETITION = re.compile(r"\{[ \t\n]*(\d+)[ \t\n]*(?:(,)[ \t\n]*(\d*)[ \t\n]*)?\}")
-
-
-def tight_repetition(match: re.Match[str]) -> str:
-    """A ``SPACED_REPETITION`` match written without its spaces."""
-    low, comma, high = match.groups()
-    return "{" + low + ("," + (high or "") if comma else "") + "}"
-_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
-# escapes that mean the same thing in RE2/Rust and Python's parser
-_SHARED_LETTER_ESCAPES = frozenset("dDsSwWbBAntrfva")
 
 
 # ----------------------------------------------------------------------------------------
@@ -573,23 +574,28 @@ def exposes_number(needle: str) -> bool:
 # ----------------------------------------------------------------------------------------
 
 
-def required_needles(pattern: str, *, case_insensitive: bool) -> NeedleSet | None:
+def required_needles(pattern: str | Pattern, *, case_insensitive: bool) -> NeedleSet | None:
     """The necessity-only needle set of ``pattern``, or None when it cannot be gated.
 
     None is always safe: it means "scan every line". It is returned for the empty pattern,
-    for patterns this walk cannot read with certainty, and when no required text of at
-    least ``NEEDLE_MIN_BYTES`` safe bytes exists (``a*``, ``\\d+``, ``foo|.*``).
+    a pattern the parser refuses or hands on unread (an ``opaque`` tree: RE2 decides what
+    it means), and when no required text of at least ``NEEDLE_MIN_BYTES`` safe bytes
+    exists (``a*``, ``\\d+``, ``foo|.*``). A string is parsed first; the matcher passes the
+    tree it compiled.
     """
-    if not pattern:
+    if isinstance(pattern, str):
+        if not pattern:
+            return None
+        try:
+            pattern = parse_pattern(pattern)
+        except UsageError:
+            return None
+    if pattern.opaque or not pattern.source:
         return None
-    parsed = _parse(pattern)
-    if parsed is None:
-        return None
-    items, inline_caseless = parsed
-    caseless = case_insensitive or inline_caseless
+    caseless = case_insensitive or pattern.inline_caseless
     try:
-        found = _required(items, caseless)
-    except RecursionError:
+        found = _required(_items(pattern.root), caseless)
+    except RecursionError:  # nested deeper than Python recurses: no prefilter
         return None
     if not found:
         return None
@@ -615,31 +621,67 @@ def _minimise(needles: frozenset[str], caseless: bool) -> frozenset[str]:
     return frozenset(kept)
 
 
-def _sre() -> tuple[Any, Any]:
-    import re._constants as constants
-    import re._parser as parser
+# The walk reads the tree as a sequence of items (tuples, first field the kind):
+#   ("c", char)            a literal character: consecutive ones form a run
+#   ("z", node)            zero-width (an anchor or a word boundary): runs go on across it
+#   ("o", node, is_set)    one character of a set (a class, ``.``...): ends a run;
+#                          ``is_set``: a positive set, which an alternation may merge
+#   ("g", items)           a capturing group
+#   ("r", low, items)      a repetition, at least ``low`` times
+#   ("b", [items, ...])    an alternation
+# A non-capturing group is spliced into its sequence. An alternation first moves out the
+# items every branch starts with (``wordax|wordbx`` requires ``word``), and branches of one
+# character each become one set.
+_Item = tuple[Any, ...]
 
-    return parser, constants
+
+def _items(node: Node) -> list[_Item]:
+    """``node`` as a sequence of walk items."""
+    if isinstance(node, Literal):
+        return [("c", node.char)]
+    if isinstance(node, Concat):
+        return [item for child in node.items for item in _items(child)]
+    if isinstance(node, Alternation):
+        return _alternation_items([_items(branch) for branch in node.branches])
+    if isinstance(node, Group):
+        body = _items(node.body)
+        return [("g", body)] if node.capturing else body
+    if isinstance(node, Repeat):
+        return [("r", node.low, _items(node.body))]
+    if isinstance(node, Class):
+        only = _single_member(node)
+        return [("c", only)] if only is not None else [("o", node, not node.negated)]
+    if isinstance(node, (PerlClass, UnicodeClass)):
+        return [("o", node, True)]
+    if isinstance(node, (Anchor, Boundary)):
+        return [("z", node)]
+    if isinstance(node, Flags):
+        return []
+    return [("o", node, False)]  # `.`
 
 
-def _parse(pattern: str) -> tuple[list[Any], bool] | None:
-    translated = _python_syntax(pattern)
-    if translated is None:
+def _single_member(node: Class) -> str | None:
+    """The character a positive class of one literal member (``[.]``, ``[aa]``) matches."""
+    if node.negated or not all(isinstance(item, Literal) for item in node.items):
         return None
-    source, inline_caseless = translated
-    parser, _ = _sre()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            parsed = parser.parse(source, 0)
-        except Exception:  # re.error, OverflowError, RecursionError...: no prefilter
-            return None
-    return list(parsed.data), inline_caseless
+    chars = {item.char for item in node.items}  # type: ignore[union-attr]
+    return chars.pop() if len(chars) == 1 else None
 
 
-def _required(items: list[Any], caseless: bool) -> Required:
-    """Needles of a concatenation: its strongest single part (SPEC §7d)."""
-    _, c = _sre()
+def _alternation_items(branches: list[list[_Item]]) -> list[_Item]:
+    prefix: list[_Item] = []
+    while all(branches) and branches[0][0][0] in "czo" and all(
+            branch[0] == branches[0][0] for branch in branches[1:]):
+        prefix.append(branches[0][0])
+        branches = [branch[1:] for branch in branches]
+    if all(len(branch) == 1 and (branch[0][0] == "c" or branch[0][0] == "o" and branch[0][2])
+           for branch in branches):
+        return [*prefix, ("o", tuple(branch[0] for branch in branches), True)]
+    return [*prefix, ("b", branches)]
+
+
+def _required(items: list[_Item], caseless: bool) -> Required:
+    """Needles of a sequence: its strongest single part (SPEC §7d)."""
     best: frozenset[str] | None = None
     run: list[str] = []
 
@@ -655,31 +697,31 @@ def _required(items: list[Any], caseless: bool) -> Required:
                 consider(frozenset([needle]))
             run.clear()
 
-    for op, arg in _flatten(items):
-        if op is c.LITERAL:
-            run.append(chr(arg))
+    for item in _flatten(items):
+        kind = item[0]
+        if kind == "c":
+            run.append(item[1])
             continue
-        if op is c.AT:  # zero-width: the text on both sides stays adjacent
+        if kind == "z":  # zero-width: the text on both sides stays adjacent
             continue
         flush()
-        if op is c.SUBPATTERN:
-            consider(_required(list(arg[3].data), caseless))
-        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-            low, _high, body = arg
-            if low >= 1:
-                consider(_required(list(body.data), caseless))
-        elif op is c.BRANCH:
-            consider(_alternation(arg[1], caseless))
-        # classes, dots, negated literals, assertions, group references: nothing
+        if kind == "g":
+            consider(_required(item[1], caseless))
+        elif kind == "r":
+            if item[1] >= 1:
+                consider(_required(item[2], caseless))
+        elif kind == "b":
+            consider(_alternation(item[1], caseless))
+        # a set: nothing
     flush()
     return best
 
 
-def _alternation(branches: list[Any], caseless: bool) -> Required:
+def _alternation(branches: list[list[_Item]], caseless: bool) -> Required:
     """Every branch must contribute; the union (deduplicated) is capped at NEEDLE_CAP."""
     union: set[str] = set()
     for branch in branches:
-        required = _required(list(branch.data), caseless)
+        required = _required(branch, caseless)
         if not required:
             return None
         union |= required
@@ -687,142 +729,12 @@ def _alternation(branches: list[Any], caseless: bool) -> Required:
     return result if len(result) <= NEEDLE_CAP else None
 
 
-def _flatten(items: list[Any]) -> list[Any]:
-    """Inline groups whose body is a plain concatenation, so ``(?:foo)bar`` is one run."""
-    _, c = _sre()
-    flat: list[Any] = []
-    for op, arg in items:
-        if op is c.SUBPATTERN:
-            body = list(arg[3].data)
-            if not any(inner_op is c.BRANCH for inner_op, _ in body):
-                flat.extend(_flatten(body))
-                continue
-        flat.append((op, arg))
-    return flat
-
-
-def _python_syntax(pattern: str) -> tuple[str, bool] | None:
-    """Rewrite an RE2/Rust pattern into the syntax of Python's parser, or None.
-
-    Only for finding literals: Unicode classes become ``\\d`` (any class contributes
-    nothing), case/dot/anchor flags are dropped (case is handled by the needle set, the
-    rest never changes which literals are required), a leading verbose flag is applied
-    here. Anything the two dialects could read differently (POSIX classes, ``{,n}``,
-    numbered escapes, ``\\C``, unknown letter escapes) gives None: no prefilter.
-    Returns the rewritten source and whether an inline ``i`` flag appears.
-    """
-    out: list[str] = []
-    caseless = False
-    verbose = False
-    size = len(pattern)
-    index = 0
-    leading = _FLAG_GROUP.match(pattern)
-    if leading is not None and leading.group(3) == ")" and "x" in leading.group(1):
-        verbose = True
-    in_class = False
-    class_opening = False  # just after `[` or `[^`: a `]` here is a literal member
-    while index < size:
-        char = pattern[index]
-        if char == "\\":
-            escaped = _python_escape(pattern, index, in_class)
-            if escaped is None:
-                return None
-            text, index = escaped
-            out.append(text)
-            class_opening = False
-            continue
-        if in_class:
-            if char == "]" and not class_opening:
-                in_class = False
-            elif pattern.startswith("[:", index):
-                return None  # a POSIX class in RE2, literal members in Python
-            out.append(char)
-            class_opening = False
-            index += 1
-            continue
-        if verbose and char == "#":
-            newline = pattern.find("\n", index)
-            index = size if newline < 0 else newline + 1
-            continue
-        if verbose and char.isspace():
-            index += 1
-            continue
-        if char == "[":
-            in_class, class_opening = True, True
-            out.append("[")
-            index += 1
-            if pattern.startswith("^", index):
-                out.append("^")
-                index += 1
-            continue
-        if char == "(" and pattern.startswith("(?", index):
-            if pattern.startswith("(?<", index) and not pattern.startswith(("(?<=", "(?<!"), index):
-                out.append("(?P<")
-                index += 3
-                continue
-            flags = _FLAG_GROUP.match(pattern, index)
-            if flags is not None:
-                if "i" in flags.group(1):
-                    caseless = True
-                if flags.group(3) == ":":
-                    out.append("(?:")
-                index = flags.end()
-                continue
-        if char == "{" and _LOOSE_BRACE.match(pattern, index):
-            return None  # `{,n}` is a literal in RE2, a repetition in Python
-        spaced = SPACED_REPETITION.match(pattern, index) if char == "{" else None
-        if spaced is not None:  # `{2, 3}`: a repetition in Rust, a literal to Python
-            out.append(tight_repetition(spaced))
-            index = spaced.end()
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out), caseless
-
-
-def _python_escape(pattern: str, index: int, in_class: bool) -> tuple[str, int] | None:
-    """Translate the escape at ``pattern[index]``; returns (python text, next index)."""
-    if index + 1 >= len(pattern):
-        return None
-    kind = pattern[index + 1]
-    after = index + 2
-    if kind in "pP":
-        if pattern.startswith("{", after):
-            close = pattern.find("}", after)
-            if close < 0:
-                return None
-            return r"\d", close + 1
-        if after >= len(pattern):
-            return None
-        return r"\d", after + 1
-    if kind == "Q":
-        if in_class:
-            return None
-        close = pattern.find("\\E", after)
-        end = len(pattern) if close < 0 else close
-        return re.escape(pattern[after:end]), (len(pattern) if close < 0 else close + 2)
-    if kind == "z":
-        return r"\Z", after
-    if kind in "<>":  # Rust's word-start / word-end assertions
-        return r"\b", after
-    if kind == "b" and pattern.startswith("{", after):  # \b{start}, \b{end-half}, ...
-        close = pattern.find("}", after)
-        return (r"\b", close + 1) if close >= 0 else None
-    if kind in "xuU":
-        braced = _HEX_BRACED.match(pattern, after)
-        if braced is not None:
-            digits, end = braced.group(1), braced.end()
+def _flatten(items: list[_Item]) -> list[_Item]:
+    """Inline groups whose body is a plain sequence, so ``(foo)bar`` is one run."""
+    flat: list[_Item] = []
+    for item in items:
+        if item[0] == "g" and not any(inner[0] == "b" for inner in item[1]):
+            flat.extend(_flatten(item[1]))
         else:
-            width = {"x": 2, "u": 4, "U": 8}[kind]
-            digits, end = pattern[after : after + width], after + width
-            if len(digits) != width or not set(digits) <= _HEX_DIGITS:
-                return None
-        value = int(digits, 16)
-        if value > 0x10FFFF:
-            return None
-        return f"\\U{value:08x}", end
-    if kind.isascii() and kind.isalnum():
-        if kind == "0" or kind in _SHARED_LETTER_ESCAPES:
-            return pattern[index:after], after
-        return None  # backreferences, \C, \E, \k, \Z, \G, ...: not read with certainty
-    return pattern[index:after], after  # an escaped punctuation, space or other char
+            flat.append(item)
+    return flat

@@ -33,7 +33,7 @@ from pysift.core.grammar.targets import (
 from pysift.core.spawns import IssuedBy, spawned_by, spawns_in
 from pysift.disk.layout import (
     Transcript,
-    drain_unreadable,
+    Unreadable,
     encode_cwd,
     find_project_dir,
     is_dir,
@@ -51,8 +51,8 @@ from pysift.disk.layout import (
     top_level_transcript,
     transcript_from_path,
 )
-from pysift.disk.lines import Buffer, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.lines import line_end, line_start
+from pysift.disk.mapped import try_open_buffer
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.model.ids import is_hex, is_session_ref, is_uuid
@@ -83,7 +83,9 @@ class Scope:
     transcripts: list[Transcript]
     scoped: bool  # True when any target or --sessions-from was given
     notes: list[str] = field(default_factory=list)  # stderr lines, without the "pysift: "
-    unreadable: int = 0  # dirs and files the walk could not read (each named in ``notes``)
+    # (path, reason) of the dirs and files the walk could not read (each named in ``notes``):
+    # what they hold is not in ``transcripts``, so a zero found there is not definitive
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def top_level_count(self) -> int:
@@ -138,28 +140,22 @@ def projects_root(env: Env) -> Path:
     return root if root.is_absolute() else Path(os.path.normpath(env.cwd / root))
 
 
-def find_session_file(session_id: str, env: Env) -> Path | None:
-    """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then every project dir."""
+def find_session_file(session_id: str, env: Env, *, unread: Unreadable) -> Path | None:
+    """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then every project
+    dir (what cannot be read on the way goes into ``unread``)."""
     root = projects_root(env)
     name = f"{session_id}.jsonl"
-    here = find_project_dir(root, os.fspath(env.cwd))
-    if here is not None and is_file(here / name):
+    here = find_project_dir(root, os.fspath(env.cwd), unread=unread)
+    if here is not None and is_file(here / name, unread=unread):
         return here / name
-    for project_dir in iter_project_dirs(root):
+    for project_dir in iter_project_dirs(root, unread=unread):
         candidate = project_dir / name
-        if is_file(candidate):
+        if is_file(candidate, unread=unread):
             return candidate
     return None
 
 
 # -- @trap ----------------------------------------------------------------------------------------
-
-
-def _read_buffer(path: Path) -> Buffer | None:
-    try:
-        return open_buffer(path)
-    except SourceError:
-        return None
 
 
 def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) -> bool:
@@ -169,7 +165,7 @@ def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) 
     so a large main transcript is scanned at C speed. Requiring the literal program name in
     the same command keeps an unrelated ``echo <marker>`` from counting.
     """
-    buf = _read_buffer(path)
+    buf = try_open_buffer(path)
     if buf is None:
         return False
     needle = marker.encode()
@@ -194,7 +190,8 @@ def _tool_command(block: Mapping[str, Any]) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def resolve_trap(marker: str, env: Env, notes: list[str] | None = None) -> Transcript:
+def resolve_trap(marker: str, env: Env, notes: list[str] | None = None, *,
+                 unread: Unreadable) -> Transcript:
     """The transcript whose shell command carries ``marker`` (SPEC §6.3a).
 
     Scans the env-named session's main transcript and its subagents. One subagent wins;
@@ -203,13 +200,14 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None) -> Trans
     """
     marker = validate_trap_marker(marker.strip())
     session_id = require_calling_session(env, f"@trap:{marker}")
-    main = find_session_file(session_id, env)
+    main = find_session_file(session_id, env, unread=unread)
     if main is None:
         raise TargetError(
             f"@trap: cannot find the calling session {session_id}.jsonl under "
             f"{projects_root(env)}; check --claude-home / $CLAUDE_CONFIG_DIR"
         )
-    carriers = [t for t in subagent_transcripts(main) if shell_command_carries(t.path, marker)]
+    carriers = [t for t in subagent_transcripts(main, unread=unread)
+                if shell_command_carries(t.path, marker)]
     if len(carriers) == 1:
         return carriers[0]
     if len(carriers) > 1:
@@ -322,6 +320,7 @@ class _Resolver:
         self.subagents = subagents
         self.root = projects_root(env)
         self.notes: list[str] = []
+        self.unread = Unreadable()  # every walk of this pass notes here; the Scope carries it
         self.found: dict[str, Transcript] = {}  # keyed by path text (see _ordered)
         self._sessions: list[Path] | None = None
         self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
@@ -333,7 +332,8 @@ class _Resolver:
     def all_sessions(self) -> list[Path]:
         if self._sessions is None:
             self._sessions = [
-                s for d in iter_project_dirs(self.root) for s in top_level_sessions(d)
+                s for d in iter_project_dirs(self.root, unread=self.unread)
+                for s in top_level_sessions(d, unread=self.unread)
             ]
         return self._sessions
 
@@ -346,7 +346,8 @@ class _Resolver:
             # answers that for all of them, instead of a failed scandir per session
             names = self._dir_names(session_path.parent)
             stem = session_path.name[: -len(".jsonl")]
-            cached = subagent_transcripts(session_path) if stem in names else []
+            cached = (subagent_transcripts(session_path, unread=self.unread) if stem in names
+                      else [])
             cached += [a for a in self.legacy_agents(session_path.parent)
                        if a.parent_session_id == stem]
             self._subs[session_path] = cached
@@ -358,7 +359,8 @@ class _Resolver:
         if cached is None:
             cached = [legacy_agent_transcript(project_dir / name)
                       for name in sorted(self._dir_names(project_dir))
-                      if is_legacy_agent_file(Path(name)) and is_file(project_dir / name)]
+                      if is_legacy_agent_file(Path(name))
+                      and is_file(project_dir / name, unread=self.unread)]
             self._legacy[project_dir] = cached
         return cached
 
@@ -367,7 +369,7 @@ class _Resolver:
         subagents are on disk (a sidecar-only ``<uuid>/`` dir, or old-layout agents naming
         it): ``search -l`` prints such ids, so they must resolve to those subagents."""
         out = []
-        for project_dir in iter_project_dirs(self.root):
+        for project_dir in iter_project_dirs(self.root, unread=self.unread):
             names = self._dir_names(project_dir)
             if f"{session_id}.jsonl" in names:
                 continue
@@ -391,8 +393,8 @@ class _Resolver:
         ``<uuid>/`` dirs, and the sessions old-layout agents name (file or not)."""
         if self._agent_owners is None:
             owners = {os.fspath(p): p for p in self.all_sessions()}
-            for d in iter_project_dirs(self.root):
-                for orphan in orphan_session_paths(d):
+            for d in iter_project_dirs(self.root, unread=self.unread):
+                for orphan in orphan_session_paths(d, unread=self.unread):
                     owners.setdefault(os.fspath(orphan), orphan)
                 for agent in self.legacy_agents(d):
                     key = d / f"{agent.parent_session_id}.jsonl"
@@ -414,7 +416,8 @@ class _Resolver:
             if self.subagents:
                 self.add(legacy_agent_transcript(session_path))
             return
-        if is_file(session_path):  # (a session known only by its subagents has none)
+        # (a session known only by its subagents has no file of its own)
+        if is_file(session_path, unread=self.unread):
             self.add(top_level_transcript(session_path))
         if self.subagents:
             for sub in self.subs(session_path):
@@ -442,7 +445,8 @@ class _Resolver:
 
     def _uuid(self, token: TargetToken) -> None:
         name = f"{token.value}.jsonl"
-        hits = [p for d in iter_project_dirs(self.root) if is_file(p := d / name)]
+        hits = [p for d in iter_project_dirs(self.root, unread=self.unread)
+                if is_file(p := d / name, unread=self.unread)]
         if not hits:
             hits = self.owner_paths(token.value)
             if hits:
@@ -488,7 +492,7 @@ class _Resolver:
                 f"give more characters of the id"
             )
         for session in sessions:
-            if not is_file(session):
+            if not is_file(session, unread=self.unread):
                 self._require_subagents(session.name[: -len(".jsonl")])
             self.add_session(session)
         for agent in agents:
@@ -516,7 +520,7 @@ class _Resolver:
 
     def _main(self, token: TargetToken) -> None:
         session_id = require_calling_session(self.env, "@main")
-        path = find_session_file(session_id, self.env)
+        path = find_session_file(session_id, self.env, unread=self.unread)
         if MAIN_LANE_NOTE not in self.notes:
             self.notes.append(MAIN_LANE_NOTE)
         if path is None:
@@ -527,7 +531,7 @@ class _Resolver:
         self.add_session(path)
 
     def _trap(self, token: TargetToken) -> None:
-        transcript = resolve_trap(token.value, self.env, self.notes)
+        transcript = resolve_trap(token.value, self.env, self.notes, unread=self.unread)
         if transcript.is_subagent:
             self.add_agent(transcript)
         else:
@@ -536,12 +540,13 @@ class _Resolver:
     def _add_project_dir(self, project_dir: Path) -> None:
         """Every transcript of the dir; subagents of a session whose file is gone (a
         sidecar-only ``<uuid>/`` dir) included: they are transcripts all the same."""
-        for transcript in project_transcripts(project_dir, subagents=self.subagents):
+        for transcript in project_transcripts(project_dir, subagents=self.subagents,
+                                              unread=self.unread):
             self.add(transcript)
 
     def _encoded_dir(self, token: TargetToken) -> None:
         project_dir = self.root / token.value
-        if is_dir(project_dir):
+        if is_dir(project_dir, unread=self.unread):
             self._add_project_dir(project_dir)
             return
         if token.may_be_path:  # a bare C--… token can also be a real relative path
@@ -564,25 +569,27 @@ class _Resolver:
         name = lexical.name
         root = Path(os.path.normpath(self.env.cwd / self.root))  # `--claude-home ..` too
         if lexical.parent == root and (is_unix_encoded(name) or is_drive_encoded(name)):
-            if is_dir(lexical):  # <projects-root>/<encoded>: the dir named outright
+            # <projects-root>/<encoded>: the dir named outright
+            if is_dir(lexical, unread=self.unread):
                 self._add_project_dir(lexical)
                 return
             raise TargetError(
                 f"no Claude Code project dir named `{name}` under {self.root}; `pysift list` "
                 f"shows each session's cwd"
             )
-        if is_file(lexical):  # `.meta.json`, `tool-results/*.txt`, …: never a project
+        # `.meta.json`, `tool-results/*.txt`, …: never a project
+        if is_file(lexical, unread=self.unread):
             raise TargetError(
                 f"{lexical} is a file but not a transcript: a file target must be a "
                 f"`*.jsonl` transcript, any other path a project dir or a real project path"
             )
         real = os.path.realpath(lexical)
-        project_dir = find_project_dir(self.root, real)
+        project_dir = find_project_dir(self.root, real, unread=self.unread)
         if project_dir is None:
             bare = token.value.rstrip("/")
             hint = (f"; `{bare}` without the slash names the project dir of that name"
                     if bare != token.value and "/" not in bare and bare.startswith("-")
-                    and is_dir(self.root / bare) else "")
+                    and is_dir(self.root / bare, unread=self.unread) else "")
             raise TargetError(
                 f"no Claude Code project dir for {real} (looked for "
                 f"{self.root / encode_cwd(real)}); check the path, or --claude-home{hint}"
@@ -591,7 +598,7 @@ class _Resolver:
 
     def _jsonl(self, token: TargetToken) -> None:
         path = Path(token.value)
-        if not is_file(path):
+        if not is_file(path, unread=self.unread):
             raise TargetError(
                 f"no transcript at {path}; a `*.jsonl` target must be an existing transcript file"
             )
@@ -669,17 +676,17 @@ def resolve_scope(
     ``subagents``). Every token is parsed before any is resolved, so a malformed one fails
     before the disk is walked.
     """
-    drain_unreadable()  # what an earlier lookup in this process noted is not this scope's
     resolver = _Resolver(env, subagents)
     _require_readable_root(resolver.root)
     if not tokens and sessions_from is None:
-        if not is_dir(resolver.root):
+        if not is_dir(resolver.root, unread=resolver.unread):
             raise SourceError(
                 f"no Claude Code projects dir at {resolver.root}; pass --claude-home DIR or "
                 f"set CLAUDE_CONFIG_DIR to the dir holding projects/"
             )
-        for project_dir in iter_project_dirs(resolver.root):
-            for transcript in project_transcripts(project_dir, subagents=subagents):
+        for project_dir in iter_project_dirs(resolver.root, unread=resolver.unread):
+            for transcript in project_transcripts(project_dir, subagents=subagents,
+                                                  unread=resolver.unread):
                 resolver.add(transcript)
         return _scope(resolver, scoped=False)
     home_text = env.environ.get("HOME", "")
@@ -723,12 +730,12 @@ def _scope(resolver: _Resolver, scoped: bool) -> Scope:
     """The scope, with a warning for every dir or file the walk could not read: the
     transcripts behind it are missing, and a search must not call its zero a definitive
     absence."""
-    unreadable = drain_unreadable()
+    unreadable = resolver.unread.items()
     notes = list(resolver.notes)
     notes.extend(f"warning: cannot read {path}: {reason}; what it holds is not in scope "
                  "(check the path and its permissions)" for path, reason in unreadable)
     return Scope(_ordered(resolver.found), scoped=scoped, notes=notes,
-                 unreadable=len(unreadable))
+                 unreadable=unreadable)
 
 
 def _ordered(found: Mapping[str, Transcript]) -> list[Transcript]:

@@ -15,16 +15,11 @@ from typing import Any
 
 from pysift.core.decode import decode
 from pysift.disk.lines import Buffer, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import try_open_buffer
+from pysift.model.tools import META_LINKED_SPAWN_TOOLS
 
-SPAWN_TOOLS = frozenset({"Task", "Agent"})
-
-
-def _read_buffer(path: Path) -> Buffer | None:
-    try:
-        return open_buffer(path)
-    except Exception:  # SourceError: an unreadable file issues no spawns
-        return None
+# A line holding a linked spawn holds its tool's name as a JSON string.
+_SPAWN_NEEDLES = tuple(sorted(f'"{tool}"'.encode() for tool in META_LINKED_SPAWN_TOOLS))
 
 
 @dataclass
@@ -36,11 +31,11 @@ class Spawns:
 def spawns_in(path: Path) -> Spawns:
     """The Task/Agent ``tool_use`` ids (and ``input.name``s) issued in one transcript."""
     spawns = Spawns()
-    buf = _read_buffer(path)
+    buf = try_open_buffer(path)  # an unreadable file issues no spawns
     if buf is None or buf.find(b'"tool_use"') < 0:
         return spawns
     starts: set[int] = set()
-    for needle in (b'"Task"', b'"Agent"'):
+    for needle in _SPAWN_NEEDLES:
         pos = buf.find(needle)
         while pos >= 0:
             start = line_start(buf, pos)
@@ -51,7 +46,7 @@ def spawns_in(path: Path) -> Spawns:
         if record is None:
             continue
         for block in record.blocks_of("tool_use"):
-            if block.get("name") not in SPAWN_TOOLS:
+            if block.get("name") not in META_LINKED_SPAWN_TOOLS:
                 continue
             tool_use_id = block.get("id")
             if isinstance(tool_use_id, str):
@@ -79,7 +74,7 @@ class IssuedBy:
     def __call__(self, tool_use_id: str) -> bool:
         if not self._opened:
             self._opened = True
-            self._buf = _read_buffer(self.path) if self.path.is_file() else None
+            self._buf = try_open_buffer(self.path) if self.path.is_file() else None
         buf = self._buf
         if buf is None:
             return False

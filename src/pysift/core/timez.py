@@ -11,6 +11,9 @@ built by `ts_pair`.
 
 `tz=None` everywhere means the system local zone (``datetime.astimezone()``); callers
 pass `Env.tz` so tests can pin a zone.
+
+A span of time (a turn's duration, a session's length) is written by
+`format_duration_ms` in its two largest units, the same in every command.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from functools import lru_cache
 
 from pysift.core.text import clip, one_line
 
-__all__ = ["MISSING", "format_local", "local_iso", "parse_ts", "text_ts", "ts_pair"]
+__all__ = ["MISSING", "format_duration_ms", "format_local", "local_iso", "parse_ts",
+           "text_ts", "ts_pair"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
@@ -108,6 +112,18 @@ def ts_pair(name: str, raw: str | None, tz: tzinfo | None = None) -> dict[str, s
     """
     utc = raw if isinstance(raw, str) else None
     return {f"{name}_utc": utc, f"{name}_local": local_iso(utc, tz)}
+
+
+def format_duration_ms(ms: int) -> str:
+    """The two largest units, rounded to the second: ``12s``, ``1m 5s``, ``2h 3m``, ``10d 17h``."""
+    secs = (max(ms, 0) + 500) // 1000
+    if secs < 60:
+        return f"{secs}s"
+    if secs < 3600:
+        return f"{secs // 60}m {secs % 60}s"
+    if secs < 86400:
+        return f"{secs // 3600}h {secs % 3600 // 60}m"
+    return f"{secs // 86400}d {secs % 86400 // 3600}h"
 
 
 def _clock(local: datetime, separator: str) -> str:

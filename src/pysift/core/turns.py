@@ -320,52 +320,48 @@ def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
 
 
 _SPLIT_BYTES = 64 << 20
-_SPLIT_BUF: Buffer | None = None  # the buffer a forked half reads (inherited, not pickled)
 
 
-def _half(bounds: tuple[int, int]) -> list[tuple[int, dict]]:
-    assert _SPLIT_BUF is not None
-    return [(offset, rec.raw) for offset, rec in _find_openers(_SPLIT_BUF, *bounds, None)]
+def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict]]:
+    return [(offset, rec.raw) for offset, rec in _find_openers(buf, *bounds, None)]
 
 
-def _find_openers_split(buf: Buffer, tally: Tally | None) -> list[tuple[int, Record]]:
-    """Big files: the two halves (split at a newline) scanned by two forked processes.
+def _find_openers_split(buf: Buffer, tally: Tally | None, cores: int
+                        ) -> list[tuple[int, Record]]:
+    """Big files, given two ``cores``: the two halves (split at a newline) scanned by two
+    processes, the buffer shared (a forked half inherits the mapping, never a copy).
 
-    Only from the main process (``fanout`` workers already own a core each); the malformed
-    tally is then counted in the parent's half only, as a census of candidates it never was.
+    The malformed tally is then counted in the parent's half only, as a census of
+    candidates it never was.
     """
     from pysift.disk import fanout
 
     size = len(buf)
-    if size < _SPLIT_BYTES or fanout.in_worker() or fanout.cpu_workers() < 2:
+    if size < _SPLIT_BYTES or cores < 2:
         return _find_openers(buf, 0, size, tally)
     mid = buf.find(b"\n", size // 2)
     if mid < 0:
         return _find_openers(buf, 0, size, tally)
-    global _SPLIT_BUF
-    _SPLIT_BUF = buf
-    try:
-        parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], workers=2,
-                                   min_items=1)
-    finally:
-        _SPLIT_BUF = None
+    parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=buf,
+                               workers=2, min_items=1)
     return [(offset, Record(raw, None)) for part in parts for offset, raw in part]
 
 
-def build_turn_map(buf: Buffer, tally: Tally | None = None) -> TurnMap:
+def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1) -> TurnMap:
     """The turn map of a whole transcript buffer, decoding only possible openers.
 
     Every opener is a top-level ``"type":"user"`` record, found by a ``find`` loop on that
-    key in the file's own JSON layout (two processes for a big file). A tool_result carrier (98% of user
-    lines, and the big ones) is skipped undecoded unless one of two words every carrier
-    opener holds (``answer`` for an AskUserQuestion answer in any phrasing, ``want to
-    proceed`` for a rejection) stands near its tool_result type key. No line number is
-    computed here (see ``TurnMap``).
+    key in the file's own JSON layout (two processes for a big file when the caller grants
+    ``cores``: only a caller on a core of its own, never a worker of a spread batch). A
+    tool_result carrier (98% of user lines, and the big ones) is skipped undecoded unless
+    one of two words every carrier opener holds (``answer`` for an AskUserQuestion answer
+    in any phrasing, ``want to proceed`` for a rejection) stands near its tool_result type
+    key. No line number is computed here (see ``TurnMap``).
 
     ``tally`` counts malformed lines among the decoded candidates only (this pass does not
     look at the others, so it is no census of the file).
     """
-    return turn_map_from_openers(_find_openers_split(buf, tally), buf)
+    return turn_map_from_openers(_find_openers_split(buf, tally, cores), buf)
 
 
 def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnMap:

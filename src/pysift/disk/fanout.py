@@ -9,6 +9,13 @@ cores busy to the end even when one of them is slowed by something else on the m
 (a static split measured 80-110 ms of one process idling on a shared VM). Children send
 their results back through a pipe (one pickle each). A fork costs a millisecond; a
 process pool's queues and threads cost tens, which a 0.5 s search notices.
+
+What every call needs besides its item (a search plan with compiled regexes, a mapped
+buffer) is passed as ``shared``: each process holds it once (a forked child inherits the
+parent's object; nothing is pickled on the way out) and ``fn`` receives it as its first
+argument. No module state crosses a fork. A process never nests a pool by itself: the
+caller decides with ``processes`` how many a batch runs on, and tells the per-item work
+how many cores it may use in turn (one, inside a spread batch).
 """
 
 from __future__ import annotations
@@ -16,21 +23,17 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
     from pysift.disk.lines import Buffer
 
+S = TypeVar("S")
 T = TypeVar("T")
 R = TypeVar("R")
 
 POOL_MIN_ITEMS = 48
-_IN_WORKER = False
-
-
-def in_worker() -> bool:
-    """True inside a pool worker: no nested pools (the cores are already taken)."""
-    return _IN_WORKER
 
 
 def cpu_workers() -> int:
@@ -40,19 +43,44 @@ def cpu_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = None,
-                min_items: int = POOL_MIN_ITEMS, weights: Sequence[int] | None = None) -> list[R]:
-    """``[fn(item) for item in items]``, spread over the cores when it pays. ``weights``
-    (e.g. file sizes) order the queue, heaviest first, so no big file is left for last."""
+def processes(items: int, min_items: int = POOL_MIN_ITEMS, workers: int | None = None) -> int:
+    """How many processes ``map_ordered`` spreads ``items`` items over: 1 (in-process) for
+    a small batch or a single core, else one per core (at most one per item). A caller
+    whose items could use the cores themselves (one big file) asks this first, and lets
+    each item fork only when the batch runs in-process."""
     n = cpu_workers() if workers is None else workers
-    if n <= 1 or len(items) < min_items or _IN_WORKER or not hasattr(os, "fork"):
-        return [fn(item) for item in items]
+    if n <= 1 or items < min_items or not hasattr(os, "fork"):
+        return 1
+    return min(n, items)
+
+
+_NOTHING: Any = object()
+
+
+@overload
+def map_ordered(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
+                min_items: int = POOL_MIN_ITEMS, weights: Sequence[int] | None = None
+                ) -> list[R]: ...
+@overload
+def map_ordered(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S,
+                workers: int | None = None, min_items: int = POOL_MIN_ITEMS,
+                weights: Sequence[int] | None = None) -> list[R]: ...
+def map_ordered(fn: Callable[..., R], items: Sequence[T], *, shared: Any = _NOTHING,
+                workers: int | None = None, min_items: int = POOL_MIN_ITEMS,
+                weights: Sequence[int] | None = None) -> list[R]:
+    """``[fn(item) for item in items]`` (``[fn(shared, item) …]`` when ``shared`` is
+    given), spread over the cores when it pays (``processes``). ``weights`` (e.g. file
+    sizes) order the queue, heaviest first, so no big file is left for last."""
+    call: Callable[[T], R] = fn if shared is _NOTHING else partial(fn, shared)
+    n = processes(len(items), min_items, workers)
+    if n <= 1:
+        return [call(item) for item in items]
     order = sorted(range(len(items)), key=(lambda i: -weights[i]) if weights is not None
                    else None)
     queue = _filled_queue(order)
     if queue is None:  # not even one token per process fits a pipe: work in-process
-        return [fn(item) for item in items]
-    return _fork_map(fn, items, *queue, min(n, len(items)))
+        return [call(item) for item in items]
+    return _fork_map(call, items, *queue, n)
 
 
 _TOKEN = 4  # bytes per queue token
@@ -108,7 +136,6 @@ def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
 
 def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
               batches: list[list[int]], n: int) -> list[R]:
-    global _IN_WORKER
     children: list[tuple[int, int]] = []  # (pid, read end)
     try:
         for _ in range(n - 1):
@@ -118,7 +145,6 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
                 os.close(read_fd)
                 status = 0
                 try:
-                    _IN_WORKER = True
                     payload = pickle.dumps(("ok", list(_take(fn, items, batches, queue))),
                                            protocol=pickle.HIGHEST_PROTOCOL)
                 except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
@@ -136,11 +162,9 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
             os.close(write_fd)
             children.append((pid, read_fd))
         out: list[R] = [None] * len(items)  # type: ignore[list-item]
-        _IN_WORKER = True  # the parent holds a core too: no nested split inside it
         for i, result in _take(fn, items, batches, queue):
             out[i] = result
     finally:
-        _IN_WORKER = False
         os.close(queue)
         results = [_collect(pid, read_fd) for pid, read_fd in children]
     for kind, body in results:
@@ -162,30 +186,20 @@ def _collect(pid: int, read_fd: int) -> tuple[str, object]:
     return pickle.loads(data)  # type: ignore[no-any-return]
 
 
-_HALVES: tuple[str, Callable[..., object]] | None = None  # (path, scan) a forked half runs
-
-
-def _half(bounds: tuple[int, int]) -> object:
-    from pysift.disk.mapped import open_buffer
-
-    assert _HALVES is not None
-    path, scan = _HALVES
-    return scan(open_buffer(path), *bounds)
-
-
-def in_halves(buf: Buffer, path: str, scan: Callable[[Buffer, int, int], R],
+def in_halves(scan: Callable[[Buffer, int, int], R], buf: Buffer, *, cores: int,
               min_bytes: int) -> list[R]:
-    """``scan(buf, lo, hi)`` over the whole buffer: one call for a small file (or inside a
-    worker, or on one core), else one per half, split at a newline, by two processes
-    (each maps ``path`` itself). The results come back in file order."""
+    """``scan(buf, lo, hi)`` over the whole buffer: one call for a small file or when the
+    caller grants one core, else one call per half, split at a newline, on two processes
+    (``map_ordered`` with the scan and the buffer as its shared state: a forked half
+    inherits both). The results come back in file order."""
     size = len(buf)
-    mid = buf.find(b"\n", size // 2) if size >= min_bytes else -1
-    if mid < 0 or mid + 1 >= size or in_worker() or cpu_workers() < 2:
+    mid = buf.find(b"\n", size // 2) if size >= min_bytes and cores >= 2 else -1
+    if mid < 0 or mid + 1 >= size:
         return [scan(buf, 0, size)]
-    global _HALVES
-    _HALVES = (path, scan)
-    try:
-        return map_ordered(_half, [(0, mid + 1), (mid + 1, size)], workers=2,  # type: ignore[return-value]
-                           min_items=1)
-    finally:
-        _HALVES = None
+    return map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=(scan, buf), workers=2,
+                       min_items=1)
+
+
+def _half(shared: tuple[Callable[[Buffer, int, int], R], Buffer], bounds: tuple[int, int]) -> R:
+    scan, buf = shared
+    return scan(buf, *bounds)

@@ -6,6 +6,11 @@ surrogate pair, orjson refuses it) is read by the stdlib ``json``. Shared by the
 transcript decoder (``core.decode``), the elicitation sidecar (``core.sidecar``) and the
 sidecar sniff and head reads of ``disk.layout``: a cut emoji once hid a prompt from
 search while the sidecar still dropped its line.
+
+The way back is ``compact_json``: a value as Claude Code writes it (compact, keys in
+order, non-ASCII kept), with the stdlib again for what orjson refuses to write (the same
+lone surrogate, an int beyond 64 bits). A tool_use's input and every dumped field are
+rendered through it, so search, show and the block ids hash one text.
 """
 
 from __future__ import annotations
@@ -48,3 +53,13 @@ def refused_by_orjson(line: bytes, refused: orjson.JSONDecodeError) -> Any:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def compact_json(value: object) -> str:
+    """Compact JSON in insertion order, non-ASCII kept: a byte-faithful echo of CC's lines."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # e.g. an int beyond 64 bits
+        import json
+
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)

@@ -11,7 +11,9 @@ The tree under ``<claude-home>/projects``::
 
 ``<ENCODED>`` is the session's START cwd run through ``encode_cwd``. The encoding is
 many-to-one, so it is never reversed: the human cwd comes from a record's ``cwd`` field.
-Everything here takes paths as arguments; nothing reads the process environment.
+Everything here takes paths as arguments; nothing reads the process environment. What a
+walk finds but cannot read goes into the caller's ``Unreadable`` (every enumerating
+function takes one), never into module state.
 """
 
 from __future__ import annotations
@@ -142,15 +144,15 @@ def read_first_cwd(path: Path) -> str | None:
     return None
 
 
-def _dir_first_cwd(project_dir: Path) -> str | None:
-    for session in top_level_sessions(project_dir):
+def _dir_first_cwd(project_dir: Path, unread: Unreadable) -> str | None:
+    for session in top_level_sessions(project_dir, unread=unread):
         cwd = read_first_cwd(session)
         if cwd is not None:
             return cwd
     return None
 
 
-def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
+def find_project_dir(projects_root: Path, cwd: str, *, unread: Unreadable) -> Path | None:
     """The project dir holding sessions started in ``cwd``, or None.
 
     An encoded name over 200 chars is stored as ``<first-200>-<hash>`` with a hash that
@@ -162,13 +164,14 @@ def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
     encoded = encode_cwd(cwd)
     if len(encoded) <= MAX_SANITIZED_LENGTH:
         exact = projects_root / encoded
-        return exact if is_dir(exact) else None
+        return exact if is_dir(exact, unread=unread) else None
     prefix = encoded[:MAX_SANITIZED_LENGTH] + "-"
-    matches = sorted(d for d in iter_project_dirs(projects_root) if d.name.startswith(prefix))
+    matches = sorted(d for d in iter_project_dirs(projects_root, unread=unread)
+                     if d.name.startswith(prefix))
     if len(matches) > 1:
         wanted = unicodedata2.normalize("NFC", cwd)
         for candidate in matches:
-            recorded = _dir_first_cwd(candidate)
+            recorded = _dir_first_cwd(candidate, unread)
             if recorded is not None and unicodedata2.normalize("NFC", recorded) == wanted:
                 return candidate
         return None  # several dirs share the prefix and none records this cwd: no guess
@@ -178,18 +181,38 @@ def find_project_dir(projects_root: Path, cwd: str) -> Path | None:
 # -- what could not be read ----------------------------------------------------------------------
 
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR})
-_unreadable: dict[str, str] = {}
 
 
-def note_unreadable(path: Path | str, exc: OSError) -> None:
-    """Remember a dir or file that exists but cannot be read (a permission, an I/O error):
-    its transcripts are missing from the scope, which the caller must say. A path that
-    does not exist is no news (the layout probes for optional dirs)."""
-    if exc.errno not in _MISSING:
-        _unreadable.setdefault(os.fspath(path), exc.strerror or str(exc))
+class Unreadable:
+    """The dirs and files a walk found but could not read, each with the reason: their
+    transcripts are missing from what the walk returns, which the caller must say. The
+    caller makes one, hands it to every enumerating call, and reads it at the end
+    (``core.resolve`` puts it on the ``Scope``); a walk that has no use for it passes a
+    fresh one and says why."""
+
+    __slots__ = ("_found",)
+
+    def __init__(self) -> None:
+        self._found: dict[str, str] = {}
+
+    def note(self, path: Path | str, exc: OSError) -> None:
+        """A dir or file that exists but cannot be read (a permission, an I/O error). A
+        path that does not exist is no news (the layout probes for optional dirs)."""
+        if exc.errno not in _MISSING:
+            self._found.setdefault(os.fspath(path), exc.strerror or str(exc))
+
+    def note_reason(self, path: Path | str, reason: str) -> None:
+        self._found.setdefault(os.fspath(path), reason)
+
+    def items(self) -> list[tuple[str, str]]:
+        """``(path, reason)`` of everything noted, sorted by path."""
+        return sorted(self._found.items())
+
+    def __len__(self) -> int:
+        return len(self._found)
 
 
-def is_transcript_entry(entry: os.DirEntry[str]) -> bool:
+def is_transcript_entry(entry: os.DirEntry[str], unread: Unreadable) -> bool:
     """``entry.is_file()`` for a ``*.jsonl`` entry; a symlink whose target is missing (a
     transcript moved to a disk that is not mounted) is noted unreadable, not passed over
     in silence: the session exists, its bytes cannot be reached. May raise ``OSError``
@@ -201,82 +224,75 @@ def is_transcript_entry(entry: os.DirEntry[str]) -> bool:
             target = os.readlink(entry.path)
         except OSError:
             target = "?"
-        _unreadable.setdefault(entry.path, f"a symlink to {target}, which does not exist")
+        unread.note_reason(entry.path, f"a symlink to {target}, which does not exist")
     return False
 
 
-def drain_unreadable() -> list[tuple[str, str]]:
-    """``(path, reason)`` of everything noted unreadable since the last drain, sorted."""
-    found = sorted(_unreadable.items())
-    _unreadable.clear()
-    return found
-
-
-def is_file(path: Path) -> bool:
+def is_file(path: Path, *, unread: Unreadable) -> bool:
     """``path.is_file()``, False (and noted) when a permission hides the answer."""
-    return _stat_says(path, path.is_file)
+    return _stat_says(path, path.is_file, unread)
 
 
-def is_dir(path: Path) -> bool:
+def is_dir(path: Path, *, unread: Unreadable) -> bool:
     """``path.is_dir()``, False (and noted) when a permission hides the answer."""
-    return _stat_says(path, path.is_dir)
+    return _stat_says(path, path.is_dir, unread)
 
 
-def _stat_says(path: Path, test: Callable[[], bool]) -> bool:
+def _stat_says(path: Path, test: Callable[[], bool], unread: Unreadable) -> bool:
     try:
         return test()
     except OSError as exc:  # pathlib passes only "missing" errors as False
-        note_unreadable(path, exc)
+        unread.note(path, exc)
         return False
 
 
-def _entries(directory: Path | str) -> list[os.DirEntry[str]]:
+def _entries(directory: Path | str, unread: Unreadable) -> list[os.DirEntry[str]]:
     """A dir's entries; none when it is missing, none and noted when it cannot be read."""
     try:
         with os.scandir(directory) as found:
             return list(found)
     except OSError as exc:
-        note_unreadable(directory, exc)
+        unread.note(directory, exc)
         return []
 
 
 # -- enumeration ----------------------------------------------------------------------------------
 
 
-def iter_project_dirs(projects_root: Path) -> Iterator[Path]:
+def iter_project_dirs(projects_root: Path, *, unread: Unreadable) -> Iterator[Path]:
     """Every project dir under the root, sorted by name; a missing root yields nothing.
 
     Stray files (``.DS_Store``) are skipped; a symlinked project dir is followed.
     """
-    for entry in sorted(_entries(projects_root), key=lambda e: e.name):
+    for entry in sorted(_entries(projects_root, unread), key=lambda e: e.name):
         try:
             if entry.is_dir():
                 yield Path(entry.path)
         except OSError as exc:
-            note_unreadable(entry.path, exc)
+            unread.note(entry.path, exc)
 
 
-def top_level_sessions(project_dir: Path) -> list[Path]:
+def top_level_sessions(project_dir: Path, *, unread: Unreadable) -> list[Path]:
     """The top-level ``*.jsonl`` transcripts of one project dir, sorted, non-recursive.
 
     Non-recursive on purpose: a subagent file lives in the nested ``<uuid>/`` dir, so it
     can never be mistaken for a session. A dir with no transcript gives an empty list.
     """
-    entries = _entries(project_dir)
+    entries = _entries(project_dir, unread)
     out: list[Path] = []
     for entry in entries:
         if not entry.name.endswith(".jsonl"):
             continue
         try:
-            if is_transcript_entry(entry):
+            if is_transcript_entry(entry, unread):
                 out.append(Path(entry.path))
         except OSError as exc:
-            note_unreadable(entry.path, exc)
+            unread.note(entry.path, exc)
     out.sort(key=os.fspath)
     return out
 
 
-def orphan_session_paths(project_dir: Path) -> list[Path]:
+def orphan_session_paths(project_dir: Path, *, unread: Unreadable) -> list[Path]:
     """Session paths whose ``<uuid>/`` sidecar dir exists but whose ``<uuid>.jsonl`` does not.
 
     Such sidecar-only dirs are real (the top-level transcript was removed, the subagents
@@ -284,7 +300,7 @@ def orphan_session_paths(project_dir: Path) -> list[Path]:
     ``subagent_transcripts`` takes, so an explicit agent id can still be found there. The
     all-projects listing never includes them: there is no session to list.
     """
-    entries = _entries(project_dir)
+    entries = _entries(project_dir, unread)
     names = {e.name for e in entries}
     out: list[Path] = []
     for entry in entries:
@@ -294,7 +310,7 @@ def orphan_session_paths(project_dir: Path) -> list[Path]:
             if entry.is_dir():
                 out.append(project_dir / f"{entry.name}.jsonl")
         except OSError as exc:
-            note_unreadable(entry.path, exc)
+            unread.note(entry.path, exc)
     out.sort(key=os.fspath)
     return out
 
@@ -318,14 +334,14 @@ def sidecar_of(transcript: Transcript) -> Path | None:
     return sidecar_path(transcript.path)
 
 
-def _agent_files(directory: Path | str) -> list[Path]:
-    return _agent_listing(directory)[0]
+def _agent_files(directory: Path | str, unread: Unreadable) -> list[Path]:
+    return _agent_listing(directory, unread)[0]
 
 
-def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
+def _agent_listing(directory: Path | str, unread: Unreadable) -> tuple[list[Path], bool]:
     """The ``agent-*.jsonl`` files of one dir, and whether it holds a ``workflows/`` dir
     (one listing answers both)."""
-    entries = _entries(directory)
+    entries = _entries(directory, unread)
     out: list[Path] = []
     workflows = False
     base = Path(directory)
@@ -333,17 +349,17 @@ def _agent_listing(directory: Path | str) -> tuple[list[Path], bool]:
         name = entry.name
         try:
             if name.startswith("agent-") and name.endswith(".jsonl"):
-                if is_transcript_entry(entry):
+                if is_transcript_entry(entry, unread):
                     out.append(base / name)
             elif name == WORKFLOWS_DIR:
                 workflows = entry.is_dir()
         except OSError as exc:
-            note_unreadable(entry.path, exc)
+            unread.note(entry.path, exc)
     return out, workflows
 
 
-def _workflow_dirs(subagents: Path) -> list[Path]:
-    entries = _entries(subagents / WORKFLOWS_DIR)
+def _workflow_dirs(subagents: Path, unread: Unreadable) -> list[Path]:
+    entries = _entries(subagents / WORKFLOWS_DIR, unread)
     out: list[Path] = []
     for entry in entries:
         if not entry.name.startswith("wf_"):
@@ -352,7 +368,7 @@ def _workflow_dirs(subagents: Path) -> list[Path]:
             if entry.is_dir():
                 out.append(Path(entry.path))
         except OSError as exc:
-            note_unreadable(entry.path, exc)
+            unread.note(entry.path, exc)
     return out
 
 
@@ -499,7 +515,7 @@ def is_legacy_agent_file(path: Path) -> bool:
     return path.name.startswith("agent-") and path.name.endswith(".jsonl")
 
 
-def subagent_transcripts(session_path: Path) -> list[Transcript]:
+def subagent_transcripts(session_path: Path, *, unread: Unreadable) -> list[Transcript]:
     """The subagent transcripts of one top-level session, sorted by path.
 
     Two shapes count: ``subagents/agent-*.jsonl`` and ``subagents/workflows/wf_*/agent-
@@ -508,37 +524,39 @@ def subagent_transcripts(session_path: Path) -> list[Transcript]:
     subagent lands in the same ``subagents/`` dir), so nothing deeper is walked.
     """
     session = session_path.name[: -len(".jsonl")]
-    return _session_subagents(session_path.parent, session)
+    return _session_subagents(session_path.parent, session, unread)
 
 
-def _session_subagents(project_dir: Path, session: str) -> list[Transcript]:
+def _session_subagents(project_dir: Path, session: str, unread: Unreadable
+                       ) -> list[Transcript]:
     """``subagent_transcripts`` by parts: one listing of ``subagents/``, which also says
     whether a ``workflows/`` dir is there to list."""
     subagents = os.path.join(project_dir, session, SUBAGENTS_DIR)
-    files, workflows = _agent_listing(subagents)
+    files, workflows = _agent_listing(subagents, unread)
     found = [_subagent_transcript(p, session, project_dir, KIND_BUILTIN) for p in files]
-    for wf in _workflow_dirs(Path(subagents)) if workflows else ():
+    for wf in _workflow_dirs(Path(subagents), unread) if workflows else ():
         found.extend(_subagent_transcript(p, session, project_dir, KIND_WORKFLOW)
-                     for p in _agent_files(wf))
+                     for p in _agent_files(wf, unread))
     found.sort(key=lambda t: os.fspath(t.path))
     return found
 
 
-def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcript]:
+def project_transcripts(project_dir: Path, *, subagents: bool, unread: Unreadable
+                        ) -> list[Transcript]:
     """Every transcript of one project dir, from one listing of it (the whole-home scope).
 
     The same set the per-session calls give: each top-level ``*.jsonl`` (an old-layout
     ``agent-*.jsonl`` is a subagent), and with ``subagents`` the subagents of every
     ``<uuid>/`` session dir, including one whose ``<uuid>.jsonl`` is gone (an orphan).
     """
-    entries = _entries(project_dir)
+    entries = _entries(project_dir, unread)
     names = {entry.name for entry in entries}
     found: list[Transcript] = []
     for entry in entries:
         name = entry.name
         try:
             if name.endswith(".jsonl"):
-                if not is_transcript_entry(entry):
+                if not is_transcript_entry(entry, unread):
                     continue
                 path = project_dir / name  # a child path: cheaper than parsing entry.path
                 if name.startswith("agent-"):
@@ -548,12 +566,13 @@ def project_transcripts(project_dir: Path, *, subagents: bool) -> list[Transcrip
                 found.append(top_level_transcript(path, project_dir,
                                                   name[: -len(".jsonl")] in names))
                 if subagents and name[: -len(".jsonl")] in names:
-                    found.extend(_session_subagents(project_dir, name[: -len(".jsonl")]))
+                    found.extend(_session_subagents(project_dir, name[: -len(".jsonl")],
+                                                    unread))
             elif (subagents and is_uuid(name) and f"{name}.jsonl" not in names
                   and entry.is_dir()):
-                found.extend(_session_subagents(project_dir, name))
+                found.extend(_session_subagents(project_dir, name, unread))
         except OSError as exc:
-            note_unreadable(entry.path, exc)
+            unread.note(entry.path, exc)
     return found
 
 

@@ -47,8 +47,20 @@ def open_buffer(path: Path | str) -> bytes | mmap.mmap:
         return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except ValueError:  # mmap: the file shrank after its size was taken
+        raise SourceError(f"cannot read {path}: it shrank while pysift opened it (rewritten "
+                          f"or truncated meanwhile); rerun") from None
     finally:
         os.close(fd)
+
+
+def try_open_buffer(path: Path | str) -> bytes | mmap.mmap | None:
+    """``open_buffer``, or None when the file cannot be read: for a caller to which an
+    unreadable transcript simply holds nothing (the spawns it issued, an @trap marker)."""
+    try:
+        return open_buffer(path)
+    except SourceError:
+        return None
 
 
 class NotRegularFileError(OSError):

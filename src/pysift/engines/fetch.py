@@ -16,6 +16,7 @@ from pysift.core.blocks import assistant_part_text
 from pysift.core.decode import Tally, decode, is_blank
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
+from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import (
@@ -52,8 +53,13 @@ class Fetched:
 
 
 class TranscriptView:
-    def __init__(self, transcript: Transcript, buf: Buffer | None = None) -> None:
+    """One transcript opened for addressing. ``cores``: the processes a big file's turn
+    grouping may use (the caller's call: more than one only on a core of its own)."""
+
+    def __init__(self, transcript: Transcript, buf: Buffer | None = None, *,
+                 cores: int = 1) -> None:
         self.transcript = transcript
+        self.cores = cores
         self.buf: Buffer = open_buffer(transcript.path) if buf is None else buf
         self.tally = Tally()
         self._turns: TurnMap | None = None
@@ -72,7 +78,7 @@ class TranscriptView:
     @property
     def turns(self) -> TurnMap:
         if self._turns is None:
-            self._turns = build_turn_map(self.buf)
+            self._turns = build_turn_map(self.buf, cores=self.cores)
         return self._turns
 
     def context(self, *, address_mode: bool) -> classify.ClassifyContext:
@@ -181,6 +187,90 @@ class TranscriptView:
         self.tally.malformed += merge.skipped_lines
         self.sidecar_error = merge.error
         return merge.pending
+
+
+# -- branch points ----------------------------------------------------------------------
+
+_CONVERSATION = ("user", "assistant", "system")
+
+
+@dataclass(frozen=True)
+class BranchChild:
+    line: int
+    uuid: str
+    record_type: str
+    ts: str | None
+
+
+@dataclass(frozen=True)
+class Fork:
+    """A record uuid two or more conversation records name as their ``parentUuid``."""
+
+    uuid: str
+    line: int | None  # the parent's own line (None when it is not in the file)
+    children: list[BranchChild]
+    widest_gap_seconds: int | None  # None when a child has no readable timestamp
+
+
+@dataclass(frozen=True)
+class BranchPoints:
+    forks: list[Fork]  # widest gap first, unknown gaps last, then by the parent's line
+    conversation_records: int
+
+
+def branch_points(view: TranscriptView) -> BranchPoints:
+    """Where the ``parentUuid`` chain forks (a draft re-sent, a retry), in one pass over
+    the lines that carry a ``parentUuid`` key.
+
+    Tool-result carriers, isMeta records and compaction summaries never count as children
+    (csift v0.8.1): parallel tool calls hang their results off one assistant record,
+    which would otherwise read as a fork in most sessions. A non-blank line that is not
+    ``{``-framed counts as malformed in ``view.tally``.
+    """
+    buf = view.buf
+    line_of_uuid: dict[str, int] = {}
+    children: dict[str, list[BranchChild]] = {}
+    conversation = 0
+    for number, (s, e) in enumerate(iter_spans(buf), start=1):
+        raw = buf[s:e]
+        if is_blank(raw) or b'"parentUuid"' not in raw:
+            if not is_blank(raw) and not raw.lstrip().startswith(b"{"):
+                view.tally.malformed += 1
+            continue
+        rec = decode(raw, number, view.tally)
+        if rec is None or rec.type not in _CONVERSATION or not rec.uuid:
+            continue
+        conversation += 1
+        line_of_uuid.setdefault(rec.uuid, number)
+        if rec.parent_uuid and not _never_a_child(rec):
+            children.setdefault(rec.parent_uuid, []).append(
+                BranchChild(number, rec.uuid, str(rec.type), rec.timestamp))
+    forks = []
+    for parent, kids in children.items():
+        if len(kids) < 2:
+            continue
+        stamps = [parse_ts(k.ts) for k in kids]
+        gap = None
+        if all(stamps):
+            gap = int((max(stamps) - min(stamps)).total_seconds())  # type: ignore[type-var]
+        forks.append(Fork(parent, line_of_uuid.get(parent), kids, gap))
+    forks.sort(key=lambda f: (f.widest_gap_seconds is None, -(f.widest_gap_seconds or 0),
+                              f.line or 0))
+    return BranchPoints(forks, conversation)
+
+
+def _never_a_child(rec: Record) -> bool:
+    """A record that hangs off its parent by mechanics, not by a re-send or a retry."""
+    return (rec.is_meta or rec.is_compact_summary
+            or (rec.is_user_record and bool(rec.blocks_of("tool_result"))))
+
+
+def open_view(transcript: Transcript) -> TranscriptView:
+    """The entry of ``show``: one transcript, read on the main process, whose turn
+    grouping may spread a big file over every core."""
+    from pysift.disk.fanout import cpu_workers
+
+    return TranscriptView(transcript, cores=cpu_workers())
 
 
 def block_text(view: TranscriptView, block_id: str) -> str:

@@ -20,7 +20,7 @@ from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts
 from pysift.core.turns import is_plain_carrier
-from pysift.disk.layout import Transcript, sidecar_of, top_level_sessions
+from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
@@ -364,7 +364,8 @@ def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:
     line holding the uuid.
     """
     needle = boundary_uuid.encode()
-    for sibling in top_level_sessions(transcript.project_dir):
+    # the scope's walk already listed this dir (and said what it could not read)
+    for sibling in top_level_sessions(transcript.project_dir, unread=Unreadable()):
         if sibling == transcript.path:
             continue
         try:
@@ -395,10 +396,11 @@ def _is_head(buf: bytes, offset: int) -> bool:
     return True
 
 
-def summarize_all(transcripts: list[Transcript], workers: int | None = None,
-                  prepare: Callable[[SessionSummary], None] | None = None
-                  ) -> list[SessionSummary]:
-    """Summaries in input order, spread over a process pool when there are many files.
+def run(transcripts: list[Transcript], *,
+        prepare: Callable[[SessionSummary], None] | None = None,
+        workers: int | None = None) -> list[SessionSummary]:
+    """The entry of ``list``: summaries in scope order, spread over the cores when there
+    are many files.
 
     ``prepare`` runs on each summary in the worker that made it (the caller lays out its
     row there, in parallel). Workers send summaries back without their ``Transcript`` (the
@@ -406,19 +408,21 @@ def summarize_all(transcripts: list[Transcript], workers: int | None = None,
     saved)."""
     from pysift.disk.fanout import map_ordered
 
-    def work(transcript: Transcript) -> SessionSummary:
-        summary = summarize(transcript)
-        if prepare is not None:
-            prepare(summary)
-        summary.transcript = None  # type: ignore[assignment]
-        return summary
-
     # no weights: a file's cost here hardly depends on its size (its two ends are read),
     # and the pool's queue evens out what differs
-    out = map_ordered(work, transcripts, workers=workers)
+    out = map_ordered(_summary_for_pool, transcripts, shared=prepare, workers=workers)
     for summary, transcript in zip(out, transcripts):
         summary.transcript = transcript
     return out
+
+
+def _summary_for_pool(prepare: Callable[[SessionSummary], None] | None,
+                      transcript: Transcript) -> SessionSummary:
+    summary = summarize(transcript)
+    if prepare is not None:
+        prepare(summary)
+    summary.transcript = None  # type: ignore[assignment]
+    return summary
 
 
 def rank_key(summary: SessionSummary) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ntpath
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -408,3 +408,59 @@ def join_edits(edits: StructuredEdits, corpus_bindings: Sequence[PlanBinding]) -
         other = next((b for b in ranked if b.transcript.parent_session_id != owner), None)
         rows.append(PlanEdit(owner, path, n, by_owner, other or ranked[0]))
     return rows
+
+
+# -- the entry ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanQuery:
+    """What ``plan`` asks of its scope: the scope's bindings (forward), the binders of one
+    plan file (``reverse``: an absolute path) or the audit of plan-file edits (``audit``,
+    which joins the edits against the bindings of ``corpus()``, every transcript of the
+    home, asked only when the scope holds an edit)."""
+
+    reverse: str | None = None
+    audit: bool = False
+    corpus: Callable[[], list[Transcript]] | None = None
+
+
+@dataclass
+class PlanAnswer:
+    bindings: list[PlanBinding]  # sorted top-level first, then by id
+    warnings: list[str] = field(default_factory=list)  # transcripts that could not be read
+    edits: list[PlanEdit] = field(default_factory=list)  # audit: edits to bound plan files
+    skipped_lines: int = 0  # audit: malformed lines among the edit candidates
+
+
+def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer:
+    """The answer to ``query`` over ``transcripts``; a wide scan (a reverse lookup, the
+    audit's corpus join) is spread over the cores."""
+    if query.reverse is not None:
+        wanted = query.reverse
+        return PlanAnswer([b for b in corpus_bindings(transcripts, env)
+                           if any(same_file(name, wanted) for name in b.names)])
+    bindings, warnings = bindings_of(transcripts, env)
+    if not query.audit:
+        return PlanAnswer(bindings, warnings)
+    edits = structured_edits(transcripts)
+    rows: list[PlanEdit] = []
+    if edits.counts and query.corpus is not None:  # the join is what names a plan file
+        rows = join_edits(edits, corpus_bindings(query.corpus(), env))
+    return PlanAnswer(bindings, warnings, rows, edits.skipped_lines)
+
+
+def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
+    """Every binding among many transcripts, spread over the cores (an unreadable
+    transcript binds nothing here: the scope that names it warns)."""
+    from pysift.disk.fanout import map_ordered
+
+    found = map_ordered(_binding_or_none, transcripts, shared=env)
+    return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
+
+
+def _binding_or_none(env: Env, transcript: Transcript) -> PlanBinding | None:
+    try:
+        return resolve_plan_path(transcript, env)
+    except SourceError:
+        return None

@@ -504,10 +504,10 @@ def _portable(turn_map: TurnMap) -> TurnMap:
                    replay_lines=set(turn_map.replay_lines), has_records=turn_map.has_records)
 
 
-def _part(job: tuple[str, bool, int, int]) -> tuple[FileScan, TurnMap | None, int]:
-    """One worker's share: a byte range scanned, plus the turn grouping when asked."""
-    path, with_turns, lo, hi = job
-    buf = open_buffer(path)
+def _part(buf: Buffer, job: tuple[bool, int, int]) -> tuple[FileScan, TurnMap | None, int]:
+    """One worker's share of ``buf``: a byte range scanned, plus the turn grouping when
+    asked."""
+    with_turns, lo, hi = job
     turn_map = _portable(build_turn_map(buf)) if with_turns else None
     scan = scan_range(buf, lo, hi, count_in(buf, b"\n", 0, lo) + 1)
     # Plain tuples pickle several times faster than named ones; ``aggregate`` unpacks
@@ -517,24 +517,24 @@ def _part(job: tuple[str, bool, int, int]) -> tuple[FileScan, TurnMap | None, in
     return scan, turn_map, lo
 
 
-def _parallel(transcript: Transcript, buf: Buffer) -> tuple[FileScan, TurnMap]:
-    """A big transcript over every core: the turn grouping is one job, the scan the rest.
+def _parallel(buf: Buffer, cores: int) -> tuple[FileScan, TurnMap]:
+    """A big transcript over ``cores`` processes: the turn grouping is one job, the scan
+    the rest.
 
     With two cores the grouping job also scans the head of the file (``GROUPING_SHARE``
     of it: the grouping costs about 40% of a scan), so both workers finish together.
     """
     size = len(buf)
-    workers = fanout.cpu_workers()
-    path = str(transcript.path)
-    if workers >= 3:
-        cuts = split_points(buf, workers - 1)
-        jobs = [(path, True, 0, 0)] + [(path, False, lo, hi)
-                                        for lo, hi in zip(cuts, cuts[1:], strict=False)]
+    if cores >= 3:
+        cuts = split_points(buf, cores - 1)
+        jobs = [(True, 0, 0)] + [(False, lo, hi)
+                                 for lo, hi in zip(cuts, cuts[1:], strict=False)]
     else:
         cut = buf.find(b"\n", int(size * GROUPING_SHARE))
         cut = size if cut < 0 else cut + 1
-        jobs = [(path, True, 0, cut), (path, False, cut, size)]
-    parts = fanout.map_ordered(_part, jobs, workers=min(workers, len(jobs)), min_items=1)
+        jobs = [(True, 0, cut), (False, cut, size)]
+    parts = fanout.map_ordered(_part, jobs, shared=buf, workers=min(cores, len(jobs)),
+                               min_items=1)
     scan = FileScan()
     turn_map: TurnMap | None = None
     for part_scan, part_turns, _ in parts:
@@ -544,16 +544,36 @@ def _parallel(transcript: Transcript, buf: Buffer) -> tuple[FileScan, TurnMap]:
     return scan, turn_map
 
 
-def stats_of(transcript: Transcript, window: Window, *, allow_fork: bool = True) -> SessionStats:
-    """One transcript's row; a file that cannot be read gives a row carrying ``error``."""
+def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> SessionStats:
+    """One transcript's row; a file that cannot be read gives a row carrying ``error``.
+    ``cores``: the processes a big file's scan may spread over (one inside a spread
+    batch)."""
     try:
         buf = open_buffer(transcript.path)
     except SourceError as exc:
         return SessionStats(transcript, error=str(exc))
-    if (allow_fork and len(buf) >= SPLIT_MIN_BYTES and not fanout.in_worker()
-            and fanout.cpu_workers() > 1):
-        scan, turn_map = _parallel(transcript, buf)
+    if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
+        scan, turn_map = _parallel(buf, cores)
     else:
         scan = scan_range(buf)
         turn_map = build_turn_map(buf)
     return aggregate(transcript, scan, turn_map, window)
+
+
+# Below this many transcripts the files are read one after another (a big one may still
+# spread its own scan over the cores); above it they fan out over a process pool.
+FANOUT_MIN_FILES = 8
+
+
+def run(transcripts: Sequence[Transcript], window: Window) -> list[SessionStats]:
+    """A row per transcript, in scope order: many files are spread over the cores, a few
+    are read one after another, each free to use every core."""
+    spread = fanout.processes(len(transcripts), FANOUT_MIN_FILES)
+    cores = fanout.cpu_workers() if spread == 1 else 1
+    return fanout.map_ordered(_row, transcripts, shared=(window, cores),
+                              min_items=FANOUT_MIN_FILES)
+
+
+def _row(shared: tuple[Window, int], transcript: Transcript) -> SessionStats:
+    window, cores = shared
+    return stats_of(transcript, window, cores=cores)

@@ -31,6 +31,7 @@ from pysift.core.resolve import (
 from pysift.core.spawns import IssuedBy, Spawns, spawned_by, spawns_in
 from pysift.disk.layout import (
     Transcript,
+    Unreadable,
     find_project_dir,
     read_meta,
     subagent_transcripts,
@@ -75,10 +76,13 @@ def whoami_from_env(env: Env) -> WhoamiAnswer:
     session_id = require_calling_session(
         env, WHOAMI_PURPOSE, instead="write a unique marker in this session and run "
                                      "`pysift whoami @trap:<marker>`")
-    path = find_session_file(session_id, env)
+    # a dir that cannot be read on the way is not reported: the answer is one id's file,
+    # and its absence is said (with the home to check) by the command
+    unread = Unreadable()
+    path = find_session_file(session_id, env, unread=unread)
     in_cwd_dir = False
     if path is not None:
-        here = find_project_dir(projects_root(env), os.fspath(env.cwd))
+        here = find_project_dir(projects_root(env), os.fspath(env.cwd), unread=unread)
         in_cwd_dir = here is not None and path.parent == here
     identity = Identity(session_id, None, None, None, path)
     return WhoamiAnswer([identity], source=env_variable_used(env) or SESSION_ID_VARS[0],
@@ -89,7 +93,8 @@ class _Lane:
     """One session's subagents and, read lazily and once each, their spawn sets."""
 
     def __init__(self, session_path: Path) -> None:
-        self.siblings = subagent_transcripts(session_path)
+        # a sibling that cannot be listed cannot be a link of the chain (not reported)
+        self.siblings = subagent_transcripts(session_path, unread=Unreadable())
         self.main_issued = IssuedBy(session_path)
         self._spawns: dict[str, Spawns] = {}
 
@@ -144,7 +149,7 @@ def ancestry(self_transcript: Transcript) -> list[Transcript]:
 def whoami_from_trap(marker: str, env: Env) -> WhoamiAnswer:
     """The ``@trap`` identity chain: self at depth 0, the top-level root last."""
     notes: list[str] = []
-    found = resolve_trap(marker, env, notes)
+    found = resolve_trap(marker, env, notes, unread=Unreadable())  # (as the env form)
     chain = ancestry(found)
     identities = [
         Identity(t.session_id, t.is_subagent, t.parent_session_id, depth,

@@ -2,16 +2,28 @@
 
 A command builds a ``Report`` and never prints. ``header`` and ``summary`` are the JSON
 envelope's first and last lines; ``rows`` are kind-tagged dicts projected key by key;
-``render_text`` lays the same data out for a reader; ``notes`` go to stderr.
+``text`` lays the same data out for a reader; ``notes`` go to stderr.
+
+The summary and the text view come from ONE object, the command's result (``Answer``):
+it holds every figure both state (totals, drops, skipped lines), so the JSON summary and
+the text footer cannot drift apart. ``Report.answer(result)`` takes both from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 Row = dict[str, Any]
+
+
+class Answer(Protocol):
+    """What a command found, as the one object its JSON summary and its text view read."""
+
+    def summary(self) -> Row: ...
+
+    def render_text(self, out: TextIO) -> None: ...
 
 
 @dataclass
@@ -35,3 +47,8 @@ class Report:
 
     def note(self, message: str) -> None:
         self.notes.append(message)
+
+    def answer(self, result: Answer) -> None:
+        """The summary and the text view, both from ``result``."""
+        self.summary = result.summary()
+        self.text = result.render_text

@@ -383,7 +383,7 @@ def _first_line(text: str) -> str:
 
 def scan_facts(buf: Buffer, path: str) -> Facts:
     """The facts of a whole buffer; a big one in two halves by two processes."""
-    parts = fanout.in_halves(buf, path, scan_range, SPLIT_BYTES)
+    parts = fanout.in_halves(scan_range, buf, cores=fanout.cpu_workers(), min_bytes=SPLIT_BYTES)
     for later in parts[1:]:
         parts[0].extend(later)
     return parts[0]

@@ -355,6 +355,13 @@ def test_spawn_resolves_the_child_by_id_then_name_then_raw_name() -> None:
     assert one_unit(spawn).label == L.AGENT_COMM_SENT
 
 
+
+@pytest.mark.parametrize("tool", ["Task", "Agent", "Workflow"])
+def test_every_spawn_tool_is_the_parent_speaking_to_the_child(tool: str) -> None:
+    spawn = assistant(tool_use(tool, {"description": "audit", "prompt": "go"}, "toolu_w"))
+    assert labels_of(spawn) == [L.AGENT_COMM_SENT, L.AGENT_TOOL_USE]
+    assert labels_of(assistant(tool_use("Bash", {"command": "ls"}))) == [L.AGENT_TOOL_USE]
+
 def test_subagent_return_is_inbox_from_the_child_but_a_launch_ack_is_a_result() -> None:
     ctx = ClassifyContext(owner_id="sess", spawn_index={"toolu_s": "agent-abc"})
     back = carrier(result("toolu_s", [{"type": "text", "text": "Found 3 call sites."}]))
@@ -606,15 +613,6 @@ def test_turn_duration_render_lists_present_fields_only() -> None:
     assert C.units(system("turn_duration"), GATED_ALL) == []  # nothing fabricated
 
 
-@pytest.mark.parametrize(
-    ("ms", "human"),
-    [(0, "0s"), (499, "0s"), (999, "1s"), (12_000, "12s"), (64_911, "1m 5s"),
-     (3_600_000, "1h 0m"), (7_380_000, "2h 3m"), (926_676_611, "10d 17h")],
-)
-def test_duration_format_keeps_the_top_two_units(ms: int, human: str) -> None:
-    assert C.format_duration_ms(ms) == human
-
-
 def test_stop_hooks_snapshot_and_system_renders() -> None:
     hooks = system("stop_hook_summary", hookCount=2, preventedContinuation=True,
                    hookInfos=[{"command": "/x/a.sh", "durationMs": 9}, {"command": "/x/b.sh"}],
@@ -794,9 +792,11 @@ _EDGE_RECORDS = [
 ]
 
 
-def _renders_unit_agrees(record: Record) -> None:
+def _renders_unit_agrees(record: Record) -> set[str]:
+    """Check the verdicts on ``record`` under every selection; the leaves compared."""
     from pysift.core.grammar.selectors import parse_filter
 
+    compared: set[str] = set()
     for selection in _SELECTIONS:
         labels = parse_filter(list(selection))
         ctx = ClassifyContext(gates=labels.gates, additional_context=bool(selection))
@@ -808,6 +808,18 @@ def _renders_unit_agrees(record: Record) -> None:
             want = bool(C.units(record, ctx, labels.selects, draft=draft))
             assert C.renders_unit(record, ctx, labels.selects, leaves, accepted,
                                   draft=draft) is want, (record.raw, selection, draft)
+            compared.update(accepted)
+    return compared
+
+
+def _sweep(root) -> tuple[int, set[str]]:  # type: ignore[no-untyped-def]
+    """``_renders_unit_agrees`` over every record under ``root``: how many records were
+    read and which leaves were compared (a sweep over nothing must not pass)."""
+    count, compared = 0, set()
+    for record in _all_records(root):
+        count += 1
+        compared |= _renders_unit_agrees(record)
+    return count, compared
 
 
 def _all_records(root):  # type: ignore[no-untyped-def]
@@ -826,11 +838,30 @@ def test_renders_unit_agrees_with_units_on_edge_records() -> None:
 
 
 def test_renders_unit_agrees_with_units_on_the_demo_home(demo_home) -> None:  # type: ignore[no-untyped-def]
-    for record in _all_records(demo_home / "projects"):
-        _renders_unit_agrees(record)
+    count, compared = _sweep(demo_home / "projects")
+    # the demo home holds 438 records showing 23 leaves (scripts/make_demo_home.py)
+    assert count >= 400, f"only {count} records read from the demo home"
+    assert len(compared) >= 20, sorted(compared)
 
 
 @pytest.mark.real
 def test_renders_unit_agrees_with_units_on_the_real_corpus(real_home) -> None:  # type: ignore[no-untyped-def]
-    for record in _all_records(real_home / "projects"):
-        _renders_unit_agrees(record)
+    count, compared = _sweep(real_home / "projects")
+    # the corpus holds 15,309 records showing 28 leaves: a sweep over a part of it fails
+    assert count >= 15_000, f"only {count} records read from the real corpus"
+    assert len(compared) >= 25, sorted(compared)
+
+
+def test_the_package_still_answers_to_the_names_of_the_one_module_classify() -> None:
+    """Code written against ``core/classify.py`` (other branches in flight) imports these."""
+    from pysift.core.blocktext import result_text
+    from pysift.core.timez import format_duration_ms
+    from pysift.disk.jsonline import compact_json
+
+    missing = [name for name in C.__all__ if not hasattr(C, name)]
+    assert missing == []
+    assert (C.result_text, C.compact_json, C.format_duration_ms) == (
+        result_text, compact_json, format_duration_ms)
+    assert {"ClassifyContext", "Unit", "classify", "units", "renders_unit", "opens_turn",
+            "opener_text", "opener_source", "narration_tag", "raw_message_text",
+            "is_genuine_user", "is_peer_message_record", "TEAMMATE_OPEN"} <= set(C.__all__)

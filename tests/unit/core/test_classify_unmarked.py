@@ -8,6 +8,10 @@ built from every marker the classifier knows, cut, padded and mixed with prose.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -15,17 +19,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pysift.core import classify as C
-from pysift.core.classify import ClassifyContext
+from pysift.core.classify import ClassifyContext, markers, sections
 from pysift.model import labels as L
 from pysift.model.record import Record
 
-# every string constant of the classifier (a marker added there is drawn here too), plus
-# the composite notices the ladder recognises
-_CONSTANTS = [value for name, value in vars(C).items() if name.isupper() and
-              isinstance(value, str) and value]
-_CONSTANTS += [item for name, value in vars(C).items() if name.isupper() and
-               isinstance(value, tuple) for item in value if isinstance(item, str) and item]
-MARKERS = sorted(set(_CONSTANTS)) + [
+# The modules of the classifier package, and every string constant they define (a marker
+# added to any of them is drawn here too), plus the composite notices the ladder recognises.
+PACKAGE: list[ModuleType] = [C] + [importlib.import_module(f"{C.__name__}.{info.name}")
+                                   for info in pkgutil.iter_modules(C.__path__)]
+
+
+def _string_constants(module: ModuleType) -> Iterator[str]:
+    for name, value in vars(module).items():
+        if not name.isupper():
+            continue
+        items = value if isinstance(value, tuple | frozenset) else (value,)
+        yield from (item for item in items if isinstance(item, str) and item)
+
+
+_CONSTANTS = {text for module in PACKAGE for text in _string_constants(module)}
+MARKERS = sorted(_CONSTANTS) + [
     C.INTERRUPT_USER, C.INTERRUPT_TOOL, C.LOCAL_COMMAND_STDOUT, C.LOCAL_COMMAND_CAVEAT,
     C.COMMAND_NAME_OPEN, C.COMMAND_MESSAGE_OPEN, C.COMMAND_ARGS_OPEN, C.CONTINUATION_MARKER,
     C.WAKEUP_SENTINEL, C.WAKEUP_LOOP_CHECK, C.WAKEUP_TIMER, C.STOP_HOOK_FEEDBACK,
@@ -56,18 +69,24 @@ def _user(content: Any, **envelope: Any) -> Record:
 
 
 def _ladder_verdicts(text: str) -> tuple[bool, bool, bool, bool]:
-    return (C._is_synthetic_marker(text), C.is_peer_message(text), C._has_notification(text),
-            bool(C._sections(text, ClassifyContext())))
+    return (markers.is_synthetic_marker(text), sections.is_peer_message(text),
+            sections.has_notification(text),
+            bool(sections.sections_of(text, ClassifyContext())))
 
 
 def _without_shortcut(fn, *args):  # type: ignore[no-untyped-def]
-    """``fn(*args)`` with ``is_unmarked`` never vouching for a text: the full ladder."""
-    saved = C.is_unmarked
-    C.is_unmarked = lambda _text: False  # type: ignore[assignment]
+    """``fn(*args)`` with ``is_unmarked`` never vouching for a text: the full ladder (in
+    every module of the package that took the shortcut by name)."""
+    shortcut = markers.is_unmarked
+    users = [m for m in PACKAGE if vars(m).get("is_unmarked") is shortcut]
+    assert len(users) >= 3  # markers itself, the opener rules, the ladder
+    for module in users:
+        module.is_unmarked = lambda _text: False  # type: ignore[attr-defined]
     try:
         return fn(*args)
     finally:
-        C.is_unmarked = saved  # type: ignore[assignment]
+        for module in users:
+            module.is_unmarked = shortcut  # type: ignore[attr-defined]
 
 
 @settings(max_examples=600, deadline=None)
@@ -100,7 +119,7 @@ def test_each_marker_kind_is_left_to_the_ladder(text: str) -> None:
     assert not C.is_unmarked("\n" + " " * 300 + text)  # past the head window too
 
 
-@pytest.mark.parametrize("marker", C._MARKED_HEADS)
+@pytest.mark.parametrize("marker", markers._MARKED_HEADS)
 def test_a_head_marker_behind_a_long_indent_still_classifies_as_the_ladder_says(
         marker: str) -> None:
     text = " " * 300 + marker + " and more"
@@ -120,4 +139,4 @@ def test_a_compaction_summary_or_sidecar_marker_never_takes_the_shortcut() -> No
     assert C.classify(_user("summary of the session", isCompactSummary=True)) == [
         L.HARNESS_COMPACTION_SUMMARY]
     marker = _user("q", csift=C.ELICITATION_MARKER, csiftPhase="resolved")
-    assert C._unmarked_user_body(marker) is None
+    assert markers.unmarked_user_body(marker) is None

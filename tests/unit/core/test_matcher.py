@@ -447,6 +447,18 @@ def test_w_and_s_complements_inside_a_class_are_unicode(pattern: str, text: str,
     assert compile_pattern(pattern).search(text) == expected
 
 
+@pytest.mark.parametrize(("pattern", "text", "expected"), [
+    (r"(?x)[ ^\W]", "^a", (1, 2)),  # the `^` after a space still negates (it was a member)
+    (r"(?x)[ ]a]+", "]a", (0, 2)),  # and a `]` there is still the first member
+])
+def test_verbose_mode_reads_a_class_opening_as_rust_does(pattern: str, text: str,
+                                                          expected: tuple[int, int]) -> None:
+    import rurex
+
+    assert compile_pattern(pattern).search(text) == expected
+    assert rurex.compile(pattern).search(text).span() == expected
+
+
 def test_a_pattern_the_rust_check_refuses_never_panics(capfd: pytest.CaptureFixture[str]) -> None:
     """A duplicate group name after a non-ASCII character made the crate panic (a Rust
     backtrace on stderr, a traceback from pysift); the pattern keeps RE2's boundaries."""

@@ -129,9 +129,20 @@ def test_concatenation_takes_its_strongest_part() -> None:
     assert needles_of("(?:ab|cd)e.*longneedle") == ("longneedle",)
 
 
-def test_dialect_differences_give_up_rather_than_guess() -> None:
-    assert needles_of("[[:alpha:]]xyz") is None  # POSIX class in RE2, literals in Python
-    assert needles_of("ab{,3}cdef") is None  # `{,3}` is a literal in RE2
+def test_needles_are_read_from_the_tree_the_matcher_spells() -> None:
+    """One parse: a POSIX class is a class and `{,3}` the literal text RE2 reads (the
+    prefilter used to re-read the pattern with Python's parser, and gave up on both)."""
+    assert needles_of("[[:alpha:]]xyz") == ("xyz",)
+    assert needles_of("ab{,3}cdef") == ("3}cdef",)
+    assert compile_pattern("ab{,3}cdef").search("xab{,3}cdef") == (1, 11)
+    # what the parser hands on unread gates nothing (RE2 reads `(?x)( ?:` as `(?:`)
+    assert needles_of("(?x)( ?:abcd)") is None
+    assert compile_pattern("(?x)( ?:abcd)").search("abcd") == (0, 4)
+    # a flag group between an item and its quantifier: RE2 repeats the item
+    assert needles_of("abc(?i)*defg") == ("defg",)
+    assert compile_pattern("abc(?i)*defg").search("abdefg") == (0, 6)
+    # `\07` is an octal escape ending where the flag group starts: `0` stays a literal
+    assert needles_of("x\\07(?U)0中") == ("0中",)
 
 
 def test_inline_case_flag_makes_needles_caseless() -> None:
@@ -541,6 +552,134 @@ def test_prop_generated_regex_never_drops_a_matching_line(
     pattern = render(node, how)
     text = before + instance(node, data) + after
     assert_line_survives(pattern, text, ignore_case=ignore_case, multiline=True)
+
+
+# The Rust dialect, wider: what the one parse must read as the Rust crate does (spaced
+# counts, `\\u{..}` escapes, named and flag groups, boundaries, POSIX and Perl classes in
+# brackets, verbose mode). Each node renders to a pattern and produces a matching text.
+RUST_SETS = [
+    ("[a-z]", "q"), ('[^"]', "x"), (r"\d", "7"), (r"\w", "é"), (r"\s", " "), (r"\S", "K"),
+    ("[[:alpha:]]", "b"), (r"\p{Greek}", "α"), (r"\pL", "ж"), (".", "Z"), (r"[\W]", "-"),
+    (r"[^\W\d_]", "é"), ("[.]", "."), ("[aa]", "a"), ("[kK]", "\u212a"), (r"[^\S\n]", " "),
+    (r"[\x41-\x43]", "B"), ("[]x]", "]"),
+]
+RUST_ZERO_WIDTH = [r"\b", r"\B", r"\<", r"\>", r"\b{start}", r"\b{end-half}", "^", "$", r"\A",
+                   r"\z", "(?i)", "(?-i)"]
+RUST_GROUPS = ["(", "(?:", "(?P<g>", "(?<g>", "(?i:", "(?-i:", "(?s:"]
+rust_words = st.sampled_from(["abc", "Todo", "kestrel", "needle", "étés", "中文字", "a b", "x-1",
+                              "1e-6", "8080", "k", "S", '"q"', "a,b", "#x", "Legacy", "task"])
+
+
+def rust_escape(literal: str, how: str) -> str:
+    if how == "u":  # Rust's \\u{..} / \\u00e9 spellings for what is not ASCII
+        return "".join(escape_literal(c) if c.isascii() else
+                       (f"\\u{{{ord(c):x}}}" if ord(c) % 2 else f"\\U{ord(c):08x}")
+                       for c in literal)
+    return escape(literal, how)
+
+
+def rust_nodes() -> st.SearchStrategy[Node]:
+    words = rust_words.map(lambda s: ("lit", s))
+    leaves = st.one_of(  # weighted towards words: most examples then carry needles
+        words, words, words,
+        st.sampled_from(RUST_SETS).map(lambda pair: ("class", *pair)),
+        st.sampled_from(RUST_ZERO_WIDTH).map(lambda z: ("zero", z)),
+    )
+    tree = st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, min_size=1, max_size=4).map(lambda xs: ("cat", *xs)),
+            st.lists(inner, min_size=1, max_size=3).map(lambda xs: ("alt", *xs)),
+            st.tuples(st.just("rep"), inner, st.integers(0, 2), st.sampled_from([0, 1, 2, None]),
+                      st.sampled_from(["", "?"]), st.booleans()),
+            st.tuples(st.just("group"), inner, st.sampled_from(RUST_GROUPS)),
+        ),
+        max_leaves=8,
+    )
+    # half of them with a word at the top: a required text for the others to sit beside
+    return st.one_of(tree, st.tuples(tree, words, tree).map(lambda xs: ("cat", *xs)))
+
+
+def rust_render(node: Node, how: str, sep: str, names: list[int]) -> str:
+    kind = node[0]
+    if kind == "lit":
+        return rust_escape(node[1], how)
+    if kind in ("class", "zero"):
+        return node[1]
+    if kind == "cat":
+        return sep.join(rust_render(child, how, sep, names) for child in node[1:])
+    if kind == "alt":
+        return "(?:" + "|".join(rust_render(child, how, sep, names) for child in node[1:]) + ")"
+    if kind == "group":
+        opener = node[2]
+        if "<g" in opener:  # names must differ
+            names.append(len(names))
+            opener = opener.replace("<g", f"<g{names[-1]}")
+        return opener + sep + rust_render(node[1], how, sep, names) + sep + ")"
+    _, child, low, extra, lazy, spaced = node
+    body = "(?:" + rust_render(child, how, sep, names) + ")"
+    if (low, extra) in ((0, None), (1, None), (0, 1)) and not spaced:
+        return body + {(0, None): "*", (1, None): "+", (0, 1): "?"}[(low, extra)] + lazy
+    high = "" if extra is None else str(low + extra)
+    if spaced:
+        return body + "{ " + str(low) + (" , " + high if extra != 0 else "") + " }" + lazy
+    return body + "{" + str(low) + ("," + high if extra != 0 else "") + "}" + lazy
+
+
+def rust_instance(node: Node, data: st.DataObject) -> str:
+    kind = node[0]
+    if kind == "lit":
+        return str(node[1])
+    if kind == "class":
+        return str(node[2])
+    if kind == "zero":
+        return ""
+    if kind == "cat":
+        return "".join(rust_instance(child, data) for child in node[1:])
+    if kind == "alt":
+        return rust_instance(data.draw(st.sampled_from(node[1:])), data)
+    if kind == "group":
+        return rust_instance(node[1], data)
+    _, child, low, extra, _lazy, _spaced = node
+    count = data.draw(st.integers(low, low + (2 if extra is None else extra)))
+    return "".join(rust_instance(child, data) for _ in range(count))
+
+
+@settings(max_examples=500)
+@given(rust_nodes(), st.data(), st.sampled_from(["dialect", "hex", "u"]), st.booleans(),
+       st.booleans(), texts, texts)
+def test_prop_needles_are_necessary_for_the_rust_crate(
+    node: Node, data: st.DataObject, how: str, verbose: bool, ignore_case: bool,
+    before: str, after: str,
+) -> None:
+    """Whatever the Rust regex crate matches in a text holds one of the pattern's needles,
+    the needles coming from the one parse the matcher spells RE2 from."""
+    import rurex
+
+    pattern = ("(?x) " if verbose else "") + rust_render(node, how, " " if verbose else "", [])
+    try:
+        matcher = compile_pattern(pattern, ignore_case=ignore_case)
+    except UsageError:
+        event("refused")
+        return
+    if matcher.needles is None:
+        event("no needles")
+        return
+    # every non-ASCII character as its escape (the crate's error path panicked on an
+    # offset inside a multi-byte character)
+    source = "".join(c if c.isascii() else f"\\x{{{ord(c):X}}}" for c in pattern)
+    try:
+        rust = rurex.compile(source, rurex.IGNORECASE if matcher.case_insensitive else 0)
+    except BaseException:  # noqa: BLE001 - Rust refuses it
+        event("rust refuses")
+        return
+    found = rust.search(before + rust_instance(node, data) + after)
+    if found is None:
+        event("no match (a boundary or anchor the text does not meet)")
+        return
+    event("rust matches: checked")
+    assert matcher.needles.any_in(found.group(0).encode("utf-8")), (
+        pattern, found.group(0), matcher.needles)
 
 
 # -- real transcripts ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ from pysift.core.resolve import (
     resolve_scope,
     resolve_trap,
 )
-from pysift.disk.layout import encode_cwd
+from pysift.disk.layout import Unreadable, encode_cwd
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 
@@ -348,9 +348,9 @@ def test_find_session_file_prefers_the_cwd_project(home: Home, tmp_path: Path) -
     proj.mkdir(parents=True)
     elsewhere = home.session("-a-elsewhere", S1)
     here = home.session(encode_cwd(os.path.realpath(proj)), S1)
-    assert find_session_file(S1, home.env(cwd=proj)) == here
-    assert find_session_file(S1, home.env()) == elsewhere
-    assert find_session_file(S2, home.env()) is None
+    assert find_session_file(S1, home.env(cwd=proj), unread=Unreadable()) == here
+    assert find_session_file(S1, home.env(), unread=Unreadable()) == elsewhere
+    assert find_session_file(S2, home.env(), unread=Unreadable()) is None
 
 
 # -- @trap ----------------------------------------------------------------------------------------
@@ -364,7 +364,7 @@ def test_trap_finds_the_one_subagent_carrying_the_marker(home: Home) -> None:
     home.session("-w-a", S1)
     home.agent("-w-a", S1, AGENT, shell(f"pysift whoami @trap:{MARKER}"))
     home.agent("-w-a", S1, CHILD, shell("ls"))
-    assert resolve_trap(MARKER, trap_env(home)).session_id == AGENT
+    assert resolve_trap(MARKER, trap_env(home), unread=Unreadable()).session_id == AGENT
     scope = resolve_scope([f"@trap:{MARKER}"], trap_env(home))
     assert ids(scope) == [AGENT]
     assert scope.notes == []
@@ -381,7 +381,7 @@ def test_trap_agent_brings_its_descendants(home: Home) -> None:
 def test_trap_accepts_powershell(home: Home) -> None:
     home.session("-w-a", S1)
     home.agent("-w-a", S1, AGENT, shell(f"pysift agents @trap:{MARKER}", tool="PowerShell"))
-    assert resolve_trap(MARKER, trap_env(home)).session_id == AGENT
+    assert resolve_trap(MARKER, trap_env(home), unread=Unreadable()).session_id == AGENT
 
 
 def test_trap_in_the_main_transcript_resolves_the_session_with_a_note(home: Home) -> None:
@@ -397,7 +397,7 @@ def test_trap_in_the_main_transcript_resolves_the_session_with_a_note(home: Home
 def test_subagent_carrier_wins_over_the_main_transcript(home: Home) -> None:
     home.session("-w-a", S1, shell(f"pysift list @trap:{MARKER}"))
     home.agent("-w-a", S1, AGENT, shell(f"pysift list @trap:{MARKER}"))
-    assert resolve_trap(MARKER, trap_env(home)).session_id == AGENT
+    assert resolve_trap(MARKER, trap_env(home), unread=Unreadable()).session_id == AGENT
 
 
 @pytest.mark.parametrize(
@@ -413,7 +413,7 @@ def test_trap_miss_routes_to_main_first(home: Home, record: Json) -> None:
     home.session("-w-a", S1)
     home.agent("-w-a", S1, AGENT, record)
     with pytest.raises(TargetError, match="MOST LIKELY you are the TOP-LEVEL thread: use `@main`"):
-        resolve_trap(MARKER, trap_env(home))
+        resolve_trap(MARKER, trap_env(home), unread=Unreadable())
 
 
 def test_trap_matching_two_subagents_is_ambiguous(home: Home) -> None:
@@ -423,17 +423,17 @@ def test_trap_matching_two_subagents_is_ambiguous(home: Home) -> None:
     with pytest.raises(
         TargetError, match=f"AMBIGUOUS: it matched 2 subagents \\({CHILD}, {AGENT}\\)"
     ):
-        resolve_trap(MARKER, trap_env(home))
+        resolve_trap(MARKER, trap_env(home), unread=Unreadable())
 
 
 def test_trap_needs_the_env_session(home: Home) -> None:
     with pytest.raises(TargetError, match="CLAUDE_CODE_SESSION_ID is unset"):
-        resolve_trap(MARKER, home.env())
+        resolve_trap(MARKER, home.env(), unread=Unreadable())
 
 
 def test_trap_refuses_a_bad_marker_before_touching_disk(home: Home) -> None:
     with pytest.raises(TargetError, match="RESERVED"):
-        resolve_trap("JollyShinyBrook4283", trap_env(home))
+        resolve_trap("JollyShinyBrook4283", trap_env(home), unread=Unreadable())
 
 
 # -- encoded dirs and real paths ------------------------------------------------------------------

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pysift.core.timez import MISSING, format_local, local_iso, parse_ts, text_ts, ts_pair
+from pysift.core.timez import (
+    MISSING,
+    format_duration_ms,
+    format_local,
+    local_iso,
+    parse_ts,
+    text_ts,
+    ts_pair,
+)
 
 SYDNEY = ZoneInfo("Australia/Sydney")
 KOLKATA = ZoneInfo("Asia/Kolkata")
@@ -186,3 +194,12 @@ def test_prop_text_ts_never_raises_and_is_one_line(raw: str) -> None:
     shown = text_ts(raw, SYDNEY)
     assert shown
     assert "\n" not in shown
+
+
+@pytest.mark.parametrize(
+    ("ms", "human"),
+    [(0, "0s"), (499, "0s"), (999, "1s"), (12_000, "12s"), (64_911, "1m 5s"),
+     (3_600_000, "1h 0m"), (7_380_000, "2h 3m"), (926_676_611, "10d 17h")],
+)
+def test_duration_format_keeps_the_top_two_units(ms: int, human: str) -> None:
+    assert format_duration_ms(ms) == human

@@ -42,6 +42,42 @@ def test_a_busy_process_takes_less_of_the_queue() -> None:
     assert pids.count(parent) < 20
 
 
+def _scaled(shared: dict[str, int], x: int) -> tuple[int, int]:
+    time.sleep(0.002)
+    return x * shared["factor"], os.getpid()
+
+
+def test_shared_state_is_the_first_argument_in_every_process() -> None:
+    """What the calls share is handed over once, explicitly: no module global is set
+    before the fork for the children to find."""
+    out = fanout.map_ordered(_scaled, list(range(60)), shared={"factor": 3}, workers=2,
+                             min_items=1)
+    assert [v for v, _ in out] == [3 * i for i in range(60)]
+    assert len({pid for _, pid in out}) == 2
+    alone = fanout.map_ordered(_scaled, [1, 2], shared={"factor": 5}, workers=2)
+    assert [v for v, _ in alone] == [5, 10]
+
+
+class _Unpicklable:
+    factor = 7
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        raise TypeError("the shared object was pickled")
+
+
+def test_the_shared_object_is_inherited_never_pickled() -> None:
+    out = fanout.map_ordered(lambda s, x: x * s.factor, list(range(30)),
+                             shared=_Unpicklable(), workers=2, min_items=1)
+    assert out == [7 * i for i in range(30)]
+
+
+def test_processes_is_one_for_a_small_batch_or_one_core() -> None:
+    assert fanout.processes(3, min_items=8, workers=2) == 1
+    assert fanout.processes(100, min_items=8, workers=1) == 1
+    assert fanout.processes(100, min_items=8, workers=2) == 2
+    assert fanout.processes(3, min_items=1, workers=8) == 3
+
+
 def test_small_inputs_stay_in_process() -> None:
     out = fanout.map_ordered(_square_with_pid, [1, 2, 3], workers=2)
     assert {pid for _, pid in out} == {os.getpid()}

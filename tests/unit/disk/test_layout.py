@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pysift.disk.layout import (
     MAX_SANITIZED_LENGTH,
     Transcript,
+    Unreadable,
     encode_cwd,
     find_project_dir,
     is_sidecar_file,
@@ -156,8 +157,8 @@ def test_prop_separators_each_map_to_one_dash(chars: list[str]) -> None:
 
 def test_find_project_dir_exact(tmp_path: Path) -> None:
     (tmp_path / "-w-proj").mkdir()
-    assert find_project_dir(tmp_path, "/w/proj") == tmp_path / "-w-proj"
-    assert find_project_dir(tmp_path, "/w/other") is None
+    assert find_project_dir(tmp_path, "/w/proj", unread=Unreadable()) == tmp_path / "-w-proj"
+    assert find_project_dir(tmp_path, "/w/other", unread=Unreadable()) is None
 
 
 def test_find_project_dir_long_path_prefix_scan(tmp_path: Path) -> None:
@@ -166,7 +167,7 @@ def test_find_project_dir_long_path_prefix_scan(tmp_path: Path) -> None:
     assert len(encoded) > MAX_SANITIZED_LENGTH
     stored = tmp_path / (encoded[:MAX_SANITIZED_LENGTH] + "-1a2b3c")
     stored.mkdir()
-    assert find_project_dir(tmp_path, cwd) == stored
+    assert find_project_dir(tmp_path, cwd, unread=Unreadable()) == stored
 
 
 def test_find_project_dir_long_path_collision_picks_recorded_cwd(tmp_path: Path) -> None:
@@ -176,23 +177,24 @@ def test_find_project_dir_long_path_collision_picks_recorded_cwd(tmp_path: Path)
     assert encode_cwd(theirs)[:MAX_SANITIZED_LENGTH] == prefix
     write_jsonl(tmp_path / (prefix + "-aaaa") / f"{SESSION}.jsonl", first_record(theirs))
     write_jsonl(tmp_path / (prefix + "-bbbb") / f"{SESSION}.jsonl", first_record(mine))
-    assert find_project_dir(tmp_path, mine) == tmp_path / (prefix + "-bbbb")
+    assert find_project_dir(tmp_path, mine, unread=Unreadable()) == tmp_path / (prefix + "-bbbb")
 
 
 def test_short_path_never_prefix_scans(tmp_path: Path) -> None:
     (tmp_path / "-w-proj-1a2b").mkdir()
-    assert find_project_dir(tmp_path, "/w/proj") is None
+    assert find_project_dir(tmp_path, "/w/proj", unread=Unreadable()) is None
 
 
 # -- enumeration ----------------------------------------------------------------------------------
 
 
 def test_iter_project_dirs_skips_files_and_tolerates_a_missing_root(tmp_path: Path) -> None:
-    assert list(iter_project_dirs(tmp_path / "absent")) == []
+    assert list(iter_project_dirs(tmp_path / "absent", unread=Unreadable())) == []
     (tmp_path / "-b").mkdir()
     (tmp_path / "-a").mkdir()
     (tmp_path / ".DS_Store").write_text("x")
-    assert list(iter_project_dirs(tmp_path)) == [tmp_path / "-a", tmp_path / "-b"]
+    assert list(iter_project_dirs(tmp_path, unread=Unreadable())) == [tmp_path / "-a",
+                                                                      tmp_path / "-b"]
 
 
 def test_top_level_sessions_is_non_recursive(tmp_path: Path) -> None:
@@ -201,8 +203,8 @@ def test_top_level_sessions_is_non_recursive(tmp_path: Path) -> None:
     write_jsonl(project / SESSION / "subagents" / "agent-a1.jsonl", first_record("/w"))
     (project / "memory").mkdir()
     (project / "notes.txt").write_text("x")
-    assert top_level_sessions(project) == [main]
-    assert top_level_sessions(tmp_path / "absent") == []
+    assert top_level_sessions(project, unread=Unreadable()) == [main]
+    assert top_level_sessions(tmp_path / "absent", unread=Unreadable()) == []
 
 
 def test_subagent_transcripts_covers_both_shapes_and_skips_journal_and_meta(
@@ -220,7 +222,7 @@ def test_subagent_transcripts_covers_both_shapes_and_skips_journal_and_meta(
     write_jsonl(subagents / "workflows" / "wf_9" / "journal.jsonl", {"agentId": "b00c"})
     (project / SESSION / "elicitations.jsonl").write_text('{"csift":"x"}\n')
 
-    found = subagent_transcripts(main)
+    found = subagent_transcripts(main, unread=Unreadable())
 
     assert [t.path for t in found] == [builtin, teammate, workflow]
     assert [t.session_id for t in found] == [
@@ -235,7 +237,7 @@ def test_subagent_transcripts_covers_both_shapes_and_skips_journal_and_meta(
 
 def test_subagent_transcripts_of_a_session_without_a_sidecar_dir(tmp_path: Path) -> None:
     main = write_jsonl(tmp_path / "-w" / f"{SESSION}.jsonl", first_record("/w"))
-    assert subagent_transcripts(main) == []
+    assert subagent_transcripts(main, unread=Unreadable()) == []
 
 
 def test_orphan_session_paths_are_sidecar_dirs_without_a_transcript(tmp_path: Path) -> None:
@@ -245,8 +247,8 @@ def test_orphan_session_paths_are_sidecar_dirs_without_a_transcript(tmp_path: Pa
     (project / SESSION / "subagents").mkdir(parents=True)
     (project / other / "subagents").mkdir(parents=True)
     (project / "memory").mkdir()
-    assert orphan_session_paths(project) == [project / f"{other}.jsonl"]
-    assert orphan_session_paths(tmp_path / "absent") == []
+    assert orphan_session_paths(project, unread=Unreadable()) == [project / f"{other}.jsonl"]
+    assert orphan_session_paths(tmp_path / "absent", unread=Unreadable()) == []
 
 
 def _every_shape(project: Path) -> None:
@@ -272,22 +274,23 @@ def test_project_transcripts_is_the_per_session_assembly(tmp_path: Path,
     project = tmp_path / "-w"
     _every_shape(project)
     expected = []
-    for session in top_level_sessions(project):
+    for session in top_level_sessions(project, unread=Unreadable()):
         if session.name.startswith("agent-"):
             if subagents:
                 expected.append(transcript_from_path(session))
             continue
         expected.append(transcript_from_path(session))
         if subagents:
-            expected.extend(subagent_transcripts(session))
+            expected.extend(subagent_transcripts(session, unread=Unreadable()))
     if subagents:
-        for orphan in orphan_session_paths(project):
-            expected.extend(subagent_transcripts(orphan))
-    found = project_transcripts(project, subagents=subagents)
+        for orphan in orphan_session_paths(project, unread=Unreadable()):
+            expected.extend(subagent_transcripts(orphan, unread=Unreadable()))
+    found = project_transcripts(project, subagents=subagents, unread=Unreadable())
     assert sorted(found, key=lambda t: os.fspath(t.path)) == \
         sorted(expected, key=lambda t: os.fspath(t.path))
     assert len(found) == (6 if subagents else 2)
-    assert project_transcripts(tmp_path / "absent", subagents=subagents) == []
+    assert project_transcripts(tmp_path / "absent", subagents=subagents,
+                               unread=Unreadable()) == []
 
 
 def test_a_listed_session_without_its_dir_has_no_sidecar_to_probe(tmp_path: Path) -> None:
@@ -298,7 +301,8 @@ def test_a_listed_session_without_its_dir_has_no_sidecar_to_probe(tmp_path: Path
     write_jsonl(project / f"{bare}.jsonl", first_record("/w"))
     write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
     (project / SESSION).mkdir()
-    by_id = {t.session_id: t for t in project_transcripts(project, subagents=True)}
+    found = project_transcripts(project, subagents=True, unread=Unreadable())
+    by_id = {t.session_id: t for t in found}
     assert by_id[bare].has_session_dir is False
     assert sidecar_of(by_id[bare]) is None
     assert sidecar_of(by_id[SESSION]) == sidecar_path(project / f"{SESSION}.jsonl")
@@ -413,9 +417,9 @@ def test_read_first_cwd_survives_a_huge_first_line(tmp_path: Path) -> None:
 def test_real_corpus_subagent_ids_match_their_records(real_home: Path) -> None:
     """The id pysift derives from a file name equals the ``agentId`` its records carry."""
     seen = 0
-    for project in iter_project_dirs(real_home / "projects"):
-        for session in top_level_sessions(project):
-            for sub in subagent_transcripts(session):
+    for project in iter_project_dirs(real_home / "projects", unread=Unreadable()):
+        for session in top_level_sessions(project, unread=Unreadable()):
+            for sub in subagent_transcripts(session, unread=Unreadable()):
                 head = sub.path.read_bytes().split(b"\n", 1)[0]
                 try:
                     agent_id = orjson.loads(head).get("agentId")
@@ -428,17 +432,25 @@ def test_real_corpus_subagent_ids_match_their_records(real_home: Path) -> None:
         pytest.skip("no subagent transcript in the real corpus")
 
 
-def test_only_what_exists_and_cannot_be_read_is_noted_unreadable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_only_what_exists_and_cannot_be_read_is_noted_unreadable(tmp_path: Path) -> None:
     import errno
 
-    from pysift.disk.layout import drain_unreadable, note_unreadable
+    unread = Unreadable()
+    unread.note(tmp_path / "gone", FileNotFoundError(errno.ENOENT, "No such file"))
+    unread.note(tmp_path / "f.jsonl" / "x", NotADirectoryError(errno.ENOTDIR, "Not a dir"))
+    unread.note(tmp_path / "locked", PermissionError(errno.EACCES, "Permission denied"))
+    assert unread.items() == [(str(tmp_path / "locked"), "Permission denied")]
+    assert len(Unreadable()) == 0  # each walk has its own: nothing is left over to drain
 
-    drain_unreadable()
-    note_unreadable(tmp_path / "gone", FileNotFoundError(errno.ENOENT, "No such file"))
-    note_unreadable(tmp_path / "f.jsonl" / "x", NotADirectoryError(errno.ENOTDIR, "Not a dir"))
-    note_unreadable(tmp_path / "locked", PermissionError(errno.EACCES, "Permission denied"))
-    assert drain_unreadable() == [(str(tmp_path / "locked"), "Permission denied")]
-    assert drain_unreadable() == []
+
+def test_a_dangling_transcript_link_is_noted_by_the_walk_that_met_it(tmp_path: Path) -> None:
+    project = tmp_path / "-w"
+    project.mkdir()
+    (project / f"{SESSION}.jsonl").symlink_to(tmp_path / "unmounted" / "x.jsonl")
+    unread = Unreadable()
+    assert top_level_sessions(project, unread=unread) == []
+    [(path, reason)] = unread.items()
+    assert path == str(project / f"{SESSION}.jsonl") and "does not exist" in reason
 
 
 def test_long_path_collision_reads_past_records_without_a_cwd(tmp_path: Path) -> None:
@@ -452,9 +464,9 @@ def test_long_path_collision_reads_past_records_without_a_cwd(tmp_path: Path) ->
     queued = {"type": "queue-operation", "operation": "enqueue", "content": "hi"}
     write_jsonl(tmp_path / (prefix + "-aaaa") / f"{SESSION}.jsonl", queued, first_record(theirs))
     write_jsonl(tmp_path / (prefix + "-bbbb") / f"{SESSION}.jsonl", queued, first_record(mine))
-    assert find_project_dir(tmp_path, mine) == tmp_path / (prefix + "-bbbb")
+    assert find_project_dir(tmp_path, mine, unread=Unreadable()) == tmp_path / (prefix + "-bbbb")
     # the shell may spell the cwd decomposed (macOS): it is the same directory
-    assert find_project_dir(tmp_path, unicodedata.normalize("NFD", mine)) == \
+    assert find_project_dir(tmp_path, unicodedata.normalize("NFD", mine), unread=Unreadable()) == \
         tmp_path / (prefix + "-bbbb")
     # a third path sharing the prefix that no dir records gets no guess
-    assert find_project_dir(tmp_path, base + "e3") is None
+    assert find_project_dir(tmp_path, base + "e3", unread=Unreadable()) is None

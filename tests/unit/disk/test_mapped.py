@@ -1,4 +1,5 @@
-"""disk.mapped.read_regular: a side file is read only when it is a regular file."""
+"""disk.mapped: a transcript opened as one buffer, or said unreadable; a side file read only
+when it is a regular file."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pysift.disk.mapped import NotRegularFileError, read_regular
+from pysift.disk import mapped
+from pysift.disk.mapped import NotRegularFileError, open_buffer, read_regular, try_open_buffer
+from pysift.errors import SourceError
 
 
 def test_a_regular_file_is_read_whole(tmp_path: Path) -> None:
@@ -34,3 +37,29 @@ def test_anything_else_is_refused_at_once(tmp_path: Path, kind: str) -> None:
         path = Path("/dev/zero")
     with pytest.raises(NotRegularFileError):
         read_regular(path)
+
+
+def test_a_transcript_that_shrinks_while_it_is_mapped_is_unreadable_not_a_crash(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size is taken before the mmap: a file cut in between made mmap raise ValueError."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"x" * (mapped.SMALL_FILE_BYTES + 1))
+    real_fstat = os.fstat
+
+    class Grown:
+        def __init__(self, fd: int) -> None:
+            self.st_size = real_fstat(fd).st_size * 2  # the size before the cut
+
+    monkeypatch.setattr(os, "fstat", Grown)
+    with pytest.raises(SourceError, match="shrank while pysift opened it"):
+        open_buffer(path)
+    assert try_open_buffer(path) is None
+
+
+def test_an_absent_transcript_opens_to_nothing_for_a_tolerant_reader(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="cannot read"):
+        open_buffer(tmp_path / "gone.jsonl")
+    assert try_open_buffer(tmp_path / "gone.jsonl") is None
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type":"user"}\n')
+    assert try_open_buffer(path) == b'{"type":"user"}\n'

@@ -17,7 +17,7 @@ from builders import (
     tool_use,
     user,
 )
-from pysift.disk.layout import subagent_transcripts, top_level_transcript
+from pysift.disk.layout import Unreadable, subagent_transcripts, top_level_transcript
 from pysift.engines.plans import (
     BINDING_PLAN_MODE,
     BINDING_SLUG_ONLY,
@@ -138,7 +138,7 @@ def test_a_subagent_binds_only_through_its_own_plan_mode(home: ClaudeHome, root:
     lane = Session(S1, cwd=str(root), agent_id=AGENT, slug=SLUG)  # inherits the parent's slug
     lane.add(user("task"))
     home.subagent(main, AGENT, lane)
-    [agent] = subagent_transcripts(main)
+    [agent] = subagent_transcripts(main, unread=Unreadable())
     assert resolve_plan_path(agent, env_of(home)) is None
     parent_binding = bind(home, main)
     assert parent_binding is not None and parent_binding.binding_source == BINDING_SLUG_ONLY

@@ -62,7 +62,7 @@ def write(tmp_path: Path, data: bytes) -> Path:
 
 
 def run_stats(path: Path, window: Window | None = None):
-    return stats_of(transcript_from_path(path), window or Window(), allow_fork=False)
+    return stats_of(transcript_from_path(path), window or Window())
 
 
 def naive_census(data: bytes) -> tuple[dict[str, int], int]:
@@ -344,9 +344,8 @@ def test_the_forked_path_gives_the_same_row(tmp_path: Path, monkeypatch: pytest.
     path = write(tmp_path, _three_turns().lines() + garbage_line())
     plain = run_stats(path, Window(turns=parse_range("1..")))
     monkeypatch.setattr(stats_engine, "SPLIT_MIN_BYTES", 0)
-    monkeypatch.setattr(stats_engine.fanout, "cpu_workers", lambda: cores)
     forked = stats_of(transcript_from_path(path), Window(turns=parse_range("1..")),
-                      allow_fork=True)
+                      cores=cores)
     assert forked == plain
     assert (forked.turns, forked.skipped_lines) == (2, 1)
 

@@ -125,7 +125,8 @@ def test_ancestry_stops_on_a_cycle(home: ClaudeHome) -> None:
     main = home.session(CWD, S1, user("start"))
     home.subagent(main, AGENT, user("a"), meta={"parentAgentId": CHILD})
     home.subagent(main, CHILD, user("b"), meta={"parentAgentId": AGENT})
-    from pysift.disk.layout import subagent_transcripts
+    from pysift.disk.layout import Unreadable, subagent_transcripts
 
-    agent = next(t for t in subagent_transcripts(main) if t.session_id == AGENT)
+    agent = next(t for t in subagent_transcripts(main, unread=Unreadable())
+                 if t.session_id == AGENT)
     assert [t.session_id for t in ancestry(agent)] == [AGENT, CHILD, S1]

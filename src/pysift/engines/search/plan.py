@@ -1,7 +1,8 @@
 """Everything a per-file scan needs, derived once from the options.
 
-The plan is set as a module global before the process pool forks, so compiled regexes
-(not picklable) reach the workers for free; workers receive only the transcript.
+The plan is the ``shared`` object of the scan's process pool (``disk.fanout``): a forked
+worker inherits it, so compiled regexes (not picklable) reach the workers for free, and
+each worker receives only its transcripts.
 """
 
 from __future__ import annotations
@@ -135,6 +136,7 @@ class SearchPlan:
     siblings: bool = False
     gates: frozenset[str] = field(default_factory=frozenset)
     light: bool = False  # -c / -l: exchanges are counted, never rendered
+    keep_hits: bool = False  # census / raw / the label probe: bare hits cross back
     # built once per plan (and per forked worker); init=False: a replace()d plan rebuilds
     _finder: object = field(default=None, init=False, repr=False, compare=False)
     _finder_built: bool = field(default=False, init=False, repr=False, compare=False)

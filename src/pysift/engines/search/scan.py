@@ -40,12 +40,6 @@ from pysift.model import labels as L
 from pysift.model.record import Record
 
 _USER_MARKER = b'"user"'
-_PLAN: SearchPlan | None = None  # set before the pool forks (see engines.search.run)
-
-
-def set_plan(plan: SearchPlan) -> None:
-    global _PLAN
-    _PLAN = plan
 
 
 @dataclass
@@ -181,10 +175,10 @@ def build_finder(plan: SearchPlan) -> NeedleSet:
                      respelled_numbers=any(exposes_number(n) for n in needles.needles))
 
 
-def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = None
+def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: int = 1
               ) -> FileScan:
-    plan = plan or _PLAN
-    assert plan is not None
+    """One transcript's hits under ``plan``; ``cores``: the processes its turn grouping may
+    use (more than one only for a scan that runs alone on the main process)."""
     result = FileScan(transcript=transcript, index=index)
     try:
         buf = result.buf = open_buffer(transcript.path)
@@ -204,14 +198,15 @@ def scan_file(transcript: Transcript, index: int = 0, plan: SearchPlan | None = 
         result.sidecar_error = merge.error
     if not spans and not pending:
         return result
-    _Scanner(plan, transcript, buf, result).run(spans, pending)
+    _Scanner(plan, transcript, buf, result, cores).run(spans, pending)
     return result
 
 
 class _Scanner:
     def __init__(self, plan: SearchPlan, transcript: Transcript, buf: Buffer,
-                 result: FileScan) -> None:
+                 result: FileScan, cores: int = 1) -> None:
         self.plan = plan
+        self.cores = cores
         self.t = transcript
         self.buf = buf
         self.result = result
@@ -236,7 +231,7 @@ class _Scanner:
     @property
     def turns(self) -> TurnMap:
         if self._turns is None:
-            self._turns = build_turn_map(self.buf)
+            self._turns = build_turn_map(self.buf, cores=self.cores)
             self.result.turn_map = self._turns
         return self._turns
 

@@ -318,7 +318,7 @@ def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
 
 def scan_facts(buf: Buffer, path: str) -> Facts:
     """The facts of a whole buffer; a big one in two halves by two processes."""
-    parts = fanout.in_halves(buf, path, scan_range, SPLIT_BYTES)
+    parts = fanout.in_halves(scan_range, buf, cores=fanout.cpu_workers(), min_bytes=SPLIT_BYTES)
     if len(parts) == 1:
         return parts[0]
     first, second = parts

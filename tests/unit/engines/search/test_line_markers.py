@@ -99,10 +99,14 @@ def test_a_server_side_tool_result_is_an_agent_tool_result() -> None:
 
 
 def test_every_record_of_the_demo_home_is_reached() -> None:
-    missed = [f"{where}: {m}" for where, line in _lines(DEMO_HOME) for m in _unreached(line)]
+    lines = list(_lines(DEMO_HOME))
+    assert len(lines) >= 400, f"only {len(lines)} lines in the demo home"  # 439 today
+    missed = [f"{where}: {m}" for where, line in lines for m in _unreached(line)]
     assert missed == []
 
 
 def test_every_record_of_the_real_corpus_is_reached(real_home: Path) -> None:
-    missed = [f"{where}: {m}" for where, line in _lines(real_home) for m in _unreached(line)]
+    lines = list(_lines(real_home))
+    assert len(lines) >= 15_000, f"only {len(lines)} lines in the real corpus"  # 15,311
+    missed = [f"{where}: {m}" for where, line in lines for m in _unreached(line)]
     assert missed == []

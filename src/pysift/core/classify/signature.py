@@ -1,0 +1,128 @@
+"""The thinking-signature decoder: narration-tagged thinking (§5.1, v0.9.2).
+
+A thinking block's base64 ``signature`` is a protobuf message; the tag at path 2→1→8
+says what the thinking is. ``narration`` makes the block ``agent.thinking.narration``;
+any other tag, or anything that does not decode, is plain ``agent.thinking``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from pysift.model import labels as L
+
+NARRATION = "narration"
+# "narration" as it appears in base64 at each of the three byte alignments. A signature
+# containing none of them cannot decode to the tag, so the (whole-string) decode is skipped.
+_NARRATION_B64 = ("bmFycmF0aW9u", "5hcnJhdGlvb", "uYXJyYXRpb2")
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int] | None:
+    value = 0
+    for i in range(10):
+        if pos + i >= len(data):
+            return None
+        byte = data[pos + i]
+        value |= (byte & 0x7F) << (7 * i)
+        if not byte & 0x80:
+            return value, i + 1
+    return None
+
+
+def _last_len_delimited(data: bytes, want: int) -> bytes | None:
+    """The payload of the LAST wire-type-2 field ``want`` at one protobuf level.
+
+    Varint and fixed fields are skipped; an unknown wire type or any truncation is None.
+    """
+    pos, found, size = 0, None, len(data)
+    while pos < size:
+        key = _varint(data, pos)
+        if key is None:
+            return None
+        pos += key[1]
+        number, wire = key[0] >> 3, key[0] & 7
+        if wire == 0:
+            skip = _varint(data, pos)
+            if skip is None:
+                return None
+            pos += skip[1]
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+            if pos > size:
+                return None
+        elif wire == 2:
+            length = _varint(data, pos)
+            if length is None:
+                return None
+            pos += length[1]
+            end = pos + length[0]
+            if end > size:
+                return None
+            if number == want:
+                found = data[pos:end]
+            pos = end
+        else:
+            return None
+    return found
+
+
+def _b64decode(text: str) -> bytes | None:
+    """Standard (else URL-safe) base64, padding optional, embedded whitespace ignored."""
+    compact = "".join(text.split()) if _has_whitespace(text) else text
+    try:
+        data = compact.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    data += b"=" * (-len(data) % 4)
+    for altchars in (None, b"-_"):
+        try:
+            return base64.b64decode(data, altchars=altchars, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def narration_tag(signature: object) -> str | None:
+    """The tag hidden in a thinking block's base64 ``signature`` (protobuf path 2→1→8).
+
+    The whole string is decoded (signatures reach 200K+ chars). Any failure - absent or
+    empty signature, bad base64, truncation, unknown wire type, non-UTF-8 - is None, which
+    callers treat as plain ``agent.thinking``. The tag set is open; only ``narration``
+    selects the narration leaf.
+    """
+    if not isinstance(signature, str) or not signature:
+        return None
+    data = _b64decode(signature)
+    if data is None:
+        return None
+    level = data
+    for field_number in (2, 1, 8):
+        nested = _last_len_delimited(level, field_number)
+        if nested is None:
+            return None
+        level = nested
+    try:
+        return level.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def thinking_leaf(signature: object) -> str:
+    """``agent.thinking.narration`` iff the signature's tag reads ``narration``.
+
+    Hot-path gate: a signature carrying none of the tag's three base64 alignments cannot
+    decode to it, so the decode is skipped (whitespace inside the base64 could split a
+    needle, so it conservatively re-opens the gate).
+    """
+    if not isinstance(signature, str) or not signature:
+        return L.AGENT_THINKING
+    if not any(needle in signature for needle in _NARRATION_B64) and not _has_whitespace(
+        signature
+    ):
+        return L.AGENT_THINKING
+    return L.AGENT_THINKING_NARRATION if narration_tag(signature) == NARRATION else L.AGENT_THINKING
+
+
+def _has_whitespace(text: str) -> bool:
+    return any(ch in text for ch in " \t\r\n")

@@ -1,0 +1,336 @@
+"""The search engine's entry: ``run(transcripts, plan)`` fans the per-file scan out over
+the scope and merges the answers deterministically; the ``SearchResult`` it returns
+answers every question a search mode asks of a run (the ordered exchanges, the owning
+sessions, the verbatim lines, the census, the zero-match label probe), so the command
+only assembles a report from it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from pysift.core import classify
+from pysift.core.grammar.selectors import LabelFilter
+from pysift.core.timez import parse_ts
+from pysift.disk import fanout
+from pysift.disk.layout import Transcript, persisted_output_count
+from pysift.engines.search import scan as scan_mod
+from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
+from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.scan import Hit
+from pysift.model import labels as L
+from pysift.model.ids import is_uuid
+
+# Below this many transcripts the files are scanned in-process, each free to use every
+# core for its turn grouping; from it on they are spread over the cores.
+FANOUT_MIN_FILES = 8
+
+
+@dataclass
+class FileOutcome:
+    """A worker's answer for one transcript (small, picklable)."""
+
+    transcript: Transcript
+    index: int
+    exchanges: list[Exchange] = field(default_factory=list)
+    counted: int = 0  # -c / -l: the file's exchanges cross back as their number only
+    hits: list[Hit] = field(default_factory=list)  # census / raw modes keep bare hits
+    malformed: int = 0
+    sidecar_used: bool = False
+    persisted_failures: list[str] = field(default_factory=list)
+    error: str | None = None
+    sidecar_error: str | None = None  # read the transcript, not its sidecar: not definitive
+
+
+@dataclass(frozen=True)
+class LabelProbe:
+    """The zero-match probe: with the label filter lifted, how many records the pattern
+    matches, and per leaf how many of them carry it."""
+
+    by_label: dict[str, int]
+    records: int
+
+    def ranked(self) -> list[tuple[str, int]]:
+        """Leaves by count descending, then in taxonomy order."""
+        return sorted(self.by_label.items(), key=lambda kv: (-kv[1], L.ALL.index(kv[0])))
+
+
+@dataclass(frozen=True)
+class Census:
+    """``--count-by``: records per key of one axis, ordered (turns in turn order, every
+    other axis by count descending, ties by key)."""
+
+    axis: str
+    counts: list[tuple[str, int]]
+    matched_records: int
+    excluded_records: int  # matched records that have no key on this axis
+
+
+class SearchResult:
+    """Every file's outcome, in scope order, and the run's plan and scope, so that what a
+    mode asks after the run (a zero's label probe) re-reads the same transcripts."""
+
+    def __init__(self, outcomes: list[FileOutcome], plan: SearchPlan,
+                 transcripts: list[Transcript]) -> None:
+        self.outcomes = outcomes
+        self.plan = plan
+        self.transcripts = transcripts
+        self._probes: dict[bool, LabelProbe] = {}
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        return [ex for o in self.outcomes for ex in o.exchanges]
+
+    @property
+    def exchange_count(self) -> int:
+        return sum(len(o.exchanges) + o.counted for o in self.outcomes)
+
+    @property
+    def hits(self) -> list[Hit]:
+        return [h for o in self.outcomes for h in o.hits]
+
+    @property
+    def malformed(self) -> int:
+        return sum(o.malformed for o in self.outcomes)
+
+    @property
+    def sidecar_used(self) -> bool:
+        return any(o.sidecar_used for o in self.outcomes)
+
+    @property
+    def unread(self) -> int:
+        """Transcripts, sidecars and (``--resolve-persisted``) persisted outputs that exist
+        but could not be read: what they hold was not searched."""
+        return sum(bool(o.error) + bool(o.sidecar_error) + len(o.persisted_failures)
+                   for o in self.outcomes)
+
+    def ordered_exchanges(self) -> list[Exchange]:
+        """Chronological by turn start across files; undated last; stable file/turn order."""
+        def when(ex: Exchange) -> tuple[bool, float]:
+            instant = parse_ts(ex.ts)
+            return (instant is None, instant.timestamp() if instant else 0.0)
+
+        base = sorted(self.exchanges, key=lambda e: (e.file_index,
+                                                     (e.hits[0].line or 0) if e.hits else 0))
+        return sorted(base, key=when)
+
+    def owners(self) -> list[str]:
+        """``-l``: every session owning an exchange, sorted, each named so that
+        ``--sessions-from`` reads it back (``owner_ref``)."""
+        return sorted({owner_ref(o.transcript) for o in self.outcomes
+                       if o.counted or o.exchanges})
+
+    def raw_lines(self) -> tuple[list[bytes], int]:
+        """``--raw``: each matched record's verbatim line once, in scope then line order,
+        and how many matched records have no physical line (sidecar records)."""
+        seen: set[tuple[int, int]] = set()
+        lines: list[bytes] = []
+        sidecar = 0
+        for o in self.outcomes:
+            for h in sorted(o.hits, key=lambda h: (h.line is None, h.line or 0)):
+                if h.line is None:
+                    sidecar += 1
+                    continue
+                key = (o.index, h.line)
+                if key in seen or h.raw is None:
+                    continue
+                seen.add(key)
+                lines.append(h.raw)
+        return lines, sidecar
+
+    def census(self, axis: str, allowed: frozenset[str]) -> Census:
+        """``--count-by axis`` over the matched records (``allowed``: the leaves the
+        user's selection accepts, which the label axis counts)."""
+        records: dict[tuple[int, int | None, str | None], list[Hit]] = {}
+        owner: dict[tuple[int, int | None, str | None], Transcript] = {}
+        for o in self.outcomes:
+            for h in o.hits:
+                key = (o.index, h.line, h.uuid)
+                records.setdefault(key, []).append(h)
+                owner[key] = o.transcript
+        counts: Counter[str] = Counter()
+        excluded = 0
+        multi = len(self.transcripts) > 1
+        for key, hits in records.items():
+            keys = _census_keys(axis, hits, owner[key], multi, allowed)
+            if not keys:
+                excluded += 1
+            for k in keys:
+                counts[k] += 1
+        if axis == "turn":
+            ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
+        else:  # count-descending, ties by key on every axis, label too (csift's code)
+            ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return Census(axis, ordered, len(records), excluded)
+
+    def label_probe(self, *, open_gates: bool = False) -> LabelProbe:
+        """The zero-match probe (``label_probe``), each variant paid at most once a run:
+        the gated one answers both the absence line and the label diagnosis."""
+        if open_gates not in self._probes:
+            self._probes[open_gates] = label_probe(self.transcripts, self.plan,
+                                                   open_gates=open_gates)
+        return self._probes[open_gates]
+
+    def persisted_outputs(self) -> int:
+        """Tool outputs of the sessions in scope persisted outside their transcripts."""
+        return persisted_output_count(self.transcripts)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every file's scan shares (held once per process, never pickled): the plan
+    and the cores one scan may use."""
+
+    plan: SearchPlan
+    cores: int
+
+
+def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
+    """One file's outcome; None when it has nothing to say (no hit, nothing skipped, no
+    error), and otherwise without its ``Transcript``, which the parent already holds:
+    most files of a wide search have nothing, and unpickling thousands of outcomes with
+    their paths cost the parent ~20 ms."""
+    index, transcript = item
+    plan = job.plan
+    fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores)
+    if not (fs.hits or fs.malformed or fs.sidecar_used or fs.persisted_failures or fs.error
+            or fs.sidecar_error):
+        return None
+    out = FileOutcome(transcript=None, index=index, malformed=fs.malformed,  # type: ignore[arg-type]
+                      sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
+                      error=fs.error, sidecar_error=fs.sidecar_error)
+    if not fs.hits:
+        return out
+    if plan.keep_hits:
+        out.hits = fs.hits
+        return out
+    buf = fs.buf
+    assert buf is not None  # a file with hits was read
+    if plan.light:  # -c / -l count exchanges and name owners: a number crosses back
+        out.counted = count_exchanges(fs)
+        return out
+    seed_uuid, seed_line = fs.seed  # read by the scan that found the hits
+    ctx = classify.ClassifyContext(owner_id=transcript.session_id,
+                                   is_subagent=transcript.is_subagent,
+                                   parent_id=transcript.parent_session_id,
+                                   seed_uuid=seed_uuid, seed_line=seed_line)
+    out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
+    for ex in out.exchanges:
+        ex.transcript = None  # type: ignore[assignment]  # the parent puts it back
+    return out
+
+
+def _size(transcript: Transcript) -> int:
+    try:
+        return transcript.path.stat().st_size
+    except OSError:
+        return 0
+
+
+def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None = None
+        ) -> SearchResult:
+    """Scan every transcript under ``plan`` and keep scope order: many files are spread
+    over the cores (heaviest first), a few are scanned in-process, each free to use every
+    core for its turn grouping."""
+    items = list(enumerate(transcripts))
+    spread = fanout.processes(len(items), FANOUT_MIN_FILES, workers)
+    job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1)
+    answers = fanout.map_ordered(_work, items, shared=job, workers=workers,
+                                 min_items=FANOUT_MIN_FILES,
+                                 weights=[_size(t) for t in transcripts])
+    outcomes: list[FileOutcome] = []
+    for (index, transcript), answer in zip(items, answers):
+        if answer is None:
+            answer = FileOutcome(transcript=transcript, index=index)
+        else:
+            answer.transcript = transcript
+            for ex in answer.exchanges:
+                ex.transcript = transcript
+        outcomes.append(answer)
+    return SearchResult(outcomes, plan, list(transcripts))
+
+
+# -- what the modes ask of a run ----------------------------------------------------------
+
+
+def owner_ref(t: Transcript) -> str:
+    """How ``-l`` names the session owning ``t`` so that ``--sessions-from`` reads it back:
+    its uuid, else the owning transcript's path (a file named ``small.jsonl`` has no id
+    the @-grammar takes), else the id itself (a self-rooted legacy agent's agent id)."""
+    owner = t.parent_session_id
+    if is_uuid(owner):
+        return str(owner)
+    if not t.is_subagent:
+        return str(t.path)
+    top = t.project_dir / f"{owner}.jsonl"
+    return str(top) if top.is_file() else str(owner)
+
+
+def label_probe(transcripts: list[Transcript], plan: SearchPlan, *, open_gates: bool = False
+                ) -> LabelProbe:
+    """With the label filter lifted: the records the pattern matches, and per leaf how many
+    of them carry it (a record under every leaf it carries, as ``--count-by label``
+    counts: the number ``-t <leaf>`` would bring back). ``open_gates`` also opens every
+    gated leaf, attachments and hook context included."""
+    from pysift.core.grammar.selectors import parse_filter
+
+    unfiltered = LabelFilter(allowed=frozenset(L.ALL)) if open_gates else parse_filter((), ())
+    probe_plan = SearchPlan(pattern=plan.pattern, matcher=plan.matcher, labels=unfiltered,
+                            since=plan.since, until=plan.until, turns=plan.turns,
+                            attachments=plan.attachments or open_gates,
+                            additional_context=plan.additional_context or open_gates,
+                            gates=L.GATED if open_gates else plan.gates, keep_hits=True)
+    result = run(transcripts, probe_plan)
+    per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
+    for o in result.outcomes:
+        for h in o.hits:
+            leaves = per_record.setdefault((o.index, h.line, h.uuid), set())
+            leaves.add(h.label)
+            leaves.update(x for x in h.labels if x in unfiltered.allowed)
+    counts: Counter[str] = Counter()
+    for leaves in per_record.values():
+        for leaf in leaves:
+            counts[leaf] += 1
+    return LabelProbe(dict(counts), len(per_record))
+
+
+def _turn_sort(key: str) -> tuple[str, int]:
+    ident, _, turn = key.rpartition("t")
+    try:
+        return ident, int(turn)
+    except ValueError:
+        return ident, 0
+
+
+def _census_keys(axis: str, hits: list[Hit], transcript: Transcript, multi: bool,
+                 allowed: frozenset[str]) -> list[str]:
+    first = hits[0]
+    if axis == "label":
+        # every leaf the record carries that the selection accepts: a leaf's count is how
+        # many records `-t <leaf>` would surface
+        leaves = {h.label for h in hits} | {x for h in hits for x in h.labels if x in allowed}
+        return sorted(leaves, key=L.ALL.index)
+    if axis == "tool":
+        names = {h.unit.tool_name for h in hits if h.unit.tool_name}
+        return sorted(names)[:1]
+    if axis == "turn":
+        if first.turn is None or first.draft:
+            return []
+        return [f"{transcript.session_id}·t{first.turn}" if multi else f"t{first.turn}"]
+    if axis == "session":
+        return [transcript.session_id]
+    if axis == "pairing":
+        states = [h.pairing for h in hits if h.pairing and h.unit.tool_use_id]
+        return states[:1]
+    if axis == "model":
+        return [first.model] if first.model else []
+    if axis == "attachment":
+        return [first.attachment_type] if first.attachment_type else []
+    if axis == "version":
+        return [first.version] if first.version else []
+    if axis == "result":
+        results = [h for h in hits if L.AGENT_TOOL_RESULT in h.labels]
+        if not results:
+            return []
+        return ["error" if results[0].unit.is_error else "ok"]
+    return []

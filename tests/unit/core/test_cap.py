@@ -1,0 +1,38 @@
+"""The one row cap: first-N, last-N, most-recent-N, and never a silent drop."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pysift.core.cap import cap
+
+
+def test_the_signed_forms() -> None:
+    rows = list("abcde")
+    assert cap(rows, 2) == (["a", "b"], ["c", "d", "e"])  # the earliest
+    assert cap(rows, -2) == (["d", "e"], ["a", "b", "c"])  # the latest
+    assert cap(rows, 0) == (rows, []) and cap(rows, None) == (rows, [])
+    assert cap(rows, 5) == (rows, []) and cap(rows, -9) == (rows, [])
+
+
+def test_the_most_recent_keep_their_own_order_and_ties_go_to_the_earlier_row() -> None:
+    rows = [("s1", 3), ("s2", 9), ("s3", 1), ("s4", 9)]
+    kept, dropped = cap(rows, 2, newest=lambda r: r[1])
+    assert kept == [("s2", 9), ("s4", 9)] and dropped == [("s1", 3), ("s3", 1)]
+    kept, _ = cap(rows, 1, newest=lambda r: r[1])
+    assert kept == [("s2", 9)]
+
+
+@given(st.lists(st.integers(0, 5), max_size=30), st.integers(-40, 40), st.booleans())
+def test_nothing_is_lost_or_invented_and_order_is_kept(values: list[int], n: int,
+                                                       recent: bool) -> None:
+    rows = list(enumerate(values))  # (position, recency)
+    if recent:
+        n = abs(n)
+    kept, dropped = cap(rows, n, newest=(lambda r: r[1]) if recent else None)
+    assert sorted(kept + dropped) == rows
+    assert len(kept) == (len(rows) if not n else min(abs(n), len(rows)))
+    assert kept == sorted(kept) and dropped == sorted(dropped)
+    if recent and dropped:
+        assert min(r[1] for r in kept) >= max(r[1] for r in dropped)
