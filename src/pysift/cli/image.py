@@ -8,16 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    build_env,
-    check_format,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 IMAGE_HELP = """List the images a session carries and write them back out. A pasted screenshot
 (or a tool's screenshot inside a tool result) lives INLINE in the transcript as base64,
@@ -119,21 +110,10 @@ def image_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
-    check_format(fmt)
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, since=since, until=until,
+                            turn=turn)
     from pysift.commands.image import ImageOptions, run
-    from pysift.core.grammar.ranges import parse_range
 
-    window = parse_window(since, until, env)
-    opts = ImageOptions(
-        targets=tuple(targets or ()),
-        ids=tuple(ids or ()),
-        since=window[0], until=window[1],
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
-        uuid=uuid,
-        out=out,
-        force=force,
-        subagents=subagents,
-        sessions_from=read_sessions_from(sessions_from),
-    )
+    opts = ImageOptions(scope=scope, ids=tuple(ids or ()), uuid=uuid, out=out, force=force)
     emit(run(opts, env), fmt)

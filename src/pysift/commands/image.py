@@ -11,12 +11,11 @@ one transcript; ``--out`` writes the selection (``commands.image_out``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.core.grammar.ranges import RangeSpec, describe_items
-from pysift.core.resolve import resolve_scope
 from pysift.core.timez import text_ts, ts_pair
 from pysift.engines import images as engine
 from pysift.engines.images import ImageRow
@@ -30,16 +29,12 @@ MISMATCH_NOTES_SHOWN = 5
 
 @dataclass(frozen=True, kw_only=True)
 class ImageOptions:
-    targets: tuple[str, ...] = ()
+    # the window (--since/--until) and the turn range narrow the images; max_count unused
+    scope: ScopeArgs = field(default_factory=ScopeArgs)
     ids: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    turns: RangeSpec | None = None
     uuid: str | None = None
     out: str | None = None
     force: bool = False
-    subagents: bool = True
-    sessions_from: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -48,6 +43,22 @@ class Selection:
     transcripts: int  # transcripts the (filtered) image set spans
     skipped_lines: int
     folded: int  # re-sent copies folded into their latest occurrence (listing only)
+
+
+@dataclass(frozen=True)
+class ListingResult:
+    """The listing: what the summary and the text footer both state."""
+
+    selection: Selection
+    env: Env
+
+    def summary(self) -> dict[str, Any]:
+        sel = self.selection
+        return {"images": len(sel.rows), "transcripts": sel.transcripts,
+                "skipped_lines": sel.skipped_lines, "repeats_folded": sel.folded}
+
+    def render_text(self, out: TextIO) -> None:
+        render_listing(out, self.selection, self.env)
 
 
 def run(opts: ImageOptions, env: Env) -> Report:
@@ -60,9 +71,7 @@ def run(opts: ImageOptions, env: Env) -> Report:
         from pysift.commands.image_out import plan_output
 
         plan = plan_output(opts.out, env, force=opts.force)
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
+    scope = opts.scope.resolve(env)
     report = Report(command="image")
     report.notes.extend(scope.notes)
     selection = select(opts, selectors, scope.transcripts, report, env)
@@ -73,28 +82,26 @@ def run(opts: ImageOptions, env: Env) -> Report:
         extract(plan, selection, report, env)
         return report
     report.rows = [image_row(r, env) for r in selection.rows]
-    report.summary = {"images": len(selection.rows), "transcripts": selection.transcripts,
-                      "skipped_lines": selection.skipped_lines,
-                      "repeats_folded": selection.folded}
-    report.text = lambda out: render_listing(out, selection, env)
+    report.answer(ListingResult(selection, env))
     return report
 
 
 def select(opts: ImageOptions, selectors: Sequence[engine.IdSelector], transcripts: list,
            report: Report, env: Env) -> Selection:
     """Scan, narrow (time, uuid, turn), then resolve ``--id`` or fold repeats."""
-    scanned = engine.scan(transcripts)
+    args = opts.scope
+    scanned = engine.run(transcripts)
     for found in scanned:
         if found.error:
             report.note(f"warning: skipped: {found.error}")
     skipped = sum(f.skipped_lines for f in scanned)
     rows = engine.chronological([f.rows for f in scanned])
-    rows = [r for r in rows if engine.in_window(r, opts.since, opts.until)]
+    rows = [r for r in rows if engine.in_window(r, args.since, args.until)]
     if opts.uuid is not None:
         prefix = opts.uuid.strip()
         rows = [r for r in rows if (r.record_uuid or "").startswith(prefix)]
-    if opts.turns is not None:
-        rows = _in_turns(rows, opts.turns, report)
+    if args.turns is not None:
+        rows = _in_turns(rows, args.turns, report)
     if not selectors:
         kept, folded = engine.fold_repeats(rows)
         return Selection(kept, len(engine.transcripts_of(rows)), skipped, folded)
@@ -103,7 +110,7 @@ def select(opts: ImageOptions, selectors: Sequence[engine.IdSelector], transcrip
     if resolution.ambiguous:
         raise NotFoundError(_ambiguity_message(resolution.ambiguous, rows, env))
     if resolution.missing:
-        narrowed = any(x is not None for x in (opts.since, opts.until, opts.uuid, opts.turns))
+        narrowed = args.windowed or opts.uuid is not None or args.turns is not None
         raise NotFoundError(engine.miss_message(
             resolution.missing, rows, "the narrowed scope" if narrowed else "the scope"))
     return Selection(resolution.selected, len(engine.transcripts_of(rows)), skipped, 0)

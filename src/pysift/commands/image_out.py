@@ -185,10 +185,24 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
     if failed:
         report.exit_code = 1
     report.rows = [extract_row(w) for w in written]
-    report.summary = {"extracted": len(written), "url_skipped": len(skipped_url),
-                      "skipped_lines": sel.skipped_lines}
-    report.text = lambda out: render_extract(out, plan, written, len(skipped_url),
-                                             sel.skipped_lines)
+    report.answer(ExtractResult(plan, written, len(skipped_url), sel.skipped_lines))
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """What was written: the summary and the text footer state the same figures."""
+
+    plan: OutPlan
+    written: list[Written]
+    url_skipped: int
+    skipped_lines: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"extracted": len(self.written), "url_skipped": self.url_skipped,
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        render_extract(out, self.plan, self.written, self.url_skipped, self.skipped_lines)
 
 
 def extract_row(w: Written) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
-from pysift.disk.layout import Transcript
 from pysift.core.timez import text_ts, ts_pair
+from pysift.disk.layout import Transcript
 from pysift.engines.search.engine import Census, LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan

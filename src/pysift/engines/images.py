@@ -225,8 +225,9 @@ def scan_file(transcript: Transcript) -> FileImages:
 FANOUT_MIN_FILES = 8
 
 
-def scan(transcripts: Sequence[Transcript]) -> list[FileImages]:
-    """Every transcript's images, files spread over the cores (heaviest first)."""
+def run(transcripts: Sequence[Transcript]) -> list[FileImages]:
+    """The engine entry: every transcript's images, in scope order; many files are spread
+    over the cores (heaviest first). A file is one ``find`` pass, so it never splits."""
     weights = []
     for t in transcripts:
         try:

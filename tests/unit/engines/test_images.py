@@ -49,7 +49,7 @@ def big_png(seed: int) -> bytes:
 
 def scan_home(home: ClaudeHome) -> list[engine.ImageRow]:
     scope = resolve_scope([], Env(claude_home=home.root))
-    found = engine.scan(scope.transcripts)
+    found = engine.run(scope.transcripts)
     assert all(f.error is None for f in found)
     return engine.chronological([f.rows for f in found])
 
@@ -170,7 +170,7 @@ def test_a_torn_image_line_is_counted_malformed(tmp_path: Path) -> None:
     data = path.read_bytes().rstrip(b"\n")
     path.write_bytes(data[:-200] + b"\n")
     scope = resolve_scope([], Env(claude_home=home.root))
-    [found] = engine.scan(scope.transcripts)
+    [found] = engine.run(scope.transcripts)
     assert [r.id for r in found.rows] == ["L1i1"] and found.skipped_lines == 1
 
 
