@@ -8,15 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Targets,
-    build_env,
-    check_format,
-    parse_window,
-    read_sessions_from,
-)
+from pysift.cli.params import Format, SessionsFrom, Targets, check_format, scope_args
 
 VERBATIM_HELP = """Restore the turns a compaction summary clipped: the verbatim user and
 assistant back-and-forth, in forward order, each unit with the jsonl line it quotes
@@ -216,24 +208,20 @@ def verbatim_cmd(
         if given:
             raise UsageError(f"--fold-index prints the whole index of every compaction; "
                              f"drop {', '.join(given)} (redirect stdout to save it)")
-    env = build_env(ctx)
+    scope, env = scope_args(ctx, targets=targets, subagents=subagents,
+                            sessions_from=sessions_from, fmt=fmt, since=since, until=until,
+                            turn=turn)
     from pathlib import Path
 
     from pysift.commands.verbatim import VerbatimOptions, run
-    from pysift.core.grammar.ranges import parse_range
 
-    time_window = parse_window(since, until, env)
     opts = VerbatimOptions(
-        targets=tuple(targets or ()),
-        sessions_from=read_sessions_from(sessions_from),
-        subagents=subagents,
+        scope=scope,
         budget=n_budget if n_budget is not None else 40000,
         fraction=fraction,
         max_compactions=n_compactions or 0,
         agent_msgs=mode,
         profile=profile,
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
-        since=time_window[0], until=time_window[1],
         out=Path(out) if out is not None else None,
         force=force,
         slice=n_slice,

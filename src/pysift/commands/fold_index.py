@@ -6,15 +6,20 @@ adds nothing and says so on stderr."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
 import orjson
 
 from pysift.core.resolve import Scope
-from pysift.model.env import Env
 from pysift.output.fields import target_ref
 from pysift.output.report import Report
 
+if TYPE_CHECKING:
+    from pysift.seedindex.extract import FoldIndex
 
-def _line(record: dict) -> bytes:  # type: ignore[type-arg]
+
+def _line(record: dict[str, Any]) -> bytes:
     try:
         return orjson.dumps(record)
     except TypeError:  # a lone surrogate (a transcript's cut emoji) is spelled out
@@ -23,25 +28,38 @@ def _line(record: dict) -> bytes:  # type: ignore[type-arg]
         return orjson.dumps(json_safe(record))
 
 
-def fold_index_report(scope: Scope, env: Env) -> Report:
-    from pysift.errors import SourceError
-    from pysift.seedindex.extract import fold_index
+@dataclass(frozen=True)
+class FoldIndexResult:
+    """The fold indexes of the transcripts in scope, in scope order: the record stream
+    stdout carries, and what stderr says about each transcript."""
 
+    indexes: list[FoldIndex]
+
+    def lines(self) -> list[bytes]:
+        return [_line(record) for index in self.indexes for record in index.records]
+
+    def notes(self) -> list[str]:
+        notes = []
+        for index in self.indexes:
+            t = index.transcript
+            if index.error is not None:
+                notes.append(f"warning: skipped: {index.error}")
+                continue
+            ref = target_ref(t.session_id, t.path)
+            if not index.records:
+                notes.append(f"note: {ref} has no compaction — its fold index is empty")
+            if index.skipped_lines:
+                notes.append(f"note: {ref}: {index.skipped_lines} malformed line(s) skipped "
+                             "among the records read (pysift stats counts the whole file)")
+        return notes
+
+
+def fold_index_report(scope: Scope) -> Report:
+    from pysift.seedindex import extract
+
+    result = FoldIndexResult(extract.run(scope.transcripts))
     report = Report(command="verbatim")
     report.notes.extend(scope.notes)
-    lines: list[bytes] = []
-    for transcript in scope.transcripts:
-        ref = target_ref(transcript.session_id, transcript.path)
-        try:
-            index = fold_index(transcript)
-        except SourceError as exc:
-            report.note(f"warning: skipped: {exc}")
-            continue
-        if not index.records:
-            report.note(f"note: {ref} has no compaction — its fold index is empty")
-        if index.skipped_lines:
-            report.note(f"note: {ref}: {index.skipped_lines} malformed line(s) skipped among "
-                        "the records read (pysift stats counts the whole file)")
-        lines.extend(_line(record) for record in index.records)
-    report.raw_lines = lines
+    report.notes.extend(result.notes())
+    report.raw_lines = result.lines()
     return report

@@ -9,20 +9,18 @@ compactions instead (``seedindex``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from pysift.core.grammar.ranges import RangeSpec
-from pysift.core.resolve import resolve_scope
+from pysift.commands.scope import ScopeArgs
 from pysift.core.timez import ts_pair
 from pysift.engines.verbatim.document import counts, document, entries, uses_sidecar
 from pysift.engines.verbatim.geometry import PENDING, header_block, reach, render_body
 from pysift.engines.verbatim.model import PROFILES, Richness, TurnSlice, TurnUnit
 from pysift.engines.verbatim.plan import SessionPlan, min_render_chars
 from pysift.engines.verbatim.richness import Collapsed
-from pysift.engines.verbatim.run import Window, fleet, plan_all, scan_all
+from pysift.engines.verbatim.run import Reconstruction, Request, Window
 from pysift.engines.verbatim.scan import SessionScan
 from pysift.engines.verbatim.slices import pick, slice_windows
 from pysift.errors import UsageError
@@ -35,21 +33,18 @@ AUTOMATION_KINDS = ("background-command", "agent", "workflow", "monitor", "task"
 
 @dataclass(frozen=True, kw_only=True)
 class VerbatimOptions:
-    targets: tuple[str, ...] = ()
-    sessions_from: tuple[str, ...] | None = None
-    subagents: bool = False
+    # the targets (required), --subagents (off by default here), the time window and the
+    # turn range (ANDed) narrow the turns; max_count unused
+    scope: ScopeArgs = field(default_factory=lambda: ScopeArgs(subagents=False))
     budget: int = 40000
     fraction: float = 0.5
     max_compactions: int = 0
     agent_msgs: str = "longest"
     profile: str | None = None
-    turns: RangeSpec | None = None
-    since: datetime | None = None
-    until: datetime | None = None
     out: Path | None = None
     force: bool = False
     slice: int | None = None
-    window: int = 10000
+    window: int = 10000  # --window: the chunk size of --slice/--slices, in characters
     slices: int | None = None
     fold_index: bool = False
 
@@ -61,46 +56,45 @@ class VerbatimOptions:
 
 
 def run(opts: VerbatimOptions, env: Env) -> Report:
-    if not opts.targets and opts.sessions_from is None:
+    args = opts.scope
+    if not args.targets and args.sessions_from is None:
         raise UsageError("verbatim reconstructs one conversation: name a target (@<uuid>, "
                          "@main, @<agent-id>, a project path, a *.jsonl file, or "
                          "--sessions-from FILE|-); a bare `pysift verbatim` would spend "
                          "--budget on every session of every project")
-    scope = resolve_scope(list(opts.targets), env, subagents=opts.subagents,
-                          sessions_from=list(opts.sessions_from)
-                          if opts.sessions_from is not None else None)
+    scope = args.resolve(env)
     if opts.fold_index:
         from pysift.commands.fold_index import fold_index_report
 
-        return fold_index_report(scope, env)
+        return fold_index_report(scope)
     out_target = None
     if opts.out is not None:  # refused before the work, not after it
         from pysift.disk.writeout import check_target
 
         out_target = check_target(opts.out, claude_home=env.claude_home, force=opts.force)
+    from pysift.engines.verbatim import run as engine
+
     report = Report(command="verbatim")
     report.notes.extend(scope.notes)
-    scans = scan_all(scope.transcripts)
-    for scan in scans:
-        if scan.error:
-            report.note(f"warning: skipped: {scan.error}")
-    scans = [s for s in scans if not s.error]
-    window = Window(turns=opts.turns, since=opts.since, until=opts.until)
+    window = Window(turns=args.turns, since=args.since, until=args.until)
     cfg = opts.richness
+    found = engine.run(scope.transcripts, Request(
+        window=window, budget=opts.budget, fraction=opts.fraction,
+        max_compactions=opts.max_compactions, richness=cfg, tz=env.tz, slices=opts.slices,
+        width=opts.window))
+    for scan in found.unreadable:
+        report.note(f"warning: skipped: {scan.error}")
     sliced = opts.slice is not None or opts.slices is not None
-    _notes(report, scans, window, env, quiet=sliced)
-    if opts.slices is not None:
-        plans, chunks = fleet(scans, window, slices=opts.slices, width=opts.window,
-                              fraction=opts.fraction, max_compactions=opts.max_compactions,
-                              cfg=cfg, tz=env.tz)
+    _notes(report, found.scans, window, quiet=sliced)
+    skipped = sum(s.skipped_lines for s in found.scans)
+    if found.chunks is not None:
+        chunks = found.chunks
         text = "".join(chunks) if opts.slice is None else pick(chunks, opts.slice, opts.slices)
-        report.text = _chunk_writer(text)
+        report.answer(SliceResult(text, skipped))
         return report
-    plans = plan_all(scans, window, budget=opts.budget, fraction=opts.fraction,
-                     max_compactions=opts.max_compactions, cfg=cfg, tz=env.tz)
     if opts.slice is not None:
-        chunks = slice_windows(document(plans, cfg, env.tz), opts.window)
-        report.text = _chunk_writer(pick(chunks, opts.slice, None))
+        chunks = slice_windows(document(found.plans, cfg, env.tz), opts.window)
+        report.answer(SliceResult(pick(chunks, opts.slice, None), skipped))
         return report
     written = None
     if out_target is not None:
@@ -108,28 +102,61 @@ def run(opts: VerbatimOptions, env: Env) -> Report:
         from pysift.disk.writeout import TargetExistsError, write_new
 
         try:
-            write_new(out_target, text_bytes(document(plans, cfg, env.tz)), force=opts.force)
+            write_new(out_target, text_bytes(document(found.plans, cfg, env.tz)),
+                      force=opts.force)
         except TargetExistsError:
             raise UsageError(f"--out {opts.out} appeared while the reconstruction was built; "
                              "not replaced (pass --force to overwrite it)") from None
         written = out_target
-    skipped = sum(s.skipped_lines for s in scans)
-    report.header = _header(scans, plans, opts, cfg)
-    report.row_builder = lambda: _rows(plans, cfg, env)
-    report.summary = {"skipped_lines": skipped}
-    report.text = lambda out: _render_text(out, scans, plans, opts, cfg, env, skipped, written)
+    result = VerbatimResult(found, opts, cfg, env, skipped, written)
+    report.header = result.header()
+    report.row_builder = result.rows
+    report.answer(result)
     return report
 
 
-def _chunk_writer(text: str | None):  # type: ignore[no-untyped-def]
-    def write(out: TextIO) -> None:
-        if text:
-            out.write(text)
-    return write
+@dataclass(frozen=True)
+class SliceResult:
+    """One chunk of the document (``--slice``), or the fixed fleet's whole document
+    (``--slices`` alone): text only, so a hook's stdout is the chunk and nothing else."""
+
+    text: str | None
+    skipped: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"skipped_lines": self.skipped}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.text:
+            out.write(self.text)
 
 
-def _notes(report: Report, scans: list[SessionScan], window: Window, env: Env, *,
-           quiet: bool) -> None:
+@dataclass(frozen=True)
+class VerbatimResult:
+    """The reconstruction as planned: what the JSON header, rows and summary and the text
+    (header blocks, document, footer) all state."""
+
+    found: Reconstruction
+    opts: VerbatimOptions
+    cfg: Richness
+    env: Env
+    skipped: int  # malformed lines of the transcripts read
+    written: Path | None  # the --out file the document went to
+
+    def header(self) -> dict[str, Any]:
+        return _header(self.found.scans, self.found.plans, self.opts, self.cfg)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return _rows(self.found.plans, self.cfg, self.env)
+
+    def summary(self) -> dict[str, Any]:
+        return {"skipped_lines": self.skipped}
+
+    def render_text(self, out: TextIO) -> None:
+        _render_text(out, self)
+
+
+def _notes(report: Report, scans: list[SessionScan], window: Window, *, quiet: bool) -> None:
     for scan in scans:
         t = scan.transcript
         ref = target_ref(t.session_id, t.path)
@@ -258,9 +285,9 @@ def _collapsed_row(run: Collapsed, turn: TurnSlice, trio: dict[str, Any],
 # -- text --------------------------------------------------------------------------------------
 
 
-def _render_text(out: TextIO, scans: list[SessionScan], plans: list[SessionPlan],
-                 opts: VerbatimOptions, cfg: Richness, env: Env, skipped: int,
-                 written: Path | None) -> None:
+def _render_text(out: TextIO, result: VerbatimResult) -> None:
+    scans, plans = result.found.scans, result.found.plans
+    opts, cfg, env, written = result.opts, result.cfg, result.env, result.written
     w = out.write
     rendered = [p for p in plans if p.selected]
     skips = []
@@ -300,8 +327,8 @@ def _render_text(out: TextIO, scans: list[SessionScan], plans: list[SessionPlan]
             w(document([plan], cfg, env.tz))
     if not rendered and not skips:
         w("no turns selected (empty session set or budget too small)\n")
-    if skipped:
-        w(f"\n({skipped} malformed line(s) skipped)\n")
+    if result.skipped:
+        w(f"\n({result.skipped} malformed line(s) skipped)\n")
     if written is not None:
         w(f"\n(wrote full reconstruction to {written})\n")
 

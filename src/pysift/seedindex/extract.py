@@ -28,6 +28,7 @@ import hashlib
 import os
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -50,6 +51,7 @@ from pysift.disk import fanout
 from pysift.disk.layout import Transcript, read_first_cwd
 from pysift.disk.lines import Buffer
 from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError
 from pysift.model.record import Record
 from pysift.seedindex.lexicon import error_lines, identifiers, path_tokens
 
@@ -381,9 +383,10 @@ def _first_line(text: str) -> str:
     return ""
 
 
-def scan_facts(buf: Buffer, path: str) -> Facts:
-    """The facts of a whole buffer; a big one in two halves by two processes."""
-    parts = fanout.in_halves(scan_range, buf, cores=fanout.cpu_workers(), min_bytes=SPLIT_BYTES)
+def scan_facts(buf: Buffer, *, cores: int = 1) -> Facts:
+    """The facts of a whole buffer; a big one in two halves by two processes when the
+    caller grants two cores."""
+    parts = fanout.in_halves(scan_range, buf, cores=cores, min_bytes=SPLIT_BYTES)
     for later in parts[1:]:
         parts[0].extend(later)
     return parts[0]
@@ -394,16 +397,45 @@ def scan_facts(buf: Buffer, path: str) -> Facts:
 
 @dataclass
 class FoldIndex:
+    """One transcript's records (none when it has no compaction), the malformed lines
+    among those read, and ``error`` when the file could not be read."""
+
+    transcript: Transcript
     records: list[dict[str, Any]]
     skipped_lines: int
+    error: str | None = None
 
 
-def fold_index(transcript: Transcript, buf: Buffer | None = None) -> FoldIndex:
-    """The fold-index records of one transcript (none when it has no compaction)."""
-    buf = open_buffer(transcript.path) if buf is None else buf
-    facts = scan_facts(buf, str(transcript.path))
+# Below this many transcripts they are indexed one after another (a big one still splits
+# itself over the cores); above it they fan out over the cores, one core each.
+FANOUT_MIN_FILES = 8
+
+
+def run(transcripts: Sequence[Transcript]) -> list[FoldIndex]:
+    """The engine entry: every transcript's fold index, in scope order; many files are
+    spread over the cores (heaviest first), a few are read one after another, each free
+    to use every core."""
+    items = list(transcripts)
+    spread = fanout.processes(len(items), FANOUT_MIN_FILES)
+    cores = fanout.cpu_workers() if spread == 1 else 1
+    return fanout.map_ordered(_index, items, shared=cores, min_items=FANOUT_MIN_FILES,
+                              weights=[t.size() for t in items])
+
+
+def _index(cores: int, transcript: Transcript) -> FoldIndex:
+    try:
+        return fold_index(transcript, cores=cores)
+    except SourceError as exc:
+        return FoldIndex(transcript, [], 0, error=str(exc))
+
+
+def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
+    """The fold-index records of one transcript (none when it has no compaction);
+    ``cores``: the processes a big file's scan may use."""
+    buf = open_buffer(transcript.path)
+    facts = scan_facts(buf, cores=cores)
     if not facts.boundaries:
-        return FoldIndex([], facts.malformed)
+        return FoldIndex(transcript, [], facts.malformed)
     turn_map = turn_map_from_openers([(o, Record(raw, None)) for o, raw in facts.openers], buf)
     cwd = read_first_cwd(transcript.path)
     names = {u[1]: u[2] for u in facts.uses if u[1] is not None}
@@ -439,7 +471,7 @@ def fold_index(transcript: Transcript, buf: Buffer | None = None) -> FoldIndex:
             "dropped": {"errors": errors_dropped, "identifiers": idents_dropped},
         }
         records.append(record)
-    return FoldIndex(records, facts.malformed)
+    return FoldIndex(transcript, records, facts.malformed)
 
 
 def _first_seen(items) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import parse_ts
-from pysift.disk.fanout import map_ordered
+from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.engines.verbatim.document import document
 from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
@@ -18,20 +18,66 @@ from pysift.engines.verbatim.scan import SessionScan, scan_session
 from pysift.engines.verbatim.slices import slice_windows
 
 # Below this many transcripts they are read one after another (a big one still splits
-# itself over two processes); above it they fan out over the cores.
+# itself over the cores); above it they fan out over the cores, one core each.
 FANOUT_MIN_FILES = 8
 
 
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    """What the reconstruction is asked for: the turn window, the budget and its floor,
+    the crossings allowed, the agent-message richness, the zone the time window was read
+    in; ``slices`` (with ``width``) asks for a fixed fleet of chunks instead."""
+
+    window: Window
+    budget: int
+    fraction: float
+    max_compactions: int
+    richness: Richness
+    tz: tzinfo | None
+    slices: int | None = None
+    width: int = 10000
+
+
+@dataclass
+class Reconstruction:
+    """The readable transcripts' scans and plans, in scope order; ``unreadable`` the
+    scans of the files that could not be read (their ``error`` says why); ``chunks`` the
+    fixed fleet's chunks when ``Request.slices`` asked for one."""
+
+    scans: list[SessionScan]
+    plans: list[SessionPlan]
+    unreadable: list[SessionScan]
+    chunks: list[str] | None = None
+
+
+def run(transcripts: Sequence[Transcript], request: Request) -> Reconstruction:
+    """The engine entry: scan every transcript (many spread over the cores, a few one
+    after another, each free to use every core), then plan each session."""
+    scanned = scan_all(transcripts)
+    scans = [s for s in scanned if not s.error]
+    unreadable = [s for s in scanned if s.error]
+    if request.slices is not None:
+        plans, chunks = fleet(scans, request.window, slices=request.slices,
+                              width=request.width, fraction=request.fraction,
+                              max_compactions=request.max_compactions, cfg=request.richness,
+                              tz=request.tz)
+        return Reconstruction(scans, plans, unreadable, chunks)
+    plans = plan_all(scans, request.window, budget=request.budget, fraction=request.fraction,
+                     max_compactions=request.max_compactions, cfg=request.richness,
+                     tz=request.tz)
+    return Reconstruction(scans, plans, unreadable)
+
+
 def scan_all(transcripts: Sequence[Transcript]) -> list[SessionScan]:
-    return map_ordered(scan_session, list(transcripts), min_items=FANOUT_MIN_FILES,
-                       weights=[_size(t) for t in transcripts])
+    items = list(transcripts)
+    spread = fanout.processes(len(items), FANOUT_MIN_FILES)
+    cores = fanout.cpu_workers() if spread == 1 else 1
+    return fanout.map_ordered(_scan, items, shared=cores, min_items=FANOUT_MIN_FILES,
+                              weights=[t.size() for t in items])
 
 
-def _size(t: Transcript) -> int:
-    try:
-        return t.path.stat().st_size
-    except OSError:
-        return 0
+def _scan(cores: int, transcript: Transcript) -> SessionScan:
+    return scan_session(transcript, cores=cores)
 
 
 @dataclass(frozen=True)

@@ -316,9 +316,10 @@ def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
         out.boundaries.append((pos, line, rec.timestamp, _preTokens(rec.raw)))
 
 
-def scan_facts(buf: Buffer, path: str) -> Facts:
-    """The facts of a whole buffer; a big one in two halves by two processes."""
-    parts = fanout.in_halves(scan_range, buf, cores=fanout.cpu_workers(), min_bytes=SPLIT_BYTES)
+def scan_facts(buf: Buffer, *, cores: int = 1) -> Facts:
+    """The facts of a whole buffer; a big one in two halves by two processes when the
+    caller grants two cores."""
+    parts = fanout.in_halves(scan_range, buf, cores=cores, min_bytes=SPLIT_BYTES)
     if len(parts) == 1:
         return parts[0]
     first, second = parts
@@ -346,13 +347,14 @@ class SessionScan:
     error: str | None = None
 
 
-def scan_session(transcript: Transcript) -> SessionScan:
-    """Read one transcript into turn slices and compactions."""
+def scan_session(transcript: Transcript, *, cores: int = 1) -> SessionScan:
+    """Read one transcript into turn slices and compactions (``cores``: the processes a
+    big file's scan may use; one inside a spread batch)."""
     try:
         buf = open_buffer(transcript.path)
     except SourceError as exc:
         return SessionScan(transcript, [], [], error=str(exc))
-    facts = scan_facts(buf, str(transcript.path))
+    facts = scan_facts(buf, cores=cores)
     return build_session(transcript, buf, facts)
 
 

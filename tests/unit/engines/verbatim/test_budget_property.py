@@ -21,6 +21,7 @@ from builders import (
     tool_use,
     user,
 )
+from pysift.commands.scope import ScopeArgs
 from pysift.commands.verbatim import VerbatimOptions, run
 from pysift.model.env import Env
 
@@ -56,8 +57,9 @@ def test_the_text_never_exceeds_the_budget(tmp_path_factory, turns, budget, mode
     s = _session(turns)
     home.session("/w/p", s.session_id, s)
     env = Env(claude_home=home.root, environ={}, cwd=Path(root), tz=timezone.utc)
-    report = run(VerbatimOptions(targets=(f"@{s.session_id}",), budget=budget,
-                                 agent_msgs=mode), env)
+    report = run(VerbatimOptions(scope=ScopeArgs(targets=(f"@{s.session_id}",),
+                                                 subagents=False),
+                                 budget=budget, agent_msgs=mode), env)
     out = io.StringIO()
     assert report.text is not None
     report.text(out)
