@@ -103,7 +103,23 @@ def test_a_split_scan_gives_the_same_records(cli, home: ClaudeHome,
     whole = index(cli, home).stdout_bytes
     monkeypatch.setattr(extract, "SPLIT_BYTES", 1)  # two processes, one half each
     monkeypatch.setattr(extract.fanout, "cpu_workers", lambda: 2)
+    halves = _spy_halves(monkeypatch, extract.fanout)
     assert index(cli, home).stdout_bytes == whole
+    assert halves == [2]
+
+
+def _spy_halves(monkeypatch: pytest.MonkeyPatch, fanout) -> list[int]:  # type: ignore[no-untyped-def]
+    """The number of parts each ``in_halves`` spread its scan over (a split really ran)."""
+    spread: list[int] = []
+    real = fanout.map_ordered
+
+    def spy(fn, items, **kwargs):  # type: ignore[no-untyped-def]
+        if fn is fanout._half:
+            spread.append(len(items))
+        return real(fn, items, **kwargs)
+
+    monkeypatch.setattr(fanout, "map_ordered", spy)
+    return spread
 
 
 def test_no_compaction_prints_nothing(cli, tmp_path: Path) -> None:
@@ -140,7 +156,9 @@ def test_the_scan_split_matches_for_verbatim_too(cli, home: ClaudeHome,
     whole = cli(*args).stdout_bytes
     monkeypatch.setattr(scan, "SPLIT_BYTES", 1)
     monkeypatch.setattr(scan.fanout, "cpu_workers", lambda: 2)
+    halves = _spy_halves(monkeypatch, scan.fanout)
     assert cli(*args).stdout_bytes == whole
+    assert halves == [2]
 
 
 def test_thinking_blocks_count_in_the_part_numbers(cli, tmp_path: Path) -> None:
