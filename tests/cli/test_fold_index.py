@@ -229,3 +229,81 @@ def test_only_the_outputs_just_before_the_boundary_are_harvested(
     assert near["identifiers"] == ["unit_000"]
     assert [s["blockId"] for s in near["spans"]] == [s["blockId"] for s in whole["spans"]]
     assert near["commands"] == ["make old", "make all"]  # the whole history, not the window
+
+
+def _straddling_session(tmp_path: Path) -> tuple[Path, str]:
+    """A session whose records exercise every merge of split facts: a message written over
+    several records (parts numbered across them, then continued after a compaction), a
+    result echoed in ``toolUseResult`` and repeated later (its first span kept), a tool
+    whose call and result sit on either side of any cut, paths and commands used twice."""
+    from builders import assistant_split, compact_summary, thinking, tool_result, tool_use
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("55555555-5555-4555-8555-555555555555", cwd="/w/p")
+    s.add(user("go"))
+    s.add(assistant_split(thinking("hm"), "first words",
+                          tool_use("Bash", {"command": "make"}, id="toolu_a"),
+                          "second words", msg_id="msg_S"))
+    s.add(tool_result("toolu_a", "error: unit_one broke", tool_use_result={"stdout": "x"}))
+    s.add(assistant(tool_use("Read", {"file_path": "/w/p/src/a.py"}, id="toolu_b")))
+    s.add(tool_result("toolu_b", "see src/b.py", tool_use_result={"file": "a"}))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    s.add(user("again"))
+    s.add(tool_result("toolu_a", "error: unit_one broke", tool_use_result={"stdout": "x"}))
+    s.add(assistant_split("more words", tool_use("Bash", {"command": "make"}, id="toolu_c"),
+                          msg_id="msg_S"))
+    s.add(tool_result("toolu_c", "ok", tool_use_result={"stdout": "ok"}))
+    s.add(assistant(tool_use("Read", {"file_path": "/w/p/src/a.py"}, id="toolu_d")))
+    s.add(compact_boundary(2000))
+    path = h.session("/w/p", s.session_id, s)
+    return path, s.session_id
+
+
+def test_every_cut_of_the_file_gives_the_same_records(tmp_path: Path) -> None:
+    """The facts of two ranges, cut at any line, assemble into the records of one range."""
+    from pysift.commands.fold_index import FoldIndexResult
+    from pysift.disk.layout import read_first_cwd, transcript_from_path
+    from pysift.disk.mapped import open_buffer
+    from pysift.seedindex import extract
+
+    path, _ = _straddling_session(tmp_path)
+    buf, cwd = open_buffer(path), read_first_cwd(path)
+    transcript = transcript_from_path(path)
+
+    def lines(ranges):  # type: ignore[no-untyped-def]
+        return FoldIndexResult([extract.assemble(transcript, buf, ranges)]).lines()
+
+    whole = lines([extract.scan_range(buf, 0, len(buf), cwd)])
+    first, second = [orjson.loads(line) for line in whole]
+    assert [s["blockId"] for s in second["spans"]] == [
+        "a:msg_S:p1", "a:msg_S:p3", "r:toolu_a", "r:toolu_b", "a:msg_S:p4", "r:toolu_c"]
+    assert [s["tool"] for s in second["spans"]] == [None, None, "Bash", "Read", None, "Bash"]
+    assert second["files"] == ["src/a.py", "src/b.py"] and second["commands"] == ["make"]
+    cuts = [i + 1 for i, byte in enumerate(buf) if byte == 0x0A][:-1]
+    assert len(cuts) > 10
+    for cut in cuts:
+        ranges = [extract.scan_range(buf, 0, cut, cwd), extract.scan_range(buf, cut, len(buf), cwd)]
+        assert lines(ranges) == whole, cut
+
+
+def test_a_torn_boundary_read_as_a_user_line_still_harvests_its_window(cli, tmp_path: Path
+                                                                        ) -> None:
+    """The key pass leaves a user record's line at its first key; a line that reads as one
+    by its bytes but does not decode, and names a boundary, is a torn compaction whose
+    harvest window the pass must still know."""
+    from builders import tool_result, tool_use
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("66666666-6666-4666-8666-666666666666", cwd="/w/p")
+    s.add(user("build it"))
+    s.add(assistant(tool_use("Bash", {"command": "make"}, id="toolu_m")))
+    s.add(tool_result("toolu_m", "error: unit_two broke", tool_use_result={"stdout": "x"}))
+    path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
+    broken = b'{"type":"user","subtype":"compact_boundary","compactMetadata":{"preTokens":}}'
+    h.raw_lines(path, [*(to_line(r) for r in s.records), broken + b"\n"])
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--fold-index")
+    [rec] = records(result)
+    assert (rec["seq"], rec["at"]) == (1, None)
+    assert rec["errors"] == ["error: unit_two broke"]
+    assert "unit_two" in rec["identifiers"]

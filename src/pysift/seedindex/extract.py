@@ -19,7 +19,9 @@ transcript gives the same bytes.
 - ``userMessages``: the first line of every genuine user message, with its turn.
 
 A big transcript is read by two processes, one half each; the halves' facts are merged in
-file order, so the output does not depend on the split.
+file order, so the output does not depend on the split. The processes that read the
+blocks also lay their spans out as JSON (all but the tool name and the turn, which need
+the whole file): the parent only joins them.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import orjson
@@ -78,6 +80,13 @@ class Harvest:
     paths: list[str]
 
 
+# A block's span as a range reads it, laid out as JSON but for the tool name and the turn:
+# (offset, block id, JSON up to the tool's value, JSON after the turn, the tool_use id of a
+# result, the message id and part number of an assistant part, counted from the range's
+# start).
+Span = tuple[int, str, bytes, bytes, "str | None", "str | None", int]
+
+
 @dataclass
 class Facts:
     """One byte range's findings, in file order (offsets are the buffer's)."""
@@ -85,22 +94,17 @@ class Facts:
     boundaries: list[tuple[int, str | None, int | None]] = field(default_factory=list)
     openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     users: list[tuple[int, str]] = field(default_factory=list)
-    # (offset, message id, block count, [(part index in record, sha256, bytes, lines)])
-    parts: list[tuple[int, str, int, list[tuple[int, str, int, int]]]] = field(
-        default_factory=list)
-    # (offset, tool_use id, name, command, paths)
-    uses: list[tuple[int, str | None, str | None, str | None, tuple[str, ...]]] = field(
-        default_factory=list)
-    # (offset, tool_use id, sha256, bytes, lines, persisted path, harvest)
-    # (offset, tool_use id, sha256, bytes, lines, persisted path, harvest, code)
-    results: list[tuple[int, str, str, int, int, str | None, Harvest | None, str]] = field(
-        default_factory=list)
+    names: dict[str, str | None] = field(default_factory=dict)  # tool_use id -> its name
+    # Bash / PowerShell commands and tool-input paths (relative to the session's cwd), each
+    # at its first use in the range: (offset, value)
+    commands: list[tuple[int, str]] = field(default_factory=list)
+    inputs: list[tuple[int, str]] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    # (offset, harvest) of the results inside a harvest window
+    harvests: list[tuple[int, Harvest]] = field(default_factory=list)
+    # message id -> content blocks its records hold in the range (part numbering)
+    blocks: dict[str, int] = field(default_factory=dict)
     malformed: int = 0
-
-    def extend(self, later: Facts) -> None:
-        for name in ("boundaries", "openers", "users", "parts", "uses", "results"):
-            getattr(self, name).extend(getattr(later, name))
-        self.malformed += later.malformed
 
 
 def _windows(buf: Buffer, boundaries: list[int], hi: int) -> list[tuple[int, int]]:
@@ -151,93 +155,307 @@ def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
 _RECORD, _THINKS, _BOUNDS = 1, 2, 4
 
 
-def _hits(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int
-          ) -> list[tuple[int, int]]:
-    """``(offset, what)`` of every key match in ``buf[lo:hi)``."""
+def _what(buf: Buffer, start: int, end: int) -> int:
+    if buf[start + 1] == 0x73:  # "s…: subtype
+        return _BOUNDS
+    if buf[end - 2] == 0x67 and buf[end - 3] == 0x6E:  # …ng": thinking
+        return _THINKS
+    return _RECORD
+
+
+# A line the key pass found: (start, end, framed, its own record type off the bytes or
+# None, whether it may hold a thinking block)
+KeyLine = tuple[int, int, bool, "bytes | None", bool]
+
+
+def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int, skip: bool
+               ) -> tuple[list[KeyLine], list[int]]:
+    """The lines of ``buf[lo:hi)`` holding a key match, and the starts of those holding a
+    boundary's subtype key (harvest windows end there).
+
+    With ``skip``, the pass leaves a line at its first match when the line is a user or
+    an assistant record by its own type key: no other key of such a line is needed (it is
+    no boundary, and a thinking block's key after the match is looked for with ``find``),
+    so RE2 never reads the tool output a carrier repeats. Every other line has all its
+    keys read."""
     from re2 import _re2
 
     match = _pattern(file_layouts)._regexp.Match
     anchor = _re2.RE2.Anchor.UNANCHORED
-    out: list[tuple[int, int]] = []
-    pos = lo
-    while True:
-        start, end = match(anchor, buf, pos, hi)[0]
-        if start < 0:
-            return out
-        if buf[start + 1] == 0x73:  # "s…: subtype
-            what = _BOUNDS
-        elif buf[end - 2] == 0x67 and buf[end - 3] == 0x6E:  # …ng": thinking
-            what = _THINKS
-        else:
-            what = _RECORD
-        out.append((start, what))
-        pos = end
-
-
-def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
-    """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
-    the end). One RE2 pass finds the lines holding a user or assistant type key, a
-    thinking block's, or a boundary's subtype, and only those lines are read: every user
-    and assistant record is decoded (a plain tool_result carrier without its
-    ``toolUseResult`` echo, which the index does not read; a lone thinking block off its
-    bytes), and every boundary (a torn one still counts). The malformed count is of those
-    lines (``stats`` is the whole file's census)."""
-    stop = len(buf) if hi is None else hi
-    out = Facts()
-    tally = Tally()
-    file_layouts = layouts(buf)
-    hits = _hits(buf, file_layouts, lo, stop)
     find, rfind = buf.find, buf.rfind
-    windows = _windows(buf, [rfind(b"\n", 0, h) + 1 for h, what in hits if what == _BOUNDS],
-                       stop)
-    user_keys = type_needles(buf, "user", file_layouts)
-    result_keys = type_needles(buf, "tool_result", file_layouts)
-    hits.append((stop + 1, 0))  # sentinel
-    at = 0
-    while at < len(hits) - 1:
-        start = hits[at][0]
+    thinking = type_needles(buf, "thinking", file_layouts)
+    lines: list[KeyLine] = []
+    bounds: list[int] = []
+    at = lo
+    while True:
+        start, stop = match(anchor, buf, at, hi)[0]
+        if start < 0:
+            return lines, bounds
         before = rfind(b"\n", lo, start)
         pos = before + 1 if before >= 0 else lo
-        nl = find(b"\n", start, stop)
-        end = stop if nl < 0 else nl
-        keys = 0
-        while hits[at][0] < end:  # this line's keys
-            keys |= hits[at][1]
-            at += 1
+        nl = find(b"\n", start, hi)
+        end = hi if nl < 0 else nl
         framed = buf[pos] == _OPEN and buf[end - 1] == _CLOSE
-        _line(buf, pos, end, framed, bool(keys & _THINKS), out, tally, windows, user_keys,
-              result_keys)
-    out.malformed = tally.malformed
-    return out
+        kind = own_type(buf, pos, end) if framed else None
+        what = _what(buf, start, stop)
+        if skip and (kind == b"user" or kind == b"assistant"):
+            thinks = what == _THINKS or any(find(key, stop, end) >= 0 for key in thinking)
+        else:
+            while True:  # every key of the line
+                start, stop = match(anchor, buf, stop, end)[0]
+                if start < 0:
+                    break
+                what |= _what(buf, start, stop)
+            thinks = bool(what & _THINKS)
+            if what & _BOUNDS:
+                bounds.append(pos)
+        lines.append((pos, end, framed, kind, thinks))
+        if nl < 0:
+            return lines, bounds
+        at = nl + 1
 
 
-def _line(buf: Buffer, pos: int, end: int, framed: bool, thinks: bool, out: Facts,
-          tally: Tally, windows: list[tuple[int, int]], user_keys: tuple[bytes, ...],
-          result_keys: tuple[bytes, ...]) -> None:
-    before = tally.malformed
-    rec = None
-    kind = own_type(buf, pos, end) if framed else None
-    if kind == b"assistant" and thinks:
-        part = _thinking_only(buf, pos, end)
-        if part is not None:  # a lone thinking block: only its place in the message counts
-            out.parts.append((pos, part, 1, []))
-            return
-    plain = kind == b"user" and is_plain_carrier(buf, pos, end, user_keys, result_keys)
-    if plain:
-        rec = _carrier(buf, pos, end, tally)
-    elif kind in (b"user", b"assistant", None) or (
-            kind == b"system" and _is_boundary(buf, pos, end)):
-        rec = decode(buf[pos:end], None, tally)
-    if rec is not None:
-        _take(rec, pos, out, windows, plain)
-    elif tally.malformed > before and _is_boundary(buf, pos, end):
-        out.boundaries.append((pos, None, None))  # torn: the compaction still happened
+def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None = None
+               ) -> Facts:
+    """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
+    the end; ``cwd`` the session's first recorded one, paths are made relative to it). One
+    RE2 pass finds the lines holding a user or assistant type key, a thinking block's, or
+    a boundary's subtype, and only those lines are read: every user and assistant record
+    is decoded (a plain tool_result carrier without its ``toolUseResult`` echo, which the
+    index does not read; a lone thinking block off its bytes), and every boundary (a torn
+    one still counts). The malformed count is of those lines (``stats`` is the whole
+    file's census)."""
+    stop = len(buf) if hi is None else hi
+    file_layouts = layouts(buf)
+    for skip in (True, False):
+        lines, bounds = _key_lines(buf, file_layouts, lo, stop, skip)
+        windows = _windows(buf, bounds, stop)
+        with memoryview(buf) as view:
+            scan = _Scan(buf, view, file_layouts, windows, cwd)
+            for line in lines:
+                scan.line(*line)
+        ends = {end for _, end in windows}
+        if skip and any(pos not in ends for pos, *_ in scan.out.boundaries):
+            continue  # a line left early was a boundary after all (a torn one, say): its
+            # harvest window was not known in time; read again, every key of every line
+        break
+    scan.out.malformed = scan.tally.malformed
+    return scan.out
 
 
 _BLOCK_OPEN = b'{"type":"'
 _THINKING = (b'{"type":"thinking"', b'{"type":"redacted_thinking"')
 _CONTENT_OPEN = b'"content":['
 _HEAD = 4096  # where an assistant record's message content opens
+
+
+class _Scan:
+    """One range's walk: the lines the key pass found, each settled once."""
+
+    def __init__(self, buf: Buffer, view: memoryview, file_layouts: tuple[bool, ...],
+                 windows: list[tuple[int, int]], cwd: str | None) -> None:
+        self.buf, self.view, self.windows, self.cwd = buf, view, windows, cwd
+        self.out = Facts()
+        self.tally = Tally()
+        self.user_keys = type_needles(buf, "user", file_layouts)
+        self.result_keys = type_needles(buf, "tool_result", file_layouts)
+        self.commands: set[str] = set()  # seen in the range
+        self.inputs: set[str] = set()
+
+    def line(self, pos: int, end: int, framed: bool, kind: bytes | None, thinks: bool
+             ) -> None:
+        """Settle one line the key pass found (``kind``: its own type off the bytes)."""
+        buf, tally = self.buf, self.tally
+        before = tally.malformed
+        if kind == b"assistant":
+            if thinks:
+                part = _thinking_only(buf, pos, end)
+                if part is not None:  # a lone thinking block: only its place counts
+                    blocks = self.out.blocks
+                    blocks[part] = blocks.get(part, 0) + 1
+                    return
+            raw = self.loads(pos, end)
+        elif kind == b"user" and is_plain_carrier(buf, pos, end, self.user_keys,
+                                                  self.result_keys):
+            raw = self.carrier(pos, end)
+            if raw is not None:
+                self.take(raw, pos, plain=True)
+                return
+        elif kind in (b"user", None) or (kind == b"system" and _is_boundary(buf, pos, end)):
+            raw = self.decode(pos, end)
+        else:
+            return  # another record type holds no message the index reads
+        if raw is not None:
+            self.take(raw, pos)
+        elif tally.malformed > before and _is_boundary(buf, pos, end):
+            self.out.boundaries.append((pos, None, None))  # torn: the compaction happened
+
+    def decode(self, pos: int, end: int) -> dict[str, Any] | None:
+        rec = decode(self.buf[pos:end], None, self.tally)
+        return None if rec is None else rec.raw
+
+    def loads(self, pos: int, end: int) -> dict[str, Any] | None:
+        """A framed line's object read in place (no copy); anything orjson refuses, or
+        that is no object, goes to ``decode`` (the stdlib for a lone surrogate, else
+        counted as malformed)."""
+        try:
+            obj = orjson.loads(self.view[pos:end])
+        except orjson.JSONDecodeError:
+            obj = None
+        return obj if isinstance(obj, dict) else self.decode(pos, end)
+
+    def carrier(self, pos: int, end: int) -> dict[str, Any] | None:
+        """A plain tool_result carrier, decoded without its ``toolUseResult`` (which
+        repeats the output) when that key stands at the record's level (it cannot occur
+        unescaped inside the message): the head is copied once, its ``,`` turned into the
+        object's ``}``. The whole line when a result was persisted (its path is there)."""
+        buf = self.buf
+        cut = buf.find(_CUT, pos, end)
+        if cut > pos and buf.find(_PERSISTED_BYTES, pos, cut) < 0:
+            head = bytearray(self.view[pos:cut + 1])
+            head[-1] = _CLOSE
+            try:
+                obj = orjson.loads(head)
+            except orjson.JSONDecodeError:
+                obj = None
+            if isinstance(obj, dict):
+                return obj
+        return self.decode(pos, end)
+
+    def take(self, raw: dict[str, Any], pos: int, plain: bool = False) -> None:
+        """File one decoded record's facts (``plain``: a tool_result carrier that cannot
+        open a turn, read for its results only)."""
+        out = self.out
+        kind = raw.get("type")
+        if kind == "system":
+            if raw.get("subtype") == "compact_boundary":
+                meta = raw.get("compactMetadata")
+                pre = meta.get("preTokens") if isinstance(meta, dict) else None
+                pre = pre if isinstance(pre, int) and not isinstance(pre, bool) else None
+                out.boundaries.append((pos, Record(raw, None).timestamp, pre))
+            return
+        message = raw.get("message")
+        if not isinstance(message, dict):
+            return
+        parts: list[tuple[int, Span]] = []
+        if plain:
+            pass
+        elif kind == "user":
+            rec = Record(raw, None)
+            if classify.opens_turn(rec):
+                out.openers.append((pos, raw))
+            if classify.is_genuine_user(rec):
+                out.users.append((pos, _first_line(classify.raw_message_text(rec) or "")))
+        elif kind == "assistant" and message.get("role") == "assistant":
+            parts = self.assistant(message, pos)
+        self.results(raw, pos, message, parts)
+
+    def assistant(self, message: dict[str, Any], pos: int) -> list[tuple[int, Span]]:
+        """An assistant record's tool calls, and its text parts' spans with each one's
+        index among the record's blocks."""
+        out = self.out
+        content = message.get("content")
+        if not isinstance(content, list):
+            content = ()
+        parts = []
+        msg_id = message.get("id")
+        if isinstance(msg_id, str):
+            blocks = out.blocks
+            base = blocks.get(msg_id, 0)
+            index = 0
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text":
+                    data = text_bytes(assistant_part_text(block))
+                    block_id = assistant_block_id(msg_id, base + index)
+                    parts.append((index, (pos, block_id, _head(block_id), _tail(data, None),
+                                          None, msg_id, base + index)))
+                index += 1
+            blocks[msg_id] = base + index
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                self.use(pos, block)
+        return parts
+
+    def use(self, pos: int, block: dict[str, Any]) -> None:
+        """A tool call: its name by id, its command (a shell tool's), the paths it names."""
+        out = self.out
+        tool_id = block.get("id")
+        name = block.get("name")
+        if isinstance(tool_id, str):
+            out.names[tool_id] = name if isinstance(name, str) else None
+        payload = block.get("input")
+        if not isinstance(payload, dict):
+            return
+        command = payload.get("command")
+        if name in SHELL_TOOLS and isinstance(command, str) and command not in self.commands:
+            self.commands.add(command)
+            out.commands.append((pos, command))
+        for key in PATH_KEYS:
+            value = payload.get(key)
+            if isinstance(value, str) and value.strip():
+                path = _relative(value.strip(), self.cwd)
+                if path not in self.inputs:
+                    self.inputs.add(path)
+                    out.inputs.append((pos, path))
+
+    def results(self, raw: dict[str, Any], pos: int, message: dict[str, Any],
+                parts: list[tuple[int, Span]]) -> None:
+        """The record's tool_result spans (a result's text hashed as ``show --block``
+        prints it), filed in the order the index lists a record's blocks: its part 0,
+        its results, then its other parts."""
+        content = message.get("content")
+        spans = self.out.spans
+        rest = parts
+        if parts and parts[0][0] == 0:
+            spans.append(parts[0][1])
+            rest = parts[1:]
+        if isinstance(content, list):
+            harvest = _in_windows(pos, self.windows)
+            for block in content:
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    continue
+                tool_id = block.get("tool_use_id")
+                if not isinstance(tool_id, str) or not tool_id:
+                    continue
+                text = classify.result_text(block)
+                data = text_bytes(text)
+                block_id = result_block_id(tool_id)
+                spans.append((pos, block_id, _head(block_id),
+                              _tail(data, _persisted_path(raw, text)), tool_id, None, 0))
+                if harvest:
+                    self.out.harvests.append((pos, _harvest(len(text), data, self.cwd)))
+        spans.extend(span for _, span in rest)
+
+
+_PERSISTED_BYTES = _PERSISTED.encode()
+
+
+def _json_str(text: str) -> bytes:
+    """A string as orjson writes it; a lone surrogate spelled out (``json_safe``)."""
+    try:
+        return orjson.dumps(text)
+    except TypeError:
+        from pysift.output.surrogates import escaped
+
+        return orjson.dumps(escaped(text))
+
+
+def _head(block_id: str) -> bytes:
+    """A span's JSON up to the value of ``tool``."""
+    return (b'{"blockId":' + _json_str(block_id) + b',"code":"' + block_code(block_id).encode()
+            + b'","tool":')
+
+
+def _tail(data: bytes, persisted: str | None) -> bytes:
+    """A span's JSON after its turn: the size, line count and sha256 of the block's text
+    (``data``) and, for a persisted output, the file it was saved to."""
+    tail = b',"log":{"bytes":%d,"lines":%d},"sha256":"%s"' % (
+        len(data), line_count(data), hashlib.sha256(data).hexdigest().encode())
+    if persisted is not None:
+        tail += b',"fullOutputPath":' + _json_str(persisted)
+    return tail + b"}"
 
 
 def _thinking_only(buf: Buffer, pos: int, end: int) -> str | None:
@@ -267,99 +485,11 @@ def _thinking_only(buf: Buffer, pos: int, end: int) -> str | None:
     return value.decode("utf-8", "replace")
 
 
-def _carrier(buf: Buffer, pos: int, end: int, tally: Tally) -> Record | None:
-    """A plain tool_result carrier, decoded without its ``toolUseResult`` (which repeats
-    the output) when that key stands at the record's level (it cannot occur unescaped
-    inside the message); the whole line when a result was persisted (its path is there)."""
-    cut = buf.find(_CUT, pos, end)
-    if cut > pos:
-        head = buf[pos:cut]
-        if _PERSISTED.encode() not in head:
-            try:
-                obj = orjson.loads(head + b"}")
-            except orjson.JSONDecodeError:
-                obj = None
-            if isinstance(obj, dict):
-                return Record(obj, None)
-    return decode(buf[pos:end], None, tally)
-
-
-def _take(rec: Record, pos: int, out: Facts, windows: list[tuple[int, int]],
-          plain: bool = False) -> None:
-    """File one decoded record's facts (``plain``: a tool_result carrier that cannot open
-    a turn, read for its results only)."""
-    raw = rec.raw  # read directly: this runs for every user and assistant record
-    kind = raw.get("type")
-    if kind == "system":
-        if rec.subtype == "compact_boundary":
-            meta = raw.get("compactMetadata")
-            pre = meta.get("preTokens") if isinstance(meta, dict) else None
-            pre = pre if isinstance(pre, int) and not isinstance(pre, bool) else None
-            out.boundaries.append((pos, rec.timestamp, pre))
-        return
-    message = raw.get("message")
-    if not isinstance(message, dict):
-        return
-    content = message.get("content")
-    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-    if plain:
-        pass
-    elif kind == "user":
-        if classify.opens_turn(rec):
-            out.openers.append((pos, raw))
-        if classify.is_genuine_user(rec):
-            out.users.append((pos, _first_line(classify.raw_message_text(rec) or "")))
-    elif kind == "assistant" and message.get("role") == "assistant":
-        msg_id = message.get("id")
-        if isinstance(msg_id, str):
-            parts = []
-            for index, block in enumerate(blocks):
-                if block.get("type") == "text":
-                    data = text_bytes(assistant_part_text(block))
-                    parts.append((index, hashlib.sha256(data).hexdigest(), len(data),
-                                  line_count(data)))
-            out.parts.append((pos, msg_id, len(blocks), parts))
-        for block in blocks:
-            if block.get("type") == "tool_use":
-                out.uses.append(_use(pos, block))
-    harvest = _in_windows(pos, windows)
-    for block in blocks:
-        if block.get("type") != "tool_result":
-            continue
-        tool_id = block.get("tool_use_id")
-        if not isinstance(tool_id, str) or not tool_id:
-            continue
-        text = classify.result_text(block)
-        data = text_bytes(text)
-        out.results.append((pos, tool_id, hashlib.sha256(data).hexdigest(), len(data),
-                            line_count(data), _persisted_path(rec, text),
-                            _harvest(len(text), data) if harvest else None,
-                            block_code(result_block_id(tool_id))))  # hashed in the worker
-
-
-def _use(pos: int, block: dict[str, Any]) -> tuple[int, str | None, str | None, str | None,
-                                                   tuple[str, ...]]:
-    tool_id = block.get("id")
-    name = block.get("name")
-    payload = block.get("input")
-    command = None
-    paths: list[str] = []
-    if isinstance(payload, dict):
-        if name in SHELL_TOOLS and isinstance(payload.get("command"), str):
-            command = payload["command"]
-        for key in PATH_KEYS:
-            value = payload.get(key)
-            if isinstance(value, str) and value.strip():
-                paths.append(value.strip())
-    return (pos, tool_id if isinstance(tool_id, str) else None,
-            name if isinstance(name, str) else None, command, tuple(paths))
-
-
-def _persisted_path(rec: Record, text: str) -> str | None:
+def _persisted_path(raw: dict[str, Any], text: str) -> str | None:
     """The file a persisted (externalised) output was saved to, when this one was."""
     if _PERSISTED not in text:
         return None
-    tur = rec.tool_use_result
+    tur = raw.get("toolUseResult")
     if isinstance(tur, dict) and isinstance(tur.get("persistedOutputPath"), str):
         return str(tur["persistedOutputPath"])
     marker = "Full output saved to: "
@@ -369,8 +499,9 @@ def _persisted_path(rec: Record, text: str) -> str | None:
     return text[at + len(marker):].split("\n", 1)[0].strip() or None
 
 
-def _harvest(chars: int, data: bytes) -> Harvest:
-    return Harvest(chars, error_lines(data), identifiers(data), path_tokens(data))
+def _harvest(chars: int, data: bytes, cwd: str | None) -> Harvest:
+    return Harvest(chars, error_lines(data), identifiers(data),
+                   [_relative(p, cwd) for p in path_tokens(data)])
 
 
 def _first_line(text: str) -> str:
@@ -383,13 +514,11 @@ def _first_line(text: str) -> str:
     return ""
 
 
-def scan_facts(buf: Buffer, *, cores: int = 1) -> Facts:
-    """The facts of a whole buffer; a big one in two halves by two processes when the
-    caller grants two cores."""
-    parts = fanout.in_halves(scan_range, buf, cores=cores, min_bytes=SPLIT_BYTES)
-    for later in parts[1:]:
-        parts[0].extend(later)
-    return parts[0]
+def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None) -> list[Facts]:
+    """The facts of a whole buffer, one per byte range in file order: a big buffer is
+    read in two halves by two processes when the caller grants two cores."""
+    return fanout.in_halves(partial(scan_range, cwd=cwd), buf, cores=cores,
+                            min_bytes=SPLIT_BYTES)
 
 
 # -- records ----------------------------------------------------------------------------------
@@ -431,28 +560,38 @@ def _index(cores: int, transcript: Transcript) -> FoldIndex:
 
 def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
     """The fold-index records of one transcript (none when it has no compaction);
-    ``cores``: the processes a big file's scan may use."""
+    ``cores``: the processes a big file's scan may use. The records' ``spans`` are
+    ``orjson.Fragment``s (JSON already laid out)."""
     buf = open_buffer(transcript.path)
-    facts = scan_facts(buf, cores=cores)
-    if not facts.boundaries:
-        return FoldIndex(transcript, [], facts.malformed)
-    turn_map = turn_map_from_openers([(o, Record(raw, None)) for o, raw in facts.openers], buf)
-    cwd = read_first_cwd(transcript.path)
-    names = {u[1]: u[2] for u in facts.uses if u[1] is not None}
-    spans = _spans(facts, turn_map, names)
-    span_offsets = [o for o, _ in spans]
+    return assemble(transcript, buf, scan_facts(buf, cores=cores,
+                                                cwd=read_first_cwd(transcript.path)))
+
+
+def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIndex:
+    """The records from the facts of consecutive byte ranges covering ``buf``."""
+    malformed = sum(f.malformed for f in ranges)
+    boundaries = [b for f in ranges for b in f.boundaries]
+    if not boundaries:
+        return FoldIndex(transcript, [], malformed)
+    turn_map = turn_map_from_openers([(o, Record(raw, None)) for f in ranges
+                                      for o, raw in f.openers], buf)
+    names: dict[str, str | None] = {}
+    for f in ranges:
+        names.update(f.names)  # the last tool_use of an id names it
+    span_offsets, span_json = _spans(ranges, turn_map, names)
     users = [(o, {"turn": turn_map.turn_of_offset(o), "firstLine": line})
-             for o, line in facts.users]
+             for f in ranges for o, line in f.users]
     user_offsets = [o for o, _ in users]
-    commands = _first_seen((o, c) for o, _i, _n, c, _p in facts.uses if c is not None)
+    commands = _first_seen(c for f in ranges for c in f.commands)
     command_offsets = [o for o, _ in commands]
-    inputs = [(o, _relative(p, cwd)) for o, _i, _n, _c, paths in facts.uses for p in paths]
+    inputs = _first_seen(p for f in ranges for p in f.inputs)
+    harvests = [h for f in ranges for h in f.harvests]
     records = []
-    for seq, (offset, at, pre) in enumerate(facts.boundaries, start=1):
-        window = [r for r in facts.results
-                  if offset - HARVEST_BYTES <= r[0] < offset and r[6] is not None]
-        errors, errors_dropped = _errors(window)
-        idents, idents_dropped = _identifiers(window)
+    spans = _Prefixes(span_json)
+    for seq, (offset, at, pre) in enumerate(boundaries, start=1):
+        window = [(o, h) for o, h in harvests if offset - HARVEST_BYTES <= o < offset]
+        errors, errors_dropped = _errors([h for _, h in window])
+        idents, idents_dropped = _identifiers([h for _, h in window])
         record: dict[str, Any] = {
             "v": 2,
             "kind": "fold-index",
@@ -462,16 +601,33 @@ def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
             "at": at,
             "trigger": "compact",
             "usage": {"tokens": pre, "contextWindow": None, "fraction": None},
-            "files": _files(inputs, window, offset, cwd),
+            "files": _files(inputs, window, offset),
             "commands": [c for _, c in commands[:bisect_left(command_offsets, offset)]],
             "errors": errors,
             "identifiers": idents,
             "userMessages": [u for _, u in users[:bisect_left(user_offsets, offset)]],
-            "spans": [s for _, s in spans[:bisect_left(span_offsets, offset)]],
+            "spans": spans.upto(bisect_left(span_offsets, offset)),
             "dropped": {"errors": errors_dropped, "identifiers": idents_dropped},
         }
         records.append(record)
-    return FoldIndex(transcript, records, facts.malformed)
+    return FoldIndex(transcript, records, malformed)
+
+
+class _Prefixes:
+    """The JSON arrays of the first ``n`` spans for an ``n`` that never shrinks (the
+    boundaries come in file order), each span joined once: only the part added since the
+    last array is joined item by item."""
+
+    def __init__(self, items: list[bytes]) -> None:
+        self.items = items
+        self.chunks: list[bytes] = []
+        self.done = 0
+
+    def upto(self, n: int) -> orjson.Fragment:
+        if n > self.done:
+            self.chunks.append(b",".join(self.items[self.done:n]))
+            self.done = n
+        return orjson.Fragment(b"[" + b",".join(self.chunks) + b"]")
 
 
 def _first_seen(items) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
@@ -484,43 +640,44 @@ def _first_seen(items) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _spans(facts: Facts, turn_map, names: dict[str, str | None]  # type: ignore[no-untyped-def]
-           ) -> list[tuple[int, dict[str, Any]]]:
-    """Every block's span in file order, the first occurrence of each block id."""
-    events: list[tuple[int, int, dict[str, Any]]] = []
-    parts_seen: dict[str, int] = {}
-    for offset, msg_id, count, parts in facts.parts:
-        base = parts_seen.get(msg_id, 0)
-        parts_seen[msg_id] = base + count
-        for index, sha, size, lines in parts:
-            block_id = assistant_block_id(msg_id, base + index)
-            events.append((offset, index, _span(block_id, None, turn_map.turn_of_offset(offset),
-                                                size, lines, sha, None)))
-    for offset, tool_id, sha, size, lines, persisted, _harvest_, code in facts.results:
-        block_id = result_block_id(tool_id)
-        events.append((offset, 0, _span(block_id, names.get(tool_id),
-                                        turn_map.turn_of_offset(offset), size, lines, sha,
-                                        persisted, code)))
-    events.sort(key=lambda e: (e[0], e[1]))
+def _spans(ranges: list[Facts], turn_map, names: dict[str, str | None]  # type: ignore[no-untyped-def]
+           ) -> tuple[list[int], list[bytes]]:
+    """Every block's span in file order, the first occurrence of each block id: offsets
+    and JSON. A range's part numbers continue those of the ranges before it (a message
+    whose records straddle a split); the tool name (the last tool_use of that id) and the
+    turn are filled in here, where the whole file is known."""
+    openers, drafts = turn_map.opener_offsets, turn_map.draft_offsets
+    last_opener = len(openers)
+    tools: dict[str | None, bytes] = {None: b"null"}
+    turns: dict[int | None, bytes] = {None: b',"turn":null'}
+    counts: dict[str, int] = {}
     seen: set[str] = set()
-    out = []
-    for offset, _index, span in events:
-        if span["blockId"] in seen:
-            continue
-        seen.add(span["blockId"])
-        out.append((offset, span))
-    return out
-
-
-def _span(block_id: str, tool: str | None, turn: int | None, size: int, lines: int, sha: str,
-          persisted: str | None, code: str | None = None) -> dict[str, Any]:
-    span: dict[str, Any] = {"blockId": block_id, "code": code or block_code(block_id),
-                            "tool": tool,
-                            "turn": turn, "log": {"bytes": size, "lines": lines},
-                            "sha256": sha}
-    if persisted is not None:
-        span["fullOutputPath"] = persisted
-    return span
+    offsets: list[int] = []
+    out: list[bytes] = []
+    k = 0
+    for facts in ranges:
+        for offset, block_id, head, tail, tool_id, msg_id, part in facts.spans:
+            if msg_id is not None and counts.get(msg_id):
+                block_id = assistant_block_id(msg_id, counts[msg_id] + part)
+                head = _head(block_id)
+            if block_id in seen:
+                continue
+            seen.add(block_id)
+            while k < last_opener and openers[k] <= offset:
+                k += 1
+            turn = None if offset in drafts else max(0, k - 1)
+            turn_json = turns.get(turn)
+            if turn_json is None:
+                turn_json = turns[turn] = b',"turn":%d' % turn
+            name = names.get(tool_id) if tool_id is not None else None
+            tool_json = tools.get(name)
+            if tool_json is None:
+                tool_json = tools[name] = _json_str(name)  # type: ignore[arg-type]
+            offsets.append(offset)
+            out.append(head + tool_json + turn_json + tail)
+        for msg_id, n in facts.blocks.items():
+            counts[msg_id] = counts.get(msg_id, 0) + n
+    return offsets, out
 
 
 @lru_cache(maxsize=1 << 16)
@@ -533,40 +690,48 @@ def _relative(path: str, cwd: str | None) -> str:
     return path
 
 
-def _files(inputs: list[tuple[int, str]], window, offset: int,  # type: ignore[no-untyped-def]
-           cwd: str | None) -> list[str]:
-    """Tool-input paths before the boundary and the window's output path tokens, merged
-    in file order, first occurrence each."""
-    found = [(o, 0, p) for o, p in inputs if o < offset]
-    for r in window:
-        found.extend((r[0], 1, _relative(p, cwd)) for p in r[6].paths)
-    found.sort(key=lambda e: (e[0], e[1]))
-    return [p for _, p in _first_seen((o, p) for o, _k, p in found)]
+def _files(inputs: list[tuple[int, str]], window: list[tuple[int, Harvest]], offset: int
+           ) -> list[str]:
+    """Tool-input paths before the boundary (``inputs``: each at its first use, in file
+    order) and the window's output path tokens, merged in file order (an input before an
+    output token of the same record), first occurrence each."""
+    shown = inputs[:bisect_left(inputs, (offset,))]
+    first = {path: o for o, path in reversed(shown)}
+    early: dict[str, int] = {}  # output tokens met before any input names them
+    for o, harvest in window:
+        for path in harvest.paths:
+            if path not in early and (path not in first or o < first[path]):
+                early[path] = o
+    if not early:
+        return [path for _, path in shown]
+    merged = [(o, 0, path) for o, path in shown if path not in early]
+    merged += [(o, 1, path) for path, o in early.items()]
+    merged.sort(key=lambda e: (e[0], e[1]))  # stable: each kind keeps its own order
+    return [path for _, _, path in merged]
 
 
-def _errors(window) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
+def _errors(window: list[Harvest]) -> tuple[list[str], int]:
     """The newest ``ERRORS_CAP`` distinct error lines of the window, in file order."""
     distinct: dict[str, int] = {}
     position = 0
-    for r in window:
-        for line in r[6].errors:
+    for harvest in window:
+        for line in harvest.errors:
             distinct[line] = position  # the last position wins: newest first below
             position += 1
     ranked = sorted(distinct.items(), key=lambda kv: kv[1], reverse=True)
     kept = {line for line, _ in ranked[:ERRORS_CAP]}
-    ordered = [line for line in _first_seen((0, line) for r in window for line in r[6].errors)]
+    ordered = [line for line in _first_seen((0, line) for h in window for line in h.errors)]
     return [line for _, line in ordered if line in kept], max(0, len(distinct) - ERRORS_CAP)
 
 
-def _identifiers(window) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
+def _identifiers(window: list[Harvest]) -> tuple[list[str], int]:
     """At most 64 identifiers: tokens of large outputs first, then rarer, longer, newer,
     then in code-point order."""
     counts: Counter[str] = Counter()
     large: set[str] = set()
     newest: dict[str, int] = {}
     position = 0
-    for r in window:
-        harvest = r[6]
+    for harvest in window:
         counts.update(harvest.identifiers)
         if harvest.chars >= LARGE_OUTPUT:
             large.update(harvest.identifiers)
