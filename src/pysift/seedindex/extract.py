@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -507,8 +508,10 @@ def _persisted_path(raw: dict[str, Any], text: str) -> str | None:
 
 
 def _harvest(chars: int, data: bytes, cwd: str | None) -> Harvest:
+    """One output's harvest; its path tokens relative to the cwd, each once (a record's
+    ``files`` lists the first occurrence of each)."""
     return Harvest(chars, error_lines(data), identifiers(data),
-                   [_relative(p, cwd) for p in path_tokens(data)])
+                   list(dict.fromkeys(_relative(p, cwd) for p in path_tokens(data))))
 
 
 def _first_line(text: str) -> str:
@@ -591,7 +594,7 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
     user_offsets = [o for o, _ in users]
     commands = _first_seen(c for f in ranges for c in f.commands)
     command_offsets = [o for o, _ in commands]
-    inputs = _first_seen(p for f in ranges for p in f.inputs)
+    inputs = _Inputs(_first_seen(p for f in ranges for p in f.inputs))
     harvests = [h for f in ranges for h in f.harvests]
     records = []
     spans = _Prefixes(span_json)
@@ -608,7 +611,7 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
             "at": at,
             "trigger": "compact",
             "usage": {"tokens": pre, "contextWindow": None, "fraction": None},
-            "files": _files(inputs, window, offset),
+            "files": inputs.files(window, offset),
             "commands": [c for _, c in commands[:bisect_left(command_offsets, offset)]],
             "errors": errors,
             "identifiers": idents,
@@ -656,32 +659,38 @@ def _spans(ranges: list[Facts], turn_map, names: dict[str, str | None]  # type: 
     openers, drafts = turn_map.opener_offsets, turn_map.draft_offsets
     last_opener = len(openers)
     tools: dict[str | None, bytes] = {None: b"null"}
-    turns: dict[int | None, bytes] = {None: b',"turn":null'}
     counts: dict[str, int] = {}
     seen: set[str] = set()
     offsets: list[int] = []
     out: list[bytes] = []
     k = 0
+    turn_json = b',"turn":0'
     for facts in ranges:
         for offset, block_id, head, tail, tool_id, msg_id, part in facts.spans:
-            if msg_id is not None and counts.get(msg_id):
-                block_id = assistant_block_id(msg_id, counts[msg_id] + part)
-                head = _head(block_id)
+            if msg_id is not None:
+                base = counts.get(msg_id)
+                if base:
+                    block_id = assistant_block_id(msg_id, base + part)
+                    head = _head(block_id)
             if block_id in seen:
                 continue
             seen.add(block_id)
-            while k < last_opener and openers[k] <= offset:
-                k += 1
-            turn = None if offset in drafts else max(0, k - 1)
-            turn_json = turns.get(turn)
-            if turn_json is None:
-                turn_json = turns[turn] = b',"turn":%d' % turn
-            name = names.get(tool_id) if tool_id is not None else None
-            tool_json = tools.get(name)
-            if tool_json is None:
-                tool_json = tools[name] = _json_str(name)  # type: ignore[arg-type]
+            if k < last_opener and openers[k] <= offset:
+                while k < last_opener and openers[k] <= offset:
+                    k += 1
+                turn_json = b',"turn":%d' % (k - 1 if k else 0)
+            if tool_id is None:
+                tool_json = b"null"
+            else:
+                name = names.get(tool_id)
+                tool_json = tools.get(name)  # type: ignore[assignment]
+                if tool_json is None:
+                    tool_json = tools[name] = _json_str(name)  # type: ignore[arg-type]
             offsets.append(offset)
-            out.append(head + tool_json + turn_json + tail)
+            if drafts and offset in drafts:
+                out.append(head + tool_json + b',"turn":null' + tail)
+            else:
+                out.append(head + tool_json + turn_json + tail)
         for msg_id, n in facts.blocks.items():
             counts[msg_id] = counts.get(msg_id, 0) + n
     return offsets, out
@@ -697,24 +706,45 @@ def _relative(path: str, cwd: str | None) -> str:
     return path
 
 
-def _files(inputs: list[tuple[int, str]], window: list[tuple[int, Harvest]], offset: int
-           ) -> list[str]:
-    """Tool-input paths before the boundary (``inputs``: each at its first use, in file
-    order) and the window's output path tokens, merged in file order (an input before an
-    output token of the same record), first occurrence each."""
-    shown = inputs[:bisect_left(inputs, (offset,))]
-    first = {path: o for o, path in reversed(shown)}
-    early: dict[str, int] = {}  # output tokens met before any input names them
-    for o, harvest in window:
-        for path in harvest.paths:
-            if path not in early and (path not in first or o < first[path]):
-                early[path] = o
-    if not early:
-        return [path for _, path in shown]
-    merged = [(o, 0, path) for o, path in shown if path not in early]
-    merged += [(o, 1, path) for path, o in early.items()]
-    merged.sort(key=lambda e: (e[0], e[1]))  # stable: each kind keeps its own order
-    return [path for _, _, path in merged]
+class _Inputs:
+    """The tool-input paths of the whole transcript, each at its first use (file order),
+    and the ``files`` list of a record: those used before its boundary merged with the
+    output path tokens of its harvest window."""
+
+    def __init__(self, first_uses: list[tuple[int, str]]) -> None:
+        self.offsets = [o for o, _ in first_uses]
+        self.paths = [p for _, p in first_uses]
+        self.index = {p: i for i, p in enumerate(self.paths)}
+
+    def files(self, window: list[tuple[int, Harvest]], offset: int) -> list[str]:
+        """In file order (an input before an output token of the same record), first
+        occurrence each."""
+        offsets, index = self.offsets, self.index
+        shown = bisect_left(offsets, offset)
+        early: dict[str, int] = {}  # output tokens met before any input names them
+        met: set[str] = set()
+        for o, harvest in window:
+            for path in harvest.paths:
+                if path not in met:  # (its first occurrence decides)
+                    met.add(path)
+                    at = index.get(path)
+                    if at is None or at >= shown or o < offsets[at]:
+                        early[path] = o
+        paths = self.paths[:shown]
+        if not early:
+            return paths
+        for path in early:  # its input use comes later: it is listed at the token
+            at = index.get(path)
+            if at is not None and at < shown:
+                paths[at] = ""
+        pieces: list[list[str]] = []
+        done = 0
+        for path, o in sorted(early.items(), key=lambda item: item[1]):  # stable
+            at = bisect_right(offsets, o, 0, shown)  # after the inputs of that record
+            pieces += (paths[done:at], [path])
+            done = at
+        pieces.append(paths[done:])
+        return list(filter(None, chain.from_iterable(pieces)))
 
 
 def _errors(window: list[Harvest]) -> tuple[list[str], int]:
