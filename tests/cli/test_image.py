@@ -208,6 +208,9 @@ def test_turn_window_lists_those_turns(cli, home: ClaudeHome) -> None:
     (["--id", "L2i1"], 1, "--id matched no image: L2i1"),
     (["--id", "nope"], 2, "neither a handle number"),
     (["--uuid", ""], 2, "--uuid is empty"),
+    # a second value silently replaced the first (click keeps the last value)
+    (["--uuid", "a", "--uuid", "b"], 2, "--uuid: given 2 times (a, b)"),
+    (["--out", "/tmp/a", "--out", "/tmp/b.png"], 2, "--out: given 2 times"),
 ])
 def test_address_refusals(cli, home: ClaudeHome, args: list[str], code: int,
                           message: str) -> None:
@@ -428,3 +431,32 @@ def test_a_source_without_bytes_is_listed_and_never_written(cli, tmp_path: Path)
     assert one.stderr.splitlines() == [
         f"pysift: error: L1i1 is a base64 image with no inline bytes; nothing to write to "
         f"{tmp_path / 'one.png'}"]
+
+
+def test_a_trailing_slash_names_a_directory(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    # `--out shots.v2/` is a directory whatever its name holds; it was refused as an
+    # unknown extension `.v2/`
+    out = tmp_path / "shots.v2"
+    result = run(cli, home, f"@{S1}", "--no-subagents", "--id", "L1i1", "--out", f"{out}/")
+    assert result.code == 0, result.stderr
+    assert [p.name for p in out.iterdir()] == ["5e55e55e-img1-L1i1.png"]
+    (tmp_path / "plain").write_bytes(b"mine")
+    taken = run(cli, home, f"@{S1}", "--no-subagents", "--out", f"{tmp_path / 'plain'}/")
+    assert taken.code == 2 and "exists and is not a directory" in taken.stderr
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_transcripts_sharing_a_short_id_get_a_file_each(cli, tmp_path: Path,
+                                                        force: list[str]) -> None:
+    # S1 and S2 agree on their first 8 characters, and each carries an image at L1i1: both
+    # were named 5e55e55e-img1-L1i1.png, so the second failed ("appeared meanwhile", exit 1)
+    # or, under --force, silently replaced the first while the footer said 2 were written
+    h = ClaudeHome(tmp_path / "c")
+    h.session(CWD, S1, user_with_images("[Image #1] one", image(PNG1)))
+    h.session(CWD, S2, user_with_images("[Image #1] two", image(SHOT)))
+    out = tmp_path / "o"
+    result = run(cli, h, "--out", str(out), *force)
+    assert result.code == 0, result.stderr
+    assert (out / f"{S1}-img1-L1i1.png").read_bytes() == PNG1
+    assert (out / f"{S2}-img1-L1i1.png").read_bytes() == SHOT
+    assert len(list(out.iterdir())) == 2

@@ -99,9 +99,9 @@ def image_cmd(
     turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
         help="Only images of these turns: N, A..B, N.., ..N, -k, -k.. (0-based, numbered "
              "as search and show number them; one transcript).")] = None,
-    uuid: Annotated[Optional[str], typer.Option("--uuid", metavar="PREFIX",
+    uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="PREFIX",
         help="Only images of the record whose uuid starts with PREFIX.")] = None,
-    out: Annotated[Optional[str], typer.Option("--out", metavar="PATH",
+    out: Annotated[Optional[list[str]], typer.Option("--out", metavar="PATH",
         help="Extract: a DIR gets every selected image in its own format; a FILE.png|jpg|"
              "jpeg|gif|webp gets the one selected image, converted if needed.")] = None,
     force: Annotated[bool, typer.Option("--force",
@@ -110,10 +110,15 @@ def image_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
+    for flag, given in (("--uuid", uuid), ("--out", out)):
+        if given is not None and len(given) > 1:  # click kept the last one silently
+            raise typer.BadParameter(f"given {len(given)} times ({', '.join(given)}); "
+                                     "pass one", param_hint=flag)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, since=since, until=until,
                             turn=turn)
     from pysift.commands.image import ImageOptions, run
 
-    opts = ImageOptions(scope=scope, ids=tuple(ids or ()), uuid=uuid, out=out, force=force)
+    opts = ImageOptions(scope=scope, ids=tuple(ids or ()), uuid=uuid[0] if uuid else None,
+                        out=out[0] if out else None, force=force)
     emit(run(opts, env), fmt)

@@ -87,7 +87,9 @@ def plan_output(out: str, env: Env, *, force: bool) -> OutPlan:
             raise UsageError(f"--out {out} lies under the Claude home {root}, which pysift "
                              "never writes to; choose a path outside it")
     suffix = path.suffix[1:].lower()
-    if path.is_dir():
+    if path.is_dir() or out.endswith(("/", os.sep)):  # a trailing separator names a dir
+        if os.path.lexists(path) and not path.is_dir():
+            raise UsageError(f"--out {out} exists and is not a directory")
         return OutPlan(path, None, force)
     if suffix in FILE_TARGETS:
         if os.path.lexists(path) and not force:
@@ -107,10 +109,28 @@ def plan_output(out: str, env: Env, *, force: bool) -> OutPlan:
     return OutPlan(path, None, force)
 
 
-def file_name(row: ImageRow, ext: str) -> str:
-    short = row.transcript.session_id[:8]
+def file_name(row: ImageRow, ext: str, short: int | None = 8) -> str:
     numbered = f"-img{row.seq}" if row.seq is not None else ""
-    return f"{short}{numbered}-{row.id}.{ext}"
+    return f"{row.transcript.session_id[:short]}{numbered}-{row.id}.{ext}"
+
+
+def file_names(rows: list[ImageRow]) -> list[str]:
+    """Each row's name in a directory target, one file per image: a name two transcripts
+    would share (their ids agree on the first 8 characters; one session copied into two
+    project dirs) takes the full id, and then a ``-<n>`` count if it must."""
+    names = [file_name(r, r.extension) for r in rows]
+    clashing = {n for n in names if names.count(n) > 1}
+    names = [file_name(r, r.extension, None) if n in clashing else n
+             for r, n in zip(rows, names)]
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            stem, dot, ext = name.rpartition(".")
+            name = f"{stem}-{seen[name]}{dot}{ext}"
+        out.append(name)
+    return out
 
 
 def _prepare(row: ImageRow, target: str | None) -> tuple[bytes, str | None, bool, list[str]]:
@@ -152,8 +172,8 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
             f"a {row.source_kind or 'source-less'} image")
         raise NotFoundError(f"{row.id} is {what} with no inline bytes; nothing to write to "
                             f"{plan.path}")
-    targets = [(r, plan.path if plan.target else plan.path / file_name(r, r.extension))
-               for r in inline]
+    targets = ([(inline[0], plan.path)] if plan.target else
+               [(r, plan.path / name) for r, name in zip(inline, file_names(inline))])
     if not plan.force:
         taken = [p for _, p in targets if os.path.lexists(p)]
         if taken:

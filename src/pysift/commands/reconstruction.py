@@ -19,7 +19,6 @@ from pysift.engines.verbatim.richness import Collapsed
 from pysift.engines.verbatim.run import Reconstruction, Request, Window
 from pysift.engines.verbatim.scan import SessionScan
 from pysift.engines.verbatim.slices import pick, slice_windows
-from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.report import Report
@@ -39,11 +38,7 @@ def richness(opts: VerbatimOptions) -> Richness:
 
 def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
     args = opts.scope
-    out_target = None
-    if opts.out is not None:  # refused before the work, not after it
-        from pysift.disk.writeout import check_target
-
-        out_target = check_target(opts.out, claude_home=env.claude_home, force=opts.force)
+    out_target = _checked_out(opts, env)  # refused before the work, not after it
     report = Report(command="verbatim")
     report.notes.extend(scope.notes)
     window = Window(turns=args.turns, since=args.since, until=args.until)
@@ -69,20 +64,29 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
     written = None
     if out_target is not None:
         from pysift.core.blocks import text_bytes
-        from pysift.disk.writeout import TargetExistsError, write_new
+        from pysift.disk import writeout
 
-        try:
-            write_new(out_target, text_bytes(document(found.plans, cfg, env.tz)),
-                      force=opts.force)
-        except TargetExistsError:
-            raise UsageError(f"--out {opts.out} appeared while the reconstruction was built; "
-                             "not replaced (pass --force to overwrite it)") from None
+        writeout.write_file(out_target, text_bytes(document(found.plans, cfg, env.tz)),
+                            force=opts.force)
         written = out_target
     result = VerbatimResult(found, opts, cfg, env, skipped, written)
     report.header = result.header()
     report.row_builder = result.rows
     report.answer(result)
     return report
+
+
+def _checked_out(opts: VerbatimOptions, env: Env) -> Path | None:
+    """``--out`` as the file to write, after the refusals (under the Claude home, a
+    directory, an existing file without --force, a missing directory)."""
+    if opts.out is None:
+        return None
+    from pysift.disk import writeout
+
+    out = opts.out if opts.out.is_absolute() else env.cwd / opts.out
+    writeout.refuse_under_home(out, env.claude_home, "--out", what="the reconstruction")
+    writeout.check_new_file(out, force=opts.force, flag="--out")
+    return out
 
 
 @dataclass(frozen=True)

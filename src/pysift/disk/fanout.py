@@ -83,6 +83,15 @@ def map_ordered(fn: Callable[..., R], items: Sequence[T], *, shared: Any = _NOTH
     return _fork_map(call, items, *queue, n)
 
 
+def map_with_cores(fn: Callable[[int, T], R], items: Sequence[T], *, min_items: int,
+                   weights: Sequence[int] | None = None) -> list[R]:
+    """``[fn(cores, item) for item in items]``: a batch spread over the cores gives each
+    item one core; a batch run in-process grants each item every core (one big file may
+    then split its own scan, as ``in_halves`` does)."""
+    cores = cpu_workers() if processes(len(items), min_items) == 1 else 1
+    return map_ordered(fn, items, shared=cores, min_items=min_items, weights=weights)
+
+
 _TOKEN = 4  # bytes per queue token
 _MAX_TOKENS = (64 << 10) // _TOKEN  # what a default Linux pipe holds
 

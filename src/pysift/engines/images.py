@@ -23,18 +23,21 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pysift.core.decode import Tally, decode
 from pysift.core.image_handles import handle, locator, record_images
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.timez import parse_ts
-from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError, UsageError
 from pysift.model.record import Record
+
+if TYPE_CHECKING:  # the turn map is built only for --turn and the ambiguity list
+    from pysift.core.turns import TurnMap
 
 # A string value shorter than this is left in the line (decoding it costs nothing).
 CUT_MIN_BYTES = 256
@@ -433,6 +436,8 @@ def require_one_transcript(rows: Sequence[ImageRow], flag: str) -> None:
 def turn_map_of(transcript: Transcript) -> tuple[Buffer, TurnMap]:
     """The transcript's buffer and turn map (turns numbered as search and show number
     them), for ``--turn`` and the ambiguity list; a single transcript by then."""
+    from pysift.core.turns import build_turn_map
+
     buf = open_buffer(transcript.path)
     return buf, build_turn_map(buf)
 

@@ -555,10 +555,8 @@ def run(transcripts: Sequence[Transcript]) -> list[FoldIndex]:
     spread over the cores (heaviest first), a few are read one after another, each free
     to use every core."""
     items = list(transcripts)
-    spread = fanout.processes(len(items), FANOUT_MIN_FILES)
-    cores = fanout.cpu_workers() if spread == 1 else 1
-    return fanout.map_ordered(_index, items, shared=cores, min_items=FANOUT_MIN_FILES,
-                              weights=[t.size() for t in items])
+    return fanout.map_with_cores(_index, items, min_items=FANOUT_MIN_FILES,
+                                 weights=[t.size() for t in items])
 
 
 def _index(cores: int, transcript: Transcript) -> FoldIndex:

@@ -70,10 +70,8 @@ def run(transcripts: Sequence[Transcript], request: Request) -> Reconstruction:
 
 def scan_all(transcripts: Sequence[Transcript]) -> list[SessionScan]:
     items = list(transcripts)
-    spread = fanout.processes(len(items), FANOUT_MIN_FILES)
-    cores = fanout.cpu_workers() if spread == 1 else 1
-    return fanout.map_ordered(_scan, items, shared=cores, min_items=FANOUT_MIN_FILES,
-                              weights=[t.size() for t in items])
+    return fanout.map_with_cores(_scan, items, min_items=FANOUT_MIN_FILES,
+                                 weights=[t.size() for t in items])
 
 
 def _scan(cores: int, transcript: Transcript) -> SessionScan:
