@@ -108,6 +108,30 @@ def test_a_split_scan_gives_the_same_records(cli, home: ClaudeHome,
     assert halves == [2]
 
 
+def test_many_transcripts_spread_over_processes_give_the_same_records(
+        cli, home: ClaudeHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past FANOUT_MIN_FILES the transcripts are indexed in forked workers and their
+    records come back pickled (an orjson.Fragment in a record could not be)."""
+    from pysift.seedindex import extract
+
+    source = next(home.root.glob(f"projects/*/{SID}.jsonl"))
+    sids = [SID] + [f"5e5e5e5e-1111-4222-8333-{n:012d}" for n in range(extract.FANOUT_MIN_FILES)]
+    for sid in sids[1:]:
+        (source.parent / f"{sid}.jsonl").write_bytes(source.read_bytes())
+    listed = tmp_path / "sessions.txt"
+    listed.write_text("".join(f"@{sid}\n" for sid in sids))
+    monkeypatch.setattr(extract.fanout, "cpu_workers", lambda: 2)
+    args = ("--claude-home", str(home.root), "verbatim", "--sessions-from", str(listed),
+            "--fold-index")
+    spread = cli(*args)
+    assert spread.code == 0, spread.stderr
+    monkeypatch.setattr(extract, "FANOUT_MIN_FILES", len(sids) + 1)  # one after another
+    serial = cli(*args)
+    assert spread.stdout_bytes == serial.stdout_bytes
+    recs = records(spread)
+    assert len(recs) == 2 * len(sids) and {r["session"] for r in recs} == set(sids)
+
+
 def _spy_halves(monkeypatch: pytest.MonkeyPatch, fanout) -> list[int]:  # type: ignore[no-untyped-def]
     """The number of parts each ``in_halves`` spread its scan over (a split really ran)."""
     spread: list[int] = []

@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 
 
 def _line(record: dict[str, Any]) -> bytes:
+    from pysift.seedindex.extract import raw_json  # the spans, laid out by the engine
+
     try:
-        return orjson.dumps(record)
+        return orjson.dumps(record, default=raw_json)
     except TypeError:  # a lone surrogate (a transcript's cut emoji) is spelled out
         from pysift.output.surrogates import json_safe
 
-        return orjson.dumps(json_safe(record))
+        return orjson.dumps(json_safe(record), default=raw_json)
 
 
 @dataclass(frozen=True)

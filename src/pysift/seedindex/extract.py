@@ -569,7 +569,7 @@ def _index(cores: int, transcript: Transcript) -> FoldIndex:
 def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
     """The fold-index records of one transcript (none when it has no compaction);
     ``cores``: the processes a big file's scan may use. The records' ``spans`` are
-    ``orjson.Fragment``s (JSON already laid out)."""
+    ``RawJson`` (JSON already laid out: ``orjson.dumps(record, default=raw_json)``)."""
     buf = open_buffer(transcript.path)
     return assemble(transcript, buf, scan_facts(buf, cores=cores,
                                                 cwd=read_first_cwd(transcript.path)))
@@ -631,11 +631,30 @@ class _Prefixes:
         self.chunks: list[bytes] = []
         self.done = 0
 
-    def upto(self, n: int) -> orjson.Fragment:
+    def upto(self, n: int) -> RawJson:
         if n > self.done:
             self.chunks.append(b",".join(self.items[self.done:n]))
             self.done = n
-        return orjson.Fragment(b"[" + b",".join(self.chunks) + b"]")
+        return RawJson(b"[" + b",".join(self.chunks) + b"]")
+
+
+class RawJson:
+    """JSON already laid out (a record's ``spans``). Not an ``orjson.Fragment``: that
+    cannot be pickled, and a fold index made in a forked worker comes back as a pickle;
+    a writer passes ``default=raw_json`` to ``orjson.dumps``. (No dataclass: orjson would
+    write one as an object instead of calling ``default``.)"""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def raw_json(obj: object) -> orjson.Fragment:
+    """``orjson.dumps``'s ``default``: a ``RawJson`` is written as it is."""
+    if isinstance(obj, RawJson):
+        return orjson.Fragment(obj.data)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
 
 
 def _first_seen(items) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
