@@ -18,7 +18,7 @@ crashes would otherwise be timed as a fast "pass".
 
 Usage:
     python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,recover,
-                                             image,status,startup,floor,archive]
+                                             verbatim,image,status,startup,floor,archive]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -50,8 +50,8 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover", "image",
-          "status", "floor", "archive")
+GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover",
+          "verbatim", "image", "status", "floor", "archive")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -312,6 +312,26 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
             Case("files", "files B --by file", ["files", "--by", "file"],
                  ["rg", "-c", m["needle_rare"], b_projects], "B", 5.0)
         )
+
+    if "verbatim" in groups:
+        # one RE2 pass for the keys that matter and a walk checking each line's framing,
+        # two processes over the 225 MB session; the fold index decodes every user and
+        # assistant record (a carrier without its toolUseResult echo)
+        m = corpus("A")
+        session = Path(m["largest"][0]["path"]).stem
+        rare = ["rg", "-c", m["needle_rare"], a_projects]
+        for title, args, target in (
+            ("verbatim A", ["verbatim", f"@{session}"], 15.0),
+            ("verbatim A --slice 1", ["verbatim", f"@{session}", "--window", "9000",
+                                      "--slice", "1"], 15.0),
+            ("verbatim A --slices 4 --slice 4", ["verbatim", f"@{session}", "--window",
+                                                  "9000", "--slices", "4", "--slice", "4"],
+             15.0),
+            ("verbatim A --fold-index", ["verbatim", f"@{session}", "--fold-index"], 15.0),
+        ):
+            cases.append(Case("verbatim", title, args, rare, "A", target,
+                              "a slice costs no more than the whole document"
+                              if "--slice" in args else ""))
 
     if "image" in groups:
         # listing every image of B: a byte prefilter for the image type key, the base64

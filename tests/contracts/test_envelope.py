@@ -25,6 +25,7 @@ ROW_KINDS = {
     "agents": {"session", "run", "agent"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
     "image": {"image", "extract"},
+    "verbatim": {"turn", "compaction_boundary", "collapsed_agents"},
     "status": {"verdict"},
     "archive": {"file"},
 }
@@ -32,7 +33,7 @@ ROW_KINDS = {
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
               "file", "mutation", "boundary", "coverage", "segment", "snapshot", "image",
-              "extract"}
+              "extract", "turn", "collapsed_agents"}
 # status carries the trio in its header; archive's rows are files of a session_id
 NO_TRIO_COMMANDS = {"agents", "status", "archive"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
@@ -89,6 +90,9 @@ INVOCATIONS = [
     ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
     ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
     ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py", "--list-backups"),
+    ("verbatim", f"@{LONG}"),
+    ("verbatim", f"@{LONG}", "--budget", "3000", "--agent-msgs", "all"),
+    ("verbatim", f"@{LONG}", "--subagents", "--turn", "-3.."),
     ("image",),
     ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
     ("image", "--since", "2026-10-07"),

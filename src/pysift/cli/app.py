@@ -76,9 +76,9 @@ def root(
 # The built commands in SPEC order, each with the module whose import registers it. A
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
-                   "agents": "agents",
-                   "whoami": "whoami", "files": "files", "recover": "recover",
-                   "plan": "plan", "image": "image", "status": "status", "wait": "wait",
+                   "agents": "agents", "whoami": "whoami", "files": "files",
+                   "recover": "recover", "plan": "plan", "verbatim": "verbatim",
+                   "image": "image", "status": "status", "wait": "wait",
                    # beyond csift's thirteen (no SPEC order to keep): after them
                    "archive": "archive", "skill": "skill"}
 

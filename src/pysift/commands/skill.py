@@ -48,7 +48,7 @@ def run(opts: SkillOptions) -> Report:
 
 FRONTMATTER = """---
 name: pysift
-description: Search, list, read and count Claude Code session transcripts (~/.claude/projects/**/*.jsonl) with the pysift CLI. Use it to find what was said, decided, run or written in earlier sessions (this project's or any), to fetch exact records and turns, to count tokens, turns and tool calls, to see the subagents a session spawned and the files it changed, to rebuild a file from what the sessions saw, to get a session's images back, to tell whether a session is still working and wait until it stops, to find the plan file bound to a session, to learn your own session id, and to archive sessions before Claude Code's cleanup deletes them. Prefer it to grep/jq over raw JSONL.
+description: Search, list, read and count Claude Code session transcripts (~/.claude/projects/**/*.jsonl) with the pysift CLI. Use it to find what was said, decided, run or written in earlier sessions (this project's or any), to fetch exact records and turns, to count tokens, turns and tool calls, to see the subagents a session spawned and the files it changed, to rebuild a file from what the sessions saw, to get a session's images back, to tell whether a session is still working and wait until it stops, to find the plan file bound to a session, to restore the turns a compaction clipped, to learn your own session id, and to archive sessions before Claude Code's cleanup deletes them. Prefer it to grep/jq over raw JSONL.
 ---
 """
 
@@ -74,6 +74,9 @@ WHEN = """# pysift: ripgrep for Claude Code transcripts
 - The images a session carries, written back as files:
   `pysift image @<uuid>`, then one by its #N (from one transcript):
   `pysift image @<uuid> --no-subagents --id 3 --out /tmp/shot.png`.
+- After a compaction, the turns its summary clipped, word for word: `pysift verbatim
+  @<uuid> --budget 12000`; what the compacted history touched (files, commands, errors,
+  spans `show --block` resolves): `pysift verbatim @<uuid> --fold-index`.
 - Is a session still working, blocked on a human, or done: `pysift status @<uuid>`.
   Block until it stops or asks (exit 124 at the timeout; read `pysift wait --help`):
   `pysift wait @<uuid> --until stop --until hitl --timeout 600`.

@@ -24,7 +24,10 @@ import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Any, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
+
+if TYPE_CHECKING:
+    from pysift.disk.lines import Buffer
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -78,6 +81,15 @@ def map_ordered(fn: Callable[..., R], items: Sequence[T], *, shared: Any = _NOTH
     if queue is None:  # not even one token per process fits a pipe: work in-process
         return [call(item) for item in items]
     return _fork_map(call, items, *queue, n)
+
+
+def map_with_cores(fn: Callable[[int, T], R], items: Sequence[T], *, min_items: int,
+                   weights: Sequence[int] | None = None) -> list[R]:
+    """``[fn(cores, item) for item in items]``: a batch spread over the cores gives each
+    item one core; a batch run in-process grants each item every core (one big file may
+    then split its own scan, as ``in_halves`` does)."""
+    cores = cpu_workers() if processes(len(items), min_items) == 1 else 1
+    return map_ordered(fn, items, shared=cores, min_items=min_items, weights=weights)
 
 
 _TOKEN = 4  # bytes per queue token
@@ -212,3 +224,22 @@ def _collect(pid: int, read_fd: int) -> tuple[str, object]:
     if not data:
         return "error", "the worker exited without a result"
     return pickle.loads(data)  # type: ignore[no-any-return]
+
+
+def in_halves(scan: Callable[[Buffer, int, int], R], buf: Buffer, *, cores: int,
+              min_bytes: int) -> list[R]:
+    """``scan(buf, lo, hi)`` over the whole buffer: one call for a small file or when the
+    caller grants one core, else one call per half, split at a newline, on two processes
+    (``map_ordered`` with the scan and the buffer as its shared state: a forked half
+    inherits both). The results come back in file order."""
+    size = len(buf)
+    mid = buf.find(b"\n", size // 2) if size >= min_bytes and cores >= 2 else -1
+    if mid < 0 or mid + 1 >= size:
+        return [scan(buf, 0, size)]
+    return map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=(scan, buf), workers=2,
+                       min_items=1)
+
+
+def _half(shared: tuple[Callable[[Buffer, int, int], R], Buffer], bounds: tuple[int, int]) -> R:
+    scan, buf = shared
+    return scan(buf, *bounds)

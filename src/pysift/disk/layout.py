@@ -364,6 +364,13 @@ class Transcript:
     # beside it, so no sidecar can exist; None when nobody looked (probe the path).
     has_session_dir: bool | None = field(default=None, compare=False)
 
+    def size(self) -> int:
+        """The file's size in bytes (0 when it cannot be read): a fan-out queue weight."""
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
+
     def id_trio(self) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
