@@ -22,7 +22,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "fixtures" / "demo-home"
-REAL_HOME = REPO.parent / "shared" / "corpus" / "real"
+# PYSIFT_REAL_HOME names the corpus when the checkout is not beside ../shared (a worktree)
+REAL_HOME = Path(os.environ.get("PYSIFT_REAL_HOME") or REPO.parent / "shared" / "corpus" / "real")
 
 # The demo home's ids the tests name (scripts/make_demo_home.py spells the same values;
 # tests/test_builders.py checks that they agree).
