@@ -12,21 +12,8 @@ import base64
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from builders import _ld, _varint
 from pysift.core.classify.signature import full_tag, narration_tag
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _ld(field: int, payload: bytes) -> bytes:
-    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
 
 
 # One protobuf field: a varint, a fixed 32/64, or a length-delimited payload (opaque bytes
