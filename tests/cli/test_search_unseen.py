@@ -92,3 +92,14 @@ def test_a_record_outside_the_time_window_is_not_reported(cli, tmp_path: Path) -
                     assistant("ok", timestamp="2026-01-06T10:00:00.000Z"))
     result = _search(cli, home, "dockerignore", "--since", "2026-01-06")
     assert "a DEFINITIVE absence" in result.stderr
+
+
+def test_a_gated_record_an_explicit_selection_left_out_keeps_the_absence_definitive(
+        cli, tmp_path: Path) -> None:
+    """`-t agent.thinking` did not ask for queued messages: the label probe names the
+    gated record, and the zero stays definitive; `-t user.queued` would have read it."""
+    home, _ = _home(tmp_path, user("go"), queue_op("enqueue", "recall the kestrel later"),
+                    assistant("ok"))
+    summary = _search(cli, home, "kestrel", "-t", "agent.thinking", "--format", "json").summary()
+    assert summary["definitive_absence"] is True
+    assert summary["excluded_by_label"] == {"records": 1, "by_label": {"user.queued": 1}}

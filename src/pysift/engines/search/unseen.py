@@ -7,8 +7,9 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
   matching no harness marker, as csift classifies it: a skill body, a slash-command
   expansion; an unmodeled record type);
 - ``gated``: a unit under a gated leaf the run did not open (``user.queued`` and the
-  ``harness.meta.*`` bookkeeping leaves without an explicit ``-t``, an attachment without
-  ``--attachments``, hook context without ``--additional-context``).
+  ``harness.meta.*`` bookkeeping leaves on the default surface, an attachment without
+  ``--attachments``, hook context without ``--additional-context``), when the search had
+  no -t/-T or its -t names that leaf.
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
 from pysift.core.turns import build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript
@@ -69,7 +71,7 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan
         rec = decode(buf[start:len(buf) if end < 0 else end], None)
         if rec is None or not _in_time(rec, plan):
             continue
-        why = _why_unseen(rec, run_ctx, open_ctx, matcher)
+        why = _why_unseen(rec, run_ctx, open_ctx, matcher, plan.labels)
         if why is None:
             continue
         if allowed is not None and turns is not None and turns.turn_of_offset(start) not in allowed:
@@ -79,12 +81,20 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan
 
 
 def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
-                open_ctx: classify.ClassifyContext, matcher: object) -> str | None:
+                open_ctx: classify.ClassifyContext, matcher: object,
+                selection: LabelFilter) -> str | None:
+    """Why the run did not read the pattern in ``rec``: the gated leaf that holds it, or
+    ``UNCLASSIFIED``; None when the run read it or the user's own -t/-T selection left
+    it out (an explicit selection that does not name a gated leaf excluded it, as the
+    label probe then says; only the default surface, or a selection naming the leaf,
+    wanted it)."""
     search = matcher.search  # type: ignore[attr-defined]
+    default = not selection.include and not selection.exclude
     run_leaves = set(classify.classify(rec, run_ctx))  # type: ignore[arg-type]
     opened = classify.units(rec, open_ctx)  # type: ignore[arg-type]
     for unit in opened:
-        if search(unit.text) is not None and not run_leaves.intersection(unit.labels):
+        if (search(unit.text) is not None and not run_leaves.intersection(unit.labels)
+                and (default or any(selection.selects(leaf) for leaf in unit.labels))):
             gated = [leaf for leaf in unit.labels if leaf in L.GATED]
             return gated[0] if gated else unit.label
     if opened or classify.classify(rec, open_ctx):  # type: ignore[arg-type]
