@@ -202,7 +202,8 @@ def _decoded_type(obj: dict[str, Any]) -> str:
 # msgspec reads the line into the structs of ``stats_lines`` (only the counted fields are
 # built; measured ~5x faster than orjson's decode of these lines). Any shape the structs
 # cannot hold sends the line to orjson, as does invalid UTF-8 inside a string msgspec
-# stepped over (orjson refuses such a line). One difference is kept and documented (SPEC
+# stepped over (orjson refuses such a line); an integer beyond 64 bits counts 0, as
+# orjson's float would (``_wide_usage``). One difference is kept and documented (SPEC
 # §9): msgspec reads a number beyond a double's range (``1e400``, which no JSON writer
 # Claude Code uses can produce) where orjson calls the line malformed.
 
@@ -255,7 +256,8 @@ def read_assistant(data: bytes, line: int) -> AssistantFact | None:
         return AssistantFact(line, ts if isinstance(ts, str) else None,
                              model if isinstance(model, str) and model else UNKNOWN_MODEL,
                              message_id if isinstance(message_id, str) and message_id
-                             else None, _usage(message.usage), tools_seen, narration, unknown)
+                             else None, _wide_usage(message.usage), tools_seen, narration,
+                             unknown)
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -263,6 +265,19 @@ def read_assistant(data: bytes, line: int) -> AssistantFact | None:
     if isinstance(obj, dict) and obj.get("type") == "assistant":
         return assistant_fact(obj, line)
     return None
+
+
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # orjson's int range; beyond it, a float
+
+
+def _wide_usage(raw: object) -> Usage | None:
+    """``_usage`` of a msgspec-read usage object: msgspec keeps an integer of any size,
+    orjson reads one outside 64 bits as a float, which is no count (0)."""
+    usage = _usage(raw)
+    if usage is not None and (max(usage) > _INT_MAX or min(usage) < _INT_MIN):
+        return tuple(v if _INT_MIN <= v <= _INT_MAX else 0  # type: ignore[return-value]
+                     for v in usage)
+    return usage
 
 
 def _utf8(data: bytes) -> bool:
