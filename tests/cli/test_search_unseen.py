@@ -103,3 +103,30 @@ def test_a_gated_record_an_explicit_selection_left_out_keeps_the_absence_definit
     summary = _search(cli, home, "kestrel", "-t", "agent.thinking", "--format", "json").summary()
     assert summary["definitive_absence"] is True
     assert summary["excluded_by_label"] == {"records": 1, "by_label": {"user.queued": 1}}
+
+
+def test_the_check_stops_at_its_limit_and_says_so(cli, tmp_path: Path, monkeypatch) -> None:
+    """A common word of the attachments is in hundreds of thousands of records: the check
+    stops after ``UNSEEN_LIMIT`` and the note says "at least"."""
+    from pysift.engines.search import engine
+
+    monkeypatch.setattr(engine, "UNSEEN_LIMIT", 2)
+    monkeypatch.setattr("pysift.commands.search.UNSEEN_LIMIT", 2)
+    home, sid = _home(tmp_path, user("go"), *[queue_op("enqueue", f"kestrel {n}")
+                                              for n in range(4)], assistant("ok"))
+    result = _search(cli, home, "kestrel")
+    assert "at least 2 record(s) (the check stops there)" in result.stderr
+    assert "user.queued ×2" in result.stderr
+    assert f"@{sid} line 2, @{sid} line 3." in result.stderr
+
+
+def test_an_unclassified_record_counts_under_an_explicit_selection_too(
+        cli, tmp_path: Path) -> None:
+    """No selection reaches an unclassified ``isMeta`` record, so `-t agent.thinking`
+    (which only decodes assistant lines) still has it checked."""
+    home, sid = _home(tmp_path, user("go"),
+                      meta_user("Base directory for this skill: write a .dockerignore"),
+                      assistant("ok"))
+    result = _search(cli, home, "dockerignore", "-t", "agent.thinking", "--format", "json")
+    assert result.summary()["definitive_absence"] is False  # an isMeta record: unclassified
+    assert f"@{sid} line 2" in result.stderr

@@ -20,7 +20,7 @@ from pysift.engines.search.engine import Census, LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
-from pysift.engines.search.unseen import Unseen
+from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
@@ -524,8 +524,10 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     shown = ", ".join(f"@{u.session} line {u.line}" for u in unseen[:_UNSEEN_SHOWN])
     more = (f" (+{len(unseen) - _UNSEEN_SHOWN} more)" if len(unseen) > _UNSEEN_SHOWN else "")
     first = unseen[0]
+    count = (f"at least {len(unseen)} record(s) (the check stops there)"
+             if len(unseen) >= UNSEEN_LIMIT else f"{len(unseen)} record(s)")
     report.note(f"0 matches — NOT a definitive absence: the pattern occurs in "
-                f"{len(unseen)} record(s) this search does not read ({named}): {shown}{more}. "
+                f"{count} this search does not read ({named}): {shown}{more}. "
                 f"Read one with: pysift show @{first.session} --line {first.line} --raw "
                 f"(a gated leaf is searched with an explicit -t, attachments with "
                 f"--attachments, hook context with --additional-context; an unclassified "

@@ -18,7 +18,7 @@ from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
-from pysift.engines.search.unseen import Unseen, unseen_records
+from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen, unseen_records
 from pysift.model import labels as L
 from pysift.model.ids import is_uuid
 
@@ -178,11 +178,16 @@ class SearchResult:
 
     def unseen(self) -> list[Unseen]:
         """After a zero match: the candidate lines holding the pattern in records the run
-        did not read (``unseen``); empty for a run with matches or without a pattern."""
+        did not read (``unseen``), the first ``UNSEEN_LIMIT`` in scope order; empty for a
+        run with matches or without a pattern."""
         if self._unseen is None:
-            self._unseen = [] if self.plan.label_scan or self.exchange_count or self.hits \
-                else [u for o in self.outcomes if o.candidates
-                      for u in unseen_records(o.transcript, o.candidates, self.plan)]
+            found: list[Unseen] = []
+            if not (self.plan.label_scan or self.exchange_count or self.hits):
+                for o in self.outcomes:
+                    if o.candidates and len(found) < UNSEEN_LIMIT:
+                        found += unseen_records(o.transcript, o.candidates, self.plan,
+                                                UNSEEN_LIMIT - len(found))
+            self._unseen = found
         return self._unseen
 
     def persisted_outputs(self) -> int:

@@ -44,15 +44,32 @@ class Unseen:
     why: str
 
 
-def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan
-                   ) -> list[Unseen]:
+# The check stops once this many records are found (the note then says "at least"): on
+# the default surface a common word of the attachments is in hundreds of thousands.
+UNSEEN_LIMIT = 100
+_META_KEYS = (b'"isMeta":true', b'"isMeta": true')
+
+
+def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
+                   limit: int = UNSEEN_LIMIT) -> list[Unseen]:
     """The records starting at ``starts`` (candidate lines of ``transcript``, which had
-    no hit) that hold the pattern in text the run did not read; admitted by the run's time
-    and turn windows, so a record those windows exclude is never reported."""
+    no hit) that hold the pattern in text the run did not read, at most ``limit``;
+    admitted by the run's time and turn windows, so a record those windows exclude is
+    never reported.
+
+    Under an explicit -t/-T selection only the lines the run itself decoded (they hold
+    one of its line markers, the gated leaves it names included) and ``isMeta`` records
+    can hold such a record, so no other line is decoded: the check then costs at most
+    the run's own decoding again.
+    """
     try:
         buf = open_buffer(transcript.path)
     except Exception:  # noqa: BLE001 - SourceError: already reported by the run
         return []
+    selection = plan.labels
+    if selection.include or selection.exclude:
+        keep = plan.line_markers() + _META_KEYS
+        starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
     common = {"owner_id": transcript.session_id, "is_subagent": transcript.is_subagent,
@@ -71,13 +88,21 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan
         rec = decode(buf[start:len(buf) if end < 0 else end], None)
         if rec is None or not _in_time(rec, plan):
             continue
-        why = _why_unseen(rec, run_ctx, open_ctx, matcher, plan.labels)
+        why = _why_unseen(rec, run_ctx, open_ctx, matcher, selection)
         if why is None:
             continue
         if allowed is not None and turns is not None and turns.turn_of_offset(start) not in allowed:
             continue
         found.append(Unseen(transcript.session_id, counter.line_at(start), why))
+        if len(found) >= limit:
+            break
     return found
+
+
+def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
+    end = buf.find(b"\n", start)  # type: ignore[attr-defined]
+    end = len(buf) if end < 0 else end  # type: ignore[arg-type]
+    return any(buf.find(n, start, end) >= 0 for n in needles)  # type: ignore[attr-defined]
 
 
 def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
