@@ -23,7 +23,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "fixtures" / "demo-home"
 # ../shared sits beside the clone (as in CI); a worktree elsewhere names it explicitly
-REAL_HOME = Path(os.environ.get("PYSIFT_REAL_CORPUS") or REPO.parent / "shared" / "corpus" / "real")
+# (PYSIFT_REAL_HOME is the older spelling of the same override)
+REAL_HOME = Path(os.environ.get("PYSIFT_REAL_CORPUS") or os.environ.get("PYSIFT_REAL_HOME")
+                 or REPO.parent / "shared" / "corpus" / "real")
 
 # The demo home's ids the tests name (scripts/make_demo_home.py spells the same values;
 # tests/test_builders.py checks that they agree).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from pysift.engines.search.engine import Census, LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
+from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
@@ -518,6 +520,7 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     unread = len(scope.unreadable) + result.unread
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
     starved = _starved_hits(opts, result) if probe and not unread else {}
+    unseen = result.unseen() if opts.pattern and not unread and not starved else []
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"file(s) or dir(s) could not be read (warnings above). {where}")
@@ -526,9 +529,33 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
         report.note(f"0 matches — NOT a definitive absence: records the -t selection names "
                     f"hold the pattern ({named}) but are read only under --attachments; add "
                     f"--attachments. {where}")
+    elif unseen:
+        _unseen_note(unseen, report, where)
     else:
         report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. {where}")
-    return not unread and not starved
+    return not unread and not starved and not unseen
+
+
+_UNSEEN_SHOWN = 5
+
+
+def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
+    """The zero is no absence: the pattern's text sits in records this search does not
+    read (SPEC §7: unclassified records, gated leaves the run did not open)."""
+    kinds = Counter(u.why for u in unseen)
+    named = " · ".join(f"{why} ×{n}" for why, n in sorted(kinds.items(),
+                                                         key=lambda kv: (-kv[1], kv[0])))
+    shown = ", ".join(f"@{u.session} line {u.line}" for u in unseen[:_UNSEEN_SHOWN])
+    more = (f" (+{len(unseen) - _UNSEEN_SHOWN} more)" if len(unseen) > _UNSEEN_SHOWN else "")
+    first = unseen[0]
+    count = (f"at least {len(unseen)} record(s) (the check stops there)"
+             if len(unseen) >= UNSEEN_LIMIT else f"{len(unseen)} record(s)")
+    report.note(f"0 matches — NOT a definitive absence: the pattern occurs in "
+                f"{count} this search does not read ({named}): {shown}{more}. "
+                f"Read one with: pysift show @{first.session} --line {first.line} --raw "
+                f"(a gated leaf is searched with an explicit -t, attachments with "
+                f"--attachments, hook context with --additional-context; an unclassified "
+                f"record is searchable by no selection). {where}")
 
 
 def _starved_hits(opts: SearchOptions, result: SearchResult) -> dict[str, int]:
@@ -587,6 +614,8 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
                             f"records — {probe.records} record(s) under: {_shown(ranked)}. "
                             f"{_gate_advice(plan, probe)}")
                 excluded = {"records": probe.records, "by_label": dict(ranked)}
+            elif opts.pattern and result.unseen():
+                pass  # not absent: the absence line named the records that hold it
             elif opts.pattern:
                 report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
                             "filter, gated bookkeeping leaves included.")

@@ -50,8 +50,8 @@ from pysift.model.record import Record
 # Every carrier that can open a turn holds one of these (an AskUserQuestion answer says
 # "answer" in all three phrasings and in its `answers` echo; every rejection says "want to
 # proceed"); a carrier never opens a turn as a peer message (no text block).
-_CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (b"answer", b"want to proceed")
-_ANSWER, _PROCEED = _CARRIER_OPENER_NEEDLES
+CARRIER_OPENER_WORDS: tuple[bytes, ...] = (b"answer", b"want to proceed")
+_ANSWER, _PROCEED = CARRIER_OPENER_WORDS
 # ... and holds it at the head of the tool_result content, next to the block's type key
 # (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
 # doesn't want to proceed ..."), so only this many bytes around the key are searched; a
@@ -253,7 +253,8 @@ def build_turn_map_from_records(records: Iterable[Record]) -> TurnMap:
 
 def is_plain_carrier(buf: Buffer, start: int, end: int,
                      user_keys: tuple[bytes, ...] | None = None,
-                     result_keys: tuple[bytes, ...] | None = None) -> bool:
+                     result_keys: tuple[bytes, ...] | None = None, *,
+                     words_absent: bool = False) -> bool:
     """A tool_result carrier that cannot open a turn, judged from the bytes of its line
     ``[start, end)``: it holds a ``"type":"tool_result"`` block key (``result_keys``, the
     file's spellings of it; a prompt or output that merely reads ``tool_result`` is no
@@ -273,6 +274,10 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     write them) may nest a ``"type":"user"`` object in a tool_use input, a progress record
     nests a whole user message; neither is a carrier, and their text must not be skipped.
     A user record whose own type key comes late is decoded, not lost.
+
+    ``words_absent``: the caller knows that neither word occurs in the line (one pass over
+    the whole file found none), so no block can hold one: only the first block key is
+    looked up, and the carrier's body is not read at all. The answer is the same.
     """
     find = buf.find
     if result_keys is None:
@@ -282,6 +287,8 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
         at = find(key, start, end)
         if at >= 0 and (first < 0 or at < first):
             first = at
+        if words_absent:
+            continue
         step = len(key)
         while at >= 0:
             lo = at - CARRIER_BEFORE if at - CARRIER_BEFORE > start else start

@@ -38,16 +38,23 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from pysift.core.classify import narration_tag
+from pysift.core.classify import narration_tag, opens_turn
 from pysift.core.decode import Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
+from pysift.core.rawjson import at_top_level, layouts, type_needles
 from pysift.core.timez import parse_ts
-from pysift.core.turns import TurnMap, build_turn_map
+from pysift.core.turns import (
+    CARRIER_OPENER_WORDS,
+    TurnMap,
+    is_plain_carrier,
+    turn_map_from_openers,
+)
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
+from pysift.model.record import Record
 
 UNKNOWN_MODEL = "(unknown)"
 UNNAMED_TOOL = "(unnamed)"
@@ -57,14 +64,10 @@ THINKING = "thinking"
 
 # From this size on, one transcript's scan and its turn grouping share every core.
 SPLIT_MIN_BYTES = 32 * 1024 * 1024
-# Two cores: the share of the file the turn-grouping worker also scans (measured on the
-# 225 MB benchmark session: grouping ~0.29 s, scan ~0.67 s of CPU).
-GROUPING_SHARE = 0.28
 
 _TYPE_KEY = b'"type":"'
 _TS_KEY = b'"timestamp":"'
 _TOOL_USE_RESULT_KEY = b',"toolUseResult":'
-_COMPACT_KEY = b'"isCompactSummary":true'
 _OPEN = 0x7B  # "{"
 _CLOSE = 0x7D  # "}"
 
@@ -108,12 +111,15 @@ class FileScan:
     skipped_lines: int = 0
     users: list[UserFact] = field(default_factory=list)
     assistants: list[AssistantFact] = field(default_factory=list)
+    # the turn openers: (offset of the line, its decoded object), in file order
+    openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
     def extend(self, later: FileScan) -> None:
         """Append the scan of the byte range that follows this one (its line numbers
         already count from the start of the file)."""
         self.users.extend(later.users)
         self.assistants.extend(later.assistants)
+        self.openers.extend(later.openers)
         for name, n in later.line_types.items():
             self.line_types[name] = self.line_types.get(name, 0) + n
         self.lines += later.lines
@@ -142,10 +148,12 @@ def thinking_tag_kind(signature: object) -> str | None:
 def _usage(raw: object) -> Usage | None:
     if not isinstance(raw, dict):
         return None
-    values = [raw.get(name) for name in USAGE_FIELDS]
-    return tuple(  # type: ignore[return-value]
-        v if type(v) is int else 0 for v in values  # noqa: E721 - bool is not a count
-    )
+    get = raw.get
+    a, b = get("input_tokens"), get("output_tokens")
+    c, d = get("cache_read_input_tokens"), get("cache_creation_input_tokens")
+    # bool is not a count (type(True) is not int)
+    return (a if type(a) is int else 0, b if type(b) is int else 0,  # noqa: E721
+            c if type(c) is int else 0, d if type(d) is int else 0)  # noqa: E721
 
 
 def assistant_fact(obj: dict[str, Any], line: int) -> AssistantFact:
@@ -189,7 +197,121 @@ def _decoded_type(obj: dict[str, Any]) -> str:
     return name if isinstance(name, str) else UNTYPED
 
 
-def _user_timestamp(buf: Buffer, start: int, end: int) -> str | None:
+# -- an assistant line read for what stats counts, and nothing else ---------------------------
+#
+# msgspec reads the line into the structs of ``stats_lines`` (only the counted fields are
+# built; measured ~5x faster than orjson's decode of these lines). Any shape the structs
+# cannot hold sends the line to orjson, as does invalid UTF-8 inside a string msgspec
+# stepped over (orjson refuses such a line); an integer beyond 64 bits counts 0, as
+# orjson's float would (``_wide_usage``). One difference is kept and documented (SPEC
+# §9): msgspec reads a number beyond a double's range (``1e400``, which no JSON writer
+# Claude Code uses can produce) where orjson calls the line malformed.
+
+_struct_decoder: Any = None
+
+
+def _decoder() -> Any:
+    global _struct_decoder
+    if _struct_decoder is None:
+        from pysift.engines.stats_lines import decoder
+
+        _struct_decoder = decoder
+    return _struct_decoder
+
+
+def read_assistant(data: bytes, line: int) -> AssistantFact | None:
+    """The facts of the assistant record ``data`` (one line's bytes); None when the line
+    is no JSON object or no assistant record (the decoder then settles and counts it)."""
+    try:
+        rec = _decoder().decode(data)
+    except Exception:  # noqa: BLE001 - msgspec's Decode/ValidationError, RecursionError
+        rec = None
+    if rec is not None and (data.isascii() or _utf8(data)):
+        if rec.type != "assistant":
+            return None
+        message = rec.message
+        ts = rec.timestamp
+        if message is None:
+            return AssistantFact(line, ts if isinstance(ts, str) else None, UNKNOWN_MODEL,
+                                 None, None, (), 0, 0)
+        content = message.content
+        if content and not isinstance(content, str):
+            tools: list[str] = []
+            narration = unknown = 0
+            for block in content:
+                kind = block.type
+                if kind == "tool_use":
+                    name = block.name
+                    tools.append(name if isinstance(name, str) else UNNAMED_TOOL)
+                elif kind == "thinking":
+                    tag = thinking_tag_kind(block.signature)
+                    if tag == NARRATION:
+                        narration += 1
+                    elif tag is not None:
+                        unknown += 1
+            tools_seen = tuple(tools)
+        else:
+            tools_seen, narration, unknown = (), 0, 0
+        model, message_id = message.model, message.id
+        return AssistantFact(line, ts if isinstance(ts, str) else None,
+                             model if isinstance(model, str) and model else UNKNOWN_MODEL,
+                             message_id if isinstance(message_id, str) and message_id
+                             else None, _wide_usage(message.usage), tools_seen, narration,
+                             unknown)
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(obj, dict) and obj.get("type") == "assistant":
+        return assistant_fact(obj, line)
+    return None
+
+
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # orjson's int range; beyond it, a float
+
+
+def _wide_usage(raw: object) -> Usage | None:
+    """``_usage`` of a msgspec-read usage object: msgspec keeps an integer of any size,
+    orjson reads one outside 64 bits as a float, which is no count (0)."""
+    usage = _usage(raw)
+    if usage is not None and (max(usage) > _INT_MAX or min(usage) < _INT_MIN):
+        return tuple(v if _INT_MIN <= v <= _INT_MAX else 0  # type: ignore[return-value]
+                     for v in usage)
+    return usage
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# -- user lines ------------------------------------------------------------------------------
+
+
+class _Keys(NamedTuple):
+    """The byte spellings of the keys the scan reads, in one file's JSON layout."""
+
+    type: bytes
+    timestamp: bytes
+    tool_use_result: bytes
+    users: tuple[bytes, ...]  # the "type":"user" key in every layout the file uses
+    results: tuple[bytes, ...]  # the "type":"tool_result" key, likewise
+
+
+def _keys(buf: Buffer) -> _Keys:
+    found = layouts(buf)
+    spaced = found == (True,)  # a mixed file reads the compact spelling (the rest decoded)
+    return _Keys(b'"type": "' if spaced else b'"type":"',
+                 b'"timestamp": "' if spaced else b'"timestamp":"',
+                 b', "toolUseResult": ' if spaced else b',"toolUseResult":',
+                 type_needles(buf, "user", found), type_needles(buf, "tool_result", found))
+
+
+def _user_timestamp(buf: Buffer, start: int, end: int, keys: _Keys = None  # type: ignore[assignment]
+                    ) -> str | None:
     """A user record's own ``timestamp`` read off the bytes; None when not proven (the
     caller decodes the line, which also settles a record that has no timestamp).
 
@@ -198,52 +320,68 @@ def _user_timestamp(buf: Buffer, start: int, end: int) -> str | None:
     level) or before the closing brace, accepted only when no ``}`` lies between its
     value and that cut, so no object enclosing it closes there.
     """
+    ts_key, cut_key = ((_TS_KEY, _TOOL_USE_RESULT_KEY) if keys is None
+                       else (keys.timestamp, keys.tool_use_result))
     find = buf.find
-    cut = find(_TOOL_USE_RESULT_KEY, start, end)
+    cut = find(cut_key, start, end)
     stop = end - 1 if cut < 0 else cut
-    key = buf.rfind(_TS_KEY, start, stop)
+    key = buf.rfind(ts_key, start, stop)
     if key < 0:
         return None
-    value_end = find(b'"', key + 13, stop)
+    value_start = key + len(ts_key)
+    value_end = find(b'"', value_start, stop)
     if value_end < 0 or find(b"}", value_end, stop) >= 0:
         return None
-    value = buf[key + 13 : value_end]
+    value = buf[value_start:value_end]
     if b"\\" in value:
         return None
     return value.decode("ascii", "replace")
 
 
-def _compact_line_starts(buf: Buffer, lo: int, hi: int) -> set[int]:
-    """Line starts (within ``[lo, hi)``) of the lines carrying ``"isCompactSummary":true``."""
-    starts: set[int] = set()
-    find = buf.find
-    pos = find(_COMPACT_KEY, lo, hi)
-    while pos >= 0:
-        starts.add(max(lo, buf.rfind(b"\n", lo, pos) + 1))
-        nl = find(b"\n", pos, hi)
-        if nl < 0:
-            break
-        pos = find(_COMPACT_KEY, nl + 1, hi)
-    return starts
+# Words whose presence in a user line changes how it is read: a compaction summary is
+# decoded whole, and a carrier holding an opener word has every block looked at.
+_COMPACT_NAME = b'"isCompactSummary"'
+_RARE_WORDS = (_COMPACT_NAME, *CARRIER_OPENER_WORDS)
+_rare_words: Any = None
+_CONTENT_ARRAY = b'"content":['
 
 
-def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int = 1) -> FileScan:
+def _words_finder() -> Any:
+    """``findall(data[, lo, hi])`` of the Rust regex crate's multi-literal search for
+    ``_RARE_WORDS`` (SIMD; ``bytes`` are searched in place)."""
+    global _rare_words
+    if _rare_words is None:
+        import rurex
+
+        _rare_words = rurex.compile(b"|".join(_RARE_WORDS))
+    return _rare_words.findall
+
+
+def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int = 1
+               ) -> FileScan:
     """Scan the lines of ``buf[lo:hi]`` (``lo`` at a line start, ``hi`` just after a newline
     or at the end); the line at ``lo`` is numbered ``first_line``.
 
     The loop is deliberately flat: it runs once per physical line of files with 100K+
-    lines, so every C call saved per line shows in the wall time.
+    lines, so every C call saved per line shows in the wall time. Besides the facts it
+    collects the turn openers (``FileScan.openers``), deciding each user line exactly as
+    ``turns.build_turn_map`` does, so no second walk is needed for the turn map.
     """
     stop = len(buf) if hi is None else hi
     out = FileScan()
     by_bytes: dict[bytes, int] = {}
     by_name = out.line_types
-    users, assistants = out.users, out.assistants
+    users, assistants, openers = out.users, out.assistants, out.openers
     tally = Tally()
-    compact_starts = _compact_line_starts(buf, lo, stop)
+    keys = _keys(buf)
+    type_key, user_keys, result_keys = keys.type, keys.users, keys.results
+    key_len = len(type_key)
+    # one spelling of each key: a plain carrier is recognised inline (see below)
+    simple = len(user_keys) == 1 and len(result_keys) == 1 and type_key == b'"type":"'
+    result_key = result_keys[0]
+    words_in = _words_finder()
+    in_place = isinstance(buf, bytes)
     find, rfind = buf.find, buf.rfind
-    type_key = _TYPE_KEY
-    loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
     pos, line = lo, first_line - 1
     while pos < stop:
         nl = find(b"\n", pos, stop)
@@ -252,40 +390,58 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
         # kind: the type read off the bytes; None = not proven (decode the line below);
         # b"" = this line is already counted.
         kind: bytes | None = None
+        first_key = True  # the type key proven is the line's first one
         if end > pos and buf[pos] == _OPEN and buf[end - 1] == _CLOSE:
             key = find(type_key, pos, end)
             if key > pos + 1 and find(b"{", pos + 1, key) >= 0:
+                first_key = False
                 key = rfind(type_key, key, end)
                 if rfind(b"}", key, end - 1) >= 0:
                     key = -1
             if key >= 0:
-                value_end = find(b'"', key + 8, end)
+                value_end = find(b'"', key + key_len, end)
                 if value_end >= 0:
-                    kind = buf[key + 8 : value_end]
+                    kind = buf[key + key_len : value_end]
                     if b"\\" in kind:
                         kind = None
         if kind == b"assistant":
-            try:
-                obj = loads(buf[pos:end])
-            except JSONDecodeError:
-                obj = None
-            if isinstance(obj, dict) and obj.get("type") == "assistant":
+            fact = read_assistant(buf[pos:end], line)
+            if fact is not None:
                 by_bytes[kind] = by_bytes.get(kind, 0) + 1
-                assistants.append(assistant_fact(obj, line))
+                assistants.append(fact)
                 kind = b""  # done
             else:
                 kind = None  # not what the bytes said: the decoder settles and counts it
-        elif kind == b"user" and pos not in compact_starts:
-            ts = _user_timestamp(buf, pos, end)
-            if ts is None:
-                rec = decode(buf[pos:end], line, tally)
-                ts = rec.timestamp if rec is not None else None
-                kind = b"" if rec is None else kind  # malformed after all: counted, not typed
-            if kind:
-                by_bytes[kind] = by_bytes.get(kind, 0) + 1
-                users.append(UserFact(line, ts, False))
-            kind = b""
-        if kind is None or (kind and pos in compact_starts):
+        elif kind == b"user":
+            words = words_in(buf, pos, end) if in_place else words_in(buf[pos:end])
+            if not (words and _COMPACT_NAME in words):  # a summary is decoded whole, below
+                kind = b""
+                ts = _user_timestamp(buf, pos, end, keys)
+                rec = None
+                if ts is None:
+                    rec = decode(buf[pos:end], line, tally)
+                    ts = rec.timestamp if rec is not None else None
+                if ts is not None or rec is not None:  # else malformed after all: counted
+                    by_bytes[b"user"] = by_bytes.get(b"user", 0) + 1
+                    users.append(UserFact(line, ts, False))
+                    # A plain carrier, as ``is_plain_carrier`` judges it: the file spells
+                    # each key one way, no opener word is in the line, the line's first
+                    # type key is the user key (so the first tool_result key comes after
+                    # it), a content array opens before that block, and the user key
+                    # stands at the top level.
+                    plain = False
+                    if simple and first_key and not words:
+                        block = find(result_key, key, end)
+                        plain = (block >= 0 and find(_CONTENT_ARRAY, pos, block) >= 0
+                                 and at_top_level(buf, pos, key))
+                    if not plain and not is_plain_carrier(
+                            buf, pos, end, user_keys, result_keys,
+                            words_absent=not any(w != _COMPACT_NAME for w in words)):
+                        if rec is None:
+                            rec = decode(buf[pos:end], line)
+                        if rec is not None and opens_turn(rec):
+                            openers.append((pos, rec.raw))
+        if kind is None or kind == b"user":
             rec = decode(buf[pos:end], line, tally)
             if rec is not None:
                 obj = rec.raw
@@ -295,6 +451,10 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
                     assistants.append(assistant_fact(obj, line))
                 elif name == "user":
                     users.append(_user_fact(obj, line))
+                    if (any(find(k, pos, end) >= 0 for k in user_keys)
+                            and not is_plain_carrier(buf, pos, end, user_keys, result_keys)
+                            and opens_turn(rec)):
+                        openers.append((pos, obj))
         elif kind:
             by_bytes[kind] = by_bytes.get(kind, 0) + 1
         if nl < 0:
@@ -496,52 +656,40 @@ def readable_span(stamps: Sequence[str | None]) -> tuple[str | None, str | None]
 # -- one transcript, end to end -----------------------------------------------------------------
 
 
+def turn_map_of(scan: FileScan, buf: Buffer) -> TurnMap:
+    """The transcript's turn map from the openers its scan collected (the same map
+    ``turns.build_turn_map`` builds)."""
+    return turn_map_from_openers([(offset, Record(raw, None)) for offset, raw in scan.openers],
+                                 buf)
+
+
 def _portable(turn_map: TurnMap) -> TurnMap:
-    """A line-keyed copy that can cross a process boundary (a buffer-built map holds the
-    buffer it numbers lines from)."""
+    """A line-keyed copy that can be kept apart from the buffer it was built on."""
     return TurnMap(opener_lines=list(turn_map.opener_lines),
                    draft_lines=set(turn_map.draft_lines),
                    replay_lines=set(turn_map.replay_lines), has_records=turn_map.has_records)
 
 
-def _part(buf: Buffer, job: tuple[bool, int, int]) -> tuple[FileScan, TurnMap | None, int]:
-    """One worker's share of ``buf``: a byte range scanned, plus the turn grouping when
-    asked."""
-    with_turns, lo, hi = job
-    turn_map = _portable(build_turn_map(buf)) if with_turns else None
+def _part(buf: Buffer, bounds: tuple[int, int]) -> FileScan:
+    """One worker's share of ``buf``: a byte range scanned."""
+    lo, hi = bounds
     scan = scan_range(buf, lo, hi, count_in(buf, b"\n", 0, lo) + 1)
     # Plain tuples pickle several times faster than named ones; ``aggregate`` unpacks
     # both by position.
     scan.users = list(map(tuple, scan.users))  # type: ignore[arg-type]
     scan.assistants = list(map(tuple, scan.assistants))  # type: ignore[arg-type]
-    return scan, turn_map, lo
+    return scan
 
 
-def _parallel(buf: Buffer, cores: int) -> tuple[FileScan, TurnMap]:
-    """A big transcript over ``cores`` processes: the turn grouping is one job, the scan
-    the rest.
-
-    With two cores the grouping job also scans the head of the file (``GROUPING_SHARE``
-    of it: the grouping costs about 40% of a scan), so both workers finish together.
-    """
-    size = len(buf)
-    if cores >= 3:
-        cuts = split_points(buf, cores - 1)
-        jobs = [(True, 0, 0)] + [(False, lo, hi)
-                                 for lo, hi in zip(cuts, cuts[1:], strict=False)]
-    else:
-        cut = buf.find(b"\n", int(size * GROUPING_SHARE))
-        cut = size if cut < 0 else cut + 1
-        jobs = [(True, 0, cut), (False, cut, size)]
-    parts = fanout.map_ordered(_part, jobs, shared=buf, workers=min(cores, len(jobs)),
-                               min_items=1)
+def _parallel(buf: Buffer, cores: int) -> FileScan:
+    """A big transcript over ``cores`` processes, each scanning one newline-aligned range."""
+    cuts = split_points(buf, cores)
+    parts = fanout.map_ordered(_part, list(zip(cuts, cuts[1:], strict=False)), shared=buf,
+                               workers=cores, min_items=1)
     scan = FileScan()
-    turn_map: TurnMap | None = None
-    for part_scan, part_turns, _ in parts:
-        scan.extend(part_scan)
-        turn_map = part_turns or turn_map
-    assert turn_map is not None  # the first job always carries it
-    return scan, turn_map
+    for part in parts:
+        scan.extend(part)
+    return scan
 
 
 def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> SessionStats:
@@ -553,11 +701,10 @@ def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> Sessi
     except SourceError as exc:
         return SessionStats(transcript, error=str(exc))
     if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
-        scan, turn_map = _parallel(buf, cores)
+        scan = _parallel(buf, cores)
     else:
         scan = scan_range(buf)
-        turn_map = build_turn_map(buf)
-    return aggregate(transcript, scan, turn_map, window)
+    return aggregate(transcript, scan, turn_map_of(scan, buf), window)
 
 
 # Below this many transcripts the files are read one after another (a big one may still
@@ -571,7 +718,17 @@ def run(transcripts: Sequence[Transcript], window: Window) -> list[SessionStats]
     spread = fanout.processes(len(transcripts), FANOUT_MIN_FILES)
     cores = fanout.cpu_workers() if spread == 1 else 1
     return fanout.map_ordered(_row, transcripts, shared=(window, cores),
-                              min_items=FANOUT_MIN_FILES)
+                              min_items=FANOUT_MIN_FILES, weights=_sizes(transcripts))
+
+
+def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
+    sizes = []
+    for t in transcripts:
+        try:
+            sizes.append(t.path.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    return sizes
 
 
 def _row(shared: tuple[Window, int], transcript: Transcript) -> SessionStats:

@@ -396,3 +396,47 @@ def test_the_span_orders_an_offset_timestamp_by_its_instant(tmp_path: Path) -> N
     row = run_stats(write(tmp_path, s.lines()))
     assert (row.first_ts, row.last_ts) == ("2026-01-01T12:00:00+05:30",
                                            s.records[0]["timestamp"])
+
+
+def _orjson_fact(data: bytes) -> stats_engine.AssistantFact | None:
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(obj, dict) and obj.get("type") == "assistant":
+        return stats_engine.assistant_fact(obj, 1)
+    return None
+
+
+_ODD_ASSISTANT_LINES = {
+    "duplicate usage key": b'{"type":"assistant","message":{"id":"a","usage":'
+                           b'{"output_tokens":5,"output_tokens":9}}}',
+    "duplicate message": b'{"type":"assistant","message":{"id":"a","usage":{"output_tokens":5}},'
+                         b'"message":{"id":"b"}}',
+    "int beyond 64 bits": b'{"type":"assistant","message":{"id":"a","usage":'
+                          b'{"output_tokens":99999999999999999999999,"input_tokens":'
+                          b'-9223372036854775809,"cache_read_input_tokens":18446744073709551615}}}',
+    "NaN literal": b'{"type":"assistant","message":{"id":"a","usage":{"output_tokens":NaN}}}',
+    "lone surrogate escape": b'{"type":"assistant","message":{"id":"a","content":[{"type":"text",'
+                             b'"text":"\\ud800"}],"usage":{"output_tokens":3}}}',
+    "float count": b'{"type":"assistant","message":{"id":"a","usage":{"output_tokens":3.0}}}',
+    "bool count": b'{"type":"assistant","message":{"id":"a","usage":{"output_tokens":true}}}',
+    "duplicate tool name": b'{"type":"assistant","message":{"content":[{"type":"tool_use",'
+                           b'"name":"A","name":"B"}]}}',
+    "content list then string": b'{"type":"assistant","message":{"content":[{"type":"tool_use",'
+                                b'"name":"A"}],"content":"x"}}',
+    "type rewritten": b'{"type":"assistant","type":"user","message":{"id":"a"}}',
+    "block no object": b'{"type":"assistant","message":{"content":["x",{"type":"tool_use"}]}}',
+    "message no object": b'{"type":"assistant","message":[1]}',
+    "invalid utf-8 in text": b'{"type":"assistant","message":{"content":[{"type":"text","text":'
+                             b'"\xff"}],"usage":{"output_tokens":3}}}',
+    "trailing garbage": b'{"type":"assistant","message":{"id":"a"}} x',
+}
+
+
+@pytest.mark.parametrize("data", list(_ODD_ASSISTANT_LINES.values()),
+                         ids=list(_ODD_ASSISTANT_LINES))
+def test_the_struct_reader_agrees_with_orjson_on_odd_lines(data: bytes) -> None:
+    """stats reads assistant lines with msgspec structs; every fact equals what the orjson
+    decode of the same line gives (None where orjson refuses the line)."""
+    assert stats_engine.read_assistant(data, 1) == _orjson_fact(data)

@@ -83,16 +83,120 @@ def _b64decode(text: str) -> bytes | None:
     return None
 
 
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_SLOW: object = object()
+_HEAD_CHARS = 512  # decoded up front (384 bytes): where a signature keeps its tag
+
+
+class _Lazy:
+    """The bytes of a valid, padded standard-base64 text: its head decoded up front, any
+    later window decoded when the walk reads there (a signature's tag sits in its first
+    ~150 bytes; the rest is an opaque blob the walk steps over by its length)."""
+
+    __slots__ = ("head", "size", "text")
+
+    def __init__(self, text: bytes, size: int) -> None:
+        self.text = text
+        self.size = size
+        self.head = binascii.a2b_base64(text[:_HEAD_CHARS])
+
+    def get(self, start: int, stop: int) -> bytes:
+        """Bytes ``[start, stop)``, clipped to the decoded size."""
+        head = self.head
+        if stop <= len(head):
+            return head[start:stop]
+        first, last = start // 3, (min(stop, self.size) + 2) // 3  # the quads holding them
+        return binascii.a2b_base64(self.text[first * 4:last * 4])[start - first * 3:
+                                                                   stop - first * 3]
+
+
+def _lazy_last(data: _Lazy, lo: int, hi: int, want: int) -> tuple[int, int] | None:
+    """``_last_len_delimited`` over ``data[lo:hi]``: the span of the payload of the LAST
+    wire-type-2 field ``want``, None on any failure (the same walk, the same failures)."""
+    pos, found, get = lo, None, data.get
+    while pos < hi:
+        key = _varint(get(pos, min(hi, pos + 10)), 0)
+        if key is None:
+            return None
+        pos += key[1]
+        number, wire = key[0] >> 3, key[0] & 7
+        if wire == 0:
+            skip = _varint(get(pos, min(hi, pos + 10)), 0)
+            if skip is None:
+                return None
+            pos += skip[1]
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+            if pos > hi:
+                return None
+        elif wire == 2:
+            length = _varint(get(pos, min(hi, pos + 10)), 0)
+            if length is None:
+                return None
+            pos += length[1]
+            end = pos + length[0]
+            if end > hi:
+                return None
+            if number == want:
+                found = (pos, end)
+            pos = end
+        else:
+            return None
+    return found
+
+
+def _fast_tag(signature: str) -> str | None | object:
+    """``narration_tag`` for the common shape, without decoding the whole string: a pure
+    standard-alphabet text, unpadded (its length not one more than a multiple of four) or
+    padded to a multiple of four with one or two ``=``, which the strict decoder always
+    accepts. ``_SLOW`` for anything else (the full decode then decides)."""
+    if not signature.isascii():
+        return _SLOW
+    text = signature.encode("ascii")
+    rest = text.translate(None, _ALPHABET)
+    size = len(text)
+    if rest:
+        if size % 4 or rest not in (b"=", b"==") or not text.endswith(rest):
+            return _SLOW
+        core = size - len(rest)
+    else:
+        if size % 4 == 1:
+            return _SLOW
+        core = size
+        if size % 4:
+            text += b"=" * (-size % 4)
+    data = _Lazy(text, core * 3 // 4)
+    span: tuple[int, int] | None = (0, data.size)
+    for field_number in (2, 1, 8):
+        span = _lazy_last(data, span[0], span[1], field_number)
+        if span is None:
+            return None
+    try:
+        return data.get(*span).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def narration_tag(signature: object) -> str | None:
     """The tag hidden in a thinking block's base64 ``signature`` (protobuf path 2→1→8).
 
-    The whole string is decoded (signatures reach 200K+ chars). Any failure - absent or
-    empty signature, bad base64, truncation, unknown wire type, non-UTF-8 - is None, which
-    callers treat as plain ``agent.thinking``. The tag set is open; only ``narration``
-    selects the narration leaf.
+    Signatures reach 200K+ chars: a plain standard-base64 one is validated whole (one C
+    pass) but decoded only where the walk reads (``_fast_tag``); any other is decoded
+    whole. Any failure - absent or empty signature, bad base64, truncation, unknown wire
+    type, non-UTF-8 - is None, which callers treat as plain ``agent.thinking``. The tag
+    set is open; only ``narration`` selects the narration leaf.
     """
     if not isinstance(signature, str) or not signature:
         return None
+    fast = _fast_tag(signature)
+    if fast is not _SLOW:
+        return fast  # type: ignore[return-value]
+    return full_tag(signature)
+
+
+def full_tag(signature: str) -> str | None:
+    """``narration_tag`` by decoding the whole string (any shape base64 allows: embedded
+    whitespace, the URL-safe alphabet, odd padding)."""
     data = _b64decode(signature)
     if data is None:
         return None

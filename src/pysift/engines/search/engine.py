@@ -18,6 +18,7 @@ from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
+from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen, unseen_records
 from pysift.model import labels as L
 from pysift.model.ids import is_uuid
 
@@ -40,6 +41,9 @@ class FileOutcome:
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
     sidecar_error: str | None = None  # read the transcript, not its sidecar: not definitive
+    # a file without hits: the starts of the lines its needle pass found (a zero match
+    # asks which of them hold the pattern in records the run did not read)
+    candidates: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ class SearchResult:
         self.plan = plan
         self.transcripts = transcripts
         self._probes: dict[bool, LabelProbe] = {}
+        self._unseen: list[Unseen] | None = None
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -171,6 +176,20 @@ class SearchResult:
                                                    open_gates=open_gates)
         return self._probes[open_gates]
 
+    def unseen(self) -> list[Unseen]:
+        """After a zero match: the candidate lines holding the pattern in records the run
+        did not read (``unseen``), the first ``UNSEEN_LIMIT`` in scope order; empty for a
+        run with matches or without a pattern."""
+        if self._unseen is None:
+            found: list[Unseen] = []
+            if not (self.plan.label_scan or self.exchange_count or self.hits):
+                for o in self.outcomes:
+                    if o.candidates and len(found) < UNSEEN_LIMIT:
+                        found += unseen_records(o.transcript, o.candidates, self.plan,
+                                                UNSEEN_LIMIT - len(found))
+            self._unseen = found
+        return self._unseen
+
     def persisted_outputs(self) -> int:
         """Tool outputs of the sessions in scope persisted outside their transcripts."""
         return persisted_output_count(self.transcripts)
@@ -194,12 +213,13 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     plan = job.plan
     fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores)
     if not (fs.hits or fs.malformed or fs.sidecar_used or fs.persisted_failures or fs.error
-            or fs.sidecar_error):
+            or fs.sidecar_error or fs.spans):
         return None
     out = FileOutcome(transcript=None, index=index, malformed=fs.malformed,  # type: ignore[arg-type]
                       sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
                       error=fs.error, sidecar_error=fs.sidecar_error)
     if not fs.hits:
+        out.candidates = [start for start, _ in fs.spans]
         return out
     if plan.keep_hits:
         out.hits = fs.hits

@@ -83,6 +83,7 @@ class FileScan:
     turn_map: TurnMap | None = None
     buf: Buffer | None = None  # the bytes scanned, for assembling exchanges (never pickled)
     seed: tuple[str | None, int | None] = (None, None)  # a subagent's spawn-prompt seed
+    spans: list[tuple[int, int]] = field(default_factory=list)  # the candidate lines found
 
 
 # label markers that are a record TYPE: searched as the layout's own `"type":"<value>"` key,
@@ -188,7 +189,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
     if plan.label_scan:
         spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
-        spans = plan.finder(build_finder).candidate_spans(buf)
+        spans = result.spans = plan.finder(build_finder).candidate_spans(buf)
     pending = []
     sidecar = sidecar_of(transcript)
     if sidecar is not None:

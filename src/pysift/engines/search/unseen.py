@@ -1,0 +1,139 @@
+"""A zero match's last question: does the pattern sit in records the search did not read?
+
+A search reads only the units its classification produces under the run's gates. Three
+kinds of record can hold the pattern's text yet yield no unit the run could match:
+
+- ``unclassified``: a record that classifies to no leaf at all (an ``isMeta`` user record
+  matching no harness marker, as csift classifies it: a skill body, a slash-command
+  expansion; an unmodeled record type);
+- ``gated``: a unit under a gated leaf the run did not open (``user.queued`` and the
+  ``harness.meta.*`` bookkeeping leaves on the default surface, an attachment without
+  ``--attachments``, hook context without ``--additional-context``), when the search had
+  no -t/-T or its -t names that leaf.
+
+Calling the zero definitive would then be false. The check runs only after a zero match,
+over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
+the files that had no hit), so it decodes a handful of lines, never a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pysift.core import classify
+from pysift.core.decode import decode
+from pysift.core.grammar.selectors import LabelFilter
+from pysift.core.timez import parse_ts
+from pysift.core.turns import build_turn_map, subagent_seed
+from pysift.disk.layout import Transcript
+from pysift.disk.lines import LineCounter
+from pysift.disk.mapped import open_buffer
+from pysift.engines.search.plan import SearchPlan
+from pysift.model import labels as L
+
+UNCLASSIFIED = "unclassified"
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """One record holding the pattern that the run did not read: where, and why
+    (``UNCLASSIFIED`` or the gated leaf it would be read under)."""
+
+    session: str
+    line: int
+    why: str
+
+
+# The check stops once this many records are found (the note then says "at least"): on
+# the default surface a common word of the attachments is in hundreds of thousands.
+UNSEEN_LIMIT = 100
+_META_KEYS = (b'"isMeta":true', b'"isMeta": true')
+
+
+def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
+                   limit: int = UNSEEN_LIMIT) -> list[Unseen]:
+    """The records starting at ``starts`` (candidate lines of ``transcript``, which had
+    no hit) that hold the pattern in text the run did not read, at most ``limit``;
+    admitted by the run's time and turn windows, so a record those windows exclude is
+    never reported.
+
+    Under an explicit -t/-T selection only the lines the run itself decoded (they hold
+    one of its line markers, the gated leaves it names included) and ``isMeta`` records
+    can hold such a record, so no other line is decoded: the check then costs at most
+    the run's own decoding again.
+    """
+    try:
+        buf = open_buffer(transcript.path)
+    except Exception:  # noqa: BLE001 - SourceError: already reported by the run
+        return []
+    selection = plan.labels
+    if selection.include or selection.exclude:
+        keep = plan.line_markers() + _META_KEYS
+        starts = [start for start in starts if _holds_any(buf, start, keep)]
+    matcher = plan.matcher
+    seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
+    common = {"owner_id": transcript.session_id, "is_subagent": transcript.is_subagent,
+              "parent_id": transcript.parent_session_id, "seed_uuid": seed_uuid,
+              "seed_line": seed_line}
+    run_ctx = classify.ClassifyContext(gates=plan.gates,
+                                       additional_context=plan.additional_context, **common)
+    open_ctx = classify.ClassifyContext(gates=L.GATED, additional_context=True, **common)
+    counter = LineCounter(buf)
+    turns = build_turn_map(buf) if plan.turns is not None else None
+    allowed = (set(plan.turns.resolve(0, turns.turn_count - 1))
+               if turns is not None and plan.turns is not None else None)
+    found: list[Unseen] = []
+    for start in sorted(starts):
+        end = buf.find(b"\n", start)
+        rec = decode(buf[start:len(buf) if end < 0 else end], None)
+        if rec is None or not _in_time(rec, plan):
+            continue
+        why = _why_unseen(rec, run_ctx, open_ctx, matcher, selection)
+        if why is None:
+            continue
+        if allowed is not None and turns is not None and turns.turn_of_offset(start) not in allowed:
+            continue
+        found.append(Unseen(transcript.session_id, counter.line_at(start), why))
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
+    end = buf.find(b"\n", start)  # type: ignore[attr-defined]
+    end = len(buf) if end < 0 else end  # type: ignore[arg-type]
+    return any(buf.find(n, start, end) >= 0 for n in needles)  # type: ignore[attr-defined]
+
+
+def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
+                open_ctx: classify.ClassifyContext, matcher: object,
+                selection: LabelFilter) -> str | None:
+    """Why the run did not read the pattern in ``rec``: the gated leaf that holds it, or
+    ``UNCLASSIFIED``; None when the run read it or the user's own -t/-T selection left
+    it out (an explicit selection that does not name a gated leaf excluded it, as the
+    label probe then says; only the default surface, or a selection naming the leaf,
+    wanted it)."""
+    search = matcher.search  # type: ignore[attr-defined]
+    default = not selection.include and not selection.exclude
+    run_leaves = set(classify.classify(rec, run_ctx))  # type: ignore[arg-type]
+    opened = classify.units(rec, open_ctx)  # type: ignore[arg-type]
+    for unit in opened:
+        if (search(unit.text) is not None and not run_leaves.intersection(unit.labels)
+                and (default or any(selection.selects(leaf) for leaf in unit.labels))):
+            gated = [leaf for leaf in unit.labels if leaf in L.GATED]
+            return gated[0] if gated else unit.label
+    if opened or classify.classify(rec, open_ctx):  # type: ignore[arg-type]
+        return None  # read by the run (under some leaf), or excluded by the -t selection
+    text = classify.record_raw_text(rec)  # type: ignore[arg-type]
+    return UNCLASSIFIED if text and search(text) is not None else None
+
+
+def _in_time(rec: object, plan: SearchPlan) -> bool:
+    if plan.since is None and plan.until is None:
+        return True
+    when = parse_ts(rec.timestamp)  # type: ignore[attr-defined]
+    if when is None:
+        return False
+    if plan.since is not None and when < plan.since:
+        return False
+    return not (plan.until is not None and when > plan.until)

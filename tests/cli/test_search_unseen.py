@@ -1,0 +1,132 @@
+"""A zero match never calls itself definitive while the pattern's text sits in records the
+search did not read: an unclassified ``isMeta`` record (a skill body, a slash-command
+expansion), a gated leaf the run did not open (a queued message), an attachment without
+``--attachments``. The stderr line counts them, names each (session, line) and how to
+read one; JSON ``definitive_absence`` is false. (issue 23)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builders import ClaudeHome, Session, assistant, meta_user, queue_op, stable_uuid, user
+
+CWD = "/home/ada/src/unseen"
+
+
+def _home(tmp_path: Path, *records) -> tuple[ClaudeHome, str]:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("unseen-" + tmp_path.name)
+    s = Session(sid, cwd=CWD)
+    for rec in records:
+        s.add(rec)
+    home.session(CWD, sid, s)
+    return home, sid
+
+
+def _search(cli, home: ClaudeHome, *args: str):
+    return cli("--claude-home", str(home.root), "search", *args)
+
+
+def test_a_skill_body_in_an_unclassified_meta_record_is_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    home, sid = _home(tmp_path, user("set up the image"),
+                      meta_user("Base directory for this skill: /skills/docker\n"
+                                "Always write a .dockerignore first."),
+                      assistant("done"))
+    result = _search(cli, home, "dockerignore", "-t", "user.*", "-t", "agent.*",
+                     "-t", "harness.*", "--attachments", "--additional-context")
+    assert result.code == 0
+    assert "DEFINITIVE" not in result.stderr
+    assert "NOT a definitive absence" in result.stderr
+    assert "1 record(s) this search does not read (unclassified ×1)" in result.stderr
+    assert f"@{sid} line 2" in result.stderr
+    assert f"pysift show @{sid} --line 2 --raw" in result.stderr
+    assert "genuinely absent" not in result.stderr
+    summary = _search(cli, home, "dockerignore", "--format", "json").summary()
+    assert summary["definitive_absence"] is False
+    assert summary["matched"] == 0
+    # the line it names holds the text
+    shown = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "2", "--raw")
+    assert b"dockerignore" in shown.stdout.encode()
+
+
+def test_a_queued_message_behind_its_gate_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    home, sid = _home(tmp_path, user("go"), queue_op("enqueue", "recall the kestrel later"),
+                      assistant("ok"))
+    result = _search(cli, home, "kestrel", "-c")
+    assert result.stdout.strip() == "0"
+    assert "user.queued ×1" in result.stderr and f"@{sid} line 2" in result.stderr
+    assert _search(cli, home, "kestrel", "--format", "json").summary()[
+        "definitive_absence"] is False
+    # opened explicitly, the same record is found
+    assert _search(cli, home, "kestrel", "-t", "user.queued", "-c").stdout.strip() == "1"
+
+
+def test_an_attachment_without_the_flag_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    from builders import attachment
+
+    home, sid = _home(tmp_path, user("go"),
+                      attachment("hook_success", {"hookName": "SessionStart",
+                                                  "content": "warmed the zanzibar cache"}),
+                      assistant("ok"))
+    result = _search(cli, home, "zanzibar")
+    assert "harness.meta.attachment ×1" in result.stderr and f"@{sid} line 2" in result.stderr
+    assert "NOT a definitive absence" in result.stderr
+    reached = _search(cli, home, "zanzibar", "--attachments", "-c")
+    assert reached.stdout.strip() == "1"
+
+
+def test_text_only_in_a_record_s_envelope_leaves_the_absence_definitive(
+        cli, tmp_path: Path) -> None:
+    """The cwd is on every line, but no record renders it: still a definitive absence."""
+    home, _ = _home(tmp_path, user("go"), meta_user("a caveat"), assistant("ok"))
+    result = _search(cli, home, "unseen")
+    assert "a DEFINITIVE absence" in result.stderr
+    assert _search(cli, home, "unseen", "--format", "json").summary()[
+        "definitive_absence"] is True
+
+
+def test_a_record_outside_the_time_window_is_not_reported(cli, tmp_path: Path) -> None:
+    home, _ = _home(tmp_path, user("go", timestamp="2026-01-05T10:00:00.000Z"),
+                    meta_user("write a .dockerignore", timestamp="2026-01-05T10:00:01.000Z"),
+                    assistant("ok", timestamp="2026-01-06T10:00:00.000Z"))
+    result = _search(cli, home, "dockerignore", "--since", "2026-01-06")
+    assert "a DEFINITIVE absence" in result.stderr
+
+
+def test_a_gated_record_an_explicit_selection_left_out_keeps_the_absence_definitive(
+        cli, tmp_path: Path) -> None:
+    """`-t agent.thinking` did not ask for queued messages: the label probe names the
+    gated record, and the zero stays definitive; `-t user.queued` would have read it."""
+    home, _ = _home(tmp_path, user("go"), queue_op("enqueue", "recall the kestrel later"),
+                    assistant("ok"))
+    summary = _search(cli, home, "kestrel", "-t", "agent.thinking", "--format", "json").summary()
+    assert summary["definitive_absence"] is True
+    assert summary["excluded_by_label"] == {"records": 1, "by_label": {"user.queued": 1}}
+
+
+def test_the_check_stops_at_its_limit_and_says_so(cli, tmp_path: Path, monkeypatch) -> None:
+    """A common word of the attachments is in hundreds of thousands of records: the check
+    stops after ``UNSEEN_LIMIT`` and the note says "at least"."""
+    from pysift.engines.search import engine
+
+    monkeypatch.setattr(engine, "UNSEEN_LIMIT", 2)
+    monkeypatch.setattr("pysift.commands.search.UNSEEN_LIMIT", 2)
+    home, sid = _home(tmp_path, user("go"), *[queue_op("enqueue", f"kestrel {n}")
+                                              for n in range(4)], assistant("ok"))
+    result = _search(cli, home, "kestrel")
+    assert "at least 2 record(s) (the check stops there)" in result.stderr
+    assert "user.queued ×2" in result.stderr
+    assert f"@{sid} line 2, @{sid} line 3." in result.stderr
+
+
+def test_an_unclassified_record_counts_under_an_explicit_selection_too(
+        cli, tmp_path: Path) -> None:
+    """No selection reaches an unclassified ``isMeta`` record, so `-t agent.thinking`
+    (which only decodes assistant lines) still has it checked."""
+    home, sid = _home(tmp_path, user("go"),
+                      meta_user("Base directory for this skill: write a .dockerignore"),
+                      assistant("ok"))
+    result = _search(cli, home, "dockerignore", "-t", "agent.thinking", "--format", "json")
+    assert result.summary()["definitive_absence"] is False  # an isMeta record: unclassified
+    assert f"@{sid} line 2" in result.stderr
