@@ -44,8 +44,9 @@ JSON (--format json, one object per line)
 
 \b
 NOTES
-  skipped_lines counts malformed lines among the head/tail lines read; the full
-  census is `pysift stats`. sidecar_present=false means the elicitation hook is not
+  skipped_lines counts malformed lines among the head/tail lines read (from the start
+  through the first human message, from the end back to the older of the last human
+  and last agent message); the full census is `pysift stats`. sidecar_present=false means the elicitation hook is not
   installed, so "nothing pending" cannot be concluded."""
 
 

@@ -71,6 +71,9 @@ JSON (--format json, one object per line)
   --count-by: {"kind":"census","axis","key","records"} rows; summary {axis,
    matched_records,distinct_keys,excluded_records,dropped_by_cap,skipped_lines}
   -c: header + {"kind":"summary","matched"}
+  skipped_lines: every malformed line of the transcripts in scope, each once (lines
+  not parsed get the {...} shape check); a zero with skipped lines is definitive for
+  the parseable lines only (a caution on stderr says so).
 
 \b
 EXIT

@@ -540,8 +540,9 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
     filters = active_filters(opts)
     definitive = _absence_line(opts, scope, result, report, probe=True)
     if result.malformed:
-        report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
-                    "inside them cannot be ruled out (full census: pysift stats)")
+        report.note(f"caution: {result.malformed} malformed line(s) were skipped: the absence "
+                    "is definitive for the parseable lines only, a match inside them cannot "
+                    "be ruled out (full census: pysift stats)")
     excluded = None
     probed_gates = False
     if opts.labels or opts.labels_not:

@@ -4,7 +4,12 @@ Each transcript is read only at its two ends: forward from the start until the f
 human message (and the first timestamp, cwd, version and branch), backward from EOF
 until the last human message and the last agent message. Lines are tested with C-level
 substring checks first; orjson parses only the lines that can answer an open question.
-Malformed lines are counted among the lines read (the full census is ``stats``'s job).
+Malformed lines are counted among the lines read (the full census is ``stats``'s job):
+csift's head reader walks every line up to the first human message and its tail reader
+every line back to the older of the last human and the last agent message, floored at
+the head's end (v0.6.8). Here the lines of those two regions get the shape check
+(``unframed_lines``) and the lines decoded anywhere are counted by the decoder, each line
+once (by the offset it starts at).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass, field
 
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -105,7 +110,11 @@ def summarize(transcript: Transcript) -> SessionSummary:
     lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
     first_human = _read_head(lines, out, ctx, file_layouts)
-    _read_tail(lines, out, ctx, first_human, file_layouts)
+    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)
+    head_end = lines.head_end
+    lines.malformed.update(unframed_lines(buf, 0, head_end))
+    if tail_low < len(buf):
+        lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
     out.skipped_lines = len(lines.malformed)
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
@@ -127,11 +136,12 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("buf", "malformed", "_tally")
+    __slots__ = ("buf", "head_end", "malformed", "_tally")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
         self.malformed: set[int] = set()
+        self.head_end = len(buf)  # where the head's walk ends (a line start, or EOF)
         self._tally = Tally()
 
     def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
@@ -182,6 +192,10 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             out.first_user = Said(said, rec.timestamp)
             first = (start, rec)
             break
+    # the head's walk: through the first human message's line, the envelope lines at
+    # least; without a human message it walked the whole file
+    lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
+                      if first is not None else len(buf))
     _head_envelope_beyond(lines, out, stop, first)
     return first
 
@@ -217,10 +231,12 @@ def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
 
 
 def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
-               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> None:
+               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> int:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
-    by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
+    by ``rfind`` on its type key (the tool traffic between is skipped in C). Returns
+    where the tail's walk ends: the older of the two messages' lines, the envelope lines
+    at least; 0 when it did not find both (it walked down to the head)."""
     buf = lines.buf
     low = len(buf)  # where the envelope lines read so far begin
     for count, (start, line) in enumerate(iter_backward(buf)):
@@ -259,7 +275,9 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             out.last_agent = Said(said, rec.timestamp)
             anchors.append(start)
             break
-    _tail_envelope_beyond(lines, out, low, min(anchors) if len(anchors) == 2 else 0)
+    reach = min(anchors) if len(anchors) == 2 else 0
+    _tail_envelope_beyond(lines, out, low, reach)
+    return min(low, reach)
 
 
 def _tail_envelope_beyond(lines: _Lines, out: SessionSummary, low: int, reach: int) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer, read_regular
@@ -110,12 +110,13 @@ class _LineNumbers:
         return self._line
 
 
-def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None = None
-                    ) -> Iterable[Record]:
+def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None = None,
+                    parsed: set[int] | None = None) -> Iterable[Record]:
     """Decoded records of the lines holding any of ``needles``, in file order.
 
     The needles are found by whole-buffer searches, so a transcript with none of them is
-    never split into lines; malformed candidates count in ``tally``.
+    never split into lines; malformed candidates count in ``tally``, and ``parsed``
+    (when given) collects the start of every line decoded.
     """
     starts: set[int] = set()
     for needle in needles:
@@ -124,6 +125,8 @@ def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None =
             starts.add(line_start(buf, pos))
             pos = buf.find(needle, line_end(buf, pos) + 1)
     numbers = _LineNumbers(buf)
+    if parsed is not None:
+        parsed.update(starts)
     for start in sorted(starts):
         rec = decode(buf[start : line_end(buf, start)], numbers.at(start), tally)
         if rec is not None:
@@ -370,7 +373,9 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
     """Write/Edit/MultiEdit/NotebookEdit calls, counted per (owning session, path).
 
     Only structured tool calls: a shell-side edit (``sed -i``, a redirect) is outside the
-    audit by design. The owner is the top-level session a transcript belongs to.
+    audit by design. The owner is the top-level session a transcript belongs to. Malformed
+    lines: the decoded candidates count as the decoder finds them, every other line by
+    the shape check (``unframed_lines``), so ``skipped_lines`` is exact.
     """
     out = StructuredEdits()
     tally = Tally()
@@ -379,7 +384,8 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
             buf = open_buffer(transcript.path)
         except SourceError:
             continue
-        for rec in candidate_lines(buf, _MUTATION_KEYS, tally):
+        parsed: set[int] = set()
+        for rec in candidate_lines(buf, _MUTATION_KEYS, tally, parsed):
             for block in rec.blocks_of("tool_use"):
                 key = MUTATION_TOOLS.get(block.get("name"))  # type: ignore[arg-type]
                 tool_input = block.get("input")
@@ -387,6 +393,7 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
                 if isinstance(path, str) and path:
                     ident = (transcript.parent_session_id, os.path.normpath(path))
                     out.counts[ident] = out.counts.get(ident, 0) + 1
+        tally.malformed += sum(1 for start in unframed_lines(buf) if start not in parsed)
     out.skipped_lines = tally.malformed
     return out
 

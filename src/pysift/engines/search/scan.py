@@ -10,6 +10,10 @@ The order of work is the performance design of SPEC §7:
 3. Decoded records are classified into units under the label selection; the regex runs
    on each unit's rendered text.
 The turn map and line numbers are computed only for files that have a hit.
+
+Malformed lines (csift's v0.6.6 law): the candidates are parsed and counted by the
+decoder; every other line of the file gets the shape check (``unframed_lines``), so
+``skipped_lines`` is exact whichever lines the needles picked, and a zero can disclose it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.sidecar import read_sidecar
@@ -136,12 +140,6 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     return out
 
 
-def _looks_framed(buf: Buffer, start: int, end: int) -> bool:
-    """The ``{…}`` shape check on a line in place (surrounding whitespace ignored)."""
-    line = buf[start:end].strip()
-    return line[:1] == b"{" and line[-1:] == b"}"
-
-
 def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
                      user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]
                      ) -> list[tuple[int, int]]:
@@ -195,9 +193,11 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         pending = result.pending = merge.pending
         result.malformed += merge.skipped_lines
         result.sidecar_error = merge.error
+    unframed = unframed_lines(buf)
     if not spans and not pending:
+        result.malformed += len(unframed)
         return result
-    _Scanner(plan, transcript, buf, result, cores).run(spans, pending)
+    _Scanner(plan, transcript, buf, result, cores).run(spans, pending, unframed)
     return result
 
 
@@ -244,10 +244,13 @@ class _Scanner:
             self._allowed_turns = set(self.plan.turns.resolve(0, count - 1))
         return turn in self._allowed_turns
 
-    def run(self, spans: list[tuple[int, int]], pending: list[Record]) -> None:
+    def run(self, spans: list[tuple[int, int]], pending: list[Record],
+            unframed: list[int] = ()) -> None:  # type: ignore[assignment]
         """Decode the candidates, then match them. When the candidates are every user
         line (a label-marker scan reaching user records), the turn openers are collected on
-        the way and the turn map comes free instead of from a second pass."""
+        the way and the turn map comes free instead of from a second pass. ``unframed``:
+        the file's lines that fail the shape check; the decoder counts those it parses,
+        the rest are counted here, each line once."""
         buf = self.buf
         find = buf.find
         markers = () if self.label_scan else self.line_markers
@@ -260,15 +263,15 @@ class _Scanner:
         result_keys = type_needles(buf, "tool_result") if recheck_carriers else None
         decoded: list[tuple[int, bytes, Record]] = []
         openers: list[tuple[int, Record]] = []
+        parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
             if markers and not any(find(m, start, end) >= 0 for m in markers):
-                if not _looks_framed(buf, start, end):
-                    self.tally.malformed += 1  # a torn or junk line holding the needle
-                continue
+                continue  # a torn or junk line among these is in ``unframed``
             if recheck_carriers and is_plain_carrier(buf, start, end, user_keys, result_keys):
                 continue
             line = buf[start:end]
+            parsed.add(start)
             rec = decode(line, None, self.tally)
             if rec is None:
                 continue
@@ -284,7 +287,8 @@ class _Scanner:
             self.consider(rec, None, None)
             self.result.sidecar_used = self.result.sidecar_used or any(
                 h.source for h in self.result.hits)
-        self.result.malformed += self.tally.malformed
+        self.result.malformed += self.tally.malformed + sum(
+            1 for start in unframed if start not in parsed)
 
     def in_window(self, rec: Record) -> bool:
         if self.plan.since is None and self.plan.until is None:
