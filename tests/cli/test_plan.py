@@ -35,7 +35,7 @@ def test_forward_json(cli, home: ClaudeHome) -> None:
     assert result.header() == {"kind": "header", "command": "plan"}
     [row] = result.json_rows("plan")
     assert row["plan_exists"] is True and row["line"] == 2
-    assert result.summary() == {"kind": "summary", "plans": 1}
+    assert result.summary() == {"kind": "summary", "plans": 1, "unreadable": 0}
 
 
 def test_calling_session_default(cli, home: ClaudeHome, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -145,4 +145,4 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     result = cli("--claude-home", str(demo_home), "search", "epoch", "-c", "--format", "json")
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
-    assert set(rows[1]) == {"kind", "matched"}
+    assert set(rows[1]) == {"kind", "matched", "unreadable"}

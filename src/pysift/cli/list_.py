@@ -41,6 +41,8 @@ JSON (--format json, one object per line)
    "skipped_lines","sidecar_present","pending_elicitations":[...],
    "with_elicitation_sidecar","is_clone","clone_of","clone_boundary_uuid"}
   {"kind":"summary","sessions":N,"skipped_lines":N,"dropped_by_cap":N}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

@@ -50,6 +50,8 @@ JSON (--format json, one object per line)
    "last_utc","last_local","skipped_lines"}
   {"kind":"summary","sessions","line_types","turns","tools","tokens",
    "narration_blocks","unknown_thinking_tags","skipped_lines","dropped_by_cap"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

@@ -41,16 +41,16 @@ def run(opts: ListOptions, env: Env) -> Report:
 
     summaries = engine.run(scope.transcripts, prepare=prepare)
     report = Report(command="list", header=scope_header(scope))
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
     for s in unreadable:
-        report.note(f"warning: skipped: {s.error}")
+        report.unread(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
     if args.windowed:
         summaries = [s for s in summaries if _in_window(s, args.since, args.until)]
     for s in summaries:  # of the sessions listed (the window may drop some)
         if s.sidecar_error:
-            report.note(unread_warning(s.sidecar_error))
+            report.unread(unread_warning(s.sidecar_error))
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)

@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
+from pysift.commands.scope import no_such_turns
 from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
@@ -154,7 +155,7 @@ def run(opts: ShowOptions, env: Env) -> Report:
                 bookkeeping = _line_fetch_surplus(view, rest, dropped)
     report = Report(command="show", header=header)
     if view.sidecar_error:
-        report.note(unread_warning(view.sidecar_error))
+        report.unread(unread_warning(view.sidecar_error))
     report.rows = [record_row(u, transcript, env) for u in kept]
     report.answer(ShowResult(transcript, kept, dropped=len(dropped), limit=limit,
                              remainder=remainder, non_record=non_record,
@@ -382,12 +383,8 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
     values = spec.resolve(0, count - 1)
     missing = spec.missing(0, count - 1)
     if missing or not values:
-        domain = f"t0..t{count - 1}" if count else "no turns"
         named = describe_items(missing, "t") or format_range(spec)
-        raise NotFoundError(
-            f"no such turn(s): {named} — the transcript has {count} turn(s) ({domain}); "
-            f"read the turn numbers off pysift search ... @{view.transcript.session_id} "
-            "(the ·tN in each exchange header)")
+        raise no_such_turns(named, count, _ref(view))
     total = view.line_count
     out: list[tuple[int | None, list[Fetched]]] = []
     covered: list[int] = []

@@ -39,10 +39,10 @@ def run(opts: StatsOptions, env: Env) -> Report:
     window = Window(since=args.since, until=args.until, turns=args.turns)
     rows = engine.run(scope.transcripts, window)
     report = Report(command="stats")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     for row in rows:
         if row.error:
-            report.note(f"warning: skipped: {row.error}")
+            report.unread(f"warning: skipped: {row.error}")
     rows = [r for r in rows if not r.error]
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)

@@ -732,10 +732,15 @@ def _scope(resolver: _Resolver, scoped: bool) -> Scope:
     absence."""
     unreadable = resolver.unread.items()
     notes = list(resolver.notes)
-    notes.extend(f"warning: cannot read {path}: {reason}; what it holds is not in scope "
-                 "(check the path and its permissions)" for path, reason in unreadable)
+    notes.extend(unread_note(path, reason) for path, reason in unreadable)
     return Scope(_ordered(resolver.found), scoped=scoped, notes=notes,
                  unreadable=unreadable)
+
+
+def unread_note(path: str, reason: str) -> str:
+    """The warning for a dir or file a walk found but could not read."""
+    return (f"warning: cannot read {path}: {reason}; what it holds is not in scope (check "
+            "the path and its permissions)")
 
 
 def _ordered(found: Mapping[str, Transcript]) -> list[Transcript]:

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -42,6 +42,9 @@ from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.core.resolve import Scope
 
 PLAN_SIGIL = "@plan"
 BINDING_PLAN_MODE = "plan_mode"
@@ -429,13 +432,15 @@ class PlanQuery:
 
     reverse: str | None = None
     audit: bool = False
-    corpus: Callable[[], list[Transcript]] | None = None
+    corpus: Callable[[], Scope] | None = None
 
 
 @dataclass
 class PlanAnswer:
     bindings: list[PlanBinding]  # sorted top-level first, then by id
-    warnings: list[str] = field(default_factory=list)  # transcripts that could not be read
+    # what could not be read, one warning each: transcripts of the scope (and, for the
+    # audit's join, of the home)
+    warnings: list[str] = field(default_factory=list)
     edits: list[PlanEdit] = field(default_factory=list)  # audit: edits to bound plan files
     skipped_lines: int = 0  # audit: malformed lines among the edit candidates
 
@@ -445,29 +450,39 @@ def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer
     audit's corpus join) is spread over the cores."""
     if query.reverse is not None:
         wanted = query.reverse
-        return PlanAnswer([b for b in corpus_bindings(transcripts, env)
-                           if any(same_file(name, wanted) for name in b.names)])
+        found, warnings = corpus_bindings(transcripts, env)
+        return PlanAnswer([b for b in found if any(same_file(name, wanted) for name in b.names)],
+                          warnings)
     bindings, warnings = bindings_of(transcripts, env)
     if not query.audit:
         return PlanAnswer(bindings, warnings)
     edits = structured_edits(transcripts)
     rows: list[PlanEdit] = []
     if edits.counts and query.corpus is not None:  # the join is what names a plan file
-        rows = join_edits(edits, corpus_bindings(query.corpus(), env))
+        # a binder the home's walk could not read is a plan file the audit cannot name
+        corpus = query.corpus()
+        found, unread = corpus_bindings(corpus.transcripts, env)
+        rows = join_edits(edits, found)
+        for warning in [*corpus.notes, *unread]:
+            if warning not in warnings:
+                warnings.append(warning)
     return PlanAnswer(bindings, warnings, rows, edits.skipped_lines)
 
 
-def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
-    """Every binding among many transcripts, spread over the cores (an unreadable
-    transcript binds nothing here: the scope that names it warns)."""
+def corpus_bindings(transcripts: list[Transcript], env: Env
+                    ) -> tuple[list[PlanBinding], list[str]]:
+    """Every binding among many transcripts, spread over the cores, and a warning for
+    each transcript that could not be read (it binds nothing anyone can see)."""
     from pysift.disk.fanout import map_ordered
 
-    found = map_ordered(_binding_or_none, transcripts, shared=env)
-    return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
+    found = map_ordered(_binding_or_error, transcripts, shared=env)
+    bindings = sorted((b for b, _ in found if b is not None), key=lambda b: b.sort_key)
+    return bindings, [f"warning: skipped: {error}" for _, error in found if error]
 
 
-def _binding_or_none(env: Env, transcript: Transcript) -> PlanBinding | None:
+def _binding_or_error(env: Env, transcript: Transcript
+                      ) -> tuple[PlanBinding | None, str | None]:
     try:
-        return resolve_plan_path(transcript, env)
-    except SourceError:
-        return None
+        return resolve_plan_path(transcript, env), None
+    except SourceError as exc:
+        return None, str(exc)

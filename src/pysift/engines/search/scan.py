@@ -78,6 +78,7 @@ class FileScan:
     index: int
     hits: list[Hit] = field(default_factory=list)
     malformed: int = 0
+    collapsed_drafts: int = 0  # superseded drafts that matched but the selection hides
     sidecar_used: bool = False
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
@@ -326,6 +327,11 @@ class _Scanner:
             if not self.plan.light:  # -c / -l never show a line number
                 rec.line = self.counter.line_at(offset)
         chosen = drafted if draft else matched
+        if draft and not drafted and matched and plan.turns is None:
+            # a superseded draft the pattern matches, hidden because the selection leaves
+            # user.unsent out (-t user.message, a bare -t user): said, never silent (a
+            # --turn window holds no draft at all)
+            self.result.collapsed_drafts += 1
         if not chosen or not self.allowed_turn(turn):
             return
         for unit, span, text, images_before in chosen:
@@ -353,6 +359,11 @@ class _Scanner:
         draft = rec.type == "user" and turns.is_draft_offset(offset)
         leaves = classify.classify(rec, self.ctx, draft=draft)
         accepted = [leaf for leaf in leaves if select(leaf)]
+        if draft and not accepted and self.plan.turns is None:
+            sent = classify.classify(rec, self.ctx)  # what it would be, were it no draft
+            taken = [leaf for leaf in sent if select(leaf)]
+            if taken and classify.renders_unit(rec, self.ctx, select, sent, taken):
+                self.result.collapsed_drafts += 1  # hidden by the selection: said
         if not accepted or not classify.renders_unit(rec, self.ctx, select, leaves, accepted,
                                                       draft=draft):
             return
