@@ -75,3 +75,92 @@ def test_a_turn_miss_names_a_hand_named_file_by_its_path(cli, tmp_path: Path) ->
     result = cli("show", str(path), "--turn", "5")
     assert result.code == 1
     assert f"pysift search ... {path} " in result.stderr and "@notes" not in result.stderr
+
+
+# -- item 8: show with no address names the transcript -----------------------------------------
+
+def test_show_without_an_address_names_the_resolved_transcript(demo, demo_home: Path) -> None:
+    result = demo("show", "@3f6c1e2a")
+    assert result.code == 2
+    path = demo_home / "projects" / "-home-ada-src-orbit" / f"{LONG}.jsonl"
+    assert f"show needs an address for {path}:" in result.stderr
+    assert "--line N|A..B, --uuid U, --turn N|A..B|-k" in result.stderr
+    assert f"pysift show @{LONG} --turn -1" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+# -- item 9: an ExitPlanMode rejection points at the plan ---------------------------------------
+
+PLAN = "/home/ada/.claude/plans/quiet-orbiting-lovelace.md"
+SAID = "Too much at once. Drop the disk cache"
+
+
+def test_an_exit_plan_mode_rejection_renders_its_plan_pointer(demo) -> None:
+    """csift §4.2.4: the typed instruction, then `[plan: <path>]`, in show and search."""
+    shown = demo("show", f"@{LONG}", "--line", "83", "--format", "json")
+    assert shown.json_rows("record")[0]["text"].endswith(f" [plan: {PLAN}]")
+    found = demo("search", SAID, f"@{LONG}", "-t", "user.rejection", "--format", "json")
+    (hit,) = [h for ex in found.json_rows("exchange") for h in ex["hits"]]
+    assert hit["excerpt"].startswith(SAID) and hit["excerpt"].endswith(f"[plan: {PLAN}]")
+
+
+def test_the_plan_pointer_is_searchable_though_its_line_lacks_the_path(demo) -> None:
+    """The path stands on the ExitPlanMode call's line, not the rejection's: the
+    prefilter must still make the rejection a candidate (it answered DEFINITIVE absence)."""
+    found = demo("search", "ada/.claude/plans", f"@{LONG}", "-t", "user.rejection", "-c")
+    assert found.code == 0 and found.stdout == "1\n"
+
+
+def test_the_pointer_falls_back_to_the_plan_mode_attachment(cli, tmp_path: Path) -> None:
+    """An ExitPlanMode call without planFilePath (older builds): the newest plan_mode
+    attachment before it names the plan; a rejection of another tool has no pointer."""
+    from builders import (
+        ClaudeHome,
+        Session,
+        assistant,
+        attachment,
+        rejection,
+        tool_use,
+        user,
+    )
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "21212121-0003-4000-8000-000000000003"
+    s = Session(sid, cwd="/w")
+    s.add(user("plan the cache"))
+    s.add(attachment("plan_mode", {"reminderType": "full", "isSubAgent": False,
+                                   "planFilePath": "/w/.claude/plans/older.md",
+                                   "planExists": True}))
+    s.add(attachment("plan_mode", {"reminderType": "full", "isSubAgent": False,
+                                   "planFilePath": "/w/.claude/plans/newer.md",
+                                   "planExists": True}))
+    s.add(assistant(tool_use("ExitPlanMode", {"plan": "# the plan"}, id="toolu_exit")))
+    s.add(rejection("toolu_exit", "smaller please"))
+    s.add(assistant(tool_use("Bash", {"command": "rm -rf build"}, id="toolu_rm")))
+    s.add(rejection("toolu_rm", "not that directory"))
+    home.session("/w", sid, s)
+    result = cli("--claude-home", str(home.root), "search", "", f"@{sid}", "-t",
+                 "user.rejection", "--format", "json")
+    excerpts = [h["excerpt"] for ex in result.json_rows("exchange") for h in ex["hits"]]
+    assert excerpts == ["smaller please [plan: /w/.claude/plans/newer.md]",
+                        "not that directory"]
+
+
+# -- item 10: the documented pipe skips an id it cannot take under --no-subagents -------------
+
+def test_the_pipe_skips_a_session_known_only_by_its_subagents(cli, demo_copy: Path) -> None:
+    """`search -l` prints the id of a session whose own file is gone but whose subagents
+    remain; `list --sessions-from - --no-subagents` then failed the whole pipe (exit 1)."""
+    (demo_copy / "projects" / "-home-ada-src-orbit" / f"{LONG}.jsonl").unlink()
+    owners = cli("--claude-home", str(demo_copy), "search", "epoch", "-l")
+    assert LONG in owners.stdout.split()
+    listed = cli("--claude-home", str(demo_copy), "list", "--sessions-from", "-",
+                 "--no-subagents", "--format", "json", stdin=owners.stdout)
+    assert listed.code == 0, listed.stderr
+    ids = [r["session_id"] for r in listed.json_rows("session")]
+    assert LONG not in ids and len(ids) == len(owners.stdout.split()) - 1
+    assert (f"note: --sessions-from: session `{LONG}` has no transcript of its own"
+            in listed.stderr)
+    # a target naming it is still the error it was: one explicit ask, nothing to answer
+    named = cli("--claude-home", str(demo_copy), "list", f"@{LONG}", "--no-subagents")
+    assert named.code == 1 and "has no transcript of its own" in named.stderr

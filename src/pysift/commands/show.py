@@ -60,12 +60,22 @@ def _ref(view: TranscriptView) -> str:
     return target_ref(view.transcript.session_id, view.transcript.path)
 
 
+def _modes(opts: ShowOptions) -> int:
+    return sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
+                                 opts.branch_points, opts.block))
+
+
+def _no_address(transcript: Transcript) -> UsageError:
+    """No address: the error names the transcript the target resolved to (csift §6.11),
+    so the next command can be written at once."""
+    ref = target_ref(transcript.session_id, transcript.path)
+    return UsageError(f"show needs an address for {transcript.path}: --line N|A..B, --uuid U, "
+                      f"--turn N|A..B|-k, --block ID or --branch-points (pysift never dumps a "
+                      f"whole transcript); e.g. pysift show {ref} --turn -1")
+
+
 def _check_modes(opts: ShowOptions) -> None:
-    modes = sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
-                                  opts.branch_points, opts.block))
-    if modes == 0:
-        raise UsageError("show needs an address: --line N|A..B, --uuid U, --turn N|A..B|-k, "
-                         "--block ID or --branch-points (pysift never dumps a whole transcript)")
+    modes = _modes(opts)
     if modes > 1:
         raise UsageError("--line, --uuid, --turn, --block and --branch-points are mutually "
                          "exclusive; pick one addressing mode")
@@ -117,6 +127,8 @@ def run(opts: ShowOptions, env: Env) -> Report:
     if opts.sha256 is not None:
         opts = replace(opts, sha256=sha256_digest(opts.sha256))
     transcript = resolve_one(opts.target, env)
+    if not _modes(opts):
+        raise _no_address(transcript)
     try:
         view = open_view(transcript)
     except SiftError:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.pairing import PlanIndex
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -106,6 +107,7 @@ def summarize(transcript: Transcript) -> SessionSummary:
         owner_id=transcript.session_id,
         is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id,
+        plan_index=PlanIndex(buf),
     )
     lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.grammar.selectors import LabelFilter
+from pysift.core.pairing import PlanIndex
 from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, persisted_output_count
@@ -219,7 +220,8 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,
                                    parent_id=transcript.parent_session_id,
-                                   seed_uuid=seed_uuid, seed_line=seed_line)
+                                   seed_uuid=seed_uuid, seed_line=seed_line,
+                                   plan_index=PlanIndex(buf))
     out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
     for ex in out.exchanges:
         ex.transcript = None  # type: ignore[assignment]  # the parent puts it back

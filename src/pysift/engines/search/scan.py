@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.pairing import pair, with_result_tool_name
+from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
@@ -38,7 +38,7 @@ from pysift.disk.layout import Transcript, sidecar_of
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer, read_regular
-from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
 from pysift.model.record import Record
 
@@ -160,6 +160,28 @@ def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
     return out
 
 
+def _any_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes) -> bool:
+    find = buf.find
+    return any(find(marker, start, end) >= 0 for start, end in spans)
+
+
+def _with_lines_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes
+                        ) -> list[tuple[int, int]]:
+    """``spans`` and the lines holding ``marker``, in order, each line once."""
+    extra: list[tuple[int, int]] = []
+    find, size = buf.find, len(buf)
+    pos = find_from(buf, marker, 0)
+    while pos >= 0:
+        start = buf.rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        extra.append((start, end))
+        pos = find_from(buf, marker, end)
+    if not extra:
+        return spans
+    return sorted(set(spans).union(extra))
+
+
 def build_finder(plan: SearchPlan) -> NeedleSet:
     """The needle scan's ONE whole-buffer pass: the pattern's required needles plus the
     markers of the record kinds whose fabricated text the needles could overlap (a
@@ -187,6 +209,8 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
         spans = plan.finder(build_finder).candidate_spans(buf)
+        if spans and plan.pointer_lines and _any_holding(buf, spans, PLAN_PATH_KEY):
+            spans = _with_lines_holding(buf, spans, REJECTION_MARKER)
     pending = []
     sidecar = sidecar_of(transcript)
     if sidecar is not None:
@@ -221,7 +245,7 @@ class _Scanner:
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
             parent_id=transcript.parent_session_id, gates=plan.gates,
             additional_context=plan.additional_context, seed_uuid=seed_uuid,
-            seed_line=seed_line,
+            seed_line=seed_line, plan_index=PlanIndex(buf),
         )
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
