@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, SHORT
 
 
 @pytest.fixture
@@ -164,3 +164,107 @@ def test_the_pipe_skips_a_session_known_only_by_its_subagents(cli, demo_copy: Pa
     # a target naming it is still the error it was: one explicit ask, nothing to answer
     named = cli("--claude-home", str(demo_copy), "list", f"@{LONG}", "--no-subagents")
     assert named.code == 1 and "has no transcript of its own" in named.stderr
+
+
+# -- item 11: list previews a session no human spoke in ---------------------------------------
+
+def test_list_previews_inbound_messages_with_their_label_and_direction(cli, tmp_path: Path
+                                                                       ) -> None:
+    """A teammate lane and its task notification showed `first ◂ —` and `last ◂ —`."""
+    from builders import ClaudeHome, Session, assistant, task_notification, teammate_message, text
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "21212121-0004-4000-8000-000000000004"
+    s = Session(sid, cwd="/w")
+    s.add(teammate_message("team-lead", "please review the parser change"))
+    s.add(assistant(text("on it")))
+    s.add(task_notification("bg42", "completed", "Background command done",
+                            tool_use_id="toolu_4"))
+    s.add(assistant(text("done")))
+    home.session("/w", sid, s)
+    text_run = cli("--claude-home", str(home.root), "list")
+    lines = text_run.stdout.splitlines()
+    first = lines.index(next(x for x in lines if x.startswith("  first ◂")))
+    assert lines[first + 1].strip().startswith(
+        "agent.communication.inbox  team-lead ⇨ self  <teammate-message")
+    last = lines.index(next(x for x in lines if x.startswith("  last ◂")))
+    assert lines[last + 1].strip().startswith(
+        "harness.notification.background-command  [background-command bg42 completed]")
+    row = cli("--claude-home", str(home.root), "list", "--format", "json").json_rows(
+        "session")[0]
+    assert row["first_user"]["excerpt"].startswith("agent.communication.inbox  team-lead ⇨ self")
+
+
+def test_a_human_message_still_wins_the_preview(demo) -> None:
+    """The inbound fallback is for a session no human spoke in: a human message, wherever
+    it stands, is the preview (trailing notifications would otherwise crowd it out)."""
+    row = [r for r in demo("list", f"@{LONG}", "--no-subagents", "--format", "json")
+           .json_rows("session")][0]
+    for key in ("first_user", "last_user"):
+        assert not row[key]["excerpt"].startswith(("agent.", "harness."))
+
+
+# -- item 12: stats spans in csift's compact form -----------------------------------------------
+
+def test_stats_prints_the_span_as_csift_does(cli, tmp_path: Path) -> None:
+    from builders import ClaudeHome, Session, assistant, text, user
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "21212121-0005-4000-8000-000000000005"
+    s = Session(sid, cwd="/w", step=65)
+    s.add(user("start"))
+    s.add(assistant(text("done")))
+    home.session("/w", sid, s)
+    out = cli("--claude-home", str(home.root), "stats").stdout
+    assert out.rstrip().splitlines()[3].endswith("(1m05s)")
+
+
+# -- item 13: show's continuation, search --raw's silence, the truncation caution ------------
+
+def test_a_capped_show_continues_up_to_the_last_dropped_record(cli, tmp_path: Path) -> None:
+    """Six records and a trailing cache line: csift continues `--line 3..6` (not `3..7`)."""
+    from builders import ClaudeHome, Session, assistant, text, user
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "21212121-0006-4000-8000-000000000006"
+    s = Session(sid, cwd="/w")
+    for i in range(3):
+        s.add(user(f"question {i}"))
+        s.add(assistant(text(f"answer {i}")))
+    home.session("/w", sid, s, b'{"type":"last-prompt","lastPrompt":"question 2"}\n')
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--line", "..",
+                 "--max-count", "2", "--format", "json")
+    assert result.summary()["refetch_remainder"] == f"pysift show @{sid} --line 3..6"
+
+
+def test_search_raw_prints_nothing_on_stderr_when_all_is_well(demo) -> None:
+    result = demo("search", "the", f"@{SHORT}", "--no-subagents", "-t", "user.message",
+                  "--raw")
+    assert result.code == 0 and result.stdout
+    assert result.stderr == ""
+
+
+def test_the_truncation_caution_names_line_and_uuid(demo) -> None:
+    result = demo("search", "the", f"@{LONG}", "--max-count", "3")
+    assert "read a record whole: pysift show @<id> --line <N> (or --uuid <U>)" in result.stdout
+
+
+# -- item 14: the csift wording agents grep for --------------------------------------------------
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (("search", ""), "empty pattern with no category/time/turn/session filter"),
+    (("search", "x", "-t", "thinking"), "'thinking' is the pre-v0.5 flat spelling"),
+    (("whoami", "@trap:badmarker"), "marker `badmarker` is malformed"),
+    (("whoami", "@trap:CrimsonWillowFen1234"), "is malformed: its 4 digits"),
+    (("plan", "--reverse", "/tmp/no-such-plan.md"), "is bound to no session in scope"),
+])
+def test_messages_keep_the_words_csift_quotes(demo, monkeypatch, argv, words) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", LONG)
+    assert words in " ".join(demo(*argv).stderr.split())
+
+
+def test_the_no_session_id_guidance_names_mtime(demo) -> None:
+    text = " ".join(demo("whoami").stderr.split())
+    assert "mtime" in text and "will not guess" in text
+    planned = " ".join(demo("plan").stderr.split())
+    assert "most-recent-mtime" in planned

@@ -124,7 +124,7 @@ def test_no_target_is_the_calling_session_whoami_names(cli, tmp_path: Path,
 def test_reverse_with_no_binder_prints_nothing_on_stdout(cli, home: ClaudeHome) -> None:
     result = cli("--claude-home", str(home.root), "plan", "--reverse", "/nowhere/plan.md")
     assert (result.code, result.stdout) == (0, "")
-    assert "no session in scope binds" in result.stderr
+    assert "is bound to no session in scope" in result.stderr
 
 
 def test_a_subagent_alone_is_told_that_its_plan_is_its_parents(cli, demo_home) -> None:

@@ -189,8 +189,8 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     hits = answer.bindings
     _unread(report, answer.warnings)
     if not hits:
-        report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
-                    f"slug names it); narrow or widen the scope with a project PATH target")
+        report.note(f"note: {wanted} is bound to no session in scope (no plan_mode attachment "
+                    f"or slug names it); narrow or widen the scope with a project PATH target")
     report.rows = [plan_row(b) for b in hits]
     report.answer(PlanResult(hits, wanted))
     return report

@@ -193,9 +193,9 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
     if (not opts.pattern and not opts.labels and not opts.labels_not
             and not opts.scope.windowed and opts.scope.turns is None and not scope.scoped
             and opts.count_by is None and not opts.count_only):
-        report.note("warning: empty pattern with no label/time/turn/session filter matches "
-                    "every record in scope and will emit a lot; add -t, --since, --turn or a "
-                    "target (or --count-by label to see what the scope holds)")
+        report.note("warning: empty pattern with no category/time/turn/session filter matches "
+                    "every record in scope and will emit a lot; add a category (-t), --since, "
+                    "--turn or a target (or --count-by label to see what the scope holds)")
 
 
 # -- exchanges --------------------------------------------------------------------------
@@ -479,7 +479,7 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
     if result.clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
-          "  read a record whole: pysift show @<id> --line <N>\n"
+          "  read a record whole: pysift show @<id> --line <N> (or --uuid <U>)\n"
           "  or rerun with --no-truncate\n")
 
 
@@ -702,9 +702,7 @@ def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report:
     lines, sidecar = result.raw_lines()
     kept, over = cap(lines, opts.scope.max_count)
     dropped = len(over)
-    report.raw_lines = kept
-    report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "
-                "session(s) in scope")
+    report.raw_lines = kept  # a clean run says nothing on stderr (csift): stdout is the answer
     if dropped:
         report.note(f"note: {dropped} line(s) dropped by --max-count")
     if sidecar:

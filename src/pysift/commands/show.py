@@ -160,8 +160,10 @@ def run(opts: ShowOptions, env: Env) -> Report:
             # the dropped records by uuid, as search's refetch names a sidecar hit
             remainder = f"pysift show {ref} --uuid {','.join(uuids)}"  # type: ignore[arg-type]
         elif first is not None:
-            # the addressed lines from the first dropped one on, and no other line
-            rest = [n for n in covered if n >= first]
+            # the addressed lines from the first dropped record's to the last one's, and
+            # no other line (a trailing non-record line is no remainder: csift's range)
+            last = max(u.line for u in dropped if u.line is not None)
+            rest = [n for n in covered if first <= n <= last]
             remainder = f"pysift show {ref} --line {line_list(rest)}"
             if opts.turns is not None:
                 bookkeeping = _line_fetch_surplus(view, rest, dropped)

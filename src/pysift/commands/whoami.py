@@ -33,7 +33,7 @@ class WhoamiOptions:
 NO_VARIABLE = (
     "whoami: your session id was not found: neither CLAUDE_CODE_SESSION_ID nor "
     "CODEX_COMPANION_SESSION_ID is set (an old Claude Code build, or not running inside "
-    "Claude Code). pysift will not guess: the most recently modified transcript is often "
+    "Claude Code). pysift will not guess from file mtimes: the most-recent-mtime transcript is often "
     "ANOTHER live session. Find yours by searching for a unique line you wrote recently, "
     "`pysift search '<that exact text>' -l`, then pass the printed @<uuid> to list, stats "
     "or show."

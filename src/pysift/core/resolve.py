@@ -72,7 +72,7 @@ NO_SESSION_ENV_GUIDANCE = (
     "your session id was not found (CLAUDE_CODE_SESSION_ID is unset: an old Claude Code "
     "build, or running outside Claude Code); pass an explicit `@<uuid>` target instead (your "
     "id is the basename of your own transcript; grep a unique recent line you wrote to find "
-    "it). Do NOT trust the most recently modified transcript: many sessions may be live."
+    "it). Do NOT trust the most-recent-mtime transcript: many sessions may be live."
 )
 
 

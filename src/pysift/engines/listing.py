@@ -29,6 +29,7 @@ from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
+from pysift.model import labels as L
 from pysift.model.record import Record
 
 _TEXT_BLOCK = b'"text"'
@@ -45,6 +46,11 @@ class Said:
 
     text: str
     ts: str | None
+    # an inbound message that is not the human's (a peer message, a task notification):
+    # its label and direction, shown before the text
+    label: str | None = None
+    from_: str | None = None
+    to: str | None = None
 
     def __post_init__(self) -> None:
         self.text = excerpt(self.text, PREVIEW_MAX_CHARS)[0]
@@ -86,6 +92,23 @@ def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
     if not any(not label.startswith("harness.") for label in classify.classify(rec, ctx)):
         return None
     return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
+
+
+_INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
+            L.HARNESS_NOTIFICATION_SUBAGENT, L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND,
+            L.HARNESS_NOTIFICATION_TASK)
+
+
+def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
+    """A message the session received that is no human's: an inbound peer message or a
+    ``<task-notification>``, as its first such unit with its label and direction (the
+    previews of a session no human spoke in: csift shows them, pysift showed `—`)."""
+    if not rec.is_user_record:
+        return None
+    for unit in classify.units(rec, ctx):
+        if unit.label in _INBOUND and unit.text.strip():
+            return Said(unit.text, rec.timestamp, unit.label, unit.from_, unit.to)
+    return None
 
 
 def _agent_text(rec: Record) -> str | None:
@@ -181,6 +204,7 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         if out.first_ts is None and _readable_ts(rec):
             _first_timestamped(out, rec)
     first = None
+    inbound: list[Said] = []  # the first and the newest inbound message no human sent
     result_keys = type_needles(buf, "tool_result", file_layouts)
     user_keys = type_needles(buf, "user", file_layouts)
     for start, end in iter_key_lines(buf, user_keys):
@@ -194,6 +218,13 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             out.first_user = Said(said, rec.timestamp)
             first = (start, rec)
             break
+        other = _inbound(rec, ctx)
+        if other is not None:
+            inbound[min(len(inbound), 1):] = [other]
+    if first is None and inbound:
+        # no human message anywhere (the walk read every user line): the session's
+        # inbound messages, labelled, stand in (a teammate lane, a notification-driven run)
+        out.first_user, out.last_user = inbound[0], inbound[-1]
     # the head's walk: through the first human message's line, the envelope lines at
     # least; without a human message it walked the whole file
     lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
@@ -252,7 +283,9 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
     anchors: list[int] = []  # where the last human and the last agent message start
-    for start, end in _human_candidates_backward(buf, file_layouts):
+    # no human message at all: the head walked every user line and found none
+    humans = _human_candidates_backward(buf, file_layouts) if first_human is not None else ()
+    for start, end in humans:
         if first_human is not None and start == first_human[0]:
             # back at the first human message: the same record, classified once
             out.last_user = out.first_user
