@@ -316,7 +316,8 @@ def test_a_closed_range_from_zero_clamps_to_the_first_line(show) -> None:
     assert result.code == 0, result.stderr
     same = show(f"@{LONG}", "--line", "1..4", "--format", "json")
     assert result.json_rows("record") == same.json_rows("record")
-    assert show(f"@{LONG}", "--line", "0").code == 1
+    zero = show(f"@{LONG}", "--line", "0")  # issue 21: a usage error saying lines are 1-based
+    assert zero.code == 2 and "lines are 1-based" in zero.stderr
 
 
 def test_a_turn_holding_no_renderable_record_is_an_error(cli, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
+from pysift.cli.params import when_help
 from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
@@ -52,7 +53,7 @@ NOTES
   installed, so "nothing pending" cannot be concluded."""
 
 
-@app.command("list", help=LIST_HELP, epilog=LIST_EPILOG)
+@app.command("list", help=LIST_HELP, epilog=LIST_EPILOG + "\n\n" + when_help())
 def list_cmd(
     ctx: typer.Context,
     targets: Targets = None,

@@ -8,7 +8,16 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.params import when_help
+from pysift.cli.params import (
+    Format,
+    Regexp,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    pattern_and_targets,
+    scope_args,
+)
 
 SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit
 comes back inside its turn (tool use with its result, a user turn with the agent's
@@ -54,6 +63,7 @@ EXAMPLES
   pysift search "" @<uuid> --count-by label             # what the scope holds, per leaf
   pysift search "" @<uuid> --count-by pairing           # any pending tool calls?
   pysift search 'Traceback' -t agent.tool.result --resolve-persisted   # in full outputs
+  pysift search -e --no-verify @<uuid>                  # a pattern that starts with a dash
 
 \b
 JSON (--format json, one object per line)
@@ -91,11 +101,12 @@ def _multi(values: list[str] | None) -> tuple[str, ...]:
     return tuple(values or ())
 
 
-@app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG)
+@app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG + "\n\n" + when_help())
 def search_cmd(
     ctx: typer.Context,
     pattern: Annotated[str, typer.Argument(metavar="[PATTERN]", show_default=False)] = "",
     targets: Targets = None,
+    regexp: Regexp = None,
     label: Annotated[Optional[list[str]], typer.Option("--label", "-t", metavar="SEL",
         help="Keep hits under this label selector (repeatable).")] = None,
     label_not: Annotated[Optional[list[str]], typer.Option("--label-not", "-T", metavar="SEL",
@@ -135,6 +146,7 @@ def search_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
+    pattern, targets = pattern_and_targets(pattern, targets, regexp)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, max_count=max_count,
                             signed_max_count=True, since=since, until=until, turn=turn)

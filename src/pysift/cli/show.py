@@ -121,7 +121,7 @@ def show_cmd(
 
     opts = ShowOptions(
         target=targets[0],
-        lines=tuple(parse_range(v, flag="--line") for v in (line or [])),
+        lines=tuple(parse_range(v, flag="--line", one_based=True) for v in (line or [])),
         uuids=tuple(_split_uuids(uuid)),
         turns=parse_range(turn, flag="--turn") if turn is not None else None,
         raw=raw,

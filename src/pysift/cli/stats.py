@@ -8,6 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
+from pysift.cli.params import when_help
 from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
@@ -67,7 +68,7 @@ NOTES
   the TOTAL then covers the rows shown."""
 
 
-@app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG)
+@app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG + "\n\n" + when_help())
 def stats_cmd(
     ctx: typer.Context,
     targets: Targets = None,

@@ -17,6 +17,7 @@ from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.hitline import label_zone
 from pysift.output.report import Report
+from pysift.output.terminal import Segment, segments_out
 
 LIST_CAP_DEFAULT = 50
 
@@ -113,8 +114,11 @@ def said_text(said: Said) -> str:
     (as a search hit's label zone, without the glyph), so it never reads as the human's."""
     if said.label is None:
         return said.text
-    zone = label_zone(said.label, from_=said.from_, to=said.to).split(" ", 1)[1]
-    return f"{zone}  {said.text}"
+    return f"{said_zone(said)}  {said.text}"
+
+
+def said_zone(said: Said) -> str:
+    return label_zone(said.label or "", from_=said.from_, to=said.to).split(" ", 1)[1]
 
 
 def session_row(s: SessionSummary, env: Env) -> dict[str, Any]:
@@ -157,22 +161,34 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(banner + "\n\n")
     if not summaries:
         w("no sessions found\n")
-    w("\n".join(s.view if isinstance(s.view, str) else row_block(s, env)
-                 for s in summaries))
+    for i, s in enumerate(summaries):
+        if i:
+            w("\n")
+        segments_out(out, s.view if isinstance(s.view, list) else row_block(s, env))
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
           "active; --max-count 0 lists all, or name a target)\n")
 
 
-def row_block(s: SessionSummary, env: Env) -> str:
-    """One session's lines of the text view (rows are separated by a blank line)."""
-    out: list[str] = []
-    w = out.append
+def row_block(s: SessionSummary, env: Env) -> list[Segment]:
+    """One session's lines of the text view (rows are separated by a blank line), as
+    segments (``output.terminal``): laid out in the worker, painted by the stream."""
+    out: list[Segment] = []
+
+    def w(text: str, role: str | None = None) -> None:
+        out.append((text, role))
+
     t = s.transcript
     if t.is_subagent:
-        w(f"SUBAGENT  {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
+        w("SUBAGENT  ")
+        w(t.session_id, "id")
+        w("  ·  parent SESSION ")
+        w(t.parent_session_id, "id")
+        w("\n")
     else:
-        w(f"SESSION  {t.session_id}\n")
+        w("SESSION  ")
+        w(t.session_id, "id")
+        w("\n")
     extras = []
     branch = _drift(s.branch_first, s.branch_last)
     if branch:
@@ -181,7 +197,12 @@ def row_block(s: SessionSummary, env: Env) -> str:
     if version:
         extras.append(f"CC {version}")
     tail = f"   ({', '.join(extras)})" if extras else ""
-    w(f"  cwd      {s.cwd or '<unknown cwd>'}{tail}\n")
+    w("  cwd      ")
+    if s.cwd:
+        w(s.cwd, "path")
+    else:
+        w("<unknown cwd>")
+    w(f"{tail}\n")
     if s.is_clone:
         if s.clone_of:
             w(f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
@@ -194,8 +215,14 @@ def row_block(s: SessionSummary, env: Env) -> str:
         if said is None:
             w(f"  {label} —\n")
             continue
-        w(f"  {label} {text_ts(said.ts, env.tz)}\n")
-        w(f"           {said_text(said)}\n")
+        w(f"  {label} ")
+        w(text_ts(said.ts, env.tz), "when")
+        w("\n")
+        w("           ")
+        if said.label is not None:
+            w(said_zone(said), "label")
+            w("  ")
+        w(f"{said.text}\n")
     if s.pending:
         w("  pending  with elicitation sidecar\n")
         for line in s.pending:
@@ -203,4 +230,4 @@ def row_block(s: SessionSummary, env: Env) -> str:
     if s.skipped_lines:
         w(f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
           "lines read — full census: pysift stats)\n")
-    return "".join(out)
+    return out

@@ -23,8 +23,9 @@ from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
-from pysift.output.hitline import indent_continuation, label_zone
+from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report
+from pysift.output.terminal import paint, wants_colour
 
 EXCERPT_MAX_CHARS = 400
 TRANSCRIPT_IDS_MAX = 100
@@ -65,7 +66,10 @@ def validate(opts: SearchOptions) -> None:
         raise UsageError(f"{' and '.join(terminal)} are exclusive output modes; pick one")
     if opts.count_by is not None:
         if opts.count_by not in COUNT_BY_AXES:
-            raise UsageError(f"--count-by '{opts.count_by}' is not an axis; use one of "
+            from pysift.core.suggest import did_you_mean
+
+            raise UsageError(f"--count-by '{opts.count_by}' is not an axis"
+                             f"{did_you_mean(opts.count_by, COUNT_BY_AXES)}; use one of "
                              f"{', '.join(COUNT_BY_AXES)}")
         for name, on in (("--siblings", opts.siblings), ("--raw", opts.raw)):
             if on:
@@ -262,7 +266,7 @@ def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
         opts=opts, scope=scope, kept=kept, total=len(ordered),
         sessions=len({ex.transcript.session_id for ex in ordered}), dropped=len(over),
         malformed=result.malformed, collapsed=result.collapsed_drafts, clipped=any_clipped,
-        env=env, absence=absence))
+        env=env, absence=absence, matcher=result.plan.matcher))
     return report
 
 
@@ -283,6 +287,7 @@ class ExchangesResult:
     clipped: bool  # an excerpt shown (hit or sibling) is cut
     env: Env
     absence: Absence | None = None  # zero matches: the diagnosis the summary carries
+    matcher: Any = None  # core.matcher.Matcher: a painting stream highlights its matches
 
     @property
     def drafts(self) -> int:
@@ -437,20 +442,28 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
         head += " · undated last"
     w(head + "\n")
     tokens = header_tokens(kept)
+    matcher = result.matcher if wants_colour(out) else None
     for ex in kept:
         t = ex.transcript
         tok = tokens[t.session_id]
         when = text_ts(ex.ts, env.tz, millis=True)
         turn = "draft" if ex.draft else f"t{ex.turn}"
-        parent = f" (parent {t.parent_session_id[:8]})" if t.is_subagent else ""
-        w(f"\n{tok}·{turn}{parent}  {when}\n")
+        w("\n")
+        paint(out, f"{tok}·{turn}", "id")
+        if t.is_subagent:
+            w(" (parent ")
+            paint(out, t.parent_session_id[:8], "id")
+            w(")")
+        w("  ")
+        paint(out, when, "when")
+        w("\n")
         for hit in ex.hits:
-            w(_hit_line(hit, opts, "  "))
+            _write_hit(out, hit, opts, "  ", matcher=matcher)
             if t.is_subagent and hit.line is not None:
                 w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line {hit.line}\n")
         if opts.siblings:
             for sib in ex.siblings:
-                w(_hit_line(sib, opts, "  ", sibling=True))
+                _write_hit(out, sib, opts, "  ", sibling=True)
             if ex.siblings_hidden and ex.hidden_lines:
                 a, b = ex.hidden_lines
                 w(f"  · (+{ex.siblings_hidden} more · pysift show {target_ref(t.session_id, t.path)} "
@@ -489,19 +502,20 @@ def collapsed_drafts_note(n: int) -> str:
             "surviving conversation; add -t user.unsent to see them")
 
 
-def _hit_line(hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False) -> str:
+def _write_hit(out: TextIO, hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False,
+               matcher: Any = None) -> None:
+    """One hit line: label zone, line, excerpt (``matcher``: paint its matches)."""
     unit = hit.unit
     zone = label_zone(hit.label, tool_name=unit.tool_name, pairing=hit.pairing,
                       is_error=unit.is_error, from_=unit.from_, to=unit.to, tag=_tag(hit))
     if sibling:
         zone = "· " + zone.split(" ", 1)[1]
-    where = f"L{hit.line}" if hit.line is not None else "(elicitation sidecar)"
     text, _ = _excerpt(hit, opts.no_truncate)
     if opts.no_truncate:
         text = indent_continuation(text)
-    images = f"  [{len(hit.image_ids)} image(s): {', '.join(hit.image_ids)}]" if hit.image_ids \
-        else ""
-    return f"{indent}{zone}  {where}  {text}{images}\n"
+    matches = ([s for s in matcher.finditer(text) if s[1] > s[0]]
+               if matcher is not None and not sibling and hit.span is not None else ())
+    write_unit_line(out, indent, zone, hit.line, text, hit.image_ids, matches)
 
 
 def _tag(hit: Hit) -> str | None:

@@ -18,8 +18,9 @@ from pysift.engines.fetch import Fetched, TranscriptView, block_text, open_view
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
-from pysift.output.hitline import indent_continuation, label_zone
+from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 DEFAULT_SHOW_CAP = 200
 
@@ -527,9 +528,14 @@ def render_text(out: TextIO, result: ShowResult) -> None:
     t, kept, dropped, env = result.transcript, result.kept, result.dropped, result.env
     w = out.write
     if t.is_subagent:
-        w(f"SUBAGENT {t.session_id} · parent SESSION {t.parent_session_id}\n")
+        w("SUBAGENT ")
+        paint(out, t.session_id, "id")
+        w(" · parent SESSION ")
+        paint(out, t.parent_session_id, "id")
     else:
-        w(f"SESSION {t.session_id}\n")
+        w("SESSION ")
+        paint(out, t.session_id, "id")
+    w("\n")
     current: tuple[int | None, bool] | None = None
     for index, u in enumerate(kept):
         key = (u.turn_index, u.superseded)
@@ -539,17 +545,18 @@ def render_text(out: TextIO, result: ShowResult) -> None:
             stamp = next((x.ts for x in kept[index:] if (x.turn_index, x.superseded) == key
                           and x.ts), None)
             when = text_ts(stamp, env.tz, millis=True)
+            w("\n")
             if u.superseded:
-                w(f"\n(superseded draft — esc-recalled and re-sent, outside turn numbering)  "
-                  f"{when}\n")
+                w("(superseded draft — esc-recalled and re-sent, outside turn numbering)")
             else:
-                w(f"\nt{u.turn_index}  {when}\n")
+                paint(out, f"t{u.turn_index}", "id")
+            w("  ")
+            paint(out, when, "when")
+            w("\n")
         zone = label_zone(u.label, tool_name=u.unit.tool_name, pairing=u.pairing,
                           is_error=u.unit.is_error, from_=u.unit.from_, to=u.unit.to,
                           tag=u.unit.tag)
-        where = f"L{u.line}" if u.line is not None else "(elicitation sidecar)"
-        images = f"  [{len(u.image_ids)} image(s): {', '.join(u.image_ids)}]" if u.image_ids else ""
-        w(f"  {zone}  {where}  {indent_continuation(u.unit.text)}{images}\n")
+        write_unit_line(out, "  ", zone, u.line, indent_continuation(u.unit.text), u.image_ids)
     w(f"\nfetched {len(kept)} record unit(s)\n")
     if dropped:
         cont = result.remainder or "pysift show … --max-count 0"

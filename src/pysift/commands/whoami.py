@@ -17,6 +17,7 @@ from pysift.engines.whoami import Identity, WhoamiAnswer, whoami_from_env, whoam
 from pysift.errors import TargetError
 from pysift.model.env import Env
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 LANE_UNKNOWN = (
     "unknown from the environment alone: CLAUDE_CODE_SESSION_ID names the TOP-LEVEL "
@@ -131,9 +132,10 @@ def render_text(out: TextIO, answer: WhoamiAnswer, env: Env) -> None:
     w = out.write
     ids = answer.identities
     if answer.source != "@trap":
-        w(f"session  {ids[0].session_id}\n")
-        w(f"lane     {LANE_UNKNOWN}\n")
-        w(f"path     {_path_text(ids[0], env)}\n")
+        w("session  ")
+        paint(out, ids[0].session_id, "id")
+        w(f"\nlane     {LANE_UNKNOWN}\n")
+        _write_path(out, ids[0], env)
         return
     last = len(ids) - 1
     for i in ids:
@@ -146,5 +148,16 @@ def render_text(out: TextIO, answer: WhoamiAnswer, env: Env) -> None:
             tail = f"^ top-level root (depth {i.depth})"
         else:
             tail = f"^ parent subagent (depth {i.depth})"
-        w(f"{noun:<8} {i.session_id}  {tail}\n")
-    w(f"path     {_path_text(ids[0], env)}\n")
+        w(f"{noun:<8} ")
+        paint(out, i.session_id, "id")
+        w(f"  {tail}\n")
+    _write_path(out, ids[0], env)
+
+
+def _write_path(out: TextIO, i: Identity, env: Env) -> None:
+    out.write("path     ")
+    if i.path is not None:
+        paint(out, str(i.path), "path")
+    else:
+        out.write(_path_text(i, env))
+    out.write("\n")
