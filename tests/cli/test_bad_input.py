@@ -225,6 +225,19 @@ def test_every_summary_counts_what_could_not_be_read(
     assert result.stderr.count("warning:") == 1
 
 
+def test_an_id_not_found_names_the_dirs_that_may_hold_it(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`no session X` read as final while a locked dir might hold X (the error ends the run
+    before the scope's warnings are printed)."""
+    home, _, hidden = _two_projects(tmp_path)
+    _deny(monkeypatch, hidden.parent)
+    for target in ("@6b6b6b6b-1111-4222-8333-944444444444", "@6b6b6b6b"):
+        result = cli("--claude-home", str(home), "search", "x", target)
+        assert result.code == 1
+        assert str(hidden.parent) in result.stderr
+        assert "could not, and may hold it" in result.stderr
+
+
 def test_the_help_says_what_an_unreadable_transcript_does(cli) -> None:
     """search --help promised exit 1 for an unreadable target; the run warns, counts it
     and goes on (exit 0)."""

@@ -408,6 +408,16 @@ class _Resolver:
         for session in self.agent_owners():
             yield from self.subs(session)
 
+    def unread_hint(self) -> str:
+        """For a "not found" error: the dirs the walk could not read may hold the id
+        (an error ends the run before the scope's warnings are printed)."""
+        items = self.unread.items()
+        if not items:
+            return ""
+        named = ", ".join(path for path, _ in items[:3])
+        more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+        return f" (that could be read: {named}{more} could not, and may hold it)"
+
     # -- adding ---------------------------------------------------------------------
     def add(self, transcript: Transcript) -> None:
         self.found.setdefault(os.fspath(transcript.path), transcript)
@@ -454,8 +464,8 @@ class _Resolver:
                 return
         if not hits:
             raise TargetError(
-                f"no session `{token.value}` under {self.root}; `pysift list` shows the "
-                f"session ids (or check --claude-home / $CLAUDE_CONFIG_DIR)"
+                f"no session `{token.value}` under {self.root}{self.unread_hint()}; `pysift "
+                f"list` shows the session ids (or check --claude-home / $CLAUDE_CONFIG_DIR)"
             )
         for path in hits:
             self.add_session(path)
@@ -496,8 +506,9 @@ class _Resolver:
         ids = {s.name[: -len(".jsonl")] for s in sessions} | {a.session_id for a in agents}
         if not ids:
             raise TargetError(
-                f"no session or agent id starts with `{prefix}` under {self.root}; check the "
-                f"prefix (`pysift list` shows session and agent ids)"
+                f"no session or agent id starts with `{prefix}` under {self.root}"
+                f"{self.unread_hint()}; check the prefix (`pysift list` shows session and "
+                f"agent ids)"
             )
         if len(ids) > 1:
             raise TargetError(
@@ -526,8 +537,9 @@ class _Resolver:
                 )
         if not exact:
             raise TargetError(
-                f"no subagent `{agent_id}` under {self.root}; list agent ids with "
-                f"`pysift list @<session>` (its SUBAGENT rows) and pass one as `@<agent-id>`"
+                f"no subagent `{agent_id}` under {self.root}{self.unread_hint()}; list agent "
+                f"ids with `pysift list @<session>` (its SUBAGENT rows) and pass one as "
+                f"`@<agent-id>`"
             )
         for agent in exact:
             self.add_agent(agent)
@@ -540,7 +552,7 @@ class _Resolver:
         if path is None:
             raise TargetError(
                 f"@main: the calling session {session_id} has no transcript under "
-                f"{self.root}; check --claude-home / $CLAUDE_CONFIG_DIR"
+                f"{self.root}{self.unread_hint()}; check --claude-home / $CLAUDE_CONFIG_DIR"
             )
         self.add_session(path)
 
