@@ -170,26 +170,6 @@ def test_an_unreadable_projects_root_is_an_error_not_an_empty_scope(
         "--claude-home"]
 
 
-def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
-        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home, _, hidden = _two_projects(tmp_path)
-    real_open = os.open
-
-    def guarded(path, flags, *a, **kw):  # type: ignore[no-untyped-def]
-        if os.fspath(path) == os.fspath(hidden):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real_open(path, flags, *a, **kw)
-
-    monkeypatch.setattr(os, "open", guarded)
-    result = cli("--claude-home", str(home), "search", "locked needle")
-    assert (f"warning: skipped: cannot read {hidden}: Permission denied; check its "
-            "permissions") in result.stderr
-    assert "NOT a definitive absence" in result.stderr
-    shown = cli("--claude-home", str(home), "show", str(hidden), "--line", "1")
-    assert shown.code == 1
-    assert len(shown.stderr.splitlines()) == 1  # the cause no longer gets a line of its own
-
-
 def _lock(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
     """Opening ``locked`` fails with EACCES (the file is listed, its bytes are not read)."""
     real_open = os.open
@@ -200,6 +180,19 @@ def _lock(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
         return real_open(path, flags, *a, **kw)
 
     monkeypatch.setattr(os, "open", guarded)
+
+
+def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, _, hidden = _two_projects(tmp_path)
+    _lock(monkeypatch, hidden)
+    result = cli("--claude-home", str(home), "search", "locked needle")
+    assert (f"warning: skipped: cannot read {hidden}: Permission denied; check its "
+            "permissions") in result.stderr
+    assert "NOT a definitive absence" in result.stderr
+    shown = cli("--claude-home", str(home), "show", str(hidden), "--line", "1")
+    assert shown.code == 1
+    assert len(shown.stderr.splitlines()) == 1  # the cause no longer gets a line of its own
 
 
 @pytest.mark.parametrize("argv", [("list",), ("stats",), ("search", "needle"),

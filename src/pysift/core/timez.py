@@ -115,29 +115,30 @@ def ts_pair(name: str, raw: str | None, tz: tzinfo | None = None) -> dict[str, s
     return {f"{name}_utc": utc, f"{name}_local": local_iso(utc, tz)}
 
 
-def format_duration_ms(ms: int) -> str:
-    """The two largest units, rounded to the second: ``12s``, ``1m 5s``, ``2h 3m``, ``10d 17h``."""
+def _two_units(ms: int, spaced: bool) -> str:
+    """The two largest units of ``ms``, rounded to the second; ``spaced``: ``1m 5s``, else
+    csift's compact ``1m05s``."""
     secs = (max(ms, 0) + 500) // 1000
     if secs < 60:
         return f"{secs}s"
     if secs < 3600:
-        return f"{secs // 60}m {secs % 60}s"
-    if secs < 86400:
-        return f"{secs // 3600}h {secs % 3600 // 60}m"
-    return f"{secs // 86400}d {secs % 86400 // 3600}h"
+        big, unit, small, second = secs // 60, "m", secs % 60, "s"
+    elif secs < 86400:
+        big, unit, small, second = secs // 3600, "h", secs % 3600 // 60, "m"
+    else:
+        big, unit, small, second = secs // 86400, "d", secs % 86400 // 3600, "h"
+    return f"{big}{unit} {small}{second}" if spaced else f"{big}{unit}{small:02d}{second}"
+
+
+def format_duration_ms(ms: int) -> str:
+    """The two largest units, rounded to the second: ``12s``, ``1m 5s``, ``2h 3m``, ``10d 17h``."""
+    return _two_units(ms, spaced=True)
 
 
 def format_span_ms(ms: int) -> str:
     """The compact form csift's stats span prints, the second unit zero-padded: ``12s``,
     ``1m05s``, ``1h30m``, ``10d07h``."""
-    secs = (max(ms, 0) + 500) // 1000
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m{secs % 60:02d}s"
-    if secs < 86400:
-        return f"{secs // 3600}h{secs % 3600 // 60:02d}m"
-    return f"{secs // 86400}d{secs % 86400 // 3600:02d}h"
+    return _two_units(ms, spaced=False)
 
 
 def _clock(local: datetime, separator: str) -> str:
