@@ -83,7 +83,10 @@ def test_show_stats_plan_audit_and_search_agree(cli, scarred: Path) -> None:
     shown = cli("--claude-home", home, "show", f"@{SID}", "--turn", "0..", "--format", "json")
     audit = cli("--claude-home", home, "plan", f"@{SID}", "--audit", "--format", "json")
     found = cli("--claude-home", home, "search", "SOMEWORD", f"@{SID}", "--format", "json")
-    assert [r.summary()["skipped_lines"] for r in (stats, shown, audit, found)] == [2, 2, 2, 2]
+    branches = cli("--claude-home", home, "show", f"@{SID}", "--branch-points", "--format",
+                   "json")
+    assert [r.summary()["skipped_lines"] for r in (stats, shown, audit, found, branches)] \
+        == [2, 2, 2, 2, 2]
 
 
 def test_a_binary_file_counts_alike_in_search_and_stats(cli, tmp_path: Path) -> None:
