@@ -17,7 +17,8 @@ Before timing, each pysift command is run once and must exit 0 or 1: a command t
 crashes would otherwise be timed as a fast "pass".
 
 Usage:
-    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,startup,floor]
+    python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,recover,
+                                             image,status,startup,floor]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -49,7 +50,8 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats", "floor")
+GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover", "image",
+          "status", "floor")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -295,6 +297,65 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                            "(no stats command yet)"}
         cases.append(case)
 
+    if "agents" in groups:
+        # every session's subagent tree: each transcript of a session with subagents is
+        # read whole for its spawn calls (one regex pass), each lane at its two ends
+        m = corpus("B")
+        cases.append(
+            Case("agents", "agents B", ["agents"], ["rg", "-c", m["needle_rare"], b_projects],
+                 "B", 3.0)
+        )
+
+    if "files" in groups:
+        m = corpus("B")
+        cases.append(
+            Case("files", "files B --by file", ["files", "--by", "file"],
+                 ["rg", "-c", m["needle_rare"], b_projects], "B", 5.0)
+        )
+
+    if "image" in groups:
+        # listing every image of B: a byte prefilter for the image type key, the base64
+        # payloads cut out before decoding (never decoded or copied), files over the cores
+        m = corpus("B")
+        cases.append(
+            Case("image", "image B (listing)", ["image", "--format", "json"],
+                 ["rg", "-c", m["needle_rare"], b_projects], "B", 3.0)
+        )
+
+    if "recover" in groups:
+        corpus("B")
+        # one file of B's (generator seed 7731): its basename is in a handful of
+        # transcripts, so only those are parsed; the rest are skipped by one literal search
+        single = ["recover", "--file", RECOVER_FILE, "--coverage"]
+        cases.append(
+            Case("recover", "recover B --file (one path)", single,
+                 ["rg", "-c", RECOVER_FILE.rsplit("/", 1)[1], b_projects], "B", 3.0)
+        )
+        manifest = recover_manifest(data)
+        out_dir = SCRATCH / "recover-out"  # never under the (shared, read-only) corpora
+        cases.append(
+            Case("recover", "recover B --files-from (200 paths)",
+                 ["recover", "--files-from", str(manifest), "--out-dir", str(out_dir), "--force"],
+                 [*launcher, "--claude-home", str(data / "B"), *single], "B", 2.0,
+                 "reference: the single-file run above (one pass for 200 files, not 200 passes)")
+        )
+
+    if "status" in groups:
+        # one session's live verdict: the tail window, the background needle passes over
+        # the whole file, the registry and the task list; the floor is status_scan.py
+        m = corpus("A")
+        session = Path(m["largest"][0]["path"]).stem
+        cases.append(
+            Case("status", "status A", ["status", f"@{session}"],
+                 ["rg", "-c", m["needle_rare"], a_projects], "A", 2.0)
+        )
+        cases.append(
+            Case("status", "floor: status A (tail window + needle passes)", [],
+                 ["rg", "-c", m["needle_rare"], a_projects], "A", None,
+                 "report only: the technique alone, see benchmarks/floors/",
+                 command=[python, str(FLOORS / "status_scan.py"), str(data / "A")])
+        )
+
     if "floor" in groups:
         # the bare technique of each missed target, no CLI and no classification: what
         # the recipe of perf-anchors.md §6.3 costs on this machine, against the same rg
@@ -312,6 +373,10 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
              [m["common_word"]], ["-c", "-i", m["common_word"]]),
             ("floor: search B no-match needle pass", "needle_lines.py", [m["needle_absent"]],
              ["-c", m["needle_absent"]]),
+            ("floor: agents B (spawn-name pass)", "agents_spawns.py", [],
+             ["-c", m["needle_rare"]]),
+            ("floor: files B (read + the two regex passes)", "files_scan.py", [],
+             ["-c", m["needle_rare"]]),
         ):
             cases.append(
                 Case("floor", title, [], ["rg", *rg_args, b_projects], "B", None,
@@ -320,6 +385,27 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
             )
 
     return cases
+
+
+RECOVER_FILE = "/home/dev/Projects/widget_factory_0/src/update_types.ts"
+SCRATCH = REPO / "benchmarks" / "data" / "scratch"  # gitignored
+RECOVER_MANIFEST_SIZE = 200
+
+
+def recover_manifest(data: Path) -> Path:
+    """200 absolute paths B's transcripts name in ``file_path``: every 140th of the sorted
+    distinct values (deterministic for the seeded corpus), written once."""
+    path = SCRATCH / "recover-manifest.txt"
+    if path.exists():
+        return path
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    found = subprocess.run(["rg", "-o", "--no-filename", '"file_path":"[^"]*"',
+                            str(data / "B" / "projects")], capture_output=True, check=True)
+    values = sorted({line[len('"file_path":"'):-1] for line in
+                     found.stdout.decode("utf-8", "replace").splitlines()})
+    chosen = [v for i, v in enumerate(values, 1) if i % 140 == 0][:RECOVER_MANIFEST_SIZE]
+    path.write_text("\n".join(chosen) + "\n")
+    return path
 
 
 def pysift_argv(case: Case, launcher: list[str], data: Path) -> list[str]:

@@ -450,28 +450,16 @@ def read_result(path: str, content: str, start_line: int = 1, total_lines: int |
     }
 
 
-def _patch(old: str, new: str, line: int) -> list[JsonObj]:
-    old_lines = old.split("\n")
-    new_lines = new.split("\n")
-    return [
-        {
-            "oldStart": line,
-            "oldLines": len(old_lines),
-            "newStart": line,
-            "newLines": len(new_lines),
-            "lines": [f"-{x}" for x in old_lines] + [f"+{x}" for x in new_lines],
-        }
-    ]
-
-
 def edit_result(path: str, old: str, new: str, original: str, *, replace_all: bool = False) -> JsonObj:
-    line = original[: original.find(old)].count("\n") + 1 if old in original else 1
+    """An Edit's ``toolUseResult`` with the ``structuredPatch`` Claude Code records (jsdiff
+    hunks with 3 lines of context) for the change it made to ``original``."""
+    updated = original.replace(old, new) if replace_all else original.replace(old, new, 1)
     return {
         "filePath": path,
         "oldString": old,
         "newString": new,
         "originalFile": original,
-        "structuredPatch": _patch(old, new, line),
+        "structuredPatch": structured_patch(original, updated),
         "userModified": False,
         "replaceAll": replace_all,
     }
@@ -482,9 +470,75 @@ def write_result(path: str, content: str, *, original: str | None = None) -> Jso
         "type": "create" if original is None else "update",
         "filePath": path,
         "content": content,
-        "structuredPatch": [] if original is None else _patch(original, content, 1),
+        "structuredPatch": [] if original is None else structured_patch(original, content),
         "originalFile": original,
     }
+
+
+def structured_patch(old: str, new: str, context: int = 3) -> list[JsonObj]:
+    """``structuredPatch`` as Claude Code records it (the jsdiff library's hunks): lines
+    compared WITH their terminators, ``context`` lines around each change, and a
+    ``\\ No newline at end of file`` line after a last line that has no newline."""
+    import difflib
+
+    def lines_of(text: str) -> list[str]:  # split at "\n" only (str.splitlines splits "\r")
+        return re.findall(r"[^\n]*\n|[^\n]+\Z", text)
+
+    a, b = lines_of(old), lines_of(new)
+    hunks: list[JsonObj] = []
+    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        lines: list[str] = []
+
+        def put(tag: str, line: str) -> None:
+            lines.append(tag + line.rstrip("\n") if line.endswith("\n") else tag + line)
+            if not line.endswith("\n"):
+                lines.append("\\ No newline at end of file")
+
+        for op, x1, x2, y1, y2 in group:
+            if op == "equal":
+                for line in a[x1:x2]:
+                    put(" ", line)
+                continue
+            for line in a[x1:x2]:
+                put("-", line)
+            for line in b[y1:y2]:
+                put("+", line)
+        hunks.append({"oldStart": i1 + 1 if i2 > i1 else i1, "oldLines": i2 - i1,
+                      "newStart": j1 + 1 if j2 > j1 else j1, "newLines": j2 - j1,
+                      "lines": lines})
+    return hunks
+
+
+def edit_echo(path: str, old: str, new: str, original: str, *, replace_all: bool = False,
+              **extra: Any) -> JsonObj:
+    """An Edit's ``toolUseResult`` with a real ``structuredPatch`` (``edit_result`` keeps
+    a context-free one)."""
+    updated = original.replace(old, new) if replace_all else original.replace(old, new, 1)
+    out: JsonObj = {"filePath": path, "oldString": old, "newString": new,
+                    "originalFile": original,
+                    "structuredPatch": structured_patch(original, updated),
+                    "userModified": False, "replaceAll": replace_all}
+    out.update(extra)
+    return out
+
+
+def read_echo(path: str, content: str, offset: int = 1, limit: int | None = None) -> JsonObj:
+    """A Read's ``toolUseResult`` as Claude Code writes it: lines counted by separator (a
+    newline-terminated file has an empty last line), ``content`` the window's exact text."""
+    lines = content.split("\n") if content else []  # an empty file has no line
+    window = lines[offset - 1: None if limit is None else offset - 1 + limit]
+    return {"type": "text", "file": {"filePath": path, "content": "\n".join(window),
+                                     "numLines": len(window), "startLine": offset,
+                                     "totalLines": len(lines)}}
+
+
+def gutter(content: str, offset: int = 1, limit: int | None = None) -> str:
+    """The ``cat -n`` text a Read shows the model (current form: ``N<TAB>line``), every
+    separator line included."""
+    lines = content.split("\n")
+    window = lines[offset - 1: None if limit is None else offset - 1 + limit]
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(window, offset))
 
 
 def persisted_output(saved_to: str, full_text: str, preview_chars: int = 2000) -> str:
@@ -1172,6 +1226,34 @@ class ClaudeHome:
         base.mkdir(parents=True, exist_ok=True)
         path = base / f"{slug}.md"
         path.write_text(content)
+        return path
+
+    def registry_row(self, pid: int, session_id: str | None, status: str | None = "idle",
+                     **fields: Any) -> Path:
+        """A harness registry row ``sessions/<pid>.json`` (the live pair, spec 6.13): the
+        keys Claude Code writes, ``fields`` added or overriding (``procStart``,
+        ``pidDomain``, ``statusUpdatedAt`` …)."""
+        base = self.root / "sessions"
+        base.mkdir(parents=True, exist_ok=True)
+        row: JsonObj = {"pid": pid, "sessionId": session_id, "cwd": "/home/ada/src/orbit",
+                        "startedAt": 1791190800000, "kind": "interactive",
+                        "entrypoint": "cli", "status": status,
+                        "updatedAt": 1791190800000, "statusUpdatedAt": 1791190800000}
+        row.update(fields)
+        path = base / f"{pid}.json"
+        path.write_text(json.dumps(row))
+        return path
+
+    def task(self, dir_name: str, task_id: str, subject: str, status: str = "pending",
+             blocked_by: Sequence[str] = ()) -> Path:
+        """One harness task file ``tasks/<dir_name>/<id>.json`` (the dir is the session
+        uuid or ``session-<first 8>``)."""
+        base = self.root / "tasks" / dir_name
+        base.mkdir(parents=True, exist_ok=True)
+        path = base / f"{task_id}.json"
+        path.write_text(json.dumps({"id": task_id, "subject": subject, "description": "",
+                                    "activeForm": subject, "status": status, "blocks": [],
+                                    "blockedBy": list(blocked_by)}))
         return path
 
     @staticmethod

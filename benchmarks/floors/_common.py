@@ -46,10 +46,11 @@ def open_bytes(path: str) -> bytes | mmap.mmap:
         os.close(fd)
 
 
-def split_run(work: Callable[[str], int], home: str) -> int:
-    """``sum(work(path))`` over every transcript, the files dealt largest-first to this
-    process and one forked child alternately."""
-    paths = [path for _, path in transcripts(home)]
+def split_run(work: Callable[[str], int], home: str,
+              keep: Callable[[str], bool] | None = None) -> int:
+    """``sum(work(path))`` over every transcript (those ``keep`` keeps), the files dealt
+    largest-first to this process and one forked child alternately."""
+    paths = [path for _, path in transcripts(home) if keep is None or keep(path)]
     mine, theirs = paths[0::2], paths[1::2]
     read_fd, write_fd = os.pipe()
     pid = os.fork()

@@ -139,8 +139,14 @@ def test_a_window_of_one_instant_is_no_reversal(run) -> None:
 
 # -- no command -------------------------------------------------------------------------------
 
-MISSING = ("pysift: error: missing command; run `pysift --help` to see the commands "
-           "(list, search, show, stats, whoami, plan)")
+def _missing() -> str:
+    from pysift.cli.app import COMMAND_MODULES
+
+    return ("pysift: error: missing command; run `pysift --help` to see the commands "
+            f"({', '.join(COMMAND_MODULES)})")
+
+
+MISSING = _missing()
 
 
 @pytest.mark.parametrize("args", [(), ("--",), ("--claude-home", "/nowhere"),

@@ -1,4 +1,4 @@
-"""Envelope v2 on every command (SPEC §8.2, wire-format §0.1-§0.3): header first, summary
+"""Envelope v2 on every command built (SPEC §8.2, wire-format §0.1-§0.3): header first, summary
 last, one of each, closed row kinds, the id trio on every spanning row, and every
 ``*_utc`` paired with its ``*_local``."""
 
@@ -18,12 +18,21 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
+    "recover": {"restore", "coverage", "segment", "boundary", "snapshot"},
     "stats": {"session"},
     "plan": {"plan", "binding", "plan-edit"},
     "whoami": {"identity"},
+    "agents": {"session", "run", "agent"},
+    "files": {"bucket", "dir", "file", "mutation", "boundary"},
+    "image": {"image", "extract"},
+    "status": {"verdict"},
 }
-#: row kinds that name a transcript and must carry the trio (wire-format §0.2)
-TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding"}
+#: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
+#: name theirs by session_id / agent_id alone (checked below)
+TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
+              "file", "mutation", "boundary", "coverage", "segment", "snapshot", "image",
+              "extract"}
+NO_TRIO_COMMANDS = {"agents", "status"}  # status carries the trio in its header
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -61,6 +70,28 @@ INVOCATIONS = [
     ("plan", "--audit"),
     ("plan", "--reverse", str(DEMO_HOME / "plans" / "quiet-orbiting-lovelace.md")),
     ("whoami",),
+    ("agents",),
+    ("agents", f"@{LONG}", "--returned-message"),
+    ("agents", "--agent", EXPLORE),
+    ("agents", "--shape", "workflow", "--order-by", "completion"),
+    ("agents", "--since", "2030-01-01"),
+    ("files",),
+    ("files", f"@{LONG}", "--by", "dir"),
+    ("files", "--by", "file", "--glob", "**/src/**"),
+    ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
+    ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
+    ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py"),
+    ("recover", "--file", "src/orbit/cli.py", "--coverage"),
+    ("recover", "--file", "cli.py", "--patches"),
+    ("recover", f"@{LONG}", "--file", "cli.py", "--at", "@turn:3"),
+    ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
+    ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
+    ("image",),
+    ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
+    ("image", "--since", "2026-10-07"),
+    ("status", f"@{LONG}"),
+    ("status", f"@{EXPLORE}"),
+    ("status", f"@{LONG}", "--background-since", "2026-10-06", "--no-subagents"),
 ]
 
 
@@ -110,6 +141,8 @@ def _check_envelope(result: Any, command: str) -> list[dict[str, Any]]:
     assert rows[0]["command"] == command
     for row in rows[1:-1]:
         assert row["kind"] in ROW_KINDS[command], row["kind"]
+        if command in NO_TRIO_COMMANDS:
+            continue
         if row["kind"] in TRIO_KINDS | TRIO_KEYED_KINDS:
             for key in TRIO:
                 assert key in row, (row["kind"], key)
@@ -129,6 +162,40 @@ def _check_envelope(result: Any, command: str) -> list[dict[str, Any]]:
     return rows
 
 
+def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None:
+    result = cli("--claude-home", str(demo_home), "image", f"@{LONG}", "--out",
+                 str(tmp_path / "imgs"), "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows()
+    assert [r["kind"] for r in rows] == ["header", "extract", "summary"]
+    assert rows[0] == {"kind": "header", "command": "image"}
+    assert tuple(rows[1][k] for k in TRIO) == (LONG, False, LONG)
+    assert set(rows[2]) == {"kind", "extracted", "url_skipped", "skipped_lines",
+                            "unreadable"}
+
+
+def test_status_header_carries_the_trio(cli, demo_home: Path) -> None:
+    rows = cli("--claude-home", str(demo_home), "status", f"@{EXPLORE}", "--format",
+               "json").json_rows()
+    assert {k: rows[0][k] for k in TRIO} == {"session_id": EXPLORE, "is_subagent": True,
+                                            "parent_session_id": LONG}
+    assert set(rows[-1]) == {"kind", "verdict", "unreadable"}
+
+
+def test_wait_prints_one_bare_object(cli, demo_home: Path) -> None:
+    """wait is the one command without the envelope (wire-format §0.1): a single
+    ``{"kind":"wait"}`` object, on a fired condition and on a timeout alike."""
+    for until, code in (("verdict:waiting-hitl", 0), ("tool:Nothing", 124)):
+        result = cli("--claude-home", str(demo_home), "wait", f"@{LONG}", "--until", until,
+                     "--timeout", "0.2", "--format", "json")
+        assert result.code == code, result.stderr
+        rows = result.json_rows()
+        assert len(rows) == 1 and rows[0]["kind"] == "wait"
+        for where, obj in _walk(rows[0]):
+            for key in [k for k in obj if k.endswith("_utc")]:
+                assert key[: -len("_utc")] + "_local" in obj, where
+
+
 def test_hits_and_siblings_carry_the_trio(cli, demo_home: Path) -> None:
     result = cli("--claude-home", str(demo_home), "search", "svalbard", "--siblings",
                  "--format", "json")
@@ -146,3 +213,35 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
     assert set(rows[1]) == {"kind", "matched", "unreadable"}
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("--file", "/home/ada/src/orbit/pyproject.toml"), "invalidated"),
+    (("--file", "/nowhere/at/all.py"), "no-history"),
+])
+def test_recover_error_paths_close_the_envelope(cli, demo_home: Path, args: tuple[str, ...],
+                                                reason: str) -> None:
+    """A restore that fails still prints header, its restore row and the summary before
+    the non-zero exit (wire-format §8)."""
+    result = cli("--claude-home", str(demo_home), "recover", *args, "--format", "json")
+    assert result.code == 1
+    kinds = [r["kind"] for r in result.json_rows()]
+    assert kinds == ["header", "restore", "summary"]
+    assert result.json_rows("restore")[0]["reason"] == reason
+    assert result.summary()["sessions"] == 0
+
+
+def test_agents_rows_name_their_session_not_the_trio(cli, demo_home: Path) -> None:
+    """agents rows carry ``session_id`` (session, run) or ``agent_id`` + ``parent_session_id``
+    (agent), never the trio (wire-format §0.2), and every session row counts what follows."""
+    rows = cli("--claude-home", str(demo_home), "agents", "--format", "json").json_rows()
+    sessions = [r for r in rows if r["kind"] == "session"]
+    assert sessions and all(set(r) == {"kind", "session_id", "runs", "agents"} for r in sessions)
+    for row in rows:
+        if row["kind"] == "agent":
+            assert "session_id" not in row and "is_subagent" not in row
+            assert row["agent_id"] and row["parent_session_id"]
+    agents = [r for r in rows if r["kind"] == "agent"]
+    runs = [r for r in rows if r["kind"] == "run"]
+    assert sum(r["agents"] for r in sessions) == len(agents) == rows[-1]["agents"]
+    assert sum(r["runs"] for r in sessions) == len(runs) == rows[-1]["runs"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-LAYERS = ("engines", "core", "model", "disk")
+LAYERS = ("engines", "live", "core", "model", "disk")
 FORBIDDEN = ("typer", "click", "rich")
 
 
@@ -46,6 +46,18 @@ def test_every_layer_has_modules() -> None:
 @pytest.mark.parametrize("module", _modules())
 def test_module_imports_no_ui_library(module: str) -> None:
     result = subprocess.run([sys.executable, "-c", PROBE, module, *FORBIDDEN],
+                            capture_output=True, text=True, env={"PYTHONPATH": str(SRC)},
+                            timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [], f"{module} imports {result.stdout.strip()}"
+
+
+@pytest.mark.parametrize("module", ["pysift.live.watch", "pysift.commands.status",
+                                    "pysift.commands.wait", "pysift.cli.wait"])
+def test_live_pair_loads_its_heavy_libraries_only_when_used(module: str) -> None:
+    """watchfiles (wait's waker) and psutil (the pid probe) load when a wait or a probe
+    runs, not when the modules are imported (``status --help`` pays for neither)."""
+    result = subprocess.run([sys.executable, "-c", PROBE, module, "watchfiles", "psutil"],
                             capture_output=True, text=True, env={"PYTHONPATH": str(SRC)},
                             timeout=60, check=False)
     assert result.returncode == 0, result.stderr

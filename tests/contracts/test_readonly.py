@@ -1,4 +1,4 @@
-"""pysift never writes under the Claude home (SPEC §0): list, show and search over a
+"""pysift never writes under the Claude home (SPEC §0): list, show, search and image over a
 read-only copy of the demo home leave every file and directory exactly as they were."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ COMMANDS = [
     ("show", f"@{LONG}", "--line", "1..", "--raw"),
     ("show", f"@{LONG}", "--branch-points", "--format", "json"),
     ("show", f"@{EXPLORE}", "--line", "1..", "--format", "json"),
+    ("image", "--format", "json"),
 ]
 
 
@@ -72,3 +73,18 @@ def test_commands_leave_the_home_untouched(cli, readonly_home: Path) -> None:
     assert not removed, f"removed: {removed}"
     changed = sorted(k for k in before if before[k] != after[k])
     assert not changed, f"changed: {changed}"
+
+
+def test_image_extraction_writes_only_where_asked(cli, readonly_home: Path,
+                                                  tmp_path: Path) -> None:
+    before = tree_digest(readonly_home)
+    out = tmp_path / "imgs"
+    for target in (out, out / "one.jpg"):
+        result = cli("--claude-home", str(readonly_home), "image", f"@{LONG}", "--out",
+                     str(target), "--force")
+        assert result.code == 0, result.stderr
+    inside = cli("--claude-home", str(readonly_home), "image", f"@{LONG}", "--out",
+                 str(readonly_home / "projects" / "imgs"))
+    assert inside.code == 2 and "never writes" in inside.stderr
+    assert tree_digest(readonly_home) == before
+    assert sorted(p.name for p in out.iterdir()) == [f"{LONG[:8]}-img1-L40i1.png", "one.jpg"]

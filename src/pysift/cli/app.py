@@ -86,7 +86,9 @@ def root(
 # The built commands in SPEC order, each with the module whose import registers it. A
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
-                   "whoami": "whoami", "plan": "plan"}
+                   "agents": "agents",
+                   "whoami": "whoami", "files": "files", "recover": "recover",
+                   "plan": "plan", "image": "image", "status": "status", "wait": "wait"}
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:

@@ -94,7 +94,12 @@ EXIT
   such session, an ambiguous prefix, a turn no transcript has) or a projects dir that
   cannot be listed. A transcript, dir or side file that exists but cannot be read is a
   stderr warning, counted in the summary's "unreadable", and the run goes on (exit 0);
-  a zero is then NOT a definitive absence."""
+  a zero is then NOT a definitive absence.
+
+\b
+SEE ALSO
+  A hit's [k image(s): #3, L88i1] are the ids of its record's images: pysift image
+  <target> --no-subagents --id 3 --out DIR writes them out (a #N typed as its number)."""
 
 
 def _multi(values: list[str] | None) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,6 +16,7 @@ from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
 from pysift.core.timez import text_ts, ts_pair
+from pysift.disk.layout import Transcript
 from pysift.engines.search.engine import Census, LabelProbe, SearchResult
 from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
@@ -443,6 +445,7 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
     w(head + "\n")
     tokens = header_tokens(kept)
     matcher = result.matcher if wants_colour(out) else None
+    hint = _ImageHint()
     for ex in kept:
         t = ex.transcript
         tok = tokens[t.session_id]
@@ -461,9 +464,11 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
             _write_hit(out, hit, opts, "  ", matcher=matcher)
             if t.is_subagent and hit.line is not None:
                 w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line {hit.line}\n")
+            hint.after(w, hit, t)
         if opts.siblings:
             for sib in ex.siblings:
                 _write_hit(out, sib, opts, "  ", sibling=True)
+                hint.after(w, sib, t)
             if ex.siblings_hidden and ex.hidden_lines:
                 a, b = ex.hidden_lines
                 w(f"  · (+{ex.siblings_hidden} more · pysift show {target_ref(t.session_id, t.path)} "
@@ -486,9 +491,10 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
         w(f"({collapsed_drafts_note(result.collapsed)})\n")
     if result.malformed:
         w(f"({result.malformed} malformed line(s) skipped)\n")
-    if any(h.image_ids for ex in kept for h in ex.hits):
-        w("note: image annotations above (L<line>i<n>) locate the images inside the records; "
-          "fetch the record with pysift show @<id> --line <line> --raw\n")
+    if hint.shown:
+        w("note: image annotations above are extractable, not decorative: pysift image "
+          "<target> --id <ID> --out DIR (a #N handle typed as its bare number), then Read the "
+          "decoded file\n")
     if result.clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
@@ -500,6 +506,24 @@ def collapsed_drafts_note(n: int) -> str:
     """Drafts the pattern matched that the -t selection hides (csift's collapse count)."""
     return (f"{n} superseded draft(s) collapsed — esc-recalled and re-sent, not in the "
             "surviving conversation; add -t user.unsent to see them")
+
+
+class _ImageHint:
+    """The paste-ready extraction command, printed once per run under the first row whose
+    record carries images (ids as typed: ``#7`` is shown, ``--id 7`` is typed)."""
+
+    __slots__ = ("shown",)
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def after(self, w: Callable[[str], object], hit: Hit, t: Transcript) -> None:
+        if self.shown or not hit.image_ids:
+            return
+        self.shown = True
+        first = hit.image_ids[0].lstrip("#")
+        w(f"      ↳ read the image(s): pysift image {target_ref(t.session_id, t.path)} "
+          f"--no-subagents --id {first} --out DIR  (decodes to a file you can Read)\n")
 
 
 def _write_hit(out: TextIO, hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False,

@@ -30,7 +30,7 @@ from pysift.core.grammar.targets import (
     parse_target,
     validate_trap_marker,
 )
-from pysift.core.spawns import IssuedBy, spawned_by, spawns_in
+from pysift.core.topology import descendants
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -45,7 +45,6 @@ from pysift.disk.layout import (
     legacy_agent_transcript,
     orphan_session_paths,
     project_transcripts,
-    read_meta,
     subagent_transcripts,
     top_level_sessions,
     top_level_transcript,
@@ -648,33 +647,10 @@ class _Resolver:
 
     # -- topology: an agent's descendants --------------------------------------------
     def _descendants(self, agent: Transcript) -> list[Transcript]:
-        """Subagents spawned (transitively) from ``agent``'s own transcript.
-
-        The on-disk layout is flat at every depth, so nesting is recovered from links: the
-        child's meta ``parentAgentId`` when present; else its meta ``toolUseId`` found among
-        the Task/Agent ``tool_use`` ids of the parent's transcript; else (a teammate, whose
-        meta has no ``toolUseId``) its meta ``name`` matching such a spawn's ``input.name``.
-        A spawn id that the MAIN transcript also issued belongs to the main thread: a
-        ``/fork`` clone carries copies of its parent's spawns and must not adopt them.
-        """
+        """Subagents spawned (transitively) from ``agent``'s own transcript: the links of
+        ``core.topology`` walked down among the session's subagents."""
         session_path = agent.project_dir / f"{agent.parent_session_id}.jsonl"
-        siblings = self.subs(session_path)
-        metas = {t.session_id: read_meta(t) for t in siblings}
-        main_issued = IssuedBy(session_path)
-        visited = {agent.session_id}
-        queue = [agent]
-        out: list[Transcript] = []
-        while queue:
-            parent = queue.pop(0)
-            spawns = spawns_in(parent.path)
-            for child in siblings:
-                if child.session_id in visited:
-                    continue
-                if spawned_by(metas[child.session_id], parent.session_id, spawns, main_issued):
-                    visited.add(child.session_id)
-                    out.append(child)
-                    queue.append(child)
-        return out
+        return descendants(agent, self.subs(session_path), session_path)
 
 
 def _session_ref_token(ident: str) -> TargetToken:

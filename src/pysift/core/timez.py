@@ -19,13 +19,15 @@ A span of time is written in its two largest units: a turn's duration by
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 
 from pysift.core.text import clip, one_line
 
 __all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "local_iso",
-           "parse_ts", "text_ts", "ts_pair"]
+           "parse_ts", "text_stamper", "text_ts", "ts_pair"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
@@ -89,6 +91,40 @@ def text_ts(raw: str | None, tz: tzinfo | None = None, millis: bool = False) -> 
         shown, _ = clip(one_line(str(raw)), _UNPARSED_SHOWN_CHARS)
         return f"{shown} (unparsed)"
     return format_local(parsed, tz, millis)
+
+
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d\.\d{3}Z")
+
+
+def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
+    """``text_ts`` (no milliseconds) for one output that renders thousands of stamps:
+    Claude Code's own shape (``2026-06-07T05:43:00.123Z``) is rendered once per minute
+    and its seconds spliced in (a zone's offset changes on whole minutes; a minute whose
+    offset holds seconds, as some historical ones did, takes the full path); any other
+    shape goes through ``text_ts``."""
+    minutes: dict[str, tuple[str, str] | None] = {}
+    full = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
+
+    def stamp(raw: str | None) -> str:
+        if raw is None or not _CANONICAL.fullmatch(raw):
+            return full(raw)
+        key = raw[:16]
+        if key not in minutes:
+            start = parse_ts(key + ":00.000Z")
+            local = start.astimezone(tz) if start is not None and tz is not None else (
+                start.astimezone() if start is not None else None)
+            offset = local.utcoffset() if local is not None else None
+            if local is None or offset is None or offset.total_seconds() % 60:
+                minutes[key] = None
+            else:
+                text = format_local(local, tz)  # `YYYY-MM-DD HH:MM:00 <marker>`
+                minutes[key] = (text[:17], text[19:])
+        base = minutes[key]
+        if base is None:
+            return full(raw)
+        return base[0] + raw[17:19] + base[1]
+
+    return stamp
 
 
 def local_iso(raw: str | None, tz: tzinfo | None = None) -> str | None:

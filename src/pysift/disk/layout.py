@@ -214,8 +214,9 @@ class Unreadable:
 
 def is_transcript_entry(entry: os.DirEntry[str], unread: Unreadable) -> bool:
     """``entry.is_file()`` for a ``*.jsonl`` entry; a symlink whose target is missing (a
-    transcript moved to a disk that is not mounted) is noted unreadable, not passed over
-    in silence: the session exists, its bytes cannot be reached. May raise ``OSError``
+    transcript moved to a disk that is not mounted), or an entry that is no file at all
+    (a FIFO), is noted unreadable, not passed over in silence: the session exists, its
+    bytes cannot be reached. May raise ``OSError``
     (a loop, a permission), which the caller notes."""
     if entry.is_file():
         return True
@@ -225,6 +226,8 @@ def is_transcript_entry(entry: os.DirEntry[str], unread: Unreadable) -> bool:
         except OSError:
             target = "?"
         unread.note_reason(entry.path, f"a symlink to {target}, which does not exist")
+    elif not entry.is_dir():  # a FIFO, a socket, a device: there, never read (a FIFO blocks)
+        unread.note_reason(entry.path, "not a regular file")
     return False
 
 
@@ -640,3 +643,50 @@ def is_sidecar_file(path: Path) -> bool:
         if not isinstance(obj, dict) or "csift" not in obj:
             return False
     return seen
+
+
+def read_meta_checked(transcript: Transcript) -> tuple[dict[str, Any], str | None]:
+    """``read_meta`` that says why a companion that exists gave nothing: ``({}, None)``
+    when there is none (older builds wrote none), ``({}, problem)`` when it is not a
+    readable regular file or not a JSON object."""
+    path = os.fspath(transcript.path)
+    if not transcript.is_subagent or not path.endswith(".jsonl"):
+        return {}, None
+    meta = path[: -len(".jsonl")] + ".meta.json"  # Transcript.meta_path without pathlib
+    try:
+        data = read_regular(meta)
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return {}, f"its meta.json cannot be read ({exc.strerror or exc})"
+    try:
+        obj = jsonline.loads(data)
+    except jsonline.JSONDecodeError:
+        return {}, "its meta.json is not JSON"
+    if not isinstance(obj, dict):
+        return {}, "its meta.json is not a JSON object"
+    return obj, None
+
+
+def workflow_manifests(session_path: Path, *, unread: Unreadable) -> list[Path]:
+    """The run manifests ``<session>/workflows/wf_*.json`` of one session, sorted (the
+    ``scripts/`` dir beside them and anything else are passed over)."""
+    out: list[Path] = []
+    for entry in _entries(session_dir(session_path) / WORKFLOWS_DIR, unread):
+        if not (entry.name.startswith("wf_") and entry.name.endswith(".json")):
+            continue
+        try:
+            if entry.is_file():
+                out.append(Path(entry.path))
+        except OSError as exc:
+            unread.note(entry.path, exc)
+    out.sort(key=os.fspath)
+    return out
+
+
+def workflow_journal(transcript: Transcript) -> Path | None:
+    """The ``journal.jsonl`` beside a workflow agent's transcript (None for other lanes)."""
+    if transcript.kind != KIND_WORKFLOW:
+        return None
+    return transcript.path.parent / JOURNAL_NAME
+

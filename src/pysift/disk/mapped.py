@@ -18,8 +18,10 @@ from pysift.errors import SourceError
 SMALL_FILE_BYTES = 256 * 1024
 
 
-def open_buffer(path: Path | str) -> bytes | mmap.mmap:
-    """The file's bytes as of now: ``bytes`` for small files, a read-only mmap otherwise.
+def open_buffer(path: Path | str, read_up_to: int = SMALL_FILE_BYTES) -> bytes | mmap.mmap:
+    """The file's bytes as of now: ``bytes`` for files up to ``read_up_to`` bytes, a
+    read-only mmap otherwise (a scan handing the whole file to a C library that copies an
+    mmap, such as the Rust regex crate, reads it outright instead).
 
     Raises ``SourceError`` (never ``OSError``) when the file vanished or is unreadable.
     """
@@ -34,7 +36,7 @@ def open_buffer(path: Path | str) -> bytes | mmap.mmap:
         size = os.fstat(fd).st_size
         if size == 0:
             return b""
-        if size <= SMALL_FILE_BYTES:
+        if size <= read_up_to:
             chunks = []
             remaining = size
             while remaining > 0:
@@ -86,3 +88,30 @@ def read_regular(path: Path | str) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+_HEAP_KEPT = False
+
+
+def keep_big_reads_on_the_heap() -> None:
+    """Let glibc serve big allocations (a whole transcript read into ``bytes``) from the
+    heap and keep the memory after it is freed, so the next file's read reuses pages
+    already mapped instead of faulting fresh ones in: measured to halve the cost of
+    reading B's 2,437 files one after another (0.46 s against 1.0 s for 600 of them).
+    The process keeps its peak memory until it exits, which a CLI run can afford. A
+    no-op where the C library is not glibc. Inherited by forked workers."""
+    global _HEAP_KEPT
+    if _HEAP_KEPT:
+        return
+    _HEAP_KEPT = True
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (macOS, musl without mallopt)
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_mmap_threshold, 1 << 30)
+    mallopt(m_trim_threshold, 1 << 31)

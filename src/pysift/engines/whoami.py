@@ -109,10 +109,10 @@ class _Lane:
     def parent_of(self, child: Transcript) -> Transcript | None:
         """The subagent that spawned ``child``, or None when the top-level session did.
 
-        The same links the resolver walks DOWN (``resolve.spawned_by``): the child's meta
-        ``parentAgentId``; else its meta ``toolUseId`` among a sibling's Task/Agent spawns
-        that the main transcript did not itself issue; else its meta ``name`` among a
-        sibling's spawn names.
+        The same links the resolver walks DOWN (``topology.spawned_by``): the child's meta
+        ``parentAgentId``; else its meta ``toolUseId`` among a sibling's spawn calls that
+        the main transcript did not itself issue; else a sibling's call whose result names
+        the child; else its meta ``name`` among a sibling's spawn names.
         """
         meta = read_meta(child)
         declared = meta.get("parentAgentId")
@@ -123,7 +123,8 @@ class _Lane:
                 if candidate.session_id == declared:
                     return candidate
                 continue
-            if spawned_by(meta, candidate.session_id, self.spawns(candidate), self.main_issued):
+            if spawned_by(meta, candidate.session_id, self.spawns(candidate), self.main_issued,
+                          child.session_id):
                 return candidate
         return None
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
+from typing import Any
 
 
 class SystemClock:
@@ -42,6 +43,9 @@ class Env:
     cwd: Path = field(default_factory=Path.cwd)
     clock: SystemClock | FixedClock = field(default_factory=SystemClock)
     tz: tzinfo | None = None  # None = the system local zone
+    # the process table status/wait probe for an owner pid's liveness (None = the system's,
+    # through psutil; tests pass a fake: ``live.process.ProcessTable``)
+    processes: Any = None
 
     @property
     def projects_root(self) -> Path:

@@ -258,6 +258,16 @@ def test_progress_copies_in_the_main_transcript_do_not_steal_a_grandchild(home: 
     assert ids(resolve_scope([f"@{AGENT}"], home.env())) == [CHILD, AGENT]
 
 
+def test_a_child_named_by_its_spawn_result_is_a_descendant(home: Home) -> None:
+    # older builds write no meta toolUseId: the call's result names the child it spawned
+    home.session("-w-a", S1, spawn("toolu_main"))
+    home.agent("-w-a", S1, AGENT, spawn("toolu_c"),
+               tool_result("toolu_c", f"done.\nagentId: {CHILD} (use SendMessage)"))
+    home.agent("-w-a", S1, CHILD)
+    home.agent("-w-a", S1, GRANDCHILD)  # named by nobody: not a descendant
+    assert ids(resolve_scope([f"@{AGENT}"], home.env())) == [CHILD, AGENT]
+
+
 def test_spawn_named_in_a_tool_result_is_not_a_spawn(home: Home) -> None:
     home.session("-w-a", S1)
     home.agent("-w-a", S1, AGENT, tool_result("toolu_x", 'the "Task" tool'))

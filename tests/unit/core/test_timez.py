@@ -196,6 +196,28 @@ def test_prop_text_ts_never_raises_and_is_one_line(raw: str) -> None:
     assert "\n" not in shown
 
 
+def test_text_stamper_agrees_with_text_ts() -> None:
+    """The per-minute splice of the seconds renders exactly what text_ts renders, on
+    both sides of DST changes and for every other shape."""
+    from datetime import timedelta as _td
+    from zoneinfo import ZoneInfo
+
+    from pysift.core.timez import text_stamper, text_ts
+
+    for zone in ("Australia/Sydney", "America/New_York", "Asia/Kolkata", "UTC",
+                 "Australia/Lord_Howe", "Africa/Monrovia"):
+        tz = ZoneInfo(zone)
+        stamp = text_stamper(tz)
+        start = datetime(2026, 4, 4, 14, 58, 0, tzinfo=UTC)  # Sydney leaves DST at 16:00Z
+        raws = [(start + _td(seconds=37 * k)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+                for k in range(400)]
+        raws += ["1900-01-01T10:00:05.000Z", "2026-03-08T06:59:59.999Z",
+                 "2026-03-08T07:00:00.000Z", "2026-01-01T00:00:60.000Z", None, "",
+                 "garbage", "2026-01-01T10:00:00+02:00"]
+        for raw in raws:
+            assert stamp(raw) == text_ts(raw, tz), (zone, raw)
+
+
 @pytest.mark.parametrize(
     ("ms", "human"),
     [(0, "0s"), (499, "0s"), (999, "1s"), (12_000, "12s"), (64_911, "1m 5s"),

@@ -470,3 +470,57 @@ def test_long_path_collision_reads_past_records_without_a_cwd(tmp_path: Path) ->
         tmp_path / (prefix + "-bbbb")
     # a third path sharing the prefix that no dir records gets no guess
     assert find_project_dir(tmp_path, base + "e3", unread=Unreadable()) is None
+
+
+
+def test_read_meta_checked_says_why_a_companion_gave_nothing(tmp_path: Path) -> None:
+    from pysift.disk.layout import read_meta_checked, transcript_from_path
+
+    sub = tmp_path / "p" / "11111111-1111-4111-8111-111111111111" / "subagents"
+    sub.mkdir(parents=True)
+    lane = sub / "agent-a1.jsonl"
+    lane.write_text("{}\n")
+    t = transcript_from_path(lane)
+    assert read_meta_checked(t) == ({}, None)  # none: older builds wrote none
+    meta = sub / "agent-a1.meta.json"
+    meta.write_text('{"agentType": "Explore"}')
+    assert read_meta_checked(t) == ({"agentType": "Explore"}, None)
+    meta.write_text("{nope")
+    assert read_meta_checked(t) == ({}, "its meta.json is not JSON")
+    meta.write_text("[1]")
+    assert read_meta_checked(t) == ({}, "its meta.json is not a JSON object")
+    meta.unlink()
+    meta.mkdir()
+    assert read_meta_checked(t)[1].startswith("its meta.json cannot be read")
+
+
+def test_workflow_manifests(tmp_path: Path) -> None:
+    from pysift.disk.layout import Unreadable, workflow_manifests
+
+    session = tmp_path / "p" / "11111111-1111-4111-8111-111111111111.jsonl"
+    wf = session.with_suffix("") / "workflows"
+    (wf / "scripts").mkdir(parents=True)
+    (wf / "wf_b.json").write_text("{}")
+    (wf / "wf_a.json").write_text("{}")
+    (wf / "notes.json").write_text("{}")
+    (wf / "wf_dir.json").mkdir()
+    unread = Unreadable()
+    assert [p.name for p in workflow_manifests(session, unread=unread)] == [
+        "wf_a.json", "wf_b.json"]
+    assert workflow_manifests(tmp_path / "none.jsonl", unread=unread) == []
+    assert not unread
+
+
+def test_a_transcript_that_is_no_regular_file_is_noted(tmp_path: Path) -> None:
+    # a FIFO named like a session (or a subagent lane) was passed over in silence by every
+    # walk: list, search (its zero read "definitive"), agents, files, image
+    project = tmp_path / "-w"
+    lanes = project / SESSION / "subagents"
+    lanes.mkdir(parents=True)
+    os.mkfifo(project / f"{SESSION}.jsonl")
+    os.mkfifo(lanes / "agent-a1b2c3d4e5f6a7b8c.jsonl")
+    unread = Unreadable()
+    assert top_level_sessions(project, unread=unread) == []
+    assert subagent_transcripts(project / f"{SESSION}.jsonl", unread=unread) == []
+    assert unread.items() == [(str(project / f"{SESSION}.jsonl"), "not a regular file"),
+                              (str(lanes / "agent-a1b2c3d4e5f6a7b8c.jsonl"), "not a regular file")]

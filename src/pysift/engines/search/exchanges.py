@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.image_handles import image_ids
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.turns import TurnMap
 from pysift.core.pairing import pair, with_result_tool_name
@@ -182,6 +183,7 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
                 # a superseded draft keeps its single user.unsent view (ledger v0.10.2)
                 draft = (turns is not None and rec.type == "user"
                          and turns.is_draft_offset(s))
+                ids = image_ids(rec, number)  # ride the record's first shown sibling
                 for unit in classify.units(rec, ctx, draft=draft):
                     if _sibling_kept(unit.label, shown):
                         joined = pair(buf, unit.tool_use_id, unit.labels, s, unit.label)
@@ -189,7 +191,9 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
                         ex.siblings.append(Hit(line=number, uuid=rec.uuid, unit=unit,
                                                label=unit.label, labels=unit.labels,
                                                ts=rec.timestamp, span=None, text=unit.text,
-                                               offset=s, pairing=joined.state))
+                                               offset=s, pairing=joined.state,
+                                               image_ids=ids))
+                        ids = []
                     else:
                         ex.siblings_hidden += 1
                         hidden_first = hidden_first or number

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.image_handles import image_ids
 from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.sidecar import read_sidecar
@@ -335,7 +336,7 @@ class _Scanner:
             self.count_only(rec, offset)
             return
         matched = self.matched_units(rec, classify.units(rec, self.ctx, select))
-        drafted: list[tuple[classify.Unit, tuple[int, int] | None, str, int]] = []
+        drafted: list[tuple[classify.Unit, tuple[int, int] | None, str]] = []
         maybe_draft = (offset is not None and rec.type == "user"
                        and plan.labels.selects(L.USER_UNSENT) and classify.opens_turn(rec))
         if maybe_draft:
@@ -358,9 +359,10 @@ class _Scanner:
             self.result.collapsed_drafts += 1
         if not chosen or not self.allowed_turn(turn):
             return
-        for unit, span, text, images_before in chosen:
-            ids = [f"L{rec.line}i{images_before + k}" for k in range(1, unit.image_count + 1)
-                   if rec.line is not None]
+        # the record's image ids ride its first hit (once per record, as csift shows them)
+        record_ids = [] if self.plan.light else image_ids(rec, rec.line)
+        for number, (unit, span, text) in enumerate(chosen):
+            ids = record_ids if number == 0 else []
             joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
             unit = with_result_tool_name(unit, joined, self.buf)
             self.result.hits.append(Hit(
@@ -404,20 +406,17 @@ class _Scanner:
                                     draft=draft))
 
     def matched_units(self, rec: Record, units: list[classify.Unit]
-                      ) -> list[tuple[classify.Unit, tuple[int, int] | None, str, int]]:
-        """The units whose text the pattern matches (all of them for a pure filter), each
-        with the number of images the record's earlier units carry (``L<line>i<n>``)."""
+                      ) -> list[tuple[classify.Unit, tuple[int, int] | None, str]]:
+        """The units whose text the pattern matches (all of them for a pure filter)."""
         out = []
         matcher = self.plan.matcher
-        images_before = 0
         for unit in units:
             text = unit.text
             if self.plan.resolve_persisted and L.AGENT_TOOL_RESULT in unit.labels:
                 text = self.resolve_persisted(rec, text)
             span = None if matcher.is_empty else matcher.search(text)
             if matcher.is_empty or span is not None:
-                out.append((unit, span, text, images_before))
-            images_before += unit.image_count
+                out.append((unit, span, text))
         return out
 
     def resolve_persisted(self, rec: Record, text: str) -> str:

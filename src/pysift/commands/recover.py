@@ -1,0 +1,801 @@
+"""``pysift recover``: rebuild a file's content from the transcripts (SPEC §6.7).
+
+Five modes over one replay: restore (the default: the whole final file as raw bytes, or a
+loud error when the sessions did not see all of it), ``--salvage`` (the final state's
+known lines, numbered, gaps explicit), ``--patches`` (full-context diffs per segment,
+never across a boundary), ``--at WHEN`` (the state at a point) and ``--coverage``. Batch
+mode (``--files-from`` + ``--out-dir``) rebuilds many files in one pass over the scope.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from pysift.commands import recover_view as rv
+from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
+from pysift.core import replay as rp
+from pysift.core.grammar.ranges import RangeSpec
+from pysift.core.resolve import Scope
+from pysift.core.timez import text_ts, ts_pair
+from pysift.disk import writeout
+from pysift.engines.recover.history import (
+    LATEST,
+    At,
+    Disclosure,
+    GroupHistory,
+    Window,
+    cutoff_of,
+    disclose,
+)
+from pysift.engines.recover.run import FileHistory, ScopeScan
+from pysift.engines.recover.run import run as scan_scope
+from pysift.engines.recover.target import Target, is_absolute
+from pysift.errors import TargetError, UsageError
+from pysift.model.env import Env
+from pysift.output.report import Report
+
+MODES = ("restore", "salvage", "patches", "at", "coverage")
+MANIFEST_CAP = 16 << 20
+REPORT_NAME = "recovery-report.tsv"
+REPORT_COLUMNS = ("status", "known_lines", "total_lines", "boundaries", "bash_file",
+                  "bash_opaque", "target", "written_to")
+NEIGHBOURS_SHOWN = 5
+FOOTER = "(reconstruction is partial: unknown lines are explicit, never fabricated)"
+CAVEAT = ("recovery cannot promise a match with the disk: a change made outside the "
+          "Read/Write/Edit stream (a formatter, a git hook, git itself, an editor, a shell "
+          "command) may leave no trace in the transcript, and pysift does not hunt for one")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecoverOptions:
+    scope: ScopeArgs = field(default_factory=ScopeArgs)  # targets, window (--turn,
+    # --since, --until: the events replayed), subagents, --sessions-from, format
+    file: str | None = None
+    files_from: str | None = None
+    out: str | None = None
+    out_dir: str | None = None
+    force: bool = False
+    mode: str = "restore"
+    at: At | None = None
+    file_lines: RangeSpec | None = None
+    progress: Callable[[str], None] | None = field(default=None, compare=False)
+
+
+def run(opts: RecoverOptions, env: Env) -> Report:
+    if opts.mode not in MODES:
+        raise UsageError(f"unknown recover mode {opts.mode!r}")
+    if opts.files_from is not None:
+        return _run_batch(opts, env)
+    if opts.out_dir is not None:
+        raise UsageError("--out-dir goes with --files-from MANIFEST (batch mode); for one file "
+                         "use --out PATH")
+    if opts.file is None:
+        raise UsageError("recover needs --file PATH (an absolute path, a path suffix such as "
+                         "src/app.py, or @plan), or --files-from MANIFEST --out-dir DIR for "
+                         "many files")
+    if not opts.file.strip():
+        raise UsageError("--file is empty; pass the path of the file to recover (or @plan)")
+    out = _checked_out(opts, env)
+    scope = opts.scope.resolve(env)
+    report = Report(command="recover")
+    report.notes.extend(scope.notes)
+    file_value = _file_value(opts.file, scope, env, report)
+    target = Target.of(file_value)
+    scan = scan_scope(scope.transcripts, [target], _window(opts),
+                      merge=opts.mode != "patches")
+    report.notes.extend(scan.warnings)
+    history = scan.files[0]
+    _check_ambiguous(history)
+    report.header = scope_header(scope)
+    if history.excluded:
+        report.note(f"note: the --turn/--since/--until window left out {history.excluded} "
+                    f"integrity-relevant event(s) of {target.given} (boundaries the replay "
+                    f"inside the window does not see)")
+    if any(g.merged for g in history.groups) and opts.mode != "patches":
+        report.note("note: the transcripts of a session that touched the file are replayed as "
+                    "one stream; its `line` numbers (and --at @line:) count that stream's "
+                    "events, source_line names each event's real jsonl line")
+    ctx = _Ctx(opts, env, scope, target, history, scan, out)
+    if opts.mode == "restore":
+        return _restore(ctx, report)
+    if opts.mode == "coverage":
+        if opts.out is not None:
+            report.note("note: --out is ignored in --coverage mode (a scoping summary has no "
+                        "artifact to write); use --patches, --at or --salvage to write a file")
+        return _coverage(ctx, report)
+    if opts.mode == "patches":
+        return _patches(ctx, report)
+    return _snapshots(ctx, report)
+
+
+# -- inputs ------------------------------------------------------------------------------------
+
+
+def _window(opts: RecoverOptions) -> Window:
+    """The events replayed: ``--turn``, ``--since``, ``--until``."""
+    return Window(turns=opts.scope.turns, since=opts.scope.since, until=opts.scope.until)
+
+
+def _checked_out(opts: RecoverOptions, env: Env) -> Path | None:
+    if opts.out is None or opts.mode == "coverage":
+        return None
+    if not opts.out.strip():
+        raise UsageError("--out is empty; pass the path of the file to write")
+    out = Path(opts.out)
+    out = out if out.is_absolute() else env.cwd / out
+    writeout.refuse_under_home(out, env.claude_home, "--out")
+    writeout.check_new_file(out, force=opts.force, flag="--out")
+    return out
+
+
+def _file_value(value: str, scope: Scope, env: Env, report: Report) -> str:
+    """The path to look for: ``@plan`` resolved through the session's plan binding; a
+    ``./``/``../`` path joined to the cwd; anything else as given."""
+    if value == "@plan":
+        from pysift.engines.plans import bindings_of, choose_plan
+
+        bindings, warnings = bindings_of(scope.transcripts, env)
+        report.notes.extend(warnings)
+        chosen = choose_plan(bindings)
+        if isinstance(chosen, str):
+            raise TargetError(f"--file @plan: {chosen}")
+        t = chosen.transcript
+        named = chosen.recorded_file or chosen.plan_file
+        parts = named.replace("\\", "/").rstrip("/").split("/")
+        suffix = "/".join(parts[-2:])
+        report.note(f"note: @plan resolved to {chosen.plan_file} (bound to session "
+                    f"{t.session_id}{', subagent' if t.is_subagent else ''}); its history is "
+                    f"looked up by `{suffix}`, the plan's own name: the records may name it "
+                    f"under the Claude home of the machine that wrote them")
+        return suffix
+    if value.startswith(("./", "../")) or value in (".", ".."):
+        return os.path.normpath(env.cwd / value)
+    if value.startswith("~/"):
+        home = env.environ.get("HOME")
+        if home:
+            return home + value[1:]
+    return value
+
+
+def _check_ambiguous(history: FileHistory) -> None:
+    if history.target.absolute or len(history.identities) < 2:
+        return
+    names = sorted(history.identities)
+    shown = ", ".join(names[:NEIGHBOURS_SHOWN])
+    more = f" and {len(names) - NEIGHBOURS_SHOWN} more" if len(names) > NEIGHBOURS_SHOWN else ""
+    raise UsageError(f"--file {history.target.given} names {len(names)} different files in "
+                     f"scope ({shown}{more}); pass the one you mean as an absolute path")
+
+
+@dataclass
+class _Ctx:
+    opts: RecoverOptions
+    env: Env
+    scope: Scope
+    target: Target
+    history: FileHistory
+    scan: ScopeScan
+    out: Path | None
+
+    @property
+    def file(self) -> str:
+        return self.target.given
+
+    @property
+    def tz(self) -> Any:
+        return self.env.tz
+
+
+# -- restore -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Candidate:
+    group: GroupHistory
+    replay: rp.Replay
+    view: rv.View
+    disclosure: Disclosure
+    latest: str | None
+
+    def rank(self) -> tuple[float, int]:
+        from pysift.core.timez import parse_ts
+
+        instant = parse_ts(self.latest)
+        return (instant.timestamp() if instant else float("-inf"), self.view.known_count)
+
+
+def _candidates(ctx: _Ctx, at: At | None) -> list[_Candidate]:
+    out = []
+    for group in ctx.history.groups:
+        cutoff = cutoff_of(at or LATEST, group.events)
+        rep = rp.replay(group.events, cutoff)
+        replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
+        latest = max((e.ts for e in replayed if e.ts), default=None)
+        out.append(_Candidate(group, rep, rv.view(rep.buffer, ctx.opts.file_lines),
+                              disclose(group, cutoff, ctx.target.base), latest))
+    return out
+
+
+@dataclass
+class RestoreResult:
+    """The restore answer: the raw final content for stdout (None when it went to
+    ``--out``, or when the file could not be rebuilt whole: then stdout stays empty)."""
+
+    file: str
+    restored: bool = False
+    content: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"sessions": 1 if self.restored else 0, "file": self.file, "mode": "restore"}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.content is not None:
+            out.write(self.content)
+
+
+def _restore(ctx: _Ctx, report: Report) -> Report:
+    file = ctx.file
+    candidates = _candidates(ctx, None)
+    live = [c for c in candidates if not c.replay.buffer.is_empty]
+    report.answer(RestoreResult(file))
+    report.exit_code = 1
+    if ctx.scan.skipped_lines:
+        report.note(f"note: {ctx.scan.skipped_lines} malformed line(s) skipped")
+    if not live:
+        reason = "invalidated" if candidates else "no-history"
+        report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": reason}]
+        if candidates:
+            kinds = sorted({b.cause for c in candidates for b in c.replay.boundaries if b.hard})
+            causes = ", ".join(kinds) or "an un-anchorable edit"
+            report.note(f"error: the transcripts in scope hold events for {file}, but no line "
+                        f"of it survives the replay (invalidated at: {causes}); inspect the "
+                        f"trail with --patches, --coverage, or --at @line:<N> before the first "
+                        f"boundary")
+        else:
+            report.note(f"error: {_no_history(ctx)}")
+        return report
+    best = max(live, key=lambda c: c.rank())
+    if len(live) > 1:
+        report.note(f"note: {len(live) - 1} other session(s) in scope also hold a version of "
+                    f"{file}; restoring the freshest (session {best.group.session_id}, last "
+                    f"touched {text_ts(best.latest, ctx.tz)})")
+    buf = best.replay.buffer
+    v = best.view
+    whole = buf.complete if ctx.opts.file_lines is None else (
+        buf.total is not None and bool(v.intervals) and not v.gaps())
+    counts = _restore_counts(best, ctx.tz)
+    if not whole:
+        report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
+                        "lines": v.known_count, "total_lines": v.total or _extent(v), **counts}]
+        report.notes.extend(_partial_diagnostic(ctx, best))
+        return report
+    content = rv.restored_bytes(buf, ctx.opts.file_lines)
+    row: dict[str, Any] = {"kind": "restore", "file": file, "complete": True,
+                           "lines": v.known_count, **counts}
+    if ctx.out is not None:
+        writeout.write_file(ctx.out, content.encode("utf-8", "surrogateescape"),
+                            force=ctx.opts.force)
+        row.update({"path": str(ctx.out), "wrote": True})
+        head = f"(recovered {file} → {ctx.out}, {v.known_count} lines"
+        report.answer(RestoreResult(file, restored=True))
+    else:
+        row["content"] = content
+        head = f"(recovered {file}: {v.known_count} lines"
+        report.answer(RestoreResult(file, restored=True, content=content))
+    report.rows = [row]
+    report.exit_code = 0
+    report.notes.extend(_restore_status(ctx, best, head))
+    return report
+
+
+def _extent(v: rv.View) -> int:
+    return max((hi for _, hi in v.intervals), default=0)
+
+
+def _restore_counts(c: _Candidate, tz: Any) -> dict[str, Any]:
+    return {"boundaries": [rv.boundary_json(b, c.group, tz) for b in c.replay.boundaries],
+            "bash_events": c.replay.counts.bash,
+            "opaque_commands": c.disclosure.opaque_classes,
+            "powershell_commands": c.disclosure.powershell,
+            "suggested_search": c.disclosure.suggested}
+
+
+def _restore_status(ctx: _Ctx, c: _Candidate, head: str) -> list[str]:
+    boundaries = c.replay.boundaries
+    if not boundaries and c.disclosure.clean:
+        return [(f"{head}, complete; no bash mutation of this file and no opaque "
+                 f"mutating-class command detected in the window)")]
+    out = [f"{head}, complete from the tool stream; NOT verified against disk)"]
+    if boundaries:
+        out.append(f"  {len(boundaries)} change(s) in the window were disclosed as boundaries, "
+                   f"not replayed:")
+        out.extend(rv.boundary_text(b, c.group, ctx.tz) for b in boundaries)
+    return out + _window_tail(c, "  ")
+
+
+def _shell_word(text: str) -> str:
+    if text and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
+    v = c.view
+    total = v.total or _extent(v)
+    missing = rv.fmt_ranges(v.gaps())
+    if v.total is None:  # the length was never seen: whatever follows is unknown too
+        last = _extent(v)
+        missing = f"{missing} [{last + 1}..?]" if v.gaps() else f"[{last + 1}..?]"
+        seen = f"{v.known_count} line(s) of a file whose length it never saw"
+    else:
+        seen = f"{v.known_count} of {total} line(s)"
+    out = [(f"error: cannot restore {ctx.file} whole: the session saw {seen} "
+            f"({rv.fmt_ranges(v.covered())}), MISSING {missing}; --salvage prints the known "
+            f"lines with the gaps explicit, --coverage scopes what is recoverable")]
+    changes = [b for b in c.replay.boundaries if b.cause in (
+        rp.MODIFIED_SINCE_READ, rp.EXTERNAL_EDIT, rp.HINT_MODIFIED, rp.EXTERNAL_WRITE,
+        rp.READ_DISAGREEMENT, rp.ORIGINAL_FILE_DISAGREEMENT, rp.STALE_RECOVERED)]
+    if changes:
+        out.append(f"the file changed outside the Read/Write/Edit stream at {len(changes)} "
+                   f"point(s), so the latest state cannot include what was known before:")
+        out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
+                   for b in changes)
+        first = min(changes, key=lambda b: b.line)
+        before = first.line - 1
+        pre = rp.replay(c.group.events, before)
+        pre_view = rv.view(pre.buffer, ctx.opts.file_lines)
+        if pre_view.known_count > v.known_count:
+            target = _shell_word(ctx.file)
+            session = f"@{c.group.parent_session_id}"
+            since = f" --since {first.ts}" if first.ts else ""
+            dump = f"pysift recover {session} --file {target} --at @line:{before}"
+            changes_cmd = f"pysift recover {session} --file {target} --patches{since}"
+            if pre.buffer.complete:
+                out.append(f"before the first change the file was COMPLETE ({pre_view.known_count} "
+                           f"lines, as of {text_ts(first.ts, ctx.tz)}): dump that version with "
+                           f"`{dump}`, then the changes since with `{changes_cmd}`, and "
+                           f"reconcile by hand")
+            else:
+                out.append(f"before the first change MORE survives ({pre_view.known_count}/"
+                           f"{pre_view.total or _extent(pre_view)} lines, against "
+                           f"{v.known_count}/{total} at the latest): dump it with `{dump}` "
+                           f"(numbered, gaps explicit), then the changes since with "
+                           f"`{changes_cmd}`, and reconcile by hand")
+    elif c.replay.holes:
+        out.append(f"{len(c.replay.holes)} edit(s) could not be placed in what the session saw "
+                   f"(un-anchorable: their old text fell in unknown lines)")
+    else:
+        out.append("the session only saw part of the file, so it cannot be rebuilt whole here")
+    caveat = CAVEAT
+    bash = [b for b in c.replay.boundaries if b.cause == rp.BASH_MUTATION]
+    if bash:
+        caveat += (f"; in fact {len(bash)} bash command(s) in this window touched the file "
+                   f"(first at {rv.location(bash[0].source_line, bash[0].source_session, c.group)}"
+                   f"): treat the result as suspect")
+    out.append(f"note: {caveat}")
+    return out + _window_tail(c, "")
+
+
+def _window_tail(c: _Candidate, indent: str) -> list[str]:
+    """The restore status's last lines: the opaque commands of the window, and the
+    search that shows them."""
+    out = []
+    note = c.disclosure.note()
+    if note:
+        out.append(f"{indent}also in this window: {note}")
+    if c.disclosure.suggested:
+        out.append(f"{indent}inspect the window: {c.disclosure.suggested}")
+    return out
+
+
+def _no_history(ctx: _Ctx) -> str:
+    text = (f"no recoverable history for {ctx.file} in this scope: it was never Read, Written "
+            f"or Edited here")
+    if _window(ctx.opts).active:
+        text += " inside the --turn/--since/--until window"
+    text += "; widen the scope (more sessions or transcripts) or check the path"
+    others = sorted(ctx.history.neighbours - ctx.history.identities)
+    if others:
+        shown = ", ".join(others[:NEIGHBOURS_SHOWN])
+        more = f" and {len(others) - NEIGHBOURS_SHOWN} more" if len(others) > NEIGHBOURS_SHOWN \
+            else ""
+        text += f" (files with the same name that were: {shown}{more})"
+    return text
+
+
+# -- coverage ----------------------------------------------------------------------------------
+
+
+def _coverage(ctx: _Ctx, report: Report) -> Report:
+    rows = []
+    blocks = []
+    for c in _candidates(ctx, None):
+        rep, v = c.replay, c.view
+        rows.append({
+            "kind": "coverage", **c.group.trio, "file": ctx.file,
+            "recoverable_lines": v.known_count, "seen_total_lines": v.total,
+            "covered_ranges": [[a, b] for a, b in v.covered()],
+            "fragments": rep.fragments, "hard_boundaries": rep.hard,
+            "soft_boundaries": rep.soft, "events": rep.counts.as_json(),
+            "boundaries": [rv.boundary_json(b, c.group, ctx.tz) for b in rep.boundaries],
+            "opaque_commands": c.disclosure.opaque_classes,
+            "powershell_commands": c.disclosure.powershell,
+            "suggested_search": c.disclosure.suggested})
+        blocks.append((c.group, _coverage_text(ctx, c)))
+    return _finish(ctx, report, "coverage", rows, blocks, "in range")
+
+
+def _coverage_text(ctx: _Ctx, c: _Candidate) -> list[str]:
+    rep, v = c.replay, c.view
+    if v.total is None:
+        share = f"{v.known_count}/? lines (the file's length was never seen)"
+    else:
+        pct = v.known_count * 100 // v.total if v.total else 100
+        share = f"{v.known_count}/{v.total} lines ({pct}%)"
+    out = [f"  file: {ctx.file}",
+           f"  recoverable: {share}  fragments: {rep.fragments}",
+           f"  covered line ranges: {rv.fmt_ranges(v.covered())}",
+           f"  events: {rv.fmt_counts(rep.counts)}"]
+    if rep.boundaries:
+        out.append(f"  integrity boundaries: {len(rep.boundaries)} ({rep.hard} hard · "
+                   f"{rep.soft} soft)")
+        out.extend(rv.boundary_text(b, c.group, ctx.tz) for b in rep.boundaries)
+    else:
+        out.append("  integrity boundaries: (none)")
+    if rep.counts.edit_unanchorable:
+        out.append(f"  un-anchorable edits (coverage holes): {rep.counts.edit_unanchorable}")
+    out.extend(rv.disclosure_lines(c.disclosure, c.group, ctx.tz, search=bool(rep.boundaries)))
+    return out
+
+
+# -- at / salvage --------------------------------------------------------------------------------
+
+
+def _snapshots(ctx: _Ctx, report: Report) -> Report:
+    at = ctx.opts.at if ctx.opts.mode == "at" else LATEST
+    assert at is not None
+    rows = []
+    blocks = []
+    blob: list[str] = []
+    for c in _candidates(ctx, at):
+        v = c.view
+        if not v.known and v.total is None:
+            continue
+        cutoff = cutoff_of(at, c.group.events)
+        rows.append({
+            "kind": "snapshot", **c.group.trio, "file": ctx.file, "line": cutoff,
+            "lines": [{"n": n, "text": text, "set_at_line": set_at} for n, text, set_at in v.known],
+            "gaps": [[a, b] for a, b in v.gaps()], "seen_total_lines": v.total,
+            "boundaries": [rv.boundary_json(b, c.group, ctx.tz) for b in c.replay.boundaries],
+            "opaque_commands": c.disclosure.opaque_classes,
+            "powershell_commands": c.disclosure.powershell,
+            "suggested_search": c.disclosure.suggested})
+        block = [f"  file: {ctx.file}"]
+        if cutoff is not None:
+            where = "event" if c.group.merged else "jsonl line"
+            block.append(f"  as of: {where} {cutoff}")
+        block.extend(f"  {line}" for line in rv.snapshot_body(v, clip_lines=True))
+        rep = c.replay
+        if rep.boundaries:
+            block.append(f"  integrity boundaries: {len(rep.boundaries)} ({rep.hard} hard · "
+                         f"{rep.soft} soft)")
+            block.extend(rv.boundary_text(b, c.group, ctx.tz) for b in rep.boundaries)
+        block.extend(rv.disclosure_lines(c.disclosure, c.group, ctx.tz,
+                                         search=bool(rep.boundaries)))
+        blocks.append((c.group, block))
+        blob.append("\n".join(rv.snapshot_body(v, clip_lines=False)) + "\n")
+    empty = "at the latest state" if at.kind == "latest" else f"as of {at.text}"
+    wrote = _write_artifact(ctx, report, "".join(blob), "partial snapshot")
+    return _finish(ctx, report, ctx.opts.mode, rows, blocks, empty, wrote)
+
+
+# -- patches -------------------------------------------------------------------------------------
+
+
+def _patches(ctx: _Ctx, report: Report) -> Report:
+    rows: list[dict[str, Any]] = []
+    blocks = []
+    blob: list[str] = []
+    for c in _candidates(ctx, None):
+        rep = c.replay
+        if not rep.segments and not rep.boundaries:
+            continue
+        block = [f"  file: {ctx.file}"]
+        items: list[tuple[int, int, Any]] = [(s.first.line, 0, s) for s in rep.segments]
+        items += [(b.line, 1, b) for b in rep.boundaries]
+        items.sort(key=lambda item: (item[0], item[1]))
+        for _, kind, item in items:
+            if kind == 1:
+                rows.append({"kind": "boundary", **c.group.trio,
+                             **rv.boundary_json(item, c.group, ctx.tz)})
+                block.append(rv.boundary_text(item, c.group, ctx.tz, indent="  ").replace(
+                    "  ⚠ ", "  ⚠ INTEGRITY BOUNDARY  ", 1).replace(
+                    "  ~ ", "  ~ INTEGRITY BOUNDARY  ", 1))
+                continue
+            seg = item
+            diff = rv.unified_diff(rv.diff_lines(seg.start, ctx.opts.file_lines),
+                                   rv.diff_lines(seg.end, ctx.opts.file_lines))
+            blob.append(diff)
+            rows.append({"kind": "segment", **c.group.trio, "segment_index": seg.index,
+                         "line": seg.first.line, "line_start": seg.first.line,
+                         "line_end": seg.last.line, "turn_start": seg.first.turn,
+                         "turn_end": seg.last.turn, **ts_pair("ts", seg.first.ts, ctx.tz),
+                         "pre_state_known": seg.pre_state_known,
+                         "anchor_source": seg.anchor_source, "unified_diff": diff})
+            if seg.anchor_source:
+                pre = f"pre-state: {seg.anchor_source} anchor"
+            elif seg.pre_state_known:
+                pre = "pre-state: known"
+            else:
+                pre = "pre-state PARTIALLY UNKNOWN after boundary"
+            block.append(f"  ─ SEGMENT {seg.index}  L{seg.first.line}..L{seg.last.line}  turns "
+                         f"{seg.first.turn}..{seg.last.turn}  {text_ts(seg.first.ts, ctx.tz)}.."
+                         f"{text_ts(seg.last.ts, ctx.tz)}  ({pre}) ─")
+            block.extend(f"  {line}" for line in diff.splitlines()) if diff else \
+                block.append("  (no change in this segment)")
+        block.extend(rv.disclosure_lines(c.disclosure, c.group, ctx.tz,
+                                         search=bool(rep.boundaries)))
+        blocks.append((c.group, block))
+    wrote = _write_artifact(ctx, report, "".join(blob), "concatenated patches")
+    return _finish(ctx, report, "patches", rows, blocks, "in range", wrote)
+
+
+# -- shared ends -----------------------------------------------------------------------------------
+
+
+def _write_artifact(ctx: _Ctx, report: Report, blob: str, what: str) -> str | None:
+    if ctx.out is None:
+        return None
+    if not blob:
+        report.note(f"note: nothing reconstructed in range; --out file {ctx.out} left untouched")
+        return None
+    writeout.write_file(ctx.out, blob.encode("utf-8", "surrogateescape"), force=ctx.opts.force)
+    return f"(wrote {what} to {ctx.out})"
+
+
+@dataclass
+class SessionsResult:
+    """The answer of --coverage, --at, --salvage and --patches: one text block per
+    session group that holds the file (the rows carry the same figures)."""
+
+    file: str
+    mode: str
+    blocks: list[tuple[GroupHistory, list[str]]]
+    empty: str  # "in range" | "at the latest state" | "as of <when>"
+    skipped_lines: int
+    banner: str | None = None
+    wrote: str | None = None  # "(wrote … to <path>)"
+
+    def summary(self) -> dict[str, Any]:
+        return {"sessions": len(self.blocks), "file": self.file, "mode": self.mode,
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        if self.banner:
+            out.write(self.banner + "\n\n")
+        for i, (group, block) in enumerate(self.blocks):
+            if i:
+                out.write("\n")
+            out.write(_session_line(group) + "\n")
+            out.writelines(line + "\n" for line in block)
+        if not self.blocks:
+            out.write(f"no recoverable history for {self.file} {self.empty}\n")
+        if self.wrote:
+            out.write(f"\n{self.wrote}\n")
+        out.write(f"\nmode={self.mode}  {FOOTER}\n")
+        if self.skipped_lines:
+            out.write(f"({self.skipped_lines} malformed line(s) skipped)\n")
+
+
+def _finish(ctx: _Ctx, report: Report, mode: str, rows: list[dict[str, Any]],
+            blocks: list[tuple[GroupHistory, list[str]]], empty: str,
+            wrote: str | None = None) -> Report:
+    report.rows = rows
+    report.answer(SessionsResult(ctx.file, mode, blocks, empty, ctx.scan.skipped_lines,
+                                 banner=scope_banner(ctx.scope), wrote=wrote))
+    return report
+
+
+def _session_line(group: GroupHistory) -> str:
+    if group.is_subagent:
+        return f"SUBAGENT {group.session_id}  ·  parent SESSION {group.parent_session_id}"
+    return f"SESSION {group.session_id}"
+
+
+# -- batch -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Outcome:
+    target: str
+    status: str  # complete | partial | invalidated | no-history | skipped-exists
+    known: int = 0
+    total: int = 0
+    boundaries: int = 0
+    bash_file: int = 0
+    bash_opaque: int = 0
+    written: Path | None = None
+
+
+def read_manifest(path: str, env: Env) -> list[str]:
+    """The absolute paths a ``--files-from`` manifest lists (one per line; blank lines and
+    ``#`` comments skipped; duplicates dropped)."""
+    if not path.strip():
+        raise UsageError("--files-from is empty; pass the manifest file listing the paths")
+    source = Path(path) if Path(path).is_absolute() else env.cwd / path
+    try:
+        with open(source, "rb") as handle:
+            raw = handle.read(MANIFEST_CAP + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read the --files-from manifest {source}: "
+                         f"{exc.strerror or exc}") from None
+    if len(raw) > MANIFEST_CAP:
+        raise UsageError(f"the --files-from manifest {source} is over 16 MiB; split it")
+    text = raw.decode("utf-8", "surrogateescape")
+    out: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        if not is_absolute(entry):
+            raise UsageError(f"--files-from {source}:{number}: {entry!r} is not an absolute "
+                             f"path; list each file by its absolute path, one per line")
+        writeout.mirror_relative(entry)  # refuses a `..` component now, before any work
+        if entry not in out:
+            out.append(entry)
+    if not out:
+        raise UsageError(f"the --files-from manifest {source} lists no file")
+    return out
+
+
+def _run_batch(opts: RecoverOptions, env: Env) -> Report:
+    if opts.file is not None:
+        raise UsageError("--files-from (batch) and --file (one file) are exclusive; pick one")
+    if opts.out_dir is None:
+        raise UsageError("--files-from needs --out-dir DIR (where the recovered files are "
+                         "written)")
+    if opts.out is not None:
+        raise UsageError("--out is for one file; batch mode writes under --out-dir")
+    if opts.mode not in ("restore", "at"):
+        raise UsageError(f"--files-from rebuilds files (their final state, or --at a point); "
+                         f"--{opts.mode} is a single-file view: use --file")
+    if not opts.out_dir.strip():
+        raise UsageError("--out-dir is empty; pass the directory to write into")
+    paths = read_manifest(opts.files_from or "", env)
+    out_dir = Path(opts.out_dir)
+    out_dir = out_dir if out_dir.is_absolute() else env.cwd / out_dir
+    writeout.refuse_under_home(out_dir, env.claude_home, "--out-dir")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out-dir {out_dir} exists and is not a directory")
+    if os.path.islink(out_dir):
+        out_dir = Path(os.path.realpath(out_dir))
+    destinations = {p: writeout.mirror_path(out_dir, p) for p in paths}  # refuses escapes
+    scope = opts.scope.resolve(env)
+    report = Report(command="recover")
+    report.notes.extend(scope.notes)
+    report.header = scope_header(scope)
+    say = opts.progress
+    if say:
+        say(f"recover --files-from: {len(paths)} file(s), scanning "
+            f"{len(scope.transcripts)} transcript(s) once…")
+    targets = [Target.of(p) for p in paths]
+    scan = scan_scope(scope.transcripts, targets, _window(opts),
+                      progress=(lambda done, total: say(f"scanned {done}/{total} transcripts"))
+                      if say else None,
+                      turns=opts.at is not None and opts.at.kind == "turn",
+                      lines=opts.at is not None and opts.at.kind == "line")
+    report.notes.extend(scan.warnings)
+    os.makedirs(out_dir, exist_ok=True)
+    at = opts.at or LATEST
+    outcomes = []
+    for i, history in enumerate(scan.files):
+        outcomes.append(_rebuild(history, destinations[paths[i]], out_dir, at, opts.force))
+        if say and (i + 1) % 50 == 0:
+            say(f"rebuilt {i + 1}/{len(paths)} files")
+    report_path = _write_report(out_dir, outcomes, opts.force)
+    report.rows = [{"kind": "file", "file": o.target, "status": o.status,
+                    "known_lines": o.known, "total_lines": o.total, "boundaries": o.boundaries,
+                    "bash_file": o.bash_file, "bash_opaque": o.bash_opaque,
+                    "written_to": str(o.written) if o.written else None} for o in outcomes]
+    report.answer(BatchResult(outcomes, report_path, scan.skipped_lines))
+    return report
+
+
+@dataclass
+class BatchResult:
+    """The batch answer: one outcome per manifest path, and where the report went."""
+
+    outcomes: list[_Outcome]
+    report_path: Path
+    skipped_lines: int
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    @property
+    def flagged(self) -> int:
+        return sum(1 for o in self.outcomes if o.boundaries + o.bash_file + o.bash_opaque)
+
+    def summary(self) -> dict[str, Any]:
+        return {"mode": "batch", "files": len(self.outcomes), "complete": self.count("complete"),
+                "partial": self.count("partial"), "invalidated": self.count("invalidated"),
+                "no_history": self.count("no-history"), "skipped": self.count("skipped-exists"),
+                "flagged": self.flagged, "report": str(self.report_path),
+                "skipped_lines": self.skipped_lines}
+
+    def render_text(self, out: TextIO) -> None:
+        partial, flagged = self.count("partial"), self.flagged
+        out.write(f"recovered {len(self.outcomes)} file(s): {self.count('complete')} complete · "
+                  f"{partial} partial · {self.count('invalidated')} invalidated · "
+                  f"{self.count('no-history')} no-history · {self.count('skipped-exists')} "
+                  f"skipped (already present)\n")
+        if partial:
+            out.write(f"{partial} partial file(s) were written beside their place as "
+                      f"<name>.partial (known lines numbered, gaps explicit), never as the file "
+                      f"itself\n")
+        if flagged:
+            out.write(f"{flagged} file(s) had integrity boundaries or unparsed mutating commands "
+                      f"in their window (boundaries/bash_file/bash_opaque columns): complete "
+                      f"means complete from the tool stream, not verified against disk\n")
+        out.write(f"report: {self.report_path}\n")
+        if self.skipped_lines:
+            out.write(f"({self.skipped_lines} malformed line(s) skipped)\n")
+
+
+def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: bool) -> _Outcome:
+    target = history.target.given
+    best: tuple[tuple[float, int], rp.Replay, GroupHistory, Disclosure] | None = None
+    any_events = False
+    from pysift.core.timez import parse_ts
+
+    for group in history.groups:
+        cutoff = cutoff_of(at, group.events)
+        rep = rp.replay(group.events, cutoff)
+        any_events = any_events or rep.events > 0
+        v = rv.view(rep.buffer)
+        if rep.buffer.is_empty:
+            continue
+        replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
+        latest = max((i for e in replayed if (i := parse_ts(e.ts)) is not None), default=None)
+        rank = (latest.timestamp() if latest else float("-inf"), v.known_count)
+        if best is None or rank > best[0]:
+            best = (rank, rep, group, disclose(group, cutoff, history.target.base))
+    if best is None:
+        return _Outcome(target, "invalidated" if any_events else "no-history")
+    _, rep, group, disclosure = best
+    v = rv.view(rep.buffer)
+    outcome = _Outcome(target, "complete" if rep.buffer.complete else "partial", v.known_count,
+                       v.total or max((n for n, _, _ in v.known), default=0),
+                       len(rep.boundaries), rep.counts.bash, len(disclosure.opaque))
+    if outcome.status == "complete":
+        data = rep.buffer.content()
+    else:
+        dest = dest.with_name(dest.name + ".partial")
+        data = "\n".join(rv.snapshot_body(v, clip_lines=False)) + "\n"
+    if os.path.lexists(dest) and not force:
+        outcome.status = "skipped-exists"
+        return outcome
+    writeout.make_parents(out_dir, dest)
+    writeout.write_file(dest, data.encode("utf-8", "surrogateescape"), force=force)
+    outcome.written = dest
+    return outcome
+
+
+def _write_report(out_dir: Path, outcomes: list[_Outcome], force: bool) -> Path:
+    rows = ["\t".join(REPORT_COLUMNS)]
+    for o in outcomes:
+        rows.append("\t".join(str(v) for v in (o.status, o.known, o.total, o.boundaries,
+                                                o.bash_file, o.bash_opaque, o.target,
+                                                o.written or "")))
+    path = out_dir / REPORT_NAME
+    if os.path.lexists(path) and not force:  # an earlier run's report is kept
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        path = out_dir / f"recovery-report-{stamp}.tsv"
+    writeout.write_file(path, ("\n".join(rows) + "\n").encode("utf-8", "surrogateescape"),
+                        force=True)
+    return path

@@ -1,0 +1,315 @@
+"""The three readings callers ask of a Bash command: what it changes (``mutations``),
+what it writes with known content (``content_writes``), what it prints of a file
+(``content_reads``), plus the mutating commands it cannot name files for
+(``opaque_markers``).
+
+Parsing is cached per command string (transcripts repeat their commands: a session
+runs the same test line dozens of times), and a command holding none of the programs
+or the ``>`` this layer reads is answered without a parse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pysift.core.shell.lexer import Word
+from pysift.core.shell.paths import UNRESOLVED, resolve
+from pysift.core.shell.syntax import Command, Script, parse
+from pysift.core.shell.verbs import GIT_INDEX_ONLY, Reading, program, read_command
+
+# Every program ``verbs`` reads, and the output flags: a command with none of these
+# (quotes and backslashes dropped, so ``r'm'`` still says rm) and no ``>`` changes nothing
+# this layer can see.
+_TRIGGERS = re.compile(
+    r">|rm|mkdir|touch|tee|cp|mv|install|ln|rsync|sed|perl|truncate|git|curl|wget|dd|zip"
+    r"|tar|unzip|7z|patch|cargo|rustfmt|prettier|black|ruff|eslint|gofmt|clang-format"
+    r"|dprint|npm|pnpm|yarn|bun|pip|poetry|uv|py|node|ruby|--out|--log|--junit"
+    r"|--report-path")
+_DROP_QUOTING = str.maketrans("", "", "'\"\\")
+
+
+def might_change_files(source: str) -> bool:
+    """Cheap necessity test: False only when no reading can come out of ``source``."""
+    flat = source.replace("\\\n", "").translate(_DROP_QUOTING)
+    return _TRIGGERS.search(flat) is not None
+
+
+@lru_cache(maxsize=8192)
+def parse_cached(source: str) -> Script:
+    """``syntax.parse`` memoized on the command string."""
+    return parse(source)
+
+
+@lru_cache(maxsize=8192)
+def _readings(source: str) -> tuple[Script, tuple[tuple[Reading, Command], ...]]:
+    if not might_change_files(source):
+        return _EMPTY_SCRIPT, ()
+    script = parse_cached(source)
+    found: list[tuple[Reading, Command]] = []
+    for command in script.commands:
+        for reading in read_command(command):
+            found.append((reading, command))
+    return script, tuple(found)
+
+
+_EMPTY_SCRIPT = Script("", (), True, ())
+
+
+def changes_nothing(source: str) -> bool:
+    """True when ``mutations(source, cwd)`` is empty for every cwd (memoized: a scan asks
+    it of every Bash call, most of them ``ls``, ``git status``, a test run)."""
+    return not _readings(source)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One file (or class of files) a command changes.
+
+    ``path``: the resolved path, the operand as the shell sees it when it cannot be
+    resolved, or the class marker (``git:checkout``, ``fmt:prettier``, ``pkg:npm``,
+    ``extract:tar``, ``interp:python``); ``verbatim``: the operand as the shell sees it
+    (quotes removed, ``$VAR`` kept); ``resolution``: ``absolute`` / ``cwd-joined`` /
+    ``cd-tracked`` / ``unresolved``, None for a marker; ``verb``: what changed it (``rm``,
+    ``>``, ``>>``, ``mv``, ``mv-from``, ``sed-i``, ``interp-write``, ``git``, ``fmt``...);
+    ``is_create``: the verb makes a new file (a guess: the shell text cannot say);
+    ``command``: the index of its command in ``Script.commands``."""
+
+    path: str
+    verbatim: str
+    resolution: str | None
+    verb: str
+    is_create: bool
+    marker: bool
+    command: int
+
+
+def _resolve(word: Word, command: Command, record_cwd: str | None, trusted: bool
+             ) -> tuple[str, str]:
+    return resolve(word.value, word.literal, command.cwd, record_cwd, trusted)
+
+
+def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...]:
+    """What the Bash command ``source`` changes, each operand resolved against the
+    tool_use record's ``cwd`` (never raises; an unreadable command gives its operands
+    ``unresolved``, never drops them)."""
+    if not isinstance(source, str):
+        return ()
+    script, found = _readings(source)
+    out: list[Mutation] = []
+    for reading, command in found:
+        if reading.marker is not None:
+            out.append(Mutation(reading.marker, reading.marker, None, reading.verb,
+                                reading.is_create, True, command.index))
+            continue
+        word = reading.word
+        assert word is not None
+        path, how = _resolve(word, command, record_cwd, script.complete)
+        out.append(Mutation(path, word.value, how, reading.verb, reading.is_create, False,
+                            command.index))
+    return tuple(out)
+
+
+def opaque_markers(source: str) -> tuple[Mutation, ...]:
+    """The mutating-class markers of a command that rewrite worktree files they do not
+    name (``fmt:``, ``interp:``, ``pkg:``, ``extract:``, ``git:`` except the index-only
+    ``git:add``/``git:commit``): what a reconstruction cannot replay and must disclose."""
+    return tuple(m for m in mutations(source) if m.marker and m.path not in _INDEX_ONLY)
+
+
+_INDEX_ONLY = frozenset(f"git:{sub}" for sub in GIT_INDEX_ONLY)
+
+
+# -- content-bearing writes and reads (recover's anchors) -----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContentWrite:
+    """A write whose target the command names: a ``>``/``>>`` redirection, a ``tee``
+    operand, a ``truncate``.
+
+    ``mode``: ``truncate`` (the file is replaced) or ``append``; ``content``: the exact
+    text written when the command text fixes it (a quoted-delimiter heredoc into ``cat``
+    or ``tee``, or an unquoted one with no ``$``/backtick/backslash; ``echo`` of literal
+    words, without ``-e``; ``printf`` of one literal format holding no ``%`` or ``\\``;
+    ``:`` / ``true``; ``truncate -s 0``), else None; ``source``: ``heredoc``, ``echo``,
+    ``printf``, ``colon``, ``truncate``, ``tee`` or ``redirect``; ``clean``: its command
+    runs in the calling shell with every word literal and this as its only write; and
+    ``exclusive``: nothing else in the whole command string changes the same path."""
+
+    path: str
+    verbatim: str
+    resolution: str
+    mode: str
+    content: str | None
+    source: str
+    command: int
+    clean: bool
+    exclusive: bool
+
+
+def _echo_output(args: list[Word]) -> str | None:
+    newline = True
+    rest = list(args)
+    while rest and rest[0].literal and rest[0].value.startswith("-") and len(rest[0].value) > 1 \
+            and set(rest[0].value[1:]) <= set("neE"):
+        flags = rest[0].value[1:]
+        if "e" in flags:
+            return None
+        if "n" in flags:
+            newline = False
+        rest.pop(0)
+    if not all(w.literal for w in rest):
+        return None
+    text = " ".join(w.value for w in rest)
+    return text + "\n" if newline else text
+
+
+def _printf_output(args: list[Word]) -> str | None:
+    if len(args) != 1 or not args[0].literal:
+        return None
+    fmt = args[0].value
+    return None if "%" in fmt or "\\" in fmt else fmt
+
+
+def _stdin_heredoc(command: Command) -> str | None:
+    """The text a command's single heredoc feeds it when that text is fixed."""
+    docs = [r.heredoc for r in command.redirects if r.heredoc is not None]
+    if len(docs) != 1 or any(r.op == "<<<" or r.op == "<" for r in command.redirects):
+        return None
+    doc = docs[0]
+    if not doc.terminated:
+        return None
+    if not doc.quoted and any(ch in doc.body for ch in "$`\\"):
+        return None
+    return doc.body
+
+
+def _write_content(command: Command, name: str | None, args: list[Word]) -> tuple[str | None, str]:
+    """(content, source) a write redirection of ``command`` receives on stdout."""
+    if name == "cat" and (not args or [w.value for w in args] == ["-"]):
+        body = _stdin_heredoc(command)
+        return body, "heredoc"
+    if any(r.heredoc is not None for r in command.redirects):
+        return None, "redirect"
+    if name == "echo":
+        return _echo_output(args), "echo"
+    if name == "printf":
+        return _printf_output(args), "printf"
+    if name in (":", "true") and not args:
+        return "", "colon"
+    return None, "redirect"
+
+
+def content_writes(source: str, record_cwd: str | None = None) -> tuple[ContentWrite, ...]:
+    """Every named write of ``source`` with its mode and, when the text fixes it, the
+    content written (never raises)."""
+    if not isinstance(source, str):
+        return ()
+    script = parse_cached(source)
+    changed = mutations(source, record_cwd)
+    counts: dict[str, int] = {}
+    for m in changed:
+        if not m.marker:
+            counts[m.path] = counts.get(m.path, 0) + 1
+    out: list[ContentWrite] = []
+    for command in script.commands:
+        name, args = program(command.words)
+        writes = [r for r in command.redirects if r.writes_file and r.target is not None
+                  and r.target.value]
+        simple = command.simple and not command.assignments
+        for redirect in writes:
+            target = redirect.target
+            assert target is not None
+            path, how = _resolve(target, command, record_cwd, script.complete)
+            content, kind = (None, "redirect")
+            if redirect.fd in (None, 1) and redirect.op in (">", ">>", ">|"):
+                content, kind = _write_content(command, name, args)
+            out.append(ContentWrite(
+                path, target.value, how, "append" if redirect.appends else "truncate",
+                content, kind, command.index, simple and len(writes) == 1,
+                counts.get(path, 0) <= 1))
+        if name == "tee":
+            values = [w.value for w in args]
+            append = "-a" in values or "--append" in values
+            operands = [w for w in args if not w.value.startswith("-")]
+            body = _stdin_heredoc(command) if len(operands) == 1 else None
+            for word in operands:
+                path, how = _resolve(word, command, record_cwd, script.complete)
+                out.append(ContentWrite(
+                    path, word.value, how, "append" if append else "truncate", body, "tee",
+                    command.index, simple and not writes and len(operands) == 1,
+                    counts.get(path, 0) <= 1))
+        if name == "truncate":
+            values = [w.value for w in args]
+            zero = (values[:2] in (["-s", "0"], ["--size", "0"])
+                    or values[:1] in (["-s0"], ["--size=0"]))
+            operands = [w for w in args[2 if values[:1] in (["-s"], ["--size"]) else 1:]
+                        if not w.value.startswith("-")] if zero else []
+            for word in operands:
+                path, how = _resolve(word, command, record_cwd, script.complete)
+                out.append(ContentWrite(
+                    path, word.value, how, "truncate", "" if len(operands) == 1 else None,
+                    "truncate", command.index, simple and not writes and len(operands) == 1,
+                    counts.get(path, 0) <= 1))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ContentRead:
+    """A command whose stdout is a window of one file: ``cat F`` (the whole file),
+    ``head -n N F`` (lines 1..N), ``sed -n 'A,Bp' F`` (lines A..B; ``A,$p`` to the end:
+    ``end`` None). Given only when the command string is that one simple command (the
+    stdout of a chain cannot be attributed to one file)."""
+
+    path: str
+    verbatim: str
+    resolution: str
+    start: int
+    end: int | None
+    source: str
+
+
+_SED_WINDOW = re.compile(r"([0-9]+)(?:,([0-9]+|\$))?p")
+
+
+def content_reads(source: str, record_cwd: str | None = None) -> tuple[ContentRead, ...]:
+    """The file window ``source`` prints, when it is one (never raises)."""
+    if not isinstance(source, str):
+        return ()
+    script = parse_cached(source)
+    if len(script.commands) != 1 or not script.complete:
+        return ()
+    command = script.commands[0]
+    if not command.simple or command.redirects or command.assignments:
+        return ()
+    values = list(command.argv)
+    window: tuple[int, int | None] | None = None
+    operand: Word | None = None
+    kind = values[0] if values else ""
+    if kind == "cat" and len(values) == 2 and not values[1].startswith("-"):
+        window, operand = (1, None), command.words[1]
+    elif kind == "head":
+        count: str | None = None
+        if len(values) == 4 and values[1] == "-n":
+            count, operand = values[2], command.words[3]
+        elif len(values) == 3 and values[1].startswith("-"):
+            count = values[1][2:] if values[1].startswith("-n") else values[1][1:]
+            operand = command.words[2]
+        if count is not None and count.isascii() and count.isdigit() and int(count) >= 1:
+            window = (1, int(count))
+    elif kind == "sed" and len(values) == 4 and values[1] == "-n":
+        match = _SED_WINDOW.fullmatch(values[2])
+        if match:
+            first = int(match.group(1))
+            last = match.group(2)
+            end = first if last is None else (None if last == "$" else int(last))
+            if first >= 1 and (end is None or end >= first):
+                window, operand = (first, end), command.words[3]
+    if window is None or operand is None or operand.value.startswith("-"):
+        return ()
+    path, how = _resolve(operand, command, record_cwd, True)
+    if how == UNRESOLVED:
+        return ()
+    return (ContentRead(path, operand.value, how, window[0], window[1], kind),)

@@ -1,0 +1,224 @@
+"""Children: the live state of each subagent lane of a session (csift §6.13, v0.9.4, v0.10.1).
+
+Each lane is read at its tail (``live.tail``) and its state is the lane model's
+(``core.lanes.lane_state``) over those facts: ``in-flight`` while a call of its newest
+turn has no result, ``generating`` while its newest record is younger than 300 s and its
+last assistant message did not end the turn, else ``settled``. The harness's own word
+outranks the tail: a lane whose return has landed in the main transcript (a completion
+pulse naming it, or its spawning call's result naming it) or whose workflow journal holds
+its ``result`` is settled whatever its tail says.
+
+The workflow journals are incremental (``started`` at spawn, ``result`` at return), so an
+agent started without a result is in flight even before its transcript says anything;
+such an agent counts once, as a live lane when its transcript reads live, else from the
+journal alone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from pysift.core import classify
+from pysift.core.decode import decode
+from pysift.core.lanes import (
+    GENERATING,
+    IN_FLIGHT,
+    SETTLED,
+    LaneFacts,
+    PendingCall,
+    classify_pending,
+    lane_state,
+    seconds_label,
+)
+from pysift.core.timez import parse_ts
+from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
+from pysift.core.workflows import parse_journal
+from pysift.disk.layout import Transcript, session_dir
+from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.disk.mapped import read_regular
+from pysift.live.tail import TailShape, age_s
+from pysift.model.record import Record
+
+_AGENT_FOOTER = "agentId: "
+
+
+@dataclass(slots=True)
+class ChildState:
+    session_id: str
+    state: str  # in-flight | generating | settled
+    detail: str
+
+
+@dataclass
+class ChildrenReport:
+    children: list[ChildState] = field(default_factory=list)  # every lane, path order
+    journal_in_flight: int = 0  # workflow agents started, not returned, no live lane
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def live(self) -> list[ChildState]:
+        return [c for c in self.children if c.state != SETTLED]
+
+    @property
+    def settled(self) -> int:
+        return sum(1 for c in self.children if c.state == SETTLED)
+
+    @property
+    def live_count(self) -> int:
+        return len(self.live) + self.journal_in_flight
+
+
+def facts_from_tail(shape: TailShape) -> LaneFacts:
+    """The lane model's facts as the live tail reads them. The pending call is one Claude
+    Code holds for a human when there is one, else the oldest call still open."""
+    pending = None
+    if shape.open_calls:
+        calls = [PendingCall(c.tool_use_id, c.name, c.since, classify_pending(c.name, c.command))
+                 for c in reversed(shape.open_calls)]
+        pending = next((c for c in calls if c.classification != "awaiting-execution"),
+                       calls[0])
+    return LaneFacts(last_activity=shape.last_ts, has_records=shape.records_seen > 0,
+                     pending=pending, last_stop_reason=shape.last_stop_reason)
+
+
+def child_state(lane_id: str, shape: TailShape, now: datetime,
+                returned: str | None = None) -> ChildState:
+    """One lane's state; ``returned`` says how the harness reported its return, if it did."""
+    facts = facts_from_tail(shape)
+    state = lane_state(facts, now, settled=returned is not None)
+    if state == IN_FLIGHT and facts.pending is not None:
+        call = facts.pending
+        age = age_s(call.since, now)
+        held = " (held for a human: escalation-blocked)" if call.classification != \
+            "awaiting-execution" else ""
+        more = f" (+{len(shape.open_calls) - 1} more)" if len(shape.open_calls) > 1 else ""
+        since = f" for {seconds_label(age)}" if age is not None else ""
+        detail = f"unanswered {call.tool_name} call{since}{more}{held}"
+    elif state == GENERATING:
+        age = age_s(shape.last_ts, now)
+        detail = (f"last record {seconds_label(age or 0)} ago, stop_reason "
+                  f"{shape.last_stop_reason or '(none)'}")
+    elif returned is not None:
+        detail = returned
+    else:
+        age = age_s(shape.last_ts, now)
+        detail = (f"last record {seconds_label(age)} ago" if age is not None
+                  else "no timestamped record at the tail")
+    return ChildState(lane_id, state, detail)
+
+
+@dataclass
+class Journals:
+    started: set[str] = field(default_factory=set)
+    results: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_journals(session_path: Path) -> Journals:
+    """Every workflow journal of the session (``subagents/workflows/wf_*/journal.jsonl``)."""
+    out = Journals()
+    root = session_dir(session_path) / "subagents" / "workflows"
+    try:
+        runs = sorted(e.path for e in os.scandir(root) if e.name.startswith("wf_"))
+    except OSError:
+        return out
+    for run in runs:
+        path = Path(run) / "journal.jsonl"
+        try:
+            data = read_regular(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            out.notes.append(f"cannot read the workflow journal {path}: {exc.strerror or exc}; "
+                             "its agents' returns are unknown")
+            continue
+        journal = parse_journal(data)
+        out.started |= journal.started
+        out.results |= set(journal.results)
+        if journal.skipped_lines:
+            out.notes.append(f"{journal.skipped_lines} malformed line(s) skipped in {path}")
+    return out
+
+
+def returned_agents(rec: Record) -> set[str]:
+    """Agent ids a main-lane record reports as RETURNED: a spawning call's result naming
+    its agent (``toolUseResult.agentId``, the ``agentId:`` footer), a launch
+    acknowledgement excepted (an async agent, a teammate: launched, not returned)."""
+    out: set[str] = set()
+    if rec.type != "user":
+        return out
+    echo = rec.tool_use_result if isinstance(rec.tool_use_result, dict) else {}
+    for block in rec.blocks_of("tool_result"):
+        text = classify.result_text(block)
+        if echo.get("status") in LAUNCH_STATUSES or ASYNC_LAUNCH_TEXT in text:
+            continue
+        for key in ("agentId", "agent_id"):
+            value = echo.get(key)
+            if isinstance(value, str) and value:
+                out.add(value)
+        at = text.find(_AGENT_FOOTER)
+        while at >= 0:
+            if at == 0 or text[at - 1] == "\n":
+                ident = text[at + len(_AGENT_FOOTER):].split(None, 1)
+                if ident:
+                    out.add(ident[0])
+            at = text.find(_AGENT_FOOTER, at + 1)
+    return out
+
+
+def find_returns(buf: Buffer, agent_ids: set[str]) -> dict[str, str | None]:
+    """Which of ``agent_ids`` the main transcript reports returned (agent id -> the newest
+    return's timestamp), each looked for from the end (a return is usually recent) by its
+    id's bytes; only lines holding one are decoded."""
+    found: dict[str, str | None] = {}
+    for ident in agent_ids:
+        needle = ident.encode()
+        pos = buf.rfind(needle)
+        while pos >= 0:
+            start, end = line_start(buf, pos), line_end(buf, pos)
+            rec = decode(buf[start:end], None)
+            if rec is not None and ident in returned_agents(rec):
+                found[ident] = rec.timestamp
+                break
+            pos = buf.rfind(needle, 0, start) if start > 0 else -1
+    return found
+
+
+#: a return recorded up to this long before the lane's newest record still settles it
+#: (the two writes race); one older than that predates work the lane did since (resumed)
+RETURN_SLACK_S = 2.0
+
+
+def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
+          returns: dict[str, tuple[str | None, str]], journals: Journals) -> ChildrenReport:
+    """The children section from each lane's tail and what the harness said of returns:
+    ``returns`` maps an agent id to ``(the return's timestamp, how it was reported)``; a
+    return settles its lane when it is not older than the lane's newest record (a lane
+    resumed after it returned is live again)."""
+    out = ChildrenReport(notes=list(journals.notes))
+    for transcript, shape in lanes:
+        ident = transcript.session_id
+        if ident in journals.results:
+            why = "returned (the workflow journal holds its result)"
+        else:
+            why = _return_words(returns.get(ident), shape)
+        out.children.append(child_state(ident, shape, now, why))
+        out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
+    live = {c.session_id for c in out.live}
+    pending = journals.started - journals.results
+    out.journal_in_flight = len(pending - live)
+    return out
+
+
+def _return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str | None:
+    if found is None:
+        return None
+    ts, how = found
+    returned, newest = parse_ts(ts), parse_ts(shape.last_ts)
+    if returned is not None and newest is not None and \
+            (newest - returned).total_seconds() > RETURN_SLACK_S:
+        return None  # the lane worked on after that return
+    return f"returned ({how})"

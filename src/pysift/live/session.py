@@ -1,0 +1,420 @@
+"""One watched session: every surface ``status`` and ``wait`` read, kept current.
+
+``LiveSession.load`` reads the session once: the anchor transcript's tail window, its
+whole body through the background scan's needle passes, each subagent lane's tail, the
+elicitation sidecar. ``status`` reads the files as one snapshot (an mmap for a big file);
+``wait`` reads them into memory (``robust``), so a file truncated under it is a shorter
+read, never a fault, and then follows them by byte offsets: ``poll`` reads only the
+complete lines appended since (a torn tail is held until its newline lands), feeds them to
+the background scanner and the return tracker, re-reads the tail of whatever grew, and
+hands the new records back for the event conditions. Lanes and a sidecar that appear
+after the start join with a zero baseline (all they hold is new). ``assess`` joins the
+surfaces into a verdict at any moment, reading only the registry, the pid and the
+journals again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from pysift.core.resolve import resolve_scope
+from pysift.core.sidecar import kind_of, pending_one_liner, read_sidecar
+from pysift.disk.layout import (
+    Transcript,
+    Unreadable,
+    session_dir,
+    sidecar_path,
+    subagent_transcripts,
+)
+from pysift.disk.lines import Buffer
+from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError, TargetError, UsageError
+from pysift.live import background, children, process, registry, verdict
+from pysift.live.files import View, complete_lines, read_range, size_of
+from pysift.live.last import last_messages
+from pysift.live.tail import TailShape, read_tail
+from pysift.live.tasks import read_tasks
+from pysift.model.env import Env
+from pysift.model.record import Record
+
+MAX_NAMED = 20
+
+
+@dataclass(frozen=True)
+class Target:
+    transcript: Transcript  # the transcript the verdict is about
+    session_path: Path  # its top-level session's transcript (sidecar, lanes, registry)
+    owner_id: str  # the top-level session's id
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.transcript.is_subagent
+
+
+def resolve_target(tokens: list[str], env: Env, command: str,
+                   notes: list[str] | None = None) -> Target:
+    """The one session a live command reads (``status``/``wait`` take exactly one);
+    what the walk could not read goes to ``notes``."""
+    if not tokens:
+        raise UsageError(f"{command} needs a target: exactly one session (@<uuid>, @main, "
+                         f"@<agent-id>, a session's .jsonl, or a project path holding one "
+                         f"session)")
+    if len(tokens) > 1:
+        raise UsageError(f"{command} reads exactly one session per call; got {len(tokens)} "
+                         f"targets ({' '.join(tokens)}): run one {command} per session")
+    scope = resolve_scope(tokens, env, subagents=False)
+    if notes is not None:
+        notes.extend(scope.notes)
+    found = scope.transcripts
+    if not found:
+        raise TargetError(f"`{tokens[0]}` names no transcript; `pysift list` shows the "
+                          "sessions there are")
+    if len(found) > 1:
+        ids = [t.session_id for t in found]
+        shown = ", ".join(ids[:MAX_NAMED]) + (f" (+{len(ids) - MAX_NAMED} more)"
+                                              if len(ids) > MAX_NAMED else "")
+        raise TargetError(f"`{tokens[0]}` names {len(found)} sessions ({shown}); {command} "
+                          f"reads exactly one: pass one of them as @<uuid>")
+    transcript = found[0]
+    if transcript.is_subagent:
+        session = transcript.project_dir / f"{transcript.parent_session_id}.jsonl"
+    else:
+        session = transcript.path
+    return Target(transcript, session, transcript.parent_session_id)
+
+
+@dataclass
+class _Watched:
+    """A file followed by byte offset."""
+
+    path: Path
+    lane: str
+    is_main: bool  # the MAIN transcript (completions land there)
+    is_anchor: bool = False
+    is_sidecar: bool = False
+    offset: int = 0  # end of the complete lines read so far (the baseline at first)
+    tail: TailShape | None = None
+    size: int = 0
+
+
+@dataclass
+class NewRecord:
+    """A record that landed after the baseline."""
+
+    rec: Record
+    lane: str
+    is_main: bool  # from the main transcript (notifications land only there)
+    is_sidecar: bool
+
+
+class LiveSession:
+    def __init__(self, target: Target, env: Env, *, subagents: bool, lens: background.Lens,
+                 robust: bool) -> None:
+        self.target = target
+        self.env = env
+        self.subagents = subagents
+        self.lens = lens
+        self.robust = robust
+        self.table: process.ProcessTable = env.processes or process.SystemProcesses()
+        self.scanner = background.Scanner()
+        self.files: dict[str, _Watched] = {}
+        self.returns: dict[str, str | None] = {}  # agent id -> the return's timestamp
+        self.native_ids: set[str] = set()  # tool ids that landed natively (ghost guard)
+        self._pending: list[Record] = []  # the sidecar's unresolved pending records
+        self.sidecar_error: str | None = None
+        self.sidecar_skipped = 0
+        self.notes: list[str] = []  # reading problems, once each
+        self._anchor_buf: Buffer | None = None
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def anchor(self) -> _Watched:
+        return next(w for w in self.files.values() if w.is_anchor)
+
+    @property
+    def top_level(self) -> bool:
+        return not self.target.is_subagent
+
+    def _list_lanes(self) -> list[Transcript]:
+        """The session's lanes now; a dir that cannot be listed is said (once)."""
+        unread = Unreadable()
+        lanes = subagent_transcripts(self.target.session_path, unread=unread)
+        for path, reason in unread.items():
+            self._note(f"cannot read {path}: {reason}; the lanes there are not read")
+        return lanes
+
+    def _whole(self, path: Path) -> Buffer | None:
+        """A file's bytes now (``None`` when it cannot be read: said once in the notes)."""
+        if self.robust:
+            size = size_of(path)
+            if size is None:
+                self._note(f"cannot read {path}: it is gone or unreadable")
+                return None
+            return read_range(path, 0, size)
+        try:
+            return open_buffer(path)
+        except SourceError as exc:
+            self._note(str(exc))
+            return None
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def load(self) -> None:
+        """Read every surface once; the offsets reached are the baseline."""
+        t = self.target
+        anchor = _Watched(t.transcript.path, t.transcript.session_id,
+                          is_main=self.top_level, is_anchor=True)
+        self.files[os.fspath(anchor.path)] = anchor
+        buf = self._load_file(anchor, scan=True)
+        if buf is None:
+            raise SourceError(f"cannot read the transcript {anchor.path}; check that it "
+                              "exists and is readable")
+        self._anchor_buf = buf
+        main_buf = buf
+        if not self.top_level and t.session_path.exists():
+            main = _Watched(t.session_path, t.owner_id, is_main=True)
+            self.files[os.fspath(main.path)] = main
+            main_buf = self._load_file(main, scan=True)
+        if self.top_level and self.subagents:
+            for lane in self._list_lanes():
+                watched = _Watched(lane.path, lane.session_id, is_main=False)
+                self.files[os.fspath(lane.path)] = watched
+                self._load_file(watched, scan=True)
+        if main_buf is not None:
+            self._initial_returns(main_buf)
+        if self.top_level:
+            self._load_sidecar(main_buf, baseline=True)
+        if self.robust:
+            self._anchor_buf = None  # wait follows by offsets; the snapshot is history
+
+    def _load_file(self, watched: _Watched, *, scan: bool) -> Buffer | None:
+        buf = self._whole(watched.path)
+        if buf is None:
+            return None
+        watched.size = len(buf)
+        watched.offset = buf.rfind(b"\n") + 1
+        watched.tail = read_tail(View(watched.path, len(buf), buf))
+        if scan:
+            self.scanner.scan(buf, watched.lane, is_main=watched.is_main,
+                              key=os.fspath(watched.path))
+        return buf
+
+    def _initial_returns(self, main_buf: Buffer) -> None:
+        """Returns already in the main transcript, for the lanes whose tail reads live
+        (a settled lane needs none)."""
+        now = self.env.now()
+        live = [w.lane for w in self._lanes()
+                if w.tail is not None and children.child_state(w.lane, w.tail, now).state
+                != "settled"]
+        self.returns.update(children.find_returns(main_buf, set(live)))
+
+    def _load_sidecar(self, main_buf: Buffer | None, *, baseline: bool) -> None:
+        path = sidecar_path(self.target.session_path)
+        merge = read_sidecar(path, main_buf)
+        self.sidecar_error = merge.error
+        self.sidecar_skipped = merge.skipped_lines
+        self._pending = merge.pending
+        key = os.fspath(path)
+        if merge.present and key not in self.files:
+            size = size_of(path) or 0
+            data = read_range(path, 0, size) if baseline else b""
+            self.files[key] = _Watched(path, self.target.owner_id, is_main=False,
+                                       is_sidecar=True, size=size,
+                                       offset=data.rfind(b"\n") + 1 if baseline else 0)
+
+    def pending(self) -> list[verdict.Pending]:
+        """The sidecar's open elicitations, less those whose native record has landed."""
+        return [verdict.Pending(kind_of(r), pending_one_liner(r)) for r in self._pending
+                if not self._answered(r)]
+
+    def _answered(self, rec: Record) -> bool:
+        return any(isinstance(b.get("id"), str) and b["id"] in self.native_ids
+                   for b in rec.blocks())
+
+    def _lanes(self) -> list[_Watched]:
+        return [w for w in self.files.values() if not w.is_main and not w.is_anchor
+                and not w.is_sidecar]
+
+    def watched_count(self) -> int:
+        return len(self.files)
+
+    def watch_roots(self) -> tuple[list[Path], bool]:
+        """What a file watcher should follow: ``(paths, recursive)``."""
+        home_sessions = self.env.claude_home / "sessions"
+        extra = [home_sessions] if home_sessions.is_dir() else []
+        sdir = session_dir(self.target.session_path)
+        if sdir.is_dir():
+            files = [w.path for w in self.files.values() if not w.is_sidecar
+                     and not _inside(w.path, sdir)]
+            return [*files, sdir, *extra], True
+        return [self.target.session_path.parent, *extra], False
+
+    # -- following (wait) -----------------------------------------------------------------
+
+    def poll(self) -> list[NewRecord]:
+        """The complete records appended since the last read, every watched file."""
+        out: list[NewRecord] = []
+        if self.top_level and self.subagents:
+            for lane in self._list_lanes():
+                key = os.fspath(lane.path)
+                if key not in self.files:  # born after the start: zero baseline
+                    self.files[key] = _Watched(lane.path, lane.session_id, is_main=False)
+        if self.top_level:
+            path = sidecar_path(self.target.session_path)
+            if os.fspath(path) not in self.files and path.exists():
+                self.files[os.fspath(path)] = _Watched(path, self.target.owner_id,
+                                                       is_main=False, is_sidecar=True)
+        sidecar_grew = False
+        for watched in list(self.files.values()):
+            lines = self._appended(watched)
+            if watched.is_sidecar:
+                sidecar_grew = sidecar_grew or bool(lines)
+            if not lines:
+                continue
+            if not watched.is_sidecar:
+                self.scanner.feed(lines, watched.lane, is_main=watched.is_main,
+                                  key=os.fspath(watched.path))
+            for _offset, line in lines:
+                rec = _decode(line)
+                if rec is None:
+                    continue
+                if watched.is_main:
+                    for ident in children.returned_agents(rec):
+                        self.returns[ident] = rec.timestamp
+                    self._native(rec)
+                if self.top_level or watched.is_anchor:  # a lane's watch: its own records
+                    out.append(NewRecord(rec, watched.lane, watched.is_main,
+                                         watched.is_sidecar))
+        if sidecar_grew:
+            self._load_sidecar(None, baseline=False)
+        return out
+
+    def _native(self, rec: Record) -> None:
+        for block in rec.blocks():
+            for key in ("id", "tool_use_id"):
+                value = block.get(key)
+                if isinstance(value, str) and value:
+                    self.native_ids.add(value)
+
+    def _appended(self, watched: _Watched) -> list[tuple[int, bytes]]:
+        size = size_of(watched.path)
+        if size is None:
+            return []
+        if size < watched.offset:
+            self._note(f"{watched.path} was truncated while watched ({watched.offset} -> "
+                       f"{size} bytes): its baseline moved to its new end, and what was "
+                       "rewritten below it is not read as new")
+            data = read_range(watched.path, 0, size)
+            watched.offset = data.rfind(b"\n") + 1
+            watched.size = size
+            if not watched.is_sidecar:
+                watched.tail = read_tail(View(watched.path, size))
+            return []
+        if size == watched.size and watched.tail is not None:
+            return []
+        data = read_range(watched.path, watched.offset, size)
+        lines, end = complete_lines(data, watched.offset)
+        watched.offset = end
+        watched.size = size
+        if not watched.is_sidecar:
+            watched.tail = read_tail(View(watched.path, size))
+        return lines
+
+    # -- judging --------------------------------------------------------------------------
+
+    def surfaces(self, now: datetime) -> verdict.Surfaces:
+        t = self.target
+        lookup = registry.lookup(self.env.claude_home, t.owner_id)
+        liveness = None
+        row = lookup.row
+        if row is not None and row.pid is not None:
+            recorded = process.read_proc_start(row.proc_start,
+                                               filetime_key=row.proc_start_is_filetime)
+            liveness = process.probe_owner(row.pid, recorded, row.pid_domain, self.table)
+        report = self.scanner.report(self.lens, now, lane=None if self.top_level
+                                     else t.transcript.session_id)
+        kids = None
+        skipped = None
+        if self.top_level and self.subagents:
+            returns = self._settled_returns(report)
+            lanes = [(self._transcript(w), w.tail) for w in self._lanes() if w.tail is not None]
+            lanes.sort(key=lambda pair: os.fspath(pair[0].path))
+            kids = children.build(lanes, now, returns=returns,
+                                  journals=children.read_journals(t.session_path))
+        elif self.top_level:
+            skipped = "children were not read (--no-subagents)"
+        else:
+            skipped = ("this is a subagent: the children, the task list and the elicitation "
+                       f"sidecar belong to its session (pysift status @{t.owner_id})")
+        notes = list(self.notes)
+        if not self.top_level and row is not None:
+            notes.append("the registry row is the parent session's: its pid says whether this "
+                         "lane's process lives; its status speaks for the parent, not this "
+                         "lane, and is not read as a signal")
+        anchor = self.anchor
+        assert anchor.tail is not None
+        return verdict.Surfaces(
+            registry=lookup, liveness=liveness, tail=anchor.tail, children=kids,
+            pending=self.pending(), background=report, is_subagent=not self.top_level,
+            children_skipped=skipped, sidecar_error=self.sidecar_error,
+            sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes)
+
+    def _settled_returns(self, report: background.BackgroundReport
+                         ) -> dict[str, tuple[str | None, str]]:
+        """Agents the harness reported returned: by a completion pulse, or by their
+        spawning call's result (agent id -> (when, how))."""
+        out: dict[str, tuple[str | None, str]] = {}
+        for task in report.tasks:
+            if task.kind == background.AGENT and task.id and not task.is_open:
+                out[task.id] = (task.returned,
+                                "its completion pulse is in the main transcript")
+        for ident, ts in self.returns.items():
+            out.setdefault(ident, (ts, "its spawning call's result is in the main transcript"))
+        return out
+
+    def _transcript(self, watched: _Watched) -> Transcript:
+        from pysift.disk.layout import transcript_from_path
+
+        return transcript_from_path(watched.path)
+
+    def assess(self, now: datetime) -> verdict.Assessment:
+        return verdict.assess(self.surfaces(now), now)
+
+    def report(self, now: datetime) -> verdict.Assessment:
+        """The verdict with what only the full report carries: the task list and the last
+        messages."""
+        result = self.assess(now)
+        if self.top_level:
+            result.tasks = read_tasks(self.env.claude_home, self.target.owner_id)
+            result.notes.extend(result.tasks.notes)
+        anchor = self.anchor
+        held = self._anchor_buf
+
+        def whole() -> Buffer:
+            if held is not None and len(held) == anchor.size:
+                return held
+            return read_range(anchor.path, 0, anchor.size)
+
+        assert anchor.tail is not None
+        result.last = last_messages(whole, anchor.tail)
+        return result
+
+
+def _inside(path: Path, directory: Path) -> bool:
+    try:
+        path.relative_to(directory)
+    except ValueError:
+        return False
+    return True
+
+
+def _decode(line: bytes) -> Record | None:
+    from pysift.core.decode import decode
+
+    return decode(line, None)

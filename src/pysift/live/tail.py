@@ -1,0 +1,207 @@
+"""The transcript tail state machine: what the newest records say a lane is doing now.
+
+Only a bounded window at the end of the file is read (512 KiB, aligned to a line start),
+and only COMPLETE lines: the bytes after the last newline are a write in progress (a
+torn tail), held and named, never parsed as a record. The exception is a last line that
+is a whole JSON object without its newline (a file Claude Code will not append to any
+more, such as a copied transcript): it is read as the record it is.
+
+Walking the window newest first gives:
+
+- the OPEN calls: ``tool_use`` blocks of the newest turn with no ``tool_result`` after
+  them (a tool in flight, or a process that died mid-tool; the pid probe tells which).
+  The search stops at the newest turn boundary (an assistant ``end_turn``, or a genuine
+  human prompt): a call of an earlier turn that never got its result was abandoned. When
+  the newest turn began before the window (old builds copy a running subagent's messages
+  into the main transcript as ``progress`` records, so a turn can outgrow any window) the
+  search goes on below it, up to 16 MiB further, and says so if it stopped short;
+- the newest assistant ``stop_reason`` (trustworthy on the main lane; normally null on a
+  subagent mid-message, and never written by older builds);
+- the newest record's timestamp.
+
+Growth alone is never activity: an idle main transcript grows (queue operations,
+attachments), so this module classifies WHAT the tail holds, not whether the file moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pysift.core import classify
+from pysift.core.decode import decode, is_blank, is_framed
+from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
+from pysift.core.timez import parse_ts
+from pysift.live.files import View
+from pysift.model.record import Record
+
+TAIL_WINDOW = 512 * 1024
+#: how far below the window the open-call search goes when the newest turn began there
+EXTEND_LIMIT = 16 << 20
+_EXTEND_KEYS = (b'"tool_use"', b'"tool_result"', b'end_turn', b'"user"', b'"type": "user"')
+
+
+@dataclass(slots=True)
+class OpenCall:
+    tool_use_id: str
+    name: str
+    since: str | None  # the issuing record's timestamp
+    command: str | None = None  # a shell call's command (whether Claude Code holds it)
+
+
+@dataclass
+class TailShape:
+    open_calls: list[OpenCall] = field(default_factory=list)  # newest first
+    last_stop_reason: str | None = None
+    last_ts: str | None = None
+    records_seen: int = 0  # records decoded by the walk (0: the window holds none)
+    skipped_lines: int = 0  # malformed complete lines in the window
+    torn_tail: bool = False  # the file ends in a partial line (a write in progress)
+    file_size: int = 0
+    window_start: int = 0
+    lines: list[bytes] = field(default_factory=list)  # the window's lines, newest first
+    notes: list[str] = field(default_factory=list)
+    _decoded: dict[int, Record | None] = field(default_factory=dict, repr=False)
+
+    def record(self, index: int) -> Record | None:
+        """The record of line ``index`` (newest first), decoded once."""
+        if index not in self._decoded:
+            self._decoded[index] = decode(self.lines[index], None)
+        return self._decoded[index]
+
+    def records(self, wanted: Callable[[bytes], bool] | None = None) -> Iterator[Record]:
+        """The window's records newest first (only lines ``wanted`` passes, when given)."""
+        for index, line in enumerate(self.lines):
+            if wanted is None or wanted(line):
+                rec = self.record(index)
+                if rec is not None:
+                    yield rec
+
+
+def read_tail(view: View, *, window: int = TAIL_WINDOW) -> TailShape:
+    """The tail shape of one lane from its last ``window`` bytes. Lines are decoded newest
+    first only as far as the walk needs (a turn ended at the tail costs one or two)."""
+    shape = TailShape(file_size=view.size)
+    if view.size == 0:
+        return shape
+    lo = max(0, view.size - window)
+    data = view.read(lo, view.size)
+    start = 0
+    if lo > 0:
+        nl = data.find(b"\n")
+        start = nl + 1 if nl >= 0 else len(data)
+    shape.window_start = lo + start
+    body = data[start:]
+    last_nl = body.rfind(b"\n")
+    tail_bytes = body[last_nl + 1:]
+    lines = [ln for ln in body[:last_nl + 1].split(b"\n") if not is_blank(ln)]
+    if tail_bytes.strip():
+        if decode(tail_bytes, None) is not None:  # a partial line is not malformed
+            lines.append(tail_bytes)  # a whole record without its newline
+        else:
+            shape.torn_tail = True
+    lines.reverse()
+    shape.lines = lines
+    bounded = _walk(shape)
+    if not bounded and shape.window_start > 0:
+        _extend(view, shape)
+    walked = len(shape._decoded)
+    shape.skipped_lines = sum(1 for r in shape._decoded.values() if r is None) + sum(
+        1 for ln in lines[walked:] if not is_framed(ln))
+    return shape
+
+
+def _walk(shape: TailShape, below: Iterable[Record] | None = None,
+          answered: set[str] | None = None) -> bool:
+    """Fill the shape from records newest first (the window's, else ``below``); True when
+    the newest turn's boundary was met (the open-call search is complete)."""
+    answered = answered if answered is not None else set()
+    stop_known = shape.last_stop_reason is not None
+    for rec in (below if below is not None else _counted(shape)):
+        if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
+            shape.last_ts = rec.timestamp
+        kind = rec.type
+        if kind == "assistant":
+            if not stop_known:
+                shape.last_stop_reason = rec.stop_reason
+                stop_known = True
+            for block in rec.blocks_of("tool_use"):
+                ident, name = block.get("id"), block.get("name")
+                if isinstance(ident, str) and ident not in answered:
+                    answered.add(ident)  # one open row per call, however often written
+                    payload = block.get("input")
+                    command = payload.get("command") if isinstance(payload, dict) else None
+                    shape.open_calls.append(OpenCall(
+                        ident, name if isinstance(name, str) else "(unnamed)", rec.timestamp,
+                        command if isinstance(command, str) else None))
+            if rec.stop_reason == "end_turn":
+                return True
+        elif kind == "user":
+            for block in rec.blocks_of("tool_result"):
+                ident = block.get("tool_use_id")
+                if isinstance(ident, str):
+                    answered.add(ident)
+            if classify.is_genuine_user(rec):
+                return True
+    return False
+
+
+def _counted(shape: TailShape) -> Iterator[Record]:
+    for rec in shape.records():
+        shape.records_seen += 1
+        yield rec
+
+
+def _extend(view: View, shape: TailShape) -> None:
+    """Below the window: the calls of a turn that began before it (see the module doc)."""
+    hi = shape.window_start
+    lo = max(0, hi - EXTEND_LIMIT)
+    data = view.read(lo, hi)
+    if lo > 0:
+        nl = data.find(b"\n")
+        data = data[nl + 1:] if nl >= 0 else b""
+    answered = {c.tool_use_id for c in shape.open_calls}
+    # results already seen in the window answer calls below it (the walk read it all)
+    for rec in shape.records():
+        for block in rec.blocks_of("tool_result"):
+            ident = block.get("tool_use_id")
+            if isinstance(ident, str):
+                answered.add(ident)
+    lines = [ln for ln in data.split(b"\n") if any(k in ln for k in _EXTEND_KEYS)]
+    records = [r for r in (decode(ln, None) for ln in reversed(lines)) if r is not None]
+    bounded = _walk(shape, records, answered)
+    if not bounded and lo > 0:
+        shape.notes.append(
+            f"the newest turn began more than {(EXTEND_LIMIT + (shape.file_size - hi)) >> 20} "
+            f"MiB before the end of the transcript: calls issued before byte {lo} were not "
+            "checked for a missing result")
+
+
+def age_s(raw: str | None, now: datetime) -> int | None:
+    """Whole seconds from ``raw`` to ``now`` (never negative); None when unreadable."""
+    moment = parse_ts(raw)
+    if moment is None:
+        return None
+    return max(0, int((now - moment).total_seconds()))
+
+
+def words(shape: TailShape, now: datetime) -> str:
+    """The lane's instant in words: ``in a Bash call for 34s``, ``generating (…)``,
+    ``idle (…)`` (status ``tail_state``, wait ``at_exit``)."""
+    if shape.open_calls:
+        oldest = shape.open_calls[-1]
+        age = age_s(oldest.since, now)
+        for_ = f" for {seconds_label(age)}" if age is not None else ""
+        if len(shape.open_calls) == 1:
+            return f"in a {oldest.name} call{for_}"
+        names = ", ".join(dict.fromkeys(c.name for c in reversed(shape.open_calls)))
+        return f"in {len(shape.open_calls)} calls ({names}){for_}"
+    if shape.records_seen == 0:
+        return "no records readable at the tail"
+    age = age_s(shape.last_ts, now)
+    ago = f" {seconds_label(age)} ago" if age is not None else " (no timestamp)"
+    reason = shape.last_stop_reason or "(none)"
+    if reason != "end_turn" and age is not None and age < GENERATING_WINDOW_S:
+        return f"generating (last record{ago}, stop_reason {reason})"
+    return f"idle (last stop_reason {reason}, last record{ago})"

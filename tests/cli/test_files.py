@@ -1,0 +1,224 @@
+"""``pysift files`` through the real argv path: the four detail levels in text and JSON,
+boundaries, subagents, windows, filters, help and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    bash_result,
+    garbage_line,
+    tool_result,
+    tool_use,
+    user,
+    write_result,
+)
+
+S1 = "11111111-1111-4111-8111-111111111111"
+S2 = "33333333-3333-4333-8333-333333333333"
+AGENT = "a4ca7529859c158c2"
+CWD = "/w/proj"
+MODIFIED = "File has been modified since read, either by the user or by a linter."
+
+GROUP_KEYS = {"kind", "session_id", "is_subagent", "parent_session_id", "path", "write", "edit",
+              "notebook_edit", "multi_edit", "bash", "external_write", "total", "distinct_files",
+              "first_utc", "first_local", "last_utc", "last_local"}
+MUTATION_KEYS = {"kind", "session_id", "is_subagent", "parent_session_id", "path", "op", "ts_utc",
+                 "ts_local", "turn_index", "line", "is_create", "heuristic", "resolution", "detail",
+                 "path_verbatim", "command_errored"}
+BOUNDARY_KEYS = {"kind", "session_id", "is_subagent", "parent_session_id", "path", "line",
+                 "turn_index", "cause", "ts_utc", "ts_local"}
+SUMMARY_KEYS = {"kind", "sessions", "distinct_files", "total_mutations",
+                "edit_before_read_boundaries", "skipped_lines", "detail_level",
+                "unreadable"}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> ClaudeHome:
+    h = ClaudeHome(tmp_path / "claude")
+    s = Session(S1, cwd=CWD)
+    s.add(user("write the docs"))                                              # 1
+    s.add(assistant(tool_use("Write", {"file_path": "/w/proj/docs/a.md", "content": "A"}, id="w1")))
+    s.add(tool_result("w1", "ok", tool_use_result=write_result("/w/proj/docs/a.md", "A")))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/proj/src/m.py", "old_string": "a",
+                                      "new_string": "b"}, id="e1")))            # 4
+    s.add(tool_result("e1", "ok"))
+    s.add(user("now clean and commit"))                                        # 6
+    s.add(assistant(tool_use("Bash", {"command": "cd src && rm -f old.py && git add -A"}, id="b1")))
+    s.add(tool_result("b1", "", tool_use_result=bash_result("")))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/proj/src/m.py", "old_string": "b",
+                                      "new_string": "c"}, id="e2")))            # 9
+    s.add(tool_result("e2", MODIFIED, is_error=True))                         # 10
+    s.add(assistant(tool_use("Bash", {"command": "rm -f stale.log 'unterminated"}, id="b2")))  # 11
+    s.add(tool_result("b2", "syntax error", is_error=True))
+    main = h.session(CWD, S1, s)
+    h.raw_lines(main, [garbage_line() + b"\n"])
+    sub = Session(S1, cwd=CWD, agent_id=AGENT)
+    sub.add(user("write a test"))
+    sub.add(assistant(tool_use("Write", {"file_path": "/w/proj/tests/t.py", "content": "t"}, id="sw")))
+    sub.add(tool_result("sw", "ok", tool_use_result=write_result("/w/proj/tests/t.py", "t")))
+    sub.add(assistant(tool_use("Edit", {"file_path": "/w/proj/tests/u.py", "old_string": "",
+                                        "new_string": ""}, id="se")))
+    sub.add(tool_result("se", MODIFIED, is_error=True))
+    h.subagent(main, AGENT, sub, meta={"agentType": "general-purpose"})
+    quiet = Session(S2, cwd=CWD)
+    quiet.add(user("just looking"))
+    quiet.add(assistant(tool_use("Read", {"file_path": "/w/proj/docs/a.md"}, id="r1")))
+    h.session(CWD, S2, quiet)
+    return h
+
+
+@pytest.fixture
+def run(cli, home: ClaudeHome):
+    def call(*args: str):
+        return cli("--claude-home", str(home.root), "files", *args)
+    return call
+
+
+def test_summary_text(run) -> None:
+    result = run(f"@{S1}")
+    assert result.code == 0, result.stderr
+    assert result.stdout == f"""\
+scope  2 sessions in scope (1 top-level + 1 subagent)
+
+SESSION {S1}
+  ./: 2 bash (heuristic)
+  /w/proj/docs: 1 write
+  /w/proj/src: 1 edit, 1 bash (heuristic)
+  git:: 1 bash (heuristic)
+
+SUBAGENT {AGENT}  ·  parent SESSION {S1}
+  /w/proj/tests: 1 write
+
+── Edit-before-Read boundaries (2) — changed outside the tool stream (a formatter, git, an editor); check with recover --coverage ──
+  ⚠ /w/proj/src/m.py  ·  L10  ·  turn 1  ·  2026-10-05 20:00:45 AEDT(UTC+11)  ·  modified_since_read
+  ⚠ /w/proj/tests/u.py  ·  L5  ·  turn 0  ·  2026-10-05 20:00:20 AEDT(UTC+11)  ·  modified_since_read  ·  subagent {AGENT} (parent {S1})
+
+6 distinct file(s)  ·  7 mutation(s)  ·  2 Edit-before-Read boundary(ies)  ·  detail=summary  ·  all turns
+(Bash mutations are heuristic: read from the command text, never observed on disk.)
+(1 malformed line(s) skipped)
+"""
+
+
+def test_timeline_text_and_json(run) -> None:
+    text = run(f"@{S1}", "--no-subagents", "--by", "timeline").stdout
+    assert text.splitlines()[:7] == [
+        f"SESSION {S1}",
+        "  L2  2026-10-05 20:00:05 AEDT(UTC+11)  turn 0  write  /w/proj/docs/a.md",
+        "  L4  2026-10-05 20:00:15 AEDT(UTC+11)  turn 0  edit  /w/proj/src/m.py",
+        "  L7  2026-10-05 20:00:30 AEDT(UTC+11)  turn 1  bash (heuristic)  /w/proj/src/old.py",
+        "  L7  2026-10-05 20:00:30 AEDT(UTC+11)  turn 1  bash (heuristic)  git:add",
+        "  L11  2026-10-05 20:00:50 AEDT(UTC+11)  turn 1  bash (heuristic)  stale.log (command errored)",
+        "  L11  2026-10-05 20:00:50 AEDT(UTC+11)  turn 1  bash (heuristic)  unterminated (command errored)",
+    ]
+    result = run(f"@{S1}", "--no-subagents", "--by", "timeline", "--format", "json")
+    rows = result.json_rows("mutation")
+    assert all(set(r) == MUTATION_KEYS for r in rows)
+    first, _, rm, git, unparsed, _ = rows
+    assert (first["op"], first["is_create"], first["heuristic"], first["resolution"],
+            first["line"], first["turn_index"]) == ("write", True, False, None, 2, 0)
+    assert (rm["path"], rm["path_verbatim"], rm["resolution"], rm["command_errored"]) == (
+        "/w/proj/src/old.py", "old.py", "cd-tracked", False)
+    assert (git["path"], git["resolution"], git["path_verbatim"]) == ("git:add", None, None)
+    # an unparseable command keeps its row: unresolved, flagged errored
+    assert (unparsed["path"], unparsed["resolution"], unparsed["command_errored"]) == (
+        "stale.log", "unresolved", True)
+    assert result.header() == {"kind": "header", "command": "files", "sessions_in_scope": 1,
+                               "top_level_sessions": 1, "subagent_sessions": 0}
+
+
+def test_grouped_json_rows(run) -> None:
+    for by, kind in (("summary", "bucket"), ("dir", "dir"), ("file", "file")):
+        result = run(f"@{S1}", "--by", by, "--format", "json")
+        rows = result.json_rows(kind)
+        assert rows and all(set(r) == GROUP_KEYS for r in rows)
+        assert all(set(r) == BOUNDARY_KEYS for r in result.json_rows("boundary"))
+        summary = result.summary()
+        assert set(summary) == SUMMARY_KEYS
+        assert summary == {"kind": "summary", "sessions": 1, "distinct_files": 6,
+                           "total_mutations": 7, "edit_before_read_boundaries": 2,
+                           "skipped_lines": 1, "detail_level": by,
+                           "unreadable": 0}
+    files = {r["path"]: r for r in run(f"@{S1}", "--by", "file", "--format", "json").json_rows("file")}
+    assert files["/w/proj/src/old.py"]["bash"] == 1 and files["git:add"]["distinct_files"] == 0
+    sub = files["/w/proj/tests/t.py"]
+    assert (sub["session_id"], sub["is_subagent"], sub["parent_session_id"]) == (AGENT, True, S1)
+
+
+def test_dir_and_file_text(run) -> None:
+    lines = run(f"@{S1}", "--no-subagents", "--by", "dir").stdout.splitlines()
+    at = lines.index("  /w/proj/src")
+    assert lines[at + 1:at + 4] == ["    1 edit, 1 bash (heuristic)  ·  2 file(s)",
+                                    "    first  2026-10-05 20:00:15 AEDT(UTC+11)",
+                                    "    last   2026-10-05 20:00:30 AEDT(UTC+11)"]
+    lines = run(f"@{S1}", "--no-subagents", "--by", "file").stdout.splitlines()
+    at = lines.index("  /w/proj/src/m.py")
+    assert lines[at + 1] == "    1 edit"
+    assert any("detail=by-file" in line for line in lines)
+
+
+def test_filters_apply_before_the_rollup_and_to_boundaries(run) -> None:
+    result = run(f"@{S1}", "--by", "file", "--glob", "**/tests/**", "--format", "json")
+    assert [r["path"] for r in result.json_rows("file")] == ["/w/proj/tests/t.py"]
+    assert [r["path"] for r in result.json_rows("boundary")] == ["/w/proj/tests/u.py"]
+    result = run(f"@{S1}", "--by", "file", "--regex", r"\.md$", "--glob", "/w/proj/src/*",
+                 "--format", "json")
+    assert result.json_rows("file") == [] and result.json_rows("boundary") == []
+    assert result.summary()["sessions"] == 0
+
+
+def test_turn_window_and_its_footer(run) -> None:
+    result = run(f"@{S1}", "--no-subagents", "--turn", "-1..", "--by", "timeline")
+    assert "turn 0" not in result.stdout
+    assert "detail=timeline  ·  turn=-1.." in result.stdout
+    assert "time-window" in run(f"@{S1}", "--since", "2026-10-01").stdout
+
+
+def test_empty_result(run) -> None:
+    result = run(f"@{S2}")
+    assert result.stdout == ("no file mutations found\n\n0 distinct file(s)  ·  0 mutation(s)  ·  "
+                             "0 Edit-before-Read boundary(ies)  ·  detail=summary  ·  all turns\n"
+                             "(Bash mutations are heuristic: read from the command text, never "
+                             "observed on disk.)\n")
+    rows = run(f"@{S2}", "--format", "json").json_rows()
+    assert [r["kind"] for r in rows] == ["header", "summary"]
+
+
+def test_help_has_examples_and_the_json_schema(cli) -> None:
+    result = cli("files", "--help")
+    assert result.code == 0
+    for needle in ("EXAMPLES", "--by timeline --glob '**/src/**'", '"kind":"mutation"',
+                   '"cause":"modified_since_read"', '"detail_level"', "heuristic",
+                   "cd-tracked", "git:<sub>"):
+        assert needle in result.stdout, needle
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("--by", "tree"), ("--by", "summary, dir, file, timeline")),
+    (("--by", ""), ("--by", "summary, dir, file, timeline")),
+    (("--regex", "(unclosed"), ("--regex", "Rust-syntax regex")),
+    (("--regex", "a(?=b)"), ("--regex", "lookahead")),
+    (("--glob", "src/[ab"), ("--glob", "unclosed class", "** spans directories")),
+    (("--glob", "{a,{b}}"), ("--glob", "cannot nest")),
+    (("--turn", "3-5"), ("--turn", "3..5")),
+    # a second pattern silently replaced the first (click keeps the last value): the
+    # answer held paths the first pattern excluded
+    (("--glob", "**/src/**", "--glob", "*.py"), ("--glob", "given 2 times")),
+    (("--regex", "a", "--regex", "b"), ("--regex", "given 2 times")),
+    # an empty glob matched no path, an empty regex every path
+    (("--glob", ""), ("--glob is empty",)),
+    (("--regex", ""), ("--regex is empty",)),
+])
+def test_bad_input_is_one_usage_line(run, args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    result = run(f"@{S1}", *args)
+    assert result.code == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pysift: error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert result.stdout == ""

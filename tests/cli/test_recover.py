@@ -1,0 +1,598 @@
+"""``pysift recover`` over hand-built transcripts: the five modes, the boundaries as the
+transcripts carry them, the Bash anchors, --file forms, --out, batch mode, bad input."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    attachment,
+    bash_result,
+    edit_echo,
+    file_history_snapshot,
+    gutter,
+    read_echo,
+    tool_result,
+    tool_use,
+    user,
+    write_result,
+)
+
+S1 = "11111111-1111-4111-8111-111111111111"
+S2 = "22222222-2222-4222-8222-222222222222"
+CWD = "/w/proj"
+F = "/w/proj/src/app.py"
+V1 = "import os\n\n\ndef main():\n    print('v1')\n\n\nif __name__ == '__main__':\n    main()\n"
+
+
+class Story:
+    """A session told as its tool calls and their results."""
+
+    def __init__(self, sid: str = S1, cwd: str = CWD, **kw: Any) -> None:
+        self.s = Session(sid, cwd=cwd, **kw)
+        self.n = 0
+        self.s.add(user("fix the app"))
+
+    def _call(self, name: str, tool_input: dict[str, Any], content: Any, *, is_error: bool = False,
+              echo: Any = None, **extra: Any) -> None:
+        self.n += 1
+        tid = f"toolu_{self.n:04d}"
+        self.s.add(assistant(tool_use(name, tool_input, id=tid)))
+        self.s.add(tool_result(tid, content, is_error=is_error, tool_use_result=echo, **extra))
+
+    def prompt(self, text: str) -> Story:
+        self.s.add(user(text))
+        return self
+
+    def read(self, path: str, content: str, offset: int = 1, limit: int | None = None, *,
+             echo: bool = True) -> Story:
+        args: dict[str, Any] = {"file_path": path}
+        if offset != 1:
+            args["offset"] = offset
+        if limit is not None:
+            args["limit"] = limit
+        self._call("Read", args, gutter(content, offset, limit),
+                   echo=read_echo(path, content, offset, limit) if echo else None)
+        return self
+
+    def write(self, path: str, content: str, original: str | None = None, *,
+              echo: bool = True) -> Story:
+        self._call("Write", {"file_path": path, "content": content},
+                   f"File created successfully at: {path}",
+                   echo=write_result(path, content, original=original) if echo else None)
+        return self
+
+    def edit(self, path: str, old: str, new: str, original: str | None, *, echo: bool = True,
+             replace_all: bool = False, **extra: Any) -> Story:
+        args = {"file_path": path, "old_string": old, "new_string": new}
+        if replace_all:
+            args["replace_all"] = True
+        result = edit_echo(path, old, new, original, replace_all=replace_all, **extra) \
+            if echo and original is not None else None
+        self._call("Edit", args, f"The file {path} has been updated successfully.", echo=result)
+        return self
+
+    def fail(self, name: str, tool_input: dict[str, Any], text: str) -> Story:
+        self._call(name, tool_input, f"<tool_use_error>{text}</tool_use_error>", is_error=True)
+        return self
+
+    def bash(self, command: str, stdout: str = "", stderr: str = "", *, is_error: bool = False,
+             interrupted: bool = False, **echo: Any) -> Story:
+        self._call("Bash", {"command": command, "description": "run"}, stdout or "(no output)",
+                   is_error=is_error,
+                   echo=bash_result(stdout, stderr, interrupted=interrupted, **echo))
+        return self
+
+    def add(self, *records: Any) -> Story:
+        self.s.add(*records)
+        return self
+
+
+def run(cli, home: ClaudeHome, *args: str) -> Any:
+    return cli("--claude-home", str(home.root), "recover", *args)
+
+
+def save(home: ClaudeHome, story: Story, sid: str = S1) -> Path:
+    return home.session(CWD, sid, story.s)
+
+
+# -- restore ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [V1, V1.rstrip("\n"), "one line", "x\r\ny\r\n", ""])
+def test_restore_a_full_read_byte_for_byte(cli, home: ClaudeHome, content: str) -> None:
+    save(home, Story().read(F, content))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0, result.stderr
+    assert result.stdout_bytes == content.encode()
+    assert "complete; no bash mutation of this file" in result.stderr
+
+
+def test_restore_write_then_edits(cli, home: ClaudeHome) -> None:
+    v2 = V1.replace("v1", "v2")
+    v3 = v2.replace("import os\n", "import os\nimport sys\n")
+    save(home, Story().write(F, V1).edit(F, "v1", "v2", V1).edit(F, "import os\n",
+                                                                 "import os\nimport sys\n", v2))
+    result = run(cli, home, "--file", F, "--format", "json")
+    assert result.code == 0
+    [row] = result.json_rows("restore")
+    assert row["complete"] is True and row["content"] == v3 and row["lines"] == 10
+    assert row["boundaries"] == [] and row["suggested_search"].startswith("pysift search 'app\\.py'")
+    assert result.summary() == {"kind": "summary", "sessions": 1, "file": F, "mode": "restore",
+                                "unreadable": 0}
+
+
+def test_restore_partial_is_a_loud_error(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().read(F, V1, 1, 4))
+    out = tmp_path / "app.py"
+    result = run(cli, home, "--file", F, "--out", str(out))
+    assert result.code == 1 and result.stdout == "" and not out.exists()
+    assert "cannot restore /w/proj/src/app.py whole: the session saw 4 of 10 line(s) ([1..4]), " \
+           "MISSING [5..10]" in result.stderr
+    assert "--salvage" in result.stderr and "does not hunt" in result.stderr
+    as_json = run(cli, home, "--file", F, "--format", "json")
+    assert as_json.code == 1
+    [row] = as_json.json_rows("restore")
+    assert (row["complete"], row["reason"], row["lines"], row["total_lines"]) == \
+        (False, "partial", 4, 10)
+    assert as_json.summary()["sessions"] == 0
+
+
+def test_restore_no_history_and_invalidated(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1).fail("Edit", {"file_path": F, "old_string": "a",
+                                                 "new_string": "b"},
+                                        "File has been modified since read, either by the user "
+                                        "or by a linter. Read it again before attempting to "
+                                        "write it."))
+    result = run(cli, home, "--file", F, "--format", "json")
+    assert result.code == 1
+    assert result.json_rows("restore")[0]["reason"] == "invalidated"
+    assert "modified_since_read" in result.stderr
+    missing = run(cli, home, "--file", "/w/proj/src/other.py", "--format", "json")
+    assert missing.code == 1 and missing.json_rows("restore")[0]["reason"] == "no-history"
+
+
+def test_restore_recipe_before_the_first_change(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1).bash("npm run format")
+    story.fail("Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+               "File has been modified since read, either by the user or by a linter.")
+    story.read(F, V1, 1, 3)
+    save(home, story)
+    result = run(cli, home, "--file", F)
+    assert result.code == 1
+    assert "before the first change the file was COMPLETE (9 lines" in result.stderr
+    assert f"pysift recover @{S1} --file {F} --at @line:" in result.stderr
+    assert "fmt:npm-script" in result.stderr
+
+
+# -- boundaries -----------------------------------------------------------------------------------
+
+
+def coverage(cli, home: ClaudeHome, *args: str) -> dict[str, Any]:
+    result = run(cli, home, "--file", F, "--coverage", "--format", "json", *args)
+    assert result.code == 0, result.stderr
+    [row] = result.json_rows("coverage")
+    return row
+
+
+def test_original_file_disagreement(cli, home: ClaudeHome) -> None:
+    formatted = V1.replace("'v1'", '"v1"')
+    save(home, Story().read(F, V1).edit(F, "main()\n", "run()\n", formatted))
+    row = coverage(cli, home)
+    [b] = row["boundaries"]
+    assert (b["cause"], b["confidence"], row["fragments"], row["soft_boundaries"]) == \
+        ("original_file_disagreement", "authoritative", 1, 1)
+    restored = run(cli, home, "--file", F)
+    assert restored.stdout == formatted.replace("main()\n", "run()\n", 1)
+    assert "NOT verified against disk" in restored.stderr
+
+
+def test_stale_recovered_and_hint(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1).edit(F, "v1", "v2", V1, staleRecovered=True)
+    story.bash("make fmt", staleReadFileStateHint=(
+        "[This command modified 1 file you've previously read: src/app.py. Call Read before "
+        "editing.]".replace("1 file", "1 file(s)")))
+    save(home, story)
+    row = coverage(cli, home)
+    causes = [b["cause"] for b in row["boundaries"]]
+    assert causes == ["stale_recovered", "hint_modified"]
+    assert (row["hard_boundaries"], row["soft_boundaries"], row["fragments"]) == (1, 1, 2)
+    assert row["events"]["stale_hint"] == 1 and row["events"]["stale_recovered"] == 1
+    assert row["recoverable_lines"] == 0
+
+
+def test_external_edit_names_the_formatter_clue(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1).bash("npm run format")
+    story.add(attachment("edited_text_file", {"filename": F,
+                                              "snippet": "1\timport os\n2\timport re"}))
+    save(home, story)
+    row = coverage(cli, home)
+    [b] = row["boundaries"]
+    assert b["cause"] == "external_edit" and "fmt:npm-script" in b["detail"]
+    assert row["covered_ranges"] == [[1, 2]] and row["opaque_commands"] == 1
+
+
+def test_file_history_jump_without_a_tool_write(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1)
+    story.add(file_history_snapshot(backups={"src/app.py": 1}))
+    story.prompt("I changed it in my editor")
+    story.add(file_history_snapshot(backups={"src/app.py": 2}))
+    save(home, story)
+    row = coverage(cli, home)
+    assert [b["cause"] for b in row["boundaries"]] == ["external_write"]
+    assert row["events"]["history_snapshot"] == 2
+
+
+def test_unanchorable_edit_is_counted_never_asserted(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1, 1, 3).edit(F, "    print('v1')", "    print('v2')", V1)
+    save(home, story)
+    row = coverage(cli, home)
+    assert row["events"]["edit_unanchorable"] == 1
+    salvage = run(cli, home, "--file", F, "--salvage", "--format", "json")
+    texts = [x["text"] for x in salvage.json_rows("snapshot")[0]["lines"]]
+    assert "    print('v2')" not in texts and texts == ["import os", "", ""]
+
+
+# -- the other modes --------------------------------------------------------------------------------
+
+
+def test_salvage_and_at(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1, 1, 2).read(F, V1, 5, 2).edit(F, "v1", "v2", V1))
+    result = run(cli, home, "--file", F, "--salvage")
+    assert result.code == 0
+    assert "    1  import os\n" in result.stdout
+    assert "??? lines 3..4 unknown" in result.stdout and "??? lines 7..10 unknown" in result.stdout
+    assert "    5      print('v2')" in result.stdout
+    early = run(cli, home, "--file", F, "--at", "@line:4", "--format", "json")
+    [snap] = early.json_rows("snapshot")
+    assert snap["line"] == 4 and [x["n"] for x in snap["lines"]] == [1, 2]
+    assert snap["gaps"] == [[3, 10]] and snap["seen_total_lines"] == 10  # Read's count
+    latest = run(cli, home, "--file", F, "--at", "@latest", "--format", "json")
+    assert latest.json_rows("snapshot")[0]["lines"][-1] == {"n": 6, "text": "", "set_at_line": 5}
+
+
+def test_patches_never_span_a_boundary(cli, home: ClaudeHome) -> None:
+    v2 = V1.replace("v1", "v2")
+    story = Story().write(F, V1).edit(F, "v1", "v2", V1)
+    story.fail("Edit", {"file_path": F, "old_string": "x", "new_string": "y"},
+               "File has been modified since read")
+    story.read(F, v2).edit(F, "import os", "import sys", v2)
+    save(home, story)
+    result = run(cli, home, "--file", F, "--patches", "--format", "json")
+    kinds = [r["kind"] for r in result.json_rows()[1:-1]]
+    assert kinds == ["segment", "boundary", "segment"]
+    first, boundary, second = result.json_rows()[1:-1]
+    assert first["anchor_source"] == "write" and "+    print('v2')" in first["unified_diff"]
+    assert boundary["cause"] == "modified_since_read"
+    assert second["anchor_source"] == "full-read"
+    assert second["unified_diff"].count("\n-") == 1 and "+import sys" in second["unified_diff"]
+    text = run(cli, home, "--file", F, "--patches")
+    assert "⚠ INTEGRITY BOUNDARY" in text.stdout and "─ SEGMENT 2" in text.stdout
+
+
+def test_coverage_text(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1, 1, 4).bash("cd src && sed -i s/v1/v2/ app.py"))
+    result = run(cli, home, "--file", F, "--coverage")
+    assert result.code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"SESSION {S1}"
+    assert "  recoverable: 4/10 lines (40%)  fragments: 1" in lines
+    assert "  covered line ranges: [1..4]" in lines
+    assert any(line.startswith("    ~ L") and "bash `sed-i` on /w/proj/src/app.py [cd-tracked]"
+               in line and line.endswith("(HEURISTIC)") for line in lines)
+    assert lines[-1].startswith("mode=coverage")
+
+
+def test_file_lines(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1))
+    result = run(cli, home, "--file", F, "--file-lines", "4..5")
+    assert result.stdout == "def main():\n    print('v1')\n"
+    row = coverage(cli, home, "--file-lines", "-2..")
+    assert row["covered_ranges"] == [[8, 9]]  # cat -n numbering: V1 has 9 lines
+
+
+def test_windows_leave_events_out_and_say_so(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1)
+    story.fail("Edit", {"file_path": F, "old_string": "x", "new_string": "y"},
+               "File has been modified since read")
+    story.prompt("again").read(F, V1, 1, 2)
+    save(home, story)
+    result = run(cli, home, "--file", F, "--coverage", "--turn", "0")
+    assert "left out 0" not in result.stderr
+    late = run(cli, home, "--file", F, "--coverage", "--turn", "1", "--format", "json")
+    assert late.json_rows("coverage")[0]["covered_ranges"] == [[1, 2]]
+    early = run(cli, home, "--file", F, "--coverage", "--until", "2026-10-05T09:00:15Z",
+                "--format", "json")
+    assert "left out 1 integrity-relevant event" in early.stderr
+    assert early.json_rows("coverage")[0]["boundaries"] == []
+
+
+# -- --file forms -------------------------------------------------------------------------------------
+
+
+def test_suffix_match_and_ambiguity(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1))
+    assert run(cli, home, "--file", "src/app.py").stdout == V1
+    assert run(cli, home, "--file", "app.py").stdout == V1
+    assert run(cli, home, "--file", "pp.py").code == 1  # no component match
+    save(home, Story(S2).read("/w/other/app.py", "x\n"), S2)
+    ambiguous = run(cli, home, "--file", "app.py")
+    assert ambiguous.code == 2 and "names 2 different files" in ambiguous.stderr
+    assert "/w/other/app.py" in ambiguous.stderr
+    hint = run(cli, home, "--file", "/elsewhere/app.py")
+    assert hint.code == 1 and "files with the same name that were" in hint.stderr
+
+
+def test_file_at_plan(cli, home: ClaudeHome) -> None:
+    plan = str(home.root / "plans" / "nested-prancing-popcorn.md")
+    story = Story()
+    story.add(attachment("plan_mode", {"isSubAgent": False, "planFilePath": plan,
+                                       "planExists": False}))
+    story.write(plan, "# Plan\n\n1. read\n").edit(plan, "1. read\n", "1. read\n2. fix\n",
+                                                   "# Plan\n\n1. read\n")
+    save(home, story)
+    result = run(cli, home, f"@{S1}", "--file", "@plan")
+    assert result.code == 0 and result.stdout == "# Plan\n\n1. read\n2. fix\n"
+    assert f"@plan resolved to {plan}" in result.stderr
+    save(home, Story(S2).read("/w/x.py", "x"), S2)
+    none = run(cli, home, f"@{S2}", "--file", "@plan")
+    assert none.code == 1 and "no plan file is bound" in none.stderr
+
+
+# -- Bash anchors -------------------------------------------------------------------------------------
+
+
+def test_bash_heredoc_write_anchor(cli, home: ClaudeHome) -> None:
+    save(home, Story().bash(f"cat > {F} << 'EOF'\n{V1}EOF"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    row = coverage(cli, home)
+    assert row["events"]["bash_write_anchor"] == 1 and row["boundaries"] == []
+
+
+def test_compound_write_needs_a_clean_result(cli, home: ClaudeHome) -> None:
+    save(home, Story().bash(f"cat > {F} << 'EOF'\n{V1}EOF\npython {F}", stdout="v1\n"))
+    assert run(cli, home, "--file", F).stdout == V1
+    save(home, Story().bash(f"cat > {F} << 'EOF'\n{V1}EOF\npython {F}", stderr="Traceback"))
+    row = coverage(cli, home)
+    assert row["events"]["bash_write_anchor"] == 0
+    assert [b["cause"] for b in row["boundaries"]] == ["bash_mutation"]
+
+
+def test_second_touch_refuses_the_anchor(cli, home: ClaudeHome) -> None:
+    save(home, Story().bash(f"echo hi > {F} && sed -i s/hi/ho/ {F}"))
+    row = coverage(cli, home)
+    assert row["events"]["bash_write_anchor"] == 0 and len(row["boundaries"]) == 2
+
+
+def test_bash_append_and_truncate(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1).bash(f"echo 'main()' >> {F}"))
+    assert run(cli, home, "--file", F).stdout == V1 + "main()\n"
+    save(home, Story().read(F, V1).bash(f"truncate -s 0 {F}"))
+    emptied = run(cli, home, "--file", F)
+    assert emptied.code == 0 and emptied.stdout == ""
+    save(home, Story().read(F, V1, 1, 2).bash(f"printf 'x' >> {F}"))
+    row = coverage(cli, home)
+    assert [b["cause"] for b in row["boundaries"]] == ["bash_append_unplaced"]
+
+
+def test_bash_read_anchors(cli, home: ClaudeHome) -> None:
+    save(home, Story().bash(f"cat {F}", stdout=V1))
+    assert run(cli, home, "--file", F).stdout == V1
+    save(home, Story().bash(f"cat {F}", stdout=V1.rstrip("\n")))  # a trimmed echo
+    trimmed = coverage(cli, home)
+    assert trimmed["covered_ranges"] == [[1, 8]] and trimmed["seen_total_lines"] is None
+    save(home, Story().bash(f"head -n 3 {F}", stdout="import os\n\n\n"))
+    assert coverage(cli, home)["covered_ranges"] == [[1, 3]]
+
+
+def test_hint_explained_by_the_calls_own_write(cli, home: ClaudeHome) -> None:
+    save(home, Story().read(F, V1).bash(
+        f"cat > {F} << 'EOF'\nnew\nEOF", staleReadFileStateHint=(
+            "[This command modified 1 file(s) you've previously read: src/app.py. Call Read "
+            "before editing.]")))
+    row = coverage(cli, home)
+    assert row["boundaries"] == [] and row["events"]["stale_hint"] == 0
+    assert run(cli, home, "--file", F).stdout == "new\n"
+
+
+def test_powershell_and_opaque_commands_are_counted(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1).bash("npm install && black .")
+    story._call("PowerShell", {"command": "Set-Content app.py x"}, "")
+    save(home, story)
+    row = coverage(cli, home)
+    assert row["opaque_commands"] == 1 and row["powershell_commands"] == 1
+    [b] = row["boundaries"]  # black over the directory holding the file
+    assert b["cause"] == "bash_mutation" and "/w/proj (which holds the file)" in b["detail"]
+    result = run(cli, home, "--file", F)
+    assert "also in this window: 1 mutating-class command(s) whose file set is not in the " \
+           "command text (pkg:npm) and 1 PowerShell command(s), never parsed" in result.stderr
+
+
+# -- subagents, gutter reads, merged streams ----------------------------------------------------------
+
+
+def test_subagent_gutter_reads_and_input_edits(cli, home: ClaudeHome) -> None:
+    main = save(home, Story().read(F, V1))
+    agent = Story(S1, agent_id="a1b2c3d4e5f6a7b8c")
+    agent.read(F, V1, echo=False).edit(F, "v1", "v2", None, echo=False)
+    home.subagent(main, "a1b2c3d4e5f6a7b8c", agent.s)
+    result = run(cli, home, "--file", F, "--format", "json")
+    assert result.json_rows("restore")[0]["content"] == V1.replace("v1", "v2")
+    assert "replayed as one stream" in result.stderr
+    cov = run(cli, home, "--file", F, "--coverage", "--format", "json")
+    [row] = cov.json_rows("coverage")
+    assert row["session_id"] == S1 and row["events"]["read_full"] == 2
+    alone = run(cli, home, f"@{S1}", "--no-subagents", "--file", F)
+    assert alone.stdout == V1
+
+
+# -- --out ---------------------------------------------------------------------------------------------
+
+
+def test_out_never_over_an_existing_file(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().read(F, V1))
+    out = tmp_path / "app.py"
+    result = run(cli, home, "--file", F, "--out", str(out), "--format", "json")
+    assert result.code == 0 and out.read_text() == V1
+    row = result.json_rows("restore")[0]
+    assert row["wrote"] is True and row["path"] == str(out) and "content" not in row
+    again = run(cli, home, "--file", F, "--out", str(out))
+    assert again.code == 2 and "already exists" in again.stderr
+    out.write_text("mine")
+    forced = run(cli, home, "--file", F, "--out", str(out), "--force")
+    assert forced.code == 0 and out.read_text() == V1 and forced.stdout == ""
+    inside = run(cli, home, "--file", F, "--out", str(home.root / "x.py"))
+    assert inside.code == 2 and "inside the Claude home" in inside.stderr
+    assert not (home.root / "x.py").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_out_for_snapshots_and_patches(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().read(F, V1, 1, 2))
+    out = tmp_path / "snap.txt"
+    result = run(cli, home, "--file", F, "--salvage", "--out", str(out))
+    assert result.code == 0 and f"(wrote partial snapshot to {out})" in result.stdout
+    assert out.read_text() == "    1  import os\n    2  \n??? lines 3..10 unknown\n"
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, message", [
+    ((), "recover needs --file"),
+    (("--file", F, "--salvage", "--patches"), "--salvage and --patches are different modes"),
+    (("--files-from", "m.txt"), "--files-from needs --out-dir"),
+    (("--file", F, "--files-from", "m.txt", "--out-dir", "o"), "exclusive"),
+    (("--file", F, "--at", "@line:x"), "@line:N needs a whole number"),
+    (("--file", F, "--at", "@soon"), "is no --at form"),
+    (("--file", ""), "--file is empty"),
+    (("--out-dir", "o", "--file", F), "--out-dir goes with --files-from"),
+])
+def test_usage_errors(cli, home: ClaudeHome, args: tuple[str, ...], message: str) -> None:
+    save(home, Story().read(F, V1))
+    result = run(cli, home, *args)
+    assert result.code == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+# -- batch ---------------------------------------------------------------------------------------------
+
+G = "/w/proj/src/lib.py"
+
+
+def test_batch(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().read(F, V1).read(G, "a\nb\nc\n", 1, 2))
+    manifest = tmp_path / "lost.txt"
+    manifest.write_text(f"# lost in the checkout\n{F}\n\n{G}\n/w/proj/gone.py\n{F}\n")
+    out_dir = tmp_path / "restore"
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
+    assert result.code == 0, result.stderr
+    assert (out_dir / "w/proj/src/app.py").read_text() == V1
+    assert not (out_dir / "w/proj/src/lib.py").exists()
+    assert (out_dir / "w/proj/src/lib.py.partial").read_text() == \
+        "    1  a\n    2  b\n??? lines 3..4 unknown\n"  # Read counts 4 for a\nb\nc\n
+    report = (out_dir / "recovery-report.tsv").read_text().splitlines()
+    assert report[0] == "status\tknown_lines\ttotal_lines\tboundaries\tbash_file\tbash_opaque\t" \
+                        "target\twritten_to"
+    assert report[1].startswith(f"complete\t9\t9\t0\t0\t0\t{F}\t")
+    assert report[2].startswith(f"partial\t2\t4\t0\t0\t0\t{G}\t")
+    assert report[3] == "no-history\t0\t0\t0\t0\t0\t/w/proj/gone.py\t"
+    assert "1 complete · 1 partial · 0 invalidated · 1 no-history" in result.stdout
+    again = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir),
+                "--format", "json")
+    statuses = [r["status"] for r in again.json_rows("file")]
+    assert statuses == ["skipped-exists", "skipped-exists", "no-history"]
+    assert again.summary()["report"].startswith(str(out_dir / "recovery-report-"))
+
+
+@pytest.mark.parametrize("line, message", [
+    ("src/app.py", "is not an absolute path"),
+    ("/w/proj/../etc/passwd", "has a `..` component"),
+])
+def test_batch_manifest_errors_write_nothing(cli, home: ClaudeHome, tmp_path: Path, line: str,
+                                             message: str) -> None:
+    save(home, Story().read(F, V1))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n{line}\n")
+    out_dir = tmp_path / "restore"
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
+    assert result.code == 2 and message in result.stderr and not out_dir.exists()
+
+
+def test_batch_refuses_a_symlink_escape(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().read(F, V1))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    out_dir = tmp_path / "restore"
+    (out_dir / "w").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, out_dir / "w" / "proj")
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir))
+    assert result.code == 2 and "symbolic link" in result.stderr
+    assert list(outside.iterdir()) == [] and not (out_dir / "recovery-report.tsv").exists()
+
+
+def test_help_has_examples_and_schema(cli) -> None:
+    result = cli("recover", "--help")
+    assert result.code == 0
+    for needle in ("EXAMPLES", "--files-from lost.txt --out-dir", '"kind":"restore"',
+                   '"kind":"coverage"', '"kind":"snapshot"', '"kind":"segment"',
+                   '"cause","confidence"', "--dry-run", "@plan", "fragments = hard + 1"):
+        assert needle in result.stdout, needle
+
+
+def test_batch_progress_goes_to_the_callback(home: ClaudeHome, tmp_path: Path) -> None:
+    from pysift.commands.recover import RecoverOptions, run
+    from pysift.model.env import Env
+
+    save(home, Story().read(F, V1))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    said: list[str] = []
+    env = Env(claude_home=home.root, environ={}, cwd=tmp_path)
+    report = run(RecoverOptions(files_from=str(manifest), out_dir=str(tmp_path / "o"),
+                                progress=said.append), env)
+    assert report.rows[0]["status"] == "complete"
+    assert said[0] == "recover --files-from: 1 file(s), scanning 1 transcript(s) once…"
+    assert said[-1].startswith("scanned 1/1 transcripts")
+
+
+def test_file_at_plan_recorded_under_another_home(cli, home: ClaudeHome) -> None:
+    """A slug-bound plan resolves under THIS home's plans/, while the records name it
+    under the home of the machine that wrote them: @plan finds it by its own name."""
+    elsewhere = "/home/someone/.claude/plans/humble-doodling-wolf.md"
+    story = Story(slug="humble-doodling-wolf").write(elsewhere, "# Plan\n")
+    save(home, story)
+    result = run(cli, home, f"@{S1}", "--file", "@plan")
+    assert result.code == 0 and result.stdout == "# Plan\n"
+    assert "looked up by `plans/humble-doodling-wolf.md`" in result.stderr
+
+
+def test_file_at_plan_refuses_two_plans(cli, home: ClaudeHome) -> None:
+    for sid, name in ((S1, "one-plan-here"), (S2, "two-plan-there")):
+        story = Story(sid)
+        story.add(attachment("plan_mode", {"isSubAgent": False, "planExists": False,
+                                           "planFilePath": f"/h/.claude/plans/{name}.md"}))
+        save(home, story, sid)
+    result = run(cli, home, "--file", "@plan")
+    assert result.code == 1 and "DIFFERENT plan files" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_batch_restores_an_empty_file(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().write(F, ""))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(tmp_path / "o"),
+                 "--format", "json")
+    [row] = result.json_rows("file")
+    assert row["status"] == "complete" and (tmp_path / "o/w/proj/src/app.py").read_text() == ""

@@ -1,0 +1,438 @@
+"""``status``: the seven verdicts in their precedence, each with its evidence, and every
+degradation said. Homes are built with tests/builders.py; the process table and the clock
+are the test's."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from builders import (
+    DEFAULT_START,
+    ClaudeHome,
+    Session,
+    assistant,
+    auq_use,
+    elicitation_pending,
+    journal_started,
+    subagent_return,
+    text,
+    tool_result,
+    tool_use,
+    user,
+)
+from livekit import (
+    Processes,
+    asctime,
+    async_agent_launch,
+    bg_shell,
+    bg_shell_receipt,
+    live_env,
+    pulse,
+)
+
+from pysift.commands.scope import ScopeArgs
+from pysift.commands.status import StatusOptions, run
+from pysift.errors import TargetError, UsageError
+from pysift.live.background import Lens
+
+SID = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+OTHER = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
+CWD = "/home/ada/src/orbit"
+PID = 4242
+BORN = DEFAULT_START - timedelta(hours=1)
+
+
+def _session(*records) -> Session:  # type: ignore[no-untyped-def]
+    s = Session(SID, cwd=CWD)
+    s.add(user("make the release"))
+    for r in records:
+        s.add(r)
+    return s
+
+
+def _status(home: ClaudeHome, s: Session, *, processes: Processes | None = None,
+            after: float = 30, lens: Lens | None = None, target: str = f"@{SID}",
+            subagents: bool = True) -> dict:
+    home.session(CWD, SID, s)
+    env = live_env(home.root, s.now + timedelta(seconds=after), processes)
+    report = run(StatusOptions(scope=ScopeArgs(targets=(target,), subagents=subagents),
+                              lens=lens or Lens()), env)
+    row = report.rows[0]
+    out = io.StringIO()
+    assert report.text is not None
+    report.text(out)
+    row["_text"] = out.getvalue()
+    row["_header"] = report.header
+    return row
+
+
+def _alive() -> Processes:
+    return Processes(alive={PID: BORN.timestamp()})
+
+
+def _row(home: ClaudeHome, status: str | None = "idle", **fields) -> None:  # type: ignore[no-untyped-def]
+    fields.setdefault("procStart", asctime(BORN))
+    home.registry_row(PID, SID, status, **fields)
+
+
+def _surfaces(row: dict) -> dict[str, str]:
+    return {e["surface"]: e["value"] for e in row["evidence"]}
+
+
+# -- the verdicts, in precedence order ------------------------------------------------------
+
+
+def test_dead_owner_is_stale_dead_even_with_a_call_open(home: ClaudeHome) -> None:
+    _row(home, "busy")
+    row = _status(home, _session(assistant(tool_use("Bash", {"command": "make"}, id="b1"))),
+                  processes=Processes())
+    assert row["verdict"] == "stale-dead"
+    assert _surfaces(row)["pid"] == "dead"
+    assert any("died in the middle of a tool call" in n for n in row["notes"])
+
+
+def test_reused_pid_is_stale_dead(home: ClaudeHome) -> None:
+    _row(home, "idle")
+    later = Processes(alive={PID: BORN.timestamp() + 7200})
+    row = _status(home, _session(assistant("done")), processes=later)
+    assert row["verdict"] == "stale-dead"
+    assert _surfaces(row)["pid"] == "pid reused by another process"
+
+
+def test_registry_waiting_is_hitl(home: ClaudeHome) -> None:
+    _row(home, "waiting")
+    row = _status(home, _session(assistant("shall I?")), processes=_alive())
+    assert row["verdict"] == "waiting-hitl"
+    assert _surfaces(row)["registry"] == f"status waiting (pid {PID})"
+
+
+def test_sidecar_pending_ask_is_hitl_and_listed(home: ClaudeHome) -> None:
+    s = _session(assistant("let me ask"))
+    path = home.session(CWD, SID, s)
+    ask = s.stamp(assistant(auq_use([{"question": "Publish to PyPI?", "header": "Where",
+                                      "multiSelect": False, "options": []}], id="ask9")),
+                  commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "ask9")])
+    row = _status(home, s)
+    assert row["verdict"] == "waiting-hitl"
+    assert row["pending"] == ["AskUserQuestion"]
+    assert _surfaces(row)["sidecar"] == "pending elicitation: AskUserQuestion: Publish to PyPI?"
+
+
+def test_unanswered_ask_at_the_tail_is_hitl(home: ClaudeHome) -> None:
+    ask = auq_use([{"question": "A or B?", "header": "Pick", "multiSelect": False,
+                    "options": []}, {"question": "Now?", "header": "When",
+                                     "multiSelect": False, "options": []}], id="ask1")
+    row = _status(home, _session(assistant(ask)))
+    assert row["verdict"] == "waiting-hitl"
+    assert row["tail_state"].startswith("in a AskUserQuestion call for 30s")
+
+
+def test_open_call_is_running(home: ClaudeHome) -> None:
+    _row(home, "busy")
+    row = _status(home, _session(assistant(tool_use("Bash", {"command": "pytest"}, id="b1"))),
+                  processes=_alive(), after=34)
+    assert row["verdict"] == "running"
+    assert row["tail_state"] == "in a Bash call for 34s"
+    assert _surfaces(row)["pid"] == "alive (start-time guard matched)"
+    assert any(e["surface"] == "tail" and e["age_secs"] == 34 for e in row["evidence"])
+
+
+def test_registry_busy_alone_is_running(home: ClaudeHome) -> None:
+    _row(home, "busy")
+    row = _status(home, _session(assistant(text("thinking"), stop_reason=None)),
+                  processes=_alive())
+    assert row["verdict"] == "running"
+
+
+def test_live_child_is_waiting_children(home: ClaudeHome) -> None:
+    s = _session(assistant(tool_use("Agent", {"prompt": "audit", "run_in_background": True},
+                                    id="sp1")))
+    s.add(tool_result("sp1", "Async agent launched successfully.\nagentId: a0123456789abcdef",
+                      tool_use_result={"status": "async_launched", "agentId": "a0123456789abcdef"}))
+    s.add(assistant("started it"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a0123456789abcdef", start=s.now)
+    lane.add(user("audit"))
+    lane.add(assistant(tool_use("Bash", {"command": "npm audit"}, id="lb1")))
+    home.subagent(path, "a0123456789abcdef", lane)
+    row = _status(home, s, after=20)
+    assert row["verdict"] == "waiting-children"
+    assert row["children"] == [{"session_id": "a0123456789abcdef", "state": "in-flight",
+                                "detail": "unanswered Bash call for 15s"}]
+    assert row["settled_children"] == 0
+    assert _surfaces(row)["children"] == "1 lane(s), 1 live"
+    assert "child     a0123456789abcdef  in-flight" in row["_text"]
+
+
+def test_open_background_task_after_end_turn(home: ClaudeHome) -> None:
+    _row(home, "shell")
+    s = _session(bg_shell("npm run dev", "Start the dev server", "toolu_dev"),
+                 bg_shell_receipt("toolu_dev", "b7k2m9x1p"), assistant("the server is up"))
+    row = _status(home, s, processes=_alive())
+    assert row["verdict"] == "idle-background-open"
+    bg = row["background"]
+    assert bg["open"] == 1 and bg["tasks"][0]["id"] == "b7k2m9x1p"
+    assert bg["tasks"][0]["launched_local"] is not None
+    assert "bg        shell   b7k2m9x1p " in row["_text"]
+    assert '"Start the dev server"' in row["_text"]
+
+
+def test_the_lens_turns_it_into_idle_eot(home: ClaudeHome) -> None:
+    from pysift.live.conditions import compile_exact
+
+    _row(home, "shell")
+    s = _session(bg_shell("npm run dev", "Start the dev server", "toolu_dev"),
+                 bg_shell_receipt("toolu_dev", "b7k2m9x1p"), assistant("the server is up"))
+    lens = Lens(ignore=(("npm run dev", compile_exact("npm run dev", "x")),))
+    row = _status(home, s, processes=_alive(), lens=lens)
+    assert row["verdict"] == "idle-eot"
+    assert row["background"]["ignored"] == 1
+    assert row["background"]["tasks"][0]["ignored_by"] == "matches --ignore-background npm run dev"
+    assert "[ignored: matches --ignore-background npm run dev]" in row["_text"]
+    assert any("registry status shell" in n and "does not count" in n for n in row["notes"])
+
+
+def test_background_since_now_excludes_older_launches(home: ClaudeHome) -> None:
+    s = _session(bg_shell("npm run dev", "dev", "toolu_dev"),
+                 bg_shell_receipt("toolu_dev", "b7k2m9x1p"), assistant("up"))
+    lens = Lens(since=s.now + timedelta(seconds=30), since_raw="now")
+    row = _status(home, s, lens=lens)
+    assert row["verdict"] == "idle-eot"
+    assert row["background"]["tasks"][0]["ignored_by"] == "launched before --background-since now"
+
+
+def test_clean_end_turn_is_idle_eot(home: ClaudeHome) -> None:
+    _row(home, "idle")
+    row = _status(home, _session(assistant("done")), processes=_alive())
+    assert row["verdict"] == "idle-eot"
+    assert any("permission prompt" in n and "status idle" in n for n in row["notes"])
+
+
+def test_registry_shell_without_an_open_task_reads_idle_eot(home: ClaudeHome) -> None:
+    _row(home, "shell")
+    row = _status(home, _session(assistant(text("done"), stop_reason=None)),
+                  processes=_alive(), after=600)
+    assert row["verdict"] == "idle-eot"
+    assert any("registry status shell" in n for n in row["notes"])
+
+
+def test_unranked_tail_is_unknown_and_says_why(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant(text("hm"), stop_reason=None)), after=900)
+    assert row["verdict"] == "unknown"
+    assert any("cannot be ranked" in n for n in row["notes"])
+    assert any("no registry row names this session" in n and "transcript alone" in n
+               for n in row["notes"])
+
+
+def test_unranked_tail_mid_reply_says_a_reply_may_come(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant(tool_use("Read", {"file_path": "a"}, id="r1")),
+                                 tool_result("r1", "text")), after=12)
+    assert row["verdict"] == "unknown"
+    assert row["tail_state"].startswith("generating (last record 12s ago")
+    assert any("a reply may be on its way" in n for n in row["notes"])
+
+
+# -- degradations ----------------------------------------------------------------------------
+
+
+def test_foreign_pid_domain_is_said_not_probed(home: ClaudeHome) -> None:
+    _row(home, "idle", pidDomain="win32:DESKTOP-7")
+    table = Processes()
+    row = _status(home, _session(assistant("done")), processes=table)
+    assert _surfaces(row)["pid"] == "row from another pid domain (win32:DESKTOP-7)"
+    assert table.probes == 0
+    assert any("another pid domain" in n for n in row["notes"])
+
+
+def test_skipped_reuse_guard_is_said(home: ClaudeHome) -> None:
+    home.registry_row(PID, SID, "idle")  # no procStart
+    row = _status(home, _session(assistant("done")), processes=_alive())
+    assert _surfaces(row)["pid"] == "alive (pid only)"
+    assert any("pid-reuse guard was skipped" in n for n in row["notes"])
+
+
+def test_claude_p_row(home: ClaudeHome) -> None:
+    _row(home, None, entrypoint="sdk-cli")
+    row = _status(home, _session(assistant("done")), processes=_alive())
+    assert _surfaces(row)["registry"].startswith("status null (pid 4242; a claude -p row")
+    assert row["verdict"] == "idle-eot"
+
+
+def test_registry_row_not_json_is_said(home: ClaudeHome) -> None:
+    (home.root / "sessions").mkdir(parents=True)
+    (home.root / "sessions" / "4242.json").write_text('{"pid": 4242, "sessionId": "3f6c1e')
+    row = _status(home, _session(assistant("done")))
+    assert any("4242.json: not JSON" in n for n in row["notes"])
+
+
+def test_unknown_registry_status_is_not_a_signal(home: ClaudeHome) -> None:
+    _row(home, "compacting")
+    row = _status(home, _session(assistant("done")), processes=_alive())
+    assert row["verdict"] == "idle-eot"
+    assert any("outside the known set" in n for n in row["notes"])
+
+
+# -- sections ----------------------------------------------------------------------------------
+
+
+def test_settled_children_fold_and_returns_settle(home: ClaudeHome) -> None:
+    s = _session(*async_agent_launch("toolu_ag", "a1b2c3d4e5f607182", "Audit"))
+    s.add(user(pulse("a1b2c3d4e5f607182", "completed", 'Agent "Audit" completed',
+                     tool_use_id="toolu_ag"), origin={"kind": "task-notification"}))
+    s.add(assistant("all done"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a1b2c3d4e5f607182", start=s.now - timedelta(seconds=20))
+    lane.add(user("Audit"))
+    lane.add(assistant(text("mid-message"), stop_reason=None))
+    home.subagent(path, "a1b2c3d4e5f607182", lane)
+    old = Session(SID, cwd=CWD, agent_id="aold0000000000001", start=s.now - timedelta(days=2))
+    old.add(user("x"))
+    old.add(assistant("y"))
+    home.subagent(path, "aold0000000000001", old)
+    row = _status(home, s, after=5)
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 2
+    assert "child     2 settled lane(s) folded" in row["_text"]
+
+
+def test_sync_return_settles_a_generating_lane(home: ClaudeHome) -> None:
+    s = _session(assistant(tool_use("Task", {"prompt": "look", "description": "look"},
+                                    id="task1")))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a5555555555555555", start=s.now)
+    lane.add(user("look"))
+    lane.add(assistant(text("found it"), stop_reason=None))
+    home.subagent(path, "a5555555555555555", lane)
+    s.add(subagent_return("task1", "found it", agent_id="a5555555555555555",
+                          agent_type="Explore", prompt="look"))
+    s.add(assistant("the agent found it"))
+    row = _status(home, s, after=5)
+    assert row["children"] == [] and row["settled_children"] == 1
+    assert row["verdict"] == "idle-eot"
+
+
+def test_journal_agent_in_flight(home: ClaudeHome) -> None:
+    s = _session(assistant("launched the workflow"))
+    path = home.session(CWD, SID, s)
+    home.journal(path, "wf_run1", [journal_started("aw1", "k1")])
+    row = _status(home, s)
+    assert row["verdict"] == "waiting-children"
+    assert _surfaces(row)["children"] == "0 lane(s), 1 live (1 workflow agent(s) in flight by the journal)"
+
+
+def test_tasks_section_merges_both_dir_forms(home: ClaudeHome) -> None:
+    home.task(SID, "1", "Write the parser", "completed")
+    home.task(SID, "3", "Ship it", "pending", blocked_by=["2"])
+    home.task(f"session-{SID[:8]}", "2", "Test the parser", "in_progress")
+    row = _status(home, _session(assistant("done")))
+    assert row["tasks"] == [
+        {"id": "2", "subject": "Test the parser", "status": "in_progress", "blocked_by": []},
+        {"id": "3", "subject": "Ship it", "status": "pending", "blocked_by": ["2"]}]
+    assert row["tasks_completed"] == 1
+    assert "  task      #3 pending  Ship it  (blocked by #2)\n" in row["_text"]
+    assert "  tasks     2 open ; 1 completed\n" in row["_text"]
+
+
+def test_no_task_dir_is_null_and_an_empty_one_is_empty(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant("done")))
+    assert row["tasks"] is None and row["tasks_completed"] is None
+    (home.root / "tasks" / SID).mkdir(parents=True)
+    row = _status(home, _session(assistant("done")))
+    assert row["tasks"] == [] and row["tasks_completed"] == 0
+
+
+def test_last_messages_are_excerpts(home: ClaudeHome) -> None:
+    s = _session(assistant("x" * 450))
+    row = _status(home, s)
+    agent = row["last"]["agent"]
+    assert agent["truncated"] is True
+    assert agent["text"] == "x" * 400 + "… (+50 chars)"
+    assert row["last"]["user"]["text"] == "make the release"
+    assert "partial view of the final state" in row["_text"]
+
+
+def test_last_human_prompt_below_the_window(home: ClaudeHome) -> None:
+    s = _session()
+    for i in range(150):
+        s.add(assistant(tool_use("Read", {"file_path": f"f{i}"}, id=f"r{i}")))
+        s.add(tool_result(f"r{i}", "y" * 5000))
+    s.add(assistant("read them all"))
+    row = _status(home, s)
+    assert row["last"]["user"]["text"] == "make the release"
+
+
+def test_header_is_the_session_trio(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant("done")))
+    assert row["_header"] == {"session_id": SID, "is_subagent": False, "parent_session_id": SID}
+
+
+def test_subagent_target_reads_its_own_tail_and_its_parents_process(home: ClaudeHome) -> None:
+    s = _session(assistant("done"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a9999999999999999", start=s.now)
+    lane.add(user("dig"))
+    lane.add(assistant(tool_use("Grep", {"pattern": "x"}, id="g1")))
+    home.subagent(path, "a9999999999999999", lane)
+    _row(home, "idle")
+    row = _status(home, s, target="@a9999999999999999", processes=_alive())
+    assert row["_header"]["is_subagent"] is True
+    assert row["verdict"] == "running"
+    assert any("the parent session's" in n for n in row["notes"])
+    assert any("belong to its session" in n for n in row["notes"])
+
+
+# -- targets -------------------------------------------------------------------------------------
+
+
+def test_no_target_is_a_usage_error(home: ClaudeHome) -> None:
+    home.session(CWD, SID, _session(assistant("done")))
+    with pytest.raises(UsageError, match="needs a target"):
+        run(StatusOptions(), live_env(home.root, DEFAULT_START))
+
+
+def test_two_targets_are_refused(home: ClaudeHome) -> None:
+    with pytest.raises(UsageError, match="exactly one session per call; got 2"):
+        run(StatusOptions(scope=ScopeArgs(targets=("@a", "@b"))),
+            live_env(home.root, DEFAULT_START))
+
+
+def test_a_project_with_two_sessions_is_refused_naming_them(home: ClaudeHome) -> None:
+    home.session(CWD, SID, _session(assistant("done")))
+    other = Session(OTHER, cwd=CWD)
+    other.add(user("hi"))
+    home.session(CWD, OTHER, other)
+    project = home.projects / "-home-ada-src-orbit"
+    with pytest.raises(TargetError, match=f"names 2 sessions .*{OTHER}"):
+        run(StatusOptions(scope=ScopeArgs(targets=(str(project),))),
+            live_env(home.root, DEFAULT_START))
+
+
+def test_no_subagents_says_children_were_not_read(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant("done")), subagents=False)
+    assert any("--no-subagents" in n for n in row["notes"])
+
+
+def test_pending_list_is_empty_without_sidecar(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant("done")))
+    assert row["pending"] == []
+
+
+def test_subagent_background_is_its_own_launches(home: ClaudeHome) -> None:
+    s = _session(bg_shell("npm run dev", "main's server", "toolu_main"),
+                 bg_shell_receipt("toolu_main", "bmain0001"), assistant("up"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a8888888888888888", start=s.now)
+    lane.add(user("watch the tests"))
+    lane.add(bg_shell("pytest -f", "lane's watcher", "toolu_lane"))
+    lane.add(bg_shell_receipt("toolu_lane", "blane0001"))
+    lane.add(assistant("watching"))
+    home.subagent(path, "a8888888888888888", lane)
+    s.add(user(pulse("blane0001", "completed", 'Background command "lane\'s watcher" done'),
+               origin={"kind": "task-notification"}))
+    row = _status(home, s, target="@a8888888888888888")
+    bg = row["background"]
+    assert (bg["open"], bg["completed"]) == (0, 1)  # the main's open server is not the lane's
+    assert row["verdict"] == "idle-eot"

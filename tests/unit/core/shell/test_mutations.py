@@ -1,0 +1,241 @@
+"""What a Bash command changes, resolved against the record's cwd: command shapes as
+Claude Code writes them (chains, heredocs, Windows paths, interpreter one-liners)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pysift.core.shell import mutations, opaque_markers
+
+CWD = "/home/ada/proj"
+
+
+def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str]]:
+    return [(m.path, m.resolution, m.verb) for m in mutations(command, cwd)]
+
+
+@pytest.mark.parametrize("command, expected", [
+    # plain verbs, relative and absolute operands
+    ("rm -rf build dist", [(f"{CWD}/build", "cwd-joined", "rm"), (f"{CWD}/dist", "cwd-joined", "rm")]),
+    ("rm -f /tmp/a.log", [("/tmp/a.log", "absolute", "rm")]),
+    ("rm -- -weird", [(f"{CWD}/-weird", "cwd-joined", "rm")]),
+    ("rmdir old", [(f"{CWD}/old", "cwd-joined", "rmdir")]),
+    ("mkdir -p src/app/api -m 755", [(f"{CWD}/src/app/api", "cwd-joined", "mkdir")]),
+    ("touch -r ref.txt new.txt", [(f"{CWD}/new.txt", "cwd-joined", "touch")]),
+    ("echo done | tee -a run.log", [(f"{CWD}/run.log", "cwd-joined", "tee-a")]),
+    ("make 2>&1 | tee build.log /dev/null", [(f"{CWD}/build.log", "cwd-joined", "tee")]),
+    ("cp -r src/ ../backup/", [("/home/ada/backup", "cwd-joined", "cp")]),
+    ("cp -t dest a b", [(f"{CWD}/dest", "cwd-joined", "cp")]),
+    ("mv old.py new.py", [(f"{CWD}/new.py", "cwd-joined", "mv"), (f"{CWD}/old.py", "cwd-joined", "mv-from")]),
+    ("install -m 644 conf /etc/app/conf", [("/etc/app/conf", "absolute", "install")]),
+    ("ln -sf ../shared/cfg cfg", [(f"{CWD}/cfg", "cwd-joined", "ln")]),
+    ("rsync -av src/ host:/srv/src/", []),
+    ("rsync -av src/ /mnt/copy/", [("/mnt/copy", "absolute", "rsync")]),
+    ("rm /tmp/./a/../b.txt", [("/tmp/b.txt", "absolute", "rm")]),
+    ("truncate -s 0 app.log", [(f"{CWD}/app.log", "cwd-joined", "truncate")]),
+    # in-place editors
+    ("sed -i 's/a/b/g' one.txt two.txt", [(f"{CWD}/one.txt", "cwd-joined", "sed-i"), (f"{CWD}/two.txt", "cwd-joined", "sed-i")]),
+    ("sed -i '' 's/a/b/' mac.txt", [(f"{CWD}/mac.txt", "cwd-joined", "sed-i")]),
+    ("sed -i.bak -e 's/a/b/' -e 's/c/d/' conf.ini", [(f"{CWD}/conf.ini", "cwd-joined", "sed-i")]),
+    ("sed -n '1,5p' notes.md", []),
+    ("perl -pi -e 's/foo/bar/' lib/a.pm", [(f"{CWD}/lib/a.pm", "cwd-joined", "perl-i")]),
+    ("perl -pi script.pl data.txt", []),
+    # redirections
+    ("echo hi > out.txt", [(f"{CWD}/out.txt", "cwd-joined", ">")]),
+    ("date >> /var/log/x.log 2>&1", [("/var/log/x.log", "absolute", ">>")]),
+    ("pytest -q > /dev/null 2>&1", []),
+    ("npm test 2> err.txt", [(f"{CWD}/err.txt", "cwd-joined", ">")]),
+    ("echo \"a > b\" 'c > d'", []),
+    ("grep -c 'x > y' file", []),
+    # downloads, archives, output flags
+    ("curl -sL -o tool.tgz https://example.com/t.tgz", [(f"{CWD}/tool.tgz", "cwd-joined", "curl")]),
+    ("curl -O https://example.com/x.zip", []),
+    ("wget -O page.html https://example.com", [(f"{CWD}/page.html", "cwd-joined", "wget")]),
+    ("dd if=/dev/zero of=disk.img bs=1M count=1", [(f"{CWD}/disk.img", "cwd-joined", "dd")]),
+    ("zip -r site.zip public -x '*.map'", [(f"{CWD}/site.zip", "cwd-joined", "zip")]),
+    ("tar -czf /tmp/src.tgz src", [("/tmp/src.tgz", "absolute", "tar")]),
+    ("tar -tzf x.tgz", []),
+    ("pytest --junitxml=reports/junit.xml", [(f"{CWD}/reports/junit.xml", "cwd-joined", "flag-output")]),
+    ("kubectl get pods --output json", []),
+    # git: markers, named paths, dry runs
+    ("git status && git log --oneline", []),
+    ("git add -A && git commit -m 'x'", [("git:add", None, "git"), ("git:commit", None, "git")]),
+    ("git -C sub checkout main", [("git:checkout", None, "git")]),
+    ("git checkout HEAD -- a.py", [(f"{CWD}/a.py", "cwd-joined", "git-checkout")]),
+    ("git rm --cached big.bin", [("git:rm", None, "git")]),
+    ("git rm -r old/", [(f"{CWD}/old", "cwd-joined", "git-rm")]),
+    ("git mv a.md docs/a.md", [(f"{CWD}/docs/a.md", "cwd-joined", "git-mv"), (f"{CWD}/a.md", "cwd-joined", "git-mv-from")]),
+    ("git restore --staged x", [("git:restore", None, "git")]),
+    ("git clean -n", []),
+    ("git clean -fd", [("git:clean", None, "git")]),
+    ("git apply --check fix.patch", []),
+    ("git stash list", []),
+    # class markers
+    ("cargo fmt", [("fmt:cargo", None, "fmt")]),
+    ("cargo fmt --check", []),
+    ("npx prettier --write src/a.ts src/b.ts", [(f"{CWD}/src/a.ts", "cwd-joined", "fmt"), (f"{CWD}/src/b.ts", "cwd-joined", "fmt")]),
+    ("npx prettier --check .", []),
+    ("ruff format", [("fmt:ruff", None, "fmt")]),
+    ("ruff check --fix pkg/mod.py", [(f"{CWD}/pkg/mod.py", "cwd-joined", "fmt")]),
+    ("black --check .", []),
+    ("npm install && npm run build", [("pkg:npm", None, "pkg")]),
+    ("pnpm add zod", [("pkg:pnpm", None, "pkg")]),
+    ("npm run format", [("fmt:npm-script", None, "fmt")]),
+    ("pip install -r requirements.txt", [("pkg:pip", None, "pkg")]),
+    ("python -m pip install requests", [("pkg:pip", None, "pkg")]),
+    ("uv sync", [("pkg:uv", None, "pkg")]),
+    ("unzip -o dist.zip -d out", [("extract:unzip", None, "extract")]),
+    ("unzip -l dist.zip", []),
+    ("patch -p1 < fix.diff", [("extract:patch", None, "extract")]),
+    # launchers are peeled
+    ("sudo rm -f /etc/x.conf", [("/etc/x.conf", "absolute", "rm")]),
+    ("env FOO=1 BAR=2 touch f", [(f"{CWD}/f", "cwd-joined", "touch")]),
+    ("timeout 30 /bin/rm stale.lock", [(f"{CWD}/stale.lock", "cwd-joined", "rm")]),
+    ("FOO=bar rm x", [(f"{CWD}/x", "cwd-joined", "rm")]),
+    # read-only programs
+    ("ls -la src && cat a.txt | grep x && find . -name '*.py'", []),
+])
+def test_command_shapes(command: str, expected: list[tuple[str, str | None, str]]) -> None:
+    assert rows(command) == expected
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("rm \"$OUT\"", [("$OUT", "unresolved", "rm")]),
+    ("rm ${TMPDIR:-/tmp}/x", [("${TMPDIR:-/tmp}/x", "unresolved", "rm")]),
+    ("mkdir -p ~/.cache/app", [("~/.cache/app", "unresolved", "mkdir")]),
+    ("rm -f *.pyc", [("*.pyc", "unresolved", "rm")]),
+    ("rm -f /tmp/*.log", [("/tmp/*.log", "unresolved", "rm")]),
+    ("touch \"$(date +%F).md\"", [("$(date +%F).md", "unresolved", "touch")]),
+    ("rm '~/literal'", [(f"{CWD}/~/literal", "cwd-joined", "rm")]),
+    ("rm '*.pyc'", [(f"{CWD}/*.pyc", "cwd-joined", "rm")]),
+])
+def test_dynamic_operands_stay_as_typed(command: str, expected: list) -> None:
+    assert rows(command) == expected
+
+
+def test_no_record_cwd_leaves_relative_operands_unresolved() -> None:
+    assert rows("rm a /tmp/b", None) == [("a", "unresolved", "rm"), ("/tmp/b", "absolute", "rm")]
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("cd src && rm x.py", [(f"{CWD}/src/x.py", "cd-tracked")]),
+    ("cd src; cd ../lib && touch y", [(f"{CWD}/lib/y", "cd-tracked")]),
+    ("cd /opt/app && rm -rf cache", [("/opt/app/cache", "cd-tracked")]),
+    ("cd \"$REPO\" && rm x", [("x", "unresolved")]),
+    ("cd && rm x", [("x", "unresolved")]),
+    ("cd ~/proj && rm x", [("x", "unresolved")]),
+    ("cd \"$REPO\" && cd /abs && rm x", [("/abs/x", "cd-tracked")]),
+    ("cd a && cd - && rm x", [(f"{CWD}/x", "cd-tracked")]),
+    ("pushd sub && touch in && popd && touch out", [(f"{CWD}/sub/in", "cd-tracked"), (f"{CWD}/out", "cwd-joined")]),
+    ("(cd sub && touch in) && touch out", [(f"{CWD}/sub/in", "cd-tracked"), (f"{CWD}/out", "cwd-joined")]),
+    ("cd sub | cat; touch out", [(f"{CWD}/out", "cwd-joined")]),
+    ("cd sub & touch out", [(f"{CWD}/out", "cwd-joined")]),
+    ("x=$(cd sub && pwd); touch out", [(f"{CWD}/out", "cwd-joined")]),
+    ("touch before && cd sub", [(f"{CWD}/before", "cwd-joined")]),
+    ("cd -P ./real && rm ../x", [(f"{CWD}/x", "cd-tracked")]),
+    ("if cd build; then rm -rf out; fi", [(f"{CWD}/build/out", "cd-tracked")]),
+])
+def test_cd_chains(command: str, expected: list[tuple[str, str]]) -> None:
+    assert [(m.path, m.resolution) for m in mutations(command, CWD)] == expected
+
+
+def test_windows_cwd_joins_with_backslashes() -> None:
+    got = mutations('cd "d:\\Work\\App" && echo x > data/a.json && rm ../old.txt', "D:\\Work")
+    assert [(m.path, m.resolution) for m in got] == [
+        ("D:\\Work\\App\\data\\a.json", "cd-tracked"), ("D:\\Work\\old.txt", "cd-tracked")]
+    assert [(m.path, m.resolution) for m in mutations("rm notes.txt", "C:\\Users\\me")] == [
+        ("C:\\Users\\me\\notes.txt", "cwd-joined")]
+    assert [(m.path, m.resolution) for m in mutations("cp a /c/Users/me/b", "C:\\x")] == [
+        ("/c/Users/me/b", "absolute")]
+    # one spelling for every row of a file: drive letter upper-cased, separators unified
+    assert [m.path for m in mutations("rm d:/Work/a.txt d:\\\\Work\\\\b.txt", None)] == [
+        "D:\\Work\\a.txt", "D:\\Work\\b.txt"]
+
+
+def test_relative_and_absolute_spellings_resolve_alike() -> None:
+    rel = mutations("rm docs/../src/a.py", CWD)[0]
+    absolute = mutations(f"cd {CWD} && rm src/a.py", "/elsewhere")[0]
+    assert rel.path == absolute.path == f"{CWD}/src/a.py"
+    assert rel.verbatim == "docs/../src/a.py"
+
+
+def test_heredoc_written_then_run() -> None:
+    command = "cat > /tmp/gen.py <<'PY'\nopen('x.txt', 'w').write('a > b')\nPY\npython3 /tmp/gen.py"
+    assert rows(command) == [("/tmp/gen.py", "absolute", ">")]
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("python3 -c \"open('out.json', 'w').write('{}')\"", [(f"{CWD}/out.json", "cwd-joined", "interp-write")]),
+    ("python3 - <<'PY'\nfrom pathlib import Path\nPath('notes/a.md').write_text('x')\nPY",
+     [(f"{CWD}/notes/a.md", "cwd-joined", "interp-write")]),
+    ("python <<EOF\nOUT = 'r.csv'\nwith open(OUT, 'a') as f:\n    f.write('1')\nEOF",
+     [(f"{CWD}/r.csv", "cwd-joined", "interp-write")]),
+    ("python -c \"import sys; open(sys.argv[1], 'w')\" x", [("interp:python", None, "interp")]),
+    ("python -c \"print(open('in.txt').read())\"", []),
+    ("node -e \"require('fs').writeFileSync('/tmp/o.txt', 'x')\"", [("/tmp/o.txt", "absolute", "interp-write")]),
+    ("node -e \"const p = base + '.json'; fs.writeFileSync(p, s)\"", [("interp:node", None, "interp")]),
+    ("ruby -e \"File.write('v.txt', '1')\"", [(f"{CWD}/v.txt", "cwd-joined", "interp-write")]),
+    ("python3 -c \"for p in ps:\n  open(p, 'w')\"", [("interp:python", None, "interp")]),
+    ("python3 script.py --verbose", []),
+])
+def test_interpreter_write_idioms(command: str, expected: list) -> None:
+    assert rows(command) == expected
+
+
+def test_one_hop_constant_rebound_is_opaque() -> None:
+    script = "python3 - <<'PY'\np = 'a.txt'\np = 'b.txt'\nopen(p, 'w')\nPY"
+    assert rows(script) == [("interp:python", None, "interp")]
+
+
+def test_unparseable_command_keeps_its_rows_unresolved() -> None:
+    got = mutations("rm -rf build && echo \"oops > out.txt", CWD)
+    assert [(m.path, m.resolution) for m in got] == [("build", "unresolved")]
+    got = mutations("touch 'a b", CWD)
+    assert [(m.path, m.resolution) for m in got] == [("a b", "unresolved")]
+
+
+def test_create_guess_follows_the_verb() -> None:
+    by_verb = {m.verb: m.is_create for m in mutations(
+        "touch a; echo > b; echo >> c; rm d; mv e f; sed -i s/x/y/ g", CWD)}
+    assert by_verb == {"touch": True, ">": True, ">>": False, "rm": False, "mv": True,
+                       "mv-from": False, "sed-i": False}
+
+
+def test_substitution_commands_count() -> None:
+    assert rows("echo \"$(touch made.txt)\"") == [(f"{CWD}/made.txt", "cwd-joined", "touch")]
+    assert rows("diff <(sort a) <(sort b) > d.txt") == [(f"{CWD}/d.txt", "cwd-joined", ">")]
+
+
+def test_opaque_markers_leave_out_index_only_git() -> None:
+    got = opaque_markers("git add -A && git commit -m x && npx prettier --write && git reset --hard")
+    assert [m.path for m in got] == ["fmt:prettier", "git:reset"]
+    assert opaque_markers("rm a.txt") == ()
+
+
+def test_non_string_input_is_no_mutation() -> None:
+    assert mutations(None, CWD) == ()  # type: ignore[arg-type]
+    assert mutations(42, CWD) == ()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command, marker", [
+    ("uv run ruff format", "fmt:ruff"),
+    ("poetry run ruff format", "fmt:ruff"),
+    ("pdm run cargo fmt", "fmt:cargo"),
+])
+def test_project_env_launchers_run_the_tool(command: str, marker: str) -> None:
+    assert [m.path for m in mutations(command, "/w")] == [marker]
+    assert [m.path for m in opaque_markers(command)] == [marker]
+    assert mutations("uv run pytest", "/w") == ()
+
+
+@pytest.mark.parametrize("command, nothing", [
+    ("git status --short", True), ("ls -la src/ | grep x", True), ("cargo test 2>&1 | tail", True),
+    ("rm x", False), ("echo > f", False), ("cd a && touch b", False), ("npm install", False),
+    ("rm $X", False), ("echo 'a > b'", True),
+])
+def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> None:
+    from pysift.core.shell import changes_nothing
+
+    assert changes_nothing(command) is nothing
+    assert (mutations(command, CWD) == ()) is nothing
+    assert (mutations(command, None) == ()) is nothing

@@ -1,0 +1,366 @@
+"""The recover replay over hand-built event streams: every boundary kind, every guard, and
+two properties (a history of full reads, writes and clean edits restores its file byte for
+byte; a replay never holds a line the file did not have)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builders import structured_patch
+from pysift.core import replay as rp
+from pysift.core.replay import Event, replay, split_content
+
+FILE = "a\nb\nc\nd\ne\nf\ng\nh\n"
+
+
+def ev(line: int, op: rp.Op, turn: int = 0, ts: str | None = None) -> Event:
+    return Event(line, turn, ts, op, "s", line)
+
+
+def full(content: str) -> rp.Snapshot:
+    return rp.Snapshot(split_content(content), rp.SOURCE_FULL_READ)
+
+
+def write(content: str) -> rp.Snapshot:
+    return rp.Snapshot(split_content(content), rp.SOURCE_WRITE)
+
+
+def window(content: str, start: int, count: int) -> rp.Window:
+    lines = split_content(content)
+    return rp.Window(start, lines[start - 1:start - 1 + count], len(lines))
+
+
+def edit(before: str, old: str, new: str, *, original: bool = True, patch: bool = True,
+         stale: bool = False) -> rp.Edit:
+    after = before.replace(old, new, 1)
+    hunks = tuple(rp.Hunk(h["oldStart"], h["oldLines"], h["newLines"], tuple(h["lines"]))
+                  for h in structured_patch(before, after)) if patch else ()
+    return rp.Edit(hunks, (rp.Replacement(old, new),), before if original else None, stale)
+
+
+# -- anchors and splices ---------------------------------------------------------------------
+
+
+def test_full_read_is_a_byte_exact_snapshot_final_newline_or_not() -> None:
+    for content in (FILE, FILE.rstrip("\n"), "", "\n", "only"):
+        out = replay([ev(3, full(content))])
+        assert out.buffer.complete and out.buffer.content() == content
+        assert out.counts.read_full == 1
+
+
+def test_windowed_reads_splice_without_padding() -> None:
+    out = replay([ev(1, window(FILE, 2, 2)), ev(2, window(FILE, 6, 2))])
+    buf = out.buffer
+    assert buf.known() == [(2, "b"), (3, "c"), (6, "f"), (7, "g")]
+    assert buf.total == 9 and not buf.complete
+    assert rp.gaps([n for n, _ in buf.known()], buf.extent()) == [(1, 1), (4, 5), (8, 9)]
+    assert out.counts.read_windowed == 2
+
+
+def test_windows_that_cover_the_file_complete_it() -> None:
+    out = replay([ev(1, window(FILE, 1, 4)), ev(2, window(FILE, 5, 5))])
+    assert out.buffer.complete and out.buffer.content() == FILE
+
+
+def test_a_window_that_contradicts_the_map_keeps_only_itself() -> None:
+    changed = FILE.replace("b", "B")
+    out = replay([ev(1, full(FILE)), ev(2, window(changed, 1, 3))])
+    assert out.buffer.known() == [(1, "a"), (2, "B"), (3, "c")]
+    assert [b.cause for b in out.boundaries] == ["read_disagreement"] and out.hard == 1
+    longer = replay([ev(1, full(FILE)), ev(2, window(FILE + "x\n", 1, 2))])  # a new line
+    assert [b.cause for b in longer.boundaries] == ["read_disagreement"]
+    assert longer.buffer.known() == [(1, "a"), (2, "b")]
+    agreeing = replay([ev(1, full(FILE)), ev(2, window(FILE, 2, 2))])
+    assert not agreeing.boundaries and agreeing.buffer.complete
+
+
+def test_a_full_read_that_contradicts_the_map_is_a_boundary() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, full(FILE.replace("h", "H")))])
+    assert [b.cause for b in out.boundaries] == ["read_disagreement"]
+    assert out.buffer.content() == FILE.replace("h", "H") and len(out.segments) == 2
+
+
+def test_write_is_a_snapshot_and_its_segment_shows_it_as_a_change() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, write("x\n"))])
+    assert out.buffer.content() == "x\n" and out.counts.write == 1
+    assert [s.anchor_source for s in out.segments] == ["full-read"]
+    fresh = replay([ev(1, write("x\n"))])
+    assert fresh.segments[0].start.is_empty and fresh.segments[0].anchor_source == "write"
+
+
+# -- edits -------------------------------------------------------------------------------------
+
+
+def test_edit_by_structured_patch_position() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, edit(FILE, "e\n", "E1\nE2\n"))])
+    assert out.buffer.content() == FILE.replace("e\n", "E1\nE2\n")
+    assert out.counts.edit == 1 and not out.holes
+
+
+def test_edit_changing_the_final_newline_either_way() -> None:
+    bare = FILE.rstrip("\n")
+    grown = replay([ev(1, full(bare)),
+                    ev(2, rp.Edit(tuple(rp.Hunk(h["oldStart"], h["oldLines"], h["newLines"],
+                                                tuple(h["lines"]))
+                                        for h in structured_patch(bare, FILE)), (), bare))])
+    assert grown.buffer.content() == FILE
+    cut = replay([ev(1, full(FILE)),
+                  ev(2, rp.Edit(tuple(rp.Hunk(h["oldStart"], h["oldLines"], h["newLines"],
+                                              tuple(h["lines"]))
+                                      for h in structured_patch(FILE, bare)), (), FILE))])
+    assert cut.buffer.content() == bare
+
+
+def test_string_fallback_on_a_complete_file() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, edit(FILE, "c\nd", "CD", patch=False))])
+    assert out.buffer.content() == FILE.replace("c\nd", "CD")
+
+
+def test_string_fallback_inside_one_known_run_shifts_the_rest() -> None:
+    out = replay([ev(1, window(FILE, 2, 2)), ev(2, window(FILE, 6, 2)),
+                  ev(3, edit(FILE, "b\n", "b1\nb2\n", patch=False, original=False))])
+    assert out.buffer.known() == [(2, "b1"), (3, "b2"), (4, "c"), (7, "f"), (8, "g")]
+    assert out.buffer.total == 10
+
+
+def test_guard_old_region_unknown_is_a_hole_and_a_gap() -> None:
+    out = replay([ev(1, window(FILE, 1, 3)), ev(2, window(FILE, 8, 2)),
+                  ev(3, edit(FILE, "e\n", "E\nE\n", original=False))])
+    assert out.counts.edit_unanchorable == 1 and out.holes[0].reason == "old region not known"
+    known = dict(out.buffer.known())
+    assert known == {1: "a", 2: "b", 3: "c", 9: "h", 10: ""}  # after the hole: shifted by 1
+    assert all(text != "E" for text in known.values())
+
+
+def test_guard_patch_context_disagrees_clears_the_map() -> None:
+    stale = FILE.replace("d", "D")
+    out = replay([ev(1, full(stale)), ev(2, edit(FILE, "e\n", "E\n", original=False))])
+    assert out.counts.edit_unanchorable == 1
+    assert out.buffer.is_empty
+
+
+def test_guard_string_not_located_keeps_only_the_safe_prefix() -> None:
+    # the old text "d\ne" is not in the known lines; it could start inside line 4's tail
+    out = replay([ev(1, window(FILE, 1, 4)), ev(2, window(FILE, 7, 2)),
+                  ev(3, edit(FILE, "d\ne", "X", patch=False, original=False))])
+    assert out.holes and out.buffer.known() == [(1, "a"), (2, "b"), (3, "c")]
+    assert out.buffer.total == 8
+
+
+def test_guard_string_twice_in_the_known_lines_clears() -> None:
+    text = "x\ny\nx\n"
+    out = replay([ev(1, window(text, 1, 3)),
+                  ev(2, rp.Edit((), (rp.Replacement("x", "z"),), None))])
+    assert out.holes and out.buffer.is_empty
+
+
+def test_guard_insertion_with_an_unknown_neighbourhood() -> None:
+    hunk = rp.Hunk(5, 0, 1, ("+new",))
+    out = replay([ev(1, window(FILE, 1, 2)), ev(2, rp.Edit((hunk,), (), None))])
+    assert out.holes and out.holes[0].reason == "neighbourhood not known"
+    assert out.buffer.known() == [(1, "a"), (2, "b")]
+
+
+def test_edit_creating_the_file_from_nothing() -> None:
+    out = replay([ev(1, rp.Edit((), (rp.Replacement("", "new\n"),), None))])
+    assert out.buffer.complete and out.buffer.content() == "new\n"
+
+
+# -- boundaries --------------------------------------------------------------------------------
+
+
+def test_modified_since_read_is_hard_and_invalidates() -> None:
+    out = replay([ev(1, full(FILE)),
+                  ev(2, rp.Integrity(rp.MODIFIED_SINCE_READ, "File has been modified since read")),
+                  ev(3, window(FILE, 1, 2))])
+    assert [b.cause for b in out.boundaries] == ["modified_since_read"]
+    assert out.hard == 1 and out.fragments == 2 and out.boundaries[0].confidence == "authoritative"
+    assert out.buffer.known() == [(1, "a"), (2, "b")]
+
+
+def test_other_integrity_errors_are_counted_annotations() -> None:
+    out = replay([ev(1, full(FILE))] + [
+        ev(n, rp.Integrity(kind, "x")) for n, kind in
+        enumerate((rp.NOT_READ_YET, rp.STRING_NOT_FOUND, rp.FILE_NOT_EXIST), 2)])
+    assert out.counts.integrity_error == 3 and not out.boundaries and out.buffer.complete
+
+
+def test_hint_and_external_edit_are_hard() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, rp.StaleHint("/p/a.txt"))])
+    assert out.boundaries[0].cause == "hint_modified" and out.buffer.is_empty
+    snippet = ((2, "B"), (3, "c"))
+    out = replay([ev(1, full(FILE)), ev(2, rp.ExternalEdit(snippet))])
+    assert out.boundaries[0].cause == "external_edit" and out.fragments == 2
+    assert out.buffer.known() == [(2, "B"), (3, "c")]
+    empty = replay([ev(1, full(FILE)), ev(2, rp.ExternalEdit(()))])
+    assert "no snippet" in empty.boundaries[0].detail and empty.buffer.is_empty
+
+
+def test_original_file_disagreement_is_soft_and_rebases() -> None:
+    disk = FILE.replace("a", "A")  # a formatter ran between the read and the edit
+    out = replay([ev(1, full(FILE)), ev(2, edit(disk, "e\n", "E\n"))])
+    assert [b.cause for b in out.boundaries] == ["original_file_disagreement"]
+    assert out.hard == 0 and out.soft == 1 and out.fragments == 1
+    assert out.buffer.content() == disk.replace("e\n", "E\n")
+    assert len(out.segments) == 2  # no diff spans the boundary
+
+
+def test_stale_recovered_annotates_and_applies() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, edit(FILE, "e\n", "E\n", stale=True))])
+    assert [b.cause for b in out.boundaries] == ["stale_recovered"]
+    assert out.counts.stale_recovered == 1 and out.buffer.content() == FILE.replace("e", "E")
+
+
+def test_bash_mutation_is_soft_and_keeps_the_buffer() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, rp.BashMutation("sed-i", "/p/a.txt", "absolute"))])
+    b = out.boundaries[0]
+    assert b.cause == "bash_mutation" and b.confidence == "heuristic" and out.fragments == 1
+    assert out.buffer.complete
+
+
+def test_bash_append_placed_or_unplaced() -> None:
+    placed = replay([ev(1, full(FILE)), ev(2, rp.BashAppend("i\n"))])
+    assert placed.buffer.content() == FILE + "i\n" and placed.counts.bash_write_anchor == 1
+    bare = replay([ev(1, full("a")), ev(2, rp.BashAppend("i\n"))])
+    assert bare.boundaries[0].cause == "bash_append_unplaced"
+    assert bare.buffer.content() == "a"
+    partial = replay([ev(1, window(FILE, 1, 2)), ev(2, rp.BashAppend("i\n"))])
+    assert partial.boundaries[0].cause == "bash_append_unplaced"
+
+
+def test_history_version_jumps() -> None:
+    quiet = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(1)), ev(3, rp.HistoryMarker(2))])
+    assert [b.cause for b in quiet.boundaries] == ["external_write"] and quiet.buffer.is_empty
+    explained = replay([ev(1, rp.HistoryMarker(1)), ev(2, write(FILE)), ev(3, rp.HistoryMarker(1)),
+                        ev(4, rp.HistoryMarker(2))])
+    assert not explained.boundaries and explained.buffer.complete
+    restart = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(4)), ev(3, rp.HistoryMarker(1))])
+    assert not restart.boundaries
+    gone = replay([ev(1, rp.HistoryMarker(2, present=False)),
+                   ev(2, rp.HistoryMarker(3, present=False))])  # no file then, none now
+    assert not gone.boundaries
+    rebased = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(3, "z\n"))])
+    assert rebased.boundaries[0].cause == "external_write" and rebased.buffer.content() == "z\n"
+
+
+def test_fragments_count_hard_boundaries_only() -> None:
+    out = replay([ev(1, full(FILE)), ev(2, rp.BashMutation("rm", "/p", "absolute")),
+                  ev(3, rp.StaleHint("/p")), ev(4, full(FILE)),
+                  ev(5, rp.Integrity(rp.MODIFIED_SINCE_READ, "m")), ev(6, full(FILE))])
+    assert (out.hard, out.soft, out.fragments) == (2, 1, 3)
+
+
+def test_cutoff_is_inclusive() -> None:
+    events = [ev(1, full(FILE)), ev(5, edit(FILE, "a", "A")), ev(9, write("z"))]
+    assert replay(events, cutoff=4).buffer.content() == FILE
+    assert replay(events, cutoff=5).buffer.content() == FILE.replace("a", "A")
+    assert replay(events, cutoff=0).buffer.is_empty
+
+
+# -- properties ---------------------------------------------------------------------------------
+
+LINES = st.lists(st.sampled_from(["", "x", "y", "z", "xy", " x", "x\r"]), min_size=0, max_size=8)
+CONTENT = st.builds(lambda lines, nl: "\n".join(lines) + ("\n" if nl and lines else ""),
+                    LINES, st.booleans())
+
+
+@st.composite
+def clean_history(draw: st.DrawFn) -> tuple[list[Event], str]:
+    content = draw(CONTENT)
+    events: list[Event] = [ev(1, draw(st.sampled_from([full, write]))(content))]
+    for n in range(2, draw(st.integers(1, 12)) + 2):
+        kind = draw(st.sampled_from(["read", "write", "edit", "edit", "edit"]))
+        if kind == "read":
+            events.append(ev(n, full(content)))
+        elif kind == "write":
+            content = draw(CONTENT)
+            events.append(ev(n, write(content)))
+        else:
+            after = draw(CONTENT)
+            hunks = tuple(rp.Hunk(h["oldStart"], h["oldLines"], h["newLines"], tuple(h["lines"]))
+                          for h in structured_patch(content, after))
+            events.append(ev(n, rp.Edit(hunks, (), content if draw(st.booleans()) else None)))
+            content = after
+    return events, content
+
+
+@given(clean_history())
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_property_clean_history_restores_byte_for_byte(case: tuple[list[Event], str]) -> None:
+    events, content = case
+    out = replay(events)
+    assert out.buffer.complete, out
+    assert out.buffer.content() == content
+    assert not out.boundaries and not out.holes
+
+
+@st.composite
+def truthful_history(draw: st.DrawFn) -> tuple[list[Event], list[str]]:
+    """Events that tell the truth about a hidden file, or say that it changed; the second
+    item is the true file after each event."""
+    content = draw(CONTENT)
+    events: list[Event] = []
+    truths: list[str] = []
+    for n in range(1, draw(st.integers(1, 14)) + 1):
+        lines = split_content(content)
+        kind = draw(st.sampled_from(["full", "window", "window", "write", "patch", "patch",
+                                     "string", "string", "reported", "append"]))
+        if kind == "full":
+            op: rp.Op = full(content)
+        elif kind == "window":
+            start = draw(st.integers(1, len(lines)))
+            op = rp.Window(start, lines[start - 1:start - 1 + draw(st.integers(1, 4))],
+                           len(lines) if draw(st.booleans()) else None)
+        elif kind == "write":
+            content = draw(CONTENT)
+            op = write(content)
+        elif kind == "patch":
+            after = draw(CONTENT)
+            hunks = tuple(rp.Hunk(h["oldStart"], h["oldLines"], h["newLines"], tuple(h["lines"]))
+                          for h in structured_patch(content, after))
+            op = rp.Edit(hunks, (), content if draw(st.booleans()) else None)
+            content = after
+        elif kind == "string":
+            if not content:
+                continue
+            a = draw(st.integers(0, len(content) - 1))
+            b = draw(st.integers(a + 1, len(content)))
+            old = content[a:b]
+            if content.count(old) != 1:
+                continue
+            new = draw(st.sampled_from(["", "q", "q\n", "\nq", "x\ny"]))
+            op = rp.Edit((), (rp.Replacement(old, new),), None)
+            content = content.replace(old, new, 1)  # Claude Code's rule: the first one
+        elif kind == "append":
+            text = draw(st.sampled_from(["q\n", "q", "x\ny\n"]))
+            op = rp.BashAppend(text)
+            buf = replay(events).buffer if events else rp.SparseBuffer()
+            terminated = buf.complete and (buf.content() == "" or buf.content().endswith("\n"))
+            if terminated:
+                content = content + text
+        else:  # the file changed outside the stream, and Claude Code said so
+            content = draw(CONTENT)
+            op = draw(st.sampled_from([
+                rp.Integrity(rp.MODIFIED_SINCE_READ, "m"), rp.StaleHint("/p"),
+                rp.ExternalEdit(tuple((i, t) for i, t in enumerate(split_content(content), 1)
+                                      if i % 2))]))
+        events.append(ev(n, op))
+        truths.append(content)
+    return events, truths
+
+
+@given(truthful_history())
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+def test_property_a_replay_never_holds_a_line_the_file_did_not_have(
+        case: tuple[list[Event], list[str]]) -> None:
+    events, truths = case
+    for k, truth in enumerate(truths, 1):
+        buf = replay(events[:k]).buffer
+        lines = split_content(truth)
+        for n, text in buf.known():
+            assert n <= len(lines) and lines[n - 1] == text, (k, n, text, lines)
+        if buf.total is not None:
+            assert buf.total == len(lines)
+        if buf.complete:
+            assert buf.content() == truth
