@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from builders import ClaudeHome, assistant, text, tool_result, tool_use, user
+from conftest import lock
 
 SID = "5a5a5a5a-1111-4222-8333-944444444444"
 
@@ -170,22 +171,10 @@ def test_an_unreadable_projects_root_is_an_error_not_an_empty_scope(
         "--claude-home"]
 
 
-def _lock(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
-    """Opening ``locked`` fails with EACCES (the file is listed, its bytes are not read)."""
-    real_open = os.open
-
-    def guarded(path, flags, *a, **kw):  # type: ignore[no-untyped-def]
-        if os.fspath(path) == os.fspath(locked):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real_open(path, flags, *a, **kw)
-
-    monkeypatch.setattr(os, "open", guarded)
-
-
 def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home, _, hidden = _two_projects(tmp_path)
-    _lock(monkeypatch, hidden)
+    lock(monkeypatch, hidden)
     result = cli("--claude-home", str(home), "search", "locked needle")
     assert (f"warning: skipped: cannot read {hidden}: Permission denied; check its "
             "permissions") in result.stderr
@@ -208,7 +197,7 @@ def test_every_summary_counts_what_could_not_be_read(
     if what == "dir":
         _deny(monkeypatch, hidden.parent)
     else:
-        _lock(monkeypatch, hidden)
+        lock(monkeypatch, hidden)
     scope = ("-w-locked",) if argv[0] == "plan" and what == "transcript" else ()
     if scope:
         argv = argv[:1] + scope + argv[2:]

@@ -125,12 +125,15 @@ def run(opts: AgentsOptions, env: Env) -> Report:
     trees, notes = engine.run(scope, engine.AgentsWork(
         want_returned=opts.returned_message or ident is not None, agent=ident))
     view = _view(trees, opts, ident is not None, env)
+    report = Report(command="agents")
     if opts.with_files:
         view.with_files = True
-        engine.attach_files([node for session in view.sessions for node in session.agents])
-    report = Report(command="agents")
-    report.notes.extend(scope.notes)
-    report.notes.extend(notes)
+        report.unreadable += engine.attach_files(
+            [node for session in view.sessions for node in session.agents])
+    report.take_scope(scope)
+    for warning in notes:
+        report.unread(warning)
+    report.unreadable += sum(tree.unreadable for tree in trees)
     report.notes.extend(engine.node_notes(trees))
     if not view.agent_count and ident is None and _filtered(opts):
         report.note(f"note: no subagent passed the filters ({_filter_words(opts)}); drop them "

@@ -67,10 +67,10 @@ def run(opts: FilesOptions, env: Env) -> Report:
         since=args.since, until=args.until, turns=args.turns))
     found = engine.run(scope.transcripts, plan)
     report = Report(command="files")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     for transcript in found:
         if transcript.error:
-            report.note(f"warning: skipped: {transcript.error}")
+            report.unread(f"warning: skipped: {transcript.error}")
     result = FilesResult(
         by=opts.by, env=env, banner=scope_banner(scope), window=_window(args),
         found=sorted((f for f in found if f.mutations),

@@ -73,7 +73,7 @@ def run(opts: ImageOptions, env: Env) -> Report:
         plan = plan_output(opts.out, env, force=opts.force)
     scope = opts.scope.resolve(env)
     report = Report(command="image")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     selection = select(opts, selectors, scope.transcripts, report, env)
     _note_mismatches(report, selection.rows)
     if plan is not None:
@@ -93,7 +93,7 @@ def select(opts: ImageOptions, selectors: Sequence[engine.IdSelector], transcrip
     scanned = engine.run(transcripts)
     for found in scanned:
         if found.error:
-            report.note(f"warning: skipped: {found.error}")
+            report.unread(f"warning: skipped: {found.error}")
     skipped = sum(f.skipped_lines for f in scanned)
     rows = engine.chronological([f.rows for f in scanned])
     rows = [r for r in rows if engine.in_window(r, args.since, args.until)]

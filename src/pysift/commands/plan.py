@@ -73,7 +73,7 @@ def run(opts: PlanOptions, env: Env) -> Report:
 
     answer = engine.run(scope.transcripts, PlanQuery(), env)
     bindings = answer.bindings
-    _unread(report, answer.warnings)
+    report.unread_each(answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
         report.note(_no_plan_note(scope.transcripts))
@@ -98,13 +98,6 @@ class PlanResult:
             render_forward(out, self.bindings)
         else:
             render_reverse(out, self.wanted, self.bindings)
-
-
-def _unread(report: Report, warnings: list[str]) -> None:
-    """Each transcript the engine could not read: said once and counted."""
-    for warning in warnings:
-        if warning not in report.notes:
-            report.unread(warning)
 
 
 def _add_binding_notes(report: Report, bindings: list[PlanBinding]) -> None:
@@ -196,7 +189,7 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
 
     answer = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env)
     hits = answer.bindings
-    _unread(report, answer.warnings)
+    report.unread_each(answer.warnings)
     if not hits:
         report.note(f"note: {wanted} is bound to no session in scope (no plan_mode attachment "
                     f"or slug names it); narrow or widen the scope with a project PATH target")
@@ -235,7 +228,7 @@ def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Repor
     answer = engine.run(transcripts, PlanQuery(
         audit=True, corpus=lambda: resolve_scope([], env, subagents=True)), env)
     bindings, rows = answer.bindings, answer.edits
-    _unread(report, answer.warnings)
+    report.unread_each(answer.warnings)
     _add_binding_notes(report, bindings)
     owners = {t.parent_session_id for t in transcripts}
     report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]

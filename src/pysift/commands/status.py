@@ -35,12 +35,14 @@ class StatusOptions:
 
 def run(opts: StatusOptions, env: Env) -> Report:
     report = Report(command="status")
-    target = resolve_target(list(opts.scope.targets), env, "status", report.notes)
+    target = resolve_target(list(opts.scope.targets), env, "status", report.take_scope)
     session = LiveSession(target, env, subagents=opts.scope.subagents, lens=opts.lens,
                           robust=False)
     session.load()
     now = env.now()
     result = StatusResult(target.transcript.session_id, session.report(now), now, env)
+    report.unreadable += session.unreadable + (result.assessment.tasks.unreadable
+                                               if result.assessment.tasks else 0)
     report.header = target.transcript.id_trio()
     report.rows = [verdict_row(result.assessment, now, env)]
     report.answer(result)

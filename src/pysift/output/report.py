@@ -72,6 +72,13 @@ class Report:
         self.notes.append(warning)
         self.unreadable += 1
 
+    def unread_each(self, warnings: Iterable[str]) -> None:
+        """Each warning about a file the command could not read, said and counted once
+        (a second read of the same file, by another pass, warns in the same words)."""
+        for warning in warnings:
+            if warning not in self.notes:
+                self.unread(warning)
+
     def answer(self, result: Answer) -> None:
         """The summary and the text view, both from ``result``."""
         self.summary = result.summary()

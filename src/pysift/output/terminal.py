@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 __all__ = ["ROLES", "TextOut", "paint", "paint_matches", "painted", "segments_out",
-           "visible", "wants_colour"]
+           "verbatim", "visible", "wants_colour"]
 
 # C0 but tab and newline, DEL, C1; and the lone surrogates of undecodable bytes 0x80-0x9F
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
@@ -99,6 +99,16 @@ class TextOut:
             return
         self._stream.write(self._palette.get(role, "") + shown + RESET)
 
+    def verbatim(self, text: str) -> None:
+        """A file's own content (recover's restore, csift's clean-to-pipe ``> file``):
+        written as it is to a pipe or a file, so the copy is byte for byte the file (a
+        CRLF, an ESC in a test fixture); at a terminal, shown as all other text is."""
+        isatty = getattr(self._stream, "isatty", None)
+        if isatty is not None and isatty():
+            self.write(text)
+        else:
+            self._stream.write(text)
+
     def flush(self) -> None:
         self._stream.flush()
 
@@ -119,6 +129,16 @@ def paint(out: TextIO, text: str, role: str) -> None:
         out.write(text)
     else:
         painter(text, role)
+
+
+def verbatim(out: TextIO, text: str) -> None:
+    """Write a file's own content: unchanged, but through a ``TextOut`` at a terminal
+    (``TextOut.verbatim``)."""
+    writer = getattr(out, "verbatim", None)
+    if writer is None:
+        out.write(text)
+    else:
+        writer(text)
 
 
 def paint_matches(out: TextIO, text: str, spans: Sequence[tuple[int, int]]) -> None:
