@@ -221,3 +221,16 @@ def test_every_malformed_line_is_counted(cli, torn_home: Path, argv) -> None:
     result = cli("--claude-home", str(torn_home), *argv, "--format", "json")
     assert result.code == 0, result.stderr
     assert result.summary()["skipped_lines"] == 3
+
+
+def test_color_always_paints_ids_and_paths(cli, loud: Path) -> None:
+    def coloured(*argv: str) -> str:
+        return cli("--claude-home", str(loud), "--color", "always", *argv).stdout
+
+    assert f"SESSION  \x1b[1m{SID}\x1b[0m" in coloured("agents", CWD)
+    assert f"\x1b[1m{AGENT}\x1b[0m" in coloured("agents", f"@{SID}")
+    files = coloured("files", f"@{SID}", "--by", "timeline")
+    assert "\x1b[35m/w/ev\\x1b[31mil.py\x1b[0m" in files  # the path painted, its ESC shown
+    assert f"SESSION \x1b[1m{SID}\x1b[0m" in files and "\x1b[32mL" in files
+    assert f"STATUS  \x1b[1m{SID}\x1b[0m" in coloured("status", f"@{SID}")
+    assert "\x1b[32mL1i1\x1b[0m" in coloured("image", f"@{SID}")

@@ -24,6 +24,7 @@ from pysift.engines.agents import SHAPE_TEAMMATE, SHAPES, AgentNode, SessionAgen
 from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 ORDER_AXES = ("trigger", "start", "completion")
 RETURNED_PREVIEW_CHARS = 200
@@ -326,16 +327,18 @@ def render_text(out: TextIO, view: AgentsView, env: Env) -> None:
     for i, session in enumerate(view.sessions):
         if view.single:
             for node in session.agents:
-                _node_block(w, node, 1, view, env)
+                _node_block(out, node, 1, view, env)
             continue
         if i:
             w("\n")
-        w(f"SESSION  {session.session_id}\n")
+        w("SESSION  ")
+        paint(out, session.session_id, "id")
+        w("\n")
         for kind, payload, level in session.entries:
             if kind == "run":
                 _run_block(w, payload)
             else:
-                _node_block(w, payload, level + 1, view, env)
+                _node_block(out, payload, level + 1, view, env)
     kinds = ",".join(view.shapes) if view.shapes else "all"
     w(f"\n{view.agent_count} subagent(s)  ·  kind={kinds}  ·  window-axis={view.order_by}\n")
     if view.has_teammate:
@@ -359,11 +362,14 @@ def _run_block(w: Callable[[str], object], run: WorkflowRun) -> None:
         w(f"      model      {run.default_model}\n")
 
 
-def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, view: AgentsView,
+def _node_block(out: TextIO, node: AgentNode, depth: int, view: AgentsView,
                 env: Env) -> None:
+    w = out.write
     ind, ind2 = "  " * depth, "  " * (depth + 1)
     life, pending = node.life, node.life.pending
-    head = f"{ind}{node.agent_id}  {node.shape}"
+    w(ind)
+    paint(out, node.agent_id, "id")
+    head = f"  {node.shape}"
     if node.workflow_id:
         head += f"  ({node.workflow_id})"
     if node.agent_type:
@@ -407,7 +413,9 @@ def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, view: A
             w(f"{ind2}files      {len(changes)} changed\n")
             for change in changes:
                 tag = "create" if change.is_create else OP_LABELS.get(change.op, change.op)
-                w(f"{ind2}  {tag:<12} {change.path}\n")
+                w(f"{ind2}  {tag:<12} ")
+                paint(out, change.path, "path")
+                w("\n")
     if node.skipped_lines:
         w(f"{ind2}note     {node.skipped_lines} malformed line(s) skipped (among the head/tail "
           "lines read — full census: pysift stats)\n")

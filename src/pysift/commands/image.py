@@ -23,6 +23,7 @@ from pysift.errors import NotFoundError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 MISMATCH_NOTES_SHOWN = 5
 
@@ -233,9 +234,11 @@ def render_listing(out: TextIO, sel: Selection, env: Env) -> None:
             w(f"({malformed_note(sel.skipped_lines)})\n")
         return
     for r in sel.rows:
-        label = f"{r.handle:<5} {r.id}" if r.seq is not None else r.id
-        w(f"{label}  {_what(r)}  {text_ts(r.ts_utc, env.tz)}"
-          f"{subagent_tag(r, sel.transcripts > 1)}\n")
+        if r.seq is not None:
+            paint(out, f"{r.handle:<5}", "id")
+            w(" ")
+        paint(out, r.id, "line")
+        w(f"  {_what(r)}  {text_ts(r.ts_utc, env.tz)}{subagent_tag(r, sel.transcripts > 1)}\n")
     footer = f"{len(sel.rows)} image(s) · {sel.transcripts} transcript(s)"
     if sel.folded:
         footer += (f" · {sel.folded} re-sent cop(ies) folded into their latest occurrence "

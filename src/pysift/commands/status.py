@@ -21,6 +21,7 @@ from pysift.live.session import LiveSession, resolve_target
 from pysift.live.verdict import Assessment, evidence_json
 from pysift.model.env import Env
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 PARTIAL_VIEW = ("the last-message excerpts are a partial view of the final state, never a "
                 "review of the work (the whole turn: pysift show @{id} --turn -1)")
@@ -95,7 +96,9 @@ def _ago(seconds: int | None) -> str:
 
 def render_text(out: TextIO, ident: str, a: Assessment, now: datetime, env: Env) -> None:
     w = out.write
-    w(f"STATUS  {ident}\n")
+    w("STATUS  ")
+    paint(out, ident, "id")
+    w("\n")
     w(f"verdict  {a.verdict}\n\n")
     for row in a.evidence:
         age = f"  ({row.age_s}s ago)" if row.age_s is not None else ""
