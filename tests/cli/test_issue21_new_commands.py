@@ -35,6 +35,7 @@ CONTENT = "x = 1\r\nprint('\x1b[32mok\x1b[0m')\r\n"  # CRLF and colour: the file
 COMMAND = f"rm -f {CWD}/g\x1b[5mone.txt && echo '\x1b]0;title\x07'"
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 AGO = re.compile(r"\d+s ago")  # status/wait: how long ago, which moves between runs
+AGE = re.compile(rb'"age_secs":\d+')  # the same in JSON
 
 
 def _session() -> Session:
@@ -114,7 +115,7 @@ def test_colour_is_only_where_asked(cli, loud: Path, argv) -> None:
 def test_json_is_never_coloured(cli, loud: Path, argv) -> None:
     coloured = cli("--claude-home", str(loud), "--color", "always", *argv, "--format", "json")
     plain = cli("--claude-home", str(loud), *argv, "--format", "json")
-    assert coloured.stdout_bytes == plain.stdout_bytes
+    assert AGE.sub(b"", coloured.stdout_bytes) == AGE.sub(b"", plain.stdout_bytes)
 
 
 def test_the_escapes_name_the_description_the_message_the_path_and_the_command(
@@ -234,3 +235,14 @@ def test_color_always_paints_ids_and_paths(cli, loud: Path) -> None:
     assert f"SESSION \x1b[1m{SID}\x1b[0m" in files and "\x1b[32mL" in files
     assert f"STATUS  \x1b[1m{SID}\x1b[0m" in coloured("status", f"@{SID}")
     assert "\x1b[32mL1i1\x1b[0m" in coloured("image", f"@{SID}")
+
+
+@pytest.mark.parametrize("argv, nearest", [
+    (("files", "--by", "timelin"), "timeline"),
+    (("agents", "--shape", "workflw"), "workflow"),
+    (("agents", "--order-by", "strt"), "start"),
+])
+def test_a_mistyped_value_gets_a_did_you_mean(cli, argv, nearest: str) -> None:
+    result = cli(*argv)
+    assert result.code == 2
+    assert f"(did you mean `{nearest}`?)" in result.stderr

@@ -8,7 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, one_of, scope_args
 
 BY_VALUES = ("summary", "dir", "file", "timeline")
 
@@ -86,10 +86,7 @@ NOTES
 
 
 def check_by(value: str) -> str:
-    if value not in BY_VALUES:
-        raise typer.BadParameter(f"'{value}' is not one of {', '.join(BY_VALUES)}",
-                                 param_hint="--by")
-    return value
+    return one_of(value, BY_VALUES, "--by")
 
 
 @app.command("files", help=FILES_HELP, epilog=FILES_EPILOG)

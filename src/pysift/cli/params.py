@@ -58,12 +58,18 @@ def build_env(ctx: typer.Context) -> Env:
 
 
 def check_format(fmt: str) -> str:
-    if fmt not in FORMATS:
+    return one_of(fmt, FORMATS, "--format")
+
+
+def one_of(value: str, choices: tuple[str, ...], flag: str) -> str:
+    """``value`` when it is one of ``choices``, else the usage error listing them with the
+    nearest (``'tre' is not one of summary, dir, file, timeline``)."""
+    if value not in choices:
         from pysift.core.suggest import did_you_mean
 
-        raise typer.BadParameter(f"'{fmt}' is not one of text, json{did_you_mean(fmt, FORMATS)}",
-                                 param_hint="--format")
-    return fmt
+        raise typer.BadParameter(f"'{value}' is not one of {', '.join(choices)}"
+                                 f"{did_you_mean(value, choices)}", param_hint=flag)
+    return value
 
 
 COLOR_WHEN = ("never", "auto", "always")
