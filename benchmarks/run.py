@@ -18,7 +18,7 @@ crashes would otherwise be timed as a fast "pass".
 
 Usage:
     python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,recover,
-                                             image,status,startup,floor]
+                                             verbatim,image,status,startup,floor,archive]
                              [--runs N] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
@@ -50,8 +50,8 @@ RESULTS_DIR = REPO / "benchmarks" / "data" / "results"
 MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
-GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover", "image",
-          "status", "floor")
+GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover",
+          "verbatim", "image", "status", "floor", "archive")
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -313,6 +313,26 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                  ["rg", "-c", m["needle_rare"], b_projects], "B", 5.0)
         )
 
+    if "verbatim" in groups:
+        # one RE2 pass for the keys that matter and a walk checking each line's framing,
+        # two processes over the 225 MB session; the fold index decodes every user and
+        # assistant record (a carrier without its toolUseResult echo)
+        m = corpus("A")
+        session = Path(m["largest"][0]["path"]).stem
+        rare = ["rg", "-c", m["needle_rare"], a_projects]
+        for title, args, target in (
+            ("verbatim A", ["verbatim", f"@{session}"], 15.0),
+            ("verbatim A --slice 1", ["verbatim", f"@{session}", "--window", "9000",
+                                      "--slice", "1"], 15.0),
+            ("verbatim A --slices 4 --slice 4", ["verbatim", f"@{session}", "--window",
+                                                  "9000", "--slices", "4", "--slice", "4"],
+             15.0),
+            ("verbatim A --fold-index", ["verbatim", f"@{session}", "--fold-index"], 15.0),
+        ):
+            cases.append(Case("verbatim", title, args, rare, "A", target,
+                              "a slice costs no more than the whole document"
+                              if "--slice" in args else ""))
+
     if "image" in groups:
         # listing every image of B: a byte prefilter for the image type key, the base64
         # payloads cut out before decoding (never decoded or copied), files over the cores
@@ -458,6 +478,94 @@ def run_case(case: Case, launcher: list[str], env: dict[str, str], data: Path,
     )
 
 
+# ---------------------------------------------------------------------------- archive
+
+
+ARCHIVE_FIRST_TARGET = 1.5  # x `cp -r` of the same tree
+ARCHIVE_IDLE_TARGET_S = 0.5  # a run with nothing new
+APPEND_FILES, APPEND_BYTES = 10, 1 << 20
+
+
+def archive_cases(data: Path, launcher: list[str], env: dict[str, str], runs: int,
+                  out_dir: Path) -> list[Case]:
+    """``archive`` over B: a first run against ``cp -r`` of the same tree (both writing a
+    fresh copy each run, under a temporary dir, ``$PYSIFT_BENCH_SCRATCH`` or the system's,
+    deleted afterwards), a second run with nothing new, and a run after 1 MiB was appended
+    to 10 files of a COPY of B. The corpus dir is never written (it is shared, read-only).
+    Needs ~4.5 GB free in the scratch dir."""
+    ensure_corpus(data, "B")
+    source = data / "B"
+    scratch = Path(tempfile.mkdtemp(prefix="pysift-archive-bench-",
+                                    dir=os.environ.get("PYSIFT_BENCH_SCRATCH") or None))
+    first = Case("archive", "archive B: first run", [], [], "B", ARCHIVE_FIRST_TARGET,
+                 "reference: cp -r of the same projects/ tree")
+    idle = Case("archive", "archive B: nothing new", [], [], "B", None,
+                f"absolute target {ARCHIVE_IDLE_TARGET_S:g} s")
+    grown = Case("archive", f"archive: {APPEND_FILES} files grown by 1 MiB", [], [], "B", None,
+                 "bytes written reported")
+    try:
+        warm_cache(source / "projects")
+        copy, arc = scratch / "cp", scratch / "arc"
+        archive = [*launcher, "--claude-home", str(source), "archive", str(arc)]
+        cp = ["cp", "-r", str(source / "projects"), str(copy)]
+        export = out_dir / "archive_first.json"
+        subprocess.run(["hyperfine", "-N", "--output=pipe", "--runs", str(runs),
+                        "--prepare", f"rm -rf {copy} {arc}", "--export-json", str(export),
+                        "-n", "cp-r", shlex.join(cp), "-n", "pysift", shlex.join(archive)],
+                       env=env, check=True)
+        ref, py = json.loads(export.read_text())["results"]
+        _fill(first, py, ref["median"], archive, cp)
+        export = out_dir / "archive_idle.json"
+        subprocess.run(["hyperfine", "-N", "--output=pipe", "--runs", str(max(runs, 5)),
+                        "--export-json", str(export), "-n", "pysift", shlex.join(archive)],
+                       env=env, check=True)
+        (py,) = json.loads(export.read_text())["results"]
+        _fill(idle, py, ARCHIVE_IDLE_TARGET_S, archive, f"target {ARCHIVE_IDLE_TARGET_S} s")
+        idle.result["status"] = "pass" if py["median"] <= ARCHIVE_IDLE_TARGET_S else "FAIL"
+        # the grown run: a copy of B as the home (cp above left one), archived, then grown
+        shutil.rmtree(arc, ignore_errors=True)
+        subprocess.run(["cp", "-r", str(source / "projects"), str(copy)], check=True) \
+            if not copy.exists() else None
+        home = scratch / "home"
+        home.mkdir()
+        copy.rename(home / "projects")
+        subprocess.run([*launcher, "--claude-home", str(home), "archive", str(arc)], env=env,
+                       check=True, capture_output=True)
+        sessions = sorted((home / "projects").glob("*/*.jsonl"))[:APPEND_FILES]
+        line = b'{"type":"progress","data":"' + b"x" * 1000 + b'"}\n'
+        for path in sessions:
+            with path.open("ab") as fh:
+                fh.write(line * (APPEND_BYTES // len(line)))
+        grown_argv = [*launcher, "--claude-home", str(home), "archive", str(arc),
+                      "--format", "json"]
+        start = dt.datetime.now()
+        done = subprocess.run(grown_argv, env=env, check=True, capture_output=True)
+        took = (dt.datetime.now() - start).total_seconds()
+        summary = json.loads(done.stdout.splitlines()[-1])
+        grown.result.update(status="report", pysift_median=took, pysift_min=took,
+                            pysift_max=took, rg_median=None,
+                            ratio=summary["bytes_written"] / (APPEND_FILES * APPEND_BYTES),
+                            rg_drift=1.0,
+                            pysift_cmd=shlex.join(grown_argv),
+                            rg_cmd=f"{summary['bytes_written']} bytes written, "
+                                   f"{summary['appended']} appended")
+        print(f"\n### {grown.name}: {summary['bytes_written']} bytes written "
+              f"({summary['appended']} files appended) in {took:.2f} s", file=sys.stderr)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return [first, idle, grown]
+
+
+def _fill(case: Case, py: dict, reference: float, argv: list[str], ref_cmd: object) -> None:
+    case.result.update(
+        status="report" if case.target is None else
+        ("pass" if py["median"] / reference <= case.target else "FAIL"),
+        pysift_median=py["median"], pysift_min=py["min"], pysift_max=py["max"],
+        rg_median=reference, ratio=py["median"] / reference, rg_drift=1.0,
+        pysift_cmd=shlex.join(argv),
+        rg_cmd=shlex.join(ref_cmd) if isinstance(ref_cmd, list) else str(ref_cmd))
+
+
 # ---------------------------------------------------------------------------- output
 
 
@@ -565,6 +673,8 @@ def main(argv: list[str] | None = None) -> int:
                                     dir=RESULTS_DIR))
     for case in cases:
         run_case(case, launcher, env, data, args.runs, args.warmup, out_dir)
+    if "archive" in groups:
+        cases += archive_cases(data, launcher, env, args.runs, out_dir)
 
     block = render(cases, info, how, data, args.runs, args.warmup)
     print("\n" + block)

@@ -22,7 +22,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_HOME = REPO / "fixtures" / "demo-home"
-REAL_HOME = REPO.parent / "shared" / "corpus" / "real"
+# ../shared sits beside the clone (as in CI); a worktree elsewhere names it explicitly
+REAL_HOME = Path(os.environ.get("PYSIFT_REAL_CORPUS") or REPO.parent / "shared" / "corpus" / "real")
 
 # The demo home's ids the tests name (scripts/make_demo_home.py spells the same values;
 # tests/test_builders.py checks that they agree).
@@ -38,7 +39,7 @@ GREENWICH = "a2c8e5f13d9b7a046"  # LONG's workflow agents
 SVALBARD = "a6e0d3b8f2c4a7195"
 
 SCRUBBED = ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID",
-            "NO_COLOR")
+            "NO_COLOR", "PYSIFT_ARCHIVE")
 
 
 @pytest.fixture(autouse=True)
@@ -47,6 +48,9 @@ def _scrub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in SCRUBBED:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # the cleanup notice depends on the files' ages (a checkout's mtimes): off, so a
+    # fixture's answer does not change as the checkout ages; its own tests turn it on
+    monkeypatch.setenv("PYSIFT_CLEANUP_NOTICE_DAYS", "0")
     monkeypatch.setenv("TZ", "Australia/Sydney")
     time.tzset()
 

@@ -118,3 +118,38 @@ def test_show_and_search_number_the_turns_of_every_transcript_alike(cli, real_ho
         assert not mismatched, (path, sorted(mismatched.items())[:5])
         compared += len(common)
     assert compared > 1000
+
+
+REAL_SAME_ANSWER = [
+    ("list", "--max-count", "0", "--format", "json"),
+    ("stats", "--format", "json"),
+    ("search", "TODO", "-c"),
+    ("search", "", "--count-by", "label", "--format", "json"),
+    ("search", "error", "-t", "agent.tool.result", "--resolve-persisted", "-l"),
+    ("plan", "--audit", "--format", "json"),
+    ("agents", "--returned-message", "--format", "json"),
+    ("files", "--by", "timeline", "--format", "json"),
+    ("image", "--format", "json"),
+]
+
+
+def test_archive_answers_as_the_real_home(cli, real_home: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real corpus (old-layout agents, Windows dirs, persisted outputs) archived:
+    every command answers over the archive as over the home, paths aside."""
+    dest = tmp_path / "archive"
+    made = _timed(cli, "--claude-home", str(real_home), "archive", str(dest), "--format",
+                  "json")
+    assert made.code == 0, made.stderr
+    assert made.summary()["complete"] is True
+    monkeypatch.setenv("PYSIFT_ARCHIVE", str(dest))
+    for args in REAL_SAME_ANSWER:
+        live = _timed(cli, "--claude-home", str(real_home), *args)
+        over = _timed(cli, "--claude-home", str(dest), *args)
+        assert (over.code, over.stdout.replace(str(dest), "<H>"),
+                over.stderr.replace(str(dest), "<H>")) == \
+            (live.code, live.stdout.replace(str(real_home), "<H>"),
+             live.stderr.replace(str(real_home), "<H>")), args
+    again = _timed(cli, "--claude-home", str(real_home), "archive", str(dest), "--format",
+                   "json")
+    assert again.summary()["skipped"] == again.summary()["files"]

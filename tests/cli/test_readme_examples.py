@@ -1,6 +1,6 @@
-"""The README's `agents`, `files` and `image` lines run as a stranger types them: from the
-clone, with the demo home exported. (`pysift agents . --format json` failed there: the
-clone is no project of the demo home.)"""
+"""The README's `agents`, `files`, `verbatim` and `image` lines run as a stranger types
+them: from the clone, with the demo home exported. (`pysift agents . --format json` failed
+there: the clone is no project of the demo home.)"""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ import pytest
 
 from conftest import DEMO_HOME, REPO
 
-COMMANDS = ("agents", "files", "image")
+COMMANDS = ("agents", "files", "verbatim", "image")
 
 
 def readme_lines() -> list[str]:
     text = (REPO / "README.md").read_text()
     block = text.split("## The commands", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
-    return [line.split("#", 1)[0].split(" | ", 1)[0].strip() for line in block.splitlines()
+    return [line.split("#", 1)[0].split(" | ", 1)[0].split(" > ", 1)[0].strip()
+            for line in block.splitlines()
             if re.match(r"pysift (%s)\b" % "|".join(COMMANDS), line)]
 
 

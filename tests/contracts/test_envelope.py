@@ -18,21 +18,24 @@ ROW_KINDS = {
     "list": {"session"},
     "search": {"exchange", "census"},
     "show": {"record", "branch-point", "block"},
-    "recover": {"restore", "coverage", "segment", "boundary", "snapshot"},
+    "recover": {"restore", "coverage", "segment", "boundary", "snapshot", "backup"},
     "stats": {"session"},
     "plan": {"plan", "binding", "plan-edit"},
     "whoami": {"identity"},
     "agents": {"session", "run", "agent"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
     "image": {"image", "extract"},
+    "verbatim": {"turn", "compaction_boundary", "collapsed_agents"},
     "status": {"verdict"},
+    "archive": {"file"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
               "file", "mutation", "boundary", "coverage", "segment", "snapshot", "image",
-              "extract"}
-NO_TRIO_COMMANDS = {"agents", "status"}  # status carries the trio in its header
+              "extract", "turn", "collapsed_agents"}
+# status carries the trio in its header; archive's rows are files of a session_id
+NO_TRIO_COMMANDS = {"agents", "status", "archive"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -86,6 +89,10 @@ INVOCATIONS = [
     ("recover", f"@{LONG}", "--file", "cli.py", "--at", "@turn:3"),
     ("recover", "--file", "/home/ada/src/orbit/pyproject.toml", "--salvage"),
     ("recover", "--file", "/nowhere/at/all.py", "--dry-run"),
+    ("recover", "--file", "/home/ada/src/orbit/src/orbit/tle.py", "--list-backups"),
+    ("verbatim", f"@{LONG}"),
+    ("verbatim", f"@{LONG}", "--budget", "3000", "--agent-msgs", "all"),
+    ("verbatim", f"@{LONG}", "--subagents", "--turn", "-3.."),
     ("image",),
     ("image", f"@{LONG}", "--no-subagents", "--id", "1"),
     ("image", "--since", "2026-10-07"),
@@ -113,6 +120,16 @@ def test_envelope(cli, demo_home: Path, monkeypatch: pytest.MonkeyPatch,
         monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", LONG)
     result = cli("--claude-home", str(demo_home), *args, "--format", "json")
     _check_envelope(result, args[0])
+
+
+@pytest.mark.parametrize("args", [(), (f"@{LONG}",), ("--dry-run",), (f"@{EXPLORE}",)],
+                         ids=lambda a: " ".join(("archive", "DEST", *a)))
+def test_archive_envelope(cli, demo_home: Path, tmp_path: Path, args: tuple[str, ...]) -> None:
+    for _ in range(2):  # a first run copies, a second finds everything archived
+        result = cli("--claude-home", str(demo_home), "archive", str(tmp_path / "arc"), *args,
+                     "--format", "json")
+        rows = _check_envelope(result, "archive")
+        assert len(rows) == rows[0]["files_in_scope"] + 2
 
 
 def test_whoami_trap_envelope(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

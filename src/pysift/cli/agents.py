@@ -8,7 +8,14 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Targets, one_of, scope_args
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Targets,
+    complete_choices,
+    one_of,
+    scope_args,
+)
 
 SHAPE_CHOICES = ("builtin-task", "workflow", "teammate")
 ORDER_CHOICES = ("trigger", "start", "completion")
@@ -104,6 +111,7 @@ def agents_cmd(
     ctx: typer.Context,
     targets: Targets = None,
     shape: Annotated[Optional[list[str]], typer.Option("--shape", metavar="SHAPE",
+        autocompletion=complete_choices(*SHAPE_CHOICES),
         help="Only this transcript shape: builtin-task, workflow or teammate (repeatable).")] = None,
     agent_type: Annotated[Optional[list[str]], typer.Option("--agent-type", metavar="TYPE",
         help="Only lanes of this agent type, exact (repeatable; `fork` lists /fork clones).")] = None,
@@ -112,6 +120,7 @@ def agents_cmd(
     until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
         help="Only lanes whose --order-by instant is at or before WHEN.")] = None,
     order_by: Annotated[str, typer.Option("--order-by", metavar="trigger|start|completion",
+        autocompletion=complete_choices(*ORDER_CHOICES),
         help="The axis that orders the tree and bounds --since/--until.")] = "trigger",
     agent: Annotated[Optional[list[str]], typer.Option("--agent", metavar="ID",
         help="One lane by its agent id (or a unique prefix), with its returned message.")] = None,

@@ -38,7 +38,9 @@ app = typer.Typer(
         "else ~/.claude. pysift never writes under it."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion for bash, zsh and fish (cli/complete.py
+    # completes the values: @ targets from the home's sessions, formats, labels, axes)
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -86,9 +88,11 @@ def root(
 # The built commands in SPEC order, each with the module whose import registers it. A
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
-                   "agents": "agents",
-                   "whoami": "whoami", "files": "files", "recover": "recover",
-                   "plan": "plan", "image": "image", "status": "status", "wait": "wait"}
+                   "agents": "agents", "whoami": "whoami", "files": "files",
+                   "recover": "recover", "plan": "plan", "verbatim": "verbatim",
+                   "image": "image", "status": "status", "wait": "wait",
+                   # beyond csift's thirteen (no SPEC order to keep): after them
+                   "archive": "archive", "skill": "skill"}
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
@@ -117,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     from pysift.errors import ExitCode, SiftError
 
     raw = sys.argv[1:] if argv is None else argv
+    if os.environ.get(COMPLETE_VAR):
+        _complete()
     try:
         args = argv_mod.normalize(raw, _project_dir_probe(raw))
         _check_command_given(args)
@@ -146,6 +152,31 @@ def main(argv: list[str] | None = None) -> None:
         _report_os_error(exc)
         sys.exit(int(ExitCode.ERROR))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+COMPLETE_VAR = "_PYSIFT_COMPLETE"
+
+
+def _complete() -> None:
+    """A shell's completion request (the script typer installs sets ``_PYSIFT_COMPLETE``
+    and passes the words in the environment): the whole tree is registered and click's
+    completion answers and exits. Descriptions go out as plain text (typer renders them
+    through rich when it can import it, which costs ~60 ms a keystroke)."""
+    import typer._completion_classes as classes
+
+    classes._sanitize_help_text = lambda text: text  # type: ignore[attr-defined]
+    from pysift.cli.complete import request
+
+    req = request()
+    command = req.command(COMMAND_MODULES) if req is not None else None
+    register((command,) if command is not None else tuple(COMMAND_MODULES))
+    try:
+        app(prog_name="pysift")
+    except SystemExit:
+        raise
+    except Exception:  # noqa: BLE001 - a completion never prints a traceback into a prompt
+        sys.exit(1)
+    sys.exit(0)
 
 
 def _check_command_given(args: list[str]) -> None:

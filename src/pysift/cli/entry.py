@@ -20,6 +20,12 @@ def main(argv: list[str] | None = None) -> None:
             sys.stderr.write("pysift: error: standard output is closed; redirect it to a file "
                              "or /dev/null instead of closing it\n")
         os._exit(1)
+    if os.environ.get("_PYSIFT_COMPLETE"):  # a shell completing an @ target: no typer
+        from pysift.cli.complete import answer_targets_fast
+
+        status = answer_targets_fast()
+        if status is not None:
+            _leave(status)
     if len(args) == 1 and args[0] in ("--version", "-V"):
         from pysift import __version__
 

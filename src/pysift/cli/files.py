@@ -8,7 +8,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, one_of, scope_args
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    complete_choices,
+    one_of,
+    scope_args,
+)
 
 BY_VALUES = ("summary", "dir", "file", "timeline")
 
@@ -94,6 +102,7 @@ def files_cmd(
     ctx: typer.Context,
     targets: Targets = None,
     by: Annotated[str, typer.Option("--by", metavar="summary|dir|file|timeline",
+        autocompletion=complete_choices(*BY_VALUES),
         help="Detail level: per-directory rollup (default), per directory with "
              "first/last, per file, or every change in time order.")] = "summary",
     regex: Annotated[Optional[list[str]], typer.Option("--regex", metavar="RE",

@@ -13,21 +13,66 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 if TYPE_CHECKING:  # the command layer is imported when a command runs, not at start-up
+    from collections.abc import Callable
+
     from pysift.commands.scope import ScopeArgs
     from pysift.model.env import Env
 
 FORMATS = ("text", "json")
 
+
+# Shell completion of values (cli/complete.py, imported only while completing).
+def complete_targets(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    from pysift.cli.complete import targets
+
+    return targets(ctx, incomplete)
+
+
+def complete_format(incomplete: str) -> list[tuple[str, str]]:
+    from pysift.cli.complete import formats
+
+    return formats(incomplete)
+
+
+def complete_label(incomplete: str) -> list[str]:
+    from pysift.cli.complete import labels
+
+    return labels(incomplete)
+
+
+def complete_axis(incomplete: str) -> list[str]:
+    from pysift.cli.complete import count_axes
+
+    return count_axes(incomplete)
+
+
+def complete_choices(*values: str) -> Callable[[str], list[str]]:
+    """Completion for a flag with a closed set of values (``--by``, ``--order-by``)."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [value for value in values if value.startswith(incomplete)]
+
+    return complete
+
+
+def complete_condition(incomplete: str) -> list[str]:
+    from pysift.cli.complete import conditions
+
+    return conditions(incomplete)
+
+
 # The options every spanning command spells the same way (csift's shared surface).
 Targets = Annotated[Optional[list[str]], typer.Argument(metavar="[TARGET]...",
-                                                        show_default=False)]
+                                                        show_default=False,
+                                                        autocompletion=complete_targets)]
 Subagents = Annotated[bool, typer.Option(
     "--subagents/--no-subagents",
     help="Span subagent transcripts (default) or top-level sessions only.")]
 SessionsFrom = Annotated[Optional[list[str]], typer.Option(
     "--sessions-from", metavar="FILE|-",
     help="Union the scope with the ids listed in FILE (or stdin); repeatable.")]
-Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.")]
+Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.",
+                                     autocompletion=complete_format)]
 # A pattern given as an option (grep's and ripgrep's -e): one that starts with a dash is
 # read as a pattern, never as a flag, and every positional is then a target.
 Regexp = Annotated[Optional[str], typer.Option(

@@ -37,7 +37,9 @@ Modes (one at a time): restore (the default: the whole final file, raw, on stdou
 --salvage (the final state's known lines, numbered, gaps explicit), --patches (one
 full-context unified diff per segment between boundaries), --at WHEN (the state at a
 point: an ISO time, an age like 2h, @turn:N, @line:N = after jsonl line N, @latest),
---coverage (alias --dry-run: what is recoverable, the boundaries, the window).
+--coverage (alias --dry-run: what is recoverable, the boundaries, the window),
+--list-backups (Claude Code's own checkpoints of the file in <home>/file-history, by
+backup time: a listing, never merged into a recovery; an empty list proves nothing).
 
 --file takes an absolute path (matched exactly), a path suffix such as src/app.py
 (matched at a path boundary; two different files is an error), ./ or ../ paths (from
@@ -56,6 +58,7 @@ EXAMPLES
   pysift recover @3f6c1e2a --file tle.py --at @turn:4
   pysift recover @3f6c1e2a --file @plan --out /tmp/plan.md
   pysift recover --files-from lost.txt --out-dir /tmp/restore
+  pysift recover --file /home/ada/src/orbit/tle.py --list-backups
 
 \b
 JSON (--format json, one object per line; header first, summary last, always)
@@ -84,6 +87,9 @@ JSON (--format json, one object per line; header first, summary last, always)
    "bash_file","bash_opaque","written_to"}; summary {"mode":"batch","files",
    "complete","partial","invalidated","no_history","skipped","flagged","report",
    "skipped_lines"}
+  --list-backups: header {"kind":"header","command":"recover","mode":"list-backups",
+   "file","hash","store","store_present"}; {"kind":"backup","session_id","version",
+   "path","bytes","backup_utc","backup_local"}; summary {"backups","sessions"}
 
 \b
 NOTES
@@ -129,6 +135,9 @@ def recover_cmd(
         help="The state at a point: ISO time, age (2h), @turn:N, @line:N, @latest.")] = None,
     coverage: Annotated[bool, typer.Option("--coverage", "--dry-run",
         help="What is recoverable: covered ranges, boundaries, the window.")] = False,
+    list_backups: Annotated[bool, typer.Option("--list-backups",
+        help="List Claude Code's own file-history checkpoints of --file (never merged "
+             "into a recovery).")] = False,
     turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
         help="Replay only the events of these turns: N, A..B, N.., ..N, -k.")] = None,
     since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
@@ -152,7 +161,8 @@ def recover_cmd(
 ) -> None:
     check_format(fmt)
     modes = [name for name, on in (("--salvage", salvage), ("--patches", patches),
-                                   ("--at", at is not None), ("--coverage", coverage)) if on]
+                                   ("--at", at is not None), ("--coverage", coverage),
+                                   ("--list-backups", list_backups)) if on]
     if len(modes) > 1:
         raise typer.BadParameter(f"{' and '.join(modes)} are different modes; pick one "
                                  f"(restore is the default)", param_hint="mode")
@@ -163,7 +173,8 @@ def recover_cmd(
     from pysift.core.grammar.ranges import parse_range
 
     mode = {"--salvage": "salvage", "--patches": "patches", "--at": "at",
-            "--coverage": "coverage"}[modes[0]] if modes else "restore"
+            "--coverage": "coverage", "--list-backups": "list-backups"}[modes[0]] \
+        if modes else "restore"
     progress = None
     if files_from is not None and sys.stderr.isatty():
         def progress(text: str) -> None:

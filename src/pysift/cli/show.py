@@ -8,7 +8,13 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, build_env, check_format, check_max_count
+from pysift.cli.params import (
+    Format,
+    build_env,
+    check_format,
+    check_max_count,
+    complete_targets,
+)
 
 SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
 fetches). TARGET is @<uuid>, @<uuid-prefix>, @<agent-id> or a *.jsonl path; it never
@@ -77,7 +83,9 @@ def _split_uuids(values: list[str] | None) -> list[str]:
 def show_cmd(
     ctx: typer.Context,
     targets: Annotated[Optional[list[str]], typer.Argument(metavar="TARGET",
-                                                           show_default=False)] = None,
+                                                           show_default=False,
+                                                           autocompletion=complete_targets)
+                       ] = None,
     line: Annotated[Optional[list[str]], typer.Option("--line", metavar="N|A..B|N..|-k",
         help="1-based jsonl line(s); repeatable, comma-joined.")] = None,
     uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="U",

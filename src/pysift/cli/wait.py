@@ -8,7 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import Format, Subagents, Targets, scope_args
+from pysift.cli.params import Format, Subagents, Targets, complete_condition, scope_args
 from pysift.cli.status import BackgroundSince, IgnoreBackground, build_lens
 
 WAIT_HELP = """Block until a session condition fires, then report. Watches exactly one
@@ -88,7 +88,7 @@ def wait_cmd(
     ctx: typer.Context,
     targets: Targets = None,
     until: Annotated[list[str] | None, typer.Option(
-        "--until", metavar="COND",
+        "--until", metavar="COND", autocompletion=complete_condition,
         help="A condition to wait for (repeatable: the first to fire wins).")] = None,
     timeout: Annotated[str | None, typer.Option(
         "--timeout", metavar="S",

@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
+from pysift.commands.notice import cleanup_notice
 from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
 from pysift.core.cap import cap
+from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
@@ -56,7 +58,8 @@ def run(opts: ListOptions, env: Env) -> Report:
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
-    result = ListResult(scope, shown, len(over), limit, env)
+    notice = cleanup_notice(report, scope.transcripts, env)
+    result = ListResult(scope, shown, len(over), limit, env, notice)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in shown]
     report.answer(result)
@@ -72,13 +75,17 @@ class ListResult:
     dropped: int
     limit: int | None  # the cap in force (the footer names it)
     env: Env
+    notice: Notice | None = None  # sessions in scope near Claude Code's cleanup, unarchived
 
     def summary(self) -> dict[str, Any]:
-        return {
+        out = {
             "sessions": len(self.sessions),
             "skipped_lines": sum(s.skipped_lines for s in self.sessions),
             "dropped_by_cap": self.dropped,
         }
+        if self.notice is not None:
+            out["cleanup_notice"] = self.notice.summary()
+        return out
 
     def render_text(self, out: TextIO) -> None:
         render_text(out, self)
@@ -168,6 +175,8 @@ def render_text(out: TextIO, result: ListResult) -> None:
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
           "active; --max-count 0 lists all, or name a target)\n")
+    if result.notice is not None:
+        w(f"\n{result.notice.line()}\n")
 
 
 def row_block(s: SessionSummary, env: Env) -> list[Segment]:

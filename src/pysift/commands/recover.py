@@ -40,7 +40,7 @@ from pysift.model.env import Env
 from pysift.output.report import Report
 from pysift.output.terminal import verbatim
 
-MODES = ("restore", "salvage", "patches", "at", "coverage")
+MODES = ("restore", "salvage", "patches", "at", "coverage", "list-backups")
 MANIFEST_CAP = 16 << 20
 REPORT_NAME = "recovery-report.tsv"
 REPORT_COLUMNS = ("status", "known_lines", "total_lines", "boundaries", "bash_file",
@@ -70,6 +70,10 @@ class RecoverOptions:
 def run(opts: RecoverOptions, env: Env) -> Report:
     if opts.mode not in MODES:
         raise UsageError(f"unknown recover mode {opts.mode!r}")
+    if opts.mode == "list-backups":
+        from pysift.commands import recover_backups
+
+        return recover_backups.run(opts, env)
     if opts.files_from is not None:
         return _run_batch(opts, env)
     if opts.out_dir is not None:
@@ -134,10 +138,12 @@ def _checked_out(opts: RecoverOptions, env: Env) -> Path | None:
     return out
 
 
-def _file_value(value: str, scope: Scope, env: Env, report: Report) -> str:
-    """The path to look for: ``@plan`` resolved through the session's plan binding; a
-    ``./``/``../`` path joined to the cwd; anything else as given."""
+def _file_value(value: str, scope: Scope | None, env: Env, report: Report) -> str:
+    """The path to look for: ``@plan`` resolved through the session's plan binding (the
+    caller resolved ``scope`` for it); a ``./``/``../`` path joined to the cwd; anything
+    else as given."""
     if value == "@plan":
+        assert scope is not None, "@plan is resolved through the scope"
         from pysift.engines.plans import bindings_of, choose_plan
 
         bindings, warnings = bindings_of(scope.transcripts, env)
@@ -261,6 +267,12 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
             report.note(f"error: {_no_history(ctx)}")
         return report
     best = max(live, key=lambda c: c.rank())
+    later = later_touches(best, candidates)
+    if any(c.replay.hard or c.replay.holes for c in later):
+        report.rows = [{"kind": "restore", "file": file, "complete": False,
+                        "reason": "invalidated"}]
+        report.notes.extend(_superseded(ctx, best, later))
+        return report
     if len(live) > 1:
         report.note(f"note: {len(live) - 1} other session(s) in scope also hold a version of "
                     f"{file}; restoring the freshest (session {best.group.session_id}, last "
@@ -269,7 +281,7 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
     v = best.view
     whole = buf.complete if ctx.opts.file_lines is None else (
         buf.total is not None and bool(v.intervals) and not v.gaps())
-    counts = _restore_counts(best, ctx.tz)
+    counts = _restore_counts(best, ctx.tz, later)
     if not whole:
         report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
                         "lines": v.known_count, "total_lines": v.total or _extent(v), **counts}]
@@ -290,25 +302,55 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
         report.answer(RestoreResult(file, restored=True, content=content))
     report.rows = [row]
     report.exit_code = 0
-    report.notes.extend(_restore_status(ctx, best, head))
+    report.notes.extend(_restore_status(ctx, best, head, later))
     return report
+
+
+def later_touches(best: Any, candidates: list[Any]) -> list[Any]:
+    """The session groups that touched the file AFTER the chosen version and keep no line
+    of it (each item has ``replay`` and ``rank()``): an outside change they saw or an edit
+    they could not place (``hard``/``holes``) means the chosen version is not the file's
+    latest; only heuristic touches (a ``rm``, a shell command) leave it the best known."""
+    after = best.rank()[0]
+    return [c for c in candidates if c.replay.buffer.is_empty and c.rank()[0] > after
+            and (c.replay.boundaries or c.replay.holes)]
+
+
+def _superseded(ctx: _Ctx, best: _Candidate, later: list[_Candidate]) -> list[str]:
+    last = max(later, key=lambda c: c.rank())
+    causes = sorted({b.cause for c in later for b in c.replay.boundaries if b.hard})
+    if any(c.replay.holes for c in later):
+        causes.append("an edit that could not be placed")
+    target = _shell_word(ctx.file)
+    version = "complete" if best.replay.buffer.complete else "partial"
+    return [(f"error: cannot restore {ctx.file}: its latest history is in session "
+             f"{last.group.session_id} (last touched {text_ts(last.latest, ctx.tz)}), where it "
+             f"changed in a way the transcripts do not show ({', '.join(causes)}), so no line "
+             f"of its current state is known"),
+            (f"session {best.group.session_id} holds an older {version} version (last touched "
+             f"{text_ts(best.latest, ctx.tz)}): restore that version explicitly with "
+             f"`pysift recover @{best.group.parent_session_id} --file {target}`; inspect the "
+             f"later change with `pysift recover @{last.group.parent_session_id} --file "
+             f"{target} --coverage`"),
+            f"note: {CAVEAT}"]
 
 
 def _extent(v: rv.View) -> int:
     return max((hi for _, hi in v.intervals), default=0)
 
 
-def _restore_counts(c: _Candidate, tz: Any) -> dict[str, Any]:
-    return {"boundaries": [rv.boundary_json(b, c.group, tz) for b in c.replay.boundaries],
-            "bash_events": c.replay.counts.bash,
+def _restore_counts(c: _Candidate, tz: Any, later: list[_Candidate]) -> dict[str, Any]:
+    return {"boundaries": [rv.boundary_json(b, g.group, tz) for g in (c, *later)
+                           for b in g.replay.boundaries],
+            "bash_events": c.replay.counts.bash + sum(g.replay.counts.bash for g in later),
             "opaque_commands": c.disclosure.opaque_classes,
             "powershell_commands": c.disclosure.powershell,
             "suggested_search": c.disclosure.suggested}
 
 
-def _restore_status(ctx: _Ctx, c: _Candidate, head: str) -> list[str]:
+def _restore_status(ctx: _Ctx, c: _Candidate, head: str, later: list[_Candidate]) -> list[str]:
     boundaries = c.replay.boundaries
-    if not boundaries and c.disclosure.clean:
+    if not boundaries and c.disclosure.clean and not later:
         return [(f"{head}, complete; no bash mutation of this file and no opaque "
                  f"mutating-class command detected in the window)")]
     out = [f"{head}, complete from the tool stream; NOT verified against disk)"]
@@ -316,6 +358,10 @@ def _restore_status(ctx: _Ctx, c: _Candidate, head: str) -> list[str]:
         out.append(f"  {len(boundaries)} change(s) in the window were disclosed as boundaries, "
                    f"not replayed:")
         out.extend(rv.boundary_text(b, c.group, ctx.tz) for b in boundaries)
+    for g in later:
+        out.append(f"  session {g.group.session_id} touched the file after this version "
+                   f"(and kept none of its lines):")
+        out.extend(rv.boundary_text(b, g.group, ctx.tz) for b in g.replay.boundaries)
     return out + _window_tail(c, "  ")
 
 
@@ -691,13 +737,20 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
                       turns=opts.at is not None and opts.at.kind == "turn",
                       lines=opts.at is not None and opts.at.kind == "line")
     report.unread_each(scan.warnings)
-    os.makedirs(out_dir, exist_ok=True)
     at = opts.at or LATEST
-    outcomes = []
+    plans = []
     for i, history in enumerate(scan.files):
-        outcomes.append(_rebuild(history, destinations[paths[i]], out_dir, at, opts.force))
+        plans.append(_rebuild(history, destinations[paths[i]], at, opts.force))
         if say and (i + 1) % 50 == 0:
             say(f"rebuilt {i + 1}/{len(paths)} files")
+    _check_room(out_dir, plans)  # before anything is written
+    os.makedirs(out_dir, exist_ok=True)
+    outcomes = []
+    for outcome, data in plans:
+        if data is not None and outcome.written is not None:
+            writeout.make_parents(out_dir, outcome.written)
+            writeout.write_file(outcome.written, data, force=opts.force)
+        outcomes.append(outcome)
     report_path = _write_report(out_dir, outcomes, opts.force)
     report.rows = [{"kind": "file", "file": o.target, "status": o.status,
                     "known_lines": o.known, "total_lines": o.total, "boundaries": o.boundaries,
@@ -748,43 +801,91 @@ class BatchResult:
             out.write(f"({self.skipped_lines} malformed line(s) skipped)\n")
 
 
-def _rebuild(history: FileHistory, dest: Path, out_dir: Path, at: At, force: bool) -> _Outcome:
+@dataclass
+class _Version:
+    """One session group's replay in batch mode (what ``later_touches`` reads)."""
+
+    group: GroupHistory
+    replay: rp.Replay
+    cutoff: int | None
+    instant: float
+
+    def rank(self) -> tuple[float, int]:
+        return (self.instant, len(self.replay.buffer.cells))
+
+
+def _rebuild(history: FileHistory, dest: Path, at: At, force: bool
+             ) -> tuple[_Outcome, bytes | None]:
+    """The file's outcome and the bytes to write at ``outcome.written`` (None: nothing to
+    write); nothing is written here."""
     target = history.target.given
-    best: tuple[tuple[float, int], rp.Replay, GroupHistory, Disclosure] | None = None
-    any_events = False
     from pysift.core.timez import parse_ts
 
+    versions = []
     for group in history.groups:
         cutoff = cutoff_of(at, group.events)
         rep = rp.replay(group.events, cutoff)
-        any_events = any_events or rep.events > 0
-        v = rv.view(rep.buffer)
-        if rep.buffer.is_empty:
+        if not rep.events:
             continue
         replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
         latest = max((i for e in replayed if (i := parse_ts(e.ts)) is not None), default=None)
-        rank = (latest.timestamp() if latest else float("-inf"), v.known_count)
-        if best is None or rank > best[0]:
-            best = (rank, rep, group, disclose(group, cutoff, history.target.base))
-    if best is None:
-        return _Outcome(target, "invalidated" if any_events else "no-history")
-    _, rep, group, disclosure = best
+        versions.append(_Version(group, rep, cutoff,
+                                 latest.timestamp() if latest else float("-inf")))
+    live = [v for v in versions if not v.replay.buffer.is_empty]
+    if not live:
+        return _Outcome(target, "invalidated" if versions else "no-history"), None
+    best = max(live, key=lambda v: v.rank())
+    later = later_touches(best, versions)
+    if any(v.replay.hard or v.replay.holes for v in later):
+        return _Outcome(target, "invalidated"), None  # a later session saw it change
+    rep = best.replay
+    disclosure = disclose(best.group, best.cutoff, history.target.base)
     v = rv.view(rep.buffer)
     outcome = _Outcome(target, "complete" if rep.buffer.complete else "partial", v.known_count,
                        v.total or max((n for n, _, _ in v.known), default=0),
-                       len(rep.boundaries), rep.counts.bash, len(disclosure.opaque))
+                       len(rep.boundaries) + sum(len(x.replay.boundaries) for x in later),
+                       rep.counts.bash + sum(x.replay.counts.bash for x in later),
+                       len(disclosure.opaque))
     if outcome.status == "complete":
         data = rep.buffer.content()
     else:
         dest = dest.with_name(dest.name + ".partial")
         data = "\n".join(rv.snapshot_body(v, clip_lines=False)) + "\n"
-    if os.path.lexists(dest) and not force:
+    if os.path.lexists(dest) and not force and not os.path.isdir(dest):
         outcome.status = "skipped-exists"
-        return outcome
-    writeout.make_parents(out_dir, dest)
-    writeout.write_file(dest, data.encode("utf-8", "surrogateescape"), force=force)
+        return outcome, None
     outcome.written = dest
-    return outcome
+    return outcome, data.encode("utf-8", "surrogateescape")
+
+
+def _check_room(out_dir: Path, plans: list[tuple[_Outcome, bytes | None]]) -> None:
+    """Refuse, before anything is written, a batch whose files cannot all be written: a
+    file where another listed file needs a directory (``/a`` and ``/a/b.py`` both
+    recovered), or an existing directory or non-directory in the way."""
+    needs: dict[Path, str] = {}  # a directory the batch creates -> a target that needs it
+    for outcome, data in plans:
+        if data is None or outcome.written is None:
+            continue
+        for parent in outcome.written.relative_to(out_dir).parents:
+            if parent != Path("."):
+                needs.setdefault(out_dir / parent, outcome.target)
+    for outcome, data in plans:
+        if data is None or outcome.written is None:
+            continue
+        dest = outcome.written
+        if dest in needs:
+            raise UsageError(f"{outcome.target} and {needs[dest]} cannot both be recovered "
+                             f"under {out_dir}: {dest} would be the first file and a directory "
+                             f"of the second; recover them with separate --out-dir runs "
+                             f"(nothing was written)")
+        if os.path.isdir(dest):
+            raise UsageError(f"{dest} is a directory: {outcome.target} cannot be written "
+                             f"there; move it or choose another --out-dir (nothing was written)")
+    for directory, target in needs.items():
+        if os.path.lexists(directory) and not os.path.isdir(directory):
+            raise UsageError(f"{directory} exists and is not a directory: {target} cannot be "
+                             f"written under it; move it or choose another --out-dir (nothing "
+                             f"was written)")
 
 
 def _write_report(out_dir: Path, outcomes: list[_Outcome], force: bool) -> Path:

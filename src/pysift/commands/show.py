@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from pysift.commands.scope import no_such_turns
+from pysift.core.blocks import block_sha256
 from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
@@ -447,21 +448,6 @@ def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, limit: int, 
                     f"pysift show {ref} --line {line_list(dropped)} --raw "
                     "(or --max-count 0 = uncapped)")
     return report
-
-
-def block_sha256(text: str) -> str:
-    """The sha256 of a block's text as UTF-8. A lone surrogate (a transcript's cut emoji)
-    has no UTF-8: the text is hashed as the writers print it (``\\ud83d`` spelled out,
-    SPEC §5), so the digest is the one of the ``text`` a reader received."""
-    import hashlib
-
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        from pysift.output.surrogates import escaped
-
-        data = escaped(text).encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
 
 
 def _run_block(view: TranscriptView, opts: ShowOptions) -> Report:

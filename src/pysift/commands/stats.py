@@ -12,8 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from pysift.commands.notice import cleanup_notice
 from pysift.commands.scope import ScopeArgs
 from pysift.core.cap import cap
+from pysift.core.cleanup import Notice
 from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.core.timez import format_span_ms, parse_ts, text_ts, ts_pair
 from pysift.engines.stats import SessionStats, TokenSums, Window
@@ -48,7 +50,8 @@ def run(opts: StatsOptions, env: Env) -> Report:
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)
     shown, over = cap(rows, args.max_count, newest=recency)
-    result = StatsResult(shown, dropped=len(over), env=env)
+    notice = cleanup_notice(report, scope.transcripts, env)
+    result = StatsResult(shown, dropped=len(over), env=env, notice=notice)
     report.header = result.header()
     report.rows = [session_row(r, env) for r in shown]
     report.answer(result)
@@ -63,6 +66,7 @@ class StatsResult:
     rows: list[SessionStats]
     dropped: int
     env: Env
+    notice: Notice | None = None  # sessions in scope near Claude Code's cleanup, unarchived
 
     @property
     def top(self) -> int:
@@ -88,6 +92,7 @@ class StatsResult:
             "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
             "skipped_lines": sum(r.skipped_lines for r in rows),
             "dropped_by_cap": self.dropped,
+            **({"cleanup_notice": self.notice.summary()} if self.notice is not None else {}),
         }
 
     def render_text(self, out: TextIO) -> None:
@@ -251,6 +256,8 @@ def render_text(out: TextIO, result: StatsResult) -> None:
                   "file's modification time" if idle else "")
         w(f"… (+{dropped:,} more session(s) not shown — the most recently active are aggregated "
           f"above{ranked}; narrow with a target or --since, or raise --max-count; 0 = all)\n")
+    if result.notice is not None:
+        w(f"{result.notice.line()}\n")
 
 
 def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int) -> None:

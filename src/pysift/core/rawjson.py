@@ -146,3 +146,27 @@ def iter_key_lines_backward(buf: Buffer, needles: bytes | tuple[bytes, ...],
         end = find(b"\n", pos)
         yield start, size if end < 0 else end
         latest = [p if p < start else rfind(n, 0, start) for p, n in zip(latest, needles)]
+
+
+_TYPE_KEY = b'"type":"'
+
+
+def own_type(buf: Buffer, pos: int, end: int) -> bytes | None:
+    """The record's own ``"type"`` value read off a compact line ``buf[pos:end)``: the
+    first type key when nothing nests before it (Claude Code writes a user record's type
+    before its message), else the last one when nothing closes after it (an assistant's
+    comes after its message); None when the bytes do not settle it (a spaced layout, an
+    escaped value, a key order no writer we know of uses)."""
+    find, rfind = buf.find, buf.rfind
+    key = find(_TYPE_KEY, pos, end)
+    if key > pos + 1 and find(b"{", pos + 1, key) >= 0:
+        key = rfind(_TYPE_KEY, key, end)
+        if rfind(b"}", key, end - 1) >= 0:
+            return None
+    if key < 0:
+        return None
+    value_end = find(b'"', key + 8, end)
+    if value_end < 0:
+        return None
+    kind = buf[key + 8:value_end]
+    return None if b"\\" in kind else bytes(kind)

@@ -90,6 +90,9 @@ class Window:
     lines: tuple[str, ...]
     total: int | None  # the file's line count as the reader saw it; None when unknown
     source: str = SOURCE_FULL_READ  # the read family it came from (counting only)
+    #: a shell output whose opening blank lines Claude Code may have stripped: ``start``
+    #: holds only when the replay already knows that line as the first one shown
+    floating: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,9 @@ class Replacement:
     old: str
     new: str
     replace_all: bool = False
+    #: another new text Claude Code may have written instead (an input it normalises in
+    #: some versions): the lines where the two results differ are unknown
+    alt: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +408,12 @@ def _apply_replacements(buf: SparseBuffer, replacements: Sequence[Replacement], 
             raise _Unanchorable("old text not located in the known lines", LOCATE)
         first, last, pos = hits[0]
         run_text = "\n".join(buf.cells[n][0] for n in range(first, last + 1))
+        if first > 1 and _overlaps_from_before(run_text, rep.old, pos):
+            # Claude Code counts occurrences left to right without overlap: one that begins
+            # in the unknown lines before this run and overlaps the one seen here would be
+            # the one it replaced (the one seen is then not counted)
+            raise _Unanchorable("old text may begin in the unknown lines before the known run",
+                                LOCATE)
         new_text = run_text[:pos] + rep.new + run_text[pos + len(rep.old):]
         new_lines = new_text.split("\n")
         step = len(new_lines) - (last - first + 1)
@@ -412,6 +424,35 @@ def _apply_replacements(buf: SparseBuffer, replacements: Sequence[Replacement], 
             buf.cells[first + offset] = (line, at)
         if buf.total is not None:
             buf.total += step
+
+
+def _keep_agreeing(trial: SparseBuffer, before: SparseBuffer,
+                   replacements: Sequence[Replacement], at: int) -> None:
+    """Apply the other spelling of the new texts to ``before`` and keep in ``trial`` only
+    the lines both results agree on (the spellings differ within lines, never in their
+    count); an edit that places one way and not the other cannot be placed."""
+    other = before.copy()
+    _apply_replacements(other, [Replacement(r.old, r.new if r.alt is None else r.alt,
+                                            r.replace_all) for r in replacements], at)
+    if other.total != trial.total:
+        raise _Unanchorable("the two spellings of the new text disagree on the length", LOCATE)
+    trial.cells = {n: cell for n, cell in trial.cells.items()
+                   if other.cells.get(n, (None,))[0] == cell[0]}
+
+
+def _overlaps_from_before(run_text: str, old: str, pos: int) -> bool:
+    """Whether an occurrence of ``old`` beginning before a known run (whose first line
+    follows unknown ones) can reach past ``pos``, where the run holds one: the part of
+    ``old`` after one of its newlines would then open the run (or the run would be all
+    of it) and run on beyond ``pos``."""
+    at = old.find("\n")
+    while at >= 0:
+        tail = old[at + 1:]
+        common = min(len(tail), len(run_text))
+        if len(tail) > pos and tail[:common] == run_text[:common]:
+            return True
+        at = old.find("\n", at + 1)
+    return False
 
 
 def _straddle_cut(buf: SparseBuffer, olds: Sequence[str]) -> None:
@@ -620,6 +661,9 @@ class _Replayer:
                 self._observed()
 
     def _window(self, event: Event, op: Window) -> None:
+        if op.floating and not (op.lines and op.start in self.buf.cells
+                                and self.buf.cells[op.start][0] == op.lines[0]):
+            return  # where the shown lines begin is not proven: nothing placed
         if op.source == SOURCE_BASH_CAT:
             self.counts.bash_read_anchor += 1
         else:
@@ -666,6 +710,8 @@ class _Replayer:
                 _apply_hunks(trial, op.hunks, event.line)
             else:
                 _apply_replacements(trial, op.replacements, event.line)
+                if any(r.alt is not None for r in op.replacements):
+                    _keep_agreeing(trial, self.buf, op.replacements, event.line)
         except _Unanchorable as hole:
             self.counts.edit_unanchorable += 1
             self.holes.append(Hole(event, hole.reason))
@@ -730,10 +776,17 @@ class _Replayer:
         terminated = buf.complete and buf.cells[buf.total or 0][0] == ""
         if not (empty or terminated):
             self.counts.bash += 1
+            state = "not newline-terminated" if buf.complete else "not complete"
             self._boundary(event, BASH_APPEND_UNPLACED,
-                           "bash append with known bytes, but the replayed file is not "
-                           "complete and newline-terminated here, so where they landed is "
-                           "unknown", invalidate=False)
+                           f"bash append with known bytes, but the replayed file is {state} "
+                           f"here, so how they joined its end is unknown (its last line and "
+                           f"its length are unknown from here on)", invalidate=False)
+            # the bytes went after the file's last line: that line (when it had no final
+            # newline) and the length changed; every line before the last is untouched.
+            # With no length seen, the highest known line may be the last one.
+            last = buf.total if buf.total is not None else max(buf.cells, default=0)
+            buf.cells.pop(last, None)
+            buf.total = None
             return
         self.counts.bash_write_anchor += 1
         self._touch(event, change=True)

@@ -24,7 +24,10 @@ import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
+
+if TYPE_CHECKING:
+    from pysift.disk.lines import Buffer
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -78,6 +81,15 @@ def map_ordered(fn: Callable[..., R], items: Sequence[T], *, shared: Any = _NOTH
     if queue is None:  # not even one token per process fits a pipe: work in-process
         return [call(item) for item in items]
     return _fork_map(call, items, *queue, n)
+
+
+def map_with_cores(fn: Callable[[int, T], R], items: Sequence[T], *, min_items: int,
+                   weights: Sequence[int] | None = None) -> list[R]:
+    """``[fn(cores, item) for item in items]``: a batch spread over the cores gives each
+    item one core; a batch run in-process grants each item every core (one big file may
+    then split its own scan, as ``in_halves`` does)."""
+    cores = cpu_workers() if processes(len(items), min_items) == 1 else 1
+    return map_ordered(fn, items, shared=cores, min_items=min_items, weights=weights)
 
 
 _TOKEN = 4  # bytes per queue token
@@ -140,22 +152,7 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
             pid = os.fork()
             if pid == 0:  # the child: take work, send one pickle, leave without cleanup
                 os.close(read_fd)
-                status = 0
-                try:
-                    payload = pickle.dumps(("ok", list(_take(fn, items, batches, queue))),
-                                           protocol=pickle.HIGHEST_PROTOCOL)
-                except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
-                    status = 1
-                    try:  # a typed error itself keeps its message and exit code
-                        payload = pickle.dumps(("error", exc if isinstance(exc, Exception)
-                                                else repr(exc)))
-                    except Exception:  # noqa: BLE001 - not picklable: its repr
-                        payload = pickle.dumps(("error", repr(exc)))
-                try:
-                    with os.fdopen(write_fd, "wb") as out:
-                        out.write(payload)
-                finally:
-                    os._exit(status)
+                _child(write_fd, lambda: list(_take(fn, items, batches, queue)))
             os.close(write_fd)
             children.append((pid, read_fd))
         out: list[R] = [None] * len(items)  # type: ignore[list-item]
@@ -174,6 +171,52 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
     return out
 
 
+def _child(write_fd: int, produce: Callable[[], object]) -> NoReturn:
+    """A forked child's whole life: compute, send one pickle, leave without cleanup."""
+    status = 0
+    try:
+        payload = pickle.dumps(("ok", produce()), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
+        status = 1
+        try:  # a typed error itself keeps its message and exit code
+            payload = pickle.dumps(("error", exc if isinstance(exc, Exception)
+                                    else repr(exc)))
+        except Exception:  # noqa: BLE001 - not picklable: its repr
+            payload = pickle.dumps(("error", repr(exc)))
+    try:
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(payload)
+    finally:
+        os._exit(status)
+
+
+def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
+                      ) -> Callable[[], list[R]]:
+    """``[fn(shared, item) for item in items]`` computed by ONE forked process while the
+    caller goes on with other work (``archive`` copies files while the plan bindings are
+    read); the returned function waits for the results and returns them in order. Call
+    it exactly once, also when the caller's own work failed (it reaps the child). Runs
+    in-process, at that call, when there is nothing to do or no fork."""
+    call: Callable[[T], R] = partial(fn, shared)
+    if not items or not hasattr(os, "fork"):
+        return lambda: [call(item) for item in items]
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child(write_fd, lambda: [call(item) for item in items])
+    os.close(write_fd)
+
+    def result() -> list[R]:
+        kind, body = _collect(pid, read_fd)
+        if kind != "ok":
+            if isinstance(body, Exception):
+                raise body
+            raise RuntimeError(f"a worker process failed: {body}")
+        return body  # type: ignore[return-value]
+    return result
+
+
 def _collect(pid: int, read_fd: int) -> tuple[str, object]:
     with os.fdopen(read_fd, "rb") as pipe:
         data = pipe.read()
@@ -181,3 +224,22 @@ def _collect(pid: int, read_fd: int) -> tuple[str, object]:
     if not data:
         return "error", "the worker exited without a result"
     return pickle.loads(data)  # type: ignore[no-any-return]
+
+
+def in_halves(scan: Callable[[Buffer, int, int], R], buf: Buffer, *, cores: int,
+              min_bytes: int) -> list[R]:
+    """``scan(buf, lo, hi)`` over the whole buffer: one call for a small file or when the
+    caller grants one core, else one call per half, split at a newline, on two processes
+    (``map_ordered`` with the scan and the buffer as its shared state: a forked half
+    inherits both). The results come back in file order."""
+    size = len(buf)
+    mid = buf.find(b"\n", size // 2) if size >= min_bytes and cores >= 2 else -1
+    if mid < 0 or mid + 1 >= size:
+        return [scan(buf, 0, size)]
+    return map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=(scan, buf), workers=2,
+                       min_items=1)
+
+
+def _half(shared: tuple[Callable[[Buffer, int, int], R], Buffer], bounds: tuple[int, int]) -> R:
+    scan, buf = shared
+    return scan(buf, *bounds)

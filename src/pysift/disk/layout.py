@@ -21,7 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,12 +30,11 @@ import orjson
 import unicodedata2
 
 from pysift.disk import jsonline
+from pysift.disk.home import CLAUDE_CONFIG_DIR, expand_user, resolve_home  # noqa: F401
 from pysift.disk.lines import iter_lines
 from pysift.disk.mapped import open_buffer, read_regular
-from pysift.errors import UsageError
 from pysift.model.ids import agent_id_from_stem, is_uuid
 
-CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 MAX_SANITIZED_LENGTH = 200  # Claude Code's cap on an encoded dir name (longer: + "-<hash>")
 SUBAGENTS_DIR = "subagents"
 WORKFLOWS_DIR = "workflows"
@@ -53,40 +52,6 @@ _CWD_FIELD = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
 
 
 # -- the Claude home ------------------------------------------------------------------------------
-
-
-def expand_user(value: str, user_home: Path) -> Path:
-    """Expand a leading ``~`` against ``user_home`` (the caller's notion of home).
-
-    Only ``~`` and ``~/…`` are expanded; ``~other`` is left literal (looking up another
-    user's home would mean reading the password database, which the caller did not ask for).
-    """
-    if value == "~":
-        return user_home
-    if value.startswith(("~/", "~" + os.sep)):
-        return user_home / value[2:]
-    return Path(value)
-
-
-def resolve_home(flag: str | None, environ: Mapping[str, str], user_home: Path) -> Path:
-    """The Claude config dir: ``--claude-home``, then ``$CLAUDE_CONFIG_DIR``, then ``~/.claude``.
-
-    An empty ``CLAUDE_CONFIG_DIR`` counts as unset (Claude Code's ``??`` would take it as a
-    real value; an empty string names no directory, so we fall through). An empty
-    ``--claude-home`` is a usage error rather than a silent fall-back: the caller asked for
-    a specific home and got none.
-    """
-    if flag is not None:
-        if not flag.strip():
-            raise UsageError(
-                "--claude-home is empty; pass the Claude config dir (the one holding "
-                "projects/), or drop the flag to use $CLAUDE_CONFIG_DIR or ~/.claude"
-            )
-        return expand_user(flag, user_home)
-    configured = environ.get(CLAUDE_CONFIG_DIR, "")
-    if configured.strip():
-        return expand_user(configured, user_home)
-    return user_home / ".claude"
 
 
 # -- cwd -> project dir name ----------------------------------------------------------------------
@@ -398,6 +363,13 @@ class Transcript:
     # False when the project dir listing that found this session held no ``<uuid>/`` dir
     # beside it, so no sidecar can exist; None when nobody looked (probe the path).
     has_session_dir: bool | None = field(default=None, compare=False)
+
+    def size(self) -> int:
+        """The file's size in bytes (0 when it cannot be read): a fan-out queue weight."""
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
 
     def id_trio(self) -> dict[str, Any]:
         return {

@@ -69,10 +69,11 @@ def inside(path: Path, root: Path) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def refuse_under_home(path: Path, claude_home: Path, flag: str) -> None:
+def refuse_under_home(path: Path, claude_home: Path, flag: str,
+                      what: str = "the recovered file") -> None:
     if inside(path, claude_home):
         raise UsageError(f"{flag} {path} is inside the Claude home {claude_home}, which pysift "
-                         f"only reads; write the recovered file somewhere else")
+                         f"only reads; write {what} somewhere else")
 
 
 def check_new_file(path: Path, *, force: bool, flag: str) -> None:

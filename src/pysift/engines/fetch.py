@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pysift.core import classify
+from pysift.core.blocks import assistant_part_text
 from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
@@ -297,25 +298,12 @@ def block_text(view: TranscriptView, block_id: str) -> str:
                 continue
             for block in rec.blocks():
                 if seen == index:
-                    return _assistant_block_text(block)
+                    return assistant_part_text(block)
                 seen += 1
         raise NotFoundError(f"assistant message {msg_id} has no part p{index} "
                             f"({seen} part(s) found) in {view.transcript.path}")
     raise UsageError(f"'{block_id}' is not a block id; use r:<tool_use_id> or "
                      "a:<message.id>:p<n>")
-
-
-def _assistant_block_text(block: dict) -> str:
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text") or "")
-    if kind == "thinking":
-        return str(block.get("thinking") or "")
-    # compact_json, as search renders a tool_use unit: it also takes what orjson refuses
-    # (a lone surrogate the stdlib fallback of core.decode kept, an int beyond 64 bits)
-    if kind == "tool_use":
-        return f"{block.get('name')} " + classify.compact_json(block.get("input"))
-    return classify.compact_json(block)
 
 
 def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:

@@ -29,6 +29,7 @@ from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError
 from pysift.model import labels as L
 from pysift.model.record import Record
 
@@ -205,6 +206,29 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             _first_timestamped(out, rec)
     first = None
     inbound: list[Said] = []  # the first and the newest inbound message no human sent
+    found = _first_human(lines, ctx, file_layouts, inbound)
+    if found is not None:
+        start, rec, said = found
+        out.first_user = Said(said, rec.timestamp)
+        first = (start, rec)
+    elif inbound:
+        # no human message anywhere (the walk read every user line): the session's
+        # inbound messages, labelled, stand in (a teammate lane, a notification-driven run)
+        out.first_user, out.last_user = inbound[0], inbound[-1]
+    # the head's walk: through the first human message's line, the envelope lines at
+    # least; without a human message it walked the whole file
+    lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
+                      if first is not None else len(buf))
+    _head_envelope_beyond(lines, out, stop, first)
+    return first
+
+
+def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
+                 inbound: list[Said] | None = None) -> tuple[int, Record, str] | None:
+    """The first human message: its line's offset, its record and its words (a
+    whole-buffer search for user lines, carriers skipped unread). ``inbound`` (when
+    given) gets the first and the newest inbound message no human sent before it."""
+    buf = lines.buf
     result_keys = type_needles(buf, "tool_result", file_layouts)
     user_keys = type_needles(buf, "user", file_layouts)
     for start, end in iter_key_lines(buf, user_keys):
@@ -215,22 +239,31 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             continue
         said = _human_text(rec, ctx)
         if said is not None:
-            out.first_user = Said(said, rec.timestamp)
-            first = (start, rec)
-            break
-        other = _inbound(rec, ctx)
-        if other is not None:
-            inbound[min(len(inbound), 1):] = [other]
-    if first is None and inbound:
-        # no human message anywhere (the walk read every user line): the session's
-        # inbound messages, labelled, stand in (a teammate lane, a notification-driven run)
-        out.first_user, out.last_user = inbound[0], inbound[-1]
-    # the head's walk: through the first human message's line, the envelope lines at
-    # least; without a human message it walked the whole file
-    lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
-                      if first is not None else len(buf))
-    _head_envelope_beyond(lines, out, stop, first)
-    return first
+            return start, rec, said
+        if inbound is not None:
+            other = _inbound(rec, ctx)
+            if other is not None:
+                inbound[min(len(inbound), 1):] = [other]
+    return None
+
+
+def first_human_message(transcript: Transcript, max_bytes: int | None = None) -> str | None:
+    """The one-line preview of a transcript's first human message (``list``'s "first"),
+    or None: the shell completion's description of a session. ``max_bytes`` reads only
+    the file's head (a long session's first prompt is near its start)."""
+    try:
+        if max_bytes is None:
+            buf: Buffer = open_buffer(transcript.path)
+        else:
+            with open(transcript.path, "rb") as fh:
+                buf = fh.read(max_bytes)
+    except (OSError, SourceError):  # a description is optional, never an error
+        return None
+    ctx = classify.ClassifyContext(owner_id=transcript.session_id,
+                                   is_subagent=transcript.is_subagent,
+                                   parent_id=transcript.parent_session_id)
+    found = _first_human(_Lines(buf), ctx, layouts(buf))
+    return None if found is None else Said(found[2], None).text
 
 
 def _first_timestamped(out: SessionSummary, rec: Record) -> None:

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
 
 from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.settings import read_scopes, settings_files
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
-from pysift.disk.mapped import open_buffer, read_regular
+from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.record import Record
@@ -119,8 +119,13 @@ def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None =
 
     The needles are found by whole-buffer searches, so a transcript with none of them is
     never split into lines; malformed candidates count in ``tally``, and ``parsed``
-    (when given) collects the start of every line decoded.
+    (when given) collects the start of every line decoded. One needle is found lazily,
+    a line at a time: a caller that stops at the first good record (the first cwd, the
+    first valid slug) does not search the rest of the file.
     """
+    if len(needles) == 1:
+        yield from _lazy_candidates(buf, needles[0], tally, parsed)
+        return
     starts: set[int] = set()
     for needle in needles:
         pos = buf.find(needle)
@@ -134,6 +139,20 @@ def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None =
         rec = decode(buf[start : line_end(buf, start)], numbers.at(start), tally)
         if rec is not None:
             yield rec
+
+
+def _lazy_candidates(buf: Buffer, needle: bytes, tally: Tally | None,
+                     parsed: set[int] | None) -> Iterable[Record]:
+    numbers = _LineNumbers(buf)
+    pos = buf.find(needle)
+    while pos >= 0:
+        start, end = line_start(buf, pos), line_end(buf, pos)
+        if parsed is not None:
+            parsed.add(start)
+        rec = decode(buf[start:end], numbers.at(start), tally)
+        if rec is not None:
+            yield rec
+        pos = buf.find(needle, end + 1)
 
 
 def _plan_mode_payload(rec: Record) -> dict[str, Any] | None:
@@ -174,15 +193,6 @@ def absolute_home(env: Env) -> Path:
     return home if home.is_absolute() else Path(os.path.normpath(env.cwd / home))
 
 
-def settings_files(claude_home: Path, project_root: str | None) -> list[Path]:
-    """The settings scopes in precedence order (a later file overrides an earlier one)."""
-    files = [claude_home / "settings.json"]
-    if project_root:
-        files += [Path(project_root) / ".claude" / "settings.json",
-                  Path(project_root) / ".claude" / "settings.local.json"]
-    return files
-
-
 def _is_within(path: str, root: str, sep: str = os.sep) -> bool:
     """Lexical containment (Claude Code also walks symlinks; that leg is not modelled)."""
     if path == root:
@@ -207,22 +217,13 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
     out = PlansDir(default)
     configured: str | None = None
     source: Path | None = None
-    for settings in settings_files(home, project_root):
-        try:
-            raw = read_regular(settings)
-        except FileNotFoundError:
-            continue  # an absent scope is the normal case
-        except OSError as exc:  # there, but a dir, a FIFO or locked: said, never waited on
-            out.notes.append(f"note: cannot read {settings}: {exc.strerror or exc}; its "
-                             f"settings are ignored (the plans dir falls back past it)")
+    for scope in read_scopes(settings_files(home, project_root)):
+        settings = scope.path
+        if scope.problem is not None:
+            out.notes.append(f"note: {scope.problem}; its settings are ignored (the plans "
+                             f"dir falls back past it)")
             continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            out.notes.append(f"note: {settings} is not valid JSON; its settings are ignored "
-                             f"(the plans dir falls back past it)")
-            continue
-        value = obj.get(SETTINGS_KEY) if isinstance(obj, dict) else None
+        value = scope.values.get(SETTINGS_KEY)
         if value is None:
             continue
         if not isinstance(value, str) or not value.strip():
@@ -256,17 +257,22 @@ def plans_dir(env: Env, project_root: str | None) -> PlansDir:
 
 
 def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
-    latest: PlanBinding | None = None
-    for rec in candidate_lines(buf, (_PLAN_MODE,)):
-        payload = _plan_mode_payload(rec)
-        if payload is None or rec.line is None:
+    """The LATEST valid ``plan_mode`` attachment binds: the file is read backward from its
+    end and the first valid one found is it (the earlier ones are never decoded)."""
+    end = len(buf)
+    while (pos := buf.rfind(_PLAN_MODE, 0, end)) >= 0:
+        start = line_start(buf, pos)
+        end = start  # the next search looks before this line
+        rec = decode(buf[start : line_end(buf, pos)], _LineNumbers(buf).at(start))
+        payload = _plan_mode_payload(rec) if rec is not None else None
+        if rec is None or payload is None or rec.line is None:
             continue
         recorded = payload["planFilePath"]
         plan_file, notes = _relocated(recorded, env)
-        latest = PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
-                             rec.slug, BINDING_PLAN_MODE, notes=notes,
-                             recorded_file=recorded if plan_file != recorded else None)
-    return latest
+        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
+                           rec.slug, BINDING_PLAN_MODE, notes=notes,
+                           recorded_file=recorded if plan_file != recorded else None)
+    return None
 
 
 def _relocated(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:

@@ -83,6 +83,24 @@ def test_small_inputs_stay_in_process() -> None:
     assert {pid for _, pid in out} == {os.getpid()}
 
 
+def _cores_with_pid(cores: int, x: int) -> tuple[int, int, int]:
+    time.sleep(0.002)
+    return x, cores, os.getpid()
+
+
+def test_map_with_cores_grants_every_core_in_process_and_one_in_a_spread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fanout, "cpu_workers", lambda: 2)
+    few = fanout.map_with_cores(_cores_with_pid, [1, 2, 3], min_items=8)
+    assert [(x, cores) for x, cores, _ in few] == [(1, 2), (2, 2), (3, 2)]
+    assert {pid for _, _, pid in few} == {os.getpid()}
+    many = fanout.map_with_cores(_cores_with_pid, list(range(40)), min_items=8,
+                                 weights=list(range(40)))
+    assert [x for x, _, _ in many] == list(range(40))
+    assert {cores for _, cores, _ in many} == {1}
+    assert len({pid for _, _, pid in many}) == 2
+
+
 def test_the_queue_is_heaviest_first_and_batches_only_beyond_a_pipe() -> None:
     order = sorted(range(5), key=lambda i: -[100, 1, 1, 1, 90][i])
     assert fanout._batches(order) == [[0], [4], [1], [2], [3]]

@@ -841,18 +841,39 @@ def _replacements(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | 
         new = src.get("newString") if src else tool_input.get("new_string")
         every = (src.get("replaceAll") if src else tool_input.get("replace_all")) is True
         if isinstance(old, str) and isinstance(new, str):
-            return (rp.Replacement(old, new, every),)
+            return (_replacement(old, new, every, tool_input, recorded=src is not None),)
         return ()
-    edits = echo.get("edits") if echo is not None and isinstance(echo.get("edits"), list) \
-        else tool_input.get("edits")
+    recorded = echo is not None and isinstance(echo.get("edits"), list)
+    edits = echo.get("edits") if recorded else tool_input.get("edits")  # type: ignore[union-attr]
     out = []
     for e in edits if isinstance(edits, list) else ():
         if isinstance(e, dict) and isinstance(e.get("old_string"), str) \
                 and isinstance(e.get("new_string"), str):
-            out.append(rp.Replacement(e["old_string"], e["new_string"], e.get("replace_all") is True))
+            out.append(_replacement(e["old_string"], e["new_string"], e.get("replace_all") is True,
+                                    tool_input, recorded=recorded))
         else:
             return ()
     return tuple(out)
+
+
+_MARKDOWN = re.compile(r"\.(md|mdx)$", re.IGNORECASE)
+_LINE_BREAK = re.compile(r"(\r\n|\n|\r)")
+#: JavaScript's \s (Python's also holds \x1c-\x1f and \x85, which Claude Code keeps)
+_TRAILING_BLANKS = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$")
+
+
+def _replacement(old: str, new: str, every: bool, tool_input: dict[str, Any], *,
+                 recorded: bool) -> rp.Replacement:
+    """One string edit. Known only from the model's input (no result echo), its new text
+    may not be what Claude Code wrote: the versions that normalise it strip each line's
+    trailing blanks outside markdown files; the replay then keeps only the lines both
+    spellings agree on."""
+    path = tool_input.get("file_path")
+    if recorded or (isinstance(path, str) and _MARKDOWN.search(path)):
+        return rp.Replacement(old, new, every)
+    stripped = "".join(part if i % 2 else _TRAILING_BLANKS.sub("", part)
+                       for i, part in enumerate(_LINE_BREAK.split(new)))
+    return rp.Replacement(old, new, every, alt=stripped if stripped != new else None)
 
 
 def _hunks(value: object) -> tuple[rp.Hunk, ...]:

@@ -11,9 +11,13 @@ Bash call tells about a file, read through the lexical parser ``core.shell``.
   file. An admitted anchor replaces the command's own heuristic mutation row.
 - READ anchors: a one-command string ``cat F`` / ``head -n N F`` / ``sed -n 'A,Bp' F``
   whose result echo is complete (stdout recorded, empty stderr, not interrupted, not
-  persisted elsewhere). Claude Code may trim the end of a shell's output, so the last
-  printed line counts only when stdout ends with a newline, and the window is the whole
-  file only then, when it reached the end (``cat``, ``sed`` to ``$``, ``head`` short of N).
+  persisted elsewhere, not cut at 30,000 characters). Claude Code trims the end of a
+  shell's output and strips the whitespace-only lines that open and close it, so the last
+  printed line counts only when stdout ends with a newline (the window is the whole file
+  only then, when it reached the end), and the first printed line is line ``start`` only
+  when the window printed every line it asked for (``head -n N`` showing N lines) or that
+  line is blank; otherwise the window floats and the replay places it only where it
+  already knows that first line.
 - Everything else the parser says changes the file is a HEURISTIC ``bash_mutation``.
 - Opaque: mutating-class markers (formatters, interpreters, package managers, archive
   tools, worktree-rewriting git) and every PowerShell call, counted per window.
@@ -21,6 +25,7 @@ Bash call tells about a file, read through the lexical parser ``core.shell``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -137,14 +142,23 @@ def events(command: str, picked: list[Touch], result: Outcome) -> Iterator[tuple
         yield t, op
 
 
+#: the notes Claude Code puts after a shell output it cut: at 30,000 characters (older
+#: versions, in the recorded stdout itself) and at its accumulator's ceiling
+_CUT_OUTPUT = re.compile(r"\n\n\.\.\. \[\d+ lines truncated\] \.\.\.$"
+                         r"|\n\.\.\. \[output truncated - \d+KB removed\]$")
+
+
 def _read_op(read: shell.ContentRead, result: Outcome) -> rp.Op | None:
     """A read anchor from a complete result echo (see the module docstring)."""
     if (not result.present or result.is_error or result.stdout is None or result.stderr
             or result.interrupted or result.persisted):
         return None
     text = result.stdout
+    cut = _CUT_OUTPUT.search(text)
+    if cut is not None:
+        text = text[:cut.start()]  # what is left ends inside a line: dropped below
     lines = text.split("\n")
-    untrimmed = text.endswith("\n")
+    untrimmed = text.endswith("\n") and cut is None
     if untrimmed:
         lines = lines[:-1]  # the newline ends the last printed line
     elif lines:
@@ -153,11 +167,20 @@ def _read_op(read: shell.ContentRead, result: Outcome) -> rp.Op | None:
         wanted = read.end - read.start + 1
         if len(lines) > wanted:
             return None  # more than the window printed: not the file we think
+    # Claude Code strips the whitespace-only lines that open (and close) a shell's output,
+    # so the first printed line is line `start` only when nothing was stripped before it:
+    # proven when the window printed every line it asked for, or when that first line is
+    # itself blank (it would have been stripped); else the replay must see it agree with
+    # a line it already holds (a "floating" window)
+    printed = len(lines) + (0 if untrimmed else 1)
+    asked = None if read.end is None else read.end - read.start + 1
+    exact = (asked is not None and printed == asked and cut is None) or bool(
+        lines and not lines[0].strip())
     reached_end = read.end is None or (read.source == "head" and len(lines) < read.end)
-    if untrimmed and reached_end and read.start == 1:
+    if untrimmed and reached_end and read.start == 1 and exact:
         return rp.Snapshot((*lines, ""), rp.SOURCE_BASH_CAT)
     if not lines:
         return None
     if read.end is not None and read.source == "head" and len(lines) > read.end:
         return None
-    return rp.Window(read.start, tuple(lines), None, rp.SOURCE_BASH_CAT)
+    return rp.Window(read.start, tuple(lines), None, rp.SOURCE_BASH_CAT, floating=not exact)

@@ -1,0 +1,47 @@
+"""Which directory is the Claude home (SPEC §2): ``--claude-home``, ``$CLAUDE_CONFIG_DIR``,
+``~/.claude``. Kept apart from ``layout`` (and its imports) so a shell completion can find
+the home without loading the transcript machinery; ``layout`` re-exports both names."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from pysift.errors import UsageError
+
+CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
+
+
+def expand_user(value: str, user_home: Path) -> Path:
+    """Expand a leading ``~`` against ``user_home`` (the caller's notion of home).
+
+    Only ``~`` and ``~/…`` are expanded; ``~other`` is left literal (looking up another
+    user's home would mean reading the password database, which the caller did not ask for).
+    """
+    if value == "~":
+        return user_home
+    if value.startswith(("~/", "~" + os.sep)):
+        return user_home / value[2:]
+    return Path(value)
+
+
+def resolve_home(flag: str | None, environ: Mapping[str, str], user_home: Path) -> Path:
+    """The Claude config dir: ``--claude-home``, then ``$CLAUDE_CONFIG_DIR``, then ``~/.claude``.
+
+    An empty ``CLAUDE_CONFIG_DIR`` counts as unset (Claude Code's ``??`` would take it as a
+    real value; an empty string names no directory, so we fall through). An empty
+    ``--claude-home`` is a usage error rather than a silent fall-back: the caller asked for
+    a specific home and got none.
+    """
+    if flag is not None:
+        if not flag.strip():
+            raise UsageError(
+                "--claude-home is empty; pass the Claude config dir (the one holding "
+                "projects/), or drop the flag to use $CLAUDE_CONFIG_DIR or ~/.claude"
+            )
+        return expand_user(flag, user_home)
+    configured = environ.get(CLAUDE_CONFIG_DIR, "")
+    if configured.strip():
+        return expand_user(configured, user_home)
+    return user_home / ".claude"

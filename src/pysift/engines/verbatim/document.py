@@ -1,0 +1,100 @@
+"""The verbatim document: each session's selected turns in forward order, a banner
+wherever the walk crosses a compaction. No chrome: this is what ``--out`` writes and what
+the slices cut."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import tzinfo
+from typing import TypeVar
+
+from pysift.engines.verbatim.geometry import (
+    BOTH,
+    PENDING,
+    USER_ONLY,
+    Element,
+    banner_line,
+    shown_lane,
+    turn_elements,
+)
+from pysift.engines.verbatim.model import Compaction, Richness, TurnUnit
+from pysift.engines.verbatim.plan import SessionPlan, Selected
+from pysift.engines.verbatim.richness import AgentMsg, Collapsed
+
+
+T = TypeVar("T")
+
+
+def interleave(plan: SessionPlan, items: Iterable[tuple[int | None, T]]
+               ) -> Iterator[tuple[Compaction | None, T | None]]:
+    """``items`` (each with the jsonl line it starts at, or None for a line that follows
+    its unit) with ``(compaction, None)`` inserted where the forward walk passes one: every
+    compaction after the oldest printed line, its banner right before the first item after
+    it, or last."""
+    compactions = sorted(plan.scan.compactions, key=lambda c: c.line)
+    at = 0
+    started = False
+    for first, item in items:
+        if first is not None:
+            while at < len(compactions) and compactions[at].line < first:
+                if started:
+                    yield compactions[at], None
+                at += 1
+            started = True
+        yield None, item
+    if started:  # compacted after everything printed: the summary came after all this
+        for c in compactions[at:]:
+            yield c, None
+
+
+def walk(plan: SessionPlan, cfg: Richness, tz: tzinfo | None, cap: int | None = None
+         ) -> Iterator[tuple[Compaction | None, Element | None]]:
+    """The document's banners and printed lines, in order."""
+    elements = ((e[0], e) for sel in plan.selected
+                for e in turn_elements(sel.turn, sel.sides, cfg, tz, cap))
+    return interleave(plan, elements)
+
+
+def entries(plan: SessionPlan, cfg: Richness
+            ) -> Iterator[tuple[Compaction | None, tuple[Selected, TurnUnit | Collapsed] | None]]:
+    """The document's banners and units (and collapsed runs), in order: what the JSON
+    rows list."""
+    def items() -> Iterator[tuple[int | None, tuple[Selected, TurnUnit | Collapsed]]]:
+        for sel in plan.selected:
+            turn = sel.turn
+            if sel.sides in (BOTH, USER_ONLY) and turn.user is not None:
+                yield (turn.user.line or PENDING), (sel, turn.user)
+            for entry in shown_lane(turn, sel.sides, cfg):
+                if isinstance(entry, AgentMsg):
+                    yield (entry.unit.line or PENDING), (sel, entry.unit)
+                else:
+                    yield entry.first_line, (sel, entry)
+    return interleave(plan, items())
+
+
+def body_lines(plan: SessionPlan, cfg: Richness, tz: tzinfo | None,
+               cap: int | None = None) -> list[str]:
+    return [banner_line(c) if c is not None else e[2]  # type: ignore[index]
+            for c, e in walk(plan, cfg, tz, cap)]
+
+
+def document(plans: list[SessionPlan], cfg: Richness, tz: tzinfo | None,
+             cap: int | None = None) -> str:
+    """Every session's body, one after the other, each line ending in a newline."""
+    return "".join(line + "\n" for plan in plans for line in body_lines(plan, cfg, tz, cap))
+
+
+def counts(plan: SessionPlan, cfg: Richness) -> tuple[int, int]:
+    """(user units, assistant units) the plan prints; a collapsed run is no unit."""
+    users = assistants = 0
+    for sel in plan.selected:
+        if sel.sides in (BOTH, USER_ONLY) and sel.turn.user is not None:
+            users += 1
+        assistants += sum(1 for e in shown_lane(sel.turn, sel.sides, cfg)
+                          if isinstance(e, AgentMsg))
+    return users, assistants
+
+
+def uses_sidecar(plan: SessionPlan) -> bool:
+    return any(sel.sides in (BOTH, USER_ONLY) and sel.turn.user is not None
+               and sel.turn.user.line is None for sel in plan.selected)

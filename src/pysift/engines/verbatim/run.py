@@ -1,0 +1,144 @@
+"""The verbatim engine's entry points: scan the transcripts in scope, window their turns,
+plan each session, and assemble the document (plain or cut to a fixed fleet of slices)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from pysift.core.grammar.ranges import RangeSpec
+from pysift.core.timez import parse_ts
+from pysift.disk import fanout
+from pysift.disk.layout import Transcript
+from pysift.engines.verbatim.document import document
+from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
+from pysift.engines.verbatim.plan import SessionPlan, plan_session
+from pysift.engines.verbatim.scan import SessionScan, scan_session
+from pysift.engines.verbatim.slices import slice_windows
+
+# Below this many transcripts they are read one after another (a big one still splits
+# itself over the cores); above it they fan out over the cores, one core each.
+FANOUT_MIN_FILES = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    """What the reconstruction is asked for: the turn window, the budget and its floor,
+    the crossings allowed, the agent-message richness, the zone the time window was read
+    in; ``slices`` (with ``width``) asks for a fixed fleet of chunks instead."""
+
+    window: Window
+    budget: int
+    fraction: float
+    max_compactions: int
+    richness: Richness
+    tz: tzinfo | None
+    slices: int | None = None
+    width: int = 10000
+
+
+@dataclass
+class Reconstruction:
+    """The readable transcripts' scans and plans, in scope order; ``unreadable`` the
+    scans of the files that could not be read (their ``error`` says why); ``chunks`` the
+    fixed fleet's chunks when ``Request.slices`` asked for one."""
+
+    scans: list[SessionScan]
+    plans: list[SessionPlan]
+    unreadable: list[SessionScan]
+    chunks: list[str] | None = None
+
+
+def run(transcripts: Sequence[Transcript], request: Request) -> Reconstruction:
+    """The engine entry: scan every transcript (many spread over the cores, a few one
+    after another, each free to use every core), then plan each session."""
+    scanned = scan_all(transcripts)
+    scans = [s for s in scanned if not s.error]
+    unreadable = [s for s in scanned if s.error]
+    if request.slices is not None:
+        plans, chunks = fleet(scans, request.window, slices=request.slices,
+                              width=request.width, fraction=request.fraction,
+                              max_compactions=request.max_compactions, cfg=request.richness,
+                              tz=request.tz)
+        return Reconstruction(scans, plans, unreadable, chunks)
+    plans = plan_all(scans, request.window, budget=request.budget, fraction=request.fraction,
+                     max_compactions=request.max_compactions, cfg=request.richness,
+                     tz=request.tz)
+    return Reconstruction(scans, plans, unreadable)
+
+
+def scan_all(transcripts: Sequence[Transcript]) -> list[SessionScan]:
+    items = list(transcripts)
+    return fanout.map_with_cores(_scan, items, min_items=FANOUT_MIN_FILES,
+                                 weights=[t.size() for t in items])
+
+
+def _scan(cores: int, transcript: Transcript) -> SessionScan:
+    return scan_session(transcript, cores=cores)
+
+
+@dataclass(frozen=True)
+class Window:
+    """``--turn`` AND ``--since``/``--until``: a turn is in when its index is in the range
+    and its instant (the opener's, else its last agent message's) in the time window; a
+    turn with no readable instant is never inside a bounded time window."""
+
+    turns: RangeSpec | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.turns is not None or self.since is not None or self.until is not None
+
+    def admit(self, turns: list[TurnSlice]) -> list[TurnSlice]:
+        if not self.active:
+            return turns
+        wanted: set[int] | None = None
+        if self.turns is not None:
+            count = max((t.turn_index for t in turns), default=-1) + 1
+            wanted = set(self.turns.resolve(0, count - 1))
+        out = []
+        for t in turns:
+            if wanted is not None and t.turn_index not in wanted:
+                continue
+            if self.since is not None or self.until is not None:
+                unit = t.user if t.user is not None and t.user.ts else t.eot
+                instant = parse_ts(unit.ts if unit is not None else None)
+                if instant is None:
+                    continue
+                if (self.since is not None and instant < self.since) or (
+                        self.until is not None and instant > self.until):
+                    continue
+            out.append(t)
+        return out
+
+
+def plan_all(scans: list[SessionScan], window: Window, *, budget: int, fraction: float,
+             max_compactions: int, cfg: Richness, tz: tzinfo | None) -> list[SessionPlan]:
+    return [plan_session(s, window.admit(s.turns), budget=budget, fraction=fraction,
+                         max_compactions=max_compactions, cfg=cfg, tz=tz) for s in scans]
+
+
+def fleet(scans: list[SessionScan], window: Window, *, slices: int, width: int,
+          fraction: float, max_compactions: int, cfg: Richness, tz: tzinfo | None
+          ) -> tuple[list[SessionPlan], list[str]]:
+    """Fixed-fleet mode (``--slices K``): the newest whole turns that fill K windows.
+
+    The budget is K windows; a body is kept whole up to one window (less headroom for its
+    header), so only a turn bigger than a window is ellipsized. Packing lines into windows
+    wastes the end of each, so while the document needs more than K windows its oldest
+    selected turn is dropped: the fleet never grows, and every slice holds whole lines of
+    whole turns (a line longer than a window, possible only with a tiny window, is cut)."""
+    cap = max(1, width - SLICE_BODY_HEADROOM)
+    plans = [plan_session(s, window.admit(s.turns), budget=slices * width, fraction=fraction,
+                          max_compactions=max_compactions, cfg=cfg, tz=tz, cap=cap,
+                          chrome=False) for s in scans]
+    while True:
+        chunks = slice_windows(document(plans, cfg, tz, cap), width)
+        if len(chunks) <= slices:
+            return plans, chunks
+        oldest = next(p for p in plans if p.selected)
+        oldest.selected.pop(0)
+        oldest.spanned = max((s.turn.compactions_before for s in oldest.selected), default=0)

@@ -1,0 +1,796 @@
+"""The fold index of a Claude Code session (seed index v2, port decisions).
+
+One record per ``compact_boundary`` of a transcript, in file order. Record ``k``
+re-extracts ALL the history before its boundary (a ``compact`` record); its capped
+fields favour the newest blocks. Everything is lexical and deterministic: the same
+transcript gives the same bytes.
+
+- ``spans``: every tool_result block (``r:<tool_use_id>``) and every assistant text part
+  (``a:<message.id>:p<n>``) before the boundary, first occurrence of each id, with the
+  sha256, UTF-8 size and line count of the text ``show --block`` prints for it (the same
+  functions, ``core.blocks``), so every span resolves and verifies through ``show``.
+- ``files``: the paths tool inputs name (all history) and the path-shaped tokens of the
+  harvested outputs, relative to the session's first recorded cwd when under it.
+- ``commands``: Bash / PowerShell inputs, verbatim.
+- ``errors``, ``identifiers``: harvested from the tool outputs of the last
+  ``HARVEST_BYTES`` of transcript before the boundary (newest first): error-lexicon lines
+  (at most ``ERRORS_CAP``, the newest kept) and identifiers (at most 64, tokens of large
+  outputs first, then rarer, longer, newer). What a cap drops is counted in ``dropped``.
+- ``userMessages``: the first line of every genuine user message, with its turn.
+
+A big transcript is read by two processes, one half each; the halves' facts are merged in
+file order, so the output does not depend on the split. The processes that read the
+blocks also lay their spans out as JSON (all but the tool name and the turn, which need
+the whole file): the parent only joins them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+from itertools import chain
+from typing import Any
+
+import orjson
+
+from pysift.core import classify
+from pysift.core.blocks import (
+    assistant_block_id,
+    assistant_part_text,
+    block_code,
+    line_count,
+    result_block_id,
+    text_bytes,
+)
+from pysift.core.decode import Tally, decode
+from pysift.core.rawjson import layouts, own_type, type_needles
+from pysift.core.turns import is_plain_carrier, turn_map_from_openers
+from pysift.disk import fanout
+from pysift.disk.layout import Transcript, read_first_cwd
+from pysift.disk.lines import Buffer
+from pysift.disk.mapped import open_buffer
+from pysift.errors import SourceError
+from pysift.model.record import Record
+from pysift.seedindex.lexicon import error_lines, identifiers, path_tokens
+
+HARVEST_BYTES = 1 << 20
+LARGE_OUTPUT = 4096
+IDENTIFIERS_CAP = 64
+ERRORS_CAP = 200
+FIRST_LINE_CHARS = 200
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+PATH_KEYS = ("file_path", "notebook_path", "path")
+SPLIT_BYTES = 32 << 20
+
+_BOUNDARY_KEYS = (b'"subtype":"compact_boundary"', b'"subtype": "compact_boundary"')
+_CUT = b',"toolUseResult":'
+_PERSISTED = "<persisted-output>"
+_OPEN, _CLOSE = 0x7B, 0x7D
+
+
+@dataclass
+class Harvest:
+    chars: int
+    errors: list[str]
+    identifiers: list[str]
+    paths: list[str]
+
+
+# A block's span as a range reads it, laid out as JSON but for the tool name and the turn:
+# (offset, block id, JSON up to the tool's value, JSON after the turn, the tool_use id of a
+# result, the message id and part number of an assistant part, counted from the range's
+# start).
+Span = tuple[int, str, bytes, bytes, "str | None", "str | None", int]
+
+
+@dataclass
+class Facts:
+    """One byte range's findings, in file order (offsets are the buffer's)."""
+
+    boundaries: list[tuple[int, str | None, int | None]] = field(default_factory=list)
+    openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    users: list[tuple[int, str]] = field(default_factory=list)
+    names: dict[str, str | None] = field(default_factory=dict)  # tool_use id -> its name
+    # Bash / PowerShell commands and tool-input paths (relative to the session's cwd), each
+    # at its first use in the range: (offset, value)
+    commands: list[tuple[int, str]] = field(default_factory=list)
+    inputs: list[tuple[int, str]] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    # (offset, harvest) of the results inside a harvest window
+    harvests: list[tuple[int, Harvest]] = field(default_factory=list)
+    # message id -> content blocks its records hold in the range (part numbering)
+    blocks: dict[str, int] = field(default_factory=dict)
+    malformed: int = 0
+
+
+def _windows(buf: Buffer, boundaries: list[int], hi: int) -> list[tuple[int, int]]:
+    """The harvest windows reaching into a range: the ``HARVEST_BYTES`` before each of its
+    ``boundaries`` (line starts of the boundary keys the pass found) and before each one
+    within ``HARVEST_BYTES`` past its end ``hi``."""
+    stop = min(len(buf), hi + HARVEST_BYTES)
+    starts = list(boundaries)
+    for key in _BOUNDARY_KEYS:
+        at = buf.find(key, hi, stop)
+        while at >= 0:
+            starts.append(buf.rfind(b"\n", 0, at) + 1)
+            at = buf.find(key, at + len(key), stop)
+    return sorted((max(0, start - HARVEST_BYTES), start) for start in starts)
+
+
+def _is_boundary(buf: Buffer, pos: int, end: int) -> bool:
+    return any(buf.find(key, pos, end) >= 0 for key in _BOUNDARY_KEYS)
+
+
+def _in_windows(offset: int, windows: list[tuple[int, int]]) -> bool:
+    for a, b in windows:
+        if a <= offset < b:
+            return True
+    return False
+
+
+_PATTERNS: dict[tuple[bool, ...], Any] = {}
+
+
+def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
+    """The record type keys the index reads (user, assistant), a thinking block's, and a
+    boundary's subtype, spelled from their ``y`` on: RE2 skips to that byte with
+    ``memchr`` (a pattern opening on ``"``, every few bytes of JSON, ran 1.7x slower).
+    The bytes before a match say whether it is one of the keys (``_what``)."""
+    found = _PATTERNS.get(file_layouts)
+    if found is None:
+        import re2
+
+        seps = sorted({'": "' if spaced else '":"' for spaced in file_layouts})
+        found = _PATTERNS[file_layouts] = re2.compile(
+            ("ype(?:" + "|".join(seps) + ')(?:user|assistant|thinking|compact_boundary)"'
+             ).encode())
+    return found
+
+
+# What a key match is: a record type key, a thinking block's, a boundary's subtype (0: none
+# of them, e.g. a "prototype" field or a type named like a subtype).
+_RECORD, _THINKS, _BOUNDS = 1, 2, 4
+
+
+def _what(buf: Buffer, start: int, stop: int) -> int:
+    last = buf[stop - 2]  # the value's last letter
+    if last == 0x79:  # compact_boundary: a subtype key's
+        return _BOUNDS if start >= 5 and buf[start - 5:start] == b'"subt' else 0
+    if start < 2 or buf[start - 2:start] != b'"t':
+        return 0
+    return _THINKS if last == 0x67 else _RECORD
+
+
+# A line the key pass found: (start, end, framed, its own record type off the bytes or
+# None, whether it may hold a thinking block)
+KeyLine = tuple[int, int, bool, "bytes | None", bool]
+
+
+def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int, skip: bool
+               ) -> tuple[list[KeyLine], list[int]]:
+    """The lines of ``buf[lo:hi)`` holding a key match, and the starts of those holding a
+    boundary's subtype key (harvest windows end there).
+
+    With ``skip``, the pass leaves a line at its first match when the line is a user or
+    an assistant record by its own type key: no other key of such a line is needed (it is
+    no boundary, and a thinking block's key after the match is looked for with ``find``),
+    so RE2 never reads the tool output a carrier repeats. Every other line has all its
+    keys read."""
+    from re2 import _re2
+
+    match = _pattern(file_layouts)._regexp.Match
+    anchor = _re2.RE2.Anchor.UNANCHORED
+    find, rfind = buf.find, buf.rfind
+    thinking = type_needles(buf, "thinking", file_layouts)
+    lines: list[KeyLine] = []
+    bounds: list[int] = []
+    at = lo
+    while True:
+        start, stop = match(anchor, buf, at, hi)[0]
+        if start < 0:
+            return lines, bounds
+        what = _what(buf, start, stop)
+        if not what:
+            at = stop
+            continue
+        before = rfind(b"\n", lo, start)
+        pos = before + 1 if before >= 0 else lo
+        nl = find(b"\n", start, hi)
+        end = hi if nl < 0 else nl
+        framed = buf[pos] == _OPEN and buf[end - 1] == _CLOSE
+        kind = own_type(buf, pos, end) if framed else None
+        if skip and kind == b"user":
+            thinks = False  # (only an assistant line's thinking blocks are looked at)
+        elif skip and kind == b"assistant":
+            thinks = what == _THINKS or any(find(key, stop, end) >= 0 for key in thinking)
+        else:
+            while True:  # every key of the line
+                start, stop = match(anchor, buf, stop, end)[0]
+                if start < 0:
+                    break
+                what |= _what(buf, start, stop)
+            thinks = bool(what & _THINKS)
+            if what & _BOUNDS:
+                bounds.append(pos)
+        lines.append((pos, end, framed, kind, thinks))
+        if nl < 0:
+            return lines, bounds
+        at = nl + 1
+
+
+def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None = None
+               ) -> Facts:
+    """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
+    the end; ``cwd`` the session's first recorded one, paths are made relative to it). One
+    RE2 pass finds the lines holding a user or assistant type key, a thinking block's, or
+    a boundary's subtype, and only those lines are read: every user and assistant record
+    is decoded (a plain tool_result carrier without its ``toolUseResult`` echo, which the
+    index does not read; a lone thinking block off its bytes), and every boundary (a torn
+    one still counts). The malformed count is of those lines (``stats`` is the whole
+    file's census)."""
+    stop = len(buf) if hi is None else hi
+    file_layouts = layouts(buf)
+    for skip in (True, False):
+        lines, bounds = _key_lines(buf, file_layouts, lo, stop, skip)
+        windows = _windows(buf, bounds, stop)
+        with memoryview(buf) as view:
+            scan = _Scan(buf, view, file_layouts, windows, cwd)
+            for line in lines:
+                scan.line(*line)
+        ends = {end for _, end in windows}
+        if skip and any(pos not in ends for pos, *_ in scan.out.boundaries):
+            continue  # a line left early was a boundary after all (a torn one, say): its
+            # harvest window was not known in time; read again, every key of every line
+        break
+    scan.out.malformed = scan.tally.malformed
+    return scan.out
+
+
+_BLOCK_OPEN = b'{"type":"'
+_THINKING = (b'{"type":"thinking"', b'{"type":"redacted_thinking"')
+_CONTENT_OPEN = b'"content":['
+_HEAD = 4096  # where an assistant record's message content opens
+
+
+class _Scan:
+    """One range's walk: the lines the key pass found, each settled once."""
+
+    def __init__(self, buf: Buffer, view: memoryview, file_layouts: tuple[bool, ...],
+                 windows: list[tuple[int, int]], cwd: str | None) -> None:
+        self.buf, self.view, self.windows, self.cwd = buf, view, windows, cwd
+        self.out = Facts()
+        self.tally = Tally()
+        self.user_keys = type_needles(buf, "user", file_layouts)
+        self.result_keys = type_needles(buf, "tool_result", file_layouts)
+        self.commands: set[str] = set()  # seen in the range
+        self.inputs: set[str] = set()
+
+    def line(self, pos: int, end: int, framed: bool, kind: bytes | None, thinks: bool
+             ) -> None:
+        """Settle one line the key pass found (``kind``: its own type off the bytes)."""
+        buf, tally = self.buf, self.tally
+        before = tally.malformed
+        if kind == b"assistant":
+            if thinks:
+                part = _thinking_only(buf, pos, end)
+                if part is not None:  # a lone thinking block: only its place counts
+                    blocks = self.out.blocks
+                    blocks[part] = blocks.get(part, 0) + 1
+                    return
+            raw = self.loads(pos, end)
+        elif kind == b"user" and is_plain_carrier(buf, pos, end, self.user_keys,
+                                                  self.result_keys):
+            raw = self.carrier(pos, end)
+            if raw is not None:
+                self.take(raw, pos, plain=True)
+                return
+        elif kind in (b"user", None) or (kind == b"system" and _is_boundary(buf, pos, end)):
+            raw = self.decode(pos, end)
+        else:
+            return  # another record type holds no message the index reads
+        if raw is not None:
+            self.take(raw, pos)
+        elif tally.malformed > before and _is_boundary(buf, pos, end):
+            self.out.boundaries.append((pos, None, None))  # torn: the compaction happened
+
+    def decode(self, pos: int, end: int) -> dict[str, Any] | None:
+        rec = decode(self.buf[pos:end], None, self.tally)
+        return None if rec is None else rec.raw
+
+    def loads(self, pos: int, end: int) -> dict[str, Any] | None:
+        """A framed line's object read in place (no copy); anything orjson refuses, or
+        that is no object, goes to ``decode`` (the stdlib for a lone surrogate, else
+        counted as malformed)."""
+        try:
+            obj = orjson.loads(self.view[pos:end])
+        except orjson.JSONDecodeError:
+            obj = None
+        return obj if isinstance(obj, dict) else self.decode(pos, end)
+
+    def carrier(self, pos: int, end: int) -> dict[str, Any] | None:
+        """A plain tool_result carrier, decoded without its ``toolUseResult`` (which
+        repeats the output) when that key stands at the record's level (it cannot occur
+        unescaped inside the message): the head is copied once, its ``,`` turned into the
+        object's ``}``. The whole line when a result was persisted (its path is there)."""
+        buf = self.buf
+        cut = buf.find(_CUT, pos, end)
+        if cut > pos and buf.find(_PERSISTED_BYTES, pos, cut) < 0:
+            head = bytearray(self.view[pos:cut + 1])
+            head[-1] = _CLOSE
+            try:
+                obj = orjson.loads(head)
+            except orjson.JSONDecodeError:
+                obj = None
+            if isinstance(obj, dict):
+                return obj
+        return self.decode(pos, end)
+
+    def take(self, raw: dict[str, Any], pos: int, plain: bool = False) -> None:
+        """File one decoded record's facts (``plain``: a tool_result carrier that cannot
+        open a turn, read for its results only)."""
+        out = self.out
+        kind = raw.get("type")
+        if kind == "system":
+            if raw.get("subtype") == "compact_boundary":
+                meta = raw.get("compactMetadata")
+                pre = meta.get("preTokens") if isinstance(meta, dict) else None
+                pre = pre if isinstance(pre, int) and not isinstance(pre, bool) else None
+                out.boundaries.append((pos, Record(raw, None).timestamp, pre))
+            return
+        message = raw.get("message")
+        if not isinstance(message, dict):
+            return
+        parts: list[tuple[int, Span]] = []
+        if plain:
+            pass
+        elif kind == "user":
+            rec = Record(raw, None)
+            if classify.opens_turn(rec):
+                out.openers.append((pos, raw))
+            if classify.is_genuine_user(rec):
+                out.users.append((pos, _first_line(classify.raw_message_text(rec) or "")))
+        elif kind == "assistant" and message.get("role") == "assistant":
+            parts = self.assistant(message, pos)
+        self.results(raw, pos, message, parts)
+
+    def assistant(self, message: dict[str, Any], pos: int) -> list[tuple[int, Span]]:
+        """An assistant record's tool calls, and its text parts' spans with each one's
+        index among the record's blocks."""
+        out = self.out
+        content = message.get("content")
+        if not isinstance(content, list):
+            content = ()
+        parts = []
+        msg_id = message.get("id")
+        if isinstance(msg_id, str):
+            blocks = out.blocks
+            base = blocks.get(msg_id, 0)
+            index = 0
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text":
+                    data = text_bytes(assistant_part_text(block))
+                    block_id = assistant_block_id(msg_id, base + index)
+                    parts.append((index, (pos, block_id, _head(block_id), _tail(data, None),
+                                          None, msg_id, base + index)))
+                index += 1
+            blocks[msg_id] = base + index
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                self.use(pos, block)
+        return parts
+
+    def use(self, pos: int, block: dict[str, Any]) -> None:
+        """A tool call: its name by id, its command (a shell tool's), the paths it names."""
+        out = self.out
+        tool_id = block.get("id")
+        name = block.get("name")
+        if isinstance(tool_id, str):
+            out.names[tool_id] = name if isinstance(name, str) else None
+        payload = block.get("input")
+        if not isinstance(payload, dict):
+            return
+        command = payload.get("command")
+        if name in SHELL_TOOLS and isinstance(command, str) and command not in self.commands:
+            self.commands.add(command)
+            out.commands.append((pos, command))
+        for key in PATH_KEYS:
+            value = payload.get(key)
+            if isinstance(value, str) and value.strip():
+                path = _relative(value.strip(), self.cwd)
+                if path not in self.inputs:
+                    self.inputs.add(path)
+                    out.inputs.append((pos, path))
+
+    def results(self, raw: dict[str, Any], pos: int, message: dict[str, Any],
+                parts: list[tuple[int, Span]]) -> None:
+        """The record's tool_result spans (a result's text hashed as ``show --block``
+        prints it), filed in the order the index lists a record's blocks: its part 0,
+        its results, then its other parts."""
+        content = message.get("content")
+        spans = self.out.spans
+        rest = parts
+        if parts and parts[0][0] == 0:
+            spans.append(parts[0][1])
+            rest = parts[1:]
+        if isinstance(content, list):
+            harvest = _in_windows(pos, self.windows)
+            for block in content:
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    continue
+                tool_id = block.get("tool_use_id")
+                if not isinstance(tool_id, str) or not tool_id:
+                    continue
+                text = classify.result_text(block)
+                data = text_bytes(text)
+                block_id = result_block_id(tool_id)
+                spans.append((pos, block_id, _head(block_id),
+                              _tail(data, _persisted_path(raw, text)), tool_id, None, 0))
+                if harvest:
+                    self.out.harvests.append((pos, _harvest(len(text), data, self.cwd)))
+        spans.extend(span for _, span in rest)
+
+
+_PERSISTED_BYTES = _PERSISTED.encode()
+
+
+def _json_str(text: str) -> bytes:
+    """A string as orjson writes it; a lone surrogate spelled out (``json_safe``)."""
+    try:
+        return orjson.dumps(text)
+    except TypeError:
+        from pysift.output.surrogates import escaped
+
+        return orjson.dumps(escaped(text))
+
+
+def _head(block_id: str) -> bytes:
+    """A span's JSON up to the value of ``tool``."""
+    return (b'{"blockId":' + _json_str(block_id) + b',"code":"' + block_code(block_id).encode()
+            + b'","tool":')
+
+
+def _tail(data: bytes, persisted: str | None) -> bytes:
+    """A span's JSON after its turn: the size, line count and sha256 of the block's text
+    (``data``) and, for a persisted output, the file it was saved to."""
+    tail = b',"log":{"bytes":%d,"lines":%d},"sha256":"%s"' % (
+        len(data), line_count(data), hashlib.sha256(data).hexdigest().encode())
+    if persisted is not None:
+        tail += b',"fullOutputPath":' + _json_str(persisted)
+    return tail + b"}"
+
+
+def _thinking_only(buf: Buffer, pos: int, end: int) -> str | None:
+    """The message id of a compact assistant line holding one thinking block and nothing
+    else (a quarter of a long session's bytes), read off its bytes; None when the bytes
+    do not settle it (the line is then decoded). Its thinking text is a JSON string, so
+    no block key can hide in it unescaped."""
+    find = buf.find
+    at = find(_CONTENT_OPEN, pos, min(end, pos + _HEAD))
+    if at < 0:
+        return None
+    first = at + len(_CONTENT_OPEN)
+    if not any(buf[first:first + len(key)] == key for key in _THINKING):
+        return None
+    if find(_BLOCK_OPEN, first + 1, end) >= 0 or find(b'"tool_result"', pos, end) >= 0:
+        return None  # more than one block
+    head = find(b'"message":{', pos, first)
+    if head < 0 or find(b'"role":"assistant"', head, first) < 0:
+        return None
+    key = find(b'"id":"', head, first)
+    if key < 0:
+        return None
+    stop = find(b'"', key + 6, first)
+    value = buf[key + 6:stop] if stop > key else b""
+    if not value or b"\\" in value:
+        return None
+    return value.decode("utf-8", "replace")
+
+
+def _persisted_path(raw: dict[str, Any], text: str) -> str | None:
+    """The file a persisted (externalised) output was saved to, when this one was."""
+    if _PERSISTED not in text:
+        return None
+    tur = raw.get("toolUseResult")
+    if isinstance(tur, dict) and isinstance(tur.get("persistedOutputPath"), str):
+        return str(tur["persistedOutputPath"])
+    marker = "Full output saved to: "
+    at = text.find(marker)
+    if at < 0:
+        return None
+    return text[at + len(marker):].split("\n", 1)[0].strip() or None
+
+
+def _harvest(chars: int, data: bytes, cwd: str | None) -> Harvest:
+    """One output's harvest; its path tokens relative to the cwd, each once (a record's
+    ``files`` lists the first occurrence of each)."""
+    return Harvest(chars, error_lines(data), identifiers(data),
+                   list(dict.fromkeys(_relative(p, cwd) for p in path_tokens(data))))
+
+
+def _first_line(text: str) -> str:
+    """The first non-blank line of a message, at most 200 characters (199 and ``…``
+    when longer)."""
+    for line in text.split("\n"):
+        line = line.strip()
+        if line:
+            return line if len(line) <= FIRST_LINE_CHARS else line[:FIRST_LINE_CHARS - 1] + "…"
+    return ""
+
+
+def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None) -> list[Facts]:
+    """The facts of a whole buffer, one per byte range in file order: a big buffer is
+    read in two halves by two processes when the caller grants two cores."""
+    return fanout.in_halves(partial(scan_range, cwd=cwd), buf, cores=cores,
+                            min_bytes=SPLIT_BYTES)
+
+
+# -- records ----------------------------------------------------------------------------------
+
+
+@dataclass
+class FoldIndex:
+    """One transcript's records (none when it has no compaction), the malformed lines
+    among those read, and ``error`` when the file could not be read."""
+
+    transcript: Transcript
+    records: list[dict[str, Any]]
+    skipped_lines: int
+    error: str | None = None
+
+
+# Below this many transcripts they are indexed one after another (a big one still splits
+# itself over the cores); above it they fan out over the cores, one core each.
+FANOUT_MIN_FILES = 8
+
+
+def run(transcripts: Sequence[Transcript]) -> list[FoldIndex]:
+    """The engine entry: every transcript's fold index, in scope order; many files are
+    spread over the cores (heaviest first), a few are read one after another, each free
+    to use every core."""
+    items = list(transcripts)
+    return fanout.map_with_cores(_index, items, min_items=FANOUT_MIN_FILES,
+                                 weights=[t.size() for t in items])
+
+
+def _index(cores: int, transcript: Transcript) -> FoldIndex:
+    try:
+        return fold_index(transcript, cores=cores)
+    except SourceError as exc:
+        return FoldIndex(transcript, [], 0, error=str(exc))
+
+
+def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
+    """The fold-index records of one transcript (none when it has no compaction);
+    ``cores``: the processes a big file's scan may use. The records' ``spans`` are
+    ``RawJson`` (JSON already laid out: ``orjson.dumps(record, default=raw_json)``)."""
+    buf = open_buffer(transcript.path)
+    return assemble(transcript, buf, scan_facts(buf, cores=cores,
+                                                cwd=read_first_cwd(transcript.path)))
+
+
+def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIndex:
+    """The records from the facts of consecutive byte ranges covering ``buf``."""
+    malformed = sum(f.malformed for f in ranges)
+    boundaries = [b for f in ranges for b in f.boundaries]
+    if not boundaries:
+        return FoldIndex(transcript, [], malformed)
+    turn_map = turn_map_from_openers([(o, Record(raw, None)) for f in ranges
+                                      for o, raw in f.openers], buf)
+    names: dict[str, str | None] = {}
+    for f in ranges:
+        names.update(f.names)  # the last tool_use of an id names it
+    span_offsets, span_json = _spans(ranges, turn_map, names)
+    users = [(o, {"turn": turn_map.turn_of_offset(o), "firstLine": line})
+             for f in ranges for o, line in f.users]
+    user_offsets = [o for o, _ in users]
+    commands = _first_seen(c for f in ranges for c in f.commands)
+    command_offsets = [o for o, _ in commands]
+    inputs = _Inputs(_first_seen(p for f in ranges for p in f.inputs))
+    harvests = [h for f in ranges for h in f.harvests]
+    records = []
+    spans = _Prefixes(span_json)
+    for seq, (offset, at, pre) in enumerate(boundaries, start=1):
+        window = [(o, h) for o, h in harvests if offset - HARVEST_BYTES <= o < offset]
+        errors, errors_dropped = _errors([h for _, h in window])
+        idents, idents_dropped = _identifiers([h for _, h in window])
+        record: dict[str, Any] = {
+            "v": 2,
+            "kind": "fold-index",
+            "harness": "pysift",
+            "session": transcript.session_id,
+            "seq": seq,
+            "at": at,
+            "trigger": "compact",
+            "usage": {"tokens": pre, "contextWindow": None, "fraction": None},
+            "files": inputs.files(window, offset),
+            "commands": [c for _, c in commands[:bisect_left(command_offsets, offset)]],
+            "errors": errors,
+            "identifiers": idents,
+            "userMessages": [u for _, u in users[:bisect_left(user_offsets, offset)]],
+            "spans": spans.upto(bisect_left(span_offsets, offset)),
+            "dropped": {"errors": errors_dropped, "identifiers": idents_dropped},
+        }
+        records.append(record)
+    return FoldIndex(transcript, records, malformed)
+
+
+class _Prefixes:
+    """The JSON arrays of the first ``n`` spans for an ``n`` that never shrinks (the
+    boundaries come in file order), each span joined once: only the part added since the
+    last array is joined item by item."""
+
+    def __init__(self, items: list[bytes]) -> None:
+        self.items = items
+        self.chunks: list[bytes] = []
+        self.done = 0
+
+    def upto(self, n: int) -> RawJson:
+        if n > self.done:
+            self.chunks.append(b",".join(self.items[self.done:n]))
+            self.done = n
+        return RawJson(b"[" + b",".join(self.chunks) + b"]")
+
+
+class RawJson:
+    """JSON already laid out (a record's ``spans``). Not an ``orjson.Fragment``: that
+    cannot be pickled, and a fold index made in a forked worker comes back as a pickle;
+    a writer passes ``default=raw_json`` to ``orjson.dumps``. (No dataclass: orjson would
+    write one as an object instead of calling ``default``.)"""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def raw_json(obj: object) -> orjson.Fragment:
+    """``orjson.dumps``'s ``default``: a ``RawJson`` is written as it is."""
+    if isinstance(obj, RawJson):
+        return orjson.Fragment(obj.data)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def _first_seen(items) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
+    seen: set[str] = set()
+    out = []
+    for offset, value in items:
+        if value not in seen:
+            seen.add(value)
+            out.append((offset, value))
+    return out
+
+
+def _spans(ranges: list[Facts], turn_map, names: dict[str, str | None]  # type: ignore[no-untyped-def]
+           ) -> tuple[list[int], list[bytes]]:
+    """Every block's span in file order, the first occurrence of each block id: offsets
+    and JSON. A range's part numbers continue those of the ranges before it (a message
+    whose records straddle a split); the tool name (the last tool_use of that id) and the
+    turn are filled in here, where the whole file is known."""
+    openers, drafts = turn_map.opener_offsets, turn_map.draft_offsets
+    last_opener = len(openers)
+    tools: dict[str | None, bytes] = {None: b"null"}
+    counts: dict[str, int] = {}
+    seen: set[str] = set()
+    offsets: list[int] = []
+    out: list[bytes] = []
+    k = 0
+    turn_json = b',"turn":0'
+    for facts in ranges:
+        for offset, block_id, head, tail, tool_id, msg_id, part in facts.spans:
+            if msg_id is not None:
+                base = counts.get(msg_id)
+                if base:
+                    block_id = assistant_block_id(msg_id, base + part)
+                    head = _head(block_id)
+            if block_id in seen:
+                continue
+            seen.add(block_id)
+            if k < last_opener and openers[k] <= offset:
+                while k < last_opener and openers[k] <= offset:
+                    k += 1
+                turn_json = b',"turn":%d' % (k - 1 if k else 0)
+            if tool_id is None:
+                tool_json = b"null"
+            else:
+                name = names.get(tool_id)
+                tool_json = tools.get(name)  # type: ignore[assignment]
+                if tool_json is None:
+                    tool_json = tools[name] = _json_str(name)  # type: ignore[arg-type]
+            offsets.append(offset)
+            if drafts and offset in drafts:
+                out.append(head + tool_json + b',"turn":null' + tail)
+            else:
+                out.append(head + tool_json + turn_json + tail)
+        for msg_id, n in facts.blocks.items():
+            counts[msg_id] = counts.get(msg_id, 0) + n
+    return offsets, out
+
+
+@lru_cache(maxsize=1 << 16)
+def _relative(path: str, cwd: str | None) -> str:
+    """A path relative to the session's first cwd when it lies under it."""
+    if cwd and os.path.isabs(path):
+        base = cwd.rstrip("/\\")
+        if path.startswith(base + "/") or path.startswith(base + "\\"):
+            return path[len(base) + 1:]
+    return path
+
+
+class _Inputs:
+    """The tool-input paths of the whole transcript, each at its first use (file order),
+    and the ``files`` list of a record: those used before its boundary merged with the
+    output path tokens of its harvest window."""
+
+    def __init__(self, first_uses: list[tuple[int, str]]) -> None:
+        self.offsets = [o for o, _ in first_uses]
+        self.paths = [p for _, p in first_uses]
+        self.index = {p: i for i, p in enumerate(self.paths)}
+
+    def files(self, window: list[tuple[int, Harvest]], offset: int) -> list[str]:
+        """In file order (an input before an output token of the same record), first
+        occurrence each."""
+        offsets, index = self.offsets, self.index
+        shown = bisect_left(offsets, offset)
+        early: dict[str, int] = {}  # output tokens met before any input names them
+        met: set[str] = set()
+        for o, harvest in window:
+            for path in harvest.paths:
+                if path not in met:  # (its first occurrence decides)
+                    met.add(path)
+                    at = index.get(path)
+                    if at is None or at >= shown or o < offsets[at]:
+                        early[path] = o
+        paths = self.paths[:shown]
+        if not early:
+            return paths
+        for path in early:  # its input use comes later: it is listed at the token
+            at = index.get(path)
+            if at is not None and at < shown:
+                paths[at] = ""
+        pieces: list[list[str]] = []
+        done = 0
+        for path, o in sorted(early.items(), key=lambda item: item[1]):  # stable
+            at = bisect_right(offsets, o, 0, shown)  # after the inputs of that record
+            pieces += (paths[done:at], [path])
+            done = at
+        pieces.append(paths[done:])
+        return list(filter(None, chain.from_iterable(pieces)))
+
+
+def _errors(window: list[Harvest]) -> tuple[list[str], int]:
+    """The newest ``ERRORS_CAP`` distinct error lines of the window, in file order."""
+    distinct: dict[str, int] = {}
+    position = 0
+    for harvest in window:
+        for line in harvest.errors:
+            distinct[line] = position  # the last position wins: newest first below
+            position += 1
+    ranked = sorted(distinct.items(), key=lambda kv: kv[1], reverse=True)
+    kept = {line for line, _ in ranked[:ERRORS_CAP]}
+    ordered = [line for line in _first_seen((0, line) for h in window for line in h.errors)]
+    return [line for _, line in ordered if line in kept], max(0, len(distinct) - ERRORS_CAP)
+
+
+def _identifiers(window: list[Harvest]) -> tuple[list[str], int]:
+    """At most 64 identifiers: tokens of large outputs first, then rarer, longer, newer,
+    then in code-point order."""
+    counts: Counter[str] = Counter()
+    large: set[str] = set()
+    newest: dict[str, int] = {}
+    position = 0
+    for harvest in window:
+        counts.update(harvest.identifiers)
+        if harvest.chars >= LARGE_OUTPUT:
+            large.update(harvest.identifiers)
+        for token in harvest.identifiers:
+            newest[token] = position  # the token's last place in the window
+            position += 1
+    ranked = sorted(counts, key=lambda t: (t not in large, counts[t], -len(t), -newest[t], t))
+    return ranked[:IDENTIFIERS_CAP], max(0, len(ranked) - IDENTIFIERS_CAP)

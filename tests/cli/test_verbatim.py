@@ -1,0 +1,464 @@
+"""``pysift verbatim`` through the real argv path: the reconstruction, its budget, the
+banners, dedup, slicing for hooks, --out, bad input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    compact_boundary,
+    compact_summary,
+    elicitation_pending,
+    auq_use,
+    image,
+    user_blocks,
+    teammate_message,
+    to_line,
+    torn,
+    user,
+)
+from compacted import LONG_REPLY, SID, build
+from pysift.core import classify
+from pysift.core.text import one_line
+from pysift.model.record import Record
+
+UNIT = re.compile(r"^[▽△] L(\d+)  (USER|ASSISTANT)  \(")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> ClaudeHome:
+    return build(tmp_path / "claude")[0]
+
+
+def run(cli, home: ClaudeHome, *args: str):  # type: ignore[no-untyped-def]
+    return cli("--claude-home", str(home.root), "verbatim", *args)
+
+
+def transcript(home: ClaudeHome) -> Path:
+    return home.projects / "-w-orbit" / f"{SID}.jsonl"
+
+
+def quoted_text(path: Path, line: int, role: str) -> str:
+    """What a unit on ``line`` must quote: the record's own words, one-lined."""
+    raw = path.read_bytes().split(b"\n")[line - 1]
+    rec = Record(orjson.loads(raw), line)
+    if role == "assistant":
+        assert rec.type == "assistant"
+        return one_line("\n".join(b["text"] for b in rec.blocks() if b.get("type") == "text"))
+    assert classify.opens_turn(rec)
+    return classify.opener_text(rec) or ""
+
+
+def test_json_reconstruction_reaches_across_both_compactions(cli, home: ClaudeHome) -> None:
+    result = run(cli, home, f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    header = result.header()
+    assert header["command"] == "verbatim"
+    assert (header["boundaries_total"], header["boundaries_spanned"]) == (2, 2)
+    assert (header["selected_user"], header["selected_assistant"]) == (6, 6)
+    assert header["chars_used"] <= header["budget_chars"] == 40000
+    assert header["automation_by_kind"] == dict.fromkeys(
+        ("agent", "background-command", "monitor", "task", "workflow"), 0)
+    kinds = [(r["kind"], r.get("line")) for r in result.json_rows()[1:-1]]
+    # banners sit where the forward walk crosses each compaction
+    assert ("compaction_boundary", 13) in kinds and ("compaction_boundary", 21) in kinds
+    assert kinds.index(("compaction_boundary", 13)) < kinds.index(("turn", 14))
+    assert kinds.index(("turn", 11)) < kinds.index(("compaction_boundary", 13))
+    turns = result.json_rows("turn")
+    assert [(t["turn_index"], t["compactions_before"]) for t in turns if t["role"] == "user"] == [
+        (0, 2), (1, 2), (2, 1), (3, 1), (4, 0), (5, 0)]
+    for t in turns:
+        assert t["text"] == quoted_text(transcript(home), t["line"], t["role"])
+        assert t["session_id"] == t["parent_session_id"] == SID and not t["is_subagent"]
+    tools = {t["turn_index"]: t["tool_calls"] for t in turns}
+    assert tools[0] == 1 and tools[1] == 2
+    paste = next(t for t in turns if t["line"] == 18)
+    assert paste["truncated"] and paste["rendered_chars"] == 600
+    assert paste["elided_chars"] == paste["full_chars"] - 600 and paste["elided_lines"] > 0
+    [dup] = [t for t in turns if t["also_in_summary"]]
+    assert dup["line"] == 22
+    [collapsed] = result.json_rows("collapsed_agents")
+    assert (collapsed["first_line"], collapsed["last_line"]) == (2, 2)
+    assert collapsed["refetch"] == f"pysift show @{SID} --line 2"
+    assert result.summary() == {"kind": "summary", "skipped_lines": 0}
+
+
+def test_text_layout(cli, home: ClaudeHome) -> None:
+    result = run(cli, home, f"@{SID}")
+    assert result.code == 0, result.stderr
+    lines = result.stdout.split("\n")
+    assert lines[0] == f"SESSION {SID}"
+    assert lines[1] == ("  budget 40000 chars · round-trip-fraction 0.50 · spanned 2 of 2 "
+                        "compaction boundaries in scope")
+    assert re.fullmatch(r"  selected 6 user \+ 6 assistant units across 6 turns · \d+ / 40000 "
+                        r"chars used", lines[2])
+    assert lines[3] == "  dedup: 1 units also present in summary L21 (demoted, flagged)"
+    assert lines[4] == "  " + "─" * 60
+    assert "══ compaction boundary · summary at L13 ══" in lines
+    assert "△ L2  [1 agent message, 0 tool calls]" in lines
+    assert "  [2 tool calls]" in lines
+    assert any(line.endswith("   (also in summary)") and "L22" in line for line in lines)
+    assert any(" … [+" in line and " lines elided] … " in line for line in lines)
+    assert result.stderr == ""
+
+
+def test_every_printed_line_number_points_at_the_record_it_quotes(cli, home: ClaudeHome) -> None:
+    lines = run(cli, home, f"@{SID}").stdout.split("\n")
+    checked = 0
+    for header, body in zip(lines, lines[1:], strict=False):
+        m = UNIT.match(header)
+        if not m:
+            continue
+        quoted = quoted_text(transcript(home), int(m.group(1)), m.group(2).lower())
+        if " … [+" in body:
+            head, _, tail = body.partition(" … [+")
+            tail = tail.split("] … ", 1)[1]
+            assert quoted.startswith(head) and quoted.endswith(tail)
+        else:
+            assert body == quoted
+        checked += 1
+    assert checked == 12
+
+
+@pytest.mark.parametrize("budget", [400, 700, 1000, 1500, 2200, 3000, 5000])
+def test_the_text_stays_within_the_budget(cli, home: ClaudeHome, budget: int) -> None:
+    result = run(cli, home, f"@{SID}", "--budget", str(budget))
+    assert result.code == 0, result.stderr
+    assert len(result.stdout) <= budget
+    js = run(cli, home, f"@{SID}", "--budget", str(budget), "--format", "json")
+    header = js.header()
+    if header["sessions_rendered"]:
+        assert len(result.stdout) <= header["chars_used"] <= budget
+
+
+def test_a_small_budget_spends_the_floor_on_round_trips_first(cli, home: ClaudeHome) -> None:
+    result = run(cli, home, f"@{SID}", "--budget", "1200", "--format", "json")
+    turns = result.json_rows("turn")
+    users = [t["turn_index"] for t in turns if t["role"] == "user"]
+    assistants = [t["turn_index"] for t in turns if t["role"] == "assistant"]
+    assert 5 in users and 5 in assistants  # the newest complete round trip
+    # the demoted duplicate (t4) comes after every other candidate of its phase
+    assert result.header()["boundaries_spanned"] <= 2
+
+
+def test_too_small_a_budget_says_what_it_needs(cli, home: ClaudeHome) -> None:
+    result = run(cli, home, f"@{SID}", "--budget", "50")
+    assert result.code == 0
+    assert result.stdout.startswith("scope  1 session in scope (1 top-level + 0 subagent) · 0 "
+                                    "rendered within budget")
+    assert f"SESSION {SID}  skipped — its first round-trip needs ≥ " in result.stdout
+    assert "raise --budget (now 50)" in result.stdout
+
+
+def test_max_compactions_caps_the_reach(cli, home: ClaudeHome) -> None:
+    result = run(cli, home, f"@{SID}", "--max-compactions", "1", "--format", "json")
+    turns = result.json_rows("turn")
+    assert max(t["compactions_before"] for t in turns) == 1
+    assert result.header()["boundaries_spanned"] == 1
+
+
+def test_agent_msgs_modes(cli, home: ClaudeHome) -> None:
+    eot = run(cli, home, f"@{SID}", "--agent-msgs", "eot-only", "--format", "json")
+    assert not eot.json_rows("collapsed_agents")
+    every = run(cli, home, f"@{SID}", "--agent-msgs", "all", "--format", "json")
+    assert 2 in [t["line"] for t in every.json_rows("turn")]
+    heavy = run(cli, home, f"@{SID}", "--profile", "heavy")
+    assert heavy.code == 0
+
+
+def test_turn_and_time_windows(cli, home: ClaudeHome) -> None:
+    result = run(cli, home, f"@{SID}", "--turn", "-2..", "--format", "json")
+    assert {t["turn_index"] for t in result.json_rows("turn")} == {4, 5}
+    early = run(cli, home, f"@{SID}", "--until", "2026-10-05T09:05:00Z", "--format", "json")
+    assert {t["turn_index"] for t in early.json_rows("turn")} == {0, 1}
+    none = run(cli, home, f"@{SID}", "--turn", "40")
+    assert "no turns selected" in none.stdout
+    assert "the window (--turn/--since/--until) admits none of its 6 turn(s)" in none.stderr
+
+
+def test_no_compaction_is_said_on_stderr(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("11111111-1111-4111-8111-111111111111", cwd="/w/p")
+    s.add(user("hello"))
+    s.add(assistant("hi"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}")
+    assert result.code == 0
+    assert "has no compaction — nothing was clipped; for plain reading use `pysift show " \
+           f"@{s.session_id} --turn <N|A..B|-k..>`" in result.stderr
+    assert "▽ L1  USER" in result.stdout
+    sliced = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--slice", "1")
+    assert sliced.stderr == "" and sliced.stdout.startswith("▽ L1  USER")
+
+
+def _torn_summary_home(tmp_path: Path, framed: bool = False) -> tuple[ClaudeHome, str]:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("22222222-2222-4222-8222-222222222222", cwd="/w/p")
+    s.add(user("before the compaction"))
+    s.add(assistant("noted"))
+    boundary = s.stamp(compact_boundary(100000))
+    summary = s.stamp(compact_summary("Summary:\n- \"before the compaction\""))
+    s.records.append(boundary)
+    s.add(user("after it"))
+    s.add(assistant("ok"))
+    lines = [to_line(r) for r in s.records]
+    broken = (to_line(summary).replace(b'"message":{', b'"message":{{', 1) if framed
+              else torn(summary) + b"\n")  # invalid inside its braces, or cut mid-write
+    lines.insert(3, broken)
+    path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
+    h.raw_lines(path, lines)
+    return h, s.session_id
+
+
+@pytest.mark.parametrize("framed", [False, True], ids=["torn", "malformed"])
+def test_a_torn_summary_keeps_its_boundary(cli, tmp_path: Path, framed: bool) -> None:
+    h, sid = _torn_summary_home(tmp_path, framed)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--format", "json")
+    assert result.code == 0, result.stderr
+    header = result.header()
+    assert (header["boundaries_total"], header["boundaries_spanned"]) == (1, 1)
+    [boundary] = result.json_rows("compaction_boundary")
+    assert (boundary["line"], boundary["summary_chars"]) == (3, 0)
+    assert result.summary()["skipped_lines"] == 1
+    assert "the summary of the compaction at L3 could not be read" in result.stderr
+    text = cli("--claude-home", str(h.root), "verbatim", f"@{sid}")
+    assert "══ compaction boundary at L3 · summary unreadable ══" in text.stdout
+    assert "spanned 1 of 1 compaction boundaries" in text.stdout
+    assert text.stdout.endswith("(1 malformed line(s) skipped)\n")
+
+
+def test_a_boundary_without_its_summary_and_a_summary_without_its_boundary(
+        cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("33333333-3333-4333-8333-333333333333", cwd="/w/p")
+    s.add(user("one"))
+    s.add(assistant("a"))
+    s.add(compact_boundary(1000))          # its summary never landed
+    s.add(user("two"))
+    s.add(assistant("b"))
+    s.add(compact_summary("old style"))    # no boundary record before it
+    s.add(user("three"))
+    s.add(assistant("c"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--format",
+                 "json")
+    assert result.header()["boundaries_total"] == 2
+    assert [(b["line"], b["summary_chars"]) for b in result.json_rows("compaction_boundary")] == [
+        (3, 0), (6, len("This session is being continued from a previous conversation that "
+                        "ran out of context. The summary below covers the earlier portion of "
+                        "the conversation.\n\nold style"))]
+
+
+def test_a_banner_stands_where_a_turn_straddles_its_compaction(cli, tmp_path: Path) -> None:
+    """A turn can cross a compaction (its prompt before, its last reply after): the banner
+    goes between its units, never above a prompt that predates it."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("55555555-5555-4555-8555-555555555555", cwd="/w/p")
+    s.add(user("one long task"))
+    s.add(assistant("found the first half of it: `a.py:3`"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    s.add(assistant("found the second half: `b.py:9`"))
+    h.session("/w/p", s.session_id, s)
+    lines = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}").stdout.split("\n")
+    body = [x for x in lines if x.startswith(("▽", "△", "══"))]
+    assert [x.split("  ")[0] for x in body] == ["▽ L1", "△ L2", "══ compaction boundary · "
+                                                "summary at L4 ══", "△ L5"]
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--format",
+                 "json")
+    assert result.header()["boundaries_spanned"] == 1
+    assert [(r["kind"], r.get("line"), r.get("compactions_before"))
+            for r in result.json_rows()[1:-1]] == [
+        ("turn", 1, 1), ("turn", 2, 1), ("compaction_boundary", 4, None), ("turn", 5, 0)]
+
+
+def test_a_compaction_after_everything_printed_is_bannered_last(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("66666666-6666-4666-8666-666666666666", cwd="/w/p")
+    s.add(user("last words"))
+    s.add(assistant("noted"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}")
+    assert result.stdout.endswith("△ L2  ASSISTANT  (2026-10-05 20:00:05 AEDT(UTC+11))\n"
+                                  "noted\n══ compaction boundary · summary at L4 ══\n")
+    assert "spanned 1 of 1" in result.stdout
+
+
+def test_turn_zero_prints_its_leading_records_first(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("77777777-7777-4777-8777-777777777777", cwd="/w/p")
+    s.add(assistant("resuming: the migration is at step 3 of 5"))
+    s.add(user("go on"))
+    s.add(assistant("done: 5 of 5"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}",
+                 "--agent-msgs", "all")
+    units = [x.split("  ")[0] for x in result.stdout.split("\n") if x.startswith(("▽", "△"))]
+    assert units == ["△ L1", "▽ L2", "△ L3"]
+
+
+def test_units_show_the_image_ids_of_their_records(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("88888888-8888-4888-8888-888888888888", cwd="/w/p")
+    s.add(user_blocks(image(), image(), "[Image #3] [Image #4] why is the plot empty?"))
+    s.add(assistant("the axis range excludes the data"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    s.add(user_blocks(image(), "and this one?"))  # no marker: the locator
+    s.add(assistant("same cause"))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--format",
+                 "json")
+    ids = {t["line"]: t["image_ids"] for t in result.json_rows("turn")}
+    assert ids == {1: ["#3", "#4"], 2: [], 5: ["L5i1"], 6: []}
+    text = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}").stdout
+    assert "why is the plot empty?\n  [2 images: #3, #4]\n" in text
+    assert "and this one?\n  [1 image: L5i1]\n" in text
+
+
+def test_peer_message_and_sidecar_units(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("44444444-4444-4444-8444-444444444444", cwd="/w/p")
+    s.add(user("start"))
+    s.add(assistant("ok"))
+    s.add(compact_boundary(1000))
+    s.add(compact_summary("s"))
+    s.add(teammate_message("lead", "please rebase on main"))
+    s.add(assistant("rebased"))
+    path = h.session("/w/p", s.session_id, s)
+    question = s.stamp(assistant(auq_use([{"question": "Ship it?", "header": "ship",
+                                           "options": [{"label": "yes"}, {"label": "no"}]}],
+                                         id="toolu_q")), commit=False)
+    h.sidecar(path, [elicitation_pending(question, "toolu_q")])
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--format",
+                 "json")
+    assert result.code == 0, result.stderr
+    turns = result.json_rows("turn")
+    [peer] = [t for t in turns if t.get("is_inbound_comm")]
+    assert (peer["comm_label"], peer["comm_from"], peer["comm_to"]) == (
+        "agent.communication.inbox", "lead", "self")
+    assert peer["text"] == "please rebase on main"
+    [pending] = [t for t in turns if t["source"] == "elicitation-sidecar"]
+    assert pending["line"] is None and "Ship it?" in pending["text"]
+    assert result.header()["with_elicitation_sidecar"] is True
+    text = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}").stdout
+    assert "▽ L5  agent.communication.inbox  lead ⇨ self  (" in text
+    assert "▽ (elicitation sidecar)  USER  (" in text
+    assert "  with elicitation sidecar\n" in text
+
+
+def test_subagents_only_when_asked(cli, home: ClaudeHome) -> None:
+    h = home
+    h.subagent(transcript(h), "a1b2c3d4e5f60718", user("audit"), assistant("audited"))
+    alone = run(cli, h, f"@{SID}", "--format", "json")
+    assert alone.header()["sessions_in_scope"] == 1
+    both = run(cli, h, f"@{SID}", "--subagents")
+    assert both.stdout.startswith("scope  2 sessions in scope (1 top-level + 1 subagent) · 2 "
+                                  "rendered within budget · budget 40000 chars is PER session "
+                                  "→ up to 80000 chars total\n\n")
+    assert "SUBAGENT a1b2c3d4e5f60718  ·  parent SESSION " in both.stdout
+
+
+# -- slicing for hooks ------------------------------------------------------------------------
+
+
+def test_slices_join_to_the_out_document(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    out = tmp_path / "doc.md"
+    written = run(cli, home, f"@{SID}", "--out", str(out))
+    assert written.code == 0, written.stderr
+    doc = out.read_text()
+    assert f"(wrote full reconstruction to {out})" in written.stdout
+    assert "▽ L1  USER" not in written.stdout  # stdout keeps the header block only
+    assert doc.startswith("▽ L1  USER") and "SESSION" not in doc
+    pieces = []
+    for n in range(1, 30):
+        piece = run(cli, home, f"@{SID}", "--window", "700", "--slice", str(n))
+        assert piece.code == 0
+        assert len(piece.stdout) <= 700
+        if not piece.stdout:
+            break
+        pieces.append(piece.stdout)
+    assert len(pieces) > 3
+    assert "".join(pieces) == doc
+    assert run(cli, home, f"@{SID}", "--window", "700", "--slice", "999").stdout == ""
+
+
+def test_fixed_fleet_never_grows_and_keeps_whole_turns(cli, home: ClaudeHome) -> None:
+    for k, window in ((1, 400), (2, 600), (4, 9000)):
+        pieces = [run(cli, home, f"@{SID}", "--window", str(window), "--slices", str(k),
+                      "--slice", str(n)).stdout for n in range(1, k + 2)]
+        assert pieces[-1] == ""  # slice K+1: nothing
+        assert all(len(p) <= window for p in pieces)
+        whole = run(cli, home, f"@{SID}", "--window", str(window), "--slices", str(k)).stdout
+        assert "".join(pieces) == whole
+        assert whole.startswith(("▽ ", "△ "))  # a turn's first line, not a cut one
+    big = run(cli, home, f"@{SID}", "--window", "9000", "--slices", "4").stdout
+    assert LONG_REPLY.strip() in big  # bodies stay whole up to a window
+    assert "L1  USER" in big
+
+
+def test_out_refuses_to_overwrite_or_write_into_the_home(cli, home: ClaudeHome,
+                                                         tmp_path: Path) -> None:
+    out = tmp_path / "exists.md"
+    out.write_text("keep me")
+    refused = run(cli, home, f"@{SID}", "--out", str(out))
+    assert refused.code == 2 and out.read_text() == "keep me"
+    assert "already exists; pass --force" in refused.stderr
+    forced = run(cli, home, f"@{SID}", "--out", str(out), "--force")
+    assert forced.code == 0 and out.read_text().startswith("▽ L1")
+    inside = run(cli, home, f"@{SID}", "--out", str(home.root / "x.md"))
+    assert inside.code == 2 and "inside the Claude home" in inside.stderr
+    assert not (home.root / "x.md").exists()
+
+
+# -- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args,needle", [
+    ((), "name a target"),
+    ((f"@{SID}", "--slice", "0"), "--slice must be 1 or more"),
+    ((f"@{SID}", "--slice", "x"), "--slice must be 1 or more"),
+    ((f"@{SID}", "--window", "0"), "--window must be at least 1 character"),
+    ((f"@{SID}", "--window", "-5", "--slice", "1"), "--window must be at least 1"),
+    ((f"@{SID}", "--slices", "0"), "--slices must be 1 or more"),
+    ((f"@{SID}", "--slice", "1", "--out", "/tmp/x.md"), "use one of them"),
+    ((f"@{SID}", "--slice", "1", "--format", "json"), "drop --format json"),
+    ((f"@{SID}", "--slices", "2", "--format", "json"), "drop --format json"),
+    ((f"@{SID}", "--budget", "0"), "--budget must be a positive whole number"),
+    ((f"@{SID}", "--budget", "-100"), "--budget must be a positive whole number"),
+    ((f"@{SID}", "--budget", "12k"), "--budget must be a positive whole number"),
+    ((f"@{SID}", "--budget", "1.5"), "--budget must be a positive whole number"),
+    ((f"@{SID}", "--agent-msgs", "longer"), "--agent-msgs `longer` is not a mode"),
+    ((f"@{SID}", "--profile", "medium"), "--profile `medium` is not a profile"),
+    ((f"@{SID}", "--round-trip-fraction", "1"), "strictly between 0 and 1"),
+    ((f"@{SID}", "--round-trip-fraction", "abc"), "strictly between 0 and 1"),
+    ((f"@{SID}", "--max-compactions", "-1"), "--max-compactions must be a whole number"),
+    ((f"@{SID}", "--force"), "--force only says that --out"),
+    ((f"@{SID}", "--fold-index", "--budget", "100"), "--fold-index prints the whole index"),
+    ((f"@{SID}", "--fold-index", "--slice", "1"), "drop --slice"),
+])
+def test_bad_input_is_one_line_and_exit_2(cli, home: ClaudeHome, args: tuple[str, ...],
+                                          needle: str) -> None:
+    result = run(cli, home, *args)
+    assert result.code == 2, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("pysift: error: ")
+    assert needle in result.stderr
+
+
+def test_help_has_examples_and_the_json_schema(cli) -> None:
+    result = cli("verbatim", "--help")
+    assert result.code == 0
+    for needle in ("EXAMPLES", "--window 9000 --slices 4 --slice 1", '"kind":"turn"',
+                   '"kind":"collapsed_agents"', "boundaries_spanned", "--fold-index",
+                   '"blockId","code"', "also in summary"):
+        assert needle in result.stdout, needle

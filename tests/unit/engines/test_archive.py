@@ -1,0 +1,374 @@
+"""engines/archive + disk/mirror: what a session brings, and each file's move (SPEC §14)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from builders import ClaudeHome, Session, assistant, attachment, text, tool_use, user
+
+from pysift.core.resolve import resolve_scope
+from pysift.disk import mirror
+from pysift.engines import archive
+from pysift.errors import UsageError
+from pysift.model.env import Env, FixedClock
+
+SID = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+OTHER = "7a2d9c4e-1f3b-4e6a-8c5d-9b0e2f4a6c83"
+NOW = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
+
+
+def _session(sid: str, prompt: str = "why is the pass late?") -> Session:
+    s = Session(sid, cwd="/home/ada/src/orbit")
+    s.add(user(prompt))
+    s.add(assistant(text("the epoch parse drops the fraction")))
+    return s
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> ClaudeHome:
+    home = ClaudeHome(tmp_path / "claude")
+    main = home.session("/home/ada/src/orbit", SID, _session(SID))
+    home.subagent(main, "a4f1c9e27b3d8a605", user("scan the logs"), meta={"agentType": "Explore"})
+    home.subagent(main, "a2c8e5f13d9b7a046", user("step one"), workflow="wf_8d3k2p7q")
+    home.journal(main, "wf_8d3k2p7q", [{"type": "started", "agentId": "a2c8e5f13d9b7a046"}])
+    home.workflow_run(main, "wf_8d3k2p7q", {"status": "done"})
+    home.tool_output(main, "b7x2k9qpm", "the whole output\n" * 20)
+    home.sidecar(main, [b'{"csift":1,"kind":"pending"}'])
+    home.session("/home/ada/src/orbit", OTHER, _session(OTHER, "second session"))
+    return home
+
+
+def _env(home: Path) -> Env:
+    return Env(claude_home=home, clock=FixedClock(NOW))
+
+
+def _run(home: ClaudeHome, dest: Path, targets: list[str] | None = None,
+         **kw: object) -> archive.ArchiveRun:
+    env = _env(home.root)
+    scope = resolve_scope(targets or [], env, subagents=True)
+    return archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=dest, **kw))
+
+
+def _actions(result: archive.ArchiveRun) -> dict[str, str]:
+    return {o.entry.rel: o.action for o in result.outcomes}
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".pysift" not in p.parts}
+
+
+def test_a_session_brings_its_whole_dir_and_the_archive_mirrors_the_home(built, tmp_path):
+    dest = tmp_path / "arc"
+    result = _run(built, dest)
+    assert set(_actions(result).values()) == {archive.COPIED}
+    assert _files(dest) == _files(built.root)
+    src = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    copy = dest / "projects" / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    assert copy.stat().st_mtime_ns == src.stat().st_mtime_ns
+
+
+def test_a_subagent_target_archives_its_whole_session_and_nothing_else(built, tmp_path):
+    dest = tmp_path / "arc"
+    result = _run(built, dest, ["@a4f1c9e27b3d8a605"])
+    rels = set(_actions(result))
+    assert f"projects/-home-ada-src-orbit/{SID}.jsonl" in rels
+    assert f"projects/-home-ada-src-orbit/{SID}/workflows/wf_8d3k2p7q.json" in rels
+    assert not any(OTHER in rel for rel in rels)
+    assert result.sessions == 1
+
+
+def test_second_run_skips_everything_by_size_and_time(built, tmp_path):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    again = _run(built, dest)
+    assert set(_actions(again).values()) == {archive.SKIPPED}
+    assert again.written == 0
+
+
+def test_a_grown_file_gets_only_its_new_bytes(built, tmp_path):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    src = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    before = src.stat().st_size
+    extra = b'{"type":"user","message":{"role":"user","content":"one more"}}\n'
+    with src.open("ab") as fh:
+        fh.write(extra)
+    again = _run(built, dest)
+    rel = f"projects/-home-ada-src-orbit/{SID}.jsonl"
+    outcome = next(o for o in again.outcomes if o.entry.rel == rel)
+    assert (outcome.action, outcome.written) == (archive.APPENDED, len(extra))
+    assert (dest / rel).read_bytes() == src.read_bytes()
+    assert (dest / rel).stat().st_size == before + len(extra)
+    assert {o.action for o in again.outcomes if o.entry.rel != rel} == {archive.SKIPPED}
+
+
+def test_a_rewritten_prefix_keeps_the_old_copy_under_a_dated_name(built, tmp_path):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    src = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    old = src.read_bytes()
+    src.write_bytes(old.replace(b"second session", b"SECOND SESSION") + b"\n")
+    again = _run(built, dest)
+    rel = f"projects/-home-ada-src-orbit/{OTHER}.jsonl"
+    outcome = next(o for o in again.outcomes if o.entry.rel == rel)
+    assert outcome.action == archive.PRESERVED
+    assert outcome.preserved_as == f"{rel}.preserved-20261202T030000Z"
+    assert (dest / outcome.preserved_as).read_bytes() == old
+    assert (dest / rel).read_bytes() == src.read_bytes()
+
+
+def test_a_shrunk_file_is_preserved_too_and_nothing_is_truncated(built, tmp_path):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    src = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    old = src.read_bytes()
+    src.write_bytes(old[: len(old) // 2])
+    again = _run(built, dest)
+    rel = f"projects/-home-ada-src-orbit/{OTHER}.jsonl"
+    outcome = next(o for o in again.outcomes if o.entry.rel == rel)
+    assert outcome.action == archive.PRESERVED
+    assert (dest / outcome.preserved_as).read_bytes() == old
+    # a preserved copy does not end in .jsonl: no reader takes it for a session
+    assert not outcome.preserved_as.endswith(".jsonl")
+
+
+def test_same_size_other_time_same_bytes_is_skipped_and_retimed(built, tmp_path):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    src = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    os.utime(src, ns=(src.stat().st_atime_ns, src.stat().st_mtime_ns + 5_000_000_000))
+    again = _run(built, dest)
+    rel = f"projects/-home-ada-src-orbit/{OTHER}.jsonl"
+    assert _actions(again)[rel] == archive.SKIPPED
+    assert (dest / rel).stat().st_mtime_ns == src.stat().st_mtime_ns
+
+
+def test_plan_files_bound_to_the_sessions_go_under_plans(tmp_path):
+    home = ClaudeHome(tmp_path / "claude")
+    plan = home.plan("quiet-orbiting-lovelace", "# the plan\n")
+    s = Session(SID, cwd="/home/ada/src/orbit")
+    s.add(user("plan it"))
+    s.add(attachment("plan_mode", {"planFilePath": str(plan), "planExists": True}))
+    home.session("/home/ada/src/orbit", SID, s)
+    dest = tmp_path / "arc"
+    result = _run(home, dest)
+    assert _actions(result)["plans/quiet-orbiting-lovelace.md"] == archive.COPIED
+    assert (dest / "plans" / "quiet-orbiting-lovelace.md").read_text() == "# the plan\n"
+    # an unchanged transcript's binding comes from the manifest: no second read of it
+    plan.write_text("# the plan, edited\n")
+    import pysift.engines.plans as plans
+
+    def unread(*args: object, **kw: object) -> None:
+        raise AssertionError("an unchanged transcript's binding was read again")
+
+    real = plans.resolve_plan_path
+    plans.resolve_plan_path = unread  # type: ignore[assignment]
+    try:
+        again = _run(home, dest)
+    finally:
+        plans.resolve_plan_path = real
+    assert _actions(again)["plans/quiet-orbiting-lovelace.md"] == archive.PRESERVED
+    assert (dest / "plans" / "quiet-orbiting-lovelace.md").read_text() == "# the plan, edited\n"
+
+
+def test_dest_inside_the_home_or_holding_it_is_refused(built, tmp_path):
+    with pytest.raises(UsageError, match="inside the Claude home"):
+        _run(built, built.root / "archive")
+    with pytest.raises(UsageError, match="is inside the archive DEST"):
+        _run(built, tmp_path)
+    assert not (built.root / "archive").exists()
+
+
+def test_dest_that_is_a_file_is_refused(built, tmp_path):
+    dest = tmp_path / "arc"
+    dest.write_text("not a dir")
+    with pytest.raises(UsageError, match="not a directory"):
+        _run(built, dest)
+
+
+def test_dest_whose_parent_is_missing_is_refused(built, tmp_path):
+    with pytest.raises(UsageError, match="does not exist"):
+        _run(built, tmp_path / "no" / "arc")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
+def test_unwritable_dest_is_one_error(built, tmp_path):
+    dest = tmp_path / "arc"
+    dest.mkdir()
+    dest.chmod(0o500)
+    try:
+        with pytest.raises(archive.ArchiveError, match="cannot write"):
+            _run(built, dest)
+    finally:
+        dest.chmod(0o700)
+
+
+def test_a_full_disk_stops_the_run_and_leaves_every_archived_file_whole(built, tmp_path,
+                                                                       monkeypatch):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    before = _files(dest)
+    # grow one file, and add a new session: the writer fails part-way through the copy
+    src = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    with src.open("ab") as fh:
+        fh.write(b'{"type":"user","message":{"role":"user","content":"later"}}\n')
+    third = "c9e4b7a1-5d2f-4a8c-b3e6-1f7d0a9c2e54"
+    built.session("/home/ada/src/orbit", third, _session(third, "third " * 4000))
+    real = mirror.copy_range
+
+    def failing(src_fd: int, dst_fd: int, offset: int, count: int) -> int:
+        os.write(dst_fd, b"x" * min(count, 100))  # a short write, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(mirror, "copy_range", failing)
+    result = _run(built, dest)
+    assert result.stopped is not None and "disk is full" in result.stopped
+    monkeypatch.setattr(mirror, "copy_range", real)
+    after = _files(dest)
+    sources = _files(built.root)
+    for rel, data in after.items():  # every file is whole: its old copy or its source
+        assert data in (before.get(rel), sources[rel])
+    assert f"projects/-home-ada-src-orbit/{third}.jsonl" not in after
+    assert not any(name.endswith(mirror.PARTIAL_SUFFIX) for name in os.listdir(
+        dest / "projects" / "-home-ada-src-orbit"))
+    done = _run(built, dest)  # the next run completes it
+    assert done.stopped is None
+    assert _files(dest) == _files(built.root)
+
+
+def test_an_append_that_does_not_fit_is_refused_before_a_byte(built, tmp_path, monkeypatch):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    src = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    with src.open("ab") as fh:
+        fh.write(b"{}\n" * 1000)
+    monkeypatch.setattr(mirror, "free_bytes", lambda directory: 10)
+    copy = dest / "projects" / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    size = copy.stat().st_size
+    result = _run(built, dest)
+    assert result.stopped is not None and "disk is full" in result.stopped
+    assert copy.stat().st_size == size
+
+
+def test_an_interrupted_append_leaves_a_prefix_at_a_line_end_the_next_run_completes(
+        built, tmp_path, monkeypatch):
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    src = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    with src.open("ab") as fh:
+        for i in range(3000):
+            fh.write(b'{"type":"progress","n":%d}\n' % i)
+    monkeypatch.setattr(mirror, "APPEND_CHUNK", 4096)
+    calls = {"n": 0}
+    real = mirror.write_all
+
+    def killed(fd: int, data: bytes | memoryview) -> int:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt  # the process is stopped between two writes
+        return real(fd, data)
+
+    monkeypatch.setattr(mirror, "write_all", killed)
+    with pytest.raises(KeyboardInterrupt):
+        _run(built, dest)
+    monkeypatch.setattr(mirror, "write_all", real)
+    copy = (dest / "projects" / "-home-ada-src-orbit" / f"{SID}.jsonl").read_bytes()
+    assert src.read_bytes().startswith(copy) and copy.endswith(b"\n")
+    assert len(copy) < src.stat().st_size
+    _run(built, dest)
+    assert _files(dest) == _files(built.root)
+
+
+def test_a_source_that_vanishes_is_a_failed_row_and_the_rest_is_archived(built, tmp_path,
+                                                                        monkeypatch):
+    dest = tmp_path / "arc"
+    gone = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    real = archive.decide
+
+    def vanishing(source: str, target: str) -> archive.Decision:
+        decision = real(source, target)
+        if source == str(gone):
+            gone.unlink()
+        return decision
+
+    monkeypatch.setattr(archive, "decide", vanishing)
+    result = _run(built, dest)
+    rel = f"projects/-home-ada-src-orbit/{OTHER}.jsonl"
+    failed = [o for o in result.outcomes if o.action == archive.FAILED]
+    assert [o.entry.rel for o in failed] == [rel]
+    assert "vanished" in (failed[0].reason or "")
+    assert not (dest / rel).exists()
+    assert (dest / "projects" / "-home-ada-src-orbit" / f"{SID}.jsonl").exists()
+
+
+def test_a_source_that_shrinks_mid_copy_leaves_no_copy(built, tmp_path, monkeypatch):
+    dest = tmp_path / "arc"
+    src = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    real = mirror.copy_range
+
+    def truncating(src_fd: int, dst_fd: int, offset: int, count: int) -> int:
+        os.truncate(src, 10)
+        return real(src_fd, dst_fd, offset, count)
+
+    monkeypatch.setattr(mirror, "copy_range", truncating)
+    env = _env(built.root)
+    scope = resolve_scope([f"@{OTHER}"], env, subagents=True)
+    result = archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=dest))
+    (outcome,) = result.outcomes
+    assert outcome.action == archive.FAILED and "shrank" in (outcome.reason or "")
+    assert not (dest / outcome.entry.rel).exists()
+
+
+def test_a_second_archive_into_the_same_dest_waits_or_refuses(built, tmp_path):
+    dest = tmp_path / "arc"
+    state = archive.prepare_dest(dest)
+    with archive.Lock(state, timeout=0):
+        with pytest.raises(archive.ArchiveError, match="another pysift archive"):
+            _run(built, dest, lock_timeout=0)
+        waits: list[str] = []
+        release = threading.Event()
+
+        def later() -> None:
+            release.wait(5)
+
+        thread = threading.Thread(target=later)
+        thread.start()
+        with pytest.raises(archive.ArchiveError, match="after waiting"):
+            archive.Lock(state, timeout=0.4, on_wait=lambda: waits.append("w"),
+                         sleep=lambda s: None).__enter__()
+        release.set()
+        thread.join()
+        assert waits == ["w"]
+    assert not _files(dest)
+    assert set(_actions(_run(built, dest, lock_timeout=0)).values()) == {archive.COPIED}
+
+
+def test_dry_run_writes_nothing(built, tmp_path):
+    dest = tmp_path / "arc"
+    result = _run(built, dest, dry_run=True)
+    assert not dest.exists()
+    assert set(_actions(result).values()) == {archive.COPIED}
+    assert result.written == 0 or all(o.written > 0 for o in result.outcomes)
+
+
+def test_the_home_is_never_written(built, tmp_path):
+    before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in built.root.rglob("*")}
+    _run(built, tmp_path / "arc")
+    after = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in built.root.rglob("*")}
+    assert before == after
+
+
+def test_tool_use_sessions_archive_like_any(tmp_path):
+    # a transcript whose only record is a tool call: still one session, copied whole
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(SID, cwd="/w")
+    s.add(assistant(tool_use("Read", {"file_path": "a.py"}, id="t1")))
+    home.session("/w", SID, s)
+    result = _run(home, tmp_path / "arc")
+    assert _actions(result) == {f"projects/-w/{SID}.jsonl": archive.COPIED}

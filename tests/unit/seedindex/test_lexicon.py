@@ -1,0 +1,69 @@
+"""The fold index's lexical harvest: error lines, identifiers, path tokens."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pysift.seedindex.lexicon import ERROR_LINE_CHARS, error_lines, identifiers, path_tokens
+
+PYTEST_RUN = b"""collected 12 items
+tests/test_passes.py ..F.
+FAILED tests/test_passes.py::test_iss - AssertionError: late
+=== 1 failed, 11 passed in 0.42s ===
+"""
+
+
+def test_error_lines_are_the_lines_holding_a_failure_word_in_order() -> None:
+    assert error_lines(PYTEST_RUN) == [
+        "FAILED tests/test_passes.py::test_iss - AssertionError: late",
+        "=== 1 failed, 11 passed in 0.42s ==="]
+
+
+def test_a_line_saying_there_is_no_failure_is_not_an_error() -> None:
+    assert error_lines(b"=== 0 failed, 12 passed ===\nno errors found\nNo errors\n") == []
+
+
+def test_the_fixed_phrases_and_error_classes_are_errors() -> None:
+    lines = [b"npm ERR! code ELIFECYCLE", b"Segmentation fault (core dumped)",
+             b"bash: ./run: Permission denied", "✗ lint".encode(),
+             b"Traceback (most recent call last):", b"  raise KeyError(x)",
+             b"error[E0308]: mismatched types", b"thread 'main' panicked at src/x.rs:3"]
+    assert error_lines(b"\n".join(lines)) == [line.decode().strip() for line in lines]
+
+
+def test_an_error_line_is_trimmed_and_clipped_to_240_characters() -> None:
+    [line] = error_lines(b"   error: " + b"x" * 400 + b"   \n")
+    assert len(line) == ERROR_LINE_CHARS and line.endswith("…")
+    assert line.startswith("error: xxx")
+    assert error_lines(b"  error: short  ") == ["error: short"]
+
+
+def test_a_word_merely_containing_error_is_not_one() -> None:
+    assert error_lines(b"terror\nmirrors\nfailover_host = a\n") == []
+
+
+def test_identifiers_are_the_exact_tokens_recovery_greps_for() -> None:
+    data = (b"ISS_PASS_0000 parseEpoch TleParser 0x7f3a commit 3f9ac21b "
+            b"a1b2c3d4-e5f6-4789-8abc-def012345678 v1.24.3 24000 plain words 1234")
+    assert identifiers(data) == [
+        "ISS_PASS_0000", "parseEpoch", "TleParser", "0x7f3a", "3f9ac21b",
+        "a1b2c3d4-e5f6-4789-8abc-def012345678", "v1.24.3", "24000"]
+
+
+def test_a_hex_run_shorter_than_8_or_longer_than_64_is_not_an_identifier() -> None:
+    assert identifiers(b"ab12 " + b"a1" * 40 + b" abc1234f") == ["abc1234f"]
+
+
+def test_path_tokens_are_paths_with_an_extension_or_two_absolute_segments() -> None:
+    data = (b"modified: src/orbit/tle.py\nsee ~/notes/todo.md and /etc/hosts.d/x and "
+            b"../lib/util.c; open https://example.com/a/b.html or a/b without dot")
+    assert path_tokens(data) == ["src/orbit/tle.py", "~/notes/todo.md", "/etc/hosts.d/x",
+                                 "../lib/util.c"]
+
+
+@given(st.text(max_size=300))
+def test_the_harvest_is_deterministic_and_never_fails(text: str) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    for harvest in (error_lines, identifiers, path_tokens):
+        assert harvest(data) == harvest(data)
