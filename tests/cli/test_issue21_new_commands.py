@@ -1,5 +1,6 @@
 """Issue 21's laws on the commands main built after it (agents, files, image, recover,
-status, wait): what a transcript stores never drives the terminal, colour only where
+status, wait; then verbatim and its --fold-index, archive, skill, recover
+--list-backups): what a transcript stores never drives the terminal, colour only where
 asked, every JSON summary counts what could not be read, malformed lines counted."""
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ TEXT_RUNS = {
     "recover --patches": ("recover", f"@{SID}", "--file", EVIL, "--patches"),
     "status": ("status", f"@{SID}"),
     "wait": ("wait", f"@{SID}", "--until", "stop", "--timeout", "5"),
+    "verbatim": ("verbatim", f"@{SID}"),
+    "recover --list-backups": ("recover", "--list-backups", "--file", EVIL),
 }
 # the runs whose text quotes what the transcript stores (image lists sizes and handles)
 QUOTING = [name for name in TEXT_RUNS if name not in ("image", "files")]
@@ -175,7 +178,7 @@ def second(loud: Path) -> str:
 
 @pytest.mark.parametrize("argv", [
     ("agents", CWD), ("files", CWD), ("image", CWD),
-    ("recover", CWD, "--file", EVIL, "--coverage"),
+    ("recover", CWD, "--file", EVIL, "--coverage"), ("verbatim", CWD),
 ])
 def test_every_summary_counts_an_unreadable_transcript(cli, second: str, locked: Path,
                                                        argv) -> None:
@@ -216,7 +219,7 @@ def torn_home(tmp_path: Path) -> Path:
     ("recover", f"@{SID}", "--file", EVIL, "--coverage"),
     ("recover", f"@{SID}", "--file", EVIL, "--salvage"),
     ("recover", f"@{SID}", "--file", "/nowhere/else.py", "--coverage"),
-    ("stats", f"@{SID}"),
+    ("stats", f"@{SID}"), ("verbatim", f"@{SID}"),
 ])
 def test_every_malformed_line_is_counted(cli, torn_home: Path, argv) -> None:
     result = cli("--claude-home", str(torn_home), *argv, "--format", "json")
@@ -246,3 +249,119 @@ def test_a_mistyped_value_gets_a_did_you_mean(cli, argv, nearest: str) -> None:
     result = cli(*argv)
     assert result.code == 2
     assert f"(did you mean `{nearest}`?)" in result.stderr
+
+
+# -- verbatim, archive, skill, recover --list-backups (merged after the laws) ---------------
+
+def test_a_hook_slice_is_the_document_itself_off_a_terminal(cli, loud: Path,
+                                                             tmp_path: Path) -> None:
+    """verbatim --slice feeds a SessionStart hook, whose stdout Claude Code puts in the
+    model's context: the chunk is the document's own text (the --out file's bytes), as
+    the recover restore is, never ``\\x1b`` spelled out (SPEC §13)."""
+    out = tmp_path / "doc.md"
+    assert cli("--claude-home", str(loud), "verbatim", f"@{SID}", "--out", str(out)).code == 0
+    chunk = cli("--claude-home", str(loud), "verbatim", f"@{SID}", "--slice", "1")
+    assert chunk.code == 0, chunk.stderr
+    assert chunk.stdout_bytes == out.read_bytes()
+    assert ESC.encode() in chunk.stdout_bytes
+    whole = cli("--claude-home", str(loud), "verbatim", f"@{SID}", "--slices", "1")
+    assert whole.stdout_bytes == out.read_bytes()
+
+
+def test_a_hook_slice_at_a_terminal_is_shown_not_obeyed() -> None:
+    import io
+
+    from pysift.commands.reconstruction import SliceResult
+    from pysift.output.terminal import TextOut
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    pipe, tty = io.StringIO(), Tty()
+    SliceResult(f"look {ESC}", 0).render_text(TextOut(pipe))
+    SliceResult(f"look {ESC}", 0).render_text(TextOut(tty))
+    assert pipe.getvalue() == f"look {ESC}"
+    assert tty.getvalue() == r"look \x1b[2J\x1b]0;pwned\x07"
+
+
+def test_the_fold_index_counts_every_malformed_line(cli, torn_home: Path) -> None:
+    """The junk line holds no key the index reads: the shape check counts it too."""
+    result = cli("--claude-home", str(torn_home), "verbatim", f"@{SID}", "--fold-index")
+    assert result.code == 0, result.stderr
+    assert "3 malformed line(s) skipped" in result.stderr
+
+
+def test_the_fold_index_counts_an_unreadable_transcript(cli, second: str,
+                                                        locked: Path) -> None:
+    from pysift.commands.fold_index import fold_index_report
+    from pysift.commands.scope import ScopeArgs
+    from pysift.model.env import Env
+
+    env = Env(claude_home=locked)
+    report = fold_index_report(ScopeArgs(targets=(CWD,), subagents=False).resolve(env))
+    assert report.unreadable == 1
+    assert sum("warning" in note for note in report.notes) == 1
+    result = cli("--claude-home", str(locked), "verbatim", CWD, "--fold-index")
+    assert "warning" in result.stderr and _raw_controls(result.stderr) == set()
+
+
+def _unreadable_dir(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
+    """Listing ``locked`` fails with EACCES (a mode-0 dir would still list for root)."""
+    import errno
+    import os
+
+    real = os.scandir
+
+    def guarded(path=".", *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(os, "scandir", guarded)
+
+
+def test_archive_counts_an_unreadable_transcript_and_dir(cli, second: str, loud: Path,
+                                                         tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    lane_dir = loud / "projects" / "-w" / SID
+    assert lane_dir.is_dir()
+    _unreadable_dir(monkeypatch, lane_dir)
+    lock(monkeypatch, loud / "projects" / "-w" / f"{second}.jsonl")
+    result = cli("--claude-home", str(loud), "archive", str(tmp_path / "arch"),
+                 "--format", "json")
+    assert result.code == 1
+    assert result.summary()["unreadable"] >= 1
+    assert f"cannot read {lane_dir}" in result.stderr
+    assert result.summary()["complete"] is False
+
+
+def test_list_backups_counts_an_unreadable_session_dir(cli, loud: Path,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    import hashlib
+
+    store = loud / "file-history"
+    key = hashlib.sha256(EVIL.encode()).hexdigest()[:16]
+    for session in (SID, "21212121-0021-4000-8000-0000000000ee"):
+        (store / session).mkdir(parents=True)
+        (store / session / f"{key}@v1").write_bytes(CONTENT.encode())
+    _unreadable_dir(monkeypatch, store / SID)
+    result = cli("--claude-home", str(loud), "recover", "--list-backups", "--file", EVIL,
+                 "--format", "json")
+    assert result.code == 1
+    assert result.summary()["unreadable"] == 1
+    assert len(result.json_rows("backup")) == 1
+
+
+@pytest.mark.parametrize("argv", [("skill",), ("verbatim", f"@{SID}", "--slice", "1"),
+                                  ("verbatim", f"@{SID}", "--fold-index")])
+def test_color_is_accepted_and_changes_no_byte_off_a_terminal_here(cli, loud: Path,
+                                                                    argv) -> None:
+    """Text for a file or a model (a SKILL.md, a hook's chunk, the index) is not painted:
+    ``--color always`` is accepted, and the bytes are those of a plain run."""
+    plain = cli("--claude-home", str(loud), *argv)
+    always = cli("--claude-home", str(loud), "--color", "always", *argv)
+    assert plain.code == always.code == 0, always.stderr
+    assert always.stdout_bytes == plain.stdout_bytes
