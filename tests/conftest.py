@@ -86,6 +86,21 @@ def real_home() -> Path:
     return REAL_HOME
 
 
+def lock(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
+    """Opening ``locked`` fails with EACCES (the file is listed, its bytes are not read;
+    a mode-0 file would still be readable to root)."""
+    import errno
+
+    real_open = os.open
+
+    def guarded(path, flags, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(os, "open", guarded)
+
+
 @pytest.fixture
 def cli():
     """Run ``pysift`` in-process: ``cli("list", "--claude-home", h) -> CliResult``."""

@@ -144,7 +144,8 @@ def test_the_flat_rows_in_tree_preorder(cli, rich: ClaudeHome) -> None:
         ("agent", EXPLORE), ("agent", ASYNC), ("agent", NESTED), ("agent", MATE),
         ("agent", FORK)]
     assert rows[1] == {"kind": "session", "session_id": SID, "runs": 1, "agents": 7}
-    assert result.summary() == {"kind": "summary", "sessions": 1, "runs": 1, "agents": 7}
+    assert result.summary() == {"kind": "summary", "sessions": 1, "runs": 1, "agents": 7,
+                                "unreadable": 0}
 
 
 def test_every_lane_joined_to_its_spawning_call(cli, rich: ClaudeHome) -> None:
@@ -287,7 +288,8 @@ def test_a_session_without_subagents(cli, home: ClaudeHome) -> None:
     result = cli("--claude-home", str(home.root), "agents", f"@{SID}")
     assert (result.code, result.stdout) == (0, "no subagents found\n")
     json_out = cli("--claude-home", str(home.root), "agents", "--format", "json")
-    assert json_out.summary() == {"kind": "summary", "sessions": 0, "runs": 0, "agents": 0}
+    assert json_out.summary() == {"kind": "summary", "sessions": 0, "runs": 0, "agents": 0,
+                                  "unreadable": 0}
 
 
 def test_filters_that_leave_nothing_say_so(cli, rich: ClaudeHome) -> None:

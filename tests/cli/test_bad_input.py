@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from builders import ClaudeHome, assistant, text, tool_result, tool_use, user
+from conftest import lock
 
 SID = "5a5a5a5a-1111-4222-8333-944444444444"
 
@@ -173,14 +174,7 @@ def test_an_unreadable_projects_root_is_an_error_not_an_empty_scope(
 def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home, _, hidden = _two_projects(tmp_path)
-    real_open = os.open
-
-    def guarded(path, flags, *a, **kw):  # type: ignore[no-untyped-def]
-        if os.fspath(path) == os.fspath(hidden):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real_open(path, flags, *a, **kw)
-
-    monkeypatch.setattr(os, "open", guarded)
+    lock(monkeypatch, hidden)
     result = cli("--claude-home", str(home), "search", "locked needle")
     assert (f"warning: skipped: cannot read {hidden}: Permission denied; check its "
             "permissions") in result.stderr
@@ -188,6 +182,65 @@ def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
     shown = cli("--claude-home", str(home), "show", str(hidden), "--line", "1")
     assert shown.code == 1
     assert len(shown.stderr.splitlines()) == 1  # the cause no longer gets a line of its own
+
+
+@pytest.mark.parametrize("argv", [("list",), ("stats",), ("search", "needle"),
+                                  ("search", "needle", "-c"),
+                                  ("search", "needle", "--count-by", "label"),
+                                  ("plan", f"@{SID}"), ("plan", f"@{SID}", "--audit")])
+@pytest.mark.parametrize("what", ["dir", "transcript"])
+def test_every_summary_counts_what_could_not_be_read(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv, what) -> None:
+    """Issue 21 item 6: the JSON summaries of list and stats carried no count of the
+    files the run could not read (only a stderr warning said so)."""
+    home, _, hidden = _two_projects(tmp_path)
+    if what == "dir":
+        _deny(monkeypatch, hidden.parent)
+    else:
+        lock(monkeypatch, hidden)
+    scope = ("-w-locked",) if argv[0] == "plan" and what == "transcript" else ()
+    if scope:
+        argv = argv[:1] + scope + argv[2:]
+    result = cli("--claude-home", str(home), *argv, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["unreadable"] == 1
+    assert result.stderr.count("warning:") == 1
+
+
+def test_an_id_not_found_names_the_dirs_that_may_hold_it(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`no session X` read as final while a locked dir might hold X (the error ends the run
+    before the scope's warnings are printed)."""
+    home, _, hidden = _two_projects(tmp_path)
+    _deny(monkeypatch, hidden.parent)
+    for target in ("@6b6b6b6b-1111-4222-8333-944444444444", "@6b6b6b6b"):
+        result = cli("--claude-home", str(home), "search", "x", target)
+        assert result.code == 1
+        assert str(hidden.parent) in result.stderr
+        assert "could not, and may hold it" in result.stderr
+
+
+def test_the_help_says_what_an_unreadable_transcript_does(cli) -> None:
+    """search --help promised exit 1 for an unreadable target; the run warns, counts it
+    and goes on (exit 0)."""
+    text = " ".join(cli("search", "--help").stdout.split())
+    assert "1 for an unreadable target" not in text
+    assert ("exists but cannot be read is a stderr warning, counted in the summary's "
+            "\"unreadable\", and the run goes on (exit 0)") in text
+
+
+def test_whoami_says_a_dir_its_lookup_could_not_read(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lookup met a locked project dir and said nothing: "not found" read as final."""
+    home, _, hidden = _two_projects(tmp_path)
+    _deny(monkeypatch, hidden.parent)
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "6b6b6b6b-1111-4222-8333-944444444444")
+    result = cli("--claude-home", str(home), "whoami", "--format", "json")
+    assert result.code == 0
+    assert result.json_rows("identity")[0]["path"] is None
+    assert result.summary()["unreadable"] == 1
+    assert f"warning: cannot read {hidden.parent}" in result.stderr
+    assert "the transcript may be there" in result.stderr
 
 
 # -- undecodable bytes in argv and paths (argv and os.listdir arrive with surrogateescape) --

@@ -137,7 +137,7 @@ def test_json_listing(cli, home: ClaudeHome) -> None:
     assert (rows[4]["source_kind"], rows[4]["url"], rows[4]["b64_len"]) == (
         "url", "https://example.test/a.png", 0)
     assert result.summary() == {"kind": "summary", "images": 5, "transcripts": 1,
-                                "skipped_lines": 0, "repeats_folded": 1}
+                                "skipped_lines": 0, "repeats_folded": 1, "unreadable": 0}
 
 
 def test_a_marker_mismatch_is_said(cli, tmp_path: Path) -> None:
@@ -266,7 +266,7 @@ def test_extract_json_rows(cli, home: ClaudeHome, tmp_path: Path) -> None:
                    "converted": False, "notes": [], "session_id": S1, "is_subagent": False,
                    "parent_session_id": S1}
     assert result.summary() == {"kind": "summary", "extracted": 1, "url_skipped": 0,
-                                "skipped_lines": 0}
+                                "skipped_lines": 0, "unreadable": 0}
 
 
 def _pixels(data: bytes) -> bytes:

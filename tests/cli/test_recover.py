@@ -126,7 +126,8 @@ def test_restore_write_then_edits(cli, home: ClaudeHome) -> None:
     [row] = result.json_rows("restore")
     assert row["complete"] is True and row["content"] == v3 and row["lines"] == 10
     assert row["boundaries"] == [] and row["suggested_search"].startswith("pysift search 'app\\.py'")
-    assert result.summary() == {"kind": "summary", "sessions": 1, "file": F, "mode": "restore"}
+    assert result.summary() == {"kind": "summary", "sessions": 1, "file": F, "mode": "restore",
+                                "unreadable": 0}
 
 
 def test_restore_partial_is_a_loud_error(cli, home: ClaudeHome, tmp_path: Path) -> None:

@@ -54,7 +54,8 @@ def test_backups_listed_oldest_first_across_sessions(cli, home: ClaudeHome) -> N
         (S1, "v1", 4), (S1, "v2", 4), (S2, "v1", 15)]
     assert rows[0]["backup_utc"] == "2026-01-01T10:00:00.000Z"
     assert rows[0]["path"].endswith(f"file-history/{S1}/{KEY}@v1")
-    assert result.summary() == {"kind": "summary", "backups": 3, "sessions": 2}
+    assert result.summary() == {"kind": "summary", "backups": 3, "sessions": 2,
+                                "unreadable": 0}
 
 
 def test_text_names_the_store_key_and_each_backup(cli, home: ClaudeHome) -> None:
@@ -127,6 +128,7 @@ def test_an_unreadable_session_dir_is_said(cli, home: ClaudeHome) -> None:
     assert result.code == 1
     assert f"cannot read {locked}" in result.stderr
     assert [r["session_id"] for r in result.json_rows("backup")] == [S2]
+    assert result.summary()["unreadable"] == 1  # counted, as every summary counts it
 
 
 def test_nothing_is_written_and_batch_flags_are_refused(cli, home: ClaudeHome, tmp_path) -> None:

@@ -30,7 +30,7 @@ RECORD_KEYS = {
     "source", "ts_utc", "ts_local", "text", "image_ids",
 }
 SUMMARY_KEYS = {"kind", "records", "dropped_by_cap", "refetch_remainder", "non_record_lines",
-                "skipped_lines", "with_elicitation_sidecar"}
+                "skipped_lines", "with_elicitation_sidecar", "unreadable"}
 
 
 @pytest.fixture
@@ -316,7 +316,8 @@ def test_a_closed_range_from_zero_clamps_to_the_first_line(show) -> None:
     assert result.code == 0, result.stderr
     same = show(f"@{LONG}", "--line", "1..4", "--format", "json")
     assert result.json_rows("record") == same.json_rows("record")
-    assert show(f"@{LONG}", "--line", "0").code == 1
+    zero = show(f"@{LONG}", "--line", "0")  # issue 21: a usage error saying lines are 1-based
+    assert zero.code == 2 and "lines are 1-based" in zero.stderr
 
 
 def test_a_turn_holding_no_renderable_record_is_an_error(cli, tmp_path: Path) -> None:
@@ -408,7 +409,7 @@ def test_branch_points_find_the_superseded_draft(show) -> None:
     assert widths == sorted(widths, key=lambda w: (w is None, -(w or 0)))  # widest first
     assert result.summary()["branch_points"] == len(forks)
     assert set(result.summary()) == {"kind", "branch_points", "conversation_records",
-                                     "skipped_lines"}
+                                     "skipped_lines", "unreadable"}
 
     text = show(f"@{LONG}", "--branch-points").stdout
     assert text.splitlines()[0] == f"BRANCH POINTS  {LONG}"

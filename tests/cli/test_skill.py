@@ -69,6 +69,13 @@ def test_frontmatter_names_the_skill_and_says_when(skill):
         assert section in body, section
 
 
+def test_the_envelope_law_names_both_counts(skill):
+    """An agent reading the skill learns that a summary counts malformed lines and the
+    files that could not be read (issue 21: an answer about part of the scope says so)."""
+    law = skill.split("## The envelope law", 1)[1].split("\n## ", 1)[0]
+    assert "`skipped_lines`" in law and "`unreadable`" in law
+
+
 def test_every_command_and_flag_the_skill_names_exists(skill, tree):
     root, flags, root_flags = tree
     checked = 0

@@ -34,7 +34,7 @@ def test_status_json_envelope(cli, done_home: ClaudeHome) -> None:
     assert [r["kind"] for r in rows] == ["header", "verdict", "summary"]
     assert rows[0] == {"kind": "header", "command": "status", "session_id": SID,
                        "is_subagent": False, "parent_session_id": SID}
-    assert rows[2] == {"kind": "summary", "verdict": "idle-eot"}
+    assert rows[2] == {"kind": "summary", "verdict": "idle-eot", "unreadable": 0}
     assert set(rows[1]) == {"kind", "verdict", "evidence", "children", "settled_children",
                             "tasks", "tasks_completed", "pending", "background", "last",
                             "tail_state", "notes"}

@@ -87,7 +87,7 @@ def test_json_reconstruction_reaches_across_both_compactions(cli, home: ClaudeHo
     [collapsed] = result.json_rows("collapsed_agents")
     assert (collapsed["first_line"], collapsed["last_line"]) == (2, 2)
     assert collapsed["refetch"] == f"pysift show @{SID} --line 2"
-    assert result.summary() == {"kind": "summary", "skipped_lines": 0}
+    assert result.summary() == {"kind": "summary", "skipped_lines": 0, "unreadable": 0}
 
 
 def test_text_layout(cli, home: ClaudeHome) -> None:

@@ -187,7 +187,8 @@ def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None
     assert [r["kind"] for r in rows] == ["header", "extract", "summary"]
     assert rows[0] == {"kind": "header", "command": "image"}
     assert tuple(rows[1][k] for k in TRIO) == (LONG, False, LONG)
-    assert set(rows[2]) == {"kind", "extracted", "url_skipped", "skipped_lines"}
+    assert set(rows[2]) == {"kind", "extracted", "url_skipped", "skipped_lines",
+                            "unreadable"}
 
 
 def test_status_header_carries_the_trio(cli, demo_home: Path) -> None:
@@ -195,7 +196,7 @@ def test_status_header_carries_the_trio(cli, demo_home: Path) -> None:
                "json").json_rows()
     assert {k: rows[0][k] for k in TRIO} == {"session_id": EXPLORE, "is_subagent": True,
                                             "parent_session_id": LONG}
-    assert set(rows[-1]) == {"kind", "verdict"}
+    assert set(rows[-1]) == {"kind", "verdict", "unreadable"}
 
 
 def test_wait_prints_one_bare_object(cli, demo_home: Path) -> None:
@@ -228,7 +229,7 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     result = cli("--claude-home", str(demo_home), "search", "epoch", "-c", "--format", "json")
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
-    assert set(rows[1]) == {"kind", "matched"}
+    assert set(rows[1]) == {"kind", "matched", "unreadable"}
 
 
 @pytest.mark.parametrize("args, reason", [

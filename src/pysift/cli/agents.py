@@ -8,7 +8,14 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Targets, complete_choices, scope_args
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Targets,
+    complete_choices,
+    one_of,
+    scope_args,
+)
 
 SHAPE_CHOICES = ("builtin-task", "workflow", "teammate")
 ORDER_CHOICES = ("trigger", "start", "completion")
@@ -96,9 +103,7 @@ NOTES
 
 
 def _check_choice(value: str, choices: tuple[str, ...], flag: str) -> str:
-    if value not in choices:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=flag)
-    return value
+    return one_of(value, choices, flag)
 
 
 @app.command("agents", help=AGENTS_HELP, epilog=AGENTS_EPILOG)

@@ -65,12 +65,24 @@ def root(
             "Accepted anywhere on the command line.",
         ),
     ] = None,
+    color: Annotated[
+        str,
+        typer.Option(
+            "--color",
+            metavar="WHEN",
+            help="Colour text output: auto (when stdout is a terminal and NO_COLOR is unset), "
+            "always or never. Accepted anywhere on the command line; JSON and --raw are "
+            "never coloured.",
+        ),
+    ] = "auto",
     version: Annotated[
         bool,
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
 ) -> None:
-    ctx.obj = {"claude_home": claude_home}
+    from pysift.cli.params import check_color
+
+    ctx.obj = {"claude_home": claude_home, "color": check_color(color)}
 
 
 # The built commands in SPEC order, each with the module whose import registers it. A
@@ -100,7 +112,7 @@ def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
 
 def invoked_command(args: list[str]) -> str | None:
     """The built command a normalized argv runs, if its first word names one."""
-    at = 2 if args[:1] == ["--claude-home"] else 0
+    at = argv_mod.globals_end(args)
     word = args[at] if at < len(args) else None
     return word if word in COMMAND_MODULES else None
 
@@ -171,8 +183,10 @@ def _check_command_given(args: list[str]) -> None:
     """A line naming no command at all (``pysift``, ``pysift --claude-home DIR``) is ONE
     usage line saying so; click printed the whole help flattened into the error line, or
     "Missing command." An empty ``--claude-home`` on such a line is the error named."""
-    home = args[1] if args[:1] == ["--claude-home"] else None
-    rest = args[2:] if home is not None else args
+    at = argv_mod.globals_end(args)
+    given = dict(zip(args[0:at:2], args[1:at:2]))
+    home = given.get("--claude-home")
+    rest = args[at:]
     if rest not in ([], ["--"]):
         return
     if home is not None:

@@ -1,8 +1,8 @@
 """Pre-parse argv normalization, pure and unit-tested.
 
 Two things click cannot do on its own:
-- ``--claude-home DIR`` is global and may stand anywhere on the command line; it is moved
-  in front of the subcommand so the root callback sees it.
+- ``--claude-home DIR`` and ``--color WHEN`` are global and may stand anywhere on the
+  command line; they are moved in front of the subcommand so the root callback sees them.
 - A pre-encoded project dir (``-Users-ada-src-orbit``, ``C--Users-x`` is fine already)
   starts with ``-`` and would be read as an option; such tokens are moved behind a ``--``
   so they reach the command as positionals, in their original order. A short one
@@ -25,9 +25,12 @@ VALUE_OPTIONS = frozenset(
         "--format", "--sessions-from", "-t", "--label", "-T", "--label-not", "--count-by",
         "--block", "--sha256", "--out", "--out-dir", "--id", "--timeout", "--interval",
         "--file", "--files-from", "--at", "--slice", "--slices", "--budget", "--glob",
-        "--by", "--order-by", "--shape", "--agent", "--reverse",
+        "--by", "--order-by", "--shape", "--agent", "--reverse", "-e", "--regexp",
+        "--color",
     }
 )
+# Global options (root callback), moved in front of the subcommand wherever they stand.
+GLOBAL_OPTIONS = ("--claude-home", "--color")
 
 # (a trailing slash, as tab completion adds it, makes the token a relative path: it still
 # must not be read as an option cluster, `-home-ada/` as `-h -o -m …`)
@@ -63,10 +66,25 @@ def _is_short_dir(token: str, is_project_dir: Callable[[str], bool] | None) -> b
             and not set(token[1:]) <= _BOOLEAN_SHORT_FLAGS and is_project_dir(token))
 
 
+_GLOBAL_NEEDS = {
+    "--claude-home": "the Claude config dir (the one holding projects/)",
+    "--color": "never, auto or always",
+}
+
+
+def globals_end(args: Sequence[str]) -> int:
+    """Where the global options that ``normalize`` put in front end (the command word's
+    index)."""
+    at = 0
+    while at + 1 < len(args) and args[at] in GLOBAL_OPTIONS:
+        at += 2
+    return at
+
+
 def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None = None
               ) -> list[str]:
     args = list(argv)
-    home: list[str] = []
+    front: dict[str, list[str]] = {}  # each global once, the last one given winning
     rest: list[str] = []
     encoded: list[str] = []
     i = 0
@@ -75,15 +93,16 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
         if tok == "--":
             rest.extend(args[i:])
             break
-        if tok == "--claude-home":
+        if tok in GLOBAL_OPTIONS:
             if i + 1 >= len(args):
-                raise UsageError("--claude-home needs a value: the Claude config dir (the one "
-                                 "holding projects/); see `pysift --help`")
-            home = [tok, args[i + 1]]
+                raise UsageError(f"{tok} needs a value: {_GLOBAL_NEEDS[tok]}; see "
+                                 "`pysift --help`")
+            front[tok] = [tok, args[i + 1]]
             i += 2
             continue
-        if tok.startswith("--claude-home="):
-            home = ["--claude-home", tok.split("=", 1)[1]]
+        name, eq, value = tok.partition("=")
+        if eq and name in GLOBAL_OPTIONS:
+            front[name] = [name, value]
             i += 1
             continue
         if tok in VALUE_OPTIONS and i + 1 < len(args):
@@ -101,4 +120,5 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
             rest[cut:cut] = encoded
         else:
             rest += ["--", *encoded]
+    home = [tok for name in GLOBAL_OPTIONS if name in front for tok in front[name]]
     return home + rest

@@ -27,8 +27,11 @@ def emit(report: Report, fmt: str = "text") -> None:
             envelope.write(report, sys.stdout.buffer)
             sys.stdout.buffer.flush()
         elif report.text is not None:
+            from pysift.cli.params import wants_colour
+            from pysift.output.terminal import TextOut
+
             _tolerate_surrogates(sys.stdout)
-            report.text(sys.stdout)
+            report.text(TextOut(sys.stdout, colour=wants_colour(sys.stdout)))
             sys.stdout.flush()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -43,15 +46,19 @@ def emit(report: Report, fmt: str = "text") -> None:
 def say(line: str) -> None:
     """One line to stderr: a note, a warning or an error.
 
-    A path's undecodable byte goes out as itself (as stdout writes it). A stderr nobody
+    Control characters (a pattern, a path or a transcript's text quoted back) are shown
+    as escapes, as on stdout (``output.terminal.visible``). A path's undecodable byte goes
+    out as itself (as stdout writes it). A stderr nobody
     reads any more (``2>&1 | head -1``, ``2>/dev/full``) changes nothing else: the rest
     of the notes are dropped and the run keeps its status (click turned the broken pipe
     into exit 1, so a search that found nothing "failed").
     """
+    from pysift.output.terminal import visible
+
     stream = sys.stderr
     try:
         _tolerate_surrogates(stream)
-        stream.write(f"{line}\n")
+        stream.write(f"{visible(line)}\n")
         stream.flush()
     except (OSError, ValueError, AttributeError):
         sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")

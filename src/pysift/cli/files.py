@@ -14,6 +14,7 @@ from pysift.cli.params import (
     Subagents,
     Targets,
     complete_choices,
+    one_of,
     scope_args,
 )
 
@@ -93,10 +94,7 @@ NOTES
 
 
 def check_by(value: str) -> str:
-    if value not in BY_VALUES:
-        raise typer.BadParameter(f"'{value}' is not one of {', '.join(BY_VALUES)}",
-                                 param_hint="--by")
-    return value
+    return one_of(value, BY_VALUES, "--by")
 
 
 @app.command("files", help=FILES_HELP, epilog=FILES_EPILOG)

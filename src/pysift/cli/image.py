@@ -77,7 +77,7 @@ JSON (--format json, one object per line)
 
 \b
 NOTES
-  skipped_lines counts malformed lines among those read (the lines holding an image).
+  skipped_lines counts every malformed line of the transcripts read (csift's law).
   Exit 1: an --id that names nothing (the error lists the handles present), an
   ambiguous #N (the error lists turn, locator, uuid, time and prompt excerpt of each
   image), an image that cannot be decoded. Exit 2: bad flags, --id/--turn over

@@ -8,6 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
+from pysift.cli.params import when_help
 from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
@@ -41,15 +42,18 @@ JSON (--format json, one object per line)
    "skipped_lines","sidecar_present","pending_elicitations":[...],
    "with_elicitation_sidecar","is_clone","clone_of","clone_boundary_uuid"}
   {"kind":"summary","sessions":N,"skipped_lines":N,"dropped_by_cap":N}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES
-  skipped_lines counts malformed lines among the head/tail lines read; the full
-  census is `pysift stats`. sidecar_present=false means the elicitation hook is not
+  skipped_lines counts malformed lines among the head/tail lines read (from the start
+  through the first human message, from the end back to the older of the last human
+  and last agent message); the full census is `pysift stats`. sidecar_present=false means the elicitation hook is not
   installed, so "nothing pending" cannot be concluded."""
 
 
-@app.command("list", help=LIST_HELP, epilog=LIST_EPILOG)
+@app.command("list", help=LIST_HELP, epilog=LIST_EPILOG + "\n\n" + when_help())
 def list_cmd(
     ctx: typer.Context,
     targets: Targets = None,

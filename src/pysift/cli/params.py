@@ -73,6 +73,22 @@ SessionsFrom = Annotated[Optional[list[str]], typer.Option(
     help="Union the scope with the ids listed in FILE (or stdin); repeatable.")]
 Format = Annotated[str, typer.Option("--format", metavar="text|json", help="Output format.",
                                      autocompletion=complete_format)]
+# A pattern given as an option (grep's and ripgrep's -e): one that starts with a dash is
+# read as a pattern, never as a flag, and every positional is then a target.
+Regexp = Annotated[Optional[str], typer.Option(
+    "--regexp", "-e", metavar="PATTERN",
+    help="The pattern, for one that starts with a dash (-e -foo); the positionals are "
+         "then all targets.")]
+
+
+def pattern_and_targets(positional: str | None, targets: list[str] | None,
+                        regexp: str | None) -> tuple[str, list[str]]:
+    """The pattern and the targets of a command taking ``[PATTERN] [TARGET]...`` and
+    ``-e PATTERN``: with ``-e`` the first positional is a target too."""
+    rest = list(targets or [])
+    if regexp is None:
+        return positional or "", rest
+    return regexp, ([positional] if positional else []) + rest
 
 
 def build_env(ctx: typer.Context) -> Env:
@@ -87,9 +103,74 @@ def build_env(ctx: typer.Context) -> Env:
 
 
 def check_format(fmt: str) -> str:
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"'{fmt}' is not one of text, json", param_hint="--format")
-    return fmt
+    return one_of(fmt, FORMATS, "--format")
+
+
+def one_of(value: str, choices: tuple[str, ...], flag: str) -> str:
+    """``value`` when it is one of ``choices``, else the usage error listing them with the
+    nearest (``'tre' is not one of summary, dir, file, timeline``)."""
+    if value not in choices:
+        from pysift.core.suggest import did_you_mean
+
+        raise typer.BadParameter(f"'{value}' is not one of {', '.join(choices)}"
+                                 f"{did_you_mean(value, choices)}", param_hint=flag)
+    return value
+
+
+COLOR_WHEN = ("never", "auto", "always")
+
+
+def when_help() -> str:
+    """The WHEN section of a command's --help: every form --since/--until take (errors
+    name the common ones and point here)."""
+    import textwrap
+
+    from pysift.core.grammar.forms import WHEN_FORMS
+
+    body = textwrap.fill(f"Write {WHEN_FORMS}.", width=88, initial_indent="  ",
+                         subsequent_indent="  ")
+    return f"\b\nWHEN (--since/--until)\n{body}"
+
+
+def check_color(when: str) -> str:
+    """``--color`` as given: never, auto (the default) or always."""
+    if when not in COLOR_WHEN:
+        from pysift.core.suggest import did_you_mean
+        from pysift.errors import UsageError
+
+        raise UsageError(f"--color '{when}' is not one of never, auto, always"
+                         f"{did_you_mean(when, COLOR_WHEN)}")
+    return when
+
+
+def wants_colour(stream: object, environ: dict[str, str] | None = None) -> bool:
+    """Whether text output to ``stream`` is coloured: ``--color always``/``never`` as
+    given; ``auto`` when the stream is a terminal, ``NO_COLOR`` is unset or empty
+    (no-color.org) and ``TERM`` is not ``dumb``."""
+    env = os.environ if environ is None else environ
+    when = _root_option("color") or "auto"
+    if when != "auto":
+        return when == "always"
+    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def _root_option(name: str) -> str | None:
+    """A global option's value from the running command's root context (None outside
+    one: a command run in-process by a test)."""
+    try:
+        from typer._click import get_current_context
+    except ImportError:  # pragma: no cover - older typer on top of click
+        from click import get_current_context  # type: ignore[no-redef]
+    ctx = get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    obj = root.obj if root is not None else None
+    return obj.get(name) if isinstance(obj, dict) else None
 
 
 def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:

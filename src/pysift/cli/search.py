@@ -8,13 +8,16 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
+from pysift.cli.params import when_help
 from pysift.cli.params import (
     Format,
+    Regexp,
     SessionsFrom,
     Subagents,
     Targets,
     complete_axis,
     complete_label,
+    pattern_and_targets,
     scope_args,
 )
 
@@ -62,6 +65,7 @@ EXAMPLES
   pysift search "" @<uuid> --count-by label             # what the scope holds, per leaf
   pysift search "" @<uuid> --count-by pairing           # any pending tool calls?
   pysift search 'Traceback' -t agent.tool.result --resolve-persisted   # in full outputs
+  pysift search -e --no-verify @<uuid>                  # a pattern that starts with a dash
 
 \b
 JSON (--format json, one object per line)
@@ -79,11 +83,20 @@ JSON (--format json, one object per line)
   --count-by: {"kind":"census","axis","key","records"} rows; summary {axis,
    matched_records,distinct_keys,excluded_records,dropped_by_cap,skipped_lines}
   -c: header + {"kind":"summary","matched"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
+  skipped_lines: every malformed line of the transcripts in scope, each once (lines
+  not parsed get the {...} shape check); a zero with skipped lines is definitive for
+  the parseable lines only (a caution on stderr says so).
 
 \b
 EXIT
   0 with matches or with none (zero matches is a definitive absence, diagnosed on
-  stderr); 2 for a bad flag, regex or selector; 1 for an unreadable target.
+  stderr); 2 for a bad flag, regex or selector; 1 for a target that names nothing (no
+  such session, an ambiguous prefix, a turn no transcript has) or a projects dir that
+  cannot be listed. A transcript, dir or side file that exists but cannot be read is a
+  stderr warning, counted in the summary's "unreadable", and the run goes on (exit 0);
+  a zero is then NOT a definitive absence.
 
 \b
 SEE ALSO
@@ -95,11 +108,12 @@ def _multi(values: list[str] | None) -> tuple[str, ...]:
     return tuple(values or ())
 
 
-@app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG)
+@app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG + "\n\n" + when_help())
 def search_cmd(
     ctx: typer.Context,
     pattern: Annotated[str, typer.Argument(metavar="[PATTERN]", show_default=False)] = "",
     targets: Targets = None,
+    regexp: Regexp = None,
     label: Annotated[Optional[list[str]], typer.Option("--label", "-t", metavar="SEL",
         help="Keep hits under this label selector (repeatable).",
         autocompletion=complete_label)] = None,
@@ -141,6 +155,7 @@ def search_cmd(
     sessions_from: SessionsFrom = None,
     fmt: Format = "text",
 ) -> None:
+    pattern, targets = pattern_and_targets(pattern, targets, regexp)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, max_count=max_count,
                             signed_max_count=True, since=since, until=until, turn=turn)

@@ -51,6 +51,8 @@ JSON (--format json)
    record_type,ts_utc,ts_local}],"widest_gap_seconds"}; summary {branch_points,
    conversation_records,skipped_lines}
   --block: {"kind":"block","block_id","sha256","text",trio}; summary {blocks,sha256_verified}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 BLOCK IDS
@@ -127,7 +129,7 @@ def show_cmd(
 
     opts = ShowOptions(
         target=targets[0],
-        lines=tuple(parse_range(v, flag="--line") for v in (line or [])),
+        lines=tuple(parse_range(v, flag="--line", one_based=True) for v in (line or [])),
         uuids=tuple(_split_uuids(uuid)),
         turns=parse_range(turn, flag="--turn") if turn is not None else None,
         raw=raw,

@@ -8,6 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
+from pysift.cli.params import when_help
 from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
@@ -50,6 +51,8 @@ JSON (--format json, one object per line)
    "last_utc","last_local","skipped_lines"}
   {"kind":"summary","sessions","line_types","turns","tools","tokens",
    "narration_blocks","unknown_thinking_tags","skipped_lines","dropped_by_cap"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES
@@ -59,13 +62,13 @@ NOTES
   narration sibling together, so no narration token figure exists.
   unknown_thinking_tags counts thinking signatures whose tag is neither thinking nor
   narration (a new API value); an undecodable signature is plain thinking.
-  skipped_lines: lines stats decodes are fully validated; the others (read off the
-  bytes) must be {...}-framed, else they count as malformed.
+  skipped_lines: every line is validated (a {...}-framed line with a broken inside
+  is malformed too, not counted under its type): the full census of malformed lines.
   --max-count N keeps the N most recently active rows (0 = all) and reports the drop;
   the TOTAL then covers the rows shown."""
 
 
-@app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG)
+@app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG + "\n\n" + when_help())
 def stats_cmd(
     ctx: typer.Context,
     targets: Targets = None,

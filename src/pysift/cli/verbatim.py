@@ -93,7 +93,9 @@ NOTES
   total. A compaction whose summary is torn or missing still counts and still gets its
   banner. A session with no compaction gets a stderr note: nothing was clipped.
   --out writes the document (what --slice cuts) and never over an existing file unless
-  --force; stdout then keeps the header block."""
+  --force; stdout then keeps the header block. Text shows a control character the
+  transcript stores as \\xNN; a --slice/--slices chunk does so only at a terminal (to a
+  hook it is the document's own text, as --out writes it)."""
 
 _MODES = ("longest", "eot-only", "rich", "all")
 _PROFILES = ("heavy", "light")

@@ -24,6 +24,7 @@ from pysift.engines.agents import SHAPE_TEAMMATE, SHAPES, AgentNode, SessionAgen
 from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 ORDER_AXES = ("trigger", "start", "completion")
 RETURNED_PREVIEW_CHARS = 200
@@ -125,12 +126,15 @@ def run(opts: AgentsOptions, env: Env) -> Report:
     trees, notes = engine.run(scope, engine.AgentsWork(
         want_returned=opts.returned_message or ident is not None, agent=ident))
     view = _view(trees, opts, ident is not None, env)
+    report = Report(command="agents")
     if opts.with_files:
         view.with_files = True
-        engine.attach_files([node for session in view.sessions for node in session.agents])
-    report = Report(command="agents")
-    report.notes.extend(scope.notes)
-    report.notes.extend(notes)
+        report.unreadable += engine.attach_files(
+            [node for session in view.sessions for node in session.agents])
+    report.take_scope(scope)
+    for warning in notes:
+        report.unread(warning)
+    report.unreadable += sum(tree.unreadable for tree in trees)
     report.notes.extend(engine.node_notes(trees))
     if not view.agent_count and ident is None and _filtered(opts):
         report.note(f"note: no subagent passed the filters ({_filter_words(opts)}); drop them "
@@ -323,16 +327,18 @@ def render_text(out: TextIO, view: AgentsView, env: Env) -> None:
     for i, session in enumerate(view.sessions):
         if view.single:
             for node in session.agents:
-                _node_block(w, node, 1, view, env)
+                _node_block(out, node, 1, view, env)
             continue
         if i:
             w("\n")
-        w(f"SESSION  {session.session_id}\n")
+        w("SESSION  ")
+        paint(out, session.session_id, "id")
+        w("\n")
         for kind, payload, level in session.entries:
             if kind == "run":
                 _run_block(w, payload)
             else:
-                _node_block(w, payload, level + 1, view, env)
+                _node_block(out, payload, level + 1, view, env)
     kinds = ",".join(view.shapes) if view.shapes else "all"
     w(f"\n{view.agent_count} subagent(s)  ·  kind={kinds}  ·  window-axis={view.order_by}\n")
     if view.has_teammate:
@@ -356,11 +362,14 @@ def _run_block(w: Callable[[str], object], run: WorkflowRun) -> None:
         w(f"      model      {run.default_model}\n")
 
 
-def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, view: AgentsView,
+def _node_block(out: TextIO, node: AgentNode, depth: int, view: AgentsView,
                 env: Env) -> None:
+    w = out.write
     ind, ind2 = "  " * depth, "  " * (depth + 1)
     life, pending = node.life, node.life.pending
-    head = f"{ind}{node.agent_id}  {node.shape}"
+    w(ind)
+    paint(out, node.agent_id, "id")
+    head = f"  {node.shape}"
     if node.workflow_id:
         head += f"  ({node.workflow_id})"
     if node.agent_type:
@@ -404,7 +413,9 @@ def _node_block(w: Callable[[str], object], node: AgentNode, depth: int, view: A
             w(f"{ind2}files      {len(changes)} changed\n")
             for change in changes:
                 tag = "create" if change.is_create else OP_LABELS.get(change.op, change.op)
-                w(f"{ind2}  {tag:<12} {change.path}\n")
+                w(f"{ind2}  {tag:<12} ")
+                paint(out, change.path, "path")
+                w("\n")
     if node.skipped_lines:
         w(f"{ind2}note     {node.skipped_lines} malformed line(s) skipped (among the head/tail "
           "lines read — full census: pysift stats)\n")

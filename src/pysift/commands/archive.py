@@ -46,9 +46,11 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
                         engine.ArchiveOptions(dest=dest, dry_run=opts.dry_run,
                                               lock_timeout=opts.lock_timeout),
                         progress=progress, on_wait=on_wait)
-    answer = ArchiveAnswer(result, dest, _home(env), unread=len(scope.unreadable))
+    answer = ArchiveAnswer(result, dest, _home(env),
+                           unread=len(scope.unreadable) + result.unread)
     report = Report(command="archive", header=answer.header())
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)  # the summary's `unreadable`: the scope's and the walk's
+    report.unreadable += result.unread
     report.notes.extend(result.notes)
     report.rows = [file_row(o) for o in result.outcomes]
     report.answer(answer)

@@ -25,6 +25,7 @@ from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 ROW_KINDS = {"summary": "bucket", "dir": "dir", "file": "file", "timeline": "mutation"}
 DETAIL_LABELS = {"summary": "summary", "dir": "by-dir", "file": "by-file",
@@ -67,10 +68,10 @@ def run(opts: FilesOptions, env: Env) -> Report:
         since=args.since, until=args.until, turns=args.turns))
     found = engine.run(scope.transcripts, plan)
     report = Report(command="files")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     for transcript in found:
         if transcript.error:
-            report.note(f"warning: skipped: {transcript.error}")
+            report.unread(f"warning: skipped: {transcript.error}")
     result = FilesResult(
         by=opts.by, env=env, banner=scope_banner(scope), window=_window(args),
         found=sorted((f for f in found if f.mutations),
@@ -214,34 +215,46 @@ def json_rows(view: FilesResult, env: Env) -> list[dict[str, Any]]:
 # -- text -----------------------------------------------------------------------------------------
 
 
-def _heading(t: Transcript) -> str:
+def _heading(out: TextIO, t: Transcript) -> None:
     if t.is_subagent:
-        return f"SUBAGENT {t.session_id}  ·  parent SESSION {t.parent_session_id}"
-    return f"SESSION {t.session_id}"
+        out.write("SUBAGENT ")
+        paint(out, t.session_id, "id")
+        out.write("  ·  parent SESSION ")
+        paint(out, t.parent_session_id, "id")
+    else:
+        out.write("SESSION ")
+        paint(out, t.session_id, "id")
+    out.write("\n")
 
 
 def _turn(turn: int | None) -> str:
     return "-" if turn is None else str(turn)
 
 
-def _timeline_line(m: Mutation, stamp: Stamp) -> str:
+def _timeline_line(out: TextIO, m: Mutation, stamp: Stamp) -> None:
     label = engine.OP_LABELS[m.op] + (" (heuristic)" if m.heuristic else "")
     errored = " (command errored)" if m.command_errored else ""
     detail = f"  ({m.detail})" if m.detail else ""
-    return (f"  L{m.line}  {stamp(m.ts)}  turn {_turn(m.turn)}  {label}  "
-            f"{m.path}{errored}{detail}")
+    out.write("  ")
+    paint(out, f"L{m.line}", "line")
+    out.write(f"  {stamp(m.ts)}  turn {_turn(m.turn)}  {label}  ")
+    paint(out, m.path, "path")
+    out.write(f"{errored}{detail}\n")
 
 
-def _body(w: Any, found: TranscriptFiles, by: str, stamp: Stamp) -> None:
+def _body(out: TextIO, found: TranscriptFiles, by: str, stamp: Stamp) -> None:
+    w = out.write
     if by == "timeline":
         for m in engine.timeline(found.mutations):
-            w(_timeline_line(m, stamp) + "\n")
+            _timeline_line(out, m, stamp)
         return
     for g in engine.groups(found.mutations, by):
+        w("  ")
+        paint(out, g.path, "path")
         if by == "summary":
-            w(f"  {g.path}: {g.ops_label()}\n")
+            w(f": {g.ops_label()}\n")
             continue
-        w(f"  {g.path}\n")
+        w("\n")
         files = f"  ·  {g.distinct_files} file(s)" if by == "dir" else ""
         w(f"    {g.ops_label()}{files}\n")
         w(f"    first  {stamp(g.first_ts)}\n")
@@ -258,8 +271,8 @@ def render_text(out: TextIO, view: FilesResult) -> None:
     for i, found in enumerate(view.found):
         if i:
             w("\n")
-        w(_heading(found.transcript) + "\n")
-        _body(w, found, view.by, stamp)
+        _heading(out, found.transcript)
+        _body(out, found, view.by, stamp)
     if view.boundaries:
         w("\n" + BOUNDARY_HEADING.format(n=len(view.boundaries)) + "\n")
         for t, b in view.boundaries:

@@ -45,14 +45,12 @@ class FoldIndexResult:
         for index in self.indexes:
             t = index.transcript
             if index.error is not None:
-                notes.append(f"warning: skipped: {index.error}")
-                continue
+                continue  # said and counted by the report (``unread``)
             ref = target_ref(t.session_id, t.path)
             if not index.records:
                 notes.append(f"note: {ref} has no compaction — its fold index is empty")
             if index.skipped_lines:
-                notes.append(f"note: {ref}: {index.skipped_lines} malformed line(s) skipped "
-                             "among the records read (pysift stats counts the whole file)")
+                notes.append(f"note: {ref}: {index.skipped_lines} malformed line(s) skipped")
         return notes
 
 
@@ -61,7 +59,10 @@ def fold_index_report(scope: Scope) -> Report:
 
     result = FoldIndexResult(extract.run(scope.transcripts))
     report = Report(command="verbatim")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
+    for index in result.indexes:
+        if index.error is not None:
+            report.unread(f"warning: skipped: {index.error}")
     report.notes.extend(result.notes())
     report.raw_lines = result.lines()
     return report

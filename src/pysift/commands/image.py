@@ -23,6 +23,7 @@ from pysift.errors import NotFoundError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 MISMATCH_NOTES_SHOWN = 5
 
@@ -73,7 +74,7 @@ def run(opts: ImageOptions, env: Env) -> Report:
         plan = plan_output(opts.out, env, force=opts.force)
     scope = opts.scope.resolve(env)
     report = Report(command="image")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     selection = select(opts, selectors, scope.transcripts, report, env)
     _note_mismatches(report, selection.rows)
     if plan is not None:
@@ -93,7 +94,7 @@ def select(opts: ImageOptions, selectors: Sequence[engine.IdSelector], transcrip
     scanned = engine.run(transcripts)
     for found in scanned:
         if found.error:
-            report.note(f"warning: skipped: {found.error}")
+            report.unread(f"warning: skipped: {found.error}")
     skipped = sum(f.skipped_lines for f in scanned)
     rows = engine.chronological([f.rows for f in scanned])
     rows = [r for r in rows if engine.in_window(r, args.since, args.until)]
@@ -233,9 +234,11 @@ def render_listing(out: TextIO, sel: Selection, env: Env) -> None:
             w(f"({malformed_note(sel.skipped_lines)})\n")
         return
     for r in sel.rows:
-        label = f"{r.handle:<5} {r.id}" if r.seq is not None else r.id
-        w(f"{label}  {_what(r)}  {text_ts(r.ts_utc, env.tz)}"
-          f"{subagent_tag(r, sel.transcripts > 1)}\n")
+        if r.seq is not None:
+            paint(out, f"{r.handle:<5}", "id")
+            w(" ")
+        paint(out, r.id, "line")
+        w(f"  {_what(r)}  {text_ts(r.ts_utc, env.tz)}{subagent_tag(r, sel.transcripts > 1)}\n")
     footer = f"{len(sel.rows)} image(s) · {sel.transcripts} transcript(s)"
     if sel.folded:
         footer += (f" · {sel.folded} re-sent cop(ies) folded into their latest occurrence "

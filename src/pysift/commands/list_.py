@@ -17,7 +17,9 @@ from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.listing import SessionSummary, Said, rank_key
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
+from pysift.output.hitline import label_zone
 from pysift.output.report import Report
+from pysift.output.terminal import Segment, segments_out
 
 LIST_CAP_DEFAULT = 50
 
@@ -43,16 +45,16 @@ def run(opts: ListOptions, env: Env) -> Report:
 
     summaries = engine.run(scope.transcripts, prepare=prepare)
     report = Report(command="list", header=scope_header(scope))
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
     for s in unreadable:
-        report.note(f"warning: skipped: {s.error}")
+        report.unread(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
     if args.windowed:
         summaries = [s for s in summaries if _in_window(s, args.since, args.until)]
     for s in summaries:  # of the sessions listed (the window may drop some)
         if s.sidecar_error:
-            report.note(unread_warning(s.sidecar_error))
+            report.unread(unread_warning(s.sidecar_error))
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
@@ -111,7 +113,19 @@ def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None
 def _said(said: Said | None, env: Env) -> dict[str, Any] | None:
     if said is None:
         return None
-    return {"excerpt": said.text, **ts_pair("ts", said.ts, env.tz)}
+    return {"excerpt": said_text(said), **ts_pair("ts", said.ts, env.tz)}
+
+
+def said_text(said: Said) -> str:
+    """The preview; an inbound message no human sent opens with its label and direction
+    (as a search hit's label zone, without the glyph), so it never reads as the human's."""
+    if said.label is None:
+        return said.text
+    return f"{said_zone(said)}  {said.text}"
+
+
+def said_zone(said: Said) -> str:
+    return label_zone(said.label or "", from_=said.from_, to=said.to).split(" ", 1)[1]
 
 
 def session_row(s: SessionSummary, env: Env) -> dict[str, Any]:
@@ -154,8 +168,10 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(banner + "\n\n")
     if not summaries:
         w("no sessions found\n")
-    w("\n".join(s.view if isinstance(s.view, str) else row_block(s, env)
-                 for s in summaries))
+    for i, s in enumerate(summaries):
+        if i:
+            w("\n")
+        segments_out(out, s.view if isinstance(s.view, list) else row_block(s, env))
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
           "active; --max-count 0 lists all, or name a target)\n")
@@ -163,15 +179,25 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(f"\n{result.notice.line()}\n")
 
 
-def row_block(s: SessionSummary, env: Env) -> str:
-    """One session's lines of the text view (rows are separated by a blank line)."""
-    out: list[str] = []
-    w = out.append
+def row_block(s: SessionSummary, env: Env) -> list[Segment]:
+    """One session's lines of the text view (rows are separated by a blank line), as
+    segments (``output.terminal``): laid out in the worker, painted by the stream."""
+    out: list[Segment] = []
+
+    def w(text: str, role: str | None = None) -> None:
+        out.append((text, role))
+
     t = s.transcript
     if t.is_subagent:
-        w(f"SUBAGENT  {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
+        w("SUBAGENT  ")
+        w(t.session_id, "id")
+        w("  ·  parent SESSION ")
+        w(t.parent_session_id, "id")
+        w("\n")
     else:
-        w(f"SESSION  {t.session_id}\n")
+        w("SESSION  ")
+        w(t.session_id, "id")
+        w("\n")
     extras = []
     branch = _drift(s.branch_first, s.branch_last)
     if branch:
@@ -180,7 +206,12 @@ def row_block(s: SessionSummary, env: Env) -> str:
     if version:
         extras.append(f"CC {version}")
     tail = f"   ({', '.join(extras)})" if extras else ""
-    w(f"  cwd      {s.cwd or '<unknown cwd>'}{tail}\n")
+    w("  cwd      ")
+    if s.cwd:
+        w(s.cwd, "path")
+    else:
+        w("<unknown cwd>")
+    w(f"{tail}\n")
     if s.is_clone:
         if s.clone_of:
             w(f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
@@ -193,8 +224,14 @@ def row_block(s: SessionSummary, env: Env) -> str:
         if said is None:
             w(f"  {label} —\n")
             continue
-        w(f"  {label} {text_ts(said.ts, env.tz)}\n")
-        w(f"           {said.text}\n")
+        w(f"  {label} ")
+        w(text_ts(said.ts, env.tz), "when")
+        w("\n")
+        w("           ")
+        if said.label is not None:
+            w(said_zone(said), "label")
+            w("  ")
+        w(f"{said.text}\n")
     if s.pending:
         w("  pending  with elicitation sidecar\n")
         for line in s.pending:
@@ -202,4 +239,4 @@ def row_block(s: SessionSummary, env: Env) -> str:
     if s.skipped_lines:
         w(f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
           "lines read — full census: pysift stats)\n")
-    return "".join(out)
+    return out

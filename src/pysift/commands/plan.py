@@ -22,6 +22,7 @@ from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 NO_PLAN_NOTE = ("note: no plan file is bound to the resolved session(s): no `plan_mode` "
                 "attachment and no slug-carrying record (the session never entered Plan Mode)")
@@ -65,14 +66,14 @@ def run(opts: PlanOptions, env: Env) -> Report:
                                       else f"@{session_id}",))
     scope = args.resolve(env)
     report = Report(command="plan")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     if opts.audit:
         return _run_audit(report, scope.transcripts, env)
     from pysift.engines import plans as engine
 
     answer = engine.run(scope.transcripts, PlanQuery(), env)
     bindings = answer.bindings
-    report.notes.extend(answer.warnings)
+    report.unread_each(answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
         report.note(_no_plan_note(scope.transcripts))
@@ -139,15 +140,23 @@ def render_forward(out: TextIO, bindings: list[PlanBinding]) -> None:
         t = b.transcript
         if i:
             w("\n")
-        w(f"session  {t.session_id}{'  (subagent)' if t.is_subagent else ''}\n")
-        w(f"plan     {b.plan_file}  [{_exists(b)}]\n")
+        w("session  ")
+        paint(out, t.session_id, "id")
+        w(f"{'  (subagent)' if t.is_subagent else ''}\n")
+        w("plan     ")
+        paint(out, b.plan_file, "path")
+        w(f"  [{_exists(b)}]\n")
         if b.slug:
             w(f"slug     {b.slug}\n")
         if b.binding_source == BINDING_SLUG_ONLY:
             w(_slug_only_line(b) + "\n")
         if t.is_subagent:
-            w(f"parent   {t.parent_session_id}\n")
-        w(f"line     L{b.line}\n")
+            w("parent   ")
+            paint(out, t.parent_session_id, "id")
+            w("\n")
+        w("line     ")
+        paint(out, f"L{b.line}", "line")
+        w("\n")
 
 
 # -- --reverse -----------------------------------------------------------------------------------
@@ -175,13 +184,15 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     wanted = _absolute(opts.reverse or "", env)
     scope = opts.scope.resolve(env)
     report = Report(command="plan")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     from pysift.engines import plans as engine
 
-    hits = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env).bindings
+    answer = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env)
+    hits = answer.bindings
+    report.unread_each(answer.warnings)
     if not hits:
-        report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
-                    f"slug names it); narrow or widen the scope with a project PATH target")
+        report.note(f"note: {wanted} is bound to no session in scope (no plan_mode attachment "
+                    f"or slug names it); narrow or widen the scope with a project PATH target")
     report.rows = [plan_row(b) for b in hits]
     report.answer(PlanResult(hits, wanted))
     return report
@@ -191,10 +202,14 @@ def render_reverse(out: TextIO, wanted: str, hits: list[PlanBinding]) -> None:
     if not hits:  # the stderr note says so; stdout stays empty (wire-format §9)
         return
     w = out.write
-    w(f"plan     {wanted}\n")
+    w("plan     ")
+    paint(out, wanted, "path")
+    w("\n")
     for b in hits:
         t = b.transcript
-        w(f"session  {t.session_id}{'  (subagent)' if t.is_subagent else ''}\n")
+        w("session  ")
+        paint(out, t.session_id, "id")
+        w(f"{'  (subagent)' if t.is_subagent else ''}\n")
         if t.is_subagent:
             w(f"parent   {t.parent_session_id}\n")
         if b.slug:
@@ -211,9 +226,9 @@ def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Repor
 
     report.header = {"mode": "audit"}
     answer = engine.run(transcripts, PlanQuery(
-        audit=True, corpus=lambda: resolve_scope([], env, subagents=True).transcripts), env)
+        audit=True, corpus=lambda: resolve_scope([], env, subagents=True)), env)
     bindings, rows = answer.bindings, answer.edits
-    report.notes.extend(answer.warnings)
+    report.unread_each(answer.warnings)
     _add_binding_notes(report, bindings)
     owners = {t.parent_session_id for t in transcripts}
     report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]
@@ -262,8 +277,11 @@ def render_audit(out: TextIO, result: AuditResult) -> None:
     for b in bindings:
         slug = f", slug {b.slug}" if b.slug else ""
         source = ", slug only" if b.binding_source == BINDING_SLUG_ONLY else ""
-        w(f"binds    {b.transcript.session_id} -> {b.plan_file}  [{_exists(b)}]  "
-          f"(L{b.line}{slug}{source})\n")
+        w("binds    ")
+        paint(out, b.transcript.session_id, "id")
+        w(" -> ")
+        paint(out, b.plan_file, "path")
+        w(f"  [{_exists(b)}]  (L{b.line}{slug}{source})\n")
     if not rows:
         w("edits    none: no structured Write/Edit/MultiEdit/NotebookEdit in scope touches any "
           "session's bound plan file (bash-side edits are outside this audit)\n")
@@ -271,7 +289,9 @@ def render_audit(out: TextIO, result: AuditResult) -> None:
         owner = f" by {r.owner}" if result.many_owners else ""
         verdict = ("bound by this session" if r.bound_by_owner
                    else "NOT bound by the mutating session")
-        w(f"edits    {r.path}  {r.mutations} mutation(s){owner}  [{verdict}]\n")
+        w("edits    ")
+        paint(out, r.path, "path")
+        w(f"  {r.mutations} mutation(s){owner}  [{verdict}]\n")
     for r in rows:
         if not r.bound_by_owner and r.binder is not None:
             w(f"warning: {r.mutations} mutation(s) to {r.path} by session {r.owner}, which does "

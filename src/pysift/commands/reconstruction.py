@@ -22,6 +22,7 @@ from pysift.engines.verbatim.slices import pick, slice_windows
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.report import Report
+from pysift.output.terminal import verbatim
 
 if TYPE_CHECKING:
     from pysift.commands.verbatim import VerbatimOptions
@@ -40,7 +41,7 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
     args = opts.scope
     out_target = _checked_out(opts, env)  # refused before the work, not after it
     report = Report(command="verbatim")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     window = Window(turns=args.turns, since=args.since, until=args.until)
     cfg = richness(opts)
     found = engine.run(scope.transcripts, Request(
@@ -48,7 +49,7 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
         max_compactions=opts.max_compactions, richness=cfg, tz=env.tz, slices=opts.slices,
         width=opts.window))
     for scan in found.unreadable:
-        report.note(f"warning: skipped: {scan.error}")
+        report.unread(f"warning: skipped: {scan.error}")
     sliced = opts.slice is not None or opts.slices is not None
     _notes(report, found.scans, window, quiet=sliced)
     skipped = sum(s.skipped_lines for s in found.scans)
@@ -92,7 +93,12 @@ def _checked_out(opts: VerbatimOptions, env: Env) -> Path | None:
 @dataclass(frozen=True)
 class SliceResult:
     """One chunk of the document (``--slice``), or the fixed fleet's whole document
-    (``--slices`` alone): text only, so a hook's stdout is the chunk and nothing else."""
+    (``--slices`` alone): text only, so a hook's stdout is the chunk and nothing else.
+
+    The chunk is the document's own text (what ``--out`` writes) wherever stdout is not
+    a terminal: a SessionStart hook's stdout goes into the model's context, where an
+    escaped ``\\x1b`` would be four characters the transcript never held (and could push
+    a window past the hook's cap); at a terminal it is shown, never obeyed (SPEC §13)."""
 
     text: str | None
     skipped: int
@@ -102,7 +108,7 @@ class SliceResult:
 
     def render_text(self, out: TextIO) -> None:
         if self.text:
-            out.write(self.text)
+            verbatim(out, self.text)
 
 
 @dataclass(frozen=True)

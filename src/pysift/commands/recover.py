@@ -38,6 +38,7 @@ from pysift.engines.recover.target import Target, is_absolute
 from pysift.errors import TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.report import Report
+from pysift.output.terminal import verbatim
 
 MODES = ("restore", "salvage", "patches", "at", "coverage", "list-backups")
 MANIFEST_CAP = 16 << 20
@@ -87,12 +88,12 @@ def run(opts: RecoverOptions, env: Env) -> Report:
     out = _checked_out(opts, env)
     scope = opts.scope.resolve(env)
     report = Report(command="recover")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     file_value = _file_value(opts.file, scope, env, report)
     target = Target.of(file_value)
     scan = scan_scope(scope.transcripts, [target], _window(opts),
                       merge=opts.mode != "patches")
-    report.notes.extend(scan.warnings)
+    report.unread_each(scan.warnings)
     history = scan.files[0]
     _check_ambiguous(history)
     report.header = scope_header(scope)
@@ -146,7 +147,7 @@ def _file_value(value: str, scope: Scope | None, env: Env, report: Report) -> st
         from pysift.engines.plans import bindings_of, choose_plan
 
         bindings, warnings = bindings_of(scope.transcripts, env)
-        report.notes.extend(warnings)
+        report.unread_each(warnings)
         chosen = choose_plan(bindings)
         if isinstance(chosen, str):
             raise TargetError(f"--file @plan: {chosen}")
@@ -241,7 +242,7 @@ class RestoreResult:
 
     def render_text(self, out: TextIO) -> None:
         if self.content is not None:
-            out.write(self.content)
+            verbatim(out, self.content)
 
 
 def _restore(ctx: _Ctx, report: Report) -> Report:
@@ -723,7 +724,7 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
     destinations = {p: writeout.mirror_path(out_dir, p) for p in paths}  # refuses escapes
     scope = opts.scope.resolve(env)
     report = Report(command="recover")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     report.header = scope_header(scope)
     say = opts.progress
     if say:
@@ -735,7 +736,7 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
                       if say else None,
                       turns=opts.at is not None and opts.at.kind == "turn",
                       lines=opts.at is not None and opts.at.kind == "line")
-    report.notes.extend(scan.warnings)
+    report.unread_each(scan.warnings)
     at = opts.at or LATEST
     plans = []
     for i, history in enumerate(scan.files):

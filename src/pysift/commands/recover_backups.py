@@ -42,13 +42,13 @@ def run(opts: Any, env: Env) -> Report:
     needs_scope = scoped or opts.file == "@plan" or not _absolute(opts.file, env)
     scope = opts.scope.resolve(env) if needs_scope else None
     if scope is not None:
-        report.notes.extend(scope.notes)
+        report.take_scope(scope)
     file_value = _file_value(opts.file, scope, env, report)
     absolute = _absolute_of(file_value, scope, opts.file)
     sessions = {t.parent_session_id for t in scope.transcripts} if scoped and scope else None
     listing = list_backups(env.claude_home, absolute, sessions)
     for path, reason in listing.unreadable:
-        report.note(f"warning: cannot read {path} ({reason}): its backups are not listed")
+        report.unread(f"warning: cannot read {path} ({reason}): its backups are not listed")
     if listing.unreadable:
         report.exit_code = 1
     report.header = {"mode": "list-backups", "file": absolute, "hash": listing.key,

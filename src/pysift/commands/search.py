@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
+from pysift.commands.scope import ScopeArgs, no_such_turns, scope_banner, scope_header
 from pysift.core.cap import cap
-from pysift.core.grammar.ranges import format_range
+from pysift.core.grammar.ranges import describe_items, format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
@@ -27,8 +27,9 @@ from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
-from pysift.output.hitline import indent_continuation, label_zone
+from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report
+from pysift.output.terminal import paint, wants_colour
 
 EXCERPT_MAX_CHARS = 400
 TRANSCRIPT_IDS_MAX = 100
@@ -69,7 +70,10 @@ def validate(opts: SearchOptions) -> None:
         raise UsageError(f"{' and '.join(terminal)} are exclusive output modes; pick one")
     if opts.count_by is not None:
         if opts.count_by not in COUNT_BY_AXES:
-            raise UsageError(f"--count-by '{opts.count_by}' is not an axis; use one of "
+            from pysift.core.suggest import did_you_mean
+
+            raise UsageError(f"--count-by '{opts.count_by}' is not an axis"
+                             f"{did_you_mean(opts.count_by, COUNT_BY_AXES)}; use one of "
                              f"{', '.join(COUNT_BY_AXES)}")
         for name, on in (("--siblings", opts.siblings), ("--raw", opts.raw)):
             if on:
@@ -140,22 +144,45 @@ def run(opts: SearchOptions, env: Env) -> Report:
     filt = parse_filter(opts.labels, opts.labels_not)
     plan = build_plan(opts, filt)
     scope = opts.scope.resolve(env)
+    _check_turns(opts, scope)
     report = Report(command="search", header=scope_header(scope))
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     _advisories(opts, scope, report)
     result = engine.run(scope.transcripts, plan)
+    if result.collapsed_drafts and (opts.count_only or opts.sessions_with_matches
+                                    or opts.count_by is not None or opts.raw):
+        report.note(f"note: {collapsed_drafts_note(result.collapsed_drafts)}")
     for o in result.outcomes:
         if o.error:
-            report.note(f"warning: skipped: {o.error}")
+            report.unread(f"warning: skipped: {o.error}")
         if o.sidecar_error:
-            report.note(unread_warning(o.sidecar_error))
+            report.unread(unread_warning(o.sidecar_error))
         for failure in o.persisted_failures:
-            report.note(f"warning: persisted output not resolved: {failure}")
+            report.unread(f"warning: persisted output not resolved: {failure}")
     if opts.count_by is not None:
         return _census_report(opts, scope, result, report)
     if opts.raw:
         return _raw_report(opts, scope, result, report)
     return _exchange_report(opts, scope, result, report, env)
+
+
+def _check_turns(opts: SearchOptions, scope: Scope) -> None:
+    """An explicit ``--turn N`` / ``A..B`` naming a turn no transcript in scope has is the
+    hard error ``show`` gives (it read as a DEFINITIVE absence); the clamping forms
+    (``N..``, ``-k``) stay windows, and a turn some transcript has is searched."""
+    spec = opts.scope.turns
+    if spec is None or spec.is_open or not scope.transcripts:
+        return
+    from pysift.engines.search.engine import turn_reach
+
+    need = max(item.start or 0 for item in spec.items if not item.is_open)
+    count, owner = turn_reach(scope.transcripts, need)
+    missing = spec.missing(0, count - 1)
+    if not missing or owner is None:
+        return
+    raise no_such_turns(describe_items(missing, "t"), count,
+                        target_ref(owner.session_id, owner.path),
+                        several=len(scope.transcripts) > 1)
 
 
 def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
@@ -174,9 +201,9 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
     if (not opts.pattern and not opts.labels and not opts.labels_not
             and not opts.scope.windowed and opts.scope.turns is None and not scope.scoped
             and opts.count_by is None and not opts.count_only):
-        report.note("warning: empty pattern with no label/time/turn/session filter matches "
-                    "every record in scope and will emit a lot; add -t, --since, --turn or a "
-                    "target (or --count-by label to see what the scope holds)")
+        report.note("warning: empty pattern with no category/time/turn/session filter matches "
+                    "every record in scope and will emit a lot; add a category (-t), --since, "
+                    "--turn or a target (or --count-by label to see what the scope holds)")
 
 
 # -- exchanges --------------------------------------------------------------------------
@@ -242,7 +269,8 @@ def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     report.answer(ExchangesResult(
         opts=opts, scope=scope, kept=kept, total=len(ordered),
         sessions=len({ex.transcript.session_id for ex in ordered}), dropped=len(over),
-        malformed=result.malformed, clipped=any_clipped, env=env, absence=absence))
+        malformed=result.malformed, collapsed=result.collapsed_drafts, clipped=any_clipped,
+        env=env, absence=absence, matcher=result.plan.matcher))
     return report
 
 
@@ -259,12 +287,15 @@ class ExchangesResult:
     sessions: int  # sessions owning them, before the cap
     dropped: int
     malformed: int
+    collapsed: int  # superseded drafts the pattern matched that the selection hides
     clipped: bool  # an excerpt shown (hit or sibling) is cut
     env: Env
     absence: Absence | None = None  # zero matches: the diagnosis the summary carries
+    matcher: Any = None  # core.matcher.Matcher: a painting stream highlights its matches
 
     @property
     def drafts(self) -> int:
+        """Superseded drafts emitted as ·draft units."""
         return sum(1 for ex in self.kept if ex.draft)
 
     @property
@@ -281,7 +312,7 @@ class ExchangesResult:
             "transcript_ids_truncated": len(ids) > TRANSCRIPT_IDS_MAX,
             "dropped_by_cap": self.dropped,
             "skipped_lines": self.malformed,
-            "superseded_drafts": self.drafts,
+            "superseded_drafts": self.drafts + self.collapsed,
             "with_elicitation_sidecar": self.sidecar_used,
             "excerpts_truncated": self.clipped,
         }
@@ -415,22 +446,30 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
         head += " · undated last"
     w(head + "\n")
     tokens = header_tokens(kept)
+    matcher = result.matcher if wants_colour(out) else None
     hint = _ImageHint()
     for ex in kept:
         t = ex.transcript
         tok = tokens[t.session_id]
         when = text_ts(ex.ts, env.tz, millis=True)
         turn = "draft" if ex.draft else f"t{ex.turn}"
-        parent = f" (parent {t.parent_session_id[:8]})" if t.is_subagent else ""
-        w(f"\n{tok}·{turn}{parent}  {when}\n")
+        w("\n")
+        paint(out, f"{tok}·{turn}", "id")
+        if t.is_subagent:
+            w(" (parent ")
+            paint(out, t.parent_session_id[:8], "id")
+            w(")")
+        w("  ")
+        paint(out, when, "when")
+        w("\n")
         for hit in ex.hits:
-            w(_hit_line(hit, opts, "  "))
+            _write_hit(out, hit, opts, "  ", matcher=matcher)
             if t.is_subagent and hit.line is not None:
                 w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line {hit.line}\n")
             hint.after(w, hit, t)
         if opts.siblings:
             for sib in ex.siblings:
-                w(_hit_line(sib, opts, "  ", sibling=True))
+                _write_hit(out, sib, opts, "  ", sibling=True)
                 hint.after(w, sib, t)
             if ex.siblings_hidden and ex.hidden_lines:
                 a, b = ex.hidden_lines
@@ -450,6 +489,8 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
     if drafts:
         w(f"({drafts} superseded draft(s) shown as ·draft units — esc-recalled and re-sent, not "
           "in the surviving conversation; -T user.unsent hides them)\n")
+    if result.collapsed:
+        w(f"({collapsed_drafts_note(result.collapsed)})\n")
     if result.malformed:
         w(f"({result.malformed} malformed line(s) skipped)\n")
     if hint.shown:
@@ -459,8 +500,14 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
     if result.clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
-          "  read a record whole: pysift show @<id> --line <N>\n"
+          "  read a record whole: pysift show @<id> --line <N> (or --uuid <U>)\n"
           "  or rerun with --no-truncate\n")
+
+
+def collapsed_drafts_note(n: int) -> str:
+    """Drafts the pattern matched that the -t selection hides (csift's collapse count)."""
+    return (f"{n} superseded draft(s) collapsed — esc-recalled and re-sent, not in the "
+            "surviving conversation; add -t user.unsent to see them")
 
 
 class _ImageHint:
@@ -481,19 +528,20 @@ class _ImageHint:
           f"--no-subagents --id {first} --out DIR  (decodes to a file you can Read)\n")
 
 
-def _hit_line(hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False) -> str:
+def _write_hit(out: TextIO, hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False,
+               matcher: Any = None) -> None:
+    """One hit line: label zone, line, excerpt (``matcher``: paint its matches)."""
     unit = hit.unit
     zone = label_zone(hit.label, tool_name=unit.tool_name, pairing=hit.pairing,
                       is_error=unit.is_error, from_=unit.from_, to=unit.to, tag=_tag(hit))
     if sibling:
         zone = "· " + zone.split(" ", 1)[1]
-    where = f"L{hit.line}" if hit.line is not None else "(elicitation sidecar)"
     text, _ = _excerpt(hit, opts.no_truncate)
     if opts.no_truncate:
         text = indent_continuation(text)
-    images = f"  [{len(hit.image_ids)} image(s): {', '.join(hit.image_ids)}]" if hit.image_ids \
-        else ""
-    return f"{indent}{zone}  {where}  {text}{images}\n"
+    matches = ([s for s in matcher.finditer(text) if s[1] > s[0]]
+               if matcher is not None and not sibling and hit.span is not None else ())
+    write_unit_line(out, indent, zone, hit.line, text, hit.image_ids, matches)
 
 
 def _tag(hit: Hit) -> str | None:
@@ -591,8 +639,9 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
     filters = active_filters(opts)
     definitive = _absence_line(opts, scope, result, report, probe=True)
     if result.malformed:
-        report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
-                    "inside them cannot be ruled out (full census: pysift stats)")
+        report.note(f"caution: {result.malformed} malformed line(s) were skipped: the absence "
+                    "is definitive for the parseable lines only, a match inside them cannot "
+                    "be ruled out (full census: pysift stats)")
     excluded = None
     probed_gates = False
     if opts.labels or opts.labels_not:
@@ -720,9 +769,7 @@ def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report:
     lines, sidecar = result.raw_lines()
     kept, over = cap(lines, opts.scope.max_count)
     dropped = len(over)
-    report.raw_lines = kept
-    report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "
-                "session(s) in scope")
+    report.raw_lines = kept  # a clean run says nothing on stderr (csift): stdout is the answer
     if dropped:
         report.note(f"note: {dropped} line(s) dropped by --max-count")
     if sidecar:

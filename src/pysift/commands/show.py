@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
+from pysift.commands.scope import no_such_turns
 from pysift.core.blocks import block_sha256
 from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
@@ -18,8 +19,9 @@ from pysift.engines.fetch import Fetched, TranscriptView, block_text, open_view
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio, target_ref
-from pysift.output.hitline import indent_continuation, label_zone
+from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 DEFAULT_SHOW_CAP = 200
 
@@ -60,12 +62,22 @@ def _ref(view: TranscriptView) -> str:
     return target_ref(view.transcript.session_id, view.transcript.path)
 
 
+def _modes(opts: ShowOptions) -> int:
+    return sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
+                                 opts.branch_points, opts.block))
+
+
+def _no_address(transcript: Transcript) -> UsageError:
+    """No address: the error names the transcript the target resolved to (csift §6.11),
+    so the next command can be written at once."""
+    ref = target_ref(transcript.session_id, transcript.path)
+    return UsageError(f"show needs an address for {transcript.path}: --line N|A..B, --uuid U, "
+                      f"--turn N|A..B|-k, --block ID or --branch-points (pysift never dumps a "
+                      f"whole transcript); e.g. pysift show {ref} --turn -1")
+
+
 def _check_modes(opts: ShowOptions) -> None:
-    modes = sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
-                                  opts.branch_points, opts.block))
-    if modes == 0:
-        raise UsageError("show needs an address: --line N|A..B, --uuid U, --turn N|A..B|-k, "
-                         "--block ID or --branch-points (pysift never dumps a whole transcript)")
+    modes = _modes(opts)
     if modes > 1:
         raise UsageError("--line, --uuid, --turn, --block and --branch-points are mutually "
                          "exclusive; pick one addressing mode")
@@ -117,6 +129,8 @@ def run(opts: ShowOptions, env: Env) -> Report:
     if opts.sha256 is not None:
         opts = replace(opts, sha256=sha256_digest(opts.sha256))
     transcript = resolve_one(opts.target, env)
+    if not _modes(opts):
+        raise _no_address(transcript)
     try:
         view = open_view(transcript)
     except SiftError:
@@ -148,14 +162,16 @@ def run(opts: ShowOptions, env: Env) -> Report:
             # the dropped records by uuid, as search's refetch names a sidecar hit
             remainder = f"pysift show {ref} --uuid {','.join(uuids)}"  # type: ignore[arg-type]
         elif first is not None:
-            # the addressed lines from the first dropped one on, and no other line
-            rest = [n for n in covered if n >= first]
+            # the addressed lines from the first dropped record's to the last one's, and
+            # no other line (a trailing non-record line is no remainder: csift's range)
+            last = max(u.line for u in dropped if u.line is not None)
+            rest = [n for n in covered if first <= n <= last]
             remainder = f"pysift show {ref} --line {line_list(rest)}"
             if opts.turns is not None:
                 bookkeeping = _line_fetch_surplus(view, rest, dropped)
     report = Report(command="show", header=header)
     if view.sidecar_error:
-        report.note(unread_warning(view.sidecar_error))
+        report.unread(unread_warning(view.sidecar_error))
     report.rows = [record_row(u, transcript, env) for u in kept]
     report.answer(ShowResult(transcript, kept, dropped=len(dropped), limit=limit,
                              remainder=remainder, non_record=non_record,
@@ -383,12 +399,8 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
     values = spec.resolve(0, count - 1)
     missing = spec.missing(0, count - 1)
     if missing or not values:
-        domain = f"t0..t{count - 1}" if count else "no turns"
         named = describe_items(missing, "t") or format_range(spec)
-        raise NotFoundError(
-            f"no such turn(s): {named} — the transcript has {count} turn(s) ({domain}); "
-            f"read the turn numbers off pysift search ... @{view.transcript.session_id} "
-            "(the ·tN in each exchange header)")
+        raise no_such_turns(named, count, _ref(view))
     total = view.line_count
     out: list[tuple[int | None, list[Fetched]]] = []
     covered: list[int] = []
@@ -502,9 +514,14 @@ def render_text(out: TextIO, result: ShowResult) -> None:
     t, kept, dropped, env = result.transcript, result.kept, result.dropped, result.env
     w = out.write
     if t.is_subagent:
-        w(f"SUBAGENT {t.session_id} · parent SESSION {t.parent_session_id}\n")
+        w("SUBAGENT ")
+        paint(out, t.session_id, "id")
+        w(" · parent SESSION ")
+        paint(out, t.parent_session_id, "id")
     else:
-        w(f"SESSION {t.session_id}\n")
+        w("SESSION ")
+        paint(out, t.session_id, "id")
+    w("\n")
     current: tuple[int | None, bool] | None = None
     for index, u in enumerate(kept):
         key = (u.turn_index, u.superseded)
@@ -514,17 +531,18 @@ def render_text(out: TextIO, result: ShowResult) -> None:
             stamp = next((x.ts for x in kept[index:] if (x.turn_index, x.superseded) == key
                           and x.ts), None)
             when = text_ts(stamp, env.tz, millis=True)
+            w("\n")
             if u.superseded:
-                w(f"\n(superseded draft — esc-recalled and re-sent, outside turn numbering)  "
-                  f"{when}\n")
+                w("(superseded draft — esc-recalled and re-sent, outside turn numbering)")
             else:
-                w(f"\nt{u.turn_index}  {when}\n")
+                paint(out, f"t{u.turn_index}", "id")
+            w("  ")
+            paint(out, when, "when")
+            w("\n")
         zone = label_zone(u.label, tool_name=u.unit.tool_name, pairing=u.pairing,
                           is_error=u.unit.is_error, from_=u.unit.from_, to=u.unit.to,
                           tag=u.unit.tag)
-        where = f"L{u.line}" if u.line is not None else "(elicitation sidecar)"
-        images = f"  [{len(u.image_ids)} image(s): {', '.join(u.image_ids)}]" if u.image_ids else ""
-        w(f"  {zone}  {where}  {indent_continuation(u.unit.text)}{images}\n")
+        write_unit_line(out, "  ", zone, u.line, indent_continuation(u.unit.text), u.image_ids)
     w(f"\nfetched {len(kept)} record unit(s)\n")
     if dropped:
         cont = result.remainder or "pysift show … --max-count 0"

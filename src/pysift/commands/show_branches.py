@@ -17,6 +17,7 @@ from pysift.engines.fetch import BranchPoints, Fork, TranscriptView, branch_poin
 from pysift.model.env import Env
 from pysift.output.fields import target_ref
 from pysift.output.report import Report, Row
+from pysift.output.terminal import paint
 
 
 def run_branch_points(view: TranscriptView, env: Env) -> Report:
@@ -65,7 +66,9 @@ def _render(out: TextIO, result: BranchResult) -> None:
     w = out.write
     t, found, env = result.transcript, result.found, result.env
     forks = found.forks
-    w(f"BRANCH POINTS  {t.session_id}\n")
+    w("BRANCH POINTS  ")
+    paint(out, t.session_id, "id")
+    w("\n")
     w(f"{found.conversation_records} conversation record(s) · {len(forks)} branch point(s) "
       "(a uuid named as parentUuid by 2+ records)\n")
     if not forks:
@@ -73,10 +76,15 @@ def _render(out: TextIO, result: BranchResult) -> None:
         return
     for i, f in enumerate(forks, start=1):
         where = f"L{f.line}" if f.line else "(parent line not located)"
-        w(f"  #{i}  uuid {f.uuid}  {where}  children {len(f.children)} · widest gap "
-          f"{_gap_text(f.widest_gap_seconds)}\n")
+        w(f"  #{i}  uuid ")
+        paint(out, f.uuid, "id")
+        w("  ")
+        paint(out, where, "line")
+        w(f"  children {len(f.children)} · widest gap {_gap_text(f.widest_gap_seconds)}\n")
         for k in f.children:
-            w(f"      L{k.line}  {text_ts(k.ts, env.tz)}  {k.record_type}\n")
+            w("      ")
+            paint(out, f"L{k.line}", "line")
+            w(f"  {text_ts(k.ts, env.tz)}  {k.record_type}\n")
         w(f"      ↳ pysift show {target_ref(t.session_id, t.path)} --line "
           f"{f.children[-1].line}\n")
     w("ranked widest gap first (unknown gaps last)\n")

@@ -112,7 +112,9 @@ pysift search epoch --format json | jq 'select(.kind=="summary")'
 Rows that name a transcript carry the id trio `session_id`, `is_subagent`,
 `parent_session_id`. Every instant is a pair `<name>_utc` (verbatim from the transcript)
 and `<name>_local`. A cap never drops silently: `dropped_by_cap` says how many, and text
-excerpts end in `… (+N chars)`. Malformed lines are counted in `skipped_lines`.
+excerpts end in `… (+N chars)`. Malformed lines are counted in `skipped_lines`, and
+every summary's `unreadable` counts the files pysift could not read (each named on
+stderr): an answer with `unreadable` above 0 is about what could be read.
 
 ## jq recipes
 

@@ -17,11 +17,12 @@ from pysift.commands.scope import ScopeArgs
 from pysift.core.cap import cap
 from pysift.core.cleanup import Notice
 from pysift.core.grammar.ranges import RangeSpec, describe_items
-from pysift.core.timez import format_duration_ms, parse_ts, text_ts, ts_pair
+from pysift.core.timez import format_span_ms, parse_ts, text_ts, ts_pair
 from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 TOTAL_TOOLS_SHOWN = 15
 
@@ -41,10 +42,10 @@ def run(opts: StatsOptions, env: Env) -> Report:
     window = Window(since=args.since, until=args.until, turns=args.turns)
     rows = engine.run(scope.transcripts, window)
     report = Report(command="stats")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     for row in rows:
         if row.error:
-            report.note(f"warning: skipped: {row.error}")
+            report.unread(f"warning: skipped: {row.error}")
     rows = [r for r in rows if not r.error]
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)
@@ -182,9 +183,9 @@ def census_line(counts: Mapping[str, int], limit: int | None = None) -> str:
     """``name×n · …`` by count descending, then name; ``limit`` adds a ``(+k more …)`` tail."""
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     shown = ranked if limit is None else ranked[:limit]
-    text = " · ".join(f"{k}×{v}" for k, v in shown)
+    text = " · ".join(f"{k}×{v:,}" for k, v in shown)
     if limit is not None and len(ranked) > limit:
-        text += f" · (+{len(ranked) - limit} more tools)"
+        text += f" · (+{len(ranked) - limit:,} more tools)"
     return text
 
 
@@ -192,17 +193,17 @@ def duration_label(first: str | None, last: str | None) -> str:
     a, b = parse_ts(first), parse_ts(last)
     if a is None or b is None:
         return "-"
-    return format_duration_ms(int((b - a).total_seconds() * 1000))
+    return format_span_ms(int((b - a).total_seconds() * 1000))
 
 
 def _token_lines(w: Any, tokens: Mapping[str, TokenSums]) -> None:
     for model, t in sorted(tokens.items()):
-        w(f"  tokens {model}: in {t.input} · out {t.output} · cache-read {t.cache_read} · "
-          f"cache-write {t.cache_creation}\n")
+        w(f"  tokens {model}: in {t.input:,} · out {t.output:,} · cache-read {t.cache_read:,} · "
+          f"cache-write {t.cache_creation:,}\n")
 
 
 def _malformed(n: int) -> str:
-    return f"{n} malformed line(s) skipped"
+    return f"{n:,} malformed line(s) skipped"
 
 
 def render_text(out: TextIO, result: StatsResult) -> None:
@@ -210,18 +211,23 @@ def render_text(out: TextIO, result: StatsResult) -> None:
     rows, top, sub, dropped, env = result.rows, result.top, result.sub, result.dropped, result.env
     if sub:
         n = top + sub
-        w(f"scope  {n} {'session' if n == 1 else 'sessions'} in scope ({top} top-level + "
-          f"{sub} subagent)\n\n")
+        w(f"scope  {n:,} {'session' if n == 1 else 'sessions'} in scope ({top:,} top-level + "
+          f"{sub:,} subagent)\n\n")
     if not rows:
         w("no sessions found\n")
     for r in rows:
         t = r.transcript
         if t.is_subagent:
-            w(f"SUBAGENT {t.session_id}  ·  parent SESSION {t.parent_session_id}\n")
+            w("SUBAGENT ")
+            paint(out, t.session_id, "id")
+            w("  ·  parent SESSION ")
+            paint(out, t.parent_session_id, "id")
         else:
-            w(f"SESSION {t.session_id}\n")
-        w(f"  lines {r.lines} · records {r.user_records} user + {r.assistant_records} assistant"
-          f" · turns {r.turns} · compactions {r.compactions}\n")
+            w("SESSION ")
+            paint(out, t.session_id, "id")
+        w("\n")
+        w(f"  lines {r.lines:,} · records {r.user_records:,} user + {r.assistant_records:,} "
+          f"assistant · turns {r.turns:,} · compactions {r.compactions:,}\n")
         if r.line_types:
             w(f"  types  {census_line(r.line_types)}\n")
         if r.first_ts and r.last_ts:
@@ -232,7 +238,7 @@ def render_text(out: TextIO, result: StatsResult) -> None:
             w(f"  narration blocks {census_line(r.narration_blocks)}  (API summaries, "
               "agent.thinking.narration; token split unavailable)\n")
         if r.unknown_thinking_tags:
-            w(f"  unknown thinking-signature tags {r.unknown_thinking_tags}  (neither thinking "
+            w(f"  unknown thinking-signature tags {r.unknown_thinking_tags:,}  (neither thinking "
               "nor narration - a new API tag value)\n")
         if r.tools:
             w(f"  tools  {census_line(r.tools)}\n")
@@ -248,27 +254,27 @@ def render_text(out: TextIO, result: StatsResult) -> None:
         idle = sum(1 for r in rows if parse_ts(r.last_ts) is None)
         ranked = (f"; {idle} shown have no record in the window and are ranked by their "
                   "file's modification time" if idle else "")
-        w(f"… (+{dropped} more session(s) not shown — the most recently active are aggregated "
+        w(f"… (+{dropped:,} more session(s) not shown — the most recently active are aggregated "
           f"above{ranked}; narrow with a target or --since, or raise --max-count; 0 = all)\n")
     if result.notice is not None:
         w(f"{result.notice.line()}\n")
 
 
 def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int) -> None:
-    w(f"TOTAL  {len(rows)} sessions ({top} top-level + {sub} subagent)\n")
+    w(f"TOTAL  {len(rows):,} sessions ({top:,} top-level + {sub:,} subagent)\n")
     types = merged_counts(r.line_types for r in rows)
     if types:
         w(f"  types  {census_line(types)}\n")
-    w(f"  records {sum(r.user_records for r in rows)} user + "
-      f"{sum(r.assistant_records for r in rows)} assistant · turns "
-      f"{sum(r.turns for r in rows)} · compactions {sum(r.compactions for r in rows)}\n")
+    w(f"  records {sum(r.user_records for r in rows):,} user + "
+      f"{sum(r.assistant_records for r in rows):,} assistant · turns "
+      f"{sum(r.turns for r in rows):,} · compactions {sum(r.compactions for r in rows):,}\n")
     _token_lines(w, merged_tokens(rows))
     narration = merged_counts(r.narration_blocks for r in rows)
     if narration:
         w(f"  narration blocks {census_line(narration)}\n")
     unknown = sum(r.unknown_thinking_tags for r in rows)
     if unknown:
-        w(f"  unknown thinking-signature tags {unknown}\n")
+        w(f"  unknown thinking-signature tags {unknown:,}\n")
     tools = merged_counts(r.tools for r in rows)
     if tools:
         w(f"  tools  {census_line(tools, TOTAL_TOOLS_SHOWN)}\n")

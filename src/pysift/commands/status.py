@@ -21,6 +21,7 @@ from pysift.live.session import LiveSession, resolve_target
 from pysift.live.verdict import Assessment, evidence_json
 from pysift.model.env import Env
 from pysift.output.report import Report
+from pysift.output.terminal import paint
 
 PARTIAL_VIEW = ("the last-message excerpts are a partial view of the final state, never a "
                 "review of the work (the whole turn: pysift show @{id} --turn -1)")
@@ -35,12 +36,14 @@ class StatusOptions:
 
 def run(opts: StatusOptions, env: Env) -> Report:
     report = Report(command="status")
-    target = resolve_target(list(opts.scope.targets), env, "status", report.notes)
+    target = resolve_target(list(opts.scope.targets), env, "status", report.take_scope)
     session = LiveSession(target, env, subagents=opts.scope.subagents, lens=opts.lens,
                           robust=False)
     session.load()
     now = env.now()
     result = StatusResult(target.transcript.session_id, session.report(now), now, env)
+    report.unreadable += session.unreadable + (result.assessment.tasks.unreadable
+                                               if result.assessment.tasks else 0)
     report.header = target.transcript.id_trio()
     report.rows = [verdict_row(result.assessment, now, env)]
     report.answer(result)
@@ -93,7 +96,9 @@ def _ago(seconds: int | None) -> str:
 
 def render_text(out: TextIO, ident: str, a: Assessment, now: datetime, env: Env) -> None:
     w = out.write
-    w(f"STATUS  {ident}\n")
+    w("STATUS  ")
+    paint(out, ident, "id")
+    w("\n")
     w(f"verdict  {a.verdict}\n\n")
     for row in a.evidence:
         age = f"  ({row.age_s}s ago)" if row.age_s is not None else ""

@@ -61,7 +61,7 @@ def run(opts: WaitOptions, env: Env) -> Report:
         raise UsageError(f"--interval must be a positive number of milliseconds (got "
                          f"{opts.interval_ms})")
     report = Report(command="wait")
-    target = resolve_target(list(opts.scope.targets), env, "wait", report.notes)
+    target = resolve_target(list(opts.scope.targets), env, "wait", report.take_scope)
     session = LiveSession(target, env, subagents=opts.scope.subagents, lens=opts.lens,
                           robust=True)
     outcome = watch.run(session, conditions, timeout_s=opts.timeout_s,

@@ -12,8 +12,9 @@ built by `ts_pair`.
 `tz=None` everywhere means the system local zone (``datetime.astimezone()``); callers
 pass `Env.tz` so tests can pin a zone.
 
-A span of time (a turn's duration, a session's length) is written by
-`format_duration_ms` in its two largest units, the same in every command.
+A span of time is written in its two largest units: a turn's duration by
+`format_duration_ms` (``1m 5s``, as csift's turn-duration render), a session's length in
+`stats` by `format_span_ms` (``1m05s``, csift's stats span).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from functools import lru_cache
 
 from pysift.core.text import clip, one_line
 
-__all__ = ["MISSING", "format_duration_ms", "format_local", "local_iso", "parse_ts",
-           "text_stamper", "text_ts", "ts_pair"]
+__all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "local_iso",
+           "parse_ts", "text_stamper", "text_ts", "ts_pair"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
@@ -150,16 +151,30 @@ def ts_pair(name: str, raw: str | None, tz: tzinfo | None = None) -> dict[str, s
     return {f"{name}_utc": utc, f"{name}_local": local_iso(utc, tz)}
 
 
-def format_duration_ms(ms: int) -> str:
-    """The two largest units, rounded to the second: ``12s``, ``1m 5s``, ``2h 3m``, ``10d 17h``."""
+def _two_units(ms: int, spaced: bool) -> str:
+    """The two largest units of ``ms``, rounded to the second; ``spaced``: ``1m 5s``, else
+    csift's compact ``1m05s``."""
     secs = (max(ms, 0) + 500) // 1000
     if secs < 60:
         return f"{secs}s"
     if secs < 3600:
-        return f"{secs // 60}m {secs % 60}s"
-    if secs < 86400:
-        return f"{secs // 3600}h {secs % 3600 // 60}m"
-    return f"{secs // 86400}d {secs % 86400 // 3600}h"
+        big, unit, small, second = secs // 60, "m", secs % 60, "s"
+    elif secs < 86400:
+        big, unit, small, second = secs // 3600, "h", secs % 3600 // 60, "m"
+    else:
+        big, unit, small, second = secs // 86400, "d", secs % 86400 // 3600, "h"
+    return f"{big}{unit} {small}{second}" if spaced else f"{big}{unit}{small:02d}{second}"
+
+
+def format_duration_ms(ms: int) -> str:
+    """The two largest units, rounded to the second: ``12s``, ``1m 5s``, ``2h 3m``, ``10d 17h``."""
+    return _two_units(ms, spaced=True)
+
+
+def format_span_ms(ms: int) -> str:
+    """The compact form csift's stats span prints, the second unit zero-padded: ``12s``,
+    ``1m05s``, ``1h30m``, ``10d07h``."""
+    return _two_units(ms, spaced=False)
 
 
 def _clock(local: datetime, separator: str) -> str:

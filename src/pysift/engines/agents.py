@@ -217,6 +217,7 @@ class AgentNode:
     returned_source: str | None = None
     files_changed: list[FileChange] | None = None  # with --with-files (``attach_files``)
     notes: list[str] = field(default_factory=list)
+    unreadable: bool = False  # its transcript could not be read (counted by its session)
 
     @property
     def spawn_tool(self) -> str | None:
@@ -233,6 +234,9 @@ class SessionAgents:
     runs: dict[str, WorkflowRun]
     listed: list[str]
     notes: list[str] = field(default_factory=list)
+    # the transcripts and workflow journals of the session that exist but could not be
+    # read (each said in a note or a lane note): the summary's ``unreadable``
+    unreadable: int = 0
 
 
 def build(sessions: Sequence[SessionScope], *, want_returned: bool = False,
@@ -265,7 +269,9 @@ def _session_tree(session: SessionScope, scans: dict[str, _Scan],
                         [(key, scan.calls) for key, scan in zip(keys, lane_scans)])
     links = link_session(keys, index)
     journals: dict[Path, Journal | None] = {}
+    out.unreadable = sum(1 for scan in lane_scans if scan.error is not None)
     if main is not None and main.error is not None:
+        out.unreadable += 1
         out.notes.append(f"warning: {main.error}; the spawn calls of session "
                          f"{session.session_id} are unknown")
     elif main is None and session.lanes:
@@ -275,7 +281,7 @@ def _session_tree(session: SessionScope, scans: dict[str, _Scan],
             "spawned shows its start as its trigger and its own last text as its returned "
             "message")
     for lane, key, scan in zip(session.lanes, keys, lane_scans):
-        journal = _journal(lane, journals, out.notes)
+        journal = _journal(lane, journals, out)
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
                                         want_returned)
     _runs(session, out, unread)
@@ -307,7 +313,7 @@ def _lane_key(key: str, lane: Transcript, scan: _Scan) -> LaneKey:
                    is_clone=facts.fork is not None or scan.meta.get("isFork") is True)
 
 
-def _journal(lane: Transcript, cache: dict[Path, Journal | None], notes: list[str]
+def _journal(lane: Transcript, cache: dict[Path, Journal | None], out: SessionAgents
              ) -> Journal | None:
     path = workflow_journal(lane)
     if path is None:
@@ -319,12 +325,14 @@ def _journal(lane: Transcript, cache: dict[Path, Journal | None], notes: list[st
             cache[path] = None
         except OSError as exc:
             cache[path] = None
-            notes.append(f"warning: cannot read the workflow journal {path}: "
+            out.unreadable += 1
+            out.notes.append(f"warning: cannot read the workflow journal {path}: "
                          f"{exc.strerror or exc}; its agents' completion is read from their "
                          "transcripts alone")
         journal = cache[path]
         if journal is not None and journal.skipped_lines:
-            notes.append(f"note: {journal.skipped_lines} malformed line(s) skipped in {path}")
+            out.notes.append(f"note: {journal.skipped_lines} malformed line(s) skipped in "
+                             f"{path}")
     return cache[path]
 
 
@@ -369,6 +377,7 @@ def _node(lane: Transcript, key: LaneKey, scan: _Scan, link: Link, journal: Jour
         node.notes.append(scan.meta_problem + "; its agent type, description and spawn "
                           "links come from the transcripts alone")
     if facts.error is not None:
+        node.unreadable = True
         node.notes.append(f"{facts.error}; its lifecycle is unknown")
     node.notes.extend(link.notes)
     return node
@@ -420,22 +429,27 @@ def _listed(session: SessionScope, nodes: dict[str, AgentNode]) -> list[str]:
     return [a for a in nodes if a in keep]
 
 
-def attach_files(nodes: Sequence[AgentNode], *, workers: int | None = None) -> None:
+def attach_files(nodes: Sequence[AgentNode], *, workers: int | None = None) -> int:
     """Each node's files-changed list: the ``files`` extractors over the lane's own
     transcript (structured edits joined to their results, Bash heuristics included), one
-    entry per (path, op) in first-seen order."""
+    entry per (path, op) in first-seen order. Returns how many lanes could not be read
+    (each said in its notes)."""
     from pysift.disk.fanout import map_ordered
     from pysift.engines.files import transcript_mutations
 
     found = map_ordered(transcript_mutations, [n.transcript for n in nodes],
                         weights=[_size(n.transcript.path) for n in nodes], workers=workers)
+    newly_unread = 0
     for node, result in zip(nodes, found):
         if result.error is not None:
             node.notes.append(f"{result.error}; its files-changed list is unknown")
+            newly_unread += not node.unreadable  # unreadable since its first read
+            node.unreadable = True
         changes: dict[tuple[str, str], FileChange] = {}
         for row in result.mutations:
             changes.setdefault((row.path, row.op), FileChange(row.path, row.op, row.is_create))
         node.files_changed = list(changes.values())
+    return newly_unread
 
 
 #: lane notes printed before the rest are counted (a home of lanes whose spawn calls were

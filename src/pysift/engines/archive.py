@@ -243,6 +243,7 @@ class Plan:
     entries: list[Entry]
     sessions: int
     notes: list[str] = field(default_factory=list)
+    unread: int = 0  # dirs under a session's tree that could not be read (each in notes)
 
 
 def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
@@ -254,6 +255,7 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
     entries: list[Entry] = []
     seen: set[str] = set()
     notes: list[str] = []
+    unread: list[str] = []  # the dirs _tree could not read
     sessions: dict[tuple[str, str], list[Transcript]] = {}
     legacy: dict[tuple[str, str], list[Transcript]] = {}
     for t in transcripts:
@@ -279,7 +281,7 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
         if top is not None or os.path.isfile(main):
             add(main, session, top or top_level_transcript(Path(main), Path(project_dir)))
         if top is None or top.has_session_dir is not False:  # else the listing saw no dir
-            for path in _tree(os.path.join(project_dir, session), notes):
+            for path in _tree(os.path.join(project_dir, session), notes, unread):
                 name = os.path.basename(path)
                 add(path, session, subagent_file=name.startswith("agent-")
                     and name.endswith(".jsonl"))
@@ -287,9 +289,9 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
             add(os.fspath(t.path), session, t)
         # Claude Code's checkpoints of the files the session's tools edited (what
         # `recover --list-backups` lists), pruned with the session by the cleanup
-        for path in _tree(os.path.join(history, session), notes):
+        for path in _tree(os.path.join(history, session), notes, unread):
             add(path, session)
-    return Plan(entries, len(sessions), notes)
+    return Plan(entries, len(sessions), notes, len(unread))
 
 
 def _transcript_at(path: str) -> Transcript | None:
@@ -302,11 +304,12 @@ def _transcript_at(path: str) -> Transcript | None:
     return transcript if transcript.kind in (KIND_BUILTIN, KIND_WORKFLOW) else None
 
 
-def _tree(root: str, notes: list[str]) -> Iterator[str]:
+def _tree(root: str, notes: list[str], unread: list[str]) -> Iterator[str]:
     """Every file under a session dir, sorted, symlinked files followed (their content is
-    archived), a dir that cannot be read said."""
+    archived), a dir that cannot be read said and counted in ``unread``."""
     def failed(exc: OSError) -> None:
         if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            unread.append(str(exc.filename))
             notes.append(f"warning: cannot read {exc.filename}: {exc.strerror or exc}; its "
                          "files are not archived")
 
@@ -380,6 +383,7 @@ class ArchiveRun:
     notes: list[str]
     stopped: str | None = None  # the error that ended the run early
     dry_run: bool = False
+    unread: int = 0  # dirs of the home the walk could not read (each named in notes)
 
     def count(self, action: str) -> int:
         return sum(1 for o in self.outcomes if o.action == action)
@@ -544,7 +548,7 @@ def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
         if progress is not None:
             progress.grow(_to_write(plans), len(plans))
         copy.all(plans)
-    return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped)
+    return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped, unread=plan.unread)
 
 
 def _to_write(decided: list[tuple[Entry, Decision | Outcome]]) -> int:
@@ -608,4 +612,4 @@ def _dry_run(plan: Plan, dest: Path, env: Env, manifest: Manifest) -> ArchiveRun
             outcomes.append(decision)
         else:
             outcomes.append(Outcome(entry, decision.action, decision.to_write))
-    return ArchiveRun(outcomes, plan.sessions, notes, dry_run=True)
+    return ArchiveRun(outcomes, plan.sessions, notes, dry_run=True, unread=plan.unread)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
-from pysift.core.decode import Tally, decode, is_blank
-from pysift.core.pairing import pair, with_result_tool_name
+from pysift.core.decode import Tally, decode, is_blank, is_framed
+from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
@@ -67,6 +67,7 @@ class TranscriptView:
         self._seed: tuple[str | None, int | None] | None = None
         self._offsets: dict[int, int | None] = {}
         self.sidecar_error: str | None = None  # the sidecar exists but could not be read
+        self.plan_index = PlanIndex(self.buf)  # a rejection's [plan: …] pointer
 
     # -- geometry ----------------------------------------------------------------------
     @property
@@ -89,6 +90,7 @@ class TranscriptView:
         return classify.ClassifyContext(
             owner_id=t.session_id, is_subagent=t.is_subagent, parent_id=t.parent_session_id,
             address_mode=address_mode, seed_uuid=seed_uuid, seed_line=seed_line,
+            plan_index=self.plan_index,
         )
 
     def line_offset(self, number: int) -> int | None:
@@ -224,8 +226,9 @@ def branch_points(view: TranscriptView) -> BranchPoints:
 
     Tool-result carriers, isMeta records and compaction summaries never count as children
     (csift v0.8.1): parallel tool calls hang their results off one assistant record,
-    which would otherwise read as a fork in most sessions. A non-blank line that is not
-    ``{``-framed counts as malformed in ``view.tally``.
+    which would otherwise read as a fork in most sessions. A line decoded is counted by
+    the decoder; any other line that fails the shape check (``{…}``-framed, csift's
+    malformed-line law) counts as malformed in ``view.tally`` too.
     """
     buf = view.buf
     line_of_uuid: dict[str, int] = {}
@@ -234,7 +237,7 @@ def branch_points(view: TranscriptView) -> BranchPoints:
     for number, (s, e) in enumerate(iter_spans(buf), start=1):
         raw = buf[s:e]
         if is_blank(raw) or b'"parentUuid"' not in raw:
-            if not is_blank(raw) and not raw.lstrip().startswith(b"{"):
+            if not is_blank(raw) and not is_framed(raw):  # a torn line lost its `}`
                 view.tally.malformed += 1
             continue
         rec = decode(raw, number, view.tally)

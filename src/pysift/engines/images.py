@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.image_handles import handle, locator, record_images
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.timez import parse_ts
@@ -207,13 +207,18 @@ def scan_buffer(transcript: Transcript, buf: Buffer) -> FileImages:
     out = FileImages(transcript)
     tally = Tally()
     counter = LineCounter(buf)
+    parsed: set[int] = set()
     for start, end in iter_key_lines(buf, type_needles(buf, "image")):
+        parsed.add(start)
         line = counter.line_at(start)
         cut, spans = cut_payloads(buf, start, end)
         rec = decode(cut, line, tally)
         if rec is not None:
             out.rows.extend(_row(transcript, buf, rec, line, (start, end), spans))
-    out.skipped_lines = tally.malformed
+    # the malformed-line law: every line not decoded gets the shape check, so a torn or
+    # junk line anywhere in the file is counted (once: a decoded line counted itself)
+    out.skipped_lines = tally.malformed + sum(1 for start in unframed_lines(buf)
+                                              if start not in parsed)
     return out
 
 

@@ -4,7 +4,12 @@ Each transcript is read only at its two ends: forward from the start until the f
 human message (and the first timestamp, cwd, version and branch), backward from EOF
 until the last human message and the last agent message. Lines are tested with C-level
 substring checks first; orjson parses only the lines that can answer an open question.
-Malformed lines are counted among the lines read (the full census is ``stats``'s job).
+Malformed lines are counted among the lines read (the full census is ``stats``'s job):
+csift's head reader walks every line up to the first human message and its tail reader
+every line back to the older of the last human and the last agent message, floored at
+the head's end (v0.6.8). Here the lines of those two regions get the shape check
+(``unframed_lines``) and the lines decoded anywhere are counted by the decoder, each line
+once (by the offset it starts at).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from dataclasses import dataclass, field
 
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.pairing import PlanIndex
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -24,6 +30,7 @@ from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_ses
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
+from pysift.model import labels as L
 from pysift.model.record import Record
 
 _TEXT_BLOCK = b'"text"'
@@ -40,6 +47,11 @@ class Said:
 
     text: str
     ts: str | None
+    # an inbound message that is not the human's (a peer message, a task notification):
+    # its label and direction, shown before the text
+    label: str | None = None
+    from_: str | None = None
+    to: str | None = None
 
     def __post_init__(self) -> None:
         self.text = excerpt(self.text, PREVIEW_MAX_CHARS)[0]
@@ -83,6 +95,23 @@ def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
     return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
 
 
+_INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
+            L.HARNESS_NOTIFICATION_SUBAGENT, L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND,
+            L.HARNESS_NOTIFICATION_TASK)
+
+
+def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
+    """A message the session received that is no human's: an inbound peer message or a
+    ``<task-notification>``, as its first such unit with its label and direction (the
+    previews of a session no human spoke in: csift shows them, pysift showed `—`)."""
+    if not rec.is_user_record:
+        return None
+    for unit in classify.units(rec, ctx):
+        if unit.label in _INBOUND and unit.text.strip():
+            return Said(unit.text, rec.timestamp, unit.label, unit.from_, unit.to)
+    return None
+
+
 def _agent_text(rec: Record) -> str | None:
     if not rec.is_assistant_record:
         return None
@@ -102,11 +131,16 @@ def summarize(transcript: Transcript) -> SessionSummary:
         owner_id=transcript.session_id,
         is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id,
+        plan_index=PlanIndex(buf),
     )
     lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
     first_human = _read_head(lines, out, ctx, file_layouts)
-    _read_tail(lines, out, ctx, first_human, file_layouts)
+    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)
+    head_end = lines.head_end
+    lines.malformed.update(unframed_lines(buf, 0, head_end))
+    if tail_low < len(buf):
+        lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
     out.skipped_lines = len(lines.malformed)
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
@@ -128,11 +162,12 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("buf", "malformed", "_tally")
+    __slots__ = ("buf", "head_end", "malformed", "_tally")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
         self.malformed: set[int] = set()
+        self.head_end = len(buf)  # where the head's walk ends (a line start, or EOF)
         self._tally = Tally()
 
     def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
@@ -170,19 +205,29 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         if out.first_ts is None and _readable_ts(rec):
             _first_timestamped(out, rec)
     first = None
-    found = _first_human(lines, ctx, file_layouts)
+    inbound: list[Said] = []  # the first and the newest inbound message no human sent
+    found = _first_human(lines, ctx, file_layouts, inbound)
     if found is not None:
         start, rec, said = found
         out.first_user = Said(said, rec.timestamp)
         first = (start, rec)
+    elif inbound:
+        # no human message anywhere (the walk read every user line): the session's
+        # inbound messages, labelled, stand in (a teammate lane, a notification-driven run)
+        out.first_user, out.last_user = inbound[0], inbound[-1]
+    # the head's walk: through the first human message's line, the envelope lines at
+    # least; without a human message it walked the whole file
+    lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
+                      if first is not None else len(buf))
     _head_envelope_beyond(lines, out, stop, first)
     return first
 
 
-def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...]
-                 ) -> tuple[int, Record, str] | None:
+def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
+                 inbound: list[Said] | None = None) -> tuple[int, Record, str] | None:
     """The first human message: its line's offset, its record and its words (a
-    whole-buffer search for user lines, carriers skipped unread)."""
+    whole-buffer search for user lines, carriers skipped unread). ``inbound`` (when
+    given) gets the first and the newest inbound message no human sent before it."""
     buf = lines.buf
     result_keys = type_needles(buf, "tool_result", file_layouts)
     user_keys = type_needles(buf, "user", file_layouts)
@@ -195,6 +240,10 @@ def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tup
         said = _human_text(rec, ctx)
         if said is not None:
             return start, rec, said
+        if inbound is not None:
+            other = _inbound(rec, ctx)
+            if other is not None:
+                inbound[min(len(inbound), 1):] = [other]
     return None
 
 
@@ -248,10 +297,12 @@ def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
 
 
 def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
-               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> None:
+               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> int:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
-    by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
+    by ``rfind`` on its type key (the tool traffic between is skipped in C). Returns
+    where the tail's walk ends: the older of the two messages' lines, the envelope lines
+    at least; 0 when it did not find both (it walked down to the head)."""
     buf = lines.buf
     low = len(buf)  # where the envelope lines read so far begin
     for count, (start, line) in enumerate(iter_backward(buf)):
@@ -265,7 +316,9 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
     anchors: list[int] = []  # where the last human and the last agent message start
-    for start, end in _human_candidates_backward(buf, file_layouts):
+    # no human message at all: the head walked every user line and found none
+    humans = _human_candidates_backward(buf, file_layouts) if first_human is not None else ()
+    for start, end in humans:
         if first_human is not None and start == first_human[0]:
             # back at the first human message: the same record, classified once
             out.last_user = out.first_user
@@ -290,7 +343,9 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             out.last_agent = Said(said, rec.timestamp)
             anchors.append(start)
             break
-    _tail_envelope_beyond(lines, out, low, min(anchors) if len(anchors) == 2 else 0)
+    reach = min(anchors) if len(anchors) == 2 else 0
+    _tail_envelope_beyond(lines, out, low, reach)
+    return min(low, reach)
 
 
 def _tail_envelope_beyond(lines: _Lines, out: SessionSummary, low: int, reach: int) -> None:

@@ -20,7 +20,9 @@ before the closing brace) with no ``}`` in between. A ``BashOutput`` echo carrie
 ``timestamp`` of its own inside ``toolUseResult``, which is why the cut exists.
 
 Malformed lines: a non-blank line that is not ``{…}``-framed is decoded (and counted by
-the decoder's tally); a framed line is trusted unless it is one of the decoded ones.
+the decoder's tally); a framed line whose type the bytes settle is validated whole
+(``LineValidator``, no record built), so a framed line with a broken inside counts as
+malformed rather than under its type: the census is exact (csift's full-scan law).
 
 Counting law (§6.12, v0.9.2 TOKEN CORRECTION): Claude Code writes one line per content
 block and repeats the identical ``message.usage`` on each, so usage is deduplicated per
@@ -39,7 +41,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from pysift.core.classify import narration_tag, opens_turn
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
 from pysift.core.timez import parse_ts
@@ -381,6 +383,7 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
     result_key = result_keys[0]
     words_in = _words_finder()
     in_place = isinstance(buf, bytes)
+    valid = LineValidator()
     find, rfind = buf.find, buf.rfind
     pos, line = lo, first_line - 1
     while pos < stop:
@@ -421,6 +424,9 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
                 if ts is None:
                     rec = decode(buf[pos:end], line, tally)
                     ts = rec.timestamp if rec is not None else None
+                elif not valid(buf[pos:end]):  # framed, broken inside: malformed (the law)
+                    tally.malformed += 1
+                    ts = None
                 if ts is not None or rec is not None:  # else malformed after all: counted
                     by_bytes[b"user"] = by_bytes.get(b"user", 0) + 1
                     users.append(UserFact(line, ts, False))
@@ -456,7 +462,10 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
                             and opens_turn(rec)):
                         openers.append((pos, obj))
         elif kind:
-            by_bytes[kind] = by_bytes.get(kind, 0) + 1
+            if valid(buf[pos:end]):
+                by_bytes[kind] = by_bytes.get(kind, 0) + 1
+            else:
+                tally.malformed += 1
         if nl < 0:
             break
         pos = nl + 1

@@ -115,6 +115,7 @@ class Journals:
     started: set[str] = field(default_factory=set)
     results: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    unreadable: int = 0  # journals that exist but could not be read (each in the notes)
 
 
 def read_journals(session_path: Path) -> Journals:
@@ -132,6 +133,7 @@ def read_journals(session_path: Path) -> Journals:
         except FileNotFoundError:
             continue
         except OSError as exc:
+            out.unreadable += 1
             out.notes.append(f"cannot read the workflow journal {path}: {exc.strerror or exc}; "
                              "its agents' returns are unknown")
             continue

@@ -16,11 +16,12 @@ journals again.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pysift.core.resolve import resolve_scope
+from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import kind_of, pending_one_liner, read_sidecar
 from pysift.disk.layout import (
     Transcript,
@@ -55,9 +56,9 @@ class Target:
 
 
 def resolve_target(tokens: list[str], env: Env, command: str,
-                   notes: list[str] | None = None) -> Target:
-    """The one session a live command reads (``status``/``wait`` take exactly one);
-    what the walk could not read goes to ``notes``."""
+                   on_scope: Callable[[Scope], object] | None = None) -> Target:
+    """The one session a live command reads (``status``/``wait`` take exactly one); the
+    resolved scope (what its walk could not read) goes to ``on_scope``."""
     if not tokens:
         raise UsageError(f"{command} needs a target: exactly one session (@<uuid>, @main, "
                          f"@<agent-id>, a session's .jsonl, or a project path holding one "
@@ -66,8 +67,8 @@ def resolve_target(tokens: list[str], env: Env, command: str,
         raise UsageError(f"{command} reads exactly one session per call; got {len(tokens)} "
                          f"targets ({' '.join(tokens)}): run one {command} per session")
     scope = resolve_scope(tokens, env, subagents=False)
-    if notes is not None:
-        notes.extend(scope.notes)
+    if on_scope is not None:
+        on_scope(scope)
     found = scope.transcripts
     if not found:
         raise TargetError(f"`{tokens[0]}` names no transcript; `pysift list` shows the "
@@ -127,6 +128,8 @@ class LiveSession:
         self.sidecar_error: str | None = None
         self.sidecar_skipped = 0
         self.notes: list[str] = []  # reading problems, once each
+        self.unread: set[str] = set()  # the notes about what exists but cannot be read
+        self.journals_unread = 0
         self._anchor_buf: Buffer | None = None
 
     # -- reading --------------------------------------------------------------------------
@@ -144,7 +147,7 @@ class LiveSession:
         unread = Unreadable()
         lanes = subagent_transcripts(self.target.session_path, unread=unread)
         for path, reason in unread.items():
-            self._note(f"cannot read {path}: {reason}; the lanes there are not read")
+            self._unread(f"cannot read {path}: {reason}; the lanes there are not read")
         return lanes
 
     def _whole(self, path: Path) -> Buffer | None:
@@ -152,18 +155,28 @@ class LiveSession:
         if self.robust:
             size = size_of(path)
             if size is None:
-                self._note(f"cannot read {path}: it is gone or unreadable")
+                self._unread(f"cannot read {path}: it is gone or unreadable")
                 return None
             return read_range(path, 0, size)
         try:
             return open_buffer(path)
         except SourceError as exc:
-            self._note(str(exc))
+            self._unread(str(exc))
             return None
 
     def _note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+    def _unread(self, text: str) -> None:
+        self._note(text)
+        self.unread.add(text)
+
+    @property
+    def unreadable(self) -> int:
+        """What exists but could not be read (files, dirs, the sidecar, the journals),
+        each also said in the notes: the summary's ``unreadable``."""
+        return len(self.unread) + (self.sidecar_error is not None) + self.journals_unread
 
     def load(self) -> None:
         """Read every surface once; the offsets reached are the baseline."""
@@ -345,8 +358,9 @@ class LiveSession:
             returns = self._settled_returns(report)
             lanes = [(self._transcript(w), w.tail) for w in self._lanes() if w.tail is not None]
             lanes.sort(key=lambda pair: os.fspath(pair[0].path))
-            kids = children.build(lanes, now, returns=returns,
-                                  journals=children.read_journals(t.session_path))
+            journals = children.read_journals(t.session_path)
+            self.journals_unread = journals.unreadable
+            kids = children.build(lanes, now, returns=returns, journals=journals)
         elif self.top_level:
             skipped = "children were not read (--no-subagents)"
         else:

@@ -36,6 +36,7 @@ class TasksReport:
     completed: int = 0
     dirs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unreadable: int = 0  # task dirs and files that exist but could not be read
 
 
 def _ident(value: object) -> str:
@@ -64,6 +65,7 @@ def read_tasks(claude_home: Path, session_id: str) -> TasksReport:
             continue
         except OSError as exc:
             out.found = True
+            out.unreadable += 1
             out.notes.append(f"cannot read the task list {directory}: {exc.strerror or exc}; "
                              "its tasks are unknown")
             continue
@@ -73,7 +75,10 @@ def read_tasks(claude_home: Path, session_id: str) -> TasksReport:
             try:
                 data = read_regular(directory / entry)
                 obj = jsonline.loads(data) if len(data) <= _FILE_CAP else None
-            except (OSError, jsonline.JSONDecodeError):
+            except OSError:
+                out.unreadable += 1
+                obj = None
+            except jsonline.JSONDecodeError:
                 obj = None
             if not isinstance(obj, dict):
                 bad.append(f"{name}/{entry}")

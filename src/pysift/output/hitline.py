@@ -9,7 +9,11 @@ belong to the label, the tool name comes last.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TextIO
+
 from pysift.model.labels import AGENT_TOOL_RESULT, AGENT_TOOL_USE, glyph_of
+from pysift.output.terminal import paint, paint_matches
 
 
 def label_zone(label: str, *, tool_name: str | None = None, pairing: str | None = None,
@@ -38,3 +42,27 @@ def label_zone(label: str, *, tool_name: str | None = None, pairing: str | None 
 def indent_continuation(text: str, indent: str = "      ") -> str:
     """Multi-line record text: continuation lines indented under the record line."""
     return text.replace("\n", "\n" + indent)
+
+
+def write_unit_line(out: TextIO, indent: str, zone: str, line: int | None, text: str,
+                    image_ids: Sequence[str] = (), matches: Sequence[tuple[int, int]] = ()
+                    ) -> None:
+    """One hit / record line: ``<indent><zone>  L<line>  <text>[  [k image(s): …]]``, the
+    zone, the line number and the ``matches`` (offsets in ``text``) painted on a
+    painting stream (``output.terminal``); a record merged from the elicitation sidecar
+    has no line."""
+    out.write(indent)
+    paint(out, zone, "label")
+    out.write("  ")
+    if line is not None:
+        paint(out, f"L{line}", "line")
+    else:
+        out.write("(elicitation sidecar)")
+    out.write("  ")
+    if matches:
+        paint_matches(out, text, matches)
+    else:
+        out.write(text)
+    if image_ids:
+        out.write(f"  [{len(image_ids)} image(s): {', '.join(image_ids)}]")
+    out.write("\n")

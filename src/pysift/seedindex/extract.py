@@ -47,7 +47,7 @@ from pysift.core.blocks import (
     result_block_id,
     text_bytes,
 )
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.turns import is_plain_carrier, turn_map_from_openers
 from pysift.disk import fanout
@@ -231,8 +231,8 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None 
     a boundary's subtype, and only those lines are read: every user and assistant record
     is decoded (a plain tool_result carrier without its ``toolUseResult`` echo, which the
     index does not read; a lone thinking block off its bytes), and every boundary (a torn
-    one still counts). The malformed count is of those lines (``stats`` is the whole
-    file's census)."""
+    one still counts). The malformed count is exact (csift's law): those lines by the
+    decoder, every other line of the range by the ``{…}`` shape check."""
     stop = len(buf) if hi is None else hi
     file_layouts = layouts(buf)
     for skip in (True, False):
@@ -247,7 +247,10 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None 
             continue  # a line left early was a boundary after all (a torn one, say): its
             # harvest window was not known in time; read again, every key of every line
         break
-    scan.out.malformed = scan.tally.malformed
+    # a line the key pass found and did not frame was decoded (counted by the tally)
+    read = {pos for pos, _end, framed, *_ in lines if not framed}
+    scan.out.malformed = scan.tally.malformed + sum(
+        1 for pos in unframed_lines(buf, lo, stop) if pos not in read)
     return scan.out
 
 
@@ -536,8 +539,8 @@ def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None) -> list[F
 
 @dataclass
 class FoldIndex:
-    """One transcript's records (none when it has no compaction), the malformed lines
-    among those read, and ``error`` when the file could not be read."""
+    """One transcript's records (none when it has no compaction), its malformed lines
+    (every one, csift's law), and ``error`` when the file could not be read."""
 
     transcript: Transcript
     records: list[dict[str, Any]]

@@ -171,17 +171,26 @@ class RangeSpec:
         return format_range(self)
 
 
-def parse_range(text: str, *, flag: str | None = None) -> RangeSpec:
+def parse_range(text: str, *, flag: str | None = None, one_based: bool = False) -> RangeSpec:
     """Parse a range token (comma lists allowed) into a `RangeSpec`.
 
     `flag` (e.g. "--turn") prefixes error messages. Raises `UsageError` for an empty
     token, the dash form (`5-9`), a reversed explicit range (`9..3`, `-1..-3`), `-0`,
     or anything outside the grammar; every message says what to write instead.
+    ``one_based`` (lines): an item naming only `0` (`0`, `0..0`) is refused too, saying
+    the values start at 1 (it read as an address past the end, exit 1); `0..4` still
+    clamps to `1..4`.
     """
     pieces = [piece.strip() for piece in text.split(",")]
     items = tuple(_parse_item(piece, flag) for piece in pieces if piece)
     if not items:
         raise UsageError(_message(flag, f"empty range `{text}`; {FORMS_HINT}"))
+    if one_based:
+        for item in items:
+            if item.end == 0 and not item.end_from_end:
+                raise UsageError(_message(flag, f"`{item.format()}` names line 0, but lines "
+                                                "are 1-based (the first line is 1); write 1 "
+                                                "or a range from 1"))
     return RangeSpec(items)
 
 

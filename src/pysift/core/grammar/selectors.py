@@ -53,22 +53,30 @@ def expand(selector: str) -> frozenset[str]:
     """The leaves one selector reaches. Raises UsageError for an unknown selector."""
     sel = selector.strip()
     if sel in RETIRED:
-        raise UsageError(f"'{sel}' is a retired flat label; use {RETIRED[sel]} "
-                         f"(valid selectors: {_listing()})")
+        raise UsageError(f"'{sel}' is the pre-v0.5 flat spelling, retired — today that is "
+                         f"{RETIRED[sel]} (valid selectors: {_listing()})")
     if sel.endswith(".*"):
         prefix = sel[:-2]
         leaves = frozenset(x for x in L.ALL if _is_segment_prefix(prefix, x))
         if not leaves:
-            raise UsageError(f"'{sel}' matches no label; valid selectors: {_listing()}")
+            raise UsageError(f"'{sel}' matches no label{_nearest(prefix)}; valid selectors: "
+                             f"{_listing()}")
         return leaves
     if sel in ROLES:
         return frozenset(x for x in L.ALL if x.startswith(sel + ".")
                          and x not in L.LLM_INVISIBLE)
     leaves = frozenset(x for x in L.ALL if _is_segment_prefix(sel, x))
     if not leaves:
-        raise UsageError(f"'{sel}' is not a label selector; valid selectors: {_listing()} "
-                         "(a glob like harness.* reaches every leaf under a prefix)")
+        raise UsageError(f"'{sel}' is not a label selector{_nearest(sel)}; valid selectors: "
+                         f"{_listing()} (a glob like harness.* reaches every leaf under a "
+                         "prefix)")
     return leaves
+
+
+def _nearest(word: str) -> str:
+    from pysift.core.suggest import did_you_mean
+
+    return did_you_mean(word, valid_selectors())
 
 
 @dataclass(frozen=True)

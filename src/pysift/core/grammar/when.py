@@ -38,14 +38,9 @@ from dateutil.relativedelta import relativedelta
 
 from pysift.errors import UsageError
 
-__all__ = ["WHEN_FORMS", "parse_when"]
+__all__ = ["WHEN_FORMS", "WHEN_SHORT", "parse_when"]
 
-WHEN_FORMS = (
-    "an ISO 8601 instant with Z or an offset (2026-06-07T14:00:00Z, 2026-06-07T14:00+10:00), "
-    "a local date-time (2026-06-07T14:00, 2026-06-07 14:00:05), a local date "
-    "(2026-06-07 = local midnight), an age before now (45s, 90m, 2h, 3d, 2w, 2mo, 1y; "
-    "a leading - means the same) or now"
-)
+from pysift.core.grammar.forms import WHEN_FORMS, WHEN_SHORT
 
 # the only shapes fromisoformat may see: a date alone, or a date, a time separator and a
 # time (the time and its offset are then fromisoformat's to read or refuse)
@@ -131,4 +126,5 @@ def _as_utc(moment: datetime) -> datetime:
 
 def _message(text: str, flag: str | None) -> str:
     head = f"{flag}: " if flag else ""
-    return f"{head}cannot read `{text}` as a time; write {WHEN_FORMS}"
+    shown = text if len(text) <= 24 else text[:23] + "…"
+    return f"{head}cannot read `{shown}` as a time; write {WHEN_SHORT}"

@@ -28,7 +28,7 @@ import orjson
 
 from pysift.core import replay as rp
 from pysift.core.classify import result_text
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter, line_end, line_start
@@ -429,6 +429,7 @@ class _Scanner:
         self.buf = buf
         self.index = index
         self.tally = Tally()
+        self.tried: set[int] = set()  # the line starts decoded (a malformed one counted)
         self.lines: dict[int, _Line] = {}
         self.uses: dict[str, _Use] = {}
         self.bash: dict[str, _BashUse] = {}
@@ -438,10 +439,14 @@ class _Scanner:
 
     # decoding ---------------------------------------------------------------------------
     def _decode(self, starts: set[int]) -> None:
-        for start in sorted(starts - self.lines.keys()):
-            rec = decode(self.buf[start:line_end(self.buf, start)], None, self.tally)
+        for start in sorted(starts - self.tried):
+            rec = self._decode_at(start)
             if rec is not None:
                 self.lines[start] = _Line(start, rec)
+
+    def _decode_at(self, start: int) -> Record | None:
+        self.tried.add(start)
+        return decode(self.buf[start:line_end(self.buf, start)], None, self.tally)
 
     def _result_lines(self) -> set[int]:
         """Where the results of the collected calls are: each id's block key, searched
@@ -463,8 +468,9 @@ class _Scanner:
 
     def run(self) -> TranscriptScan:
         starts = _candidates(self.buf, self.index)
-        if not starts:
-            return self.out  # no path string names an asked-for file: nothing to replay
+        if not starts:  # no path string names an asked-for file: nothing to replay
+            self._count_malformed()
+            return self.out
         if not isinstance(self.buf, bytes):
             self.buf = self.buf[:]  # one copy for the Rust-regex passes below
         self._decode(starts)
@@ -480,8 +486,14 @@ class _Scanner:
         self._unanswered_bash()
         if self.raw_events or self.out.files:
             self._finish(_commands(self.buf))
-        self.out.skipped_lines = self.tally.malformed
+        self._count_malformed()
         return self.out
+
+    def _count_malformed(self) -> None:
+        """The malformed-line law: the lines decoded counted themselves; every other line
+        gets the shape check (a byte test at each end, no parse)."""
+        self.out.skipped_lines = self.tally.malformed + sum(
+            1 for start in unframed_lines(self.buf) if start not in self.tried)
 
     # phase 1: calls --------------------------------------------------------------------
     def _collect_uses(self, ln: _Line) -> None:
@@ -672,8 +684,7 @@ class _Scanner:
         decoded: dict[int, Record] = {}
         for start in {o for o, _ in opaque} | {line_start(buf, c.offset) for c in changers}:
             known = self.lines.get(start)
-            rec = known.record if known is not None else decode(
-                buf[start:line_end(buf, start)], None, self.tally)
+            rec = known.record if known is not None else self._decode_at(start)
             if rec is not None:
                 decoded[start] = rec
         self._ancestor_mutations([(line_start(buf, c.offset), c.text) for c in changers],
@@ -684,7 +695,8 @@ class _Scanner:
             numbers = {o: counter.line_at(o) for o in offsets}
         else:  # ordered coordinates are enough (batch mode shows no jsonl line)
             numbers = {o: o + 1 for o in offsets}
-        turns = build_turn_map(buf, self.tally) if offsets and self.want_turns else None
+        # (the turn map's own decodes are not counted: the shape check counts its torn lines)
+        turns = build_turn_map(buf) if offsets and self.want_turns else None
         sid = self.t.session_id
         for offset, target, op in sorted(self.raw_events, key=lambda item: item[0]):
             rec = self.lines[offset].record
@@ -975,5 +987,7 @@ def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target 
     except SourceError as exc:
         return TranscriptScan(transcript, error=str(exc))
     if gate is not None and not gate_passes(buf, gate):
-        return TranscriptScan(transcript, gated_out=True)
+        # never decoded, but its malformed lines are counted (the shape check alone)
+        return TranscriptScan(transcript, gated_out=True,
+                              skipped_lines=len(unframed_lines(buf)))
     return _Scanner(transcript, buf, index, turns, lines).run()

@@ -220,11 +220,18 @@ def test_hour_ages_stay_exact_across_dst() -> None:
     ],
 )
 def test_unreadable_input_names_every_accepted_form(text: str) -> None:
+    """The error names the common forms in a short line and points at --help, whose text
+    (``WHEN_FORMS``) names every form (issue 21 item 17)."""
+    from pysift.core.grammar.forms import WHEN_FORMS
+
     with pytest.raises(UsageError) as caught:
         parse_when(text, NOW, SYDNEY)
     message = str(caught.value)
-    for form in ("2026-06-07T14:00:00Z", "local midnight", "2026-06-07 14:00:05", "2mo", "now"):
+    assert len(message) < 200 and message.endswith("every form in --help")
+    for form in ("2026-06-07", "2026-06-07T14:00", "2h", "now"):
         assert form in message
+    for form in ("2026-06-07T14:00:00Z", "local midnight", "2026-06-07 14:00:05", "2mo", "now"):
+        assert form in WHEN_FORMS
 
 
 def test_age_beyond_the_calendar_is_a_usage_error() -> None:

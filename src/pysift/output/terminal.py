@@ -1,0 +1,170 @@
+"""Text output a terminal can show but never obey, in colour where asked.
+
+Transcripts store whatever a tool printed: ANSI sequences from a coloured test run, a
+carriage return, a bell, an OSC title or hyperlink escape. Written to a terminal as they
+are, they move the cursor, rewrite lines, retitle the window. Every text writer goes
+through ONE function, ``visible``: each C0 and C1 control character but the newline and
+the tab is written as the visible escape ``\\xNN`` (``\\x1b[31m`` reads as text). A byte
+0x80-0x9F that Python handed over undecoded (a file name's byte) is an 8-bit control to
+some terminals: it is written ``\\xNN`` too. ``--raw`` (verbatim bytes) and JSON (whose
+strings escape every control) never pass through here: they stay byte-faithful.
+
+Colour (like ripgrep: paths magenta, line numbers green, matches bold red) is an
+attribute of the stream, not of the text: ``cli.emit`` hands ``report.text`` a
+``TextOut`` that paints when the user's ``--color``/``NO_COLOR`` and the terminal say
+so. A writer marks what a span IS with ``paint(out, text, role)``; on a plain stream (a
+pipe, a file, a test's StringIO) that is just the text, so colour can never change what
+a script reads. A command gets the escaping by writing through ``report.text`` at all,
+and its colours by calling ``paint`` for its ids, paths, line numbers and labels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+__all__ = ["ROLES", "TextOut", "paint", "paint_matches", "painted", "segments_out",
+           "verbatim", "visible", "wants_colour"]
+
+# C0 but tab and newline, DEL, C1; and the lone surrogates of undecodable bytes 0x80-0x9F
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    if code >= 0xDC80:  # an undecodable byte (surrogateescape): the byte it stands for
+        code -= 0xDC00
+    return f"\\x{code:02x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but newline and tab written ``\\xNN``."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(_escape, text)
+
+
+# What a painted span is, and how ripgrep-like output colours it (rich style strings).
+ROLES: dict[str, str] = {
+    "path": "magenta",       # a transcript or file path (rg's path colour)
+    "line": "green",         # a jsonl line number, L123 (rg's line-number colour)
+    "match": "bold red",     # the pattern's match in an excerpt (rg's match colour)
+    "id": "bold",            # a session or agent id, an exchange's id token
+    "label": "cyan",         # a label zone (role glyph, dotted label, direction)
+    "when": "dim",           # a timestamp
+    "number": "bold",        # a figure in a census or a total
+}
+RESET = "\x1b[0m"
+
+
+def _palette() -> dict[str, str]:
+    """Each role's SGR opening sequence, from rich's styles (standard 16 colours, which
+    every colour terminal renders; imported only when a run paints)."""
+    from rich.color import ColorSystem
+    from rich.style import Style
+
+    out = {}
+    for role, spec in ROLES.items():
+        sample = Style.parse(spec).render("\0", color_system=ColorSystem.STANDARD)
+        out[role] = sample.split("\0", 1)[0]
+    return out
+
+
+class TextOut:
+    """The stream ``report.text`` writes to: ``write`` shows controls as escapes;
+    ``paint`` also colours a span when ``colour`` is on."""
+
+    __slots__ = ("_stream", "_palette")
+
+    def __init__(self, stream: TextIO, colour: bool = False) -> None:
+        self._stream = stream
+        self._palette = _palette() if colour else None
+
+    @property
+    def colour(self) -> bool:
+        return self._palette is not None
+
+    def write(self, text: str) -> int:
+        return self._stream.write(visible(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def paint(self, text: str, role: str) -> None:
+        shown = visible(text)
+        if self._palette is None or not shown:
+            self._stream.write(shown)
+            return
+        self._stream.write(self._palette.get(role, "") + shown + RESET)
+
+    def verbatim(self, text: str) -> None:
+        """A file's own content (recover's restore, csift's clean-to-pipe ``> file``):
+        written as it is to a pipe or a file, so the copy is byte for byte the file (a
+        CRLF, an ESC in a test fixture); at a terminal, shown as all other text is."""
+        isatty = getattr(self._stream, "isatty", None)
+        if isatty is not None and isatty():
+            self.write(text)
+        else:
+            self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._stream, name)
+
+
+def wants_colour(out: TextIO) -> bool:
+    """Whether ``out`` paints (so a writer can skip work that only colour needs)."""
+    return bool(getattr(out, "colour", False))
+
+
+def paint(out: TextIO, text: str, role: str) -> None:
+    """Write ``text`` as a span of kind ``role``: coloured on a painting stream, the plain
+    text anywhere else."""
+    painter = getattr(out, "paint", None)
+    if painter is None:
+        out.write(text)
+    else:
+        painter(text, role)
+
+
+def verbatim(out: TextIO, text: str) -> None:
+    """Write a file's own content: unchanged, but through a ``TextOut`` at a terminal
+    (``TextOut.verbatim``)."""
+    writer = getattr(out, "verbatim", None)
+    if writer is None:
+        out.write(text)
+    else:
+        writer(text)
+
+
+def paint_matches(out: TextIO, text: str, spans: Sequence[tuple[int, int]]) -> None:
+    """``text`` with the ``spans`` (sorted, non-overlapping offsets) painted as matches."""
+    at = 0
+    for start, end in spans:
+        if start < at or end <= start:
+            continue
+        out.write(text[at:start])
+        paint(out, text[start:end], "match")
+        at = end
+    out.write(text[at:])
+
+
+Segment = tuple[str, str | None]  # (text, role or None for plain)
+
+
+def painted(*parts: str | Segment) -> list[Segment]:
+    """Segments for text laid out ahead of its stream (a worker's pre-rendered row): plain
+    strings and ``(text, role)`` pairs, written later by ``segments_out``."""
+    return [(p, None) if isinstance(p, str) else p for p in parts]
+
+
+def segments_out(out: TextIO, segments: Iterable[Segment]) -> None:
+    for text, role in segments:
+        if role is None:
+            out.write(text)
+        else:
+            paint(out, text, role)
