@@ -31,7 +31,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pysift.core.rawjson import at_top_level, iter_key_lines, type_needles
+from pysift.core.keyscan import (
+    ANSWER,
+    CARRIER_AFTER,
+    CARRIER_BEFORE,
+    CONTENT_ARRAY,
+    CONTENT_ARRAY_SPACED,
+    PROCEED,
+    user_lines,
+)
+from pysift.core.rawjson import at_top_level, type_needles
 from pysift.disk.lines import count_in, iter_spans
 
 
@@ -40,29 +49,14 @@ from pysift.core.decode import Tally, decode
 from pysift.disk.lines import Buffer
 from pysift.model.record import Record
 
-# A top-level `"type":"user"` key, tolerant of the spacing `json.dumps` writes. RE2: a
-# linear-time DFA pass over the whole (mapped) buffer, measured ~1.6x faster than `re`.
-# Byte markers without which a tool_result carrier cannot open a turn (§4.1 cases 2-4):
-# `answer` covers `toolUseResult.answers` and all three AskUserQuestion answer phrasings,
-# `the user said:` a rejection with typed text, the tags a peer message. All ASCII, so
-# they appear verbatim in the raw line whatever the JSON escaping of the rest. A false
-# positive only costs one decode.
-# Every carrier that can open a turn holds one of these (an AskUserQuestion answer says
-# "answer" in all three phrasings and in its `answers` echo; every rejection says "want to
-# proceed"); a carrier never opens a turn as a peer message (no text block).
-_CARRIER_OPENER_NEEDLES: tuple[bytes, ...] = (b"answer", b"want to proceed")
-_ANSWER, _PROCEED = _CARRIER_OPENER_NEEDLES
-# ... and holds it at the head of the tool_result content, next to the block's type key
-# (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
-# doesn't want to proceed ..."), so only this many bytes around the key are searched; a
-# carrier's bulk (the tool output, its toolUseResult echo) is never scanned.
-CARRIER_BEFORE = 256
-CARRIER_AFTER = 768
-# A tool_result block stands in a content array, which opens before its type key (a
-# typed prompt whose record nests a {"type":"tool_result"} object in another field has a
-# string content and is no carrier).
-_CONTENT_ARRAY = b'"content":['
-_CONTENT_ARRAY_SPACED = b'"content": ['
+# The carrier test's byte markers and windows live with the key scan (``core.keyscan``):
+# a carrier opens a turn only with `answer` (an AskUserQuestion answer, in all three
+# phrasings and its `answers` echo) or `want to proceed` (a rejection with typed text)
+# at the head of a tool_result's content, next to the block's type key, so only
+# CARRIER_BEFORE/CARRIER_AFTER bytes around each key are searched; a block key stands in
+# a content array that opens before it.
+_ANSWER, _PROCEED = ANSWER, PROCEED
+_CONTENT_ARRAY, _CONTENT_ARRAY_SPACED = CONTENT_ARRAY, CONTENT_ARRAY_SPACED
 _NON_BLANK = re.compile(rb"\S")
 
 
@@ -308,10 +302,8 @@ def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
                   ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
-    result_keys = type_needles(buf, "tool_result")
-    user_keys = type_needles(buf, "user")
-    for start, end in iter_key_lines(buf, user_keys, lo, hi):
-        if start < lo or is_plain_carrier(buf, start, end, user_keys, result_keys):
+    for start, end, carrier in user_lines(buf, None, lo, hi):
+        if start < lo or carrier:
             continue  # a line the previous part owns, or a carrier: never decoded
         rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):

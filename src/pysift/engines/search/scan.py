@@ -31,6 +31,7 @@ from pysift.core.turns import (
     turn_map_from_openers,
 )
 from pysift.disk.layout import Transcript, sidecar_of
+from pysift.core.keyscan import user_lines
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer, read_regular
@@ -64,6 +65,11 @@ class Hit:
     turn: int | None = None
     draft: bool = False
     partner: tuple[int | None, int | None] = (None, None)  # the paired record's line span
+
+
+def exchange_key(hit: Hit) -> tuple[str, int]:
+    """Which exchange a hit belongs to: its turn, or the superseded draft it sits in."""
+    return ("d", hit.offset or 0) if hit.draft else ("t", hit.turn or 0)
 
 
 @dataclass
@@ -108,8 +114,8 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     user_keys = type_needles(buf, "user", file_layouts)
     user_needles = set(user_keys)
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    if len(needles) == 1 and needles[0] in user_needles:
-        return _user_line_spans(buf, needles[0], skip_carriers, user_keys, result_keys)
+    if needles and set(needles) == user_needles:  # the user key in every layout of the file
+        return _user_line_spans(buf, file_layouts, skip_carriers)
     find, rfind, size = buf.find, buf.rfind, len(buf)
     heap = [(pos, i) for i, n in enumerate(needles) if (pos := find_from(buf, n, 0)) >= 0]
     heapq.heapify(heap)
@@ -142,23 +148,14 @@ def _looks_framed(buf: Buffer, start: int, end: int) -> bool:
     return line[:1] == b"{" and line[-1:] == b"}"
 
 
-def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
-                     user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]
+def _user_line_spans(buf: Buffer, file_layouts: tuple[bool, ...], skip_carriers: bool
                      ) -> list[tuple[int, int]]:
-    """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
-    find, rfind, size = buf.find, buf.rfind, len(buf)
-    out: list[tuple[int, int]] = []
-    pos = find_from(buf, needle, 0)
-    while pos >= 0:
-        end = find(b"\n", pos)  # at memchr speed, through a carrier's body too
-        end = size if end < 0 else end
-        start = rfind(b"\n", 0, pos) + 1
-        if skip_carriers and is_plain_carrier(buf, start, end, user_keys, result_keys):
-            pos = find_from(buf, needle, end)
-            continue
-        out.append((start, end))
-        pos = find_from(buf, needle, end)
-    return out
+    """The one-marker case of ``label_candidate_spans`` (``-t user``): the user lines of
+    one RE2 pass over the type keys (``core.keyscan``), carriers stepped over."""
+    if skip_carriers:
+        return [(start, end) for start, end, carrier in user_lines(buf, file_layouts)
+                if not carrier]
+    return [(start, end) for start, end, _ in user_lines(buf, file_layouts)]
 
 
 def build_finder(plan: SearchPlan) -> NeedleSet:
@@ -278,13 +275,36 @@ class _Scanner:
         if collect and self._turns is None:
             self._turns = turn_map_from_openers(openers, buf)
             self.result.turn_map = self._turns
+        hits = self.result.hits
+        # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
+        # it (decoded above, so the malformed count stays exact) is neither classified
+        # nor matched
+        counted: set[tuple[str, int]] | None = set() if self.plan.light else None
         for start, line, rec in decoded:
+            if counted and self._counted(start, counted):
+                continue
+            before = len(hits)
             self.consider(rec, start, line)
+            if counted is not None and len(hits) > before:
+                counted.update(exchange_key(h) for h in hits[before:])
         for rec in pending:
+            if counted and self._counted(None, counted):
+                continue
             self.consider(rec, None, None)
             self.result.sidecar_used = self.result.sidecar_used or any(
                 h.source for h in self.result.hits)
         self.result.malformed += self.tally.malformed
+
+    def _counted(self, offset: int | None, counted: set[tuple[str, int]]) -> bool:
+        """Whether a hit of the record at ``offset`` (None: a sidecar record, in the
+        latest turn) could only fall in an exchange already ``counted`` (a file with a hit
+        has its turn map). A superseded draft is an exchange of its own."""
+        turns = self.turns
+        if offset is None:
+            return ("t", max(0, turns.turn_count - 1)) in counted
+        if turns.is_draft_offset(offset):
+            return False
+        return ("t", turns.turn_of_offset(offset) or 0) in counted
 
     def in_window(self, rec: Record) -> bool:
         if self.plan.since is None and self.plan.until is None:
