@@ -47,6 +47,8 @@ def test_root_help_lists_the_commands(cli) -> None:
     (["list", "--max-count", "0"], "list"),
     (["--claude-home", "/h", "search", "x"], "search"),
     (["--claude-home", "/h"], None),
+    (["--claude-home", "/h", "--no-cache", "list"], "list"),
+    (["--no-cache", "stats"], "stats"),
     (["--help"], None),
     (["lst"], None),
     ([], None),

@@ -67,8 +67,14 @@ def root(
         bool,
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
+    no_cache: Annotated[
+        bool,
+        typer.Option("--no-cache", help="Read every transcript afresh: neither use nor update "
+                     "the cache of per-transcript facts (also PYSIFT_NO_CACHE=1; see "
+                     "`pysift cache info`). Accepted anywhere on the command line."),
+    ] = False,
 ) -> None:
-    ctx.obj = {"claude_home": claude_home}
+    ctx.obj = {"claude_home": claude_home, "no_cache": no_cache}
 
 
 # The built commands in SPEC order, each with the module whose import registers it. A
@@ -96,6 +102,8 @@ def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
 def invoked_command(args: list[str]) -> str | None:
     """The built command a normalized argv runs, if its first word names one."""
     at = 2 if args[:1] == ["--claude-home"] else 0
+    if args[at:at + 1] == ["--no-cache"]:
+        at += 1
     word = args[at] if at < len(args) else None
     return word if word in COMMAND_MODULES else None
 

@@ -1,8 +1,8 @@
 """Pre-parse argv normalization, pure and unit-tested.
 
 Two things click cannot do on its own:
-- ``--claude-home DIR`` is global and may stand anywhere on the command line; it is moved
-  in front of the subcommand so the root callback sees it.
+- ``--claude-home DIR`` and ``--no-cache`` are global and may stand anywhere on the
+  command line; they are moved in front of the subcommand so the root callback sees them.
 - A pre-encoded project dir (``-Users-ada-src-orbit``, ``C--Users-x`` is fine already)
   starts with ``-`` and would be read as an option; such tokens are moved behind a ``--``
   so they reach the command as positionals, in their original order. A short one
@@ -67,6 +67,7 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
               ) -> list[str]:
     args = list(argv)
     home: list[str] = []
+    no_cache: list[str] = []
     rest: list[str] = []
     encoded: list[str] = []
     i = 0
@@ -86,6 +87,10 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
             home = ["--claude-home", tok.split("=", 1)[1]]
             i += 1
             continue
+        if tok == "--no-cache":
+            no_cache = [tok]
+            i += 1
+            continue
         if tok in VALUE_OPTIONS and i + 1 < len(args):
             rest.extend((tok, args[i + 1]))
             i += 2
@@ -101,4 +106,4 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
             rest[cut:cut] = encoded
         else:
             rest += ["--", *encoded]
-    return home + rest
+    return home + no_cache + rest

@@ -10,6 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pysift.disk.cache import CacheSettings
 
 
 class SystemClock:
@@ -42,6 +46,7 @@ class Env:
     cwd: Path = field(default_factory=Path.cwd)
     clock: SystemClock | FixedClock = field(default_factory=SystemClock)
     tz: tzinfo | None = None  # None = the system local zone
+    cache: CacheSettings | None = None  # None = no cache (tests, and callers that built no CLI)
 
     @property
     def projects_root(self) -> Path:
