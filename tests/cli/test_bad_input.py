@@ -190,6 +190,64 @@ def test_an_unreadable_transcript_is_one_warning_with_the_right_advice(
     assert len(shown.stderr.splitlines()) == 1  # the cause no longer gets a line of its own
 
 
+def _lock(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
+    """Opening ``locked`` fails with EACCES (the file is listed, its bytes are not read)."""
+    real_open = os.open
+
+    def guarded(path, flags, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(os, "open", guarded)
+
+
+@pytest.mark.parametrize("argv", [("list",), ("stats",), ("search", "needle"),
+                                  ("search", "needle", "-c"),
+                                  ("search", "needle", "--count-by", "label"),
+                                  ("plan", f"@{SID}"), ("plan", f"@{SID}", "--audit")])
+@pytest.mark.parametrize("what", ["dir", "transcript"])
+def test_every_summary_counts_what_could_not_be_read(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv, what) -> None:
+    """Issue 21 item 6: the JSON summaries of list and stats carried no count of the
+    files the run could not read (only a stderr warning said so)."""
+    home, _, hidden = _two_projects(tmp_path)
+    if what == "dir":
+        _deny(monkeypatch, hidden.parent)
+    else:
+        _lock(monkeypatch, hidden)
+    scope = ("-w-locked",) if argv[0] == "plan" and what == "transcript" else ()
+    if scope:
+        argv = argv[:1] + scope + argv[2:]
+    result = cli("--claude-home", str(home), *argv, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["unreadable"] == 1
+    assert result.stderr.count("warning:") == 1
+
+
+def test_the_help_says_what_an_unreadable_transcript_does(cli) -> None:
+    """search --help promised exit 1 for an unreadable target; the run warns, counts it
+    and goes on (exit 0)."""
+    text = " ".join(cli("search", "--help").stdout.split())
+    assert "1 for an unreadable target" not in text
+    assert ("exists but cannot be read is a stderr warning, counted in the summary's "
+            "\"unreadable\", and the run goes on (exit 0)") in text
+
+
+def test_whoami_says_a_dir_its_lookup_could_not_read(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lookup met a locked project dir and said nothing: "not found" read as final."""
+    home, _, hidden = _two_projects(tmp_path)
+    _deny(monkeypatch, hidden.parent)
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "6b6b6b6b-1111-4222-8333-944444444444")
+    result = cli("--claude-home", str(home), "whoami", "--format", "json")
+    assert result.code == 0
+    assert result.json_rows("identity")[0]["path"] is None
+    assert result.summary()["unreadable"] == 1
+    assert f"warning: cannot read {hidden.parent}" in result.stderr
+    assert "the transcript may be there" in result.stderr
+
+
 # -- undecodable bytes in argv and paths (argv and os.listdir arrive with surrogateescape) --
 
 FF = "\udcff"  # how Python hands over the byte 0xFF of an argument or a file name

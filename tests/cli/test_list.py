@@ -83,7 +83,8 @@ def test_json_keys_are_exactly_the_wire_format(cli, demo_home: Path) -> None:
         assert set(row) == SESSION_KEYS, row["session_id"]
         for said in ("first_user", "last_user", "last_agent"):
             assert row[said] is None or set(row[said]) == SAID_KEYS
-    assert set(result.summary()) == {"kind", "sessions", "skipped_lines", "dropped_by_cap"}
+    assert set(result.summary()) == {"kind", "sessions", "skipped_lines", "dropped_by_cap",
+                                     "unreadable"}
 
 
 def test_long_session_identity_fields(cli, demo_home: Path) -> None:
@@ -381,7 +382,7 @@ def test_empty_home_lists_nothing(cli, tmp_path: Path) -> None:
     assert as_json.code == 0
     assert as_json.json_rows("session") == []
     assert as_json.summary() == {"kind": "summary", "sessions": 0, "skipped_lines": 0,
-                                 "dropped_by_cap": 0}
+                                 "dropped_by_cap": 0, "unreadable": 0}
 
 
 def test_unknown_project_path_is_a_target_error(cli, demo_home: Path) -> None:

@@ -35,7 +35,7 @@ def test_forward_json(cli, home: ClaudeHome) -> None:
     assert result.header() == {"kind": "header", "command": "plan"}
     [row] = result.json_rows("plan")
     assert row["plan_exists"] is True and row["line"] == 2
-    assert result.summary() == {"kind": "summary", "plans": 1}
+    assert result.summary() == {"kind": "summary", "plans": 1, "unreadable": 0}
 
 
 def test_calling_session_default(cli, home: ClaudeHome, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +124,7 @@ def test_no_target_is_the_calling_session_whoami_names(cli, tmp_path: Path,
 def test_reverse_with_no_binder_prints_nothing_on_stdout(cli, home: ClaudeHome) -> None:
     result = cli("--claude-home", str(home.root), "plan", "--reverse", "/nowhere/plan.md")
     assert (result.code, result.stdout) == (0, "")
-    assert "no session in scope binds" in result.stderr
+    assert "is bound to no session in scope" in result.stderr
 
 
 def test_a_subagent_alone_is_told_that_its_plan_is_its_parents(cli, demo_home) -> None:

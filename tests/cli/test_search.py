@@ -20,11 +20,11 @@ HIT_KEYS = {"session_id", "is_subagent", "parent_session_id", "label", "labels",
             "queue_operation", "queue_reason", "line", "uuid", "source", "image_ids", "refetch"}
 SUMMARY_KEYS = {"kind", "matched", "sessions", "transcript_ids", "transcript_ids_truncated",
                 "dropped_by_cap", "skipped_lines", "superseded_drafts",
-                "with_elicitation_sidecar", "excerpts_truncated"}
+                "with_elicitation_sidecar", "excerpts_truncated", "unreadable"}
 ZERO_KEYS = {"definitive_absence", "active_filters", "gated_leaves_unreached",
              "excluded_by_label"}
 CENSUS_SUMMARY_KEYS = {"kind", "axis", "matched_records", "distinct_keys", "excluded_records",
-                       "dropped_by_cap", "skipped_lines"}
+                       "dropped_by_cap", "skipped_lines", "unreadable"}
 
 
 @pytest.fixture
@@ -236,7 +236,8 @@ def test_count_only_equals_the_json_exchange_count(search, args: tuple[str, ...]
     assert int(counted.stdout) == len(as_json.json_rows("exchange")) > 0
     json_count = search(*args, "-c", "--format", "json")
     assert json_count.json_rows() == [json_count.header(),
-                                      {"kind": "summary", "matched": int(counted.stdout)}]
+                                      {"kind": "summary", "matched": int(counted.stdout),
+                                       "unreadable": 0}]
 
 
 def test_sessions_with_matches_lists_sorted_owners(search) -> None:

@@ -30,7 +30,7 @@ RECORD_KEYS = {
     "source", "ts_utc", "ts_local", "text", "image_ids",
 }
 SUMMARY_KEYS = {"kind", "records", "dropped_by_cap", "refetch_remainder", "non_record_lines",
-                "skipped_lines", "with_elicitation_sidecar"}
+                "skipped_lines", "with_elicitation_sidecar", "unreadable"}
 
 
 @pytest.fixture
@@ -408,7 +408,7 @@ def test_branch_points_find_the_superseded_draft(show) -> None:
     assert widths == sorted(widths, key=lambda w: (w is None, -(w or 0)))  # widest first
     assert result.summary()["branch_points"] == len(forks)
     assert set(result.summary()) == {"kind", "branch_points", "conversation_records",
-                                     "skipped_lines"}
+                                     "skipped_lines", "unreadable"}
 
     text = show(f"@{LONG}", "--branch-points").stdout
     assert text.splitlines()[0] == f"BRANCH POINTS  {LONG}"

@@ -122,7 +122,8 @@ def test_a_dangling_transcript_symlink_is_named_and_the_zero_is_not_definitive(
 @pytest.mark.parametrize(("args", "status"), [
     (["search", "zzqq-nowhere"], 0),  # notes only: a zero is no failure
     (["list", "--bogus"], 2),         # a usage error stays one
-    (["show", "@zzzz"], 2),
+    (["show", f"@{ORBIT}"], 2),        # no address: a usage error naming the transcript
+    (["show", "@zzzz"], 1),            # an id that names nothing: a pysift error
 ])
 def test_a_closed_stderr_pipe_keeps_the_exit_status(args: list[str], status: int) -> None:
     """`2>&1 | head -1` closes the pipe after the first line; click turned the broken

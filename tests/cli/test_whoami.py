@@ -41,7 +41,7 @@ def test_env_form(cli, home: ClaudeHome, monkeypatch: pytest.MonkeyPatch) -> Non
     [row] = result.json_rows("identity")
     assert row["session_id"] == S1 and row["path"].endswith(f"{S1}.jsonl")
     assert (row["is_subagent"], row["parent_session_id"], row["depth"]) == (None, None, None)
-    assert result.summary() == {"kind": "summary", "identities": 1}
+    assert result.summary() == {"kind": "summary", "identities": 1, "unreadable": 0}
     assert "found in the project dir of the current cwd" in result.stderr
 
 
@@ -87,13 +87,16 @@ def test_bad_input_is_one_clear_error(cli, home: ClaudeHome, monkeypatch: pytest
     assert result.stdout == ""
 
 
-def test_unknown_id_exits_non_zero_but_prints_the_identity(cli, home: ClaudeHome,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unknown_id_is_the_answer_with_its_path_not_found(cli, home: ClaudeHome,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """csift §6.3: the variable's value IS the answer; the path line says not found
+    (issue 21 item 7: it exited 1)."""
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "44444444-4444-4444-8444-444444444444")
     result = cli("--claude-home", str(home.root), "whoami")
-    assert result.code == 1
+    assert result.code == 0
+    assert "session  44444444-4444-4444-8444-444444444444" in result.stdout
     assert "path     <not found under" in result.stdout
-    assert "check --claude-home" in result.stderr
+    assert "check --claude-home" in result.stderr and "error" not in result.stderr
 
 
 def test_a_bad_alias_value_is_named_by_its_own_variable(cli, home: ClaudeHome,

@@ -110,7 +110,7 @@ def test_reverse_names_the_binders(home: ClaudeHome, tmp_path: Path) -> None:
                    Env(claude_home=home.root, environ={}, cwd=home.root))
     assert [r["session_id"] for r in relative.rows] == [S1]
     nobody = run(_opts(reverse=str(tmp_path / "nobody.md")), env_of(home))
-    assert nobody.rows == [] and any("no session in scope binds" in n for n in nobody.notes)
+    assert nobody.rows == [] and any("is bound to no session in scope" in n for n in nobody.notes)
 
 
 def test_reverse_and_audit_conflict(home: ClaudeHome) -> None:

@@ -162,7 +162,7 @@ def test_text_view(home: ClaudeHome) -> None:
     assert text.startswith("scope  3 sessions in scope (2 top-level + 1 subagent)\n\n")
     assert f"SESSION {S1}\n  lines 4 · records 1 user + 2 assistant · turns 1 · compactions 0" in text
     assert f"SUBAGENT {AGENT}  ·  parent SESSION {S1}\n" in text
-    assert "  span   2026-03-01 10:00:00 UTC(UTC+0)  →  2026-03-01 10:01:00 UTC(UTC+0)  (1m 0s)" in text
+    assert "  span   2026-03-01 10:00:00 UTC(UTC+0)  →  2026-03-01 10:01:00 UTC(UTC+0)  (1m00s)" in text
     assert "  tools  Bash×1\n" in text
     assert "  (1 malformed line(s) skipped)\n" in text
     assert "TOTAL  3 sessions (2 top-level + 1 subagent)\n" in text

@@ -162,7 +162,7 @@ def test_count_only_json_is_header_and_summary(cli, demo_home: Path) -> None:
     result = cli("--claude-home", str(demo_home), "search", "epoch", "-c", "--format", "json")
     rows = result.json_rows()
     assert [r["kind"] for r in rows] == ["header", "summary"]
-    assert set(rows[1]) == {"kind", "matched"}
+    assert set(rows[1]) == {"kind", "matched", "unreadable"}
 
 
 def test_agents_rows_name_their_session_not_the_trio(cli, demo_home: Path) -> None:

@@ -41,11 +41,14 @@ JSON (--format json, one object per line)
    "skipped_lines","sidecar_present","pending_elicitations":[...],
    "with_elicitation_sidecar","is_clone","clone_of","clone_boundary_uuid"}
   {"kind":"summary","sessions":N,"skipped_lines":N,"dropped_by_cap":N}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES
-  skipped_lines counts malformed lines among the head/tail lines read; the full
-  census is `pysift stats`. sidecar_present=false means the elicitation hook is not
+  skipped_lines counts malformed lines among the head/tail lines read (from the start
+  through the first human message, from the end back to the older of the last human
+  and last agent message); the full census is `pysift stats`. sidecar_present=false means the elicitation hook is not
   installed, so "nothing pending" cannot be concluded."""
 
 

@@ -46,6 +46,8 @@ JSON (--format json, one object per line)
   --audit: {"kind":"binding", ...the plan-row keys}, {"kind":"plan-edit",
    "owner_session_id","path","mutations","bound_by_owner","binder_session_id",
    "binder_line"}; summary {"bindings","plan_files_touched","warnings","skipped_lines"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

@@ -71,11 +71,20 @@ JSON (--format json, one object per line)
   --count-by: {"kind":"census","axis","key","records"} rows; summary {axis,
    matched_records,distinct_keys,excluded_records,dropped_by_cap,skipped_lines}
   -c: header + {"kind":"summary","matched"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
+  skipped_lines: every malformed line of the transcripts in scope, each once (lines
+  not parsed get the {...} shape check); a zero with skipped lines is definitive for
+  the parseable lines only (a caution on stderr says so).
 
 \b
 EXIT
   0 with matches or with none (zero matches is a definitive absence, diagnosed on
-  stderr); 2 for a bad flag, regex or selector; 1 for an unreadable target."""
+  stderr); 2 for a bad flag, regex or selector; 1 for a target that names nothing (no
+  such session, an ambiguous prefix, a turn no transcript has) or a projects dir that
+  cannot be listed. A transcript, dir or side file that exists but cannot be read is a
+  stderr warning, counted in the summary's "unreadable", and the run goes on (exit 0);
+  a zero is then NOT a definitive absence."""
 
 
 def _multi(values: list[str] | None) -> tuple[str, ...]:

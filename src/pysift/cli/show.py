@@ -45,6 +45,8 @@ JSON (--format json)
    record_type,ts_utc,ts_local}],"widest_gap_seconds"}; summary {branch_points,
    conversation_records,skipped_lines}
   --block: {"kind":"block","block_id","sha256","text",trio}; summary {blocks,sha256_verified}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 BLOCK IDS

@@ -50,6 +50,8 @@ JSON (--format json, one object per line)
    "last_utc","last_local","skipped_lines"}
   {"kind":"summary","sessions","line_types","turns","tools","tokens",
    "narration_blocks","unknown_thinking_tags","skipped_lines","dropped_by_cap"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES
@@ -59,8 +61,8 @@ NOTES
   narration sibling together, so no narration token figure exists.
   unknown_thinking_tags counts thinking signatures whose tag is neither thinking nor
   narration (a new API value); an undecodable signature is plain thinking.
-  skipped_lines: lines stats decodes are fully validated; the others (read off the
-  bytes) must be {...}-framed, else they count as malformed.
+  skipped_lines: every line is validated (a {...}-framed line with a broken inside
+  is malformed too, not counted under its type): the full census of malformed lines.
   --max-count N keeps the N most recently active rows (0 = all) and reports the drop;
   the TOTAL then covers the rows shown."""
 

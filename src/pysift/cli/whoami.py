@@ -39,12 +39,15 @@ JSON (--format json, one object per line)
      env form: exactly one row; is_subagent, parent_session_id, depth are null
      @trap form: one row per ancestry link, self first (depth 0) ... top-level root last
   {"kind":"summary","identities":N}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 EXIT
-  0 found; 1 when neither variable is set, the id is not a uuid or has no transcript
-  (the rows are still printed, path null), or the @trap marker is malformed, unseen or
-  ambiguous (each error says what to do next)."""
+  0 with the id: the variable's value is the answer, found or not (a transcript not
+  found reads `<not found …>` on the path line, JSON path null, and a note says where
+  it looked); 1 when neither variable is set, the id is not a uuid, or the @trap marker
+  is malformed, unseen or ambiguous (each error says what to do next)."""
 
 
 @app.command("whoami", help=WHOAMI_HELP, epilog=WHOAMI_EPILOG)

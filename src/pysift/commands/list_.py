@@ -15,6 +15,7 @@ from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.engines.listing import SessionSummary, Said, rank_key
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
+from pysift.output.hitline import label_zone
 from pysift.output.report import Report
 
 LIST_CAP_DEFAULT = 50
@@ -43,16 +44,16 @@ def run(opts: ListOptions, env: Env) -> Report:
     summaries = engine.run(scope.transcripts, prepare=prepare,
                            cache=open_store(env.cache, env.now().timestamp()))
     report = Report(command="list", header=scope_header(scope))
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
     for s in unreadable:
-        report.note(f"warning: skipped: {s.error}")
+        report.unread(f"warning: skipped: {s.error}")
     summaries = [s for s in summaries if not s.error]
     if args.windowed:
         summaries = [s for s in summaries if _in_window(s, args.since, args.until)]
     for s in summaries:  # of the sessions listed (the window may drop some)
         if s.sidecar_error:
-            report.note(unread_warning(s.sidecar_error))
+            report.unread(unread_warning(s.sidecar_error))
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
@@ -106,7 +107,16 @@ def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None
 def _said(said: Said | None, env: Env) -> dict[str, Any] | None:
     if said is None:
         return None
-    return {"excerpt": said.text, **ts_pair("ts", said.ts, env.tz)}
+    return {"excerpt": said_text(said), **ts_pair("ts", said.ts, env.tz)}
+
+
+def said_text(said: Said) -> str:
+    """The preview; an inbound message no human sent opens with its label and direction
+    (as a search hit's label zone, without the glyph), so it never reads as the human's."""
+    if said.label is None:
+        return said.text
+    zone = label_zone(said.label, from_=said.from_, to=said.to).split(" ", 1)[1]
+    return f"{zone}  {said.text}"
 
 
 def session_row(s: SessionSummary, env: Env) -> dict[str, Any]:
@@ -187,7 +197,7 @@ def row_block(s: SessionSummary, env: Env) -> str:
             w(f"  {label} —\n")
             continue
         w(f"  {label} {text_ts(said.ts, env.tz)}\n")
-        w(f"           {said.text}\n")
+        w(f"           {said_text(said)}\n")
     if s.pending:
         w("  pending  with elicitation sidecar\n")
         for line in s.pending:

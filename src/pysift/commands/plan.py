@@ -65,14 +65,14 @@ def run(opts: PlanOptions, env: Env) -> Report:
                                       else f"@{session_id}",))
     scope = args.resolve(env)
     report = Report(command="plan")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     if opts.audit:
         return _run_audit(report, scope.transcripts, env)
     from pysift.engines import plans as engine
 
     answer = engine.run(scope.transcripts, PlanQuery(), env)
     bindings = answer.bindings
-    report.notes.extend(answer.warnings)
+    _unread(report, answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
         report.note(_no_plan_note(scope.transcripts))
@@ -97,6 +97,13 @@ class PlanResult:
             render_forward(out, self.bindings)
         else:
             render_reverse(out, self.wanted, self.bindings)
+
+
+def _unread(report: Report, warnings: list[str]) -> None:
+    """Each transcript the engine could not read: said once and counted."""
+    for warning in warnings:
+        if warning not in report.notes:
+            report.unread(warning)
 
 
 def _add_binding_notes(report: Report, bindings: list[PlanBinding]) -> None:
@@ -175,13 +182,15 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     wanted = _absolute(opts.reverse or "", env)
     scope = opts.scope.resolve(env)
     report = Report(command="plan")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     from pysift.engines import plans as engine
 
-    hits = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env).bindings
+    answer = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env)
+    hits = answer.bindings
+    _unread(report, answer.warnings)
     if not hits:
-        report.note(f"note: no session in scope binds {wanted} (no plan_mode attachment or "
-                    f"slug names it); narrow or widen the scope with a project PATH target")
+        report.note(f"note: {wanted} is bound to no session in scope (no plan_mode attachment "
+                    f"or slug names it); narrow or widen the scope with a project PATH target")
     report.rows = [plan_row(b) for b in hits]
     report.answer(PlanResult(hits, wanted))
     return report
@@ -211,9 +220,9 @@ def _run_audit(report: Report, transcripts: list[Transcript], env: Env) -> Repor
 
     report.header = {"mode": "audit"}
     answer = engine.run(transcripts, PlanQuery(
-        audit=True, corpus=lambda: resolve_scope([], env, subagents=True).transcripts), env)
+        audit=True, corpus=lambda: resolve_scope([], env, subagents=True)), env)
     bindings, rows = answer.bindings, answer.edits
-    report.notes.extend(answer.warnings)
+    _unread(report, answer.warnings)
     _add_binding_notes(report, bindings)
     owners = {t.parent_session_id for t in transcripts}
     report.rows = [binding_row(b) for b in bindings] + [edit_row(r) for r in rows]

@@ -9,6 +9,7 @@ from typing import Any
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.resolve import Scope, resolve_scope
+from pysift.errors import NotFoundError
 from pysift.model.env import Env
 
 
@@ -63,3 +64,15 @@ def scope_banner(scope: Scope) -> str | None:
     noun = "session" if n == 1 else "sessions"
     return (f"scope  {n} {noun} in scope ({scope.top_level_count} top-level + "
             f"{scope.subagent_count} subagent)")
+
+
+def no_such_turns(named: str, count: int, ref: str, *, several: bool = False) -> NotFoundError:
+    """The hard error for an explicit ``--turn N`` / ``A..B`` that names no turn (csift's
+    exit law, §6.11): show for its transcript, search when no transcript of its scope has
+    the turn. ``count``: the transcript's turns (with ``several``: the most any
+    transcript in scope has, ``ref`` naming that one)."""
+    domain = f"t0..t{count - 1}" if count else "no turns"
+    where = (f"no transcript in scope has them (the most: {count} turn(s), {domain}, in "
+             f"{ref})" if several else f"the transcript has {count} turn(s) ({domain})")
+    return NotFoundError(f"no such turn(s): {named} — {where}; read the turn numbers off "
+                         f"pysift search ... {ref} (the ·tN in each exchange header)")

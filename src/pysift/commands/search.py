@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
+from pysift.commands.scope import ScopeArgs, no_such_turns, scope_banner, scope_header
 from pysift.core.cap import cap
-from pysift.core.grammar.ranges import format_range
+from pysift.core.grammar.ranges import describe_items, format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
@@ -136,22 +136,45 @@ def run(opts: SearchOptions, env: Env) -> Report:
     filt = parse_filter(opts.labels, opts.labels_not)
     plan = build_plan(opts, filt)
     scope = opts.scope.resolve(env)
+    _check_turns(opts, scope)
     report = Report(command="search", header=scope_header(scope))
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     _advisories(opts, scope, report)
     result = engine.run(scope.transcripts, plan)
+    if result.collapsed_drafts and (opts.count_only or opts.sessions_with_matches
+                                    or opts.count_by is not None or opts.raw):
+        report.note(f"note: {collapsed_drafts_note(result.collapsed_drafts)}")
     for o in result.outcomes:
         if o.error:
-            report.note(f"warning: skipped: {o.error}")
+            report.unread(f"warning: skipped: {o.error}")
         if o.sidecar_error:
-            report.note(unread_warning(o.sidecar_error))
+            report.unread(unread_warning(o.sidecar_error))
         for failure in o.persisted_failures:
-            report.note(f"warning: persisted output not resolved: {failure}")
+            report.unread(f"warning: persisted output not resolved: {failure}")
     if opts.count_by is not None:
         return _census_report(opts, scope, result, report)
     if opts.raw:
         return _raw_report(opts, scope, result, report)
     return _exchange_report(opts, scope, result, report, env)
+
+
+def _check_turns(opts: SearchOptions, scope: Scope) -> None:
+    """An explicit ``--turn N`` / ``A..B`` naming a turn no transcript in scope has is the
+    hard error ``show`` gives (it read as a DEFINITIVE absence); the clamping forms
+    (``N..``, ``-k``) stay windows, and a turn some transcript has is searched."""
+    spec = opts.scope.turns
+    if spec is None or spec.is_open or not scope.transcripts:
+        return
+    from pysift.engines.search.engine import turn_reach
+
+    need = max(item.start or 0 for item in spec.items if not item.is_open)
+    count, owner = turn_reach(scope.transcripts, need)
+    missing = spec.missing(0, count - 1)
+    if not missing or owner is None:
+        return
+    raise no_such_turns(describe_items(missing, "t"), count,
+                        target_ref(owner.session_id, owner.path),
+                        several=len(scope.transcripts) > 1)
 
 
 def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
@@ -170,9 +193,9 @@ def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:
     if (not opts.pattern and not opts.labels and not opts.labels_not
             and not opts.scope.windowed and opts.scope.turns is None and not scope.scoped
             and opts.count_by is None and not opts.count_only):
-        report.note("warning: empty pattern with no label/time/turn/session filter matches "
-                    "every record in scope and will emit a lot; add -t, --since, --turn or a "
-                    "target (or --count-by label to see what the scope holds)")
+        report.note("warning: empty pattern with no category/time/turn/session filter matches "
+                    "every record in scope and will emit a lot; add a category (-t), --since, "
+                    "--turn or a target (or --count-by label to see what the scope holds)")
 
 
 # -- exchanges --------------------------------------------------------------------------
@@ -238,7 +261,8 @@ def _exchange_report(opts: SearchOptions, scope: Scope, result: SearchResult,
     report.answer(ExchangesResult(
         opts=opts, scope=scope, kept=kept, total=len(ordered),
         sessions=len({ex.transcript.session_id for ex in ordered}), dropped=len(over),
-        malformed=result.malformed, clipped=any_clipped, env=env, absence=absence))
+        malformed=result.malformed, collapsed=result.collapsed_drafts, clipped=any_clipped,
+        env=env, absence=absence))
     return report
 
 
@@ -255,12 +279,14 @@ class ExchangesResult:
     sessions: int  # sessions owning them, before the cap
     dropped: int
     malformed: int
+    collapsed: int  # superseded drafts the pattern matched that the selection hides
     clipped: bool  # an excerpt shown (hit or sibling) is cut
     env: Env
     absence: Absence | None = None  # zero matches: the diagnosis the summary carries
 
     @property
     def drafts(self) -> int:
+        """Superseded drafts emitted as ·draft units."""
         return sum(1 for ex in self.kept if ex.draft)
 
     @property
@@ -277,7 +303,7 @@ class ExchangesResult:
             "transcript_ids_truncated": len(ids) > TRANSCRIPT_IDS_MAX,
             "dropped_by_cap": self.dropped,
             "skipped_lines": self.malformed,
-            "superseded_drafts": self.drafts,
+            "superseded_drafts": self.drafts + self.collapsed,
             "with_elicitation_sidecar": self.sidecar_used,
             "excerpts_truncated": self.clipped,
         }
@@ -443,6 +469,8 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
     if drafts:
         w(f"({drafts} superseded draft(s) shown as ·draft units — esc-recalled and re-sent, not "
           "in the surviving conversation; -T user.unsent hides them)\n")
+    if result.collapsed:
+        w(f"({collapsed_drafts_note(result.collapsed)})\n")
     if result.malformed:
         w(f"({result.malformed} malformed line(s) skipped)\n")
     if any(h.image_ids for ex in kept for h in ex.hits):
@@ -451,8 +479,14 @@ def render_text(out: TextIO, result: ExchangesResult) -> None:
     if result.clipped:
         w("\nnote: matches above are TRUNCATED — each excerpt is a match-centred fragment, not "
           "a summary, and can misread the record's intent.\n"
-          "  read a record whole: pysift show @<id> --line <N>\n"
+          "  read a record whole: pysift show @<id> --line <N> (or --uuid <U>)\n"
           "  or rerun with --no-truncate\n")
+
+
+def collapsed_drafts_note(n: int) -> str:
+    """Drafts the pattern matched that the -t selection hides (csift's collapse count)."""
+    return (f"{n} superseded draft(s) collapsed — esc-recalled and re-sent, not in the "
+            "surviving conversation; add -t user.unsent to see them")
 
 
 def _hit_line(hit: Hit, opts: SearchOptions, indent: str, sibling: bool = False) -> str:
@@ -540,8 +574,9 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
     filters = active_filters(opts)
     definitive = _absence_line(opts, scope, result, report, probe=True)
     if result.malformed:
-        report.note(f"caution: {result.malformed} malformed line(s) were skipped; a match "
-                    "inside them cannot be ruled out (full census: pysift stats)")
+        report.note(f"caution: {result.malformed} malformed line(s) were skipped: the absence "
+                    "is definitive for the parseable lines only, a match inside them cannot "
+                    "be ruled out (full census: pysift stats)")
     excluded = None
     probed_gates = False
     if opts.labels or opts.labels_not:
@@ -667,9 +702,7 @@ def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report:
     lines, sidecar = result.raw_lines()
     kept, over = cap(lines, opts.scope.max_count)
     dropped = len(over)
-    report.raw_lines = kept
-    report.note(f"note: {len(kept)} matched record line(s) from {len(scope.transcripts)} "
-                "session(s) in scope")
+    report.raw_lines = kept  # a clean run says nothing on stderr (csift): stdout is the answer
     if dropped:
         report.note(f"note: {dropped} line(s) dropped by --max-count")
     if sidecar:

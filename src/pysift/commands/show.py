@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
+from pysift.commands.scope import no_such_turns
 from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeItem, RangeSpec, describe_items, format_range
 from pysift.core.resolve import resolve_scope
@@ -59,12 +60,22 @@ def _ref(view: TranscriptView) -> str:
     return target_ref(view.transcript.session_id, view.transcript.path)
 
 
+def _modes(opts: ShowOptions) -> int:
+    return sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
+                                 opts.branch_points, opts.block))
+
+
+def _no_address(transcript: Transcript) -> UsageError:
+    """No address: the error names the transcript the target resolved to (csift §6.11),
+    so the next command can be written at once."""
+    ref = target_ref(transcript.session_id, transcript.path)
+    return UsageError(f"show needs an address for {transcript.path}: --line N|A..B, --uuid U, "
+                      f"--turn N|A..B|-k, --block ID or --branch-points (pysift never dumps a "
+                      f"whole transcript); e.g. pysift show {ref} --turn -1")
+
+
 def _check_modes(opts: ShowOptions) -> None:
-    modes = sum(bool(x) for x in (opts.lines, opts.uuids, opts.turns is not None,
-                                  opts.branch_points, opts.block))
-    if modes == 0:
-        raise UsageError("show needs an address: --line N|A..B, --uuid U, --turn N|A..B|-k, "
-                         "--block ID or --branch-points (pysift never dumps a whole transcript)")
+    modes = _modes(opts)
     if modes > 1:
         raise UsageError("--line, --uuid, --turn, --block and --branch-points are mutually "
                          "exclusive; pick one addressing mode")
@@ -116,6 +127,8 @@ def run(opts: ShowOptions, env: Env) -> Report:
     if opts.sha256 is not None:
         opts = replace(opts, sha256=sha256_digest(opts.sha256))
     transcript = resolve_one(opts.target, env)
+    if not _modes(opts):
+        raise _no_address(transcript)
     try:
         view = open_view(transcript)
     except SiftError:
@@ -147,14 +160,16 @@ def run(opts: ShowOptions, env: Env) -> Report:
             # the dropped records by uuid, as search's refetch names a sidecar hit
             remainder = f"pysift show {ref} --uuid {','.join(uuids)}"  # type: ignore[arg-type]
         elif first is not None:
-            # the addressed lines from the first dropped one on, and no other line
-            rest = [n for n in covered if n >= first]
+            # the addressed lines from the first dropped record's to the last one's, and
+            # no other line (a trailing non-record line is no remainder: csift's range)
+            last = max(u.line for u in dropped if u.line is not None)
+            rest = [n for n in covered if first <= n <= last]
             remainder = f"pysift show {ref} --line {line_list(rest)}"
             if opts.turns is not None:
                 bookkeeping = _line_fetch_surplus(view, rest, dropped)
     report = Report(command="show", header=header)
     if view.sidecar_error:
-        report.note(unread_warning(view.sidecar_error))
+        report.unread(unread_warning(view.sidecar_error))
     report.rows = [record_row(u, transcript, env) for u in kept]
     report.answer(ShowResult(transcript, kept, dropped=len(dropped), limit=limit,
                              remainder=remainder, non_record=non_record,
@@ -382,12 +397,8 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
     values = spec.resolve(0, count - 1)
     missing = spec.missing(0, count - 1)
     if missing or not values:
-        domain = f"t0..t{count - 1}" if count else "no turns"
         named = describe_items(missing, "t") or format_range(spec)
-        raise NotFoundError(
-            f"no such turn(s): {named} — the transcript has {count} turn(s) ({domain}); "
-            f"read the turn numbers off pysift search ... @{view.transcript.session_id} "
-            "(the ·tN in each exchange header)")
+        raise no_such_turns(named, count, _ref(view))
     total = view.line_count
     out: list[tuple[int | None, list[Fetched]]] = []
     covered: list[int] = []

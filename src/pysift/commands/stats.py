@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from pysift.commands.scope import ScopeArgs
 from pysift.core.cap import cap
 from pysift.core.grammar.ranges import RangeSpec, describe_items
-from pysift.core.timez import format_duration_ms, parse_ts, text_ts, ts_pair
+from pysift.core.timez import format_span_ms, parse_ts, text_ts, ts_pair
 from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
@@ -39,10 +39,10 @@ def run(opts: StatsOptions, env: Env) -> Report:
     window = Window(since=args.since, until=args.until, turns=args.turns)
     rows = engine.run(scope.transcripts, window)
     report = Report(command="stats")
-    report.notes.extend(scope.notes)
+    report.take_scope(scope)
     for row in rows:
         if row.error:
-            report.note(f"warning: skipped: {row.error}")
+            report.unread(f"warning: skipped: {row.error}")
     rows = [r for r in rows if not r.error]
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)
@@ -187,7 +187,7 @@ def duration_label(first: str | None, last: str | None) -> str:
     a, b = parse_ts(first), parse_ts(last)
     if a is None or b is None:
         return "-"
-    return format_duration_ms(int((b - a).total_seconds() * 1000))
+    return format_span_ms(int((b - a).total_seconds() * 1000))
 
 
 def _token_lines(w: Any, tokens: Mapping[str, TokenSums]) -> None:

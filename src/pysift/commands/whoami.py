@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.core.grammar.targets import TargetKind, parse_target
-from pysift.core.resolve import MAIN_LANE_NOTE, calling_session_id, projects_root
+from pysift.core.resolve import (
+    MAIN_LANE_NOTE,
+    calling_session_id,
+    projects_root,
+    unread_note,
+)
 from pysift.engines.whoami import Identity, WhoamiAnswer, whoami_from_env, whoami_from_trap
 from pysift.errors import TargetError
 from pysift.model.env import Env
@@ -28,7 +33,7 @@ class WhoamiOptions:
 NO_VARIABLE = (
     "whoami: your session id was not found: neither CLAUDE_CODE_SESSION_ID nor "
     "CODEX_COMPANION_SESSION_ID is set (an old Claude Code build, or not running inside "
-    "Claude Code). pysift will not guess: the most recently modified transcript is often "
+    "Claude Code). pysift will not guess from file mtimes: the most-recent-mtime transcript is often "
     "ANOTHER live session. Find yours by searching for a unique line you wrote recently, "
     "`pysift search '<that exact text>' -l`, then pass the printed @<uuid> to list, stats "
     "or show."
@@ -44,11 +49,13 @@ def run(opts: WhoamiOptions, env: Env) -> Report:
         answer = whoami_from_trap(marker or "", env)
         report.notes.extend(answer.notes or ())
     else:
+        # the id IS the answer (§6.3): a transcript not found is said on the path line
+        # and in a note, exit 0 (it read as a failure, exit 1)
         answer = whoami_from_env(env)
         report.note(MAIN_LANE_NOTE if kind is TargetKind.MAIN else _env_lane_note(answer))
         report.note(_resolution_note(answer, env))
-        if answer.identities[0].path is None:
-            report.exit_code = 1
+    for path, reason in answer.unreadable or ():
+        report.unread(unread_note(path, reason))
     report.rows = [identity_row(i) for i in answer.identities]
     report.answer(WhoamiResult(answer, env))
     return report
@@ -91,9 +98,12 @@ def _env_lane_note(answer: WhoamiAnswer) -> str:
 def _resolution_note(answer: WhoamiAnswer, env: Env) -> str:
     identity = answer.identities[0]
     if identity.path is None:
-        return (f"error: the calling session {identity.session_id} has no transcript under "
+        unread = (f"; {len(answer.unreadable)} dir(s) or file(s) could not be read (warnings "
+                  "below), the transcript may be there" if answer.unreadable else "")
+        return (f"note: the calling session {identity.session_id} has no transcript under "
                 f"{projects_root(env)} (looked in the project dir of {env.cwd}, then in every "
-                f"project dir); check --claude-home / $CLAUDE_CONFIG_DIR")
+                f"project dir{unread}): a session that has not written its first record yet, "
+                f"or another home; check --claude-home / $CLAUDE_CONFIG_DIR")
     if answer.found_in_cwd_project:
         return f"note: ${answer.source} -> found in the project dir of the current cwd ({env.cwd})"
     return (f"note: ${answer.source} -> not in the project dir of the current cwd ({env.cwd}); "

@@ -6,6 +6,7 @@ the partner block's type key: no parse unless the partner record itself is wante
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pysift.core.decode import decode
@@ -138,3 +139,75 @@ def with_result_tool_name(unit, joined: Pairing, buf: Buffer):
     from dataclasses import replace
 
     return replace(unit, tool_name=name)
+
+
+# -- the [plan: <path>] pointer of an ExitPlanMode rejection (csift §4.2.4) -----------------
+
+_PLAN_MODE_KEYS = (b'"type":"plan_mode"', b'"type": "plan_mode"')
+
+
+class PlanIndex(Mapping[str, str]):
+    """ExitPlanMode ``tool_use_id`` -> the plan file it presented, read off one
+    transcript's bytes on demand (a rejection is rare: nothing is read until one is
+    rendered). The path is the call's own ``input.planFilePath`` (Claude Code 2.x writes
+    it), else the ``planFilePath`` of the newest ``plan_mode`` attachment before the call;
+    a session bound only by its slug (older builds) gives no pointer."""
+
+    __slots__ = ("_buf", "_found")
+
+    def __init__(self, buf: Buffer) -> None:
+        self._buf = buf
+        self._found: dict[str, str | None] = {}
+
+    def __getitem__(self, tool_use_id: str) -> str:
+        if tool_use_id not in self._found:
+            self._found[tool_use_id] = self._look_up(tool_use_id)
+        path = self._found[tool_use_id]
+        if path is None:
+            raise KeyError(tool_use_id)
+        return path
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(k for k, v in self._found.items() if v is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for v in self._found.values() if v is not None)
+
+    def _look_up(self, tool_use_id: str) -> str | None:
+        buf = self._buf
+        ident = tool_use_id.encode()
+
+        def use_in(start: int, end: int) -> bool:
+            return buf.find(_USE_KEY, start, end) >= 0 and any(
+                buf.find(key + ident + b'"', start, end) >= 0
+                for key in (b'"id":"', b'"id": "'))
+
+        found = _first(buf, ident, 0, len(buf), use_in)
+        if found is None or found.partner_start is None:
+            return None
+        rec = found.partner(buf)
+        for block in rec.blocks_of("tool_use") if rec is not None else ():
+            if block.get("id") != tool_use_id or block.get("name") != "ExitPlanMode":
+                continue
+            given = block.get("input")
+            path = given.get("planFilePath") if isinstance(given, dict) else None
+            if isinstance(path, str) and path:
+                return path
+            return self._plan_mode_before(found.partner_start)
+        return None
+
+    def _plan_mode_before(self, stop: int) -> str | None:
+        """The newest ``plan_mode`` attachment's ``planFilePath`` on a line before ``stop``."""
+        buf = self._buf
+        for key in _PLAN_MODE_KEYS:
+            pos = buf.rfind(key, 0, stop)
+            while pos >= 0:
+                start, end = _line_around(buf, pos)
+                rec = decode(buf[start:end], None)
+                payload = rec.raw.get("attachment") if rec is not None else None
+                if isinstance(payload, dict) and payload.get("type") == "plan_mode":
+                    path = payload.get("planFilePath")
+                    if isinstance(path, str) and path:
+                        return path
+                pos = buf.rfind(key, 0, start)
+        return None

@@ -71,7 +71,7 @@ NO_SESSION_ENV_GUIDANCE = (
     "your session id was not found (CLAUDE_CODE_SESSION_ID is unset: an old Claude Code "
     "build, or running outside Claude Code); pass an explicit `@<uuid>` target instead (your "
     "id is the basename of your own transcript; grep a unique recent line you wrote to find "
-    "it). Do NOT trust the most recently modified transcript: many sessions may be live."
+    "it). Do NOT trust the most-recent-mtime transcript: many sessions may be live."
 )
 
 
@@ -320,6 +320,7 @@ class _Resolver:
         self.root = projects_root(env)
         self.notes: list[str] = []
         self.unread = Unreadable()  # every walk of this pass notes here; the Scope carries it
+        self.listing = False  # resolving the ids of a --sessions-from list
         self.found: dict[str, Transcript] = {}  # keyed by path text (see _ordered)
         self._sessions: list[Path] | None = None
         self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
@@ -448,8 +449,8 @@ class _Resolver:
                 if is_file(p := d / name, unread=self.unread)]
         if not hits:
             hits = self.owner_paths(token.value)
-            if hits:
-                self._require_subagents(token.value)
+            if hits and not self._require_subagents(token.value):
+                return
         if not hits:
             raise TargetError(
                 f"no session `{token.value}` under {self.root}; `pysift list` shows the "
@@ -458,13 +459,25 @@ class _Resolver:
         for path in hits:
             self.add_session(path)
 
-    def _require_subagents(self, session_id: str) -> None:
-        if not self.subagents:
-            raise TargetError(
-                f"session `{session_id}` has no transcript of its own under {self.root}, only "
-                f"subagent transcripts: target one as `@<agent-id>` (`pysift list "
-                f"@{session_id}` lists them)"
-            )
+    def _require_subagents(self, session_id: str) -> bool:
+        """Whether a session known only by its subagents is kept: it is when subagents
+        are spanned. Under --no-subagents a TARGET naming it is an error, and an id of a
+        --sessions-from list (``search -l`` prints such ids) is skipped with a note, so
+        the documented pipe ``search -l | list --sessions-from - --no-subagents`` goes
+        on with the other ids."""
+        if self.subagents:
+            return True
+        if self.listing:
+            self.notes.append(
+                f"note: --sessions-from: session `{session_id}` has no transcript of its own, "
+                f"only subagent transcripts, which --no-subagents leaves out: skipped "
+                f"(`pysift list @{session_id}` lists them)")
+            return False
+        raise TargetError(
+            f"session `{session_id}` has no transcript of its own under {self.root}, only "
+            f"subagent transcripts: target one as `@<agent-id>` (`pysift list "
+            f"@{session_id}` lists them)"
+        )
 
     def _prefix(self, token: TargetToken) -> None:
         prefix = token.value
@@ -491,8 +504,9 @@ class _Resolver:
                 f"give more characters of the id"
             )
         for session in sessions:
-            if not is_file(session, unread=self.unread):
-                self._require_subagents(session.name[: -len(".jsonl")])
+            if (not is_file(session, unread=self.unread)
+                    and not self._require_subagents(session.name[: -len(".jsonl")])):
+                continue
             self.add_session(session)
         for agent in agents:
             self.add_agent(agent)
@@ -668,10 +682,13 @@ def resolve_scope(
     home_text = env.environ.get("HOME", "")
     home = Path(home_text) if home_text else None
     parsed = [parse_target(t, cwd=env.cwd, home=home) for t in tokens]
-    parsed.extend(_session_ref_token(i) for i in sessions_from or ())
+    listed = [_session_ref_token(i) for i in sessions_from or ()]
     for token in parsed:
         resolver.resolve(token)
-    if len(parsed) > 1:  # two spellings of one file (a symlinked home) are one transcript
+    resolver.listing = True
+    for token in listed:
+        resolver.resolve(token)
+    if len(parsed) + len(listed) > 1:  # two spellings of one file (a symlinked home) are one transcript
         _collapse_aliases(resolver.found)
     return _scope(resolver, scoped=True)
 
@@ -708,10 +725,15 @@ def _scope(resolver: _Resolver, scoped: bool) -> Scope:
     absence."""
     unreadable = resolver.unread.items()
     notes = list(resolver.notes)
-    notes.extend(f"warning: cannot read {path}: {reason}; what it holds is not in scope "
-                 "(check the path and its permissions)" for path, reason in unreadable)
+    notes.extend(unread_note(path, reason) for path, reason in unreadable)
     return Scope(_ordered(resolver.found), scoped=scoped, notes=notes,
                  unreadable=unreadable)
+
+
+def unread_note(path: str, reason: str) -> str:
+    """The warning for a dir or file a walk found but could not read."""
+    return (f"warning: cannot read {path}: {reason}; what it holds is not in scope (check "
+            "the path and its permissions)")
 
 
 def _ordered(found: Mapping[str, Transcript]) -> list[Transcript]:

@@ -12,8 +12,9 @@ built by `ts_pair`.
 `tz=None` everywhere means the system local zone (``datetime.astimezone()``); callers
 pass `Env.tz` so tests can pin a zone.
 
-A span of time (a turn's duration, a session's length) is written by
-`format_duration_ms` in its two largest units, the same in every command.
+A span of time is written in its two largest units: a turn's duration by
+`format_duration_ms` (``1m 5s``, as csift's turn-duration render), a session's length in
+`stats` by `format_span_ms` (``1m05s``, csift's stats span).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from functools import lru_cache
 
 from pysift.core.text import clip, one_line
 
-__all__ = ["MISSING", "format_duration_ms", "format_local", "local_iso", "parse_ts",
-           "text_ts", "ts_pair"]
+__all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "local_iso",
+           "parse_ts", "text_ts", "ts_pair"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
@@ -124,6 +125,19 @@ def format_duration_ms(ms: int) -> str:
     if secs < 86400:
         return f"{secs // 3600}h {secs % 3600 // 60}m"
     return f"{secs // 86400}d {secs % 86400 // 3600}h"
+
+
+def format_span_ms(ms: int) -> str:
+    """The compact form csift's stats span prints, the second unit zero-padded: ``12s``,
+    ``1m05s``, ``1h30m``, ``10d07h``."""
+    secs = (max(ms, 0) + 500) // 1000
+    if secs < 60:
+        return f"{secs}s"
+    if secs < 3600:
+        return f"{secs // 60}m{secs % 60:02d}s"
+    if secs < 86400:
+        return f"{secs // 3600}h{secs % 3600 // 60:02d}m"
+    return f"{secs // 86400}d{secs % 86400 // 3600:02d}h"
 
 
 def _clock(local: datetime, separator: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, is_blank
-from pysift.core.pairing import pair, with_result_tool_name
+from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
@@ -66,6 +66,7 @@ class TranscriptView:
         self._seed: tuple[str | None, int | None] | None = None
         self._offsets: dict[int, int | None] = {}
         self.sidecar_error: str | None = None  # the sidecar exists but could not be read
+        self.plan_index = PlanIndex(self.buf)  # a rejection's [plan: …] pointer
 
     # -- geometry ----------------------------------------------------------------------
     @property
@@ -88,6 +89,7 @@ class TranscriptView:
         return classify.ClassifyContext(
             owner_id=t.session_id, is_subagent=t.is_subagent, parent_id=t.parent_session_id,
             address_mode=address_mode, seed_uuid=seed_uuid, seed_line=seed_line,
+            plan_index=self.plan_index,
         )
 
     def line_offset(self, number: int) -> int | None:

@@ -4,7 +4,12 @@ Each transcript is read only at its two ends: forward from the start until the f
 human message (and the first timestamp, cwd, version and branch), backward from EOF
 until the last human message and the last agent message. Lines are tested with C-level
 substring checks first; orjson parses only the lines that can answer an open question.
-Malformed lines are counted among the lines read (the full census is ``stats``'s job).
+Malformed lines are counted among the lines read (the full census is ``stats``'s job):
+csift's head reader walks every line up to the first human message and its tail reader
+every line back to the older of the last human and the last agent message, floored at
+the head's end (v0.6.8). Here the lines of those two regions get the shape check
+(``unframed_lines``) and the lines decoded anywhere are counted by the decoder, each line
+once (by the offset it starts at).
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from typing import TYPE_CHECKING
 
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.keyscan import user_lines
+from pysift.core.pairing import PlanIndex
 from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -25,6 +31,7 @@ from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer, open_buffer_stat
+from pysift.model import labels as L
 from pysift.model.record import Record
 
 if TYPE_CHECKING:
@@ -44,15 +51,21 @@ class Said:
 
     text: str
     ts: str | None
+    # an inbound message that is not the human's (a peer message, a task notification):
+    # its label and direction, shown before the text
+    label: str | None = None
+    from_: str | None = None
+    to: str | None = None
 
     def __post_init__(self) -> None:
         self.text = excerpt(self.text, PREVIEW_MAX_CHARS)[0]
 
     @classmethod
-    def previewed(cls, preview: str, ts: str | None) -> Said:
+    def previewed(cls, preview: str, ts: str | None, label: str | None = None,
+                  from_: str | None = None, to: str | None = None) -> Said:
         """A Said whose ``preview`` is already made (read back from the cache)."""
         said = cls.__new__(cls)
-        said.text, said.ts = preview, ts
+        said.text, said.ts, said.label, said.from_, said.to = preview, ts, label, from_, to
         return said
 
 
@@ -96,6 +109,23 @@ def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
     return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
 
 
+_INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
+            L.HARNESS_NOTIFICATION_SUBAGENT, L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND,
+            L.HARNESS_NOTIFICATION_TASK)
+
+
+def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
+    """A message the session received that is no human's: an inbound peer message or a
+    ``<task-notification>``, as its first such unit with its label and direction (the
+    previews of a session no human spoke in: csift shows them, pysift showed `—`)."""
+    if not rec.is_user_record:
+        return None
+    for unit in classify.units(rec, ctx):
+        if unit.label in _INBOUND and unit.text.strip():
+            return Said(unit.text, rec.timestamp, unit.label, unit.from_, unit.to)
+    return None
+
+
 def _agent_text(rec: Record) -> str | None:
     if not rec.is_assistant_record:
         return None
@@ -119,6 +149,7 @@ def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSumm
         owner_id=transcript.session_id,
         is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id,
+        plan_index=PlanIndex(buf),
     )
     from pysift.disk.cache import Facet, stamp_of
 
@@ -130,17 +161,22 @@ def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSumm
         head = _kept_head(grown.facts, file_layouts, out, lines)
     if head is None:
         first_human = _read_head(lines, out, ctx, file_layouts)
+        head_end = lines.head_end
+        lines.malformed.update(unframed_lines(buf, 0, head_end))
         head_malformed = sorted(lines.malformed)
         head_ok = (first_human is not None and out.first_ts is not None
-                   and stamp is not None and lines.reach < stamp.scanned)
+                   and stamp is not None and lines.reach < stamp.scanned
+                   and head_end <= stamp.scanned)
         first_start = first_human[0] if first_human is not None else -1
     else:
-        first_start, head_malformed, head_ok = head
+        first_start, head_end, head_malformed, head_ok = head
         first_human = (first_start, None) if first_start >= 0 else None
-    _read_tail(lines, out, ctx, first_human, file_layouts)  # type: ignore[arg-type]
+    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)  # type: ignore[arg-type]
+    if tail_low < len(buf):
+        lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
     out.skipped_lines = len(lines.malformed)
     out.stamp = stamp
-    out.facts = _facts(out, file_layouts, first_start, head_malformed, head_ok)
+    out.facts = _facts(out, file_layouts, first_start, head_end, head_malformed, head_ok)
     _other_files(out, transcript, buf)
     return out
 
@@ -164,33 +200,36 @@ def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None
         out.skipped_lines += merge.skipped_lines
 
 
-# -- the cache's facts of a row (engines/listing's own facet) -------------------------------
-# (layouts, head, head malformed offsets, first human's offset or -1, head reusable on
-#  growth, tail, malformed lines among those read); a Said as (preview, ts) or None
+# -- the cache's facts of a row (this engine's own facet) -----------------------------------
+# (layouts, head, head region's malformed line offsets, first human's offset or -1, the
+#  head region's end, head reusable on growth, tail, malformed lines among those read);
+#  a Said as (preview, ts, label, from, to) or None
 
 FACET, SCHEMA = "list", 1
 
 
-def _said_fact(said: Said | None) -> tuple[str, str | None] | None:
-    return None if said is None else (said.text, said.ts)
+def _said_fact(said: Said | None) -> tuple[object, ...] | None:
+    return None if said is None else (said.text, said.ts, said.label, said.from_, said.to)
 
 
 def _said_of(fact: object) -> Said | None:
     if fact is None:
         return None
-    text, ts = fact  # type: ignore[misc]
-    if not isinstance(text, str) or not (ts is None or isinstance(ts, str)):
+    text, ts, label, from_, to = fact  # type: ignore[misc]
+    if not isinstance(text, str) or not all(x is None or isinstance(x, str)
+                                            for x in (ts, label, from_, to)):
         raise ValueError("not a said")
-    return Said.previewed(text, ts)
+    return Said.previewed(text, ts, label, from_, to)
 
 
 def _facts(out: SessionSummary, file_layouts: tuple[bool, ...], first_start: int,
-           head_malformed: list[int], head_ok: bool) -> tuple[object, ...]:
+           head_end: int, head_malformed: list[int], head_ok: bool) -> tuple[object, ...]:
     head = (out.cwd, out.version_first, out.branch_first, _said_fact(out.first_user),
             out.first_ts, out.is_clone, out.clone_boundary_uuid)
     tail = (out.version_last, out.branch_last, _said_fact(out.last_user),
             _said_fact(out.last_agent), out.last_ts)
-    return (file_layouts, head, head_malformed, first_start, head_ok, tail, out.skipped_lines)
+    return (file_layouts, head, head_malformed, first_start, head_end, head_ok, tail,
+            out.skipped_lines)
 
 
 def _apply_head(out: SessionSummary, head: object) -> None:
@@ -203,11 +242,10 @@ def from_facts(transcript: Transcript, facts: object) -> SessionSummary | None:
     """The row of an unchanged transcript from its cached facts (None: facts of another
     shape, which the caller treats as a miss)."""
     try:
-        _, head, _, _, _, tail, skipped = facts  # type: ignore[misc]
+        _, head, _, _, _, _, tail, skipped = facts  # type: ignore[misc]
         out = SessionSummary(transcript=transcript)
         _apply_head(out, head)
-        (out.version_last, out.branch_last, last_user, last_agent,
-         out.last_ts) = tail
+        (out.version_last, out.branch_last, last_user, last_agent, out.last_ts) = tail
         out.last_user, out.last_agent = _said_of(last_user), _said_of(last_agent)
         if type(skipped) is not int:
             return None
@@ -218,19 +256,22 @@ def from_facts(transcript: Transcript, facts: object) -> SessionSummary | None:
 
 
 def _kept_head(facts: object, file_layouts: tuple[bool, ...], out: SessionSummary,
-               lines: _Lines) -> tuple[int, list[int], bool] | None:
+               lines: _Lines) -> tuple[int, int, list[int], bool] | None:
     """The head facts of a grown file, when they still hold: the same layouts, and the
-    head read stayed inside the bytes scanned then (``head_ok``). The malformed lines the
-    head read are counted again (a set: a line the tail reads too counts once)."""
+    head's reads (its region, through the first human message) stayed inside the bytes
+    scanned then (``head_ok``). The head region's malformed lines are counted again (a
+    set: a line the tail reads too counts once)."""
     try:
-        old_layouts, head, head_malformed, first_start, head_ok, _, _ = facts  # type: ignore[misc]
+        old_layouts, head, head_malformed, first_start, head_end, head_ok, _, _ = facts  # type: ignore[misc]
         if not head_ok or tuple(old_layouts) != file_layouts or first_start < 0:
             return None
         _apply_head(out, head)
-        lines.malformed.update(int(x) for x in head_malformed)
+        malformed = [int(x) for x in head_malformed]
+        lines.malformed.update(malformed)
+        lines.head_end = int(head_end)
     except (TypeError, ValueError):
         return None
-    return first_start, list(head_malformed), True
+    return first_start, int(head_end), malformed, True
 
 
 _META_LINES = 64  # the envelope fields come from the first (and last) few records
@@ -241,11 +282,12 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("buf", "malformed", "reach", "_tally")
+    __slots__ = ("buf", "head_end", "malformed", "reach", "_tally")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
         self.malformed: set[int] = set()
+        self.head_end = len(buf)  # where the head's walk ends (a line start, or EOF)
         self.reach = -1  # the furthest line end decoded (a cache keeps a head read below it)
         self._tally = Tally()
 
@@ -286,6 +328,7 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         if out.first_ts is None and _readable_ts(rec):
             _first_timestamped(out, rec)
     first = None
+    inbound: list[Said] = []  # the first and the newest inbound message no human sent
     for start, end, carrier in user_lines(buf, file_layouts):
         if carrier:
             continue
@@ -297,6 +340,17 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             out.first_user = Said(said, rec.timestamp)
             first = (start, rec)
             break
+        other = _inbound(rec, ctx)
+        if other is not None:
+            inbound[min(len(inbound), 1):] = [other]
+    if first is None and inbound:
+        # no human message anywhere (the walk read every user line): the session's
+        # inbound messages, labelled, stand in (a teammate lane, a notification-driven run)
+        out.first_user, out.last_user = inbound[0], inbound[-1]
+    # the head's walk: through the first human message's line, the envelope lines at
+    # least; without a human message it walked the whole file
+    lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
+                      if first is not None else len(buf))
     _head_envelope_beyond(lines, out, stop, first)
     return first
 
@@ -332,10 +386,12 @@ def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
 
 
 def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
-               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> None:
+               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> int:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
-    by ``rfind`` on its type key (the tool traffic between is skipped in C)."""
+    by ``rfind`` on its type key (the tool traffic between is skipped in C). Returns
+    where the tail's walk ends: the older of the two messages' lines, the envelope lines
+    at least; 0 when it did not find both (it walked down to the head)."""
     buf = lines.buf
     low = len(buf)  # where the envelope lines read so far begin
     for count, (start, line) in enumerate(iter_backward(buf)):
@@ -349,7 +405,9 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         out.version_last = out.version_last or rec.version or None
         out.branch_last = out.branch_last or rec.git_branch or None
     anchors: list[int] = []  # where the last human and the last agent message start
-    for start, end in _human_candidates_backward(buf, file_layouts):
+    # no human message at all: the head walked every user line and found none
+    humans = _human_candidates_backward(buf, file_layouts) if first_human is not None else ()
+    for start, end in humans:
         if first_human is not None and start == first_human[0]:
             # back at the first human message: the same record, classified once
             out.last_user = out.first_user
@@ -374,7 +432,9 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             out.last_agent = Said(said, rec.timestamp)
             anchors.append(start)
             break
-    _tail_envelope_beyond(lines, out, low, min(anchors) if len(anchors) == 2 else 0)
+    reach = min(anchors) if len(anchors) == 2 else 0
+    _tail_envelope_beyond(lines, out, low, reach)
+    return min(low, reach)
 
 
 def _tail_envelope_beyond(lines: _Lines, out: SessionSummary, low: int, reach: int) -> None:

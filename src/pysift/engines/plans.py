@@ -31,17 +31,20 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.core.resolve import Scope
 
 PLAN_SIGIL = "@plan"
 BINDING_PLAN_MODE = "plan_mode"
@@ -110,12 +113,13 @@ class _LineNumbers:
         return self._line
 
 
-def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None = None
-                    ) -> Iterable[Record]:
+def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None = None,
+                    parsed: set[int] | None = None) -> Iterable[Record]:
     """Decoded records of the lines holding any of ``needles``, in file order.
 
     The needles are found by whole-buffer searches, so a transcript with none of them is
-    never split into lines; malformed candidates count in ``tally``.
+    never split into lines; malformed candidates count in ``tally``, and ``parsed``
+    (when given) collects the start of every line decoded.
     """
     starts: set[int] = set()
     for needle in needles:
@@ -124,6 +128,8 @@ def candidate_lines(buf: Buffer, needles: Sequence[bytes], tally: Tally | None =
             starts.add(line_start(buf, pos))
             pos = buf.find(needle, line_end(buf, pos) + 1)
     numbers = _LineNumbers(buf)
+    if parsed is not None:
+        parsed.update(starts)
     for start in sorted(starts):
         rec = decode(buf[start : line_end(buf, start)], numbers.at(start), tally)
         if rec is not None:
@@ -370,7 +376,9 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
     """Write/Edit/MultiEdit/NotebookEdit calls, counted per (owning session, path).
 
     Only structured tool calls: a shell-side edit (``sed -i``, a redirect) is outside the
-    audit by design. The owner is the top-level session a transcript belongs to.
+    audit by design. The owner is the top-level session a transcript belongs to. Malformed
+    lines: the decoded candidates count as the decoder finds them, every other line by
+    the shape check (``unframed_lines``), so ``skipped_lines`` is exact.
     """
     out = StructuredEdits()
     tally = Tally()
@@ -379,7 +387,8 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
             buf = open_buffer(transcript.path)
         except SourceError:
             continue
-        for rec in candidate_lines(buf, _MUTATION_KEYS, tally):
+        parsed: set[int] = set()
+        for rec in candidate_lines(buf, _MUTATION_KEYS, tally, parsed):
             for block in rec.blocks_of("tool_use"):
                 key = MUTATION_TOOLS.get(block.get("name"))  # type: ignore[arg-type]
                 tool_input = block.get("input")
@@ -387,6 +396,7 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
                 if isinstance(path, str) and path:
                     ident = (transcript.parent_session_id, os.path.normpath(path))
                     out.counts[ident] = out.counts.get(ident, 0) + 1
+        tally.malformed += sum(1 for start in unframed_lines(buf) if start not in parsed)
     out.skipped_lines = tally.malformed
     return out
 
@@ -422,13 +432,15 @@ class PlanQuery:
 
     reverse: str | None = None
     audit: bool = False
-    corpus: Callable[[], list[Transcript]] | None = None
+    corpus: Callable[[], Scope] | None = None
 
 
 @dataclass
 class PlanAnswer:
     bindings: list[PlanBinding]  # sorted top-level first, then by id
-    warnings: list[str] = field(default_factory=list)  # transcripts that could not be read
+    # what could not be read, one warning each: transcripts of the scope (and, for the
+    # audit's join, of the home)
+    warnings: list[str] = field(default_factory=list)
     edits: list[PlanEdit] = field(default_factory=list)  # audit: edits to bound plan files
     skipped_lines: int = 0  # audit: malformed lines among the edit candidates
 
@@ -438,29 +450,39 @@ def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer
     audit's corpus join) is spread over the cores."""
     if query.reverse is not None:
         wanted = query.reverse
-        return PlanAnswer([b for b in corpus_bindings(transcripts, env)
-                           if any(same_file(name, wanted) for name in b.names)])
+        found, warnings = corpus_bindings(transcripts, env)
+        return PlanAnswer([b for b in found if any(same_file(name, wanted) for name in b.names)],
+                          warnings)
     bindings, warnings = bindings_of(transcripts, env)
     if not query.audit:
         return PlanAnswer(bindings, warnings)
     edits = structured_edits(transcripts)
     rows: list[PlanEdit] = []
     if edits.counts and query.corpus is not None:  # the join is what names a plan file
-        rows = join_edits(edits, corpus_bindings(query.corpus(), env))
+        # a binder the home's walk could not read is a plan file the audit cannot name
+        corpus = query.corpus()
+        found, unread = corpus_bindings(corpus.transcripts, env)
+        rows = join_edits(edits, found)
+        for warning in [*corpus.notes, *unread]:
+            if warning not in warnings:
+                warnings.append(warning)
     return PlanAnswer(bindings, warnings, rows, edits.skipped_lines)
 
 
-def corpus_bindings(transcripts: list[Transcript], env: Env) -> list[PlanBinding]:
-    """Every binding among many transcripts, spread over the cores (an unreadable
-    transcript binds nothing here: the scope that names it warns)."""
+def corpus_bindings(transcripts: list[Transcript], env: Env
+                    ) -> tuple[list[PlanBinding], list[str]]:
+    """Every binding among many transcripts, spread over the cores, and a warning for
+    each transcript that could not be read (it binds nothing anyone can see)."""
     from pysift.disk.fanout import map_ordered
 
-    found = map_ordered(_binding_or_none, transcripts, shared=env)
-    return sorted((b for b in found if b is not None), key=lambda b: b.sort_key)
+    found = map_ordered(_binding_or_error, transcripts, shared=env)
+    bindings = sorted((b for b, _ in found if b is not None), key=lambda b: b.sort_key)
+    return bindings, [f"warning: skipped: {error}" for _, error in found if error]
 
 
-def _binding_or_none(env: Env, transcript: Transcript) -> PlanBinding | None:
+def _binding_or_error(env: Env, transcript: Transcript
+                      ) -> tuple[PlanBinding | None, str | None]:
     try:
-        return resolve_plan_path(transcript, env)
-    except SourceError:
-        return None
+        return resolve_plan_path(transcript, env), None
+    except SourceError as exc:
+        return None, str(exc)

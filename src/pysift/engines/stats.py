@@ -20,7 +20,9 @@ before the closing brace) with no ``}`` in between. A ``BashOutput`` echo carrie
 ``timestamp`` of its own inside ``toolUseResult``, which is why the cut exists.
 
 Malformed lines: a non-blank line that is not ``{…}``-framed is decoded (and counted by
-the decoder's tally); a framed line is trusted unless it is one of the decoded ones.
+the decoder's tally); a framed line whose type the bytes settle is validated whole
+(``LineValidator``, no record built), so a framed line with a broken inside counts as
+malformed rather than under its type: the census is exact (csift's full-scan law).
 
 Counting law (§6.12, v0.9.2 TOKEN CORRECTION): Claude Code writes one line per content
 block and repeats the identical ``message.usage`` on each, so usage is deduplicated per
@@ -39,7 +41,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from pysift.core.classify import narration_tag
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap, build_turn_map
@@ -240,6 +242,7 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
     by_name = out.line_types
     users, assistants = out.users, out.assistants
     tally = Tally()
+    valid = LineValidator()
     compact_starts = _compact_line_starts(buf, lo, stop)
     find, rfind = buf.find, buf.rfind
     type_key = _TYPE_KEY
@@ -281,6 +284,9 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
                 rec = decode(buf[pos:end], line, tally)
                 ts = rec.timestamp if rec is not None else None
                 kind = b"" if rec is None else kind  # malformed after all: counted, not typed
+            elif not valid(buf[pos:end]):
+                tally.malformed += 1
+                kind = b""
             if kind:
                 by_bytes[kind] = by_bytes.get(kind, 0) + 1
                 users.append(UserFact(line, ts, False))
@@ -296,7 +302,10 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
                 elif name == "user":
                     users.append(_user_fact(obj, line))
         elif kind:
-            by_bytes[kind] = by_bytes.get(kind, 0) + 1
+            if valid(buf[pos:end]):
+                by_bytes[kind] = by_bytes.get(kind, 0) + 1
+            else:
+                tally.malformed += 1
         if nl < 0:
             break
         pos = nl + 1

@@ -61,6 +61,9 @@ class WhoamiAnswer:
     marker: str | None = None
     found_in_cwd_project: bool = False  # env form: the file sat in the encoded-$PWD dir
     notes: list[str] | None = None
+    # (path, reason) of the dirs and files the lookup could not read: a transcript there
+    # is one it could not see (the command says so, and counts them)
+    unreadable: list[tuple[str, str]] | None = None
 
 
 def env_variable_used(env: Env) -> str | None:
@@ -76,8 +79,7 @@ def whoami_from_env(env: Env) -> WhoamiAnswer:
     session_id = require_calling_session(
         env, WHOAMI_PURPOSE, instead="write a unique marker in this session and run "
                                      "`pysift whoami @trap:<marker>`")
-    # a dir that cannot be read on the way is not reported: the answer is one id's file,
-    # and its absence is said (with the home to check) by the command
+    # a dir that cannot be read on the way may hold the file: the command says so
     unread = Unreadable()
     path = find_session_file(session_id, env, unread=unread)
     in_cwd_dir = False
@@ -86,15 +88,15 @@ def whoami_from_env(env: Env) -> WhoamiAnswer:
         in_cwd_dir = here is not None and path.parent == here
     identity = Identity(session_id, None, None, None, path)
     return WhoamiAnswer([identity], source=env_variable_used(env) or SESSION_ID_VARS[0],
-                        found_in_cwd_project=in_cwd_dir)
+                        found_in_cwd_project=in_cwd_dir, unreadable=unread.items())
 
 
 class _Lane:
     """One session's subagents and, read lazily and once each, their spawn sets."""
 
-    def __init__(self, session_path: Path) -> None:
-        # a sibling that cannot be listed cannot be a link of the chain (not reported)
-        self.siblings = subagent_transcripts(session_path, unread=Unreadable())
+    def __init__(self, session_path: Path, unread: Unreadable) -> None:
+        # a sibling that cannot be listed cannot be seen as a link of the chain: noted
+        self.siblings = subagent_transcripts(session_path, unread=unread)
         self.main_issued = IssuedBy(session_path)
         self._spawns: dict[str, Spawns] = {}
 
@@ -127,13 +129,15 @@ class _Lane:
         return None
 
 
-def ancestry(self_transcript: Transcript) -> list[Transcript]:
-    """``self_transcript`` then each spawning ancestor, ending at the top-level session."""
+def ancestry(self_transcript: Transcript, unread: Unreadable | None = None
+             ) -> list[Transcript]:
+    """``self_transcript`` then each spawning ancestor, ending at the top-level session
+    (``unread`` collects the dirs the walk could not list)."""
     chain = [self_transcript]
     if not self_transcript.is_subagent:
         return chain
     session_path = self_transcript.project_dir / f"{self_transcript.parent_session_id}.jsonl"
-    lane = _Lane(session_path)
+    lane = _Lane(session_path, Unreadable() if unread is None else unread)
     seen = {self_transcript.session_id}
     current = self_transcript
     while True:
@@ -150,11 +154,13 @@ def ancestry(self_transcript: Transcript) -> list[Transcript]:
 def whoami_from_trap(marker: str, env: Env) -> WhoamiAnswer:
     """The ``@trap`` identity chain: self at depth 0, the top-level root last."""
     notes: list[str] = []
-    found = resolve_trap(marker, env, notes, unread=Unreadable())  # (as the env form)
-    chain = ancestry(found)
+    unread = Unreadable()
+    found = resolve_trap(marker, env, notes, unread=unread)
+    chain = ancestry(found, unread)
     identities = [
         Identity(t.session_id, t.is_subagent, t.parent_session_id, depth,
                  t.path if t.path.is_file() else None)
         for depth, t in enumerate(chain)
     ]
-    return WhoamiAnswer(identities, source="@trap", marker=marker.strip(), notes=notes)
+    return WhoamiAnswer(identities, source="@trap", marker=marker.strip(), notes=notes,
+                        unreadable=unread.items())

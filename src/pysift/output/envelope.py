@@ -37,4 +37,4 @@ def write(report: Report, out: BinaryIO) -> None:
         if "kind" not in row:
             raise ValueError("envelope row without a kind")  # a programming error
         out.write(dumps(row))
-    out.write(dumps({**report.summary, "kind": "summary"}))
+    out.write(dumps({**report.summary, "unreadable": report.unreadable, "kind": "summary"}))

@@ -7,6 +7,10 @@ envelope's first and last lines; ``rows`` are kind-tagged dicts projected key by
 The summary and the text view come from ONE object, the command's result (``Answer``):
 it holds every figure both state (totals, drops, skipped lines), so the JSON summary and
 the text footer cannot drift apart. ``Report.answer(result)`` takes both from it.
+
+What exists but could not be read is said twice: each thing by a stderr warning, and
+their number as the summary's ``unreadable`` (every command's, written by the envelope):
+``take_scope`` brings the scope's, ``unread`` adds what the command's own reads met.
 """
 
 from __future__ import annotations
@@ -16,6 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 Row = dict[str, Any]
+
+
+class ScopeLike(Protocol):
+    """What a resolved scope tells the report (``core.resolve.Scope``)."""
+
+    notes: list[str]
+    unreadable: list[tuple[str, str]]
 
 
 class Answer(Protocol):
@@ -38,6 +49,9 @@ class Report:
     raw_lines: Iterable[bytes] | None = None  # --raw: verbatim bytes for stdout
     bare_json: Row | None = None  # a command whose JSON is one object, no envelope
     row_builder: Callable[[], list[Row]] | None = None  # rows built only if JSON is written
+    # files and dirs that exist but could not be read (each named in a note): the
+    # summary's ``unreadable``
+    unreadable: int = 0
 
     def json_rows(self) -> list[Row]:
         if self.row_builder is not None and not self.rows:
@@ -47,6 +61,16 @@ class Report:
 
     def note(self, message: str) -> None:
         self.notes.append(message)
+
+    def take_scope(self, scope: ScopeLike) -> None:
+        """The scope's warnings (what its walk could not read) and their count."""
+        self.notes.extend(scope.notes)
+        self.unreadable += len(scope.unreadable)
+
+    def unread(self, warning: str) -> None:
+        """A file the command's own reads could not read: said and counted."""
+        self.notes.append(warning)
+        self.unreadable += 1
 
     def answer(self, result: Answer) -> None:
         """The summary and the text view, both from ``result``."""

@@ -203,3 +203,16 @@ def test_prop_text_ts_never_raises_and_is_one_line(raw: str) -> None:
 )
 def test_duration_format_keeps_the_top_two_units(ms: int, human: str) -> None:
     assert format_duration_ms(ms) == human
+
+
+@pytest.mark.parametrize(
+    ("ms", "span"),
+    [(0, "0s"), (59_499, "59s"), (64_911, "1m05s"), (3_600_000, "1h00m"),
+     (5_400_000, "1h30m"), (7_380_000, "2h03m"), (926_676_611, "10d17h"),
+     (86_400_000 * 3 + 3_600_000 * 4, "3d04h")],
+)
+def test_a_stats_span_is_csifts_compact_form(ms: int, span: str) -> None:
+    """Issue 21 item 12: stats printed `(1m 5s)`, `(1h 30m)`; csift prints `1m05s`."""
+    from pysift.core.timez import format_span_ms
+
+    assert format_span_ms(ms) == span

@@ -77,7 +77,7 @@ def test_env_form_without_a_file_keeps_the_id_and_no_path(home: ClaudeHome) -> N
 
 def test_env_form_never_guesses(home: ClaudeHome) -> None:
     home.session(CWD, S1, user("hi"))
-    with pytest.raises(TargetError, match="Do NOT trust the most recently modified"):
+    with pytest.raises(TargetError, match="Do NOT trust the most-recent-mtime"):
         whoami_from_env(env_for(home))
 
 

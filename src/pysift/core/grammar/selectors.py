@@ -53,8 +53,8 @@ def expand(selector: str) -> frozenset[str]:
     """The leaves one selector reaches. Raises UsageError for an unknown selector."""
     sel = selector.strip()
     if sel in RETIRED:
-        raise UsageError(f"'{sel}' is a retired flat label; use {RETIRED[sel]} "
-                         f"(valid selectors: {_listing()})")
+        raise UsageError(f"'{sel}' is the pre-v0.5 flat spelling, retired — today that is "
+                         f"{RETIRED[sel]} (valid selectors: {_listing()})")
     if sel.endswith(".*"):
         prefix = sel[:-2]
         leaves = frozenset(x for x in L.ALL if _is_segment_prefix(prefix, x))

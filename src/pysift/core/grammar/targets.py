@@ -135,7 +135,7 @@ def validate_trap_marker(marker: str) -> str:
             f"{TRAP_GUIDANCE}"
         )
     if not marker:
-        raise TargetError(f"@trap: the marker is empty. {TRAP_GUIDANCE}")
+        raise TargetError(f"@trap: the marker is empty (malformed). {TRAP_GUIDANCE}")
     digits, words = marker[-MARKER_DIGITS:], marker[:-MARKER_DIGITS]
     if (
         not marker.isascii()
@@ -144,17 +144,18 @@ def validate_trap_marker(marker: str) -> str:
         or (words and words[-1].isdigit())
     ):
         raise TargetError(
-            f"@trap: marker `{marker}` must END with exactly 4 digits. {TRAP_GUIDANCE}"
+            f"@trap: marker `{marker}` is malformed: it must END with exactly 4 digits. "
+            f"{TRAP_GUIDANCE}"
         )
     if _MARKER_WORDS.fullmatch(words) is None:
         raise TargetError(
-            f"@trap: marker `{marker}` must be EXACTLY 3 CamelCase words (each: 1 uppercase + "
-            f">=2 lowercase) before the 4 digits. {TRAP_GUIDANCE}"
+            f"@trap: marker `{marker}` is malformed: it must be EXACTLY 3 CamelCase words "
+            f"(each: 1 uppercase + >=2 lowercase) before the 4 digits. {TRAP_GUIDANCE}"
         )
     if is_trivial_digits(digits):
         raise TargetError(
-            f"@trap: the 4 digits `{digits}` are a trivial run; pick non-sequential random "
-            f"digits. {TRAP_GUIDANCE}"
+            f"@trap: marker `{marker}` is malformed: its 4 digits `{digits}` are a trivial "
+            f"run; pick non-sequential random digits. {TRAP_GUIDANCE}"
         )
     return marker
 

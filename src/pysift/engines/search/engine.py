@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pysift.core import classify
 from pysift.core.grammar.selectors import LabelFilter
+from pysift.core.pairing import PlanIndex
 from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, persisted_output_count
@@ -36,6 +37,7 @@ class FileOutcome:
     counted: int = 0  # -c / -l: the file's exchanges cross back as their number only
     hits: list[Hit] = field(default_factory=list)  # census / raw modes keep bare hits
     malformed: int = 0
+    collapsed_drafts: int = 0  # superseded drafts that matched, hidden by the selection
     sidecar_used: bool = False
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
@@ -92,6 +94,11 @@ class SearchResult:
     @property
     def malformed(self) -> int:
         return sum(o.malformed for o in self.outcomes)
+
+    @property
+    def collapsed_drafts(self) -> int:
+        """Superseded drafts the pattern matched that the label selection hides."""
+        return sum(o.collapsed_drafts for o in self.outcomes)
 
     @property
     def sidecar_used(self) -> bool:
@@ -193,11 +200,11 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     index, transcript = item
     plan = job.plan
     fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores)
-    if not (fs.hits or fs.malformed or fs.sidecar_used or fs.persisted_failures or fs.error
-            or fs.sidecar_error):
+    if not (fs.hits or fs.malformed or fs.collapsed_drafts or fs.sidecar_used
+            or fs.persisted_failures or fs.error or fs.sidecar_error):
         return None
     out = FileOutcome(transcript=None, index=index, malformed=fs.malformed,  # type: ignore[arg-type]
-                      sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
+                      collapsed_drafts=fs.collapsed_drafts, sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
                       error=fs.error, sidecar_error=fs.sidecar_error)
     if not fs.hits:
         return out
@@ -213,7 +220,8 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,
                                    parent_id=transcript.parent_session_id,
-                                   seed_uuid=seed_uuid, seed_line=seed_line)
+                                   seed_uuid=seed_uuid, seed_line=seed_line,
+                                   plan_index=PlanIndex(buf))
     out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
     for ex in out.exchanges:
         ex.transcript = None  # type: ignore[assignment]  # the parent puts it back
@@ -292,6 +300,27 @@ def label_probe(transcripts: list[Transcript], plan: SearchPlan, *, open_gates: 
         for leaf in leaves:
             counts[leaf] += 1
     return LabelProbe(dict(counts), len(per_record))
+
+
+def turn_reach(transcripts: list[Transcript], need: int) -> tuple[int, Transcript | None]:
+    """The most turns a transcript of ``transcripts`` has, and that transcript, looking
+    no further once one has more than ``need`` (an explicit ``--turn`` must name a turn
+    SOME transcript has; the first long enough settles it). A transcript that cannot be
+    read is passed over (the scope already warned)."""
+    from pysift.core.turns import build_turn_map
+    from pysift.disk.mapped import try_open_buffer
+
+    best, owner = 0, None
+    for t in transcripts:
+        buf = try_open_buffer(t.path)
+        if buf is None:
+            continue
+        count = build_turn_map(buf, cores=fanout.cpu_workers()).turn_count
+        if owner is None or count > best:
+            best, owner = count, t
+        if best > need:
+            break
+    return best, owner
 
 
 def _turn_sort(key: str) -> tuple[str, int]:

@@ -89,6 +89,13 @@ class Fabrication:
         return False
 
 
+# A typed rejection's line. Its render ends with the ExitPlanMode plan's ``[plan: <path>]``
+# pointer, read off ANOTHER line of the file (the call's or a plan_mode attachment's
+# ``planFilePath``), so a needle can match there that its own line lacks: when a line
+# the needles found holds that key, the rejection lines join the candidates
+# (``SearchPlan.pointer_lines``).
+REJECTION_MARKER = b"want to proceed"
+PLAN_PATH_KEY = b'"planFilePath"'
 _NOTIFICATION_SLUGS = ("background-command", "workflow", "monitor", "subagent", "task",
                        "completed]", "failed]", "killed]", "orphan", "reconciliation:")
 # Kept in step with core.classify's renderers (a test renders each kind and checks that
@@ -99,7 +106,7 @@ FABRICATIONS: tuple[Fabrication, ...] = (
                   numbered="QA")
       for m in (b"User has answered your question", b"Your questions have been answered",
                 b"The user answered:")),
-    Fabrication(b"want to proceed", glue="[]:", tokens=("[plan:",)),
+    Fabrication(REJECTION_MARKER, glue="[]:", tokens=("[plan:",)),
     Fabrication(b"<task-notification>", glue="[](),:", tokens=_NOTIFICATION_SLUGS),
     Fabrication(b"stopped by the user", glue="[]", tokens=("[subagent", "stopped]")),
     Fabrication(b'"redacted_thinking"', glue="[]", tokens=("[redacted", "thinking]")),
@@ -156,6 +163,14 @@ class SearchPlan:
         is required by), not from the pattern's needles."""
         needles = getattr(self.matcher, "needles", None)
         return bool(getattr(self.matcher, "is_empty", True)) or needles is None
+
+    @property
+    def pointer_lines(self) -> bool:
+        """A rejection's ``[plan: <path>]`` pointer can hold the needle: the path stands in
+        this file's bytes (the ExitPlanMode call or a plan_mode attachment, under
+        ``PLAN_PATH_KEY``), so when a line the needles found holds that key, the
+        rejection lines join the candidates."""
+        return L.USER_REJECTION in self.labels.allowed
 
     @property
     def wants_carriers(self) -> bool:

@@ -10,6 +10,10 @@ The order of work is the performance design of SPEC §7:
 3. Decoded records are classified into units under the label selection; the regex runs
    on each unit's rendered text.
 The turn map and line numbers are computed only for files that have a hit.
+
+Malformed lines (csift's v0.6.6 law): the candidates are parsed and counted by the
+decoder; every other line of the file gets the shape check (``unframed_lines``), so
+``skipped_lines`` is exact whichever lines the needles picked, and a zero can disclose it.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
-from pysift.core.pairing import pair, with_result_tool_name
+from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
@@ -35,7 +39,7 @@ from pysift.core.keyscan import user_lines
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer, read_regular
-from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
 from pysift.model.record import Record
 
@@ -80,6 +84,7 @@ class FileScan:
     index: int
     hits: list[Hit] = field(default_factory=list)
     malformed: int = 0
+    collapsed_drafts: int = 0  # superseded drafts that matched but the selection hides
     sidecar_used: bool = False
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
@@ -142,12 +147,6 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     return out
 
 
-def _looks_framed(buf: Buffer, start: int, end: int) -> bool:
-    """The ``{…}`` shape check on a line in place (surrounding whitespace ignored)."""
-    line = buf[start:end].strip()
-    return line[:1] == b"{" and line[-1:] == b"}"
-
-
 def _user_line_spans(buf: Buffer, file_layouts: tuple[bool, ...], skip_carriers: bool
                      ) -> list[tuple[int, int]]:
     """The one-marker case of ``label_candidate_spans`` (``-t user``): the user lines of
@@ -156,6 +155,28 @@ def _user_line_spans(buf: Buffer, file_layouts: tuple[bool, ...], skip_carriers:
         return [(start, end) for start, end, carrier in user_lines(buf, file_layouts)
                 if not carrier]
     return [(start, end) for start, end, _ in user_lines(buf, file_layouts)]
+
+
+def _any_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes) -> bool:
+    find = buf.find
+    return any(find(marker, start, end) >= 0 for start, end in spans)
+
+
+def _with_lines_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes
+                        ) -> list[tuple[int, int]]:
+    """``spans`` and the lines holding ``marker``, in order, each line once."""
+    extra: list[tuple[int, int]] = []
+    find, size = buf.find, len(buf)
+    pos = find_from(buf, marker, 0)
+    while pos >= 0:
+        start = buf.rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        end = size if end < 0 else end
+        extra.append((start, end))
+        pos = find_from(buf, marker, end)
+    if not extra:
+        return spans
+    return sorted(set(spans).union(extra))
 
 
 def build_finder(plan: SearchPlan) -> NeedleSet:
@@ -185,6 +206,8 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
         spans = plan.finder(build_finder).candidate_spans(buf)
+        if spans and plan.pointer_lines and _any_holding(buf, spans, PLAN_PATH_KEY):
+            spans = _with_lines_holding(buf, spans, REJECTION_MARKER)
     pending = []
     sidecar = sidecar_of(transcript)
     if sidecar is not None:
@@ -192,9 +215,11 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         pending = result.pending = merge.pending
         result.malformed += merge.skipped_lines
         result.sidecar_error = merge.error
+    unframed = unframed_lines(buf)
     if not spans and not pending:
+        result.malformed += len(unframed)
         return result
-    _Scanner(plan, transcript, buf, result, cores).run(spans, pending)
+    _Scanner(plan, transcript, buf, result, cores).run(spans, pending, unframed)
     return result
 
 
@@ -217,7 +242,7 @@ class _Scanner:
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
             parent_id=transcript.parent_session_id, gates=plan.gates,
             additional_context=plan.additional_context, seed_uuid=seed_uuid,
-            seed_line=seed_line,
+            seed_line=seed_line, plan_index=PlanIndex(buf),
         )
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
@@ -241,10 +266,13 @@ class _Scanner:
             self._allowed_turns = set(self.plan.turns.resolve(0, count - 1))
         return turn in self._allowed_turns
 
-    def run(self, spans: list[tuple[int, int]], pending: list[Record]) -> None:
+    def run(self, spans: list[tuple[int, int]], pending: list[Record],
+            unframed: list[int] = ()) -> None:  # type: ignore[assignment]
         """Decode the candidates, then match them. When the candidates are every user
         line (a label-marker scan reaching user records), the turn openers are collected on
-        the way and the turn map comes free instead of from a second pass."""
+        the way and the turn map comes free instead of from a second pass. ``unframed``:
+        the file's lines that fail the shape check; the decoder counts those it parses,
+        the rest are counted here, each line once."""
         buf = self.buf
         find = buf.find
         markers = () if self.label_scan else self.line_markers
@@ -257,15 +285,15 @@ class _Scanner:
         result_keys = type_needles(buf, "tool_result") if recheck_carriers else None
         decoded: list[tuple[int, bytes, Record]] = []
         openers: list[tuple[int, Record]] = []
+        parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
             if markers and not any(find(m, start, end) >= 0 for m in markers):
-                if not _looks_framed(buf, start, end):
-                    self.tally.malformed += 1  # a torn or junk line holding the needle
-                continue
+                continue  # a torn or junk line among these is in ``unframed``
             if recheck_carriers and is_plain_carrier(buf, start, end, user_keys, result_keys):
                 continue
             line = buf[start:end]
+            parsed.add(start)
             rec = decode(line, None, self.tally)
             if rec is None:
                 continue
@@ -293,7 +321,8 @@ class _Scanner:
             self.consider(rec, None, None)
             self.result.sidecar_used = self.result.sidecar_used or any(
                 h.source for h in self.result.hits)
-        self.result.malformed += self.tally.malformed
+        self.result.malformed += self.tally.malformed + sum(
+            1 for start in unframed if start not in parsed)
 
     def _counted(self, offset: int | None, counted: set[tuple[str, int]]) -> bool:
         """Whether a hit of the record at ``offset`` (None: a sidecar record, in the
@@ -342,6 +371,11 @@ class _Scanner:
             if not self.plan.light:  # -c / -l never show a line number
                 rec.line = self.counter.line_at(offset)
         chosen = drafted if draft else matched
+        if draft and not drafted and matched and plan.turns is None:
+            # a superseded draft the pattern matches, hidden because the selection leaves
+            # user.unsent out (-t user.message, a bare -t user): said, never silent (a
+            # --turn window holds no draft at all)
+            self.result.collapsed_drafts += 1
         if not chosen or not self.allowed_turn(turn):
             return
         for unit, span, text, images_before in chosen:
@@ -369,6 +403,11 @@ class _Scanner:
         draft = rec.type == "user" and turns.is_draft_offset(offset)
         leaves = classify.classify(rec, self.ctx, draft=draft)
         accepted = [leaf for leaf in leaves if select(leaf)]
+        if draft and not accepted and self.plan.turns is None:
+            sent = classify.classify(rec, self.ctx)  # what it would be, were it no draft
+            taken = [leaf for leaf in sent if select(leaf)]
+            if taken and classify.renders_unit(rec, self.ctx, select, sent, taken):
+                self.result.collapsed_drafts += 1  # hidden by the selection: said
         if not accepted or not classify.renders_unit(rec, self.ctx, select, leaves, accepted,
                                                       draft=draft):
             return
