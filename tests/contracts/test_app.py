@@ -10,7 +10,8 @@ from pysift.cli.app import app, invoked_command, register
 register()
 
 SPEC_ORDER = ("list", "search", "show", "stats", "agents", "whoami", "files", "recover",
-              "plan", "verbatim", "image", "status", "wait")
+              "plan", "verbatim", "image", "status", "wait",
+              "cache")  # pysift's own, after csift's 13 (issue 22)
 
 
 def _registered() -> list[str]:
@@ -21,7 +22,7 @@ def test_registered_commands_follow_spec_order() -> None:
     names = _registered()
     assert len(names) == len(set(names)), names
     unknown = [n for n in names if n not in SPEC_ORDER]
-    assert not unknown, f"not a csift 0.10.2 command: {unknown}"
+    assert not unknown, f"not a csift 0.10.2 command nor pysift's cache: {unknown}"
     positions = [SPEC_ORDER.index(n) for n in names]
     assert positions == sorted(positions), names
     assert {"list", "search", "show"} <= set(names)

@@ -23,12 +23,13 @@ ROW_KINDS = {
     "whoami": {"identity"},
     "agents": {"session", "run", "agent"},
     "files": {"bucket", "dir", "file", "mutation", "boundary"},
+    "cache": {"facet"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
 TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "bucket", "dir",
               "file", "mutation", "boundary"}
-NO_TRIO_COMMANDS = {"agents"}
+NO_TRIO_COMMANDS = {"agents", "cache"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -76,6 +77,8 @@ INVOCATIONS = [
     ("files", "--by", "file", "--glob", "**/src/**"),
     ("files", f"@{LONG}", "--by", "timeline", "--turn", "-5.."),
     ("files", "--since", "2026-10-06", "--regex", "zzqqxxnothere"),
+    ("cache", "info"),
+    ("cache", "clear"),
 ]
 
 

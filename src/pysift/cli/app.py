@@ -81,7 +81,8 @@ def root(
 # command that is not built is not registered.
 COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats": "stats",
                    "agents": "agents",
-                   "whoami": "whoami", "files": "files", "plan": "plan"}
+                   "whoami": "whoami", "files": "files", "plan": "plan",
+                   "cache": "cache"}  # housekeeping, after the commands that read transcripts
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
