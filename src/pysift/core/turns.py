@@ -79,14 +79,20 @@ def collapse_openers(openers: Sequence[Record]) -> OpenerCollapse:
     ``parentUuid`` is never a draft (grouping on "no parent" would merge unrelated first
     messages) but can be a replay copy (same missing parent, same uuid).
     """
+    return collapse_keys([(rec.parent_uuid or "", rec.uuid) if opens_turn(rec) else None
+                          for rec in openers])
+
+
+def collapse_keys(keys: Sequence[tuple[str, str | None] | None]) -> OpenerCollapse:
+    """``collapse_openers`` on each opener's ``(parentUuid or "", uuid)`` (None: a record
+    that opens no turn), as a cache keeps them."""
     groups: dict[str, list[int]] = {}
     seen_uuid: set[tuple[str, str]] = set()
     out = OpenerCollapse()
-    for index, rec in enumerate(openers):
-        if not opens_turn(rec):
+    for index, key in enumerate(keys):
+        if key is None:
             continue
-        parent = rec.parent_uuid or ""
-        uuid = rec.uuid
+        parent, uuid = key
         if uuid:
             # a re-anchor replays a root opener too (null parent, uuid kept)
             if (parent, uuid) in seen_uuid:
@@ -298,8 +304,8 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     return False
 
 
-def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
-                  ) -> list[tuple[int, Record]]:
+def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
+                 ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
     for start, end, carrier in user_lines(buf, None, lo, hi):
@@ -315,13 +321,14 @@ _SPLIT_BYTES = 64 << 20
 
 
 def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict]]:
-    return [(offset, rec.raw) for offset, rec in _find_openers(buf, *bounds, None)]
+    return [(offset, rec.raw) for offset, rec in find_openers(buf, *bounds, None)]
 
 
-def _find_openers_split(buf: Buffer, tally: Tally | None, cores: int
-                        ) -> list[tuple[int, Record]]:
-    """Big files, given two ``cores``: the two halves (split at a newline) scanned by two
-    processes, the buffer shared (a forked half inherits the mapping, never a copy).
+def openers_of(buf: Buffer, tally: Tally | None = None, *, cores: int = 1
+               ) -> list[tuple[int, Record]]:
+    """``(offset, record)`` of every turn opener of the buffer, in file order. Big files,
+    given two ``cores``: the two halves (split at a newline) scanned by two processes,
+    the buffer shared (a forked half inherits the mapping, never a copy).
 
     The malformed tally is then counted in the parent's half only, as a census of
     candidates it never was.
@@ -330,10 +337,10 @@ def _find_openers_split(buf: Buffer, tally: Tally | None, cores: int
 
     size = len(buf)
     if size < _SPLIT_BYTES or cores < 2:
-        return _find_openers(buf, 0, size, tally)
+        return find_openers(buf, 0, size, tally)
     mid = buf.find(b"\n", size // 2)
     if mid < 0:
-        return _find_openers(buf, 0, size, tally)
+        return find_openers(buf, 0, size, tally)
     parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=buf,
                                workers=2, min_items=1)
     return [(offset, Record(raw, None)) for part in parts for offset, raw in part]
@@ -353,17 +360,21 @@ def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1) -
     ``tally`` counts malformed lines among the decoded candidates only (this pass does not
     look at the others, so it is no census of the file).
     """
-    return turn_map_from_openers(_find_openers_split(buf, tally, cores), buf)
+    return turn_map_from_openers(openers_of(buf, tally, cores=cores), buf)
 
 
 def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnMap:
     """The map from every turn-opening record of a buffer, as ``(offset, record)`` in file
     order (``build_turn_map`` finds them; a scan that decoded every user line already has
     them)."""
-    openers = [rec for _, rec in found]
     offsets = [offset for offset, _ in found]
-    has_records = bool(found) or _holds_a_record(buf)
-    collapse = collapse_openers(openers)
+    has_records = bool(found) or holds_a_record(buf)
+    return turn_map_of(offsets, collapse_openers([rec for _, rec in found]), has_records, buf)
+
+
+def turn_map_of(offsets: list[int], collapse: OpenerCollapse, has_records: bool,
+                buf: Buffer | None) -> TurnMap:
+    """The map from the openers' offsets and their collapse (drafts, replays)."""
     return TurnMap(
         has_records=has_records,
         opener_offsets=[o for i, o in enumerate(offsets)
@@ -374,7 +385,7 @@ def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnM
     )
 
 
-def _holds_a_record(buf: Buffer) -> bool:
+def holds_a_record(buf: Buffer) -> bool:
     """Whether any line of a transcript without openers decodes to a record (a file of
     torn or garbage lines has none, so no turn; the first record line settles it)."""
     if _NON_BLANK.search(buf) is None:

@@ -328,6 +328,12 @@ class Facet:
             return {}
         return data["entries"]  # type: ignore[no-any-return]
 
+    def preload(self, paths) -> None:  # type: ignore[no-untyped-def]
+        """Load the shards of ``paths`` now (before a fork: each worker then inherits
+        them instead of reading them again)."""
+        for path in paths:
+            self._shard(path)
+
     def probe(self, path: Path) -> Probe:
         """Judge ``path``'s entry against the file as it is now (one open, fstat, read of
         the head; nothing when there is no entry)."""
