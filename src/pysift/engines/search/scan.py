@@ -326,7 +326,8 @@ def _walks_user_lines(plan: SearchPlan) -> bool:
 
 def _counts_user_lines(plan: SearchPlan) -> bool:
     """``-c``/``-l`` with no pattern over user lines: a count the kept facts answer."""
-    return plan.light and plan.label_scan and plan.matcher.is_empty and _walks_user_lines(plan)
+    return (plan.light and plan.label_scan and plan.matcher.is_empty
+            and not plan.resolve_persisted and _walks_user_lines(plan))
 
 
 def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
@@ -458,8 +459,10 @@ class _Scanner:
         hits = self.result.hits
         # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
         # it (decoded above, so the malformed count stays exact) is neither classified
-        # nor matched
-        counted: set[tuple[str, int]] | None = set() if self.plan.light else None
+        # nor matched. Not under --resolve-persisted: each persisted output a candidate
+        # names is read (and a failed read warned about) whether or not it counts.
+        counted: set[tuple[str, int]] | None = (
+            set() if self.plan.light and not self.plan.resolve_persisted else None)
         for start, line, rec in decoded:
             if counted and self._counted(start, counted):
                 continue
