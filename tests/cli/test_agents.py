@@ -144,7 +144,8 @@ def test_the_flat_rows_in_tree_preorder(cli, rich: ClaudeHome) -> None:
         ("agent", EXPLORE), ("agent", ASYNC), ("agent", NESTED), ("agent", MATE),
         ("agent", FORK)]
     assert rows[1] == {"kind": "session", "session_id": SID, "runs": 1, "agents": 7}
-    assert result.summary() == {"kind": "summary", "sessions": 1, "runs": 1, "agents": 7}
+    assert result.summary() == {"kind": "summary", "sessions": 1, "runs": 1, "agents": 7,
+                                "unreadable": 0}
 
 
 def test_every_lane_joined_to_its_spawning_call(cli, rich: ClaudeHome) -> None:
