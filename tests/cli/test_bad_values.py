@@ -140,7 +140,7 @@ def test_a_window_of_one_instant_is_no_reversal(run) -> None:
 # -- no command -------------------------------------------------------------------------------
 
 MISSING = ("pysift: error: missing command; run `pysift --help` to see the commands "
-           "(list, search, show, stats, agents, whoami, files, plan)")
+           "(list, search, show, stats, agents, whoami, files, plan, cache)")
 
 
 @pytest.mark.parametrize("args", [(), ("--",), ("--claude-home", "/nowhere"),
