@@ -288,7 +288,8 @@ def test_a_session_without_subagents(cli, home: ClaudeHome) -> None:
     result = cli("--claude-home", str(home.root), "agents", f"@{SID}")
     assert (result.code, result.stdout) == (0, "no subagents found\n")
     json_out = cli("--claude-home", str(home.root), "agents", "--format", "json")
-    assert json_out.summary() == {"kind": "summary", "sessions": 0, "runs": 0, "agents": 0}
+    assert json_out.summary() == {"kind": "summary", "sessions": 0, "runs": 0, "agents": 0,
+                                    "unreadable": 0}
 
 
 def test_filters_that_leave_nothing_say_so(cli, rich: ClaudeHome) -> None:

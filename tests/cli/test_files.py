@@ -34,7 +34,7 @@ MUTATION_KEYS = {"kind", "session_id", "is_subagent", "parent_session_id", "path
 BOUNDARY_KEYS = {"kind", "session_id", "is_subagent", "parent_session_id", "path", "line",
                  "turn_index", "cause", "ts_utc", "ts_local"}
 SUMMARY_KEYS = {"kind", "sessions", "distinct_files", "total_mutations",
-                "edit_before_read_boundaries", "skipped_lines", "detail_level"}
+                "edit_before_read_boundaries", "skipped_lines", "detail_level", "unreadable"}
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ def test_grouped_json_rows(run) -> None:
         assert set(summary) == SUMMARY_KEYS
         assert summary == {"kind": "summary", "sessions": 1, "distinct_files": 6,
                            "total_mutations": 7, "edit_before_read_boundaries": 2,
-                           "skipped_lines": 1, "detail_level": by}
+                           "skipped_lines": 1, "detail_level": by, "unreadable": 0}
     files = {r["path"]: r for r in run(f"@{S1}", "--by", "file", "--format", "json").json_rows("file")}
     assert files["/w/proj/src/old.py"]["bash"] == 1 and files["git:add"]["distinct_files"] == 0
     sub = files["/w/proj/tests/t.py"]
