@@ -16,10 +16,21 @@ reported as the drift. ``-N`` = no shell, ``-i`` because a no-match exits 1,
 Before timing, each pysift command is run once and must exit 0 or 1: a command that
 crashes would otherwise be timed as a fast "pass".
 
+The cache (issue 22): every case runs with PYSIFT_NO_CACHE=1 (cold: each transcript
+read afresh) unless it is a warm case of the ``cache`` group, which runs with its own
+PYSIFT_CACHE_DIR under benchmarks/data/ (filled by the probe run and the warm-up); the
+cache group times list, ``search '' -t user -c`` and ``search -i WORD -c`` on B cold
+and warm, each against rg in the same hyperfine run.
+
+A shared machine: before each case the runner waits (up to --idle-wait seconds) for the
+1-minute load average to fall below --idle-load, and records the load at the start and
+end of each case; --rounds N repeats every case and reports the range of its ratios.
+
 Usage:
     python benchmarks/run.py [--data DIR] [--only list,search,show,stats,agents,files,recover,
-                                             verbatim,image,status,startup,floor,archive]
-                             [--runs N] [--write]
+                                             verbatim,image,status,startup,floor,archive,
+                                             cache]
+                             [--runs N] [--rounds N] [--idle-wait S] [--write]
 
 The corpora (A: one 225 MiB session, B: 2,437 files / 1.5 GB) are generated with
 ../shared/bench/gen_corpus.py when DIR/A or DIR/B is absent. The default DIR is
@@ -51,7 +62,8 @@ MARK_START = "<!-- figures:start -->"
 MARK_END = "<!-- figures:end -->"
 NOISY_DRIFT = 1.25
 GROUPS = ("startup", "list", "show", "search", "stats", "agents", "files", "recover",
-          "verbatim", "image", "status", "floor", "archive")
+          "verbatim", "image", "status", "floor", "archive", "cache")
+CACHE_DIR = REPO / "benchmarks" / "data" / "cache"  # the warm cases' cache (gitignored)
 FLOORS = REPO / "benchmarks" / "floors"
 
 # Generator options per corpus; the seed is the generator's default (7731).
@@ -73,6 +85,7 @@ class Case:
     target: float | None  # None = report only
     note: str = ""
     command: list[str] | None = None  # full argv of a non-pysift command (a floor script)
+    warm: bool = False  # run with the cache (CACHE_DIR); every other case runs without
     # filled by run_case
     result: dict = field(default_factory=dict)
 
@@ -376,6 +389,24 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
                  command=[python, str(FLOORS / "status_scan.py"), str(data / "A")])
         )
 
+    if "cache" in groups:
+        # cold (PYSIFT_NO_CACHE=1) and warm (the cache filled by the probe run) on the
+        # same bytes, each against rg in its own hyperfine run (issue 22's targets)
+        m = corpus("B")
+        word = m["common_word"]
+        for title, args, rg_args, cold, warm in (
+            ("list B", ["list", "--max-count", "0"], ["-c", m["needle_rare"]], 2.5, 1.3),
+            ("search B -t user -c", ["search", "", "-t", "user", "-c"],
+             ["-c", "-F", '"role":"user"'], 3.5, 1.0),
+            (f"search B -i {word} -c", ["search", "-i", word, "-c"], ["-c", "-i", word],
+             5.5, 4.5),
+        ):
+            for is_warm, target in ((False, cold), (True, warm)):
+                cases.append(
+                    Case("cache", f"{title} ({'warm' if is_warm else 'cold'})", args,
+                         ["rg", *rg_args, b_projects], "B", target, warm=is_warm)
+                )
+
     if "floor" in groups:
         # the bare technique of each missed target, no CLI and no classification: what
         # the recipe of perf-anchors.md §6.3 costs on this machine, against the same rg
@@ -435,10 +466,35 @@ def pysift_argv(case: Case, launcher: list[str], data: Path) -> list[str]:
     return [*launcher, *home, *case.pysift]
 
 
+def case_env(case: Case, env: dict[str, str]) -> dict[str, str]:
+    """Cold unless the case is warm: the user's own cache never takes part."""
+    out = dict(env)
+    for key in ("PYSIFT_NO_CACHE", "PYSIFT_CACHE_DIR", "PYSIFT_CACHE_SETTLE_MS"):
+        out.pop(key, None)
+    if case.warm:
+        out["PYSIFT_CACHE_DIR"] = str(CACHE_DIR)
+    else:
+        out["PYSIFT_NO_CACHE"] = "1"
+    return out
+
+
+def wait_for_idle(limit: float, max_wait: float) -> float:
+    """Wait (at most ``max_wait`` s) for the 1-minute load average to drop below
+    ``limit``; the load it started at."""
+    import time
+
+    start = os.getloadavg()[0]
+    deadline = time.monotonic() + max_wait
+    while os.getloadavg()[0] >= limit and time.monotonic() < deadline:
+        time.sleep(5)
+    return start
+
+
 def run_case(case: Case, launcher: list[str], env: dict[str, str], data: Path,
              runs: int, warmup: int, out_dir: Path) -> None:
     if case.result.get("status") == "skipped":
         return
+    env = case_env(case, env)
     argv = pysift_argv(case, launcher, data)
     probe = subprocess.run(argv, env=env, capture_output=True, check=False)
     output = probe.stdout.decode("utf-8", "replace").strip().splitlines()
@@ -469,6 +525,8 @@ def run_case(case: Case, launcher: list[str], env: dict[str, str], data: Path,
     rg_median = statistics.median(before["times"] + after["times"])
     ratio = py["median"] / rg_median
     status = "report" if case.target is None else ("pass" if ratio <= case.target else "FAIL")
+    case.result.setdefault("ratios", []).append(ratio)
+    case.result.setdefault("loads", []).append(os.getloadavg()[0])
     case.result.update(
         status=status,
         pysift_median=py["median"], pysift_min=py["min"], pysift_max=py["max"],
@@ -587,8 +645,9 @@ def render(cases: list[Case], info: dict[str, str], how: str, data: Path, runs: 
         f"- Tools: {info['pysift']} via {how}; {info['python']} ({info['packages']}); "
         f"{info['rg']}; {info['hyperfine']}.",
         "",
-        "| case | pysift median (min-max) | rg median | ratio | target | result | rg drift |",
-        "|---|---:|---:|---:|---:|---|---:|",
+        "| case | pysift median (min-max) | rg median | ratio (range over rounds) | target "
+        "| result | rg drift | load |",
+        "|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     for case in cases:
         r = case.result
@@ -596,19 +655,30 @@ def render(cases: list[Case], info: dict[str, str], how: str, data: Path, runs: 
         status = r.get("status", "?")
         if status in ("skipped", "error"):
             lines.append(f"| {case.name} | - | - | - | {target} | {status}: {r.get('why', '')} "
-                         "| - |")
+                         "| - | - |")
             continue
         span = f"{fmt_time(r['pysift_median'])} ({fmt_time(r['pysift_min'])}-" \
                f"{fmt_time(r['pysift_max'])})"
+        ratios, loads = r.get("ratios", [r["ratio"]]), r.get("loads", [])
+        ratio = f"{r['ratio']:.2f}x" if len(ratios) < 2 else \
+            f"{min(ratios):.2f}-{max(ratios):.2f}x"
+        load = "-" if not loads else f"{min(loads):.1f}" if len(loads) < 2 else \
+            f"{min(loads):.1f}-{max(loads):.1f}"
         lines.append(
-            f"| {case.name} | {span} | {fmt_time(r['rg_median'])} | {r['ratio']:.2f}x | "
+            f"| {case.name} | {span} | {fmt_time(r['rg_median'])} | {ratio} | "
             f"{target} | {'**FAIL**' if status == 'FAIL' else status} | "
-            f"{r['rg_drift']:.2f}{' (noisy)' if r['rg_drift'] > NOISY_DRIFT else ''} |"
+            f"{r['rg_drift']:.2f}{' (noisy)' if r['rg_drift'] > NOISY_DRIFT else ''} | "
+            f"{load} |"
         )
     lines += [
         "",
         "rg drift = slower / faster of the rg medians before and after pysift in the same "
-        f"hyperfine run; above {NOISY_DRIFT:g} the machine changed speed during the case.",
+        f"hyperfine run; above {NOISY_DRIFT:g} the machine changed speed during the case. "
+        "load = the 1-minute load average at the end of each round (the machine has "
+        f"{info['nproc']} CPUs: above that, other work shared them and ratios are noisy); "
+        "the ratio range is over the rounds, the times are the last round's. Warm cases "
+        "use the cache in benchmarks/data/cache, filled by the probe run; every other "
+        "case runs with PYSIFT_NO_CACHE=1.",
         "",
         "Commands (pysift launcher shortened to `pysift`, corpus root to `$DATA`):", ""]
     for case in cases:
@@ -651,6 +721,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated groups: " + ",".join(GROUPS))
     ap.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat every case this many times and report the ratio range")
+    ap.add_argument("--idle-load", type=float, default=1.0,
+                    help="the 1-minute load average to wait for before each case")
+    ap.add_argument("--idle-wait", type=float, default=0.0,
+                    help="wait at most this many seconds for that load (default 0: none)")
     ap.add_argument("--write", action="store_true",
                     help="rewrite the figures block of benchmarks/README.md")
     args = ap.parse_args(argv)
@@ -671,8 +747,11 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out_dir = Path(tempfile.mkdtemp(prefix=dt.datetime.now().strftime("%Y%m%d-%H%M%S-"),
                                     dir=RESULTS_DIR))
-    for case in cases:
-        run_case(case, launcher, env, data, args.runs, args.warmup, out_dir)
+    for _ in range(max(1, args.rounds)):
+        for case in cases:
+            if args.idle_wait > 0:
+                wait_for_idle(args.idle_load, args.idle_wait)
+            run_case(case, launcher, env, data, args.runs, args.warmup, out_dir)
     if "archive" in groups:
         cases += archive_cases(data, launcher, env, args.runs, out_dir)
 

@@ -87,10 +87,14 @@ def cases(home: Path, per_session: int) -> list[list[str]]:
     return out
 
 
-def run_case(argv: list[str], home: Path, src: Path, python: str) -> tuple[str, bytes, bytes, int]:
+def run_case(argv: list[str], home: Path, src: Path, python: str,
+             cache: Path | None = None) -> tuple[str, bytes, bytes, int]:
     env = dict(os.environ)
     env.update({"TZ": "Australia/Sydney", "PYTHONPATH": str(src), "NO_COLOR": "1",
                 "CLAUDE_CONFIG_DIR": str(home), "PYSIFT_NO_CACHE": "1"})
+    if cache is not None:  # the cache in use: cold on an empty dir, warm on a second run
+        env.pop("PYSIFT_NO_CACHE")
+        env["PYSIFT_CACHE_DIR"] = str(cache)
     env.pop("CLAUDE_CODE_SESSION_ID", None)
     full = [python, "-m", "pysift", "--claude-home", str(home), *argv]
     try:
@@ -108,13 +112,17 @@ def main() -> int:
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--per-session", type=int, default=40,
                     help="about how many top-level sessions get the per-session cases")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="run with the cache in this dir (default: PYSIFT_NO_CACHE=1); run "
+                    "twice on one dir for a cold then a warm sweep")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
     home = args.home.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     todo = cases(home, args.per_session)
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda a: run_case(a, home, args.src.resolve(), args.python), todo))
+        results = list(pool.map(lambda a: run_case(a, home, args.src.resolve(), args.python,
+                                                args.cache.resolve() if args.cache else None), todo))
     index = []
     for i, (cmd, out, err, rc) in enumerate(results):
         name = f"{i:04d}"

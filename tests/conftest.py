@@ -41,12 +41,14 @@ GREENWICH = "a2c8e5f13d9b7a046"  # LONG's workflow agents
 SVALBARD = "a6e0d3b8f2c4a7195"
 
 SCRUBBED = ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID",
-            "NO_COLOR", "PYSIFT_ARCHIVE")
+            "NO_COLOR", "PYSIFT_ARCHIVE", "PYSIFT_CACHE_DIR", "PYSIFT_NO_CACHE",
+            "PYSIFT_CACHE_SETTLE_MS", "XDG_CACHE_HOME")
 
 
 @pytest.fixture(autouse=True)
 def _scrub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's Claude home or session id."""
+    """No test sees the developer's Claude home, session id or cache (the cache is on, in
+    the test's own HOME)."""
     for name in SCRUBBED:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, assistant, user
+from builders import ClaudeHome, Session, assistant, persisted_output, tool_result, tool_use, user
 from conftest import DEMO_HOME as DEMO
 from conftest import LONG as ORBIT  # the demo session with a pending question
 
@@ -94,6 +94,27 @@ def test_a_persisted_output_that_is_gone_makes_the_zero_not_definitive(
                  "--resolve-persisted", "--format", "json")
     assert result.summary()["definitive_absence"] is False
     assert "persisted output not resolved" in result.stderr
+
+
+def test_a_count_reads_every_persisted_output_of_a_counted_exchange(cli, tmp_path: Path
+                                                                     ) -> None:
+    """-c stops looking at an exchange once it holds a hit, but --resolve-persisted asked
+    for every output a candidate names: each one that cannot be read is said, as the rows
+    say it."""
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session("0e0e0e0e-1111-4222-8333-555555555555", cwd="/w/p")
+    s.add(user("run the kestrel job twice"))
+    for i in (1, 2):
+        s.add(assistant(tool_use("Bash", {"command": "job"}, id=f"toolu_{i}")))
+        s.add(tool_result(f"toolu_{i}", persisted_output(f"/gone/tool-results/out{i}.txt",
+                                                         f"kestrel output {i}")))
+    home.session("/w/p", s.session_id, s)
+    rows = cli("--claude-home", str(home.root), "search", "kestrel", "--resolve-persisted")
+    count = cli("--claude-home", str(home.root), "search", "kestrel", "--resolve-persisted",
+                "-c")
+    assert count.stdout.strip() == "1"
+    assert count.stderr.count("persisted output not resolved") == 2
+    assert count.stderr == rows.stderr
 
 
 # -- a transcript behind a symlink whose target is gone ----------------------------------------

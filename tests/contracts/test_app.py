@@ -11,8 +11,8 @@ register()
 
 SPEC_ORDER = ("list", "search", "show", "stats", "agents", "whoami", "files", "recover",
               "plan", "verbatim", "image", "status", "wait",
-              # pysift's own, beyond csift 0.10.2 (SPEC §14, §15): after csift's thirteen
-              "archive", "skill")
+              # pysift's own, beyond csift 0.10.2 (SPEC §12a, §14, §15): after csift's thirteen
+              "archive", "skill", "cache")
 
 
 def _registered() -> list[str]:
@@ -49,6 +49,8 @@ def test_root_help_lists_the_commands(cli) -> None:
     (["list", "--max-count", "0"], "list"),
     (["--claude-home", "/h", "search", "x"], "search"),
     (["--claude-home", "/h"], None),
+    (["--claude-home", "/h", "--no-cache", "list"], "list"),
+    (["--no-cache", "stats"], "stats"),
     (["--help"], None),
     (["lst"], None),
     ([], None),

@@ -28,6 +28,7 @@ ROW_KINDS = {
     "verbatim": {"turn", "compaction_boundary", "collapsed_agents"},
     "status": {"verdict"},
     "archive": {"file"},
+    "cache": {"facet"},
 }
 #: row kinds that name a transcript and must carry the trio (wire-format §0.2); agents rows
 #: name theirs by session_id / agent_id alone (checked below)
@@ -35,7 +36,7 @@ TRIO_KINDS = {"session", "exchange", "record", "block", "plan", "binding", "buck
               "file", "mutation", "boundary", "coverage", "segment", "snapshot", "image",
               "extract", "turn", "collapsed_agents"}
 # status carries the trio in its header; archive's rows are files of a session_id
-NO_TRIO_COMMANDS = {"agents", "status", "archive"}
+NO_TRIO_COMMANDS = {"agents", "status", "archive", "cache"}
 #: row kinds that carry the trio's keys, null where the lane cannot be known (whoami's env
 #: form: the environment names the top-level session in every lane)
 TRIO_KEYED_KINDS = {"identity"}
@@ -99,6 +100,8 @@ INVOCATIONS = [
     ("status", f"@{LONG}"),
     ("status", f"@{EXPLORE}"),
     ("status", f"@{LONG}", "--background-since", "2026-10-06", "--no-subagents"),
+    ("cache", "info"),
+    ("cache", "clear"),
 ]
 
 

@@ -79,10 +79,17 @@ def root(
         bool,
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
+    no_cache: Annotated[
+        bool,
+        typer.Option("--no-cache", help="Read every transcript afresh: neither use nor update "
+                     "the cache of per-transcript facts (also PYSIFT_NO_CACHE=1; see "
+                     "`pysift cache info`). Accepted anywhere on the command line."),
+    ] = False,
 ) -> None:
     from pysift.cli.params import check_color
 
-    ctx.obj = {"claude_home": claude_home, "color": check_color(color)}
+    ctx.obj = {"claude_home": claude_home, "color": check_color(color),
+               "no_cache": no_cache}
 
 
 # The built commands in SPEC order, each with the module whose import registers it. A
@@ -92,7 +99,8 @@ COMMAND_MODULES = {"list": "list_", "search": "search", "show": "show", "stats":
                    "recover": "recover", "plan": "plan", "verbatim": "verbatim",
                    "image": "image", "status": "status", "wait": "wait",
                    # beyond csift's thirteen (no SPEC order to keep): after them
-                   "archive": "archive", "skill": "skill"}
+                   "archive": "archive", "skill": "skill",
+                   "cache": "cache"}  # housekeeping, after the commands that read transcripts
 
 
 def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
@@ -184,7 +192,8 @@ def _check_command_given(args: list[str]) -> None:
     usage line saying so; click printed the whole help flattened into the error line, or
     "Missing command." An empty ``--claude-home`` on such a line is the error named."""
     at = argv_mod.globals_end(args)
-    given = dict(zip(args[0:at:2], args[1:at:2]))
+    valued = at - 1 if args[at - 1:at] == ["--no-cache"] else at
+    given = dict(zip(args[0:valued:2], args[1:valued:2]))
     home = given.get("--claude-home")
     rest = args[at:]
     if rest not in ([], ["--"]):

@@ -1,7 +1,7 @@
 """Pre-parse argv normalization, pure and unit-tested.
 
 Two things click cannot do on its own:
-- ``--claude-home DIR`` and ``--color WHEN`` are global and may stand anywhere on the
+- ``--claude-home DIR``, ``--color WHEN`` and ``--no-cache`` are global and may stand anywhere on the
   command line; they are moved in front of the subcommand so the root callback sees them.
 - A pre-encoded project dir (``-Users-ada-src-orbit``, ``C--Users-x`` is fine already)
   starts with ``-`` and would be read as an option; such tokens are moved behind a ``--``
@@ -78,6 +78,8 @@ def globals_end(args: Sequence[str]) -> int:
     at = 0
     while at + 1 < len(args) and args[at] in GLOBAL_OPTIONS:
         at += 2
+    if args[at:at + 1] == ["--no-cache"]:  # the one global flag: after the valued ones
+        at += 1
     return at
 
 
@@ -85,6 +87,7 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
               ) -> list[str]:
     args = list(argv)
     front: dict[str, list[str]] = {}  # each global once, the last one given winning
+    no_cache: list[str] = []
     rest: list[str] = []
     encoded: list[str] = []
     i = 0
@@ -105,6 +108,10 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
             front[name] = [name, value]
             i += 1
             continue
+        if tok == "--no-cache":
+            no_cache = [tok]
+            i += 1
+            continue
         if tok in VALUE_OPTIONS and i + 1 < len(args):
             rest.extend((tok, args[i + 1]))
             i += 2
@@ -121,4 +128,4 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
         else:
             rest += ["--", *encoded]
     home = [tok for name in GLOBAL_OPTIONS if name in front for tok in front[name]]
-    return home + rest
+    return home + no_cache + rest

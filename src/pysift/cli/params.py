@@ -95,11 +95,15 @@ def build_env(ctx: typer.Context) -> Env:
     from pysift.disk.layout import resolve_home
     from pysift.model.env import Env
 
+    from pysift.disk.cache import settings_from
+
     root = ctx.find_root()
-    flag = (root.obj or {}).get("claude_home") if root.obj else None
+    obj = root.obj or {}
+    flag = obj.get("claude_home")
     environ = dict(os.environ)
     home = resolve_home(flag, environ, Path.home()).absolute()  # rows print whole paths
-    return Env(claude_home=home, environ=environ, cwd=Path.cwd())
+    cache = settings_from(environ, Path.home(), home, bool(obj.get("no_cache")))
+    return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache)
 
 
 def check_format(fmt: str) -> str:

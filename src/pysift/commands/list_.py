@@ -41,9 +41,11 @@ def run(opts: ListOptions, env: Env) -> Report:
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
     prepare = None if limit else _preparer(args.format, env)
+    from pysift.disk.cache import open_store
     from pysift.engines import listing as engine
 
-    summaries = engine.run(scope.transcripts, prepare=prepare)
+    summaries = engine.run(scope.transcripts, prepare=prepare,
+                           cache=open_store(env.cache, env.now().timestamp()))
     report = Report(command="list", header=scope_header(scope))
     report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]

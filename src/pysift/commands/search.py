@@ -148,7 +148,10 @@ def run(opts: SearchOptions, env: Env) -> Report:
     report = Report(command="search", header=scope_header(scope))
     report.take_scope(scope)
     _advisories(opts, scope, report)
-    result = engine.run(scope.transcripts, plan)
+    from pysift.disk.cache import open_store
+
+    result = engine.run(scope.transcripts, plan,
+                        cache=open_store(env.cache, env.now().timestamp()))
     if result.collapsed_drafts and (opts.count_only or opts.sessions_with_matches
                                     or opts.count_by is not None or opts.raw):
         report.note(f"note: {collapsed_drafts_note(result.collapsed_drafts)}")

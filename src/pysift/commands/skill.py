@@ -85,6 +85,8 @@ WHEN = """# pysift: ripgrep for Claude Code transcripts
 - Keep sessions beyond Claude Code's cleanup (30 days by default):
   `pysift archive ~/claude-archive`, then search it with
   `pysift --claude-home ~/claude-archive search X`.
+- Repeated questions are answered from a cache of per-transcript facts that never changes
+  an answer (off with `--no-cache`); `pysift cache info` says where it is and how big.
 
 Do not grep the JSONL yourself: pysift knows the record types, turn numbering, subagent
 layout, persisted tool outputs and the elicitation sidecar, and says what it could not read.

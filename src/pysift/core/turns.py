@@ -31,7 +31,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pysift.core.rawjson import at_top_level, iter_key_lines, type_needles
+from pysift.core.keyscan import (
+    ANSWER,
+    CARRIER_AFTER,
+    CARRIER_BEFORE,
+    CONTENT_ARRAY,
+    CONTENT_ARRAY_SPACED,
+    PROCEED,
+    user_lines,
+)
+from pysift.core.rawjson import at_top_level, type_needles
 from pysift.disk.lines import count_in, iter_spans
 
 
@@ -40,29 +49,15 @@ from pysift.core.decode import Tally, decode
 from pysift.disk.lines import Buffer
 from pysift.model.record import Record
 
-# A top-level `"type":"user"` key, tolerant of the spacing `json.dumps` writes. RE2: a
-# linear-time DFA pass over the whole (mapped) buffer, measured ~1.6x faster than `re`.
-# Byte markers without which a tool_result carrier cannot open a turn (§4.1 cases 2-4):
-# `answer` covers `toolUseResult.answers` and all three AskUserQuestion answer phrasings,
-# `the user said:` a rejection with typed text, the tags a peer message. All ASCII, so
-# they appear verbatim in the raw line whatever the JSON escaping of the rest. A false
-# positive only costs one decode.
-# Every carrier that can open a turn holds one of these (an AskUserQuestion answer says
-# "answer" in all three phrasings and in its `answers` echo; every rejection says "want to
-# proceed"); a carrier never opens a turn as a peer message (no text block).
-CARRIER_OPENER_WORDS: tuple[bytes, ...] = (b"answer", b"want to proceed")
-_ANSWER, _PROCEED = CARRIER_OPENER_WORDS
-# ... and holds it at the head of the tool_result content, next to the block's type key
-# (Claude Code writes the phrase first: "User has answered your questions: ...", "The user
-# doesn't want to proceed ..."), so only this many bytes around the key are searched; a
-# carrier's bulk (the tool output, its toolUseResult echo) is never scanned.
-CARRIER_BEFORE = 256
-CARRIER_AFTER = 768
-# A tool_result block stands in a content array, which opens before its type key (a
-# typed prompt whose record nests a {"type":"tool_result"} object in another field has a
-# string content and is no carrier).
-_CONTENT_ARRAY = b'"content":['
-_CONTENT_ARRAY_SPACED = b'"content": ['
+# The carrier test's byte markers and windows live with the key scan (``core.keyscan``):
+# a carrier opens a turn only with `answer` (an AskUserQuestion answer, in all three
+# phrasings and its `answers` echo) or `want to proceed` (a rejection with typed text)
+# at the head of a tool_result's content, next to the block's type key, so only
+# CARRIER_BEFORE/CARRIER_AFTER bytes around each key are searched; a block key stands in
+# a content array that opens before it.
+CARRIER_OPENER_WORDS: tuple[bytes, ...] = (ANSWER, PROCEED)  # stats' one-pass word test
+_ANSWER, _PROCEED = ANSWER, PROCEED
+_CONTENT_ARRAY, _CONTENT_ARRAY_SPACED = CONTENT_ARRAY, CONTENT_ARRAY_SPACED
 _NON_BLANK = re.compile(rb"\S")
 
 
@@ -85,14 +80,20 @@ def collapse_openers(openers: Sequence[Record]) -> OpenerCollapse:
     ``parentUuid`` is never a draft (grouping on "no parent" would merge unrelated first
     messages) but can be a replay copy (same missing parent, same uuid).
     """
+    return collapse_keys([(rec.parent_uuid or "", rec.uuid) if opens_turn(rec) else None
+                          for rec in openers])
+
+
+def collapse_keys(keys: Sequence[tuple[str, str | None] | None]) -> OpenerCollapse:
+    """``collapse_openers`` on each opener's ``(parentUuid or "", uuid)`` (None: a record
+    that opens no turn), as a cache keeps them."""
     groups: dict[str, list[int]] = {}
     seen_uuid: set[tuple[str, str]] = set()
     out = OpenerCollapse()
-    for index, rec in enumerate(openers):
-        if not opens_turn(rec):
+    for index, key in enumerate(keys):
+        if key is None:
             continue
-        parent = rec.parent_uuid or ""
-        uuid = rec.uuid
+        parent, uuid = key
         if uuid:
             # a re-anchor replays a root opener too (null parent, uuid kept)
             if (parent, uuid) in seen_uuid:
@@ -311,14 +312,12 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     return False
 
 
-def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
-                  ) -> list[tuple[int, Record]]:
+def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
+                 ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
-    result_keys = type_needles(buf, "tool_result")
-    user_keys = type_needles(buf, "user")
-    for start, end in iter_key_lines(buf, user_keys, lo, hi):
-        if start < lo or is_plain_carrier(buf, start, end, user_keys, result_keys):
+    for start, end, carrier in user_lines(buf, None, lo, hi):
+        if start < lo or carrier:
             continue  # a line the previous part owns, or a carrier: never decoded
         rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):
@@ -330,13 +329,14 @@ _SPLIT_BYTES = 64 << 20
 
 
 def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict]]:
-    return [(offset, rec.raw) for offset, rec in _find_openers(buf, *bounds, None)]
+    return [(offset, rec.raw) for offset, rec in find_openers(buf, *bounds, None)]
 
 
-def _find_openers_split(buf: Buffer, tally: Tally | None, cores: int
-                        ) -> list[tuple[int, Record]]:
-    """Big files, given two ``cores``: the two halves (split at a newline) scanned by two
-    processes, the buffer shared (a forked half inherits the mapping, never a copy).
+def openers_of(buf: Buffer, tally: Tally | None = None, *, cores: int = 1
+               ) -> list[tuple[int, Record]]:
+    """``(offset, record)`` of every turn opener of the buffer, in file order. Big files,
+    given two ``cores``: the two halves (split at a newline) scanned by two processes,
+    the buffer shared (a forked half inherits the mapping, never a copy).
 
     The malformed tally is then counted in the parent's half only, as a census of
     candidates it never was.
@@ -345,10 +345,10 @@ def _find_openers_split(buf: Buffer, tally: Tally | None, cores: int
 
     size = len(buf)
     if size < _SPLIT_BYTES or cores < 2:
-        return _find_openers(buf, 0, size, tally)
+        return find_openers(buf, 0, size, tally)
     mid = buf.find(b"\n", size // 2)
     if mid < 0:
-        return _find_openers(buf, 0, size, tally)
+        return find_openers(buf, 0, size, tally)
     parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=buf,
                                workers=2, min_items=1)
     return [(offset, Record(raw, None)) for part in parts for offset, raw in part]
@@ -368,17 +368,21 @@ def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1) -
     ``tally`` counts malformed lines among the decoded candidates only (this pass does not
     look at the others, so it is no census of the file).
     """
-    return turn_map_from_openers(_find_openers_split(buf, tally, cores), buf)
+    return turn_map_from_openers(openers_of(buf, tally, cores=cores), buf)
 
 
 def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnMap:
     """The map from every turn-opening record of a buffer, as ``(offset, record)`` in file
     order (``build_turn_map`` finds them; a scan that decoded every user line already has
     them)."""
-    openers = [rec for _, rec in found]
     offsets = [offset for offset, _ in found]
-    has_records = bool(found) or _holds_a_record(buf)
-    collapse = collapse_openers(openers)
+    has_records = bool(found) or holds_a_record(buf)
+    return turn_map_of(offsets, collapse_openers([rec for _, rec in found]), has_records, buf)
+
+
+def turn_map_of(offsets: list[int], collapse: OpenerCollapse, has_records: bool,
+                buf: Buffer | None) -> TurnMap:
+    """The map from the openers' offsets and their collapse (drafts, replays)."""
     return TurnMap(
         has_records=has_records,
         opener_offsets=[o for i, o in enumerate(offsets)
@@ -389,7 +393,7 @@ def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnM
     )
 
 
-def _holds_a_record(buf: Buffer) -> bool:
+def holds_a_record(buf: Buffer) -> bool:
     """Whether any line of a transcript without openers decodes to a record (a file of
     torn or garbage lines has none, so no turn; the first record line settles it)."""
     if _NON_BLANK.search(buf) is None:

@@ -25,6 +25,13 @@ def open_buffer(path: Path | str, read_up_to: int = SMALL_FILE_BYTES) -> bytes |
 
     Raises ``SourceError`` (never ``OSError``) when the file vanished or is unreadable.
     """
+    return open_buffer_stat(path, read_up_to)[0]
+
+
+def open_buffer_stat(path: Path | str, read_up_to: int = SMALL_FILE_BYTES
+                     ) -> tuple[bytes | mmap.mmap, os.stat_result]:
+    """``open_buffer``, with the ``fstat`` taken on the same descriptor before the read
+    (what a cache stamps the bytes with)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
@@ -33,9 +40,10 @@ def open_buffer(path: Path | str, read_up_to: int = SMALL_FILE_BYTES) -> bytes |
                   else "check its permissions (pysift reads as the user running it)")
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}; {advice}") from None
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        size = st.st_size
         if size == 0:
-            return b""
+            return b"", st
         if size <= read_up_to:
             chunks = []
             remaining = size
@@ -45,8 +53,8 @@ def open_buffer(path: Path | str, read_up_to: int = SMALL_FILE_BYTES) -> bytes |
                     break
                 chunks.append(chunk)
                 remaining -= len(chunk)
-            return b"".join(chunks)
-        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+            return b"".join(chunks), st
+        return mmap.mmap(fd, size, access=mmap.ACCESS_READ), st
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except ValueError:  # mmap: the file shrank after its size was taken

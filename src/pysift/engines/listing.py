@@ -16,22 +16,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.keyscan import user_lines
 from pysift.core.pairing import PlanIndex
-from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
+from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts
 from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, open_buffer_stat
 from pysift.errors import SourceError
 from pysift.model import labels as L
 from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.disk.cache import Probe, Store
 
 _TEXT_BLOCK = b'"text"'
 
@@ -56,6 +61,14 @@ class Said:
     def __post_init__(self) -> None:
         self.text = excerpt(self.text, PREVIEW_MAX_CHARS)[0]
 
+    @classmethod
+    def previewed(cls, preview: str, ts: str | None, label: str | None = None,
+                  from_: str | None = None, to: str | None = None) -> Said:
+        """A Said whose ``preview`` is already made (read back from the cache)."""
+        said = cls.__new__(cls)
+        said.text, said.ts, said.label, said.from_, said.to = preview, ts, label, from_, to
+        return said
+
 
 @dataclass
 class SessionSummary:
@@ -79,6 +92,8 @@ class SessionSummary:
     sidecar_error: str | None = None  # the sidecar exists but could not be read
     error: str | None = None  # the file could not be read (vanished mid-run)
     view: object = None  # the caller's rendering of this row, made in the worker (``prepare``)
+    facts: object = None  # what the cache keeps of this transcript (``_facts``), for the parent
+    stamp: object = None  # the cache stamp of the bytes the facts come from
 
 
 def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
@@ -120,10 +135,14 @@ def _agent_text(rec: Record) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def summarize(transcript: Transcript) -> SessionSummary:
+def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSummary:
+    """One transcript's row facts, read from its two ends; ``grown``: the cache's entry
+    of a file that grew since (its head facts are kept when the head read stayed inside
+    the bytes it was taken from; the tail is read again). The query-independent facts
+    go back to the caller in ``facts``/``stamp`` for the cache."""
     out = SessionSummary(transcript=transcript)
     try:
-        buf = open_buffer(transcript.path)
+        buf, st = open_buffer_stat(transcript.path)
     except Exception as exc:  # SourceError: reported on the row, never fatal for a listing
         out.error = str(exc)
         return out
@@ -133,25 +152,127 @@ def summarize(transcript: Transcript) -> SessionSummary:
         parent_id=transcript.parent_session_id,
         plan_index=PlanIndex(buf),
     )
+    from pysift.disk.cache import Facet, stamp_of
+
+    stamp = stamp_of(st, buf)
     lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
-    first_human = _read_head(lines, out, ctx, file_layouts)
-    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)
-    head_end = lines.head_end
-    lines.malformed.update(unframed_lines(buf, 0, head_end))
+    head = None
+    if grown is not None and grown.stamp is not None and Facet.grown_ok(grown.stamp, buf):
+        head = _kept_head(grown.facts, file_layouts, out, lines)
+    if head is None:
+        first_human = _read_head(lines, out, ctx, file_layouts)
+        head_end = lines.head_end
+        lines.malformed.update(unframed_lines(buf, 0, head_end))
+        head_malformed = sorted(lines.malformed)
+        head_ok = (first_human is not None and out.first_ts is not None
+                   and stamp is not None and lines.reach < stamp.scanned
+                   and head_end <= stamp.scanned)
+        first_start = first_human[0] if first_human is not None else -1
+    else:
+        first_start, head_end, head_malformed, head_ok = head
+        first_human = (first_start, None) if first_start >= 0 else None
+    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)  # type: ignore[arg-type]
     if tail_low < len(buf):
         lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
     out.skipped_lines = len(lines.malformed)
+    out.stamp = stamp
+    out.facts = _facts(out, file_layouts, first_start, head_end, head_malformed, head_ok)
+    _other_files(out, transcript, buf)
+    return out
+
+
+def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None) -> None:
+    """What a row takes from files other than the transcript (never cached): the clone's
+    origin among its siblings, the elicitation sidecar (checked against ``buf``)."""
     if out.is_clone and out.clone_boundary_uuid:
         out.clone_of = find_clone_origin(transcript, out.clone_boundary_uuid)
     sidecar = sidecar_of(transcript)
     if sidecar is not None:
         merge = read_sidecar(sidecar, buf)
+        if buf is None and merge.pending:  # the ghost guard needs the transcript's bytes
+            try:
+                merge = read_sidecar(sidecar, open_buffer(transcript.path))
+            except Exception:  # noqa: BLE001 - gone since the probe: no guard to apply
+                pass
         out.sidecar_present = merge.present
         out.sidecar_error = merge.error
         out.pending = [pending_one_liner(r) for r in merge.pending]
         out.skipped_lines += merge.skipped_lines
+
+
+# -- the cache's facts of a row (this engine's own facet) -----------------------------------
+# (layouts, head, head region's malformed line offsets, first human's offset or -1, the
+#  head region's end, head reusable on growth, tail, malformed lines among those read);
+#  a Said as (preview, ts, label, from, to) or None
+
+FACET, SCHEMA = "list", 1
+
+
+def _said_fact(said: Said | None) -> tuple[object, ...] | None:
+    return None if said is None else (said.text, said.ts, said.label, said.from_, said.to)
+
+
+def _said_of(fact: object) -> Said | None:
+    if fact is None:
+        return None
+    text, ts, label, from_, to = fact  # type: ignore[misc]
+    if not isinstance(text, str) or not all(x is None or isinstance(x, str)
+                                            for x in (ts, label, from_, to)):
+        raise ValueError("not a said")
+    return Said.previewed(text, ts, label, from_, to)
+
+
+def _facts(out: SessionSummary, file_layouts: tuple[bool, ...], first_start: int,
+           head_end: int, head_malformed: list[int], head_ok: bool) -> tuple[object, ...]:
+    head = (out.cwd, out.version_first, out.branch_first, _said_fact(out.first_user),
+            out.first_ts, out.is_clone, out.clone_boundary_uuid)
+    tail = (out.version_last, out.branch_last, _said_fact(out.last_user),
+            _said_fact(out.last_agent), out.last_ts)
+    return (file_layouts, head, head_malformed, first_start, head_end, head_ok, tail,
+            out.skipped_lines)
+
+
+def _apply_head(out: SessionSummary, head: object) -> None:
+    (out.cwd, out.version_first, out.branch_first, first_user, out.first_ts, out.is_clone,
+     out.clone_boundary_uuid) = head  # type: ignore[misc]
+    out.first_user = _said_of(first_user)
+
+
+def from_facts(transcript: Transcript, facts: object) -> SessionSummary | None:
+    """The row of an unchanged transcript from its cached facts (None: facts of another
+    shape, which the caller treats as a miss)."""
+    try:
+        _, head, _, _, _, _, tail, skipped = facts  # type: ignore[misc]
+        out = SessionSummary(transcript=transcript)
+        _apply_head(out, head)
+        (out.version_last, out.branch_last, last_user, last_agent, out.last_ts) = tail
+        out.last_user, out.last_agent = _said_of(last_user), _said_of(last_agent)
+        if type(skipped) is not int:
+            return None
+        out.skipped_lines = skipped
+    except (TypeError, ValueError):
+        return None
     return out
+
+
+def _kept_head(facts: object, file_layouts: tuple[bool, ...], out: SessionSummary,
+               lines: _Lines) -> tuple[int, int, list[int], bool] | None:
+    """The head facts of a grown file, when they still hold: the same layouts, and the
+    head's reads (its region, through the first human message) stayed inside the bytes
+    scanned then (``head_ok``). The head region's malformed lines are counted again (a
+    set: a line the tail reads too counts once)."""
+    try:
+        old_layouts, head, head_malformed, first_start, head_end, head_ok, _, _ = facts  # type: ignore[misc]
+        if not head_ok or tuple(old_layouts) != file_layouts or first_start < 0:
+            return None
+        _apply_head(out, head)
+        malformed = [int(x) for x in head_malformed]
+        lines.malformed.update(malformed)
+        lines.head_end = int(head_end)
+    except (TypeError, ValueError):
+        return None
+    return first_start, int(head_end), malformed, True
 
 
 _META_LINES = 64  # the envelope fields come from the first (and last) few records
@@ -162,16 +283,19 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("buf", "head_end", "malformed", "_tally")
+    __slots__ = ("buf", "head_end", "malformed", "reach", "_tally")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
         self.malformed: set[int] = set()
         self.head_end = len(buf)  # where the head's walk ends (a line start, or EOF)
+        self.reach = -1  # the furthest line end decoded (a cache keeps a head read below it)
         self._tally = Tally()
 
     def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
         """The record of the line ``[start, end)`` (``line``: its bytes, when at hand)."""
+        if end > self.reach:
+            self.reach = end
         before = self._tally.malformed
         rec = decode(self.buf[start:end] if line is None else line, None, self._tally)
         if self._tally.malformed != before:
@@ -229,10 +353,8 @@ def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tup
     whole-buffer search for user lines, carriers skipped unread). ``inbound`` (when
     given) gets the first and the newest inbound message no human sent before it."""
     buf = lines.buf
-    result_keys = type_needles(buf, "tool_result", file_layouts)
-    user_keys = type_needles(buf, "user", file_layouts)
-    for start, end in iter_key_lines(buf, user_keys):
-        if is_plain_carrier(buf, start, end, user_keys, result_keys):
+    for start, end, carrier in user_lines(buf, file_layouts):
+        if carrier:
             continue
         rec = lines.record(start, end)
         if rec is None:
@@ -484,27 +606,57 @@ def _is_head(buf: bytes, offset: int) -> bool:
 
 def run(transcripts: list[Transcript], *,
         prepare: Callable[[SessionSummary], None] | None = None,
-        workers: int | None = None) -> list[SessionSummary]:
+        workers: int | None = None, cache: Store | None = None) -> list[SessionSummary]:
     """The entry of ``list``: summaries in scope order, spread over the cores when there
     are many files.
 
     ``prepare`` runs on each summary in the worker that made it (the caller lays out its
     row there, in parallel). Workers send summaries back without their ``Transcript`` (the
     parent has it; rebuilding thousands of paths on the way back cost more than the pool
-    saved)."""
+    saved). ``cache``: an unchanged transcript's row comes from its cached facts (what
+    other files say, the sidecar and the clone's origin, is read again); a grown one is
+    read from its cached head on; every row read is kept for the next run."""
     from pysift.disk.fanout import map_ordered
 
+    facet = cache.facet(FACET, SCHEMA) if cache is not None else None
+    out: list[SessionSummary | None] = [None] * len(transcripts)
+    todo: list[tuple[Transcript, Probe | None]] = []
+    where: list[int] = []
+    for i, transcript in enumerate(transcripts):
+        grown = None
+        if facet is not None:
+            probe = facet.probe(transcript.path)
+            if probe.hit:
+                summary = from_facts(transcript, probe.facts)
+                if summary is not None:
+                    _other_files(summary, transcript, None)
+                    if prepare is not None:
+                        prepare(summary)
+                    out[i] = summary
+                    continue
+            elif probe.state == "grown":
+                grown = probe
+        todo.append((transcript, grown))
+        where.append(i)
     # no weights: a file's cost here hardly depends on its size (its two ends are read),
     # and the pool's queue evens out what differs
-    out = map_ordered(_summary_for_pool, transcripts, shared=prepare, workers=workers)
-    for summary, transcript in zip(out, transcripts):
+    made = map_ordered(_summary_for_pool, todo, shared=prepare, workers=workers)
+    for i, summary in zip(where, made):
+        transcript = transcripts[i]
         summary.transcript = transcript
-    return out
+        if facet is not None and summary.facts is not None:
+            facet.put(transcript.path, summary.stamp, summary.facts)  # type: ignore[arg-type]
+        summary.facts = summary.stamp = None
+        out[i] = summary
+    if facet is not None:
+        facet.flush()
+    return out  # type: ignore[return-value]
 
 
 def _summary_for_pool(prepare: Callable[[SessionSummary], None] | None,
-                      transcript: Transcript) -> SessionSummary:
-    summary = summarize(transcript)
+                      item: tuple[Transcript, Probe | None]) -> SessionSummary:
+    transcript, grown = item
+    summary = summarize(transcript, grown)
     if prepare is not None:
         prepare(summary)
     summary.transcript = None  # type: ignore[assignment]

@@ -10,7 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pysift.disk.cache import CacheSettings
 
 
 class SystemClock:
@@ -46,6 +49,7 @@ class Env:
     # the process table status/wait probe for an owner pid's liveness (None = the system's,
     # through psutil; tests pass a fake: ``live.process.ProcessTable``)
     processes: Any = None
+    cache: CacheSettings | None = None  # None = no cache (tests, and callers that built no CLI)
 
     @property
     def projects_root(self) -> Path:

@@ -10,6 +10,9 @@ from pysift.cli.argv import home_flag, looks_like_encoded_dir, normalize
 def test_claude_home_moves_in_front_of_the_subcommand() -> None:
     assert normalize(["list", ".", "--claude-home", "/h"]) == ["--claude-home", "/h", "list", "."]
     assert normalize(["list", "--claude-home=/h"]) == ["--claude-home", "/h", "list"]
+    assert normalize(["list", ".", "--no-cache", "--claude-home", "/h"]) == [
+        "--claude-home", "/h", "--no-cache", "list", "."]
+    assert normalize(["search", "--", "--no-cache"]) == ["search", "--", "--no-cache"]
 
 
 def test_encoded_dirs_go_behind_a_double_dash_in_order() -> None:

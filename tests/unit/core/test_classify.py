@@ -768,7 +768,8 @@ def test_arbitrary_objects_never_raise(raw: dict[str, Any]) -> None:
 _SELECTIONS = ((), ("agent.tool.result",), ("user",), ("agent",), ("agent.message",),
                ("harness.meta.turn-duration",), ("harness",), ("user.answer",),
                ("agent.tool.result,user.rejection",), ("harness.*",), ("user.*",),
-               ("user,agent,harness.*",))
+               ("user,agent,harness.*",), ("user.message",), ("harness.command.*",),
+               ("harness.compaction.*",))
 _EDGE_RECORDS = [
     {"type": "user", "uuid": "c1", "message": {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "t1", "content": None}]}},
@@ -789,6 +790,24 @@ _EDGE_RECORDS = [
     {"type": "file-history-snapshot", "messageId": "m"},
     {"type": "user", "uuid": "e1", "csift": "elicitation-marker-v1", "csiftPhase": "pending",
      "message": {"role": "assistant", "content": []}},
+    # the plain user records renders_unit decides without rendering a text
+    {"type": "user", "uuid": "u1", "message": {"role": "user", "content":
+        "<command-name></command-name>\n<command-args></command-args>"}},
+    {"type": "user", "uuid": "u2", "message": {"role": "user", "content":
+        "<command-message>review</command-message>\n<command-name>/review</command-name>"}},
+    {"type": "user", "uuid": "u3", "message": {"role": "user", "content":
+        "<command-name>/x</command-name>\n<command-args>  fix   it </command-args>"}},
+    {"type": "user", "uuid": "u4", "isCompactSummary": True,
+     "message": {"role": "user", "content": "This session is being continued"}},
+    {"type": "user", "uuid": "u5", "isCompactSummary": True, "message": {"role": "user"}},
+    {"type": "user", "uuid": "u6", "message": {"role": "user", "content": [
+        {"type": "text", "text": "[Request interrupted by user]"}]}},
+    {"type": "user", "uuid": "u7", "message": {"role": "user", "content": [
+        {"type": "text", "text": "look"}, {"type": "image", "source": {}}]}},
+    {"type": "user", "uuid": "u8", "isMeta": True, "message": {"role": "user", "content":
+        "<local-command-stdout>ok</local-command-stdout>"}},
+    {"type": "user", "uuid": "u9", "message": {"role": "user", "content":
+        "<task-notification><status>completed</status></task-notification>"}},
 ]
 
 

@@ -194,7 +194,39 @@ def renders_unit(rec: Record, ctx: ClassifyContext | None, select: Select,
             return _any_result_renders(rec)
         if unmarked_user_body(rec) is not None:
             return True
+        verdict = _user_renders(rec, ctx or DEFAULT_CTX, select, leaves)
+        if verdict is not None:
+            return verdict
     return bool(units(rec, ctx, select))
+
+
+def _user_renders(rec: Record, ctx: ClassifyContext, select: Select, leaves: list[str]
+                  ) -> bool | None:
+    """Whether ``_user_units`` emits a unit for a plain user record, decided the way it
+    decides but without building a text (a one-lined body costs a split of the whole
+    message); None for a tool_result carrier, which is rendered."""
+    if rec.is_compact_summary:
+        return L.HARNESS_COMPACTION_SUMMARY in leaves and select(L.HARNESS_COMPACTION_SUMMARY)
+    raw = raw_message_text(rec)
+    sections = sections_of(raw, ctx) if raw is not None else []
+    if sections:
+        return any(s.label in leaves and select(s.label) for s in sections)
+    if any(b.get("type") == "tool_result" for b in _content_blocks(rec)):
+        return None
+    for view in leaves:
+        if view in _RECORD_TEXT_LEAVES and select(view) and _has_record_view(view, raw):
+            return True
+    return False
+
+
+def _has_record_view(view: str, raw: str | None) -> bool:
+    """``_record_view(rec, view, ctx)[0] is not None``, ``raw`` the record's raw text."""
+    if view == L.USER_MESSAGE:
+        body = raw or ""
+        return not is_slash_command_wrapper(body) or bool(slash_parts(body))
+    if view in (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_SUBAGENT):
+        return True  # a flat text or a fixed prefix: never None
+    return raw is not None
 
 
 _PLAIN_CARRIER_LEAVES = [L.AGENT_TOOL_RESULT]

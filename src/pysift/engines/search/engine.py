@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pysift.core import classify
 from pysift.core.grammar.selectors import LabelFilter
@@ -17,11 +18,15 @@ from pysift.disk import fanout
 from pysift.disk.layout import Transcript, persisted_output_count
 from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
+from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
 from pysift.engines.search.plan import SearchPlan
 from pysift.engines.search.scan import Hit
 from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen, unseen_records
 from pysift.model import labels as L
 from pysift.model.ids import is_uuid
+
+if TYPE_CHECKING:
+    from pysift.disk.cache import Facet, Store
 
 # Below this many transcripts the files are scanned in-process, each free to use every
 # core for its turn grouping; from it on they are spread over the cores.
@@ -46,6 +51,8 @@ class FileOutcome:
     # a file without hits: the starts of the lines its needle pass found (a zero match
     # asks which of them hold the pattern in records the run did not read)
     candidates: list[int] = field(default_factory=list)
+    facts: object = None  # new or extended cache facts of the transcript, for the parent
+    stamp: object = None
 
 
 @dataclass(frozen=True)
@@ -204,11 +211,13 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class _Job:
-    """What every file's scan shares (held once per process, never pickled): the plan
-    and the cores one scan may use."""
+    """What every file's scan shares (held once per process, never pickled): the plan,
+    the cores one scan may use, the cache's facet (its loaded shards: a forked worker
+    inherits them)."""
 
     plan: SearchPlan
     cores: int
+    facet: Facet | None = None
 
 
 def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
@@ -218,24 +227,28 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     their paths cost the parent ~20 ms."""
     index, transcript = item
     plan = job.plan
-    fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores)
+    cached = _cached(job.facet, transcript)
+    fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores, cached=cached)
+    keep = fs.facts is not None and fs.facts.changed and fs.stamp is not None
     if not (fs.hits or fs.malformed or fs.collapsed_drafts or fs.sidecar_used
-            or fs.persisted_failures or fs.error or fs.sidecar_error or fs.spans):
+            or fs.persisted_failures or fs.error or fs.sidecar_error or fs.spans or keep):
         return None
     out = FileOutcome(transcript=None, index=index, malformed=fs.malformed,  # type: ignore[arg-type]
                       collapsed_drafts=fs.collapsed_drafts, sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
                       error=fs.error, sidecar_error=fs.sidecar_error)
+    if keep:
+        out.facts, out.stamp = fs.facts.dump(), fs.stamp  # type: ignore[union-attr]
     if not fs.hits:
         out.candidates = [start for start, _ in fs.spans]
         return out
     if plan.keep_hits:
         out.hits = fs.hits
         return out
-    buf = fs.buf
-    assert buf is not None  # a file with hits was read
     if plan.light:  # -c / -l count exchanges and name owners: a number crosses back
         out.counted = count_exchanges(fs)
         return out
+    buf = fs.buf
+    assert buf is not None  # a file with hits was read
     seed_uuid, seed_line = fs.seed  # read by the scan that found the hits
     ctx = classify.ClassifyContext(owner_id=transcript.session_id,
                                    is_subagent=transcript.is_subagent,
@@ -248,6 +261,16 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     return out
 
 
+def _cached(facet: Facet | None, transcript: Transcript) -> scan_mod.Cached | None:
+    """What the cache holds of ``transcript`` as the file is now (None: no cache)."""
+    if facet is None:
+        return None
+    probe = facet.probe(transcript.path)
+    if probe.hit:
+        return scan_mod.Cached(facts=FileFacts.load(probe.facts))
+    return scan_mod.Cached(grown=probe if probe.state == "grown" else None)
+
+
 def _size(transcript: Transcript) -> int:
     try:
         return transcript.path.stat().st_size
@@ -255,14 +278,19 @@ def _size(transcript: Transcript) -> int:
         return 0
 
 
-def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None = None
-        ) -> SearchResult:
+def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None = None,
+        cache: Store | None = None) -> SearchResult:
     """Scan every transcript under ``plan`` and keep scope order: many files are spread
     over the cores (heaviest first), a few are scanned in-process, each free to use every
-    core for its turn grouping."""
+    core for its turn grouping. ``cache``: what each transcript's bytes alone say (the
+    shape census, the turn openers, the user lines a count goes by) is taken from it
+    while the file is unchanged, and kept for the next run (``search.facts``)."""
     items = list(enumerate(transcripts))
     spread = fanout.processes(len(items), FANOUT_MIN_FILES, workers)
-    job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1)
+    facet = cache.facet(FACET, SCHEMA) if cache is not None else None
+    if facet is not None:
+        facet.preload(t.path for t in transcripts)  # loaded once, before any fork
+    job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1, facet=facet)
     answers = fanout.map_ordered(_work, items, shared=job, workers=workers,
                                  min_items=FANOUT_MIN_FILES,
                                  weights=[_size(t) for t in transcripts])
@@ -274,7 +302,12 @@ def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None 
             answer.transcript = transcript
             for ex in answer.exchanges:
                 ex.transcript = transcript
+            if facet is not None and answer.facts is not None:
+                facet.put(transcript.path, answer.stamp, answer.facts)  # type: ignore[arg-type]
+            answer.facts = answer.stamp = None
         outcomes.append(answer)
+    if facet is not None:
+        facet.flush()
     return SearchResult(outcomes, plan, list(transcripts))
 
 

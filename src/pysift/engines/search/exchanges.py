@@ -20,7 +20,7 @@ from pysift.core.turns import TurnMap
 from pysift.core.pairing import pair, with_result_tool_name
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans
-from pysift.engines.search.scan import FileScan, Hit
+from pysift.engines.search.scan import FileScan, Hit, exchange_key
 from pysift.model import labels as L
 
 _UUID = re.compile(rb'"uuid"[ \t]*:[ \t]*"([^"\\]+)"')
@@ -54,14 +54,9 @@ class Exchange:
     turn_lines: tuple[int, int] | None = None
 
 
-def _exchange_key(hit: Hit) -> tuple[str, int]:
-    """Which exchange a hit belongs to: its turn, or the superseded draft it sits in."""
-    return ("d", hit.offset or 0) if hit.draft else ("t", hit.turn or 0)
-
-
 def count_exchanges(scan: FileScan) -> int:
     """How many exchanges ``assemble`` would make (``-c``/``-l``: nothing is stitched)."""
-    return len({_exchange_key(hit) for hit in scan.hits})
+    return len({exchange_key(hit) for hit in scan.hits})
 
 
 def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
@@ -72,7 +67,7 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
     turns = scan.turn_map
     groups: dict[tuple[str, int], list[Hit]] = {}
     for hit in scan.hits:
-        groups.setdefault(_exchange_key(hit), []).append(hit)
+        groups.setdefault(exchange_key(hit), []).append(hit)
     out: list[Exchange] = []
     for (kind, ident), hits in groups.items():
         hits.sort(key=lambda h: (h.line is None, h.line or 0))

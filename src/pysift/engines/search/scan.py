@@ -30,15 +30,24 @@ from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import (
     TurnMap,
-    build_turn_map,
+    openers_of,
     is_plain_carrier,
     subagent_seed,
     turn_map_from_openers,
 )
 from pysift.disk.layout import Transcript, sidecar_of
+from pysift.core.keyscan import user_lines
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter, find_from
-from pysift.disk.mapped import open_buffer, read_regular
+from pysift.disk.mapped import open_buffer, open_buffer_stat, read_regular
+from pysift.engines.search.facts import (
+    MALFORMED,
+    RECORD,
+    FileFacts,
+    UserLine,
+    turn_map_of,
+    walk_users,
+)
 from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
 from pysift.model.record import Record
@@ -71,6 +80,11 @@ class Hit:
     partner: tuple[int | None, int | None] = (None, None)  # the paired record's line span
 
 
+def exchange_key(hit: Hit) -> tuple[str, int]:
+    """Which exchange a hit belongs to: its turn, or the superseded draft it sits in."""
+    return ("d", hit.offset or 0) if hit.draft else ("t", hit.turn or 0)
+
+
 @dataclass
 class FileScan:
     """What one transcript contributed: its hits plus the accounting."""
@@ -89,6 +103,17 @@ class FileScan:
     buf: Buffer | None = None  # the bytes scanned, for assembling exchanges (never pickled)
     seed: tuple[str | None, int | None] = (None, None)  # a subagent's spawn-prompt seed
     spans: list[tuple[int, int]] = field(default_factory=list)  # the candidate lines found
+    facts: FileFacts | None = None  # the cache's facts of this transcript, when a facet is in use
+    stamp: object = None  # the cache stamp of the bytes scanned (``disk.cache.Stamp``)
+
+
+@dataclass
+class Cached:
+    """What the cache holds for one transcript, judged against the file (``engine._work``):
+    ``facts`` of an unchanged file, or ``grown`` (the probe of a file that grew since)."""
+
+    facts: FileFacts | None = None
+    grown: object = None  # disk.cache.Probe
 
 
 # label markers that are a record TYPE: searched as the layout's own `"type":"<value>"` key,
@@ -115,8 +140,8 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     user_keys = type_needles(buf, "user", file_layouts)
     user_needles = set(user_keys)
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    if len(needles) == 1 and needles[0] in user_needles:
-        return _user_line_spans(buf, needles[0], skip_carriers, user_keys, result_keys)
+    if needles and set(needles) == user_needles:  # the user key in every layout of the file
+        return _user_line_spans(buf, file_layouts, skip_carriers)
     find, rfind, size = buf.find, buf.rfind, len(buf)
     heap = [(pos, i) for i, n in enumerate(needles) if (pos := find_from(buf, n, 0)) >= 0]
     heapq.heapify(heap)
@@ -143,23 +168,14 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     return out
 
 
-def _user_line_spans(buf: Buffer, needle: bytes, skip_carriers: bool,
-                     user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]
+def _user_line_spans(buf: Buffer, file_layouts: tuple[bool, ...], skip_carriers: bool
                      ) -> list[tuple[int, int]]:
-    """The one-marker case of ``label_candidate_spans`` (``-t user``): a plain loop."""
-    find, rfind, size = buf.find, buf.rfind, len(buf)
-    out: list[tuple[int, int]] = []
-    pos = find_from(buf, needle, 0)
-    while pos >= 0:
-        end = find(b"\n", pos)  # at memchr speed, through a carrier's body too
-        end = size if end < 0 else end
-        start = rfind(b"\n", 0, pos) + 1
-        if skip_carriers and is_plain_carrier(buf, start, end, user_keys, result_keys):
-            pos = find_from(buf, needle, end)
-            continue
-        out.append((start, end))
-        pos = find_from(buf, needle, end)
-    return out
+    """The one-marker case of ``label_candidate_spans`` (``-t user``): the user lines of
+    one RE2 pass over the type keys (``core.keyscan``), carriers stepped over."""
+    if skip_carriers:
+        return [(start, end) for start, end, carrier in user_lines(buf, file_layouts)
+                if not carrier]
+    return [(start, end) for start, end, _ in user_lines(buf, file_layouts)]
 
 
 def _any_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes) -> bool:
@@ -197,18 +213,35 @@ def build_finder(plan: SearchPlan) -> NeedleSet:
                      respelled_numbers=any(exposes_number(n) for n in needles.needles))
 
 
-def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: int = 1
-              ) -> FileScan:
+def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: int = 1,
+              cached: Cached | None = None) -> FileScan:
     """One transcript's hits under ``plan``; ``cores``: the processes its turn grouping may
-    use (more than one only for a scan that runs alone on the main process)."""
+    use (more than one only for a scan that runs alone on the main process). ``cached``:
+    the cache is in use (``None``: it is not); what it held of the file stands in for the
+    walks that compute it, and ``result.facts`` carries back what this scan knows."""
     result = FileScan(transcript=transcript, index=index)
+    facts = cached.facts if cached is not None else None
+    if facts is not None and _counts_user_lines(plan) and _count_from_facts(
+            transcript, plan, facts, result):
+        return result  # an unchanged file, counted from its facts: never read
     try:
-        buf = result.buf = open_buffer(transcript.path)
+        buf, st = open_buffer_stat(transcript.path)
     except Exception as exc:  # SourceError: a vanished file is reported, never fatal
         result.error = str(exc)
         return result
+    result.buf = buf
+    if cached is not None:
+        facts = result.facts = facts or _fresh_facts(transcript, buf, cached.grown)
+        from pysift.disk.cache import stamp_of
+
+        result.stamp = stamp_of(st, buf)
+    walked: tuple[list[UserLine], list[tuple[int, bytes, Record]]] | None = None
     if plan.label_scan:
-        spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
+        if _walks_user_lines(plan):
+            walked = _user_candidates(transcript, plan, buf, facts)
+            spans = [(u.start, u.end) for u in walked[0]]
+        else:
+            spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
         spans = plan.finder(build_finder).candidate_spans(buf)
         if spans and plan.pointer_lines and _any_holding(buf, spans, PLAN_PATH_KEY):
@@ -221,16 +254,113 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         pending = result.pending = merge.pending
         result.malformed += merge.skipped_lines
         result.sidecar_error = merge.error
-    unframed = unframed_lines(buf)
+    if facts is not None and facts.unframed is not None:
+        unframed = facts.unframed
+    else:
+        unframed = unframed_lines(buf)
+        if facts is not None:
+            facts.unframed, facts.changed = unframed, True
     if not spans and not pending:
         result.malformed += len(unframed)
         return result
-    _Scanner(plan, transcript, buf, result, cores).run(spans, pending, unframed)
+    _Scanner(plan, transcript, buf, result, cores).run(spans, pending, unframed, walked)
     return result
 
 
+def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts,
+                      result: FileScan) -> bool:
+    """A ``-t user``-style count of an unchanged file from its kept facts, without reading
+    it; False (nothing done) when they do not settle it: a line that is no user record
+    (decoded at query time), a pending sidecar record, a part not kept yet."""
+    users = facts.users
+    if users is None or facts.unframed is None or facts.has_records is None:
+        return False
+    if transcript.is_subagent and facts.seed is None:
+        return False
+    if any(u.kind != MALFORMED and (u.kind != RECORD or u.leaves is None) for u in users):
+        return False
+    merge = None
+    sidecar = sidecar_of(transcript)
+    if sidecar is not None:
+        merge = read_sidecar(sidecar, None)
+        if merge.pending:  # merged against the transcript's bytes: read the file
+            return False
+    if merge is not None:
+        result.malformed += merge.skipped_lines
+        result.sidecar_error = merge.error
+    result.seed = facts.seed if transcript.is_subagent and facts.seed else (None, None)
+    openers = [(u.start, u.parent or "", u.uuid) for u in users if u.opens]
+    turns = turn_map_of(openers, facts.has_records, None)
+    _Scanner(plan, transcript, None, result).count_kept_lines(users, facts.unframed, turns)
+    return True
+
+
+def _fresh_facts(transcript: Transcript, buf: Buffer, grown: object) -> FileFacts:
+    """The facts of a file read now: a grown file's cached facts brought up to date, when
+    they still hold (the same head, last scanned line and layouts), else none yet."""
+    from pysift.disk.cache import Facet
+
+    file_layouts = layouts(buf)
+    stamp = getattr(grown, "stamp", None)
+    if stamp is not None and Facet.grown_ok(stamp, buf):
+        old = FileFacts.load(getattr(grown, "facts", None))
+        if old is not None and old.layouts == file_layouts and old.extend(
+                buf, stamp.scanned, lambda seed: _base_ctx(transcript, buf, seed),
+                transcript.is_subagent):
+            return old
+    return FileFacts(file_layouts, changed=True)
+
+
+def _base_ctx(transcript: Transcript, buf: Buffer | None,
+              seed: tuple[str | None, int | None]) -> classify.ClassifyContext:
+    """The context a user record's labels are taken under (gates and flags change no
+    user record's labels)."""
+    return classify.ClassifyContext(
+        owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
+        parent_id=transcript.parent_session_id, seed_uuid=seed[0], seed_line=seed[1],
+        plan_index=PlanIndex(buf) if buf is not None else None)
+
+
+def _walks_user_lines(plan: SearchPlan) -> bool:
+    """The label scan's candidates are the user lines minus the plain carriers (``-t
+    user`` and its kin): the key scan's lines, which the cache keeps."""
+    return plan.line_markers() == (_USER_MARKER,) and not plan.wants_carriers
+
+
+def _counts_user_lines(plan: SearchPlan) -> bool:
+    """``-c``/``-l`` with no pattern over user lines: a count the kept facts answer."""
+    return (plan.light and plan.label_scan and plan.matcher.is_empty
+            and not plan.resolve_persisted and _walks_user_lines(plan))
+
+
+def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
+             ) -> tuple[str | None, int | None]:
+    if not transcript.is_subagent:
+        return (None, None)
+    if facts is not None and facts.seed is not None:
+        return facts.seed
+    seed = subagent_seed(buf)
+    if facts is not None:
+        facts.seed, facts.changed = seed, True
+    return seed
+
+
+def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
+                     facts: FileFacts | None
+                     ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]] | None:
+    """The candidate user lines: kept (then decoded by the scan), or walked now (decoded
+    on the way, their facts kept when a facet is in use). None: kept, decode them."""
+    if facts is not None and facts.users is not None:
+        return facts.users, None  # type: ignore[return-value]
+    ctx = _base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
+    found, decoded = walk_users(buf, ctx, layouts(buf))
+    if facts is not None:
+        facts.users, facts.changed = found, True
+    return found, decoded
+
+
 class _Scanner:
-    def __init__(self, plan: SearchPlan, transcript: Transcript, buf: Buffer,
+    def __init__(self, plan: SearchPlan, transcript: Transcript, buf: Buffer | None,
                  result: FileScan, cores: int = 1) -> None:
         self.plan = plan
         self.cores = cores
@@ -242,23 +372,31 @@ class _Scanner:
         self.skip_carriers = not plan.wants_carriers
         # candidates came from the label markers themselves: every one holds a marker
         self.label_scan = plan.label_scan
-        seed_uuid, seed_line = result.seed = (subagent_seed(buf) if transcript.is_subagent
-                                              else (None, None))
+        if buf is not None:  # (none: a count from kept facts, the seed in ``result``)
+            result.seed = _seed_of(transcript, buf, result.facts)
+        seed_uuid, seed_line = result.seed
         self.ctx = classify.ClassifyContext(
             owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
             parent_id=transcript.parent_session_id, gates=plan.gates,
             additional_context=plan.additional_context, seed_uuid=seed_uuid,
-            seed_line=seed_line, plan_index=PlanIndex(buf),
+            seed_line=seed_line, plan_index=PlanIndex(buf) if buf is not None else None,
         )
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
         self._bare_units: dict[tuple[str, ...], classify.Unit] = {}
-        self.counter = LineCounter(buf)
+        self.counter = LineCounter(buf) if buf is not None else None
 
     @property
     def turns(self) -> TurnMap:
         if self._turns is None:
-            self._turns = build_turn_map(self.buf, cores=self.cores)
+            facts = self.result.facts
+            kept = facts.turn_map(self.buf) if facts is not None else None
+            if kept is None:
+                found = openers_of(self.buf, cores=self.cores)
+                kept = turn_map_from_openers(found, self.buf)
+                if facts is not None:
+                    facts.take_openers(found, kept.has_records)
+            self._turns = kept
             self.result.turn_map = self._turns
         return self._turns
 
@@ -273,7 +411,9 @@ class _Scanner:
         return turn in self._allowed_turns
 
     def run(self, spans: list[tuple[int, int]], pending: list[Record],
-            unframed: list[int] = ()) -> None:  # type: ignore[assignment]
+            unframed: list[int] = (),  # type: ignore[assignment]
+            walked: tuple[list[UserLine], list[tuple[int, bytes, Record]] | None] | None = None
+            ) -> None:
         """Decode the candidates, then match them. When the candidates are every user
         line (a label-marker scan reaching user records), the turn openers are collected on
         the way and the turn map comes free instead of from a second pass. ``unframed``:
@@ -292,6 +432,13 @@ class _Scanner:
         decoded: list[tuple[int, bytes, Record]] = []
         openers: list[tuple[int, Record]] = []
         parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
+        if walked is not None and walked[1] is not None:  # the key walk decoded them
+            users, decoded = walked
+            self.tally.malformed += sum(1 for u in users if u.kind == MALFORMED)
+            parsed.update(u.start for u in users)
+            openers = [(start, rec) for start, _, rec in decoded
+                       if rec.type == "user" and classify.opens_turn(rec)]
+            spans = []
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
             if markers and not any(find(m, start, end) >= 0 for m in markers):
@@ -309,19 +456,50 @@ class _Scanner:
         if collect and self._turns is None:
             self._turns = turn_map_from_openers(openers, buf)
             self.result.turn_map = self._turns
+            facts = self.result.facts
+            if facts is not None and facts.openers is None:
+                facts.take_openers(openers, self._turns.has_records)
+        hits = self.result.hits
+        # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
+        # it (decoded above, so the malformed count stays exact) is neither classified
+        # nor matched. Not under --resolve-persisted: each persisted output a candidate
+        # names is read (and a failed read warned about) whether or not it counts.
+        counted: set[tuple[str, int]] | None = (
+            set() if self.plan.light and not self.plan.resolve_persisted else None)
         for start, line, rec in decoded:
+            if counted and self._counted(start, counted):
+                continue
+            before = len(hits)
             self.consider(rec, start, line)
+            if counted is not None and len(hits) > before:
+                counted.update(exchange_key(h) for h in hits[before:])
         for rec in pending:
+            if counted and self._counted(None, counted):
+                continue
             self.consider(rec, None, None)
             self.result.sidecar_used = self.result.sidecar_used or any(
                 h.source for h in self.result.hits)
         self.result.malformed += self.tally.malformed + sum(
             1 for start in unframed if start not in parsed)
 
+    def _counted(self, offset: int | None, counted: set[tuple[str, int]]) -> bool:
+        """Whether a hit of the record at ``offset`` (None: a sidecar record, in the
+        latest turn) could only fall in an exchange already ``counted`` (a file with a hit
+        has its turn map). A superseded draft is an exchange of its own."""
+        turns = self.turns
+        if offset is None:
+            return ("t", max(0, turns.turn_count - 1)) in counted
+        if turns.is_draft_offset(offset):
+            return False
+        return ("t", turns.turn_of_offset(offset) or 0) in counted
+
     def in_window(self, rec: Record) -> bool:
+        return self.in_window_ts(rec.timestamp)
+
+    def in_window_ts(self, ts: str | None) -> bool:
         if self.plan.since is None and self.plan.until is None:
             return True
-        when = parse_ts(rec.timestamp)
+        when = parse_ts(ts)
         if when is None:
             return False
         if self.plan.since is not None and when < self.plan.since:
@@ -382,18 +560,35 @@ class _Scanner:
         so the record's label set decides, and a record counts only when a selected leaf
         renders a unit, as its rows would show (``classify.renders_unit``: the common
         records answer without rendering their text)."""
+        ctx, select = self.ctx, self.plan.labels.selects
+        self._count(offset, rec.type == "user", rec.uuid, rec.timestamp, rec.source,
+                    lambda draft: classify.classify(rec, ctx, draft=draft),
+                    lambda leaves, accepted, draft: classify.renders_unit(
+                        rec, ctx, select, leaves, accepted, draft=draft))
+
+    def count_kept(self, line: UserLine) -> None:
+        """``count_only`` of a user record from its kept facts: its leaves, and the
+        leaves that render a unit alone (a selection renders one when it takes any of
+        them; a superseded draft is its single ``user.unsent``, which always renders)."""
+        select = self.plan.labels.selects
+        leaves, renders = list(line.leaves or ()), line.renders
+        self._count(line.start, True, line.uuid, line.ts, None,
+                    lambda draft: [L.USER_UNSENT] if draft else leaves,
+                    lambda _leaves, _accepted, draft: draft or any(select(x) for x in renders))
+
+    def _count(self, offset: int, is_user: bool, uuid: str | None, ts: str | None,
+               source: str | None, leaves_of, renders) -> None:  # type: ignore[no-untyped-def]
         select = self.plan.labels.selects
         turns = self.turns
-        draft = rec.type == "user" and turns.is_draft_offset(offset)
-        leaves = classify.classify(rec, self.ctx, draft=draft)
+        draft = is_user and turns.is_draft_offset(offset)
+        leaves = leaves_of(draft)
         accepted = [leaf for leaf in leaves if select(leaf)]
         if draft and not accepted and self.plan.turns is None:
-            sent = classify.classify(rec, self.ctx)  # what it would be, were it no draft
+            sent = leaves_of(False)  # what it would be, were it no draft
             taken = [leaf for leaf in sent if select(leaf)]
-            if taken and classify.renders_unit(rec, self.ctx, select, sent, taken):
+            if taken and renders(sent, taken, False):
                 self.result.collapsed_drafts += 1  # hidden by the selection: said
-        if not accepted or not classify.renders_unit(rec, self.ctx, select, leaves, accepted,
-                                                      draft=draft):
+        if not accepted or not renders(leaves, accepted, draft):
             return
         turn = None if draft else turns.turn_of_offset(offset)
         if not self.allowed_turn(turn):
@@ -402,10 +597,33 @@ class _Scanner:
         unit = self._bare_units.get(labels)
         if unit is None:  # a text-less unit per label set (immutable: shared by its hits)
             unit = self._bare_units[labels] = classify.Unit(accepted[0], labels, "")
-        self.result.hits.append(Hit(line=None, uuid=rec.uuid, unit=unit, label=accepted[0],
-                                    labels=labels, ts=rec.timestamp, span=None,
-                                    text="", source=rec.source, offset=offset, turn=turn,
-                                    draft=draft))
+        self.result.hits.append(Hit(line=None, uuid=uuid, unit=unit, label=accepted[0],
+                                    labels=labels, ts=ts, span=None, text="", source=source,
+                                    offset=offset, turn=turn, draft=draft))
+
+    def count_kept_lines(self, users: list[UserLine], unframed: list[int],
+                         turns: TurnMap) -> None:
+        """``run`` for a count over the kept user lines of an unchanged file (no pending
+        sidecar record, every line a user record or a malformed one): the same decisions,
+        from the facts."""
+        self._turns = self.result.turn_map = turns
+        hits = self.result.hits
+        counted: set[tuple[str, int]] = set()
+        for line in users:
+            if line.kind == MALFORMED:
+                self.tally.malformed += 1
+                continue
+            if counted and self._counted(line.start, counted):
+                continue
+            if not self.in_window_ts(line.ts):
+                continue
+            before = len(hits)
+            self.count_kept(line)
+            if len(hits) > before:
+                counted.update(exchange_key(h) for h in hits[before:])
+        parsed = {line.start for line in users}
+        self.result.malformed += self.tally.malformed + sum(
+            1 for start in unframed if start not in parsed)
 
     def matched_units(self, rec: Record, units: list[classify.Unit]
                       ) -> list[tuple[classify.Unit, tuple[int, int] | None, str]]:

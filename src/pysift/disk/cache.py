@@ -1,0 +1,578 @@
+"""A per-transcript cache of facts that do not depend on the query, validated by the file.
+
+A cache may make an answer faster, never different. Each command keeps ITS OWN facts
+about a transcript (a "facet": list's row facts, search's user lines and turn openers,
+stats' usage) under its own name; what a facet may hold is what the command would
+compute from that transcript's bytes alone, whatever the flags: nothing from another
+file (clone lineage, sidecars, ``.meta.json``, persisted outputs) and nothing the query
+decides (time zone, window, label gates, output layout).
+
+Where: ``$PYSIFT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pysift``, else ``~/.cache/pysift``;
+never under a Claude home (the one in use, ``$CLAUDE_CONFIG_DIR``, ``~/.claude``): such a
+location means no cache. Off with ``--no-cache`` or ``PYSIFT_NO_CACHE=1``. Layout:
+``<root>/<facet>/<shard>.marshal``, one shard per project dir (a 16-hex hash of its path),
+holding a header (format, rule set) and ``{transcript path: (stamp, facts)}``. Files are
+written mode 0600 (they hold previews of prompts) in a 0700 dir, by an atomic rename of
+a temporary file; ``marshal`` only, never pickle (a shard holds tuples, lists, dicts,
+strings, bytes, numbers and None; anything else read back is ignored). A read-only,
+full or otherwise unusable dir silently means no cache: every write failure is swallowed.
+
+Validity of one transcript's entry (``Facet.probe``):
+
+- HIT: the same (device, inode, size, mtime_ns, ctime_ns) as when the facts were taken
+  (a rewrite that restores the mtime still moves the ctime), the same hash of the first
+  ``HEAD_BYTES`` bytes (read again on every probe), the same rule set (pysift version,
+  facet schema, the source of the package, Python's marshal version: ``rules()``).
+- GROWN: same device and inode, a larger size, the same head hash and the same last
+  scanned line (``Stamp.tail_start..scanned``, the last line that ended with a newline
+  when the facts were taken): the facet extends its facts from ``scanned``, a torn last
+  line being read again from its start (``Facet.grown_ok`` checks the bytes). A facet
+  that reads the file's JSON layout checks that it did not change.
+- Anything else: a MISS; the facts are computed again and replace the entry.
+
+An entry is stored only when the file's mtime and ctime are at least ``settle`` seconds
+older than the start of the run (default 2 s, ``PYSIFT_CACHE_SETTLE_MS`` for tests): a
+timestamp only moves at the file system's granularity, so a file written in the same
+tick as it was read could change again without its stamp moving (git's "racily clean"
+entries). A live transcript is thus recomputed until it rests.
+
+Pruning: when a shard is written, entries whose transcript is gone are dropped; once a
+day the shards of project dirs that are gone are deleted, and the oldest shards while
+the cache holds more than ``MAX_BYTES``.
+
+API (for a command's engine; the command opens the store from its Env):
+
+    store = open_store(env)                    # None when the cache is off or unusable
+    facet = store.facet("list", schema=1)      # a command's facts, its own shards
+    probe = facet.probe(path)                  # HIT: probe.facts; GROWN: probe.old; MISS
+    stamp = stamp_of(fd_stat, buf)             # taken where the bytes are read
+    facet.put(path, stamp, facts)              # facts: marshal-able, query-independent
+    facet.flush()                              # atomic writes of the shards it changed
+
+A forked worker may probe (the loaded shards are inherited); only the parent puts and
+flushes (workers send their facts back with their results).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat as stat_mod
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+try:  # the builtin BLAKE2 (hashlib's OpenSSL import costs tens of ms at start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python without the builtin module
+    from hashlib import blake2b
+
+from pysift import __version__
+
+FORMAT = 1  # the shard file format (header and entry shape)
+HEAD_BYTES = 4096
+DEFAULT_SETTLE_S = 2.0
+MAX_BYTES = 256 << 20  # above this, the oldest shards go
+PRUNE_EVERY_S = 24 * 3600
+_PRUNE_MARK = ".pruned"
+
+HIT, GROWN, MISS = "hit", "grown", "miss"
+
+
+def _digest(data: bytes) -> bytes:
+    return blake2b(data, digest_size=16).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What a transcript looked like when its facts were taken."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    head_len: int  # min(size, HEAD_BYTES)
+    head_hash: bytes
+    scanned: int  # the end (after its newline) of the last complete line; 0: none
+    tail_start: int  # where that line starts
+    tail_hash: bytes
+
+    def as_tuple(self) -> tuple[object, ...]:
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns, self.head_len,
+                self.head_hash, self.scanned, self.tail_start, self.tail_hash)
+
+    @classmethod
+    def from_tuple(cls, raw: object) -> Stamp | None:
+        if not isinstance(raw, tuple) or len(raw) != 10:
+            return None
+        ints = (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[7], raw[8])
+        if not all(type(x) is int for x in ints):
+            return None
+        if type(raw[6]) is not bytes or type(raw[9]) is not bytes:
+            return None
+        return cls(*raw)  # type: ignore[arg-type]
+
+
+def stamp_of(st: os.stat_result, buf: bytes | object) -> Stamp | None:
+    """The stamp of the bytes ``buf`` read from a file whose ``fstat`` (taken before the
+    read, on the same descriptor) is ``st``; None when they disagree on the size (the
+    file changed during the read: nothing is stored)."""
+    size = len(buf)  # type: ignore[arg-type]
+    if size != st.st_size:
+        return None
+    head = bytes(buf[:HEAD_BYTES])  # type: ignore[index]
+    scanned = buf.rfind(b"\n") + 1 if size else 0  # type: ignore[attr-defined]
+    tail_start = buf.rfind(b"\n", 0, scanned - 1) + 1 if scanned else 0  # type: ignore[attr-defined]
+    tail = bytes(buf[tail_start:scanned])  # type: ignore[index]
+    return Stamp(st.st_dev, st.st_ino, size, st.st_mtime_ns, st.st_ctime_ns, len(head),
+                 _digest(head), scanned, tail_start, _digest(tail))
+
+
+@dataclass(slots=True)
+class Probe:
+    """A transcript's entry, judged: ``state`` HIT (``facts`` usable as they are), GROWN
+    (``old`` facts and ``stamp`` to extend from, once ``Facet.grown_ok`` agrees) or MISS."""
+
+    state: str
+    facts: object = None
+    stamp: Stamp | None = None
+
+    @property
+    def hit(self) -> bool:
+        return self.state == HIT
+
+
+_MISS = Probe(MISS)
+
+
+def rules(facet: str, schema: int) -> str:
+    """The rule set a facet's facts were computed under: pysift's version, the facet's
+    schema, the package's source (each module's name, size and mtime: a checkout that
+    changed any code does not trust facts an older code computed), Python's marshal."""
+    return f"{facet}/{schema}/{__version__}/{_source_digest()}/{sys.version_info[:2]}/" \
+           f"{marshal.version}"
+
+
+_SOURCE_DIGEST: list[str] = []
+
+
+def _source_digest() -> str:
+    if _SOURCE_DIGEST:
+        return _SOURCE_DIGEST[0]
+    root = Path(__file__).resolve().parent.parent
+    parts: list[str] = []
+
+    def walk(directory: str) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    walk(entry.path)
+            elif entry.name.endswith(".py"):
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                parts.append(f"{entry.path[len(str(root)):]}:{st.st_size}:{st.st_mtime_ns}")
+
+    walk(str(root))
+    _SOURCE_DIGEST.append(_digest("\n".join(parts).encode()).hex())
+    return _SOURCE_DIGEST[0]
+
+
+# -- where, and whether ---------------------------------------------------------------------
+
+
+def _flag_on(value: str | None) -> bool:
+    return value is not None and value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def cache_root(environ: Mapping[str, str], home: Path) -> Path:
+    """Where the cache lives (whether or not it is usable)."""
+    explicit = environ.get("PYSIFT_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "pysift"
+    return home / ".cache" / "pysift"
+
+
+def claude_homes(environ: Mapping[str, str], home: Path, in_use: Path | None) -> list[Path]:
+    """Every Claude home the cache must stay out of."""
+    found = [home / ".claude"]
+    if environ.get("CLAUDE_CONFIG_DIR"):
+        found.append(Path(environ["CLAUDE_CONFIG_DIR"]).expanduser())
+    if in_use is not None:
+        found.append(in_use)
+    return found
+
+
+def _real(path: Path) -> Path:
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return path.absolute()
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """Whether the cache is on and where (taken once from the Env by the CLI)."""
+
+    root: Path
+    enabled: bool
+    why_off: str | None = None  # when not enabled: the reason, for ``pysift cache info``
+    settle_s: float = DEFAULT_SETTLE_S
+
+
+def settings_from(environ: Mapping[str, str], home: Path, claude_home: Path | None,
+                  no_cache_flag: bool = False) -> CacheSettings:
+    root = cache_root(environ, home)
+    settle = DEFAULT_SETTLE_S
+    raw_settle = environ.get("PYSIFT_CACHE_SETTLE_MS")
+    if raw_settle:
+        try:
+            settle = max(0.0, float(raw_settle) / 1000)
+        except ValueError:
+            pass
+    if no_cache_flag:
+        return CacheSettings(root, False, "--no-cache", settle)
+    if _flag_on(environ.get("PYSIFT_NO_CACHE")):
+        return CacheSettings(root, False, "PYSIFT_NO_CACHE is set", settle)
+    if not root.is_absolute():
+        return CacheSettings(root, False, f"{root} is not an absolute path", settle)
+    real = _real(root)
+    for claude in claude_homes(environ, home, claude_home):
+        if _inside(real, _real(claude)) or _inside(root, claude.absolute()):
+            return CacheSettings(root, False, f"{root} is under the Claude home {claude} "
+                                 "(pysift never writes there)", settle)
+    return CacheSettings(root, True, None, settle)
+
+
+# -- the store ------------------------------------------------------------------------------
+
+
+class Store:
+    """The cache of one run: its root, and the facets opened so far."""
+
+    def __init__(self, settings: CacheSettings, now: float) -> None:
+        self.root = settings.root
+        self.settle_s = settings.settle_s
+        self.started = now  # the run's start (seconds since the epoch): see ``settle``
+        self._facets: dict[str, Facet] = {}
+
+    def facet(self, name: str, schema: int) -> Facet:
+        found = self._facets.get(name)
+        if found is None:
+            found = self._facets[name] = Facet(self, name, schema)
+        return found
+
+    def flush(self) -> None:
+        for facet in self._facets.values():
+            facet.flush()
+
+
+def open_store(settings: CacheSettings | None, now: float | None = None) -> Store | None:
+    """The run's store, or None when the cache is off (nothing is created here: a store
+    whose dir cannot be made simply never finds or keeps anything)."""
+    if settings is None or not settings.enabled:
+        return None
+    return Store(settings, time.time() if now is None else now)
+
+
+def shard_name(project_dir: Path | str) -> str:
+    return _digest(os.fsencode(os.path.abspath(project_dir))).hex()[:16] + ".marshal"
+
+
+class Facet:
+    """One command's facts, sharded by project dir, loaded on first use per shard."""
+
+    def __init__(self, store: Store, name: str, schema: int) -> None:
+        self.store = store
+        self.name = name
+        self.dir = store.root / name
+        self.rules = rules(name, schema)
+        self._shards: dict[str, dict[str, tuple[object, object]]] = {}
+        self._projects: dict[str, str] = {}
+        self._dirty: set[str] = set()
+
+    # -- reading ----------------------------------------------------------------------------
+    def _shard(self, path: Path) -> tuple[str, dict[str, tuple[object, object]]]:
+        project = str(path.parent)
+        name = self._projects.get(project)
+        if name is None:
+            name = self._projects[project] = shard_name(_project_of(path))
+        entries = self._shards.get(name)
+        if entries is None:
+            entries = self._shards[name] = self._load(name)
+        return name, entries
+
+    def _load(self, name: str) -> dict[str, tuple[object, object]]:
+        try:
+            with open(self.dir / name, "rb") as fh:
+                data = marshal.load(fh)
+        except Exception:  # noqa: BLE001 - unreadable or corrupt: no cache, never a failure
+            return {}
+        if (not isinstance(data, dict) or data.get("format") != FORMAT
+                or data.get("rules") != self.rules or not isinstance(data.get("entries"), dict)):
+            return {}
+        return data["entries"]  # type: ignore[no-any-return]
+
+    def preload(self, paths) -> None:  # type: ignore[no-untyped-def]
+        """Load the shards of ``paths`` now (before a fork: each worker then inherits
+        them instead of reading them again)."""
+        for path in paths:
+            self._shard(path)
+
+    def probe(self, path: Path) -> Probe:
+        """Judge ``path``'s entry against the file as it is now (one open, fstat, read of
+        the head; nothing when there is no entry)."""
+        _, entries = self._shard(path)
+        entry = entries.get(str(path))
+        if not isinstance(entry, tuple) or len(entry) != 2:
+            return _MISS
+        stamp = Stamp.from_tuple(entry[0])
+        if stamp is None:
+            return _MISS
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return _MISS
+        try:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (stamp.dev,
+                                                                                stamp.ino):
+                return _MISS
+            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (stamp.size, stamp.mtime_ns,
+                                                                 stamp.ctime_ns):
+                head = os.pread(fd, stamp.head_len, 0) if stamp.head_len else b""
+                if len(head) == stamp.head_len and _digest(head) == stamp.head_hash:
+                    return Probe(HIT, entry[1], stamp)
+                return _MISS
+            if st.st_size > stamp.size:
+                return Probe(GROWN, entry[1], stamp)
+            return _MISS
+        except OSError:
+            return _MISS
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def grown_ok(stamp: Stamp, buf: bytes | object) -> bool:
+        """Whether ``buf`` (the grown file's bytes) still starts with the bytes the facts
+        were taken from: the same head and the same last scanned line."""
+        size = len(buf)  # type: ignore[arg-type]
+        if size <= stamp.size:
+            return False
+        if _digest(bytes(buf[:stamp.head_len])) != stamp.head_hash:  # type: ignore[index]
+            return False
+        if stamp.scanned == 0:
+            return True
+        if buf[stamp.scanned - 1:stamp.scanned] != b"\n":  # type: ignore[index]
+            return False
+        return _digest(bytes(buf[stamp.tail_start:stamp.scanned])) == stamp.tail_hash  # type: ignore[index]
+
+    # -- writing ----------------------------------------------------------------------------
+    def settled(self, stamp: Stamp) -> bool:
+        """Whether the file rested long enough before this run to be stored (see the
+        module's note on racy stamps)."""
+        limit = (self.store.started - self.store.settle_s) * 1e9
+        return stamp.mtime_ns < limit and stamp.ctime_ns < limit
+
+    def put(self, path: Path, stamp: Stamp | None, facts: object) -> None:
+        if stamp is None or not self.settled(stamp):
+            return
+        name, entries = self._shard(path)
+        entries[str(path)] = (stamp.as_tuple(), facts)
+        self._dirty.add(name)
+
+    def forget(self, path: Path) -> None:
+        name, entries = self._shard(path)
+        if entries.pop(str(path), None) is not None:
+            self._dirty.add(name)
+
+    def flush(self) -> None:
+        """Write the shards changed this run (entries of vanished transcripts dropped);
+        silently nothing when the dir cannot be written."""
+        if not self._dirty:
+            return
+        try:
+            _ensure_dir(self.dir)
+        except OSError:
+            self._dirty.clear()
+            return
+        for name in sorted(self._dirty):
+            entries = {path: entry for path, entry in self._shards.get(name, {}).items()
+                       if os.path.exists(path)}
+            payload = {"format": FORMAT, "rules": self.rules, "entries": entries}
+            try:
+                _write_atomic(self.dir / name, marshal.dumps(payload))
+            except (OSError, ValueError):
+                pass
+        self._dirty.clear()
+        maybe_prune(self.store.root)
+
+
+def _project_of(path: Path) -> Path:
+    """The project dir a transcript belongs to (``projects/<dir>/...``): the shard key."""
+    parts = path.parts
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i - 1] == "projects":
+            return Path(*parts[:i + 1])
+    return path.parent
+
+
+def _ensure_dir(directory: Path) -> None:
+    """The facet's dir, and the cache root above it, made 0700 where they are made."""
+    if not directory.parent.is_dir():
+        os.makedirs(directory.parent, mode=0o700, exist_ok=True)
+        os.chmod(directory.parent, 0o700)  # makedirs' mode is masked by the umask
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_TRUNC, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# -- housekeeping ---------------------------------------------------------------------------
+
+
+@dataclass
+class CacheUsage:
+    """What ``pysift cache info`` reports."""
+
+    facets: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # shards, entries, bytes
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(b for _, _, b in self.facets.values())
+
+
+def _shard_files(root: Path) -> list[tuple[str, Path]]:
+    found: list[tuple[str, Path]] = []
+    try:
+        facets = [e for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return found
+    for facet in facets:
+        try:
+            for entry in os.scandir(facet.path):
+                if entry.name.endswith(".marshal") and entry.is_file(follow_symlinks=False):
+                    found.append((facet.name, Path(entry.path)))
+        except OSError:
+            continue
+    return found
+
+
+def usage(root: Path) -> CacheUsage:
+    out = CacheUsage()
+    for facet, path in _shard_files(root):
+        shards, entries, size = out.facets.get(facet, (0, 0, 0))
+        try:
+            size += path.stat().st_size
+            with open(path, "rb") as fh:
+                data = marshal.load(fh)
+            count = len(data.get("entries", {})) if isinstance(data, dict) else 0
+        except (OSError, EOFError, ValueError, TypeError):
+            count = 0
+        out.facets[facet] = (shards + 1, entries + count, size)
+    return out
+
+
+def clear(root: Path) -> tuple[int, int]:
+    """Delete every shard (and leftover temporary file) of the cache: (files, bytes)."""
+    files = size = 0
+    for _, path in _shard_files(root):
+        try:
+            size += path.stat().st_size
+            path.unlink()
+            files += 1
+        except OSError:
+            pass
+    try:
+        for facet in os.scandir(root):
+            if facet.is_dir(follow_symlinks=False):
+                for entry in os.scandir(facet.path):
+                    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                        try:
+                            os.unlink(entry.path)
+                        except OSError:
+                            pass
+                try:
+                    os.rmdir(facet.path)
+                except OSError:
+                    pass
+        (root / _PRUNE_MARK).unlink(missing_ok=True)
+    except OSError:
+        pass
+    return files, size
+
+
+def maybe_prune(root: Path, now: float | None = None, force: bool = False) -> None:
+    """Once a day: delete the shards whose project dir is gone, then the oldest shards
+    while the cache holds more than MAX_BYTES. Failures are silent."""
+    now = time.time() if now is None else now
+    mark = root / _PRUNE_MARK
+    try:
+        if not force and now - mark.stat().st_mtime < PRUNE_EVERY_S:
+            return
+    except OSError:
+        pass
+    try:
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        os.utime(mark, (now, now))
+    except OSError:
+        return
+    kept: list[tuple[float, int, Path]] = []
+    for _, path in _shard_files(root):
+        try:
+            with open(path, "rb") as fh:
+                data = marshal.load(fh)
+            entries = data.get("entries", {}) if isinstance(data, dict) else {}
+            alive = any(os.path.exists(p) for p in entries) if isinstance(entries, dict) else False
+            st = path.stat()
+        except (OSError, EOFError, ValueError, TypeError):
+            alive, st = False, None
+        if not alive:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            continue
+        if st is not None:
+            kept.append((st.st_mtime, st.st_size, path))
+    total = sum(size for _, size, _ in kept)
+    for _, size, path in sorted(kept):
+        if total <= MAX_BYTES:
+            break
+        try:
+            path.unlink()
+            total -= size
+        except OSError:
+            pass

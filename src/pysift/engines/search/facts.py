@@ -1,0 +1,197 @@
+"""What search keeps of a transcript in the cache (its facet): only what the transcript's
+own bytes say, whatever the query.
+
+- ``unframed``: the lines failing the shape check (the malformed-line law's census of the
+  lines a scan does not parse): a whole-file newline walk, ~0.2 s of CPU over corpus B.
+- ``openers``: every turn opener's offset, ``parentUuid`` and ``uuid``, and whether the
+  file holds a record at all: the turn map, its draft and replay collapse recomputed
+  from them at query time (``turns.collapse_keys``), so a later sibling appended to a
+  grown file still supersedes an earlier one.
+- ``users``: every user-key line that is not a plain tool_result carrier (the
+  candidates of a ``-t user``-style scan), each with what a count needs of it: whether
+  it decodes, its timestamp, its parent and uuid, whether it opens a turn, and for a
+  user record (whose labels no gate or flag changes) its leaves and the leaves that
+  render a unit on their own. A selection's verdict is then ``any(select(leaf) for leaf
+  in renders)``, as ``classify.renders_unit`` decides (checked on every record of the
+  demo home and the real corpus for every subset of its leaves).
+- ``seed``: a subagent transcript's spawn-prompt seed.
+
+Nothing from another file (the sidecar, persisted outputs, spawn indexes) and nothing a
+query decides (the window, the gates, the pattern) is kept. Parts are computed when a
+run needs them and kept from then on; a grown file's parts are extended from the length
+scanned last time (``extend``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pysift.core import classify
+from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.keyscan import user_lines
+from pysift.core import turns as turns_mod
+from pysift.core.turns import TurnMap, collapse_keys, find_openers, holds_a_record, subagent_seed
+from pysift.disk.lines import Buffer
+from pysift.model import labels as L
+from pysift.model.record import Record
+
+FACET, SCHEMA = "search", 1
+
+MALFORMED, RECORD, OTHER = 0, 1, 2  # a candidate user line: torn/junk, a user record, else
+
+
+@dataclass(slots=True)
+class UserLine:
+    """One candidate user line (not a plain carrier) and what a count needs of it."""
+
+    start: int
+    end: int
+    kind: int
+    ts: str | None = None
+    parent: str | None = None
+    uuid: str | None = None
+    opens: bool = False
+    leaves: tuple[str, ...] | None = None  # a user record's labels (None: decode to know)
+    renders: tuple[str, ...] = ()  # the leaves that render a unit on their own
+
+    def as_tuple(self) -> tuple[object, ...]:
+        return (self.start, self.end, self.kind, self.ts, self.parent, self.uuid, self.opens,
+                self.leaves, self.renders)
+
+
+def user_line(start: int, end: int, rec: Record | None, ctx: classify.ClassifyContext
+              ) -> UserLine:
+    """The facts of a decoded candidate (``rec`` None: it failed to decode)."""
+    if rec is None:
+        return UserLine(start, end, MALFORMED)
+    opens = rec.type == "user" and classify.opens_turn(rec)
+    leaves: tuple[str, ...] | None = None
+    renders: tuple[str, ...] = ()
+    if rec.type == "user" and rec.raw.get("csift") is None:  # no sidecar marker
+        found = classify.classify(rec, ctx)
+        leaves = tuple(found)
+        renders = tuple(leaf for leaf in found if classify.renders_unit(
+            rec, ctx, leaf.__eq__, found, [leaf]))
+    return UserLine(start, end, RECORD if leaves is not None else OTHER, _str(rec.timestamp),
+                    _str(rec.parent_uuid), _str(rec.uuid), opens, leaves, renders)
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class FileFacts:
+    """One transcript's search facts; ``None`` parts are not computed yet."""
+
+    layouts: tuple[bool, ...]
+    unframed: list[int] | None = None
+    openers: list[tuple[int, str, str | None]] | None = None  # (offset, parent or "", uuid)
+    has_records: bool | None = None
+    users: list[UserLine] | None = None
+    seed: tuple[str | None, int | None] | None = None
+    changed: bool = field(default=False, compare=False)  # to be stored
+
+    # -- the cache's shape (marshal: tuples, lists, strings, ints, bools, None) ----------
+    def dump(self) -> tuple[object, ...]:
+        return (self.layouts, self.unframed, self.openers, self.has_records,
+                None if self.users is None else [u.as_tuple() for u in self.users],
+                self.seed)
+
+    @classmethod
+    def load(cls, raw: object) -> FileFacts | None:
+        """Facts read back from the cache; None when they have another shape."""
+        try:
+            layouts, unframed, openers, has_records, users, seed = raw  # type: ignore[misc]
+            out = cls(tuple(bool(x) for x in layouts))
+            if unframed is not None:
+                out.unframed = [int(x) for x in unframed]
+            if openers is not None:
+                out.openers = [(int(o), str(p), u if u is None else str(u))
+                               for o, p, u in openers]
+                out.has_records = bool(has_records)
+            if users is not None:
+                out.users = [_user_of(row) for row in users]
+            if seed is not None:
+                uuid, line = seed
+                out.seed = (uuid if uuid is None else str(uuid),
+                            line if line is None else int(line))
+        except (TypeError, ValueError):
+            return None
+        return out
+
+    # -- the parts -----------------------------------------------------------------------
+    def turn_map(self, buf: Buffer | None) -> TurnMap | None:
+        """The transcript's turn map from the kept openers (None: not kept)."""
+        if self.openers is None or self.has_records is None:
+            return None
+        return turn_map_of(self.openers, bool(self.has_records), buf)
+
+    def take_openers(self, found: list[tuple[int, Record]], has_records: bool) -> None:
+        self.openers = [(offset, rec.parent_uuid or "", rec.uuid) for offset, rec in found]
+        self.has_records = has_records
+        self.changed = True
+
+    def extend(self, buf: Buffer, scanned: int, ctx_of, is_subagent: bool) -> bool:  # type: ignore[no-untyped-def]
+        """Bring the parts of a grown file up to date from ``scanned`` (where the last
+        complete line scanned then ended: the lines before it are unchanged, a torn last
+        line is read again). False when they cannot be (another seed: the classes of the
+        lines kept were taken under it), and the caller starts afresh."""
+        if is_subagent and self.seed is not None:
+            if subagent_seed(buf) != self.seed:
+                return False
+        if self.unframed is not None:
+            self.unframed = [s for s in self.unframed if s < scanned] + unframed_lines(
+                buf, scanned)
+        if self.openers is not None:
+            kept = [o for o in self.openers if o[0] < scanned]
+            more = find_openers(buf, scanned, len(buf), None)
+            self.openers = kept + [(o, r.parent_uuid or "", r.uuid) for o, r in more]
+            if not self.has_records:
+                self.has_records = bool(self.openers) or holds_a_record(buf)
+        if self.users is not None:
+            ctx = ctx_of(self.seed if self.seed is not None else (None, None))
+            kept_users = [u for u in self.users if u.start < scanned]
+            self.users = kept_users + walk_users(buf, ctx, self.layouts, scanned)[0]
+        self.changed = True
+        return True
+
+
+def _user_of(row: object) -> UserLine:
+    start, end, kind, ts, parent, uuid, opens, leaves, renders = row  # type: ignore[misc]
+    if kind not in (MALFORMED, RECORD, OTHER):
+        raise ValueError("kind")
+    for value in (ts, parent, uuid):
+        if value is not None and not isinstance(value, str):
+            raise ValueError("field")
+    return UserLine(int(start), int(end), kind, ts, parent, uuid, bool(opens),
+                    None if leaves is None else tuple(L.ALL[L.ALL.index(x)] for x in leaves),
+                    tuple(L.ALL[L.ALL.index(x)] for x in renders))
+
+
+def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
+                buf: Buffer | None) -> TurnMap:
+    """The turn map from kept ``(offset, parent or "", uuid)`` openers: the draft and
+    replay collapse recomputed from them."""
+    collapse = collapse_keys([(parent, uuid) for _, parent, uuid in openers])
+    return turns_mod.turn_map_of([offset for offset, _, _ in openers], collapse, has_records,
+                                 buf)
+
+
+def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
+               lo: int = 0, tally: Tally | None = None
+               ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
+    """Every candidate user line from ``lo`` (one key scan; carriers stepped over),
+    decoded: their facts, and the decoded records with their bytes (what a scan that
+    walked them for its own candidates goes on with)."""
+    facts: list[UserLine] = []
+    decoded: list[tuple[int, bytes, Record]] = []
+    for start, end, carrier in user_lines(buf, file_layouts, lo):
+        if carrier:
+            continue
+        line = buf[start:end]
+        rec = decode(line, None, tally)
+        facts.append(user_line(start, end, rec, ctx))
+        if rec is not None:
+            decoded.append((start, line, rec))
+    return facts, decoded

@@ -1,0 +1,226 @@
+"""The cache store: where it lives, when an entry is valid, how it is written."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from pysift.disk import cache as C
+from pysift.disk.mapped import open_buffer_stat
+
+HOME = Path("/home/ada")
+
+
+def settings(root: Path, settle_ms: str = "0") -> C.CacheSettings:
+    return C.settings_from({"PYSIFT_CACHE_DIR": str(root), "PYSIFT_CACHE_SETTLE_MS": settle_ms},
+                           HOME, Path("/home/ada/.claude"))
+
+
+def transcript(tmp_path: Path, body: bytes = b'{"type":"user"}\n{"type":"assistant"}\n') -> Path:
+    path = tmp_path / "claude" / "projects" / "-w-p" / "s.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body)
+    return path
+
+
+def stored(tmp_path: Path, path: Path, facts: object = ("f",)) -> C.Facet:
+    store = C.open_store(settings(tmp_path / "cache"))
+    assert store is not None
+    facet = store.facet("demo", 1)
+    buf, st = open_buffer_stat(path)
+    facet.put(path, C.stamp_of(st, buf), facts)
+    facet.flush()
+    return C.open_store(settings(tmp_path / "cache")).facet("demo", 1)  # a fresh run
+
+
+# -- where, and whether ----------------------------------------------------------------------
+
+def test_the_location_follows_the_environment() -> None:
+    assert C.cache_root({}, HOME) == HOME / ".cache" / "pysift"
+    assert C.cache_root({"XDG_CACHE_HOME": "/x/c"}, HOME) == Path("/x/c/pysift")
+    assert C.cache_root({"XDG_CACHE_HOME": "rel"}, HOME) == HOME / ".cache" / "pysift"
+    assert C.cache_root({"XDG_CACHE_HOME": "/x/c", "PYSIFT_CACHE_DIR": "/y"}, HOME) == Path("/y")
+
+
+@pytest.mark.parametrize("environ, flag, why", [
+    ({"PYSIFT_NO_CACHE": "1"}, False, "PYSIFT_NO_CACHE"),
+    ({"PYSIFT_NO_CACHE": "yes"}, False, "PYSIFT_NO_CACHE"),
+    ({}, True, "--no-cache"),
+    ({"PYSIFT_CACHE_DIR": "/home/ada/.claude/cache"}, False, "Claude home"),
+    ({"XDG_CACHE_HOME": "/srv/claude"}, False, "Claude home"),
+    ({"PYSIFT_CACHE_DIR": "/cfg/c", "CLAUDE_CONFIG_DIR": "/cfg"}, False, "Claude home"),
+    ({"PYSIFT_CACHE_DIR": "relative/dir"}, False, "absolute"),
+])
+def test_the_cache_is_off(environ, flag, why) -> None:  # type: ignore[no-untyped-def]
+    got = C.settings_from(environ, HOME, Path("/srv/claude"), flag)
+    assert not got.enabled and why in (got.why_off or "")
+    assert C.open_store(got) is None
+
+
+def test_the_cache_is_on_by_default() -> None:
+    got = C.settings_from({"PYSIFT_NO_CACHE": "0"}, HOME, Path("/srv/claude"))
+    assert got.enabled and got.root == HOME / ".cache" / "pysift"
+
+
+# -- validity -------------------------------------------------------------------------------
+
+def test_an_unchanged_file_hits(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    probe = stored(tmp_path, path, ("facts", 1)).probe(path)
+    assert probe.hit and probe.facts == ("facts", 1)
+
+
+def test_a_rewrite_that_restores_the_mtime_misses(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    facet = stored(tmp_path, path)
+    before = path.stat()
+    time.sleep(0.02)
+    path.write_bytes(b'{"type":"user"}\n{"type":"assistent"}\n')  # the same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert after.st_mtime_ns == before.st_mtime_ns and after.st_size == before.st_size
+    if after.st_ctime_ns == before.st_ctime_ns:
+        pytest.skip("this file system did not move the ctime")
+    assert facet.probe(path).state == C.MISS
+
+
+def test_the_head_is_read_again_on_every_probe(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = transcript(tmp_path)
+    facet = stored(tmp_path, path)
+    monkeypatch.setattr(C, "_digest", lambda data: b"other")  # a head that hashes otherwise
+    assert facet.probe(path).state == C.MISS
+
+
+def test_an_appended_file_grows_and_a_truncated_one_misses(tmp_path: Path) -> None:
+    path = transcript(tmp_path, b'{"a":1}\n{"b":2}\n{"c":')  # a torn last line
+    facet = stored(tmp_path, path)
+    with open(path, "ab") as fh:
+        fh.write(b'3}\n{"d":4}\n')
+    probe = facet.probe(path)
+    assert probe.state == C.GROWN and probe.stamp is not None
+    assert probe.stamp.scanned == len(b'{"a":1}\n{"b":2}\n')  # the torn line is read again
+    assert C.Facet.grown_ok(probe.stamp, path.read_bytes())
+    assert not C.Facet.grown_ok(probe.stamp, b'{"a":1}\n{"X":2}\n{"c":3}\n{"d":4}\n')
+    assert not C.Facet.grown_ok(probe.stamp, b'{"Z":1}\n{"b":2}\n{"c":3}\n{"d":4}\n')
+    with open(path, "r+b") as fh:
+        fh.truncate(4)
+    assert facet.probe(path).state == C.MISS
+
+
+def test_a_replaced_file_misses(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    facet = stored(tmp_path, path)
+    other = path.with_name("new.jsonl")
+    other.write_bytes(path.read_bytes() + b'{"more":1}\n')
+    os.replace(other, path)  # another inode, larger: no growth of the old file
+    assert facet.probe(path).state == C.MISS
+
+
+def test_a_freshly_written_file_is_not_stored(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    store = C.open_store(settings(tmp_path / "cache", settle_ms="60000"))
+    facet = store.facet("demo", 1)
+    buf, st = open_buffer_stat(path)
+    facet.put(path, C.stamp_of(st, buf), ("f",))
+    facet.flush()
+    assert C.open_store(settings(tmp_path / "cache")).facet("demo", 1).probe(path).state == C.MISS
+
+
+def test_other_rules_other_facets_and_bad_shards_are_ignored(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    stored(tmp_path, path)
+    store = C.open_store(settings(tmp_path / "cache"))
+    assert store.facet("demo", 2).probe(path).state == C.MISS  # another schema
+    assert store.facet("other", 1).probe(path).state == C.MISS
+    shard = next((tmp_path / "cache" / "demo").glob("*.marshal"))
+    shard.write_bytes(b"\x00garbage")
+    assert C.open_store(settings(tmp_path / "cache")).facet("demo", 1).probe(path).state == C.MISS
+    shard.write_bytes(marshal.dumps({"format": C.FORMAT, "rules": "x", "entries": {}}))
+    assert C.open_store(settings(tmp_path / "cache")).facet("demo", 1).probe(path).state == C.MISS
+
+
+# -- writing --------------------------------------------------------------------------------
+
+def test_shards_are_private_and_written_whole(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    stored(tmp_path, path)
+    root = tmp_path / "cache"
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    shards = list((root / "demo").iterdir())
+    assert [p.suffix for p in shards] == [".marshal"]  # no temporary file left behind
+    assert stat.S_IMODE(shards[0].stat().st_mode) == 0o600
+    data = marshal.loads(shards[0].read_bytes())
+    assert data["format"] == C.FORMAT and str(path) in data["entries"]
+
+
+def test_a_read_only_cache_dir_means_no_cache(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes through permissions")
+    path = transcript(tmp_path)
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o500)
+    store = C.open_store(settings(root))
+    facet = store.facet("demo", 1)
+    buf, st = open_buffer_stat(path)
+    facet.put(path, C.stamp_of(st, buf), ("f",))
+    facet.flush()  # silently nothing
+    assert facet.probe(path).hit  # this run still holds what it put
+    assert C.open_store(settings(root)).facet("demo", 1).probe(path).state == C.MISS
+
+
+def test_an_unwritable_cache_location_means_no_cache(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a dir")
+    store = C.open_store(settings(blocker / "cache"))
+    facet = store.facet("demo", 1)
+    buf, st = open_buffer_stat(path)
+    facet.put(path, C.stamp_of(st, buf), ("f",))
+    facet.flush()  # no exception
+    assert not (blocker / "cache").exists()
+
+
+def test_entries_of_deleted_transcripts_are_dropped(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    gone = path.with_name("gone.jsonl")
+    gone.write_bytes(b'{"a":1}\n')
+    store = C.open_store(settings(tmp_path / "cache"))
+    facet = store.facet("demo", 1)
+    for p in (path, gone):
+        buf, st = open_buffer_stat(p)
+        facet.put(p, C.stamp_of(st, buf), ("f",))
+    gone.unlink()
+    facet.flush()
+    shard = next((tmp_path / "cache" / "demo").glob("*.marshal"))
+    assert list(marshal.loads(shard.read_bytes())["entries"]) == [str(path)]
+
+
+def test_pruning_drops_shards_of_vanished_projects_and_caps_the_size(tmp_path: Path,
+                                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = transcript(tmp_path)
+    stored(tmp_path, path)
+    root = tmp_path / "cache"
+    dead = root / "demo" / "0123456789abcdef.marshal"
+    dead.write_bytes(marshal.dumps({"format": C.FORMAT, "rules": "r",
+                                    "entries": {"/nowhere/x.jsonl": ((), ())}}))
+    C.maybe_prune(root, force=True)
+    assert not dead.exists() and len(list((root / "demo").glob("*.marshal"))) == 1
+    monkeypatch.setattr(C, "MAX_BYTES", 0)
+    C.maybe_prune(root, force=True)
+    assert list((root / "demo").glob("*.marshal")) == []
+
+
+def test_usage_and_clear(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    stored(tmp_path, path)
+    root = tmp_path / "cache"
+    usage = C.usage(root)
+    assert usage.facets["demo"][:2] == (1, 1) and usage.total_bytes > 0
+    files, size = C.clear(root)
+    assert files == 1 and size == usage.total_bytes
+    assert C.usage(root).facets == {}

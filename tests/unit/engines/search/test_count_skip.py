@@ -1,0 +1,72 @@
+"""``-c``/``-l``: a candidate in an exchange that already holds a hit is decoded (the
+malformed count stays exact) but neither classified nor matched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import builders as b
+from pysift.core.grammar.selectors import parse_filter
+from pysift.core.matcher import compile_pattern
+from pysift.disk.layout import top_level_transcript
+from pysift.engines.search import scan as scan_mod
+from pysift.engines.search.exchanges import count_exchanges
+from pysift.engines.search.plan import SearchPlan
+
+SID = "9d9d9d9d-1111-4222-8333-944444444444"
+
+
+def _write(tmp_path: Path, records: list, tail: bytes = b"") -> Path:
+    session = b.Session(SID, cwd="/w/p")
+    for record in records:
+        session.add(record)
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b.to_jsonl(session.records) + tail)
+    return path
+
+
+def _scan(path: Path, pattern: str, light: bool, monkeypatch) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+    """(exchanges, malformed lines, how many records had units matched)."""
+    calls = []
+    real = scan_mod._Scanner.matched_units
+
+    def counting(self, rec, units):  # type: ignore[no-untyped-def]
+        calls.append(rec.uuid)
+        return real(self, rec, units)
+
+    monkeypatch.setattr(scan_mod._Scanner, "matched_units", counting)
+    matcher = compile_pattern(pattern)
+    plan = SearchPlan(pattern=pattern, matcher=matcher, labels=parse_filter(), light=light)
+    found = scan_mod.scan_file(top_level_transcript(path), 0, plan)
+    return count_exchanges(found), found.malformed, len(set(calls))
+
+
+def test_a_counted_exchange_is_not_matched_again(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path, [
+        b.user("find kestrel"),
+        b.assistant(b.text("kestrel one")),
+        b.assistant(b.text("kestrel two")),
+        b.assistant(b.text("kestrel three")),
+        b.user("next: kestrel again"),
+        b.assistant(b.text("kestrel four")),
+    ], tail=b'{"type":"assistant","message":{"content":"kestrel torn\n')
+    exchanges, malformed, matched = _scan(path, "kestrel", True, monkeypatch)
+    assert (exchanges, malformed) == (2, 1)
+    assert matched == 2  # one record per turn; the rest of each turn decoded only
+    full_exchanges, full_malformed, full_matched = _scan(path, "kestrel", False, monkeypatch)
+    assert (full_exchanges, full_malformed) == (2, 1)
+    assert full_matched == 6  # rows: every candidate is matched
+
+
+def test_a_draft_is_an_exchange_of_its_own(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    session = b.Session(SID, cwd="/w/p")
+    first = session.add(b.user("kestrel draft"))
+    session.add(b.user("kestrel sent"), parent=first["parentUuid"])
+    session.add(b.assistant(b.text("kestrel reply")))
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b.to_jsonl(session.records))
+    exchanges, _, matched = _scan(path, "kestrel", True, monkeypatch)
+    assert exchanges == 2  # the superseded draft and the turn of the sent message
+    assert matched == 2
