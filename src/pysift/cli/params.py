@@ -135,6 +135,8 @@ def parse_window(since: str | None, until: str | None, env: Env
             fraction = f".{at.microsecond:06d}".rstrip("0") if fine else ""
             return f"`{text}` ({at.strftime('%Y-%m-%dT%H:%M:%S')}{fraction}Z)"
 
+        assert since is not None  # both parsed above
+        assert until is not None
         raise UsageError(f"the time window is reversed: --since {instant(since, start)} is "
                          f"later than --until {instant(until, end)}; a window runs from "
                          "--since to --until, so swap the two values")

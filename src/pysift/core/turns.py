@@ -30,14 +30,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
-from pysift.core.rawjson import at_top_level, iter_key_lines, type_needles
-from pysift.disk.lines import count_in, iter_spans
-
+from typing import Any
 
 from pysift.core.classify import opens_turn
 from pysift.core.decode import Tally, decode
-from pysift.disk.lines import Buffer
+from pysift.core.rawjson import at_top_level, iter_key_lines, type_needles
+from pysift.disk.lines import Buffer, count_in, iter_spans
 from pysift.model.record import Record
 
 # A top-level `"type":"user"` key, tolerant of the spacing `json.dumps` writes. RE2: a
@@ -322,7 +320,7 @@ def _find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
 _SPLIT_BYTES = 64 << 20
 
 
-def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict]]:
+def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict[str, Any]]]:
     return [(offset, rec.raw) for offset, rec in _find_openers(buf, *bounds, None)]
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-
 from pysift.core import classify
 from pysift.core.decode import Tally, decode
 from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
@@ -128,7 +127,7 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("buf", "malformed", "_tally")
+    __slots__ = ("_tally", "buf", "malformed")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
@@ -334,7 +333,7 @@ def _first_having(lines: _Lines, field: str, lo: int, hi: int) -> Record | None:
         if _empty_value(buf, pos + len(key)):
             pos = find(key, pos + len(key), hi)
             continue
-        start, end, rec = _line_having(lines, pos, field)
+        _start, end, rec = _line_having(lines, pos, field)
         if rec is not None:
             return rec
         pos = find(key, end, hi)
@@ -416,7 +415,7 @@ def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:
     return None
 
 
-def _is_head(buf: bytes, offset: int) -> bool:
+def _is_head(buf: Buffer, offset: int) -> bool:
     """Whether the record at ``offset`` is the file's first timestamped record."""
     for start, end in iter_spans(buf):
         if start >= offset:
