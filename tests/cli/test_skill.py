@@ -70,7 +70,7 @@ def test_frontmatter_names_the_skill_and_says_when(skill):
 
 
 def test_every_command_and_flag_the_skill_names_exists(skill, tree):
-    root, flags, root_flags = tree
+    _root, flags, root_flags = tree
     checked = 0
     for snippet in _snippets(skill):
         for tokens in _invocations(snippet):
