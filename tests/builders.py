@@ -490,7 +490,7 @@ def structured_patch(old: str, new: str, context: int = 3) -> list[JsonObj]:
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         lines: list[str] = []
 
-        def put(tag: str, line: str) -> None:
+        def put(tag: str, line: str, lines: list[str] = lines) -> None:  # this hunk's lines
             lines.append(tag + line.rstrip("\n") if line.endswith("\n") else tag + line)
             if not line.endswith("\n"):
                 lines.append("\\ No newline at end of file")

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from builders import assistant, tool_result, tool_use
-
 from pysift.live.process import ProcInfo
 from pysift.model.env import Env
 

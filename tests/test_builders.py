@@ -146,9 +146,9 @@ def test_to_jsonl_writes_raw_bytes_verbatim_between_records() -> None:
 def test_torn_and_garbage_lines_do_not_parse() -> None:
     fragment = torn(user("a long enough prompt to cut in the middle"))
     assert not fragment.endswith(b"\n") and fragment.startswith(b"{")
-    with pytest.raises(ValueError):
+    with pytest.raises(json.JSONDecodeError):
         json.loads(fragment)
-    with pytest.raises(ValueError):
+    with pytest.raises(json.JSONDecodeError):
         json.loads(garbage_line())
 
 

@@ -57,7 +57,7 @@ def transcripts(home: Path) -> dict[str, Path]:
     apart by id)."""
     found: dict[str, list[Path]] = {}
     for path in (home / "projects").rglob("*.jsonl"):
-        if path.name == "journal.jsonl" or path.name == "elicitations.jsonl":
+        if path.name in {"journal.jsonl", "elicitations.jsonl"}:
             continue
         stem = path.stem.removeprefix("agent-")
         found.setdefault(stem, []).append(path)

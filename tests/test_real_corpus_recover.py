@@ -158,7 +158,7 @@ def test_coverage_names_the_outside_change(cli, real_home: Path, session: str, p
         assert clue in found[0]["detail"]
     refused = _timed(cli, "--claude-home", str(real_home), "recover", f"@{session}", "--file",
                      path)
-    assert refused.code == 1 and cause in refused.stderr + refused.stdout or \
+    assert (refused.code == 1 and cause in refused.stderr + refused.stdout) or \
         "NOT verified against disk" in refused.stderr
 
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from builders import ClaudeHome, Session, assistant, attachment, text, user
 
+from builders import ClaudeHome, Session, assistant, attachment, text, user
 from pysift.engines import archive
 
 REPO = Path(__file__).resolve().parents[2]

@@ -44,7 +44,7 @@ def test_search_clips_the_huge_line_with_a_marker(cli, hostile) -> None:
 
 
 def test_list_show_and_stats_survive_the_same_file(cli, hostile) -> None:
-    home, path = hostile
+    home, _path = hostile
     listed = cli("--claude-home", str(home), "list", "--format", "json")
     assert listed.code == 0 and listed.json_rows("session")
     assert listed.json_rows("session")[0]["skipped_lines"] >= 1  # the torn tail was read
@@ -328,7 +328,7 @@ def test_a_prompt_with_a_lone_surrogate_is_searched_listed_and_shown(cli, cut_em
     shown = cli("--claude-home", str(cut_emoji), "show", f"@{CUT}", "--turn", "0",
                 "--format", "json")
     assert shown.code == 0, shown.stderr
-    assert [r["label"] for r in shown.json_rows("record")][0] == "user.message"
+    assert next(r["label"] for r in shown.json_rows("record")) == "user.message"
 
 
 @pytest.mark.parametrize("pattern", ["\ufffd", "emoji \ufffd here", r"\x{FFFD}"])

@@ -197,7 +197,7 @@ def test_an_empty_sessions_from_says_it_is_empty(run, command, value: str) -> No
 
 def test_an_id_list_over_the_cap_is_refused(run, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import pysift.core.resolve as resolve
+    from pysift.core import resolve
 
     monkeypatch.setattr(resolve, "SESSIONS_FROM_CAP", 64, raising=False)
     listed = tmp_path / "ids.txt"

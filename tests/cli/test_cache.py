@@ -7,7 +7,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from tests.clirun import run_cli
 
 

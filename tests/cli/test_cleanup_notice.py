@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from builders import ClaudeHome, Session, assistant, text, user
 
+from builders import ClaudeHome, Session, assistant, text, user
 from pysift.core.cleanup import cleanup_period
 
 DAY = 86_400

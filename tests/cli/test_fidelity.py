@@ -198,8 +198,8 @@ def test_list_previews_inbound_messages_with_their_label_and_direction(cli, tmp_
 def test_a_human_message_still_wins_the_preview(demo) -> None:
     """The inbound fallback is for a session no human spoke in: a human message, wherever
     it stands, is the preview (trailing notifications would otherwise crowd it out)."""
-    row = [r for r in demo("list", f"@{LONG}", "--no-subagents", "--format", "json")
-           .json_rows("session")][0]
+    rows = demo("list", f"@{LONG}", "--no-subagents", "--format", "json").json_rows("session")
+    row = rows[0]
     for key in ("first_user", "last_user"):
         assert not row[key]["excerpt"].startswith(("agent.", "harness."))
 

@@ -299,7 +299,7 @@ def test_every_cut_of_the_file_gives_the_same_records(tmp_path: Path) -> None:
         return FoldIndexResult([extract.assemble(transcript, buf, ranges)]).lines()
 
     whole = lines([extract.scan_range(buf, 0, len(buf), cwd)])
-    first, second = [orjson.loads(line) for line in whole]
+    _first, second = [orjson.loads(line) for line in whole]
     assert [s["blockId"] for s in second["spans"]] == [
         "a:msg_S:p1", "a:msg_S:p3", "r:toolu_a", "r:toolu_b", "a:msg_S:p4", "r:toolu_c"]
     assert [s["tool"] for s in second["spans"]] == [None, None, "Bash", "Read", None, "Bash"]

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from builders import (
     ClaudeHome,
     Session,
@@ -50,7 +51,7 @@ def _session() -> Session:
     s.add(tool_result("w1", f"File created successfully at: {EVIL}",
                       tool_use_result=write_result(EVIL, CONTENT)))
     s.add(assistant(tool_use("Bash", {"command": COMMAND}, id="b1")))
-    s.add(tool_result("b1", f"\x1b]0;title\x07", tool_use_result=bash_result("\x1b]0;title\x07")))
+    s.add(tool_result("b1", "\x1b]0;title\x07", tool_use_result=bash_result("\x1b]0;title\x07")))
     s.add(assistant(text(f"All done {ESC}here.")))
     return s
 

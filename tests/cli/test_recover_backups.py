@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from builders import ClaudeHome, Session, assistant, tool_result, tool_use, user
 
 S1 = "11111111-1111-4111-8111-111111111111"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builders import ClaudeHome, Session, assistant, stable_uuid, user
-from conftest import CLONE, EXPLORE, LONG, SHORT, SVALBARD, physical_lines
+from conftest import CLONE, EXPLORE, LONG, SVALBARD, physical_lines
 
 PENDING_AUQ_UUID = "0a57abd4-de75-411d-a82f-cfa266b1b3e2"
 PENDING_AUQ_TOOL_USE = "toolu_01n59EHaXGsLxuhVBv339ilE"

@@ -25,7 +25,7 @@ def _session_dir(home: Path) -> Path:
 def _pysift(*args: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]
     """pysift in its own process: a hang is a timeout here, not a stuck suite."""
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    return subprocess.run([sys.executable, "-m", "pysift", *args], env=env, timeout=timeout,
+    return subprocess.run([sys.executable, "-m", "pysift", *args], env=env, timeout=timeout, check=False,
                           capture_output=kw.pop("capture_output", True), **kw)
 
 

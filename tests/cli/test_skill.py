@@ -77,7 +77,7 @@ def test_the_envelope_law_names_both_counts(skill):
 
 
 def test_every_command_and_flag_the_skill_names_exists(skill, tree):
-    root, flags, root_flags = tree
+    _root, flags, root_flags = tree
     checked = 0
     for snippet in _snippets(skill):
         for tokens in _invocations(snippet):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from builders import ClaudeHome, Session, assistant, user
 
 SID = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"

@@ -13,16 +13,16 @@ from builders import (
     ClaudeHome,
     Session,
     assistant,
+    auq_use,
     compact_boundary,
     compact_summary,
     elicitation_pending,
-    auq_use,
     image,
-    user_blocks,
     teammate_message,
     to_line,
     torn,
     user,
+    user_blocks,
 )
 from compacted import LONG_REPLY, SID, build
 from pysift.core import classify

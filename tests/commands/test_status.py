@@ -8,6 +8,7 @@ import io
 from datetime import timedelta
 
 import pytest
+
 from builders import (
     DEFAULT_START,
     ClaudeHome,
@@ -31,7 +32,6 @@ from livekit import (
     live_env,
     pulse,
 )
-
 from pysift.commands.scope import ScopeArgs
 from pysift.commands.status import StatusOptions, run
 from pysift.errors import TargetError, UsageError

@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+
 from builders import (
     ClaudeHome,
     Session,
@@ -28,7 +29,6 @@ from builders import (
     user,
 )
 from livekit import ManualClock, Processes, asctime, live_env, pulse
-
 from pysift.commands.scope import ScopeArgs
 from pysift.commands.wait import WaitOptions, run
 from pysift.errors import UsageError
@@ -233,7 +233,7 @@ def test_owner_dying_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
     born = s.now - timedelta(hours=1)
     table = Processes(alive={4242: born.timestamp()})
     home.registry_row(4242, SID, "busy", procStart=asctime(born))
-    w.at(3, lambda: table.alive.clear())
+    w.at(3, table.alive.clear)
     _, obj = _wait(home, clock, "stop", processes=table)
     assert obj["fired"] == "stop" and obj["verdict"] == "stale-dead"
 

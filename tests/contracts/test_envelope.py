@@ -116,7 +116,7 @@ def _walk(obj: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
             yield from _walk(value, f"{path}[{i}]")
 
 
-@pytest.mark.parametrize("args", INVOCATIONS, ids=lambda a: " ".join(a))
+@pytest.mark.parametrize("args", INVOCATIONS, ids=" ".join)
 def test_envelope(cli, demo_home: Path, monkeypatch: pytest.MonkeyPatch,
                   args: tuple[str, ...]) -> None:
     if args[0] in CALLING:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-LAYERS = ("engines", "live", "core", "model", "disk")
+LAYERS = ("commands", "engines", "live", "seedindex", "core", "model", "disk")
 FORBIDDEN = ("typer", "click", "rich")
 
 

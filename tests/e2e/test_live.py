@@ -17,6 +17,7 @@ from pathlib import Path
 import orjson
 import psutil
 import pytest
+
 from builders import (
     ClaudeHome,
     Session,

@@ -13,9 +13,9 @@ from typing import Annotated, Optional
 import typer
 
 try:  # typer >= 0.20 vendors click as typer._click
-    from typer._click.exceptions import ClickException
+    from typer._click.exceptions import ClickException  # type: ignore[import-not-found, unused-ignore]
 except ImportError:  # pragma: no cover - older typer on top of click
-    from click.exceptions import ClickException  # type: ignore[no-redef]
+    from click.exceptions import ClickException  # type: ignore[no-redef, unused-ignore]
 
 from pysift import __version__
 from pysift.cli import argv as argv_mod
@@ -172,7 +172,7 @@ def _complete() -> None:
     through rich when it can import it, which costs ~60 ms a keystroke)."""
     import typer._completion_classes as classes
 
-    classes._sanitize_help_text = lambda text: text  # type: ignore[attr-defined]
+    classes._sanitize_help_text = lambda text: text
     from pysift.cli.complete import request
 
     req = request()

@@ -152,7 +152,7 @@ class Request:
     and ``current``, the index of the word being completed (``len(words)`` past the last).
     A plain class: ``dataclasses`` costs a completion ~10 ms of imports."""
 
-    __slots__ = ("shell", "words", "current")
+    __slots__ = ("current", "shell", "words")
 
     def __init__(self, shell: str, words: list[str], current: int) -> None:
         self.shell, self.words, self.current = shell, words, current

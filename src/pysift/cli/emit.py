@@ -61,7 +61,7 @@ def say(line: str) -> None:
         stream.write(f"{visible(line)}\n")
         stream.flush()
     except (OSError, ValueError, AttributeError):
-        sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")
+        sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115 - stderr for the rest of the run
 
 
 def _tolerate_surrogates(stream: object) -> None:

@@ -45,7 +45,7 @@ def _quiet_stderr() -> None:
     says how the run went. Every writer assumed a stream (a successful run died in
     ``_leave``'s flush with exit 1, an error's message write lost its status), and the
     null device takes fd 2, which a file the run opens would otherwise get."""
-    sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")
+    sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115 - stderr for the rest of the run
 
 
 def _say(line: str) -> None:

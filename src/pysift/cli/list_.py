@@ -8,8 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import when_help
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args, when_help
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
 human message, last agent message, cwd, branch, Claude Code version), read from the

@@ -92,10 +92,9 @@ def pattern_and_targets(positional: str | None, targets: list[str] | None,
 
 
 def build_env(ctx: typer.Context) -> Env:
+    from pysift.disk.cache import settings_from
     from pysift.disk.layout import resolve_home
     from pysift.model.env import Env
-
-    from pysift.disk.cache import settings_from
 
     root = ctx.find_root()
     obj = root.obj or {}
@@ -220,6 +219,8 @@ def parse_window(since: str | None, until: str | None, env: Env
             fraction = f".{at.microsecond:06d}".rstrip("0") if fine else ""
             return f"`{text}` ({at.strftime('%Y-%m-%dT%H:%M:%S')}{fraction}Z)"
 
+        assert since is not None  # both parsed above
+        assert until is not None
         raise UsageError(f"the time window is reversed: --since {instant(since, start)} is "
                          f"later than --until {instant(until, end)}; a window runs from "
                          "--since to --until, so swap the two values")

@@ -8,7 +8,6 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import when_help
 from pysift.cli.params import (
     Format,
     Regexp,
@@ -19,6 +18,7 @@ from pysift.cli.params import (
     complete_label,
     pattern_and_targets,
     scope_args,
+    when_help,
 )
 
 SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit

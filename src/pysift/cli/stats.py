@@ -8,8 +8,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import when_help
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args, when_help
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
 census of every line's top-level type, user/assistant records, turns (numbered like

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from pysift.commands.scope import ScopeArgs
 from pysift.core.lanes import ESCALATION_BLOCKED, seconds_label
 from pysift.core.text import excerpt, one_line
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.core.topology import preorder
 from pysift.core.workflows import WorkflowRun
-from pysift.commands.scope import ScopeArgs
 from pysift.engines.agents import SHAPE_TEAMMATE, SHAPES, AgentNode, SessionAgents
 from pysift.errors import UsageError
 from pysift.model.env import Env
@@ -219,7 +219,7 @@ def _view(trees: list[SessionAgents], opts: AgentsOptions, single: bool, env: En
 def _session_view(tree: SessionAgents, chosen: dict[str, AgentNode], axis: str,
                   single: bool) -> SessionView:
     view = SessionView(tree.session_id, [])
-    keys: dict[str, tuple] = {a: (1, *_key(n, axis)) for a, n in chosen.items()}
+    keys: dict[str, tuple[Any, ...]] = {a: (1, *_key(n, axis)) for a, n in chosen.items()}
     parents: dict[str, str | None] = {}
     runs: dict[str, list[str]] = {}
     for agent, node in chosen.items():

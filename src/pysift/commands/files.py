@@ -21,6 +21,7 @@ from pysift.core.timez import text_stamper, ts_pair
 from pysift.disk.layout import Transcript
 from pysift.engines import files as engine
 from pysift.engines.files import Boundary, Group, Mutation, TranscriptFiles
+from pysift.engines.stats import Window
 from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
@@ -64,7 +65,7 @@ def run(opts: FilesOptions, env: Env) -> Report:
     paths = path_filter(opts)
     args = opts.scope
     scope = args.resolve(env)
-    plan = engine.FilesPlan(by=opts.by, paths=paths, window=engine.Window(
+    plan = engine.FilesPlan(by=opts.by, paths=paths, window=Window(
         since=args.since, until=args.until, turns=args.turns))
     found = engine.run(scope.transcripts, plan)
     report = Report(command="files")

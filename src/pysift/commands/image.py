@@ -87,7 +87,7 @@ def run(opts: ImageOptions, env: Env) -> Report:
     return report
 
 
-def select(opts: ImageOptions, selectors: Sequence[engine.IdSelector], transcripts: list,
+def select(opts: ImageOptions, selectors: Sequence[engine.IdSelector], transcripts: list[Any],
            report: Report, env: Env) -> Selection:
     """Scan, narrow (time, uuid, turn), then resolve ``--id`` or fold repeats."""
     args = opts.scope

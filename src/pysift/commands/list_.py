@@ -14,7 +14,7 @@ from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_ts, ts_pair
-from pysift.engines.listing import SessionSummary, Said, rank_key
+from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.hitline import label_zone
@@ -80,7 +80,7 @@ class ListResult:
     notice: Notice | None = None  # sessions in scope near Claude Code's cleanup, unarchived
 
     def summary(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "sessions": len(self.sessions),
             "skipped_lines": sum(s.skipped_lines for s in self.sessions),
             "dropped_by_cap": self.dropped,

@@ -195,7 +195,7 @@ def _rows(v: View) -> Iterator[tuple[int, int, str | None]]:
     """The view in file order: ``(n, n, text)`` for a known line, ``(a, b, None)`` for
     the gap ``a..b``."""
     known = {n: text for n, text, _ in v.known}
-    gaps = {lo: hi for lo, hi in v.gaps()}
+    gaps = dict(v.gaps())
     for lo, hi in v.intervals:
         n = lo
         while n <= hi:

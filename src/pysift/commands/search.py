@@ -384,9 +384,9 @@ def exchange_row(ex: Exchange, env: Env, opts: SearchOptions) -> tuple[dict[str,
     hits = []
     clipped_any = False
     for hit in ex.hits:
-        row, clipped = hit_row(hit, ex, env, opts.no_truncate)
+        hit_out, clipped = hit_row(hit, ex, env, opts.no_truncate)
         clipped_any = clipped_any or clipped
-        hits.append(row)
+        hits.append(hit_out)
     row: dict[str, Any] = {
         "kind": "exchange",
         **id_trio(t.session_id, t.is_subagent, t.parent_session_id),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
@@ -250,8 +251,12 @@ def _line_fetch_surplus(view: TranscriptView, rest: list[int], dropped: list[Fet
     return max(0, shown - sum(1 for u in dropped if u.line is not None))
 
 
-def _collect(view: TranscriptView, opts: ShowOptions
-             ) -> tuple[list[tuple[int | None, list[Fetched]]], list[int], int, bool]:
+# what a collector gives: (line or None, units) in file order, the covered line numbers,
+# the count of non-record lines, whether the elicitation sidecar joined
+_Collected = tuple[list[tuple[int | None, list[Fetched]]], list[int], int, bool]
+
+
+def _collect(view: TranscriptView, opts: ShowOptions) -> _Collected:
     """The addressed lines, each with its rendered units, in file order; every line
     number the address covers (records or not), sorted; the lines that are no record;
     whether the elicitation sidecar joined."""
@@ -266,17 +271,23 @@ def _collect(view: TranscriptView, opts: ShowOptions
 _CLOSED_SPAN_MAX = 100_000
 
 
-def _closed_items(opts: ShowOptions) -> list[RangeItem] | None:
-    """The items when every one is a closed ``N`` / ``A..B`` of a sane size, else None."""
+def _closed_items(opts: ShowOptions) -> list[tuple[RangeItem, int, int]] | None:
+    """(item, start, end) when every item is a closed ``N`` / ``A..B`` of a sane size, else
+    None."""
     items = [item for spec in opts.lines for item in spec.items]
-    if any(item.is_open or item.start_from_end or item.end_from_end for item in items):
+    closed: list[tuple[RangeItem, int, int]] = []
+    for item in items:
+        start, end = item.start, item.end
+        if (item.is_open or item.start_from_end or item.end_from_end
+                or start is None or end is None):
+            return None
+        closed.append((item, start, end))
+    if any(end - start > _CLOSED_SPAN_MAX for _, start, end in closed):
         return None
-    if any(item.end - item.start > _CLOSED_SPAN_MAX for item in items):
-        return None
-    return items
+    return closed
 
 
-def _collect_lines(view: TranscriptView, opts: ShowOptions):
+def _collect_lines(view: TranscriptView, opts: ShowOptions) -> _Collected:
     wanted: set[int] = set()
     missing: list[RangeItem] = []
     closed = _closed_items(opts)
@@ -284,10 +295,10 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
         # explicit lines: locate each by counting newlines up to it; the file's total is
         # counted only if an address misses (for the error's domain)
         # a closed range clamps to the lines that exist: `0..2` is L1..L2
-        missing = [item for item in closed
-                   if item.end < 1 or view.line_offset(max(1, item.start)) is None]
-        for item in closed:
-            wanted.update(range(max(1, item.start), item.end + 1))
+        missing = [item for item, start, end in closed
+                   if end < 1 or view.line_offset(max(1, start)) is None]
+        for _, start, end in closed:
+            wanted.update(range(max(1, start), end + 1))
     else:
         total = view.line_count
         for spec in opts.lines:
@@ -331,7 +342,7 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions):
     return out, ordered, non_record, False
 
 
-def _spans_for(view: TranscriptView, ordered: list[int]):
+def _spans_for(view: TranscriptView, ordered: list[int]) -> Iterator[tuple[int, int, int]]:
     """(line, start, end) for sorted line numbers, walking contiguous runs once."""
     runs: list[tuple[int, int]] = []
     for n in ordered:
@@ -343,7 +354,7 @@ def _spans_for(view: TranscriptView, ordered: list[int]):
         yield from view.iter_range(first, last)
 
 
-def _collect_uuids(view: TranscriptView, opts: ShowOptions):
+def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
     out: list[tuple[int | None, list[Fetched]]] = []
     missing: list[str] = []
     sidecar_used = False
@@ -361,8 +372,8 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
                 missing.append(uuid)
                 continue
             for rec in hits:
-                units = view.render_record(rec, None, None, address_mode=True) or []
-                out.append((None, units))
+                rendered = view.render_record(rec, None, None, address_mode=True) or []
+                out.append((None, rendered))
                 sidecar_used = True
             continue
         for number in lines:
@@ -393,7 +404,7 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions):
     return out, sorted({n for n, _ in out if n is not None}), non_record, sidecar_used
 
 
-def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool):
+def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Collected:
     turns = view.turns
     count = turns.turn_count
     values = spec.resolve(0, count - 1)
@@ -437,7 +448,8 @@ def _describe_turns(values: list[int], prefix: str) -> str:
     return ", ".join(f"{prefix}{v}" for v in values)
 
 
-def _raw_report(view: TranscriptView, opts: ShowOptions, addressed, limit: int, ref: str,
+def _raw_report(view: TranscriptView, opts: ShowOptions,
+                addressed: list[tuple[int | None, list[Fetched]]], limit: int, ref: str,
                 header: dict[str, Any]) -> Report:
     numbers = [n for n, _ in addressed if n is not None]
     kept, dropped = cap(numbers, limit)

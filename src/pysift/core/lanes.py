@@ -34,6 +34,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pysift.core import classify
 from pysift.core.bash_danger import is_dangerous_rm
@@ -138,7 +139,7 @@ def classify_pending(tool_name: str, command: str | None) -> str:
     return AWAITING_EXECUTION
 
 
-def _command_of(block: dict) -> str | None:
+def _command_of(block: dict[str, Any]) -> str | None:
     payload = block.get("input")
     command = payload.get("command") if isinstance(payload, dict) else None
     return command if isinstance(command, str) else None
@@ -195,7 +196,7 @@ def _readable(ts: str | None) -> str | None:
 class _Reader:
     """Decodes lines of one buffer; a malformed line counts once, however often read."""
 
-    __slots__ = ("buf", "malformed", "_tally")
+    __slots__ = ("_tally", "buf", "malformed")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf

@@ -296,8 +296,10 @@ class Matcher:
             return None
         if self._exact is not None:
             confirmed = self._exact.search(text)
-            return None if confirmed is None else confirmed.span()
-        return match.span()
+            span: tuple[int, int] | None = None if confirmed is None else confirmed.span()
+            return span
+        found: tuple[int, int] = match.span()
+        return found
 
     def matches(self, text: str) -> bool:
         return self.search(text) is not None

@@ -6,13 +6,17 @@ the partner block's type key: no parse unless the partner record itself is wante
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pysift.core.decode import decode
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.model import labels as L
 from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.core.classify.render import Unit
 
 _RESULT_KEY = b'"tool_result"'
 _USE_KEY = b'"tool_use"'
@@ -91,7 +95,8 @@ def pair(buf: Buffer, tool_use_id: str | None, labels: tuple[str, ...],
     return Pairing(absent)
 
 
-def _first(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing | None:
+def _first(buf: Buffer, ident: bytes, lo: int, hi: int,
+           partner_in: Callable[[int, int], bool]) -> Pairing | None:
     """The nearest partner line in ``[lo, hi)``, searching forward."""
     find = buf.find
     pos = find(ident, lo, hi)
@@ -103,7 +108,8 @@ def _first(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing |
     return None
 
 
-def _last(buf: Buffer, ident: bytes, lo: int, hi: int, partner_in) -> Pairing | None:
+def _last(buf: Buffer, ident: bytes, lo: int, hi: int,
+           partner_in: Callable[[int, int], bool]) -> Pairing | None:
     """The nearest partner line in ``[lo, hi)``, searching backward."""
     rfind = buf.rfind
     pos = rfind(ident, lo, hi)
@@ -124,12 +130,13 @@ def tool_name_of_use(rec: Record | None, tool_use_id: str) -> str | None:
     if rec is None:
         return None
     for block in rec.blocks_of("tool_use"):
-        if block.get("id") == tool_use_id and isinstance(block.get("name"), str):
-            return block["name"]
+        name = block.get("name")
+        if block.get("id") == tool_use_id and isinstance(name, str):
+            return name
     return None
 
 
-def with_result_tool_name(unit, joined: Pairing, buf: Buffer):
+def with_result_tool_name(unit: Unit, joined: Pairing, buf: Buffer) -> Unit:
     """A tool_result unit names its tool (read off the paired tool_use record)."""
     if unit.tool_name or L.AGENT_TOOL_RESULT not in unit.labels or joined.state != "paired":
         return unit

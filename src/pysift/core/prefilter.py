@@ -674,7 +674,7 @@ def _alternation_items(branches: list[list[_Item]]) -> list[_Item]:
             branch[0] == branches[0][0] for branch in branches[1:]):
         prefix.append(branches[0][0])
         branches = [branch[1:] for branch in branches]
-    if all(len(branch) == 1 and (branch[0][0] == "c" or branch[0][0] == "o" and branch[0][2])
+    if all(len(branch) == 1 and (branch[0][0] == "c" or (branch[0][0] == "o" and branch[0][2]))
            for branch in branches):
         return [*prefix, ("o", tuple(branch[0] for branch in branches), True)]
     return [*prefix, ("b", branches)]

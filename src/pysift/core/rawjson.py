@@ -9,6 +9,7 @@ regex match objects) do the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from pysift.disk.lines import Buffer, find_from
 
@@ -97,7 +98,7 @@ def at_top_level(buf: Buffer, start: int, at: int) -> bool:
 
 
 def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
-                   hi: int | None = None):  # type: ignore[no-untyped-def]
+                   hi: int | None = None) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each line holding one of ``needles`` at or after ``lo``, in file
     order (a line is yielded once however often it holds them)."""
     if isinstance(needles, bytes):
@@ -130,7 +131,7 @@ def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
 
 
 def iter_key_lines_backward(buf: Buffer, needles: bytes | tuple[bytes, ...],
-                            hi: int | None = None):  # type: ignore[no-untyped-def]
+                            hi: int | None = None) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each line holding one of ``needles`` below ``hi``, newest first."""
     if isinstance(needles, bytes):
         needles = (needles,)

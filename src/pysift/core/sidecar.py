@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pysift.disk import jsonline
 from pysift.disk.lines import Buffer
@@ -31,7 +32,7 @@ class SidecarMerge:
     error: str | None = None  # the file exists but could not be read: pending unknown
 
 
-def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge:
+def read_sidecar(path: Path, transcript: Buffer | None = None) -> SidecarMerge:
     """Unresolved pending records of one top-level session's sidecar.
 
     ``transcript`` (the session's bytes), when given, is the ghost guard: a pending whose
@@ -47,7 +48,7 @@ def read_sidecar(path: Path, transcript: "Buffer | None" = None) -> SidecarMerge
         return SidecarMerge(present=True, error=f"cannot read the elicitation sidecar "
                                                 f"{path}: {reason}")
     merge = SidecarMerge(present=True)
-    pendings: dict[str, tuple[int, dict]] = {}
+    pendings: dict[str, tuple[int, dict[str, Any]]] = {}
     resolved: set[str] = set()
     for index, line in enumerate(data.split(b"\n")):
         if not line.strip():
@@ -82,7 +83,7 @@ def unread_warning(error: str) -> str:
             f"file's type or permissions and rerun)")
 
 
-def _answered_natively(obj: dict, transcript: "Buffer | None") -> bool:
+def _answered_natively(obj: dict[str, Any], transcript: Buffer | None) -> bool:
     """The pending call's id already stands in the transcript as a tool block's own id
     (``tool_use.id`` or ``tool_result.tool_use_id``): the native record exists, the
     sidecar copy is a ghost. Structural, per csift v0.6.3: the id quoted in prose does
@@ -99,7 +100,7 @@ def _answered_natively(obj: dict, transcript: "Buffer | None") -> bool:
     return False
 
 
-def _has_tool_block(transcript: "Buffer", tool_id: str) -> bool:
+def _has_tool_block(transcript: Buffer, tool_id: str) -> bool:
     needle = tool_id.encode()
     find, size = transcript.find, len(transcript)
     pos = find(needle)

@@ -391,7 +391,7 @@ def build_index(main_calls: Iterable[SpawnCall],
     index = SpawnIndex()
     index.fold(main_calls)
     pending = list(lane_calls)
-    for lane, calls in [p for p in pending if not p[0].is_clone] + [p for p in pending
+    for _lane, calls in [p for p in pending if not p[0].is_clone] + [p for p in pending
                                                                       if p[0].is_clone]:
         index.fold(calls)
     return index

@@ -30,7 +30,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from pysift.core.classify import opens_turn
+from pysift.core.decode import Tally, decode
 from pysift.core.keyscan import (
     ANSWER,
     CARRIER_AFTER,
@@ -41,12 +44,7 @@ from pysift.core.keyscan import (
     user_lines,
 )
 from pysift.core.rawjson import at_top_level, type_needles
-from pysift.disk.lines import count_in, iter_spans
-
-
-from pysift.core.classify import opens_turn
-from pysift.core.decode import Tally, decode
-from pysift.disk.lines import Buffer
+from pysift.disk.lines import Buffer, count_in, iter_spans
 from pysift.model.record import Record
 
 # The carrier test's byte markers and windows live with the key scan (``core.keyscan``):
@@ -328,7 +326,7 @@ def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
 _SPLIT_BYTES = 64 << 20
 
 
-def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict]]:
+def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict[str, Any]]]:
     return [(offset, rec.raw) for offset, rec in find_openers(buf, *bounds, None)]
 
 

@@ -213,11 +213,12 @@ def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
             if isinstance(body, Exception):
                 raise body
             raise RuntimeError(f"a worker process failed: {body}")
-        return body  # type: ignore[return-value]
+        out: list[R] = body  # the child's pickled results
+        return out
     return result
 
 
-def _collect(pid: int, read_fd: int) -> tuple[str, object]:
+def _collect(pid: int, read_fd: int) -> tuple[str, Any]:
     with os.fdopen(read_fd, "rb") as pipe:
         data = pipe.read()
     os.waitpid(pid, 0)

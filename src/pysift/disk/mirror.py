@@ -25,7 +25,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 CHUNK = 64 << 20  # bytes per in-kernel copy step (the progress bar moves per step)
@@ -217,7 +217,7 @@ def append(source: str | Path, target: Path, start: int, src: SourceStat,
 def preserved_name(target: Path, when: datetime) -> Path:
     """A dated name beside ``target`` that no reader takes for a transcript (it does not
     end in ``.jsonl``) and no earlier preservation used."""
-    stamp = when.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     base = f"{target.name}{PRESERVED_INFIX}{stamp}"
     candidate = target.with_name(base)
     n = 2

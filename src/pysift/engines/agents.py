@@ -26,10 +26,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pysift.core.lanes import ForkRef, LaneFacts, LaneLifecycle, lifecycle, read_lane, returned_message
+from pysift.core.lanes import (
+    ForkRef,
+    LaneFacts,
+    LaneLifecycle,
+    lifecycle,
+    read_lane,
+    returned_message,
+)
 from pysift.core.resolve import Scope
 from pysift.core.topology import LaneKey, Link, SpawnCall, build_index, link_session, scan_spawns
-from pysift.core.workflows import Journal, WorkflowRun, parse_journal, parse_manifest, placeholder_run
+from pysift.core.workflows import (
+    Journal,
+    WorkflowRun,
+    parse_journal,
+    parse_manifest,
+    placeholder_run,
+)
 from pysift.disk.layout import (
     KIND_WORKFLOW,
     WORKFLOWS_DIR,
@@ -89,7 +102,7 @@ def run(scope: Scope, work: AgentsWork, *, workers: int | None = None
     sessions = sessions_in(scope, unread=unread)
     wanted = grab(work.agent, sessions) if work.agent is not None else None
     if wanted is not None:
-        sessions = [s for s in sessions if any(l.session_id == wanted for l in s.lanes)]
+        sessions = [s for s in sessions if any(lane.session_id == wanted for lane in s.lanes)]
     trees = build(sessions, want_returned=work.want_returned, unread=unread, workers=workers)
     if wanted is not None:
         for tree in trees:

@@ -34,7 +34,6 @@ from pysift.model import labels as L
 from pysift.model.record import Record
 
 
-
 @dataclass
 class Fetched:
     """One rendered unit of one record, with everything a row needs."""
@@ -254,8 +253,9 @@ def branch_points(view: TranscriptView) -> BranchPoints:
             continue
         stamps = [parse_ts(k.ts) for k in kids]
         gap = None
-        if all(stamps):
-            gap = int((max(stamps) - min(stamps)).total_seconds())  # type: ignore[type-var]
+        known = [s for s in stamps if s is not None]
+        if len(known) == len(stamps):
+            gap = int((max(known) - min(known)).total_seconds())
         forks.append(Fork(parent, line_of_uuid.get(parent), kids, gap))
     forks.sort(key=lambda f: (f.widest_gap_seconds is None, -(f.widest_gap_seconds or 0),
                               f.line or 0))

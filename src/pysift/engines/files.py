@@ -292,7 +292,7 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
     if kind == "file-history-snapshot":
         snap = obj.get("snapshot")
         tracked = snap.get("trackedFileBackups") if isinstance(snap, dict) else None
-        if isinstance(tracked, dict):
+        if isinstance(snap, dict) and isinstance(tracked, dict):
             snap_ts = _str(snap.get("timestamp")) or ts
             for path, entry in tracked.items():
                 version = entry.get("version") if isinstance(entry, dict) else None

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.keyscan import user_lines
@@ -283,7 +282,7 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("buf", "head_end", "malformed", "reach", "_tally")
+    __slots__ = ("_tally", "buf", "head_end", "malformed", "reach")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
@@ -294,8 +293,7 @@ class _Lines:
 
     def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
         """The record of the line ``[start, end)`` (``line``: its bytes, when at hand)."""
-        if end > self.reach:
-            self.reach = end
+        self.reach = max(self.reach, end)
         before = self._tally.malformed
         rec = decode(self.buf[start:end] if line is None else line, None, self._tally)
         if self._tally.malformed != before:
@@ -511,7 +509,7 @@ def _first_having(lines: _Lines, field: str, lo: int, hi: int) -> Record | None:
         if _empty_value(buf, pos + len(key)):
             pos = find(key, pos + len(key), hi)
             continue
-        start, end, rec = _line_having(lines, pos, field)
+        _start, end, rec = _line_having(lines, pos, field)
         if rec is not None:
             return rec
         pos = find(key, end, hi)
@@ -593,7 +591,7 @@ def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:
     return None
 
 
-def _is_head(buf: bytes, offset: int) -> bool:
+def _is_head(buf: Buffer, offset: int) -> bool:
     """Whether the record at ``offset`` is the file's first timestamped record."""
     for start, end in iter_spans(buf):
         if start >= offset:

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.settings import read_scopes, settings_files
 from pysift.disk.layout import Transcript

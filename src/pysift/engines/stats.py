@@ -629,8 +629,7 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
                     peaks[(model, message_id)] = list(usage)
                 else:
                     for i, value in enumerate(usage):
-                        if value > peak[i]:
-                            peak[i] = value
+                        peak[i] = max(peak[i], value)
             else:
                 row.tokens.setdefault(model, TokenSums()).add(usage)
         for name in tools:
@@ -647,8 +646,8 @@ def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
         # a timestamp naming no instant ("[trimmed]") sorts past every real one as a
         # string, an offset or a missing fraction misorders: the span is taken again over
         # the readable ones, by instant
-        stamps = [ts for line, ts, *_ in (*scan.users, *scan.assistants)
-                  if admitted(line, ts)]
+        stamps = ([ts for line, ts, *_ in scan.users if admitted(line, ts)]
+                  + [ts for line, ts, *_ in scan.assistants if admitted(line, ts)])
         first, last = readable_span(stamps)
     row.first_ts, row.last_ts = first, last
     return row

@@ -219,11 +219,12 @@ class Scanner:
         if is_main:
             self._carrier(rec)
 
-    def _launch(self, block: dict, rec: Record, lane: str, offset: int) -> None:
+    def _launch(self, block: dict[str, Any], rec: Record, lane: str, offset: int) -> None:
         ident, name = block.get("id"), block.get("name")
         if not isinstance(ident, str) or not ident or ident in self.tasks:
             return
-        payload = block.get("input") if isinstance(block.get("input"), dict) else {}
+        raw_input = block.get("input")
+        payload = raw_input if isinstance(raw_input, dict) else {}
         if name in SHELL_TOOLS and payload.get("run_in_background") is True:
             kind = SHELL
             command = _text(payload.get("command"))

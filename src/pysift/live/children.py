@@ -203,6 +203,7 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
     out = ChildrenReport(notes=list(journals.notes))
     for transcript, shape in lanes:
         ident = transcript.session_id
+        why: str | None
         if ident in journals.results:
             why = "returned (the workflow journal holds its result)"
         else:

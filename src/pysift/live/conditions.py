@@ -141,7 +141,8 @@ def event_fires(cond: Condition, new: NewRecord) -> bool:
         return False
     for block in rec.blocks_of("tool_use"):
         name = block.get("name")
-        payload = block.get("input") if isinstance(block.get("input"), dict) else {}
+        raw_input = block.get("input")
+        payload = raw_input if isinstance(raw_input, dict) else {}
         if cond.kind == "tool" and name == cond.name:
             if cond.first is None or cond.first.matches(compact_json(payload)):
                 return True
@@ -155,7 +156,7 @@ def event_fires(cond: Condition, new: NewRecord) -> bool:
     return False
 
 
-def _written_lines(payload: dict) -> list[str]:
+def _written_lines(payload: dict[str, Any]) -> list[str]:
     """The lines a write call puts into its file (Write content, Edit new_string, every
     MultiEdit edit's new_string, NotebookEdit new_source)."""
     texts = [payload.get(k) for k in ("content", "new_string", "new_source")]

@@ -84,6 +84,7 @@ def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
     """The two excerpts: from the tail window's records, else from below it (``load``
     gives the whole file, asked for only then)."""
     user = agent = None
+    rec: Record | None  # the tail's records, then lines below it decoded (None: not one)
     for rec in shape.records(_may_speak):
         if user is None and (said := human_text(rec)) is not None:
             user = _said(rec.timestamp, said)

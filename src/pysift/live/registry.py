@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pysift.disk import jsonline
 from pysift.disk.mapped import read_regular
@@ -78,7 +79,7 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _row(path: Path, obj: dict) -> RegistryRow:
+def _row(path: Path, obj: dict[str, Any]) -> RegistryRow:
     if "procStartFt" in obj and obj["procStartFt"] is not None:
         start, filetime = obj["procStartFt"], True
     else:

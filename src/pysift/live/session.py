@@ -189,7 +189,7 @@ class LiveSession:
             raise SourceError(f"cannot read the transcript {anchor.path}; check that it "
                               "exists and is readable")
         self._anchor_buf = buf
-        main_buf = buf
+        main_buf: Buffer | None = buf
         if not self.top_level and t.session_path.exists():
             main = _Watched(t.session_path, t.owner_id, is_main=True)
             self.files[os.fspath(main.path)] = main

@@ -87,7 +87,9 @@ def read_tasks(claude_home: Path, session_id: str) -> TasksReport:
             if ident in seen:
                 continue
             seen.add(ident)
-            status = obj.get("status") if isinstance(obj.get("status"), str) else "(no status)"
+            status = obj.get("status")
+            if not isinstance(status, str):
+                status = "(no status)"
             if status == "completed":
                 out.completed += 1
                 continue

@@ -45,7 +45,7 @@ class Report:
     summary: Row = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # stderr lines (without the prefix)
     exit_code: int = 0
-    text: Callable[[TextIO], None] | None = None  # text view; None = no text form
+    text: Callable[[TextIO], object] | None = None  # text view; None = no text form
     raw_lines: Iterable[bytes] | None = None  # --raw: verbatim bytes for stdout
     bare_json: Row | None = None  # a command whose JSON is one object, no envelope
     row_builder: Callable[[], list[Row]] | None = None  # rows built only if JSON is written

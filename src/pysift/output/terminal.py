@@ -75,7 +75,7 @@ class TextOut:
     """The stream ``report.text`` writes to: ``write`` shows controls as escapes;
     ``paint`` also colours a span when ``colour`` is on."""
 
-    __slots__ = ("_stream", "_palette")
+    __slots__ = ("_palette", "_stream")
 
     def __init__(self, stream: TextIO, colour: bool = False) -> None:
         self._stream = stream

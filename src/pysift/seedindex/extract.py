@@ -127,10 +127,7 @@ def _is_boundary(buf: Buffer, pos: int, end: int) -> bool:
 
 
 def _in_windows(offset: int, windows: list[tuple[int, int]]) -> bool:
-    for a, b in windows:
-        if a <= offset < b:
-            return True
-    return False
+    return any(a <= offset < b for a, b in windows)
 
 
 _PATTERNS: dict[tuple[bool, ...], Any] = {}
@@ -368,7 +365,7 @@ class _Scan:
         content = message.get("content")
         if not isinstance(content, list):
             content = ()
-        parts = []
+        parts: list[tuple[int, Span]] = []
         msg_id = message.get("id")
         if isinstance(msg_id, str):
             blocks = out.blocks
@@ -705,7 +702,7 @@ def _spans(ranges: list[Facts], turn_map, names: dict[str, str | None]  # type: 
                 name = names.get(tool_id)
                 tool_json = tools.get(name)  # type: ignore[assignment]
                 if tool_json is None:
-                    tool_json = tools[name] = _json_str(name)  # type: ignore[arg-type]
+                    tool_json = tools[name] = _json_str(name)
             offsets.append(offset)
             if drafts and offset in drafts:
                 out.append(head + tool_json + b',"turn":null' + tail)
@@ -777,7 +774,7 @@ def _errors(window: list[Harvest]) -> tuple[list[str], int]:
             position += 1
     ranked = sorted(distinct.items(), key=lambda kv: kv[1], reverse=True)
     kept = {line for line, _ in ranked[:ERRORS_CAP]}
-    ordered = [line for line in _first_seen((0, line) for h in window for line in h.errors)]
+    ordered = list(_first_seen((0, line) for h in window for line in h.errors))
     return [line for _, line in ordered if line in kept], max(0, len(distinct) - ERRORS_CAP)
 
 

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from pysift.core.keyscan import user_lines
 from pysift.core.rawjson import iter_key_lines, layouts, type_needles
 from pysift.core.turns import is_plain_carrier
-
-from unit.core.test_turns import (carrier_blocks, carrier_of, compact, human, result_block,
-                                   spaced)
+from unit.core.test_turns import carrier_blocks, carrier_of, compact, human, result_block, spaced
 
 
 def find_walk(buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int, bool]]:

@@ -19,7 +19,6 @@ from builders import (
     tool_use,
     user,
 )
-
 from pysift.core.lanes import (
     ASYNC_CHILD_TAIL,
     AWAITING_EXECUTION,

@@ -59,6 +59,6 @@ def test_a_result_unit_is_never_pending_on_a_record_that_also_calls() -> None:
 
 
 def test_a_sidecar_unit_looks_at_the_whole_file() -> None:
-    buf, starts = _buffer(READ, READ_RESULT)
+    buf, _starts = _buffer(READ, READ_RESULT)
     assert pair(buf, "toolu_read", (L.AGENT_TOOL_USE,), None, L.AGENT_TOOL_USE).state \
         == "paired"

@@ -349,7 +349,7 @@ def test_line_spans_containing_markers() -> None:
 
 
 def test_needle_set_needs_a_needle() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least one needle"):
         NeedleSet([], caseless=False)
 
 
@@ -459,8 +459,8 @@ def test_prop_regex_shapes_never_drop_their_line(
 ) -> None:
     i, j = slice_of(data, text, "first")
     k = data.draw(st.integers(j, len(text)), label="second start")
-    l = data.draw(st.integers(k, len(text)), label="second end")
-    first, second = escape(text[i:j], how), escape(text[k:l], how)
+    m = data.draw(st.integers(k, len(text)), label="second end")
+    first, second = escape(text[i:j], how), escape(text[k:m], how)
     other = escape(data.draw(texts, label="other branch"), how)
     shapes = [
         f"{first}.*{second}",

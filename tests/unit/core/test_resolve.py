@@ -666,7 +666,7 @@ def test_a_session_known_only_by_its_subagents_resolves_to_them(home: Home) -> N
     assert ids(resolve_scope([f"@{S2}"], home.env())) == [LEGACY]
     assert ids(resolve_scope([], home.env(), sessions_from=[S1, S2])) == [AGENT, LEGACY]
     assert ids(resolve_scope(["@2222"], home.env())) == [LEGACY]
-    with pytest.raises(TargetError, match="no transcript of its own.*target one as `@<agent-id>`"):
+    with pytest.raises(TargetError, match=r"no transcript of its own.*target one as `@<agent-id>`"):
         resolve_scope([f"@{S1}"], home.env(), subagents=False)
 
 

@@ -51,7 +51,7 @@ def test_a_pending_question_is_merged_until_its_resolved_line_lands(tmp_path: Pa
 def test_only_a_native_tool_block_makes_a_pending_question_a_ghost(tmp_path: Path) -> None:
     """The guard found the id anywhere in the transcript's bytes: a human quoting
     `toolu_open` in prose hid the open question from list, search and show."""
-    from builders import tool_result, to_jsonl, user
+    from builders import to_jsonl, tool_result, user
 
     use = assistant(auq_use([{"question": "Ship it?", "options": ["yes", "no"]}], id="toolu_open"))
     path = tmp_path / "elicitations.jsonl"

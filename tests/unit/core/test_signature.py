@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from builders import _ld, _varint
 from pysift.core.classify.signature import full_tag, narration_tag
 
-
 # One protobuf field: a varint, a fixed 32/64, or a length-delimited payload (opaque bytes
 # or a nested message); the walk's own fields 2, 1 and 8 are drawn often.
 _numbers = st.sampled_from([1, 2, 3, 5, 8, 9, 15, 300])

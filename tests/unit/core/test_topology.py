@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from builders import (
     Session,
     assistant,
@@ -15,7 +16,6 @@ from builders import (
     tool_use,
     user,
 )
-
 from pysift.core.lanes import digest
 from pysift.core.topology import (
     LaneKey,
@@ -124,11 +124,11 @@ def test_each_join_in_order_of_strength() -> None:
             _call("t4", name="alice", ts="T8"), _call("w1", tool="Workflow", run="wf_1"),
             _call("t5", prompt="find TODOs", ts="T6")]
     links = _link(lanes, main)
-    assert {a: (l.spawn_tool_use_id, l.joined_by) for a, l in links.items()} == {
+    assert {a: (link.spawn_tool_use_id, link.joined_by) for a, link in links.items()} == {
         "a1": ("t1", "meta"), "a2": ("t2", "result"), "a3": ("t4", "name"),
         "a4": ("w1", "workflow-run"), "a5": ("t5", "prompt"), "a6": (None, None)}
-    assert all(l.parent_agent_id is None and l.depth == 0 for l in links.values())
-    assert all(not l.notes for l in links.values())
+    assert all(link.parent_agent_id is None and link.depth == 0 for link in links.values())
+    assert all(not link.notes for link in links.values())
 
 
 def test_nested_agents_hang_under_the_issuer() -> None:

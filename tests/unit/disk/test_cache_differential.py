@@ -17,7 +17,6 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-
 from tests.builders import (
     ClaudeHome,
     Session,
@@ -30,7 +29,6 @@ from tests.builders import (
     to_line,
     tool_result,
     tool_use,
-    torn,
     user,
 )
 from tests.clirun import run_cli

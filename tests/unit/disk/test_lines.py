@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-import pysift.disk.lines as lines
+from pysift.disk import lines
 from pysift.disk.mapped import open_buffer
 
 line_lists = st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"x")), max_size=40)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from builders import ClaudeHome, Session, assistant, attachment, text, tool_use, user
 
+from builders import ClaudeHome, Session, assistant, attachment, text, tool_use, user
 from pysift.core.resolve import resolve_scope
 from pysift.disk import mirror
 from pysift.engines import archive
@@ -162,7 +162,7 @@ def test_plan_files_bound_to_the_sessions_go_under_plans(tmp_path):
     assert (dest / "plans" / "quiet-orbiting-lovelace.md").read_text() == "# the plan\n"
     # an unchanged transcript's binding comes from the manifest: no second read of it
     plan.write_text("# the plan, edited\n")
-    import pysift.engines.plans as plans
+    from pysift.engines import plans
 
     def unread(*args: object, **kw: object) -> None:
         raise AssertionError("an unchanged transcript's binding was read again")

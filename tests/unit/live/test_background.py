@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+
 from builders import (
     DEFAULT_START,
     Session,
@@ -25,7 +26,6 @@ from livekit import (
     monitor_receipt,
     pulse,
 )
-
 from pysift.live.background import (
     AGENT,
     MONITOR,

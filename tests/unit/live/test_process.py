@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from livekit import Processes, asctime
 
+from livekit import Processes, asctime
 from pysift.live import process as P
 
 START = datetime(2026, 10, 5, 9, 0, 0, tzinfo=UTC)

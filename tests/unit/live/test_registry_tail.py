@@ -21,7 +21,6 @@ from builders import (
     torn,
     user,
 )
-
 from pysift.live import registry
 from pysift.live.files import View
 from pysift.live.tail import EXTEND_LIMIT, TAIL_WINDOW, read_tail, words

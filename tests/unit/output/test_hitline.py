@@ -9,21 +9,21 @@ from pysift.output.hitline import label_zone
 
 
 @pytest.mark.parametrize(("kwargs", "zone"), [
-    (dict(label="user.message"), "◂ user.message"),
-    (dict(label="agent.tool.use", tool_name="Bash", pairing="paired"),
+    ({"label": "user.message"}, "◂ user.message"),
+    ({"label": "agent.tool.use", "tool_name": "Bash", "pairing": "paired"},
      "▸ agent.tool.use ▹ agent.tool.result Bash"),
-    (dict(label="agent.tool.use", tool_name="Bash", pairing="pending"),
+    ({"label": "agent.tool.use", "tool_name": "Bash", "pairing": "pending"},
      "▸ agent.tool.use (no result — pending) Bash"),
-    (dict(label="agent.tool.result", tool_name="Edit", pairing="orphan"),
+    ({"label": "agent.tool.result", "tool_name": "Edit", "pairing": "orphan"},
      "▸ agent.tool.result (use not in scope) Edit"),
-    (dict(label="agent.tool.result", tool_name="Edit", is_error=True, pairing="paired"),
+    ({"label": "agent.tool.result", "tool_name": "Edit", "is_error": True, "pairing": "paired"},
      "▸ agent.tool.result [error] Edit"),
-    (dict(label="agent.communication.sent", tool_name="Task", from_="self",
-          to="general-purpose"),
+    ({"label": "agent.communication.sent", "tool_name": "Task", "from_": "self",
+          "to": "general-purpose"},
      "▸ agent.communication.sent  self ⇨ general-purpose Task"),
-    (dict(label="agent.communication.inbox", from_="lead", to="self"),
+    ({"label": "agent.communication.inbox", "from_": "lead", "to": "self"},
      "▸ agent.communication.inbox  lead ⇨ self"),
-    (dict(label="user.queued", tag="[enqueue]"), "◂ user.queued [enqueue]"),
+    ({"label": "user.queued", "tag": "[enqueue]"}, "◂ user.queued [enqueue]"),
 ])
 def test_decorations_stand_with_the_label_and_the_tool_comes_last(kwargs, zone) -> None:
     assert label_zone(**kwargs) == zone

@@ -9,6 +9,8 @@ dumps is re-spelled by orjson (``tests/unit/engines/search/test_respelled_number
 
 from __future__ import annotations
 
+import math
+
 from pysift.core.classify.records import (
     hook_context_text,
     queued_text,
@@ -26,7 +28,7 @@ def _int(value: object) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+    if isinstance(value, float) and math.isfinite(value):
         if value.is_integer() and value >= 0:
             return int(value)
     return None

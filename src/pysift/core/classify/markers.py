@@ -130,10 +130,7 @@ def is_unmarked(text: str) -> bool:
         return False
     if head.startswith(_MARKED_HEADS) or head[:1].isdigit():
         return False
-    for phrase in _MARKED_PHRASES:
-        if phrase in text:
-            return False
-    return True
+    return all(phrase not in text for phrase in _MARKED_PHRASES)
 
 
 def is_elicitation_marker(rec: Record) -> bool:

@@ -8,8 +8,13 @@ record several times). Every reader is total: a shape it does not expect gives N
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from pysift.core.text import one_line
 from pysift.model.record import JsonObj, Record
+
+_T = TypeVar("_T")
 
 
 def normalize_line(text: str) -> str:
@@ -63,17 +68,17 @@ def flat_text(rec: Record) -> str:
     return flat
 
 
-def memoized(key: str):  # type: ignore[no-untyped-def]
+def memoized(key: str) -> Callable[[Callable[[Record], _T]], Callable[[Record], _T]]:
     """Cache a pure per-record predicate on ``Record.memo`` (a scan asks several times)."""
-    def wrap(fn):  # type: ignore[no-untyped-def]
-        def inner(rec: Record) -> bool:
+    def wrap(fn: Callable[[Record], _T]) -> Callable[[Record], _T]:
+        def inner(rec: Record) -> _T:
             memo = rec.memo
             if memo is None:
                 memo = rec.memo = {}
             elif key in memo:
                 return memo[key]  # type: ignore[no-any-return]
             value = memo[key] = fn(rec)
-            return value  # type: ignore[no-any-return]
+            return value
         inner.__doc__ = fn.__doc__
         inner.__name__ = fn.__name__
         return inner

@@ -104,7 +104,7 @@ def _queue_tag(operation: str | None, reason: str | None) -> str | None:
 class _Emitter:
     """Builds the units of one record; every unit's label is checked against the set."""
 
-    __slots__ = ("accept", "labels", "label_set", "out", "images_pending")
+    __slots__ = ("accept", "images_pending", "label_set", "labels", "out")
 
     def __init__(self, labels: tuple[str, ...], accept: Select, images: int) -> None:
         self.labels = labels

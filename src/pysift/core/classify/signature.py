@@ -145,7 +145,7 @@ def _lazy_last(data: _Lazy, lo: int, hi: int, want: int) -> tuple[int, int] | No
     return found
 
 
-def _fast_tag(signature: str) -> str | None | object:
+def _fast_tag(signature: str) -> str | object | None:
     """``narration_tag`` for the common shape, without decoding the whole string: a pure
     standard-alphabet text, unpadded (its length not one more than a multiple of four) or
     padded to a multiple of four with one or two ``=``, which the strict decoder always

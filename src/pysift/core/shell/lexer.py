@@ -161,7 +161,7 @@ class Lexer:
         in_test = False  # between `[[` and `]]`: < and > compare, they do not redirect
         while i < n:
             c = src[i]
-            if c == " " or c == "\t" or c == "\r":
+            if c in {" ", "\t", "\r"}:
                 i += 1
                 continue
             if c == "\\" and src.startswith("\n", i + 1):

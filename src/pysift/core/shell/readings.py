@@ -176,7 +176,7 @@ def _printf_output(args: list[Word]) -> str | None:
 def _stdin_heredoc(command: Command) -> str | None:
     """The text a command's single heredoc feeds it when that text is fixed."""
     docs = [r.heredoc for r in command.redirects if r.heredoc is not None]
-    if len(docs) != 1 or any(r.op == "<<<" or r.op == "<" for r in command.redirects):
+    if len(docs) != 1 or any(r.op in {"<<<", "<"} for r in command.redirects):
         return None
     doc = docs[0]
     if not doc.terminated:

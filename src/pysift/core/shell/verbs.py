@@ -188,7 +188,7 @@ def _is_remote(value: str) -> bool:
 def _copy_like(verb: str, args: list[Word]) -> list[Reading]:
     """``cp``/``mv``/``install``/``ln``: the destination (``-t DIR`` or the last operand);
     ``mv`` also reports each source it removes (``mv-from``)."""
-    value_flags = ("-t", "--target-directory", "-S", "--suffix")
+    value_flags: tuple[str, ...] = ("-t", "--target-directory", "-S", "--suffix")
     if verb == "install":
         value_flags += ("-m", "--mode", "-o", "--owner", "-g", "--group")
         if _has(args, "-d", "--directory"):
@@ -307,7 +307,7 @@ def _git(args: list[Word]) -> list[Reading]:
         return []
     if sub == "apply" and _has(rest, "--check", "--stat", "--numstat", "--summary"):
         return []
-    if sub == "clean" and _has(rest, "-n", "--dry-run") or (
+    if (sub == "clean" and _has(rest, "-n", "--dry-run")) or (
             sub == "clean" and any(w.value.startswith("-") and not w.value.startswith("--")
                                    and "n" in w.value for w in rest)):
         return []
@@ -394,7 +394,7 @@ def _tar(args: list[Word]) -> list[Reading]:
             want_file = True
         elif value.startswith("--"):
             continue
-        elif (value.startswith("-") or n == 0) and value.isascii() and value.strip("-").isalpha() \
+        elif ((value.startswith("-") or n == 0) and value.isascii() and value.strip("-").isalpha()) \
                 or (value.startswith("-") and "f" in value):
             bundle = value.lstrip("-")
             fpos = bundle.find("f")

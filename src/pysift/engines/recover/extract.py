@@ -162,7 +162,7 @@ def gate_passes(buf: Buffer, target: Target) -> bool:
         return True
     if needle.isascii() and not target.windows and not any(c in _ESCAPED for c in needle):
         return buf.find(needle.encode("ascii")) >= 0
-    return _needle_set(needle, target.windows).any_in(buf)
+    return bool(_needle_set(needle, target.windows).any_in(buf))
 
 
 _ESCAPED = frozenset("/<>&='+`")
@@ -624,7 +624,7 @@ class _Scanner:
         result = shell.outcome(block, tur)
         written: set[int] = set()
         for i, picked in bash.touches.items():
-            for touch, op in shell.events(bash.command, picked, result):
+            for _touch, op in shell.events(bash.command, picked, result):
                 self._emit(ln, i, op)
                 if isinstance(op, rp.Snapshot | rp.BashAppend):
                     written.add(i)

@@ -71,7 +71,7 @@ class GroupHistory:
 
     def latest_ts(self) -> str | None:
         stamps = [e.ts for e in self.events if parse_ts(e.ts) is not None]
-        return max(stamps, key=lambda t: parse_ts(t)) if stamps else None  # type: ignore[arg-type, return-value]
+        return max(stamps, key=parse_ts) if stamps else None  # type: ignore[arg-type]
 
 
 def _is_integrity(event: rp.Event) -> bool:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.image_handles import image_ids
+from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.turns import TurnMap
-from pysift.core.pairing import pair, with_result_tool_name
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans
 from pysift.engines.search.scan import FileScan, Hit, exchange_key
@@ -200,7 +201,7 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
     return shown
 
 
-def _add_pending_siblings(ex: Exchange, buf: Buffer, pending: list,
+def _add_pending_siblings(ex: Exchange, buf: Buffer, pending: list[Any],
                           ctx: classify.ClassifyContext, shown: dict[str, int]) -> None:
     """The sidecar's open questions belong to the latest turn (as ``show --turn`` puts
     them): siblings there too, unless they are the hit."""

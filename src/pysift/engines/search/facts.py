@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pysift.core import classify
+from pysift.core import turns as turns_mod
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.keyscan import user_lines
-from pysift.core import turns as turns_mod
 from pysift.core.turns import TurnMap, collapse_keys, find_openers, holds_a_record, subagent_seed
 from pysift.disk.lines import Buffer
 from pysift.model import labels as L

@@ -7,12 +7,18 @@ each worker receives only its transcripts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.grammar.selectors import LabelFilter
 from pysift.model import labels as L
+
+if TYPE_CHECKING:  # RE2 and the prefilter load only when a search runs
+    from pysift.core.matcher import Matcher
+    from pysift.core.prefilter import NeedleSet
 
 # Leaves whose units ride on ANY tool_result carrier line: only these need every carrier
 # decoded. The 98% of user records that are carriers are skipped unparsed otherwise; the
@@ -131,7 +137,7 @@ PERSISTED_MARKER = b"<persisted-output>"
 @dataclass
 class SearchPlan:
     pattern: str
-    matcher: object  # core.matcher.Matcher
+    matcher: Matcher
     labels: LabelFilter
     since: datetime | None = None
     until: datetime | None = None
@@ -145,14 +151,14 @@ class SearchPlan:
     light: bool = False  # -c / -l: exchanges are counted, never rendered
     keep_hits: bool = False  # census / raw / the label probe: bare hits cross back
     # built once per plan (and per forked worker); init=False: a replace()d plan rebuilds
-    _finder: object = field(default=None, init=False, repr=False, compare=False)
+    _finder: NeedleSet | None = field(default=None, init=False, repr=False, compare=False)
     _finder_built: bool = field(default=False, init=False, repr=False, compare=False)
     _line_markers: tuple[bytes, ...] | None = field(default=None, init=False, repr=False,
                                                     compare=False)
 
-    def finder(self, build):  # type: ignore[no-untyped-def]
+    def finder(self, build: Callable[[SearchPlan], NeedleSet]) -> NeedleSet:
         """The candidate-line needle set, built once per plan (and per forked worker)."""
-        if not self._finder_built:
+        if not self._finder_built or self._finder is None:
             self._finder = build(self)
             self._finder_built = True
         return self._finder

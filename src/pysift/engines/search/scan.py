@@ -24,22 +24,22 @@ from pathlib import Path
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.image_handles import image_ids
+from pysift.core.keyscan import user_lines
 from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
+from pysift.core.rawjson import layouts, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import (
     TurnMap,
-    openers_of,
     is_plain_carrier,
+    openers_of,
     subagent_seed,
     turn_map_from_openers,
 )
 from pysift.disk.layout import Transcript, sidecar_of
-from pysift.core.keyscan import user_lines
-from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.lines import Buffer, LineCounter, find_from
-from pysift.disk.mapped import open_buffer, open_buffer_stat, read_regular
+from pysift.disk.mapped import open_buffer_stat, read_regular
 from pysift.engines.search.facts import (
     MALFORMED,
     RECORD,
@@ -207,6 +207,7 @@ def build_finder(plan: SearchPlan) -> NeedleSet:
     lines holding a number orjson re-spells when a needle could overlap one (``1e-6``
     renders a raw ``0.000001``; ``ZQXJ-needle-7731`` cannot, and costs no extra pass)."""
     needles = plan.matcher.needles
+    assert needles is not None  # not a label scan: the pattern requires literals
     extra = tuple(m.decode("ascii") for m in plan.synth_markers(tuple(needles.needles),
                                                                  bool(needles.caseless)))
     return NeedleSet(tuple(needles.needles) + extra, caseless=bool(needles.caseless),
@@ -524,6 +525,7 @@ class _Scanner:
         if not matched and not drafted:
             return
         turns = self.turns
+        turn: int | None
         if offset is None:  # a sidecar record: pending now, so in the latest turn
             draft, turn = False, max(0, turns.turn_count - 1)
         else:
@@ -680,6 +682,5 @@ def _attachment_type(rec: Record) -> str | None:
     if rec.type != "attachment":
         return None
     att = rec.raw.get("attachment")
-    if isinstance(att, dict) and isinstance(att.get("type"), str):
-        return att["type"]
-    return None
+    kind = att.get("type") if isinstance(att, dict) else None
+    return kind if isinstance(kind, str) else None

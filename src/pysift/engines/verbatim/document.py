@@ -17,10 +17,9 @@ from pysift.engines.verbatim.geometry import (
     shown_lane,
     turn_elements,
 )
-from pysift.engines.verbatim.model import Compaction, Richness, TurnUnit
-from pysift.engines.verbatim.plan import SessionPlan, Selected
-from pysift.engines.verbatim.richness import AgentMsg, Collapsed
-
+from pysift.engines.verbatim.model import AgentMsg, Compaction, Richness, TurnUnit
+from pysift.engines.verbatim.plan import Selected, SessionPlan
+from pysift.engines.verbatim.richness import Collapsed
 
 T = TypeVar("T")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import tzinfo
+from functools import lru_cache
 
 from pysift.core.timez import text_ts
 from pysift.engines.verbatim.model import (
@@ -20,11 +20,12 @@ from pysift.engines.verbatim.model import (
     USER,
     USER_CAP,
     USER_HEAD,
+    AgentMsg,
     Compaction,
     TurnSlice,
     TurnUnit,
 )
-from pysift.engines.verbatim.richness import AgentMsg, Collapsed, Lane, agent_lane
+from pysift.engines.verbatim.richness import Collapsed, Lane, agent_lane
 
 NEWLINE = 1
 RULE = "─" * 60

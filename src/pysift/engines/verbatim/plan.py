@@ -41,12 +41,13 @@ from pysift.engines.verbatim.geometry import (
 from pysift.engines.verbatim.model import (
     ASST_CAP,
     USER_CAP,
+    AgentMsg,
     Compaction,
     Richness,
     TurnSlice,
     TurnUnit,
 )
-from pysift.engines.verbatim.richness import AgentMsg, agent_lane
+from pysift.engines.verbatim.richness import agent_lane
 from pysift.engines.verbatim.scan import SessionScan, fingerprint
 
 

@@ -485,7 +485,8 @@ def _compactions(facts: Facts) -> list[Compaction]:
     compactions all the same: the boundary is shown and counted, never lost with its
     summary."""
     content = sorted([o for o, *_ in facts.openers] + [o for o, *_ in facts.agents])
-    events = sorted([(o, 0, b) for o, *b in facts.boundaries]
+    # (offset, 0, [line, ts, preTokens]) for a boundary, (offset, 1, [line, body, ts]) a summary
+    events: list[tuple[int, int, Any]] = sorted([(o, 0, b) for o, *b in facts.boundaries]
                     + [(o, 1, s) for o, *s in facts.summaries], key=lambda e: (e[0], e[1]))
     out: list[Compaction] = []
     pending: tuple[int, tuple[int, str | None, int | None]] | None = None  # (offset, boundary)
@@ -510,15 +511,15 @@ def _compactions(facts: Facts) -> list[Compaction]:
 def _compaction(boundary: tuple[int, str | None, int | None] | None,
                 summary: tuple[int, str | None, str | None] | None) -> Compaction:
     b_line, b_ts, pre = boundary if boundary is not None else (None, None, None)
-    if summary is not None and summary[1] is not None:
-        line, body, ts = summary
+    if summary is not None and (body := summary[1]) is not None:
+        line, ts = summary[0], summary[2]
         return Compaction(line=line, boundary_line=b_line, summary_line=line,
                           summary_chars=len(body), fingerprints=fingerprints(body),
                           summary_read=True, ts=b_ts or ts, pre_tokens=pre)
     s_line = summary[0] if summary is not None else None
-    line = b_line if b_line is not None else s_line
-    assert line is not None
-    return Compaction(line=line, boundary_line=b_line, summary_line=s_line, summary_chars=0,
+    at = b_line if b_line is not None else s_line
+    assert at is not None
+    return Compaction(line=at, boundary_line=b_line, summary_line=s_line, summary_chars=0,
                       fingerprints=(), summary_read=False, ts=b_ts, pre_tokens=pre)
 
 

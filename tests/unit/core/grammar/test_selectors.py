@@ -65,7 +65,7 @@ def test_retired_flat_values_name_their_successor(retired: str, successor: str) 
 
 
 def test_unknown_selector_lists_the_valid_ones() -> None:
-    with pytest.raises(UsageError, match="valid selectors: user, user.message"):
+    with pytest.raises(UsageError, match=r"valid selectors: user, user\.message"):
         parse_filter(["agent.toolz"])
 
 

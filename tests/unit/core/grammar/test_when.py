@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from datetime import UTC, date, datetime, timedelta, timezone
-from functools import lru_cache
+from functools import cache
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -98,7 +98,7 @@ SWITCHING_ZONES = ["America/New_York", "America/Santiago", "Europe/London",
                    "Australia/Lord_Howe", "Asia/Kolkata", "America/Havana"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _switches(zone: str, year: int) -> tuple[datetime, ...]:
     """The naive local wall times at which ``zone`` changed its offset in ``year``."""
     tz, out = ZoneInfo(zone), []

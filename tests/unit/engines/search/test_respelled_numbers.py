@@ -26,8 +26,8 @@ from pysift.core.matcher import compile_pattern, escape_literal
 from pysift.core.prefilter import exposes_number
 from pysift.disk.layout import top_level_transcript
 from pysift.engines.search.plan import BOUNDARY_FABRICATION, SearchPlan
-from pysift.model import labels as L
 from pysift.engines.search.scan import build_finder, scan_file
+from pysift.model import labels as L
 
 SID = "5e5e5e5e-1111-4222-8333-944444444444"
 

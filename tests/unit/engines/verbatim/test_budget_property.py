@@ -5,7 +5,7 @@ reports as used covers what it printed."""
 from __future__ import annotations
 
 import io
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -56,7 +56,7 @@ def test_the_text_never_exceeds_the_budget(tmp_path_factory, turns, budget, mode
     home = ClaudeHome(Path(root))
     s = _session(turns)
     home.session("/w/p", s.session_id, s)
-    env = Env(claude_home=home.root, environ={}, cwd=Path(root), tz=timezone.utc)
+    env = Env(claude_home=home.root, environ={}, cwd=Path(root), tz=UTC)
     report = run(VerbatimOptions(scope=ScopeArgs(targets=(f"@{s.session_id}",),
                                                  subagents=False),
                                  budget=budget, agent_msgs=mode), env)
@@ -83,6 +83,7 @@ def test_the_text_never_exceeds_the_budget(tmp_path_factory, turns, budget, mode
        cap=st.sampled_from([None, 50, 8800]))
 def test_the_planner_charges_exactly_the_lines_printed(tmp_path_factory, turns, mode,  # type: ignore[no-untyped-def]
                                                       cap) -> None:
+    from pysift.disk.layout import transcript_from_path
     from pysift.engines.verbatim.geometry import (
         ASSISTANT_ONLY,
         BOTH,
@@ -94,7 +95,6 @@ def test_the_planner_charges_exactly_the_lines_printed(tmp_path_factory, turns, 
     from pysift.engines.verbatim.model import Richness
     from pysift.engines.verbatim.plan import Options
     from pysift.engines.verbatim.scan import scan_session
-    from pysift.disk.layout import transcript_from_path
 
     root = tmp_path_factory.mktemp("home")
     home = ClaudeHome(Path(root))
@@ -102,10 +102,10 @@ def test_the_planner_charges_exactly_the_lines_printed(tmp_path_factory, turns, 
     path = home.session("/w/p", s.session_id, s)
     scan = scan_session(transcript_from_path(path))
     cfg = Richness(mode=mode)
-    options = Options(cfg, timezone.utc, cap)
+    options = Options(cfg, UTC, cap)
     for turn in scan.turns:
         for sides in (BOTH, USER_ONLY, ASSISTANT_ONLY):
-            elements = turn_elements(turn, sides, cfg, timezone.utc, cap)
+            elements = turn_elements(turn, sides, cfg, UTC, cap)
             oldest = oldest_line(elements)
             expected = None if oldest is None else (elements_cost(elements), oldest)
             assert options.of(turn, sides) == expected

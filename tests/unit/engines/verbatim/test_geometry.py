@@ -3,7 +3,7 @@ banners."""
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,8 +18,6 @@ from pysift.engines.verbatim.geometry import (
     unit_header,
 )
 from pysift.engines.verbatim.model import ASSISTANT, USER, Compaction, Inbound, TurnUnit
-
-UTC = timezone.utc
 
 
 def unit(text: str, role: str = USER, raw: str | None = None, **kw) -> TurnUnit:  # type: ignore[no-untyped-def]
