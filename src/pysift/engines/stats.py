@@ -153,9 +153,9 @@ def _usage(raw: object) -> Usage | None:
                    get("cache_read_input_tokens"), get("cache_creation_input_tokens"))
 
 
-def _counts(a: object, b: object, c: object, d: object) -> Usage:
+def _counts(a: Any, b: Any, c: Any, d: Any) -> Usage:
     # bool is not a count (type(True) is not int)
-    return (a if type(a) is int else 0, b if type(b) is int else 0,  # type: ignore[return-value]  # noqa: E721
+    return (a if type(a) is int else 0, b if type(b) is int else 0,  # noqa: E721
             c if type(c) is int else 0, d if type(d) is int else 0)  # noqa: E721
 
 
