@@ -151,8 +151,11 @@ def _usage(raw: object) -> Usage | None:
     if not isinstance(raw, dict):
         return None
     get = raw.get
-    a, b = get("input_tokens"), get("output_tokens")
-    c, d = get("cache_read_input_tokens"), get("cache_creation_input_tokens")
+    return _counts(get("input_tokens"), get("output_tokens"),
+                   get("cache_read_input_tokens"), get("cache_creation_input_tokens"))
+
+
+def _counts(a: Any, b: Any, c: Any, d: Any) -> Usage:
     # bool is not a count (type(True) is not int)
     return (a if type(a) is int else 0, b if type(b) is int else 0,  # noqa: E721
             c if type(c) is int else 0, d if type(d) is int else 0)  # noqa: E721
@@ -272,11 +275,15 @@ def read_assistant(data: bytes, line: int) -> AssistantFact | None:
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # orjson's int range; beyond it, a float
 
 
-def _wide_usage(raw: object) -> Usage | None:
-    """``_usage`` of a msgspec-read usage object: msgspec keeps an integer of any size,
-    orjson reads one outside 64 bits as a float, which is no count (0)."""
-    usage = _usage(raw)
-    if usage is not None and (max(usage) > _INT_MAX or min(usage) < _INT_MIN):
+def _wide_usage(raw: Any) -> Usage | None:
+    """``_usage`` of a msgspec-read usage struct (``stats_lines.Usage`` or None): msgspec
+    keeps an integer of any size, orjson reads one outside 64 bits as a float, which is no
+    count (0)."""
+    if raw is None:
+        return None
+    usage = _counts(raw.input_tokens, raw.output_tokens, raw.cache_read_input_tokens,
+                    raw.cache_creation_input_tokens)
+    if max(usage) > _INT_MAX or min(usage) < _INT_MIN:
         return tuple(v if _INT_MIN <= v <= _INT_MAX else 0  # type: ignore[return-value]
                      for v in usage)
     return usage
@@ -405,7 +412,8 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
                 value_end = find(b'"', key + key_len, end)
                 if value_end >= 0:
                     kind = buf[key + key_len : value_end]
-                    if b"\\" in kind:
+                    # an escape, or an empty name (b"" means "counted" below): decoded
+                    if not kind or b"\\" in kind:
                         kind = None
         if kind == b"assistant":
             fact = read_assistant(buf[pos:end], line)

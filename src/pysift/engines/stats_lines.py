@@ -21,10 +21,21 @@ class Block(msgspec.Struct):
     signature: Any = None
 
 
+class Usage(msgspec.Struct):
+    """The four counted fields; the others (``cache_creation``, ``service_tier``, …) are
+    stepped over, not built (measured ~25% off the decode of an assistant line). A usage
+    that is no object (or null) does not fit and sends the line to orjson."""
+
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_read_input_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+
+
 class Message(msgspec.Struct):
     model: Any = None
     id: Any = None
-    usage: Any = None
+    usage: Usage | None = None
     content: list[Block] | str | None = None
 
 

@@ -117,11 +117,13 @@ def test_a_nested_type_is_never_taken_for_the_record_type() -> None:
         b'{"type":"us\\u0065r","message":{"role":"user","content":"x"}}\n',
         # no type at all
         {"sessionId": SID, "foo": 1},
+        # an empty type name counts under "" (it was once read off the bytes and dropped)
+        {"type": "", "uuid": "e1"},
     ]
     data = to_jsonl(lines)
     scan = scan_range(data)
     assert scan.line_types == {"progress": 1, "system": 1, "assistant": 1, "user": 1,
-                               "(untyped)": 1}
+                               "(untyped)": 1, "": 1}
     assert len(scan.assistants) == 1 and len(scan.users) == 1
 
 
@@ -166,7 +168,8 @@ def test_compaction_summaries_are_counted() -> None:
 
 
 @given(st.lists(st.sampled_from(["user", "assistant", "attachment", "fhs", "queue", "torn",
-                                 "garbage", "blank", "spaced", "progress"]), max_size=25),
+                                 "garbage", "blank", "spaced", "progress", "empty"]),
+                max_size=25),
        st.booleans())
 def test_census_matches_a_full_decode(kinds: list[str], trailing_newline: bool) -> None:
     s = session()
@@ -191,6 +194,8 @@ def test_census_matches_a_full_decode(kinds: list[str], trailing_newline: bool) 
             chunks.append(b"\n")
         elif kind == "spaced":
             chunks.append(json.dumps(s.stamp(user("sp"), commit=False)).encode() + b"\n")
+        elif kind == "empty":
+            chunks.append(to_jsonl([{"type": "", "data": {"type": "user"}}]))
         else:
             chunks.append(to_jsonl([{"type": "progress", "data": {"type": "user"}}]))
     data = b"".join(chunks)
@@ -431,6 +436,18 @@ _ODD_ASSISTANT_LINES = {
     "invalid utf-8 in text": b'{"type":"assistant","message":{"content":[{"type":"text","text":'
                              b'"\xff"}],"usage":{"output_tokens":3}}}',
     "trailing garbage": b'{"type":"assistant","message":{"id":"a"}} x',
+    "usage null": b'{"type":"assistant","message":{"id":"a","usage":null}}',
+    "usage a number": b'{"type":"assistant","message":{"id":"a","usage":7}}',
+    "usage a list": b'{"type":"assistant","message":{"id":"a","usage":[1,2]}}',
+    "usage a string": b'{"type":"assistant","message":{"id":"a","usage":"x"}}',
+    "usage empty": b'{"type":"assistant","message":{"id":"a","usage":{}}}',
+    "usage with nested objects": b'{"type":"assistant","message":{"id":"a","usage":'
+                                 b'{"cache_creation":{"input_tokens":50},"input_tokens":4,'
+                                 b'"server_tool_use":{"output_tokens":9},"service_tier":"x"}}}',
+    "usage count null": b'{"type":"assistant","message":{"id":"a","usage":{"input_tokens":null,'
+                        b'"output_tokens":{"n":1},"cache_read_input_tokens":[3]}}}',
+    "usage twice": b'{"type":"assistant","message":{"id":"a","usage":{"input_tokens":4},'
+                   b'"usage":null}}',
 }
 
 
