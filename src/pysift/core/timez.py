@@ -127,6 +127,21 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     return stamp
 
 
+def within(raw: str | None, since: datetime | None, until: datetime | None) -> bool:
+    """Whether a record stamped ``raw`` falls in the ``--since``/``--until`` window (both
+    ends inclusive). With no bound every record is in; with one, a record whose stamp is
+    missing or unparseable is out: no instant is invented for it (the rule every windowed
+    command shares)."""
+    if since is None and until is None:
+        return True
+    instant = parse_ts(raw)
+    if instant is None:
+        return False
+    if since is not None and instant < since:
+        return False
+    return not (until is not None and instant > until)
+
+
 def local_iso(raw: str | None, tz: tzinfo | None = None) -> str | None:
     """The ``*_local`` JSON value: ``YYYY-MM-DDTHH:MM:SS±HH:MM`` in `tz`.
 

@@ -44,7 +44,7 @@ from pysift.core.classify import narration_tag, opens_turn
 from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
-from pysift.core.timez import parse_ts
+from pysift.core.timez import parse_ts, within
 from pysift.core.turns import (
     CARRIER_OPENER_WORDS,
     TurnMap,
@@ -516,14 +516,7 @@ class Window:
 
     def admits_ts(self, raw: str | None) -> bool:
         """A record with no (parseable) timestamp never falls inside a bounded window."""
-        if not self.timed:
-            return True
-        instant = parse_ts(raw)
-        if instant is None:
-            return False
-        if self.since is not None and instant < self.since:
-            return False
-        return not (self.until is not None and instant > self.until)
+        return within(raw, self.since, self.until)
 
 
 @dataclass

@@ -238,3 +238,19 @@ def test_a_stats_span_is_csifts_compact_form(ms: int, span: str) -> None:
     from pysift.core.timez import format_span_ms
 
     assert format_span_ms(ms) == span
+
+
+def test_within_the_window_both_ends_inclusive_and_no_invented_instant() -> None:
+    from datetime import UTC, datetime
+
+    from pysift.core.timez import within
+
+    since = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
+    until = datetime(2026, 10, 5, 10, 0, tzinfo=UTC)
+    assert within(None, None, None) and within("junk", None, None)  # no bound: all in
+    assert within("2026-10-05T09:00:00.000Z", since, until)
+    assert within("2026-10-05T10:00:00.000Z", since, until)
+    assert not within("2026-10-05T08:59:59.999Z", since, until)
+    assert within("2026-10-05T10:00:00.001Z", since, None)
+    assert not within("2026-10-05T10:00:00.001Z", None, until)
+    assert not within(None, since, None) and not within("junk", None, until)

@@ -22,7 +22,7 @@ from datetime import datetime
 
 from pysift.core import replay as rp
 from pysift.core.grammar.ranges import RangeSpec
-from pysift.core.timez import parse_ts
+from pysift.core.timez import parse_ts, within
 from pysift.engines.recover.extract import Opaque, TranscriptScan
 
 #: ops whose loss a window must say (they make or could make a boundary)
@@ -42,14 +42,7 @@ class Window:
     def admits(self, turn: int, ts: str | None, turn_count: int) -> bool:
         if self.turns is not None and not self.turns.contains(turn, 0, max(turn_count - 1, 0)):
             return False
-        if self.since is None and self.until is None:
-            return True
-        instant = parse_ts(ts)
-        if instant is None:
-            return False
-        if self.since is not None and instant < self.since:
-            return False
-        return not (self.until is not None and instant > self.until)
+        return within(ts, self.since, self.until)
 
 
 @dataclass

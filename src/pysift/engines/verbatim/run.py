@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from pysift.core.grammar.ranges import RangeSpec
-from pysift.core.timez import parse_ts
+from pysift.core.timez import within
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.engines.verbatim.document import document
@@ -103,14 +103,9 @@ class Window:
         for t in turns:
             if wanted is not None and t.turn_index not in wanted:
                 continue
-            if self.since is not None or self.until is not None:
-                unit = t.user if t.user is not None and t.user.ts else t.eot
-                instant = parse_ts(unit.ts if unit is not None else None)
-                if instant is None:
-                    continue
-                if (self.since is not None and instant < self.since) or (
-                        self.until is not None and instant > self.until):
-                    continue
+            unit = t.user if t.user is not None and t.user.ts else t.eot
+            if not within(unit.ts if unit is not None else None, self.since, self.until):
+                continue
             out.append(t)
         return out
 
