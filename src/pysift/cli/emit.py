@@ -31,7 +31,10 @@ def emit(report: Report, fmt: str = "text") -> None:
             from pysift.output.terminal import TextOut
 
             _tolerate_surrogates(sys.stdout)
-            report.text(TextOut(sys.stdout, colour=wants_colour(sys.stdout)))
+            text_out = TextOut(sys.stdout, colour=wants_colour(sys.stdout))
+            # a TextIO by delegation (TextOut.__getattr__ forwards what it does not
+            # define to the stream), which a nominal typing.TextIO cannot express
+            report.text(text_out)  # type: ignore[arg-type]
             sys.stdout.flush()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)

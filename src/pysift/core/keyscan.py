@@ -48,7 +48,8 @@ def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
     if found is None:
         import re2
 
-        sep = {(False,): b'":"', (True,): b'": "'}.get(file_layouts, b'": ?"')
+        seps: dict[tuple[bool, ...], bytes] = {(False,): b'":"', (True,): b'": "'}
+        sep = seps.get(file_layouts, b'": ?"')
         options = re2.Options()
         options.log_errors = False
         found = _PATTERNS[file_layouts] = re2.compile(
@@ -71,7 +72,7 @@ def _raw_match(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
 
 def _slow_match(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
     """RE2::Match's calling shape over the wrapper's ``search`` (no ``_regexp``)."""
-    search = _pattern(file_layouts).search  # type: ignore[attr-defined]
+    search = _pattern(file_layouts).search
 
     def match(_anchor: object, buf: Buffer, pos: int, end: int) -> list[tuple[int, int]]:
         found = search(buf, pos, end)

@@ -63,6 +63,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 try:  # the builtin BLAKE2 (hashlib's OpenSSL import costs tens of ms at start-up)
     from _blake2 import blake2b
@@ -70,6 +71,9 @@ except ImportError:  # pragma: no cover - a Python without the builtin module
     from hashlib import blake2b
 
 from pysift import __version__
+
+if TYPE_CHECKING:
+    from pysift.disk.lines import Buffer
 
 FORMAT = 1  # the shard file format (header and entry shape)
 HEAD_BYTES = 4096
@@ -113,20 +117,20 @@ class Stamp:
             return None
         if type(raw[6]) is not bytes or type(raw[9]) is not bytes:
             return None
-        return cls(*raw)  # type: ignore[arg-type]
+        return cls(*raw)
 
 
-def stamp_of(st: os.stat_result, buf: bytes | object) -> Stamp | None:
+def stamp_of(st: os.stat_result, buf: Buffer) -> Stamp | None:
     """The stamp of the bytes ``buf`` read from a file whose ``fstat`` (taken before the
     read, on the same descriptor) is ``st``; None when they disagree on the size (the
     file changed during the read: nothing is stored)."""
-    size = len(buf)  # type: ignore[arg-type]
+    size = len(buf)
     if size != st.st_size:
         return None
-    head = bytes(buf[:HEAD_BYTES])  # type: ignore[index]
-    scanned = buf.rfind(b"\n") + 1 if size else 0  # type: ignore[attr-defined]
-    tail_start = buf.rfind(b"\n", 0, scanned - 1) + 1 if scanned else 0  # type: ignore[attr-defined]
-    tail = bytes(buf[tail_start:scanned])  # type: ignore[index]
+    head = bytes(buf[:HEAD_BYTES])
+    scanned = buf.rfind(b"\n") + 1 if size else 0
+    tail_start = buf.rfind(b"\n", 0, scanned - 1) + 1 if scanned else 0
+    tail = bytes(buf[tail_start:scanned])
     return Stamp(st.st_dev, st.st_ino, size, st.st_mtime_ns, st.st_ctime_ns, len(head),
                  _digest(head), scanned, tail_start, _digest(tail))
 

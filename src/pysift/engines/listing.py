@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
@@ -157,6 +157,7 @@ def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSumm
     lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
     head = None
+    first_human: tuple[int, Record | None] | None
     if grown is not None and grown.stamp is not None and Facet.grown_ok(grown.stamp, buf):
         head = _kept_head(grown.facts, file_layouts, out, lines)
     if head is None:
@@ -171,7 +172,7 @@ def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSumm
     else:
         first_start, head_end, head_malformed, head_ok = head
         first_human = (first_start, None) if first_start >= 0 else None
-    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)  # type: ignore[arg-type]
+    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)
     if tail_low < len(buf):
         lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
     out.skipped_lines = len(lines.malformed)
@@ -212,10 +213,10 @@ def _said_fact(said: Said | None) -> tuple[object, ...] | None:
     return None if said is None else (said.text, said.ts, said.label, said.from_, said.to)
 
 
-def _said_of(fact: object) -> Said | None:
+def _said_of(fact: Any) -> Said | None:  # cached: its shape is checked here
     if fact is None:
         return None
-    text, ts, label, from_, to = fact  # type: ignore[misc]
+    text, ts, label, from_, to = fact
     if not isinstance(text, str) or not all(x is None or isinstance(x, str)
                                             for x in (ts, label, from_, to)):
         raise ValueError("not a said")
@@ -232,17 +233,17 @@ def _facts(out: SessionSummary, file_layouts: tuple[bool, ...], first_start: int
             out.skipped_lines)
 
 
-def _apply_head(out: SessionSummary, head: object) -> None:
+def _apply_head(out: SessionSummary, head: Any) -> None:
     (out.cwd, out.version_first, out.branch_first, first_user, out.first_ts, out.is_clone,
-     out.clone_boundary_uuid) = head  # type: ignore[misc]
+     out.clone_boundary_uuid) = head
     out.first_user = _said_of(first_user)
 
 
-def from_facts(transcript: Transcript, facts: object) -> SessionSummary | None:
+def from_facts(transcript: Transcript, facts: Any) -> SessionSummary | None:
     """The row of an unchanged transcript from its cached facts (None: facts of another
     shape, which the caller treats as a miss)."""
     try:
-        _, head, _, _, _, _, tail, skipped = facts  # type: ignore[misc]
+        _, head, _, _, _, _, tail, skipped = facts
         out = SessionSummary(transcript=transcript)
         _apply_head(out, head)
         (out.version_last, out.branch_last, last_user, last_agent, out.last_ts) = tail
@@ -255,14 +256,14 @@ def from_facts(transcript: Transcript, facts: object) -> SessionSummary | None:
     return out
 
 
-def _kept_head(facts: object, file_layouts: tuple[bool, ...], out: SessionSummary,
+def _kept_head(facts: Any, file_layouts: tuple[bool, ...], out: SessionSummary,
                lines: _Lines) -> tuple[int, int, list[int], bool] | None:
     """The head facts of a grown file, when they still hold: the same layouts, and the
     head's reads (its region, through the first human message) stayed inside the bytes
     scanned then (``head_ok``). The head region's malformed lines are counted again (a
     set: a line the tail reads too counts once)."""
     try:
-        old_layouts, head, head_malformed, first_start, head_end, head_ok, _, _ = facts  # type: ignore[misc]
+        old_layouts, head, head_malformed, first_start, head_end, head_ok, _, _ = facts
         if not head_ok or tuple(old_layouts) != file_layouts or first_start < 0:
             return None
         _apply_head(out, head)
@@ -417,7 +418,8 @@ def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
 
 
 def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
-               first_human: tuple[int, Record] | None, file_layouts: tuple[bool, ...]) -> int:
+               first_human: tuple[int, Record | None] | None,
+               file_layouts: tuple[bool, ...]) -> int:
     """Backward: the last few lines for the envelope (last timestamp, version, branch),
     then, separately, the newest human message and the newest agent message, each found
     by ``rfind`` on its type key (the tool traffic between is skipped in C). Returns

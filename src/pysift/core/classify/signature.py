@@ -166,11 +166,12 @@ def _fast_tag(signature: str) -> str | object | None:
         if size % 4:
             text += b"=" * (-size % 4)
     data = _Lazy(text, core * 3 // 4)
-    span: tuple[int, int] | None = (0, data.size)
+    span = (0, data.size)
     for field_number in (2, 1, 8):
-        span = _lazy_last(data, span[0], span[1], field_number)
-        if span is None:
+        found = _lazy_last(data, span[0], span[1], field_number)
+        if found is None:
             return None
+        span = found
     try:
         return data.get(*span).decode("utf-8")
     except UnicodeDecodeError:

@@ -25,6 +25,7 @@ scanned last time (``extend``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysift.core import classify
 from pysift.core import turns as turns_mod
@@ -99,10 +100,10 @@ class FileFacts:
                 self.seed)
 
     @classmethod
-    def load(cls, raw: object) -> FileFacts | None:
+    def load(cls, raw: Any) -> FileFacts | None:
         """Facts read back from the cache; None when they have another shape."""
         try:
-            layouts, unframed, openers, has_records, users, seed = raw  # type: ignore[misc]
+            layouts, unframed, openers, has_records, users, seed = raw
             out = cls(tuple(bool(x) for x in layouts))
             if unframed is not None:
                 out.unframed = [int(x) for x in unframed]
@@ -157,8 +158,8 @@ class FileFacts:
         return True
 
 
-def _user_of(row: object) -> UserLine:
-    start, end, kind, ts, parent, uuid, opens, leaves, renders = row  # type: ignore[misc]
+def _user_of(row: Any) -> UserLine:  # cached: its shape is checked here
+    start, end, kind, ts, parent, uuid, opens, leaves, renders = row
     if kind not in (MALFORMED, RECORD, OTHER):
         raise ValueError("kind")
     for value in (ts, parent, uuid):

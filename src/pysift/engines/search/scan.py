@@ -18,6 +18,7 @@ decoder; every other line of the file gets the shape check (``unframed_lines``),
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -236,7 +237,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         from pysift.disk.cache import stamp_of
 
         result.stamp = stamp_of(st, buf)
-    walked: tuple[list[UserLine], list[tuple[int, bytes, Record]]] | None = None
+    walked: tuple[list[UserLine], list[tuple[int, bytes, Record]] | None] | None = None
     if plan.label_scan:
         if _walks_user_lines(plan):
             walked = _user_candidates(transcript, plan, buf, facts)
@@ -348,11 +349,11 @@ def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
 
 def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
                      facts: FileFacts | None
-                     ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]] | None:
+                     ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]] | None]:
     """The candidate user lines: kept (then decoded by the scan), or walked now (decoded
-    on the way, their facts kept when a facet is in use). None: kept, decode them."""
+    on the way, their facts kept when a facet is in use). Decoded None: kept, decode them."""
     if facts is not None and facts.users is not None:
-        return facts.users, None  # type: ignore[return-value]
+        return facts.users, None
     ctx = _base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
     found, decoded = walk_users(buf, ctx, layouts(buf))
     if facts is not None:
@@ -393,6 +394,8 @@ class _Scanner:
             facts = self.result.facts
             kept = facts.turn_map(self.buf) if facts is not None else None
             if kept is None:
+                # a scanner without bytes (a count from kept facts) was handed its map
+                assert self.buf is not None
                 found = openers_of(self.buf, cores=self.cores)
                 kept = turn_map_from_openers(found, self.buf)
                 if facts is not None:
@@ -421,6 +424,7 @@ class _Scanner:
         the file's lines that fail the shape check; the decoder counts those it parses,
         the rest are counted here, each line once."""
         buf = self.buf
+        assert buf is not None  # (none only for a count from kept facts: no run)
         find = buf.find
         markers = () if self.label_scan else self.line_markers
         collect = self.label_scan and _USER_MARKER in self.line_markers
@@ -434,7 +438,7 @@ class _Scanner:
         openers: list[tuple[int, Record]] = []
         parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         if walked is not None and walked[1] is not None:  # the key walk decoded them
-            users, decoded = walked
+            users, decoded = walked[0], walked[1]
             self.tally.malformed += sum(1 for u in users if u.kind == MALFORMED)
             parsed.update(u.start for u in users)
             openers = [(start, rec) for start, _, rec in decoded
@@ -532,6 +536,7 @@ class _Scanner:
             draft = turns.is_draft_offset(offset)
             turn = None if draft else turns.turn_of_offset(offset)
             if not self.plan.light:  # -c / -l never show a line number
+                assert self.counter is not None  # an offset: a line of the bytes run() has
                 rec.line = self.counter.line_at(offset)
         chosen = drafted if draft else matched
         if draft and not drafted and matched and plan.turns is None:
@@ -543,6 +548,7 @@ class _Scanner:
             return
         # the record's image ids ride its first hit (once per record, as csift shows them)
         record_ids = [] if self.plan.light else image_ids(rec, rec.line)
+        assert self.buf is not None  # consider() runs under run(), which has the bytes
         for number, (unit, span, text) in enumerate(chosen):
             ids = record_ids if number == 0 else []
             joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
@@ -579,7 +585,8 @@ class _Scanner:
                     lambda _leaves, _accepted, draft: draft or any(select(x) for x in renders))
 
     def _count(self, offset: int, is_user: bool, uuid: str | None, ts: str | None,
-               source: str | None, leaves_of, renders) -> None:  # type: ignore[no-untyped-def]
+               source: str | None, leaves_of: Callable[[bool], list[str]],
+               renders: Callable[[list[str], list[str], bool], bool]) -> None:
         select = self.plan.labels.selects
         turns = self.turns
         draft = is_user and turns.is_draft_offset(offset)

@@ -18,7 +18,7 @@ the files that had no hit), so it decodes a handful of lines, never a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pysift.core import classify
 from pysift.core.decode import decode
@@ -72,12 +72,11 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
-    common = {"owner_id": transcript.session_id, "is_subagent": transcript.is_subagent,
-              "parent_id": transcript.parent_session_id, "seed_uuid": seed_uuid,
-              "seed_line": seed_line}
-    run_ctx = classify.ClassifyContext(gates=plan.gates,
-                                       additional_context=plan.additional_context, **common)
-    open_ctx = classify.ClassifyContext(gates=L.GATED, additional_context=True, **common)
+    run_ctx = classify.ClassifyContext(
+        owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
+        parent_id=transcript.parent_session_id, seed_uuid=seed_uuid, seed_line=seed_line,
+        gates=plan.gates, additional_context=plan.additional_context)
+    open_ctx = replace(run_ctx, gates=L.GATED, additional_context=True)
     counter = LineCounter(buf)
     turns = build_turn_map(buf) if plan.turns is not None else None
     allowed = (set(plan.turns.resolve(0, turns.turn_count - 1))
