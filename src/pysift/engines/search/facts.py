@@ -180,11 +180,12 @@ def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
 
 
 def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
-               lo: int = 0, tally: Tally | None = None
+               lo: int = 0, tally: Tally | None = None, *, keep: bool = True
                ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
     """Every candidate user line from ``lo`` (one key scan; carriers stepped over),
     decoded: their facts, and the decoded records with their bytes (what a scan that
-    walked them for its own candidates goes on with)."""
+    walked them for its own candidates goes on with). ``keep`` False (nothing is kept: no
+    cache): each line is only MALFORMED or OTHER, nothing is classified here."""
     facts: list[UserLine] = []
     decoded: list[tuple[int, bytes, Record]] = []
     for start, end, carrier in user_lines(buf, file_layouts, lo):
@@ -192,7 +193,17 @@ def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[b
             continue
         line = buf[start:end]
         rec = decode(line, None, tally)
-        facts.append(user_line(start, end, rec, ctx))
+        if keep:
+            facts.append(user_line(start, end, rec, ctx))
+        else:
+            facts.append(UserLine(start, end, MALFORMED if rec is None else OTHER))
         if rec is not None:
             decoded.append((start, line, rec))
     return facts, decoded
+
+
+def settled(users: list[UserLine]) -> bool:
+    """Whether kept user lines answer a count alone: each one malformed or a user record
+    with its leaves (no line of another kind, decoded at query time)."""
+    return all(u.kind == MALFORMED or (u.kind == RECORD and u.leaves is not None)
+               for u in users)

@@ -46,6 +46,7 @@ from pysift.engines.search.facts import (
     RECORD,
     FileFacts,
     UserLine,
+    settled,
     turn_map_of,
     walk_users,
 )
@@ -279,7 +280,7 @@ def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts
         return False
     if transcript.is_subagent and facts.seed is None:
         return False
-    if any(u.kind != MALFORMED and (u.kind != RECORD or u.leaves is None) for u in users):
+    if not settled(users):
         return False
     merge = None
     sidecar = sidecar_of(transcript)
@@ -355,7 +356,7 @@ def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
     if facts is not None and facts.users is not None:
         return facts.users, None
     ctx = _base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
-    found, decoded = walk_users(buf, ctx, layouts(buf))
+    found, decoded = walk_users(buf, ctx, layouts(buf), keep=facts is not None)
     if facts is not None:
         facts.users, facts.changed = found, True
     return found, decoded
@@ -439,6 +440,15 @@ class _Scanner:
         parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         if walked is not None and walked[1] is not None:  # the key walk decoded them
             users, decoded = walked[0], walked[1]
+            if not pending and _counts_user_lines(self.plan) and users and settled(users):
+                # a count whose facts the walk just took (a cache to fill): counted from
+                # them, as a later run counts from the kept facts, nothing classified twice
+                opened = {u.start for u in users if u.opens}
+                self._take_turns([(start, rec) for start, _, rec in decoded
+                                  if start in opened])
+                assert self._turns is not None
+                self.count_kept_lines(users, unframed, self._turns)
+                return
             self.tally.malformed += sum(1 for u in users if u.kind == MALFORMED)
             parsed.update(u.start for u in users)
             openers = [(start, rec) for start, _, rec in decoded
@@ -459,11 +469,7 @@ class _Scanner:
             if collect and rec.type == "user" and classify.opens_turn(rec):
                 openers.append((start, rec))
         if collect and self._turns is None:
-            self._turns = turn_map_from_openers(openers, buf)
-            self.result.turn_map = self._turns
-            facts = self.result.facts
-            if facts is not None and facts.openers is None:
-                facts.take_openers(openers, self._turns.has_records)
+            self._take_turns(openers)
         hits = self.result.hits
         # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
         # it (decoded above, so the malformed count stays exact) is neither classified
@@ -486,6 +492,15 @@ class _Scanner:
                 h.source for h in self.result.hits)
         self.result.malformed += self.tally.malformed + sum(
             1 for start in unframed if start not in parsed)
+
+    def _take_turns(self, openers: list[tuple[int, Record]]) -> None:
+        """The turn map from every turn opener of the file (kept when a facet is in use)."""
+        assert self.buf is not None
+        self._turns = turn_map_from_openers(openers, self.buf)
+        self.result.turn_map = self._turns
+        facts = self.result.facts
+        if facts is not None and facts.openers is None:
+            facts.take_openers(openers, self._turns.has_records)
 
     def _counted(self, offset: int | None, counted: set[tuple[str, int]]) -> bool:
         """Whether a hit of the record at ``offset`` (None: a sidecar record, in the
