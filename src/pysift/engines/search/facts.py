@@ -112,12 +112,13 @@ class FileFacts:
                                for o, p, u in openers]
                 out.has_records = bool(has_records)
             if users is not None:
-                out.users = [_user_of(row) for row in users]
+                seen: dict[Any, tuple[str, ...]] = {}
+                out.users = [_user_of(row, seen) for row in users]
             if seed is not None:
                 uuid, line = seed
                 out.seed = (uuid if uuid is None else str(uuid),
                             line if line is None else int(line))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             return None
         return out
 
@@ -158,16 +159,31 @@ class FileFacts:
         return True
 
 
-def _user_of(row: Any) -> UserLine:  # cached: its shape is checked here
+_LEAVES = {leaf: leaf for leaf in L.ALL}  # a kept leaf read back as the label's own string
+_KINDS = frozenset((MALFORMED, RECORD, OTHER))
+
+
+def _leaves_of(raw: Any, seen: dict[Any, tuple[str, ...]]) -> tuple[str, ...]:
+    """A kept tuple of leaves, each checked to be a label (KeyError: it is not); one
+    tuple per distinct value of a transcript (``seen``)."""
+    found = seen.get(raw)
+    if found is None:
+        if type(raw) is not tuple:
+            raise ValueError("leaves")
+        found = seen[raw] = tuple(_LEAVES[x] for x in raw)
+    return found
+
+
+def _user_of(row: Any, seen: dict[Any, tuple[str, ...]]) -> UserLine:  # cached: its shape is checked here
     start, end, kind, ts, parent, uuid, opens, leaves, renders = row
-    if kind not in (MALFORMED, RECORD, OTHER):
+    if kind not in _KINDS or type(start) is not int or type(end) is not int:
         raise ValueError("kind")
     for value in (ts, parent, uuid):
-        if value is not None and not isinstance(value, str):
+        if value is not None and type(value) is not str:
             raise ValueError("field")
-    return UserLine(int(start), int(end), kind, ts, parent, uuid, bool(opens),
-                    None if leaves is None else tuple(L.ALL[L.ALL.index(x)] for x in leaves),
-                    tuple(L.ALL[L.ALL.index(x)] for x in renders))
+    return UserLine(start, end, kind, ts, parent, uuid, bool(opens),
+                    None if leaves is None else _leaves_of(leaves, seen),
+                    _leaves_of(renders, seen))
 
 
 def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,

@@ -387,6 +387,7 @@ class _Scanner:
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
         self._bare_units: dict[tuple[str, ...], classify.Unit] = {}
+        self._verdicts: dict[tuple[tuple[str, ...], tuple[str, ...]], object] = {}
         self.counter = LineCounter(buf) if buf is not None else None
 
     @property
@@ -590,14 +591,45 @@ class _Scanner:
                         rec, ctx, select, leaves, accepted, draft=draft))
 
     def count_kept(self, line: UserLine) -> None:
-        """``count_only`` of a user record from its kept facts: its leaves, and the
-        leaves that render a unit alone (a selection renders one when it takes any of
-        them; a superseded draft is its single ``user.unsent``, which always renders)."""
-        select = self.plan.labels.selects
-        leaves, renders = list(line.leaves or ()), line.renders
-        self._count(line.start, True, line.uuid, line.ts, None,
-                    lambda draft: [L.USER_UNSENT] if draft else leaves,
-                    lambda _leaves, _accepted, draft: draft or any(select(x) for x in renders))
+        """``count_only`` of a user record from its kept facts (``_count``'s decisions,
+        made from them): its leaves, and the leaves that render a unit alone (a selection
+        renders one when it takes any of them; a superseded draft is its single
+        ``user.unsent``, which always renders)."""
+        turns = self.turns
+        offset = line.start
+        draft = turns.is_draft_offset(offset)
+        taken = self._kept_verdict(line.leaves or (), line.renders)
+        if draft:
+            if not self.plan.labels.selects(L.USER_UNSENT):
+                if taken is not None and self.plan.turns is None:
+                    self.result.collapsed_drafts += 1  # hidden by the selection: said
+                return
+            label, labels, turn = L.USER_UNSENT, (L.USER_UNSENT,), None
+        else:
+            if taken is None:
+                return
+            label, labels, turn = taken, tuple(line.leaves or ()), turns.turn_of_offset(offset)
+        if not self.allowed_turn(turn):
+            return
+        unit = self._bare_units.get(labels)
+        if unit is None:  # a text-less unit per label set (immutable: shared by its hits)
+            unit = self._bare_units[labels] = classify.Unit(label, labels, "")
+        self.result.hits.append(Hit(line=None, uuid=line.uuid, unit=unit, label=label,
+                                    labels=labels, ts=line.ts, span=None, text="",
+                                    source=None, offset=offset, turn=turn, draft=draft))
+
+    def _kept_verdict(self, leaves: tuple[str, ...], renders: tuple[str, ...]) -> str | None:
+        """The label a kept record (no draft) counts under: the first of its leaves the
+        selection takes, when a taken leaf renders a unit alone; None: it does not count.
+        One answer per (leaves, renders) pair of the file."""
+        key = (leaves, renders)
+        found = self._verdicts.get(key, self)
+        if found is self:
+            select = self.plan.labels.selects
+            taken = [leaf for leaf in leaves if select(leaf)]
+            found = self._verdicts[key] = (
+                taken[0] if taken and any(select(x) for x in renders) else None)
+        return found  # type: ignore[return-value]
 
     def _count(self, offset: int, is_user: bool, uuid: str | None, ts: str | None,
                source: str | None, leaves_of: Callable[[bool], list[str]],
