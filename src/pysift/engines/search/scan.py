@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.image_handles import image_ids
 from pysift.core.keyscan import user_lines
 from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
@@ -388,6 +388,7 @@ class _Scanner:
         self._allowed_turns: set[int] | None = None
         self._bare_units: dict[tuple[str, ...], classify.Unit] = {}
         self._verdicts: dict[tuple[tuple[str, ...], tuple[str, ...]], object] = {}
+        self._validator: LineValidator | None = None
         self.counter = LineCounter(buf) if buf is not None else None
 
     @property
@@ -455,6 +456,15 @@ class _Scanner:
             openers = [(start, rec) for start, _, rec in decoded
                        if rec.type == "user" and classify.opens_turn(rec)]
             spans = []
+        hits = self.result.hits
+        # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
+        # it is neither decoded into a record, nor classified, nor matched: it is only
+        # validated (``_decodes``: the decoder's verdict, so the malformed count stays
+        # exact). Not under --resolve-persisted: each persisted output a candidate names
+        # is read (and a failed read warned about) whether or not it counts.
+        counted: set[tuple[str, int]] | None = (
+            set() if self.plan.light and not self.plan.resolve_persisted else None)
+        inline = counted is not None and not collect  # candidates considered as they come
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
             if markers and not any(find(m, start, end) >= 0 for m in markers):
@@ -463,21 +473,25 @@ class _Scanner:
                 continue
             line = buf[start:end]
             parsed.add(start)
+            if inline and counted and self._counted(start, counted):
+                if self._decodes(line) is False:
+                    self.tally.malformed += 1
+                continue
             rec = decode(line, None, self.tally)
             if rec is None:
+                continue
+            if inline:
+                assert counted is not None
+                before = len(hits)
+                self.consider(rec, start, line)
+                if len(hits) > before:
+                    counted.update(exchange_key(h) for h in hits[before:])
                 continue
             decoded.append((start, line, rec))
             if collect and rec.type == "user" and classify.opens_turn(rec):
                 openers.append((start, rec))
         if collect and self._turns is None:
             self._take_turns(openers)
-        hits = self.result.hits
-        # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
-        # it (decoded above, so the malformed count stays exact) is neither classified
-        # nor matched. Not under --resolve-persisted: each persisted output a candidate
-        # names is read (and a failed read warned about) whether or not it counts.
-        counted: set[tuple[str, int]] | None = (
-            set() if self.plan.light and not self.plan.resolve_persisted else None)
         for start, line, rec in decoded:
             if counted and self._counted(start, counted):
                 continue
@@ -493,6 +507,17 @@ class _Scanner:
                 h.source for h in self.result.hits)
         self.result.malformed += self.tally.malformed + sum(
             1 for start in unframed if start not in parsed)
+
+    def _decodes(self, line: bytes) -> bool | None:
+        """``decode``'s verdict on ``line`` without building the record: True (a record),
+        False (malformed, as the decoder counts it), None (blank)."""
+        if is_blank(line):
+            return None
+        if not is_framed(line):
+            return False
+        if self._validator is None:
+            self._validator = LineValidator()
+        return self._validator(line)
 
     def _take_turns(self, openers: list[tuple[int, Record]]) -> None:
         """The turn map from every turn opener of the file (kept when a facet is in use)."""

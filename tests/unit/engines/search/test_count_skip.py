@@ -117,3 +117,34 @@ def test_a_user_line_count_classifies_each_record_at_most_once(tmp_path: Path, m
     assert [u.kind for u in kept.facts.users] == [1, 1, 1, 1, 1, 0]
     again, again_calls = _user_count(path, scan_mod.Cached(facts=kept.facts), monkeypatch)
     assert (count_exchanges(again), again.malformed, again_calls) == (2, 1, 0)
+
+
+def test_a_candidate_in_a_counted_exchange_is_only_validated(tmp_path: Path, monkeypatch  # type: ignore[no-untyped-def]
+                                                             ) -> None:
+    """``-c``: after the first hit of a turn, its other candidates are not decoded into
+    records; a framed line broken inside, a torn line and a valid line there are told
+    apart exactly as the decoder tells them (two malformed, one record)."""
+    session = b.Session(SID, cwd="/w/p")
+    for record in (b.user("find kestrel"), b.assistant(b.text("kestrel one")),
+                   b.assistant(b.text("kestrel two")), b.user("next: kestrel again")):
+        session.add(record)
+    lines: list = list(session.records)
+    lines[2:2] = [b'{"type":"assistant","message":{"content":"kestrel broken",}}\n',
+                  b'{"type":"assistant","message":{"content":"kestrel torn\n']
+    path = tmp_path / "projects" / "-w-p" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b.to_jsonl(lines))
+    decoded = []
+    real = scan_mod.decode
+
+    def counting(line, number, tally=None):  # type: ignore[no-untyped-def]
+        decoded.append(line)
+        return real(line, number, tally)
+
+    monkeypatch.setattr(scan_mod, "decode", counting)
+    exchanges, malformed, matched = _scan(path, "kestrel", True, monkeypatch)
+    assert (exchanges, malformed, matched) == (2, 2, 2)
+    assert len(decoded) == 2  # the two openers, each the first hit of its turn
+    decoded.clear()
+    assert _scan(path, "kestrel", False, monkeypatch)[:2] == (2, 2)  # rows: every one decoded
+    assert len(decoded) == 6
