@@ -26,7 +26,7 @@ from pysift.core import classify
 from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.image_handles import image_ids
 from pysift.core.keyscan import user_lines
-from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
+from pysift.core.pairing import Pairing, PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
 from pysift.core.sidecar import read_sidecar
@@ -55,6 +55,7 @@ from pysift.model import labels as L
 from pysift.model.record import Record
 
 _USER_MARKER = b'"user"'
+_UNPAIRED = Pairing(None)  # the partner of a hit no answer shows (a bare count's)
 
 
 @dataclass
@@ -590,10 +591,16 @@ class _Scanner:
         # the record's image ids ride its first hit (once per record, as csift shows them)
         record_ids = [] if self.plan.light else image_ids(rec, rec.line)
         assert self.buf is not None  # consider() runs under run(), which has the bytes
+        # -c / -l without bare hits kept: only WHICH exchanges hold a hit matters, so a
+        # tool unit's partner is not looked for (nothing shows it)
+        bare = plan.light and not plan.keep_hits
         for number, (unit, span, text) in enumerate(chosen):
             ids = record_ids if number == 0 else []
-            joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
-            unit = with_result_tool_name(unit, joined, self.buf)
+            if bare:
+                joined = _UNPAIRED
+            else:
+                joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
+                unit = with_result_tool_name(unit, joined, self.buf)
             self.result.hits.append(Hit(
                 line=rec.line, uuid=rec.uuid, unit=unit, label=unit.label, labels=unit.labels,
                 ts=rec.timestamp, span=span, text=text, source=rec.source,
