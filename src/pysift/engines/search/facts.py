@@ -181,9 +181,10 @@ def _user_of(row: Any, seen: dict[Any, tuple[str, ...]]) -> UserLine:  # cached:
     for value in (ts, parent, uuid):
         if value is not None and type(value) is not str:
             raise ValueError("field")
-    return UserLine(start, end, kind, ts, parent, uuid, bool(opens),
-                    None if leaves is None else _leaves_of(leaves, seen),
-                    _leaves_of(renders, seen))
+    if leaves is not None:  # the common tuples are met again: looked up before the call
+        leaves = seen.get(leaves) or _leaves_of(leaves, seen)
+    return UserLine(start, end, kind, ts, parent, uuid, bool(opens), leaves,
+                    seen.get(renders) or _leaves_of(renders, seen))
 
 
 def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
