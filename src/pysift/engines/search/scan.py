@@ -43,7 +43,6 @@ from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer_stat, read_regular
 from pysift.engines.search.facts import (
     MALFORMED,
-    RECORD,
     FileFacts,
     UserLine,
     settled,
@@ -631,6 +630,8 @@ class _Scanner:
         offset = line.start
         draft = turns.is_draft_offset(offset)
         taken = self._kept_verdict(line.leaves or (), line.renders)
+        labels: tuple[str, ...]
+        turn: int | None
         if draft:
             if not self.plan.labels.selects(L.USER_UNSENT):
                 if taken is not None and self.plan.turns is None:
