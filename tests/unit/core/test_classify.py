@@ -856,6 +856,67 @@ def test_renders_unit_agrees_with_units_on_edge_records() -> None:
         _renders_unit_agrees(rec(raw))
 
 
+def _carrier(*blocks: dict, **top: object) -> dict:  # type: ignore[type-arg]
+    return {"type": "user", "uuid": "k", **top,
+            "message": {"role": "user", "content": list(blocks)}}
+
+
+_REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was "
+             "rejected. To tell you how to proceed, the user said:\nuse the other plan")
+# tool_result carriers renders_unit decides without rendering (a rejection's text looks
+# its plan file up through the transcript's bytes): the dual, each result, the inbox
+_CARRIERS = [
+    _carrier({"type": "tool_result", "tool_use_id": "p1", "is_error": True,
+              "content": _REJECTED}),
+    _carrier({"type": "tool_result", "tool_use_id": "p1", "is_error": True,
+              "content": "The user doesn't want to proceed with this tool use."}),
+    _carrier({"type": "tool_result", "tool_use_id": "p1", "is_error": True,
+              "content": [{"type": "text", "text": _REJECTED}]},
+             {"type": "tool_result", "tool_use_id": "p2", "content": None}),
+    _carrier({"type": "tool_result", "tool_use_id": "q1",
+              "content": "User has answered your questions: \"Which?\"=\"A\"."},
+             toolUseResult={"questions": [{"question": "Which?", "header": "Pick",
+                                           "options": [{"label": "A"}]}],
+                            "answers": {"Which?": "A"}}),
+    _carrier({"type": "tool_result", "tool_use_id": "q1", "content": None},
+             toolUseResult={"answers": {}}),
+    _carrier({"type": "tool_result", "tool_use_id": "spawn1", "content": "done: 3 files"}),
+    _carrier({"type": "tool_result", "tool_use_id": "spawn1", "content": None},
+             {"type": "tool_result", "tool_use_id": "other"}),
+    _carrier({"type": "tool_result", "tool_use_id": "spawn1", "content": "x"},
+             {"type": "text", "text": "and a note"}),
+]
+_CARRIER_SELECTIONS = ((), ("user",), ("user.answer",), ("user.rejection",),
+                       ("agent.tool.result",), ("agent.communication.inbox",),
+                       ("agent.communication.*",), ("user.rejection,agent.tool.result",),
+                       ("user.answer,agent.communication.inbox",), ("agent",))
+
+
+def test_renders_unit_agrees_with_units_on_tool_result_carriers() -> None:
+    """The carrier verdict, with and without a spawn index (a result returning from a
+    child renders as the inbox) and a plan index that knows the rejected call."""
+    from pysift.core.grammar.selectors import parse_filter
+
+    compared: set[str] = set()
+    for raw in _CARRIERS:
+        record = rec(raw)
+        for spawns in (None, {"spawn1": "agent-7"}):
+            for selection in _CARRIER_SELECTIONS:
+                labels = parse_filter(list(selection))
+                ctx = ClassifyContext(owner_id="s", gates=labels.gates, spawn_index=spawns,
+                                      plan_index={"p1": "/home/dev/.claude/plans/p.md"})
+                leaves = C.classify(record, ctx)
+                accepted = [leaf for leaf in leaves if labels.selects(leaf)]
+                if not accepted:
+                    continue
+                want = bool(C.units(record, ctx, labels.selects))
+                assert C.renders_unit(record, ctx, labels.selects, leaves,
+                                      accepted) is want, (raw, selection, spawns)
+                compared.update(accepted)
+    assert {"user.answer", "user.rejection", "agent.tool.result",
+            "agent.communication.inbox"} <= compared, sorted(compared)
+
+
 def test_renders_unit_agrees_with_units_on_the_demo_home(demo_home) -> None:  # type: ignore[no-untyped-def]
     count, compared = _sweep(demo_home / "projects")
     # the demo home holds 438 records showing 23 leaves (scripts/make_demo_home.py)

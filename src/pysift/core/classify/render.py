@@ -194,27 +194,51 @@ def renders_unit(rec: Record, ctx: ClassifyContext | None, select: Select,
             return _any_result_renders(rec)
         if unmarked_user_body(rec) is not None:
             return True
-        verdict = _user_renders(rec, ctx or DEFAULT_CTX, select, leaves)
-        if verdict is not None:
-            return verdict
+        return _user_renders(rec, ctx or DEFAULT_CTX, select, leaves)
     return bool(units(rec, ctx, select))
 
 
 def _user_renders(rec: Record, ctx: ClassifyContext, select: Select, leaves: list[str]
-                  ) -> bool | None:
-    """Whether ``_user_units`` emits a unit for a plain user record, decided the way it
-    decides but without building a text (a one-lined body costs a split of the whole
-    message); None for a tool_result carrier, which is rendered."""
+                  ) -> bool:
+    """Whether ``_user_units`` emits a unit for a plain user record (or a tool_result
+    carrier), decided the way it decides but without building a text (a one-lined body
+    costs a split of the whole message)."""
     if rec.is_compact_summary:
         return L.HARNESS_COMPACTION_SUMMARY in leaves and select(L.HARNESS_COMPACTION_SUMMARY)
     raw = raw_message_text(rec)
     sections = sections_of(raw, ctx) if raw is not None else []
     if sections:
         return any(s.label in leaves and select(s.label) for s in sections)
-    if any(b.get("type") == "tool_result" for b in _content_blocks(rec)):
-        return None
+    blocks = _content_blocks(rec)
+    if any(b.get("type") == "tool_result" for b in blocks):
+        return _carrier_renders(rec, ctx, blocks, leaves, select)
     for view in leaves:
         if view in _RECORD_TEXT_LEAVES and select(view) and _has_record_view(view, raw):
+            return True
+    return False
+
+
+def _carrier_renders(rec: Record, ctx: ClassifyContext, blocks: list[JsonObj],
+                     leaves: list[str], select: Select) -> bool:
+    """Whether ``_carrier_units`` emits a unit, decided the way it decides but without
+    building a text (a rejection's text looks its plan file up: a search through the
+    transcript's bytes for the ExitPlanMode call)."""
+
+    def pick(*views: str) -> bool:
+        return any(view in leaves and select(view) for view in views)
+
+    if pick(L.USER_ANSWER):  # the dual, under its richest accepted view
+        if auq_exchange(rec) is not None:
+            return True
+    elif pick(L.USER_REJECTION) and rejection(rec) is not None:
+        return True
+    for block in blocks:
+        if block.get("type") != "tool_result" or block.get("content") is None:
+            continue
+        child = ctx.child_for(str_or_none(block.get("tool_use_id")))
+        if pick(L.AGENT_COMM_INBOX, L.AGENT_TOOL_RESULT) if (
+                child is not None and L.AGENT_COMM_INBOX in leaves) else pick(
+                L.AGENT_TOOL_RESULT):
             return True
     return False
 

@@ -112,12 +112,13 @@ class FileFacts:
                                for o, p, u in openers]
                 out.has_records = bool(has_records)
             if users is not None:
-                out.users = [_user_of(row) for row in users]
+                seen: dict[Any, tuple[str, ...]] = {}
+                out.users = [_user_of(row, seen) for row in users]
             if seed is not None:
                 uuid, line = seed
                 out.seed = (uuid if uuid is None else str(uuid),
                             line if line is None else int(line))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             return None
         return out
 
@@ -158,16 +159,32 @@ class FileFacts:
         return True
 
 
-def _user_of(row: Any) -> UserLine:  # cached: its shape is checked here
+_LEAVES = {leaf: leaf for leaf in L.ALL}  # a kept leaf read back as the label's own string
+_KINDS = frozenset((MALFORMED, RECORD, OTHER))
+
+
+def _leaves_of(raw: Any, seen: dict[Any, tuple[str, ...]]) -> tuple[str, ...]:
+    """A kept tuple of leaves, each checked to be a label (KeyError: it is not); one
+    tuple per distinct value of a transcript (``seen``)."""
+    found = seen.get(raw)
+    if found is None:
+        if type(raw) is not tuple:
+            raise ValueError("leaves")
+        found = seen[raw] = tuple(_LEAVES[x] for x in raw)
+    return found
+
+
+def _user_of(row: Any, seen: dict[Any, tuple[str, ...]]) -> UserLine:  # cached: its shape is checked here
     start, end, kind, ts, parent, uuid, opens, leaves, renders = row
-    if kind not in (MALFORMED, RECORD, OTHER):
+    if kind not in _KINDS or type(start) is not int or type(end) is not int:
         raise ValueError("kind")
     for value in (ts, parent, uuid):
-        if value is not None and not isinstance(value, str):
+        if value is not None and type(value) is not str:
             raise ValueError("field")
-    return UserLine(int(start), int(end), kind, ts, parent, uuid, bool(opens),
-                    None if leaves is None else tuple(L.ALL[L.ALL.index(x)] for x in leaves),
-                    tuple(L.ALL[L.ALL.index(x)] for x in renders))
+    if leaves is not None:  # the common tuples are met again: looked up before the call
+        leaves = seen.get(leaves) or _leaves_of(leaves, seen)
+    return UserLine(start, end, kind, ts, parent, uuid, bool(opens), leaves,
+                    seen.get(renders) or _leaves_of(renders, seen))
 
 
 def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
@@ -180,11 +197,12 @@ def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
 
 
 def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
-               lo: int = 0, tally: Tally | None = None
+               lo: int = 0, tally: Tally | None = None, *, keep: bool = True
                ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
     """Every candidate user line from ``lo`` (one key scan; carriers stepped over),
     decoded: their facts, and the decoded records with their bytes (what a scan that
-    walked them for its own candidates goes on with)."""
+    walked them for its own candidates goes on with). ``keep`` False (nothing is kept: no
+    cache): each line is only MALFORMED or OTHER, nothing is classified here."""
     facts: list[UserLine] = []
     decoded: list[tuple[int, bytes, Record]] = []
     for start, end, carrier in user_lines(buf, file_layouts, lo):
@@ -192,7 +210,17 @@ def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[b
             continue
         line = buf[start:end]
         rec = decode(line, None, tally)
-        facts.append(user_line(start, end, rec, ctx))
+        if keep:
+            facts.append(user_line(start, end, rec, ctx))
+        else:
+            facts.append(UserLine(start, end, MALFORMED if rec is None else OTHER))
         if rec is not None:
             decoded.append((start, line, rec))
     return facts, decoded
+
+
+def settled(users: list[UserLine]) -> bool:
+    """Whether kept user lines answer a count alone: each one malformed or a user record
+    with its leaves (no line of another kind, decoded at query time)."""
+    return all(u.kind == MALFORMED or (u.kind == RECORD and u.leaves is not None)
+               for u in users)

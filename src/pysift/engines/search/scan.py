@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.image_handles import image_ids
 from pysift.core.keyscan import user_lines
-from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
+from pysift.core.pairing import Pairing, PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
 from pysift.core.sidecar import read_sidecar
@@ -43,9 +43,9 @@ from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer_stat, read_regular
 from pysift.engines.search.facts import (
     MALFORMED,
-    RECORD,
     FileFacts,
     UserLine,
+    settled,
     turn_map_of,
     walk_users,
 )
@@ -54,6 +54,7 @@ from pysift.model import labels as L
 from pysift.model.record import Record
 
 _USER_MARKER = b'"user"'
+_UNPAIRED = Pairing(None)  # the partner of a hit no answer shows (a bare count's)
 
 
 @dataclass
@@ -279,7 +280,7 @@ def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts
         return False
     if transcript.is_subagent and facts.seed is None:
         return False
-    if any(u.kind != MALFORMED and (u.kind != RECORD or u.leaves is None) for u in users):
+    if not settled(users):
         return False
     merge = None
     sidecar = sidecar_of(transcript)
@@ -355,7 +356,7 @@ def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
     if facts is not None and facts.users is not None:
         return facts.users, None
     ctx = _base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
-    found, decoded = walk_users(buf, ctx, layouts(buf))
+    found, decoded = walk_users(buf, ctx, layouts(buf), keep=facts is not None)
     if facts is not None:
         facts.users, facts.changed = found, True
     return found, decoded
@@ -386,6 +387,8 @@ class _Scanner:
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
         self._bare_units: dict[tuple[str, ...], classify.Unit] = {}
+        self._verdicts: dict[tuple[tuple[str, ...], tuple[str, ...]], object] = {}
+        self._validator: LineValidator | None = None
         self.counter = LineCounter(buf) if buf is not None else None
 
     @property
@@ -439,11 +442,29 @@ class _Scanner:
         parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         if walked is not None and walked[1] is not None:  # the key walk decoded them
             users, decoded = walked[0], walked[1]
+            if not pending and _counts_user_lines(self.plan) and users and settled(users):
+                # a count whose facts the walk just took (a cache to fill): counted from
+                # them, as a later run counts from the kept facts, nothing classified twice
+                opened = {u.start for u in users if u.opens}
+                self._take_turns([(start, rec) for start, _, rec in decoded
+                                  if start in opened])
+                assert self._turns is not None
+                self.count_kept_lines(users, unframed, self._turns)
+                return
             self.tally.malformed += sum(1 for u in users if u.kind == MALFORMED)
             parsed.update(u.start for u in users)
             openers = [(start, rec) for start, _, rec in decoded
                        if rec.type == "user" and classify.opens_turn(rec)]
             spans = []
+        hits = self.result.hits
+        # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
+        # it is neither decoded into a record, nor classified, nor matched: it is only
+        # validated (``_decodes``: the decoder's verdict, so the malformed count stays
+        # exact). Not under --resolve-persisted: each persisted output a candidate names
+        # is read (and a failed read warned about) whether or not it counts.
+        counted: set[tuple[str, int]] | None = (
+            set() if self.plan.light and not self.plan.resolve_persisted else None)
+        inline = counted is not None and not collect  # candidates considered as they come
         for start, end in spans:
             # bounded finds on the buffer: no copy of a line that is then skipped
             if markers and not any(find(m, start, end) >= 0 for m in markers):
@@ -452,25 +473,25 @@ class _Scanner:
                 continue
             line = buf[start:end]
             parsed.add(start)
+            if inline and counted and self._counted(start, counted):
+                if self._decodes(line) is False:
+                    self.tally.malformed += 1
+                continue
             rec = decode(line, None, self.tally)
             if rec is None:
+                continue
+            if inline:
+                assert counted is not None
+                before = len(hits)
+                self.consider(rec, start, line)
+                if len(hits) > before:
+                    counted.update(exchange_key(h) for h in hits[before:])
                 continue
             decoded.append((start, line, rec))
             if collect and rec.type == "user" and classify.opens_turn(rec):
                 openers.append((start, rec))
         if collect and self._turns is None:
-            self._turns = turn_map_from_openers(openers, buf)
-            self.result.turn_map = self._turns
-            facts = self.result.facts
-            if facts is not None and facts.openers is None:
-                facts.take_openers(openers, self._turns.has_records)
-        hits = self.result.hits
-        # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
-        # it (decoded above, so the malformed count stays exact) is neither classified
-        # nor matched. Not under --resolve-persisted: each persisted output a candidate
-        # names is read (and a failed read warned about) whether or not it counts.
-        counted: set[tuple[str, int]] | None = (
-            set() if self.plan.light and not self.plan.resolve_persisted else None)
+            self._take_turns(openers)
         for start, line, rec in decoded:
             if counted and self._counted(start, counted):
                 continue
@@ -486,6 +507,26 @@ class _Scanner:
                 h.source for h in self.result.hits)
         self.result.malformed += self.tally.malformed + sum(
             1 for start in unframed if start not in parsed)
+
+    def _decodes(self, line: bytes) -> bool | None:
+        """``decode``'s verdict on ``line`` without building the record: True (a record),
+        False (malformed, as the decoder counts it), None (blank)."""
+        if is_blank(line):
+            return None
+        if not is_framed(line):
+            return False
+        if self._validator is None:
+            self._validator = LineValidator()
+        return self._validator(line)
+
+    def _take_turns(self, openers: list[tuple[int, Record]]) -> None:
+        """The turn map from every turn opener of the file (kept when a facet is in use)."""
+        assert self.buf is not None
+        self._turns = turn_map_from_openers(openers, self.buf)
+        self.result.turn_map = self._turns
+        facts = self.result.facts
+        if facts is not None and facts.openers is None:
+            facts.take_openers(openers, self._turns.has_records)
 
     def _counted(self, offset: int | None, counted: set[tuple[str, int]]) -> bool:
         """Whether a hit of the record at ``offset`` (None: a sidecar record, in the
@@ -549,10 +590,16 @@ class _Scanner:
         # the record's image ids ride its first hit (once per record, as csift shows them)
         record_ids = [] if self.plan.light else image_ids(rec, rec.line)
         assert self.buf is not None  # consider() runs under run(), which has the bytes
+        # -c / -l without bare hits kept: only WHICH exchanges hold a hit matters, so a
+        # tool unit's partner is not looked for (nothing shows it)
+        bare = plan.light and not plan.keep_hits
         for number, (unit, span, text) in enumerate(chosen):
             ids = record_ids if number == 0 else []
-            joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
-            unit = with_result_tool_name(unit, joined, self.buf)
+            if bare:
+                joined = _UNPAIRED
+            else:
+                joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
+                unit = with_result_tool_name(unit, joined, self.buf)
             self.result.hits.append(Hit(
                 line=rec.line, uuid=rec.uuid, unit=unit, label=unit.label, labels=unit.labels,
                 ts=rec.timestamp, span=span, text=text, source=rec.source,
@@ -575,14 +622,47 @@ class _Scanner:
                         rec, ctx, select, leaves, accepted, draft=draft))
 
     def count_kept(self, line: UserLine) -> None:
-        """``count_only`` of a user record from its kept facts: its leaves, and the
-        leaves that render a unit alone (a selection renders one when it takes any of
-        them; a superseded draft is its single ``user.unsent``, which always renders)."""
-        select = self.plan.labels.selects
-        leaves, renders = list(line.leaves or ()), line.renders
-        self._count(line.start, True, line.uuid, line.ts, None,
-                    lambda draft: [L.USER_UNSENT] if draft else leaves,
-                    lambda _leaves, _accepted, draft: draft or any(select(x) for x in renders))
+        """``count_only`` of a user record from its kept facts (``_count``'s decisions,
+        made from them): its leaves, and the leaves that render a unit alone (a selection
+        renders one when it takes any of them; a superseded draft is its single
+        ``user.unsent``, which always renders)."""
+        turns = self.turns
+        offset = line.start
+        draft = turns.is_draft_offset(offset)
+        taken = self._kept_verdict(line.leaves or (), line.renders)
+        labels: tuple[str, ...]
+        turn: int | None
+        if draft:
+            if not self.plan.labels.selects(L.USER_UNSENT):
+                if taken is not None and self.plan.turns is None:
+                    self.result.collapsed_drafts += 1  # hidden by the selection: said
+                return
+            label, labels, turn = L.USER_UNSENT, (L.USER_UNSENT,), None
+        else:
+            if taken is None:
+                return
+            label, labels, turn = taken, tuple(line.leaves or ()), turns.turn_of_offset(offset)
+        if not self.allowed_turn(turn):
+            return
+        unit = self._bare_units.get(labels)
+        if unit is None:  # a text-less unit per label set (immutable: shared by its hits)
+            unit = self._bare_units[labels] = classify.Unit(label, labels, "")
+        self.result.hits.append(Hit(line=None, uuid=line.uuid, unit=unit, label=label,
+                                    labels=labels, ts=line.ts, span=None, text="",
+                                    source=None, offset=offset, turn=turn, draft=draft))
+
+    def _kept_verdict(self, leaves: tuple[str, ...], renders: tuple[str, ...]) -> str | None:
+        """The label a kept record (no draft) counts under: the first of its leaves the
+        selection takes, when a taken leaf renders a unit alone; None: it does not count.
+        One answer per (leaves, renders) pair of the file."""
+        key = (leaves, renders)
+        found = self._verdicts.get(key, self)
+        if found is self:
+            select = self.plan.labels.selects
+            taken = [leaf for leaf in leaves if select(leaf)]
+            found = self._verdicts[key] = (
+                taken[0] if taken and any(select(x) for x in renders) else None)
+        return found  # type: ignore[return-value]
 
     def _count(self, offset: int, is_user: bool, uuid: str | None, ts: str | None,
                source: str | None, leaves_of: Callable[[bool], list[str]],
