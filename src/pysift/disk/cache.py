@@ -150,6 +150,7 @@ class Probe:
 
 
 _MISS = Probe(MISS)
+_PROBE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def rules(facet: str, schema: int) -> str:
@@ -311,20 +312,27 @@ class Facet:
         self._dirty: set[str] = set()
 
     # -- reading ----------------------------------------------------------------------------
-    def _shard(self, path: Path) -> tuple[str, dict[str, tuple[object, object]]]:
-        project = str(path.parent)
+    def _shard(self, path: Path | str) -> tuple[str, dict[str, tuple[object, object]]]:
+        text = os.fspath(path)
+        project = text.rpartition(os.sep)[0]  # the parent dir, as a key of this run's memo
         name = self._projects.get(project)
         if name is None:
-            name = self._projects[project] = shard_name(_project_of(path))
+            name = self._projects[project] = shard_name(_project_of(Path(text)))
         entries = self._shards.get(name)
         if entries is None:
             entries = self._shards[name] = self._load(name)
         return name, entries
 
     def _load(self, name: str) -> dict[str, tuple[object, object]]:
-        try:
-            with open(self.dir / name, "rb") as fh:
-                data = marshal.load(fh)
+        try:  # read whole, then decoded: marshal.load on a file object reads it in pieces
+            fd = os.open(self.dir / name, os.O_RDONLY)
+            try:
+                chunks = []
+                while chunk := os.read(fd, 1 << 20):
+                    chunks.append(chunk)
+            finally:
+                os.close(fd)
+            data = marshal.loads(b"".join(chunks))
         except Exception:  # noqa: BLE001 - unreadable or corrupt: no cache, never a failure
             return {}
         if (not isinstance(data, dict) or data.get("format") != FORMAT
@@ -338,33 +346,39 @@ class Facet:
         for path in paths:
             self._shard(path)
 
-    def probe(self, path: Path) -> Probe:
+    def probe(self, path: Path | str) -> Probe:
         """Judge ``path``'s entry against the file as it is now (one open, fstat, read of
-        the head; nothing when there is no entry)."""
-        _, entries = self._shard(path)
-        entry = entries.get(str(path))
-        if not isinstance(entry, tuple) or len(entry) != 2:
+        the head; nothing when there is no entry). A HIT costs four system calls and one
+        hash of the head: no Python file object, no stamp object."""
+        text = os.fspath(path)
+        _, entries = self._shard(text)
+        entry = entries.get(text)
+        if type(entry) is not tuple or len(entry) != 2:
             return _MISS
-        stamp = Stamp.from_tuple(entry[0])
-        if stamp is None:
+        raw = entry[0]
+        if type(raw) is not tuple or len(raw) != 10:
             return _MISS
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd = os.open(text, _PROBE_FLAGS)
         except OSError:
             return _MISS
         try:
             st = os.fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (stamp.dev,
-                                                                                stamp.ino):
+            if (st.st_ino != raw[1] or st.st_dev != raw[0]
+                    or not stat_mod.S_ISREG(st.st_mode)):
                 return _MISS
-            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (stamp.size, stamp.mtime_ns,
-                                                                 stamp.ctime_ns):
-                head = os.pread(fd, stamp.head_len, 0) if stamp.head_len else b""
-                if len(head) == stamp.head_len and _digest(head) == stamp.head_hash:
-                    return Probe(HIT, entry[1], stamp)
+            if (st.st_size == raw[2] and st.st_mtime_ns == raw[3]
+                    and st.st_ctime_ns == raw[4]):
+                head_len = raw[5]
+                if type(head_len) is not int or head_len < 0:
+                    return _MISS
+                head = os.pread(fd, head_len, 0) if head_len else b""
+                if len(head) == head_len and _digest(head) == raw[6]:
+                    return Probe(HIT, entry[1])
                 return _MISS
-            if st.st_size > stamp.size:
-                return Probe(GROWN, entry[1], stamp)
+            if type(raw[2]) is int and st.st_size > raw[2]:
+                stamp = Stamp.from_tuple(raw)
+                return _MISS if stamp is None else Probe(GROWN, entry[1], stamp)
             return _MISS
         except OSError:
             return _MISS
