@@ -134,11 +134,13 @@ def _agent_text(rec: Record) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSummary:
+def summarize(transcript: Transcript, grown: Probe | None = None, *,
+              keep: bool = True) -> SessionSummary:
     """One transcript's row facts, read from its two ends; ``grown``: the cache's entry
     of a file that grew since (its head facts are kept when the head read stayed inside
-    the bytes it was taken from; the tail is read again). The query-independent facts
-    go back to the caller in ``facts``/``stamp`` for the cache."""
+    the bytes it was taken from; the tail is read again). ``keep``: the query-independent
+    facts go back to the caller in ``facts``/``stamp`` for the cache (a run without a
+    cache neither stamps the bytes nor gathers them)."""
     out = SessionSummary(transcript=transcript)
     try:
         buf, st = open_buffer_stat(transcript.path)
@@ -151,20 +153,25 @@ def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSumm
         parent_id=transcript.parent_session_id,
         plan_index=PlanIndex(buf),
     )
-    from pysift.disk.cache import Facet, stamp_of
+    stamp = None
+    if keep:
+        from pysift.disk.cache import stamp_of
 
-    stamp = stamp_of(st, buf)
+        stamp = stamp_of(st, buf)
     lines = _Lines(buf)
     file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
     head = None
     first_human: tuple[int, Record | None] | None
-    if grown is not None and grown.stamp is not None and Facet.grown_ok(grown.stamp, buf):
-        head = _kept_head(grown.facts, file_layouts, out, lines)
+    if grown is not None and grown.stamp is not None:
+        from pysift.disk.cache import Facet
+
+        if Facet.grown_ok(grown.stamp, buf):
+            head = _kept_head(grown.facts, file_layouts, out, lines)
     if head is None:
         first_human = _read_head(lines, out, ctx, file_layouts)
         head_end = lines.head_end
         lines.malformed.update(unframed_lines(buf, 0, head_end))
-        head_malformed = sorted(lines.malformed)
+        head_malformed = sorted(lines.malformed) if keep else []
         head_ok = (first_human is not None and out.first_ts is not None
                    and stamp is not None and lines.reach < stamp.scanned
                    and head_end <= stamp.scanned)
@@ -176,8 +183,9 @@ def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSumm
     if tail_low < len(buf):
         lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
     out.skipped_lines = len(lines.malformed)
-    out.stamp = stamp
-    out.facts = _facts(out, file_layouts, first_start, head_end, head_malformed, head_ok)
+    if keep:
+        out.stamp = stamp
+        out.facts = _facts(out, file_layouts, first_start, head_end, head_malformed, head_ok)
     _other_files(out, transcript, buf)
     return out
 
@@ -640,7 +648,8 @@ def run(transcripts: list[Transcript], *,
         where.append(i)
     # no weights: a file's cost here hardly depends on its size (its two ends are read),
     # and the pool's queue evens out what differs
-    made = map_ordered(_summary_for_pool, todo, shared=prepare, workers=workers)
+    made = map_ordered(_summary_for_pool, todo, shared=(prepare, facet is not None),
+                       workers=workers)
     for i, summary in zip(where, made):
         transcript = transcripts[i]
         summary.transcript = transcript
@@ -653,10 +662,11 @@ def run(transcripts: list[Transcript], *,
     return out  # type: ignore[return-value]
 
 
-def _summary_for_pool(prepare: Callable[[SessionSummary], None] | None,
+def _summary_for_pool(shared: tuple[Callable[[SessionSummary], None] | None, bool],
                       item: tuple[Transcript, Probe | None]) -> SessionSummary:
+    prepare, keep = shared
     transcript, grown = item
-    summary = summarize(transcript, grown)
+    summary = summarize(transcript, grown, keep=keep)
     if prepare is not None:
         prepare(summary)
     summary.transcript = None  # type: ignore[assignment]
