@@ -20,8 +20,8 @@ full or otherwise unusable dir silently means no cache: every write failure is s
 Validity of one transcript's entry (``Facet.probe``):
 
 - HIT: the same (device, inode, size, mtime_ns, ctime_ns) as when the facts were taken
-  (a rewrite that restores the mtime still moves the ctime), the same hash of the first
-  ``HEAD_BYTES`` bytes (read again on every probe), the same rule set (pysift version,
+  (a rewrite that restores the mtime still moves the ctime), the same CRC-32 of the
+  first ``HEAD_BYTES`` bytes (read again on every probe), the same rule set (pysift version,
   facet schema, the source of the package, Python's marshal version: ``rules()``).
 - GROWN: same device and inode, a larger size, the same head hash and the same last
   scanned line (``Stamp.tail_start..scanned``, the last line that ended with a newline
@@ -64,6 +64,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zlib import crc32
 
 try:  # the builtin BLAKE2 (hashlib's OpenSSL import costs tens of ms at start-up)
     from _blake2 import blake2b
@@ -75,7 +76,7 @@ from pysift import __version__
 if TYPE_CHECKING:
     from pysift.disk.lines import Buffer
 
-FORMAT = 1  # the shard file format (header and entry shape)
+FORMAT = 2  # the shard file format (header and entry shape; 2: the stamps' hashes are CRC-32)
 HEAD_BYTES = 4096
 DEFAULT_SETTLE_S = 2.0
 MAX_BYTES = 256 << 20  # above this, the oldest shards go
@@ -87,6 +88,14 @@ HIT, GROWN, MISS = "hit", "grown", "miss"
 
 def _digest(data: bytes) -> bytes:
     return blake2b(data, digest_size=16).digest()
+
+
+def _stamp_hash(data: bytes) -> bytes:
+    """The hash a stamp keeps of the head (and of the last scanned line): CRC-32, 1.8 us
+    for 4 KiB against BLAKE2b's 7.5 (it is paid on every probe). It only has to tell a
+    rewrite that kept the size, the inode and both timestamps to the nanosecond: a
+    checksum does, with odds of 2**-32 that a changed head goes unseen."""
+    return crc32(data).to_bytes(4, "little")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +141,7 @@ def stamp_of(st: os.stat_result, buf: Buffer) -> Stamp | None:
     tail_start = buf.rfind(b"\n", 0, scanned - 1) + 1 if scanned else 0
     tail = bytes(buf[tail_start:scanned])
     return Stamp(st.st_dev, st.st_ino, size, st.st_mtime_ns, st.st_ctime_ns, len(head),
-                 _digest(head), scanned, tail_start, _digest(tail))
+                 _stamp_hash(head), scanned, tail_start, _stamp_hash(tail))
 
 
 @dataclass(slots=True)
@@ -373,7 +382,7 @@ class Facet:
                 if type(head_len) is not int or head_len < 0:
                     return _MISS
                 head = os.pread(fd, head_len, 0) if head_len else b""
-                if len(head) == head_len and _digest(head) == raw[6]:
+                if len(head) == head_len and _stamp_hash(head) == raw[6]:
                     return Probe(HIT, entry[1])
                 return _MISS
             if type(raw[2]) is int and st.st_size > raw[2]:
@@ -392,13 +401,13 @@ class Facet:
         size = len(buf)  # type: ignore[arg-type]
         if size <= stamp.size:
             return False
-        if _digest(bytes(buf[:stamp.head_len])) != stamp.head_hash:  # type: ignore[index]
+        if _stamp_hash(bytes(buf[:stamp.head_len])) != stamp.head_hash:  # type: ignore[index]
             return False
         if stamp.scanned == 0:
             return True
         if buf[stamp.scanned - 1:stamp.scanned] != b"\n":  # type: ignore[index]
             return False
-        return _digest(bytes(buf[stamp.tail_start:stamp.scanned])) == stamp.tail_hash  # type: ignore[index]
+        return _stamp_hash(bytes(buf[stamp.tail_start:stamp.scanned])) == stamp.tail_hash  # type: ignore[index]
 
     # -- writing ----------------------------------------------------------------------------
     def settled(self, stamp: Stamp) -> bool:

@@ -92,7 +92,7 @@ def test_a_rewrite_that_restores_the_mtime_misses(tmp_path: Path) -> None:
 def test_the_head_is_read_again_on_every_probe(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = transcript(tmp_path)
     facet = stored(tmp_path, path)
-    monkeypatch.setattr(C, "_digest", lambda data: b"other")  # a head that hashes otherwise
+    monkeypatch.setattr(C, "_stamp_hash", lambda data: b"other")  # a head that hashes otherwise
     assert facet.probe(path).state == C.MISS
 
 
