@@ -55,6 +55,15 @@ class Said:
         said.text, said.ts, said.label, said.from_, said.to = preview, ts, label, from_, to
         return said
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # across the pool as a plain tuple: the preview is made already
+        return _previewed, (self.text, self.ts, self.label, self.from_, self.to)
+
+
+def _previewed(preview: str, ts: str | None, label: str | None, from_: str | None,
+               to: str | None) -> Said:
+    return Said.previewed(preview, ts, label, from_, to)
+
 
 @dataclass
 class SessionSummary:
@@ -80,6 +89,14 @@ class SessionSummary:
     view: object = None  # the caller's rendering of this row, made in the worker (``prepare``)
     facts: object = None  # what the cache keeps of this transcript (``_facts``), for the parent
     stamp: object = None  # the cache stamp of the bytes the facts come from
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # across the pool as the tuple of its fields (a dataclass's own reduce, its class
+        # and a dict of 22 fields, took 3 times as long to pickle a worker's rows)
+        return SessionSummary, tuple([getattr(self, name) for name in _SUMMARY_FIELDS])
+
+
+_SUMMARY_FIELDS = tuple(SessionSummary.__dataclass_fields__)
 
 
 def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None) -> None:
