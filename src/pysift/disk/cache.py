@@ -379,8 +379,8 @@ class Facet:
             if (st.st_size == raw[2] and st.st_mtime_ns == raw[3]
                     and st.st_ctime_ns == raw[4]):
                 head_len = raw[5]
-                if type(head_len) is not int or head_len < 0:
-                    return _MISS
+                if type(head_len) is not int or not 0 <= head_len <= HEAD_BYTES:
+                    return _MISS  # a damaged entry: never a read of its size
                 head = os.pread(fd, head_len, 0) if head_len else b""
                 if len(head) == head_len and _stamp_hash(head) == raw[6]:
                     return Probe(HIT, entry[1])
