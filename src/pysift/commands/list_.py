@@ -13,13 +13,13 @@ from pysift.core.cap import cap
 from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
-from pysift.core.timez import parse_ts, text_ts, ts_pair
+from pysift.core.timez import parse_ts, text_stamper, ts_pair
 from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
 from pysift.output.fields import id_trio
 from pysift.output.hitline import label_zone
 from pysift.output.report import Report
-from pysift.output.terminal import Segment, segments_out
+from pysift.output.terminal import Segment, segments_out, wants_colour
 
 LIST_CAP_DEFAULT = 50
 
@@ -170,10 +170,14 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(banner + "\n\n")
     if not summaries:
         w("no sessions found\n")
-    for i, s in enumerate(summaries):
-        if i:
-            w("\n")
-        segments_out(out, s.view if isinstance(s.view, list) else row_block(s, env))
+    rows = [s.view if isinstance(s.view, list) else row_block(s, env) for s in summaries]
+    if wants_colour(out):
+        for i, row in enumerate(rows):
+            if i:
+                w("\n")
+            segments_out(out, row)
+    else:  # nothing to paint: the rows in one write (``visible`` runs once, over it all)
+        w("\n".join(["".join([text for text, _ in row]) for row in rows]))
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
           "active; --max-count 0 lists all, or name a target)\n")
@@ -181,25 +185,31 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(f"\n{result.notice.line()}\n")
 
 
+_STAMPER: list[tuple[Env, Callable[[str | None], str]]] = []  # the last run's, by its Env
+
+
+def _stamper(env: Env) -> Callable[[str | None], str]:
+    """``text_ts`` in the run's zone, the same one for every row of the run (it renders
+    a row's stamps once per minute of the clock: ``timez.text_stamper``)."""
+    if not _STAMPER or _STAMPER[0][0] is not env:
+        _STAMPER[:] = [(env, text_stamper(env.tz))]
+    return _STAMPER[0][1]
+
+
+_SAID_LABELS = (("first ◂ ", "  first ◂  —\n"), ("last ◂  ", "  last ◂   —\n"),
+                ("last ▸  ", "  last ▸   —\n"))
+
+
 def row_block(s: SessionSummary, env: Env) -> list[Segment]:
     """One session's lines of the text view (rows are separated by a blank line), as
-    segments (``output.terminal``): laid out in the worker, painted by the stream."""
-    out: list[Segment] = []
-
-    def w(text: str, role: str | None = None) -> None:
-        out.append((text, role))
-
+    segments (``output.terminal``): laid out in the worker, painted by the stream. Plain
+    text between two painted spans is one segment (a row is some ten of them)."""
     t = s.transcript
     if t.is_subagent:
-        w("SUBAGENT  ")
-        w(t.session_id, "id")
-        w("  ·  parent SESSION ")
-        w(t.parent_session_id, "id")
-        w("\n")
+        out: list[Segment] = [("SUBAGENT  ", None), (t.session_id, "id"),
+                              ("  ·  parent SESSION ", None), (t.parent_session_id, "id")]
     else:
-        w("SESSION  ")
-        w(t.session_id, "id")
-        w("\n")
+        out = [("SESSION  ", None), (t.session_id, "id")]
     extras = []
     branch = _drift(s.branch_first, s.branch_last)
     if branch:
@@ -208,37 +218,35 @@ def row_block(s: SessionSummary, env: Env) -> list[Segment]:
     if version:
         extras.append(f"CC {version}")
     tail = f"   ({', '.join(extras)})" if extras else ""
-    w("  cwd      ")
     if s.cwd:
-        w(s.cwd, "path")
+        out += (("\n  cwd      ", None), (s.cwd, "path"))
+        plain = f"{tail}\n"
     else:
-        w("<unknown cwd>")
-    w(f"{tail}\n")
+        plain = f"\n  cwd      <unknown cwd>{tail}\n"
     if s.is_clone:
         if s.clone_of:
-            w(f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
-              f"{s.clone_boundary_uuid}\n")
+            plain += (f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
+                      f"{s.clone_boundary_uuid}\n")
         else:
-            w(f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
-              "(origin not in this project dir)\n")
-    for label, said in (("first ◂ ", s.first_user), ("last ◂  ", s.last_user),
-                        ("last ▸  ", s.last_agent)):
+            plain += (f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
+                      "(origin not in this project dir)\n")
+    stamp = _stamper(env)
+    for (label, missing), said in zip(_SAID_LABELS, (s.first_user, s.last_user, s.last_agent)):
         if said is None:
-            w(f"  {label} —\n")
+            plain += missing
             continue
-        w(f"  {label} ")
-        w(text_ts(said.ts, env.tz), "when")
-        w("\n")
-        w("           ")
+        out += ((f"{plain}  {label} ", None), (stamp(said.ts), "when"))
         if said.label is not None:
-            w(said_zone(said), "label")
-            w("  ")
-        w(f"{said.text}\n")
+            out += (("\n           ", None), (said_zone(said), "label"))
+            plain = f"  {said.text}\n"
+        else:
+            plain = f"\n           {said.text}\n"
     if s.pending:
-        w("  pending  with elicitation sidecar\n")
+        plain += "  pending  with elicitation sidecar\n"
         for line in s.pending:
-            w(f"           ⏳ {line}\n")
+            plain += f"           ⏳ {line}\n"
     if s.skipped_lines:
-        w(f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
-          "lines read — full census: pysift stats)\n")
+        plain += (f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
+                  "lines read — full census: pysift stats)\n")
+    out.append((plain, None))
     return out

@@ -98,21 +98,51 @@ _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d\.\d{3}Z")
 
 def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     """``text_ts`` (no milliseconds) for one output that renders thousands of stamps:
-    Claude Code's own shape (``2026-06-07T05:43:00.123Z``) is rendered once per minute
-    and its seconds spliced in (a zone's offset changes on whole minutes; a minute whose
-    offset holds seconds, as some historical ones did, takes the full path); any other
-    shape goes through ``text_ts``."""
+    Claude Code's own shape (``2026-06-07T05:43:00.123Z``) is rendered once per hour of
+    UTC, its minutes and seconds spliced in, when the zone keeps one offset and one name
+    through that hour (checked at its first and its last second: the zone database has
+    no two changes within days of each other, so equal ends mean no change between) and
+    the minute stays in the local hour the hour starts in; else once per minute, its
+    seconds spliced in (a zone's offset changes on whole minutes; a minute whose offset
+    holds seconds, as some historical ones did, takes the full path); any other shape
+    goes through ``text_ts``."""
+    hours: dict[str, tuple[str, int, str] | None] = {}
     minutes: dict[str, tuple[str, str] | None] = {}
     full = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
+
+    def local_of(instant: datetime) -> datetime:
+        return instant.astimezone(tz) if tz is not None else instant.astimezone()
+
+    def hour_of(key: str) -> tuple[str, int, str] | None:
+        start = parse_ts(key + ":00:00.000Z")
+        if start is None:
+            return None
+        try:
+            first, last = local_of(start), local_of(start + _LAST_SECOND)
+        except (OverflowError, ValueError):  # the hour's last second out of range
+            return None
+        offset = first.utcoffset()
+        if (offset is None or offset.total_seconds() % 60 or offset != last.utcoffset()
+                or first.tzname() != last.tzname()):
+            return None
+        text = format_local(first, tz)  # `YYYY-MM-DD HH:MM:00 <marker>`
+        return text[:14], first.minute, text[19:]
 
     def stamp(raw: str | None) -> str:
         if raw is None or not _CANONICAL.fullmatch(raw):
             return full(raw)
+        key = raw[:13]
+        if key not in hours:
+            hours[key] = hour_of(key)
+        hour = hours[key]
+        if hour is not None:
+            minute = hour[1] + int(raw[14:16])
+            if minute < 60:
+                return f"{hour[0]}{minute:02d}:{raw[17:19]}{hour[2]}"
         key = raw[:16]
         if key not in minutes:
             start = parse_ts(key + ":00.000Z")
-            local = start.astimezone(tz) if start is not None and tz is not None else (
-                start.astimezone() if start is not None else None)
+            local = local_of(start) if start is not None else None
             offset = local.utcoffset() if local is not None else None
             if local is None or offset is None or offset.total_seconds() % 60:
                 minutes[key] = None
@@ -125,6 +155,9 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
         return base[0] + raw[17:19] + base[1]
 
     return stamp
+
+
+_LAST_SECOND = timedelta(seconds=3599)
 
 
 def within(raw: str | None, since: datetime | None, until: datetime | None) -> bool:

@@ -1,15 +1,12 @@
-"""Head/tail session summaries for ``list`` (SPEC §6.1, §7b).
+"""``list``'s rows (SPEC §6.1, §7b): what a session row holds, the cache's facts of it,
+and the run over a scope.
 
-Each transcript is read only at its two ends: forward from the start until the first
-human message (and the first timestamp, cwd, version and branch), backward from EOF
-until the last human message and the last agent message. Lines are tested with C-level
-substring checks first; orjson parses only the lines that can answer an open question.
-Malformed lines are counted among the lines read (the full census is ``stats``'s job):
-csift's head reader walks every line up to the first human message and its tail reader
-every line back to the older of the last human and the last agent message, floored at
-the head's end (v0.6.8). Here the lines of those two regions get the shape check
-(``unframed_lines``) and the lines decoded anywhere are counted by the decoder, each line
-once (by the offset it starts at).
+A row's facts come from the two ends of its transcript (``listing_read``: forward from
+the start to the first human message, backward from EOF to the last human and the last
+agent message; imported only when a transcript has to be read), or, for a transcript
+the cache holds unchanged, from the facts kept last time: a warm listing imports neither
+the record classifier nor the key scanners. What other files say (the clone's origin,
+the elicitation sidecar) is read on every run.
 """
 
 from __future__ import annotations
@@ -18,27 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pysift.core import classify
-from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.keyscan import user_lines
-from pysift.core.pairing import PlanIndex
-from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
+from pysift.core.decode import decode
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts
-from pysift.core.turns import is_plain_carrier
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
-from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
-from pysift.disk.mapped import open_buffer, open_buffer_stat
-from pysift.errors import SourceError
-from pysift.model import labels as L
+from pysift.disk.lines import Buffer, iter_spans
+from pysift.disk.mapped import open_buffer
 from pysift.model.record import Record
 
 if TYPE_CHECKING:
-    from pysift.disk.cache import Probe, Store
-
-_TEXT_BLOCK = b'"text"'
-
+    from pysift.disk.cache import Facet, Probe, Store
 
 PREVIEW_MAX_CHARS = 200
 
@@ -68,6 +55,15 @@ class Said:
         said.text, said.ts, said.label, said.from_, said.to = preview, ts, label, from_, to
         return said
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # across the pool as a plain tuple: the preview is made already
+        return _previewed, (self.text, self.ts, self.label, self.from_, self.to)
+
+
+def _previewed(preview: str, ts: str | None, label: str | None, from_: str | None,
+               to: str | None) -> Said:
+    return Said.previewed(preview, ts, label, from_, to)
+
 
 @dataclass
 class SessionSummary:
@@ -94,92 +90,13 @@ class SessionSummary:
     facts: object = None  # what the cache keeps of this transcript (``_facts``), for the parent
     stamp: object = None  # the cache stamp of the bytes the facts come from
 
-
-def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
-    """The human's words if ``rec`` is a human turn-opener (never a peer agent), rendered
-    as search renders its opener (an AUQ answer as its Q+options+answer unit). An opener
-    search files under the harness only (a fired wakeup tick, a resume's "Continue from
-    where you left off." written without isMeta) opens a turn but is nobody's message."""
-    if not rec.is_user_record or classify.is_peer_message_record(rec):
-        return None
-    if not classify.opens_turn(rec):
-        return None
-    if not any(not label.startswith("harness.") for label in classify.classify(rec, ctx)):
-        return None
-    return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
+    def __reduce__(self) -> tuple[Any, ...]:
+        # across the pool as the tuple of its fields (a dataclass's own reduce, its class
+        # and a dict of 22 fields, took 3 times as long to pickle a worker's rows)
+        return SessionSummary, tuple([getattr(self, name) for name in _SUMMARY_FIELDS])
 
 
-_INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
-            L.HARNESS_NOTIFICATION_SUBAGENT, L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND,
-            L.HARNESS_NOTIFICATION_TASK)
-
-
-def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
-    """A message the session received that is no human's: an inbound peer message or a
-    ``<task-notification>``, as its first such unit with its label and direction (the
-    previews of a session no human spoke in: csift shows them, pysift showed `—`)."""
-    if not rec.is_user_record:
-        return None
-    for unit in classify.units(rec, ctx):
-        if unit.label in _INBOUND and unit.text.strip():
-            return Said(unit.text, rec.timestamp, unit.label, unit.from_, unit.to)
-    return None
-
-
-def _agent_text(rec: Record) -> str | None:
-    if not rec.is_assistant_record:
-        return None
-    texts = [b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)]
-    texts = [t for t in texts if t.strip()]
-    return "\n".join(texts) if texts else None
-
-
-def summarize(transcript: Transcript, grown: Probe | None = None) -> SessionSummary:
-    """One transcript's row facts, read from its two ends; ``grown``: the cache's entry
-    of a file that grew since (its head facts are kept when the head read stayed inside
-    the bytes it was taken from; the tail is read again). The query-independent facts
-    go back to the caller in ``facts``/``stamp`` for the cache."""
-    out = SessionSummary(transcript=transcript)
-    try:
-        buf, st = open_buffer_stat(transcript.path)
-    except Exception as exc:  # SourceError: reported on the row, never fatal for a listing
-        out.error = str(exc)
-        return out
-    ctx = classify.ClassifyContext(
-        owner_id=transcript.session_id,
-        is_subagent=transcript.is_subagent,
-        parent_id=transcript.parent_session_id,
-        plan_index=PlanIndex(buf),
-    )
-    from pysift.disk.cache import Facet, stamp_of
-
-    stamp = stamp_of(st, buf)
-    lines = _Lines(buf)
-    file_layouts = layouts(buf)  # read once: every key needle below is spelled in it
-    head = None
-    first_human: tuple[int, Record | None] | None
-    if grown is not None and grown.stamp is not None and Facet.grown_ok(grown.stamp, buf):
-        head = _kept_head(grown.facts, file_layouts, out, lines)
-    if head is None:
-        first_human = _read_head(lines, out, ctx, file_layouts)
-        head_end = lines.head_end
-        lines.malformed.update(unframed_lines(buf, 0, head_end))
-        head_malformed = sorted(lines.malformed)
-        head_ok = (first_human is not None and out.first_ts is not None
-                   and stamp is not None and lines.reach < stamp.scanned
-                   and head_end <= stamp.scanned)
-        first_start = first_human[0] if first_human is not None else -1
-    else:
-        first_start, head_end, head_malformed, head_ok = head
-        first_human = (first_start, None) if first_start >= 0 else None
-    tail_low = _read_tail(lines, out, ctx, first_human, file_layouts)
-    if tail_low < len(buf):
-        lines.malformed.update(unframed_lines(buf, max(head_end, tail_low)))
-    out.skipped_lines = len(lines.malformed)
-    out.stamp = stamp
-    out.facts = _facts(out, file_layouts, first_start, head_end, head_malformed, head_ok)
-    _other_files(out, transcript, buf)
-    return out
+_SUMMARY_FIELDS = tuple(SessionSummary.__dataclass_fields__)
 
 
 def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None) -> None:
@@ -217,10 +134,14 @@ def _said_of(fact: Any) -> Said | None:  # cached: its shape is checked here
     if fact is None:
         return None
     text, ts, label, from_, to = fact
-    if not isinstance(text, str) or not all(x is None or isinstance(x, str)
-                                            for x in (ts, label, from_, to)):
+    if type(text) is not str or not (isinstance(ts, _STR_OR_NONE) and isinstance(
+            label, _STR_OR_NONE) and isinstance(from_, _STR_OR_NONE)
+            and isinstance(to, _STR_OR_NONE)):
         raise ValueError("not a said")
     return Said.previewed(text, ts, label, from_, to)
+
+
+_STR_OR_NONE = (str, type(None))
 
 
 def _facts(out: SessionSummary, file_layouts: tuple[bool, ...], first_start: int,
@@ -256,313 +177,25 @@ def from_facts(transcript: Transcript, facts: Any) -> SessionSummary | None:
     return out
 
 
-def _kept_head(facts: Any, file_layouts: tuple[bool, ...], out: SessionSummary,
-               lines: _Lines) -> tuple[int, int, list[int], bool] | None:
-    """The head facts of a grown file, when they still hold: the same layouts, and the
-    head's reads (its region, through the first human message) stayed inside the bytes
-    scanned then (``head_ok``). The head region's malformed lines are counted again (a
-    set: a line the tail reads too counts once)."""
-    try:
-        old_layouts, head, head_malformed, first_start, head_end, head_ok, _, _ = facts
-        if not head_ok or tuple(old_layouts) != file_layouts or first_start < 0:
-            return None
-        _apply_head(out, head)
-        malformed = [int(x) for x in head_malformed]
-        lines.malformed.update(malformed)
-        lines.head_end = int(head_end)
-    except (TypeError, ValueError):
-        return None
-    return first_start, int(head_end), malformed, True
-
-
-_META_LINES = 64  # the envelope fields come from the first (and last) few records
-
-
-class _Lines:
-    """The lines of one file as the listing decodes them. A malformed line is remembered
-    by the offset it starts at, so a line both ends of the read reach counts once, and
-    every line read counts (``skipped_lines`` is the malformed lines among those read)."""
-
-    __slots__ = ("_tally", "buf", "head_end", "malformed", "reach")
-
-    def __init__(self, buf: Buffer) -> None:
-        self.buf = buf
-        self.malformed: set[int] = set()
-        self.head_end = len(buf)  # where the head's walk ends (a line start, or EOF)
-        self.reach = -1  # the furthest line end decoded (a cache keeps a head read below it)
-        self._tally = Tally()
-
-    def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
-        """The record of the line ``[start, end)`` (``line``: its bytes, when at hand)."""
-        self.reach = max(self.reach, end)
-        before = self._tally.malformed
-        rec = decode(self.buf[start:end] if line is None else line, None, self._tally)
-        if self._tally.malformed != before:
-            self.malformed.add(start)
-        return rec
-
-
 def _readable_ts(rec: Record) -> str | None:
     """The record's timestamp when it names an instant (a span ends on readable ones)."""
     ts = rec.timestamp
     return ts if ts and parse_ts(ts) is not None else None
 
 
-def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
-               file_layouts: tuple[bool, ...]) -> tuple[int, Record] | None:
-    """Forward: the first few lines for the envelope (first timestamp, cwd, version,
-    branch, the clone probe), then a whole-buffer search for user lines until the first
-    human message. Returns that message's record with the offset its line starts at."""
-    buf = lines.buf
-    stop = 0
-    for count, (start, end) in enumerate(iter_spans(buf)):
-        if count >= _META_LINES or (out.first_ts and out.cwd and out.version_first):
-            break  # the first full envelope; a branch-less session stops here too
-        stop = end + 1
-        rec = lines.record(start, end)
-        if rec is None:
-            continue
-        out.cwd = out.cwd or rec.cwd or None
-        out.version_first = out.version_first or rec.version or None
-        out.branch_first = out.branch_first or rec.git_branch or None
-        if out.first_ts is None and _readable_ts(rec):
-            _first_timestamped(out, rec)
-    first = None
-    inbound: list[Said] = []  # the first and the newest inbound message no human sent
-    found = _first_human(lines, ctx, file_layouts, inbound)
-    if found is not None:
-        start, rec, said = found
-        out.first_user = Said(said, rec.timestamp)
-        first = (start, rec)
-    elif inbound:
-        # no human message anywhere (the walk read every user line): the session's
-        # inbound messages, labelled, stand in (a teammate lane, a notification-driven run)
-        out.first_user, out.last_user = inbound[0], inbound[-1]
-    # the head's walk: through the first human message's line, the envelope lines at
-    # least; without a human message it walked the whole file
-    lines.head_end = (min(len(buf), max(stop, line_end(buf, first[0]) + 1))
-                      if first is not None else len(buf))
-    _head_envelope_beyond(lines, out, stop, first)
-    return first
+def summarize(transcript: Transcript, grown: Probe | None = None, *,
+              keep: bool = True) -> SessionSummary:
+    """One transcript's row, read from its two ends (``listing_read.summarize``)."""
+    from pysift.engines.listing_read import summarize as read
 
-
-def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
-                 inbound: list[Said] | None = None) -> tuple[int, Record, str] | None:
-    """The first human message: its line's offset, its record and its words (a
-    whole-buffer search for user lines, carriers skipped unread). ``inbound`` (when
-    given) gets the first and the newest inbound message no human sent before it."""
-    buf = lines.buf
-    for start, end, carrier in user_lines(buf, file_layouts):
-        if carrier:
-            continue
-        rec = lines.record(start, end)
-        if rec is None:
-            continue
-        said = _human_text(rec, ctx)
-        if said is not None:
-            return start, rec, said
-        if inbound is not None:
-            other = _inbound(rec, ctx)
-            if other is not None:
-                inbound[min(len(inbound), 1):] = [other]
-    return None
+    return read(transcript, grown, keep=keep)
 
 
 def first_human_message(transcript: Transcript, max_bytes: int | None = None) -> str | None:
-    """The one-line preview of a transcript's first human message (``list``'s "first"),
-    or None: the shell completion's description of a session. ``max_bytes`` reads only
-    the file's head (a long session's first prompt is near its start)."""
-    try:
-        if max_bytes is None:
-            buf: Buffer = open_buffer(transcript.path)
-        else:
-            with open(transcript.path, "rb") as fh:
-                buf = fh.read(max_bytes)
-    except (OSError, SourceError):  # a description is optional, never an error
-        return None
-    ctx = classify.ClassifyContext(owner_id=transcript.session_id,
-                                   is_subagent=transcript.is_subagent,
-                                   parent_id=transcript.parent_session_id)
-    found = _first_human(_Lines(buf), ctx, layouts(buf))
-    return None if found is None else Said(found[2], None).text
+    """The preview of a transcript's first human message (``listing_read``)."""
+    from pysift.engines.listing_read import first_human_message as read
 
-
-def _first_timestamped(out: SessionSummary, rec: Record) -> None:
-    """The span opens on the first readable timestamp; a file whose first timestamped
-    record is a compaction boundary is a clone (§6.1)."""
-    out.first_ts = rec.timestamp
-    if rec.type == "system" and rec.subtype == "compact_boundary":
-        out.is_clone = True
-        out.clone_boundary_uuid = rec.uuid
-
-
-def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
-                          first: tuple[int, Record] | None) -> None:
-    """What the first lines lacked, past them: the first timestamp anywhere (the activity
-    span and the clone probe must not depend on how many timestamp-less records a file
-    opens with), cwd / version / branch first seen between them and the first human
-    message, else on that message. Only lines holding the field's key are decoded."""
-    if out.first_ts is None:
-        rec = _first_having(lines, "timestamp", stop, len(lines.buf))
-        if rec is not None:
-            _first_timestamped(out, rec)
-    region_end = first[0] if first is not None else len(lines.buf)
-    for name in ("cwd", "version", "git_branch"):
-        attr = _FIRST_ATTR[name]
-        if getattr(out, attr) is None:
-            rec = _first_having(lines, name, stop, region_end)
-            if rec is None and first is not None:
-                rec = first[1]
-            if rec is not None:
-                setattr(out, attr, getattr(rec, name) or None)
-
-
-def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
-               first_human: tuple[int, Record | None] | None,
-               file_layouts: tuple[bool, ...]) -> int:
-    """Backward: the last few lines for the envelope (last timestamp, version, branch),
-    then, separately, the newest human message and the newest agent message, each found
-    by ``rfind`` on its type key (the tool traffic between is skipped in C). Returns
-    where the tail's walk ends: the older of the two messages' lines, the envelope lines
-    at least; 0 when it did not find both (it walked down to the head)."""
-    buf = lines.buf
-    low = len(buf)  # where the envelope lines read so far begin
-    for count, (start, line) in enumerate(iter_backward(buf)):
-        if count >= _META_LINES or (out.last_ts and out.version_last):
-            break  # the newest full envelope
-        low = start
-        rec = lines.record(start, start + len(line), line)
-        if rec is None:
-            continue
-        out.last_ts = out.last_ts or _readable_ts(rec)
-        out.version_last = out.version_last or rec.version or None
-        out.branch_last = out.branch_last or rec.git_branch or None
-    anchors: list[int] = []  # where the last human and the last agent message start
-    # no human message at all: the head walked every user line and found none
-    humans = _human_candidates_backward(buf, file_layouts) if first_human is not None else ()
-    for start, end in humans:
-        if first_human is not None and start == first_human[0]:
-            # back at the first human message: the same record, classified once
-            out.last_user = out.first_user
-            anchors.append(start)
-            break
-        rec = lines.record(start, end)
-        if rec is None:
-            continue
-        said = _human_text(rec, ctx)
-        if said is not None:
-            out.last_user = Said(said, rec.timestamp)
-            anchors.append(start)
-            break
-    for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts)):
-        if buf.find(_TEXT_BLOCK, start, end) < 0:
-            continue
-        rec = lines.record(start, end)
-        if rec is None:
-            continue
-        said = _agent_text(rec)
-        if said is not None:
-            out.last_agent = Said(said, rec.timestamp)
-            anchors.append(start)
-            break
-    reach = min(anchors) if len(anchors) == 2 else 0
-    _tail_envelope_beyond(lines, out, low, reach)
-    return min(low, reach)
-
-
-def _tail_envelope_beyond(lines: _Lines, out: SessionSummary, low: int, reach: int) -> None:
-    """What the last lines lacked, below them: the newest timestamp anywhere (the
-    activity span), version and branch last seen down to ``reach``, where the tail read
-    found its older message (the start of the file when it found only one). Only lines
-    holding the field's key are decoded."""
-    if out.last_ts is None:
-        rec = _newest_having(lines, "timestamp", 0, low)
-        out.last_ts = rec.timestamp if rec is not None else None
-    for name in ("version", "git_branch"):
-        attr = _LAST_ATTR[name]
-        if getattr(out, attr) is None:
-            rec = _newest_having(lines, name, reach, low)
-            if rec is not None:
-                setattr(out, attr, getattr(rec, name) or None)
-
-
-# envelope fields: the record attribute, its key in the raw line, the summary fields
-_KEYS = {"timestamp": b'"timestamp"', "cwd": b'"cwd"', "version": b'"version"',
-         "git_branch": b'"gitBranch"'}
-_FIRST_ATTR = {"cwd": "cwd", "version": "version_first", "git_branch": "branch_first"}
-_LAST_ATTR = {"version": "version_last", "git_branch": "branch_last"}
-
-
-def _empty_value(buf: Buffer, at: int) -> bool:
-    """The key ending at ``at`` has the empty string for value (compact or spaced)."""
-    after = buf[at:at + 4]
-    return after[:3] == b':""' or after == b': ""'
-
-
-def _first_having(lines: _Lines, field: str, lo: int, hi: int) -> Record | None:
-    """The first record on a line starting in ``[lo, hi)`` whose ``field`` is a non-empty
-    string (a readable instant for the timestamp; ``lo`` a line start). A line is decoded
-    only when it holds the field's key with a value other than the empty string."""
-    buf = lines.buf
-    key = _KEYS[field]
-    find = buf.find
-    pos = find(key, lo, hi)
-    while pos >= 0:
-        if _empty_value(buf, pos + len(key)):
-            pos = find(key, pos + len(key), hi)
-            continue
-        _start, end, rec = _line_having(lines, pos, field)
-        if rec is not None:
-            return rec
-        pos = find(key, end, hi)
-    return None
-
-
-def _newest_having(lines: _Lines, field: str, lo: int, hi: int) -> Record | None:
-    """``_first_having`` newest first: lines ending before ``hi`` (a line start)."""
-    buf = lines.buf
-    key = _KEYS[field]
-    rfind = buf.rfind
-    pos = rfind(key, lo, hi)
-    while pos >= 0:
-        if _empty_value(buf, pos + len(key)):
-            pos = rfind(key, lo, pos)
-            continue
-        start, _, rec = _line_having(lines, pos, field)
-        if rec is not None:
-            return rec
-        pos = rfind(key, lo, start) if start > lo else -1
-    return None
-
-
-def _line_having(lines: _Lines, pos: int, field: str) -> tuple[int, int, Record | None]:
-    """The bounds of the line holding ``pos``, and its record when ``field`` is set there."""
-    start, end = line_start(lines.buf, pos), line_end(lines.buf, pos)
-    rec = lines.record(start, end)
-    if rec is None:
-        return start, end, None
-    found = _readable_ts(rec) if field == "timestamp" else getattr(rec, field)
-    return start, end, rec if found else None
-
-
-def _human_candidates_backward(buf: Buffer, file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
-    """User lines newest first, minus plain tool_result carriers (``is_plain_carrier``)."""
-    find, rfind, size = buf.find, buf.rfind, len(buf)
-    user_needles = type_needles(buf, "user", file_layouts)
-    result_keys = type_needles(buf, "tool_result", file_layouts)
-    for needle in user_needles if len(user_needles) == 1 else ():
-        pos = rfind(needle)
-        while pos >= 0:
-            start = rfind(b"\n", 0, pos) + 1
-            end = find(b"\n", pos)
-            end = size if end < 0 else end
-            if not is_plain_carrier(buf, start, end, user_needles, result_keys):
-                yield start, end
-            pos = rfind(needle, 0, start)
-        return
-    for start, end in iter_key_lines_backward(buf, user_needles):  # mixed layouts
-        if not is_plain_carrier(buf, start, end, user_needles, result_keys):
-            yield start, end
+    return read(transcript, max_bytes)
 
 
 def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:
@@ -619,44 +252,39 @@ def run(transcripts: list[Transcript], *,
     from pysift.disk.fanout import map_ordered
 
     facet = cache.facet(FACET, SCHEMA) if cache is not None else None
-    out: list[SessionSummary | None] = [None] * len(transcripts)
-    todo: list[tuple[Transcript, Probe | None]] = []
-    where: list[int] = []
-    for i, transcript in enumerate(transcripts):
-        grown = None
-        if facet is not None:
-            probe = facet.probe(transcript.path)
-            if probe.hit:
-                summary = from_facts(transcript, probe.facts)
-                if summary is not None:
-                    _other_files(summary, transcript, None)
-                    if prepare is not None:
-                        prepare(summary)
-                    out[i] = summary
-                    continue
-            elif probe.state == "grown":
-                grown = probe
-        todo.append((transcript, grown))
-        where.append(i)
-    # no weights: a file's cost here hardly depends on its size (its two ends are read),
-    # and the pool's queue evens out what differs
-    made = map_ordered(_summary_for_pool, todo, shared=prepare, workers=workers)
-    for i, summary in zip(where, made):
-        transcript = transcripts[i]
+    if facet is not None:  # before the pool forks: each worker inherits the loaded shards
+        facet.preload([t.path for t in transcripts])
+    # no weights: a file's cost here hardly depends on its size (its two ends are read,
+    # or its cached facts), and the pool's queue evens out what differs
+    made = map_ordered(_row_for_pool, transcripts, shared=(prepare, facet), workers=workers)
+    for transcript, summary in zip(transcripts, made):
         summary.transcript = transcript
         if facet is not None and summary.facts is not None:
             facet.put(transcript.path, summary.stamp, summary.facts)  # type: ignore[arg-type]
         summary.facts = summary.stamp = None
-        out[i] = summary
     if facet is not None:
         facet.flush()
-    return out  # type: ignore[return-value]
+    return made
 
 
-def _summary_for_pool(prepare: Callable[[SessionSummary], None] | None,
-                      item: tuple[Transcript, Probe | None]) -> SessionSummary:
-    transcript, grown = item
-    summary = summarize(transcript, grown)
+def _row_for_pool(shared: tuple[Callable[[SessionSummary], None] | None, Facet | None],
+                  transcript: Transcript) -> SessionSummary:
+    """One transcript's row: from the cache's facts when they hold (a hit: no byte of the
+    transcript is read beyond its head), else read from its two ends (its facts go back
+    with it for the parent to keep); laid out by ``prepare``."""
+    prepare, facet = shared
+    summary = None
+    grown = None
+    if facet is not None:
+        probe = facet.probe(transcript.path)
+        if probe.hit:
+            summary = from_facts(transcript, probe.facts)
+            if summary is not None:
+                _other_files(summary, transcript, None)
+        elif probe.state == "grown":
+            grown = probe
+    if summary is None:
+        summary = summarize(transcript, grown, keep=facet is not None)
     if prepare is not None:
         prepare(summary)
     summary.transcript = None  # type: ignore[assignment]

@@ -218,6 +218,35 @@ def test_text_stamper_agrees_with_text_ts() -> None:
             assert stamp(raw) == text_ts(raw, tz), (zone, raw)
 
 
+def test_text_stamper_hourly_splice_agrees_with_text_ts() -> None:
+    """The per-hour splice (minutes and seconds spliced into the hour's rendering) renders
+    exactly what text_ts renders: zones a quarter or half hour off UTC (whose local hour
+    a UTC hour straddles), a change of offset or of name inside an hour, the system zone,
+    a spread of instants over the years, and minutes that are not clock minutes."""
+    import random
+    from datetime import timedelta as _td
+    from zoneinfo import ZoneInfo
+
+    from pysift.core.timez import text_stamper, text_ts
+
+    rng = random.Random(7)
+    zones = [ZoneInfo(z) for z in ("Asia/Kathmandu", "Australia/Adelaide", "America/St_Johns",
+                                   "Europe/London", "Australia/Lord_Howe", "Pacific/Chatham",
+                                   "America/Caracas", "Asia/Tehran")]
+    for tz in [*zones, None, UTC]:
+        stamp = text_stamper(tz)
+        base = datetime(2026, 4, 4, 14, 0, 0, tzinfo=UTC)  # Adelaide leaves DST at 16:30Z
+        raws = [(base + _td(seconds=61 * k)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+                for k in range(300)]
+        epoch = datetime(1890, 1, 1, tzinfo=UTC)
+        raws += [(epoch + _td(seconds=rng.randrange(0, 5_000_000_000))).strftime(
+            "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" for _ in range(400)]
+        raws += ["2026-01-01T10:61:00.000Z", "2026-01-01T25:00:00.000Z",
+                 "9999-12-30T10:59:59.999Z", "0001-01-02T13:00:00.000Z"]
+        for raw in raws:
+            assert stamp(raw) == text_ts(raw, tz), (tz, raw)
+
+
 @pytest.mark.parametrize(
     ("ms", "human"),
     [(0, "0s"), (499, "0s"), (999, "1s"), (12_000, "12s"), (64_911, "1m 5s"),

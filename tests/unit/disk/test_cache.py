@@ -92,7 +92,7 @@ def test_a_rewrite_that_restores_the_mtime_misses(tmp_path: Path) -> None:
 def test_the_head_is_read_again_on_every_probe(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = transcript(tmp_path)
     facet = stored(tmp_path, path)
-    monkeypatch.setattr(C, "_digest", lambda data: b"other")  # a head that hashes otherwise
+    monkeypatch.setattr(C, "_stamp_hash", lambda data: b"other")  # a head that hashes otherwise
     assert facet.probe(path).state == C.MISS
 
 
@@ -224,3 +224,24 @@ def test_usage_and_clear(tmp_path: Path) -> None:
     files, size = C.clear(root)
     assert files == 1 and size == usage.total_bytes
     assert C.usage(root).facets == {}
+
+
+@pytest.mark.parametrize("damage", [
+    lambda raw: (*raw[:5], 1 << 62, *raw[6:]),      # a head length no read may take
+    lambda raw: (*raw[:5], -1, *raw[6:]),
+    lambda raw: (*raw[:5], "4096", *raw[6:]),
+    lambda raw: (*raw[:6], "not bytes", *raw[7:]),
+    lambda raw: (str(raw[0]), *raw[1:]),               # a device that is no number
+    lambda raw: raw[:9],                                # a stamp cut short
+])
+def test_a_damaged_stamp_is_a_miss_never_a_failure(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    """The probe reads a stamp's fields without building a Stamp: whatever a damaged
+    shard holds there, the answer is a miss (the facts are computed again)."""
+    path = transcript(tmp_path)
+    facet = stored(tmp_path, path)
+    _, entries = facet._shard(path)
+    raw, facts = entries[str(path)]
+    entries[str(path)] = (damage(raw), facts)
+    assert facet.probe(path).state == C.MISS
+    entries[str(path)] = (raw, facts)
+    assert facet.probe(path).state == C.HIT

@@ -36,6 +36,7 @@ from tests.clirun import run_cli
 CWD = "/home/ada/src/orbit"
 COMMANDS = [
     ("list", "--format", "json"),
+    ("list",),
     ("search", "", "-t", "user", "-c"),
     ("search", "kestrel", "-c"),
     ("search", "-i", "KESTREL", "--format", "json"),

@@ -179,3 +179,96 @@ def test_the_span_opens_on_the_first_readable_timestamp(tmp_path: Path) -> None:
         record["timestamp"] = "garbage"
     summary = _listed(tmp_path, head, _drifting())
     assert summary.first_ts == "2026-01-05T10:00:00.000Z"
+
+
+# -- rows from the cache, through the pool (issue 22: the warm listing) --------------------
+
+
+def _many(tmp_path: Path, count: int = 60) -> tuple[ClaudeHome, list]:  # type: ignore[type-arg]
+    from pysift.disk.layout import Unreadable, iter_project_dirs, project_transcripts
+
+    home = ClaudeHome(tmp_path / "claude")
+    for k in range(count):
+        home.session(f"/home/ada/src/p{k % 3}", stable_uuid(f"s{k}"),
+                     user(f"ask number {k}\n\nplease"), assistant(f"answer {k}"),
+                     user(f"and then {k}"), assistant(f"done {k}"))
+    unread = Unreadable()
+    found = [t for d in iter_project_dirs(home.projects, unread=unread)
+             for t in project_transcripts(d, subagents=True, unread=unread)]
+    return home, found
+
+
+def _rows(summaries) -> list[tuple]:  # type: ignore[no-untyped-def, type-arg]
+    def said(s):  # type: ignore[no-untyped-def]
+        return None if s is None else (s.text, s.ts, s.label, s.from_, s.to)
+    return [(s.transcript.path, s.cwd, s.version_first, s.version_last, s.branch_first,
+             s.branch_last, said(s.first_user), said(s.last_user), said(s.last_agent),
+             s.first_ts, s.last_ts, s.skipped_lines, s.is_clone, s.clone_boundary_uuid,
+             s.view) for s in summaries]
+
+
+def _store(root: Path):  # type: ignore[no-untyped-def]
+    import time
+
+    from pysift.disk.cache import CacheSettings, Store
+
+    return Store(CacheSettings(root, True, settle_s=0.0), time.time() + 1)
+
+
+def test_a_warm_listing_through_the_pool_reads_no_transcript(tmp_path: Path, monkeypatch
+                                                              ) -> None:  # type: ignore[no-untyped-def]
+    """Every row of an unchanged home comes from the cache in the forked workers too (the
+    shards are loaded before the fork); the rows are those of an uncached run."""
+    from pysift.engines import listing
+
+    def prepare(s) -> None:  # type: ignore[no-untyped-def]
+        s.view = [(f"{s.transcript.session_id} {s.first_user.text}", None)]
+
+    _, found = _many(tmp_path)
+    cold = listing.run(found, prepare=prepare, workers=1)
+    filled = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
+    assert _rows(filled) == _rows(cold)
+
+    def no_read(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a transcript was read on a warm run")
+
+    monkeypatch.setattr(listing, "summarize", no_read)
+    warm = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
+    assert _rows(warm) == _rows(cold)
+
+
+def test_a_warm_listing_reads_again_what_changed_and_only_that(tmp_path: Path, monkeypatch
+                                                                ) -> None:  # type: ignore[no-untyped-def]
+    """Through the pool: a grown transcript is read from its cached head on, a rewritten
+    one whole, a new one whole; every other row is a hit. The rows equal an uncached run's."""
+    from builders import to_line
+    from pysift.engines import listing
+
+    home, found = _many(tmp_path)
+    listing.run(found, workers=2, cache=_store(tmp_path / "c"))
+    grown, rewritten = found[5].path, found[17].path
+    with open(grown, "ab") as fh:
+        fh.write(to_line(user("a late ask")))
+    data = rewritten.read_bytes()
+    rewritten.write_bytes(data.replace(b"and then", b"AND THEN"))
+    home.session("/home/ada/src/p0", stable_uuid("new"), user("a new session"))
+    from pysift.disk.layout import Unreadable, iter_project_dirs, project_transcripts
+
+    unread = Unreadable()
+    found = [t for d in iter_project_dirs(home.projects, unread=unread)
+             for t in project_transcripts(d, subagents=True, unread=unread)]
+    read: list[str] = []
+    real = listing.summarize
+
+    def counted(transcript, grown=None, **kwargs):  # type: ignore[no-untyped-def]
+        read.append(f"{transcript.path.name}:{'grown' if grown is not None else 'whole'}")
+        return real(transcript, grown, **kwargs)
+
+    monkeypatch.setattr(listing, "summarize", counted)
+    warm = listing.run(found, workers=1, cache=_store(tmp_path / "c"))
+    monkeypatch.setattr(listing, "summarize", real)
+    cold = listing.run(found, workers=1)
+    assert _rows(warm) == _rows(cold)
+    new = next(t.path.name for t in found if t.session_id == stable_uuid("new"))
+    assert sorted(read) == sorted([f"{grown.name}:grown", f"{rewritten.name}:whole",
+                                   f"{new}:whole"])
