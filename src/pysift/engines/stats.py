@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -54,9 +54,12 @@ from pysift.core.turns import (
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer_stat
 from pysift.errors import SourceError
 from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.disk.cache import Store
 
 UNKNOWN_MODEL = "(unknown)"
 UNNAMED_TOOL = "(unnamed)"
@@ -560,6 +563,53 @@ class SessionStats:
     tools: dict[str, int] = field(default_factory=dict)
     turn_count: int = 0  # turns in the whole transcript (for the --turn miss note)
     error: str | None = None
+    stamp: object = None  # the cache stamp of the bytes the row was counted from
+
+    # -- the cache's shape (marshal: tuples, dicts, strings, ints, None) ------------------
+    def dump(self) -> tuple[object, ...]:
+        """The row's figures (an unwindowed row only: they depend on no query)."""
+        return (self.lines, self.line_types, self.skipped_lines, self.user_records,
+                self.assistant_records, self.turns, self.compactions, self.first_ts,
+                self.last_ts, {model: (t.input, t.output, t.cache_read, t.cache_creation)
+                               for model, t in self.tokens.items()},
+                self.narration_blocks, self.unknown_thinking_tags, self.tools,
+                self.turn_count)
+
+    @classmethod
+    def load(cls, transcript: Transcript, raw: Any) -> SessionStats | None:
+        """A row read back from the cache; None when the facts have another shape."""
+        try:
+            (lines, line_types, skipped, users, assistants, turns, compactions, first, last,
+             tokens, narration, unknown, tools, turn_count) = raw
+            ints = (lines, skipped, users, assistants, turns, compactions, unknown, turn_count)
+            if not all(type(x) is int for x in ints):
+                return None
+            if not all(x is None or type(x) is str for x in (first, last)):
+                return None
+            sums = {}
+            for model, counts in tokens.items():
+                if type(model) is not str or len(counts) != 4 or not all(
+                        type(x) is int for x in counts):
+                    return None
+                sums[model] = TokenSums(*counts)
+            return cls(transcript, lines=lines, line_types=_counts_of(line_types),
+                       skipped_lines=skipped, user_records=users, assistant_records=assistants,
+                       turns=turns, compactions=compactions, first_ts=first, last_ts=last,
+                       tokens=sums, narration_blocks=_counts_of(narration),
+                       unknown_thinking_tags=unknown, tools=_counts_of(tools),
+                       turn_count=turn_count)
+        except (TypeError, ValueError, AttributeError):
+            return None
+
+
+def _counts_of(raw: Any) -> dict[str, int]:
+    """A ``{name: n}`` map read back from the cache (ValueError: another shape)."""
+    if type(raw) is not dict:
+        raise ValueError("counts")
+    for name, n in raw.items():
+        if type(name) is not str or type(n) is not int:
+            raise ValueError("counts")
+    return raw
 
 
 def _turn_filter(turn_map: TurnMap, spec: RangeSpec) -> list[tuple[int, int]]:
@@ -704,30 +754,66 @@ def _parallel(buf: Buffer, cores: int) -> FileScan:
 def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> SessionStats:
     """One transcript's row; a file that cannot be read gives a row carrying ``error``.
     ``cores``: the processes a big file's scan may spread over (one inside a spread
-    batch)."""
+    batch). The row carries the cache stamp of the bytes it counted."""
     try:
-        buf = open_buffer(transcript.path)
+        buf, st = open_buffer_stat(transcript.path)
     except SourceError as exc:
         return SessionStats(transcript, error=str(exc))
     if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
         scan = _parallel(buf, cores)
     else:
         scan = scan_range(buf)
-    return aggregate(transcript, scan, turn_map_of(scan, buf), window)
+    row = aggregate(transcript, scan, turn_map_of(scan, buf), window)
+    from pysift.disk.cache import stamp_of
+
+    row.stamp = stamp_of(st, buf)
+    return row
 
 
 # Below this many transcripts the files are read one after another (a big one may still
 # spread its own scan over the cores); above it they fan out over a process pool.
 FANOUT_MIN_FILES = 8
 
+# The cache's facet: an unwindowed row's figures, which only the transcript's bytes decide.
+FACET, SCHEMA = "stats", 1
 
-def run(transcripts: Sequence[Transcript], window: Window) -> list[SessionStats]:
+
+def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None = None
+        ) -> list[SessionStats]:
     """A row per transcript, in scope order: many files are spread over the cores, a few
-    are read one after another, each free to use every core."""
-    spread = fanout.processes(len(transcripts), FANOUT_MIN_FILES)
+    are read one after another, each free to use every core.
+
+    ``cache``: without a window, an unchanged transcript's row comes from the figures kept
+    of it (a grown or changed one is counted again), and every row counted is kept for the
+    next run. A windowed run neither reads nor keeps rows (the window is the query's)."""
+    facet = (cache.facet(FACET, SCHEMA)
+             if cache is not None and not window.timed and window.turns is None else None)
+    out: list[SessionStats | None] = [None] * len(transcripts)
+    todo: list[Transcript] = []
+    where: list[int] = []
+    for i, transcript in enumerate(transcripts):
+        if facet is not None:
+            probe = facet.probe(transcript.path)
+            if probe.hit:
+                row = SessionStats.load(transcript, probe.facts)
+                if row is not None:
+                    out[i] = row
+                    continue
+        todo.append(transcript)
+        where.append(i)
+    spread = fanout.processes(len(todo), FANOUT_MIN_FILES)
     cores = fanout.cpu_workers() if spread == 1 else 1
-    return fanout.map_ordered(_row, transcripts, shared=(window, cores),
-                              min_items=FANOUT_MIN_FILES, weights=_sizes(transcripts))
+    made = fanout.map_ordered(_row, todo, shared=(window, cores),
+                              min_items=FANOUT_MIN_FILES, weights=_sizes(todo))
+    for i, row in zip(where, made, strict=True):
+        row.transcript = transcripts[i]
+        if facet is not None and row.error is None:
+            facet.put(row.transcript.path, row.stamp, row.dump())  # type: ignore[arg-type]
+        row.stamp = None
+        out[i] = row
+    if facet is not None:
+        facet.flush()
+    return out  # type: ignore[return-value]
 
 
 def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
