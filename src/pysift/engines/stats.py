@@ -33,9 +33,13 @@ never dedupe across files (a spawn message copied into each child is a fact of e
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
@@ -620,6 +624,103 @@ def _turn_filter(turn_map: TurnMap, spec: RangeSpec) -> list[tuple[int, int]]:
 def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
               window: Window) -> SessionStats:
     """Apply the windows to one transcript's facts and sum what they admit."""
+    if not window.timed and window.turns is None:
+        return whole_file(transcript, scan, turn_map)
+    return windowed(transcript, scan, turn_map, window)
+
+
+def whole_file(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None
+               ) -> SessionStats:
+    """``windowed`` with no window (every record admitted), computed with C-level
+    passes over the facts where the windowed walk decides record by record: the same
+    figures (``tests/unit/engines/test_stats.py`` compares the two)."""
+    row = SessionStats(transcript, lines=scan.lines, line_types=dict(scan.line_types),
+                       skipped_lines=scan.skipped_lines)
+    users, assistants = scan.users, scan.assistants
+    row.turn_count = turn_map.turn_count if turn_map is not None else 0
+    row.user_records = len(users)
+    row.assistant_records = len(assistants)
+    row.compactions = sum(map(itemgetter(2), users))
+    user_lines = list(map(itemgetter(0), users))
+    assistant_lines = list(map(itemgetter(0), assistants))
+    row.turns = _turns_holding(turn_map, user_lines, assistant_lines)
+    peaks: dict[tuple[str, str], list[int]] = {}
+    tokens = row.tokens
+    narration_blocks = row.narration_blocks
+    unknown_tags = 0
+    for _, _, model, message_id, usage, _, narration, unknown in assistants:
+        if usage is not None:
+            if message_id:
+                key = (model, message_id)
+                peak = peaks.get(key)
+                peaks[key] = list(usage) if peak is None else list(map(max, peak, usage))
+            else:
+                sums = tokens.get(model)
+                if sums is None:
+                    sums = tokens[model] = TokenSums()
+                sums.add(usage)
+        if narration:
+            narration_blocks[model] = narration_blocks.get(model, 0) + narration
+        unknown_tags += unknown
+    row.unknown_thinking_tags = unknown_tags
+    for (model, _), peak in peaks.items():
+        tokens.setdefault(model, TokenSums()).add(peak)
+    tools = Counter(chain.from_iterable(map(itemgetter(5), assistants)))
+    row.tools = dict(tools)
+    stamps = [ts for ts in chain(map(itemgetter(1), users), map(itemgetter(1), assistants))
+              if ts is not None]
+    if stamps:
+        first, last = min(stamps), max(stamps)
+        # a timestamp not in Claude Code's one shape (2026-01-05T10:00:00.000Z), or one of
+        # that shape naming no instant: strings no longer order them (see ``windowed``)
+        if (set(map(len, stamps)) != {24} or set(map(itemgetter(-1), stamps)) != {"Z"}
+                or parse_ts(first) is None or parse_ts(last) is None):
+            first, last = readable_span(stamps)
+        row.first_ts, row.last_ts = first, last
+    return row
+
+
+def _turns_holding(turn_map: TurnMap | None, *record_lines: list[int]) -> int:
+    """How many turns hold at least one record of ``record_lines`` (each list sorted),
+    a superseded draft belonging to none: ``len({turn_map.turn_of(n) for n in lines} -
+    {None})``, counted per turn by bisection instead of per record."""
+    if not any(record_lines):
+        return 0
+    if turn_map is None:
+        return 1  # every record is turn 0
+    openers = turn_map.opener_lines
+    drafts = sorted(d for d in turn_map.draft_lines
+                    if any(_holds(lines, d) for lines in record_lines))
+    # turn k runs from its opener to the next one; turn 0 also holds the lines before
+    # the first opener
+    bounds: list[int | None] = [*openers[1:], None]
+    held = 0
+    start: int | None = None
+    for end in bounds:
+        records = -_between(drafts, start, end)
+        for lines in record_lines:
+            records += _between(lines, start, end)
+        held += records > 0
+        start = end
+    return held
+
+
+def _between(lines: list[int], start: int | None, end: int | None) -> int:
+    """How many of the sorted ``lines`` are in ``[start, end)`` (None: unbounded)."""
+    lo = 0 if start is None else bisect_left(lines, start)
+    hi = len(lines) if end is None else bisect_left(lines, end)
+    return hi - lo
+
+
+def _holds(lines: list[int], line: int) -> bool:
+    at = bisect_left(lines, line)
+    return at < len(lines) and lines[at] == line
+
+
+def windowed(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
+             window: Window) -> SessionStats:
+    """Apply the windows to one transcript's facts and sum what they admit, record by
+    record."""
     row = SessionStats(transcript, lines=scan.lines, line_types=dict(scan.line_types),
                        skipped_lines=scan.skipped_lines)
     row.turn_count = turn_map.turn_count if turn_map is not None else 0
