@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DEMO_HOME
 from clirun import run_cli
+from conftest import DEMO_HOME
 from pysift.core.turns import build_turn_map
 from pysift.disk.layout import Transcript, transcript_from_path
 from pysift.engines.stats import Window, scan_range, stats_of, turn_map_of
