@@ -568,6 +568,7 @@ class SessionStats:
     turn_count: int = 0  # turns in the whole transcript (for the --turn miss note)
     error: str | None = None
     stamp: object = None  # the cache stamp of the bytes the row was counted from
+    records: object = None  # the per-record facts it was summed from (``records_of``)
 
     # -- the cache's shape (marshal: tuples, dicts, strings, ints, None) ------------------
     def dump(self) -> tuple[object, ...]:
@@ -823,13 +824,6 @@ def turn_map_of(scan: FileScan, buf: Buffer) -> TurnMap:
                                  buf)
 
 
-def _portable(turn_map: TurnMap) -> TurnMap:
-    """A line-keyed copy that can be kept apart from the buffer it was built on."""
-    return TurnMap(opener_lines=list(turn_map.opener_lines),
-                   draft_lines=set(turn_map.draft_lines),
-                   replay_lines=set(turn_map.replay_lines), has_records=turn_map.has_records)
-
-
 def _part(buf: Buffer, bounds: tuple[int, int]) -> FileScan:
     """One worker's share of ``buf``: a byte range scanned."""
     lo, hi = bounds
@@ -852,10 +846,12 @@ def _parallel(buf: Buffer, cores: int) -> FileScan:
     return scan
 
 
-def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> SessionStats:
+def stats_of(transcript: Transcript, window: Window, *, cores: int = 1,
+             keep_records: bool = False) -> SessionStats:
     """One transcript's row; a file that cannot be read gives a row carrying ``error``.
     ``cores``: the processes a big file's scan may spread over (one inside a spread
-    batch). The row carries the cache stamp of the bytes it counted."""
+    batch). The row carries the cache stamp of the bytes it counted, and with
+    ``keep_records`` the facts it was summed from (``records_of``)."""
     try:
         buf, st = open_buffer_stat(transcript.path)
     except SourceError as exc:
@@ -864,10 +860,13 @@ def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> Sessi
         scan = _parallel(buf, cores)
     else:
         scan = scan_range(buf)
-    row = aggregate(transcript, scan, turn_map_of(scan, buf), window)
+    turn_map = turn_map_of(scan, buf)
+    row = aggregate(transcript, scan, turn_map, window)
     from pysift.disk.cache import stamp_of
 
     row.stamp = stamp_of(st, buf)
+    if keep_records:
+        row.records = records_of(scan, turn_map)
     return row
 
 
@@ -875,8 +874,56 @@ def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> Sessi
 # spread its own scan over the cores); above it they fan out over a process pool.
 FANOUT_MIN_FILES = 8
 
-# The cache's facet: an unwindowed row's figures, which only the transcript's bytes decide.
+# The cache's facets: an unwindowed row's figures (what a run without a window reads),
+# and the per-record facts a windowed run sums at query time; only the transcript's bytes
+# decide either.
 FACET, SCHEMA = "stats", 1
+RECORDS_FACET, RECORDS_SCHEMA = "stats-records", 1
+
+
+def records_of(scan: FileScan, turn_map: TurnMap) -> tuple[object, ...]:
+    """What the records facet keeps of a transcript: its file facts, every user and
+    assistant record's facts (line, timestamp as written, model, id, usage, tools, tags)
+    and its turn map by line (openers, drafts, replays)."""
+    return (scan.lines, scan.line_types, scan.skipped_lines, [tuple(u) for u in scan.users],
+            [tuple(a) for a in scan.assistants], list(turn_map.opener_lines),
+            sorted(turn_map.draft_lines), sorted(turn_map.replay_lines),
+            bool(turn_map.has_records))
+
+
+def scan_from_records(raw: Any) -> tuple[FileScan, TurnMap] | None:
+    """The facts ``records_of`` kept, read back; None when they have another shape."""
+    try:
+        (lines, line_types, skipped, users, assistants, openers, drafts, replays,
+         has_records) = raw
+        if not (type(lines) is int and type(skipped) is int and type(has_records) is bool
+                and type(users) is list and type(assistants) is list):
+            return None
+        for line, ts, compact in users:
+            if type(line) is not int or type(compact) is not bool or not _opt_str(ts):
+                return None
+        for line, ts, model, message_id, usage, tools, narration, unknown in assistants:
+            if not (type(line) is int and _opt_str(ts) and type(model) is str
+                    and _opt_str(message_id) and type(narration) is int
+                    and type(unknown) is int and type(tools) is tuple
+                    and all(type(name) is str for name in tools)):
+                return None
+            if usage is not None and not (type(usage) is tuple and len(usage) == 4 and all(
+                    type(n) is int for n in usage)):
+                return None
+        for kept in (openers, drafts, replays):
+            if type(kept) is not list or not all(type(n) is int for n in kept):
+                return None
+        scan = FileScan(lines=lines, line_types=_counts_of(line_types), skipped_lines=skipped,
+                        users=users, assistants=assistants)
+    except (TypeError, ValueError):
+        return None
+    return scan, TurnMap(opener_lines=openers, draft_lines=set(drafts),
+                         replay_lines=set(replays), has_records=has_records)
+
+
+def _opt_str(value: object) -> bool:
+    return value is None or type(value) is str
 
 
 def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None = None
@@ -884,11 +931,14 @@ def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None =
     """A row per transcript, in scope order: many files are spread over the cores, a few
     are read one after another, each free to use every core.
 
-    ``cache``: without a window, an unchanged transcript's row comes from the figures kept
-    of it (a grown or changed one is counted again), and every row counted is kept for the
-    next run. A windowed run neither reads nor keeps rows (the window is the query's)."""
-    facet = (cache.facet(FACET, SCHEMA)
-             if cache is not None and not window.timed and window.turns is None else None)
+    ``cache``: an unchanged transcript's row comes from what is kept of it (a grown or
+    changed one is counted again, and kept for the next run): without a window, its
+    figures; with one, its per-record facts, which the window is applied to now."""
+    windowed_run = window.timed or window.turns is not None
+    facet = None
+    if cache is not None:
+        facet = (cache.facet(RECORDS_FACET, RECORDS_SCHEMA) if windowed_run
+                 else cache.facet(FACET, SCHEMA))
     out: list[SessionStats | None] = [None] * len(transcripts)
     todo: list[Transcript] = []
     where: list[int] = []
@@ -896,7 +946,7 @@ def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None =
         if facet is not None:
             probe = facet.probe(transcript.path)
             if probe.hit:
-                row = SessionStats.load(transcript, probe.facts)
+                row = _kept_row(transcript, probe.facts, window, windowed_run)
                 if row is not None:
                     out[i] = row
                     continue
@@ -904,17 +954,30 @@ def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None =
         where.append(i)
     spread = fanout.processes(len(todo), FANOUT_MIN_FILES)
     cores = fanout.cpu_workers() if spread == 1 else 1
-    made = fanout.map_ordered(_row, todo, shared=(window, cores),
+    keep_records = facet is not None and windowed_run
+    made = fanout.map_ordered(_row, todo, shared=(window, cores, keep_records),
                               min_items=FANOUT_MIN_FILES, weights=_sizes(todo))
     for i, row in zip(where, made, strict=True):
         row.transcript = transcripts[i]
         if facet is not None and row.error is None:
-            facet.put(row.transcript.path, row.stamp, row.dump())  # type: ignore[arg-type]
-        row.stamp = None
+            facts = row.records if windowed_run else row.dump()
+            facet.put(row.transcript.path, row.stamp, facts)  # type: ignore[arg-type]
+        row.stamp = row.records = None
         out[i] = row
     if facet is not None:
         facet.flush()
     return out  # type: ignore[return-value]
+
+
+def _kept_row(transcript: Transcript, facts: object, window: Window, windowed_run: bool
+              ) -> SessionStats | None:
+    if not windowed_run:
+        return SessionStats.load(transcript, facts)
+    kept = scan_from_records(facts)
+    if kept is None:
+        return None
+    scan, turn_map = kept
+    return aggregate(transcript, scan, turn_map, window)
 
 
 def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
@@ -927,6 +990,6 @@ def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
     return sizes
 
 
-def _row(shared: tuple[Window, int], transcript: Transcript) -> SessionStats:
-    window, cores = shared
-    return stats_of(transcript, window, cores=cores)
+def _row(shared: tuple[Window, int, bool], transcript: Transcript) -> SessionStats:
+    window, cores, keep_records = shared
+    return stats_of(transcript, window, cores=cores, keep_records=keep_records)

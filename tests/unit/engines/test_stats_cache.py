@@ -1,10 +1,11 @@
-"""The stats facet of the cache: an unchanged transcript's row comes from the figures kept
-of it, exactly as counted; a changed, grown or oddly kept one is counted again; a windowed
-run neither reads nor keeps rows."""
+"""The stats facets of the cache: an unchanged transcript's row comes from the figures kept
+of it, exactly as counted (a windowed run: from its kept per-record facts, summed under the
+run's own window); a changed, grown or oddly kept one is counted again."""
 
 from __future__ import annotations
 
 import marshal
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -91,16 +92,52 @@ def test_a_grown_transcript_is_counted_again(tmp_path: Path) -> None:
     assert warm.assistant_records == 4
 
 
-def test_a_windowed_run_neither_reads_nor_keeps_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("window", [
+    Window(turns=parse_range("1..")),
+    Window(since=datetime(2026, 1, 1, tzinfo=UTC)),
+    Window(until=datetime(2000, 1, 1, tzinfo=UTC), turns=parse_range("0")),
+])
+def test_a_windowed_run_sums_the_kept_records_under_its_own_window(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: Window) -> None:
     path = _home(tmp_path)
     t = transcript_from_path(path)
-    for window in (Window(turns=parse_range("1..")),):
+    plain = engine.run([t], window)[0]
+    engine.run([t], window, cache=_store(tmp_path))  # keeps the records, not a row
+    assert {p.parent.name for p in (tmp_path / "cache").rglob("*.marshal")} == {
+        engine.RECORDS_FACET}
+    with monkeypatch.context() as mp:
+        _no_scan(mp)
         got = engine.run([t], window, cache=_store(tmp_path))[0]
-        assert _figures(got) == _figures(engine.run([t], window)[0])
-    assert not list((tmp_path / "cache").rglob("*.marshal"))
-    engine.run([t], Window(), cache=_store(tmp_path))  # keeps the unwindowed row
+        whole = engine.run([t], Window(turns=parse_range("0..")), cache=_store(tmp_path))[0]
+    assert _figures(got) == _figures(plain)
+    assert whole.assistant_records == 3  # another window over the same kept records
+    engine.run([t], Window(), cache=_store(tmp_path))
     got = engine.run([t], Window(turns=parse_range("1..")), cache=_store(tmp_path))[0]
     assert got.assistant_records == 1  # the window's count, not the kept whole-file row
+
+
+@pytest.mark.parametrize("bad", [
+    ("not", "records"),
+    (1, {}, 0, [(1, None, "yes")], [], [], [], [], True),
+    (1, {}, 0, [], [(1, None, "m", None, (1, 2, 3), (), 0, 0)], [], [], [], True),
+    (1, {}, 0, [], [(1, None, "m", None, None, ("Read", 5), 0, 0)], [], [], [], True),
+    (1, {}, 0, [], [], ["1"], [], [], True),
+    (1, {}, 0, [], [], [], [], [], 1),
+])
+def test_kept_records_of_another_shape_are_counted_again(tmp_path: Path, bad: tuple) -> None:
+    path = _home(tmp_path)
+    t = transcript_from_path(path)
+    window = Window(turns=parse_range("0.."))
+    plain = engine.run([t], window)[0]
+    engine.run([t], window, cache=_store(tmp_path))
+    shard = next((tmp_path / "cache" / engine.RECORDS_FACET).glob("*.marshal"))
+    data = marshal.loads(shard.read_bytes())
+    stamp, _ = data["entries"][str(path)]
+    data["entries"][str(path)] = (stamp, bad)
+    shard.write_bytes(marshal.dumps(data))
+    assert engine.scan_from_records(bad) is None
+    got = engine.run([t], window, cache=_store(tmp_path))[0]
+    assert _figures(got) == _figures(plain)
 
 
 @pytest.mark.parametrize("bad", [
