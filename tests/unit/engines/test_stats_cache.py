@@ -160,3 +160,26 @@ def test_kept_figures_of_another_shape_are_counted_again(tmp_path: Path, bad: tu
     assert SessionStats.load(t, bad) is None
     got = engine.run([t], Window(), cache=_store(tmp_path))[0]
     assert _figures(got) == _figures(plain)
+
+
+def test_kept_records_keep_the_superseded_drafts(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt sent again from the same parent supersedes the first (a draft, in no
+    turn): a turn window read from the kept records leaves the draft out as a scan does."""
+    s = Session(SID, cwd="/w/proj")
+    first = s.add(user("count the kestrel passes"))
+    records = [first, s.add(assistant("on it", msg_id="msg_1", usage=usage(1, 2)))]
+    parent = s.last_uuid
+    records.append(s.add(user("and the rest?")))
+    records.append(s.add(user("and the rest, all of them?"), parent=parent))
+    records.append(s.add(assistant("all", msg_id="msg_2", usage=usage(3, 4))))
+    path = tmp_path / "claude" / "projects" / "-w-proj" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(to_jsonl(records))
+    t = transcript_from_path(path)
+    window = Window(turns=parse_range("0.."))
+    plain = engine.run([t], window)[0]
+    assert plain.user_records == 2  # the draft is in no turn
+    engine.run([t], window, cache=_store(tmp_path))
+    _no_scan(monkeypatch)
+    assert _figures(engine.run([t], window, cache=_store(tmp_path))[0]) == _figures(plain)
