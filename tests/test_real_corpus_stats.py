@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from clirun import run_cli
 from conftest import DEMO_HOME
 from pysift.core.turns import build_turn_map
-from pysift.disk.layout import Transcript
+from pysift.disk.layout import Transcript, transcript_from_path
 from pysift.engines.stats import Window, scan_range, stats_of, turn_map_of
 
 FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
@@ -92,3 +93,47 @@ def test_the_scan_finds_the_turn_map_s_openers_in_the_demo_home() -> None:
 def test_the_scan_finds_the_turn_map_s_openers_in_every_real_transcript(
         real_home: Path) -> None:
     _same_turn_maps(sorted((real_home / "projects").rglob("*.jsonl")))
+
+
+def _command_agrees_with_the_naive_count(home: Path, cache: Path) -> int:
+    """``stats --format json`` over the whole home, without the cache, then twice through
+    it (filled, then read back): every session row's tokens and assistant records equal
+    the naive decode of its file."""
+    want = {}
+    for path in sorted((home / "projects").rglob("*.jsonl")):
+        t = transcript_from_path(path)
+        key = (t.session_id, t.is_subagent, t.parent_session_id)
+        assert key not in want, path
+        want[key] = _naive_tokens(path)
+    env = {"PYSIFT_CACHE_DIR": str(cache), "PYSIFT_CACHE_SETTLE_MS": "0"}
+    runs = [run_cli("--claude-home", str(home), "--no-cache", "stats", "--format", "json")]
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in env.items():
+            mp.setenv(name, value)
+        mp.delenv("PYSIFT_NO_CACHE", raising=False)
+        runs += [run_cli("--claude-home", str(home), "stats", "--format", "json")
+                 for _ in range(2)]
+    assert any(cache.rglob("*.marshal"))  # the last run read rows the one before kept
+    with_tokens = 0
+    for run in runs:
+        assert run.code == 0, run.stderr
+        rows = run.json_rows("session")
+        assert rows and len(rows) == len(runs[0].json_rows("session"))
+        for row in rows:
+            key = (row["session_id"], row["is_subagent"], row["parent_session_id"])
+            tokens, assistants = want[key]
+            got = {model: [t["input"], t["output"], t["cache_read"], t["cache_creation"]]
+                   for model, t in row["tokens"].items()}
+            assert (got, row["assistant_records"]) == (tokens, assistants), key
+            with_tokens += bool(tokens)
+    return with_tokens
+
+
+def test_the_command_counts_the_demo_home_s_tokens_as_a_naive_decode(tmp_path: Path) -> None:
+    assert _command_agrees_with_the_naive_count(DEMO_HOME, tmp_path / "cache")
+
+
+@pytest.mark.real
+def test_the_command_counts_every_real_session_s_tokens_as_a_naive_decode(
+        real_home: Path, tmp_path: Path) -> None:
+    assert _command_agrees_with_the_naive_count(real_home, tmp_path / "cache") >= 30

@@ -40,7 +40,10 @@ def run(opts: StatsOptions, env: Env) -> Report:
     args = opts.scope
     scope = args.resolve(env)
     window = Window(since=args.since, until=args.until, turns=args.turns)
-    rows = engine.run(scope.transcripts, window)
+    from pysift.disk.cache import open_store
+
+    rows = engine.run(scope.transcripts, window,
+                      cache=open_store(env.cache, env.now().timestamp()))
     report = Report(command="stats")
     report.take_scope(scope)
     for row in rows:

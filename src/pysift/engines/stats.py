@@ -33,10 +33,14 @@ never dedupe across files (a spawn message copied into each child is a fact of e
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from itertools import chain
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -54,9 +58,12 @@ from pysift.core.turns import (
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer_stat
 from pysift.errors import SourceError
 from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.disk.cache import Store
 
 UNKNOWN_MODEL = "(unknown)"
 UNNAMED_TOOL = "(unnamed)"
@@ -560,6 +567,54 @@ class SessionStats:
     tools: dict[str, int] = field(default_factory=dict)
     turn_count: int = 0  # turns in the whole transcript (for the --turn miss note)
     error: str | None = None
+    stamp: object = None  # the cache stamp of the bytes the row was counted from
+    records: object = None  # the per-record facts it was summed from (``records_of``)
+
+    # -- the cache's shape (marshal: tuples, dicts, strings, ints, None) ------------------
+    def dump(self) -> tuple[object, ...]:
+        """The row's figures (an unwindowed row only: they depend on no query)."""
+        return (self.lines, self.line_types, self.skipped_lines, self.user_records,
+                self.assistant_records, self.turns, self.compactions, self.first_ts,
+                self.last_ts, {model: (t.input, t.output, t.cache_read, t.cache_creation)
+                               for model, t in self.tokens.items()},
+                self.narration_blocks, self.unknown_thinking_tags, self.tools,
+                self.turn_count)
+
+    @classmethod
+    def load(cls, transcript: Transcript, raw: Any) -> SessionStats | None:
+        """A row read back from the cache; None when the facts have another shape."""
+        try:
+            (lines, line_types, skipped, users, assistants, turns, compactions, first, last,
+             tokens, narration, unknown, tools, turn_count) = raw
+            ints = (lines, skipped, users, assistants, turns, compactions, unknown, turn_count)
+            if not all(type(x) is int for x in ints):
+                return None
+            if not all(x is None or type(x) is str for x in (first, last)):
+                return None
+            sums = {}
+            for model, counts in tokens.items():
+                if type(model) is not str or len(counts) != 4 or not all(
+                        type(x) is int for x in counts):
+                    return None
+                sums[model] = TokenSums(*counts)
+            return cls(transcript, lines=lines, line_types=_counts_of(line_types),
+                       skipped_lines=skipped, user_records=users, assistant_records=assistants,
+                       turns=turns, compactions=compactions, first_ts=first, last_ts=last,
+                       tokens=sums, narration_blocks=_counts_of(narration),
+                       unknown_thinking_tags=unknown, tools=_counts_of(tools),
+                       turn_count=turn_count)
+        except (TypeError, ValueError, AttributeError):
+            return None
+
+
+def _counts_of(raw: Any) -> dict[str, int]:
+    """A ``{name: n}`` map read back from the cache (ValueError: another shape)."""
+    if type(raw) is not dict:
+        raise ValueError("counts")
+    for name, n in raw.items():
+        if type(name) is not str or type(n) is not int:
+            raise ValueError("counts")
+    return raw
 
 
 def _turn_filter(turn_map: TurnMap, spec: RangeSpec) -> list[tuple[int, int]]:
@@ -570,6 +625,103 @@ def _turn_filter(turn_map: TurnMap, spec: RangeSpec) -> list[tuple[int, int]]:
 def aggregate(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
               window: Window) -> SessionStats:
     """Apply the windows to one transcript's facts and sum what they admit."""
+    if not window.timed and window.turns is None:
+        return whole_file(transcript, scan, turn_map)
+    return windowed(transcript, scan, turn_map, window)
+
+
+def whole_file(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None
+               ) -> SessionStats:
+    """``windowed`` with no window (every record admitted), computed with C-level
+    passes over the facts where the windowed walk decides record by record: the same
+    figures (``tests/unit/engines/test_stats.py`` compares the two)."""
+    row = SessionStats(transcript, lines=scan.lines, line_types=dict(scan.line_types),
+                       skipped_lines=scan.skipped_lines)
+    users, assistants = scan.users, scan.assistants
+    row.turn_count = turn_map.turn_count if turn_map is not None else 0
+    row.user_records = len(users)
+    row.assistant_records = len(assistants)
+    row.compactions = sum(map(itemgetter(2), users))
+    user_lines = list(map(itemgetter(0), users))
+    assistant_lines = list(map(itemgetter(0), assistants))
+    row.turns = _turns_holding(turn_map, user_lines, assistant_lines)
+    peaks: dict[tuple[str, str], list[int]] = {}
+    tokens = row.tokens
+    narration_blocks = row.narration_blocks
+    unknown_tags = 0
+    for _, _, model, message_id, usage, _, narration, unknown in assistants:
+        if usage is not None:
+            if message_id:
+                key = (model, message_id)
+                peak = peaks.get(key)
+                peaks[key] = list(usage) if peak is None else list(map(max, peak, usage))
+            else:
+                sums = tokens.get(model)
+                if sums is None:
+                    sums = tokens[model] = TokenSums()
+                sums.add(usage)
+        if narration:
+            narration_blocks[model] = narration_blocks.get(model, 0) + narration
+        unknown_tags += unknown
+    row.unknown_thinking_tags = unknown_tags
+    for (model, _), peak in peaks.items():
+        tokens.setdefault(model, TokenSums()).add(peak)
+    tools = Counter(chain.from_iterable(map(itemgetter(5), assistants)))
+    row.tools = dict(tools)
+    stamps = [ts for ts in chain(map(itemgetter(1), users), map(itemgetter(1), assistants))
+              if ts is not None]
+    if stamps:
+        first, last = min(stamps), max(stamps)
+        # a timestamp not in Claude Code's one shape (2026-01-05T10:00:00.000Z), or one of
+        # that shape naming no instant: strings no longer order them (see ``windowed``)
+        if (set(map(len, stamps)) != {24} or set(map(itemgetter(-1), stamps)) != {"Z"}
+                or parse_ts(first) is None or parse_ts(last) is None):
+            first, last = readable_span(stamps)
+        row.first_ts, row.last_ts = first, last
+    return row
+
+
+def _turns_holding(turn_map: TurnMap | None, *record_lines: list[int]) -> int:
+    """How many turns hold at least one record of ``record_lines`` (each list sorted),
+    a superseded draft belonging to none: ``len({turn_map.turn_of(n) for n in lines} -
+    {None})``, counted per turn by bisection instead of per record."""
+    if not any(record_lines):
+        return 0
+    if turn_map is None:
+        return 1  # every record is turn 0
+    openers = turn_map.opener_lines
+    drafts = sorted(d for d in turn_map.draft_lines
+                    if any(_holds(lines, d) for lines in record_lines))
+    # turn k runs from its opener to the next one; turn 0 also holds the lines before
+    # the first opener
+    bounds: list[int | None] = [*openers[1:], None]
+    held = 0
+    start: int | None = None
+    for end in bounds:
+        records = -_between(drafts, start, end)
+        for lines in record_lines:
+            records += _between(lines, start, end)
+        held += records > 0
+        start = end
+    return held
+
+
+def _between(lines: list[int], start: int | None, end: int | None) -> int:
+    """How many of the sorted ``lines`` are in ``[start, end)`` (None: unbounded)."""
+    lo = 0 if start is None else bisect_left(lines, start)
+    hi = len(lines) if end is None else bisect_left(lines, end)
+    return hi - lo
+
+
+def _holds(lines: list[int], line: int) -> bool:
+    at = bisect_left(lines, line)
+    return at < len(lines) and lines[at] == line
+
+
+def windowed(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
+             window: Window) -> SessionStats:
+    """Apply the windows to one transcript's facts and sum what they admit, record by
+    record."""
     row = SessionStats(transcript, lines=scan.lines, line_types=dict(scan.line_types),
                        skipped_lines=scan.skipped_lines)
     row.turn_count = turn_map.turn_count if turn_map is not None else 0
@@ -672,13 +824,6 @@ def turn_map_of(scan: FileScan, buf: Buffer) -> TurnMap:
                                  buf)
 
 
-def _portable(turn_map: TurnMap) -> TurnMap:
-    """A line-keyed copy that can be kept apart from the buffer it was built on."""
-    return TurnMap(opener_lines=list(turn_map.opener_lines),
-                   draft_lines=set(turn_map.draft_lines),
-                   replay_lines=set(turn_map.replay_lines), has_records=turn_map.has_records)
-
-
 def _part(buf: Buffer, bounds: tuple[int, int]) -> FileScan:
     """One worker's share of ``buf``: a byte range scanned."""
     lo, hi = bounds
@@ -701,33 +846,138 @@ def _parallel(buf: Buffer, cores: int) -> FileScan:
     return scan
 
 
-def stats_of(transcript: Transcript, window: Window, *, cores: int = 1) -> SessionStats:
+def stats_of(transcript: Transcript, window: Window, *, cores: int = 1,
+             keep_records: bool = False) -> SessionStats:
     """One transcript's row; a file that cannot be read gives a row carrying ``error``.
     ``cores``: the processes a big file's scan may spread over (one inside a spread
-    batch)."""
+    batch). The row carries the cache stamp of the bytes it counted, and with
+    ``keep_records`` the facts it was summed from (``records_of``)."""
     try:
-        buf = open_buffer(transcript.path)
+        buf, st = open_buffer_stat(transcript.path)
     except SourceError as exc:
         return SessionStats(transcript, error=str(exc))
     if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
         scan = _parallel(buf, cores)
     else:
         scan = scan_range(buf)
-    return aggregate(transcript, scan, turn_map_of(scan, buf), window)
+    turn_map = turn_map_of(scan, buf)
+    row = aggregate(transcript, scan, turn_map, window)
+    from pysift.disk.cache import stamp_of
+
+    row.stamp = stamp_of(st, buf)
+    if keep_records:
+        row.records = records_of(scan, turn_map)
+    return row
 
 
 # Below this many transcripts the files are read one after another (a big one may still
 # spread its own scan over the cores); above it they fan out over a process pool.
 FANOUT_MIN_FILES = 8
 
+# The cache's facets: an unwindowed row's figures (what a run without a window reads),
+# and the per-record facts a windowed run sums at query time; only the transcript's bytes
+# decide either.
+FACET, SCHEMA = "stats", 1
+RECORDS_FACET, RECORDS_SCHEMA = "stats-records", 1
 
-def run(transcripts: Sequence[Transcript], window: Window) -> list[SessionStats]:
+
+def records_of(scan: FileScan, turn_map: TurnMap) -> tuple[object, ...]:
+    """What the records facet keeps of a transcript: its file facts, every user and
+    assistant record's facts (line, timestamp as written, model, id, usage, tools, tags)
+    and its turn map by line (openers, drafts, replays)."""
+    return (scan.lines, scan.line_types, scan.skipped_lines, [tuple(u) for u in scan.users],
+            [tuple(a) for a in scan.assistants], list(turn_map.opener_lines),
+            sorted(turn_map.draft_lines), sorted(turn_map.replay_lines),
+            bool(turn_map.has_records))
+
+
+def scan_from_records(raw: Any) -> tuple[FileScan, TurnMap] | None:
+    """The facts ``records_of`` kept, read back; None when they have another shape."""
+    try:
+        (lines, line_types, skipped, users, assistants, openers, drafts, replays,
+         has_records) = raw
+        if not (type(lines) is int and type(skipped) is int and type(has_records) is bool
+                and type(users) is list and type(assistants) is list):
+            return None
+        for line, ts, compact in users:
+            if type(line) is not int or type(compact) is not bool or not _opt_str(ts):
+                return None
+        for line, ts, model, message_id, usage, tools, narration, unknown in assistants:
+            if not (type(line) is int and _opt_str(ts) and type(model) is str
+                    and _opt_str(message_id) and type(narration) is int
+                    and type(unknown) is int and type(tools) is tuple
+                    and all(type(name) is str for name in tools)):
+                return None
+            if usage is not None and not (type(usage) is tuple and len(usage) == 4 and all(
+                    type(n) is int for n in usage)):
+                return None
+        for kept in (openers, drafts, replays):
+            if type(kept) is not list or not all(type(n) is int for n in kept):
+                return None
+        scan = FileScan(lines=lines, line_types=_counts_of(line_types), skipped_lines=skipped,
+                        users=users, assistants=assistants)
+    except (TypeError, ValueError):
+        return None
+    return scan, TurnMap(opener_lines=openers, draft_lines=set(drafts),
+                         replay_lines=set(replays), has_records=has_records)
+
+
+def _opt_str(value: object) -> bool:
+    return value is None or type(value) is str
+
+
+def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None = None
+        ) -> list[SessionStats]:
     """A row per transcript, in scope order: many files are spread over the cores, a few
-    are read one after another, each free to use every core."""
-    spread = fanout.processes(len(transcripts), FANOUT_MIN_FILES)
+    are read one after another, each free to use every core.
+
+    ``cache``: an unchanged transcript's row comes from what is kept of it (a grown or
+    changed one is counted again, and kept for the next run): without a window, its
+    figures; with one, its per-record facts, which the window is applied to now."""
+    windowed_run = window.timed or window.turns is not None
+    facet = None
+    if cache is not None:
+        facet = (cache.facet(RECORDS_FACET, RECORDS_SCHEMA) if windowed_run
+                 else cache.facet(FACET, SCHEMA))
+    out: list[SessionStats | None] = [None] * len(transcripts)
+    todo: list[Transcript] = []
+    where: list[int] = []
+    for i, transcript in enumerate(transcripts):
+        if facet is not None:
+            probe = facet.probe(transcript.path)
+            if probe.hit:
+                row = _kept_row(transcript, probe.facts, window, windowed_run)
+                if row is not None:
+                    out[i] = row
+                    continue
+        todo.append(transcript)
+        where.append(i)
+    spread = fanout.processes(len(todo), FANOUT_MIN_FILES)
     cores = fanout.cpu_workers() if spread == 1 else 1
-    return fanout.map_ordered(_row, transcripts, shared=(window, cores),
-                              min_items=FANOUT_MIN_FILES, weights=_sizes(transcripts))
+    keep_records = facet is not None and windowed_run
+    made = fanout.map_ordered(_row, todo, shared=(window, cores, keep_records),
+                              min_items=FANOUT_MIN_FILES, weights=_sizes(todo))
+    for i, row in zip(where, made, strict=True):
+        row.transcript = transcripts[i]
+        if facet is not None and row.error is None:
+            facts = row.records if windowed_run else row.dump()
+            facet.put(row.transcript.path, row.stamp, facts)  # type: ignore[arg-type]
+        row.stamp = row.records = None
+        out[i] = row
+    if facet is not None:
+        facet.flush()
+    return out  # type: ignore[return-value]
+
+
+def _kept_row(transcript: Transcript, facts: object, window: Window, windowed_run: bool
+              ) -> SessionStats | None:
+    if not windowed_run:
+        return SessionStats.load(transcript, facts)
+    kept = scan_from_records(facts)
+    if kept is None:
+        return None
+    scan, turn_map = kept
+    return aggregate(transcript, scan, turn_map, window)
 
 
 def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
@@ -740,6 +990,6 @@ def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
     return sizes
 
 
-def _row(shared: tuple[Window, int], transcript: Transcript) -> SessionStats:
-    window, cores = shared
-    return stats_of(transcript, window, cores=cores)
+def _row(shared: tuple[Window, int, bool], transcript: Transcript) -> SessionStats:
+    window, cores, keep_records = shared
+    return stats_of(transcript, window, cores=cores, keep_records=keep_records)

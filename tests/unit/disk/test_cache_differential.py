@@ -43,6 +43,10 @@ COMMANDS = [
     ("search", "", "--count-by", "turn"),
     ("search", "", "-t", "user.message", "--since", "2026-10-05T09:00:20Z", "-c"),
     ("stats", "--format", "json"),
+    ("stats",),
+    ("stats", "--max-count", "1"),
+    ("stats", "--turn", "1..", "--format", "json"),
+    ("stats", "--since", "2026-10-05T09:00:20Z"),
 ]
 ENV = {"TZ": "Australia/Sydney", "PYSIFT_CACHE_SETTLE_MS": "0"}
 
@@ -229,6 +233,6 @@ def test_the_cache_was_used() -> None:
         machine.start([["needle", "tool", "resend"]])
         machine.cached_and_uncached_agree()
         shards = list(machine.cache.rglob("*.marshal"))
-        assert {p.parent.name for p in shards} == {"list", "search"}
+        assert {p.parent.name for p in shards} == {"list", "search", "stats", "stats-records"}
     finally:
         machine.teardown()

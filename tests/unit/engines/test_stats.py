@@ -457,3 +457,50 @@ def test_the_struct_reader_agrees_with_orjson_on_odd_lines(data: bytes) -> None:
     """stats reads assistant lines with msgspec structs; every fact equals what the orjson
     decode of the same line gives (None where orjson refuses the line)."""
     assert stats_engine.read_assistant(data, 1) == _orjson_fact(data)
+
+
+# -- the unwindowed aggregate (C-level passes) against the record-by-record walk ----------
+
+_STAMPS = st.one_of(st.none(), st.sampled_from([
+    "2026-01-05T10:00:00.000Z", "2026-01-05T09:59:59.999Z", "2026-01-06T00:00:00.000Z",
+    "2026-01-05T10:00:00.000+01:00", "2026-01-05T10:00:00Z", "[trimmed]", "",
+    "0000-00-00T00:00:00.000Z", "2026-01-05T23:59:60.000Z"]))
+_USAGES = st.one_of(st.none(), st.tuples(*[st.integers(0, 50)] * 4))
+
+
+@st.composite
+def _scans(draw: st.DrawFn) -> tuple[FileScan, object]:
+    kinds = draw(st.lists(st.sampled_from(["user", "assistant", "other"]), max_size=30))
+    scan = FileScan(lines=len(kinds))
+    for line, kind in enumerate(kinds, 1):
+        if kind == "user":
+            scan.users.append(stats_engine.UserFact(line, draw(_STAMPS), draw(st.booleans())))
+        elif kind == "assistant":
+            scan.assistants.append(stats_engine.AssistantFact(
+                line, draw(_STAMPS), draw(st.sampled_from(["m1", "m2", "(unknown)"])),
+                draw(st.sampled_from([None, "msg_a", "msg_b", "msg_c"])), draw(_USAGES),
+                tuple(draw(st.lists(st.sampled_from(["Read", "Bash"]), max_size=2))),
+                draw(st.integers(0, 2)), draw(st.integers(0, 1))))
+    if not draw(st.booleans()):
+        return scan, None
+    user_lines = [u.line for u in scan.users]
+    openers = sorted(draw(st.sets(st.sampled_from(user_lines))) if user_lines else set())
+    drafts = set(draw(st.sets(st.sampled_from(user_lines)))) - set(openers) if user_lines \
+        else set()
+    from pysift.core.turns import TurnMap
+
+    return scan, TurnMap(opener_lines=openers, draft_lines=drafts,
+                         has_records=draw(st.booleans()))
+
+
+@given(_scans())
+def test_the_unwindowed_aggregate_equals_the_record_walk(made: tuple[FileScan, object]) -> None:
+    scan, turn_map = made
+    t = transcript_from_path(Path(f"/h/projects/-w/{SID}.jsonl"))
+    fast = stats_engine.whole_file(t, scan, turn_map)  # type: ignore[arg-type]
+    walk = stats_engine.windowed(t, scan, turn_map, Window())  # type: ignore[arg-type]
+    assert fast.dump() == walk.dump()
+    # plain tuples (what a worker hands back) read the same
+    scan.users = list(map(tuple, scan.users))  # type: ignore[arg-type]
+    scan.assistants = list(map(tuple, scan.assistants))  # type: ignore[arg-type]
+    assert stats_engine.whole_file(t, scan, turn_map).dump() == walk.dump()  # type: ignore[arg-type]
