@@ -40,8 +40,8 @@ only steps once per candidate line, never once per line of the file.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
 from typing import Any
 
 from pysift.core.grammar.pattern import (
@@ -217,22 +217,27 @@ class _Probe:
 
     def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
         """Span of each line holding a hit, jumping to the next line after a hit."""
-        spans: list[tuple[int, int]] = []
-        find = self.find
-        size = len(buf)
-        rfind, nl_find = buf.rfind, buf.find
-        pos = 0
-        while pos < size:
-            hit = find(buf, pos, size)
-            if hit < 0:
-                break
-            newline = rfind(b"\n", pos, hit)
-            end = nl_find(b"\n", hit)
-            if end < 0:
-                end = size
-            spans.append((newline + 1 if newline >= 0 else pos, end))
-            pos = end + 1
-        return spans
+        return _hit_line_spans(buf, partial(self.find, buf))
+
+
+def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int]) -> list[tuple[int, int]]:
+    """``(line_start, line_end)`` of each line holding a hit of ``find(start, end)`` (the
+    first hit offset in range, or -1), searching on from the next line after each."""
+    spans: list[tuple[int, int]] = []
+    size = len(buf)
+    rfind, nl_find = buf.rfind, buf.find
+    pos = 0
+    while pos < size:
+        hit = find(pos, size)
+        if hit < 0:
+            break
+        newline = rfind(b"\n", pos, hit)
+        end = nl_find(b"\n", hit)
+        if end < 0:
+            end = size
+        spans.append((newline + 1 if newline >= 0 else pos, end))
+        pos = end + 1
+    return spans
 
 
 class _LiteralProbe(_Probe):
@@ -258,28 +263,10 @@ class _LiteralProbe(_Probe):
             return int(stringzilla.Str(view).find(self.needle, start, end))
 
     def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
-        # the loop of _Probe.line_spans over one view of the buffer
         import stringzilla
 
-        spans: list[tuple[int, int]] = []
-        needle = self.needle
-        size = len(buf)
-        rfind, nl_find = buf.rfind, buf.find
-        with memoryview(buf) as view:
-            find = stringzilla.Str(view).find
-            pos = 0
-            while pos < size:
-                hit = find(needle, pos, size)
-                if hit < 0:
-                    break
-                newline = rfind(b"\n", pos, hit)
-                end = nl_find(b"\n", hit)
-                if end < 0:
-                    end = size
-                spans.append((newline + 1 if newline >= 0 else pos, end))
-                pos = end + 1
-            del find  # it reads through ``view``: dropped before the view is released
-        return spans
+        with memoryview(buf) as view:  # one view for the whole walk
+            return _hit_line_spans(buf, partial(stringzilla.Str(view).find, self.needle))
 
 
 class _Re2Probe(_Probe):
