@@ -14,6 +14,7 @@ validates every line (``valid_object_line``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
@@ -51,19 +52,94 @@ def unframed_lines(buf: Buffer, lo: int = 0, hi: int | None = None) -> list[int]
     """Start offsets of the non-blank lines of ``buf[lo:hi]`` that are not ``{…}``-framed
     (``lo`` at a line start), in order: the shape check of the malformed-line law.
 
-    One ``find`` per newline and two byte compares: no line is copied or parsed unless its
-    first or last byte is not a brace (a torn or junk line, or one padded with white
-    space, which ``is_framed`` then settles). Measured over corpus B (1.5 GB, 802,944
-    lines): 0.20 s of CPU. (RE2 finds the bad line STARTS alone at memchr speed, 0.09 s,
-    but a bad line END has no literal to accelerate on: RE2 ran 2.5 s, the Rust crate
-    0.45 s; this loop is the cheapest exact test found.)
+    Spans of about ``_PROOF_SPAN`` bytes of whole lines are PROVED framed by two counts
+    (``stringzilla``'s SIMD search, in place on the mapped bytes, the second count over
+    bytes the first just brought into the cache): a span that starts with ``{``, ends
+    with ``}\\n`` (or ``}\\r\\n``), and in which every newline but the last sits in
+    ``}\\n{`` (or ``}\\r\\n{``) holds only lines starting with ``{`` and ending with
+    ``}``. Every other span (a torn, junk, blank or padded line somewhere in it), a last
+    line without its newline and a range too short to pay for the counts get the exact
+    per-line test (``_checked_lines``), so the answer is the same line for line.
+
+    Measured with the pages mapped, CPU: over corpus A (225 MB, one file) 17 ms against
+    31-37 ms for the per-line loop alone; over corpus B (1.5 GB, 2,437 files) 0.13 s
+    against 0.20-0.30 s. Also measured: RE2 finds the bad line STARTS at memchr speed
+    (11 ms over A) but a bad line END has no literal to accelerate on (RE2 2.5 s over B;
+    the Rust crate 0.45 s, and it copies a mapped file); ``bytes.count`` of one byte took
+    103 ms over A.
     """
     size = len(buf)
     stop = size if hi is None else min(hi, size)
+    if lo < 0 or stop - lo < _PROOF_MIN_BYTES:
+        return _checked_lines(buf, lo, stop)
+    return _proved_lines(buf, lo, stop, _PROOF_SPAN)
+
+
+#: A range shorter than this is checked line by line (a few lines: as cheap as the counts).
+_PROOF_MIN_BYTES = 8 << 10
+#: The bytes of whole lines one proof covers: 512 KiB-1 MiB measured best over corpus A
+#: (smaller spans pay more Python steps, larger ones fall out of the cache between counts).
+_PROOF_SPAN = 1 << 20
+_NL = b"\n"
+_CR = 0x0D
+_JOINT = b"}\n{"  # a framed line's end, its newline, the next framed line's start
+_CRLF_JOINT = b"}\r\n{"
+
+
+def _proved_lines(buf: Buffer, lo: int, stop: int, span: int) -> list[int]:
+    """``unframed_lines`` of ``buf[lo:stop]`` (``0 <= lo <= stop <= len(buf)``): spans of
+    about ``span`` bytes of whole lines proved framed by counts, the others checked line
+    by line."""
+    import stringzilla
+
+    out: list[int] = []
+    last_nl = buf.rfind(_NL, lo, stop)
+    full = lo if last_nl < 0 else last_nl + 1  # the whole lines end here
+    find = buf.find
+    with memoryview(buf) as view:
+        count = stringzilla.Str(view).count
+        pos = lo
+        while pos < full:
+            end = full if pos + span >= full else find(_NL, pos + span - 1, full) + 1
+            # [pos, end) is whole lines; the first byte is tested before the last ones,
+            # so a span of one bare newline never reads before ``pos``
+            if not (buf[pos] == _OPEN and _ends_closed(buf, end - 1)
+                    and _joined(count, pos, end)):
+                out.extend(_checked_lines(buf, pos, end))
+            pos = end
+        del count  # it reads through ``view``: dropped before the view is released
+    if full < stop:  # a last line without its newline
+        line = buf[full:stop]
+        if not is_framed(line) and not is_blank(line):
+            out.append(full)
+    return out
+
+
+def _ends_closed(buf: Buffer, nl: int) -> bool:
+    """The line ending at the newline ``nl`` ends with ``}`` or ``}\\r`` (its first byte
+    is known to be ``{``, so that ``}`` is not the line's first byte)."""
+    last = buf[nl - 1]
+    return last == _CLOSE or (last == _CR and buf[nl - 2] == _CLOSE)
+
+
+def _joined(count: Callable[[bytes, int, int], int], start: int, end: int) -> bool:
+    """Every newline of ``buf[start:end]`` but the last (at ``end - 1``) joins a line
+    ending in ``}`` (or ``}\\r``) to one starting with ``{``. Each counted joint holds a
+    distinct newline of the span other than its last, so equal counts say all of them."""
+    others = count(_NL, start, end) - 1
+    joints = count(_JOINT, start, end)
+    return joints == others or joints + count(_CRLF_JOINT, start, end) == others
+
+
+def _checked_lines(buf: Buffer, lo: int, stop: int) -> list[int]:
+    """``unframed_lines`` of ``buf[lo:stop]`` line by line: one ``find`` per newline and
+    two byte compares; a line is copied only when its first or last byte is not a brace
+    (a torn or junk line, or one padded with white space, which ``is_framed`` then
+    settles)."""
     out: list[int] = []
     find = buf.find
     prev = lo
-    whole = stop == size  # the two-argument find is the cheaper call
+    whole = stop == len(buf)  # the two-argument find is the cheaper call
     nl = find(b"\n", lo) if whole else find(b"\n", lo, stop)
     while nl >= 0:
         # a blank line reads its own newline at ``prev``: the slow path settles it

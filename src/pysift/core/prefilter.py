@@ -33,15 +33,15 @@ an integer beyond 64 bits as a float). ``exposes_number`` says whether a needle 
 overlap such a re-spelled number; ``NeedleSet(..., respelled_numbers=True)`` then also
 finds every line holding a number spelling orjson would change (``RESPELLED_NUMBER``).
 
-All searching runs over the WHOLE buffer in C (RE2, ``regex`` or ``bytes.find``); Python
+All searching runs over the WHOLE buffer in C (RE2, ``regex`` or ``stringzilla``); Python
 only steps once per candidate line, never once per line of the file.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
 from typing import Any
 
 from pysift.core.grammar.pattern import (
@@ -70,9 +70,6 @@ NEEDLE_CAP = 8
 #: Above this many spellings one combined RE2 pass (a DFA at ~600 MB/s) beats separate
 #: literal passes (1.8-13 GB/s each).
 _SEPARATE_PROBES_MAX = 4
-#: A literal probe first tries ``bytes.find`` this far ahead: dense hits then cost one C
-#: call each, and RE2's memchr-accelerated scan takes over across hit-free stretches.
-_FIND_WINDOW_BYTES = 1 << 16
 #: A caseless needle free of k/s at least this long is kept; a shorter one gives way to a
 #: longer run holding k/s (found with their non-ASCII case partners spelled out).
 _KS_FREE_ENOUGH_BYTES = 4
@@ -189,10 +186,10 @@ def line_spans_containing(buf: Buffer, needles: Sequence[bytes]) -> list[tuple[i
     """``(line_start, line_end)`` of every line containing any of the byte ``needles``.
 
     Case-sensitive literal bytes (label markers such as ``b'"tool_use"'``); each needle is
-    one whole-buffer ``bytes.find`` pass (no regex import on the pure-filter path). Empty
-    needles are ignored. Sorted, one span per line.
+    one whole-buffer literal pass (no regex import on the pure-filter path). Empty needles
+    are ignored. Sorted, one span per line.
     """
-    probes = [_LiteralProbe(needle, accelerate=False) for needle in dict.fromkeys(needles) if needle]
+    probes = [_LiteralProbe(needle) for needle in dict.fromkeys(needles) if needle]
     return _merged([probe.line_spans(buf) for probe in probes])
 
 
@@ -220,78 +217,56 @@ class _Probe:
 
     def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
         """Span of each line holding a hit, jumping to the next line after a hit."""
-        spans: list[tuple[int, int]] = []
-        find = self.find
-        size = len(buf)
-        rfind, nl_find = buf.rfind, buf.find
-        pos = 0
-        while pos < size:
-            hit = find(buf, pos, size)
-            if hit < 0:
-                break
-            newline = rfind(b"\n", pos, hit)
-            end = nl_find(b"\n", hit)
-            if end < 0:
-                end = size
-            spans.append((newline + 1 if newline >= 0 else pos, end))
-            pos = end + 1
-        return spans
+        return _hit_line_spans(buf, partial(self.find, buf))
+
+
+def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int]) -> list[tuple[int, int]]:
+    """``(line_start, line_end)`` of each line holding a hit of ``find(start, end)`` (the
+    first hit offset in range, or -1), searching on from the next line after each."""
+    spans: list[tuple[int, int]] = []
+    size = len(buf)
+    rfind, nl_find = buf.rfind, buf.find
+    pos = 0
+    while pos < size:
+        hit = find(pos, size)
+        if hit < 0:
+            break
+        newline = rfind(b"\n", pos, hit)
+        end = nl_find(b"\n", hit)
+        if end < 0:
+            end = size
+        spans.append((newline + 1 if newline >= 0 else pos, end))
+        pos = end + 1
+    return spans
 
 
 class _LiteralProbe(_Probe):
-    """Exact bytes: ``bytes.find`` within a window, then RE2 for the rest of the range.
+    """Exact bytes, found by ``stringzilla``'s SIMD substring search in place on the
+    buffer (a mapped file is not copied).
 
-    Measured on 200 MB: RE2 finds a rare literal 4-6x faster than ``bytes.find`` (memchr
-    on the first byte), but its per-call cost makes it ~2x slower when most lines hit.
-    Trying ``bytes.find`` over the next 64 KiB first gets both.
+    Measured per call against ``bytes.find`` on transcript bytes: 0.14 against 1.4 us for
+    a 13-byte needle over 2 KB (dense hits pay one short call each), 3.2 against 24 us
+    over 64 KiB; over corpus B's 1,759 files read as bytes, 8 ms against 29 ms for the
+    former ``bytes.find`` window then RE2, and it is as fast as RE2's memchr scan of the
+    mapped ones (both bound by memory).
     """
 
-    __slots__ = ("_far", "_overlap", "needle")
+    __slots__ = ("needle",)
 
-    def __init__(self, needle: bytes, *, accelerate: bool = True) -> None:
+    def __init__(self, needle: bytes) -> None:
         self.needle = needle
-        self._overlap = len(needle) - 1
-        self._far = (
-            _Re2Probe(_re2_source(needle, any_hex_case=False), caseless=False)
-            if accelerate
-            else None
-        )
-
-    def _beyond_window(self, buf: Buffer, window_end: int, end: int) -> int:
-        far = self._far
-        if far is None:
-            return int(buf.find(self.needle, window_end - self._overlap, end))
-        return far.find(buf, window_end - self._overlap, end)
 
     def find(self, buf: Buffer, start: int, end: int) -> int:
-        window_end = start + _FIND_WINDOW_BYTES
-        if window_end >= end:
-            return int(buf.find(self.needle, start, end))
-        hit = int(buf.find(self.needle, start, window_end))
-        return hit if hit >= 0 else self._beyond_window(buf, window_end, end)
+        import stringzilla
+
+        with memoryview(buf) as view:
+            return int(stringzilla.Str(view).find(self.needle, start, end))
 
     def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
-        # the loop of _Probe.line_spans with find() inlined: dense hits pay one C call
-        spans: list[tuple[int, int]] = []
-        needle, window = self.needle, _FIND_WINDOW_BYTES
-        size = len(buf)
-        find, rfind = buf.find, buf.rfind
-        pos = 0
-        while pos < size:
-            hit = find(needle, pos, pos + window)
-            if hit < 0:
-                if pos + window >= size:
-                    break
-                hit = self._beyond_window(buf, pos + window, size)
-                if hit < 0:
-                    break
-            newline = rfind(b"\n", pos, hit)
-            end = find(b"\n", hit)
-            if end < 0:
-                end = size
-            spans.append((newline + 1 if newline >= 0 else pos, end))
-            pos = end + 1
-        return spans
+        import stringzilla
+
+        with memoryview(buf) as view:  # one view for the whole walk
+            return _hit_line_spans(buf, partial(stringzilla.Str(view).find, self.needle))
 
 
 class _Re2Probe(_Probe):

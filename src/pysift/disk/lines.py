@@ -14,35 +14,19 @@ from collections.abc import Iterator
 
 Buffer = bytes | mmap.mmap
 
-_SLICE = 4 << 20
-
 
 def count_in(buf: Buffer, needle: bytes, start: int = 0, end: int | None = None) -> int:
-    """``needle`` occurrences in ``buf[start:end]``.
+    """``needle`` occurrences in ``buf[start:end]`` (not overlapping, as ``bytes.count``;
+    ``needle`` not empty, ``start`` not negative).
 
-    mmap has no ``count``. A one-byte needle (the newline) is counted by a ``find`` loop:
-    memchr speed with one Python step per line, measured 3x faster than copying 4 MiB
-    slices to count them (0.22 s against 0.65 s over the 1.4 GB of B's mapped files;
-    transcript lines average ~2 KB). A longer needle is counted in such slices, which
-    overlap by ``len(needle) - 1`` bytes so no occurrence is lost or doubled."""
+    mmap has no ``count``: ``stringzilla``'s SIMD count reads either kind of buffer in
+    place. Measured for the newline over corpus A's 225 MB (one mapped file): 10 ms,
+    where a ``find`` per line took ~30 ms and ``bytes.count`` on a copy 103 ms."""
+    import stringzilla
+
     stop = len(buf) if end is None else min(end, len(buf))
-    if isinstance(buf, bytes):
-        return buf.count(needle, start, stop)
-    if len(needle) == 1:
-        found, find = 0, buf.find
-        pos = find(needle, start, stop)
-        while pos >= 0:
-            found += 1
-            pos = find(needle, pos + 1, stop)
-        return found
-    # A window extended by len(needle)-1 bytes holds every occurrence that STARTS inside
-    # it, and no occurrence starting past it fits in the extension: nothing lost or doubled.
-    total, pos, overlap = 0, start, len(needle) - 1
-    while pos < stop:
-        window_end = min(stop, pos + _SLICE)
-        total += buf[pos:min(stop, window_end + overlap)].count(needle)
-        pos = window_end
-    return total
+    with memoryview(buf) as view:
+        return int(stringzilla.Str(view).count(needle, start, stop))
 
 
 # CPython's bytes.find searches a range shorter than 30,000 bytes with its Horspool-style

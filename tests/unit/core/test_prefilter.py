@@ -801,3 +801,41 @@ def test_a_leading_escapable_character_is_dropped_only_when_enough_is_left() -> 
     noise = b'{"type":"user","message":{"content":"0 and a"}}'
     assert not compile_pattern("==0").needles.any_in(noise)
     assert compile_pattern("==0").needles.any_in(b'{"content":"x \\u003d\\u003d0"}')
+
+
+# -- the literal probe's search (stringzilla, in place) against bytes.find --------------
+
+
+def naive_line_spans(buf: bytes, needle: bytes) -> list[tuple[int, int]]:
+    """Every line holding ``needle``, found with ``bytes.find`` one line at a time."""
+    spans, start = [], 0
+    while start <= len(buf):
+        end = buf.find(b"\n", start)
+        end = len(buf) if end < 0 else end
+        if needle in buf[start:end]:
+            spans.append((start, end))
+        if end == len(buf):
+            break
+        start = end + 1
+    return spans if buf else []
+
+
+LITERAL_NEEDLES = st.sampled_from([b"needle", b"nee", b'"type":"user"', b"aaa", b"\xe4\xb8\xad",
+                                   b"ZQXJ-needle-7731", b"x" * 70])
+
+
+@given(LITERAL_NEEDLES,
+       st.lists(st.sampled_from([b"needle", b"nee", b"dle", b"\n", b"a", b"aa", b"\xe4\xb8",
+                                 b"\xad", b'"type":"user"', b"ZQXJ-needle-7731", b"x" * 35,
+                                 b'{"a":1}', b" "]), max_size=60),
+       st.data())
+def test_prop_literal_probe_finds_what_bytes_find_finds(needle: bytes, pieces: list[bytes],
+                                                         data: st.DataObject) -> None:
+    buf = b"".join(pieces)
+    found = line_spans_containing(buf, [needle])
+    assert found == naive_line_spans(buf, needle)
+    start = data.draw(st.integers(0, len(buf)), label="start")
+    stop = data.draw(st.integers(start, len(buf)), label="stop")
+    if needle.isascii():  # an ASCII needle is searched as one literal probe
+        probe = NeedleSet([needle.decode("ascii")], caseless=False)
+        assert probe.any_in(buf, start, stop) == (needle in buf[start:stop])

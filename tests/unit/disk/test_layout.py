@@ -20,6 +20,7 @@ from pysift.disk.layout import (
     is_sidecar_file,
     iter_project_dirs,
     orphan_session_paths,
+    persisted_output_count,
     project_transcripts,
     read_first_cwd,
     read_meta,
@@ -291,6 +292,28 @@ def test_project_transcripts_is_the_per_session_assembly(tmp_path: Path,
     assert len(found) == (6 if subagents else 2)
     assert project_transcripts(tmp_path / "absent", subagents=subagents,
                                unread=Unreadable()) == []
+
+
+def test_persisted_outputs_are_counted_once_per_session_dir(tmp_path: Path) -> None:
+    """A session and its subagents share ``<uuid>/tool-results/``: two outputs there are
+    two, however many transcripts of the session are in scope; a sub-dir is no output."""
+    project = tmp_path / "-w"
+    bare = "11111111-1111-4111-8111-111111111111"
+    write_jsonl(project / f"{bare}.jsonl", first_record("/w"))
+    write_jsonl(project / f"{SESSION}.jsonl", first_record("/w"))
+    for agent in ("a1", "a2"):
+        write_jsonl(project / SESSION / "subagents" / f"agent-{agent}.jsonl", first_record("/w"))
+    results = project / SESSION / "tool-results"
+    results.mkdir()
+    (results / "toolu_1.txt").write_text("out")
+    (results / "toolu_2.txt").write_text("out")
+    (results / "nested").mkdir()
+    found = project_transcripts(project, subagents=True, unread=Unreadable())
+    assert len(found) == 4
+    assert persisted_output_count(found) == 2
+    assert persisted_output_count([t for t in found if t.is_subagent]) == 2
+    assert persisted_output_count([t for t in found if t.session_id == bare]) == 0
+    assert persisted_output_count([]) == 0
 
 
 def test_a_listed_session_without_its_dir_has_no_sidecar_to_probe(tmp_path: Path) -> None:

@@ -58,15 +58,24 @@ def test_prop_offset_of_line_points_at_that_line(parts: list[bytes], trailing: b
         assert offset is None or number in numbered
 
 
-def test_count_in_mmap_matches_bytes_across_windows(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(lines, "_SLICE", 5)  # many tiny windows: boundaries everywhere
-    data = b"ab}\n}\n\nxx}\n" * 9
+def test_count_in_mmap_matches_bytes(tmp_path: Path) -> None:
+    data = b"ab}\n}\n\nxx}\n" * 9 + b"aaaa}\n{"
     buf = _mapped(tmp_path, data)
-    for needle in (b"\n", b"}\n", b"x}\n"):
+    for needle in (b"\n", b"}\n", b"x}\n", b"aa", b"}\n{"):
         for start in range(0, len(data), 7):
             assert lines.count_in(buf, needle, start) == data.count(needle, start)
             for end in (start, start + 1, start + 13, len(data) - 1, len(data) + 5):
                 assert lines.count_in(buf, needle, start, end) == data.count(needle, start, end)
+
+
+@given(st.binary(max_size=300) | st.lists(st.sampled_from([b"\n", b"a", b"}", b"{", b"aa"]),
+                                           max_size=80).map(b"".join),
+       st.sampled_from([b"\n", b"a", b"aa", b"aaa", b"}\n{", b"\n\n"]), st.data())
+def test_prop_count_in_is_bytes_count(data: bytes, needle: bytes, draw: st.DataObject) -> None:
+    start = draw.draw(st.integers(0, len(data) + 2), label="start")
+    end = draw.draw(st.none() | st.integers(0, len(data) + 2), label="end")
+    expected = data.count(needle, start) if end is None else data.count(needle, start, end)
+    assert lines.count_in(data, needle, start, end) == expected
 
 
 def test_count_lines_counts_a_torn_tail() -> None:
