@@ -53,11 +53,19 @@ def parse_ts(raw: str | None) -> datetime | None:
     if offset is None:
         return None
     if offset == timedelta(0) and parsed.tzinfo is UTC:
-        return parsed
+        return parsed if _EDGE_YEARS[0] < parsed.year < _EDGE_YEARS[1] else None
     try:
-        return parsed.astimezone(UTC)
+        instant = parsed.astimezone(UTC)
     except (OverflowError, ValueError):  # an offset that pushes the instant out of range
         return None
+    return instant if _EDGE_YEARS[0] < instant.year < _EDGE_YEARS[1] else None
+
+
+#: An instant in the first or the last year ``datetime`` holds names no usable time: its
+#: wall clock in a zone east or west of UTC falls outside that range (``astimezone``
+#: raises), so ``parse_ts`` gives None for it, as for any stamp that names no instant,
+#: and every reader (text, JSON ``*_local``, windows, spans) treats it so, never crashing.
+_EDGE_YEARS = (datetime.min.year, datetime.max.year)
 
 
 def format_local(dt: datetime, tz: tzinfo | None = None, millis: bool = False) -> str:
