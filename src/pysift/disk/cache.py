@@ -72,6 +72,7 @@ except ImportError:  # pragma: no cover - a Python without the builtin module
     from hashlib import blake2b
 
 from pysift import __version__
+from pysift.disk.gcpause import paused_gc
 
 if TYPE_CHECKING:
     from pysift.disk.lines import Buffer
@@ -341,7 +342,8 @@ class Facet:
                     chunks.append(chunk)
             finally:
                 os.close(fd)
-            data = marshal.loads(b"".join(chunks))
+            with paused_gc():  # a shard is all containers, all kept: nothing to collect
+                data = marshal.loads(b"".join(chunks))
         except Exception:  # noqa: BLE001 - unreadable or corrupt: no cache, never a failure
             return {}
         if (not isinstance(data, dict) or data.get("format") != FORMAT
