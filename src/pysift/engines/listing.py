@@ -19,6 +19,7 @@ from pysift.core.decode import decode
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts
+from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_spans
 from pysift.disk.mapped import open_buffer
@@ -258,22 +259,23 @@ def run(transcripts: list[Transcript], *,
     # a hit's row is made here, in-process: on two cores a pool of hits (~40 us a row)
     # lost more wall time to the fork and the pickles back than it spread (measured on
     # 2,428 warm rows, session 10); what has to be read goes through the pool
-    for i, transcript in enumerate(transcripts):
-        grown = None
-        if facet is not None:
-            probe = facet.probe(transcript.path)
-            if probe.hit:
-                summary = from_facts(transcript, probe.facts)
-                if summary is not None:
-                    _other_files(summary, transcript, None)
-                    if prepare is not None:
-                        prepare(summary)
-                    out[i] = summary
-                    continue
-            elif probe.state == "grown":
-                grown = probe
-        todo.append((transcript, grown))
-        where.append(i)
+    with paused_gc():  # the rows are all kept: the collector would walk them for nothing
+        for i, transcript in enumerate(transcripts):
+            grown = None
+            if facet is not None:
+                probe = facet.probe(transcript.path)
+                if probe.hit:
+                    summary = from_facts(transcript, probe.facts)
+                    if summary is not None:
+                        _other_files(summary, transcript, None)
+                        if prepare is not None:
+                            prepare(summary)
+                        out[i] = summary
+                        continue
+                elif probe.state == "grown":
+                    grown = probe
+            todo.append((transcript, grown))
+            where.append(i)
     # no weights: a file's cost here hardly depends on its size (its two ends are read),
     # and the pool's queue evens out what differs
     made = map_ordered(_summary_for_pool, todo, shared=(prepare, facet is not None),
