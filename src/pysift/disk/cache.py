@@ -72,6 +72,7 @@ except ImportError:  # pragma: no cover - a Python without the builtin module
     from hashlib import blake2b
 
 from pysift import __version__
+from pysift.disk.gcpause import paused_gc
 
 if TYPE_CHECKING:
     from pysift.disk.lines import Buffer
@@ -341,7 +342,8 @@ class Facet:
                     chunks.append(chunk)
             finally:
                 os.close(fd)
-            data = marshal.loads(b"".join(chunks))
+            with paused_gc():  # a shard is all containers, all kept: nothing to collect
+                data = marshal.loads(b"".join(chunks))
         except Exception:  # noqa: BLE001 - unreadable or corrupt: no cache, never a failure
             return {}
         if (not isinstance(data, dict) or data.get("format") != FORMAT
@@ -354,6 +356,16 @@ class Facet:
         them instead of reading them again)."""
         for path in paths:
             self._shard(path)
+
+    def cached_size(self, path: Path | str) -> int | None:
+        """The size ``path`` had when its entry was taken (None: no entry), read without
+        touching the file: a weight for ordering work, never a fact about the file now."""
+        text = os.fspath(path)
+        entry = self._shard(text)[1].get(text)
+        if type(entry) is tuple and len(entry) == 2 and type(entry[0]) is tuple \
+                and len(entry[0]) == 10 and type(entry[0][2]) is int:
+            return entry[0][2]
+        return None
 
     def probe(self, path: Path | str) -> Probe:
         """Judge ``path``'s entry against the file as it is now (one open, fstat, read of

@@ -245,3 +245,37 @@ def test_a_damaged_stamp_is_a_miss_never_a_failure(tmp_path: Path, damage) -> No
     assert facet.probe(path).state == C.MISS
     entries[str(path)] = (raw, facts)
     assert facet.probe(path).state == C.HIT
+
+
+def test_the_cached_size_is_the_stored_one_without_a_look_at_the_file(tmp_path: Path) -> None:
+    """A search orders its queue by it: the size the entry was taken at (the file may have
+    grown since), None for a file the cache does not hold or a damaged entry."""
+    path = transcript(tmp_path)
+    facet = stored(tmp_path, path)
+    size = path.stat().st_size
+    with path.open("ab") as fh:
+        fh.write(b'{"type":"user"}\n')
+    assert facet.cached_size(path) == size
+    assert facet.cached_size(path.with_name("other.jsonl")) is None
+    _, entries = facet._shard(path)
+    raw, facts = entries[str(path)]
+    entries[str(path)] = ((*raw[:2], "big", *raw[3:]), facts)
+    assert facet.cached_size(path) is None
+
+
+def test_the_collector_is_paused_only_inside_and_restored_as_it_was() -> None:
+    import gc
+
+    from pysift.disk.gcpause import paused_gc
+
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -278,6 +278,14 @@ def _size(transcript: Transcript) -> int:
         return 0
 
 
+def _weight(facet: Facet | None, transcript: Transcript) -> int:
+    """A file's place in the pool's queue (heaviest first): its cached size when the
+    cache holds it (a warm run then stats no file for its order: 2,428 stats were ~12 ms),
+    else its size now. Only the order of the work depends on it, never an answer."""
+    size = facet.cached_size(transcript.path) if facet is not None else None
+    return _size(transcript) if size is None else size
+
+
 def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None = None,
         cache: Store | None = None) -> SearchResult:
     """Scan every transcript under ``plan`` and keep scope order: many files are spread
@@ -293,7 +301,7 @@ def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None 
     job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1, facet=facet)
     answers = fanout.map_ordered(_work, items, shared=job, workers=workers,
                                  min_items=FANOUT_MIN_FILES,
-                                 weights=[_size(t) for t in transcripts])
+                                 weights=[_weight(facet, t) for t in transcripts])
     outcomes: list[FileOutcome] = []
     for (index, transcript), answer in zip(items, answers):
         if answer is None:
