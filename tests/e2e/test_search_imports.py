@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from builders import ClaudeHome, Session, assistant, stable_uuid, user
 
 pytestmark = pytest.mark.e2e
