@@ -108,10 +108,9 @@ def test_a_gated_record_an_explicit_selection_left_out_keeps_the_absence_definit
 def test_the_check_stops_at_its_limit_and_says_so(cli, tmp_path: Path, monkeypatch) -> None:
     """A common word of the attachments is in hundreds of thousands of records: the check
     stops after ``UNSEEN_LIMIT`` and the note says "at least"."""
-    from pysift.engines.search import engine
+    from pysift.engines.search import unseen
 
-    monkeypatch.setattr(engine, "UNSEEN_LIMIT", 2)
-    monkeypatch.setattr("pysift.commands.search.UNSEEN_LIMIT", 2)
+    monkeypatch.setattr(unseen, "UNSEEN_LIMIT", 2)  # the engine and the note read it there
     home, sid = _home(tmp_path, user("go"), *[queue_op("enqueue", f"kestrel {n}")
                                               for n in range(4)], assistant("ok"))
     result = _search(cli, home, "kestrel")

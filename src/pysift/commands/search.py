@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pysift.commands.scope import ScopeArgs, no_such_turns, scope_banner, scope_header
 from pysift.core.cap import cap
@@ -18,11 +18,7 @@ from pysift.core.sidecar import unread_warning
 from pysift.core.text import centered_excerpt, excerpt
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
-from pysift.engines.search.engine import Census, LabelProbe, SearchResult
-from pysift.engines.search.exchanges import Exchange
 from pysift.engines.search.plan import SearchPlan
-from pysift.engines.search.scan import Hit
-from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
@@ -30,6 +26,13 @@ from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report
 from pysift.output.terminal import paint, wants_colour
+
+if TYPE_CHECKING:
+    # the engine's result types: the engine itself is imported by run()
+    from pysift.engines.search.engine import Census, LabelProbe, SearchResult
+    from pysift.engines.search.exchanges import Exchange
+    from pysift.engines.search.scan import Hit
+    from pysift.engines.search.unseen import Unseen
 
 EXCERPT_MAX_CHARS = 400
 TRANSCRIPT_IDS_MAX = 100
@@ -593,6 +596,8 @@ _UNSEEN_SHOWN = 5
 def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     """The zero is no absence: the pattern's text sits in records this search does not
     read (SPEC §7: unclassified records, gated leaves the run did not open)."""
+    from pysift.engines.search.unseen import UNSEEN_LIMIT
+
     kinds = Counter(u.why for u in unseen)
     named = " · ".join(f"{why} ×{n}" for why, n in sorted(kinds.items(),
                                                          key=lambda kv: (-kv[1], kv[0])))

@@ -30,7 +30,6 @@ from pysift.core.grammar.targets import (
     parse_target,
     validate_trap_marker,
 )
-from pysift.core.topology import descendants
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -648,7 +647,10 @@ class _Resolver:
     # -- topology: an agent's descendants --------------------------------------------
     def _descendants(self, agent: Transcript) -> list[Transcript]:
         """Subagents spawned (transitively) from ``agent``'s own transcript: the links of
-        ``core.topology`` walked down among the session's subagents."""
+        ``core.topology`` walked down among the session's subagents (imported here: a
+        search scoped by session or project never walks them)."""
+        from pysift.core.topology import descendants
+
         session_path = agent.project_dir / f"{agent.parent_session_id}.jsonl"
         return descendants(agent, self.subs(session_path), session_path)
 

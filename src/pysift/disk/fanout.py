@@ -21,7 +21,6 @@ how many cores it may use in turn (one, inside a spread batch).
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
@@ -145,6 +144,8 @@ def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
 
 def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
               batches: list[list[int]], n: int) -> list[R]:
+    import pickle  # noqa: F401 - loaded before the forks: every child inherits it
+
     children: list[tuple[int, int]] = []  # (pid, read end)
     try:
         for _ in range(n - 1):
@@ -173,6 +174,8 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
 
 def _child(write_fd: int, produce: Callable[[], object]) -> NoReturn:
     """A forked child's whole life: compute, send one pickle, leave without cleanup."""
+    import pickle  # (the parent loaded it before the fork: only pickling pays, not in-process runs)
+
     status = 0
     try:
         payload = pickle.dumps(("ok", produce()), protocol=pickle.HIGHEST_PROTOCOL)
@@ -200,6 +203,8 @@ def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
     call: Callable[[T], R] = partial(fn, shared)
     if not items or not hasattr(os, "fork"):
         return lambda: [call(item) for item in items]
+    import pickle  # noqa: F401 - loaded before the fork: the child inherits it
+
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -219,6 +224,8 @@ def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
 
 
 def _collect(pid: int, read_fd: int) -> tuple[str, Any]:
+    import pickle
+
     with os.fdopen(read_fd, "rb") as pipe:
         data = pipe.read()
     os.waitpid(pid, 0)

@@ -10,23 +10,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pysift.core import classify
 from pysift.core.grammar.selectors import LabelFilter
-from pysift.core.pairing import PlanIndex
 from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, persisted_output_count
 from pysift.engines.search import scan as scan_mod
-from pysift.engines.search.exchanges import Exchange, assemble, count_exchanges
 from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
 from pysift.engines.search.plan import SearchPlan
-from pysift.engines.search.scan import Hit
-from pysift.engines.search.unseen import UNSEEN_LIMIT, Unseen, unseen_records
 from pysift.model import labels as L
 from pysift.model.ids import is_uuid
 
 if TYPE_CHECKING:
+    # a search without a hit never needs these: imported where a hit is handled
     from pysift.disk.cache import Facet, Store
+    from pysift.engines.search.exchanges import Exchange
+    from pysift.engines.search.scan import Hit
+    from pysift.engines.search.unseen import Unseen
 
 # Below this many transcripts the files are scanned in-process, each free to use every
 # core for its turn grouping; from it on they are spread over the cores.
@@ -196,7 +195,10 @@ class SearchResult:
         run with matches or without a pattern."""
         if self._unseen is None:
             found: list[Unseen] = []
-            if not (self.plan.label_scan or self.exchange_count or self.hits):
+            if not (self.plan.label_scan or self.exchange_count or self.hits) and any(
+                    o.candidates for o in self.outcomes):  # (no candidate: nothing to read)
+                from pysift.engines.search.unseen import UNSEEN_LIMIT, unseen_records
+
                 for o in self.outcomes:
                     if o.candidates and len(found) < UNSEEN_LIMIT:
                         found += unseen_records(o.transcript, o.candidates, self.plan,
@@ -244,9 +246,14 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     if plan.keep_hits:
         out.hits = fs.hits
         return out
+    from pysift.engines.search.exchanges import assemble, count_exchanges
+
     if plan.light:  # -c / -l count exchanges and name owners: a number crosses back
         out.counted = count_exchanges(fs)
         return out
+    from pysift.core import classify
+    from pysift.core.pairing import PlanIndex
+
     buf = fs.buf
     assert buf is not None  # a file with hits was read
     seed_uuid, seed_line = fs.seed  # read by the scan that found the hits

@@ -25,16 +25,17 @@ scanned last time (``extend``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pysift.core import classify
-from pysift.core import turns as turns_mod
 from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.keyscan import user_lines
-from pysift.core.turns import TurnMap, collapse_keys, find_openers, holds_a_record, subagent_seed
 from pysift.disk.lines import Buffer
 from pysift.model import labels as L
-from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    # a search whose needles find no line reads no record: imported where one is read
+    from pysift.core import classify
+    from pysift.core.turns import TurnMap
+    from pysift.model.record import Record
 
 FACET, SCHEMA = "search", 1
 
@@ -65,6 +66,8 @@ def user_line(start: int, end: int, rec: Record | None, ctx: classify.ClassifyCo
     """The facts of a decoded candidate (``rec`` None: it failed to decode)."""
     if rec is None:
         return UserLine(start, end, MALFORMED)
+    from pysift.core import classify
+
     opens = rec.type == "user" and classify.opens_turn(rec)
     leaves: tuple[str, ...] | None = None
     renders: tuple[str, ...] = ()
@@ -139,6 +142,8 @@ class FileFacts:
         complete line scanned then ended: the lines before it are unchanged, a torn last
         line is read again). False when they cannot be (another seed: the classes of the
         lines kept were taken under it), and the caller starts afresh."""
+        from pysift.core.turns import find_openers, holds_a_record, subagent_seed
+
         if is_subagent and self.seed is not None:
             if subagent_seed(buf) != self.seed:
                 return False
@@ -191,7 +196,9 @@ def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
                 buf: Buffer | None) -> TurnMap:
     """The turn map from kept ``(offset, parent or "", uuid)`` openers: the draft and
     replay collapse recomputed from them."""
-    collapse = collapse_keys([(parent, uuid) for _, parent, uuid in openers])
+    from pysift.core import turns as turns_mod
+
+    collapse = turns_mod.collapse_keys([(parent, uuid) for _, parent, uuid in openers])
     return turns_mod.turn_map_of([offset for offset, _, _ in openers], collapse, has_records,
                                  buf)
 
@@ -203,6 +210,8 @@ def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[b
     decoded: their facts, and the decoded records with their bytes (what a scan that
     walked them for its own candidates goes on with). ``keep`` False (nothing is kept: no
     cache): each line is only MALFORMED or OTHER, nothing is classified here."""
+    from pysift.core.keyscan import user_lines
+
     facts: list[UserLine] = []
     decoded: list[tuple[int, bytes, Record]] = []
     for start, end, carrier in user_lines(buf, file_layouts, lo):

@@ -20,24 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pysift.core import classify
 from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
-from pysift.core.image_handles import image_ids
-from pysift.core.keyscan import user_lines
-from pysift.core.pairing import Pairing, PlanIndex, pair, with_result_tool_name
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
-from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
-from pysift.core.turns import (
-    TurnMap,
-    is_plain_carrier,
-    openers_of,
-    subagent_seed,
-    turn_map_from_openers,
-)
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer_stat, read_regular
@@ -51,10 +41,23 @@ from pysift.engines.search.facts import (
 )
 from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
-from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    # a file without a candidate line needs none of these: imported where a line is read
+    from pysift.core import classify
+    from pysift.core.pairing import Pairing
+    from pysift.core.turns import TurnMap
+    from pysift.model.record import Record
 
 _USER_MARKER = b'"user"'
-_UNPAIRED = Pairing(None)  # the partner of a hit no answer shows (a bare count's)
+
+
+@cache
+def _unpaired() -> Pairing:
+    """The partner of a hit no answer shows (a bare count's)."""
+    from pysift.core.pairing import Pairing
+
+    return Pairing(None)
 
 
 @dataclass
@@ -134,6 +137,8 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     """
     import heapq
 
+    from pysift.core.turns import is_plain_carrier
+
     file_layouts = layouts(buf)
     needles: list[bytes] = []
     for m in markers:
@@ -174,6 +179,8 @@ def _user_line_spans(buf: Buffer, file_layouts: tuple[bool, ...], skip_carriers:
                      ) -> list[tuple[int, int]]:
     """The one-marker case of ``label_candidate_spans`` (``-t user``): the user lines of
     one RE2 pass over the type keys (``core.keyscan``), carriers stepped over."""
+    from pysift.core.keyscan import user_lines
+
     if skip_carriers:
         return [(start, end) for start, end, carrier in user_lines(buf, file_layouts)
                 if not carrier]
@@ -253,6 +260,8 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
     pending = []
     sidecar = sidecar_of(transcript)
     if sidecar is not None:
+        from pysift.core.sidecar import read_sidecar
+
         merge = read_sidecar(sidecar, buf)
         pending = result.pending = merge.pending
         result.malformed += merge.skipped_lines
@@ -285,6 +294,8 @@ def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts
     merge = None
     sidecar = sidecar_of(transcript)
     if sidecar is not None:
+        from pysift.core.sidecar import read_sidecar
+
         merge = read_sidecar(sidecar, None)
         if merge.pending:  # merged against the transcript's bytes: read the file
             return False
@@ -318,6 +329,9 @@ def _base_ctx(transcript: Transcript, buf: Buffer | None,
               seed: tuple[str | None, int | None]) -> classify.ClassifyContext:
     """The context a user record's labels are taken under (gates and flags change no
     user record's labels)."""
+    from pysift.core import classify
+    from pysift.core.pairing import PlanIndex
+
     return classify.ClassifyContext(
         owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id, seed_uuid=seed[0], seed_line=seed[1],
@@ -342,6 +356,8 @@ def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
         return (None, None)
     if facts is not None and facts.seed is not None:
         return facts.seed
+    from pysift.core.turns import subagent_seed
+
     seed = subagent_seed(buf)
     if facts is not None:
         facts.seed, facts.changed = seed, True
@@ -365,6 +381,9 @@ def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
 class _Scanner:
     def __init__(self, plan: SearchPlan, transcript: Transcript, buf: Buffer | None,
                  result: FileScan, cores: int = 1) -> None:
+        from pysift.core import classify
+        from pysift.core.pairing import PlanIndex
+
         self.plan = plan
         self.cores = cores
         self.t = transcript
@@ -390,6 +409,12 @@ class _Scanner:
         self._verdicts: dict[tuple[tuple[str, ...], tuple[str, ...]], object] = {}
         self._validator: LineValidator | None = None
         self.counter = LineCounter(buf) if buf is not None else None
+        # the classifier's entry points, bound once per file (imported only for a file
+        # with a line to read: a search whose needles find nothing never loads it)
+        self._units = classify.units
+        self._opens_turn = classify.opens_turn
+        self._classify = classify.classify
+        self._renders_unit = classify.renders_unit
 
     @property
     def turns(self) -> TurnMap:
@@ -399,6 +424,8 @@ class _Scanner:
             if kept is None:
                 # a scanner without bytes (a count from kept facts) was handed its map
                 assert self.buf is not None
+                from pysift.core.turns import openers_of, turn_map_from_openers
+
                 found = openers_of(self.buf, cores=self.cores)
                 kept = turn_map_from_openers(found, self.buf)
                 if facts is not None:
@@ -426,6 +453,9 @@ class _Scanner:
         the way and the turn map comes free instead of from a second pass. ``unframed``:
         the file's lines that fail the shape check; the decoder counts those it parses,
         the rest are counted here, each line once."""
+        from pysift.core import classify
+        from pysift.core.turns import is_plain_carrier
+
         buf = self.buf
         assert buf is not None  # (none only for a count from kept facts: no run)
         find = buf.find
@@ -522,6 +552,8 @@ class _Scanner:
     def _take_turns(self, openers: list[tuple[int, Record]]) -> None:
         """The turn map from every turn opener of the file (kept when a facet is in use)."""
         assert self.buf is not None
+        from pysift.core.turns import turn_map_from_openers
+
         self._turns = turn_map_from_openers(openers, self.buf)
         self.result.turn_map = self._turns
         facts = self.result.facts
@@ -556,19 +588,23 @@ class _Scanner:
         """Match a record's units; pay for line numbers and the turn map only on a hit."""
         if not self.in_window(rec):
             return
+        units = self._units
         plan = self.plan
         select = plan.labels.selects
         if plan.light and plan.matcher.is_empty and offset is not None:
             self.count_only(rec, offset)
             return
-        matched = self.matched_units(rec, classify.units(rec, self.ctx, select))
+        matched = self.matched_units(rec, units(rec, self.ctx, select))
         drafted: list[tuple[classify.Unit, tuple[int, int] | None, str]] = []
         maybe_draft = (offset is not None and rec.type == "user"
-                       and plan.labels.selects(L.USER_UNSENT) and classify.opens_turn(rec))
+                       and plan.labels.selects(L.USER_UNSENT) and self._opens_turn(rec))
         if maybe_draft:
-            drafted = self.matched_units(rec, classify.units(rec, self.ctx, select, draft=True))
+            drafted = self.matched_units(rec, units(rec, self.ctx, select, draft=True))
         if not matched and not drafted:
             return
+        from pysift.core.image_handles import image_ids
+        from pysift.core.pairing import pair, with_result_tool_name
+
         turns = self.turns
         turn: int | None
         if offset is None:  # a sidecar record: pending now, so in the latest turn
@@ -596,7 +632,7 @@ class _Scanner:
         for number, (unit, span, text) in enumerate(chosen):
             ids = record_ids if number == 0 else []
             if bare:
-                joined = _UNPAIRED
+                joined = _unpaired()
             else:
                 joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
                 unit = with_result_tool_name(unit, joined, self.buf)
@@ -616,9 +652,10 @@ class _Scanner:
         renders a unit, as its rows would show (``classify.renders_unit``: the common
         records answer without rendering their text)."""
         ctx, select = self.ctx, self.plan.labels.selects
+        classify_rec, renders_unit = self._classify, self._renders_unit
         self._count(offset, rec.type == "user", rec.uuid, rec.timestamp, rec.source,
-                    lambda draft: classify.classify(rec, ctx, draft=draft),
-                    lambda leaves, accepted, draft: classify.renders_unit(
+                    lambda draft: classify_rec(rec, ctx, draft=draft),
+                    lambda leaves, accepted, draft: renders_unit(
                         rec, ctx, select, leaves, accepted, draft=draft))
 
     def count_kept(self, line: UserLine) -> None:
@@ -646,7 +683,9 @@ class _Scanner:
             return
         unit = self._bare_units.get(labels)
         if unit is None:  # a text-less unit per label set (immutable: shared by its hits)
-            unit = self._bare_units[labels] = classify.Unit(label, labels, "")
+            from pysift.core.classify import Unit
+
+            unit = self._bare_units[labels] = Unit(label, labels, "")
         self.result.hits.append(Hit(line=None, uuid=line.uuid, unit=unit, label=label,
                                     labels=labels, ts=line.ts, span=None, text="",
                                     source=None, offset=offset, turn=turn, draft=draft))
@@ -685,7 +724,9 @@ class _Scanner:
         labels = tuple(leaves)
         unit = self._bare_units.get(labels)
         if unit is None:  # a text-less unit per label set (immutable: shared by its hits)
-            unit = self._bare_units[labels] = classify.Unit(accepted[0], labels, "")
+            from pysift.core.classify import Unit
+
+            unit = self._bare_units[labels] = Unit(accepted[0], labels, "")
         self.result.hits.append(Hit(line=None, uuid=uuid, unit=unit, label=accepted[0],
                                     labels=labels, ts=ts, span=None, text="", source=source,
                                     offset=offset, turn=turn, draft=draft))

@@ -1,0 +1,62 @@
+"""A search whose needles find no line pays only for the needle pass: the classifier,
+the pairing, the turn grouping, the exchange assembly and the zero-match re-read are
+imported where a candidate line is read, never before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders import ClaudeHome, Session, assistant, stable_uuid, user
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+PROBE = """
+import io, sys
+sys.stdout = io.StringIO()
+from pysift.cli.app import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout = sys.__stdout__
+lazy = ("pysift.core.classify", "pysift.core.pairing", "pysift.core.turns",
+        "pysift.core.topology", "pysift.core.image_handles", "pysift.engines.search.exchanges",
+        "pysift.engines.search.unseen")
+print(code, " ".join(name for name in lazy if name in sys.modules) or "-")
+"""
+DEFERRED = ("pysift.core.classify pysift.core.pairing pysift.core.turns "
+            "pysift.core.image_handles pysift.engines.search.exchanges")
+
+
+def _probe(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO / "src"), "TZ": "UTC", "HOME": "/nonexistent"},
+                          timeout=60, check=False)
+    return done.stdout.strip()
+
+
+def _home(tmp_path: Path) -> Path:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("imports-" + tmp_path.name)
+    s = Session(sid, cwd="/home/ada/src/kestrel")
+    s.add(user("list the files"))
+    s.add(assistant("two files: main.py and the README"))
+    home.session("/home/ada/src/kestrel", sid, s)
+    return home.root
+
+
+def test_a_search_without_a_candidate_line_loads_none_of_them(tmp_path: Path) -> None:
+    root = str(_home(tmp_path))
+    assert _probe("--claude-home", root, "search", "ZQXJ-absent-0000", "-c") == "0 -"
+    assert _probe("--claude-home", root, "search", "ZQXJ-absent-0000") == "0 -"
+
+
+def test_a_search_with_hits_loads_what_it_reads(tmp_path: Path) -> None:
+    """The probe sees the modules when a line is read (the test above can fail)."""
+    assert _probe("--claude-home", str(_home(tmp_path)), "search", "README", "-c") \
+        == f"0 {DEFERRED}"
