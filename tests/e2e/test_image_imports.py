@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from importprobe import imported_by
+
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-PROBE = """
-import io, sys
-sys.stdout = io.StringIO()
-from pysift.cli.app import main
-try:
-    main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-sys.stdout = sys.__stdout__
-print(code, "PIL" in sys.modules)
-"""
-
-
 def _probe(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO / "src"), "TZ": "UTC", "HOME": "/nonexistent"},
-                          timeout=60, check=False)
-    return done.stdout.strip()
+    code, loaded = imported_by(args, ("PIL",))
+    return f"{code} {bool(loaded)}"
 
 
 def test_listing_does_not_import_pillow(demo_home: Path) -> None:

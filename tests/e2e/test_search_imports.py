@@ -4,40 +4,25 @@ imported where a candidate line is read, never before."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from builders import ClaudeHome, Session, assistant, stable_uuid, user
+from importprobe import imported_by
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-PROBE = """
-import io, sys
-sys.stdout = io.StringIO()
-from pysift.cli.app import main
-try:
-    main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-sys.stdout = sys.__stdout__
-lazy = ("pysift.core.classify", "pysift.core.pairing", "pysift.core.turns",
+LAZY = ("pysift.core.classify", "pysift.core.pairing", "pysift.core.turns",
         "pysift.core.topology", "pysift.core.image_handles", "pysift.engines.search.exchanges",
         "pysift.engines.search.unseen")
-print(code, " ".join(name for name in lazy if name in sys.modules) or "-")
-"""
 DEFERRED = ("pysift.core.classify pysift.core.pairing pysift.core.turns "
             "pysift.core.image_handles pysift.engines.search.exchanges")
 
 
 def _probe(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO / "src"), "TZ": "UTC", "HOME": "/nonexistent"},
-                          timeout=60, check=False)
-    return done.stdout.strip()
+    code, loaded = imported_by(args, LAZY)
+    return f"{code} {' '.join(loaded) or '-'}"
 
 
 def _home(tmp_path: Path) -> Path:
