@@ -435,11 +435,6 @@ class Facet:
         entries[str(path)] = (stamp.as_tuple(), facts)
         self._dirty.add(name)
 
-    def forget(self, path: Path) -> None:
-        name, entries = self._shard(path)
-        if entries.pop(str(path), None) is not None:
-            self._dirty.add(name)
-
     def flush(self) -> None:
         """Write the shards changed this run (entries of vanished transcripts dropped);
         silently nothing when the dir cannot be written."""
