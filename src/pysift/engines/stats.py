@@ -231,14 +231,15 @@ def _decoder() -> Any:
     return _struct_decoder
 
 
-def read_assistant(data: bytes, line: int) -> AssistantFact | None:
+def read_assistant(data: bytes, line: int, utf8: bool = False) -> AssistantFact | None:
     """The facts of the assistant record ``data`` (one line's bytes); None when the line
-    is no JSON object or no assistant record (the decoder then settles and counts it)."""
+    is no JSON object or no assistant record (the decoder then settles and counts it).
+    ``utf8``: the line is known to be valid UTF-8 (simdjson parsed it)."""
     try:
         rec = _decoder().decode(data)
     except Exception:  # noqa: BLE001 - msgspec's Decode/ValidationError, RecursionError
         rec = None
-    if rec is not None and (data.isascii() or _utf8(data)):
+    if rec is not None and (utf8 or data.isascii() or _utf8(data)):
         if rec.type != "assistant":
             return None
         message = rec.message
@@ -404,21 +405,27 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
         end = stop if nl < 0 else nl
         line += 1
         data = buf[pos:end]
-        try:  # the proxy is dropped at once: the parser is reused line after line
-            kind = parse(data).get("type")
+        try:
+            doc = parse(data)
+            kind = doc.get("type")
+            # a user record's own timestamp, as the byte reading would give it: an ASCII
+            # string (a raw non-ASCII one reads differently there: the settler decides)
+            ts = doc.get("timestamp") if kind == "user" else None
         except _REFUSED:
-            kind = None
+            kind = ts = None
+        doc = None  # the proxy is dropped at once: the parser is reused line after line
         if kind.__class__ is not str:
-            settle(pos, end, line, False)
+            settle(pos, end, line, False, None)
         elif kind == "assistant":
-            fact = read_assistant(data, line)
+            fact = read_assistant(data, line, True)
             if fact is None:  # not what the parse said after all: the law settles it
-                settle(pos, end, line, True)
+                settle(pos, end, line, True, None)
             else:
                 by_name["assistant"] = by_name.get("assistant", 0) + 1
                 assistants.append(fact)
         elif kind == "user":
-            settle(pos, end, line, True)
+            settle(pos, end, line, True,
+                   ts if ts.__class__ is str and ts.isascii() else None)
         else:
             by_name[kind] = by_name.get(kind, 0) + 1
         if nl < 0:
@@ -454,7 +461,7 @@ def scan_by_probe(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: i
         nl = find(b"\n", pos, stop)
         end = stop if nl < 0 else nl
         line += 1
-        settle(pos, end, line, False)
+        settle(pos, end, line, False, None)
         if nl < 0:
             break
         pos = nl + 1
@@ -463,12 +470,14 @@ def scan_by_probe(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: i
     return out
 
 
-def _line_settler(buf: Buffer, out: FileScan) -> tuple[Callable[[int, int, int, bool], None],
-                                                      Tally]:
-    """``settle(pos, end, line, validated)``: count the line ``buf[pos:end]`` into ``out``
-    (its type, its facts, a turn opener, or one malformed line) by the per-line law;
-    ``validated``: the line is already known to be a valid JSON object. The tally
-    returned with it counts the malformed lines.
+def _line_settler(buf: Buffer, out: FileScan
+                  ) -> tuple[Callable[[int, int, int, bool, str | None], None], Tally]:
+    """``settle(pos, end, line, validated, ts)``: count the line ``buf[pos:end]`` into
+    ``out`` (its type, its facts, a turn opener, or one malformed line) by the per-line
+    law; ``validated``: the line is already known to be a valid JSON object; ``ts``: a
+    user record's own timestamp when already read (an ASCII string, which the byte
+    reading would give too), else None. The tally returned with it counts the malformed
+    lines.
 
     The type is read straight off the bytes where that is proven (see the module
     docstring); only assistant lines and the rare lines the byte probe cannot settle go
@@ -495,7 +504,7 @@ def _line_settler(buf: Buffer, out: FileScan) -> tuple[Callable[[int, int, int, 
             check.append(LineValidator())
         return check[0](data)
 
-    def settle(pos: int, end: int, line: int, validated: bool) -> None:
+    def settle(pos: int, end: int, line: int, validated: bool, known_ts: str | None) -> None:
         # kind: the type read off the bytes; None = not proven (decode the line below);
         # b"" = this line is already counted.
         kind: bytes | None = None
@@ -516,7 +525,7 @@ def _line_settler(buf: Buffer, out: FileScan) -> tuple[Callable[[int, int, int, 
                     if not kind or b"\\" in kind:
                         kind = None
         if kind == b"assistant":
-            fact = read_assistant(buf[pos:end], line)
+            fact = read_assistant(buf[pos:end], line, validated)
             if fact is not None:
                 by_name["assistant"] = by_name.get("assistant", 0) + 1
                 assistants.append(fact)
@@ -527,7 +536,7 @@ def _line_settler(buf: Buffer, out: FileScan) -> tuple[Callable[[int, int, int, 
             words = words_in(buf, pos, end) if in_place else words_in(buf[pos:end])
             if not (words and _COMPACT_NAME in words):  # a summary is decoded whole, below
                 kind = b""
-                ts = _user_timestamp(buf, pos, end, keys)
+                ts = known_ts or _user_timestamp(buf, pos, end, keys)
                 rec = None
                 if ts is None:
                     rec = decode(buf[pos:end], line, tally)
