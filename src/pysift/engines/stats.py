@@ -741,7 +741,8 @@ def whole_file(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None
     user_lines = list(map(itemgetter(0), users))
     assistant_lines = list(map(itemgetter(0), assistants))
     row.turns = _turns_holding(turn_map, user_lines, assistant_lines)
-    peaks: dict[tuple[str, str], list[int]] = {}
+    peaks: dict[tuple[str, str], Sequence[int]] = {}
+    peak_of = peaks.get
     tokens = row.tokens
     narration_blocks = row.narration_blocks
     unknown_tags = 0
@@ -749,8 +750,11 @@ def whole_file(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None
         if usage is not None:
             if message_id:
                 key = (model, message_id)
-                peak = peaks.get(key)
-                peaks[key] = list(usage) if peak is None else list(map(max, peak, usage))
+                peak = peak_of(key)
+                if peak is None:
+                    peaks[key] = usage
+                elif peak != usage:  # a block line repeats its message's usage as is
+                    peaks[key] = tuple(map(max, peak, usage))
             else:
                 sums = tokens.get(model)
                 if sums is None:
@@ -760,8 +764,11 @@ def whole_file(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None
             narration_blocks[model] = narration_blocks.get(model, 0) + narration
         unknown_tags += unknown
     row.unknown_thinking_tags = unknown_tags
+    per_model: dict[str, list[Sequence[int]]] = {}
     for (model, _), peak in peaks.items():
-        tokens.setdefault(model, TokenSums()).add(peak)
+        per_model.setdefault(model, []).append(peak)
+    for model, rows in per_model.items():
+        tokens.setdefault(model, TokenSums()).add(tuple(map(sum, zip(*rows, strict=True))))
     tools = Counter(chain.from_iterable(map(itemgetter(5), assistants)))
     row.tools = dict(tools)
     stamps = [ts for ts in chain(map(itemgetter(1), users), map(itemgetter(1), assistants))
