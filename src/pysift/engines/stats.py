@@ -56,6 +56,7 @@ from pysift.core.turns import (
     turn_map_from_openers,
 )
 from pysift.disk import fanout
+from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import open_buffer_stat
@@ -959,12 +960,14 @@ def stats_of(transcript: Transcript, window: Window, *, cores: int = 1,
         buf, st = open_buffer_stat(transcript.path)
     except SourceError as exc:
         return SessionStats(transcript, error=str(exc))
-    if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
-        scan = _parallel(buf, cores)
-    else:
-        scan = scan_range(buf)
-    turn_map = turn_map_of(scan, buf)
-    row = aggregate(transcript, scan, turn_map, window)
+    # the facts all stay alive until the row is summed: no collector pass can free any
+    with paused_gc():
+        if cores > 1 and len(buf) >= SPLIT_MIN_BYTES:
+            scan = _parallel(buf, cores)
+        else:
+            scan = scan_range(buf)
+        turn_map = turn_map_of(scan, buf)
+        row = aggregate(transcript, scan, turn_map, window)
     from pysift.disk.cache import stamp_of
 
     row.stamp = stamp_of(st, buf)
