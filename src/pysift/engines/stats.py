@@ -65,7 +65,7 @@ from pysift.core.turns import (
 from pysift.disk import fanout
 from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import Buffer, count_in
+from pysift.disk.lines import Buffer, count_in, iter_spans
 from pysift.disk.mapped import open_buffer_stat
 from pysift.errors import SourceError
 from pysift.model.record import Record
@@ -463,20 +463,10 @@ def scan_by_probe(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: i
                   ) -> FileScan:
     """``scan_range`` with every line settled by ``_line_settler`` (the byte probe, then a
     separate validation): the reference the tests hold ``scan_range`` to."""
-    stop = len(buf) if hi is None else hi
     out = FileScan()
     settle, tally = _line_settler(buf, out)
-    find = buf.find
-    pos, line = lo, first_line - 1
-    while pos < stop:
-        nl = find(b"\n", pos, stop)
-        end = stop if nl < 0 else nl
-        line += 1
-        settle(pos, end, line, False, None)
-        if nl < 0:
-            break
-        pos = nl + 1
-    out.lines = line - (first_line - 1)
+    for out.lines, (start, end) in enumerate(iter_spans(buf, lo, hi), 1):
+        settle(start, end, first_line - 1 + out.lines, False, None)
     out.skipped_lines = tally.malformed
     return out
 
