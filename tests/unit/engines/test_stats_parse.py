@@ -201,3 +201,32 @@ def test_a_range_of_the_buffer_counts_its_own_lines() -> None:
     for lo, hi, number in ((0, cut, 1), (cut, len(data), first)):
         assert facts(scan_range(data, lo, hi, number)) == facts(
             scan_by_probe(data, lo, hi, number))
+
+
+def test_only_user_lines_and_refused_lines_reach_the_byte_probe(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The parse is not silently bypassed (a parser still holding the last line's document
+    refuses the next one, which the settler would then count exactly, and slowly)."""
+    from pysift.engines import stats
+
+    settled: list[int] = []
+    make = stats._line_settler
+
+    def counting(buf, out):  # type: ignore[no-untyped-def]
+        settle, tally = make(buf, out)
+
+        def wrapped(pos: int, end: int, line: int, validated: bool, ts: str | None) -> None:
+            settled.append(line)
+            settle(pos, end, line, validated, ts)
+
+        return wrapped, tally
+
+    monkeypatch.setattr(stats, "_line_settler", counting)
+    kinds = ["user", "split", "attachment", "fhs", "queue", "progress", "assistant", "user",
+             "garbage", "torn", "result"]
+    data = _buffer(kinds, True)
+    scan = scan_range(data)
+    users = [u.line for u in scan.users]
+    refused = [n for n, line in enumerate(data.split(b"\n"), 1)
+               if line and decode(line, n) is None]
+    assert len(refused) == 2
+    assert settled == sorted(users + refused)
