@@ -186,10 +186,16 @@ def _readable_ts(rec: Record) -> str | None:
 
 def summarize(transcript: Transcript, grown: Probe | None = None, *,
               keep: bool = True) -> SessionSummary:
-    """One transcript's row, read from its two ends (``listing_read.summarize``)."""
-    from pysift.engines.listing_read import summarize as read
+    """One transcript's row, read from its two ends (``listing_read.summarize``, imported
+    on first use: an import statement per file cost ~10 us)."""
+    if not _READ:
+        from pysift.engines.listing_read import summarize as read
 
-    return read(transcript, grown, keep=keep)
+        _READ.append(read)
+    return _READ[0](transcript, grown, keep=keep)
+
+
+_READ: list[Callable[..., SessionSummary]] = []
 
 
 def first_human_message(transcript: Transcript, max_bytes: int | None = None) -> str | None:
