@@ -32,7 +32,6 @@ from pysift.core.keyscan import (
     CONTENT_ARRAY_SPACED,
     PROCEED,
     carrier_verdict,
-    user_lines,
 )
 from pysift.core.pairing import PlanIndex
 from pysift.core.rawjson import at_top_level, layouts, type_needles
@@ -254,10 +253,7 @@ def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tup
     """The first human message: its line's offset, its record and its words (a
     whole-buffer search for user lines, carriers skipped unread). ``inbound`` (when
     given) gets the first and the newest inbound message no human sent before it."""
-    buf = lines.buf
-    for start, end, carrier in user_lines(buf, file_layouts):
-        if carrier:
-            continue
+    for start, end in _human_candidates_forward(lines, file_layouts):
         rec = lines.record(start, end)
         if rec is None:
             continue
@@ -533,6 +529,48 @@ def _plain_carrier(buf: Buffer, find: Any, start: int, end: int,
     if len(user_keys) > 1:
         users.sort()
     return carrier_verdict(buf, start, end, users, results)
+
+
+def _key_lines_forward(buf: Buffer, find: Any, needles: tuple[bytes, ...]
+                       ) -> Iterator[tuple[int, int]]:
+    """``rawjson.iter_key_lines`` with the key searched by ``find`` (the SIMD search of
+    ``_Lines.sz``): ``(start, end)`` of each line holding a needle, in file order."""
+    size = len(buf)
+    line_rfind, line_find = buf.rfind, buf.find
+    if len(needles) == 1:
+        needle = needles[0]
+        pos = find(needle, 0, size)
+        while pos >= 0:
+            start = line_rfind(b"\n", 0, pos) + 1
+            end = line_find(b"\n", pos)
+            end = size if end < 0 else end
+            yield start, end
+            pos = find(needle, end, size)
+        return
+    nexts = [find(n, 0, size) for n in needles]
+    while True:
+        live = [p for p in nexts if p >= 0]
+        if not live:
+            return
+        pos = min(live)
+        start = line_rfind(b"\n", 0, pos) + 1
+        end = line_find(b"\n", pos)
+        end = size if end < 0 else end
+        yield start, end
+        nexts = [p if p < 0 or p > end else find(n, end, size) for p, n in zip(nexts, needles)]
+
+
+def _human_candidates_forward(lines: _Lines, file_layouts: tuple[bool, ...]
+                              ) -> Iterator[tuple[int, int]]:
+    """User lines in file order, minus plain tool_result carriers: ``keyscan.user_lines``'
+    answers, searched a line at a time (the walk stops at the first human message, which
+    the one-pass scan read past, to the next user key)."""
+    buf, sz = lines.buf, lines.sz
+    user_needles = type_needles(buf, "user", file_layouts)
+    result_keys = type_needles(buf, "tool_result", file_layouts)
+    for start, end in _key_lines_forward(buf, sz.find, user_needles):
+        if not _plain_carrier(buf, sz.find, start, end, user_needles, result_keys):
+            yield start, end
 
 
 def _human_candidates_backward(lines: _Lines, file_layouts: tuple[bool, ...]

@@ -1,4 +1,4 @@
-"""listing_read's backward key walks (SIMD search over the buffer) give the lines and
+"""listing_read's key walks (SIMD search over the buffer, both ways) give the lines and
 carrier verdicts of the ``find``-based walks they replace, on every line of the demo home,
 the real corpus and the hand-made shapes of the key scan's tests."""
 
@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
-from pysift.engines.listing_read import _human_candidates_backward, _key_lines_backward, _Lines
+from pysift.engines.listing_read import (
+    _human_candidates_backward,
+    _human_candidates_forward,
+    _key_lines_backward,
+    _Lines,
+)
 from unit.core.test_keyscan import find_walk
 from unit.core.test_turns import carrier_of, compact, human, result_block, spaced
 
@@ -18,9 +23,10 @@ def agree(buf: bytes) -> int:
     """Both backward walks of ``buf`` against their references; the user lines seen."""
     found = layouts(buf)
     lines = _Lines(buf)
-    humans = list(_human_candidates_backward(lines, found))
     reference = find_walk(buf)
-    assert humans == [(s, e) for s, e, carrier in reversed(reference) if not carrier]
+    humans = [(s, e) for s, e, carrier in reference if not carrier]
+    assert list(_human_candidates_forward(lines, found)) == humans
+    assert list(_human_candidates_backward(lines, found)) == humans[::-1]
     agents = type_needles(buf, "assistant", found)
     assert (list(_key_lines_backward(buf, lines.sz.rfind, agents))
             == list(iter_key_lines_backward(buf, agents)))
