@@ -34,7 +34,13 @@ from pysift.core.keyscan import (
     carrier_verdict,
 )
 from pysift.core.pairing import PlanIndex
-from pysift.core.rawjson import at_top_level, layouts, type_needles
+from pysift.core.rawjson import (
+    at_top_level,
+    iter_key_lines,
+    iter_key_lines_backward,
+    layouts,
+    type_needles,
+)
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer, open_buffer_stat
@@ -354,8 +360,8 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
             anchors.append(start)
             break
     find = lines.sz.find
-    for start, end in _key_lines_backward(buf, lines.sz.rfind,
-                                          type_needles(buf, "assistant", file_layouts)):
+    for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts),
+                                              search=lines.sz.rfind):
         if find(_TEXT_BLOCK, start, end) < 0:
             continue
         rec = lines.record(start, end)
@@ -446,32 +452,6 @@ def _line_having(lines: _Lines, pos: int, field: str) -> tuple[int, int, Record 
     return start, end, rec if found else None
 
 
-def _key_lines_backward(buf: Buffer, rfind: Any, needles: tuple[bytes, ...]
-                        ) -> Iterator[tuple[int, int]]:
-    """``rawjson.iter_key_lines_backward`` with the key searched by ``rfind`` (the SIMD
-    search of ``_Lines.sz``): ``(start, end)`` of each line holding a needle, newest first."""
-    size = len(buf)
-    line_rfind, line_find = buf.rfind, buf.find  # a newline: memrchr / memchr already
-    if len(needles) == 1:
-        needle = needles[0]
-        pos = rfind(needle, 0, size)
-        while pos >= 0:
-            start = line_rfind(b"\n", 0, pos) + 1
-            end = line_find(b"\n", pos)
-            yield start, size if end < 0 else end
-            pos = rfind(needle, 0, start)
-        return
-    latest = [rfind(n, 0, size) for n in needles]
-    while True:
-        pos = max(latest)
-        if pos < 0:
-            return
-        start = line_rfind(b"\n", 0, pos) + 1
-        end = line_find(b"\n", pos)
-        yield start, size if end < 0 else end
-        latest = [p if p < start else rfind(n, 0, start) for p, n in zip(latest, needles)]
-
-
 def _plain_carrier(buf: Buffer, find: Any, start: int, end: int,
                    user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]) -> bool:
     """``turns.is_plain_carrier`` of the line ``[start, end)``: its type keys collected by
@@ -507,57 +487,25 @@ def _plain_carrier(buf: Buffer, find: Any, start: int, end: int,
                 return True
             at = line_find(user, at + len(user), first)
         return False
-    results: list[int] = []
-    for key in result_keys:
+    results = _keys_at(find, result_keys, start, end)
+    if not results:
+        return False
+    return carrier_verdict(buf, start, end, _keys_at(find, user_keys, start, results[0]),
+                           results)
+
+
+def _keys_at(find: Any, keys: tuple[bytes, ...], start: int, end: int) -> list[int]:
+    """Where each of ``keys`` stands in ``[start, end)``, in order."""
+    found: list[int] = []
+    for key in keys:
         step = len(key)
         at = find(key, start, end)
         while at >= 0:
-            results.append(at)
+            found.append(at)
             at = find(key, at + step, end)
-    if not results:
-        return False
-    if len(result_keys) > 1:
-        results.sort()
-    first = results[0]
-    users: list[int] = []
-    for key in user_keys:
-        step = len(key)
-        at = find(key, start, first)
-        while at >= 0:
-            users.append(at)
-            at = find(key, at + step, first)
-    if len(user_keys) > 1:
-        users.sort()
-    return carrier_verdict(buf, start, end, users, results)
-
-
-def _key_lines_forward(buf: Buffer, find: Any, needles: tuple[bytes, ...]
-                       ) -> Iterator[tuple[int, int]]:
-    """``rawjson.iter_key_lines`` with the key searched by ``find`` (the SIMD search of
-    ``_Lines.sz``): ``(start, end)`` of each line holding a needle, in file order."""
-    size = len(buf)
-    line_rfind, line_find = buf.rfind, buf.find
-    if len(needles) == 1:
-        needle = needles[0]
-        pos = find(needle, 0, size)
-        while pos >= 0:
-            start = line_rfind(b"\n", 0, pos) + 1
-            end = line_find(b"\n", pos)
-            end = size if end < 0 else end
-            yield start, end
-            pos = find(needle, end, size)
-        return
-    nexts = [find(n, 0, size) for n in needles]
-    while True:
-        live = [p for p in nexts if p >= 0]
-        if not live:
-            return
-        pos = min(live)
-        start = line_rfind(b"\n", 0, pos) + 1
-        end = line_find(b"\n", pos)
-        end = size if end < 0 else end
-        yield start, end
-        nexts = [p if p < 0 or p > end else find(n, end, size) for p, n in zip(nexts, needles)]
+    if len(keys) > 1:
+        found.sort()
+    return found
 
 
 def _human_candidates_forward(lines: _Lines, file_layouts: tuple[bool, ...]
@@ -568,7 +516,7 @@ def _human_candidates_forward(lines: _Lines, file_layouts: tuple[bool, ...]
     buf, sz = lines.buf, lines.sz
     user_needles = type_needles(buf, "user", file_layouts)
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    for start, end in _key_lines_forward(buf, sz.find, user_needles):
+    for start, end in iter_key_lines(buf, user_needles, search=sz.find):
         if not _plain_carrier(buf, sz.find, start, end, user_needles, result_keys):
             yield start, end
 
@@ -579,6 +527,6 @@ def _human_candidates_backward(lines: _Lines, file_layouts: tuple[bool, ...]
     buf, sz = lines.buf, lines.sz
     user_needles = type_needles(buf, "user", file_layouts)
     result_keys = type_needles(buf, "tool_result", file_layouts)
-    for start, end in _key_lines_backward(buf, sz.rfind, user_needles):
+    for start, end in iter_key_lines_backward(buf, user_needles, search=sz.rfind):
         if not _plain_carrier(buf, sz.find, start, end, user_needles, result_keys):
             yield start, end

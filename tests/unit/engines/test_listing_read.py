@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
+from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.engines.listing_read import (
     _human_candidates_backward,
     _human_candidates_forward,
-    _key_lines_backward,
     _Lines,
 )
 from unit.core.test_keyscan import find_walk
@@ -28,8 +27,10 @@ def agree(buf: bytes) -> int:
     assert list(_human_candidates_forward(lines, found)) == humans
     assert list(_human_candidates_backward(lines, found)) == humans[::-1]
     agents = type_needles(buf, "assistant", found)
-    assert (list(_key_lines_backward(buf, lines.sz.rfind, agents))
+    assert (list(iter_key_lines_backward(buf, agents, search=lines.sz.rfind))
             == list(iter_key_lines_backward(buf, agents)))
+    assert (list(iter_key_lines(buf, agents, search=lines.sz.find))
+            == list(iter_key_lines(buf, agents)))
     lines.close()
     return len(reference)
 
