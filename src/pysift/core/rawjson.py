@@ -9,7 +9,7 @@ regex match objects) do the rest.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from pysift.disk.lines import Buffer, find_from
 
@@ -98,25 +98,29 @@ def at_top_level(buf: Buffer, start: int, at: int) -> bool:
 
 
 def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
-                   hi: int | None = None) -> Iterator[tuple[int, int]]:
+                   hi: int | None = None, *, search: Callable[[bytes, int, int], int] | None = None
+                   ) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each line holding one of ``needles`` at or after ``lo``, in file
-    order (a line is yielded once however often it holds them)."""
+    order (a line is yielded once however often it holds them). ``search``: the needle
+    search over ``buf`` (``find``'s signature; a SIMD one over the same bytes), instead
+    of the buffer's own in windows."""
     if isinstance(needles, bytes):
         needles = (needles,)
     size = len(buf)
     stop = size if hi is None else hi
     find, rfind = buf.find, buf.rfind
+    seek = (lambda needle, at, to: find_from(buf, needle, at, to)) if search is None else search
     if len(needles) == 1:
         needle = needles[0]
-        pos = find_from(buf, needle, lo, stop)
+        pos = seek(needle, lo, stop)
         while pos >= 0:
             start = rfind(b"\n", 0, pos) + 1
             end = find(b"\n", pos)
             end = size if end < 0 else end
             yield start, end
-            pos = find_from(buf, needle, end, stop)
+            pos = seek(needle, end, stop)
         return
-    nexts = [find_from(buf, n, lo, stop) for n in needles]
+    nexts = [seek(n, lo, stop) for n in needles]
     while True:
         live = [p for p in nexts if p >= 0]
         if not live:
@@ -126,19 +130,32 @@ def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
         end = find(b"\n", pos)
         end = size if end < 0 else end
         yield start, end
-        nexts = [p if p < 0 or p > end else find_from(buf, n, end, stop)
-                 for p, n in zip(nexts, needles)]
+        nexts = [p if p < 0 or p > end else seek(n, end, stop) for p, n in zip(nexts, needles)]
 
 
 def iter_key_lines_backward(buf: Buffer, needles: bytes | tuple[bytes, ...],
-                            hi: int | None = None) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` of each line holding one of ``needles`` below ``hi``, newest first."""
+                            hi: int | None = None, *,
+                            search: Callable[[bytes, int, int], int] | None = None
+                            ) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each line holding one of ``needles`` below ``hi``, newest first.
+    ``search``: the needle search over ``buf`` (``rfind``'s signature; a SIMD one over the
+    same bytes), instead of the buffer's own."""
     if isinstance(needles, bytes):
         needles = (needles,)
     size = len(buf)
     rfind, find = buf.rfind, buf.find
+    seek = rfind if search is None else search
     top = size if hi is None else hi
-    latest = [rfind(n, 0, top) for n in needles]
+    if len(needles) == 1:  # one layout: no list of positions per line
+        needle = needles[0]
+        pos = seek(needle, 0, top)
+        while pos >= 0:
+            start = rfind(b"\n", 0, pos) + 1
+            end = find(b"\n", pos)
+            yield start, size if end < 0 else end
+            pos = seek(needle, 0, start)
+        return
+    latest = [seek(n, 0, top) for n in needles]
     while True:
         pos = max(latest)
         if pos < 0:
@@ -146,7 +163,7 @@ def iter_key_lines_backward(buf: Buffer, needles: bytes | tuple[bytes, ...],
         start = rfind(b"\n", 0, pos) + 1
         end = find(b"\n", pos)
         yield start, size if end < 0 else end
-        latest = [p if p < start else rfind(n, 0, start) for p, n in zip(latest, needles)]
+        latest = [p if p < start else seek(n, 0, start) for p, n in zip(latest, needles)]
 
 
 _TYPE_KEY = b'"type":"'

@@ -94,11 +94,27 @@ class SessionSummary:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # across the pool as the tuple of its fields (a dataclass's own reduce, its class
-        # and a dict of 22 fields, took 3 times as long to pickle a worker's rows)
+        # and a dict of 22 fields, took 3 times as long to pickle a worker's rows); a row
+        # laid out already as only what the caller reads after the layout (its messages
+        # are in the view: over B the pickles back took ~50 ms of CPU, ~10 ms so)
+        if self.view is not None:
+            return _laid_out, tuple([getattr(self, name) for name in _LAID_OUT])
         return SessionSummary, tuple([getattr(self, name) for name in _SUMMARY_FIELDS])
 
 
 _SUMMARY_FIELDS = tuple(SessionSummary.__dataclass_fields__)
+# what a caller reads of a row laid out by ``prepare`` in a forked worker (``run``), and
+# what the parent keeps of it for the cache
+_LAID_OUT = ("view", "skipped_lines", "error", "sidecar_error", "first_ts", "last_ts",
+             "facts", "stamp")
+_BLANK = {name: f.default for name, f in SessionSummary.__dataclass_fields__.items()
+          if name not in _LAID_OUT and name not in ("transcript", "pending")}
+
+
+def _laid_out(*values: Any) -> SessionSummary:
+    out = SessionSummary.__new__(SessionSummary)
+    out.__dict__.update(_BLANK, transcript=None, pending=[], **dict(zip(_LAID_OUT, values)))
+    return out
 
 
 def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None) -> None:
@@ -187,10 +203,16 @@ def _readable_ts(rec: Record) -> str | None:
 
 def summarize(transcript: Transcript, grown: Probe | None = None, *,
               keep: bool = True) -> SessionSummary:
-    """One transcript's row, read from its two ends (``listing_read.summarize``)."""
-    from pysift.engines.listing_read import summarize as read
+    """One transcript's row, read from its two ends (``listing_read.summarize``, imported
+    on first use: an import statement per file cost ~10 us)."""
+    if not _READ:
+        from pysift.engines.listing_read import summarize as read
 
-    return read(transcript, grown, keep=keep)
+        _READ.append(read)
+    return _READ[0](transcript, grown, keep=keep)
+
+
+_READ: list[Callable[..., SessionSummary]] = []
 
 
 def first_human_message(transcript: Transcript, max_bytes: int | None = None) -> str | None:
@@ -246,7 +268,10 @@ def run(transcripts: list[Transcript], *,
     are many files.
 
     ``prepare`` runs on each summary in the worker that made it (the caller lays out its
-    row there, in parallel). Workers send summaries back without their ``Transcript`` (the
+    row there, in parallel, in ``view``); a row laid out in a forked worker comes back
+    with only its view and the fields a caller reads after the layout (``_LAID_OUT``:
+    the skipped lines, the sidecar's error, the activity span; its messages, envelope and
+    clone facts are in the view). Workers send summaries back without their ``Transcript`` (the
     parent has it; rebuilding thousands of paths on the way back cost more than the pool
     saved). ``cache``: an unchanged transcript's row comes from its cached facts (what
     other files say, the sidecar and the clone's origin, is read again); a grown one is
@@ -277,10 +302,13 @@ def run(transcripts: list[Transcript], *,
                     grown = probe
             todo.append((transcript, grown))
             where.append(i)
-    # no weights: a file's cost here hardly depends on its size (its two ends are read),
-    # and the pool's queue evens out what differs
-    made = map_ordered(_summary_for_pool, todo, shared=(prepare, facet is not None),
-                       workers=workers)
+        # no weights: a file's cost here hardly depends on its size (its two ends are
+        # read), and the pool's queue evens out what differs. The collector stays off
+        # here too: every process keeps its rows, and the parent unpickles a worker's
+        # (its passes over the growing heap took ~15 ms of the parent's serial unpickling
+        # over B; a record decoded on the way is freed by reference counting)
+        made = map_ordered(_summary_for_pool, todo, shared=(prepare, facet is not None),
+                           workers=workers)
     for i, summary in zip(where, made):
         transcript = transcripts[i]
         summary.transcript = transcript

@@ -218,23 +218,35 @@ def _store(root: Path):  # type: ignore[no-untyped-def]
 def test_a_warm_listing_through_the_pool_reads_no_transcript(tmp_path: Path, monkeypatch
                                                               ) -> None:  # type: ignore[no-untyped-def]
     """Every row of an unchanged home comes from the cache in the forked workers too (the
-    shards are loaded before the fork); the rows are those of an uncached run."""
+    shards are loaded before the fork); the rows are those of an uncached run. A row laid
+    out in a worker comes back as its view and the fields read after the layout."""
+    import pickle
+
     from pysift.engines import listing
 
     def prepare(s) -> None:  # type: ignore[no-untyped-def]
-        s.view = [(f"{s.transcript.session_id} {s.first_user.text}", None)]
+        s.view = [(repr(_rows([s])[0][1:-1]), None)]  # the whole row, laid out
+
+    def laid_out(summaries) -> list[tuple]:  # type: ignore[no-untyped-def, type-arg]
+        return [(s.transcript.path, s.view, s.skipped_lines, s.error, s.sidecar_error,
+                 s.first_ts, s.last_ts) for s in summaries]
 
     _, found = _many(tmp_path)
     cold = listing.run(found, prepare=prepare, workers=1)
+    pooled = listing.run(found, prepare=prepare, workers=2)
+    assert laid_out(pooled) == laid_out(cold)
+    crossed = pickle.loads(pickle.dumps(cold[0]))  # as a worker's row crosses the pool
+    crossed.transcript = cold[0].transcript
+    assert laid_out([crossed]) == laid_out(cold[:1]) and crossed.first_user is None
     filled = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
-    assert _rows(filled) == _rows(cold)
+    assert laid_out(filled) == laid_out(cold)
 
     def no_read(*_args, **_kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("a transcript was read on a warm run")
 
     monkeypatch.setattr(listing, "summarize", no_read)
     warm = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
-    assert _rows(warm) == _rows(cold)
+    assert _rows(warm) == _rows(cold)  # made here, in-process: whole
 
 
 def test_a_warm_listing_reads_again_what_changed_and_only_that(tmp_path: Path, monkeypatch
