@@ -203,9 +203,9 @@ def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
                                  buf)
 
 
-def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
-               lo: int = 0, tally: Tally | None = None, *, keep: bool = True
-               ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
+def walk_users(buf: Buffer, ctx: classify.ClassifyContext | None,
+               file_layouts: tuple[bool, ...], lo: int = 0, tally: Tally | None = None, *,
+               keep: bool = True) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
     """Every candidate user line from ``lo`` (one key scan; carriers stepped over),
     decoded: their facts, and the decoded records with their bytes (what a scan that
     walked them for its own candidates goes on with). ``keep`` False (nothing is kept: no
@@ -220,6 +220,7 @@ def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[b
         line = buf[start:end]
         rec = decode(line, None, tally)
         if keep:
+            assert ctx is not None  # (a context is needed to classify a line kept)
             facts.append(user_line(start, end, rec, ctx))
         else:
             facts.append(UserLine(start, end, MALFORMED if rec is None else OTHER))
