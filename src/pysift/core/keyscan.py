@@ -25,7 +25,6 @@ home, the real corpus and generated shapes).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import partial
 
 from pysift.core.rawjson import at_top_level, layouts
 from pysift.disk.lines import Buffer
@@ -92,45 +91,82 @@ def user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None = None, lo: in
 
     if file_layouts is None:
         file_layouts = layouts(buf)
-    size = len(buf)
-    stop = size if hi is None else hi
-    rfind = buf.rfind
+    stop = len(buf) if hi is None else hi
     user_keys = _USER_KEYS.get(file_layouts, _BOTH_USER)
     result_keys = _RESULT_KEYS.get(file_layouts, _BOTH_RESULT)
     with memoryview(buf) as view:  # one view for the walk (the mapping is never copied)
         find: Finder = stringzilla.Str(view).find
         if len(user_keys) == 1:
-            user, result = user_keys[0], result_keys[0]
-            next_user = partial(find, user)
-            all_results = partial(_all_of, find, result)
-            users_before = partial(_all_of, find, user)
+            yield from _walk(buf, find, user_keys[0], result_keys[0], lo, stop)
         else:  # a file in both layouts
-            next_user = partial(_first_of, find, user_keys)
-            all_results = partial(_all_of_each, find, result_keys)
-            users_before = partial(_all_of_each, find, user_keys)
-        pos = lo
-        while True:
-            key = next_user(pos, stop)
-            if key < 0:
-                break
-            start = rfind(b"\n", 0, key) + 1
-            end = find(b"\n", key)
-            if end < 0:
-                end = size
-            results = all_results(start, end if end < stop else stop)
-            if not results:
-                yield start, end, False
-            else:
-                first = results[0]
-                # the verdict reads the user keys before the first block key only
-                users = users_before(key, first) if key < first else []
-                yield start, end, carrier_verdict(buf, start, end, users, results, find)
-            pos = end
-        del find, next_user, all_results, users_before  # they read through ``view``
+            yield from _walk_layouts(buf, find, user_keys, result_keys, lo, stop)
+        del find  # it reads through ``view``
+
+
+def _walk(buf: Buffer, find: Finder, user: bytes, result: bytes, lo: int, stop: int
+          ) -> Iterator[tuple[int, int, bool]]:
+    """``user_lines`` in one layout (``user``, ``result``: its two keys), the key lists
+    built inline (the walk's per-line steps are most of its time)."""
+    size = len(buf)
+    rfind = buf.rfind
+    pos = lo
+    while True:
+        key = find(user, pos, stop)
+        if key < 0:
+            return
+        start = rfind(b"\n", 0, key) + 1
+        end = find(b"\n", key)
+        if end < 0:
+            end = size
+        bound = end if end < stop else stop
+        at = find(result, start, bound)
+        if at < 0:
+            yield start, end, False
+        else:
+            results = [at]
+            at = find(result, at + 1, bound)
+            while at >= 0:
+                results.append(at)
+                at = find(result, at + 1, bound)
+            first = results[0]
+            # the verdict reads the user keys that start before the first block key
+            users = []
+            before = first + len(user) - 1
+            at = key
+            while 0 <= at < first:
+                users.append(at)
+                at = find(user, at + 1, before)
+            yield start, end, carrier_verdict(buf, start, end, users, results, find)
+        pos = end
+
+
+def _walk_layouts(buf: Buffer, find: Finder, user_keys: tuple[bytes, ...],
+                  result_keys: tuple[bytes, ...], lo: int, stop: int
+                  ) -> Iterator[tuple[int, int, bool]]:
+    """``_walk`` for a file in both layouts: each search made for both spellings."""
+    size = len(buf)
+    rfind = buf.rfind
+    pos = lo
+    while True:
+        key = _first_of(find, user_keys, pos, stop)
+        if key < 0:
+            return
+        start = rfind(b"\n", 0, key) + 1
+        end = find(b"\n", key)
+        if end < 0:
+            end = size
+        results = _all_of_each(find, result_keys, start, end if end < stop else stop)
+        if not results:
+            yield start, end, False
+        else:
+            first = results[0]
+            users = _all_of_each(find, user_keys, key, first, True) if key < first else []
+            yield start, end, carrier_verdict(buf, start, end, users, results, find)
+        pos = end
 
 
 def _all_of(find: Finder, needle: bytes, lo: int, hi: int) -> list[int]:
-    """Every offset of ``needle`` in ``[lo, hi)``, in order."""
+    """Every offset of ``needle`` in ``[lo, hi)`` (overlapping ones too), in order."""
     found: list[int] = []
     at = find(needle, lo, hi)
     while at >= 0:
@@ -139,8 +175,12 @@ def _all_of(find: Finder, needle: bytes, lo: int, hi: int) -> list[int]:
     return found
 
 
-def _all_of_each(find: Finder, needles: tuple[bytes, ...], lo: int, hi: int) -> list[int]:
-    return sorted(at for needle in needles for at in _all_of(find, needle, lo, hi))
+def _all_of_each(find: Finder, needles: tuple[bytes, ...], lo: int, hi: int,
+                 starting: bool = False) -> list[int]:
+    """``_all_of`` for each needle, merged in order; ``starting``: every one that starts
+    before ``hi`` (it may run past it)."""
+    return sorted(at for needle in needles
+                  for at in _all_of(find, needle, lo, hi + len(needle) - 1 if starting else hi))
 
 
 def _first_of(find: Finder, needles: tuple[bytes, ...], lo: int, hi: int) -> int:
