@@ -187,9 +187,11 @@ def _user_of(row: Any, seen: dict[Any, tuple[str, ...]]) -> UserLine:  # cached:
         if value is not None and type(value) is not str:
             raise ValueError("field")
     if leaves is not None:  # the common tuples are met again: looked up before the call
-        leaves = seen.get(leaves) or _leaves_of(leaves, seen)
+        found = seen.get(leaves)
+        leaves = _leaves_of(leaves, seen) if found is None else found
+    kept = seen.get(renders)  # (often the empty tuple: found, though falsy)
     return UserLine(start, end, kind, ts, parent, uuid, bool(opens), leaves,
-                    seen.get(renders) or _leaves_of(renders, seen))
+                    _leaves_of(renders, seen) if kept is None else kept)
 
 
 def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
