@@ -1,6 +1,5 @@
 """``pysift agents``: parse the flags, run commands.agents, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

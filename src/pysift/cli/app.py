@@ -4,7 +4,6 @@ Start-up pays only for typer: every command module imports its engine inside the
 command body, so ``pysift --version`` and ``pysift <cmd> --help`` stay cheap.
 """
 
-from __future__ import annotations
 
 import os
 import sys

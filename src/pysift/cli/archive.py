@@ -1,7 +1,6 @@
 """``pysift archive``: parse the flags, run commands.archive (with a progress bar when
 stderr is a terminal), emit."""
 
-from __future__ import annotations
 
 import sys
 from typing import Annotated

@@ -11,7 +11,6 @@ Two things click cannot do on its own:
   question asked here) and it is not made of boolean short flags only (``-ci``).
 """
 
-from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence

@@ -1,6 +1,5 @@
 """``pysift cache info|clear``: parse the action, run commands.cache, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

@@ -7,7 +7,6 @@ prefix of each session's uuid (8 hex characters at least), described by its firs
 message, newest sessions first. Nothing here runs outside a completion request.
 """
 
-from __future__ import annotations
 
 import os
 import shlex

@@ -3,7 +3,6 @@
 Owns the broken-pipe rule: a closed pipe (``| head``) is a graceful end, exit 0.
 """
 
-from __future__ import annotations
 
 import os
 import sys

@@ -5,7 +5,6 @@ a version probe (a hook's liveness check) should not pay. The process then leave
 interpreter teardown (see ``_leave``).
 """
 
-from __future__ import annotations
 
 import os
 import sys

@@ -1,6 +1,5 @@
 """``pysift files``: parse the flags, run commands.files, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

@@ -1,6 +1,5 @@
 """``pysift image``: parse the flags, run commands.image, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

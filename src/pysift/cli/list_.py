@@ -1,6 +1,5 @@
 """``pysift list``: parse the flags, run commands.list_, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

@@ -1,6 +1,5 @@
 """``pysift plan``: parse the flags, run commands.plan, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

@@ -1,6 +1,5 @@
 """``pysift recover``: parse the flags, run commands.recover, emit."""
 
-from __future__ import annotations
 
 import re
 import sys

@@ -1,6 +1,5 @@
 """``pysift search``: parse the flags, run commands.search, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

@@ -1,6 +1,5 @@
 """``pysift show``: parse the flags, run commands.show, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

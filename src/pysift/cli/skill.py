@@ -1,7 +1,6 @@
 """``pysift skill``: print a SKILL.md for Claude Code, its command reference read off the
 registered command tree."""
 
-from __future__ import annotations
 
 import re
 from typing import Any

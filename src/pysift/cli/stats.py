@@ -1,6 +1,5 @@
 """``pysift stats``: parse the flags, run commands.stats, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

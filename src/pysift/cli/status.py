@@ -1,6 +1,5 @@
 """``pysift status``: parse the flags, run commands.status, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Any
 

@@ -1,6 +1,5 @@
 """``pysift verbatim``: parse the flags, run commands.verbatim, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

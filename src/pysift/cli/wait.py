@@ -1,6 +1,5 @@
 """``pysift wait``: parse the flags, run commands.wait, emit (exit 124 on timeout)."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

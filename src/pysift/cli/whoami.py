@@ -1,6 +1,5 @@
 """``pysift whoami``: parse the flags, run commands.whoami, emit."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

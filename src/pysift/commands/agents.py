@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TextIO
 
 from pysift.commands.scope import ScopeArgs
@@ -23,6 +23,7 @@ from pysift.core.workflows import WorkflowRun
 from pysift.engines.agents import SHAPE_TEAMMATE, SHAPES, AgentNode, SessionAgents
 from pysift.errors import UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 from pysift.output.terminal import paint
 

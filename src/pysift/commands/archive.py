@@ -4,7 +4,7 @@ cleanup, in a copy of the home's own layout (SPEC §14)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,6 +20,7 @@ from pysift.engines.archive import (
     Progress,
 )
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 
 

@@ -3,12 +3,12 @@ it (SPEC §12a). The cache itself is ``disk.cache``; this reads and deletes its 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from pysift.disk import cache as cache_mod
 from pysift.errors import UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 
 ACTIONS = ("info", "clear")

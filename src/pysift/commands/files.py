@@ -11,7 +11,7 @@ filters and the turn/time windows are applied before any rollup, to boundaries t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any, TextIO
 
@@ -24,6 +24,7 @@ from pysift.engines.files import Boundary, Group, Mutation, TranscriptFiles
 from pysift.engines.stats import Window
 from pysift.errors import UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 from pysift.output.terminal import paint

@@ -6,12 +6,12 @@ adds nothing and says so on stderr."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from pysift.core.resolve import Scope
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import target_ref
 from pysift.output.report import Report
 

@@ -11,7 +11,7 @@ one transcript; ``--out`` writes the selection (``commands.image_out``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TextIO
 
 from pysift.commands.scope import ScopeArgs
@@ -21,6 +21,7 @@ from pysift.engines import images as engine
 from pysift.engines.images import ImageRow
 from pysift.errors import NotFoundError, UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 from pysift.output.terminal import paint

@@ -17,7 +17,7 @@ is said on stderr with nothing written for it, and the run exits 1.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,6 +28,7 @@ from pysift.engines.image_convert import ImageUnreadable, convert, inspect
 from pysift.engines.images import ImageRow, PayloadError
 from pysift.errors import NotFoundError, SiftError, UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 

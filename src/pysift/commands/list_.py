@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -16,6 +16,7 @@ from pysift.core.sidecar import unread_warning
 from pysift.core.timez import parse_ts, text_stamper, ts_pair
 from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.hitline import label_zone
 from pysift.output.report import Report

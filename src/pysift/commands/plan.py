@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,6 +20,7 @@ from pysift.disk.layout import Transcript, Unreadable
 from pysift.engines.plans import BINDING_SLUG_ONLY, PlanBinding, PlanEdit, PlanQuery
 from pysift.errors import UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 from pysift.output.terminal import paint

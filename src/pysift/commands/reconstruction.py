@@ -4,7 +4,6 @@ notes, the JSON header and rows and the text view, read off one result object; a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -20,6 +19,7 @@ from pysift.engines.verbatim.run import Reconstruction, Request, Window
 from pysift.engines.verbatim.scan import SessionScan
 from pysift.engines.verbatim.slices import pick, slice_windows
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.report import Report
 from pysift.output.terminal import verbatim

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -37,6 +37,7 @@ from pysift.engines.recover.run import run as scan_scope
 from pysift.engines.recover.target import Target, is_absolute
 from pysift.errors import TargetError, UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 from pysift.output.terminal import verbatim
 

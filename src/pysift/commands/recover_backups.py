@@ -8,7 +8,6 @@ and nothing in a transcript anchors a checkpoint's bytes to a moment of the repl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -16,6 +15,7 @@ from pysift.core.timez import text_ts, ts_pair
 from pysift.engines.recover.backups import Backup, StoreListing, list_backups
 from pysift.errors import UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 
 PROVENANCE = ("(Claude Code's own checkpoint store: tool-layer writes only, pruned wholesale, "

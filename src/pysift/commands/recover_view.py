@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.core import replay as rp
@@ -20,6 +19,7 @@ from pysift.core.text import clip
 from pysift.core.timez import text_ts, ts_pair
 from pysift.engines.recover.extract import Opaque
 from pysift.engines.recover.history import Disclosure, GroupHistory
+from pysift.model.fastdata import dataclass
 
 EXCERPT_CHARS = 400
 OPAQUE_ROWS_SHOWN = 5

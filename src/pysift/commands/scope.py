@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +10,7 @@ from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.errors import NotFoundError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -22,6 +22,7 @@ from pysift.engines.search.plan import SearchPlan
 from pysift.errors import UsageError
 from pysift.model import labels as L
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TextIO
 
 from pysift.commands.scope import no_such_turns
@@ -19,6 +19,7 @@ from pysift.disk.layout import Transcript
 from pysift.engines.fetch import Fetched, TranscriptView, block_text, open_view
 from pysift.errors import NotFoundError, SiftError, TargetError, UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio, target_ref
 from pysift.output.hitline import indent_continuation, label_zone, write_unit_line
 from pysift.output.report import Report

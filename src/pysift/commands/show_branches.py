@@ -8,13 +8,13 @@ first; this module lays them out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TextIO
 
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk.layout import Transcript
 from pysift.engines.fetch import BranchPoints, Fork, TranscriptView, branch_points
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import target_ref
 from pysift.output.report import Report, Row
 from pysift.output.terminal import paint

@@ -11,8 +11,8 @@ pysift prints the file; where it goes is the user's call (it never writes under
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 
 

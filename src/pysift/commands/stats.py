@@ -9,7 +9,7 @@ by its turn index computed over the WHOLE transcript (stable), the two ANDed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TextIO
 
 from pysift.commands.notice import cleanup_notice
@@ -20,6 +20,7 @@ from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.core.timez import format_span_ms, parse_ts, text_ts, ts_pair
 from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
 from pysift.output.terminal import paint

@@ -8,7 +8,7 @@ with ``wait``, from the forensic contract every other command keeps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -20,6 +20,7 @@ from pysift.live.last import LastMessages, last_json
 from pysift.live.session import LiveSession, resolve_target
 from pysift.live.verdict import Assessment, evidence_json
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 from pysift.output.terminal import paint
 

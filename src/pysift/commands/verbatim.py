@@ -10,12 +10,13 @@ reconstruction``). ``--slice`` cuts the document into hook-sized windows;
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from pysift.commands.scope import ScopeArgs
 from pysift.errors import UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 
 

@@ -9,7 +9,7 @@ condition fired and 124 when the timeout passed (the report is printed either wa
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -23,6 +23,7 @@ from pysift.live.last import LastMessages, last_json
 from pysift.live.session import LiveSession, resolve_target
 from pysift.live.verdict import evidence_json
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 
 NO_TIMEOUT = ("wait needs --timeout SECONDS: a background task can be built never to "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -16,6 +15,7 @@ from pysift.core.resolve import (
 from pysift.engines.whoami import Identity, WhoamiAnswer, whoami_from_env, whoami_from_trap
 from pysift.errors import TargetError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
 from pysift.output.terminal import paint
 

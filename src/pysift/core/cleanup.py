@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pysift.core.settings import read_scopes, settings_files
 from pysift.disk.layout import Transcript, expand_user, resolve_home
+from pysift.model.fastdata import dataclass
 
 SETTINGS_KEY = "cleanupPeriodDays"
 DEFAULT_PERIOD_DAYS = 30

@@ -15,12 +15,12 @@ validates every line (``valid_object_line``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import orjson
 
 from pysift.disk.jsonline import refused_by_orjson
 from pysift.disk.lines import Buffer
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _WS = b" \t\r\n"

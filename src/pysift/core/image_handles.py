@@ -36,9 +36,9 @@ Pure functions over a decoded ``Record``; they never raise on a malformed block.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from pysift.model.fastdata import dataclass
 from pysift.model.record import JsonObj, Record
 
 _MARKER = re.compile(r"\[Image #([0-9]+)\]")

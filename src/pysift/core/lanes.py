@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -43,6 +42,7 @@ from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
 from pysift.core.timez import parse_ts
 from pysift.disk.jsonline import compact_json
 from pysift.disk.lines import Buffer, iter_backward, iter_spans
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 __all__ = [

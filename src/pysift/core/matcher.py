@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.core.grammar.pattern import (
@@ -57,6 +56,7 @@ from pysift.core.grammar.pattern import (
 )
 from pysift.core.prefilter import NeedleSet, required_needles
 from pysift.errors import UsageError
+from pysift.model.fastdata import dataclass
 
 #: RE2's default program budget (8 MiB) is too small for Unicode ``\w`` under
 #: repetition counts; 64 MiB still bounds memory per pattern.

@@ -7,12 +7,12 @@ the partner block's type key: no parse unless the partner record itself is wante
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pysift.core.decode import decode
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 if TYPE_CHECKING:

@@ -40,7 +40,9 @@ state. ``fragments = hard + 1``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from pysift.model.fastdata import dataclass
 
 # -- vocabulary --------------------------------------------------------------------------
 

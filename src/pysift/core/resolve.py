@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from pysift.disk.lines import line_end, line_start
 from pysift.disk.mapped import try_open_buffer
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.model.ids import is_hex, is_session_ref, is_uuid
 
 SESSION_ID_VARS = ("CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID")

@@ -10,13 +10,13 @@ is reported to the caller, which says what it falls back to.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from pysift.disk.mapped import read_regular
+from pysift.model.fastdata import dataclass
 
 
 def settings_files(claude_home: Path, project_root: str | None) -> list[Path]:

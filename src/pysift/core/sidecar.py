@@ -10,13 +10,14 @@ so nothing is ever shown twice. The file is only read, never written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from pysift.disk import jsonline
 from pysift.disk.lines import Buffer
 from pysift.disk.mapped import read_regular
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 SENTINEL = "elicitation-marker-v1"

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from pysift.core.decode import decode
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import try_open_buffer
+from pysift.model.fastdata import dataclass
 from pysift.model.tools import META_LINKED_SPAWN_TOOLS, SPAWN_TOOLS
 
 #: the result text of a call that launched its agent in the background

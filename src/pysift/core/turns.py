@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysift.core.classify import opens_turn
@@ -45,6 +45,7 @@ from pysift.core.keyscan import (
 )
 from pysift.core.rawjson import at_top_level, type_needles
 from pysift.disk.lines import Buffer, count_in, iter_spans
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 # The carrier test's byte markers and windows live with the key scan (``core.keyscan``):

@@ -20,9 +20,10 @@ the problem it is (the run still stands, from its directory name).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysift.disk import jsonline
+from pysift.model.fastdata import dataclass
 
 __all__ = ["Journal", "WorkflowRun", "parse_journal", "parse_manifest", "placeholder_run"]
 

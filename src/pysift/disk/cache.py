@@ -61,10 +61,12 @@ import stat as stat_mod
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from zlib import crc32
+
+from pysift.model.fastdata import dataclass
 
 try:  # the builtin BLAKE2 (hashlib's OpenSSL import costs tens of ms at start-up)
     from _blake2 import blake2b

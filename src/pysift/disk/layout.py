@@ -22,7 +22,7 @@ import errno
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from pysift.disk import jsonline
 from pysift.disk.home import CLAUDE_CONFIG_DIR, expand_user, resolve_home  # noqa: F401
 from pysift.disk.lines import iter_lines
 from pysift.disk.mapped import open_buffer, read_regular
+from pysift.model.fastdata import dataclass
 from pysift.model.ids import agent_id_from_stem, is_uuid
 
 MAX_SANITIZED_LENGTH = 200  # Claude Code's cap on an encoded dir name (longer: + "-<hash>")

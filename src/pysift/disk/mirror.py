@@ -24,9 +24,10 @@ import errno
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from pysift.model.fastdata import dataclass
 
 CHUNK = 64 << 20  # bytes per in-kernel copy step (the progress bar moves per step)
 APPEND_CHUNK = 8 << 20  # bytes an append reads at a time (cut back to a newline)

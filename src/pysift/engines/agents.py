@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ from pysift.disk.layout import (
 )
 from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import NotFoundError, SourceError, TargetError
+from pysift.model.fastdata import dataclass
 
 SHAPE_BUILTIN = "builtin-task"
 SHAPE_WORKFLOW = "workflow"

@@ -26,7 +26,7 @@ import errno
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,6 +45,7 @@ from pysift.disk.layout import (
 from pysift.engines.recover.backups import STORE_DIR as FILE_HISTORY_DIR
 from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 
 STATE_DIR = ".pysift"
 LOCK_NAME = "archive.lock"

@@ -9,7 +9,7 @@ through the same classifier as ``search``, so a record reads the same on both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
@@ -31,6 +31,7 @@ from pysift.disk.lines import (
 from pysift.disk.mapped import open_buffer
 from pysift.errors import NotFoundError, UsageError
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 

@@ -32,7 +32,7 @@ answer that shows them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
@@ -49,6 +49,7 @@ from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
 from pysift.engines.stats import Window, split_points
 from pysift.errors import SourceError
+from pysift.model.fastdata import dataclass
 
 # -- vocabulary ----------------------------------------------------------------------------------
 

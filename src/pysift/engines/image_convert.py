@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import io
 import warnings
-from dataclasses import dataclass
+
+from pysift.model.fastdata import dataclass
 
 #: output formats by file extension (lowercase, without the dot)
 TARGETS = {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "gif": "GIF", "webp": "WEBP"}

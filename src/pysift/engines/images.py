@@ -21,7 +21,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError, UsageError
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 if TYPE_CHECKING:  # the turn map is built only for --turn and the ambiguity list

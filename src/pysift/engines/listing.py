@@ -12,7 +12,7 @@ the elicitation sidecar) is read on every run.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
@@ -23,6 +23,7 @@ from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_spans
 from pysift.disk.mapped import open_buffer
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 if TYPE_CHECKING:

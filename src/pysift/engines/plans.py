@@ -29,7 +29,7 @@ import ntpath
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 if TYPE_CHECKING:

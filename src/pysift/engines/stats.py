@@ -36,7 +36,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from itertools import chain
 from operator import itemgetter
@@ -60,6 +60,7 @@ from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import open_buffer_stat
 from pysift.errors import SourceError
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 if TYPE_CHECKING:

@@ -18,7 +18,6 @@ more often than right.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from pysift.core.resolve import (
@@ -38,6 +37,7 @@ from pysift.disk.layout import (
     top_level_transcript,
 )
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 
 WHOAMI_PURPOSE = "whoami"
 

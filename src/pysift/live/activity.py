@@ -7,13 +7,14 @@ record, and is counted as the notification it is, so the census agrees with what
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysift.core import classify
 from pysift.live.background import delivered_pulses
 from pysift.live.session import NewRecord
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 
 @dataclass

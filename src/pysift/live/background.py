@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -47,6 +47,7 @@ from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
 from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 SHELL, AGENT, MONITOR = "shell", "agent", "monitor"

@@ -17,7 +17,7 @@ journal alone.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import read_regular
 from pysift.live.tail import TailShape, age_s
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _AGENT_FOOTER = "agentId: "

@@ -27,7 +27,6 @@ pattern (``tool:Bash:a:b`` is tool Bash, RE ``a:b``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.core import classify
@@ -36,6 +35,7 @@ from pysift.errors import UsageError
 from pysift.live import verdict as V
 from pysift.live.background import delivered_pulses
 from pysift.live.session import NewRecord
+from pysift.model.fastdata import dataclass
 
 HEADS = ("stop", "hitl", "auq", "notification[:RE]", "tool:NAME[:RE]",
          "write:PATH_RE[:LINE_RE]", "verdict:V")

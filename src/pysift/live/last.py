@@ -14,7 +14,6 @@ over unread.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.core import classify
@@ -25,6 +24,7 @@ from pysift.core.timez import local_iso
 from pysift.core.turns import is_plain_carrier
 from pysift.disk.lines import Buffer
 from pysift.live.tail import TailShape
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 LAST_CHARS = 400

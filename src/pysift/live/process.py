@@ -28,9 +28,10 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
+
+from pysift.model.fastdata import dataclass
 
 #: a start time within this many seconds of the recorded one is the same process
 START_TOLERANCE_S = 2.0

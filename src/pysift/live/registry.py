@@ -22,12 +22,13 @@ are not rows.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from pysift.disk import jsonline
 from pysift.disk.mapped import read_regular
+from pysift.model.fastdata import dataclass
 
 STATUSES = ("busy", "shell", "idle", "waiting")
 #: a registry row is a few hundred bytes; anything past this is not one

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from pysift.live.last import last_messages
 from pysift.live.tail import TailShape, read_tail
 from pysift.live.tasks import read_tasks
 from pysift.model.env import Env
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 MAX_NAMED = 20

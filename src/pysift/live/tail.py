@@ -26,7 +26,7 @@ attachments), so this module classifies WHAT the tail holds, not whether the fil
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 
 from pysift.core import classify
@@ -34,6 +34,7 @@ from pysift.core.decode import decode, is_blank, is_framed
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
 from pysift.core.timez import parse_ts
 from pysift.live.files import View
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 TAIL_WINDOW = 512 * 1024

@@ -12,11 +12,12 @@ verbatim, ``in_progress`` first, then by id.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from pysift.disk import jsonline
 from pysift.disk.mapped import read_regular
+from pysift.model.fastdata import dataclass
 
 _FILE_CAP = 4 << 20
 

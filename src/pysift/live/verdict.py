@@ -23,7 +23,7 @@ was read only in part, leaves a note: nothing degrades silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +35,7 @@ from pysift.live.last import LastMessages
 from pysift.live.registry import STATUSES, RegistryLookup
 from pysift.live.tail import TailShape, age_s, words
 from pysift.live.tasks import TasksReport
+from pysift.model.fastdata import dataclass
 
 RUNNING = "running"
 WAITING_CHILDREN = "waiting-children"

@@ -19,7 +19,7 @@ watcher the timer is all there is. Between wakes nothing runs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +27,7 @@ from pysift.live.activity import Activity
 from pysift.live.conditions import Condition, event_fires, state_fires
 from pysift.live.session import LiveSession
 from pysift.live.verdict import Assessment
+from pysift.model.fastdata import dataclass
 
 POLL_FLOOR_S = 0.2
 POLL_CEILING_S = 2.0

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pysift.model.fastdata import dataclass
 
 if TYPE_CHECKING:
     from pysift.disk.cache import CacheSettings

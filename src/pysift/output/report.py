@@ -16,8 +16,10 @@ their number as the summary's ``unreadable`` (every command's, written by the en
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol, TextIO
+
+from pysift.model.fastdata import dataclass
 
 Row = dict[str, Any]
 

@@ -31,7 +31,7 @@ import os
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache, partial
 from itertools import chain
 from typing import Any
@@ -55,6 +55,7 @@ from pysift.disk.layout import Transcript, read_first_cwd
 from pysift.disk.lines import Buffer
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 from pysift.seedindex.lexicon import error_lines, identifiers, path_tokens
 

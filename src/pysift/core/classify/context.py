@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 
 @dataclass(slots=True)

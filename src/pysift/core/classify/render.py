@@ -9,7 +9,6 @@ rendering, for the records a count goes through by the million.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.core.blocktext import result_text
@@ -41,6 +40,7 @@ from pysift.core.classify.sections import sections_of
 from pysift.core.classify.signature import thinking_leaf
 from pysift.disk.jsonline import compact_json
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 from pysift.model.record import JsonObj, Record
 
 # Texts pysift writes itself: a redacted block's body, and the label-zone tag of narration.

@@ -10,8 +10,6 @@ inside them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import orjson
 
 from pysift.core.classify.context import ClassifyContext
@@ -26,6 +24,7 @@ from pysift.core.classify.markers import (
 )
 from pysift.core.classify.records import normalize_line
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 _PEER_TAGS = ((TEAMMATE_OPEN, TEAMMATE_CLOSE), (AGENT_MESSAGE_OPEN, AGENT_MESSAGE_CLOSE))
 _SECTION_CLOSES: tuple[str, ...] = (TASK_NOTIFICATION_CLOSE, TEAMMATE_CLOSE, AGENT_MESSAGE_CLOSE)

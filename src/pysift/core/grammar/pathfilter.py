@@ -17,10 +17,10 @@ Both are ANDed: a path is kept when it satisfies every filter given.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.errors import UsageError
+from pysift.model.fastdata import dataclass
 
 REGEX_HINT = ("a Rust-syntax regex matched anywhere in the full path, e.g. '\\.rs$' or "
               "'/docs/'")

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from pysift.errors import UsageError
+from pysift.model.fastdata import dataclass
 
 __all__ = ["RangeItem", "RangeSpec", "describe_items", "format_range", "parse_range"]
 

@@ -16,10 +16,10 @@ valid selectors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pysift.errors import UsageError
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 ROLES = ("user", "agent", "harness")
 

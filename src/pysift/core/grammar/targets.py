@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 from pathlib import Path
 
 from pysift.errors import TargetError
+from pysift.model.fastdata import dataclass
 from pysift.model.ids import (
     is_bare_agent_hex,
     is_hex,

@@ -13,7 +13,8 @@ mode is absent or holds no write letter is a read and counts for nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from pysift.model.fastdata import dataclass
 
 _LANGS = {"python": "python", "python2": "python", "python3": "python", "py": "python",
           "node": "node", "nodejs": "node", "ruby": "ruby"}

@@ -20,7 +20,9 @@ and is recorded in ``problems``; the caller decides what that means.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from pysift.model.fastdata import dataclass
 
 # Nesting deeper than this ($( $( $( ...))) is read as opaque text, never recursed into.
 MAX_DEPTH = 12

@@ -21,7 +21,7 @@ drive letter upper-cased: Windows reads it case-blind and Claude Code writes it 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pysift.model.fastdata import dataclass
 
 ABSOLUTE = "absolute"
 CWD_JOINED = "cwd-joined"

@@ -11,13 +11,13 @@ or the ``>`` this layer reads is answered without a parse.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from pysift.core.shell.lexer import Word
 from pysift.core.shell.paths import UNRESOLVED, resolve
 from pysift.core.shell.syntax import Command, Script, parse
 from pysift.core.shell.verbs import GIT_INDEX_ONLY, Reading, program, read_command
+from pysift.model.fastdata import dataclass
 
 # Every program ``verbs`` reads, and the output flags: a command with none of these
 # (quotes and backslashes dropped, so ``r'm'`` still says rm) and no ``>`` changes nothing

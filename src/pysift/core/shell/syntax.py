@@ -18,10 +18,11 @@ in a child shell). ``cd -`` goes back, a ``cd`` whose target is not literal (or 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysift.core.shell.lexer import MAX_DEPTH, Redirect, Token, Word, tokenize
 from pysift.core.shell.paths import SPAWN, UNKNOWN_CWD, Cwd
+from pysift.model.fastdata import dataclass
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 # Words that open or continue compound syntax at a command's head: stepped over.

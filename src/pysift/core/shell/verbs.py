@@ -11,11 +11,11 @@ nothing and read as nothing; read-only programs read as nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from pysift.core.shell.interp import interpreter_language, script_writes
 from pysift.core.shell.lexer import Word, is_device
 from pysift.core.shell.syntax import Command
+from pysift.model.fastdata import dataclass
 
 MARKER_HEADS = ("git:", "fmt:", "interp:", "pkg:", "extract:")
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from pysift.model.fastdata import dataclass
 
 STORE_DIR = "file-history"
 KEY_HEX = 16

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
@@ -35,6 +35,7 @@ from pysift.disk.lines import Buffer, LineCounter, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.engines.recover.target import Target, basename, normalise, resolve
 from pysift.errors import SourceError
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit"})

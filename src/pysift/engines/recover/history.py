@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 
 from pysift.core import replay as rp
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import parse_ts, within
 from pysift.engines.recover.extract import Opaque, TranscriptScan
+from pysift.model.fastdata import dataclass
 
 #: ops whose loss a window must say (they make or could make a boundary)
 _INTEGRITY_OPS = (rp.ExternalEdit, rp.StaleHint, rp.BashMutation, rp.BashAppend)

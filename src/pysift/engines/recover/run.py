@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysift.disk.fanout import map_ordered
 from pysift.disk.layout import Transcript
 from pysift.engines.recover.extract import TargetIndex, TranscriptScan, scan_transcript
 from pysift.engines.recover.history import GroupHistory, Window, group_histories
 from pysift.engines.recover.target import Target
+from pysift.model.fastdata import dataclass
 
 #: below this many transcripts the scan stays in-process
 FANOUT_MIN_FILES = 8

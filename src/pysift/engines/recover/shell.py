@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from pysift.core import replay as rp
 from pysift.core import shell
+from pysift.model.fastdata import dataclass
 
 POWERSHELL = "powershell"
 _SOURCES = {"heredoc": rp.SOURCE_BASH_HEREDOC}

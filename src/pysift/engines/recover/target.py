@@ -16,7 +16,8 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
-from dataclasses import dataclass
+
+from pysift.model.fastdata import dataclass
 
 _WINDOWS_ABS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\|//)")
 #: characters a basename keeps verbatim in every spelling a transcript can give it (a

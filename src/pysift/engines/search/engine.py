@@ -7,7 +7,7 @@ only assembles a report from it."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from pysift.core.grammar.selectors import LabelFilter
@@ -19,6 +19,7 @@ from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 from pysift.model.ids import is_uuid
 
 if TYPE_CHECKING:

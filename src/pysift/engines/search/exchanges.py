@@ -10,7 +10,7 @@ turn opener and the assistant records of the turn (the agent's response).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysift.core import classify
@@ -23,6 +23,7 @@ from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans
 from pysift.engines.search.scan import FileScan, Hit, exchange_key
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 _UUID = re.compile(rb'"uuid"[ \t]*:[ \t]*"([^"\\]+)"')
 _RESPONSE_PULLERS = frozenset({

@@ -24,12 +24,13 @@ scanned last time (``extend``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.disk.lines import Buffer
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 if TYPE_CHECKING:
     # a search whose needles find no line reads no record: imported where one is read

@@ -8,13 +8,14 @@ each worker receives only its transcripts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.grammar.selectors import LabelFilter
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 if TYPE_CHECKING:  # RE2 and the prefilter load only when a search runs
     from pysift.core.matcher import Matcher

@@ -19,7 +19,7 @@ decoder; every other line of the file gets the shape check (``unframed_lines``),
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +42,7 @@ from pysift.engines.search.facts import (
 )
 from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 if TYPE_CHECKING:
     # a file without a candidate line needs none of these: imported where a line is read

@@ -18,7 +18,7 @@ the files that had no hit), so it decodes a handful of lines, never a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from pysift.core import classify
 from pysift.core.decode import decode
@@ -30,6 +30,7 @@ from pysift.disk.lines import LineCounter
 from pysift.disk.mapped import open_buffer
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 
 UNCLASSIFIED = "unclassified"
 

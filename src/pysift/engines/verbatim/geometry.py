@@ -9,7 +9,6 @@ planner did not see.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from datetime import tzinfo
 from functools import lru_cache
 
@@ -26,6 +25,7 @@ from pysift.engines.verbatim.model import (
     TurnUnit,
 )
 from pysift.engines.verbatim.richness import Collapsed, Lane, agent_lane
+from pysift.model.fastdata import dataclass
 
 NEWLINE = 1
 RULE = "─" * 60

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from pysift.model.fastdata import dataclass
 
 USER = "user"
 ASSISTANT = "assistant"

@@ -21,7 +21,7 @@ figure at its session maximum), so the document never exceeds the budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import tzinfo
 
 from pysift.engines.verbatim.geometry import (
@@ -49,6 +49,7 @@ from pysift.engines.verbatim.model import (
 )
 from pysift.engines.verbatim.richness import agent_lane
 from pysift.engines.verbatim.scan import SessionScan, fingerprint
+from pysift.model.fastdata import dataclass
 
 
 @dataclass(slots=True)

@@ -21,10 +21,10 @@ Modes:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from pysift.engines.verbatim.model import AgentMsg, Richness, TurnSlice
+from pysift.model.fastdata import dataclass
 
 SUBSTANCE_NOUNS = ("passed", "failed", "tests", "test", "errors", "error", "files", "file",
                    "chars", "lines", "line", "ops", "cases", "case")

@@ -4,7 +4,6 @@ plan each session, and assemble the document (plain or cut to a fixed fleet of s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from pysift.core.grammar.ranges import RangeSpec
@@ -16,6 +15,7 @@ from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSli
 from pysift.engines.verbatim.plan import SessionPlan, plan_session
 from pysift.engines.verbatim.scan import SessionScan, scan_session
 from pysift.engines.verbatim.slices import slice_windows
+from pysift.model.fastdata import dataclass
 
 # Below this many transcripts they are read one after another (a big one still splits
 # itself over the cores); above it they fan out over the cores, one core each.

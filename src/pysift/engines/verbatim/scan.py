@@ -23,7 +23,7 @@ same ``TurnMap`` show and search number turns with.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysift.core import classify
@@ -50,6 +50,7 @@ from pysift.engines.verbatim.model import (
 )
 from pysift.errors import SourceError
 from pysift.model import labels as L
+from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _OPEN, _CLOSE = 0x7B, 0x7D
