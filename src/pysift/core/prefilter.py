@@ -170,14 +170,12 @@ class NeedleSet:
             return False
         return any(probe.find(buf, start, stop) >= 0 for probe in self._probes)
 
-    def candidate_spans(self, buf: Buffer, lo: int = 0, hi: int | None = None
-                        ) -> list[tuple[int, int]]:
+    def candidate_spans(self, buf: Buffer) -> list[tuple[int, int]]:
         """``(line_start, line_end)`` of every line holding a needle, in file order.
 
-        ``line_end`` is the offset of the line's newline (or ``len(buf)``). ``lo``/``hi``:
-        the lines of ``buf[lo:hi]`` only (both line boundaries).
+        ``line_end`` is the offset of the line's newline (or ``len(buf)``).
         """
-        return _merged([probe.line_spans(buf, lo, hi) for probe in self._probes])
+        return _merged([probe.line_spans(buf) for probe in self._probes])
 
     def find_all_lines(self, buf: Buffer) -> list[int]:
         """Start offsets of every line holding a needle: sorted, unique."""
@@ -217,24 +215,20 @@ class _Probe:
     def find(self, buf: Buffer, start: int, end: int) -> int:
         raise NotImplementedError
 
-    def line_spans(self, buf: Buffer, lo: int = 0, hi: int | None = None
-                   ) -> list[tuple[int, int]]:
+    def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
         """Span of each line holding a hit, jumping to the next line after a hit."""
-        return _hit_line_spans(buf, partial(self.find, buf), lo, hi)
+        return _hit_line_spans(buf, partial(self.find, buf))
 
 
-def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int], lo: int = 0,
-                    hi: int | None = None) -> list[tuple[int, int]]:
+def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int]) -> list[tuple[int, int]]:
     """``(line_start, line_end)`` of each line holding a hit of ``find(start, end)`` (the
-    first hit offset in range, or -1), searching on from the next line after each; the
-    hits in ``[lo, hi)`` only (both line boundaries)."""
+    first hit offset in range, or -1), searching on from the next line after each."""
     spans: list[tuple[int, int]] = []
     size = len(buf)
-    stop = size if hi is None else hi
     rfind, nl_find = buf.rfind, buf.find
-    pos = lo
-    while pos < stop:
-        hit = find(pos, stop)
+    pos = 0
+    while pos < size:
+        hit = find(pos, size)
         if hit < 0:
             break
         newline = rfind(b"\n", pos, hit)
@@ -268,13 +262,11 @@ class _LiteralProbe(_Probe):
         with memoryview(buf) as view:
             return int(stringzilla.Str(view).find(self.needle, start, end))
 
-    def line_spans(self, buf: Buffer, lo: int = 0, hi: int | None = None
-                   ) -> list[tuple[int, int]]:
+    def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
         import stringzilla
 
         with memoryview(buf) as view:  # one view for the whole walk
-            return _hit_line_spans(buf, partial(stringzilla.Str(view).find, self.needle),
-                                   lo, hi)
+            return _hit_line_spans(buf, partial(stringzilla.Str(view).find, self.needle))
 
 
 class _Re2Probe(_Probe):

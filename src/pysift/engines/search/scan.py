@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import field
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +28,6 @@ from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
 from pysift.core.timez import parse_ts
-from pysift.disk import fanout
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer_stat, read_regular
@@ -248,7 +247,6 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
 
         result.stamp = stamp_of(st, buf)
     walked: tuple[list[UserLine], list[tuple[int, bytes, Record]] | None] | None = None
-    shape: list[int] | None = None  # the shape check's answer, when taken with the needles
     if plan.label_scan:
         if _walks_user_lines(plan):
             walked = _user_candidates(transcript, plan, buf, facts)
@@ -256,18 +254,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         else:
             spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
-        finder = plan.finder(build_finder)
-        if cores > 1 and len(buf) >= SPLIT_BYTES and _splits(finder):
-            # one big file alone: its needle pass and shape check over two cores, a half
-            # each (split at a newline; each half's lines are its own)
-            need_shape = facts is None or facts.unframed is None
-            halves = fanout.in_halves(partial(_needle_lines, finder, need_shape), buf,
-                                      cores=cores, min_bytes=SPLIT_BYTES)
-            spans = [span for half, _ in halves for span in half]
-            if need_shape:
-                shape = [start for _, half in halves for start in half]
-        else:
-            spans = finder.candidate_spans(buf)
+        spans = plan.finder(build_finder).candidate_spans(buf)
         if spans and plan.pointer_lines and _any_holding(buf, spans, PLAN_PATH_KEY):
             spans = _with_lines_holding(buf, spans, REJECTION_MARKER)
         result.spans = spans
@@ -283,7 +270,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
     if facts is not None and facts.unframed is not None:
         unframed = facts.unframed
     else:
-        unframed = shape if shape is not None else unframed_lines(buf)
+        unframed = unframed_lines(buf)
         if facts is not None:
             facts.unframed, facts.changed = unframed, True
     if not spans and not pending:
@@ -291,23 +278,6 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         return result
     _Scanner(plan, transcript, buf, result, cores).run(spans, pending, unframed, walked)
     return result
-
-
-#: A file this big, scanned alone, has its needle pass and shape check split over two
-#: cores (corpus A's 225 MB: ~65 -> ~40 ms of wall for a needle found nowhere).
-SPLIT_BYTES = 32 << 20
-
-
-def _splits(finder: NeedleSet) -> bool:
-    """Whether the needle pass may run per half: no needle holds a line break (a hit
-    then lies inside one line, and a line inside one half)."""
-    return not any("\n" in needle or "\r" in needle for needle in finder.needles)
-
-
-def _needle_lines(finder: NeedleSet, need_shape: bool, buf: Buffer, lo: int, hi: int
-                  ) -> tuple[list[tuple[int, int]], list[int]]:
-    """One half's candidate lines and (``need_shape``) its lines failing the shape check."""
-    return finder.candidate_spans(buf, lo, hi), unframed_lines(buf, lo, hi) if need_shape else []
 
 
 def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts,
