@@ -430,6 +430,8 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
              ["-c", m["needle_rare"]]),
             ("floor: stats B (line-type census + usage per message id)", "stats_census.py",
              [], ["-c", m["needle_rare"]]),
+            ("floor: stats B exact (the census + every line validated)", "stats_exact.py",
+             [], ["-c", m["needle_rare"]]),
         ):
             cases.append(
                 Case("floor", title, [], ["rg", *rg_args, b_projects], "B", None,

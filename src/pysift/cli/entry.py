@@ -11,6 +11,9 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    from pysift.disk.gcpause import hold_start_up
+
+    hold_start_up()  # back on once the options are read (cli.params.build_env)
     args = sys.argv[1:] if argv is None else argv
     if sys.stderr is None:  # started with stderr closed (`2>&-`)
         _quiet_stderr()

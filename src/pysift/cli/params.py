@@ -93,6 +93,7 @@ def pattern_and_targets(positional: str | None, targets: list[str] | None,
 
 def build_env(ctx: typer.Context) -> Env:
     from pysift.disk.cache import settings_from
+    from pysift.disk.gcpause import start_up_done
     from pysift.disk.layout import resolve_home
     from pysift.model.env import Env
 
@@ -102,6 +103,7 @@ def build_env(ctx: typer.Context) -> Env:
     environ = dict(os.environ)
     home = resolve_home(flag, environ, Path.home()).absolute()  # rows print whole paths
     cache = settings_from(environ, Path.home(), home, bool(obj.get("no_cache")))
+    start_up_done()
     return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache)
 
 
