@@ -355,9 +355,13 @@ class Facet:
 
     def preload(self, paths) -> None:  # type: ignore[no-untyped-def]
         """Load the shards of ``paths`` now (before a fork: each worker then inherits
-        them instead of reading them again)."""
+        them instead of reading them again). Each parent dir is looked at once (a
+        transcript's shard is its parent's: 2,428 paths of corpus B sit in 476 dirs)."""
+        seen = self._projects
         for path in paths:
-            self._shard(path)
+            text = os.fspath(path)
+            if text.rpartition(os.sep)[0] not in seen:
+                self._shard(text)
 
     def cached_size(self, path: Path | str) -> int | None:
         """The size ``path`` had when its entry was taken (None: no entry), read without

@@ -123,3 +123,22 @@ def test_no_stray_type_key_in_json_text() -> None:
     """A quote inside a JSON string is escaped: prose can never spell a raw key."""
     line = json.dumps(human("u1", None, '"type":"user"'), separators=(",", ":")).encode()
     assert line.count(b'"type":"user"') == 1
+
+
+_soup = st.sampled_from([b"{", b"}", b"[", b'"type":"user"', b'"type": "user"',
+                         b'"type":"tool_result"', b'"type": "tool_result"', b'"content":[',
+                         b'"content": [', b"answer", b"want to proceed", b"\n", b'"', b"x",
+                         b'"subtype":"user"', b'":"'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_soup, max_size=40), st.data())
+def test_prop_torn_and_junk_bytes_walk_as_the_find_walk(parts, data) -> None:  # type: ignore[no-untyped-def]
+    """Junk lines (a torn write, keys glued to each other, a key with no object around
+    it) give the same lines and verdicts too, over the whole buffer and between any two
+    line boundaries."""
+    buf = b"".join(parts)
+    agree(buf)
+    bounds = [0, *(i + 1 for i, byte in enumerate(buf) if byte == 0x0A), len(buf)]
+    lo, hi = sorted((data.draw(st.sampled_from(bounds)), data.draw(st.sampled_from(bounds))))
+    assert list(user_lines(buf, None, lo, hi)) == find_walk(buf, lo, hi)

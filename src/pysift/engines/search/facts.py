@@ -188,9 +188,11 @@ def _user_of(row: Any, seen: dict[Any, tuple[str, ...]]) -> UserLine:  # cached:
         if value is not None and type(value) is not str:
             raise ValueError("field")
     if leaves is not None:  # the common tuples are met again: looked up before the call
-        leaves = seen.get(leaves) or _leaves_of(leaves, seen)
+        found = seen.get(leaves)
+        leaves = _leaves_of(leaves, seen) if found is None else found
+    kept = seen.get(renders)  # (often the empty tuple: found, though falsy)
     return UserLine(start, end, kind, ts, parent, uuid, bool(opens), leaves,
-                    seen.get(renders) or _leaves_of(renders, seen))
+                    _leaves_of(renders, seen) if kept is None else kept)
 
 
 def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
@@ -204,9 +206,9 @@ def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
                                  buf)
 
 
-def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[bool, ...],
-               lo: int = 0, tally: Tally | None = None, *, keep: bool = True
-               ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
+def walk_users(buf: Buffer, ctx: classify.ClassifyContext | None,
+               file_layouts: tuple[bool, ...], lo: int = 0, tally: Tally | None = None, *,
+               keep: bool = True) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
     """Every candidate user line from ``lo`` (one key scan; carriers stepped over),
     decoded: their facts, and the decoded records with their bytes (what a scan that
     walked them for its own candidates goes on with). ``keep`` False (nothing is kept: no
@@ -221,6 +223,7 @@ def walk_users(buf: Buffer, ctx: classify.ClassifyContext, file_layouts: tuple[b
         line = buf[start:end]
         rec = decode(line, None, tally)
         if keep:
+            assert ctx is not None  # (a context is needed to classify a line kept)
             facts.append(user_line(start, end, rec, ctx))
         else:
             facts.append(UserLine(start, end, MALFORMED if rec is None else OTHER))

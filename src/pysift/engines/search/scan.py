@@ -372,7 +372,9 @@ def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
     on the way, their facts kept when a facet is in use). Decoded None: kept, decode them."""
     if facts is not None and facts.users is not None:
         return facts.users, None
-    ctx = _base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
+    # the lines' classes are taken (under the seed's context) only to be kept
+    ctx = (_base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
+           if facts is not None else None)
     found, decoded = walk_users(buf, ctx, layouts(buf), keep=facts is not None)
     if facts is not None:
         facts.users, facts.changed = found, True
