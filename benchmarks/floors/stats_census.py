@@ -36,6 +36,23 @@ DECODE = msgspec.json.Decoder(Line).decode
 KEY = b'"type":"'
 
 
+def keep_usage(line: Any, peaks: dict[tuple[Any, Any], list[Any]]) -> int:
+    """An assistant line's usage kept once per (model, message.id) with the per-field
+    maximum; 1 when it has usage but no id (counted apart), else 0."""
+    message = DECODE(line).message
+    if message is None or not isinstance(message.usage, dict):
+        return 0
+    get = message.usage.get
+    usage = [get("input_tokens", 0), get("output_tokens", 0),
+             get("cache_read_input_tokens", 0), get("cache_creation_input_tokens", 0)]
+    if not message.id:
+        return 1
+    peak = peaks.setdefault((message.model, message.id), usage)
+    if peak is not usage:
+        peaks[(message.model, message.id)] = list(map(max, peak, usage))
+    return 0
+
+
 def census(path: str) -> int:
     buf = open_bytes(path)
     find, rfind, stop = buf.find, buf.rfind, len(buf)
@@ -65,18 +82,7 @@ def census(path: str) -> int:
             except orjson.JSONDecodeError:
                 kind = b""
         elif kind == b"assistant":
-            message = DECODE(buf[pos:end]).message
-            if message is not None and isinstance(message.usage, dict):
-                get = message.usage.get
-                usage = [get("input_tokens", 0), get("output_tokens", 0),
-                         get("cache_read_input_tokens", 0),
-                         get("cache_creation_input_tokens", 0)]
-                if message.id:
-                    peak = peaks.setdefault((message.model, message.id), usage)
-                    if peak is not usage:
-                        peaks[(message.model, message.id)] = list(map(max, peak, usage))
-                else:
-                    loose += 1
+            loose += keep_usage(buf[pos:end], peaks)
         types[kind] = types.get(kind, 0) + 1
         if nl < 0:
             break

@@ -17,22 +17,9 @@ Usage: stats_exact.py CLAUDE_HOME
 
 from typing import Any
 
-import msgspec
 import simdjson
 from _common import main, open_bytes
-
-
-class Message(msgspec.Struct):
-    id: Any = None
-    model: Any = None
-    usage: Any = None
-
-
-class Line(msgspec.Struct):
-    message: Message | None = None
-
-
-DECODE = msgspec.json.Decoder(Line).decode
+from stats_census import keep_usage
 
 
 def census(path: str) -> int:
@@ -57,18 +44,7 @@ def census(path: str) -> int:
         except ValueError:
             malformed += 1 if line.strip() else 0
         if kind == "assistant":
-            message = DECODE(line).message
-            if message is not None and isinstance(message.usage, dict):
-                get = message.usage.get
-                usage = [get("input_tokens", 0), get("output_tokens", 0),
-                         get("cache_read_input_tokens", 0),
-                         get("cache_creation_input_tokens", 0)]
-                if message.id:
-                    peak = peaks.setdefault((message.model, message.id), usage)
-                    if peak is not usage:
-                        peaks[(message.model, message.id)] = list(map(max, peak, usage))
-                else:
-                    loose += 1
+            loose += keep_usage(line, peaks)
         types[kind] = types.get(kind, 0) + 1
         if nl < 0:
             break

@@ -45,11 +45,12 @@ def test_the_scan_agrees_with_the_find_walk_on_the_real_corpus(real_home) -> Non
     assert lines >= 3_900
 
 
-def test_subtype_and_nested_keys_are_told_apart() -> None:
-    """`"subtype":"user"` is no type key; a nested user object's key is one (the verdict
-    then says whether it is the record's own); keys before the user key on its line
-    belong to it; an assistant line's tool_result key belongs to no user line."""
-    rows = [
+def key_confusion_rows() -> list[dict[str, Any]]:
+    """Records whose keys a byte walk could take for a user record's or a carrier's: a
+    ``subtype`` of "user", a nested user object, an assistant's tool_result block, a
+    progress record wrapping a carrier, a rejection in a carrier's second block, a prompt
+    quoting both keys in prose (5 user lines; the plain carriers are t3+t4 and t5)."""
+    return [
         {"type": "system", "subtype": "user", "content": "x"},
         {"message": {"role": "user", "content": [result_block("t1", "o")]}, "type": "user"},
         {"type": "assistant", "message": {"content": [result_block("s1", "page")]}},
@@ -58,6 +59,13 @@ def test_subtype_and_nested_keys_are_told_apart() -> None:
         human("u1", None, 'says "type":"user" and "type":"tool_result" in prose'),
         carrier_of(result_block("t5", "fine")),
     ]
+
+
+def test_subtype_and_nested_keys_are_told_apart() -> None:
+    """`"subtype":"user"` is no type key; a nested user object's key is one (the verdict
+    then says whether it is the record's own); keys before the user key on its line
+    belong to it; an assistant line's tool_result key belongs to no user line."""
+    rows = key_confusion_rows()
     for serialize in (compact, spaced):
         buf = serialize(rows)
         assert agree(buf) == 5

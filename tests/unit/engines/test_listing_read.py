@@ -14,8 +14,8 @@ from pysift.engines.listing_read import (
     _human_candidates_forward,
     _Lines,
 )
-from unit.core.test_keyscan import find_walk
-from unit.core.test_turns import carrier_of, compact, human, result_block, spaced
+from unit.core.test_keyscan import find_walk, key_confusion_rows
+from unit.core.test_turns import compact, spaced
 
 
 def agree(buf: bytes) -> int:
@@ -52,15 +52,7 @@ def test_nested_keys_answers_and_both_layouts() -> None:
     """A subtype is no key, a nested user object is no carrier of its own, a rejection in
     a line's second block is no plain carrier, and a file in both layouts is walked in
     both spellings."""
-    rows = [
-        {"type": "system", "subtype": "user", "content": "x"},
-        {"message": {"role": "user", "content": [result_block("t1", "o")]}, "type": "user"},
-        {"type": "assistant", "message": {"content": [result_block("s1", "page")]}},
-        {"type": "progress", "data": {"message": carrier_of(result_block("t2", "o"))}},
-        carrier_of(result_block("t3", "o"), result_block("t4", "want to proceed? no")),
-        human("u1", None, 'says "type":"user" and "type":"tool_result" in prose'),
-        carrier_of(result_block("t5", "fine")),
-    ]
+    rows = key_confusion_rows()
     for serialize in (compact, spaced):
         assert agree(serialize(rows)) == 5
     assert agree(compact(rows) + spaced(rows) + compact(rows) + spaced(rows[:3])) == 16
