@@ -24,23 +24,9 @@ import stringzilla
 
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.keyscan import (
-    ANSWER,
-    CARRIER_AFTER,
-    CARRIER_BEFORE,
-    CONTENT_ARRAY,
-    CONTENT_ARRAY_SPACED,
-    PROCEED,
-    carrier_verdict,
-)
+from pysift.core.keyscan import carrier_verdict
 from pysift.core.pairing import PlanIndex
-from pysift.core.rawjson import (
-    at_top_level,
-    iter_key_lines,
-    iter_key_lines_backward,
-    layouts,
-    type_needles,
-)
+from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts, type_needles
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.disk.mapped import open_buffer, open_buffer_stat
@@ -456,37 +442,7 @@ def _plain_carrier(buf: Buffer, find: Any, start: int, end: int,
                    user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]) -> bool:
     """``turns.is_plain_carrier`` of the line ``[start, end)``: its type keys collected by
     ``find`` (the SIMD search: a carrier's body is read once, at memory speed), the
-    verdict by ``keyscan.carrier_verdict`` (the same test on the same keys), written out
-    here for a file in one layout (a line of B's tails is most often a carrier: the
-    calls and lists cost more than the searches)."""
-    if len(result_keys) == 1 and len(user_keys) == 1:
-        key = result_keys[0]
-        first = find(key, start, end)
-        if first < 0:
-            return False
-        line_find = buf.find  # a window of ~1 KB: the buffer's own find
-        step = len(key)
-        at = first
-        while at >= 0:  # every block of the line: the bytes near its type key
-            lo = at - CARRIER_BEFORE if at - CARRIER_BEFORE > start else start
-            hi = at + CARRIER_AFTER if at + CARRIER_AFTER < end else end
-            if line_find(ANSWER, lo, hi) >= 0 or line_find(PROCEED, lo, hi) >= 0:
-                return False
-            at = find(key, at + step, end)
-        if (line_find(CONTENT_ARRAY, start, first) < 0
-                and line_find(CONTENT_ARRAY_SPACED, start, first) < 0):
-            return False
-        user = user_keys[0]
-        at = line_find(user, start, first)
-        while at >= 0:  # the record's own user key, before its first block
-            head = line_find(b"{", start, at)
-            if head >= 0 and line_find(b"{", head + 1, at) < 0 and line_find(
-                    b"[", head + 1, at) < 0:
-                return True
-            if at_top_level(buf, start, at):
-                return True
-            at = line_find(user, at + len(user), first)
-        return False
+    verdict by ``keyscan.carrier_verdict`` (the same test on the same keys)."""
     results = _keys_at(find, result_keys, start, end)
     if not results:
         return False
