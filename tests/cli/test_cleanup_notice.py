@@ -147,3 +147,16 @@ def test_the_period_reads_user_then_project_then_local(tmp_path):
     period = cleanup_period(home, root)
     assert period.days == 7 and "true is not a whole number" in period.notes[0].replace(
         "True", "true")
+
+
+def test_the_notice_is_the_same_from_a_warm_cache(cli, home, tmp_path, monkeypatch):
+    cold = {c: cli("--claude-home", str(home.root), c, "--format", "json").summary()
+            for c in ("list", "stats")}
+    monkeypatch.setenv("PYSIFT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYSIFT_CACHE_SETTLE_MS", "0")
+    for command in ("list", "stats"):
+        for _ in ("fill", "warm"):
+            summary = cli("--claude-home", str(home.root), command, "--format", "json"
+                          ).summary()
+            assert summary["cleanup_notice"] == cold[command]["cleanup_notice"], command
+    assert any((tmp_path / "cache" / "list").iterdir())  # the warm run had entries to probe

@@ -45,8 +45,8 @@ def run(opts: ListOptions, env: Env) -> Report:
     from pysift.disk.cache import open_store
     from pysift.engines import listing as engine
 
-    summaries = engine.run(scope.transcripts, prepare=prepare,
-                           cache=open_store(env.cache, env.now().timestamp()))
+    store = open_store(env.cache, env.now().timestamp())
+    summaries = engine.run(scope.transcripts, prepare=prepare, cache=store)
     report = Report(command="list", header=scope_header(scope))
     report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
@@ -61,7 +61,7 @@ def run(opts: ListOptions, env: Env) -> Report:
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
-    notice = cleanup_notice(report, scope.transcripts, env)
+    notice = cleanup_notice(report, scope.transcripts, env, store)
     result = ListResult(scope, shown, len(over), limit, env, notice)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in shown]

@@ -43,8 +43,8 @@ def run(opts: StatsOptions, env: Env) -> Report:
     window = Window(since=args.since, until=args.until, turns=args.turns)
     from pysift.disk.cache import open_store
 
-    rows = engine.run(scope.transcripts, window,
-                      cache=open_store(env.cache, env.now().timestamp()))
+    store = open_store(env.cache, env.now().timestamp())
+    rows = engine.run(scope.transcripts, window, cache=store)
     report = Report(command="stats")
     report.take_scope(scope)
     for row in rows:
@@ -54,7 +54,7 @@ def run(opts: StatsOptions, env: Env) -> Report:
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)
     shown, over = cap(rows, args.max_count, newest=recency)
-    notice = cleanup_notice(report, scope.transcripts, env)
+    notice = cleanup_notice(report, scope.transcripts, env, store)
     result = StatsResult(shown, dropped=len(over), env=env, notice=notice)
     report.header = result.header()
     report.rows = [session_row(r, env) for r in shown]

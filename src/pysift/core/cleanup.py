@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -139,12 +139,13 @@ def _archived(path: Path, st: os.stat_result, home: Path, archive: Path | None) 
 
 
 def near_cleanup(transcripts: Iterable[Transcript], claude_home: Path,
-                 environ: Mapping[str, str], cwd: Path, now: datetime
+                 environ: Mapping[str, str], cwd: Path, now: datetime,
+                 stat: Callable[[Path], os.stat_result] = os.stat
                  ) -> tuple[Notice | None, list[str]]:
     """The notice for these transcripts (None when no session needs one, the home is
     itself an archive, or the notice is off), and the notes on what could not be read of
     the settings (said whether or not a notice stands: they decide it). One ``stat`` per
-    transcript."""
+    transcript (``stat``: the run's, which may already hold the answer)."""
     window, bad_window = notice_days(environ)
     notes = [bad_window] if bad_window else []
     if window == 0:
@@ -161,7 +162,7 @@ def near_cleanup(transcripts: Iterable[Transcript], claude_home: Path,
         if key in near:
             continue
         try:
-            st = os.stat(t.path)
+            st = stat(t.path)
         except OSError:
             continue
         if period is None:

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pysift.disk import cache as C
 from pysift.disk.mapped import open_buffer_stat
@@ -279,3 +281,37 @@ def test_the_collector_is_paused_only_inside_and_restored_as_it_was() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _project_by_parts(path: Path) -> Path:
+    """The shard key as read through ``Path.parts`` (the reading the string one replaced)."""
+    parts = path.parts
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i - 1] == "projects":
+            return Path(*parts[:i + 1])
+    return path.parent
+
+
+@given(st.lists(st.sampled_from(["projects", "-home-dev-app", "p", "subagents", "workflows",
+                                 "wf_1", "6f1c0a4e-1111-4222-8333-944455556666", "é x"]),
+                max_size=7),
+       st.sampled_from(["s.jsonl", "agent-a1.jsonl"]), st.booleans())
+def test_the_shard_key_is_the_project_dir_of_a_walked_path(dirs: list[str], name: str,
+                                                          absolute: bool) -> None:
+    path = Path("/" if absolute else ".", *dirs, name)
+    text = os.fspath(path)
+    assert C._project_of(text) == os.fspath(_project_by_parts(path))
+    assert C.shard_name(C._project_of(text)) == C.shard_name(_project_by_parts(path))
+
+
+def test_a_probed_file_is_not_stat_again_in_the_same_run(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    other = path.with_name("t.jsonl")
+    other.write_bytes(b"{}\n")
+    facet = stored(tmp_path, path)
+    assert facet.probe(path).hit
+    probed = facet.store.seen[str(path)]
+    assert facet.store.stat(path) is probed  # the probe's answer, no second system call
+    assert facet.store.stat(other).st_size == 3  # never probed: asked of the disk
+    with pytest.raises(FileNotFoundError):
+        facet.store.stat(path.with_name("gone.jsonl"))
