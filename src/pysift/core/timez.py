@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
+from typing import Any
 
 from pysift.core.text import clip, one_line
 
@@ -101,27 +102,30 @@ def text_ts(raw: str | None, tz: tzinfo | None = None, millis: bool = False) -> 
     return format_local(parsed, tz, millis)
 
 
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d\.\d{3}Z")
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z")
 
 
 def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     """``text_ts`` (no milliseconds) for one output that renders thousands of stamps:
     Claude Code's own shape (``2026-06-07T05:43:00.123Z``) is rendered once per hour of
-    UTC, its minutes and seconds spliced in, when the zone keeps one offset and one name
-    through that hour (checked at its first and its last second: the zone database has
-    no two changes within days of each other, so equal ends mean no change between) and
-    the minute stays in the local hour the hour starts in; else once per minute, its
-    seconds spliced in (a zone's offset changes on whole minutes; a minute whose offset
-    holds seconds, as some historical ones did, takes the full path); any other shape
-    goes through ``text_ts``."""
-    hours: dict[str, tuple[str, int, str] | None] = {}
+    UTC, its minutes and seconds spliced in, when the zone keeps one offset (of whole
+    minutes) and one name through that hour (checked at its first and its last second:
+    the zone database has no two changes within days of each other, so equal ends mean
+    no change between). The hour's rendering holds the local hour it starts in and the
+    next one (a zone a quarter or half hour off UTC puts a UTC hour across two local
+    hours): with one offset through the hour, a minute's local clock is its UTC clock
+    shifted by it. Else once per minute, its seconds spliced in (a zone's offset changes
+    on whole minutes; a minute whose offset holds seconds, as some historical ones did,
+    takes the full path); any other shape goes through ``text_ts``."""
+    hours: dict[str, tuple[str, int, str, str] | None] = {}
     minutes: dict[str, tuple[str, str] | None] = {}
     full = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
+    canonical = _CANONICAL.fullmatch
 
     def local_of(instant: datetime) -> datetime:
         return instant.astimezone(tz) if tz is not None else instant.astimezone()
 
-    def hour_of(key: str) -> tuple[str, int, str] | None:
+    def hour_of(key: str) -> tuple[str, int, str, str] | None:
         start = parse_ts(key + ":00:00.000Z")
         if start is None:
             return None
@@ -133,20 +137,23 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
         if (offset is None or offset.total_seconds() % 60 or offset != last.utcoffset()
                 or first.tzname() != last.tzname()):
             return None
-        text = format_local(first, tz)  # `YYYY-MM-DD HH:MM:00 <marker>`
-        return text[:14], first.minute, text[19:]
+        # the local hours the UTC hour spans: ``YYYY-MM-DD HH:`` of each (the second is
+        # the first plus the minutes left to its end, the offset being the same)
+        nxt = first + timedelta(minutes=60 - first.minute) if first.minute else first
+        return (_hour_text(first), first.minute, f" {_zone_marker(first)}", _hour_text(nxt))
 
     def stamp(raw: str | None) -> str:
-        if raw is None or not _CANONICAL.fullmatch(raw):
+        if raw is None or not canonical(raw):
             return full(raw)
         key = raw[:13]
-        if key not in hours:
-            hours[key] = hour_of(key)
-        hour = hours[key]
+        hour = hours.get(key, _UNSEEN)
+        if hour is _UNSEEN:
+            hour = hours[key] = hour_of(key)
         if hour is not None:
             minute = hour[1] + int(raw[14:16])
             if minute < 60:
                 return f"{hour[0]}{minute:02d}:{raw[17:19]}{hour[2]}"
+            return f"{hour[3]}{minute - 60:02d}:{raw[17:19]}{hour[2]}"
         key = raw[:16]
         if key not in minutes:
             start = parse_ts(key + ":00.000Z")
@@ -165,6 +172,7 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     return stamp
 
 
+_UNSEEN: Any = object()
 _LAST_SECOND = timedelta(seconds=3599)
 
 
@@ -231,6 +239,11 @@ def format_span_ms(ms: int) -> str:
     """The compact form csift's stats span prints, the second unit zero-padded: ``12s``,
     ``1m05s``, ``1h30m``, ``10d07h``."""
     return _two_units(ms, spaced=False)
+
+
+def _hour_text(local: datetime) -> str:
+    """``YYYY-MM-DD HH:``, the text form's clock up to its minutes."""
+    return f"{local.year:04d}-{local.month:02d}-{local.day:02d} {local.hour:02d}:"
 
 
 def _clock(local: datetime, separator: str) -> str:
