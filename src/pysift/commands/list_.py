@@ -47,6 +47,7 @@ def run(opts: ListOptions, env: Env) -> Report:
 
     summaries = engine.run(scope.transcripts, prepare=prepare,
                            cache=open_store(env.cache, env.now().timestamp()))
+    known = [s.file_times for s in summaries]  # type: ignore[misc]
     report = Report(command="list", header=scope_header(scope))
     report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
@@ -61,7 +62,7 @@ def run(opts: ListOptions, env: Env) -> Report:
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
-    notice = cleanup_notice(report, scope.transcripts, env)
+    notice = cleanup_notice(report, scope.transcripts, env, known)
     result = ListResult(scope, shown, len(over), limit, env, notice)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in shown]

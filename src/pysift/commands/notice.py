@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from pysift.core.cleanup import Notice, near_cleanup
+from collections.abc import Sequence
+
+from pysift.core.cleanup import FileTimes, Notice, near_cleanup
 from pysift.disk.layout import Transcript
 from pysift.model.env import Env
 from pysift.output.report import Report
 
 
-def cleanup_notice(report: Report, transcripts: list[Transcript], env: Env) -> Notice | None:
+def cleanup_notice(report: Report, transcripts: list[Transcript], env: Env,
+                   known: Sequence[FileTimes | None] | None = None) -> Notice | None:
     """The sessions in scope Claude Code is about to delete and the archive lacks (None
     when there are none): the result object puts it in the summary (``cleanup_notice``)
-    and under the text. What could not be read of the settings goes to the notes."""
+    and under the text. What could not be read of the settings goes to the notes.
+    ``known``: the transcripts' ``stat`` as the caller took it this run (``near_cleanup``)."""
     notice, notes = near_cleanup(transcripts, env.claude_home, env.environ, env.cwd,
-                                 env.now())
+                                 env.now(), known)
     report.notes.extend(notes)
     return notice

@@ -11,10 +11,12 @@ the elicitation sidecar) is read on every run.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pysift.core.cleanup import file_times
 from pysift.core.decode import decode
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -91,6 +93,9 @@ class SessionSummary:
     view: object = None  # the caller's rendering of this row, made in the worker (``prepare``)
     facts: object = None  # what the cache keeps of this transcript (``_facts``), for the parent
     stamp: object = None  # the cache stamp of the bytes the facts come from
+    # the file's ``stat`` as this run took it (``core.cleanup.file_times``: the cleanup
+    # notice reads it instead of a ``stat`` of its own per file, in the parent)
+    file_times: object = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # across the pool as the tuple of its fields (a dataclass's own reduce, its class
@@ -106,19 +111,19 @@ _SUMMARY_FIELDS = tuple(SessionSummary.__dataclass_fields__)
 # what a caller reads of a row laid out by ``prepare`` in a forked worker (``run``), and
 # what the parent keeps of it for the cache
 _LAID_OUT = ("view", "skipped_lines", "error", "sidecar_error", "first_ts", "last_ts",
-             "facts", "stamp")
+             "facts", "stamp", "file_times")
 _BLANK = {name: f.default for name, f in SessionSummary.__dataclass_fields__.items()
           if name not in _LAID_OUT and name not in ("transcript", "pending")}
 
 
 def _laid_out(view: object, skipped_lines: int, error: str | None, sidecar_error: str | None,
-              first_ts: str | None, last_ts: str | None, facts: object,
-              stamp: object) -> SessionSummary:
+              first_ts: str | None, last_ts: str | None, facts: object, stamp: object,
+              file_times: object) -> SessionSummary:
     out = SessionSummary.__new__(SessionSummary)
     out.__dict__ = {**_BLANK, "transcript": None, "pending": [], "view": view,
                     "skipped_lines": skipped_lines, "error": error,
                     "sidecar_error": sidecar_error, "first_ts": first_ts, "last_ts": last_ts,
-                    "facts": facts, "stamp": stamp}
+                    "facts": facts, "stamp": stamp, "file_times": file_times}
     return out
 
 
@@ -207,7 +212,7 @@ def from_facts(transcript: Transcript, facts: Any) -> SessionSummary | None:
             "first_ts": first_ts, "last_ts": last_ts, "skipped_lines": skipped,
             "is_clone": is_clone, "clone_boundary_uuid": boundary, "clone_of": None,
             "sidecar_present": False, "pending": [], "sidecar_error": None, "error": None,
-            "view": None, "facts": None, "stamp": None}
+            "view": None, "facts": None, "stamp": None, "file_times": None}
     except (TypeError, ValueError):
         return None
     return out
@@ -355,6 +360,10 @@ def _hit(transcript: Transcript, facts: Any,
     """The row of a transcript the cache holds unchanged (None: facts of another shape)."""
     summary = from_facts(transcript, facts)
     if summary is not None:
+        try:
+            summary.file_times = file_times(os.stat(transcript.path))
+        except OSError:  # gone since the probe: the notice tries again, as it would have
+            pass
         _other_files(summary, transcript, None)
         if prepare is not None:
             prepare(summary)

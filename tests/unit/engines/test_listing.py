@@ -333,6 +333,7 @@ def test_a_row_from_the_cache_has_every_field_a_made_row_has(tmp_path: Path) -> 
     fields as the dataclass's, the facts' values where the facts have them."""
     import pickle
 
+    from pysift.core.cleanup import file_times
     from pysift.engines.listing import SessionSummary, from_facts
 
     home, found = _many(tmp_path, count=3)
@@ -341,7 +342,8 @@ def test_a_row_from_the_cache_has_every_field_a_made_row_has(tmp_path: Path) -> 
         kept = from_facts(transcript, made.facts)
         assert kept is not None
         assert list(kept.__dict__) == list(SessionSummary.__dataclass_fields__)
-        made.facts = made.stamp = None
+        assert made.file_times == file_times(transcript.path.stat())  # this run's, not a fact
+        made.facts = made.stamp = made.file_times = None
         assert kept == made and _rows([kept]) == _rows([made])
         made.view = ("row", ())
         made.transcript = None  # type: ignore[assignment]
