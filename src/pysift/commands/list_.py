@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import field
 from datetime import datetime
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from pysift.commands.notice import cleanup_notice
 from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
@@ -13,7 +13,7 @@ from pysift.core.cap import cap
 from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
-from pysift.core.timez import parse_ts, text_stamper, ts_pair
+from pysift.core.timez import iso_stamper, parse_ts, text_stamper
 from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
@@ -47,7 +47,7 @@ def run(opts: ListOptions, env: Env) -> Report:
 
     summaries = engine.run(scope.transcripts, prepare=prepare,
                            cache=open_store(env.cache, env.now().timestamp()))
-    known = [s.file_times for s in summaries]  # type: ignore[misc]
+    known = [s.file_times for s in summaries]
     report = Report(command="list", header=scope_header(scope))
     report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
@@ -117,7 +117,8 @@ def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None
 def _said(said: Said | None, env: Env) -> dict[str, Any] | None:
     if said is None:
         return None
-    return {"excerpt": said_text(said), **ts_pair("ts", said.ts, env.tz)}
+    utc = said.ts if isinstance(said.ts, str) else None  # ``ts_pair``, its local value spliced
+    return {"excerpt": said_text(said), "ts_utc": utc, "ts_local": _stampers(env)[1](utc)}
 
 
 def said_text(said: Said) -> str:
@@ -188,15 +189,17 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(f"\n{result.notice.line()}\n")
 
 
-_STAMPER: list[tuple[Env, Callable[[str | None], str]]] = []  # the last run's, by its Env
+_Stampers = tuple[Callable[[str | None], str], Callable[[str | None], str | None]]
+_STAMPERS: list[tuple[Env, _Stampers]] = []  # the last run's, by its Env
 
 
-def _stamper(env: Env) -> Callable[[str | None], str]:
-    """``text_ts`` in the run's zone, the same one for every row of the run (it renders
-    a row's stamps once per minute of the clock: ``timez.text_stamper``)."""
-    if not _STAMPER or _STAMPER[0][0] is not env:
-        _STAMPER[:] = [(env, text_stamper(env.tz))]
-    return _STAMPER[0][1]
+def _stampers(env: Env) -> _Stampers:
+    """``text_ts`` and ``local_iso`` in the run's zone, the same ones for every row of the
+    run (they render a row's stamps once per hour of the clock: ``timez.text_stamper``,
+    ``timez.iso_stamper``)."""
+    if not _STAMPERS or _STAMPERS[0][0] is not env:
+        _STAMPERS[:] = [(env, (text_stamper(env.tz), iso_stamper(env.tz)))]
+    return _STAMPERS[0][1]
 
 
 _SAID_LABELS = (("  first ◂  ", "  first ◂  —\n"), ("  last ◂   ", "  last ◂   —\n"),
@@ -246,7 +249,7 @@ def row_block(s: SessionSummary, env: Env) -> TextRow:
         else:
             text += (f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
                      "(origin not in this project dir)\n")
-    stamp = _stamper(env)
+    stamp = _stampers(env)[0]
     for (label, missing), said in zip(_SAID_LABELS, (s.first_user, s.last_user, s.last_agent)):
         if said is None:
             text += missing
@@ -278,8 +281,8 @@ def row_segments(row: TextRow) -> list[Segment]:
     out: list[Segment] = []
     at = 0
     for k in range(0, len(marks), 3):
-        start, end, role = marks[k:k + 3]
-        out += ((text[at:start], None), (text[start:end], role))  # type: ignore[index]
-        at = end  # type: ignore[assignment]
+        start, end, role = cast(tuple[int, int, str], marks[k:k + 3])
+        out += ((text[at:start], None), (text[start:end], role))
+        at = end
     out.append((text[at:], None))
     return out

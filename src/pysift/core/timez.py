@@ -23,12 +23,12 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from pysift.core.text import clip, one_line
 
-__all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "local_iso",
-           "parse_ts", "text_stamper", "text_ts", "ts_pair"]
+__all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "iso_stamper",
+           "local_iso", "parse_ts", "text_stamper", "text_ts", "ts_pair"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
@@ -105,6 +105,9 @@ def text_ts(raw: str | None, tz: tzinfo | None = None, millis: bool = False) -> 
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z")
 
 
+T = TypeVar("T")
+
+
 def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     """``text_ts`` (no milliseconds) for one output that renders thousands of stamps:
     Claude Code's own shape (``2026-06-07T05:43:00.123Z``) is rendered once per hour of
@@ -117,13 +120,31 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     shifted by it. Else once per minute, its seconds spliced in (a zone's offset changes
     on whole minutes; a minute whose offset holds seconds, as some historical ones did,
     takes the full path); any other shape goes through ``text_ts``."""
+    full: Callable[[str | None], str] = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
+    return _splicer(tz, " ", lambda local: f" {_zone_marker(local)}", full)
+
+
+def iso_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str | None]:
+    """``local_iso`` for one output that renders thousands of stamps (a JSON listing's
+    ``*_local`` values), spliced as ``text_stamper`` splices the text form."""
+    return _splicer(tz, "T", _colon_offset, lambda raw: local_iso(raw, tz))
+
+
+def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], str],
+             full: Callable[[str | None], T]) -> Callable[[str | None], str | T]:
+    """The stamper of ``text_stamper`` and ``iso_stamper``: ``<date><separator><clock>``
+    then ``zone_text`` of the local time, spliced per hour (or per minute) of Claude
+    Code's own shape; ``full`` renders every other string, and the instants no splice
+    can render."""
     hours: dict[str, tuple[str, int, str, str] | None] = {}
     minutes: dict[str, tuple[str, str] | None] = {}
-    full = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
     canonical = _CANONICAL.fullmatch
 
     def local_of(instant: datetime) -> datetime:
         return instant.astimezone(tz) if tz is not None else instant.astimezone()
+
+    def hour_text(local: datetime) -> str:  # ``YYYY-MM-DD<sep>HH:``
+        return f"{local.year:04d}-{local.month:02d}-{local.day:02d}{separator}{local.hour:02d}:"
 
     def hour_of(key: str) -> tuple[str, int, str, str] | None:
         start = parse_ts(key + ":00:00.000Z")
@@ -137,12 +158,12 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
         if (offset is None or offset.total_seconds() % 60 or offset != last.utcoffset()
                 or first.tzname() != last.tzname()):
             return None
-        # the local hours the UTC hour spans: ``YYYY-MM-DD HH:`` of each (the second is
-        # the first plus the minutes left to its end, the offset being the same)
+        # the local hours the UTC hour spans (the second is the first plus the minutes
+        # left to its end, the offset being the same)
         nxt = first + timedelta(minutes=60 - first.minute) if first.minute else first
-        return (_hour_text(first), first.minute, f" {_zone_marker(first)}", _hour_text(nxt))
+        return hour_text(first), first.minute, zone_text(first), hour_text(nxt)
 
-    def stamp(raw: str | None) -> str:
+    def stamp(raw: str | None) -> str | T:
         if raw is None or not canonical(raw):
             return full(raw)
         key = raw[:13]
@@ -161,16 +182,14 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
             offset = local.utcoffset() if local is not None else None
             if local is None or offset is None or offset.total_seconds() % 60:
                 minutes[key] = None
-            else:
-                text = format_local(local, tz)  # `YYYY-MM-DD HH:MM:00 <marker>`
-                minutes[key] = (text[:17], text[19:])
+            else:  # ``YYYY-MM-DD<sep>HH:MM:`` and the zone
+                minutes[key] = (_clock(local, separator)[:17], zone_text(local))
         base = minutes[key]
         if base is None:
             return full(raw)
         return base[0] + raw[17:19] + base[1]
 
     return stamp
-
 
 _UNSEEN: Any = object()
 _LAST_SECOND = timedelta(seconds=3599)
@@ -239,11 +258,6 @@ def format_span_ms(ms: int) -> str:
     """The compact form csift's stats span prints, the second unit zero-padded: ``12s``,
     ``1m05s``, ``1h30m``, ``10d07h``."""
     return _two_units(ms, spaced=False)
-
-
-def _hour_text(local: datetime) -> str:
-    """``YYYY-MM-DD HH:``, the text form's clock up to its minutes."""
-    return f"{local.year:04d}-{local.month:02d}-{local.day:02d} {local.hour:02d}:"
 
 
 def _clock(local: datetime, separator: str) -> str:

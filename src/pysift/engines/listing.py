@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from pysift.core.cleanup import file_times
+from pysift.core.cleanup import FileTimes, file_times
 from pysift.core.decode import decode
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -95,7 +95,7 @@ class SessionSummary:
     stamp: object = None  # the cache stamp of the bytes the facts come from
     # the file's ``stat`` as this run took it (``core.cleanup.file_times``: the cleanup
     # notice reads it instead of a ``stat`` of its own per file, in the parent)
-    file_times: object = None
+    file_times: FileTimes | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # across the pool as the tuple of its fields (a dataclass's own reduce, its class
@@ -118,7 +118,7 @@ _BLANK = {name: f.default for name, f in SessionSummary.__dataclass_fields__.ite
 
 def _laid_out(view: object, skipped_lines: int, error: str | None, sidecar_error: str | None,
               first_ts: str | None, last_ts: str | None, facts: object, stamp: object,
-              file_times: object) -> SessionSummary:
+              file_times: FileTimes | None) -> SessionSummary:
     out = SessionSummary.__new__(SessionSummary)
     out.__dict__ = {**_BLANK, "transcript": None, "pending": [], "view": view,
                     "skipped_lines": skipped_lines, "error": error,
@@ -314,11 +314,11 @@ def run(transcripts: list[Transcript], *,
         # shards of its own projects, in parallel, and copies no page of the other's
         groups = _by_project(transcripts)
         with paused_gc():
-            made = map_ordered(_rows_for_pool, groups, shared=(transcripts, prepare, facet),
-                               workers=workers, min_items=2,
-                               weights=[len(group) for group in groups])
+            grouped = map_ordered(_rows_for_pool, groups, shared=(transcripts, prepare, facet),
+                                  workers=workers, min_items=2,
+                                  weights=[len(group) for group in groups])
         where: list[int] = [i for group in groups for i in group]
-        return _kept(transcripts, where, [row for rows in made for row in rows], out, facet)
+        return _kept(transcripts, where, [row for rows in grouped for row in rows], out, facet)
     todo: list[tuple[Transcript, Probe | None]] = []
     where = []
     # a hit's row is made here, in-process, when the rows come back whole (no layout in

@@ -275,29 +275,32 @@ def _canonical(instant: datetime) -> str:
 def test_prop_text_stamper_renders_what_text_ts_renders(zone: ZoneInfo | None,
                                                         raws: list[str]) -> None:
     """One stamper over a run of stamps (its hour and minute memos filled as it goes)
-    renders each exactly as the unmemoized ``text_ts``: across DST changes, in zones a
-    half or a quarter hour off UTC (a UTC hour spans two local hours), in the system
-    zone, and for strings of any other shape."""
-    from pysift.core.timez import text_stamper
+    renders each exactly as the unmemoized ``text_ts`` (``iso_stamper``: ``local_iso``):
+    across DST changes, in zones a half or a quarter hour off UTC (a UTC hour spans two
+    local hours), in the system zone, and for strings of any other shape."""
+    from pysift.core.timez import iso_stamper, text_stamper
 
-    stamp = text_stamper(zone)
+    stamp, iso = text_stamper(zone), iso_stamper(zone)
     for raw in raws + raws[::-1]:  # again, from the memos
         assert stamp(raw) == text_ts(raw, zone), (zone, raw)
+        assert iso(raw) == local_iso(raw, zone), (zone, raw)
+    assert iso(None) is None and stamp(None) == text_ts(None, zone)
 
 
 def test_text_stamper_through_every_minute_of_a_dst_day() -> None:
     """Every minute (at its 0th and 59th second) of the days Lord Howe (a half-hour
     shift) and Sydney leave and enter DST, through one stamper each."""
-    from pysift.core.timez import text_stamper
+    from pysift.core.timez import iso_stamper, text_stamper
 
     for zone in (ZoneInfo("Australia/Lord_Howe"), SYDNEY, ZoneInfo("America/St_Johns")):
-        stamp = text_stamper(zone)
+        stamp, iso = text_stamper(zone), iso_stamper(zone)
         for day in (datetime(2026, 4, 4, tzinfo=UTC), datetime(2026, 10, 3, tzinfo=UTC),
                     datetime(2026, 3, 8, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC)):
             for minute in range(24 * 60):
                 for second in (0, 59):
                     raw = _canonical(day + timedelta(minutes=minute, seconds=second))
                     assert stamp(raw) == text_ts(raw, zone), (zone, raw)
+                    assert iso(raw) == local_iso(raw, zone), (zone, raw)
 
 
 @pytest.mark.parametrize(

@@ -303,7 +303,7 @@ def test_a_big_warm_scope_laid_out_goes_through_the_pool_hits_and_all(tmp_path: 
                  s.first_ts, s.last_ts) for s in summaries]
 
     monkeypatch.setattr(listing, "HIT_POOL_MIN", 10)
-    home, found = _many(tmp_path)
+    _, found = _many(tmp_path)
     groups = listing._by_project(found)
     assert len(groups) == 3 and [i for g in groups for i in g] == list(range(len(found)))
     assert all(len({found[i].project_dir for i in g}) == 1 for g in groups)
@@ -336,7 +336,7 @@ def test_a_row_from_the_cache_has_every_field_a_made_row_has(tmp_path: Path) -> 
     from pysift.core.cleanup import file_times
     from pysift.engines.listing import SessionSummary, from_facts
 
-    home, found = _many(tmp_path, count=3)
+    _, found = _many(tmp_path, count=3)
     for transcript in found:
         made = summarize(transcript)
         kept = from_facts(transcript, made.facts)
