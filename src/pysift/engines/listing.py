@@ -310,8 +310,9 @@ def run(transcripts: list[Transcript], *,
             and processes(len(transcripts), workers=workers) > 1):
         # a big scope laid out in the workers: every file goes through the pool, hits too
         # (a hit's row, ~30 us with its probe, comes back as its view: a light pickle),
-        # one project dir at a time (biggest first), so that each process loads only the
-        # shards of its own projects, in parallel, and copies no page of the other's
+        # one project dir at a time (biggest first, 64 files at most), so that each process
+        # loads mostly the shards of its own projects, in parallel, and copies no page of
+        # the other's
         groups = _by_project(transcripts)
         with paused_gc():
             grouped = map_ordered(_rows_for_pool, groups, shared=(transcripts, prepare, facet),
@@ -370,13 +371,14 @@ def _hit(transcript: Transcript, facts: Any,
     return summary
 
 
-def _by_project(transcripts: list[Transcript]) -> list[range]:
+def _by_project(transcripts: list[Transcript], most: int = 64) -> list[range]:
     """The scope's runs of transcripts of one project dir (the scope lists a project's
-    sessions together)."""
+    sessions together), at most ``most`` each (a home of one big project still spreads)."""
     groups: list[range] = []
     start = 0
     for i in range(1, len(transcripts) + 1):
-        if i == len(transcripts) or transcripts[i].project_dir != transcripts[start].project_dir:
+        if (i == len(transcripts) or i - start >= most
+                or transcripts[i].project_dir != transcripts[start].project_dir):
             groups.append(range(start, i))
             start = i
     return groups
