@@ -160,3 +160,37 @@ def test_the_notice_is_the_same_from_a_warm_cache(cli, home, tmp_path, monkeypat
                           ).summary()
             assert summary["cleanup_notice"] == cold[command]["cleanup_notice"], command
     assert any((tmp_path / "cache" / "list").iterdir())  # the warm run had entries to probe
+def test_the_notice_reads_the_stat_the_listing_took(home, tmp_path, monkeypatch):
+    """``near_cleanup`` takes the times a caller's own ``stat`` of each transcript gave this
+    run (``list`` reads them off the files it opened or probed) and stats only the others;
+    the notice is the one its own ``stat`` calls would have made."""
+    from datetime import UTC, datetime
+
+    from pysift.core import cleanup
+    from pysift.core.cleanup import file_times, near_cleanup
+    from pysift.disk.layout import Unreadable, iter_project_dirs, project_transcripts
+
+    unread = Unreadable()
+    found = [t for d in iter_project_dirs(home.projects, unread=unread)
+             for t in project_transcripts(d, subagents=True, unread=unread)]
+    environ = {"HOME": str(tmp_path)}
+    now = datetime.now(UTC)
+    plain = near_cleanup(found, home.root, environ, tmp_path, now)
+    assert plain[0] is not None and sorted(plain[0].session_ids) == sorted([DUE_IN_3, OVERDUE_2])
+    known = [file_times(t.path.stat()) for t in found]
+    known[0] = None  # not taken by the caller: stat here
+    stats: list[str] = []
+    real = os.stat
+
+    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        stats.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(cleanup.os, "stat", counted)
+    given = near_cleanup(found, home.root, environ, tmp_path, now, known)
+    assert given == plain
+    assert [p for p in stats if p.endswith(".jsonl")] == [os.fspath(found[0].path)]
+    # what the caller's stat said is what counts (a file aged since: still the run's view)
+    young = [(time.time(), size, ns) for (_, size, ns) in
+             (file_times(t.path.stat()) for t in found)]
+    assert near_cleanup(found, home.root, environ, tmp_path, now, young)[0] is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import field
 from datetime import datetime
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from pysift.commands.notice import cleanup_notice
 from pysift.commands.scope import ScopeArgs, scope_banner, scope_header
@@ -13,7 +13,7 @@ from pysift.core.cap import cap
 from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
-from pysift.core.timez import parse_ts, text_stamper, ts_pair
+from pysift.core.timez import iso_stamper, parse_ts, text_stamper
 from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
@@ -45,8 +45,9 @@ def run(opts: ListOptions, env: Env) -> Report:
     from pysift.disk.cache import open_store
     from pysift.engines import listing as engine
 
-    store = open_store(env.cache, env.now().timestamp())
-    summaries = engine.run(scope.transcripts, prepare=prepare, cache=store)
+    summaries = engine.run(scope.transcripts, prepare=prepare,
+                           cache=open_store(env.cache, env.now().timestamp()))
+    known = [s.file_times for s in summaries]
     report = Report(command="list", header=scope_header(scope))
     report.take_scope(scope)
     unreadable = [s for s in summaries if s.error]
@@ -61,7 +62,7 @@ def run(opts: ListOptions, env: Env) -> Report:
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
-    notice = cleanup_notice(report, scope.transcripts, env, store)
+    notice = cleanup_notice(report, scope.transcripts, env, known)
     result = ListResult(scope, shown, len(over), limit, env, notice)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in shown]
@@ -116,7 +117,8 @@ def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None
 def _said(said: Said | None, env: Env) -> dict[str, Any] | None:
     if said is None:
         return None
-    return {"excerpt": said_text(said), **ts_pair("ts", said.ts, env.tz)}
+    utc = said.ts if isinstance(said.ts, str) else None  # ``ts_pair``, its local value spliced
+    return {"excerpt": said_text(said), "ts_utc": utc, "ts_local": _stampers(env)[1](utc)}
 
 
 def said_text(said: Said) -> str:
@@ -171,14 +173,15 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(banner + "\n\n")
     if not summaries:
         w("no sessions found\n")
-    rows = [s.view if isinstance(s.view, list) else row_block(s, env) for s in summaries]
+    rows: list[TextRow] = [s.view if isinstance(s.view, tuple) else row_block(s, env)
+                           for s in summaries]
     if wants_colour(out):
         for i, row in enumerate(rows):
             if i:
                 w("\n")
-            segments_out(out, row)
+            segments_out(out, row_segments(row))
     else:  # nothing to paint: the rows in one write (``visible`` runs once, over it all)
-        w("\n".join(["".join([text for text, _ in row]) for row in rows]))
+        w("\n".join([text for text, _ in rows]))
     if dropped:
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
           "active; --max-count 0 lists all, or name a target)\n")
@@ -186,31 +189,44 @@ def render_text(out: TextIO, result: ListResult) -> None:
         w(f"\n{result.notice.line()}\n")
 
 
-_STAMPER: list[tuple[Env, Callable[[str | None], str]]] = []  # the last run's, by its Env
+_Stampers = tuple[Callable[[str | None], str], Callable[[str | None], str | None]]
+_STAMPERS: list[tuple[Env, _Stampers]] = []  # the last run's, by its Env
 
 
-def _stamper(env: Env) -> Callable[[str | None], str]:
-    """``text_ts`` in the run's zone, the same one for every row of the run (it renders
-    a row's stamps once per minute of the clock: ``timez.text_stamper``)."""
-    if not _STAMPER or _STAMPER[0][0] is not env:
-        _STAMPER[:] = [(env, text_stamper(env.tz))]
-    return _STAMPER[0][1]
+def _stampers(env: Env) -> _Stampers:
+    """``text_ts`` and ``local_iso`` in the run's zone, the same ones for every row of the
+    run (they render a row's stamps once per hour of the clock: ``timez.text_stamper``,
+    ``timez.iso_stamper``)."""
+    if not _STAMPERS or _STAMPERS[0][0] is not env:
+        _STAMPERS[:] = [(env, (text_stamper(env.tz), iso_stamper(env.tz)))]
+    return _STAMPERS[0][1]
 
 
-_SAID_LABELS = (("first ◂ ", "  first ◂  —\n"), ("last ◂  ", "  last ◂   —\n"),
-                ("last ▸  ", "  last ▸   —\n"))
+_SAID_LABELS = (("  first ◂  ", "  first ◂  —\n"), ("  last ◂   ", "  last ◂   —\n"),
+                ("  last ▸   ", "  last ▸   —\n"))
+_PARENT = "  ·  parent SESSION "
+_CWD = "\n  cwd      "
+_UNDER = "\n           "  # a message's text (or its label) under its stamp
+
+# A row of the text view: its text, and the spans of it that are painted (``start, end,
+# role``, flat); laid out in the worker, the text is all a plain stream is given
+TextRow = tuple[str, tuple[int | str, ...]]
 
 
-def row_block(s: SessionSummary, env: Env) -> list[Segment]:
-    """One session's lines of the text view (rows are separated by a blank line), as
-    segments (``output.terminal``): laid out in the worker, painted by the stream. Plain
-    text between two painted spans is one segment (a row is some ten of them)."""
+def row_block(s: SessionSummary, env: Env) -> TextRow:
+    """One session's lines of the text view (rows are separated by a blank line): the
+    row's text and its painted spans (ids, the cwd, the stamps, the labels), for a
+    painting stream (``row_segments``)."""
     t = s.transcript
+    sid = t.session_id
     if t.is_subagent:
-        out: list[Segment] = [("SUBAGENT  ", None), (t.session_id, "id"),
-                              ("  ·  parent SESSION ", None), (t.parent_session_id, "id")]
+        parent = t.parent_session_id
+        text = f"SUBAGENT  {sid}{_PARENT}{parent}"
+        at = 10 + len(sid) + len(_PARENT)
+        marks: list[int | str] = [10, 10 + len(sid), "id", at, at + len(parent), "id"]
     else:
-        out = [("SESSION  ", None), (t.session_id, "id")]
+        text = f"SESSION  {sid}"
+        marks = [9, len(text), "id"]
     extras = []
     branch = _drift(s.branch_first, s.branch_last)
     if branch:
@@ -219,35 +235,54 @@ def row_block(s: SessionSummary, env: Env) -> list[Segment]:
     if version:
         extras.append(f"CC {version}")
     tail = f"   ({', '.join(extras)})" if extras else ""
-    if s.cwd:
-        out += (("\n  cwd      ", None), (s.cwd, "path"))
-        plain = f"{tail}\n"
+    cwd = s.cwd
+    if cwd:
+        at = len(text) + len(_CWD)
+        text += f"{_CWD}{cwd}{tail}\n"
+        marks += (at, at + len(cwd), "path")
     else:
-        plain = f"\n  cwd      <unknown cwd>{tail}\n"
+        text += f"{_CWD}<unknown cwd>{tail}\n"
     if s.is_clone:
         if s.clone_of:
-            plain += (f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
-                      f"{s.clone_boundary_uuid}\n")
+            text += (f"  clone    forked from SESSION {s.clone_of} at compaction boundary "
+                     f"{s.clone_boundary_uuid}\n")
         else:
-            plain += (f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
-                      "(origin not in this project dir)\n")
-    stamp = _stamper(env)
+            text += (f"  clone    forked at compaction boundary {s.clone_boundary_uuid} "
+                     "(origin not in this project dir)\n")
+    stamp = _stampers(env)[0]
     for (label, missing), said in zip(_SAID_LABELS, (s.first_user, s.last_user, s.last_agent)):
         if said is None:
-            plain += missing
+            text += missing
             continue
-        out += ((f"{plain}  {label} ", None), (stamp(said.ts), "when"))
+        when = stamp(said.ts)
+        at = len(text) + len(label)
+        marks += (at, at + len(when), "when")
         if said.label is not None:
-            out += (("\n           ", None), (said_zone(said), "label"))
-            plain = f"  {said.text}\n"
+            zone = said_zone(said)
+            at += len(when) + len(_UNDER)
+            marks += (at, at + len(zone), "label")
+            text += f"{label}{when}{_UNDER}{zone}  {said.text}\n"
         else:
-            plain = f"\n           {said.text}\n"
+            text += f"{label}{when}{_UNDER}{said.text}\n"
     if s.pending:
-        plain += "  pending  with elicitation sidecar\n"
+        text += "  pending  with elicitation sidecar\n"
         for line in s.pending:
-            plain += f"           ⏳ {line}\n"
+            text += f"           ⏳ {line}\n"
     if s.skipped_lines:
-        plain += (f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
-                  "lines read — full census: pysift stats)\n")
-    out.append((plain, None))
+        text += (f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
+                 "lines read — full census: pysift stats)\n")
+    return text, tuple(marks)
+
+
+def row_segments(row: TextRow) -> list[Segment]:
+    """A row's text as segments (``output.terminal``): plain text between its painted
+    spans."""
+    text, marks = row
+    out: list[Segment] = []
+    at = 0
+    for k in range(0, len(marks), 3):
+        start, end, role = cast(tuple[int, int, str], marks[k:k + 3])
+        out += ((text[at:start], None), (text[start:end], role))
+        at = end
+    out.append((text[at:], None))
     return out

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import field
 from typing import Any, TextIO
 
-from pysift.commands.notice import cleanup_notice
+from pysift.commands.notice import cleanup_notice, probed_times
 from pysift.commands.scope import ScopeArgs
 from pysift.core.cap import cap
 from pysift.core.cleanup import Notice
@@ -54,7 +54,8 @@ def run(opts: StatsOptions, env: Env) -> Report:
     if args.turns is not None:
         _note_turn_misses(report, rows, args.turns)
     shown, over = cap(rows, args.max_count, newest=recency)
-    notice = cleanup_notice(report, scope.transcripts, env, store)
+    notice = cleanup_notice(report, scope.transcripts, env,
+                            probed_times(store, scope.transcripts))
     result = StatsResult(shown, dropped=len(over), env=env, notice=notice)
     report.header = result.header()
     report.rows = [session_row(r, env) for r in shown]

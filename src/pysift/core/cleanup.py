@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -128,24 +128,33 @@ def _archive_dir(environ: Mapping[str, str], cwd: Path) -> Path | None:
     return path if path.is_absolute() else cwd / path
 
 
-def _archived(path: Path, st: os.stat_result, home: Path, archive: Path | None) -> bool:
+def _archived(path: Path, size: int, mtime_ns: int, home: Path, archive: Path | None) -> bool:
     if archive is None:
         return False
     try:
         copy = os.stat(archive / path.relative_to(home))
     except (ValueError, OSError):
         return False
-    return copy.st_size == st.st_size and copy.st_mtime_ns == st.st_mtime_ns
+    return copy.st_size == size and copy.st_mtime_ns == mtime_ns
+
+
+FileTimes = tuple[float, int, int]
+"""What the notice reads of a transcript's ``stat``: ``(st_mtime, st_size, st_mtime_ns)``."""
+
+
+def file_times(st: os.stat_result) -> FileTimes:
+    return st.st_mtime, st.st_size, st.st_mtime_ns
 
 
 def near_cleanup(transcripts: Iterable[Transcript], claude_home: Path,
                  environ: Mapping[str, str], cwd: Path, now: datetime,
-                 stat: Callable[[Path], os.stat_result] = os.stat
+                 known: Sequence[FileTimes | None] | None = None
                  ) -> tuple[Notice | None, list[str]]:
     """The notice for these transcripts (None when no session needs one, the home is
     itself an archive, or the notice is off), and the notes on what could not be read of
     the settings (said whether or not a notice stands: they decide it). One ``stat`` per
-    transcript (``stat``: the run's, which may already hold the answer)."""
+    transcript, unless ``known`` (in the order of ``transcripts``) holds what the caller's
+    own ``stat`` of it said this run (``file_times``; None: stat it here)."""
     window, bad_window = notice_days(environ)
     notes = [bad_window] if bad_window else []
     if window == 0:
@@ -157,20 +166,23 @@ def near_cleanup(transcripts: Iterable[Transcript], claude_home: Path,
     archive = _archive_dir(environ, cwd)
     at = now.timestamp()
     near: dict[tuple[Path, str], None] = {}
-    for t in transcripts:
+    for k, t in enumerate(transcripts):
         key = (t.project_dir, t.parent_session_id)
         if key in near:
             continue
-        try:
-            st = stat(t.path)
-        except OSError:
-            continue
+        times = known[k] if known is not None else None
+        if times is None:
+            try:
+                times = file_times(os.stat(t.path))
+            except OSError:
+                continue
+        mtime, size, mtime_ns = times
         if period is None:
             period = cleanup_period(home, cwd)
-        due = st.st_mtime + period.days * DAY
+        due = mtime + period.days * DAY
         if abs(due - at) > window * DAY:
             continue
-        if _archived(t.path, st, home, archive):
+        if _archived(t.path, size, mtime_ns, home, archive):
             continue
         near[key] = None
     if period is not None:

@@ -23,11 +23,12 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from pysift.core.text import clip, one_line
 
-__all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "local_iso",
-           "parse_ts", "text_stamper", "text_ts", "ts_pair"]
+__all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "iso_stamper",
+           "local_iso", "parse_ts", "text_stamper", "text_ts", "ts_pair"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
@@ -101,27 +102,51 @@ def text_ts(raw: str | None, tz: tzinfo | None = None, millis: bool = False) -> 
     return format_local(parsed, tz, millis)
 
 
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d\.\d{3}Z")
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z")
+
+
+T = TypeVar("T")
 
 
 def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     """``text_ts`` (no milliseconds) for one output that renders thousands of stamps:
     Claude Code's own shape (``2026-06-07T05:43:00.123Z``) is rendered once per hour of
-    UTC, its minutes and seconds spliced in, when the zone keeps one offset and one name
-    through that hour (checked at its first and its last second: the zone database has
-    no two changes within days of each other, so equal ends mean no change between) and
-    the minute stays in the local hour the hour starts in; else once per minute, its
-    seconds spliced in (a zone's offset changes on whole minutes; a minute whose offset
-    holds seconds, as some historical ones did, takes the full path); any other shape
-    goes through ``text_ts``."""
-    hours: dict[str, tuple[str, int, str] | None] = {}
+    UTC, its minutes and seconds spliced in, when the zone keeps one offset (of whole
+    minutes) and one name through that hour (checked at its first and its last second:
+    the zone database has no two changes within days of each other, so equal ends mean
+    no change between). The hour's rendering holds the local hour it starts in and the
+    next one (a zone a quarter or half hour off UTC puts a UTC hour across two local
+    hours): with one offset through the hour, a minute's local clock is its UTC clock
+    shifted by it. Else once per minute, its seconds spliced in (a zone's offset changes
+    on whole minutes; a minute whose offset holds seconds, as some historical ones did,
+    takes the full path); any other shape goes through ``text_ts``."""
+    full: Callable[[str | None], str] = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
+    return _splicer(tz, " ", lambda local: f" {_zone_marker(local)}", full)
+
+
+def iso_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str | None]:
+    """``local_iso`` for one output that renders thousands of stamps (a JSON listing's
+    ``*_local`` values), spliced as ``text_stamper`` splices the text form."""
+    return _splicer(tz, "T", _colon_offset, lambda raw: local_iso(raw, tz))
+
+
+def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], str],
+             full: Callable[[str | None], T]) -> Callable[[str | None], str | T]:
+    """The stamper of ``text_stamper`` and ``iso_stamper``: ``<date><separator><clock>``
+    then ``zone_text`` of the local time, spliced per hour (or per minute) of Claude
+    Code's own shape; ``full`` renders every other string, and the instants no splice
+    can render."""
+    hours: dict[str, tuple[str, int, str, str] | None] = {}
     minutes: dict[str, tuple[str, str] | None] = {}
-    full = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
+    canonical = _CANONICAL.fullmatch
 
     def local_of(instant: datetime) -> datetime:
         return instant.astimezone(tz) if tz is not None else instant.astimezone()
 
-    def hour_of(key: str) -> tuple[str, int, str] | None:
+    def hour_text(local: datetime) -> str:  # ``YYYY-MM-DD<sep>HH:``
+        return f"{local.year:04d}-{local.month:02d}-{local.day:02d}{separator}{local.hour:02d}:"
+
+    def hour_of(key: str) -> tuple[str, int, str, str] | None:
         start = parse_ts(key + ":00:00.000Z")
         if start is None:
             return None
@@ -133,20 +158,23 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
         if (offset is None or offset.total_seconds() % 60 or offset != last.utcoffset()
                 or first.tzname() != last.tzname()):
             return None
-        text = format_local(first, tz)  # `YYYY-MM-DD HH:MM:00 <marker>`
-        return text[:14], first.minute, text[19:]
+        # the local hours the UTC hour spans (the second is the first plus the minutes
+        # left to its end, the offset being the same)
+        nxt = first + timedelta(minutes=60 - first.minute) if first.minute else first
+        return hour_text(first), first.minute, zone_text(first), hour_text(nxt)
 
-    def stamp(raw: str | None) -> str:
-        if raw is None or not _CANONICAL.fullmatch(raw):
+    def stamp(raw: str | None) -> str | T:
+        if raw is None or not canonical(raw):
             return full(raw)
         key = raw[:13]
-        if key not in hours:
-            hours[key] = hour_of(key)
-        hour = hours[key]
+        hour = hours.get(key, _UNSEEN)
+        if hour is _UNSEEN:
+            hour = hours[key] = hour_of(key)
         if hour is not None:
             minute = hour[1] + int(raw[14:16])
             if minute < 60:
                 return f"{hour[0]}{minute:02d}:{raw[17:19]}{hour[2]}"
+            return f"{hour[3]}{minute - 60:02d}:{raw[17:19]}{hour[2]}"
         key = raw[:16]
         if key not in minutes:
             start = parse_ts(key + ":00.000Z")
@@ -154,9 +182,8 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
             offset = local.utcoffset() if local is not None else None
             if local is None or offset is None or offset.total_seconds() % 60:
                 minutes[key] = None
-            else:
-                text = format_local(local, tz)  # `YYYY-MM-DD HH:MM:00 <marker>`
-                minutes[key] = (text[:17], text[19:])
+            else:  # ``YYYY-MM-DD<sep>HH:MM:`` and the zone
+                minutes[key] = (_clock(local, separator)[:17], zone_text(local))
         base = minutes[key]
         if base is None:
             return full(raw)
@@ -164,7 +191,7 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
 
     return stamp
 
-
+_UNSEEN: Any = object()
 _LAST_SECOND = timedelta(seconds=3599)
 
 

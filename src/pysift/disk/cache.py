@@ -287,8 +287,9 @@ class Store:
         self.settle_s = settings.settle_s
         self.started = now  # the run's start (seconds since the epoch): see ``settle``
         self._facets: dict[str, Facet] = {}
-        # what the probes found on disk this run, by path: a later question about the
-        # same file in the same run (the cleanup notice's mtime) asks no system call
+        # what this process's probes found on disk this run, by path: a later question
+        # about the same file in the same run (the cleanup notice's mtime) asks no
+        # system call (``commands.notice.probed_times``)
         self.seen: dict[str, os.stat_result] = {}
 
     def facet(self, name: str, schema: int) -> Facet:
@@ -300,12 +301,6 @@ class Store:
     def flush(self) -> None:
         for facet in self._facets.values():
             facet.flush()
-
-    def stat(self, path: Path | str) -> os.stat_result:
-        """``os.stat(path)``, answered from this run's probe of the file when one was
-        made (the same run, the same file: its state when its facts were judged)."""
-        found = self.seen.get(os.fspath(path))
-        return os.stat(path) if found is None else found
 
 
 def open_store(settings: CacheSettings | None, now: float | None = None) -> Store | None:

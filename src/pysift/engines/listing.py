@@ -11,10 +11,12 @@ the elicitation sidecar) is read on every run.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pysift.core.cleanup import FileTimes, file_times
 from pysift.core.decode import decode
 from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
@@ -27,7 +29,7 @@ from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 if TYPE_CHECKING:
-    from pysift.disk.cache import Probe, Store
+    from pysift.disk.cache import Facet, Probe, Store
 
 PREVIEW_MAX_CHARS = 200
 
@@ -91,6 +93,9 @@ class SessionSummary:
     view: object = None  # the caller's rendering of this row, made in the worker (``prepare``)
     facts: object = None  # what the cache keeps of this transcript (``_facts``), for the parent
     stamp: object = None  # the cache stamp of the bytes the facts come from
+    # the file's ``stat`` as this run took it (``core.cleanup.file_times``: the cleanup
+    # notice reads it instead of a ``stat`` of its own per file, in the parent)
+    file_times: FileTimes | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # across the pool as the tuple of its fields (a dataclass's own reduce, its class
@@ -106,14 +111,19 @@ _SUMMARY_FIELDS = tuple(SessionSummary.__dataclass_fields__)
 # what a caller reads of a row laid out by ``prepare`` in a forked worker (``run``), and
 # what the parent keeps of it for the cache
 _LAID_OUT = ("view", "skipped_lines", "error", "sidecar_error", "first_ts", "last_ts",
-             "facts", "stamp")
+             "facts", "stamp", "file_times")
 _BLANK = {name: f.default for name, f in SessionSummary.__dataclass_fields__.items()
           if name not in _LAID_OUT and name not in ("transcript", "pending")}
 
 
-def _laid_out(*values: Any) -> SessionSummary:
+def _laid_out(view: object, skipped_lines: int, error: str | None, sidecar_error: str | None,
+              first_ts: str | None, last_ts: str | None, facts: object, stamp: object,
+              file_times: FileTimes | None) -> SessionSummary:
     out = SessionSummary.__new__(SessionSummary)
-    out.__dict__.update(_BLANK, transcript=None, pending=[], **dict(zip(_LAID_OUT, values)))
+    out.__dict__ = {**_BLANK, "transcript": None, "pending": [], "view": view,
+                    "skipped_lines": skipped_lines, "error": error,
+                    "sidecar_error": sidecar_error, "first_ts": first_ts, "last_ts": last_ts,
+                    "facts": facts, "stamp": stamp, "file_times": file_times}
     return out
 
 
@@ -152,14 +162,18 @@ def _said_of(fact: Any) -> Said | None:  # cached: its shape is checked here
     if fact is None:
         return None
     text, ts, label, from_, to = fact
-    if type(text) is not str or not (isinstance(ts, _STR_OR_NONE) and isinstance(
-            label, _STR_OR_NONE) and isinstance(from_, _STR_OR_NONE)
-            and isinstance(to, _STR_OR_NONE)):
+    if type(text) is not str or not isinstance(ts, _STR_OR_NONE) or not (
+            (label is None and from_ is None and to is None)
+            or (isinstance(label, _STR_OR_NONE) and isinstance(from_, _STR_OR_NONE)
+                and isinstance(to, _STR_OR_NONE))):
         raise ValueError("not a said")
-    return Said.previewed(text, ts, label, from_, to)
+    said = _new_said(Said)
+    said.__dict__ = {"text": text, "ts": ts, "label": label, "from_": from_, "to": to}
+    return said
 
 
 _STR_OR_NONE = (str, type(None))
+_new_said = Said.__new__
 
 
 def _facts(out: SessionSummary, file_layouts: tuple[bool, ...], first_start: int,
@@ -183,16 +197,28 @@ def from_facts(transcript: Transcript, facts: Any) -> SessionSummary | None:
     shape, which the caller treats as a miss)."""
     try:
         _, head, _, _, _, _, tail, skipped = facts
-        out = SessionSummary(transcript=transcript)
-        _apply_head(out, head)
-        (out.version_last, out.branch_last, last_user, last_agent, out.last_ts) = tail
-        out.last_user, out.last_agent = _said_of(last_user), _said_of(last_agent)
+        cwd, version_first, branch_first, first_user, first_ts, is_clone, boundary = head
+        version_last, branch_last, last_user, last_agent, last_ts = tail
         if type(skipped) is not int:
             return None
-        out.skipped_lines = skipped
+        out = _new_summary(SessionSummary)
+        # every field, as ``SessionSummary(transcript=…)`` would set it and the facts say
+        # (a test holds this to the dataclass's fields)
+        out.__dict__ = {
+            "transcript": transcript, "cwd": cwd, "version_first": version_first,
+            "version_last": version_last, "branch_first": branch_first,
+            "branch_last": branch_last, "first_user": _said_of(first_user),
+            "last_user": _said_of(last_user), "last_agent": _said_of(last_agent),
+            "first_ts": first_ts, "last_ts": last_ts, "skipped_lines": skipped,
+            "is_clone": is_clone, "clone_boundary_uuid": boundary, "clone_of": None,
+            "sidecar_present": False, "pending": [], "sidecar_error": None, "error": None,
+            "view": None, "facts": None, "stamp": None, "file_times": None}
     except (TypeError, ValueError):
         return None
     return out
+
+
+_new_summary = SessionSummary.__new__
 
 
 def _readable_ts(rec: Record) -> str | None:
@@ -276,26 +302,38 @@ def run(transcripts: list[Transcript], *,
     saved). ``cache``: an unchanged transcript's row comes from its cached facts (what
     other files say, the sidecar and the clone's origin, is read again); a grown one is
     read from its cached head on; every row read is kept for the next run."""
-    from pysift.disk.fanout import map_ordered
+    from pysift.disk.fanout import map_ordered, processes
 
     facet = cache.facet(FACET, SCHEMA) if cache is not None else None
     out: list[SessionSummary | None] = [None] * len(transcripts)
+    if (facet is not None and prepare is not None and len(transcripts) >= HIT_POOL_MIN
+            and processes(len(transcripts), workers=workers) > 1):
+        # a big scope laid out in the workers: every file goes through the pool, hits too
+        # (a hit's row, ~30 us with its probe, comes back as its view: a light pickle),
+        # one project dir at a time (biggest first, 64 files at most), so that each process
+        # loads mostly the shards of its own projects, in parallel, and copies no page of
+        # the other's
+        groups = _by_project(transcripts)
+        with paused_gc():
+            grouped = map_ordered(_rows_for_pool, groups, shared=(transcripts, prepare, facet),
+                                  workers=workers, min_items=2,
+                                  weights=[len(group) for group in groups])
+        where: list[int] = [i for group in groups for i in group]
+        return _kept(transcripts, where, [row for rows in grouped for row in rows], out, facet)
     todo: list[tuple[Transcript, Probe | None]] = []
-    where: list[int] = []
-    # a hit's row is made here, in-process: on two cores a pool of hits (~40 us a row)
-    # lost more wall time to the fork and the pickles back than it spread (measured on
-    # 2,428 warm rows, session 10); what has to be read goes through the pool
+    where = []
+    # a hit's row is made here, in-process, when the rows come back whole (no layout in
+    # the worker: their pickles would cost more than the pool spreads) or when the scope
+    # is small (the fork costs more than the hits' work); what has to be read goes
+    # through the pool
     with paused_gc():  # the rows are all kept: the collector would walk them for nothing
         for i, transcript in enumerate(transcripts):
             grown = None
             if facet is not None:
                 probe = facet.probe(transcript.path)
                 if probe.hit:
-                    summary = from_facts(transcript, probe.facts)
+                    summary = _hit(transcript, probe.facts, prepare)
                     if summary is not None:
-                        _other_files(summary, transcript, None)
-                        if prepare is not None:
-                            prepare(summary)
                         out[i] = summary
                         continue
                 elif probe.state == "grown":
@@ -309,6 +347,64 @@ def run(transcripts: list[Transcript], *,
         # over B; a record decoded on the way is freed by reference counting)
         made = map_ordered(_summary_for_pool, todo, shared=(prepare, facet is not None),
                            workers=workers)
+    return _kept(transcripts, where, made, out, facet)
+
+
+# From this many transcripts on, a listing laid out in the workers sends its hits through
+# the pool as well: over B's 2,428 warm rows the rows' CPU (~70 ms: probe, facts, sidecar,
+# layout) is split in two for a fork and ~5 ms of pickles
+HIT_POOL_MIN = 600
+
+
+def _hit(transcript: Transcript, facts: Any,
+         prepare: Callable[[SessionSummary], None] | None) -> SessionSummary | None:
+    """The row of a transcript the cache holds unchanged (None: facts of another shape)."""
+    summary = from_facts(transcript, facts)
+    if summary is not None:
+        try:
+            summary.file_times = file_times(os.stat(transcript.path))
+        except OSError:  # gone since the probe: the notice tries again, as it would have
+            pass
+        _other_files(summary, transcript, None)
+        if prepare is not None:
+            prepare(summary)
+    return summary
+
+
+def _by_project(transcripts: list[Transcript], most: int = 64) -> list[range]:
+    """The scope's runs of transcripts of one project dir (the scope lists a project's
+    sessions together), at most ``most`` each (a home of one big project still spreads)."""
+    groups: list[range] = []
+    start = 0
+    for i in range(1, len(transcripts) + 1):
+        if (i == len(transcripts) or i - start >= most
+                or transcripts[i].project_dir != transcripts[start].project_dir):
+            groups.append(range(start, i))
+            start = i
+    return groups
+
+
+def _rows_for_pool(shared: tuple[list[Transcript], Callable[[SessionSummary], None], Facet],
+                   group: range) -> list[SessionSummary]:
+    """The rows of the transcripts at ``group``, from the cache or read, laid out."""
+    transcripts, prepare, facet = shared
+    rows = []
+    for i in group:
+        transcript = transcripts[i]
+        probe = facet.probe(transcript.path)
+        summary = _hit(transcript, probe.facts, prepare) if probe.hit else None
+        if summary is None:
+            summary = _summary_for_pool(
+                (prepare, True), (transcript, probe if probe.state == "grown" else None))
+        summary.transcript = None  # type: ignore[assignment]
+        rows.append(summary)
+    return rows
+
+
+def _kept(transcripts: list[Transcript], where: list[int], made: list[SessionSummary],
+          out: list[SessionSummary | None], facet: Facet | None) -> list[SessionSummary]:
+    """The rows made at ``where`` back in ``out`` with their transcripts; the facts of
+    those read kept in the cache."""
     for i, summary in zip(where, made):
         transcript = transcripts[i]
         summary.transcript = transcript

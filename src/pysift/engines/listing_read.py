@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import stringzilla
 
 from pysift.core import classify
+from pysift.core.cleanup import file_times
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.keyscan import carrier_verdict
 from pysift.core.pairing import PlanIndex
@@ -101,6 +102,7 @@ def summarize(transcript: Transcript, grown: Probe | None = None, *,
     except Exception as exc:  # SourceError: reported on the row, never fatal for a listing
         out.error = str(exc)
         return out
+    out.file_times = file_times(st)
     ctx = classify.ClassifyContext(
         owner_id=transcript.session_id,
         is_subagent=transcript.is_subagent,

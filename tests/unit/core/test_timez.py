@@ -247,6 +247,62 @@ def test_text_stamper_hourly_splice_agrees_with_text_ts() -> None:
             assert stamp(raw) == text_ts(raw, tz), (tz, raw)
 
 
+# zones with DST, whole-hour, half- and quarter-hour offsets, a half-hour DST shift
+# (Lord Howe), a 45-minute offset with DST (Chatham), and a day skipped (Apia, 2011)
+_STAMP_ZONES = [ZoneInfo(z) for z in (
+    "Australia/Sydney", "America/New_York", "Europe/London", "Asia/Kolkata",
+    "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns",
+    "Pacific/Apia", "Africa/Monrovia", "Asia/Tehran", "UTC")]
+# instants around the DST changes of 2026 in several of those zones, and anywhere
+_EDGES = [datetime(2026, 4, 4, 15, 0, tzinfo=UTC), datetime(2026, 10, 3, 16, 0, tzinfo=UTC),
+          datetime(2026, 3, 8, 7, 0, tzinfo=UTC), datetime(2026, 11, 1, 6, 0, tzinfo=UTC),
+          datetime(2026, 3, 29, 1, 0, tzinfo=UTC), datetime(2026, 4, 4, 14, 30, tzinfo=UTC),
+          datetime(2026, 4, 4, 13, 45, tzinfo=UTC), datetime(2011, 12, 30, 10, 0, tzinfo=UTC)]
+
+
+def _canonical(instant: datetime) -> str:
+    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+
+
+@given(st.sampled_from([*_STAMP_ZONES, None]),
+       st.lists(st.one_of(
+           st.tuples(st.sampled_from(_EDGES), st.integers(-3 * 3600, 3 * 3600),
+                     st.integers(0, 999)).map(
+               lambda e: _canonical(e[0] + timedelta(seconds=e[1], milliseconds=e[2]))),
+           st.integers(-2_000_000_000, 4_000_000_000).map(
+               lambda s: _canonical(datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=s))),
+           st.text(alphabet="0123456789-T:.Z+ ", max_size=26)), max_size=40))
+def test_prop_text_stamper_renders_what_text_ts_renders(zone: ZoneInfo | None,
+                                                        raws: list[str]) -> None:
+    """One stamper over a run of stamps (its hour and minute memos filled as it goes)
+    renders each exactly as the unmemoized ``text_ts`` (``iso_stamper``: ``local_iso``):
+    across DST changes, in zones a half or a quarter hour off UTC (a UTC hour spans two
+    local hours), in the system zone, and for strings of any other shape."""
+    from pysift.core.timez import iso_stamper, text_stamper
+
+    stamp, iso = text_stamper(zone), iso_stamper(zone)
+    for raw in raws + raws[::-1]:  # again, from the memos
+        assert stamp(raw) == text_ts(raw, zone), (zone, raw)
+        assert iso(raw) == local_iso(raw, zone), (zone, raw)
+    assert iso(None) is None and stamp(None) == text_ts(None, zone)
+
+
+def test_text_stamper_through_every_minute_of_a_dst_day() -> None:
+    """Every minute (at its 0th and 59th second) of the days Lord Howe (a half-hour
+    shift) and Sydney leave and enter DST, through one stamper each."""
+    from pysift.core.timez import iso_stamper, text_stamper
+
+    for zone in (ZoneInfo("Australia/Lord_Howe"), SYDNEY, ZoneInfo("America/St_Johns")):
+        stamp, iso = text_stamper(zone), iso_stamper(zone)
+        for day in (datetime(2026, 4, 4, tzinfo=UTC), datetime(2026, 10, 3, tzinfo=UTC),
+                    datetime(2026, 3, 8, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC)):
+            for minute in range(24 * 60):
+                for second in (0, 59):
+                    raw = _canonical(day + timedelta(minutes=minute, seconds=second))
+                    assert stamp(raw) == text_ts(raw, zone), (zone, raw)
+                    assert iso(raw) == local_iso(raw, zone), (zone, raw)
+
+
 @pytest.mark.parametrize(
     ("ms", "human"),
     [(0, "0s"), (499, "0s"), (999, "1s"), (12_000, "12s"), (64_911, "1m 5s"),

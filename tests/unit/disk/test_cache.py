@@ -304,14 +304,11 @@ def test_the_shard_key_is_the_project_dir_of_a_walked_path(dirs: list[str], name
     assert C.shard_name(C._project_of(text)) == C.shard_name(_project_by_parts(path))
 
 
-def test_a_probed_file_is_not_stat_again_in_the_same_run(tmp_path: Path) -> None:
+def test_a_probe_keeps_the_stat_it_took_for_the_rest_of_the_run(tmp_path: Path) -> None:
     path = transcript(tmp_path)
-    other = path.with_name("t.jsonl")
-    other.write_bytes(b"{}\n")
     facet = stored(tmp_path, path)
+    assert facet.store.seen == {}
     assert facet.probe(path).hit
-    probed = facet.store.seen[str(path)]
-    assert facet.store.stat(path) is probed  # the probe's answer, no second system call
-    assert facet.store.stat(other).st_size == 3  # never probed: asked of the disk
-    with pytest.raises(FileNotFoundError):
-        facet.store.stat(path.with_name("gone.jsonl"))
+    assert facet.store.seen[str(path)].st_size == path.stat().st_size
+    assert facet.probe(path.with_name("never-stored.jsonl")) is C._MISS
+    assert list(facet.store.seen) == [str(path)]  # no entry: no open, nothing seen

@@ -284,3 +284,78 @@ def test_a_warm_listing_reads_again_what_changed_and_only_that(tmp_path: Path, m
     new = next(t.path.name for t in found if t.session_id == stable_uuid("new"))
     assert sorted(read) == sorted([f"{grown.name}:grown", f"{rewritten.name}:whole",
                                    f"{new}:whole"])
+
+
+def test_a_big_warm_scope_laid_out_goes_through_the_pool_hits_and_all(tmp_path: Path,
+                                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """From ``HIT_POOL_MIN`` transcripts on, a listing laid out in the workers probes and
+    makes every row there, one project dir at a time: the rows equal an uncached run's,
+    a hit reads no transcript (in the worker either), and what changed is read again and
+    kept for the next run."""
+    from builders import to_line
+    from pysift.engines import listing
+
+    def prepare(s) -> None:  # type: ignore[no-untyped-def]
+        s.view = (repr(_rows([s])[0][1:-1]), ())
+
+    def laid_out(summaries) -> list[tuple]:  # type: ignore[no-untyped-def, type-arg]
+        return [(s.transcript.path, s.view, s.skipped_lines, s.error, s.sidecar_error,
+                 s.first_ts, s.last_ts) for s in summaries]
+
+    monkeypatch.setattr(listing, "HIT_POOL_MIN", 10)
+    _, found = _many(tmp_path)
+    groups = listing._by_project(found)
+    assert len(groups) == 3 and [i for g in groups for i in g] == list(range(len(found)))
+    assert all(len({found[i].project_dir for i in g}) == 1 for g in groups)
+    small = listing._by_project(found, most=7)  # one big project still spreads
+    assert [i for g in small for i in g] == list(range(len(found)))
+    assert max(len(g) for g in small) == 7 and len(small) == 9
+    cold = listing.run(found, prepare=prepare, workers=1)
+    filled = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
+    assert laid_out(filled) == laid_out(cold)
+    real = listing.summarize
+
+    def no_read(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a transcript was read on a warm run")
+
+    monkeypatch.setattr(listing, "summarize", no_read)
+    warm = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
+    assert laid_out(warm) == laid_out(cold)
+    monkeypatch.setattr(listing, "summarize", real)
+    with open(found[4].path, "ab") as fh:  # grown: read again in the worker, kept
+        fh.write(to_line(user("a late ask")))
+    changed = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
+    assert laid_out(changed) == laid_out(listing.run(found, prepare=prepare, workers=1))
+    monkeypatch.setattr(listing, "summarize", no_read)
+    again = listing.run(found, prepare=prepare, workers=2, cache=_store(tmp_path / "c"))
+    assert laid_out(again) == laid_out(changed)
+
+
+def test_a_row_from_the_cache_has_every_field_a_made_row_has(tmp_path: Path) -> None:
+    """``from_facts`` and a laid-out row's unpickling set the fields one by one: the same
+    fields as the dataclass's, the facts' values where the facts have them."""
+    import pickle
+
+    from pysift.core.cleanup import file_times
+    from pysift.engines.listing import SessionSummary, from_facts
+
+    _, found = _many(tmp_path, count=3)
+    for transcript in found:
+        made = summarize(transcript)
+        kept = from_facts(transcript, made.facts)
+        assert kept is not None
+        assert list(kept.__dict__) == list(SessionSummary.__dataclass_fields__)
+        assert made.file_times == file_times(transcript.path.stat())  # this run's, not a fact
+        made.facts = made.stamp = made.file_times = None
+        assert kept == made and _rows([kept]) == _rows([made])
+        made.view = ("row", ())
+        made.transcript = None  # type: ignore[assignment]
+        crossed = pickle.loads(pickle.dumps(made))
+        assert set(crossed.__dict__) == set(SessionSummary.__dataclass_fields__)
+        assert (crossed.view, crossed.first_ts, crossed.last_ts, crossed.first_user) == (
+            ("row", ()), made.first_ts, made.last_ts, None)
+    assert from_facts(found[0], ("x",)) is None
+    facts = summarize(found[0]).facts
+    bad = list(facts)  # type: ignore[arg-type]
+    bad[6] = (None, None, ("text", 5, None, None, None), None, None)  # a said's ts not a str
+    assert from_facts(found[0], tuple(bad)) is None
