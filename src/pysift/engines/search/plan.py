@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.grammar.selectors import LabelFilter
+from pysift.core.timez import parse_ts
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 
@@ -163,6 +164,18 @@ class SearchPlan:
             self._finder = build(self)
             self._finder_built = True
         return self._finder
+
+    def in_window_ts(self, ts: str | None) -> bool:
+        """Whether a record stamped ``ts`` falls in the ``--since``/``--until`` window (an
+        undated record is outside any window)."""
+        if self.since is None and self.until is None:
+            return True
+        when = parse_ts(ts)
+        if when is None:
+            return False
+        if self.since is not None and when < self.since:
+            return False
+        return not (self.until is not None and when > self.until)
 
     @property
     def label_scan(self) -> bool:

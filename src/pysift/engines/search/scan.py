@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
-from pysift.core.timez import parse_ts
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer_stat, read_regular
@@ -578,14 +577,7 @@ class _Scanner:
         return self.in_window_ts(rec.timestamp)
 
     def in_window_ts(self, ts: str | None) -> bool:
-        if self.plan.since is None and self.plan.until is None:
-            return True
-        when = parse_ts(ts)
-        if when is None:
-            return False
-        if self.plan.since is not None and when < self.plan.since:
-            return False
-        return not (self.plan.until is not None and when > self.plan.until)
+        return self.plan.in_window_ts(ts)
 
     def consider(self, rec: Record, offset: int | None, line: bytes | None) -> None:
         """Match a record's units; pay for line numbers and the turn map only on a hit."""
