@@ -15,7 +15,6 @@ from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import Transcript, persisted_output_count, sidecar_of
-from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
 from pysift.engines.search.kept import KeptCounter, kept_count_applies
 from pysift.engines.search.plan import SearchPlan
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     # a search without a hit never needs these: imported where a hit is handled
     from pysift.disk.cache import Facet, Probe, Store
     from pysift.engines.search.exchanges import Exchange
-    from pysift.engines.search.scan import Hit
+    from pysift.engines.search.scan import Cached, Hit
     from pysift.engines.search.unseen import Unseen
 
 # Below this many transcripts the files are scanned in-process, each free to use every
@@ -238,6 +237,8 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     if job.facet is not None:
         taken = job.probes.get(index) if job.probes is not None else None
         probe = job.facet.probe(transcript.path) if taken is None else taken
+    from pysift.engines.search import scan as scan_mod  # (a warm count never needs it)
+
     cached = _cached(probe)
     fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores, cached=cached)
     keep = fs.facts is not None and fs.facts.changed and fs.stamp is not None
@@ -338,14 +339,16 @@ def _kept_count(kept: KeptCounter, index: int, transcript: Transcript, raw: obje
                        malformed=malformed, collapsed_drafts=collapsed, sidecar_error=error)
 
 
-def _cached(probe: Probe | None) -> scan_mod.Cached | None:
+def _cached(probe: Probe | None) -> Cached | None:
     """What the cache holds of a transcript as the file is now (``probe``: its probe;
     None: no cache)."""
     if probe is None:
         return None
+    from pysift.engines.search.scan import Cached
+
     if probe.hit:
-        return scan_mod.Cached(facts=FileFacts.load(probe.facts))
-    return scan_mod.Cached(grown=probe if probe.state == "grown" else None)
+        return Cached(facts=FileFacts.load(probe.facts))
+    return Cached(grown=probe if probe.state == "grown" else None)
 
 
 def _size(transcript: Transcript) -> int:
@@ -378,6 +381,8 @@ def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None 
     rest, probes = items, None
     if facet is not None and kept_count_applies(plan):
         rest, probes = _count_kept(KeptCounter(plan), facet, items, answers)
+    if rest:  # the scan, loaded once before any fork (a warm count has no file for it)
+        import pysift.engines.search.scan  # noqa: F401
     spread = fanout.processes(len(rest), FANOUT_MIN_FILES, workers)
     job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1, facet=facet,
                probes=probes)

@@ -39,11 +39,9 @@ _INVALID = object()  # a kept (leaves, renders) pair holding something no label 
 
 def kept_count_applies(plan: SearchPlan) -> bool:
     """Whether a count under ``plan`` can be taken by ``KeptCounter``: a light count with
-    no pattern over the user lines (the plans ``scan._counts_user_lines`` takes), keeping
-    no bare hit and with no ``--turn`` window."""
-    from pysift.engines.search.scan import _counts_user_lines
-
-    return _counts_user_lines(plan) and not plan.keep_hits and plan.turns is None
+    no pattern over the user lines (``SearchPlan.counts_user_lines``), keeping no bare hit
+    and with no ``--turn`` window."""
+    return plan.counts_user_lines() and not plan.keep_hits and plan.turns is None
 
 
 class KeptCounter:
@@ -135,7 +133,10 @@ class KeptCounter:
                 exchanges += 1
                 last = at
         collapsed = 0
-        if len(keys) - keys.count(None) > 1:
+        # two openers collapse (a draft and its sibling, a replay and its original) only
+        # when they share a parent: most files have none that do, and skip the walk
+        parents = [key[0] for key in keys if key is not None]
+        if len(set(parents)) < len(parents):
             from pysift.core.turns import collapse_keys
 
             collapse = collapse_keys(keys)

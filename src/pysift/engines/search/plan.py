@@ -196,6 +196,16 @@ class SearchPlan:
     def wants_carriers(self) -> bool:
         return bool(self.labels.allowed & CARRIER_LEAVES)
 
+    def walks_user_lines(self) -> bool:
+        """The label scan's candidates are the user lines minus the plain carriers (``-t
+        user`` and its kin): the key scan's lines, which the cache keeps."""
+        return self.line_markers() == (_USER_LINE,) and not self.wants_carriers
+
+    def counts_user_lines(self) -> bool:
+        """``-c``/``-l`` with no pattern over user lines: a count the kept facts answer."""
+        return (self.light and self.label_scan and self.matcher.is_empty
+                and not self.resolve_persisted and self.walks_user_lines())
+
     def line_markers(self) -> tuple[bytes, ...]:
         """Byte markers any candidate line must carry, for the selected leaves (asked
         once per file: computed once per plan)."""

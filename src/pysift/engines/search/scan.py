@@ -231,7 +231,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
     walks that compute it, and ``result.facts`` carries back what this scan knows."""
     result = FileScan(transcript=transcript, index=index)
     facts = cached.facts if cached is not None else None
-    if facts is not None and _counts_user_lines(plan) and _count_from_facts(
+    if facts is not None and plan.counts_user_lines() and _count_from_facts(
             transcript, plan, facts, result):
         return result  # an unchanged file, counted from its facts: never read
     try:
@@ -247,7 +247,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         result.stamp = stamp_of(st, buf)
     walked: tuple[list[UserLine], list[tuple[int, bytes, Record]] | None] | None = None
     if plan.label_scan:
-        if _walks_user_lines(plan):
+        if plan.walks_user_lines():
             walked = _user_candidates(transcript, plan, buf, facts)
             spans = [(u.start, u.end) for u in walked[0]]
         else:
@@ -336,18 +336,6 @@ def _base_ctx(transcript: Transcript, buf: Buffer | None,
         owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id, seed_uuid=seed[0], seed_line=seed[1],
         plan_index=PlanIndex(buf) if buf is not None else None)
-
-
-def _walks_user_lines(plan: SearchPlan) -> bool:
-    """The label scan's candidates are the user lines minus the plain carriers (``-t
-    user`` and its kin): the key scan's lines, which the cache keeps."""
-    return plan.line_markers() == (_USER_MARKER,) and not plan.wants_carriers
-
-
-def _counts_user_lines(plan: SearchPlan) -> bool:
-    """``-c``/``-l`` with no pattern over user lines: a count the kept facts answer."""
-    return (plan.light and plan.label_scan and plan.matcher.is_empty
-            and not plan.resolve_persisted and _walks_user_lines(plan))
 
 
 def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
@@ -474,7 +462,7 @@ class _Scanner:
         parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         if walked is not None and walked[1] is not None:  # the key walk decoded them
             users, decoded = walked[0], walked[1]
-            if not pending and _counts_user_lines(self.plan) and users and settled(users):
+            if not pending and self.plan.counts_user_lines() and users and settled(users):
                 # a count whose facts the walk just took (a cache to fill): counted from
                 # them, as a later run counts from the kept facts, nothing classified twice
                 opened = {u.start for u in users if u.opens}
