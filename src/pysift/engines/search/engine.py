@@ -14,9 +14,9 @@ from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.gcpause import paused_gc
-from pysift.disk.layout import Transcript, persisted_output_count, sidecar_of
+from pysift.disk.layout import Transcript, persisted_output_count
 from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
-from pysift.engines.search.kept import KeptCounter, kept_count_applies
+from pysift.engines.search.kept import KeptCounter, kept_count_applies, sidecar_share
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -323,16 +323,11 @@ def _kept_count(kept: KeptCounter, index: int, transcript: Transcript, raw: obje
     if counted is None:
         return _DECLINED
     exchanges, collapsed, malformed = counted
-    error = None
-    sidecar = sidecar_of(transcript)
-    if sidecar is not None:
-        from pysift.core.sidecar import read_sidecar
-
-        merge = read_sidecar(sidecar, None)
-        if merge.pending:  # merged against the transcript's bytes: read the file
-            return _DECLINED
-        malformed += merge.skipped_lines
-        error = merge.error
+    share = sidecar_share(transcript)
+    if share is None:
+        return _DECLINED
+    skipped, error = share
+    malformed += skipped
     if not (malformed or collapsed or error):
         return exchanges or None
     return FileOutcome(transcript=None, index=index, counted=exchanges,  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pysift.disk.layout import Transcript, sidecar_of
 from pysift.engines.search.facts import MALFORMED, RECORD
 from pysift.model import labels as L
 
@@ -42,6 +43,21 @@ def kept_count_applies(plan: SearchPlan) -> bool:
     no pattern over the user lines (``SearchPlan.counts_user_lines``), keeping no bare hit
     and with no ``--turn`` window."""
     return plan.counts_user_lines() and not plan.keep_hits and plan.turns is None
+
+
+def sidecar_share(transcript: Transcript) -> tuple[int, str | None] | None:
+    """What a top-level session's elicitation sidecar adds to a count taken without the
+    transcript's bytes: its skipped lines and its read error; None when it holds a
+    pending record (merged against those bytes: the file must be read)."""
+    sidecar = sidecar_of(transcript)
+    if sidecar is None:
+        return 0, None
+    from pysift.core.sidecar import read_sidecar
+
+    merge = read_sidecar(sidecar, None)
+    if merge.pending:
+        return None
+    return merge.skipped_lines, merge.error
 
 
 class KeptCounter:

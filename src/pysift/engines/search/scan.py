@@ -38,6 +38,7 @@ from pysift.engines.search.facts import (
     turn_map_of,
     walk_users,
 )
+from pysift.engines.search.kept import sidecar_share
 from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -291,17 +292,13 @@ def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts
         return False
     if not settled(users):
         return False
-    merge = None
-    sidecar = sidecar_of(transcript)
-    if sidecar is not None:
-        from pysift.core.sidecar import read_sidecar
-
-        merge = read_sidecar(sidecar, None)
-        if merge.pending:  # merged against the transcript's bytes: read the file
-            return False
-    if merge is not None:
-        result.malformed += merge.skipped_lines
-        result.sidecar_error = merge.error
+    share = sidecar_share(transcript)
+    if share is None:  # a pending record, merged against the transcript's bytes
+        return False
+    skipped, error = share
+    result.malformed += skipped
+    if error is not None:
+        result.sidecar_error = error
     result.seed = facts.seed if transcript.is_subagent and facts.seed else (None, None)
     openers = [(u.start, u.parent or "", u.uuid) for u in users if u.opens]
     turns = turn_map_of(openers, facts.has_records, None)
