@@ -15,8 +15,8 @@ from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import Transcript, persisted_output_count
-from pysift.engines.search import scan as scan_mod
 from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
+from pysift.engines.search.kept import KeptCounter, kept_count_applies, sidecar_share
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -24,9 +24,9 @@ from pysift.model.ids import is_uuid
 
 if TYPE_CHECKING:
     # a search without a hit never needs these: imported where a hit is handled
-    from pysift.disk.cache import Facet, Store
+    from pysift.disk.cache import Facet, Probe, Store
     from pysift.engines.search.exchanges import Exchange
-    from pysift.engines.search.scan import Hit
+    from pysift.engines.search.scan import Cached, Hit
     from pysift.engines.search.unseen import Unseen
 
 # Below this many transcripts the files are scanned in-process, each free to use every
@@ -222,6 +222,8 @@ class _Job:
     plan: SearchPlan
     cores: int
     facet: Facet | None = None
+    # the probes the parent took already (a count's first pass), by scope index
+    probes: dict[int, Probe] | None = None
 
 
 def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
@@ -231,7 +233,13 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     their paths cost the parent ~20 ms."""
     index, transcript = item
     plan = job.plan
-    cached = _cached(job.facet, transcript)
+    probe = None
+    if job.facet is not None:
+        taken = job.probes.get(index) if job.probes is not None else None
+        probe = job.facet.probe(transcript.path) if taken is None else taken
+    from pysift.engines.search import scan as scan_mod  # (a warm count never needs it)
+
+    cached = _cached(probe)
     fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores, cached=cached)
     keep = fs.facts is not None and fs.facts.changed and fs.stamp is not None
     if not (fs.hits or fs.malformed or fs.collapsed_drafts or fs.sidecar_used
@@ -280,14 +288,62 @@ def _load_readers() -> None:
     import pysift.engines.search.exchanges  # noqa: F401
 
 
-def _cached(facet: Facet | None, transcript: Transcript) -> scan_mod.Cached | None:
-    """What the cache holds of ``transcript`` as the file is now (None: no cache)."""
-    if facet is None:
+_DECLINED = object()
+
+
+def _count_kept(kept: KeptCounter, facet: Facet, items: list[tuple[int, Transcript]],
+                answers: list[FileOutcome | int | None]
+                ) -> tuple[list[tuple[int, Transcript]], dict[int, Probe]]:
+    """A count's first pass, in this process: every unchanged file the cache's kept
+    tuples settle is answered (``answers``: an int for a bare count, None for nothing);
+    the others are left for the scan, with their probes. In-process: ~20 us a file (the
+    probe is most of it), which a fork, the readers loaded for the workers (~25 ms) and
+    the copy-on-write of the shards would not pay back."""
+    rest: list[tuple[int, Transcript]] = []
+    probes: dict[int, Probe] = {}
+    for item in items:
+        index, transcript = item
+        probe = facet.probe(transcript.path)
+        if probe.hit:
+            answer = _kept_count(kept, index, transcript, probe.facts)
+            if answer is not _DECLINED:
+                answers[index] = answer  # type: ignore[call-overload]
+                continue
+        probes[index] = probe
+        rest.append(item)
+    return rest, probes
+
+
+def _kept_count(kept: KeptCounter, index: int, transcript: Transcript, raw: object
+                ) -> object:
+    """The answer for an unchanged file counted from its kept tuples (``kept``), or
+    ``_DECLINED``: they do not settle it (the scan then decides, as
+    ``scan._count_from_facts`` does)."""
+    counted = kept.count(raw, transcript.is_subagent)
+    if counted is None:
+        return _DECLINED
+    exchanges, collapsed, malformed = counted
+    share = sidecar_share(transcript)
+    if share is None:
+        return _DECLINED
+    skipped, error = share
+    malformed += skipped
+    if not (malformed or collapsed or error):
+        return exchanges or None
+    return FileOutcome(transcript=None, index=index, counted=exchanges,  # type: ignore[arg-type]
+                       malformed=malformed, collapsed_drafts=collapsed, sidecar_error=error)
+
+
+def _cached(probe: Probe | None) -> Cached | None:
+    """What the cache holds of a transcript as the file is now (``probe``: its probe;
+    None: no cache)."""
+    if probe is None:
         return None
-    probe = facet.probe(transcript.path)
+    from pysift.engines.search.scan import Cached
+
     if probe.hit:
-        return scan_mod.Cached(facts=FileFacts.load(probe.facts))
-    return scan_mod.Cached(grown=probe if probe.state == "grown" else None)
+        return Cached(facts=FileFacts.load(probe.facts))
+    return Cached(grown=probe if probe.state == "grown" else None)
 
 
 def _size(transcript: Transcript) -> int:
@@ -313,24 +369,37 @@ def run(transcripts: list[Transcript], plan: SearchPlan, *, workers: int | None 
     shape census, the turn openers, the user lines a count goes by) is taken from it
     while the file is unchanged, and kept for the next run (``search.facts``)."""
     items = list(enumerate(transcripts))
-    spread = fanout.processes(len(items), FANOUT_MIN_FILES, workers)
     facet = cache.facet(FACET, SCHEMA) if cache is not None else None
     if facet is not None:
         facet.preload(t.path for t in transcripts)  # loaded once, before any fork
-    job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1, facet=facet)
+    answers: list[FileOutcome | int | None] = [None] * len(items)
+    rest, probes = items, None
+    if facet is not None and kept_count_applies(plan):
+        rest, probes = _count_kept(KeptCounter(plan), facet, items, answers)
+    if rest:  # the scan, loaded once before any fork (a warm count has no file for it)
+        import pysift.engines.search.scan  # noqa: F401
+    spread = fanout.processes(len(rest), FANOUT_MIN_FILES, workers)
+    job = _Job(plan, cores=fanout.cpu_workers() if spread == 1 else 1, facet=facet,
+               probes=probes)
     if spread > 1 and plan.label_scan:
         _load_readers()  # every file with a selected line reads it: loaded once, before the fork
-    weights = [_weight(facet, t) for t in transcripts]
+    # (the queue's order, heaviest first, matters only to a batch spread over the cores)
+    weights = [_weight(facet, t) for _, t in rest] if spread > 1 else None
     # each file's records die with its scan (reference counting frees them): the cycle
     # collector, set off by their containers, would walk them for nothing
     with paused_gc():
-        answers = fanout.map_ordered(_work, items, shared=job, workers=workers,
-                                     min_items=FANOUT_MIN_FILES, weights=weights)
+        found = fanout.map_ordered(_work, rest, shared=job, workers=workers,
+                                   min_items=FANOUT_MIN_FILES, weights=weights)
+    for (index, _), answer in zip(rest, found):
+        answers[index] = answer
     outcomes: list[FileOutcome] = []
-    for (index, transcript), answer in zip(items, answers):
-        if answer is None:
+    for (index, transcript), given in zip(items, answers):
+        if given is None:
             answer = FileOutcome(transcript=transcript, index=index)
+        elif isinstance(given, int):  # a bare count (``_kept_count``)
+            answer = FileOutcome(transcript=transcript, index=index, counted=given)
         else:
+            answer = given
             answer.transcript = transcript
             for ex in answer.exchanges:
                 ex.transcript = transcript

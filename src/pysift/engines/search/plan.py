@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.grammar.selectors import LabelFilter
+from pysift.core.timez import parse_ts
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 
@@ -164,6 +165,18 @@ class SearchPlan:
             self._finder_built = True
         return self._finder
 
+    def in_window_ts(self, ts: str | None) -> bool:
+        """Whether a record stamped ``ts`` falls in the ``--since``/``--until`` window (an
+        undated record is outside any window)."""
+        if self.since is None and self.until is None:
+            return True
+        when = parse_ts(ts)
+        if when is None:
+            return False
+        if self.since is not None and when < self.since:
+            return False
+        return not (self.until is not None and when > self.until)
+
     @property
     def label_scan(self) -> bool:
         """Candidates come from the label markers (a pure filter, or a pattern no literal
@@ -182,6 +195,16 @@ class SearchPlan:
     @property
     def wants_carriers(self) -> bool:
         return bool(self.labels.allowed & CARRIER_LEAVES)
+
+    def walks_user_lines(self) -> bool:
+        """The label scan's candidates are the user lines minus the plain carriers (``-t
+        user`` and its kin): the key scan's lines, which the cache keeps."""
+        return self.line_markers() == (_USER_LINE,) and not self.wants_carriers
+
+    def counts_user_lines(self) -> bool:
+        """``-c``/``-l`` with no pattern over user lines: a count the kept facts answer."""
+        return (self.light and self.label_scan and self.matcher.is_empty
+                and not self.resolve_persisted and self.walks_user_lines())
 
     def line_markers(self) -> tuple[bytes, ...]:
         """Byte markers any candidate line must carry, for the selected leaves (asked

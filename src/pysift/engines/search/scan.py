@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
-from pysift.core.timez import parse_ts
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import Buffer, LineCounter, find_from
 from pysift.disk.mapped import open_buffer_stat, read_regular
@@ -39,6 +38,7 @@ from pysift.engines.search.facts import (
     turn_map_of,
     walk_users,
 )
+from pysift.engines.search.kept import sidecar_share
 from pysift.engines.search.plan import PLAN_PATH_KEY, REJECTION_MARKER, SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -232,7 +232,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
     walks that compute it, and ``result.facts`` carries back what this scan knows."""
     result = FileScan(transcript=transcript, index=index)
     facts = cached.facts if cached is not None else None
-    if facts is not None and _counts_user_lines(plan) and _count_from_facts(
+    if facts is not None and plan.counts_user_lines() and _count_from_facts(
             transcript, plan, facts, result):
         return result  # an unchanged file, counted from its facts: never read
     try:
@@ -248,7 +248,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
         result.stamp = stamp_of(st, buf)
     walked: tuple[list[UserLine], list[tuple[int, bytes, Record]] | None] | None = None
     if plan.label_scan:
-        if _walks_user_lines(plan):
+        if plan.walks_user_lines():
             walked = _user_candidates(transcript, plan, buf, facts)
             spans = [(u.start, u.end) for u in walked[0]]
         else:
@@ -292,17 +292,13 @@ def _count_from_facts(transcript: Transcript, plan: SearchPlan, facts: FileFacts
         return False
     if not settled(users):
         return False
-    merge = None
-    sidecar = sidecar_of(transcript)
-    if sidecar is not None:
-        from pysift.core.sidecar import read_sidecar
-
-        merge = read_sidecar(sidecar, None)
-        if merge.pending:  # merged against the transcript's bytes: read the file
-            return False
-    if merge is not None:
-        result.malformed += merge.skipped_lines
-        result.sidecar_error = merge.error
+    share = sidecar_share(transcript)
+    if share is None:  # a pending record, merged against the transcript's bytes
+        return False
+    skipped, error = share
+    result.malformed += skipped
+    if error is not None:
+        result.sidecar_error = error
     result.seed = facts.seed if transcript.is_subagent and facts.seed else (None, None)
     openers = [(u.start, u.parent or "", u.uuid) for u in users if u.opens]
     turns = turn_map_of(openers, facts.has_records, None)
@@ -337,18 +333,6 @@ def _base_ctx(transcript: Transcript, buf: Buffer | None,
         owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id, seed_uuid=seed[0], seed_line=seed[1],
         plan_index=PlanIndex(buf) if buf is not None else None)
-
-
-def _walks_user_lines(plan: SearchPlan) -> bool:
-    """The label scan's candidates are the user lines minus the plain carriers (``-t
-    user`` and its kin): the key scan's lines, which the cache keeps."""
-    return plan.line_markers() == (_USER_MARKER,) and not plan.wants_carriers
-
-
-def _counts_user_lines(plan: SearchPlan) -> bool:
-    """``-c``/``-l`` with no pattern over user lines: a count the kept facts answer."""
-    return (plan.light and plan.label_scan and plan.matcher.is_empty
-            and not plan.resolve_persisted and _walks_user_lines(plan))
 
 
 def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
@@ -475,7 +459,7 @@ class _Scanner:
         parsed: set[int] = set()  # line starts the decoder saw (and counted if malformed)
         if walked is not None and walked[1] is not None:  # the key walk decoded them
             users, decoded = walked[0], walked[1]
-            if not pending and _counts_user_lines(self.plan) and users and settled(users):
+            if not pending and self.plan.counts_user_lines() and users and settled(users):
                 # a count whose facts the walk just took (a cache to fill): counted from
                 # them, as a later run counts from the kept facts, nothing classified twice
                 opened = {u.start for u in users if u.opens}
@@ -578,14 +562,7 @@ class _Scanner:
         return self.in_window_ts(rec.timestamp)
 
     def in_window_ts(self, ts: str | None) -> bool:
-        if self.plan.since is None and self.plan.until is None:
-            return True
-        when = parse_ts(ts)
-        if when is None:
-            return False
-        if self.plan.since is not None and when < self.plan.since:
-            return False
-        return not (self.plan.until is not None and when > self.plan.until)
+        return self.plan.in_window_ts(ts)
 
     def consider(self, rec: Record, offset: int | None, line: bytes | None) -> None:
         """Match a record's units; pay for line numbers and the turn map only on a hit."""
