@@ -52,7 +52,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from pysift.core.classify import narration_tag, opens_turn
+from pysift.core.classify import opens_turn
+from pysift.core.classify.signature import quick_tag
 from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
@@ -160,10 +161,11 @@ def _str(value: object) -> str | None:
 def thinking_tag_kind(signature: object) -> str | None:
     """``narration``, ``unknown`` or None (plain thinking) for one thinking signature.
 
-    The decode is ``classify.narration_tag`` (protobuf path 2→1→8, whole string); every
-    failure there is None, i.e. plain thinking, never an unknown tag.
+    The decode is ``classify.narration_tag``'s (protobuf path 2→1→8, whole string), by
+    ``signature.quick_tag``; every failure there is None, i.e. plain thinking, never an
+    unknown tag.
     """
-    tag = narration_tag(signature)
+    tag = quick_tag(signature)
     if tag is None or tag == THINKING:
         return None
     return NARRATION if tag == NARRATION else "unknown"
