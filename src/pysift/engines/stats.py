@@ -630,7 +630,7 @@ def _line_settler(buf: Buffer, out: FileScan
                     ts = None
                 if ts is not None or rec is not None:  # else malformed after all: counted
                     by_name["user"] = by_name.get("user", 0) + 1
-                    users.append(UserFact(line, ts, False))
+                    users.append(_new_fact(UserFact, (line, ts, False)))
                     # A plain carrier, as ``is_plain_carrier`` judges it: the file spells
                     # each key one way, no opener word is in the line, the line's first
                     # type key is the user key (so the first tool_result key comes after
