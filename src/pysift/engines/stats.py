@@ -275,23 +275,8 @@ def read_assistant(data: bytes, line: int, utf8: bool = False) -> AssistantFact 
         return _new_fact(AssistantFact, (line, rec.timestamp, UNKNOWN_MODEL, None, None, (),
                                          0, 0))
     content = message.content
-    tools: tuple[str, ...] = ()
-    narration = unknown = 0
-    if content and content.__class__ is list:
-        names = []
-        for block in content:
-            kind = block.type
-            if kind == "tool_use":
-                name = block.name
-                names.append(name if name.__class__ is str else UNNAMED_TOOL)
-            elif kind == "thinking":
-                tag = thinking_tag_kind(block.signature)
-                if tag == NARRATION:
-                    narration += 1
-                elif tag is not None:
-                    unknown += 1
-        if names:
-            tools = tuple(names)
+    tools, narration, unknown = (_block_facts(content) if content and content.__class__ is list
+                                 else _NO_BLOCKS)
     usage = message.usage
     if usage is not None:
         usage = _astuple(usage)
@@ -302,6 +287,26 @@ def read_assistant(data: bytes, line: int, utf8: bool = False) -> AssistantFact 
 
 
 _new_fact = tuple.__new__  # a NamedTuple built without its Python-level ``__new__``
+_NO_BLOCKS: tuple[tuple[str, ...], int, int] = ((), 0, 0)
+
+
+def _block_facts(content: list[Any]) -> tuple[tuple[str, ...], int, int]:
+    """The tool calls by name, the narration blocks and the unknown thinking tags of a
+    content list of msgspec-read blocks (``stats_lines.Block`` or ``StrictBlock``)."""
+    names: list[str] = []
+    narration = unknown = 0
+    for block in content:
+        kind = block.type
+        if kind == "tool_use":
+            name = block.name
+            names.append(name if name.__class__ is str else UNNAMED_TOOL)
+        elif kind == "thinking":
+            tag = thinking_tag_kind(block.signature)
+            if tag == NARRATION:
+                narration += 1
+            elif tag is not None:
+                unknown += 1
+    return (tuple(names) if names else ()), narration, unknown
 
 
 def _read_loose(data: bytes, line: int, utf8: bool) -> AssistantFact | None:
@@ -320,23 +325,9 @@ def _read_loose(data: bytes, line: int, utf8: bool) -> AssistantFact | None:
             return AssistantFact(line, ts if isinstance(ts, str) else None, UNKNOWN_MODEL,
                                  None, None, (), 0, 0)
         content = message.content
-        if content and not isinstance(content, str):
-            tools: list[str] = []
-            narration = unknown = 0
-            for block in content:
-                kind = block.type
-                if kind == "tool_use":
-                    name = block.name
-                    tools.append(name if isinstance(name, str) else UNNAMED_TOOL)
-                elif kind == "thinking":
-                    tag = thinking_tag_kind(block.signature)
-                    if tag == NARRATION:
-                        narration += 1
-                    elif tag is not None:
-                        unknown += 1
-            tools_seen = tuple(tools)
-        else:
-            tools_seen, narration, unknown = (), 0, 0
+        tools_seen, narration, unknown = (_block_facts(content)
+                                          if content and not isinstance(content, str)
+                                          else _NO_BLOCKS)
         model, message_id = message.model, message.id
         return AssistantFact(line, ts if isinstance(ts, str) else None,
                              model if isinstance(model, str) and model else UNKNOWN_MODEL,

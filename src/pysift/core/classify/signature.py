@@ -145,6 +145,22 @@ def _lazy_last(data: _Lazy, lo: int, hi: int, want: int) -> tuple[int, int] | No
     return found
 
 
+def _lazy_tag(text: bytes, size: int) -> str | None:
+    """The tag of the padded standard-base64 ``text`` of ``size`` decoded bytes, decoded
+    only where the walk reads (``_Lazy``)."""
+    data = _Lazy(text, size)
+    span = (0, data.size)
+    for field_number in (2, 1, 8):
+        found = _lazy_last(data, span[0], span[1], field_number)
+        if found is None:
+            return None
+        span = found
+    try:
+        return data.get(*span).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _fast_tag(signature: str) -> str | object | None:
     """``narration_tag`` for the common shape, without decoding the whole string: a pure
     standard-alphabet text, unpadded (its length not one more than a multiple of four) or
@@ -165,17 +181,7 @@ def _fast_tag(signature: str) -> str | object | None:
         core = size
         if size % 4:
             text += b"=" * (-size % 4)
-    data = _Lazy(text, core * 3 // 4)
-    span = (0, data.size)
-    for field_number in (2, 1, 8):
-        found = _lazy_last(data, span[0], span[1], field_number)
-        if found is None:
-            return None
-        span = found
-    try:
-        return data.get(*span).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return _lazy_tag(text, core * 3 // 4)
 
 
 def narration_tag(signature: object) -> str | None:
@@ -230,17 +236,7 @@ def quick_tag(signature: object) -> str | None:
         core = size
         if size % 4:
             text += b"=" * (-size % 4)
-    data = _Lazy(text, core * 3 // 4)
-    span = (0, data.size)
-    for field_number in (2, 1, 8):
-        found = _lazy_last(data, span[0], span[1], field_number)
-        if found is None:
-            return None
-        span = found
-    try:
-        return data.get(*span).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return _lazy_tag(text, core * 3 // 4)
 
 
 def full_tag(signature: str) -> str | None:
