@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders import (
@@ -448,6 +448,19 @@ _ODD_ASSISTANT_LINES = {
                         b'"output_tokens":{"n":1},"cache_read_input_tokens":[3]}}}',
     "usage twice": b'{"type":"assistant","message":{"id":"a","usage":{"input_tokens":4},'
                    b'"usage":null}}',
+    "model empty": b'{"type":"assistant","message":{"model":"","id":"a"}}',
+    "model null": b'{"type":"assistant","message":{"model":null,"id":"a"}}',
+    "model a number": b'{"type":"assistant","message":{"model":4,"id":"a"}}',
+    "id empty": b'{"type":"assistant","message":{"model":"m","id":""}}',
+    "id a number": b'{"type":"assistant","message":{"model":"m","id":7}}',
+    "timestamp a number": b'{"type":"assistant","timestamp":7,"message":{"id":"a"}}',
+    "timestamp null": b'{"type":"assistant","timestamp":null,"message":{"id":"a"}}',
+    "message null": b'{"type":"assistant","timestamp":"t","message":null}',
+    "tool name a number": b'{"type":"assistant","message":{"content":[{"type":"tool_use",'
+                          b'"name":5}]}}',
+    "content empty": b'{"type":"assistant","message":{"content":[],"usage":{"input_tokens":1}}}',
+    "count at 64 bits": b'{"type":"assistant","message":{"id":"a","usage":{"input_tokens":'
+                        b'18446744073709551615,"output_tokens":-9223372036854775808}}}',
 }
 
 
@@ -457,6 +470,104 @@ def test_the_struct_reader_agrees_with_orjson_on_odd_lines(data: bytes) -> None:
     """stats reads assistant lines with msgspec structs; every fact equals what the orjson
     decode of the same line gives (None where orjson refuses the line)."""
     assert stats_engine.read_assistant(data, 1) == _orjson_fact(data)
+
+
+
+# An assistant line with any value where stats reads one: what Claude Code writes, and the
+# values the strict structs refuse (an empty or null model, a float, bool, null, huge or
+# string count, a number timestamp...), each key sometimes written twice.
+_VALUES = st.one_of(
+    st.sampled_from([None, "", 0, 3.0, True, [], {}, 2**64, -(2**63) - 1, 10**30]),
+    st.sampled_from([None, True, False, "", "x", "claude-opus-4", 0, -1, 3.0, 1.5, [], {},
+                     [1], {"n": 1}, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63),
+                     -(2**63) - 1, 10**30, "2026-01-05T10:00:00.000Z"]),
+    st.integers(), st.text(max_size=4))
+# sampled, not drawn as integers: hypothesis draws 0 far more often than one time in n
+_ONE_IN_TEN = st.sampled_from([False] * 9 + [True])
+_ONE_IN_SIX = st.sampled_from([False] * 5 + [True])
+_COUNT_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens",
+               "cache_creation_input_tokens", "cache_creation", "service_tier"]
+
+
+def _member(draw: st.DrawFn, key: str, value: object) -> list[str]:
+    """One ``"key":value`` member (sometimes twice, the second with another value)."""
+    out = [f"{json.dumps(key)}:{json.dumps(value)}"]
+    if draw(_ONE_IN_TEN):
+        out.append(f"{json.dumps(key)}:{json.dumps(draw(_VALUES))}")
+    return out
+
+
+def _obj(draw: st.DrawFn, members: dict[str, object]) -> str:
+    parts: list[str] = []
+    for key, value in members.items():
+        if not draw(_ONE_IN_SIX):  # a key is sometimes absent
+            parts += _member(draw, key, value)
+    return "{" + ",".join(parts) + "}"
+
+
+_FIELDS = ["timestamp", "model", "id", "content", "name", "signature", *_COUNT_KEYS]
+
+
+@st.composite
+def _assistant_lines(draw: st.DrawFn) -> bytes:
+    # what Claude Code writes, but for one or two fields that hold any value
+    odd = draw(st.sets(st.sampled_from(_FIELDS), max_size=2))
+
+    def value(name: str, v: object) -> object:
+        return draw(_VALUES) if name in odd else v
+
+    usage_obj = _obj(draw, {k: value(k, draw(st.integers(0, 10**6))) for k in _COUNT_KEYS})
+    blocks = []
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["text", "tool_use", "thinking", "image", 7, None]))
+        blocks.append(_obj(draw, {"type": kind, "name": value("name", "Read"),
+                                  "text": "hi \u00e9", "signature": value("signature", "c2ln")}))
+    content = ("[" + ",".join(blocks) + "]" if "content" not in odd
+               else json.dumps(draw(_VALUES)))
+    message = _obj(draw, {"model": value("model", "claude-opus-4"), "id": value("id", "msg_1"),
+                          "usage": None, "content": None})
+    message = message.replace('"usage":null', f'"usage":{usage_obj}', 1).replace(
+        '"content":null', f'"content":{content}', 1)
+    if draw(_ONE_IN_TEN):
+        message = json.dumps(draw(_VALUES))
+    line = _obj(draw, {"type": "assistant",
+                       "timestamp": value("timestamp", "2026-01-05T10:00:00.000Z"),
+                       "message": None}).replace('"message":null', f'"message":{message}', 1)
+    return line.encode()
+
+
+@settings(max_examples=500)
+@given(_assistant_lines())
+def test_the_strict_and_loose_readers_agree_with_orjson_on_any_assistant_line(
+        data: bytes) -> None:
+    """The strict structs read a line only when they give what orjson's decode gives;
+    with ``utf8`` (simdjson accepted the line: no integer beyond 64 bits) likewise."""
+    want = _orjson_fact(data)
+    assert stats_engine.read_assistant(data, 1) == want
+    import simdjson
+
+    try:
+        simdjson.Parser().parse(data)
+    except (ValueError, RuntimeError):
+        return
+    assert stats_engine.read_assistant(data, 1, True) == want
+
+
+def test_a_usual_assistant_line_is_read_by_the_strict_structs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The strict shape is not silently bypassed (every line read the loose way would
+    give the same facts, slowly)."""
+    s = session()
+    s.add(assistant(thinking("hm"), usage=usage(3, 5)))
+    s.add(assistant(tool_use("Read", {"p": 1}), usage=usage(3, 5)))
+    lines = [json.dumps(r, separators=(",", ":")).encode() for r in s.records]
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("read the loose way")
+
+    monkeypatch.setattr(stats_engine, "_read_loose", refuse)
+    facts = [stats_engine.read_assistant(line, n, True) for n, line in enumerate(lines, 1)]
+    assert [f.tools for f in facts] == [(), ("Read",)]  # type: ignore[union-attr]
+    assert facts[0].usage == (3, 5, 18000, 900)  # type: ignore[union-attr]
 
 
 # -- the unwindowed aggregate (C-level passes) against the record-by-record walk ----------

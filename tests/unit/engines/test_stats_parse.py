@@ -203,6 +203,32 @@ def test_a_range_of_the_buffer_counts_its_own_lines() -> None:
             scan_by_probe(data, lo, hi, number))
 
 
+@settings(max_examples=60)
+@given(st.lists(st.sampled_from(_KINDS), max_size=20), st.booleans(), st.data())
+def test_a_mapped_buffer_and_any_range_count_as_bytes_do(tmp_path_factory, kinds: list[str],  # type: ignore[no-untyped-def]
+                                                          trailing: bool, data: st.DataObject
+                                                          ) -> None:
+    """The lines come from the buffer's own line reader (``io.BytesIO`` over bytes, an
+    mmap's ``readline``): the same facts for a mapped file, for a range starting at any
+    line, and for a range whose end falls inside a line (that line ends there)."""
+    import mmap
+
+    raw = _buffer(kinds, trailing)
+    if not raw:
+        return
+    path = tmp_path_factory.mktemp("m") / "t.jsonl"
+    path.write_bytes(raw)
+    starts = [0] + [i + 1 for i, c in enumerate(raw) if c == 0x0A and i + 1 < len(raw)]
+    lo = data.draw(st.sampled_from(starts))
+    hi = data.draw(st.integers(lo, len(raw)))
+    first = raw.count(b"\n", 0, lo) + 1
+    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        for buf in (raw, mapped):
+            assert facts(scan_range(buf)) == facts(scan_by_probe(raw))
+            assert facts(scan_range(buf, lo, hi, first)) == facts(
+                scan_by_probe(raw, lo, hi, first))
+
+
 def test_only_user_lines_and_refused_lines_reach_the_byte_probe(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The parse is not silently bypassed (a parser still holding the last line's document
     refuses the next one, which the settler would then count exactly, and slowly)."""

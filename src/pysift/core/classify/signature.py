@@ -145,6 +145,22 @@ def _lazy_last(data: _Lazy, lo: int, hi: int, want: int) -> tuple[int, int] | No
     return found
 
 
+def _lazy_tag(text: bytes, size: int) -> str | None:
+    """The tag of the padded standard-base64 ``text`` of ``size`` decoded bytes, decoded
+    only where the walk reads (``_Lazy``)."""
+    data = _Lazy(text, size)
+    span = (0, data.size)
+    for field_number in (2, 1, 8):
+        found = _lazy_last(data, span[0], span[1], field_number)
+        if found is None:
+            return None
+        span = found
+    try:
+        return data.get(*span).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _fast_tag(signature: str) -> str | object | None:
     """``narration_tag`` for the common shape, without decoding the whole string: a pure
     standard-alphabet text, unpadded (its length not one more than a multiple of four) or
@@ -165,17 +181,7 @@ def _fast_tag(signature: str) -> str | object | None:
         core = size
         if size % 4:
             text += b"=" * (-size % 4)
-    data = _Lazy(text, core * 3 // 4)
-    span = (0, data.size)
-    for field_number in (2, 1, 8):
-        found = _lazy_last(data, span[0], span[1], field_number)
-        if found is None:
-            return None
-        span = found
-    try:
-        return data.get(*span).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return _lazy_tag(text, core * 3 // 4)
 
 
 def narration_tag(signature: object) -> str | None:
@@ -193,6 +199,44 @@ def narration_tag(signature: object) -> str | None:
     if fast is not _SLOW:
         return fast  # type: ignore[return-value]
     return full_tag(signature)
+
+
+_ALPHABET_TEXT = _ALPHABET.decode("ascii")
+_first_not_of: object = None
+
+
+def quick_tag(signature: object) -> str | None:
+    """``narration_tag``, with the alphabet check of ``_fast_tag`` made by stringzilla's
+    set search straight on the string (``find_first_not_of``: ~0.2 us for a 2 KB
+    signature, where ``bytes.translate`` after ``encode`` took ~1.9 us, a third of the
+    whole call). The same answer for every string: a pure text is decoded lazily as
+    ``_fast_tag`` decodes it; a text whose first non-alphabet character starts its one or
+    two trailing ``=`` is padded standard base64, as the translation proved; any other
+    is decoded whole (``full_tag``). Added for ``stats``, which reads every thinking
+    signature of a scope."""
+    global _first_not_of
+    if not isinstance(signature, str) or not signature:
+        return None
+    if not signature.isascii():
+        return full_tag(signature)
+    if _first_not_of is None:
+        from stringzilla import find_first_not_of
+
+        _first_not_of = find_first_not_of
+    size = len(signature)
+    bad: int = _first_not_of(signature, _ALPHABET_TEXT)  # type: ignore[operator]
+    text = signature.encode("ascii")
+    if bad >= 0:
+        if size % 4 or signature[bad:] not in ("=", "=="):
+            return full_tag(signature)
+        core = bad
+    else:
+        if size % 4 == 1:
+            return full_tag(signature)
+        core = size
+        if size % 4:
+            text += b"=" * (-size % 4)
+    return _lazy_tag(text, core * 3 // 4)
 
 
 def full_tag(signature: str) -> str | None:
