@@ -52,8 +52,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from pysift.core.classify import opens_turn
-from pysift.core.classify.signature import quick_tag
+from pysift.core.classify import narration_tag, opens_turn
 from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
@@ -161,11 +160,10 @@ def _str(value: object) -> str | None:
 def thinking_tag_kind(signature: object) -> str | None:
     """``narration``, ``unknown`` or None (plain thinking) for one thinking signature.
 
-    The decode is ``classify.narration_tag``'s (protobuf path 2→1→8, whole string), by
-    ``signature.quick_tag``; every failure there is None, i.e. plain thinking, never an
-    unknown tag.
+    The decode is ``classify.narration_tag`` (protobuf path 2→1→8, whole string); every
+    failure there is None, i.e. plain thinking, never an unknown tag.
     """
-    tag = quick_tag(signature)
+    tag = narration_tag(signature)
     if tag is None or tag == THINKING:
         return None
     return NARRATION if tag == NARRATION else "unknown"
@@ -459,7 +457,7 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
     more than the probe cost). Twelfth session, same subset, instructions (callgrind):
     796M -> 680M, from the lines taken by the buffer's own line reader (``_lines_from``),
     an assistant line read by the strict structs (``read_assistant``), and the thinking
-    signatures' alphabet checked by a SIMD set search (``signature.quick_tag``).
+    signatures' alphabet checked by a SIMD set search (``signature._fast_tag``).
     """
     stop = len(buf) if hi is None else hi
     out = FileScan()
