@@ -332,7 +332,7 @@ def run(transcripts: list[Transcript], *,
             if facet is not None:
                 probe = facet.probe(transcript.path)
                 if probe.hit:
-                    summary = _hit(transcript, probe.facts, prepare)
+                    summary = _hit(transcript, probe.facts, prepare, facet)
                     if summary is not None:
                         out[i] = summary
                         continue
@@ -357,14 +357,15 @@ HIT_POOL_MIN = 600
 
 
 def _hit(transcript: Transcript, facts: Any,
-         prepare: Callable[[SessionSummary], None] | None) -> SessionSummary | None:
-    """The row of a transcript the cache holds unchanged (None: facts of another shape)."""
+         prepare: Callable[[SessionSummary], None] | None, facet: Facet
+         ) -> SessionSummary | None:
+    """The row of a transcript the cache holds unchanged (None: facts of another shape);
+    its file times are those of the ``fstat`` the probe that found it took."""
     summary = from_facts(transcript, facts)
     if summary is not None:
-        try:
-            summary.file_times = file_times(os.stat(transcript.path))
-        except OSError:  # gone since the probe: the notice tries again, as it would have
-            pass
+        st = facet.seen.get(os.fspath(transcript.path))
+        if st is not None:  # (always, after a hit: else the notice takes its own stat)
+            summary.file_times = file_times(st)
         _other_files(summary, transcript, None)
         if prepare is not None:
             prepare(summary)
@@ -392,7 +393,7 @@ def _rows_for_pool(shared: tuple[list[Transcript], Callable[[SessionSummary], No
     for i in group:
         transcript = transcripts[i]
         probe = facet.probe(transcript.path)
-        summary = _hit(transcript, probe.facts, prepare) if probe.hit else None
+        summary = _hit(transcript, probe.facts, prepare, facet) if probe.hit else None
         if summary is None:
             summary = _summary_for_pool(
                 (prepare, True), (transcript, probe if probe.state == "grown" else None))
