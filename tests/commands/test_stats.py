@@ -61,12 +61,12 @@ def two_sessions(home: ClaudeHome) -> tuple[Path, Path]:
 def test_rows_header_and_scope_totals(home: ClaudeHome) -> None:
     two_sessions(home)
     report = run(_opts(targets=(CWD,)), env_of(home))
-    assert [r["session_id"] for r in report.rows] == [S1, AGENT, S2]
+    assert [r["session_id"] for r in report.json_rows()] == [S1, AGENT, S2]
     assert report.header == {"sessions_in_scope": 3, "top_level_sessions": 2,
                              "subagent_sessions": 1}
     # the shared message id counts once per FILE, and the TOTAL sums the files
-    model = next(iter(report.rows[0]["tokens"]))
-    assert report.rows[0]["tokens"][model] == {"input": 11, "output": 21, "cache_read": 31,
+    model = next(iter(report.json_rows()[0]["tokens"]))
+    assert report.json_rows()[0]["tokens"][model] == {"input": 11, "output": 21, "cache_read": 31,
                                                "cache_creation": 41}
     assert report.summary["tokens"][model]["input"] == 33
     assert report.summary["tools"] == {"Bash": 3}
@@ -79,7 +79,7 @@ def test_rows_header_and_scope_totals(home: ClaudeHome) -> None:
 def test_json_row_keys_are_the_wire_keys(home: ClaudeHome) -> None:
     two_sessions(home)
     report = run(_opts(targets=(f"@{S2}",)), env_of(home))
-    [row] = report.rows
+    [row] = report.json_rows()
     assert set(row) == {
         "kind", "session_id", "is_subagent", "parent_session_id", "lines", "line_types",
         "user_records", "assistant_records", "turns", "compactions", "tools", "tokens",
@@ -95,9 +95,9 @@ def test_json_row_keys_are_the_wire_keys(home: ClaudeHome) -> None:
 def test_no_subagents_and_the_cap(home: ClaudeHome) -> None:
     two_sessions(home)
     top = run(_opts(targets=(CWD,), subagents=False), env_of(home))
-    assert [r["session_id"] for r in top.rows] == [S1, S2]
+    assert [r["session_id"] for r in top.json_rows()] == [S1, S2]
     capped = run(_opts(targets=(CWD,), max_count=1), env_of(home))
-    assert [r["session_id"] for r in capped.rows] == [S2]  # the most recently active
+    assert [r["session_id"] for r in capped.json_rows()] == [S2]  # the most recently active
     assert capped.summary["dropped_by_cap"] == 2
     assert capped.header["sessions_in_scope"] == 1
     assert run(_opts(targets=(CWD,), max_count=0), env_of(home)).summary["sessions"] == 3
@@ -115,7 +115,7 @@ def test_a_capped_window_with_no_counted_record_ranks_by_modification_time(
     since = datetime(2027, 1, 1, tzinfo=UTC)  # after every record
     report = run(_opts(targets=(CWD,), max_count=1, since=since, subagents=False),
                  env_of(home))
-    assert [r["session_id"] for r in report.rows] == [S1]
+    assert [r["session_id"] for r in report.json_rows()] == [S1]
     out = io.StringIO()
     report.text(out)  # type: ignore[misc]
     assert "1 shown have no record in the window and are ranked by their file's " \
@@ -146,7 +146,7 @@ def test_cap_keeps_scope_order_and_ranks_undated_rows_last() -> None:
 def test_turn_window_miss_is_said(home: ClaudeHome) -> None:
     two_sessions(home)
     report = run(_opts(targets=(f"@{S2}",), turns=parse_range("5")), env_of(home))
-    assert report.rows[0]["turns"] == 0
+    assert report.json_rows()[0]["turns"] == 0
     assert any("no t5" in n for n in report.notes)
 
 
@@ -193,7 +193,7 @@ def test_an_open_or_from_end_turn_window_that_reaches_nothing_is_said(home: Clau
     two_sessions(home)
     for spec in ("-90", "90..", "-90..-80"):
         report = run(_opts(targets=(f"@{S2}",), turns=parse_range(spec)), env_of(home))
-        assert report.rows[0]["turns"] == 0
+        assert report.json_rows()[0]["turns"] == 0
         assert any(f"none in {spec}" in n for n in report.notes), (spec, report.notes)
     reached = run(_opts(targets=(f"@{S2}",), turns=parse_range("-1")), env_of(home))
     assert not any("count nothing" in n for n in reached.notes)
@@ -211,6 +211,6 @@ def test_a_timestamp_of_claude_codes_shape_naming_no_instant_is_no_span_end(
     done = s.add(assistant("done"))
     s.add({**user("late"), "timestamp": bogus})
     home.session(CWD, S1, s)
-    [row] = run(_opts(targets=(f"@{S1}",)), env_of(home)).rows
+    [row] = run(_opts(targets=(f"@{S1}",)), env_of(home)).json_rows()
     assert go["timestamp"] < done["timestamp"]
     assert (row["first_utc"], row["last_utc"]) == (go["timestamp"], done["timestamp"])

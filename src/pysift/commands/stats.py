@@ -8,8 +8,9 @@ by its turn index computed over the WHOLE transcript (stable), the two ANDed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field
+from functools import cached_property
 from typing import Any, TextIO
 
 from pysift.commands.notice import cleanup_notice, probed_times
@@ -17,13 +18,13 @@ from pysift.commands.scope import ScopeArgs
 from pysift.core.cap import cap
 from pysift.core.cleanup import Notice
 from pysift.core.grammar.ranges import RangeSpec, describe_items
-from pysift.core.timez import format_span_ms, parse_ts, text_ts, ts_pair
+from pysift.core.timez import format_span_ms, iso_stamper, parse_ts, text_stamper
 from pysift.engines.stats import SessionStats, TokenSums, Window
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
-from pysift.output.terminal import paint
+from pysift.output.terminal import paint, wants_colour
 
 TOTAL_TOOLS_SHOWN = 15
 
@@ -58,9 +59,25 @@ def run(opts: StatsOptions, env: Env) -> Report:
                             probed_times(store, scope.transcripts))
     result = StatsResult(shown, dropped=len(over), env=env, notice=notice)
     report.header = result.header()
-    report.rows = [session_row(r, env) for r in shown]
+    # built only when JSON is written; every row's local stamps through one stamper
+    report.row_builder = lambda: _session_rows(shown, env)
     report.answer(result)
     return report
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What the scope's rows sum to, by name (each map sorted by key)."""
+
+    line_types: dict[str, int]
+    tools: dict[str, int]
+    tokens: dict[str, TokenSums]
+    narration_blocks: dict[str, int]
+
+    @classmethod
+    def of(cls, rows: list[SessionStats]) -> Totals:
+        return cls(merged_counts(r.line_types for r in rows), merged_counts(r.tools for r in rows),
+                   merged_tokens(rows), merged_counts(r.narration_blocks for r in rows))
 
 
 @dataclass(frozen=True)
@@ -85,15 +102,20 @@ class StatsResult:
         return {"sessions_in_scope": len(self.rows), "top_level_sessions": self.top,
                 "subagent_sessions": self.sub}
 
+    @cached_property
+    def totals(self) -> Totals:
+        """The rows summed once, for the summary and the text's TOTAL block alike."""
+        return Totals.of(self.rows)
+
     def summary(self) -> dict[str, Any]:
-        rows = self.rows
+        rows, totals = self.rows, self.totals
         return {
             "sessions": len(rows),
-            "line_types": merged_counts(r.line_types for r in rows),
+            "line_types": totals.line_types,
             "turns": sum(r.turns for r in rows),
-            "tools": merged_counts(r.tools for r in rows),
-            "tokens": _tokens_json(merged_tokens(rows)),
-            "narration_blocks": merged_counts(r.narration_blocks for r in rows),
+            "tools": totals.tools,
+            "tokens": _tokens_json(totals.tokens),
+            "narration_blocks": totals.narration_blocks,
             "unknown_thinking_tags": sum(r.unknown_thinking_tags for r in rows),
             "skipped_lines": sum(r.skipped_lines for r in rows),
             "dropped_by_cap": self.dropped,
@@ -143,8 +165,20 @@ def _tokens_json(tokens: Mapping[str, TokenSums]) -> dict[str, dict[str, int]]:
     return {model: sums.as_json() for model, sums in sorted(tokens.items())}
 
 
-def session_row(r: SessionStats, env: Env) -> dict[str, Any]:
+def _session_rows(rows: list[SessionStats], env: Env) -> list[dict[str, Any]]:
+    local = iso_stamper(env.tz)
+    return [session_row(r, env, local) for r in rows]
+
+
+def session_row(r: SessionStats, env: Env,
+                local: Callable[[str | None], str | None] | None = None) -> dict[str, Any]:
+    """One session's JSON row; ``local``: ``local_iso`` in the run's zone (the rows of one
+    run share a ``timez.iso_stamper``, which renders each hour of the clock once)."""
+    if local is None:
+        local = iso_stamper(env.tz)
     t = r.transcript
+    first = r.first_ts if isinstance(r.first_ts, str) else None
+    last = r.last_ts if isinstance(r.last_ts, str) else None
     return {
         "kind": "session",
         **id_trio(t.session_id, t.is_subagent, t.parent_session_id),
@@ -158,8 +192,10 @@ def session_row(r: SessionStats, env: Env) -> dict[str, Any]:
         "tokens": _tokens_json(r.tokens),
         "narration_blocks": dict(sorted(r.narration_blocks.items())),
         "unknown_thinking_tags": r.unknown_thinking_tags,
-        **ts_pair("first", r.first_ts, env.tz),
-        **ts_pair("last", r.last_ts, env.tz),
+        "first_utc": first,
+        "first_local": local(first),
+        "last_utc": last,
+        "last_local": local(last),
         "skipped_lines": r.skipped_lines,
     }
 
@@ -212,8 +248,23 @@ def _malformed(n: int) -> str:
 
 
 def render_text(out: TextIO, result: StatsResult) -> None:
-    w = out.write
+    """The text view. On a plain stream (no colour) it is laid out whole and written at
+    once (the stream escapes controls per character, so one write shows what many would);
+    a painting stream gets each span as it comes. Local stamps go through one
+    ``timez.text_stamper`` (each hour of the clock rendered once)."""
+    if wants_colour(out):
+        _render(out.write, lambda text, role: paint(out, text, role), result)
+        return
+    parts: list[str] = []
+    add = parts.append
+    _render(add, lambda text, _role: add(text), result)
+    out.write("".join(parts))
+
+
+def _render(w: Callable[[str], object], paint_span: Callable[[str, str], object],
+            result: StatsResult) -> None:
     rows, top, sub, dropped, env = result.rows, result.top, result.sub, result.dropped, result.env
+    stamp = text_stamper(env.tz)
     if sub:
         n = top + sub
         w(f"scope  {n:,} {'session' if n == 1 else 'sessions'} in scope ({top:,} top-level + "
@@ -224,19 +275,19 @@ def render_text(out: TextIO, result: StatsResult) -> None:
         t = r.transcript
         if t.is_subagent:
             w("SUBAGENT ")
-            paint(out, t.session_id, "id")
+            paint_span(t.session_id, "id")
             w("  ·  parent SESSION ")
-            paint(out, t.parent_session_id, "id")
+            paint_span(t.parent_session_id, "id")
         else:
             w("SESSION ")
-            paint(out, t.session_id, "id")
+            paint_span(t.session_id, "id")
         w("\n")
         w(f"  lines {r.lines:,} · records {r.user_records:,} user + {r.assistant_records:,} "
           f"assistant · turns {r.turns:,} · compactions {r.compactions:,}\n")
         if r.line_types:
             w(f"  types  {census_line(r.line_types)}\n")
         if r.first_ts and r.last_ts:
-            w(f"  span   {text_ts(r.first_ts, env.tz)}  →  {text_ts(r.last_ts, env.tz)}  "
+            w(f"  span   {stamp(r.first_ts)}  →  {stamp(r.last_ts)}  "
               f"({duration_label(r.first_ts, r.last_ts)})\n")
         _token_lines(w, r.tokens)
         if r.narration_blocks:
@@ -251,7 +302,7 @@ def render_text(out: TextIO, result: StatsResult) -> None:
             w(f"  ({_malformed(r.skipped_lines)})\n")
         w("\n")
     if len(rows) > 1:
-        _render_total(w, rows, top, sub)
+        _render_total(w, rows, top, sub, result.totals)
     skipped = sum(r.skipped_lines for r in rows)
     if skipped and len(rows) > 1:  # one row already said it
         w(f"({_malformed(skipped)})\n")
@@ -265,21 +316,22 @@ def render_text(out: TextIO, result: StatsResult) -> None:
         w(f"{result.notice.line()}\n")
 
 
-def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int) -> None:
+def _render_total(w: Any, rows: list[SessionStats], top: int, sub: int, totals: Totals
+                  ) -> None:
     w(f"TOTAL  {len(rows):,} sessions ({top:,} top-level + {sub:,} subagent)\n")
-    types = merged_counts(r.line_types for r in rows)
+    types = totals.line_types
     if types:
         w(f"  types  {census_line(types)}\n")
     w(f"  records {sum(r.user_records for r in rows):,} user + "
       f"{sum(r.assistant_records for r in rows):,} assistant · turns "
       f"{sum(r.turns for r in rows):,} · compactions {sum(r.compactions for r in rows):,}\n")
-    _token_lines(w, merged_tokens(rows))
-    narration = merged_counts(r.narration_blocks for r in rows)
+    _token_lines(w, totals.tokens)
+    narration = totals.narration_blocks
     if narration:
         w(f"  narration blocks {census_line(narration)}\n")
     unknown = sum(r.unknown_thinking_tags for r in rows)
     if unknown:
         w(f"  unknown thinking-signature tags {unknown:,}\n")
-    tools = merged_counts(r.tools for r in rows)
+    tools = totals.tools
     if tools:
         w(f"  tools  {census_line(tools, TOTAL_TOOLS_SHOWN)}\n")
