@@ -742,6 +742,13 @@ class SessionStats:
     stamp: object = None  # the cache stamp of the bytes the row was counted from
     records: object = None  # the per-record facts it was summed from (``records_of``)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # across the pool as plain values and without its transcript, which the parent
+        # puts back (``run``): the default reduce (the class, a dict of 18 fields, a
+        # ``Transcript`` of paths, a ``TokenSums`` per model) took ~15-20 ms to pickle
+        # and as long to unpickle for half of corpus B's rows, serially in the parent
+        return _sent_row, (self.dump(), self.error, self.stamp, self.records)
+
     # -- the cache's shape (marshal: tuples, dicts, strings, ints, None) ------------------
     def dump(self) -> tuple[object, ...]:
         """The row's figures (an unwindowed row only: they depend on no query)."""
@@ -777,6 +784,21 @@ class SessionStats:
                        turn_count=turn_count)
         except (TypeError, ValueError, AttributeError):
             return None
+
+
+def _sent_row(figures: tuple[Any, ...], error: str | None, stamp: object, records: object
+              ) -> SessionStats:
+    """A row as ``SessionStats.__reduce__`` sent it (its transcript is put back by the
+    receiver)."""
+    (lines, line_types, skipped, users, assistants, turns, compactions, first, last, tokens,
+     narration, unknown, tools, turn_count) = figures
+    return SessionStats(None, lines=lines, line_types=line_types,  # type: ignore[arg-type]
+                        skipped_lines=skipped, user_records=users,
+                        assistant_records=assistants, turns=turns, compactions=compactions,
+                        first_ts=first, last_ts=last,
+                        tokens={model: TokenSums(*counts) for model, counts in tokens.items()},
+                        narration_blocks=narration, unknown_thinking_tags=unknown, tools=tools,
+                        turn_count=turn_count, error=error, stamp=stamp, records=records)
 
 
 def _counts_of(raw: Any) -> dict[str, int]:
@@ -1026,11 +1048,12 @@ def _parallel(buf: Buffer, cores: int) -> FileScan:
 
 
 def stats_of(transcript: Transcript, window: Window, *, cores: int = 1,
-             keep_records: bool = False) -> SessionStats:
+             keep_records: bool = False, stamped: bool = True) -> SessionStats:
     """One transcript's row; a file that cannot be read gives a row carrying ``error``.
     ``cores``: the processes a big file's scan may spread over (one inside a spread
-    batch). The row carries the cache stamp of the bytes it counted, and with
-    ``keep_records`` the facts it was summed from (``records_of``)."""
+    batch). With ``stamped`` the row carries the cache stamp of the bytes it counted (a
+    run without a cache has no use for it), and with ``keep_records`` the facts it was
+    summed from (``records_of``)."""
     keep_big_reads_on_the_heap()
     try:
         buf, st = open_buffer_stat(transcript.path, READ_WHOLE_BYTES)
@@ -1044,9 +1067,10 @@ def stats_of(transcript: Transcript, window: Window, *, cores: int = 1,
             scan = scan_range(buf)
         turn_map = turn_map_of(scan, buf)
         row = aggregate(transcript, scan, turn_map, window)
-    from pysift.disk.cache import stamp_of
+    if stamped:
+        from pysift.disk.cache import stamp_of
 
-    row.stamp = stamp_of(st, buf)
+        row.stamp = stamp_of(st, buf)
     if keep_records:
         row.records = records_of(scan, turn_map)
     return row
@@ -1138,7 +1162,7 @@ def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None =
     cores = fanout.cpu_workers() if spread == 1 else 1
     keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
     keep_records = facet is not None and windowed_run
-    made = fanout.map_ordered(_row, todo, shared=(window, cores, keep_records),
+    made = fanout.map_ordered(_row, todo, shared=(window, cores, keep_records, facet is not None),
                               min_items=FANOUT_MIN_FILES, weights=_sizes(todo))
     for i, row in zip(where, made, strict=True):
         row.transcript = transcripts[i]
@@ -1173,6 +1197,7 @@ def _sizes(transcripts: Sequence[Transcript]) -> list[int]:
     return sizes
 
 
-def _row(shared: tuple[Window, int, bool], transcript: Transcript) -> SessionStats:
-    window, cores, keep_records = shared
-    return stats_of(transcript, window, cores=cores, keep_records=keep_records)
+def _row(shared: tuple[Window, int, bool, bool], transcript: Transcript) -> SessionStats:
+    window, cores, keep_records, stamped = shared
+    return stats_of(transcript, window, cores=cores, keep_records=keep_records,
+                    stamped=stamped)

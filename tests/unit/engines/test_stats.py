@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -271,6 +272,26 @@ def test_models_tools_and_thinking_tags(tmp_path: Path) -> None:
     assert row.unknown_thinking_tags == 1
     assert row.tools == {"(unnamed)": 1, "Bash": 2}
     assert set(row.tokens) == {"claude-sonnet-4-6", MODEL}
+
+
+def test_a_row_crosses_the_pool_whole_but_for_its_transcript(tmp_path: Path) -> None:
+    """A worker's row is pickled without its transcript (the parent puts it back): every
+    other field, the cache stamp and the kept facts among them, arrives as it left."""
+    s = _three_turns()
+    s.add(assistant(thinking("a", tag="narration"), tool_use("Bash", {"c": 1}),
+                    model="claude-sonnet-4-6", msg_id="msg_n"))
+    row = stats_of(transcript_from_path(write(tmp_path, s.lines() + garbage_line())), Window(),
+                   keep_records=True)
+    assert row.stamp is not None and row.records is not None and row.skipped_lines == 1
+    sent = pickle.loads(pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL))
+    assert sent.transcript is None
+    sent.transcript = row.transcript
+    assert sent == row
+    unstamped = stats_of(row.transcript, Window(), stamped=False)
+    assert unstamped.stamp is None
+    unstamped.stamp = row.stamp
+    unstamped.records = row.records
+    assert unstamped == row
 
 
 def test_a_record_without_model_counts_under_unknown(tmp_path: Path) -> None:
