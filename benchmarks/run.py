@@ -432,6 +432,8 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
              [], ["-c", m["needle_rare"]]),
             ("floor: stats B exact (the census + every line validated)", "stats_exact.py",
              [], ["-c", m["needle_rare"]]),
+            ("floor: stats B whole answer (exact + stamps, tools, thinking, opener candidates)",
+             "stats_full.py", [], ["-c", m["needle_rare"]]),
         ):
             cases.append(
                 Case("floor", title, [], ["rg", *rg_args, b_projects], "B", None,
