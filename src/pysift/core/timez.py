@@ -102,7 +102,10 @@ def text_ts(raw: str | None, tz: tzinfo | None = None, millis: bool = False) -> 
     return format_local(parsed, tz, millis)
 
 
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z")
+# Claude Code's own stamp shape, the one the stampers splice. ASCII digits only: ``\d``
+# also takes the digits of other scripts, which ``int`` reads but no parser of a stamp
+# does, and a splice then printed a time where ``text_ts`` says "(unparsed)".
+_CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-5][0-9]:[0-5][0-9]\.[0-9]{3}Z")
 
 
 T = TypeVar("T")

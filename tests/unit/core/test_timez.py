@@ -264,6 +264,15 @@ def _canonical(instant: datetime) -> str:
     return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
 
 
+def _foreign_digit(stamp: str, at: int, digit: str) -> str:
+    """``stamp`` with its ``at``-th digit written in another script (Arabic-Indic,
+    fullwidth, mathematical bold, Gurmukhi: each a Unicode decimal digit that ``int``
+    reads but no timestamp parser takes)."""
+    places = [i for i, c in enumerate(stamp) if c.isdigit()]
+    i = places[at % len(places)]
+    return stamp[:i] + digit + stamp[i + 1:]
+
+
 @given(st.sampled_from([*_STAMP_ZONES, None]),
        st.lists(st.one_of(
            st.tuples(st.sampled_from(_EDGES), st.integers(-3 * 3600, 3 * 3600),
@@ -271,13 +280,17 @@ def _canonical(instant: datetime) -> str:
                lambda e: _canonical(e[0] + timedelta(seconds=e[1], milliseconds=e[2]))),
            st.integers(-2_000_000_000, 4_000_000_000).map(
                lambda s: _canonical(datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=s))),
-           st.text(alphabet="0123456789-T:.Z+ ", max_size=26)), max_size=40))
+           st.text(alphabet="0123456789-T:.Z+ ", max_size=26),
+           st.tuples(st.sampled_from(_EDGES), st.integers(0, 16),
+                     st.sampled_from(["\u0663", "\uff13", "\U0001d7d1", "\u0a69"])).map(
+               lambda e: _foreign_digit(_canonical(e[0]), e[1], e[2]))), max_size=40))
 def test_prop_text_stamper_renders_what_text_ts_renders(zone: ZoneInfo | None,
                                                         raws: list[str]) -> None:
     """One stamper over a run of stamps (its hour and minute memos filled as it goes)
     renders each exactly as the unmemoized ``text_ts`` (``iso_stamper``: ``local_iso``):
     across DST changes, in zones a half or a quarter hour off UTC (a UTC hour spans two
-    local hours), in the system zone, and for strings of any other shape."""
+    local hours), in the system zone, and for strings of any other shape (a digit of
+    another script included)."""
     from pysift.core.timez import iso_stamper, text_stamper
 
     stamp, iso = text_stamper(zone), iso_stamper(zone)
