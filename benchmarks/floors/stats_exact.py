@@ -38,6 +38,7 @@ def census(path: str) -> int:
             doc = parse(line)
             if isinstance(doc, simdjson.Object):
                 kind = doc.get("type")
+                kind = kind if isinstance(kind, str) else None  # no proxy outlives the parse
             else:  # valid JSON, but not an object
                 malformed += 1
             doc = None  # a parser holds one document: let it go before the next parse

@@ -6,10 +6,13 @@ message.id) with the per-field maximum) plus the least each other figure needs:
 - an assistant line decoded with msgspec into `message.{id,model,usage}`, its `timestamp`
   and its content blocks' `type` and `name` (tools counted by name, thinking blocks
   counted; no signature is decoded, so no narration tag is told apart);
-- a user line's `timestamp` read from the same parse, and the turn-opener candidates
-  counted from it: a user line whose `message.content` is a string, or an array holding a
-  block that is not a `tool_result` (no harness marker, caveat, draft or replay test);
+- a user line's `timestamp` and `isCompactSummary` (the compactions) read from the same
+  parse, and the turn-opener candidates counted from it: a user line whose
+  `message.content` is a string, or an array holding a block that is not a
+  `tool_result` (no harness marker, caveat, draft or replay test);
 - the first and last timestamps of the file.
+An assistant line whose content the structs cannot hold (a block that is no object) is
+decoded whole by orjson, as pysift falls back.
 
 Each is below what pysift computes for the same figure (it also tells narration from
 thinking by the signature, classifies each candidate opener, collapses drafts and
@@ -21,6 +24,7 @@ Usage: stats_full.py CLAUDE_HOME
 from typing import Any
 
 import msgspec
+import orjson
 import simdjson
 from _common import main, open_bytes
 
@@ -45,6 +49,25 @@ class Line(msgspec.Struct):
 DECODE = msgspec.json.Decoder(Line).decode
 
 
+def assistant_facts(line: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``(timestamp, id, model, usage, blocks)``, blocks as ``(type, name)`` pairs."""
+    try:
+        record = DECODE(line)
+    except msgspec.ValidationError:  # a shape the structs cannot hold: decoded whole
+        obj = orjson.loads(line)
+        msg = obj.get("message")
+        msg = msg if isinstance(msg, dict) else {}
+        content = msg.get("content")
+        blocks = [(b.get("type"), b.get("name")) for b in content if isinstance(b, dict)] \
+            if isinstance(content, list) else []
+        return obj.get("timestamp"), msg.get("id"), msg.get("model"), msg.get("usage"), blocks
+    msg = record.message
+    if msg is None:
+        return record.timestamp, None, None, None, []
+    blocks = [(b.type, b.name) for b in msg.content] if isinstance(msg.content, list) else []
+    return record.timestamp, msg.id, msg.model, msg.usage, blocks
+
+
 def census(path: str) -> int:
     buf = open_bytes(path)
     parse = simdjson.Parser().parse
@@ -52,7 +75,7 @@ def census(path: str) -> int:
     peaks: dict[tuple[Any, Any], list[Any]] = {}
     tools: dict[Any, int] = {}
     stamps: list[str] = []
-    loose = malformed = thinking = openers = 0
+    loose = malformed = thinking = openers = compactions = 0
     find, stop, pos = buf.find, len(buf), 0
     while pos < stop:
         nl = find(b"\n", pos)
@@ -67,6 +90,7 @@ def census(path: str) -> int:
                     ts = doc.get("timestamp")
                     if isinstance(ts, str):
                         stamps.append(ts)
+                    compactions += doc.get("isCompactSummary") is True
                     message = doc.get("message")
                     content = message.get("content") if isinstance(message, simdjson.Object) else None
                     if isinstance(content, str) or (
@@ -74,41 +98,39 @@ def census(path: str) -> int:
                                 not isinstance(block, simdjson.Object)
                                 or block.get("type") != "tool_result" for block in content)):
                         openers += 1
+                kind = kind if isinstance(kind, str) else None  # no proxy outlives the parse
             else:  # valid JSON, but not an object
                 malformed += 1
-            doc = message = content = None  # a parser holds one document: let go first
+            # a parser holds one document: every reference into it goes before the next
+            doc = ts = message = content = None
         except ValueError:
             malformed += 1 if line.strip() else 0
         if kind == "assistant":
-            record = DECODE(line)
-            if isinstance(record.timestamp, str):
-                stamps.append(record.timestamp)
-            msg = record.message
-            if msg is not None:
-                if isinstance(msg.content, list):
-                    for block in msg.content:
-                        if block.type == "tool_use":
-                            tools[block.name] = tools.get(block.name, 0) + 1
-                        elif block.type == "thinking":
-                            thinking += 1
-                if isinstance(msg.usage, dict):
-                    get = msg.usage.get
-                    usage = [get("input_tokens", 0), get("output_tokens", 0),
-                             get("cache_read_input_tokens", 0),
-                             get("cache_creation_input_tokens", 0)]
-                    if not msg.id:
-                        loose += 1
-                    else:
-                        peak = peaks.setdefault((msg.model, msg.id), usage)
-                        if peak is not usage:
-                            peaks[(msg.model, msg.id)] = list(map(max, peak, usage))
+            ts, message_id, model, usage, blocks = assistant_facts(line)
+            if isinstance(ts, str):
+                stamps.append(ts)
+            for block_type, name in blocks:
+                if block_type == "tool_use":
+                    tools[name] = tools.get(name, 0) + 1
+                elif block_type == "thinking":
+                    thinking += 1
+            if isinstance(usage, dict):
+                get = usage.get
+                counts = [get("input_tokens", 0), get("output_tokens", 0),
+                          get("cache_read_input_tokens", 0), get("cache_creation_input_tokens", 0)]
+                if not message_id:
+                    loose += 1
+                else:
+                    peak = peaks.setdefault((model, message_id), counts)
+                    if peak is not counts:
+                        peaks[(model, message_id)] = list(map(max, peak, counts))
         types[kind] = types.get(kind, 0) + 1
         if nl < 0:
             break
         pos = nl + 1
     span = (min(stamps), max(stamps)) if stamps else ()
     return (sum(types.values()) + len(peaks) + loose + malformed + thinking + openers
-            + sum(tools.values()) + len(span))
+            + compactions + sum(tools.values()) + len(span))
 
 
 if __name__ == "__main__":
