@@ -27,14 +27,14 @@ def emit(report: Report, fmt: str = "text") -> None:
             sys.stdout.buffer.flush()
         elif report.text is not None:
             from pysift.cli.params import wants_colour
-            from pysift.output.terminal import TextOut
+            from pysift.output.terminal import HeldTextOut
 
             _tolerate_surrogates(sys.stdout)
-            text_out = TextOut(sys.stdout, colour=wants_colour(sys.stdout))
+            text_out = HeldTextOut(sys.stdout, colour=wants_colour(sys.stdout))
             # a TextIO by delegation (TextOut.__getattr__ forwards what it does not
             # define to the stream), which a nominal typing.TextIO cannot express
             report.text(text_out)  # type: ignore[arg-type]
-            sys.stdout.flush()
+            text_out.flush()  # what it holds, then the stream
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-__all__ = ["ROLES", "TextOut", "paint", "paint_matches", "painted", "segments_out",
+__all__ = ["ROLES", "HeldTextOut", "TextOut", "paint", "paint_matches", "painted", "segments_out",
            "verbatim", "visible", "wants_colour"]
 
 # C0 but tab and newline, DEL, C1; and the lone surrogates of undecodable bytes 0x80-0x9F
@@ -114,6 +114,55 @@ class TextOut:
 
     def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
         return getattr(self._stream, name)
+
+
+class HeldTextOut(TextOut):
+    """A ``TextOut`` that holds what is written to a plain stream and writes it in pieces
+    of about ``_HOLD_CHARS``, each escaped once (``visible`` works character by
+    character, so one escape of the joined text is the escapes of its parts): a text view
+    of thousands of lines (a ``files`` rollup, a search's hits) was ~70,000 escapes and
+    writes. A painted span, a file's verbatim bytes and ``flush`` write out what is held
+    first, so the order on the stream is the order of the calls. ``emit`` renders a
+    report's text through one and flushes it."""
+
+    __slots__ = ("_held", "_size")
+
+    def __init__(self, stream: TextIO, colour: bool = False) -> None:
+        super().__init__(stream, colour)
+        self._held: list[str] = []
+        self._size = 0
+
+    def write(self, text: str) -> int:
+        self._held.append(text)
+        self._size += len(text)
+        if self._size >= _HOLD_CHARS:
+            self._release()
+        return len(text)
+
+    def paint(self, text: str, role: str) -> None:
+        if self._palette is None or not text:
+            self.write(text)
+            return
+        self._release()
+        super().paint(text, role)
+
+    def verbatim(self, text: str) -> None:
+        self._release()
+        super().verbatim(text)
+
+    def flush(self) -> None:
+        self._release()
+        super().flush()
+
+    def _release(self) -> None:
+        if self._held:
+            text = "".join(self._held)
+            self._held.clear()
+            self._size = 0
+            self._stream.write(visible(text))
+
+
+_HOLD_CHARS = 1 << 20
 
 
 def wants_colour(out: TextIO) -> bool:

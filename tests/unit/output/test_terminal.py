@@ -1,0 +1,57 @@
+"""The text stream writers: a held stream writes what the plain one writes (SPEC §5)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pysift.output import terminal
+from pysift.output.terminal import HeldTextOut, TextOut
+
+# text with the controls a transcript can carry (ESC, CR, BEL, C1, an undecodable byte's
+# surrogate) beside plain words, newlines and tabs
+_TEXT = st.text(alphabet=st.sampled_from(["a", "é", " ", "\n", "\t", "\x1b", "\r", "\x07",
+                                          "\x85", "\udc9b", "中"]), max_size=12)
+_CALLS = st.lists(st.one_of(
+    st.tuples(st.just("write"), _TEXT),
+    st.tuples(st.just("paint"), _TEXT, st.sampled_from(sorted(terminal.ROLES))),
+    st.tuples(st.just("verbatim"), _TEXT),
+    st.tuples(st.just("writelines"), st.lists(_TEXT, max_size=3)),
+    st.tuples(st.just("flush"))), max_size=30)
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _play(out: TextOut, calls: list[tuple[object, ...]]) -> None:
+    for name, *args in calls:
+        getattr(out, name)(*args)  # type: ignore[arg-type]
+    out.flush()
+
+
+@given(_CALLS, st.booleans(), st.booleans(), st.sampled_from([1, 5, 1 << 20]))
+def test_prop_a_held_stream_writes_what_the_plain_one_writes(
+        calls: list[tuple[object, ...]], colour: bool, tty: bool, hold: int) -> None:
+    """Whatever the calls (plain writes, painted spans, a file's verbatim bytes, flushes)
+    and however small the pieces it writes out, a held stream ends with the bytes the
+    plain stream wrote, in colour or not, to a terminal or not."""
+    plain, held = (_Tty() if tty else io.StringIO()), (_Tty() if tty else io.StringIO())
+    _play(TextOut(plain, colour=colour), calls)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(terminal, "_HOLD_CHARS", hold)
+        _play(HeldTextOut(held, colour=colour), calls)
+    assert held.getvalue() == plain.getvalue()
+
+
+def test_a_held_stream_writes_nothing_until_flushed_or_full() -> None:
+    stream = io.StringIO()
+    out = HeldTextOut(stream)
+    out.write("a\x1bb")
+    assert stream.getvalue() == ""
+    out.flush()
+    assert stream.getvalue() == "a\\x1bb"
