@@ -237,3 +237,17 @@ def test_a_90kb_prompt_previews_with_its_exact_count() -> None:
     assert shown.startswith("please review line of the pasted log line")
     assert dropped == len(one_line(prompt)) - 200
     assert shown.endswith(f"… (+{dropped} chars)")
+
+
+@given(st.one_of(_spacey, _long_ascii, whitespace_heavy), st.data())
+def test_a_match_offset_maps_as_the_prefix_collapse_says(text: str, data: st.DataObject
+                                                         ) -> None:
+    """``_flat_offset`` counts the collapsed prefix by ``one_line_length``: the offset
+    the split-and-join of the prefix gives, plus the space a trailing run becomes."""
+    from pysift.core.text import _flat_offset
+
+    position = data.draw(st.integers(0, len(text)))
+    prefix = " ".join(text[:position].split())
+    expected = len(prefix) + (1 if prefix and text[:position][-1:].isspace() else 0)
+    flat_len = len(one_line(text))
+    assert _flat_offset(text, position, flat_len) == min(expected, flat_len)
