@@ -7,7 +7,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args, when_help
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    scope_args,
+    when_help,
+    whole_number,
+)
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
 human message, last agent message, cwd, branch, Claude Code version), read from the
@@ -59,7 +67,7 @@ def list_cmd(
         help="Keep sessions whose activity span reaches after WHEN (ISO, date, 2h, 3d, now).")] = None,
     until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
         help="Keep sessions whose activity span starts before WHEN.")] = None,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
         help="Cap the rows (0 = uncapped). Default: 50 on an unscoped run, else uncapped.")] = None,
     subagents: Subagents = True,
     sessions_from: SessionsFrom = None,

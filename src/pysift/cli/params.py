@@ -196,6 +196,16 @@ def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:
     return tuple(ids)
 
 
+def whole_number(text: str) -> int:
+    """An integer option's value, read as csift's parser reads one: an optional sign and
+    ASCII digits, nothing else. Python's ``int`` (click's integer type) also took
+    ``1_0`` as 10, `` 3`` and ``٣`` as 3: each is now the same usage error as ``x``."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if digits.isascii() and digits.isdigit():
+        return int(text)
+    raise typer.BadParameter(f"{text!r} is not a valid integer.")
+
+
 def check_max_count(value: int | None) -> None:
     """``--max-count`` is 0 (uncapped) or a positive cap on list, show and stats."""
     if value is not None and value < 0:

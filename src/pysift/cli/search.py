@@ -18,6 +18,7 @@ from pysift.cli.params import (
     pattern_and_targets,
     scope_args,
     when_help,
+    whole_number,
 )
 
 SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit
@@ -129,7 +130,7 @@ def search_cmd(
         help="Records at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
     until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
         help="Records at or before WHEN.")] = None,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
         help="Keep the earliest N exchanges (-N: the latest N; 0 = uncapped).")] = None,
     count_only: Annotated[bool, typer.Option("--count-only", "-c",
         help="Print only the number of matching exchanges.")] = False,

@@ -13,6 +13,7 @@ from pysift.cli.params import (
     check_format,
     check_max_count,
     complete_targets,
+    whole_number,
 )
 
 SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
@@ -92,7 +93,7 @@ def show_cmd(
     turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
         help="0-based turn(s), numbered like search's ·tN.")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="Print the verbatim jsonl lines.")] = False,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
         help="Cap the record units (default 200; 0 = uncapped).")] = None,
     branch_points: Annotated[bool, typer.Option("--branch-points",
         help="List the uuids where the parentUuid chain forks.")] = False,

@@ -7,7 +7,15 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args, when_help
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Subagents,
+    Targets,
+    scope_args,
+    when_help,
+    whole_number,
+)
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
 census of every line's top-level type, user/assistant records, turns (numbered like
@@ -77,7 +85,7 @@ def stats_cmd(
     turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
         help="Count only the records of these turns: N, A..B, N.., ..N, -k, -k.. "
              "(0-based, over the whole transcript).")] = None,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N",
+    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
         help="Keep the N most recently active rows (0 = uncapped; default uncapped).")] = None,
     subagents: Subagents = True,
     sessions_from: SessionsFrom = None,

@@ -7,7 +7,14 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import Format, Subagents, Targets, complete_condition, scope_args
+from pysift.cli.params import (
+    Format,
+    Subagents,
+    Targets,
+    complete_condition,
+    scope_args,
+    whole_number,
+)
 from pysift.cli.status import BackgroundSince, IgnoreBackground, build_lens
 
 WAIT_HELP = """Block until a session condition fires, then report. Watches exactly one
@@ -93,7 +100,7 @@ def wait_cmd(
         "--timeout", metavar="S",
         help="Give up after S seconds (required; exit 124).")] = None,
     interval: Annotated[int | None, typer.Option(
-        "--interval", metavar="MS",
+        "--interval", metavar="MS", parser=whole_number,
         help="Pin the poll interval (default: 200 ms while records land, up to 2 s).")] = None,
     background_since: BackgroundSince = None,
     ignore_background: IgnoreBackground = None,
