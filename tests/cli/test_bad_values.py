@@ -271,3 +271,16 @@ def test_an_offset_beyond_fourteen_hours_is_still_an_instant(run) -> None:
     near = run("search", "TLE", "--since", "2026-10-07T14:11:00Z", "-c")
     assert far.code == near.code == 0, far.stderr
     assert far.stdout == near.stdout
+
+
+# -- numbers in other digits --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("digits", ["\u00b3", "\u0663", "1\u00b2"])
+def test_a_number_in_other_digits_is_a_usage_error_not_a_crash(run, digits: str) -> None:
+    """`str.isdigit` takes a superscript (which `int` refuses: a traceback) and the
+    digits of other scripts (which `int` read as a number csift's parser refuses)."""
+    one_usage_line(run("recover", f"@{LONG}", "--file", "/x", "--at", f"@line:{digits}"),
+                   "--at", "@line:N needs a whole number")
+    one_usage_line(run("show", f"@{LONG}", "--block", f"a:msg_x:p{digits}"),
+                   "is not a block id")

@@ -110,7 +110,7 @@ def _parse_at(value: str, env: Any) -> Any:
     m = _SIGIL.fullmatch(text)
     if m:
         kind, number = m.group(1), m.group(2).strip()
-        if not number.isdigit():
+        if not (number.isascii() and number.isdigit()):
             raise typer.BadParameter(f"@{kind}:N needs a whole number, got {number!r}",
                                      param_hint="--at")
         return At(kind, int(number), text=text)

@@ -291,7 +291,8 @@ def block_text(view: TranscriptView, block_id: str) -> str:
         raise NotFoundError(f"no tool_result with tool_use_id {tool_id} in "
                             f"{view.transcript.path}; list ids with pysift search")
     parts = block_id.split(":")
-    if len(parts) == 3 and parts[0] == "a" and parts[2].startswith("p") and parts[2][1:].isdigit():
+    if (len(parts) == 3 and parts[0] == "a" and parts[2].startswith("p")
+            and parts[2][1:].isascii() and parts[2][1:].isdigit()):
         msg_id, index = parts[1], int(parts[2][1:])
         seen = 0
         for rec in _records_containing(view, msg_id):

@@ -181,7 +181,7 @@ def read_proc_start(value: object, *, filetime_key: bool = False) -> RecordedSta
     text = str(value).strip() if isinstance(value, int | str) else None
     if text is None:
         return RecordedStart(problem=f"procStart {value!r} is not a start time")
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         number = int(text)
         if filetime_key or len(text) >= _FILETIME_DIGITS:
             return RecordedStart(instant=(number - _FILETIME_EPOCH) / 10_000_000)

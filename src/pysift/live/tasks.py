@@ -49,7 +49,7 @@ def _ident(value: object) -> str:
 
 
 def _order(task: Task) -> tuple[int, int, str]:
-    number = int(task.id) if task.id.isdigit() else 1 << 62
+    number = int(task.id) if task.id.isascii() and task.id.isdigit() else 1 << 62
     return (0 if task.status == "in_progress" else 1, number, task.id)
 
 

@@ -39,3 +39,15 @@ def test_named_sessions_without_a_store_dir_hide_nothing(tmp_path: Path) -> None
     (tmp_path / "file-history").mkdir()
     listing = list_backups(tmp_path, "/a/b.py", sessions={"gone"})
     assert listing.backups == [] and listing.unreadable == [] and listing.present
+
+
+def test_a_version_in_other_digits_is_no_backup(tmp_path: Path) -> None:
+    """`v³` passed `str.isdigit` and then crashed the listing's sort in `int`."""
+    key = store_key("/a/b.py")
+    session = tmp_path / "file-history" / "s"
+    session.mkdir(parents=True)
+    (session / f"{key}@v2").write_text("x")
+    (session / f"{key}@v\u00b3").write_text("superscript three")
+    (session / f"{key}@v\u0663").write_text("Arabic-Indic three")
+    listing = list_backups(tmp_path, "/a/b.py")
+    assert [b.version for b in listing.backups] == ["v2"]

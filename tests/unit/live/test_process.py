@@ -111,3 +111,11 @@ def test_system_table_sees_this_process_and_not_a_dead_one() -> None:
     assert table.domains()  # this host names its domain
     recorded = P.RecordedStart(instant=me.started)
     assert P.probe_owner(os.getpid(), recorded, None, table).outcome == P.ALIVE
+
+
+@pytest.mark.parametrize("value", ["\u00b3", "\u0663\u0664", "12\u00b3"])
+def test_a_start_in_other_digits_is_a_problem_not_a_crash(value: str) -> None:
+    """`str.isdigit` takes a superscript, which `int` refuses (a crash), and the digits
+    of other scripts, which `int` reads as a tick count no registry writes."""
+    recorded = P.read_proc_start(value)
+    assert recorded.instant is None and recorded.boot_ticks is None and recorded.problem

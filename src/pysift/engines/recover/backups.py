@@ -104,7 +104,8 @@ def list_backups(claude_home: Path, absolute_path: str,
 
 
 def _is_version(token: str) -> bool:
-    return len(token) > 1 and token[0] == "v" and token[1:].isdigit()
+    return (len(token) > 1 and token[0] == "v" and token[1:].isascii()
+            and token[1:].isdigit())
 
 
 def _version_number(token: str) -> int:
