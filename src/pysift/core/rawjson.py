@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from pysift.disk.lines import Buffer, find_from
+from pysift.disk.lines import Buffer
 
 
 def _record_is_spaced(buf: Buffer, start: int) -> bool | None:
@@ -97,19 +98,42 @@ def at_top_level(buf: Buffer, start: int, at: int) -> bool:
     return bare.count(b"{") + bare.count(b"[") == bare.count(b"}") + bare.count(b"]")
 
 
+@contextmanager
+def simd_search(buf: Buffer) -> Iterator[tuple[Callable[[bytes, int, int], int],
+                                               Callable[[bytes, int, int], int]]]:
+    """``find`` and ``rfind`` (the buffer's own signatures and answers) by ``stringzilla``'s
+    SIMD search, over ``buf`` in place (bytes or a mapping; nothing is copied), for the
+    ``with`` block. Measured over corpus B's 2,437 files for the image type key: 0.14-0.16
+    s of CPU against 1.0-1.1 s for the buffers' own ``find`` in windows (``find_from``):
+    the key's first byte, a quote, is on every other position of a JSON line, which the
+    buffer's search steps through one candidate at a time."""
+    import stringzilla
+
+    with memoryview(buf) as view:
+        text = stringzilla.Str(view)
+        try:
+            yield text.find, text.rfind
+        finally:
+            del text  # it reads through ``view``: dropped before the view is released
+
+
 def iter_key_lines(buf: Buffer, needles: bytes | tuple[bytes, ...], lo: int = 0,
                    hi: int | None = None, *, search: Callable[[bytes, int, int], int] | None = None
                    ) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each line holding one of ``needles`` at or after ``lo``, in file
     order (a line is yielded once however often it holds them). ``search``: the needle
-    search over ``buf`` (``find``'s signature; a SIMD one over the same bytes), instead
-    of the buffer's own in windows."""
+    search over ``buf`` (``find``'s signature), by default ``stringzilla``'s SIMD search
+    over the buffer in place (``simd_search``)."""
+    if search is None:
+        with simd_search(buf) as (find_simd, _):
+            yield from iter_key_lines(buf, needles, lo, hi, search=find_simd)
+        return
     if isinstance(needles, bytes):
         needles = (needles,)
     size = len(buf)
     stop = size if hi is None else hi
     find, rfind = buf.find, buf.rfind
-    seek = (lambda needle, at, to: find_from(buf, needle, at, to)) if search is None else search
+    seek = search
     if len(needles) == 1:
         needle = needles[0]
         pos = seek(needle, lo, stop)
@@ -138,13 +162,17 @@ def iter_key_lines_backward(buf: Buffer, needles: bytes | tuple[bytes, ...],
                             search: Callable[[bytes, int, int], int] | None = None
                             ) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each line holding one of ``needles`` below ``hi``, newest first.
-    ``search``: the needle search over ``buf`` (``rfind``'s signature; a SIMD one over the
-    same bytes), instead of the buffer's own."""
+    ``search``: the needle search over ``buf`` (``rfind``'s signature), by default
+    ``stringzilla``'s SIMD search over the buffer in place (``simd_search``)."""
+    if search is None:
+        with simd_search(buf) as (_, rfind_simd):
+            yield from iter_key_lines_backward(buf, needles, hi, search=rfind_simd)
+        return
     if isinstance(needles, bytes):
         needles = (needles,)
     size = len(buf)
     rfind, find = buf.rfind, buf.find
-    seek = rfind if search is None else search
+    seek = search
     top = size if hi is None else hi
     if len(needles) == 1:  # one layout: no list of positions per line
         needle = needles[0]

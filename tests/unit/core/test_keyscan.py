@@ -21,7 +21,7 @@ def find_walk(buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int,
     found = layouts(buf)
     users, results = type_needles(buf, "user", found), type_needles(buf, "tool_result", found)
     return [(s, e, is_plain_carrier(buf, s, e, users, results))
-            for s, e in iter_key_lines(buf, users, lo, hi)]
+            for s, e in iter_key_lines(buf, users, lo, hi, search=buf.find)]
 
 
 def agree(buf: bytes) -> int:

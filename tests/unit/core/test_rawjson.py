@@ -4,10 +4,17 @@ stray lines stand at its ends."""
 from __future__ import annotations
 
 import json
+import mmap
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pysift.core.rawjson import layouts
+from pysift.core.rawjson import iter_key_lines, iter_key_lines_backward, layouts
+from pysift.disk.lines import Buffer
 
 RECORDS = [{"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
            {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": []}}]
@@ -52,3 +59,54 @@ def test_at_top_level_tells_a_records_own_key_from_a_nested_one() -> None:
     }
     for line, own in cases.items():
         assert at_top_level(line, 0, line.index(key)) is own, line
+
+
+# -- the key-line walks: the SIMD search against the buffer's own -----------------------------
+
+_KEY = b'"type":"image"'
+_SPACED_KEY = b'"type": "image"'
+_PIECES = st.sampled_from([_KEY, _SPACED_KEY, b"\n", b'"', b'"type":"', b"image", b"{", b"}",
+                           b"x" * 7, b'"type":"imag', b"\xc3\xa9", b"\r\n"])
+
+
+@given(st.lists(_PIECES, max_size=60).map(b"".join), st.data(), st.booleans())
+def test_prop_the_simd_key_walks_find_what_the_buffers_own_search_finds(
+        buf: bytes, data: st.DataObject, mapped: bool) -> None:
+    """Forward from any line start to any bound and backward below any bound, with one
+    layout's key or both, over bytes and over a mapping: the same lines, in the same
+    order, as the buffer's own ``find``/``rfind``."""
+    starts = [0] + [i + 1 for i, byte in enumerate(buf) if byte == 0x0A]
+    lo = data.draw(st.sampled_from(starts))
+    hi = data.draw(st.one_of(st.none(), st.integers(lo, len(buf))))
+    needles = data.draw(st.sampled_from([_KEY, (_KEY,), (_KEY, _SPACED_KEY)]))
+    with _buffer(buf, mapped) as target:
+        assert (list(iter_key_lines(target, needles, lo, hi))
+                == list(iter_key_lines(target, needles, lo, hi, search=target.find)))
+        assert (list(iter_key_lines_backward(target, needles, hi))
+                == list(iter_key_lines_backward(target, needles, hi, search=target.rfind)))
+
+
+@contextmanager
+def _buffer(data: bytes, mapped: bool) -> Iterator[Buffer]:
+    if not mapped or not data:
+        yield data
+        return
+    with tempfile.TemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            yield view
+
+
+def test_a_walk_left_half_way_lets_its_mapping_close() -> None:
+    """A caller that stops at the first line (the newest assistant line) leaves the
+    walk's search view behind: the mapping can still be closed."""
+    data = b'{"type":"image"}\n' * 3
+    with tempfile.TemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        view = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        walk = iter_key_lines_backward(view, _KEY)
+        assert next(walk) == (34, 50)
+        del walk
+        view.close()

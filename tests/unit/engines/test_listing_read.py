@@ -28,9 +28,9 @@ def agree(buf: bytes) -> int:
     assert list(_human_candidates_backward(lines, found)) == humans[::-1]
     agents = type_needles(buf, "assistant", found)
     assert (list(iter_key_lines_backward(buf, agents, search=lines.sz.rfind))
-            == list(iter_key_lines_backward(buf, agents)))
+            == list(iter_key_lines_backward(buf, agents, search=buf.rfind)))
     assert (list(iter_key_lines(buf, agents, search=lines.sz.find))
-            == list(iter_key_lines(buf, agents)))
+            == list(iter_key_lines(buf, agents, search=buf.find)))
     lines.close()
     return len(reference)
 
