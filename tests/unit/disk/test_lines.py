@@ -105,22 +105,3 @@ def test_open_buffer_maps_big_files_and_reads_small_ones(tmp_path: Path) -> None
     assert open_buffer(empty) == b""
 
 
-# -- find_from: bytes.find in windows, never a different answer --------------------------
-
-_haystacks = st.lists(st.sampled_from([b"ab", b"a", b"b", b'"type":"user"', b"\n", b"xyz"]),
-                      max_size=60).map(b"".join)
-
-
-@given(_haystacks, st.sampled_from([b"ab", b"ba", b'"type":"user"', b"a", b"zz", b"b\nx"]),
-       st.integers(0, 80), st.one_of(st.none(), st.integers(0, 200)), st.integers(1, 20))
-def test_prop_find_from_is_bytes_find(buf: bytes, needle: bytes, start: int,
-                                      stop: int | None, span: int) -> None:
-    expected = buf.find(needle, start, len(buf) if stop is None else stop)
-    assert lines.find_from(buf, needle, start, stop, span=span) == expected
-
-
-def test_find_from_sees_a_needle_straddling_a_window_edge(tmp_path: Path) -> None:
-    data = b"." * (lines.FIND_SPAN - 5) + b'"type":"user"' + b"." * 40
-    for buf in (data, _mapped(tmp_path, data)):
-        assert lines.find_from(buf, b'"type":"user"', 0) == lines.FIND_SPAN - 5
-        assert lines.find_from(buf, b'"type":"user"', lines.FIND_SPAN - 4) == -1

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 
 from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.prefilter import NeedleSet, exposes_number
-from pysift.core.rawjson import layouts, type_needles
+from pysift.core.rawjson import layouts, simd_search, type_needles
 from pysift.disk.layout import Transcript, sidecar_of
-from pysift.disk.lines import Buffer, LineCounter, find_from
+from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer_stat, read_regular
 from pysift.engines.search.facts import (
     MALFORMED,
@@ -151,28 +151,29 @@ def label_candidate_spans(buf: Buffer, markers: tuple[bytes, ...], skip_carriers
     if needles and set(needles) == user_needles:  # the user key in every layout of the file
         return _user_line_spans(buf, file_layouts, skip_carriers)
     find, rfind, size = buf.find, buf.rfind, len(buf)
-    heap = [(pos, i) for i, n in enumerate(needles) if (pos := find_from(buf, n, 0)) >= 0]
-    heapq.heapify(heap)
     out: list[tuple[int, int]] = []
-    last_start = -1
-    while heap:
-        pos, i = heapq.heappop(heap)
-        needle = needles[i]
-        start = rfind(b"\n", 0, pos) + 1
-        if start == last_start:  # another marker on a line already taken or stepped over
-            nxt = find_from(buf, needle, pos + len(needle))
+    with simd_search(buf) as (seek, _):
+        heap = [(pos, i) for i, n in enumerate(needles) if (pos := seek(n, 0, size)) >= 0]
+        heapq.heapify(heap)
+        last_start = -1
+        while heap:
+            pos, i = heapq.heappop(heap)
+            needle = needles[i]
+            start = rfind(b"\n", 0, pos) + 1
+            if start == last_start:  # another marker on a line already taken or stepped over
+                nxt = seek(needle, pos + len(needle), size)
+                if nxt >= 0:
+                    heapq.heappush(heap, (nxt, i))
+                continue
+            last_start = start
+            end = find(b"\n", pos)
+            end = size if end < 0 else end
+            if not (skip_carriers and needle in user_needles
+                    and is_plain_carrier(buf, start, end, user_keys, result_keys)):
+                out.append((start, end))
+            nxt = seek(needle, end, size)
             if nxt >= 0:
                 heapq.heappush(heap, (nxt, i))
-            continue
-        last_start = start
-        end = find(b"\n", pos)
-        end = size if end < 0 else end
-        if not (skip_carriers and needle in user_needles
-                and is_plain_carrier(buf, start, end, user_keys, result_keys)):
-            out.append((start, end))
-        nxt = find_from(buf, needle, end)
-        if nxt >= 0:
-            heapq.heappush(heap, (nxt, i))
     return out
 
 
@@ -198,13 +199,14 @@ def _with_lines_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes
     """``spans`` and the lines holding ``marker``, in order, each line once."""
     extra: list[tuple[int, int]] = []
     find, size = buf.find, len(buf)
-    pos = find_from(buf, marker, 0)
-    while pos >= 0:
-        start = buf.rfind(b"\n", 0, pos) + 1
-        end = find(b"\n", pos)
-        end = size if end < 0 else end
-        extra.append((start, end))
-        pos = find_from(buf, marker, end)
+    with simd_search(buf) as (seek, _):
+        pos = seek(marker, 0, size)
+        while pos >= 0:
+            start = buf.rfind(b"\n", 0, pos) + 1
+            end = find(b"\n", pos)
+            end = size if end < 0 else end
+            extra.append((start, end))
+            pos = seek(marker, end, size)
     if not extra:
         return spans
     return sorted(set(spans).union(extra))
