@@ -10,7 +10,8 @@ read()-based loop unnecessary).
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 Buffer = bytes | mmap.mmap
 
@@ -27,6 +28,34 @@ def count_in(buf: Buffer, needle: bytes, start: int = 0, end: int | None = None)
     stop = len(buf) if end is None else min(end, len(buf))
     with memoryview(buf) as view:
         return int(stringzilla.Str(view).count(needle, start, stop))
+
+
+@contextmanager
+def simd_search(buf: Buffer) -> Iterator[tuple[Callable[[bytes, int, int], int],
+                                               Callable[[bytes, int, int], int]]]:
+    """``find`` and ``rfind`` (the buffer's own signatures and answers) by ``stringzilla``'s
+    SIMD search, over ``buf`` in place (bytes or a mapping; nothing is copied), for the
+    ``with`` block. Measured over corpus B's 2,437 files for the image type key: 0.14-0.16
+    s of CPU against 1.0-1.1 s for the buffers' own ``find`` (in windows of 30 KB):
+    the key's first byte, a quote, is on every other position of a JSON line, which the
+    buffer's search steps through one candidate at a time."""
+    import stringzilla
+
+    with memoryview(buf) as view:
+        text = stringzilla.Str(view)
+        try:
+            yield text.find, text.rfind
+        finally:
+            del text  # it reads through ``view``: dropped before the view is released
+
+
+def find_in(buf: Buffer, needle: bytes, start: int = 0, end: int | None = None) -> int:
+    """``buf.find(needle, start, end)`` by one SIMD search (``simd_search``): a gate that
+    asks whether a file holds a literal at all (``recover``'s basename over corpus B:
+    0.09-0.10 s of CPU against 0.45-0.62 s for the buffers' own ``find``)."""
+    stop = len(buf) if end is None else min(end, len(buf))
+    with simd_search(buf) as (find, _):
+        return int(find(needle, start, stop))
 
 
 def iter_spans(buf: Buffer, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:

@@ -105,3 +105,29 @@ def test_open_buffer_maps_big_files_and_reads_small_ones(tmp_path: Path) -> None
     assert open_buffer(empty) == b""
 
 
+
+
+# -- the SIMD search: the buffer's own find and rfind, never a different answer -----------------
+
+_haystacks = st.lists(st.sampled_from([b"ab", b"a", b"b", b'"type":"user"', b"\n", b"xyz",
+                                       b"\xc3\xa9", b"\x00"]), max_size=60).map(b"".join)
+_needles = st.sampled_from([b"", b"ab", b"ba", b'"type":"user"', b"a", b"zz", b"b\nx", b"\xa9",
+                            b"ab" * 9])
+
+
+@given(_haystacks, _needles, st.integers(0, 80), st.one_of(st.none(), st.integers(0, 200)))
+def test_prop_find_in_and_simd_search_are_the_buffers_own(buf: bytes, needle: bytes,
+                                                          start: int, end: int | None) -> None:
+    stop = len(buf) if end is None else min(end, len(buf))
+    assert lines.find_in(buf, needle, start, end) == buf.find(needle, start, stop)
+    with lines.simd_search(buf) as (find, rfind):
+        assert find(needle, start, stop) == buf.find(needle, start, stop)
+        assert rfind(needle, start, stop) == buf.rfind(needle, start, stop)
+
+
+def test_find_in_reads_a_mapping_in_place(tmp_path: Path) -> None:
+    data = b"." * 40_000 + b"update_types.ts" + b"." * 40
+    buf = _mapped(tmp_path, data)
+    assert lines.find_in(buf, b"update_types.ts") == 40_000
+    assert lines.find_in(buf, b"update_types.ts", 40_001) == -1
+    assert lines.find_in(buf, b"update_types.ts", 0, 40_014) == -1

@@ -31,7 +31,7 @@ from pysift.core.classify import result_text
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import Buffer, LineCounter, line_end, line_start
+from pysift.disk.lines import Buffer, LineCounter, find_in, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.engines.recover.target import Target, basename, normalise, resolve
 from pysift.errors import SourceError
@@ -162,7 +162,7 @@ def gate_passes(buf: Buffer, target: Target) -> bool:
     if needle is None:
         return True
     if needle.isascii() and not target.windows and not any(c in _ESCAPED for c in needle):
-        return buf.find(needle.encode("ascii")) >= 0
+        return find_in(buf, needle.encode("ascii")) >= 0
     return bool(_needle_set(needle, target.windows).any_in(buf))
 
 

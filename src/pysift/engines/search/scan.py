@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 
 from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
 from pysift.core.prefilter import NeedleSet, exposes_number
-from pysift.core.rawjson import layouts, simd_search, type_needles
+from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.layout import Transcript, sidecar_of
-from pysift.disk.lines import Buffer, LineCounter
+from pysift.disk.lines import Buffer, LineCounter, simd_search
 from pysift.disk.mapped import open_buffer_stat, read_regular
 from pysift.engines.search.facts import (
     MALFORMED,
