@@ -6,8 +6,8 @@ logical: a child's spawning ``Task``/``Agent``/``Workflow`` call sits in its SPA
 transcript, the main one or another subagent's. This module reads those calls and links
 each subagent to the one that spawned it.
 
-Reading: ``scan_spawns`` finds a transcript's spawn calls with one whole-buffer regex pass
-for the quoted tool names (RE2, any JSON layout), decodes only the lines it hits, then
+Reading: ``scan_spawns`` finds a transcript's spawn calls by SIMD literal searches over the
+whole buffer for the quoted tool names (any JSON layout), decodes only the lines they hit, then
 finds each call's result with one more pass from the first call on, for the call ids
 only, stopping once every call has its result.
 
@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from pysift.core.decode import decode
+from pysift.core.rawjson import iter_key_lines
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import try_open_buffer
@@ -54,19 +55,9 @@ ASYNC_LAUNCH_TEXT = "Async agent launched"
 #: ``toolUseResult.status`` of a call that only acknowledged a launch
 LAUNCH_STATUSES = frozenset({"async_launched", "teammate_spawned"})
 
-_SPAWN_NAME_SOURCE = rb'"(?:Task|Agent|Workflow)"'
+#: the spawn tools' names as JSON strings: a line holding one may issue a spawn call
+_SPAWN_NAMES = (b'"Task"', b'"Agent"', b'"Workflow"')
 _AGENT_ID_LINE = re.compile(r"(?m)^agentId: ([A-Za-z0-9][A-Za-z0-9_-]*)")
-_spawn_names: Any = None
-
-
-def _names_pattern() -> Any:
-    global _spawn_names  # compiled once per process, on first use
-    if _spawn_names is None:
-        import re2
-
-        _spawn_names = re2.compile(_SPAWN_NAME_SOURCE)
-    return _spawn_names
-
 
 # -- one transcript's spawn calls ---------------------------------------------------------
 
@@ -114,12 +105,10 @@ def scan_spawns(buf: Buffer, *, want_text: bool = False, issuer: str | None = No
     from pysift.core.lanes import digest
 
     calls: list[SpawnCall] = []
-    done_to = -1
-    for match in _names_pattern().finditer(buf):
-        if match.start() < done_to:
-            continue  # another name on a line already read
-        start, end = line_start(buf, match.start()), line_end(buf, match.start())
-        done_to = end
+    # the lines holding a name, each once, by SIMD literal searches over the buffer in
+    # place (over corpus B's sessions with lanes, 0.14 s of CPU against 0.37-0.47 s for
+    # one RE2 pass over the alternation, whose leading quote is on every other position)
+    for start, end in iter_key_lines(buf, _SPAWN_NAMES):
         rec = decode(buf[start:end], None)
         if rec is None:
             continue

@@ -251,3 +251,41 @@ def test_scan_and_lane_never_raise(lines: list[bytes]) -> None:
         assert call.tool in ("Task", "Agent", "Workflow")
     facts = read_lane(buf, want_tail_text=True)
     assert facts.skipped_lines >= 0
+
+
+_calls = st.builds(
+    lambda name, ident, spaced, nested: (json.dumps if spaced else _compact)(
+        {"type": "progress", "data": {"message": _call_record(name, ident)}} if nested
+        else _call_record(name, ident)).encode(),
+    st.sampled_from(["Task", "Agent", "Workflow", "Bash", "task"]),
+    st.one_of(st.none(), st.sampled_from(["t1", "t2"])), st.booleans(), st.booleans())
+
+
+def _call_record(name: str, ident: str | None) -> dict:
+    return {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": f"calling {name}"},
+        {"type": "tool_use", "id": ident, "name": name, "input": {"prompt": "p"}}]}}
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+@given(st.lists(st.one_of(_calls, _records.map(b"\n".join)), max_size=10))
+def test_scan_finds_every_spawn_call_a_full_decode_finds(chunks: list[bytes]) -> None:
+    """The literal searches for the quoted names miss no call: the same calls, in the same
+    order, as decoding every line (Python's `json.dumps` spells every name as is)."""
+    from pysift.core.decode import decode
+    from pysift.model.tools import SPAWN_TOOLS
+
+    lines = b"\n".join(chunks).split(b"\n")
+    buf = b"\n".join(lines) + b"\n"
+    expected = []
+    offset = 0
+    for line in lines:
+        rec = decode(line, None)
+        if rec is not None:
+            expected.extend((offset, block.get("name")) for block in rec.blocks_of("tool_use")
+                            if block.get("name") in SPAWN_TOOLS)
+        offset += len(line) + 1
+    assert [(c.offset, c.tool) for c in scan_spawns(buf)] == expected
