@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Floor of `agents`: the transcripts of every session that has subagent lanes (its main
-transcript and each lane), each searched whole by one RE2 pass for the quoted spawn tool
-names, and each lane's last line read. Nothing is decoded, joined or printed.
+transcript and each lane), each searched whole for the quoted spawn tool names (one SIMD
+literal search per name, `stringzilla`, in place: the technique `pysift agents` uses since
+the thirteenth session, about 3x less CPU than one RE2 pass over the alternation), and
+each lane's last line read. Nothing is decoded, joined or printed.
 
 Usage: agents_spawns.py CLAUDE_HOME
 """
@@ -11,17 +13,22 @@ import sys
 
 from _common import open_bytes, split_run
 
-_compiled = None
+_NAMES = (b'"Task"', b'"Agent"', b'"Workflow"')
 
 
 def spawn_hits(path: str) -> int:
-    import re2
+    import stringzilla
 
-    global _compiled
-    if _compiled is None:
-        _compiled = re2.compile(rb'"(?:Task|Agent|Workflow)"')
     buf = open_bytes(path)
-    hits = sum(1 for _ in _compiled.finditer(buf))
+    hits = 0
+    with memoryview(buf) as view:
+        find, size = stringzilla.Str(view).find, len(buf)
+        for name in _NAMES:
+            pos = find(name, 0, size)
+            while pos >= 0:
+                hits += 1
+                pos = find(name, pos + len(name), size)
+        del find
     if "/subagents/" in path:  # a lane: its tail
         end = len(buf)
         hits += buf.rfind(b"\n", 0, max(0, end - 1)) >= 0
