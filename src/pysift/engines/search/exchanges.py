@@ -20,7 +20,7 @@ from pysift.core.pairing import pair, with_result_tool_name
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.turns import TurnMap
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import Buffer, iter_spans
+from pysift.disk.lines import Buffer, iter_spans, simd_search
 from pysift.engines.search.scan import FileScan, Hit, exchange_key
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -129,14 +129,16 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
         # on the file's own assistant type key (the tool traffic between is passed in C;
         # a regex pass over the turn's bytes cost ~0.4 ms an exchange)
         nesting = type_needles(buf, "progress")
-        for s, e in iter_key_lines(buf, type_needles(buf, "assistant"), span[0], span[1]):
-            if any(buf.find(n, s, e) >= 0 for n in nesting):
-                # a progress record nests a whole assistant message: decoded, it is
-                # taken only if it IS an assistant record
-                rec = decode(buf[s:e], None)
-                if rec is None or rec.type != "assistant":
-                    continue
-            add(_last_uuid(buf, s, e))
+        with simd_search(buf) as (find, _):
+            for s, e in iter_key_lines(buf, type_needles(buf, "assistant"), span[0], span[1],
+                                       search=find):
+                if any(find(n, s, e) >= 0 for n in nesting):
+                    # a progress record nests a whole assistant message: decoded, it is
+                    # taken only if it IS an assistant record
+                    rec = decode(buf[s:e], None)
+                    if rec is None or rec.type != "assistant":
+                        continue
+                add(_last_uuid(buf, s, e))
     return found
 
 
