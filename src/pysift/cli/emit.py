@@ -33,8 +33,10 @@ def emit(report: Report, fmt: str = "text") -> None:
             text_out = HeldTextOut(sys.stdout, colour=wants_colour(sys.stdout))
             # a TextIO by delegation (TextOut.__getattr__ forwards what it does not
             # define to the stream), which a nominal typing.TextIO cannot express
-            report.text(text_out)  # type: ignore[arg-type]
-            text_out.flush()  # what it holds, then the stream
+            try:
+                report.text(text_out)  # type: ignore[arg-type]
+            finally:  # what it holds, then the stream (a render that fails half way
+                text_out.flush()  # still shows what it wrote, as before it was held)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
