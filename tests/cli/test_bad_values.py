@@ -284,3 +284,11 @@ def test_a_number_in_other_digits_is_a_usage_error_not_a_crash(run, digits: str)
                    "--at", "@line:N needs a whole number")
     one_usage_line(run("show", f"@{LONG}", "--block", f"a:msg_x:p{digits}"),
                    "is not a block id")
+
+
+@pytest.mark.parametrize("flag", ["--slices", "--budget", "--max-compactions"])
+@pytest.mark.parametrize("value", ["++3", "+-3", "\u00b3", "1_0"])
+def test_a_verbatim_count_in_no_integer_spelling_is_a_usage_error(run, flag: str,
+                                                                  value: str) -> None:
+    """`lstrip("+")` let `++3` through to `int`, which raised a traceback."""
+    one_usage_line(run("verbatim", f"@{LONG}", flag, value), flag, f"got `{value}`")

@@ -4,6 +4,7 @@ Owns the broken-pipe rule: a closed pipe (``| head``) is a graceful end, exit 0.
 """
 
 
+import contextlib
 import os
 import sys
 
@@ -35,8 +36,13 @@ def emit(report: Report, fmt: str = "text") -> None:
             # define to the stream), which a nominal typing.TextIO cannot express
             try:
                 report.text(text_out)  # type: ignore[arg-type]
-            finally:  # what it holds, then the stream (a render that fails half way
-                text_out.flush()  # still shows what it wrote, as before it was held)
+            except BaseException:
+                # a render that fails half way: what it wrote still reaches the stream,
+                # as before it was held, and its own error is the one raised
+                with contextlib.suppress(OSError, ValueError):
+                    text_out.release()
+                raise
+            text_out.flush()  # what it holds, then the stream
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

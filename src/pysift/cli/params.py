@@ -197,13 +197,19 @@ def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:
 
 
 def whole_number(text: str) -> int:
-    """An integer option's value, read as csift's parser reads one: an optional sign and
-    ASCII digits, nothing else. Python's ``int`` (click's integer type) also took
-    ``1_0`` as 10, `` 3`` and ``٣`` as 3: each is now the same usage error as ``x``."""
+    """An integer option's value, read as csift's parser reads one (``integer``)."""
+    number = integer(text)
+    if number is None:
+        raise typer.BadParameter(f"{text!r} is not a valid integer.")
+    return number
+
+
+def integer(text: str) -> int | None:
+    """``text`` as an integer when it is an optional sign and ASCII digits, nothing else
+    (None otherwise). Python's ``int`` (click's integer type) also takes ``1_0`` as 10,
+    `` 3`` and ``٣`` as 3, and ``str.isdigit`` passes ``³``, which ``int`` refuses."""
     digits = text[1:] if text[:1] in ("+", "-") else text
-    if digits.isascii() and digits.isdigit():
-        return int(text)
-    raise typer.BadParameter(f"{text!r} is not a valid integer.")
+    return int(text) if digits.isascii() and digits.isdigit() else None
 
 
 def check_max_count(value: int | None) -> None:

@@ -7,7 +7,14 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Targets, check_format, scope_args
+from pysift.cli.params import (
+    Format,
+    SessionsFrom,
+    Targets,
+    check_format,
+    integer,
+    scope_args,
+)
 
 VERBATIM_HELP = """Restore the turns a compaction summary clipped: the verbatim user and
 assistant back-and-forth, in forward order, each unit with the jsonl line it quotes
@@ -106,9 +113,9 @@ def _whole(value: str | None, flag: str, *, least: int, what: str) -> int | None
         return None
     from pysift.errors import UsageError
 
-    text = value.strip()
-    if text.isascii() and text.lstrip("+").isdigit() and int(text) >= least:
-        return int(text)
+    number = integer(value.strip())
+    if number is not None and number >= least:
+        return number
     raise UsageError(f"{flag} must be {what}, got `{value}`")
 
 

@@ -154,6 +154,12 @@ class HeldTextOut(TextOut):
         self._release()
         super().flush()
 
+    def release(self) -> None:
+        """Hand what is held to the stream, without flushing it (a render that failed:
+        its text reaches the stream as it did before it was held, and the stream is
+        flushed when the process leaves)."""
+        self._release()
+
     def _release(self) -> None:
         if self._held:
             text = "".join(self._held)
