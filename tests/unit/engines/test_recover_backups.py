@@ -43,11 +43,9 @@ def test_named_sessions_without_a_store_dir_hide_nothing(tmp_path: Path) -> None
 
 def test_a_version_in_other_digits_is_no_backup(tmp_path: Path) -> None:
     """`v³` passed `str.isdigit` and then crashed the listing's sort in `int`."""
-    key = store_key("/a/b.py")
-    session = tmp_path / "file-history" / "s"
-    session.mkdir(parents=True)
-    (session / f"{key}@v2").write_text("x")
-    (session / f"{key}@v\u00b3").write_text("superscript three")
-    (session / f"{key}@v\u0663").write_text("Arabic-Indic three")
+    for version in ("2", "\u00b3", "\u0663"):  # two, superscript three, Arabic-Indic three
+        backup = tmp_path / "file-history" / "s" / f"{store_key('/a/b.py')}@v{version}"
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        backup.write_text(version)
     listing = list_backups(tmp_path, "/a/b.py")
     assert [b.version for b in listing.backups] == ["v2"]
