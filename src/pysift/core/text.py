@@ -57,32 +57,66 @@ def one_line(text: str) -> str:
 # them to b" " and every other byte to b"x" (a word character).
 _ASCII_SPACE = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 _WORD_MAP = bytes(32 if byte in _ASCII_SPACE else 120 for byte in range(256))
+# The UTF-8 of every non-ASCII character ``str.split`` breaks on (``str.isspace``: U+0085,
+# U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000; a test holds the
+# list to the interpreter's own): five whole sequences, and the third bytes that make
+# ``E2 80`` a space (the lead of the common em dash and curly quotes too). A text whose
+# bytes hold none of them breaks only on ASCII bytes, one byte per character.
+_WIDE_SPACES = (b"\xc2\x85", b"\xc2\xa0", b"\xe1\x9a\x80", b"\xe2\x81\x9f", b"\xe3\x80\x80")
+_E2_80_SPACES = frozenset([*range(0x80, 0x8B), 0xA8, 0xA9, 0xAF])
+
+
+def _holds_wide_space(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds a non-ASCII space (SIMD searches, in place)."""
+    import stringzilla  # (loaded by every scan already; not by a start-up that never previews)
+
+    find = stringzilla.Str(data).find
+    if any(find(sequence) >= 0 for sequence in _WIDE_SPACES):
+        return True
+    at = find(b"\xe2\x80")
+    while at >= 0:
+        if data[at + 2] in _E2_80_SPACES:
+            return True
+        at = find(b"\xe2\x80", at + 2)
+    return False
 
 
 def one_line_length(text: str) -> int:
     """``len(one_line(text))`` without building it.
 
-    ASCII text is mapped to spaces and word bytes at memory speed: the one-lined length
-    is the word characters plus one space between each pair of words. Other text takes
-    the exact route (``str.split`` knows every Unicode space).
+    The text's bytes are mapped to spaces and word bytes at memory speed, and counted by
+    SIMD: the one-lined length is the characters that are not spaces plus one space
+    between each pair of words. Non-ASCII text is read from its UTF-8 (a multi-byte
+    character is all word bytes) unless it holds a non-ASCII space; that text takes the
+    exact route (``str.split`` knows every Unicode space).
     """
-    if not text.isascii():
-        return len(one_line(text))
-    marks = text.encode("ascii").translate(_WORD_MAP)
-    words = marks.count(b" x") + (marks[:1] == b"x")
-    return len(marks) - marks.count(b" ") + words - 1 if words else 0
+    if text.isascii():
+        data = text.encode("ascii")
+    else:
+        data = text.encode("utf-8", "surrogatepass")
+        if _holds_wide_space(data):
+            return len(one_line(text))
+    if not data:
+        return 0
+    import stringzilla
+
+    marks = stringzilla.Str(data.translate(_WORD_MAP))
+    words = marks.count(b" x") + (_WORD_MAP[data[0]] != 32)
+    return len(text) - marks.count(b" ") + words - 1 if words else 0
 
 
 def excerpt(text: str, max_chars: int) -> tuple[str, int]:
     """`clip` of the one-lined text: the head-anchored preview (list, agents, status).
 
-    A long ASCII text is not one-lined whole: the preview comes from a prefix whose
-    one-lined form outruns the cap (it is a prefix of the whole one-lined text), and the
-    marker's count from `one_line_length` (a 90 KB prompt previews in microseconds).
+    A long text is not one-lined whole: the preview comes from a prefix whose one-lined
+    form outruns the cap (it is a prefix of the whole one-lined text: ``str.split`` breaks
+    a prefix where it breaks the whole, and a word cut at the prefix's end is a prefix of
+    that word), and the marker's count from `one_line_length` (a 90 KB prompt previews in
+    microseconds).
     """
     limit = max(0, max_chars)
     window = 4 * limit + 64
-    if len(text) > window and text.isascii():
+    if len(text) > window:
         head = one_line(text[:window])
         if len(head) > limit:
             dropped = one_line_length(text) - limit

@@ -217,16 +217,33 @@ def test_prop_nfc_is_idempotent_and_canonically_equivalent(text: str) -> None:
 
 _spacey = st.text(alphabet=st.sampled_from(list("ab é\t\n\r\x0b\x0c\x1c\x1f\x85\u3000.")),
                   max_size=80)
+# every character str.split breaks on, beside characters whose UTF-8 shares their lead
+# bytes (an em dash, curly quotes, U+200B, U+2060, U+3001, an undecodable byte's surrogate)
+_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+_NEIGHBOURS = list("ab—’“\u200b\u2060\u3001\u00a9\u0086\u1681\udc85🛠")
+_wide = st.lists(st.one_of(st.sampled_from(_SPACES + _NEIGHBOURS), st.just("word"),
+                           st.just("é" * 30)), max_size=150).map("".join)
 _long_ascii = st.lists(st.sampled_from(["word", " ", "\n\n", "\t", "x" * 50, "  " * 40, "\x1e"]),
                        max_size=120).map("".join)
 
 
-@given(st.one_of(_spacey, _long_ascii, st.text(max_size=60)))
+@given(st.one_of(_spacey, _long_ascii, _wide, st.text(max_size=60)))
 def test_one_line_length_is_the_length_of_the_one_lined_text(text: str) -> None:
     assert one_line_length(text) == len(one_line(text))
 
 
-@given(st.one_of(_spacey, _long_ascii), st.integers(0, 60))
+def test_the_wide_space_bytes_are_the_interpreters_non_ascii_spaces() -> None:
+    """``one_line_length`` reads a non-ASCII text from its UTF-8 only when none of these
+    sequences is in it: they must be exactly what ``str.split`` breaks on past ASCII."""
+    from pysift.core.text import _E2_80_SPACES, _WIDE_SPACES, _holds_wide_space
+
+    spelled = {*_WIDE_SPACES, *(bytes([0xE2, 0x80, b]) for b in _E2_80_SPACES)}
+    assert {c.encode() for c in _SPACES if not c.isascii()} == spelled
+    assert all(_holds_wide_space(b"x" + sequence + b"y") for sequence in spelled)
+    assert not _holds_wide_space("a—b’c“d\u200be\u2060".encode())
+
+
+@given(st.one_of(_spacey, _long_ascii, _wide), st.integers(0, 60))
 def test_a_long_text_previews_exactly_as_the_whole_collapse_would(text: str, cap: int) -> None:
     assert excerpt(text, cap) == clip(one_line(text), cap)
 
