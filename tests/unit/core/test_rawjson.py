@@ -65,8 +65,10 @@ def test_at_top_level_tells_a_records_own_key_from_a_nested_one() -> None:
 
 _KEY = b'"type":"image"'
 _SPACED_KEY = b'"type": "image"'
+# (with the key's tail alone and near misses: a quote-less key, a longer key, an escaped one)
 _PIECES = st.sampled_from([_KEY, _SPACED_KEY, b"\n", b'"', b'"type":"', b"image", b"{", b"}",
-                           b"x" * 7, b'"type":"imag', b"\xc3\xa9", b"\r\n"])
+                           b"x" * 7, b'"type":"imag', b"\xc3\xa9", b"\r\n", b'type":"image"',
+                           b'subtype":"image"', b'type": "image"', b'\\"type\\":\\"image\\"'])
 
 
 @given(st.lists(_PIECES, max_size=60).map(b"".join), st.data(), st.booleans())
@@ -81,9 +83,26 @@ def test_prop_the_simd_key_walks_find_what_the_buffers_own_search_finds(
     needles = data.draw(st.sampled_from([_KEY, (_KEY,), (_KEY, _SPACED_KEY)]))
     with _buffer(buf, mapped) as target:
         assert (list(iter_key_lines(target, needles, lo, hi))
-                == list(iter_key_lines(target, needles, lo, hi, search=target.find)))
+                == list(iter_key_lines(target, needles, lo, hi, search=target.find))
+                == _lines_holding(buf, needles, lo, hi))
         assert (list(iter_key_lines_backward(target, needles, hi))
-                == list(iter_key_lines_backward(target, needles, hi, search=target.rfind)))
+                == list(iter_key_lines_backward(target, needles, hi, search=target.rfind))
+                == _lines_holding(buf, needles, 0, hi)[::-1])
+
+
+def _lines_holding(buf: bytes, needles: bytes | tuple[bytes, ...], lo: int, hi: int | None
+                   ) -> list[tuple[int, int]]:
+    """The walks' answer, by brute force: every line with a needle that starts at or after
+    ``lo`` and ends by ``hi``, in file order, once."""
+    stop = len(buf) if hi is None else hi
+    found = set()
+    for needle in (needles,) if isinstance(needles, bytes) else needles:
+        for at in range(lo, stop - len(needle) + 1):
+            if buf[at:at + len(needle)] == needle:
+                start = buf.rfind(b"\n", 0, at) + 1
+                end = buf.find(b"\n", at)
+                found.add((start, len(buf) if end < 0 else end))
+    return sorted(found)
 
 
 @contextmanager
