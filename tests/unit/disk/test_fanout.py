@@ -184,3 +184,40 @@ def test_no_room_for_two_tokens_means_working_in_process(monkeypatch: pytest.Mon
     assert fanout._filled_queue(list(range(10))) is None
     out = fanout.map_ordered(_square_with_pid, list(range(10)), workers=2, min_items=1)
     assert {pid for _, pid in out} == {os.getpid()}
+
+
+# -- results cross while the work goes on ------------------------------------------------
+
+
+def _big_result_or_a_slow_parent(x: int) -> tuple[int, float, bytes]:
+    """Item 0 is slow (the parent takes it: the queue is heaviest first); every other item
+    returns 256 KB, more in all than a pipe holds."""
+    if x == 0:
+        time.sleep(0.4)
+    return os.getpid(), time.monotonic(), bytes([x % 256]) * (256 << 10)
+
+
+def test_a_child_keeps_working_while_the_parent_is_busy_and_its_pipe_is_full() -> None:
+    """A child sends its results as it makes them; what the pipe cannot take waits in the
+    child, which goes on working: its 7 MB are all made before the parent is done with
+    its one slow item (a child waiting on a full pipe would still be at its first MB)."""
+    items = list(range(30))
+    out = fanout.map_ordered(_big_result_or_a_slow_parent, items, workers=2, min_items=1,
+                             weights=[1 if i else 2 for i in items])
+    parent, slow_done = out[0][0], out[0][1]
+    children = [(when, data) for pid, when, data in out[1:] if pid != parent]
+    assert len(children) == 29
+    assert max(when for when, _ in children) < slow_done
+    assert [data for _, _, data in out[1:]] == [bytes([i]) * (256 << 10) for i in items[1:]]
+
+
+def _exit_in_a_child(x: int) -> int:
+    if os.getpid() != _TEST_PROCESS:
+        os._exit(3)  # a worker killed half way: no last frame
+    time.sleep(0.01)  # the parent is slow: the child surely takes a piece of the queue
+    return x
+
+
+def test_a_worker_that_dies_without_its_last_frame_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="exited without a result"):
+        fanout.map_ordered(_exit_in_a_child, list(range(40)), workers=2, min_items=1)
