@@ -21,7 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -385,21 +385,6 @@ class Transcript:
         if not self.is_subagent:
             return None
         return self.path.with_name(self.path.name[: -len(".jsonl")] + ".meta.json")
-
-
-def project_runs(transcripts: Sequence[Transcript], most: int = 64) -> list[range]:
-    """The scope's runs of transcripts of one project dir (a scope lists a project's
-    sessions together), at most ``most`` each (a home of one big project still spreads):
-    pieces of work for a pool whose items read the cache, each run's shard loaded by the
-    process that takes it."""
-    runs: list[range] = []
-    start = 0
-    for i in range(1, len(transcripts) + 1):
-        if (i == len(transcripts) or i - start >= most
-                or transcripts[i].project_dir != transcripts[start].project_dir):
-            runs.append(range(start, i))
-            start = i
-    return runs
 
 
 def top_level_transcript(path: Path, project_dir: Path | None = None,

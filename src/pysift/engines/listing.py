@@ -22,13 +22,7 @@ from pysift.core.sidecar import pending_one_liner, read_sidecar
 from pysift.core.text import excerpt
 from pysift.core.timez import parse_ts
 from pysift.disk.gcpause import paused_gc
-from pysift.disk.layout import (
-    Transcript,
-    Unreadable,
-    project_runs,
-    sidecar_of,
-    top_level_sessions,
-)
+from pysift.disk.layout import Transcript, Unreadable, sidecar_of, top_level_sessions
 from pysift.disk.lines import Buffer, iter_spans
 from pysift.disk.mapped import open_buffer
 from pysift.model.fastdata import dataclass
@@ -319,7 +313,7 @@ def run(transcripts: list[Transcript], *,
         # one project dir at a time (biggest first, 64 files at most), so that each process
         # loads mostly the shards of its own projects, in parallel, and copies no page of
         # the other's
-        groups = project_runs(transcripts)
+        groups = _by_project(transcripts)
         with paused_gc():
             grouped = map_ordered(_rows_for_pool, groups, shared=(transcripts, prepare, facet),
                                   workers=workers, min_items=2,
@@ -376,6 +370,19 @@ def _hit(transcript: Transcript, facts: Any,
         if prepare is not None:
             prepare(summary)
     return summary
+
+
+def _by_project(transcripts: list[Transcript], most: int = 64) -> list[range]:
+    """The scope's runs of transcripts of one project dir (the scope lists a project's
+    sessions together), at most ``most`` each (a home of one big project still spreads)."""
+    groups: list[range] = []
+    start = 0
+    for i in range(1, len(transcripts) + 1):
+        if (i == len(transcripts) or i - start >= most
+                or transcripts[i].project_dir != transcripts[start].project_dir):
+            groups.append(range(start, i))
+            start = i
+    return groups
 
 
 def _rows_for_pool(shared: tuple[list[Transcript], Callable[[SessionSummary], None], Facet],

@@ -304,12 +304,10 @@ def test_a_big_warm_scope_laid_out_goes_through_the_pool_hits_and_all(tmp_path: 
 
     monkeypatch.setattr(listing, "HIT_POOL_MIN", 10)
     _, found = _many(tmp_path)
-    from pysift.disk.layout import project_runs
-
-    groups = project_runs(found)
+    groups = listing._by_project(found)
     assert len(groups) == 3 and [i for g in groups for i in g] == list(range(len(found)))
     assert all(len({found[i].project_dir for i in g}) == 1 for g in groups)
-    small = project_runs(found, most=7)  # one big project still spreads
+    small = listing._by_project(found, most=7)  # one big project still spreads
     assert [i for g in small for i in g] == list(range(len(found)))
     assert max(len(g) for g in small) == 7 and len(small) == 9
     cold = listing.run(found, prepare=prepare, workers=1)
