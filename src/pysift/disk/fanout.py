@@ -180,13 +180,13 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
     return out
 
 
-# How often the parent, between its own items, unpickles what the children sent: their
-# results cross while the work goes on (each child pickles a batch as it ends it), so
+# How often the parent, between its own items, unpickles what the children sent (and how
+# often a child pickles what it made): their results cross while the work goes on, so
 # the run does not end with one big pickle made by a child and read by the parent in
 # turn (over corpus B's listing, 1.2 MB: ~25 ms when nothing else ran).
 _DRAIN_EVERY_S = 0.004
 _PIPE_BYTES = 1 << 20  # what a child's result pipe is asked to hold (Linux's default cap)
-_FRAME_HEAD = 4  # bytes of a frame's length
+_FRAME_HEAD = 8  # bytes of a frame's length
 
 
 def _widen(fd: int) -> None:
@@ -301,8 +301,6 @@ class _Inbox:
 
     def finish(self, out: list[Any]) -> object:
         """Read to the end, reap the child; the failure to raise, or None."""
-        import pickle  # noqa: F401 - (loaded before the fork)
-
         try:
             os.set_blocking(self.fd, True)
             while chunk := os.read(self.fd, _PIPE_BYTES):
