@@ -332,27 +332,6 @@ class _Inbox:
         del held[:at]
 
 
-def _child(write_fd: int, produce: Callable[[], object]) -> NoReturn:
-    """A forked child's whole life: compute, send one pickle, leave without cleanup."""
-    import pickle  # (the parent loaded it before the fork: only pickling pays, not in-process runs)
-
-    status = 0
-    try:
-        payload = pickle.dumps(("ok", produce()), protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException as exc:  # noqa: BLE001 - handed to the parent to raise
-        status = 1
-        try:  # a typed error itself keeps its message and exit code
-            payload = pickle.dumps(("error", exc if isinstance(exc, Exception)
-                                    else repr(exc)))
-        except Exception:  # noqa: BLE001 - not picklable: its repr
-            payload = pickle.dumps(("error", repr(exc)))
-    try:
-        with os.fdopen(write_fd, "wb") as out:
-            out.write(payload)
-    finally:
-        os._exit(status)
-
-
 def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
                       ) -> Callable[[], list[R]]:
     """``[fn(shared, item) for item in items]`` computed by ONE forked process while the
@@ -369,29 +348,24 @@ def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(write_fd, lambda: [call(item) for item in items])
+        _streaming_child(write_fd, _all_at_once(call, items))
     os.close(write_fd)
+    inbox = _Inbox(pid, read_fd)
 
     def result() -> list[R]:
-        kind, body = _collect(pid, read_fd)
-        if kind != "ok":
-            if isinstance(body, Exception):
-                raise body
-            raise RuntimeError(f"a worker process failed: {body}")
-        out: list[R] = body  # the child's pickled results
+        out: list[R] = [None] * len(items)  # type: ignore[list-item]
+        failure = inbox.finish(out)
+        if failure is not None:
+            if isinstance(failure, Exception):
+                raise failure
+            raise RuntimeError(f"a worker process failed: {failure}")
         return out
     return result
 
 
-def _collect(pid: int, read_fd: int) -> tuple[str, Any]:
-    import pickle
-
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(pid, 0)
-    if not data:
-        return "error", "the worker exited without a result"
-    return pickle.loads(data)  # type: ignore[no-any-return]
+def _all_at_once(call: Callable[[T], R], items: Sequence[T]) -> Iterator[list[tuple[int, R]]]:
+    """Every item's result as one piece of work (computed when the child asks for it)."""
+    yield [(i, call(item)) for i, item in enumerate(items)]
 
 
 def in_halves(scan: Callable[[Buffer, int, int], R], buf: Buffer, *, cores: int,

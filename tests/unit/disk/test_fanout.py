@@ -221,3 +221,29 @@ def _exit_in_a_child(x: int) -> int:
 def test_a_worker_that_dies_without_its_last_frame_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="exited without a result"):
         fanout.map_ordered(_exit_in_a_child, list(range(40)), workers=2, min_items=1)
+
+
+# -- one child in the background -------------------------------------------------------------
+
+
+def test_a_background_map_runs_in_a_child_and_answers_in_order() -> None:
+    pending = fanout.map_in_background(_scaled, list(range(20)), shared={"factor": 4})
+    mine = sum(range(1000))  # the caller's own work meanwhile
+    out = pending()
+    assert mine == 499500
+    assert [v for v, _ in out] == [4 * i for i in range(20)]
+    assert {pid for _, pid in out} != {os.getpid()}  # computed by the forked child
+
+
+def test_a_background_maps_error_reaches_the_caller_as_itself() -> None:
+    from pysift.errors import UsageError
+
+    def odd(_shared: object, x: int) -> int:
+        if x == 3:
+            raise UsageError("three")
+        return x
+
+    pending = fanout.map_in_background(odd, list(range(5)), shared=None)
+    with pytest.raises(UsageError, match="three"):
+        pending()
+    assert fanout.map_in_background(odd, [], shared=None)() == []
