@@ -27,7 +27,7 @@ from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.report import Report
-from pysift.output.terminal import paint
+from pysift.output.terminal import paint, wants_colour
 
 ROW_KINDS = {"summary": "bucket", "dir": "dir", "file": "file", "timeline": "mutation"}
 DETAIL_LABELS = {"summary": "summary", "dir": "by-dir", "file": "by-file",
@@ -245,22 +245,29 @@ def _timeline_line(out: TextIO, m: Mutation, stamp: Stamp) -> None:
 
 
 def _body(out: TextIO, found: TranscriptFiles, by: str, stamp: Stamp) -> None:
-    w = out.write
     if by == "timeline":
         for m in engine.timeline(found.mutations):
             _timeline_line(out, m, stamp)
         return
-    for g in engine.groups(found.mutations, by):
-        w("  ")
+    groups = engine.groups(found.mutations, by)
+    if not wants_colour(out):  # nothing to paint: the transcript's groups in one write
+        out.write("".join([f"  {g.path}{_group_tail(g, by, stamp)}" for g in groups]))
+        return
+    for g in groups:
+        out.write("  ")
         paint(out, g.path, "path")
-        if by == "summary":
-            w(f": {g.ops_label()}\n")
-            continue
-        w("\n")
-        files = f"  ·  {g.distinct_files} file(s)" if by == "dir" else ""
-        w(f"    {g.ops_label()}{files}\n")
-        w(f"    first  {stamp(g.first_ts)}\n")
-        w(f"    last   {stamp(g.last_ts)}\n")
+        out.write(_group_tail(g, by, stamp))
+
+
+def _group_tail(g: Group, by: str, stamp: Stamp) -> str:
+    """What follows a group's path: its counts, and (by dir or file) its first and last
+    instant (a file changed once, the common case, has one instant: stamped once)."""
+    if by == "summary":
+        return f": {g.ops_label()}\n"
+    files = f"  ·  {g.distinct_files} file(s)" if by == "dir" else ""
+    first = stamp(g.first_ts)
+    last = first if g.last_ts == g.first_ts else stamp(g.last_ts)
+    return f"\n    {g.ops_label()}{files}\n    first  {first}\n    last   {last}\n"
 
 
 def render_text(out: TextIO, view: FilesResult) -> None:
