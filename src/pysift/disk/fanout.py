@@ -135,14 +135,14 @@ def _filled_queue(order: list[int]) -> tuple[int, list[list[int]]] | None:
 
 
 def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
-          queue: int) -> Iterator[tuple[int, R]]:
-    """Results of the pieces this process takes from the queue, until it is empty."""
+          queue: int) -> Iterator[list[tuple[int, R]]]:
+    """Results of the pieces this process takes from the queue, until it is empty: one
+    list per piece taken."""
     while True:
         token = os.read(queue, _TOKEN)
         if len(token) < _TOKEN:  # b"": every token taken, and no writer left
             return
-        for i in batches[int.from_bytes(token, "little")]:
-            yield i, fn(items[i])
+        yield [(i, fn(items[i])) for i in batches[int.from_bytes(token, "little")]]
 
 
 def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
@@ -158,13 +158,14 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
             pid = os.fork()
             if pid == 0:  # the child: take work, send its results as it goes, leave
                 os.close(read_fd)
-                _streaming_child(write_fd, _take_batches(fn, items, batches, queue))
+                _streaming_child(write_fd, _take(fn, items, batches, queue))
             os.close(write_fd)
             inboxes.append(_Inbox(pid, read_fd))
         clock = time.perf_counter
         due = clock() + _DRAIN_EVERY_S
-        for i, result in _take(fn, items, batches, queue):
-            out[i] = result
+        for part in _take(fn, items, batches, queue):
+            for i, result in part:
+                out[i] = result
             if inboxes and clock() >= due:  # what the children sent meanwhile, unpickled
                 for inbox in inboxes:
                     inbox.drain(out)
@@ -173,11 +174,18 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
         os.close(queue)
         failures = [inbox.finish(out) for inbox in inboxes]
     for failure in failures:
-        if failure is not None:
-            if isinstance(failure, Exception):
-                raise failure
-            raise RuntimeError(f"a worker process failed: {failure}")
+        _raise_failure(failure)
     return out
+
+
+def _raise_failure(failure: object) -> None:
+    """A child's failure (``_Inbox.finish``) raised here: a typed error as itself, any
+    other as a RuntimeError naming it; nothing for None."""
+    if failure is None:
+        return
+    if isinstance(failure, Exception):
+        raise failure
+    raise RuntimeError(f"a worker process failed: {failure}")
 
 
 # How often the parent, between its own items, unpickles what the children sent (and how
@@ -198,16 +206,6 @@ def _widen(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
     except (ImportError, AttributeError, OSError):
         pass
-
-
-def _take_batches(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
-                  queue: int) -> Iterator[list[tuple[int, R]]]:
-    """``_take``'s results, one list per piece of work taken."""
-    while True:
-        token = os.read(queue, _TOKEN)
-        if len(token) < _TOKEN:
-            return
-        yield [(i, fn(items[i])) for i in batches[int.from_bytes(token, "little")]]
 
 
 def _streaming_child(write_fd: int, parts: Iterator[list[tuple[int, Any]]]) -> NoReturn:
@@ -354,11 +352,7 @@ def map_in_background(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S
 
     def result() -> list[R]:
         out: list[R] = [None] * len(items)  # type: ignore[list-item]
-        failure = inbox.finish(out)
-        if failure is not None:
-            if isinstance(failure, Exception):
-                raise failure
-            raise RuntimeError(f"a worker process failed: {failure}")
+        _raise_failure(inbox.finish(out))
         return out
     return result
 
