@@ -147,7 +147,10 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
         return instant.astimezone(tz) if tz is not None else instant.astimezone()
 
     def hour_text(local: datetime) -> str:  # ``YYYY-MM-DD<sep>HH:``
-        return f"{local.year:04d}-{local.month:02d}-{local.day:02d}{separator}{local.hour:02d}:"
+        # cut from the C-made ISO form (``YYYY-MM-DDTHH:MM:SS…``, the year padded to four
+        # digits as ``:04d`` pads it): a fifth of the cost of formatting the four fields
+        iso = local.isoformat()
+        return f"{iso[:10]}{separator}{iso[11:13]}:"
 
     def hour_of(key: str) -> tuple[str, int, str, str] | None:
         start = parse_ts(key + ":00:00.000Z")
@@ -174,6 +177,8 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
         if hour is _UNSEEN:
             hour = hours[key] = hour_of(key)
         if hour is not None:
+            if not hour[1]:  # the local hour starts on the UTC hour: ``MM:SS`` as written
+                return hour[0] + raw[14:19] + hour[2]
             minute = hour[1] + int(raw[14:16])
             if minute < 60:
                 return f"{hour[0]}{minute:02d}:{raw[17:19]}{hour[2]}"
