@@ -370,25 +370,36 @@ def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1) -
     return turn_map_from_openers(openers_of(buf, tally, cores=cores), buf)
 
 
-def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer) -> TurnMap:
+def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer,
+                          numbers: list[int] | None = None) -> TurnMap:
     """The map from every turn-opening record of a buffer, as ``(offset, record)`` in file
     order (``build_turn_map`` finds them; a scan that decoded every user line already has
-    them)."""
+    them). ``numbers``: the 1-based line of each, when the caller counted its lines (the
+    map then numbers its lines without counting newlines)."""
     offsets = [offset for offset, _ in found]
     has_records = bool(found) or holds_a_record(buf)
-    return turn_map_of(offsets, collapse_openers([rec for _, rec in found]), has_records, buf)
+    return turn_map_of(offsets, collapse_openers([rec for _, rec in found]), has_records, buf,
+                       numbers)
 
 
 def turn_map_of(offsets: list[int], collapse: OpenerCollapse, has_records: bool,
-                buf: Buffer | None) -> TurnMap:
-    """The map from the openers' offsets and their collapse (drafts, replays)."""
+                buf: Buffer | None, numbers: list[int] | None = None) -> TurnMap:
+    """The map from the openers' offsets and their collapse (drafts, replays); ``numbers``
+    (the line of each offset, when known) sets its line numbers too."""
+    drafts, replays = collapse.drafts, collapse.replays
+    kept = [i for i in range(len(offsets)) if i not in drafts and i not in replays]
+    lines: dict[str, Any] = {}
+    if numbers is not None:
+        lines = {"opener_lines": [numbers[i] for i in kept],
+                 "draft_lines": {numbers[i] for i in drafts},
+                 "replay_lines": {numbers[i] for i in replays}}
     return TurnMap(
         has_records=has_records,
-        opener_offsets=[o for i, o in enumerate(offsets)
-                        if i not in collapse.drafts and i not in collapse.replays],
-        draft_offsets={offsets[i] for i in collapse.drafts},
-        replay_offsets={offsets[i] for i in collapse.replays},
+        opener_offsets=[offsets[i] for i in kept],
+        draft_offsets={offsets[i] for i in drafts},
+        replay_offsets={offsets[i] for i in replays},
         buf=buf,
+        **lines,
     )
 
 

@@ -135,8 +135,10 @@ class FileScan:
     skipped_lines: int = 0
     users: list[UserFact] = field(default_factory=list)
     assistants: list[AssistantFact] = field(default_factory=list)
-    # the turn openers: (offset of the line, its decoded object), in file order
+    # the turn openers: (offset of the line, its decoded object), in file order, and the
+    # line number of each (the scan counts lines: the map needs no newline count for them)
     openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    opener_numbers: list[int] = field(default_factory=list)
 
     def extend(self, later: FileScan) -> None:
         """Append the scan of the byte range that follows this one (its line numbers
@@ -144,6 +146,7 @@ class FileScan:
         self.users.extend(later.users)
         self.assistants.extend(later.assistants)
         self.openers.extend(later.openers)
+        self.opener_numbers.extend(later.opener_numbers)
         for name, n in later.line_types.items():
             self.line_types[name] = self.line_types.get(name, 0) + n
         self.lines += later.lines
@@ -563,6 +566,7 @@ def _line_settler(buf: Buffer, out: FileScan
     """
     by_name = out.line_types
     users, assistants, openers = out.users, out.assistants, out.openers
+    opener_numbers = out.opener_numbers
     tally = Tally()
     keys = _keys(buf)
     type_key, user_keys, result_keys = keys.type, keys.users, keys.results
@@ -640,6 +644,7 @@ def _line_settler(buf: Buffer, out: FileScan
                             rec = decode(buf[pos:end], line)
                         if rec is not None and opens_turn(rec):
                             openers.append((pos, rec.raw))
+                            opener_numbers.append(line)
         if kind is None or kind == b"user":
             rec = decode(buf[pos:end], line, tally)
             if rec is not None:
@@ -654,6 +659,7 @@ def _line_settler(buf: Buffer, out: FileScan
                             and not is_plain_carrier(buf, pos, end, user_keys, result_keys)
                             and opens_turn(rec)):
                         openers.append((pos, obj))
+                        opener_numbers.append(line)
         elif kind:
             if validated or valid(buf[pos:end]):
                 name = kind.decode("utf-8", "replace")
@@ -1022,7 +1028,7 @@ def turn_map_of(scan: FileScan, buf: Buffer) -> TurnMap:
     """The transcript's turn map from the openers its scan collected (the same map
     ``turns.build_turn_map`` builds)."""
     return turn_map_from_openers([(offset, Record(raw, None)) for offset, raw in scan.openers],
-                                 buf)
+                                 buf, scan.opener_numbers)
 
 
 def _part(buf: Buffer, bounds: tuple[int, int]) -> FileScan:

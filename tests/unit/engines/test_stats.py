@@ -45,6 +45,7 @@ from pysift.engines.stats import (
     split_points,
     stats_of,
     thinking_tag_kind,
+    turn_map_of,
 )
 
 SID = "11111111-1111-4111-8111-111111111111"
@@ -208,6 +209,11 @@ def test_census_matches_a_full_decode(kinds: list[str], trailing_newline: bool) 
     assert scan.skipped_lines == malformed
     assert len(scan.users) == types.get("user", 0)
     assert len(scan.assistants) == types.get("assistant", 0)
+    # the map numbers its lines from the scan's count, as the newline count numbers them
+    counted, mapped = build_turn_map(data), turn_map_of(scan, data)
+    assert mapped.opener_lines == counted.opener_lines
+    assert (mapped.draft_lines, mapped.replay_lines) == (counted.draft_lines,
+                                                         counted.replay_lines)
 
 
 def test_scanning_two_ranges_equals_one_scan() -> None:
@@ -227,6 +233,7 @@ def test_scanning_two_ranges_equals_one_scan() -> None:
         assert merged.skipped_lines == whole.skipped_lines
         assert [u.line for u in merged.users] == [u.line for u in whole.users]
         assert [a.line for a in merged.assistants] == [a.line for a in whole.assistants]
+        assert merged.opener_numbers == whole.opener_numbers
 
 
 # -- tokens, tools, thinking tags ---------------------------------------------------------------
