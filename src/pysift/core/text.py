@@ -101,14 +101,15 @@ def one_line_length(text: str) -> int:
     import stringzilla
 
     marks = stringzilla.Str(data.translate(_WORD_MAP))
-    spaces = marks.count(b" ")
+    spaces: int = marks.count(b" ")
     if spaces == len(data):
         return 0
     # words and space runs alternate: the words are the space runs, plus one for each end
     # that is a word, less one. A space run is a space not followed by another (counted
     # with overlaps, the doubled spaces are few in prose; the word starts, one every few
     # bytes, had cost a second dense count)
-    runs = spaces - marks.count(b"  ", allowoverlap=True)
+    doubled: int = marks.count(b"  ", allowoverlap=True)
+    runs = spaces - doubled
     words = runs + (_WORD_MAP[data[0]] != 32) + (_WORD_MAP[data[-1]] != 32) - 1
     return len(text) - spaces + words - 1
 

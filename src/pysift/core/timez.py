@@ -178,7 +178,7 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
             hour = hours[key] = hour_of(key)
         if hour is not None:
             if not hour[1]:  # the local hour starts on the UTC hour: ``MM:SS`` as written
-                return hour[0] + raw[14:19] + hour[2]
+                return f"{hour[0]}{raw[14:19]}{hour[2]}"
             minute = hour[1] + int(raw[14:16])
             if minute < 60:
                 return f"{hour[0]}{minute:02d}:{raw[17:19]}{hour[2]}"
