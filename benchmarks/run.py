@@ -175,6 +175,29 @@ def first_line(cmd: list[str], env: dict[str, str] | None = None) -> str:
     return text.splitlines()[0] if text else "?"
 
 
+# A fixed pure-Python loop timed in a fresh interpreter: the pace of this machine's
+# interpreter at the time of a run. rg's time moves far less than Python's when the shared
+# host slows (rg is mostly the kernel's page-cache copies), so every ratio here moves with
+# this figure; recording it lets two runs be compared (the same code measured list B cold
+# at 2.53-2.92x rg one evening and about 5x the next night, the interpreter then slower).
+PACE_LOOP = "import time\nt=time.perf_counter()\ns=0\nfor i in range(5_000_000): s+=i\n" \
+            "print(time.perf_counter()-t)"
+
+
+def interpreter_pace(python: Path, tries: int = 3) -> str:
+    """The fastest of ``tries`` runs of ``PACE_LOOP``, in ms ("?" when it cannot run)."""
+    best = None
+    for _ in range(tries):
+        done = subprocess.run([str(python), "-c", PACE_LOOP], capture_output=True, text=True,
+                              check=False)
+        try:
+            took = float(done.stdout.strip()) * 1000
+        except ValueError:
+            return "?"
+        best = took if best is None else min(best, took)
+    return f"{best:.0f}"
+
+
 def machine_info(python: Path, launcher: list[str], env: dict[str, str]) -> dict[str, str]:
     model = "?"
     try:
@@ -219,6 +242,7 @@ def machine_info(python: Path, launcher: list[str], env: dict[str, str]) -> dict
         "mem": mem,
         "kernel": platform.release(),
         "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "pace": interpreter_pace(python),
         "python": first_line([str(python), "--version"]),
         "pysift": first_line([*launcher, "--version"], env) if launcher else "?",
         "packages": versions,
@@ -647,6 +671,9 @@ def render(cases: list[Case], info: dict[str, str], how: str, data: Path, runs: 
         "",
         f"- Machine: {info['nproc']} CPU ({info['cpu']}), {info['mem']} RAM, kernel "
         f"{info['kernel']}; load average at start {info['load']}.",
+        f"- Interpreter pace (a 5M-step pure-Python loop, fastest of 3): {info['pace']} ms "
+        f"at the start, {info.get('pace_end', '?')} ms at the end (ratios to rg move with "
+        "it).",
         f"- Source: {info['source']}.",
         f"- Tools: {info['pysift']} via {how}; {info['python']} ({info['packages']}); "
         f"{info['rg']}; {info['hyperfine']}.",
@@ -761,6 +788,7 @@ def main(argv: list[str] | None = None) -> int:
     if "archive" in groups:
         cases += archive_cases(data, launcher, env, args.runs, out_dir)
 
+    info["pace_end"] = interpreter_pace(venv_python())
     block = render(cases, info, how, data, args.runs, args.warmup)
     print("\n" + block)
     (out_dir / "summary.json").write_text(json.dumps(
