@@ -107,18 +107,22 @@ def keep_big_reads_on_the_heap() -> None:
     already mapped instead of faulting fresh ones in: measured to halve the cost of
     reading B's 2,437 files one after another (0.46 s against 1.0 s for 600 of them).
     The process keeps its peak memory until it exits, which a CLI run can afford. A
-    no-op where the C library is not glibc. Inherited by forked workers."""
+    no-op where the C library has no ``mallopt`` (macOS, musl). Inherited by forked
+    workers.
+
+    ``mallopt`` is looked up among the symbols the interpreter already has loaded (the C
+    library's among them), not by ``ctypes.util.find_library``, which runs ``ldconfig
+    -p`` in a subprocess and imports ``tempfile``: 25-33 ms of every ``stats`` and
+    ``files`` run (a warm ``stats`` over B takes ~0.3-0.5 s)."""
     global _HEAP_KEPT
     if _HEAP_KEPT:
         return
     _HEAP_KEPT = True
     try:
         import ctypes
-        import ctypes.util
 
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (macOS, musl without mallopt)
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # no such symbol: not glibc
         return
     m_trim_threshold, m_mmap_threshold = -1, -3
     mallopt(m_mmap_threshold, 1 << 30)

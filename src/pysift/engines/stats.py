@@ -1166,7 +1166,8 @@ def run(transcripts: Sequence[Transcript], window: Window, cache: Store | None =
         where.append(i)
     spread = fanout.processes(len(todo), FANOUT_MIN_FILES)
     cores = fanout.cpu_workers() if spread == 1 else 1
-    keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
+    if todo:  # (a warm run reads nothing)
+        keep_big_reads_on_the_heap()  # before the fork: every worker inherits it
     keep_records = facet is not None and windowed_run
     made = fanout.map_ordered(_row, todo, shared=(window, cores, keep_records, facet is not None),
                               min_items=FANOUT_MIN_FILES, weights=_sizes(todo))

@@ -63,3 +63,29 @@ def test_an_absent_transcript_opens_to_nothing_for_a_tolerant_reader(tmp_path: P
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"type":"user"}\n')
     assert try_open_buffer(path) == b'{"type":"user"}\n'
+
+
+@pytest.mark.skipif(__import__("platform").libc_ver()[0] != "glibc", reason="glibc only")
+def test_the_heap_setting_reaches_glibcs_mallopt_without_a_subprocess(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``keep_big_reads_on_the_heap`` finds ``mallopt`` among the symbols already loaded
+    (``find_library`` ran ``ldconfig -p`` in a subprocess on every stats and files run)
+    and sets the two thresholds once."""
+    import subprocess
+
+    calls: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, param: int, value: int) -> int:
+            calls.append((param, value))
+            return 1
+
+    import ctypes
+
+    assert ctypes.CDLL(None).mallopt  # the real lookup succeeds on glibc
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    monkeypatch.setattr(subprocess, "Popen", None)  # any subprocess would fail
+    monkeypatch.setattr(mapped, "_HEAP_KEPT", False)
+    mapped.keep_big_reads_on_the_heap()
+    mapped.keep_big_reads_on_the_heap()
+    assert calls == [(-3, 1 << 30), (-1, 1 << 31)]
