@@ -388,18 +388,15 @@ def turn_map_of(offsets: list[int], collapse: OpenerCollapse, has_records: bool,
     (the line of each offset, when known) sets its line numbers too."""
     drafts, replays = collapse.drafts, collapse.replays
     kept = [i for i in range(len(offsets)) if i not in drafts and i not in replays]
-    lines: dict[str, Any] = {}
-    if numbers is not None:
-        lines = {"opener_lines": [numbers[i] for i in kept],
-                 "draft_lines": {numbers[i] for i in drafts},
-                 "replay_lines": {numbers[i] for i in replays}}
     return TurnMap(
-        has_records=has_records,
+        None if numbers is None else [numbers[i] for i in kept],
+        None if numbers is None else {numbers[i] for i in drafts},
+        None if numbers is None else {numbers[i] for i in replays},
+        has_records,
         opener_offsets=[offsets[i] for i in kept],
         draft_offsets={offsets[i] for i in drafts},
         replay_offsets={offsets[i] for i in replays},
         buf=buf,
-        **lines,
     )
 
 
