@@ -32,7 +32,7 @@ class CliResult:
 
 
 def run_cli(*args: str, stdin: str = "") -> CliResult:
-    from pysift.cli.app import main
+    from pysift.cli.dispatch import main
 
     out_bytes, err_bytes = io.BytesIO(), io.BytesIO()
     out = io.TextIOWrapper(out_bytes, encoding="utf-8", write_through=True)

@@ -13,7 +13,7 @@ _DRIVER = """
 import io, sys
 names = sys.argv[1].split(",")
 sys.stdout = io.StringIO()
-from pysift.cli.app import main
+from pysift.cli.dispatch import main
 try:
     main(sys.argv[2:])
 except SystemExit as exc:

@@ -7,14 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Targets,
-    complete_choices,
-    one_of,
-    scope_args,
-)
+from pysift.cli.options import one_of, scope_args
+from pysift.cli.params import Format, SessionsFrom, Targets, complete_choices
 
 SHAPE_CHOICES = ("builtin-task", "workflow", "teammate")
 ORDER_CHOICES = ("trigger", "start", "completion")

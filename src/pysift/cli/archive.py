@@ -9,7 +9,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import Format, SessionsFrom, Targets, scope_args
+from pysift.cli.options import scope_args
+from pysift.cli.params import Format, SessionsFrom, Targets
 
 ARCHIVE_HELP = """Keep sessions beyond Claude Code's cleanup: mirror the sessions in scope into
 DEST with the Claude home's own layout, so `pysift --claude-home DEST <command>` answers

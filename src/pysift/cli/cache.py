@@ -7,7 +7,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format
+from pysift.cli.options import build_env, check_format
 
 CACHE_HELP = """Show (info) or empty (clear) the cache of per-transcript facts that makes a
 repeated list or search faster. The cache never changes an answer: a transcript's entry

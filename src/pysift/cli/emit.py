@@ -1,14 +1,14 @@
 """Stream a Report to stdout (text, NDJSON or raw bytes) and its notes to stderr.
 
-Owns the broken-pipe rule: a closed pipe (``| head``) is a graceful end, exit 0.
+Owns the broken-pipe rule: a closed pipe (``| head``) is a graceful end, exit 0. The
+exit status leaves as ``SystemExit`` (no typer here: ``cli.fastpath`` runs it too); the
+typer tree lets it pass, as it would its own ``Exit``.
 """
 
 
 import contextlib
 import os
 import sys
-
-import typer
 
 from pysift.output.report import Report
 
@@ -27,7 +27,7 @@ def emit(report: Report, fmt: str = "text") -> None:
             envelope.write(report, sys.stdout.buffer)
             sys.stdout.buffer.flush()
         elif report.text is not None:
-            from pysift.cli.params import wants_colour
+            from pysift.cli.options import wants_colour
             from pysift.output.terminal import HeldTextOut
 
             _tolerate_surrogates(sys.stdout)
@@ -46,11 +46,11 @@ def emit(report: Report, fmt: str = "text") -> None:
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(0) from None
+        raise SystemExit(0) from None
     for note in report.notes:
         say(f"pysift: {note}")
     if report.exit_code:
-        raise typer.Exit(report.exit_code)
+        raise SystemExit(report.exit_code)
 
 
 def say(line: str) -> None:

@@ -1,6 +1,6 @@
 """The console-script entry point: answers ``--version`` before the CLI framework loads.
 
-Everything else goes to ``cli.app.main``; building typer's command tree costs ~15 ms that
+Everything else goes to ``cli.dispatch.main``; building typer's command tree costs ~15 ms that
 a version probe (a hook's liveness check) should not pay. The process then leaves without
 interpreter teardown (see ``_leave``).
 """
@@ -13,7 +13,7 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     from pysift.disk.gcpause import hold_start_up
 
-    hold_start_up()  # back on once the options are read (cli.params.build_env)
+    hold_start_up()  # back on once the options are read (cli.options.build_env)
     args = sys.argv[1:] if argv is None else argv
     if sys.stderr is None:  # started with stderr closed (`2>&-`)
         _quiet_stderr()
@@ -33,10 +33,10 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"pysift {__version__}\n")
         _leave(0)
-    from pysift.cli.app import main as app_main
+    from pysift.cli.dispatch import main as dispatch_main
 
     try:
-        app_main(args)
+        dispatch_main(args)
     except SystemExit as exc:
         _leave(_exit_status(exc.code))
     _leave(0)
@@ -80,7 +80,7 @@ def _leave(status: int) -> None:
     except (BrokenPipeError, ValueError):
         status = 0
     except OSError as exc:  # the buffered answer did not fit (a full disk, /dev/full)
-        from pysift.cli.app import os_error_line
+        from pysift.cli.dispatch import os_error_line
 
         _say(f"pysift: error: {os_error_line(exc)}\n")
         status = 1

@@ -7,15 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    complete_choices,
-    one_of,
-    scope_args,
-)
+from pysift.cli.options import one_of, scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, complete_choices
 
 BY_VALUES = ("summary", "dir", "file", "timeline")
 

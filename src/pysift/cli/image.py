@@ -7,7 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.options import scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
 
 IMAGE_HELP = """List the images a session carries and write them back out. A pasted screenshot
 (or a tool's screenshot inside a tool result) lives INLINE in the transcript as base64,

@@ -1,21 +1,17 @@
-"""``pysift list``: parse the flags, run commands.list_, emit."""
+"""``pysift list``: parse the flags, run commands.list_, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    scope_args,
-    when_help,
-    whole_number,
-)
+from pysift.cli.options import RootContext, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 LIST_HELP = """List sessions: for each transcript, the quick-identity tuple (first and last
 human message, last agent message, cwd, branch, Claude Code version), read from the
@@ -59,23 +55,38 @@ NOTES
   installed, so "nothing pending" cannot be concluded."""
 
 
-@app.command("list", help=LIST_HELP, epilog=LIST_EPILOG + "\n\n" + when_help())
-def list_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Keep sessions whose activity span reaches after WHEN (ISO, date, 2h, 3d, now).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Keep sessions whose activity span starts before WHEN.")] = None,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
-        help="Cap the rows (0 = uncapped). Default: 50 on an unscoped run, else uncapped.")] = None,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, since: str | None,
+            until: str | None, max_count: int | None, subagents: bool,
+            sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, max_count=max_count,
                             since=since, until=until)
     from pysift.commands.list_ import ListOptions, run
 
     emit(run(ListOptions(scope=scope), env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, when_help, whole_number
+
+    @app.command("list", help=LIST_HELP, epilog=LIST_EPILOG + "\n\n" + when_help())
+    def list_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Keep sessions whose activity span reaches after WHEN (ISO, date, 2h, 3d, now).")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Keep sessions whose activity span starts before WHEN.")] = None,
+        max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
+            help="Cap the rows (0 = uncapped). Default: 50 on an unscoped run, else uncapped.")] = None,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, since, until, max_count, subagents, sessions_from, fmt)

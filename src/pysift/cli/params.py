@@ -1,25 +1,18 @@
-"""Shared option plumbing: building the Env, the format check, --sessions-from reading,
-the --since/--until window, and ``scope_args``, which turns the options every scoped
-command spells the same way into one ``commands.scope.ScopeArgs``."""
+"""The typer side of the shared options: the annotated parameters every scoped command
+declares alike, their shell completion, the WHEN help section and the integer parser
+typer calls. What the options mean once read is ``cli.options`` (no typer there: the
+fast path of ``cli.fastpath`` runs it without loading the framework)."""
 
 from __future__ import annotations
 
-import os
-import sys
-from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-if TYPE_CHECKING:  # the command layer is imported when a command runs, not at start-up
+from pysift.cli.options import integer
+
+if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from pysift.commands.scope import ScopeArgs
-    from pysift.model.env import Env
-
-FORMATS = ("text", "json")
-
 
 # Shell completion of values (cli/complete.py, imported only while completing).
 def complete_targets(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
@@ -81,50 +74,6 @@ Regexp = Annotated[Optional[str], typer.Option(
          "then all targets.")]
 
 
-def pattern_and_targets(positional: str | None, targets: list[str] | None,
-                        regexp: str | None) -> tuple[str, list[str]]:
-    """The pattern and the targets of a command taking ``[PATTERN] [TARGET]...`` and
-    ``-e PATTERN``: with ``-e`` the first positional is a target too."""
-    rest = list(targets or [])
-    if regexp is None:
-        return positional or "", rest
-    return regexp, ([positional] if positional else []) + rest
-
-
-def build_env(ctx: typer.Context) -> Env:
-    from pysift.disk.cache import settings_from
-    from pysift.disk.gcpause import start_up_done
-    from pysift.disk.layout import resolve_home
-    from pysift.model.env import Env
-
-    root = ctx.find_root()
-    obj = root.obj or {}
-    flag = obj.get("claude_home")
-    environ = dict(os.environ)
-    home = resolve_home(flag, environ, Path.home()).absolute()  # rows print whole paths
-    cache = settings_from(environ, Path.home(), home, bool(obj.get("no_cache")))
-    start_up_done()
-    return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache)
-
-
-def check_format(fmt: str) -> str:
-    return one_of(fmt, FORMATS, "--format")
-
-
-def one_of(value: str, choices: tuple[str, ...], flag: str) -> str:
-    """``value`` when it is one of ``choices``, else the usage error listing them with the
-    nearest (``'tre' is not one of summary, dir, file, timeline``)."""
-    if value not in choices:
-        from pysift.core.suggest import did_you_mean
-
-        raise typer.BadParameter(f"'{value}' is not one of {', '.join(choices)}"
-                                 f"{did_you_mean(value, choices)}", param_hint=flag)
-    return value
-
-
-COLOR_WHEN = ("never", "auto", "always")
-
-
 def when_help() -> str:
     """The WHEN section of a command's --help: every form --since/--until take (errors
     name the common ones and point here)."""
@@ -137,65 +86,6 @@ def when_help() -> str:
     return f"\b\nWHEN (--since/--until)\n{body}"
 
 
-def check_color(when: str) -> str:
-    """``--color`` as given: never, auto (the default) or always."""
-    if when not in COLOR_WHEN:
-        from pysift.core.suggest import did_you_mean
-        from pysift.errors import UsageError
-
-        raise UsageError(f"--color '{when}' is not one of never, auto, always"
-                         f"{did_you_mean(when, COLOR_WHEN)}")
-    return when
-
-
-def wants_colour(stream: object, environ: dict[str, str] | None = None) -> bool:
-    """Whether text output to ``stream`` is coloured: ``--color always``/``never`` as
-    given; ``auto`` when the stream is a terminal, ``NO_COLOR`` is unset or empty
-    (no-color.org) and ``TERM`` is not ``dumb``."""
-    env = os.environ if environ is None else environ
-    when = _root_option("color") or "auto"
-    if when != "auto":
-        return when == "always"
-    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
-        return False
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except (OSError, ValueError):
-        return False
-
-
-def _root_option(name: str) -> str | None:
-    """A global option's value from the running command's root context (None outside
-    one: a command run in-process by a test)."""
-    try:
-        # a typer that ships its own click: none in the pinned range (typer<0.21), so
-        # mypy finds no module there (unused-ignore: the day one is installed)
-        from typer._click import get_current_context  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - older typer on top of click
-        from click import get_current_context
-    ctx = get_current_context(silent=True)
-    root = ctx.find_root() if ctx is not None else None
-    obj = root.obj if root is not None else None
-    return obj.get(name) if isinstance(obj, dict) else None
-
-
-def read_sessions_from(values: list[str] | None) -> tuple[str, ...] | None:
-    """The ids named by every ``--sessions-from FILE|-`` (None when the flag is absent):
-    the lists are a union, as targets are (stdin is read once, however often named)."""
-    if not values:
-        return None
-    from pysift.core.resolve import SESSIONS_FROM_CAP
-    from pysift.core.resolve import read_sessions_from as parse
-
-    # capped: a stdin that never ends (`yes |`) is refused past the cap, not read forever
-    stdin_text = sys.stdin.read(SESSIONS_FROM_CAP + 1) if "-" in values else None
-    ids: list[str] = []
-    for value in dict.fromkeys(values):
-        ids.extend(parse(value, stdin_text if value == "-" else None))
-    return tuple(ids)
-
-
 def whole_number(text: str) -> int:
     """An integer option's value, read as csift's parser reads one (``integer``)."""
     number = integer(text)
@@ -204,70 +94,3 @@ def whole_number(text: str) -> int:
     return number
 
 
-def integer(text: str) -> int | None:
-    """``text`` as an integer when it is an optional sign and ASCII digits, nothing else
-    (None otherwise). Python's ``int`` (click's integer type) also takes ``1_0`` as 10,
-    `` 3`` and ``٣`` as 3, and ``str.isdigit`` passes ``³``, which ``int`` refuses."""
-    digits = text[1:] if text[:1] in ("+", "-") else text
-    return int(text) if digits.isascii() and digits.isdigit() else None
-
-
-def check_max_count(value: int | None) -> None:
-    """``--max-count`` is 0 (uncapped) or a positive cap on list, show and stats."""
-    if value is not None and value < 0:
-        raise typer.BadParameter("must be 0 (uncapped) or a positive count",
-                                 param_hint="--max-count")
-
-
-def parse_window(since: str | None, until: str | None, env: Env
-                 ) -> tuple[datetime | None, datetime | None]:
-    """``--since``/``--until`` as UTC instants against the Env's clock and zone (None when
-    absent); a value that is no WHEN is a usage error naming its flag."""
-    if since is None and until is None:
-        return None, None  # the WHEN grammar (and dateutil, ~20 ms) only when asked
-    from pysift.core.grammar.when import parse_when
-
-    now = env.now()
-    start = parse_when(since, now, env.tz, flag="--since") if since is not None else None
-    end = parse_when(until, now, env.tz, flag="--until") if until is not None else None
-    if start is not None and end is not None and start > end:
-        from pysift.errors import UsageError
-
-        fine = start.replace(microsecond=0) == end.replace(microsecond=0)
-
-        def instant(text: str, at: datetime) -> str:  # fractions only where they differ
-            fraction = f".{at.microsecond:06d}".rstrip("0") if fine else ""
-            return f"`{text}` ({at.strftime('%Y-%m-%dT%H:%M:%S')}{fraction}Z)"
-
-        assert since is not None  # both parsed above
-        assert until is not None
-        raise UsageError(f"the time window is reversed: --since {instant(since, start)} is "
-                         f"later than --until {instant(until, end)}; a window runs from "
-                         "--since to --until, so swap the two values")
-    return start, end
-
-
-def scope_args(ctx: typer.Context, *, targets: list[str] | None, subagents: bool = True,
-               sessions_from: list[str] | None = None, fmt: str = "text",
-               max_count: int | None = None, signed_max_count: bool = False,
-               since: str | None = None, until: str | None = None,
-               turn: str | None = None) -> tuple[ScopeArgs, Env]:
-    """The shared options of a scoped command, checked and parsed in one order for every
-    command (the format, the cap, the window, the turn range, then the id lists, which
-    may read stdin), and the Env they were read against. ``signed_max_count``: a
-    negative ``--max-count`` keeps the latest (search); elsewhere it is a usage error."""
-    from pysift.commands.scope import ScopeArgs
-    from pysift.core.grammar.ranges import parse_range
-
-    check_format(fmt)
-    if not signed_max_count:
-        check_max_count(max_count)
-    env = build_env(ctx)
-    start, end = parse_window(since, until, env)
-    return ScopeArgs(
-        targets=tuple(targets or ()), subagents=subagents,
-        format=fmt, max_count=max_count, since=start, until=end,
-        since_text=since, until_text=until,
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
-        sessions_from=read_sessions_from(sessions_from),
-    ), env

@@ -7,7 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, scope_args
+from pysift.cli.options import scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
 
 PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES the file and says
 whether it still exists; `--audit` lists the edits made to plan files).

@@ -9,7 +9,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, check_format, scope_args
+from pysift.cli.options import check_format, scope_args
+from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
 
 RECOVER_HELP = """Rebuild a file's content from the transcripts: byte for byte where the
 sessions saw all of it, and saying exactly where they did not.

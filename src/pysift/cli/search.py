@@ -1,25 +1,17 @@
-"""``pysift search``: parse the flags, run commands.search, emit."""
+"""``pysift search``: parse the flags, run commands.search, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    Regexp,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    complete_axis,
-    complete_label,
-    pattern_and_targets,
-    scope_args,
-    when_help,
-    whole_number,
-)
+from pysift.cli.options import RootContext, pattern_and_targets, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 SEARCH_HELP = """Regex over transcripts, answered with complete round-trip exchanges: each hit
 comes back inside its turn (tool use with its result, a user turn with the agent's
@@ -108,53 +100,14 @@ def _multi(values: list[str] | None) -> tuple[str, ...]:
     return tuple(values or ())
 
 
-@app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG + "\n\n" + when_help())
-def search_cmd(
-    ctx: typer.Context,
-    pattern: Annotated[str, typer.Argument(metavar="[PATTERN]", show_default=False)] = "",
-    targets: Targets = None,
-    regexp: Regexp = None,
-    label: Annotated[Optional[list[str]], typer.Option("--label", "-t", metavar="SEL",
-        help="Keep hits under this label selector (repeatable).",
-        autocompletion=complete_label)] = None,
-    label_not: Annotated[Optional[list[str]], typer.Option("--label-not", "-T", metavar="SEL",
-        help="Exclude hits under this label selector (repeatable).",
-        autocompletion=complete_label)] = None,
-    ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i",
-        help="Case-insensitive (default: smart-case).")] = False,
-    multiline: Annotated[bool, typer.Option("--multiline",
-        help="Let . cross newlines; ^/$ match at line breaks.")] = False,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
-        help="0-based turn window (intersects --since/--until).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Records at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Records at or before WHEN.")] = None,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
-        help="Keep the earliest N exchanges (-N: the latest N; 0 = uncapped).")] = None,
-    count_only: Annotated[bool, typer.Option("--count-only", "-c",
-        help="Print only the number of matching exchanges.")] = False,
-    sessions_with_matches: Annotated[bool, typer.Option("--sessions-with-matches", "-l",
-        help="Print only the owning session ids, one per line.")] = False,
-    count_by: Annotated[Optional[str], typer.Option("--count-by", metavar="AXIS",
-        help="Census of matched records: label|tool|turn|session|pairing|model|attachment|"
-             "version|result.", autocompletion=complete_axis)] = None,
-    raw: Annotated[bool, typer.Option("--raw",
-        help="Print each matched record's verbatim jsonl line.")] = False,
-    siblings: Annotated[bool, typer.Option("--siblings",
-        help="Also show the rest of each matched turn (fixed policy).")] = False,
-    no_truncate: Annotated[bool, typer.Option("--no-truncate",
-        help="Full record text instead of ~400-char excerpts.")] = False,
-    resolve_persisted: Annotated[bool, typer.Option("--resolve-persisted",
-        help="Search the full text of externalised (persisted) tool outputs.")] = False,
-    attachments: Annotated[bool, typer.Option("--attachments",
-        help="Also search attachment records (verbatim payload JSON).")] = False,
-    additional_context: Annotated[bool, typer.Option("--additional-context",
-        help="Also search hook-injected additionalContext.")] = False,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, pattern: str, targets: list[str] | None, regexp: str | None,
+            label: list[str] | None, label_not: list[str] | None, ignore_case: bool,
+            multiline: bool, turn: str | None, since: str | None, until: str | None,
+            max_count: int | None, count_only: bool, sessions_with_matches: bool,
+            count_by: str | None, raw: bool, siblings: bool, no_truncate: bool,
+            resolve_persisted: bool, attachments: bool, additional_context: bool,
+            subagents: bool, sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     pattern, targets = pattern_and_targets(pattern, targets, regexp)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, max_count=max_count,
@@ -169,3 +122,74 @@ def search_cmd(
         attachments=attachments, additional_context=additional_context,
     )
     emit(run(opts, env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import (
+        Format,
+        Regexp,
+        SessionsFrom,
+        Subagents,
+        Targets,
+        complete_axis,
+        complete_label,
+        when_help,
+        whole_number,
+    )
+
+    @app.command("search", help=SEARCH_HELP, epilog=SEARCH_EPILOG + "\n\n" + when_help())
+    def search_cmd(
+        ctx: typer.Context,
+        pattern: Annotated[str, typer.Argument(metavar="[PATTERN]", show_default=False)] = "",
+        targets: Targets = None,
+        regexp: Regexp = None,
+        label: Annotated[Optional[list[str]], typer.Option("--label", "-t", metavar="SEL",
+            help="Keep hits under this label selector (repeatable).",
+            autocompletion=complete_label)] = None,
+        label_not: Annotated[Optional[list[str]], typer.Option("--label-not", "-T", metavar="SEL",
+            help="Exclude hits under this label selector (repeatable).",
+            autocompletion=complete_label)] = None,
+        ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i",
+            help="Case-insensitive (default: smart-case).")] = False,
+        multiline: Annotated[bool, typer.Option("--multiline",
+            help="Let . cross newlines; ^/$ match at line breaks.")] = False,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
+            help="0-based turn window (intersects --since/--until).")] = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Records at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Records at or before WHEN.")] = None,
+        max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
+            help="Keep the earliest N exchanges (-N: the latest N; 0 = uncapped).")] = None,
+        count_only: Annotated[bool, typer.Option("--count-only", "-c",
+            help="Print only the number of matching exchanges.")] = False,
+        sessions_with_matches: Annotated[bool, typer.Option("--sessions-with-matches", "-l",
+            help="Print only the owning session ids, one per line.")] = False,
+        count_by: Annotated[Optional[str], typer.Option("--count-by", metavar="AXIS",
+            help="Census of matched records: label|tool|turn|session|pairing|model|attachment|"
+                 "version|result.", autocompletion=complete_axis)] = None,
+        raw: Annotated[bool, typer.Option("--raw",
+            help="Print each matched record's verbatim jsonl line.")] = False,
+        siblings: Annotated[bool, typer.Option("--siblings",
+            help="Also show the rest of each matched turn (fixed policy).")] = False,
+        no_truncate: Annotated[bool, typer.Option("--no-truncate",
+            help="Full record text instead of ~400-char excerpts.")] = False,
+        resolve_persisted: Annotated[bool, typer.Option("--resolve-persisted",
+            help="Search the full text of externalised (persisted) tool outputs.")] = False,
+        attachments: Annotated[bool, typer.Option("--attachments",
+            help="Also search attachment records (verbatim payload JSON).")] = False,
+        additional_context: Annotated[bool, typer.Option("--additional-context",
+            help="Also search hook-injected additionalContext.")] = False,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, pattern, targets, regexp, label, label_not, ignore_case, multiline,
+                turn, since, until, max_count, count_only, sessions_with_matches, count_by,
+                raw, siblings, no_truncate, resolve_persisted, attachments,
+                additional_context, subagents, sessions_from, fmt)

@@ -7,14 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    build_env,
-    check_format,
-    check_max_count,
-    complete_targets,
-    whole_number,
-)
+from pysift.cli.options import build_env, check_format, check_max_count
+from pysift.cli.params import Format, complete_targets, whole_number
 
 SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
 fetches). TARGET is @<uuid>, @<uuid-prefix>, @<agent-id> or a *.jsonl path; it never

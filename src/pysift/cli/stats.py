@@ -1,21 +1,17 @@
-"""``pysift stats``: parse the flags, run commands.stats, emit."""
+"""``pysift stats``: parse the flags, run commands.stats, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Subagents,
-    Targets,
-    scope_args,
-    when_help,
-    whole_number,
-)
+from pysift.cli.options import RootContext, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 STATS_HELP = """Count what a session did, in one scan per transcript: physical lines and the
 census of every line's top-level type, user/assistant records, turns (numbered like
@@ -74,26 +70,41 @@ NOTES
   the TOTAL then covers the rows shown."""
 
 
-@app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG + "\n\n" + when_help())
-def stats_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Count only records stamped at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Count only records stamped at or before WHEN.")] = None,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
-        help="Count only the records of these turns: N, A..B, N.., ..N, -k, -k.. "
-             "(0-based, over the whole transcript).")] = None,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
-        help="Keep the N most recently active rows (0 = uncapped; default uncapped).")] = None,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, since: str | None,
+            until: str | None, turn: str | None, max_count: int | None, subagents: bool,
+            sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, max_count=max_count,
                             since=since, until=until, turn=turn)
     from pysift.commands.stats import StatsOptions, run
 
     emit(run(StatsOptions(scope=scope), env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, when_help, whole_number
+
+    @app.command("stats", help=STATS_HELP, epilog=STATS_EPILOG + "\n\n" + when_help())
+    def stats_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Count only records stamped at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Count only records stamped at or before WHEN.")] = None,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
+            help="Count only the records of these turns: N, A..B, N.., ..N, -k, -k.. "
+                 "(0-based, over the whole transcript).")] = None,
+        max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
+            help="Keep the N most recently active rows (0 = uncapped; default uncapped).")] = None,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, since, until, turn, max_count, subagents, sessions_from, fmt)

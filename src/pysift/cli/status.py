@@ -7,7 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import Format, Subagents, Targets, scope_args
+from pysift.cli.options import scope_args
+from pysift.cli.params import Format, Subagents, Targets
 
 STATUS_HELP = """Is that session still working, blocked on a human, or done? One verdict
 about NOW for exactly one session, from a three-way join: the harness registry

@@ -7,14 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import (
-    Format,
-    SessionsFrom,
-    Targets,
-    check_format,
-    integer,
-    scope_args,
-)
+from pysift.cli.options import check_format, integer, scope_args
+from pysift.cli.params import Format, SessionsFrom, Targets
 
 VERBATIM_HELP = """Restore the turns a compaction summary clipped: the verbatim user and
 assistant back-and-forth, in forward order, each unit with the jsonl line it quotes

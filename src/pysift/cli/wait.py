@@ -7,14 +7,8 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.params import (
-    Format,
-    Subagents,
-    Targets,
-    complete_condition,
-    scope_args,
-    whole_number,
-)
+from pysift.cli.options import scope_args
+from pysift.cli.params import Format, Subagents, Targets, complete_condition, whole_number
 from pysift.cli.status import BackgroundSince, IgnoreBackground, build_lens
 
 WAIT_HELP = """Block until a session condition fires, then report. Watches exactly one

@@ -7,7 +7,7 @@ import typer
 
 from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.params import build_env, check_format
+from pysift.cli.options import build_env, check_format
 
 WHOAMI_HELP = """Identify the CALLING Claude Code session and its transcript, false-positive
 safe: the id comes from $CLAUDE_CODE_SESSION_ID (exact name; $CODEX_COMPANION_SESSION_ID

@@ -43,16 +43,16 @@ def test_a_held_start_up_is_frozen_and_switched_back_on(collector: None) -> None
 
 PROBE = """
 import gc, sys
-from pysift.cli import params
+from pysift.cli import options
 from pysift.cli.entry import main
 seen = []
-build = params.build_env
+build = options.build_env
 def spy(ctx):
     seen.append(gc.isenabled())
     env = build(ctx)
     seen.append(gc.isenabled())
     return env
-params.build_env = spy
+options.build_env = spy
 import os
 real_exit = os._exit
 def leave(status):

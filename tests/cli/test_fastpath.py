@@ -1,0 +1,198 @@
+"""The fast path reads a line exactly as the typer tree does, or leaves it to the tree.
+
+Three guards: the spec it reads by is the one the tree gives now; for any line made of the
+hot commands' own options (and of pieces that nearly are), what it reads equals what
+typer would pass the command, and the root options equal the root callback's; and whole
+runs over the demo home print the same bytes and exit the same way by either route.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import DEMO_HOME, LONG, REPO
+from pysift.cli import fastpath
+from pysift.cli.dispatch import prepare
+from pysift.cli.fastspec import COMMANDS
+
+
+def _generator() -> Any:
+    spec = importlib.util.spec_from_file_location("gen_fastspec",
+                                                  REPO / "scripts" / "gen_fastspec.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_spec_is_the_trees_own() -> None:
+    generator = _generator()
+    assert generator.render() == generator.TARGET.read_text(encoding="utf-8"), (
+        "src/pysift/cli/fastspec.py is out of date: run python scripts/gen_fastspec.py")
+
+
+def typer_reading(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """What the typer tree passes ``execute`` for a normalized argv, with the root's
+    options; None when it refuses the line (a usage error) or does not run it."""
+    import click
+
+    from pysift.cli import app as tree
+    from pysift.cli.dispatch import invoked_command
+
+    command = invoked_command(args)
+    assert command is not None
+    tree.register((command,))
+    module = importlib.import_module(COMMANDS[command]["module"])
+    real = module.execute
+    seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def record(ctx: Any, *values: Any) -> None:
+        names = list(inspect.signature(real).parameters)[1:]
+        seen.append((dict(ctx.find_root().obj), dict(zip(names, values))))
+
+    module.execute = record
+    try:
+        tree.app(args=args, prog_name="pysift", standalone_mode=False)
+    except (click.ClickException, click.exceptions.Exit, SystemExit):
+        return None
+    except Exception as exc:  # noqa: BLE001 - a typed error from the root callback
+        from pysift.errors import SiftError
+
+        if isinstance(exc, SiftError):
+            return None
+        raise
+    finally:
+        module.execute = real
+    return seen[0] if seen else None
+
+
+def fast_reading(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    run = fastpath.plan(args)
+    if run is None:
+        return None
+    from pysift.cli.options import check_color
+    from pysift.errors import SiftError
+
+    root = dict(run.root)
+    try:
+        root["color"] = check_color(root["color"])
+    except SiftError:
+        return None
+    return root, run.values
+
+
+PLAIN_LINES = [
+    ["stats"], ["stats", "--format", "json"], ["stats", "@abc", "--no-subagents"],
+    ["stats", "--max-count=3", "--turn", "-3..", "--since", "2h"],
+    ["list", "--max-count", "0"], ["list", ".", "--format=json", "--sessions-from", "-"],
+    ["search", "", "-t", "user", "-c"], ["search", "-i", "kestrel", "-c"],
+    ["search", "-ic", "kestrel"], ["search", "x", "-tuser", "-T", "agent.*", "-l"],
+    ["search", "-e", "-dash", "@s1", "@s2", "--max-count", "-5"],
+    ["search", "x", "--", "--not-an-option"],
+    ["--claude-home", "/h", "--color", "always", "--no-cache", "search", "x", "--raw"],
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES, ids=" ".join)
+def test_plain_lines_are_read_fast_and_as_typer_reads_them(line: list[str]) -> None:
+    args = prepare(line)
+    fast = fast_reading(args)
+    assert fast is not None, "a plain line of a hot command must not need typer"
+    assert fast == typer_reading(args)
+
+
+DECLINED = [
+    ["stats", "--help"], ["search", "-h"], ["list", "--format"], ["stats", "--raw"],
+    ["search", "x", "--raw=1"], ["stats", "--max-count", "x"], ["search", "-q"],
+    ["list", "--frmat", "json"], ["search", "-ix"], ["whoami"], ["stats", "--max-count=1_0"],
+]
+
+
+@pytest.mark.parametrize("line", DECLINED, ids=" ".join)
+def test_what_it_does_not_read_is_left_to_the_tree(line: list[str]) -> None:
+    assert fastpath.plan(prepare(line)) is None
+
+
+def _pieces(command: str) -> st.SearchStrategy[list[str]]:
+    spec = COMMANDS[command]
+    names = list(spec["values"]) + list(spec["flags"])
+    shorts = [n[1] for n in names if len(n) == 2]
+    near = ["--", "-", "---x", "--no-such", "-h", "--help", "-3", "-3..", "=", "--format=",
+            "@s", "x", "0", "-0", "+2", "1_0", " 3", "json", "text", "2h", ""]
+    token = st.one_of(
+        st.sampled_from(names), st.sampled_from(near),
+        st.builds(lambda n, v: f"{n}={v}", st.sampled_from(names), st.sampled_from(near)),
+        st.builds(lambda cs, v: "-" + "".join(cs) + v,
+                  st.lists(st.sampled_from(shorts + ["q", "x"]), min_size=1, max_size=3)
+                  if shorts else st.just(["q"]), st.sampled_from(["", "user", "=x", "5"])),
+        st.text(alphabet="ab-=@.", max_size=4))
+    return st.lists(token, max_size=8)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@given(data=st.data())
+def test_any_line_is_read_as_typer_reads_it_or_left_to_it(command: str,
+                                                          data: st.DataObject) -> None:
+    globals_ = data.draw(st.lists(st.sampled_from(
+        [["--no-cache"], ["--color", "never"], ["--color", "sometimes"],
+         ["--claude-home", "/h"]]), max_size=2))
+    line = [tok for group in globals_ for tok in group] + [command] + data.draw(
+        _pieces(command))
+    try:
+        args = prepare(line)
+    except Exception:  # noqa: BLE001 - refused before either route reads it
+        return
+    fast = fast_reading(args)
+    if fast is not None:
+        assert fast == typer_reading(args)
+
+
+RUNS = [
+    ["stats", f"@{LONG}"], ["stats", "--format", "json"], ["stats", "--format", "xml"],
+    ["stats", f"@{LONG}", "--turn", "1..2", "--format", "json"],
+    ["list"], ["list", "--max-count", "0", "--format", "json"], ["list", "--max-count", "-1"],
+    ["list", "@nosuch"], ["search", "orbit", "-c"], ["search", "-i", "ORBIT", "--format", "json"],
+    ["search", "", "-t", "user", "-c"], ["search", "(", "-c"], ["search", "x", "-t", "nolabel"],
+    ["search", "zzzz-absent"], ["search", "orbit", "--max-count", "-1", "--siblings"],
+    ["--color", "always", "search", "orbit"], ["--color", "bogus", "stats"],
+    ["search", "orbit", "--count-by", "label"], ["search", "orbit", "--count-by", "nope"],
+]
+
+
+@pytest.mark.parametrize("line", RUNS, ids=" ".join)
+def test_a_run_prints_the_same_by_either_route(line: list[str]) -> None:
+    from clirun import run_cli
+    from pysift.cli import app as tree
+
+    argv = ["--claude-home", str(DEMO_HOME), *line]
+    fast = run_cli(*argv)
+    slow = _run_with(tree.main, argv)
+    assert (fast.code, fast.stdout_bytes, fast.stderr) == (slow.code, slow.stdout_bytes,
+                                                           slow.stderr)
+
+
+def _run_with(main: Any, argv: list[str]) -> Any:
+    import clirun
+    from pysift.cli import dispatch
+
+    real = dispatch.main
+    dispatch.main = main
+    try:
+        return clirun.run_cli(*argv)
+    finally:
+        dispatch.main = real
+
+
+def test_a_fast_run_leaves_typer_unloaded(tmp_path: Path) -> None:
+    from importprobe import imported_by
+
+    code, loaded = imported_by(("--claude-home", str(DEMO_HOME), "stats"),
+                               ("typer", "click", "rich"))
+    assert (code, loaded) == ("0", [])
