@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "src" / "pysift" / "cli" / "fastspec.py"
 # The commands a plain line of runs without typer: the ones a hook or an agent calls
 # over and over, where the framework's ~50 ms is a large share of the run.
-FAST = ("list", "search", "stats")
+FAST = ("list", "search", "show", "stats", "agents", "whoami", "files", "recover", "plan",
+        "verbatim", "image", "status")
 
 
 def command_spec(name: str, command: Any) -> dict[str, Any]:

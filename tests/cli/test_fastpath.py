@@ -97,6 +97,11 @@ PLAIN_LINES = [
     ["search", "-e", "-dash", "@s1", "@s2", "--max-count", "-5"],
     ["search", "x", "--", "--not-an-option"],
     ["--claude-home", "/h", "--color", "always", "--no-cache", "search", "x", "--raw"],
+    ["verbatim", "--slice", "1"], ["verbatim", "@s", "--budget=9000", "--fold-index"],
+    ["show", "@s", "--line", "3", "--line", "5..7", "--raw"], ["whoami", "--format", "json"],
+    ["agents", "@s", "--shape", "tree"], ["files", "--by", "dir"], ["plan", "@s"],
+    ["image", "@s", "--id", "3", "--out", "d"], ["status", "@s", "--no-subagents"],
+    ["recover", "--file", "a.py", "--coverage"],
 ]
 
 
@@ -111,7 +116,8 @@ def test_plain_lines_are_read_fast_and_as_typer_reads_them(line: list[str]) -> N
 DECLINED = [
     ["stats", "--help"], ["search", "-h"], ["list", "--format"], ["stats", "--raw"],
     ["search", "x", "--raw=1"], ["stats", "--max-count", "x"], ["search", "-q"],
-    ["list", "--frmat", "json"], ["search", "-ix"], ["whoami"], ["stats", "--max-count=1_0"],
+    ["list", "--frmat", "json"], ["search", "-ix"], ["wait", "@s"], ["cache", "info"],
+    ["archive", "d"], ["stats", "--max-count=1_0"],
 ]
 
 
@@ -163,6 +169,12 @@ RUNS = [
     ["search", "zzzz-absent"], ["search", "orbit", "--max-count", "-1", "--siblings"],
     ["--color", "always", "search", "orbit"], ["--color", "bogus", "stats"],
     ["search", "orbit", "--count-by", "label"], ["search", "orbit", "--count-by", "nope"],
+    ["verbatim", f"@{LONG}", "--slice", "1"], ["verbatim", f"@{LONG}", "--slice", "0"],
+    ["show", f"@{LONG}", "--line", "3"], ["show", f"@{LONG}", "--turn", "1", "--format", "json"],
+    ["whoami"], ["agents", f"@{LONG}"], ["agents", "--shape", "nope"], ["files"],
+    ["files", "--by", "tree"], ["plan", f"@{LONG}"], ["image", f"@{LONG}", "--format", "json"],
+    ["recover", "--file", "src/orbit/core.py", "--coverage"],  # (status: ages move between runs)
+    ["recover", "--file", "a", "--diff", "--coverage"],
 ]
 
 

@@ -1,14 +1,17 @@
-"""``pysift agents``: parse the flags, run commands.agents, emit."""
+"""``pysift agents``: parse the flags, run commands.agents, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import one_of, scope_args
-from pysift.cli.params import Format, SessionsFrom, Targets, complete_choices
+from pysift.cli.options import RootContext, bad_parameter, one_of, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 SHAPE_CHOICES = ("builtin-task", "workflow", "teammate")
 ORDER_CHOICES = ("trigger", "start", "completion")
@@ -99,35 +102,13 @@ def _check_choice(value: str, choices: tuple[str, ...], flag: str) -> str:
     return one_of(value, choices, flag)
 
 
-@app.command("agents", help=AGENTS_HELP, epilog=AGENTS_EPILOG)
-def agents_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    shape: Annotated[Optional[list[str]], typer.Option("--shape", metavar="SHAPE",
-        autocompletion=complete_choices(*SHAPE_CHOICES),
-        help="Only this transcript shape: builtin-task, workflow or teammate (repeatable).")] = None,
-    agent_type: Annotated[Optional[list[str]], typer.Option("--agent-type", metavar="TYPE",
-        help="Only lanes of this agent type, exact (repeatable; `fork` lists /fork clones).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Only lanes whose --order-by instant is at or after WHEN (ISO, date, 2h, 3d).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Only lanes whose --order-by instant is at or before WHEN.")] = None,
-    order_by: Annotated[str, typer.Option("--order-by", metavar="trigger|start|completion",
-        autocompletion=complete_choices(*ORDER_CHOICES),
-        help="The axis that orders the tree and bounds --since/--until.")] = "trigger",
-    agent: Annotated[Optional[list[str]], typer.Option("--agent", metavar="ID",
-        help="One lane by its agent id (or a unique prefix), with its returned message.")] = None,
-    returned_message: Annotated[bool, typer.Option("--returned-message",
-        help="Add each lane's returned message (three-way resolved, source-tagged).")] = False,
-    with_files: Annotated[bool, typer.Option("--with-files",
-        help="Add each lane's files-changed list (the files extractors over its transcript).")] = False,
-    sessions_from: SessionsFrom = None,
-    subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
-        hidden=True)] = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, shape: list[str] | None,
+            agent_type: list[str] | None, since: str | None, until: str | None, order_by: str,
+            agent: list[str] | None, returned_message: bool, with_files: bool,
+            sessions_from: list[str] | None, subagents: bool | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     if agent is not None and len(agent) > 1:  # click kept the last one: a lane dropped
-        raise typer.BadParameter(
+        raise bad_parameter(
             f"takes one agent id, got {len(agent)} ({', '.join(agent)}); run once per lane, "
             "or target their session (@<uuid>) with --returned-message", param_hint="--agent")
     shapes = tuple(_check_choice(s, SHAPE_CHOICES, "--shape") for s in shape or ())
@@ -152,3 +133,42 @@ def agents_cmd(
         with_files=with_files,
     )
     emit(run(opts, env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Targets, complete_choices
+
+    @app.command("agents", help=AGENTS_HELP, epilog=AGENTS_EPILOG)
+    def agents_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        shape: Annotated[Optional[list[str]], typer.Option("--shape", metavar="SHAPE",
+            autocompletion=complete_choices(*SHAPE_CHOICES),
+            help="Only this transcript shape: builtin-task, workflow or teammate (repeatable).")] = None,
+        agent_type: Annotated[Optional[list[str]], typer.Option("--agent-type", metavar="TYPE",
+            help="Only lanes of this agent type, exact (repeatable; `fork` lists /fork clones).")] = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Only lanes whose --order-by instant is at or after WHEN (ISO, date, 2h, 3d).")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Only lanes whose --order-by instant is at or before WHEN.")] = None,
+        order_by: Annotated[str, typer.Option("--order-by", metavar="trigger|start|completion",
+            autocompletion=complete_choices(*ORDER_CHOICES),
+            help="The axis that orders the tree and bounds --since/--until.")] = "trigger",
+        agent: Annotated[Optional[list[str]], typer.Option("--agent", metavar="ID",
+            help="One lane by its agent id (or a unique prefix), with its returned message.")] = None,
+        returned_message: Annotated[bool, typer.Option("--returned-message",
+            help="Add each lane's returned message (three-way resolved, source-tagged).")] = False,
+        with_files: Annotated[bool, typer.Option("--with-files",
+            help="Add each lane's files-changed list (the files extractors over its transcript).")] = False,
+        sessions_from: SessionsFrom = None,
+        subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
+            hidden=True)] = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, shape, agent_type, since, until, order_by, agent,
+                returned_message, with_files, sessions_from, subagents, fmt)

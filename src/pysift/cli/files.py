@@ -1,14 +1,17 @@
-"""``pysift files``: parse the flags, run commands.files, emit."""
+"""``pysift files``: parse the flags, run commands.files, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import one_of, scope_args
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, complete_choices
+from pysift.cli.options import RootContext, bad_parameter, one_of, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 BY_VALUES = ("summary", "dir", "file", "timeline")
 
@@ -89,33 +92,14 @@ def check_by(value: str) -> str:
     return one_of(value, BY_VALUES, "--by")
 
 
-@app.command("files", help=FILES_HELP, epilog=FILES_EPILOG)
-def files_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    by: Annotated[str, typer.Option("--by", metavar="summary|dir|file|timeline",
-        autocompletion=complete_choices(*BY_VALUES),
-        help="Detail level: per-directory rollup (default), per directory with "
-             "first/last, per file, or every change in time order.")] = "summary",
-    regex: Annotated[Optional[list[str]], typer.Option("--regex", metavar="RE",
-        help="Keep paths the regex matches anywhere in (Rust syntax, case-sensitive).")]
-        = None,
-    glob: Annotated[Optional[list[str]], typer.Option("--glob", metavar="GLOB",
-        help="Keep paths the glob matches whole (* and ? cross /, ** spans dirs).")] = None,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
-        help="Keep changes in these turns: N, A..B, N.., ..N, -k, -k.. (0-based).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Keep changes stamped at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Keep changes stamped at or before WHEN.")] = None,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, by: str, regex: list[str] | None,
+            glob: list[str] | None, turn: str | None, since: str | None, until: str | None,
+            subagents: bool, sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     check_by(by)
     for flag, given in (("--regex", regex), ("--glob", glob)):
         if given is not None and len(given) > 1:  # click kept the last: a filter dropped
-            raise typer.BadParameter(
+            raise bad_parameter(
                 f"given {len(given)} times; pass one (--regex and --glob are ANDed with "
                 "each other: fold the patterns into one, a|b or {a,b})", param_hint=flag)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
@@ -125,3 +109,38 @@ def files_cmd(
 
     emit(run(FilesOptions(scope=scope, by=by, regex=regex[0] if regex else None,
                              glob=glob[0] if glob else None), env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Subagents, Targets, complete_choices
+
+    @app.command("files", help=FILES_HELP, epilog=FILES_EPILOG)
+    def files_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        by: Annotated[str, typer.Option("--by", metavar="summary|dir|file|timeline",
+            autocompletion=complete_choices(*BY_VALUES),
+            help="Detail level: per-directory rollup (default), per directory with "
+                 "first/last, per file, or every change in time order.")] = "summary",
+        regex: Annotated[Optional[list[str]], typer.Option("--regex", metavar="RE",
+            help="Keep paths the regex matches anywhere in (Rust syntax, case-sensitive).")]
+            = None,
+        glob: Annotated[Optional[list[str]], typer.Option("--glob", metavar="GLOB",
+            help="Keep paths the glob matches whole (* and ? cross /, ** spans dirs).")] = None,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
+            help="Keep changes in these turns: N, A..B, N.., ..N, -k, -k.. (0-based).")] = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Keep changes stamped at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Keep changes stamped at or before WHEN.")] = None,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, by, regex, glob, turn, since, until, subagents,
+                sessions_from, fmt)

@@ -1,14 +1,17 @@
-"""``pysift image``: parse the flags, run commands.image, emit."""
+"""``pysift image``: parse the flags, run commands.image, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import scope_args
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
+from pysift.cli.options import RootContext, bad_parameter, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 IMAGE_HELP = """List the images a session carries and write them back out. A pasted screenshot
 (or a tool's screenshot inside a tool result) lives INLINE in the transcript as base64,
@@ -84,35 +87,14 @@ NOTES
   several transcripts, a file --out with several images, an --out that exists."""
 
 
-@app.command("image", help=IMAGE_HELP, epilog=IMAGE_EPILOG)
-def image_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    ids: Annotated[Optional[list[str]], typer.Option("--id", metavar="ID",
-        help="Address images by #N handle (bare digits: 32) or L<line>i<n> locator; "
-             "repeatable, comma lists. Needs one transcript in scope.")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Only images whose record is stamped at or after WHEN (ISO, date, 2h, 3d).")]
-        = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Only images whose record is stamped at or before WHEN.")] = None,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
-        help="Only images of these turns: N, A..B, N.., ..N, -k, -k.. (0-based, numbered "
-             "as search and show number them; one transcript).")] = None,
-    uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="PREFIX",
-        help="Only images of the record whose uuid starts with PREFIX.")] = None,
-    out: Annotated[Optional[list[str]], typer.Option("--out", metavar="PATH",
-        help="Extract: a DIR gets every selected image in its own format; a FILE.png|jpg|"
-             "jpeg|gif|webp gets the one selected image, converted if needed.")] = None,
-    force: Annotated[bool, typer.Option("--force",
-        help="Let --out replace existing files.")] = False,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, ids: list[str] | None,
+            since: str | None, until: str | None, turn: str | None, uuid: list[str] | None,
+            out: list[str] | None, force: bool, subagents: bool,
+            sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     for flag, given in (("--uuid", uuid), ("--out", out)):
         if given is not None and len(given) > 1:  # click kept the last one silently
-            raise typer.BadParameter(f"given {len(given)} times ({', '.join(given)}); "
+            raise bad_parameter(f"given {len(given)} times ({', '.join(given)}); "
                                      "pass one", param_hint=flag)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, since=since, until=until,
@@ -122,3 +104,41 @@ def image_cmd(
     opts = ImageOptions(scope=scope, ids=tuple(ids or ()), uuid=uuid[0] if uuid else None,
                         out=out[0] if out else None, force=force)
     emit(run(opts, env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
+
+    @app.command("image", help=IMAGE_HELP, epilog=IMAGE_EPILOG)
+    def image_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        ids: Annotated[Optional[list[str]], typer.Option("--id", metavar="ID",
+            help="Address images by #N handle (bare digits: 32) or L<line>i<n> locator; "
+                 "repeatable, comma lists. Needs one transcript in scope.")] = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Only images whose record is stamped at or after WHEN (ISO, date, 2h, 3d).")]
+            = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Only images whose record is stamped at or before WHEN.")] = None,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
+            help="Only images of these turns: N, A..B, N.., ..N, -k, -k.. (0-based, numbered "
+                 "as search and show number them; one transcript).")] = None,
+        uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="PREFIX",
+            help="Only images of the record whose uuid starts with PREFIX.")] = None,
+        out: Annotated[Optional[list[str]], typer.Option("--out", metavar="PATH",
+            help="Extract: a DIR gets every selected image in its own format; a FILE.png|jpg|"
+                 "jpeg|gif|webp gets the one selected image, converted if needed.")] = None,
+        force: Annotated[bool, typer.Option("--force",
+            help="Let --out replace existing files.")] = False,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, ids, since, until, turn, uuid, out, force, subagents,
+                sessions_from, fmt)

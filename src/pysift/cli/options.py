@@ -33,12 +33,12 @@ class RootContext(Protocol):
 fast_root: dict[str, Any] | None = None
 
 
-def bad_parameter(message: str, flag: str | None = None) -> Exception:
-    """click's usage error for a bad option value (typer loaded only now: the error
-    path)."""
+def bad_parameter(message: str, param_hint: str | None = None) -> Exception:
+    """click's usage error for a bad option value, ``param_hint`` naming the option (typer
+    loaded only now: the error path)."""
     import typer
 
-    return typer.BadParameter(message, param_hint=flag)
+    return typer.BadParameter(message, param_hint=param_hint)
 
 
 FORMATS = ("text", "json")

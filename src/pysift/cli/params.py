@@ -74,6 +74,16 @@ Regexp = Annotated[Optional[str], typer.Option(
          "then all targets.")]
 
 
+# status's and wait's background-task lens
+BackgroundSince = Annotated[Optional[str], typer.Option(
+    "--background-since", metavar="WHEN",
+    help="Count only background tasks launched at or after WHEN (ISO, date, 2h, now).")]
+IgnoreBackground = Annotated[Optional[list[str]], typer.Option(
+    "--ignore-background", metavar="RE",
+    help="Do not count background tasks whose description or command matches RE "
+         "(case-sensitive; repeatable).")]
+
+
 def when_help() -> str:
     """The WHEN section of a command's --help: every form --since/--until take (errors
     name the common ones and point here)."""

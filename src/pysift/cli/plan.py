@@ -1,14 +1,17 @@
-"""``pysift plan``: parse the flags, run commands.plan, emit."""
+"""``pysift plan``: parse the flags, run commands.plan, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import scope_args
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
+from pysift.cli.options import RootContext, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 PLAN_HELP = """Locate the plan file BOUND to a session (this LOCATES the file and says
 whether it still exists; `--audit` lists the edits made to plan files).
@@ -57,21 +60,35 @@ NOTES
   shell-side edits (sed, redirects) are outside it."""
 
 
-@app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)
-def plan_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    reverse: Annotated[Optional[str], typer.Option("--reverse", metavar="PLAN_FILE",
-        help="Which sessions bind this plan file (scope: every project, or the targets).")]
-        = None,
-    audit: Annotated[bool, typer.Option("--audit",
-        help="Audit the scope's edits to plan files against who binds them.")] = False,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, reverse: str | None, audit: bool,
+            subagents: bool, sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt)
     from pysift.commands.plan import PlanOptions, run
 
     emit(run(PlanOptions(scope=scope, reverse=reverse, audit=audit), env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
+
+    @app.command("plan", help=PLAN_HELP, epilog=PLAN_EPILOG)
+    def plan_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        reverse: Annotated[Optional[str], typer.Option("--reverse", metavar="PLAN_FILE",
+            help="Which sessions bind this plan file (scope: every project, or the targets).")]
+            = None,
+        audit: Annotated[bool, typer.Option("--audit",
+            help="Audit the scope's edits to plan files against who binds them.")] = False,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, reverse, audit, subagents, sessions_from, fmt)

@@ -1,16 +1,19 @@
-"""``pysift recover``: parse the flags, run commands.recover, emit."""
+"""``pysift recover``: parse the flags, run commands.recover, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
 import re
 import sys
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit, say
-from pysift.cli.options import check_format, scope_args
-from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
+from pysift.cli.options import RootContext, bad_parameter, check_format, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 RECOVER_HELP = """Rebuild a file's content from the transcripts: byte for byte where the
 sessions saw all of it, and saying exactly where they did not.
@@ -112,59 +115,27 @@ def _parse_at(value: str, env: Any) -> Any:
     if m:
         kind, number = m.group(1), m.group(2).strip()
         if not (number.isascii() and number.isdigit()):
-            raise typer.BadParameter(f"@{kind}:N needs a whole number, got {number!r}",
+            raise bad_parameter(f"@{kind}:N needs a whole number, got {number!r}",
                                      param_hint="--at")
         return At(kind, int(number), text=text)
     if text.startswith("@"):
-        raise typer.BadParameter(f"{value!r} is no --at form: write @latest, @line:N, @turn:N, "
+        raise bad_parameter(f"{value!r} is no --at form: write @latest, @line:N, @turn:N, "
                                  f"an ISO time or an age such as 2h", param_hint="--at")
     return At("time", instant=parse_when(text, env.now(), env.tz, flag="--at"), text=text)
 
 
-@app.command("recover", help=RECOVER_HELP, epilog=RECOVER_EPILOG)
-def recover_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    file: Annotated[Optional[str], typer.Option("--file", metavar="PATH|@plan",
-        help="The file to rebuild: an absolute path, a path suffix, ./path, or @plan.")] = None,
-    salvage: Annotated[bool, typer.Option("--salvage",
-        help="The final state's known lines, numbered, gaps explicit (never fails).")] = False,
-    patches: Annotated[bool, typer.Option("--patches",
-        help="Full-context unified diffs, one per segment between boundaries.")] = False,
-    at: Annotated[Optional[str], typer.Option("--at", metavar="WHEN",
-        help="The state at a point: ISO time, age (2h), @turn:N, @line:N, @latest.")] = None,
-    coverage: Annotated[bool, typer.Option("--coverage", "--dry-run",
-        help="What is recoverable: covered ranges, boundaries, the window.")] = False,
-    list_backups: Annotated[bool, typer.Option("--list-backups",
-        help="List Claude Code's own file-history checkpoints of --file (never merged "
-             "into a recovery).")] = False,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
-        help="Replay only the events of these turns: N, A..B, N.., ..N, -k.")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Replay only events at or after WHEN.")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Replay only events at or before WHEN.")] = None,
-    file_lines: Annotated[Optional[str], typer.Option("--file-lines", metavar="RANGE",
-        help="Only these lines of the file (1-based): N, A..B, N.., ..N, -k.")] = None,
-    out: Annotated[Optional[str], typer.Option("--out", metavar="PATH",
-        help="Write the rebuilt file (or the snapshot / patches) here; never over an "
-             "existing file without --force.")] = None,
-    files_from: Annotated[Optional[str], typer.Option("--files-from", metavar="MANIFEST",
-        help="Batch: rebuild every absolute path listed (one per line).")] = None,
-    out_dir: Annotated[Optional[str], typer.Option("--out-dir", metavar="DIR",
-        help="Batch: where the rebuilt files are mirrored, with recovery-report.tsv.")] = None,
-    force: Annotated[bool, typer.Option("--force",
-        help="Replace an existing --out file or batch output.")] = False,
-    subagents: Subagents = True,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, file: str | None, salvage: bool,
+            patches: bool, at: str | None, coverage: bool, list_backups: bool, turn: str | None,
+            since: str | None, until: str | None, file_lines: str | None, out: str | None,
+            files_from: str | None, out_dir: str | None, force: bool, subagents: bool,
+            sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     check_format(fmt)
     modes = [name for name, on in (("--salvage", salvage), ("--patches", patches),
                                    ("--at", at is not None), ("--coverage", coverage),
                                    ("--list-backups", list_backups)) if on]
     if len(modes) > 1:
-        raise typer.BadParameter(f"{' and '.join(modes)} are different modes; pick one "
+        raise bad_parameter(f"{' and '.join(modes)} are different modes; pick one "
                                  f"(restore is the default)", param_hint="mode")
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, since=since, until=until,
@@ -193,3 +164,54 @@ def recover_cmd(
         progress=progress,
     )
     emit(run(opts, env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Subagents, Targets
+
+    @app.command("recover", help=RECOVER_HELP, epilog=RECOVER_EPILOG)
+    def recover_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        file: Annotated[Optional[str], typer.Option("--file", metavar="PATH|@plan",
+            help="The file to rebuild: an absolute path, a path suffix, ./path, or @plan.")] = None,
+        salvage: Annotated[bool, typer.Option("--salvage",
+            help="The final state's known lines, numbered, gaps explicit (never fails).")] = False,
+        patches: Annotated[bool, typer.Option("--patches",
+            help="Full-context unified diffs, one per segment between boundaries.")] = False,
+        at: Annotated[Optional[str], typer.Option("--at", metavar="WHEN",
+            help="The state at a point: ISO time, age (2h), @turn:N, @line:N, @latest.")] = None,
+        coverage: Annotated[bool, typer.Option("--coverage", "--dry-run",
+            help="What is recoverable: covered ranges, boundaries, the window.")] = False,
+        list_backups: Annotated[bool, typer.Option("--list-backups",
+            help="List Claude Code's own file-history checkpoints of --file (never merged "
+                 "into a recovery).")] = False,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
+            help="Replay only the events of these turns: N, A..B, N.., ..N, -k.")] = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Replay only events at or after WHEN.")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Replay only events at or before WHEN.")] = None,
+        file_lines: Annotated[Optional[str], typer.Option("--file-lines", metavar="RANGE",
+            help="Only these lines of the file (1-based): N, A..B, N.., ..N, -k.")] = None,
+        out: Annotated[Optional[str], typer.Option("--out", metavar="PATH",
+            help="Write the rebuilt file (or the snapshot / patches) here; never over an "
+                 "existing file without --force.")] = None,
+        files_from: Annotated[Optional[str], typer.Option("--files-from", metavar="MANIFEST",
+            help="Batch: rebuild every absolute path listed (one per line).")] = None,
+        out_dir: Annotated[Optional[str], typer.Option("--out-dir", metavar="DIR",
+            help="Batch: where the rebuilt files are mirrored, with recovery-report.tsv.")] = None,
+        force: Annotated[bool, typer.Option("--force",
+            help="Replace an existing --out file or batch output.")] = False,
+        subagents: Subagents = True,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, file, salvage, patches, at, coverage, list_backups, turn,
+                since, until, file_lines, out, files_from, out_dir, force, subagents,
+                sessions_from, fmt)

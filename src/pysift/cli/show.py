@@ -1,14 +1,17 @@
-"""``pysift show``: parse the flags, run commands.show, emit."""
+"""``pysift show``: parse the flags, run commands.show, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import build_env, check_format, check_max_count
-from pysift.cli.params import Format, complete_targets, whole_number
+from pysift.cli.options import RootContext, build_env, check_format, check_max_count
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 SHOW_HELP = """Fetch the records you name from ONE transcript, in full (search finds, show
 fetches). TARGET is @<uuid>, @<uuid-prefix>, @<agent-id> or a *.jsonl path; it never
@@ -73,33 +76,11 @@ def _split_uuids(values: list[str] | None) -> list[str]:
     return out
 
 
-@app.command("show", help=SHOW_HELP, epilog=SHOW_EPILOG)
-def show_cmd(
-    ctx: typer.Context,
-    targets: Annotated[Optional[list[str]], typer.Argument(metavar="TARGET",
-                                                           show_default=False,
-                                                           autocompletion=complete_targets)
-                       ] = None,
-    line: Annotated[Optional[list[str]], typer.Option("--line", metavar="N|A..B|N..|-k",
-        help="1-based jsonl line(s); repeatable, comma-joined.")] = None,
-    uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="U",
-        help="Record uuid(s); repeatable, comma-joined.")] = None,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
-        help="0-based turn(s), numbered like search's ·tN.")] = None,
-    raw: Annotated[bool, typer.Option("--raw", help="Print the verbatim jsonl lines.")] = False,
-    max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
-        help="Cap the record units (default 200; 0 = uncapped).")] = None,
-    branch_points: Annotated[bool, typer.Option("--branch-points",
-        help="List the uuids where the parentUuid chain forks.")] = False,
-    block: Annotated[Optional[str], typer.Option("--block", metavar="ID",
-        help="Print one block by durable id (r:<tool_use_id> | a:<message.id>:p<n>).")] = None,
-    sha256: Annotated[Optional[str], typer.Option("--sha256", metavar="HEX",
-        help="With --block: verify the block's sha256 (64 hex digits), exit 1 on "
-             "mismatch.")] = None,
-    fmt: Format = "text",
-    subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
-                                                      hidden=True)] = None,
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, line: list[str] | None,
+            uuid: list[str] | None, turn: str | None, raw: bool, max_count: int | None,
+            branch_points: bool, block: str | None, sha256: str | None, fmt: str,
+            subagents: bool | None) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     check_format(fmt)
     from pysift.errors import UsageError
 
@@ -133,3 +114,42 @@ def show_cmd(
         sha256=sha256,
     )
     emit(run(opts, build_env(ctx)), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, complete_targets, whole_number
+
+    @app.command("show", help=SHOW_HELP, epilog=SHOW_EPILOG)
+    def show_cmd(
+        ctx: typer.Context,
+        targets: Annotated[Optional[list[str]], typer.Argument(metavar="TARGET",
+                                                               show_default=False,
+                                                               autocompletion=complete_targets)
+                           ] = None,
+        line: Annotated[Optional[list[str]], typer.Option("--line", metavar="N|A..B|N..|-k",
+            help="1-based jsonl line(s); repeatable, comma-joined.")] = None,
+        uuid: Annotated[Optional[list[str]], typer.Option("--uuid", metavar="U",
+            help="Record uuid(s); repeatable, comma-joined.")] = None,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
+            help="0-based turn(s), numbered like search's ·tN.")] = None,
+        raw: Annotated[bool, typer.Option("--raw", help="Print the verbatim jsonl lines.")] = False,
+        max_count: Annotated[Optional[int], typer.Option("--max-count", metavar="N", parser=whole_number,
+            help="Cap the record units (default 200; 0 = uncapped).")] = None,
+        branch_points: Annotated[bool, typer.Option("--branch-points",
+            help="List the uuids where the parentUuid chain forks.")] = False,
+        block: Annotated[Optional[str], typer.Option("--block", metavar="ID",
+            help="Print one block by durable id (r:<tool_use_id> | a:<message.id>:p<n>).")] = None,
+        sha256: Annotated[Optional[str], typer.Option("--sha256", metavar="HEX",
+            help="With --block: verify the block's sha256 (64 hex digits), exit 1 on "
+                 "mismatch.")] = None,
+        fmt: Format = "text",
+        subagents: Annotated[Optional[bool], typer.Option("--subagents/--no-subagents",
+                                                          hidden=True)] = None,
+    ) -> None:
+        execute(ctx, targets, line, uuid, turn, raw, max_count, branch_points, block,
+                sha256, fmt, subagents)

@@ -1,14 +1,17 @@
-"""``pysift status``: parse the flags, run commands.status, emit."""
+"""``pysift status``: parse the flags, run commands.status, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import scope_args
-from pysift.cli.params import Format, Subagents, Targets
+from pysift.cli.options import RootContext, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 STATUS_HELP = """Is that session still working, blocked on a human, or done? One verdict
 about NOW for exactly one session, from a three-way join: the harness registry
@@ -98,26 +101,29 @@ def build_lens(env: Any, since: str | None, ignore: list[str] | None) -> Any:
     return Lens(since=when, since_raw=since, ignore=tuple(patterns))
 
 
-BackgroundSince = Annotated[str | None, typer.Option(
-    "--background-since", metavar="WHEN",
-    help="Count only background tasks launched at or after WHEN (ISO, date, 2h, now).")]
-IgnoreBackground = Annotated[list[str] | None, typer.Option(
-    "--ignore-background", metavar="RE",
-    help="Do not count background tasks whose description or command matches RE "
-         "(case-sensitive; repeatable).")]
-
-
-@app.command("status", help=STATUS_HELP, epilog=STATUS_EPILOG)
-def status_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    background_since: BackgroundSince = None,
-    ignore_background: IgnoreBackground = None,
-    subagents: Subagents = True,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, background_since: str | None,
+            ignore_background: list[str] | None, subagents: bool, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     scope, env = scope_args(ctx, targets=targets, subagents=subagents, fmt=fmt)
     from pysift.commands.status import StatusOptions, run
 
     opts = StatusOptions(scope=scope, lens=build_lens(env, background_since, ignore_background))
     emit(run(opts, env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    import typer
+
+    from pysift.cli.params import BackgroundSince, Format, IgnoreBackground, Subagents, Targets
+
+    @app.command("status", help=STATUS_HELP, epilog=STATUS_EPILOG)
+    def status_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        background_since: BackgroundSince = None,
+        ignore_background: IgnoreBackground = None,
+        subagents: Subagents = True,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, background_since, ignore_background, subagents, fmt)

@@ -1,14 +1,17 @@
-"""``pysift verbatim``: parse the flags, run commands.verbatim, emit."""
+"""``pysift verbatim``: parse the flags, run commands.verbatim, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import check_format, integer, scope_args
-from pysift.cli.params import Format, SessionsFrom, Targets
+from pysift.cli.options import RootContext, check_format, integer, scope_args
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 VERBATIM_HELP = """Restore the turns a compaction summary clipped: the verbatim user and
 assistant back-and-forth, in forward order, each unit with the jsonl line it quotes
@@ -129,47 +132,13 @@ def _fraction(value: str | None) -> float:
     return number
 
 
-@app.command("verbatim", help=VERBATIM_HELP, epilog=VERBATIM_EPILOG)
-def verbatim_cmd(
-    ctx: typer.Context,
-    targets: Targets = None,
-    budget: Annotated[Optional[str], typer.Option("--budget", metavar="N",
-        help="Characters per session, header block included (default 40000).")] = None,
-    round_trip_fraction: Annotated[Optional[str], typer.Option("--round-trip-fraction",
-        metavar="F", help="Share of the budget kept for complete round trips, strictly "
-                          "between 0 and 1 (default 0.5).")] = None,
-    max_compactions: Annotated[Optional[str], typer.Option("--max-compactions", metavar="N",
-        help="Reach back across at most N compaction boundaries (0 = no limit, the "
-             "default).")] = None,
-    agent_msgs: Annotated[Optional[str], typer.Option("--agent-msgs",
-        metavar="longest|eot-only|rich|all",
-        help="Which agent messages of a turn to keep (default longest).")] = None,
-    profile: Annotated[Optional[str], typer.Option("--profile", metavar="heavy|light",
-        help="Richness thresholds: heavy keeps more of long runs, light less.")] = None,
-    turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
-        help="Only these turns (0-based, numbered like search's ·tN).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-        help="Only turns at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-        help="Only turns at or before WHEN.")] = None,
-    out: Annotated[Optional[str], typer.Option("--out", metavar="FILE",
-        help="Write the document to FILE (stdout keeps the header block).")] = None,
-    force: Annotated[bool, typer.Option("--force",
-        help="With --out: overwrite an existing FILE.")] = False,
-    slice_: Annotated[Optional[str], typer.Option("--slice", metavar="N",
-        help="Print only the Nth (1-based) --window chunk of the document.")] = None,
-    window: Annotated[Optional[str], typer.Option("--window", metavar="N",
-        help="Chunk size in characters for --slice/--slices (default 10000).")] = None,
-    slices: Annotated[Optional[str], typer.Option("--slices", metavar="K",
-        help="Pin the document to K chunks of whole turns (a fixed hook fleet).")] = None,
-    fold_index: Annotated[bool, typer.Option("--fold-index",
-        help="Print the seed-index v2 records of the compactions instead.")] = False,
-    subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
-        help="Also reconstruct the subagent transcripts (default: the top-level thread "
-             "only; --budget applies to each).")] = False,
-    sessions_from: SessionsFrom = None,
-    fmt: Format = "text",
-) -> None:
+def execute(ctx: RootContext, targets: list[str] | None, budget: str | None,
+            round_trip_fraction: str | None, max_compactions: str | None,
+            agent_msgs: str | None, profile: str | None, turn: str | None, since: str | None,
+            until: str | None, out: str | None, force: bool, slice_: str | None,
+            window: str | None, slices: str | None, fold_index: bool, subagents: bool,
+            sessions_from: list[str] | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     check_format(fmt)
     from pysift.errors import UsageError
 
@@ -232,3 +201,57 @@ def verbatim_cmd(
         fold_index=fold_index,
     )
     emit(run(opts, env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    from pysift.cli.params import Format, SessionsFrom, Targets
+
+    @app.command("verbatim", help=VERBATIM_HELP, epilog=VERBATIM_EPILOG)
+    def verbatim_cmd(
+        ctx: typer.Context,
+        targets: Targets = None,
+        budget: Annotated[Optional[str], typer.Option("--budget", metavar="N",
+            help="Characters per session, header block included (default 40000).")] = None,
+        round_trip_fraction: Annotated[Optional[str], typer.Option("--round-trip-fraction",
+            metavar="F", help="Share of the budget kept for complete round trips, strictly "
+                              "between 0 and 1 (default 0.5).")] = None,
+        max_compactions: Annotated[Optional[str], typer.Option("--max-compactions", metavar="N",
+            help="Reach back across at most N compaction boundaries (0 = no limit, the "
+                 "default).")] = None,
+        agent_msgs: Annotated[Optional[str], typer.Option("--agent-msgs",
+            metavar="longest|eot-only|rich|all",
+            help="Which agent messages of a turn to keep (default longest).")] = None,
+        profile: Annotated[Optional[str], typer.Option("--profile", metavar="heavy|light",
+            help="Richness thresholds: heavy keeps more of long runs, light less.")] = None,
+        turn: Annotated[Optional[str], typer.Option("--turn", metavar="N|A..B|N..|-k",
+            help="Only these turns (0-based, numbered like search's ·tN).")] = None,
+        since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+            help="Only turns at or after WHEN (ISO, date, 2h, 3d, now).")] = None,
+        until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
+            help="Only turns at or before WHEN.")] = None,
+        out: Annotated[Optional[str], typer.Option("--out", metavar="FILE",
+            help="Write the document to FILE (stdout keeps the header block).")] = None,
+        force: Annotated[bool, typer.Option("--force",
+            help="With --out: overwrite an existing FILE.")] = False,
+        slice_: Annotated[Optional[str], typer.Option("--slice", metavar="N",
+            help="Print only the Nth (1-based) --window chunk of the document.")] = None,
+        window: Annotated[Optional[str], typer.Option("--window", metavar="N",
+            help="Chunk size in characters for --slice/--slices (default 10000).")] = None,
+        slices: Annotated[Optional[str], typer.Option("--slices", metavar="K",
+            help="Pin the document to K chunks of whole turns (a fixed hook fleet).")] = None,
+        fold_index: Annotated[bool, typer.Option("--fold-index",
+            help="Print the seed-index v2 records of the compactions instead.")] = False,
+        subagents: Annotated[bool, typer.Option("--subagents/--no-subagents",
+            help="Also reconstruct the subagent transcripts (default: the top-level thread "
+                 "only; --budget applies to each).")] = False,
+        sessions_from: SessionsFrom = None,
+        fmt: Format = "text",
+    ) -> None:
+        execute(ctx, targets, budget, round_trip_fraction, max_compactions, agent_msgs,
+                profile, turn, since, until, out, force, slice_, window, slices,
+                fold_index, subagents, sessions_from, fmt)

@@ -8,8 +8,16 @@ import typer
 from pysift.cli.app import app
 from pysift.cli.emit import emit, say
 from pysift.cli.options import scope_args
-from pysift.cli.params import Format, Subagents, Targets, complete_condition, whole_number
-from pysift.cli.status import BackgroundSince, IgnoreBackground, build_lens
+from pysift.cli.params import (
+    BackgroundSince,
+    Format,
+    IgnoreBackground,
+    Subagents,
+    Targets,
+    complete_condition,
+    whole_number,
+)
+from pysift.cli.status import build_lens
 
 WAIT_HELP = """Block until a session condition fires, then report. Watches exactly one
 session (its main transcript, its subagent lanes, its elicitation sidecar, its registry

@@ -1,13 +1,17 @@
-"""``pysift whoami``: parse the flags, run commands.whoami, emit."""
+"""``pysift whoami``: parse the flags, run commands.whoami, emit.
+
+No typer at import: ``execute`` is what ``cli.fastpath`` runs; ``declare`` puts the command
+on the typer tree (``cli.app.register``).
+"""
 
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
-
-from pysift.cli.app import app
 from pysift.cli.emit import emit
-from pysift.cli.options import build_env, check_format
+from pysift.cli.options import RootContext, build_env, check_format
+
+if TYPE_CHECKING:  # loaded by declare, the typer side, only
+    import typer
 
 WHOAMI_HELP = """Identify the CALLING Claude Code session and its transcript, false-positive
 safe: the id comes from $CLAUDE_CODE_SESSION_ID (exact name; $CODEX_COMPANION_SESSION_ID
@@ -49,16 +53,27 @@ EXIT
   is malformed, unseen or ambiguous (each error says what to do next)."""
 
 
-@app.command("whoami", help=WHOAMI_HELP, epilog=WHOAMI_EPILOG)
-def whoami_cmd(
-    ctx: typer.Context,
-    token: Annotated[Optional[str], typer.Argument(metavar="[@main|@trap:MARKER]",
-                                                   show_default=False)] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="text|json",
-                                     help="Output format.")] = "text",
-) -> None:
+def execute(ctx: RootContext, token: str | None, fmt: str) -> None:
+    """The command once its options are read (by typer, or by ``cli.fastpath``)."""
     check_format(fmt)
     env = build_env(ctx)
     from pysift.commands.whoami import WhoamiOptions, run
 
     emit(run(WhoamiOptions(token=token), env), fmt)
+
+
+def declare(app: "typer.Typer") -> None:
+    """Register the command on the typer tree (typer is loaded here, not at import)."""
+    from typing import Annotated, Optional
+
+    import typer
+
+    @app.command("whoami", help=WHOAMI_HELP, epilog=WHOAMI_EPILOG)
+    def whoami_cmd(
+        ctx: typer.Context,
+        token: Annotated[Optional[str], typer.Argument(metavar="[@main|@trap:MARKER]",
+                                                       show_default=False)] = None,
+        fmt: Annotated[str, typer.Option("--format", metavar="text|json",
+                                         help="Output format.")] = "text",
+    ) -> None:
+        execute(ctx, token, fmt)
