@@ -5,8 +5,9 @@ whether it takes a value, repeats or converts, every default), so the two cannot
 ``tests/cli/test_fastpath.py`` regenerates it and fails when the file differs.
 
 A parameter of a kind the fast path does not read (a callback, an eager flag, an
-environment variable, an optional value, a converter other than ``whole_number``) stops
-the generation: teach ``cli.fastpath`` that kind first, or take the command out of FAST.
+environment variable, an optional value, a required option, a computed default, a
+repeatable flag, a converter other than ``whole_number``), or a command whose parser
+settings are not click's defaults, stops the generation: teach ``cli.fastpath`` that kind first, or take the command out of FAST.
 
 Usage: python scripts/gen_fastspec.py [--check]
 """
@@ -37,8 +38,15 @@ def command_spec(name: str, command: Any) -> dict[str, Any]:
     multiple: list[str] = []
     integers: list[str] = []
     defaults: dict[str, Any] = {}
+    settings = (command.context_settings or {})
+    if (command.ignore_unknown_options or command.allow_extra_args
+            or not command.allow_interspersed_args or settings.get("token_normalize_func")
+            or settings.get("auto_envvar_prefix")):
+        raise SystemExit(f"{name}: a command whose parser is not click's default")
     for param in command.params:
         where = f"{name} {param.name}"
+        if callable(param.default) or param.required:
+            raise SystemExit(f"{where}: a required option or a computed default")
         if param.callback is not None or param.is_eager or getattr(param, "envvar", None):
             raise SystemExit(f"{where}: a callback, eager or environment parameter")
         if not param.expose_value:
@@ -51,7 +59,7 @@ def command_spec(name: str, command: Any) -> dict[str, Any]:
         if param.nargs != 1 or getattr(param, "count", False) or param._flag_needs_value:  # type: ignore[attr-defined]
             raise SystemExit(f"{where}: not a plain option")
         if param.is_flag:  # type: ignore[attr-defined]
-            if not isinstance(param.type, click.types.BoolParamType):
+            if not isinstance(param.type, click.types.BoolParamType) or param.multiple:  # type: ignore[attr-defined]
                 raise SystemExit(f"{where}: a flag that is no boolean")
             for opt in param.opts:
                 flags[opt] = (param.name, True)
@@ -91,6 +99,8 @@ def render() -> str:
 
     tree.register(FAST)
     root = typer.main.get_command(tree.app)
+    if {"auto_envvar_prefix", "token_normalize_func"} & set(root.context_settings or {}):
+        raise SystemExit("the root's context settings change how options are read")
     lines = [
         '"""What cli.fastpath reads a line of a hot command by, taken from the typer tree.',
         "",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,13 +118,58 @@ DECLINED = [
     ["stats", "--help"], ["search", "-h"], ["list", "--format"], ["stats", "--raw"],
     ["search", "x", "--raw=1"], ["stats", "--max-count", "x"], ["search", "-q"],
     ["list", "--frmat", "json"], ["search", "-ix"], ["wait", "@s"], ["cache", "info"],
-    ["archive", "d"], ["stats", "--max-count=1_0"],
+    ["archive", "d"], ["stats", "--max-count=1_0"], ["list", "--max-count", "1" * 4301],
 ]
 
 
 @pytest.mark.parametrize("line", DECLINED, ids=" ".join)
 def test_what_it_does_not_read_is_left_to_the_tree(line: list[str]) -> None:
     assert fastpath.plan(prepare(line)) is None
+
+
+def test_a_run_asked_to_warn_or_to_trace_is_left_to_the_tree(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    line = prepare(["stats"])
+    assert fastpath.plan(line) is not None
+    monkeypatch.setattr(sys, "warnoptions", ["default"])  # typer's import warns then
+    assert fastpath.plan(line) is None
+    monkeypatch.setattr(sys, "warnoptions", [])
+    monkeypatch.setenv("PYSIFT_TRACEBACK", "1")  # the tree's frames, as always
+    assert fastpath.plan(line) is None
+
+
+class _Raising:
+    command = "stats"
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def run(self) -> None:
+        raise self.exc
+
+
+def _typer_errors() -> Any:
+    import click
+
+    return click
+
+
+@pytest.mark.parametrize(("make", "code", "stderr"), [
+    (lambda c: EOFError(), 130, "\n"),
+    (lambda c: c.exceptions.Exit(3), 3, ""),
+    (lambda c: c.Abort(), 130, ""),
+    (lambda c: c.BadParameter("no good", param_hint="--since"), 2,
+     "pysift: error: Invalid value for --since: no good (see `pysift stats --help`)\n"),
+    (lambda c: KeyboardInterrupt(), 130, ""),
+])
+def test_what_escapes_a_fast_run_exits_as_on_the_tree(
+        make: Any, code: int, stderr: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from pysift.cli.dispatch import run_fast
+
+    with pytest.raises(SystemExit) as ended:
+        run_fast(_Raising(make(_typer_errors())))
+    assert ended.value.code == code
+    assert capsys.readouterr().err == stderr
 
 
 def _pieces(command: str) -> st.SearchStrategy[list[str]]:

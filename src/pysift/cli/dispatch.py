@@ -68,9 +68,10 @@ def prepare(raw: list[str]) -> list[str]:
 
 
 def run_fast(fast: Any) -> None:
-    """Run a line ``cli.fastpath.plan`` read, mapping what it raises as ``cli.app.run_tree``
-    maps what the typer tree lets through (a usage error named after the command, an
-    interrupt 130, a closed pipe 1 as click has it, a typed error its own status)."""
+    """Run a line ``cli.fastpath.plan`` read, mapping what it raises as typer's ``_main``
+    and ``cli.app.run_tree`` map what escapes a command on the tree: a usage error named
+    after the command, an interrupt or an end of input 130, click's own exits, a closed
+    pipe 1 (click's rule), a typed error its own status."""
     from pysift.errors import ExitCode, SiftError
 
     try:
@@ -80,30 +81,51 @@ def run_fast(fast: Any) -> None:
         sys.exit(int(exc.exit_code))
     except KeyboardInterrupt:
         sys.exit(ExitCode.INTERRUPTED)
+    except EOFError:  # typer: a blank line, then click's Abort
+        sys.stderr.write("\n")
+        sys.exit(ExitCode.INTERRUPTED)
     except OSError as exc:
         import errno
 
         if exc.errno == errno.EPIPE:  # click's rule for a pipe closed under a command
-            quiet_stdout()
+            _pacify_streams()
             sys.exit(1)
         report_os_error(exc)
         sys.exit(int(ExitCode.ERROR))
     except Exception as exc:
-        if not is_usage_error(exc):
+        click = _click_exceptions()
+        if click is None:
+            raise
+        if isinstance(exc, click.Exit):
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.Abort):
+            sys.exit(ExitCode.INTERRUPTED)
+        if not isinstance(exc, click.ClickException):
             raise
         report_usage(exc, f"pysift {fast.command}")
-        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)
     sys.exit(0)
 
 
-def is_usage_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is click's usage error (a ``BadParameter`` an option check raised);
-    none can exist while click is not loaded."""
+def _click_exceptions() -> Any:
+    """click's exceptions module when click is loaded (none of its exceptions can exist
+    otherwise), else None."""
     for name in ("typer._click.exceptions", "click.exceptions"):
         module = sys.modules.get(name)
-        if module is not None and isinstance(exc, module.ClickException):
-            return True
-    return False
+        if module is not None:
+            return module
+    return None
+
+
+def _pacify_streams() -> None:
+    """What click does to the streams on a closed pipe: later flushes that fail on it are
+    ignored, what is buffered still tried."""
+    try:  # a typer that ships its own click: none in the pinned range (typer<0.21)
+        from typer._click.utils import PacifyFlushWrapper  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        from click.utils import PacifyFlushWrapper  # type: ignore[no-redef, unused-ignore]
+    sys.stdout = PacifyFlushWrapper(sys.stdout)
+    sys.stderr = PacifyFlushWrapper(sys.stderr)
 
 
 def check_command_given(args: list[str]) -> None:

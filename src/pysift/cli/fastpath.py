@@ -15,7 +15,8 @@ that spec exactly as click's parser does for the shapes it accepts:
 
 Everything else is declined (None) and the typer tree reads the line, untouched: an
 unknown option, ``--help``, a flag given a value, a value missing at the end, an integer
-that does not parse, more positionals than the command takes. Declining costs nothing but
+that does not parse, more positionals than the command takes, a run asked to warn or to
+print tracebacks. Declining costs nothing but
 the framework's load, since nothing has run yet; a usage error the command's own checks
 raise later (a ``--format`` that is no format) is reported as the tree reports it.
 """
@@ -23,6 +24,8 @@ raise later (a ``--format`` that is no format) is reported as the tree reports i
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 from pysift.cli import argv as argv_mod
@@ -62,7 +65,13 @@ class FastRun:
 
 
 def plan(args: list[str]) -> FastRun | None:
-    """The run a normalized argv asks for, or None when the typer tree must read it."""
+    """The run a normalized argv asks for, or None when the typer tree must read it.
+
+    Also None when warnings are asked for (``-W``, ``PYTHONWARNINGS``, dev mode: typer's
+    import warns there, and that stderr must not depend on the route) or a traceback is
+    (``PYSIFT_TRACEBACK``: the tree's frames, as always)."""
+    if sys.warnoptions or sys.flags.dev_mode or os.environ.get("PYSIFT_TRACEBACK"):
+        return None
     at = argv_mod.globals_end(args)
     if at >= len(args) or args[at] not in COMMANDS:
         return None
@@ -158,7 +167,10 @@ def _finish(spec: dict[str, Any], given: dict[str, Any], positionals: list[str]
     values.update(given)
     for name in spec["integers"]:
         if name in given:
-            number = integer(given[name])
+            try:
+                number = integer(given[name])
+            except ValueError:  # past int()'s digit limit: click's message, from the tree
+                return None
             if number is None:
                 return None
             values[name] = number
