@@ -79,14 +79,10 @@ _FOLD_PARTNERS = {
     "k": "(?:[kK]|\u212a|\\\\u212[aA])".encode("utf-8"),  # K, the Kelvin sign
     "s": "(?:[sS]|\u017f|\\\\u017[fF])".encode("utf-8"),  # ſ, the long s
 }
-#: Caseless needles at least this long go to ``regex`` (?i), shorter ones to RE2 (?i).
-#: Measured on the 225 MiB bench corpus: ``regex`` takes 0.7-1.3 s on 3-4 byte needles
-#: (RE2 0.13-0.21 s) but is up to 2.7x faster than RE2 on longer ones (0.25 vs 0.67 s).
-_REGEX_CASELESS_MIN_BYTES = 5
-#: ``regex`` searches at most this many bytes of a caseless needle. On its first search it
-#: builds a Boyer-Moore skip table in time about cubic in a periodic literal's length (a
-#: 3,000-byte ``x...x`` took 22 s, ``ab...ab`` alike); any piece of a required text is
-#: required too, and 64 bytes gate as well as more.
+#: A caseless needle is searched by at most this many bytes: any piece of a required text
+#: is required too, and 64 bytes gate as well as more (``regex``, the engine before
+#: ``rurex``, built a skip table in time about cubic in a periodic literal's length: a
+#: 3,000-byte ``x...x`` took 22 s; the candidates stay what they were).
 CASELESS_PROBE_MAX_BYTES = 64
 
 Buffer = Any  # bytes | bytearray | mmap.mmap: anything with the buffer protocol + find/rfind
@@ -295,25 +291,140 @@ class _Re2Probe(_Probe):
         return -1 if found is None else int(found.start())
 
 
-class _CaselessProbe(_Probe):
-    """``regex`` (?i) over bytes: ASCII case folding (fast for needles of 5+ bytes).
+class _RurexProbe(_Probe):
+    """The Rust regex crate (``rurex``) over the buffer, for a pattern spelled out case by
+    case (``[kK]``, each writer's spelling): it finds such a pattern's rare literal
+    prefixes with SIMD where RE2 steps its DFA through every byte. Measured over corpus
+    A's 236 MB in one process: ``kestrel``'s spelled-out pattern (K, KELVIN SIGN, LONG S
+    and their escapes) 570 -> 59 ms, ``[lL][eE][gG][aA][cC][yY]`` 156 -> 76 ms (``regex``'s
+    ``(?i)``: 179 ms).
 
-    Only the first ``CASELESS_PROBE_MAX_BYTES`` of ``form`` are searched: a line holding
-    ``form`` holds its prefix, and ``regex``'s table build is superlinear in the literal's
-    length (search promises linear time in pattern and text).
+    ``rurex`` searches ``bytes`` in place but copies any other buffer (a mapped file)
+    whole on every call, so a mapped file is searched in windows of at most
+    ``_WINDOW_MAX`` bytes plus ``reach`` (no match is longer than ``reach``, so every
+    match starting in a window lies wholly in what is copied of it): each byte copied
+    about once. Only a source without repetition, ``.`` or inline flags is taken (its
+    longest match is at most its own length); another one raises ``ValueError``.
     """
 
-    __slots__ = ("_search",)
+    __slots__ = ("_reach", "_search")
 
-    def __init__(self, form: bytes) -> None:
-        import regex
+    def __init__(self, source: bytes) -> None:
+        import rurex
 
-        prefix = form[:CASELESS_PROBE_MAX_BYTES]
-        self._search = regex.compile(b"(?i)" + regex.escape(prefix, special_only=True)).search
+        if _UNBOUNDED.search(_ATOMS.sub(b"", source.replace(b"(?:", b"("))):
+            raise ValueError("a pattern whose matches have no bounded length")
+        self._search = rurex.compile(source).search
+        self._reach = len(source)
 
     def find(self, buf: Buffer, start: int, end: int) -> int:
-        found = self._search(buf, start, end)
-        return -1 if found is None else int(found.start())
+        if type(buf) is bytes:  # searched in place
+            found = self._search(buf, start, end)
+            return -1 if found is None else int(found.start())
+        search, reach = self._search, self._reach
+        size = _WINDOW_MIN  # a near hit copies little; a far one, windows twice as long
+        while start < end:
+            stop = min(end, start + size)
+            found = search(buf[start:min(end, stop + reach)])
+            if found is not None and start + found.start() < stop:
+                return start + int(found.start())
+            start = stop
+            size = min(size * 2, _WINDOW_MAX)
+        return -1
+
+    def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
+        if type(buf) is bytes:
+            return _hit_line_spans(buf, partial(self.find, buf))
+        # a mapped file: one copied window at a time, searched in place as bytes are,
+        # going on from the line after each hit (a match never holds a newline: no
+        # needle does), a new window where that line ends past this one
+        spans: list[tuple[int, int]] = []
+        size, reach, search = len(buf), self._reach, self._search
+        rfind, nl_find = buf.rfind, buf.find
+        at = 0
+        while at < size:
+            stop = min(size, at + _WINDOW_MAX)
+            window = buf[at:min(size, stop + reach)]
+            pos = 0
+            while True:
+                found = search(window, pos, len(window))
+                if found is None or at + found.start() >= stop:
+                    at = stop
+                    break
+                hit = at + found.start()
+                end = nl_find(b"\n", hit)
+                if end < 0:
+                    end = size
+                spans.append((rfind(b"\n", 0, hit) + 1, end))
+                if end + 1 >= stop:  # the next line starts past this window
+                    at = end + 1
+                    break
+                pos = end + 1 - at
+        return spans
+
+
+# What may stand in a source ``_RurexProbe`` takes, once its escapes and classes are gone
+# (``_ATOMS``): no repetition, no ``.``, no inline flags (``(?`` other than ``(?:``).
+_ATOMS = re.compile(rb"\\.|\[(?:\\.|[^\]\\])*\]", re.DOTALL)
+_UNBOUNDED = re.compile(rb"[*+?{}.]")
+_WINDOW_MIN = 64 << 10
+_WINDOW_MAX = 1 << 20
+
+
+def _spelled_out_probe(source: bytes) -> _Probe:
+    """The probe of a case-sensitive RE2 source: ``rurex`` where it reads the source as
+    RE2 does, else RE2.
+
+    The sources built here are made of escaped ASCII characters (RE2's ``QuoteMeta``),
+    ``[xX]`` classes, ``(?:…|…)`` groups and raw UTF-8 text, which both engines read alike
+    (tests hold every escape and generated needles to RE2's answer), except ``\\<`` and
+    ``\\>``: word boundaries to the Rust crate, the characters to RE2. A source holding
+    either, or one ``rurex`` refuses, stays with RE2. Either engine's first match starts at
+    the same offset: the leftmost start of a match does not depend on the engine.
+    """
+    if b"\\<" not in source and b"\\>" not in source:
+        try:
+            return _RurexProbe(source)
+        except Exception:  # noqa: BLE001 - any refusal: RE2 reads it
+            pass
+    return _Re2Probe(source, caseless=False)
+
+
+def _source_probe(source: bytes, *, caseless: bool) -> _Probe:
+    """RE2's case folding for a caseless source (Unicode's folds, RE2's tables), else the
+    spelled-out probe."""
+    return _Re2Probe(source, caseless=True) if caseless else _spelled_out_probe(source)
+
+
+def _ascii_caseless_source(form: bytes) -> bytes:
+    """A case-sensitive ``rurex`` bytes pattern matching ``form`` with ASCII letters in
+    either case and every other byte as itself (``\\xNN``: raw bytes, whatever the text)."""
+    out = []
+    for byte in form:
+        char = chr(byte)
+        if char.isascii() and char.isalpha():
+            out.append(f"[{char.lower()}{char.upper()}]")
+        else:
+            out.append(f"\\x{byte:02x}")
+    return "".join(out).encode("ascii")
+
+
+class _CaselessProbe(_RurexProbe):
+    """``form`` with ASCII case folded, as ``regex``'s ``(?i)`` over bytes and RE2's
+    case folding read a caseless needle (which holds no cased character but ASCII
+    letters: ``is_needle_safe``): every ASCII letter in either case, every other byte as
+    itself. Measured over corpus A mapped, against RE2's ``(?i)``: ``trel`` 212 -> 99 ms,
+    ``the`` 231 -> 181 ms, ``legacy`` 190 -> 117 ms.
+
+    Only the first ``CASELESS_PROBE_MAX_BYTES`` of ``form`` are searched: a line holding
+    ``form`` holds its prefix (the candidates stay those the ``regex`` probe this replaced
+    gave, whose table build was superlinear in the literal's length).
+    """
+
+    __slots__ = ()
+
+    def __init__(self, form: bytes) -> None:
+        super().__init__(_ascii_caseless_source(form[:CASELESS_PROBE_MAX_BYTES]))
 
 
 def _json_escaped(text: str) -> str:
@@ -375,15 +486,15 @@ def _build_probes(needles: tuple[str, ...], caseless: bool) -> list[_Probe]:
     """One probe per spelling of each needle, or one combined RE2 pass for many."""
     if caseless and any(c in "kKsS" for needle in needles for c in needle):
         # k/s fold onto non-ASCII partners: one explicit pass, every spelling spelled out
-        return [_Re2Probe(b"|".join(_folded_source(n) for n in needles), caseless=False)]
+        return [_spelled_out_probe(b"|".join(_folded_source(n) for n in needles))]
     if any(c in OPTIONAL_ESCAPES for needle in needles for c in needle):
         # a character some writers escape needlessly has several spellings: one pass, each
         # spelled out (ASCII case is RE2's: spelled-out folds cost it its literal search),
         # leading ones dropped when enough is left (what is left is still required, and
         # gives RE2 a literal prefix: `<command-name>` took 2.5x as long; `==0` left as
         # `0` made nearly every line a candidate)
-        return [_Re2Probe(b"|".join(_folded_source(_without_escapable_lead(n), fold=False)
-                                    for n in needles), caseless=caseless)]
+        return [_source_probe(b"|".join(_folded_source(_without_escapable_lead(n), fold=False)
+                                        for n in needles), caseless=caseless)]
     spellings: list[tuple[bytes, bool, bool]] = []  # (bytes, is_escaped_form, fold_case)
     for needle in needles:
         fold = caseless and _has_ascii_letter(needle)
@@ -393,15 +504,13 @@ def _build_probes(needles: tuple[str, ...], caseless: bool) -> list[_Probe]:
     if len(spellings) > _SEPARATE_PROBES_MAX:
         sources = [_re2_source(form, any_hex_case=escaped) for form, escaped, _ in spellings]
         any_fold = any(fold for _, _, fold in spellings)
-        return [_Re2Probe(b"|".join(sources), caseless=any_fold)]
+        return [_source_probe(b"|".join(sources), caseless=any_fold)]
     probes: list[_Probe] = []
     for form, escaped, fold in spellings:
-        if fold and len(form) >= _REGEX_CASELESS_MIN_BYTES:
+        if fold:  # ASCII folds only: a caseless needle holds no other cased character
             probes.append(_CaselessProbe(form))
-        elif fold:
-            probes.append(_Re2Probe(_re2_source(form, any_hex_case=False), caseless=True))
         elif escaped:
-            probes.append(_Re2Probe(_re2_source(form, any_hex_case=True), caseless=False))
+            probes.append(_spelled_out_probe(_re2_source(form, any_hex_case=True)))
         else:
             probes.append(_LiteralProbe(form))
     return probes
