@@ -38,7 +38,7 @@ def command_spec(name: str, command: Any) -> dict[str, Any]:
     multiple: list[str] = []
     integers: list[str] = []
     defaults: dict[str, Any] = {}
-    settings = (command.context_settings or {})
+    settings = command.context_settings or {}
     if (command.ignore_unknown_options or command.allow_extra_args
             or not command.allow_interspersed_args or settings.get("token_normalize_func")
             or settings.get("auto_envvar_prefix")):

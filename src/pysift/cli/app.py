@@ -21,7 +21,7 @@ from pysift.cli.dispatch import (
     COMMAND_MODULES,
     COMPLETE_VAR,
     invoked_command,
-    prepare,
+    prepared,
     quiet_stdout,
     report_error,
     report_os_error,
@@ -126,17 +126,10 @@ def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
 def main(argv: list[str] | None = None) -> None:
     """A whole run through the typer tree, whatever the line (``cli.dispatch.main`` is the
     console's, which reads a plain line of a hot command without typer)."""
-    from pysift.errors import SiftError
-
     raw = sys.argv[1:] if argv is None else argv
     if os.environ.get(COMPLETE_VAR):
         _complete()
-    try:
-        args = prepare(raw)
-    except SiftError as exc:
-        report_error(exc)
-        sys.exit(int(exc.exit_code))
-    run_tree(args)
+    run_tree(prepared(raw))
 
 
 def run_tree(args: list[str]) -> None:

@@ -37,18 +37,12 @@ def invoked_command(args: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> None:
     """The console entry (after ``cli.entry``'s version probe): the fast path when it reads
     the line, else the typer tree."""
-    from pysift.errors import SiftError
-
     raw = sys.argv[1:] if argv is None else argv
     if os.environ.get(COMPLETE_VAR):  # a shell completing: the whole tree answers
         from pysift.cli.app import main as tree_main
 
         tree_main(raw)
-    try:
-        args = prepare(raw)
-    except SiftError as exc:
-        report_error(exc)
-        sys.exit(int(exc.exit_code))
+    args = prepared(raw)
     from pysift.cli.fastpath import plan
 
     fast = plan(args)
@@ -58,6 +52,17 @@ def main(argv: list[str] | None = None) -> None:
         run_tree(args)
     else:
         run_fast(fast)
+
+
+def prepared(raw: list[str]) -> list[str]:
+    """``prepare(raw)``, or the run ends there with the typed error's line and status."""
+    from pysift.errors import SiftError
+
+    try:
+        return prepare(raw)
+    except SiftError as exc:
+        report_error(exc)
+        sys.exit(int(exc.exit_code))
 
 
 def prepare(raw: list[str]) -> list[str]:
