@@ -302,7 +302,10 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
 
     if "search" in groups:
         for name, projects, limits in (
-            ("B", b_projects, {"absent": 2.5, "rare": 3.0, "ci": 3.5, "user": 3.5, "alt": None}),
+            # ``-i``: 5.5x, as issue 22 set it (the needle pass alone measured 2.6x, the
+            # decode of every candidate ~0.6x more, start-up ~0.4x: 3.5x is below what an
+            # exact count can reach); the same figure as the cache group's cold row
+            ("B", b_projects, {"absent": 2.5, "rare": 3.0, "ci": 5.5, "user": 3.5, "alt": None}),
             ("A", a_projects, {"absent": 4.0, "rare": 6.0, "alt": None}),
         ):
             m = corpus(name)

@@ -313,12 +313,14 @@ def _agent_listing(directory: Path | str, unread: Unreadable) -> tuple[list[Path
     entries = _entries(directory, unread)
     out: list[Path] = []
     workflows = False
-    base = Path(directory)
+    base = None  # made for the first file (most sessions have no subagents dir at all)
     for entry in entries:
         name = entry.name
         try:
             if name.startswith("agent-") and name.endswith(".jsonl"):
                 if is_transcript_entry(entry, unread):
+                    if base is None:
+                        base = Path(directory)
                     out.append(base / name)
             elif name == WORKFLOWS_DIR:
                 workflows = entry.is_dir()

@@ -19,11 +19,25 @@ untouched); the other three are closures over an ``attrgetter`` of the class's f
 
 A method the class body defines is kept, as the standard decorator keeps it. ``order``
 and ``unsafe_hash`` go to the standard decorator whole (pysift uses neither).
+
+Two more costs of the standard decorator are left out the same way:
+
+- a frozen class's ``__setattr__`` and ``__delattr__`` are closures over the class and its
+  field names, not two more compiles (on Python 3.11 and 3.12, whose decorator makes them
+  in ``_frozen_get_del_attr``: that function is swapped for the duration of the call;
+  another Python keeps its own). Same test, same errors, same ``super`` call.
+- a class without a docstring gets its name as one, where the standard decorator writes
+  its name and its ``__init__`` signature (``inspect.signature``, ~0.3 ms a class). No
+  pysift output reads a class's docstring.
+
+Measured on the fifteenth session's Intel host: a warm ``search -t user -c`` defines 32
+dataclasses, 22 of them frozen; their 76 compiles took ~22 ms, the 44 frozen ones ~12 ms.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
@@ -49,8 +63,10 @@ def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True, eq: b
                                          unsafe_hash=unsafe_hash, frozen=frozen,
                                          match_args=match_args, kw_only=kw_only, slots=slots)
         body = dict(cls.__dict__)  # what the class itself defines, before the decorator
-        made = dataclasses.dataclass(cls, init=init, repr=False, eq=False, frozen=frozen,
-                                     match_args=match_args, kw_only=kw_only, slots=slots)
+        if not cls.__doc__:
+            cls.__doc__ = cls.__name__
+        made = _standard(cls, init=init, frozen=frozen, match_args=match_args,
+                         kw_only=kw_only, slots=slots)
         fields = dataclasses.fields(made)
         if repr and "__repr__" not in body:
             made.__repr__ = _repr([f.name for f in fields if f.repr])
@@ -72,6 +88,45 @@ def dataclass(cls: Any = None, /, *, init: bool = True, repr: bool = True, eq: b
 
 
 _MISSING = object()
+
+# where the standard decorator makes a frozen class's two methods by compiling them (the
+# name and signature of Python 3.11's and 3.12's ``dataclasses``; None on another Python)
+_FROZEN_MAKER = ("_frozen_get_del_attr"
+                 if sys.version_info[:2] in ((3, 11), (3, 12))
+                 and hasattr(dataclasses, "_frozen_get_del_attr") else None)
+
+
+def _standard(cls: Any, **params: Any) -> Any:
+    """The standard decorator with ``repr`` and ``eq`` left out, a frozen class's two
+    methods made as closures where this Python's decorator allows it."""
+    if not params["frozen"] or _FROZEN_MAKER is None:
+        return dataclasses.dataclass(cls, repr=False, eq=False, **params)
+    compiled = getattr(dataclasses, _FROZEN_MAKER)
+    setattr(dataclasses, _FROZEN_MAKER, _frozen_methods)
+    try:
+        return dataclasses.dataclass(cls, repr=False, eq=False, **params)
+    finally:
+        setattr(dataclasses, _FROZEN_MAKER, compiled)
+
+
+def _frozen_methods(cls: type, fields: list[dataclasses.Field[Any]], globals: object
+                    ) -> tuple[Callable[..., None], Callable[..., None]]:
+    """``dataclasses._frozen_get_del_attr`` as closures: the same test (the class itself,
+    or one of its fields by name), the same error, the same ``super`` call."""
+    names = tuple(f.name for f in fields)
+    error = dataclasses.FrozenInstanceError
+
+    def __setattr__(self: object, name: str, value: object) -> None:
+        if type(self) is cls or name in names:
+            raise error(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)  # type: ignore[arg-type]
+
+    def __delattr__(self: object, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise error(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)  # type: ignore[arg-type]
+
+    return __setattr__, __delattr__
 
 
 def _getter(names: list[str]) -> Callable[[object], tuple[Any, ...]]:

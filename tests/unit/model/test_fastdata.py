@@ -52,6 +52,18 @@ def _behaviour(cls: type) -> list[tuple[str, Any]]:
         a.count = 5
         return a.count
 
+    def set_other() -> object:  # not a field: a slotted class has nowhere to put it
+        a.extra = 1
+        return a.extra
+
+    def del_field() -> object:
+        del same.note
+        return hasattr(same, "note")
+
+    def del_other() -> object:
+        del other.extra
+        return True
+
     return [
         _outcome(lambda: _unplaced(repr(a))),
         _outcome(lambda: a == same), _outcome(lambda: a == other), _outcome(lambda: a != same),
@@ -65,7 +77,8 @@ def _behaviour(cls: type) -> list[tuple[str, Any]]:
         _outcome(lambda: [f.name for f in dataclasses.fields(cls)]),
         _outcome(lambda: dataclasses.asdict(a)),
         _outcome(lambda: getattr(cls, "__match_args__", None)),
-        _outcome(set_field),
+        _outcome(set_field), _outcome(set_other), _outcome(del_field), _outcome(del_other),
+        _outcome(lambda: pickle.loads(pickle.dumps(a)) == a),  # after the changes above
     ]
 
 
@@ -123,3 +136,30 @@ def test_order_goes_to_the_standard_decorator_whole() -> None:
 
     assert Pair(1, 2) < Pair(1, 3)
     assert hash(Pair(1, 2)) == hash((1, 2))
+
+
+def test_a_frozen_class_leaves_the_standard_module_as_it_was() -> None:
+    maker = fastdata._FROZEN_MAKER
+    before = getattr(dataclasses, maker) if maker else None
+
+    @fastdata.dataclass(frozen=True)
+    class Point:
+        x: int
+
+    with pytest.raises(TypeError):  # the standard decorator refuses it: the swap is undone
+        @fastdata.dataclass(frozen=True)
+        class Thawed(Point):
+            __setattr__ = object.__setattr__
+
+    if maker:
+        assert getattr(dataclasses, maker) is before
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'x'"):
+        Point(1).x = 2  # type: ignore[misc]
+
+
+def test_a_class_without_a_docstring_is_named_by_its_name() -> None:
+    @fastdata.dataclass
+    class Plain:
+        x: int
+
+    assert Plain.__doc__ == "Plain"
