@@ -166,8 +166,11 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
             return None
         # the local hours the UTC hour spans (the second is the first plus the minutes
         # left to its end, the offset being the same)
-        nxt = first + timedelta(minutes=60 - first.minute) if first.minute else first
-        return hour_text(first), first.minute, zone_text(first), hour_text(nxt)
+        text = hour_text(first)
+        if not first.minute:  # (every zone a whole number of hours off UTC)
+            return text, 0, zone_text(first), text
+        nxt = first + timedelta(minutes=60 - first.minute)
+        return text, first.minute, zone_text(first), hour_text(nxt)
 
     def stamp(raw: str | None) -> str | T:
         if raw is None or not canonical(raw):

