@@ -215,7 +215,7 @@ def _stat_says(path: Path, test: Callable[[], bool], unread: Unreadable) -> bool
         return False
 
 
-# ``Path._make_child_relpath`` (Python 3.11 to 3.13; what ``Path.iterdir`` joins a name
+# ``Path._make_child_relpath`` (Python 3.11 and 3.12 have it: what ``iterdir`` joins a name
 # read off a listing with): the child path made from the parent's parts without parsing
 # the name again, 0.9 us against 3.4 for ``parent / name`` on the fifteenth session's
 # Intel host, for the 2,428 transcripts of corpus B on every run. Another Python joins.
