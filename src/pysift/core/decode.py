@@ -14,7 +14,7 @@ validates every line (``valid_object_line``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import orjson
 
@@ -68,11 +68,44 @@ def unframed_lines(buf: Buffer, lo: int = 0, hi: int | None = None) -> list[int]
     the Rust crate 0.45 s, and it copies a mapped file); ``bytes.count`` of one byte took
     103 ms over A.
     """
+    return [start for _pos, _end, bad in proved_spans(buf, lo, hi) for start in bad]
+
+
+def proved_spans(buf: Buffer, lo: int = 0, hi: int | None = None
+                 ) -> Iterator[tuple[int, int, list[int]]]:
+    """``unframed_lines`` span by span: ``(pos, end, unframed starts in [pos, end))`` for
+    spans of whole lines covering ``buf[lo:hi]`` in order (``lo`` at a line start).
+
+    A pass that must also read every line of the buffer (the user-key walk) runs over each
+    span as it comes, while the proof's counts have just brought its bytes into the cache:
+    over corpus B the walk and the proof took 0.57 s of CPU this way against 0.73 s one
+    after the other, where each file was read from memory twice (half its bytes lie in
+    files larger than the CPU's L2 cache).
+    """
     size = len(buf)
     stop = size if hi is None else min(hi, size)
     if lo < 0 or stop - lo < _PROOF_MIN_BYTES:
-        return _checked_lines(buf, lo, stop)
-    return _proved_lines(buf, lo, stop, _PROOF_SPAN)
+        yield lo, stop, _checked_lines(buf, lo, stop)
+    else:
+        yield from _proof_spans(buf, lo, stop, _PROOF_SPAN)
+
+
+def _proof_spans(buf: Buffer, lo: int, stop: int, span: int
+                 ) -> Iterator[tuple[int, int, list[int]]]:
+    """``proved_spans`` of ``buf[lo:stop]`` (``0 <= lo <= stop <= len(buf)``): spans of
+    about ``span`` bytes of whole lines, each proved framed by counts or checked line by
+    line, then the last line when it has no newline."""
+    last_nl = buf.rfind(_NL, lo, stop)
+    full = lo if last_nl < 0 else last_nl + 1  # the whole lines end here
+    find = buf.find
+    pos = lo
+    while pos < full:
+        end = full if pos + span >= full else find(_NL, pos + span - 1, full) + 1
+        yield pos, end, _proved_span(buf, pos, end)
+        pos = end
+    if full < stop:  # a last line without its newline
+        line = buf[full:stop]
+        yield full, stop, [] if is_framed(line) or is_blank(line) else [full]
 
 
 #: A range shorter than this is checked line by line (a few lines: as cheap as the counts).
@@ -86,33 +119,21 @@ _JOINT = b"}\n{"  # a framed line's end, its newline, the next framed line's sta
 _CRLF_JOINT = b"}\r\n{"
 
 
-def _proved_lines(buf: Buffer, lo: int, stop: int, span: int) -> list[int]:
-    """``unframed_lines`` of ``buf[lo:stop]`` (``0 <= lo <= stop <= len(buf)``): spans of
-    about ``span`` bytes of whole lines proved framed by counts, the others checked line
-    by line."""
+def _proved_span(buf: Buffer, pos: int, end: int) -> list[int]:
+    """The unframed lines of ``buf[pos:end]``, whole lines (``pos < end``): none when the
+    counts prove the span framed, else those the per-line check finds."""
     import stringzilla
 
-    out: list[int] = []
-    last_nl = buf.rfind(_NL, lo, stop)
-    full = lo if last_nl < 0 else last_nl + 1  # the whole lines end here
-    find = buf.find
-    with memoryview(buf) as view:
-        count = stringzilla.Str(view).count
-        pos = lo
-        while pos < full:
-            end = full if pos + span >= full else find(_NL, pos + span - 1, full) + 1
-            # [pos, end) is whole lines; the first byte is tested before the last ones,
-            # so a span of one bare newline never reads before ``pos``
-            if not (buf[pos] == _OPEN and _ends_closed(buf, end - 1)
-                    and _joined(count, pos, end)):
-                out.extend(_checked_lines(buf, pos, end))
-            pos = end
-        del count  # it reads through ``view``: dropped before the view is released
-    if full < stop:  # a last line without its newline
-        line = buf[full:stop]
-        if not is_framed(line) and not is_blank(line):
-            out.append(full)
-    return out
+    # the first byte is tested before the last ones, so a span of one bare newline never
+    # reads before ``pos``
+    if buf[pos] == _OPEN and _ends_closed(buf, end - 1):
+        with memoryview(buf) as view:
+            count = stringzilla.Str(view).count
+            proved = _joined(count, pos, end)
+            del count  # it reads through ``view``: dropped before the view is released
+        if proved:
+            return []
+    return _checked_lines(buf, pos, end)
 
 
 def _ends_closed(buf: Buffer, nl: int) -> bool:

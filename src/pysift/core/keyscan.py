@@ -103,6 +103,21 @@ def user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None = None, lo: in
         del find  # it reads through ``view``
 
 
+def proved_user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None, lo: int,
+                      unframed: list[int]) -> Iterator[tuple[int, int, bool]]:
+    """``user_lines`` from ``lo`` (a line start) to the end, walked span by span behind
+    the malformed-line proof (``decode.proved_spans``), whose unframed line starts are
+    appended to ``unframed`` as it goes (whole once the walk is over): each span is
+    walked while the proof's counts have it in the cache."""
+    from pysift.core.decode import proved_spans
+
+    if file_layouts is None:
+        file_layouts = layouts(buf)
+    for pos, end, bad in proved_spans(buf, lo):
+        unframed.extend(bad)
+        yield from user_lines(buf, file_layouts, pos, end)
+
+
 def _walk(buf: Buffer, find: Finder, user: bytes, result: bytes, lo: int, stop: int
           ) -> Iterator[tuple[int, int, bool]]:
     """``user_lines`` in one layout (``user``, ``result``: its two keys), the key lists

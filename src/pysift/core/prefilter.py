@@ -166,12 +166,29 @@ class NeedleSet:
             return False
         return any(probe.find(buf, start, stop) >= 0 for probe in self._probes)
 
-    def candidate_spans(self, buf: Buffer) -> list[tuple[int, int]]:
+    def candidate_spans(self, buf: Buffer, lo: int = 0, hi: int | None = None
+                        ) -> list[tuple[int, int]]:
         """``(line_start, line_end)`` of every line holding a needle, in file order.
 
-        ``line_end`` is the offset of the line's newline (or ``len(buf)``).
+        ``line_end`` is the offset of the line's newline (or ``len(buf)``). ``lo`` and
+        ``hi``: the lines of that part of the buffer (line boundaries), for a set whose
+        hits each lie within one line (``lines_apart``) only.
         """
+        if lo or hi is not None:
+            if not self.lines_apart:
+                raise ValueError("a needle set whose hits may cross lines searches whole")
+            stop = len(buf) if hi is None else hi
+            return _merged([probe.line_spans_in(buf, lo, stop)  # type: ignore[attr-defined]
+                            for probe in self._probes])
         return _merged([probe.line_spans(buf) for probe in self._probes])
+
+    @property
+    def lines_apart(self) -> bool:
+        """Every hit lies within one line (each probe an exact needle without a newline):
+        the candidates of a buffer are then those of its parts, cut at line boundaries, one
+        after the other (a pass that reads each part anyway searches it while cached)."""
+        return all(type(probe) is _LiteralProbe and b"\n" not in probe.needle
+                   for probe in self._probes)
 
     def find_all_lines(self, buf: Buffer) -> list[int]:
         """Start offsets of every line holding a needle: sorted, unique."""
@@ -216,15 +233,18 @@ class _Probe:
         return _hit_line_spans(buf, partial(self.find, buf))
 
 
-def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int]) -> list[tuple[int, int]]:
+def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int], lo: int = 0,
+                    hi: int | None = None) -> list[tuple[int, int]]:
     """``(line_start, line_end)`` of each line holding a hit of ``find(start, end)`` (the
-    first hit offset in range, or -1), searching on from the next line after each."""
+    first hit offset in range, or -1), searching on from the next line after each; from
+    ``lo`` to ``hi`` (line boundaries: the lines are read whole)."""
     spans: list[tuple[int, int]] = []
     size = len(buf)
+    stop = size if hi is None else hi
     rfind, nl_find = buf.rfind, buf.find
-    pos = 0
-    while pos < size:
-        hit = find(pos, size)
+    pos = lo
+    while pos < stop:
+        hit = find(pos, stop)
         if hit < 0:
             break
         newline = rfind(b"\n", pos, hit)
@@ -259,10 +279,15 @@ class _LiteralProbe(_Probe):
             return int(stringzilla.Str(view).find(self.needle, start, end))
 
     def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
+        return self.line_spans_in(buf, 0, len(buf))
+
+    def line_spans_in(self, buf: Buffer, lo: int, hi: int) -> list[tuple[int, int]]:
+        """``line_spans`` of the lines from ``lo`` to ``hi`` (line boundaries)."""
         import stringzilla
 
         with memoryview(buf) as view:  # one view for the whole walk
-            return _hit_line_spans(buf, partial(stringzilla.Str(view).find, self.needle))
+            return _hit_line_spans(buf, partial(stringzilla.Str(view).find, self.needle),
+                                   lo, hi)
 
 
 class _Re2Probe(_Probe):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pysift.core.keyscan import user_lines
+from pysift.core import decode
+from pysift.core.keyscan import proved_user_lines, user_lines
 from pysift.core.rawjson import iter_key_lines, layouts, type_needles
 from pysift.core.turns import is_plain_carrier
 from unit.core.test_turns import carrier_blocks, carrier_of, compact, human, result_block, spaced
@@ -27,7 +29,25 @@ def find_walk(buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int,
 def agree(buf: bytes) -> int:
     got = list(user_lines(buf))
     assert got == find_walk(buf)
+    assert walked_behind_the_proof(buf) == (got, decode.unframed_lines(buf))
     return len(got)
+
+
+def walked_behind_the_proof(buf: bytes, lo: int = 0, span: int | None = None
+                            ) -> tuple[list[tuple[int, int, bool]], list[int]]:
+    """``proved_user_lines`` with spans of ``span`` bytes (small ones cut the lines of a
+    small buffer into many spans), and the unframed lines it collected; each span size
+    must give the same answer."""
+    answers = set()
+    for size in ((span,) if span is not None else (1, 97, 4096, 1 << 20)):
+        unframed: list[int] = []
+        with patch.object(decode, "_PROOF_MIN_BYTES", 0), \
+                patch.object(decode, "_PROOF_SPAN", size):
+            lines = list(proved_user_lines(buf, None, lo, unframed))
+        answers.add((tuple(lines), tuple(unframed)))
+    assert len(answers) == 1
+    lines, unframed = answers.pop()
+    return list(lines), list(unframed)
 
 
 def _transcripts(root: Path) -> list[Path]:
@@ -150,3 +170,5 @@ def test_prop_torn_and_junk_bytes_walk_as_the_find_walk(parts, data) -> None:  #
     bounds = [0, *(i + 1 for i, byte in enumerate(buf) if byte == 0x0A), len(buf)]
     lo, hi = sorted((data.draw(st.sampled_from(bounds)), data.draw(st.sampled_from(bounds))))
     assert list(user_lines(buf, None, lo, hi)) == find_walk(buf, lo, hi)
+    assert walked_behind_the_proof(buf, lo) == (find_walk(buf, lo),
+                                                decode.unframed_lines(buf, lo))

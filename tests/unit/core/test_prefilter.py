@@ -419,6 +419,45 @@ def assert_line_survives(pattern: str, text: str, *, ignore_case: bool, multilin
         assert matcher.needles.any_in(line), (pattern, text, line, matcher.needles)
         buf = NOISE + line + b"\n" + NOISE
         assert len(NOISE) in matcher.needles.find_all_lines(buf), (pattern, text, line)
+        if matcher.needles.lines_apart:  # searched line by line behind the proof too
+            assert (len(NOISE), len(NOISE) + len(line)) in by_parts(
+                matcher.needles, buf, line_bounds(buf)), (pattern, text, line)
+
+
+def line_bounds(buf: bytes) -> list[int]:
+    return [0, *(i + 1 for i, byte in enumerate(buf) if byte == 0x0A and i + 1 < len(buf)),
+            len(buf)]
+
+
+def by_parts(needles: NeedleSet, buf: bytes, cuts: list[int]) -> list[tuple[int, int]]:
+    """The candidates of ``buf`` searched part by part between the ``cuts``."""
+    return [span for lo, hi in zip(cuts, cuts[1:], strict=False)
+            for span in needles.candidate_spans(buf, lo, hi)]
+
+
+_PIECES = st.sampled_from([b"\n", b"{", b"}", b"ab", b"abc", b"b", b"c\nab", b"\\n",
+                           b"\xc3\xa9", b"x" * 30])
+
+
+@settings(max_examples=300)
+@given(st.lists(_PIECES, max_size=30), st.sampled_from(["abc", "ab", "bca", "é"]),
+       st.data())
+def test_prop_a_set_of_lines_apart_finds_part_by_part_what_it_finds_whole(
+    pieces: list[bytes], needle: str, data: st.DataObject
+) -> None:
+    """A needle set whose hits lie within one line answers for a buffer cut at any line
+    boundaries what it answers for the whole (the needle pass run behind the proof)."""
+    buf = b"".join(pieces)
+    needles = NeedleSet([needle], caseless=False)
+    assert needles.lines_apart == (needle.isascii())  # a non-ASCII one has an escaped probe
+    if not needles.lines_apart:
+        with pytest.raises(ValueError, match="may cross lines"):
+            needles.candidate_spans(buf, 0, len(buf))
+        return
+    bounds = line_bounds(buf)
+    cuts = sorted(set(data.draw(st.lists(st.sampled_from(bounds)), label="cuts"))
+                  | {0, len(buf)})
+    assert by_parts(needles, buf, cuts) == needles.candidate_spans(buf)
 
 
 def slice_of(data: st.DataObject, text: str, label: str) -> tuple[int, int]:

@@ -13,9 +13,14 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pysift.core.decode import _proved_lines, is_blank, is_framed, unframed_lines
+from pysift.core.decode import _proof_spans, is_blank, is_framed, proved_spans, unframed_lines
 
 _OPEN, _CLOSE = 0x7B, 0x7D
+
+
+def _proved_lines(buf: bytes | mmap.mmap, lo: int, stop: int, span: int) -> list[int]:
+    """The unframed lines the span-by-span proof finds with spans of about ``span``."""
+    return [start for _pos, _end, bad in _proof_spans(buf, lo, stop, span) for start in bad]
 
 
 def naive_unframed(buf: bytes | mmap.mmap, lo: int = 0, hi: int | None = None) -> list[int]:
@@ -83,6 +88,26 @@ def test_prop_proved_spans_answer_what_the_loop_answered(buf: bytes, data: st.Da
     stop = data.draw(st.integers(lo, len(buf)), label="stop")
     span = data.draw(st.sampled_from([1, 2, 3, 5, 17, 64, 200, 1 << 20]), label="span")
     assert _proved_lines(buf, lo, stop, span) == naive_unframed(buf, lo, stop)
+
+
+@given(buffers(), st.data())
+def test_prop_proof_spans_tile_the_range_in_whole_lines(buf: bytes, data: st.DataObject
+                                                        ) -> None:
+    """A walk run span by span behind the proof reads every line once: the spans cover
+    the range in order, each ends just after a newline (but a last line without one),
+    and each holds its own unframed lines."""
+    lo = data.draw(st.sampled_from([0, *(i + 1 for i, b in enumerate(buf) if b == 0x0A)]),
+                   label="lo")
+    span = data.draw(st.sampled_from([1, 2, 5, 64, 1 << 20]), label="span")
+    tiles = list(_proof_spans(buf, lo, len(buf), span))
+    pos = lo
+    for start, end, bad in tiles:
+        assert start == pos and start < end
+        assert buf[end - 1] == 0x0A or end == len(buf)
+        assert bad == naive_unframed(buf, start, end)
+        pos = end
+    assert pos == len(buf) or (not tiles and lo == len(buf))
+    assert [s for _, _, bad in proved_spans(buf, lo) for s in bad] == naive_unframed(buf, lo)
 
 
 @given(buffers(), st.data())

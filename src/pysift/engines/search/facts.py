@@ -208,16 +208,20 @@ def turn_map_of(openers: list[tuple[int, str, str | None]], has_records: bool,
 
 def walk_users(buf: Buffer, ctx: classify.ClassifyContext | None,
                file_layouts: tuple[bool, ...], lo: int = 0, tally: Tally | None = None, *,
-               keep: bool = True) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
+               keep: bool = True, unframed: list[int] | None = None
+               ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]]]:
     """Every candidate user line from ``lo`` (one key scan; carriers stepped over),
     decoded: their facts, and the decoded records with their bytes (what a scan that
     walked them for its own candidates goes on with). ``keep`` False (nothing is kept: no
-    cache): each line is only MALFORMED or OTHER, nothing is classified here."""
-    from pysift.core.keyscan import user_lines
+    cache): each line is only MALFORMED or OTHER, nothing is classified here.
+    ``unframed``: the file's unframed lines from ``lo`` are wanted too, appended to it by
+    a walk that runs behind their proof (``keyscan.proved_user_lines``)."""
+    from pysift.core.keyscan import proved_user_lines, user_lines
 
     facts: list[UserLine] = []
     decoded: list[tuple[int, bytes, Record]] = []
-    for start, end, carrier in user_lines(buf, file_layouts, lo):
+    for start, end, carrier in (user_lines(buf, file_layouts, lo) if unframed is None
+                                else proved_user_lines(buf, file_layouts, lo, unframed)):
         if carrier:
             continue
         line = buf[start:end]

@@ -24,7 +24,15 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pysift.core.decode import LineValidator, Tally, decode, is_blank, is_framed, unframed_lines
+from pysift.core.decode import (
+    LineValidator,
+    Tally,
+    decode,
+    is_blank,
+    is_framed,
+    proved_spans,
+    unframed_lines,
+)
 from pysift.core.prefilter import NeedleSet, exposes_number
 from pysift.core.rawjson import layouts, type_needles
 from pysift.disk.layout import Transcript, sidecar_of
@@ -249,14 +257,27 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
 
         result.stamp = stamp_of(st, buf)
     walked: tuple[list[UserLine], list[tuple[int, bytes, Record]] | None] | None = None
+    proved: list[int] | None = None  # the unframed lines, when the user walk proved them
     if plan.label_scan:
         if plan.walks_user_lines():
-            walked = _user_candidates(transcript, plan, buf, facts)
+            if facts is None or facts.unframed is None:
+                proved = []
+            walked = _user_candidates(transcript, plan, buf, facts, proved)
+            if walked[1] is None:  # the kept user lines: no walk, nothing proved
+                proved = None
             spans = [(u.start, u.end) for u in walked[0]]
         else:
             spans = label_candidate_spans(buf, plan.line_markers(), not plan.wants_carriers)
     else:
-        spans = plan.finder(build_finder).candidate_spans(buf)
+        finder = plan.finder(build_finder)
+        if (facts is None or facts.unframed is None) and finder.lines_apart:
+            # the needle pass runs behind the malformed-line proof, span by span
+            proved, spans = [], []
+            for pos, end, bad in proved_spans(buf):
+                proved.extend(bad)
+                spans.extend(finder.candidate_spans(buf, pos, end))
+        else:
+            spans = finder.candidate_spans(buf)
         if spans and plan.pointer_lines and _any_holding(buf, spans, PLAN_PATH_KEY):
             spans = _with_lines_holding(buf, spans, REJECTION_MARKER)
         result.spans = spans
@@ -272,7 +293,7 @@ def scan_file(transcript: Transcript, index: int, plan: SearchPlan, *, cores: in
     if facts is not None and facts.unframed is not None:
         unframed = facts.unframed
     else:
-        unframed = unframed_lines(buf)
+        unframed = unframed_lines(buf) if proved is None else proved
         if facts is not None:
             facts.unframed, facts.changed = unframed, True
     if not spans and not pending:
@@ -352,16 +373,19 @@ def _seed_of(transcript: Transcript, buf: Buffer, facts: FileFacts | None
 
 
 def _user_candidates(transcript: Transcript, plan: SearchPlan, buf: Buffer,
-                     facts: FileFacts | None
+                     facts: FileFacts | None, unframed: list[int] | None = None
                      ) -> tuple[list[UserLine], list[tuple[int, bytes, Record]] | None]:
     """The candidate user lines: kept (then decoded by the scan), or walked now (decoded
-    on the way, their facts kept when a facet is in use). Decoded None: kept, decode them."""
+    on the way, their facts kept when a facet is in use). Decoded None: kept, decode them.
+    ``unframed``: a walk made now also proves the file's lines framed, the unframed ones
+    appended to it (``walk_users``)."""
     if facts is not None and facts.users is not None:
         return facts.users, None
     # the lines' classes are taken (under the seed's context) only to be kept
     ctx = (_base_ctx(transcript, buf, _seed_of(transcript, buf, facts))
            if facts is not None else None)
-    found, decoded = walk_users(buf, ctx, layouts(buf), keep=facts is not None)
+    found, decoded = walk_users(buf, ctx, layouts(buf), keep=facts is not None,
+                                unframed=unframed)
     if facts is not None:
         facts.users, facts.changed = found, True
     return found, decoded
