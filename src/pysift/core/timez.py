@@ -19,6 +19,7 @@ A span of time is written in its two largest units: a turn's duration by
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -124,21 +125,23 @@ def text_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str]:
     on whole minutes; a minute whose offset holds seconds, as some historical ones did,
     takes the full path); any other shape goes through ``text_ts``."""
     full: Callable[[str | None], str] = lru_cache(maxsize=None)(lambda raw: text_ts(raw, tz))
-    return _splicer(tz, " ", lambda local: f" {_zone_marker(local)}", full)
+    return _splicer(tz, " ", lambda name, offset: f" {_marker(name, offset)}", full)
 
 
 def iso_stamper(tz: tzinfo | None = None) -> Callable[[str | None], str | None]:
     """``local_iso`` for one output that renders thousands of stamps (a JSON listing's
     ``*_local`` values), spliced as ``text_stamper`` splices the text form."""
-    return _splicer(tz, "T", _colon_offset, lambda raw: local_iso(raw, tz))
+    return _splicer(tz, "T", lambda _name, offset: _colon_text(offset),
+                    lambda raw: local_iso(raw, tz))
 
 
-def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], str],
+def _splicer(tz: tzinfo | None, separator: str,
+             zone_text: Callable[[str | None, timedelta | None], str],
              full: Callable[[str | None], T]) -> Callable[[str | None], str | T]:
     """The stamper of ``text_stamper`` and ``iso_stamper``: ``<date><separator><clock>``
-    then ``zone_text`` of the local time, spliced per hour (or per minute) of Claude
-    Code's own shape; ``full`` renders every other string, and the instants no splice
-    can render."""
+    then ``zone_text`` of the local zone's name and offset, spliced per hour (or per
+    minute) of Claude Code's own shape; ``full`` renders every other string, and the
+    instants no splice can render."""
     hours: dict[str, tuple[str, int, str, str] | None] = {}
     minutes: dict[str, tuple[str, str] | None] = {}
     canonical = _CANONICAL.fullmatch
@@ -156,6 +159,10 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
         start = parse_ts(key + ":00:00.000Z")
         if start is None:
             return None
+        if system_hour is not None:
+            found = system_hour(start)
+            if found is not _UNSEEN:
+                return found  # type: ignore[no-any-return]
         try:
             first, last = local_of(start), local_of(start + _LAST_SECOND)
         except (OverflowError, ValueError):  # the hour's last second out of range
@@ -167,10 +174,14 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
         # the local hours the UTC hour spans (the second is the first plus the minutes
         # left to its end, the offset being the same)
         text = hour_text(first)
+        zone = zone_text(first.tzname(), offset)
         if not first.minute:  # (every zone a whole number of hours off UTC)
-            return text, 0, zone_text(first), text
+            return text, 0, zone, text
         nxt = first + timedelta(minutes=60 - first.minute)
-        return text, first.minute, zone_text(first), hour_text(nxt)
+        return text, first.minute, zone, hour_text(nxt)
+
+    system_hour = (_system_hour_reader(separator, zone_text)
+                   if tz is None and _LOCALTIME_IS_ASTIMEZONE else None)
 
     def stamp(raw: str | None) -> str | T:
         if raw is None or not canonical(raw):
@@ -194,7 +205,7 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
             if local is None or offset is None or offset.total_seconds() % 60:
                 minutes[key] = None
             else:  # ``YYYY-MM-DD<sep>HH:MM:`` and the zone
-                minutes[key] = (_clock(local, separator)[:17], zone_text(local))
+                minutes[key] = (_clock(local, separator)[:17], zone_text(local.tzname(), offset))
         base = minutes[key]
         if base is None:
             return full(raw)
@@ -204,6 +215,51 @@ def _splicer(tz: tzinfo | None, separator: str, zone_text: Callable[[datetime], 
 
 _UNSEEN: Any = object()
 _LAST_SECOND = timedelta(seconds=3599)
+#: CPython's ``datetime.astimezone()`` (the system zone) takes the wall clock, offset and
+#: name from the C library's ``localtime`` of the instant, which ``time.localtime`` returns
+#: as they are where ``struct tm`` carries the offset and name (POSIX systems); Windows
+#: computes them otherwise, and keeps the datetime path.
+_LOCALTIME_IS_ASTIMEZONE = os.name == "posix"
+
+
+def _system_hour_reader(separator: str,
+                        zone_text: Callable[[str | None, timedelta | None], str]
+                        ) -> Callable[[datetime], Any]:
+    """``hour_of`` of the splicer in the system zone, read off ``time.localtime`` at the
+    hour's first and last second: what ``datetime.astimezone()`` reads (the same call),
+    without the datetime and zone objects it builds around each answer (a listing renders
+    a new hour for nearly every session: 7.6 us an hour became ~3). ``_UNSEEN`` when the C
+    library refuses the instant: the datetime path decides. (``parse_ts`` gives no instant
+    in the first or last year a datetime holds, so no local year read here leaves its
+    range.)"""
+    from time import localtime
+
+    offsets: dict[int, timedelta] = {}
+
+    def text_of(t: Any) -> str:  # ``YYYY-MM-DD<sep>HH:``, as ``hour_text`` cuts it
+        return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}{separator}{t.tm_hour:02d}:"
+
+    def system_hour(start: datetime) -> Any:
+        try:
+            epoch = int(start.timestamp())
+            first, last = localtime(epoch), localtime(epoch + 3599)
+        except (OverflowError, OSError, ValueError):
+            return _UNSEEN
+        seconds = first.tm_gmtoff
+        if (seconds is None or seconds % 60 or seconds != last.tm_gmtoff
+                or first.tm_zone != last.tm_zone):
+            return None
+        offset = offsets.get(seconds)
+        if offset is None:
+            offset = offsets[seconds] = timedelta(seconds=seconds)
+        text = text_of(first)
+        zone = zone_text(first.tm_zone, offset)
+        if not first.tm_min:
+            return text, 0, zone, text
+        # the next local hour starts inside this UTC hour, under the same offset
+        return text, first.tm_min, zone, text_of(localtime(epoch + 60 * (60 - first.tm_min)))
+
+    return system_hour
 
 
 def within(raw: str | None, since: datetime | None, until: datetime | None) -> bool:
@@ -301,5 +357,9 @@ def _zone_marker(local: datetime) -> str:
 
 
 def _colon_offset(local: datetime) -> str:
-    sign, hours, minutes = _offset_parts(local.utcoffset())
+    return _colon_text(local.utcoffset())
+
+
+def _colon_text(offset: timedelta | None) -> str:
+    sign, hours, minutes = _offset_parts(offset)
     return f"{sign}{hours:02d}:{minutes:02d}"

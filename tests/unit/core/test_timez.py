@@ -300,6 +300,53 @@ def test_prop_text_stamper_renders_what_text_ts_renders(zone: ZoneInfo | None,
     assert iso(None) is None and stamp(None) == text_ts(None, zone)
 
 
+@pytest.fixture
+def system_zone():  # type: ignore[no-untyped-def]
+    """Set the system zone (``TZ``, re-read by the C library) for one test."""
+    import os
+    import time
+
+    before = os.environ.get("TZ")
+
+    def set_zone(name: str) -> None:
+        os.environ["TZ"] = name
+        time.tzset()
+
+    yield set_zone
+    if before is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+@pytest.mark.parametrize("zone", [
+    "Australia/Sydney", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe",
+    "Pacific/Chatham", "Pacific/Apia", "Africa/Monrovia", "Europe/Dublin", "Pacific/Kiritimati",
+    "America/Adak", "Etc/GMT+12", "Etc/GMT-14", "UTC", "<+0530>-5:30", "EST5EDT,M3.2.0,M11.1.0"])
+def test_the_system_zone_stamper_reads_what_astimezone_reads(system_zone, zone: str) -> None:  # type: ignore[no-untyped-def]
+    """In the system zone the splicer reads each hour off the C library's ``localtime``
+    (``datetime.astimezone()`` reads the same): every stamp renders as the datetime path
+    renders it, across DST changes, LMT offsets with seconds, the first and last years a
+    datetime holds, and POSIX rule strings."""
+    import random
+
+    from pysift.core.timez import iso_stamper, text_stamper
+
+    system_zone(zone)
+    rng = random.Random(zone)
+    raws = [_canonical(edge + timedelta(minutes=7 * k, seconds=k % 60))
+            for edge in _EDGES for k in range(-40, 40)]
+    raws += [_canonical(datetime(1970, 1, 1, tzinfo=UTC) + timedelta(
+        seconds=rng.randrange(-4_000_000_000, 8_000_000_000))) for _ in range(600)]
+    raws += ["0001-01-01T00:00:00.000Z", "0001-01-01T13:30:00.000Z", "9999-12-31T23:59:59.999Z",
+             "9999-12-31T10:00:00.000Z", "1883-11-18T17:00:00.000Z", "1900-01-01T00:30:00.000Z"]
+    stamp, iso = text_stamper(None), iso_stamper(None)
+    for raw in raws + raws[::-1]:
+        assert stamp(raw) == text_ts(raw, None), (zone, raw)
+        assert iso(raw) == local_iso(raw, None), (zone, raw)
+
+
 def test_text_stamper_through_every_minute_of_a_dst_day() -> None:
     """Every minute (at its 0th and 59th second) of the days Lord Howe (a half-hour
     shift) and Sydney leave and enter DST, through one stamper each."""
