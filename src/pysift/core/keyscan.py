@@ -38,6 +38,8 @@ CARRIER_AFTER = 768
 CONTENT_ARRAY = b'"content":['
 CONTENT_ARRAY_SPACED = b'"content": ['
 
+_OPEN = 0x7B  # "{"
+_OPENERS = b"{["  # what opens a nested value
 Finder = Callable[..., int]  # ``find(needle, start, end) -> offset or -1``, as ``bytes.find``
 
 # the type keys in each layout set: compact, spaced, or both (``rawjson.type_needle``)
@@ -50,11 +52,14 @@ _BOTH_RESULT = (b'"type":"tool_result"', b'"type": "tool_result"')
 
 
 def carrier_verdict(buf: Buffer, start: int, end: int, users: list[int],
-                    results: list[int], find: Finder | None = None) -> bool:
+                    results: list[int], find: Finder | None = None,
+                    first_of: Finder | None = None) -> bool:
     """``turns.is_plain_carrier`` for the line ``[start, end)`` from its keys: ``users``
     and ``results`` are the offsets (of the opening quote) of the user type keys before
     the first tool_result key (or all of them) and of every tool_result type key of the
-    line, in order. ``find``: ``buf.find`` or a faster search with its answers."""
+    line, in order. ``find``: ``buf.find`` or a faster search with its answers;
+    ``first_of``: the first offset of any of some bytes (``stringzilla``'s
+    ``find_first_of``), which answers the two bracket searches of a key's prefix at once."""
     if not results:
         return False
     if find is None:
@@ -71,9 +76,10 @@ def carrier_verdict(buf: Buffer, start: int, end: int, users: list[int],
         if at >= first:
             break
         # ``rawjson.at_top_level``, its common case inline: nothing opens before the key
-        # but the record's own brace
-        head = find(b"{", start, at)
-        if head >= 0 and find(b"{", head + 1, at) < 0 and find(b"[", head + 1, at) < 0:
+        # but the record's own brace (the line's first byte, as a rule)
+        head = start if buf[start] == _OPEN else find(b"{", start, at)
+        if head >= 0 and (first_of(_OPENERS, head + 1, at) < 0 if first_of is not None else
+                          find(b"{", head + 1, at) < 0 and find(b"[", head + 1, at) < 0):
             return True
         if at_top_level(buf, start, at):
             return True
@@ -81,12 +87,14 @@ def carrier_verdict(buf: Buffer, start: int, end: int, users: list[int],
 
 
 def user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None = None, lo: int = 0,
-               hi: int | None = None) -> Iterator[tuple[int, int, bool]]:
+               hi: int | None = None, *, carriers: bool = True
+               ) -> Iterator[tuple[int, int, bool]]:
     """``(start, end, carrier)`` of every line holding a user type key (in the file's
     ``file_layouts``, read off the buffer when not given) whose key stands in
     ``[lo, hi)``, in file order; ``carrier``: the line is a plain tool_result carrier.
     ``lo`` and ``hi`` must be line boundaries (``hi`` may be the end): the lines found
-    are read whole."""
+    are read whole. ``carriers`` False: the plain carriers are left out (a walk that
+    decodes the other lines never reads them; nine user lines in ten over corpus B)."""
     import stringzilla
 
     if file_layouts is None:
@@ -95,16 +103,19 @@ def user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None = None, lo: in
     user_keys = _USER_KEYS.get(file_layouts, _BOTH_USER)
     result_keys = _RESULT_KEYS.get(file_layouts, _BOTH_RESULT)
     with memoryview(buf) as view:  # one view for the walk (the mapping is never copied)
-        find: Finder = stringzilla.Str(view).find
+        text = stringzilla.Str(view)
+        find: Finder = text.find
         if len(user_keys) == 1:
-            yield from _walk(buf, find, user_keys[0], result_keys[0], lo, stop)
+            yield from _walk(buf, find, text.find_first_of, user_keys[0], result_keys[0], lo,
+                             stop, carriers)
         else:  # a file in both layouts
-            yield from _walk_layouts(buf, find, user_keys, result_keys, lo, stop)
-        del find  # it reads through ``view``
+            yield from _walk_layouts(buf, find, user_keys, result_keys, lo, stop, carriers)
+        del find, text  # they read through ``view``
 
 
 def proved_user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None, lo: int,
-                      unframed: list[int]) -> Iterator[tuple[int, int, bool]]:
+                      unframed: list[int], *, carriers: bool = True
+                      ) -> Iterator[tuple[int, int, bool]]:
     """``user_lines`` from ``lo`` (a line start) to the end, walked span by span behind
     the malformed-line proof (``decode.proved_spans``), whose unframed line starts are
     appended to ``unframed`` as it goes (whole once the walk is over): each span is
@@ -115,11 +126,11 @@ def proved_user_lines(buf: Buffer, file_layouts: tuple[bool, ...] | None, lo: in
         file_layouts = layouts(buf)
     for pos, end, bad in proved_spans(buf, lo):
         unframed.extend(bad)
-        yield from user_lines(buf, file_layouts, pos, end)
+        yield from user_lines(buf, file_layouts, pos, end, carriers=carriers)
 
 
-def _walk(buf: Buffer, find: Finder, user: bytes, result: bytes, lo: int, stop: int
-          ) -> Iterator[tuple[int, int, bool]]:
+def _walk(buf: Buffer, find: Finder, first_of: Finder, user: bytes, result: bytes, lo: int,
+          stop: int, carriers: bool) -> Iterator[tuple[int, int, bool]]:
     """``user_lines`` in one layout (``user``, ``result``: its two keys), the key lists
     built inline (the walk's per-line steps are most of its time)."""
     size = len(buf)
@@ -151,12 +162,15 @@ def _walk(buf: Buffer, find: Finder, user: bytes, result: bytes, lo: int, stop: 
             while 0 <= at < first:
                 users.append(at)
                 at = find(user, at + 1, before)
-            yield start, end, carrier_verdict(buf, start, end, users, results, find)
+            if not carrier_verdict(buf, start, end, users, results, find, first_of):
+                yield start, end, False
+            elif carriers:
+                yield start, end, True
         pos = end
 
 
 def _walk_layouts(buf: Buffer, find: Finder, user_keys: tuple[bytes, ...],
-                  result_keys: tuple[bytes, ...], lo: int, stop: int
+                  result_keys: tuple[bytes, ...], lo: int, stop: int, carriers: bool
                   ) -> Iterator[tuple[int, int, bool]]:
     """``_walk`` for a file in both layouts: each search made for both spellings."""
     size = len(buf)
@@ -176,7 +190,10 @@ def _walk_layouts(buf: Buffer, find: Finder, user_keys: tuple[bytes, ...],
         else:
             first = results[0]
             users = _all_of_each(find, user_keys, key, first, True) if key < first else []
-            yield start, end, carrier_verdict(buf, start, end, users, results, find)
+            if not carrier_verdict(buf, start, end, users, results, find):
+                yield start, end, False
+            elif carriers:
+                yield start, end, True
         pos = end
 
 

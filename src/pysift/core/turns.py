@@ -315,9 +315,9 @@ def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
                  ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
     found: list[tuple[int, Record]] = []
-    for start, end, carrier in user_lines(buf, None, lo, hi):
-        if start < lo or carrier:
-            continue  # a line the previous part owns, or a carrier: never decoded
+    for start, end, _ in user_lines(buf, None, lo, hi, carriers=False):
+        if start < lo:
+            continue  # a line the previous part owns (a carrier is never decoded)
         rec = decode(buf[start:end], None, tally)
         if rec is not None and opens_turn(rec):
             found.append((start, rec))

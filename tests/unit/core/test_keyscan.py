@@ -29,6 +29,7 @@ def find_walk(buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int,
 def agree(buf: bytes) -> int:
     got = list(user_lines(buf))
     assert got == find_walk(buf)
+    assert list(user_lines(buf, carriers=False)) == [line for line in got if not line[2]]
     assert walked_behind_the_proof(buf) == (got, decode.unframed_lines(buf))
     return len(got)
 
@@ -145,6 +146,20 @@ def test_prop_the_scan_is_the_find_walk(records, serialize, cut) -> None:  # typ
         buf = serialize(records)
     buf = buf[:len(buf) - cut] if cut < len(buf) else buf  # a torn last line
     agree(buf)
+
+
+def test_a_key_after_an_open_bracket_is_not_the_records_own() -> None:
+    """Junk that opens an array (no object) before the user key: not a top-level key, so
+    not a plain carrier (the line is decoded, and counted if malformed), as the find walk
+    says; a line whose brace comes after a stray byte is read from that brace."""
+    block = b'"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]'
+    for line, carrier in ((b'{"a":["type":"user",' + block + b'}', False),
+                          (b'{["type":"user",' + block + b'}', False),
+                          (b'x{"type":"user",' + block + b'}', True),
+                          (b'{"type":"user",' + block + b'}', True)):
+        buf = line + b"\n" + line + b"\n"
+        assert agree(buf) == 2
+        assert [found for _, _, found in user_lines(buf)] == [carrier] * 2, line
 
 
 def test_no_stray_type_key_in_json_text() -> None:

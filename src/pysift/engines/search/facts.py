@@ -220,10 +220,8 @@ def walk_users(buf: Buffer, ctx: classify.ClassifyContext | None,
 
     facts: list[UserLine] = []
     decoded: list[tuple[int, bytes, Record]] = []
-    for start, end, carrier in (user_lines(buf, file_layouts, lo) if unframed is None
-                                else proved_user_lines(buf, file_layouts, lo, unframed)):
-        if carrier:
-            continue
+    for start, end, _ in (user_lines(buf, file_layouts, lo, carriers=False) if unframed is None
+                          else proved_user_lines(buf, file_layouts, lo, unframed, carriers=False)):
         line = buf[start:end]
         rec = decode(line, None, tally)
         if keep:

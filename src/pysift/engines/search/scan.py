@@ -191,10 +191,8 @@ def _user_line_spans(buf: Buffer, file_layouts: tuple[bool, ...], skip_carriers:
     one RE2 pass over the type keys (``core.keyscan``), carriers stepped over."""
     from pysift.core.keyscan import user_lines
 
-    if skip_carriers:
-        return [(start, end) for start, end, carrier in user_lines(buf, file_layouts)
-                if not carrier]
-    return [(start, end) for start, end, _ in user_lines(buf, file_layouts)]
+    return [(start, end) for start, end, _ in user_lines(buf, file_layouts,
+                                                         carriers=not skip_carriers)]
 
 
 def _any_holding(buf: Buffer, spans: list[tuple[int, int]], marker: bytes) -> bool:
