@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
 """Floor of `status`: the one top-level transcript of the home read as status reads it, no
 CLI framework, no join and nothing printed: its last 512 KiB decoded line by line (the
-tail window), and the whole file searched by one RE2 pass per background needle
-(`_(?:in_background|launched)`, `Monitor"`, `-notification`; two threads), each line they
-hit decoded with orjson.
+tail window), and the whole file searched for the background needles (`_in_background`,
+`_launched`, `Monitor"`, `-notification`) by SIMD literal searches, every needle over a
+1 MiB part before the next part (the eighteenth session's technique: RE2's passes on two
+threads took 1.5x as long), each line they hit decoded with orjson.
 
 Usage: status_scan.py CLAUDE_HOME
 """
 
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import orjson
+import stringzilla
 from _common import open_bytes, transcripts
 
-NEEDLES = (rb"_(?:in_background|launched)", rb'Monitor"', rb"-notification")
+NEEDLES = (b"_in_background", b"_launched", b'Monitor"', b"-notification")
 WINDOW = 512 * 1024
+PART = 1 << 20
 
 
 def main(home: str) -> int:
-    import re2
-
     path = next(p for _size, p in transcripts(home) if "/subagents/" not in p)
     buf = open_bytes(path)
     tail = buf[max(0, len(buf) - WINDOW):]
@@ -33,11 +33,22 @@ def main(home: str) -> int:
             except orjson.JSONDecodeError:
                 pass
 
-    def hits(needle: bytes) -> list[int]:
-        return [m.start() for m in re2.compile(needle).finditer(buf)]
-
-    with ThreadPoolExecutor(2) as pool:
-        found = sorted({buf.rfind(b"\n", 0, p) + 1 for ps in pool.map(hits, NEEDLES) for p in ps})
+    found_set: set[int] = set()
+    with memoryview(buf) as view:
+        find = stringzilla.Str(view).find
+        pos, size = 0, len(buf)
+        while pos < size:
+            cut = buf.find(b"\n", pos + PART - 1) if pos + PART < size else -1
+            end = size if cut < 0 else cut + 1
+            for needle in NEEDLES:
+                at = find(needle, pos, end)
+                while at >= 0:
+                    found_set.add(buf.rfind(b"\n", 0, at) + 1)
+                    nl = buf.find(b"\n", at, end)
+                    at = find(needle, nl + 1, end) if nl >= 0 else -1
+            pos = end
+        del find
+    found = sorted(found_set)
     for start in found:
         end = buf.find(b"\n", start)
         try:

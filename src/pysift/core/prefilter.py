@@ -198,12 +198,34 @@ class NeedleSet:
 def line_spans_containing(buf: Buffer, needles: Sequence[bytes]) -> list[tuple[int, int]]:
     """``(line_start, line_end)`` of every line containing any of the byte ``needles``.
 
-    Case-sensitive literal bytes (label markers such as ``b'"tool_use"'``); each needle is
-    one whole-buffer literal pass (no regex import on the pure-filter path). Empty needles
-    are ignored. Sorted, one span per line.
+    Case-sensitive literal bytes (label markers such as ``b'"tool_use"'``, a live scan's
+    launch keys); each needle is one literal pass (no regex import on the pure-filter
+    path). Empty needles are ignored. Sorted, one span per line.
+
+    Several needles without a newline search a big buffer part by part (whole lines of
+    about ``_PART_BYTES``), every needle over a part before the next part: the first
+    search brings the part into the cache and the others read it there. Over corpus A's
+    225 MB mapped, ``status``'s four launch needles took 101 ms one whole pass after the
+    other (RE2's three passes on two threads: 152 ms) and 62 ms part by part.
     """
     probes = [_LiteralProbe(needle) for needle in dict.fromkeys(needles) if needle]
-    return _merged([probe.line_spans(buf) for probe in probes])
+    size = len(buf)
+    if len(probes) < 2 or size <= _PART_BYTES or any(b"\n" in p.needle for p in probes):
+        return _merged([probe.line_spans(buf) for probe in probes])
+    spans: list[tuple[int, int]] = []
+    find = buf.find
+    pos = 0
+    while pos < size:
+        cut = find(b"\n", pos + _PART_BYTES - 1) if pos + _PART_BYTES < size else -1
+        end = size if cut < 0 else cut + 1
+        spans += _merged([probe.line_spans_in(buf, pos, end) for probe in probes])
+        pos = end
+    return spans
+
+
+#: the part of a buffer ``line_spans_containing`` searches for every needle in turn (the
+#: CPU's L2 cache holds it; smaller parts pay more Python steps)
+_PART_BYTES = 1 << 20
 
 
 def _merged(span_lists: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
