@@ -87,6 +87,43 @@ def _behaviour(cls: type) -> list[tuple[str, Any]]:
 def test_same_behaviour_as_the_standard_decorator(flags: dict[str, bool]) -> None:
     standard, fast = _pair({}, **flags)
     assert _behaviour(fast) == _behaviour(standard)
+    assert _init_of(fast) == _init_of(standard)
+
+
+def _init_of(cls: type) -> tuple[Any, ...]:
+    """What a class's ``__init__`` is, but where its code was compiled: the annotations
+    (the decorator's text is compiled with no future feature, so they are the field types
+    themselves, here strings), the defaults, the signature and the code."""
+    import inspect
+
+    init = cls.__init__  # type: ignore[misc]
+    return (init.__annotations__, init.__defaults__, init.__kwdefaults__, init.__qualname__,
+            str(inspect.signature(init)), code_facts(init.__code__))
+
+
+def code_facts(code: Any) -> tuple[Any, ...]:
+    """A code object's every part but where it was compiled (file name, line numbers and
+    the position tables that hold them), its nested code objects alike."""
+    consts = tuple(code_facts(c) if hasattr(c, "co_code") else c for c in code.co_consts)
+    return (code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_posonlyargcount,
+            code.co_kwonlyargcount, code.co_flags, code.co_name, code.co_qualname,
+            code.co_stacksize, code.co_nlocals, code.co_exceptiontable)
+
+
+def test_the_standard_module_keeps_its_exec() -> None:
+    """``exec`` is ``fastdata``'s only while its decorator runs, even when it fails."""
+    @fastdata.dataclass
+    class Kept:
+        x: int
+
+    with pytest.raises(TypeError):  # a field without a default after one with a default
+        @fastdata.dataclass
+        class Refused:
+            x: int = 0
+            y: int  # type: ignore[misc]
+
+    assert "exec" not in vars(dataclasses)
 
 
 @pytest.mark.parametrize("frozen", [False, True])
