@@ -881,3 +881,23 @@ def test_prop_literal_probe_finds_what_bytes_find_finds(needle: bytes, pieces: l
     if needle.isascii():  # an ASCII needle is searched as one literal probe
         probe = NeedleSet([needle.decode("ascii")], caseless=False)
         assert probe.any_in(buf, start, stop) == (needle in buf[start:stop])
+
+
+@settings(max_examples=300)
+@given(st.lists(_PIECES, max_size=40), st.lists(st.sampled_from(["ab", "bc", "x", "c\na", "é"]),
+                                               min_size=1, max_size=3),
+       st.sampled_from([1, 2, 7, 64]))
+def test_prop_several_needles_part_by_part_are_the_whole_passes(
+    pieces: list[bytes], needles: list[str], part: int
+) -> None:
+    """``line_spans_containing`` searches several newline-free needles part by part (each
+    part whole lines): the lines are those of one whole pass per needle, merged."""
+    from unittest.mock import patch
+
+    from pysift.core import prefilter
+
+    buf = b"".join(pieces) * 3
+    wanted = [n.encode() for n in needles]
+    whole = sorted({span for n in wanted for span in line_spans_containing(buf, [n])})
+    with patch.object(prefilter, "_PART_BYTES", part):
+        assert line_spans_containing(buf, wanted) == whole
