@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generated_file import write_or_check  # noqa: E402 - the scripts dir, put on the path above
+
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "src" / "pysift" / "model" / "dataclass_inits.py"
 GENERATED = "pysift.model.dataclass_inits"
@@ -79,16 +82,8 @@ def render() -> str:
 
 def main() -> int:
     text = render()
-    if "--check" in sys.argv[1:]:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date: run python scripts/gen_dataclass_inits.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET} ({text.count('TEXTS[')} texts)")
-    return 0
+    return write_or_check(TARGET, text, "gen_dataclass_inits.py",
+                          f"{text.count('TEXTS[')} texts")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generated_file import write_or_check  # noqa: E402 - the scripts dir, put on the path above
+
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "src" / "pysift" / "cli" / "fastspec.py"
 # The commands a plain line of runs without typer: the ones a hook or an agent calls
@@ -128,17 +131,7 @@ def render() -> str:
 
 
 def main() -> int:
-    text = render()
-    if "--check" in sys.argv[1:]:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date: run python scripts/gen_fastspec.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET}")
-    return 0
+    return write_or_check(TARGET, render(), "gen_fastspec.py")
 
 
 if __name__ == "__main__":
