@@ -13,7 +13,7 @@ import mmap
 import os
 import pickle
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 SMALL = 256 * 1024  # below this a file is read whole, above it mapped (as pysift does)
 
@@ -33,6 +33,17 @@ def transcripts(home: str) -> list[tuple[int, str]]:
     walk(os.path.join(home, "projects"))
     found.sort(reverse=True)
     return found
+
+
+def line_parts(buf: bytes | mmap.mmap, part: int = 1 << 20) -> Iterator[tuple[int, int]]:
+    """``(lo, hi)``: the buffer cut into parts of about ``part`` bytes of whole lines, for
+    searches that run every needle over one part (in the cache) before the next."""
+    pos, size = 0, len(buf)
+    while pos < size:
+        cut = buf.find(b"\n", pos + part - 1) if pos + part < size else -1
+        end = size if cut < 0 else cut + 1
+        yield pos, end
+        pos = end
 
 
 def open_bytes(path: str) -> bytes | mmap.mmap:

@@ -13,10 +13,9 @@ Usage: agents_spawns.py CLAUDE_HOME
 import os
 import sys
 
-from _common import open_bytes, split_run
+from _common import line_parts, open_bytes, split_run
 
 _NAMES = (b'"Task"', b'"Agent"', b'"Workflow"')
-_PART = 1 << 20
 
 
 def spawn_hits(path: str) -> int:
@@ -25,17 +24,13 @@ def spawn_hits(path: str) -> int:
     buf = open_bytes(path)
     hits = 0
     with memoryview(buf) as view:
-        find, size = stringzilla.Str(view).find, len(buf)
-        lo = 0
-        while lo < size:
-            cut = buf.find(b"\n", lo + _PART - 1) if lo + _PART < size else -1
-            hi = size if cut < 0 else cut + 1
+        find = stringzilla.Str(view).find
+        for lo, hi in line_parts(buf):
             for name in _NAMES:
                 pos = find(name, lo, hi)
                 while pos >= 0:
                     hits += 1
                     pos = find(name, pos + len(name), hi)
-            lo = hi
         del find
     if "/subagents/" in path:  # a lane: its tail
         end = len(buf)

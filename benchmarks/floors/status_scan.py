@@ -13,11 +13,10 @@ import sys
 
 import orjson
 import stringzilla
-from _common import open_bytes, transcripts
+from _common import line_parts, open_bytes, transcripts
 
 NEEDLES = (b"_in_background", b"_launched", b'Monitor"', b"-notification")
 WINDOW = 512 * 1024
-PART = 1 << 20
 
 
 def main(home: str) -> int:
@@ -36,17 +35,13 @@ def main(home: str) -> int:
     found_set: set[int] = set()
     with memoryview(buf) as view:
         find = stringzilla.Str(view).find
-        pos, size = 0, len(buf)
-        while pos < size:
-            cut = buf.find(b"\n", pos + PART - 1) if pos + PART < size else -1
-            end = size if cut < 0 else cut + 1
+        for pos, end in line_parts(buf):
             for needle in NEEDLES:
                 at = find(needle, pos, end)
                 while at >= 0:
                     found_set.add(buf.rfind(b"\n", 0, at) + 1)
                     nl = buf.find(b"\n", at, end)
                     at = find(needle, nl + 1, end) if nl >= 0 else -1
-            pos = end
         del find
     found = sorted(found_set)
     for start in found:
