@@ -178,8 +178,7 @@ class NeedleSet:
             if not self.lines_apart:
                 raise ValueError("a needle set whose hits may cross lines searches whole")
             stop = len(buf) if hi is None else hi
-            return _merged([probe.line_spans_in(buf, lo, stop)  # type: ignore[attr-defined]
-                            for probe in self._probes])
+            return _merged([probe.line_spans_in(buf, lo, stop) for probe in self._probes])
         return _merged([probe.line_spans(buf) for probe in self._probes])
 
     @property
@@ -252,7 +251,11 @@ class _Probe:
 
     def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
         """Span of each line holding a hit, jumping to the next line after a hit."""
-        return _hit_line_spans(buf, partial(self.find, buf))
+        return self.line_spans_in(buf, 0, len(buf))
+
+    def line_spans_in(self, buf: Buffer, lo: int, hi: int) -> list[tuple[int, int]]:
+        """``line_spans`` of the lines from ``lo`` to ``hi`` (line boundaries)."""
+        return _hit_line_spans(buf, partial(self.find, buf), lo, hi)
 
 
 def _hit_line_spans(buf: Buffer, find: Callable[[int, int], int], lo: int = 0,
@@ -300,11 +303,7 @@ class _LiteralProbe(_Probe):
         with memoryview(buf) as view:
             return int(stringzilla.Str(view).find(self.needle, start, end))
 
-    def line_spans(self, buf: Buffer) -> list[tuple[int, int]]:
-        return self.line_spans_in(buf, 0, len(buf))
-
     def line_spans_in(self, buf: Buffer, lo: int, hi: int) -> list[tuple[int, int]]:
-        """``line_spans`` of the lines from ``lo`` to ``hi`` (line boundaries)."""
         import stringzilla
 
         with memoryview(buf) as view:  # one view for the whole walk
