@@ -28,7 +28,7 @@ def imported_by(args: tuple[str, ...], names: tuple[str, ...]) -> tuple[str, lis
     done = subprocess.run([sys.executable, "-c", _DRIVER, ",".join(names), *args],
                           capture_output=True, text=True,
                           env={"PYTHONPATH": str(REPO / "src"), "TZ": "UTC",
-                               "HOME": "/nonexistent"},
+                               "HOME": "/nonexistent", "PYSIFT_NO_CACHE": "1"},
                           timeout=60, check=False)
     code, *loaded = done.stdout.split() or ["<no output: " + done.stderr.strip()[-200:] + ">"]
     return code, loaded

@@ -11,7 +11,10 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    from pysift.cli.deferred import defer
     from pysift.disk.gcpause import hold_start_up
+
+    defer()  # before anything imports ``dataclasses`` (cli.deferred)
 
     hold_start_up()  # back on once the options are read (cli.options.build_env)
     args = sys.argv[1:] if argv is None else argv
