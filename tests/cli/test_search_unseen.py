@@ -129,3 +129,59 @@ def test_an_unclassified_record_counts_under_an_explicit_selection_too(
     result = _search(cli, home, "dockerignore", "-t", "agent.thinking", "--format", "json")
     assert result.summary()["definitive_absence"] is False  # an isMeta record: unclassified
     assert f"@{sid} line 2" in result.stderr
+
+
+# -- a record's second view: read under its richest label only ------------------------------
+
+
+def _answered(tmp_path: Path) -> tuple[ClaudeHome, str]:
+    from builders import auq_answer, auq_use
+
+    questions = [{"question": "Which cache?", "options": ["redis", "memcached"]}]
+    return _home(tmp_path, user("pick a cache for me"),
+                 assistant(auq_use(questions, id="toolu_pick")),
+                 auq_answer("toolu_pick", {"Which cache?": "redis"}),
+                 assistant("redis it is"))
+
+
+def test_the_tool_result_text_of_an_answer_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    """An answered question is read as its question and answer (``user.answer``); the
+    tool_result it came in (``User has answered your questions: …``) only by a -t naming
+    ``agent.tool.result``. The label probe lifts the -t but renders the richest view too,
+    so it used to call the zero "genuinely absent"."""
+    home, sid = _answered(tmp_path)
+    for selection in ((), ("-t", "user"), ("-t", "agent.message")):
+        result = _search(cli, home, "User has answered", *selection)
+        assert result.code == 0
+        assert "NOT a definitive absence" in result.stderr, selection
+        assert "(agent.tool.result ×1)" in result.stderr and f"@{sid} line 3" in result.stderr
+        assert "a record's second label with a -t naming it" in result.stderr
+        assert "genuinely absent" not in result.stderr and "DEFINITIVE" not in result.stderr
+        assert _search(cli, home, "User has answered", *selection, "--format", "json"
+                       ).summary()["definitive_absence"] is False
+    # the label it names finds it; the answer itself is read on the default surface
+    assert _search(cli, home, "User has answered", "-t", "agent.tool.result", "-c"
+                   ).stdout.strip() == "1"
+    assert _search(cli, home, "redis", "-t", "user.answer", "-c").stdout.strip() == "1"
+
+
+def test_a_slash_command_s_wrapper_text_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    from builders import slash_command
+
+    home, sid = _home(tmp_path, slash_command("worktree-pr", "open the pull request"),
+                      assistant("opened"))
+    result = _search(cli, home, "<command-message>worktree-pr")
+    assert "NOT a definitive absence" in result.stderr
+    assert "(harness.command.invocation ×1)" in result.stderr and f"@{sid} line 1" in result.stderr
+    assert _search(cli, home, "<command-message>worktree-pr", "-t",
+                   "harness.command.invocation", "-c").stdout.strip() == "1"
+
+
+def test_text_in_no_view_of_the_record_keeps_the_absence_definitive(cli, tmp_path: Path) -> None:
+    """The check renders each label's view, not the raw line: the tool_use id that both
+    lines of the exchange carry is in no view (the test above can fail)."""
+    home, _ = _answered(tmp_path)
+    result = _search(cli, home, "toolu_pick")
+    assert "a DEFINITIVE absence" in result.stderr
+    assert _search(cli, home, "toolu_pick", "--format", "json").summary()[
+        "definitive_absence"] is True

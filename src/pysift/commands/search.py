@@ -596,7 +596,8 @@ _UNSEEN_SHOWN = 5
 
 def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     """The zero is no absence: the pattern's text sits in records this search does not
-    read (SPEC §7: unclassified records, gated leaves the run did not open)."""
+    read (SPEC §7: unclassified records, gated leaves the run did not open, a record's
+    second view)."""
     from pysift.engines.search.unseen import UNSEEN_LIMIT
 
     kinds = Counter(u.why for u in unseen)
@@ -611,8 +612,9 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
                 f"{count} this search does not read ({named}): {shown}{more}. "
                 f"Read one with: pysift show @{first.session} --line {first.line} --raw "
                 f"(a gated leaf is searched with an explicit -t, attachments with "
-                f"--attachments, hook context with --additional-context; an unclassified "
-                f"record is searchable by no selection). {where}")
+                f"--attachments, hook context with --additional-context, a record's second "
+                f"label with a -t naming it; an unclassified record is searchable by no "
+                f"selection). {where}")
 
 
 def _starved_hits(opts: SearchOptions, result: SearchResult) -> dict[str, int]:

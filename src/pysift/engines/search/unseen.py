@@ -9,7 +9,10 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
 - ``gated``: a unit under a gated leaf the run did not open (``user.queued`` and the
   ``harness.meta.*`` bookkeeping leaves on the default surface, an attachment without
   ``--attachments``, hook context without ``--additional-context``), when the search had
-  no -t/-T or its -t names that leaf.
+  no -t/-T or its -t names that leaf;
+- a record's second view: a record under two leaves renders its richest view only (an
+  answer, not the tool_result it came in; ``/name args``, not the command wrapper), so
+  the other leaf's text is read only by a -t naming it (``_hidden_view``).
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
@@ -49,6 +52,10 @@ class Unseen:
 # the default surface a common word of the attachments is in hundreds of thousands.
 UNSEEN_LIMIT = 100
 _META_KEYS = (b'"isMeta":true', b'"isMeta": true')
+# the lines of the records that can render under one of two leaves (``_hidden_view``): a
+# user record (an answer or a rejection in its tool_result, a slash command), an
+# assistant record (a message sent to a peer through a tool call)
+_TWO_VIEW_LINES = (b'"user"', b'"assistant"')
 
 
 def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
@@ -59,9 +66,9 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
     never reported.
 
     Under an explicit -t/-T selection only the lines the run itself decoded (they hold
-    one of its line markers, the gated leaves it names included) and ``isMeta`` records
-    can hold such a record, so no other line is decoded: the check then costs at most
-    the run's own decoding again.
+    one of its line markers, the gated leaves it names included), ``isMeta`` records and
+    the user and assistant records (a record's second view, which the label probe does
+    not render either) can hold such a record, so no other line is decoded.
     """
     try:
         buf = open_buffer(transcript.path)
@@ -69,7 +76,7 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         return []
     selection = plan.labels
     if selection.include or selection.exclude:
-        keep = plan.line_markers() + _META_KEYS
+        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES
         starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
@@ -122,10 +129,31 @@ def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
                 and (default or any(selection.selects(leaf) for leaf in unit.labels))):
             gated = [leaf for leaf in unit.labels if leaf in L.GATED]
             return gated[0] if gated else unit.label
+    hidden = _hidden_view(rec, open_ctx, opened, search)
+    if hidden is not None:
+        return hidden
     if opened or classify.classify(rec, open_ctx):  # type: ignore[arg-type]
         return None  # read by the run (under some leaf), or excluded by the -t selection
     text = classify.record_raw_text(rec)  # type: ignore[arg-type]
     return UNCLASSIFIED if text and search(text) is not None else None
+
+
+def _hidden_view(rec: object, open_ctx: classify.ClassifyContext,
+                 opened: list[classify.Unit], search: object) -> str | None:
+    """The leaf of ``rec`` whose own view holds the pattern although no selection without
+    that leaf renders it: a record under two leaves is read under its richest view alone
+    (an AskUserQuestion answer or a rejection, not its tool_result; a slash command's
+    ``/name args``, not its wrapper), unless the -t names the other one. Neither the run
+    nor the label probe (which lifts the -t but keeps the richest view) reads that text,
+    so without this its pattern would make a false "definitive" zero."""
+    rendered = {unit.label for unit in opened}
+    for leaf in classify.classify(rec, open_ctx):  # type: ignore[arg-type]
+        if leaf in rendered:
+            continue
+        for unit in classify.units(rec, open_ctx, leaf.__eq__):  # type: ignore[arg-type]
+            if search(unit.text) is not None:  # type: ignore[operator]
+                return leaf
+    return None
 
 
 def _in_time(rec: object, plan: SearchPlan) -> bool:
