@@ -17,6 +17,7 @@ classifier and the key scanners it needs).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,10 @@ if TYPE_CHECKING:
     from pysift.disk.cache import Probe
 
 _TEXT_BLOCK = b'"text"'
+#: ``"content":"`` (any spacing): what a line whose ``message.content`` is a string holds
+#: where a text block's line holds ``"text"`` (a tool input's ``content`` matches too: the
+#: decoded record decides)
+_STRING_CONTENT = re.compile(rb'"content"[ \t\r\n]*:[ \t\r\n]*"')
 
 
 def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
@@ -81,8 +86,14 @@ def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
 
 
 def _agent_text(rec: Record) -> str | None:
+    """The assistant's words in ``rec``: its text blocks, or its ``message.content`` when
+    that is a string (csift §3.4: content is a string or a block list; search reads such
+    a record as ``agent.message``)."""
     if not rec.is_assistant_record:
         return None
+    content = rec.content
+    if isinstance(content, str):
+        return content if content.strip() else None
     texts = [b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)]
     texts = [t for t in texts if t.strip()]
     return "\n".join(texts) if texts else None
@@ -350,7 +361,7 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
     find = lines.sz.find
     for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts),
                                               search=lines.sz.rfind):
-        if find(_TEXT_BLOCK, start, end) < 0:
+        if find(_TEXT_BLOCK, start, end) < 0 and _STRING_CONTENT.search(buf, start, end) is None:
             continue
         rec = lines.record(start, end)
         if rec is None:

@@ -25,6 +25,21 @@ def test_a_one_prompt_session_has_that_prompt_first_and_last(tmp_path: Path) -> 
     assert s.last_ts and s.version_last  # the tail envelope is filled either way
 
 
+def test_an_agent_reply_whose_content_is_a_string_is_the_last_agent_message(
+        tmp_path: Path) -> None:
+    """``message.content`` may be a string (csift §3.4): search reads it as
+    ``agent.message``, and the listing skipped it for an older block reply (or none)."""
+    newest = assistant("newer reply, as a string")
+    newest["message"]["content"] = "newer reply, as a string"
+    s = _summary(tmp_path, user("go"), assistant("older block reply"), newest)
+    assert s.last_agent is not None and s.last_agent.text == "newer reply, as a string"
+    blank = assistant("x")
+    blank["message"]["content"] = "  "
+    s = _summary(tmp_path, user("go"), assistant("older block reply"), blank,
+                 assistant(tool_use("Write", {"file_path": "/w/a.md", "content": "# notes"})))
+    assert s.last_agent is not None and s.last_agent.text == "older block reply"
+
+
 def test_the_last_human_message_is_the_newest_one(tmp_path: Path) -> None:
     s = _summary(tmp_path, user("first ask"), assistant("ok"), user("second ask"),
                  assistant("ok again"))
