@@ -331,3 +331,106 @@ def test_a_torn_boundary_read_as_a_user_line_still_harvests_its_window(cli, tmp_
     assert (rec["seq"], rec["at"]) == (1, None)
     assert rec["errors"] == ["error: unit_two broke"]
     assert "unit_two" in rec["identifiers"]
+
+
+def _opener_session(tmp_path: Path) -> tuple[ClaudeHome, str]:
+    """Every kind of user-side record before a boundary: a typed prompt, a rejection with
+    a typed reason (current and legacy wording), a click-only rejection, an answered
+    AskUserQuestion of two questions, an inbound peer message, then a prompt."""
+    from builders import auq_answer, auq_use, rejection, teammate_message, tool_use
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("77777777-7777-4777-8777-777777777777", cwd="/w/p")
+    s.add(user("plan the parser"))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/p/a.py", "old_string": "x",
+                                      "new_string": "y"}, id="toolu_e1")))
+    s.add(rejection("toolu_e1", "\n  keep the old parser  \nand say why"))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/p/b.py", "old_string": "x",
+                                      "new_string": "y"}, id="toolu_e2")))
+    s.add(rejection("toolu_e2", "你能否识别到和客户沟通的各种文件信息", legacy=True))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/p/c.py", "old_string": "x",
+                                      "new_string": "y"}, id="toolu_e3")))
+    s.add(rejection("toolu_e3"))  # clicked reject, typed nothing: no message
+    questions = [{"question": "Which store?", "options": ["sqlite", "files"]},
+                 {"question": "Keep the cache?", "options": ["yes", "no"]}]
+    s.add(assistant(auq_use(questions, id="toolu_q1")))
+    s.add(auq_answer("toolu_q1", {"Which store?": "files", "Keep the cache?": "no, drop it"}))
+    s.add(teammate_message("reviewer", "looks fine to me"))
+    s.add(user("ship it"))
+    s.add(assistant("done"))
+    s.add(compact_boundary(9000))
+    h.session("/w/p", s.session_id, s)
+    return h, s.session_id
+
+
+def test_a_rejection_reason_and_an_answer_are_user_messages(cli, tmp_path: Path) -> None:
+    """Every record that opens a turn as the human (a typed prompt, a rejection's typed
+    reason, an AskUserQuestion answer) is a user message, under the turn verbatim gives it;
+    a click-only rejection and a peer message are not the human's words."""
+    h, sid = _opener_session(tmp_path)
+    [rec] = records(cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index"))
+    assert rec["userMessages"] == [
+        {"turn": 0, "firstLine": "plan the parser"},
+        {"turn": 1, "firstLine": "keep the old parser"},
+        {"turn": 2, "firstLine": "你能否识别到和客户沟通的各种文件信息"},
+        {"turn": 3, "firstLine": "A1: files A2: no, drop it"},
+        {"turn": 5, "firstLine": "ship it"}]
+    shown = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--budget", "100000")
+    assert shown.code == 0, shown.stderr
+    for line in ("keep the old parser and say why", "你能否识别到和客户沟通的各种文件信息",
+                 "A1: files", "ship it"):
+        assert line in shown.stdout
+
+
+def _paths_session(tmp_path: Path) -> tuple[ClaudeHome, str, Path]:
+    """Paths in an old output (far before the second boundary), a Windows cwd whose
+    drive letter a tool input spells in the other case, a browser's user agent."""
+    from builders import tool_result, tool_use
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("88888888-8888-4888-8888-888888888888", cwd="D:\\Work")
+    s.add(user("look around"))
+    s.add(assistant(tool_use("Read", {"file_path": "d:\\Work\\launch.js"}, id="toolu_r1")))
+    s.add(tool_result("toolu_r1", "loads vendor/early_only.js"))
+    s.add(assistant(tool_use("Write", {"file_path": "D:/Work/notes/todo.md",
+                                       "content": "x"}, id="toolu_w1")))
+    s.add(tool_result("toolu_w1", "ok"))
+    s.add(assistant(tool_use("Read", {"file_path": "C:\\Other\\x.txt"}, id="toolu_r2")))
+    s.add(tool_result("toolu_r2", "Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 "
+                                  "Chrome/147.0.0.0 Safari/537.36 from lib/python3.11/x.py"))
+    s.add(compact_boundary(1000))
+    s.add(user("more"))
+    s.add(assistant(tool_use("Bash", {"command": "ls"}, id="toolu_b1")))
+    s.add(tool_result("toolu_b1", "src/late.js\n" + "filler line\n" * 200))
+    s.add(compact_boundary(2000))
+    path = h.session("D:\\Work", s.session_id, s)
+    return h, s.session_id, path
+
+
+def test_windows_paths_are_made_relative_and_versions_are_no_files(cli, tmp_path: Path) -> None:
+    h, sid, _ = _paths_session(tmp_path)
+    first, _second = records(cli("--claude-home", str(h.root), "verbatim", f"@{sid}",
+                                 "--fold-index"))
+    assert first["files"] == ["launch.js", "vendor/early_only.js", "notes/todo.md",
+                              "C:\\Other\\x.txt", "lib/python3.11/x.py"]
+
+
+def test_a_later_record_keeps_the_paths_of_every_earlier_output(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record re-extracts all history: the path tokens of an output outside the harvest
+    window stay in ``files`` (only errors and identifiers are windowed)."""
+    from pysift.seedindex import extract
+
+    h, sid, path = _paths_session(tmp_path)
+    data = path.read_bytes()
+    second_boundary = data.rindex(b"compact_boundary")
+    late = data.rindex(b"\n", 0, data.index(b'"tool_use_id":"toolu_b1"')) + 1
+    monkeypatch.setattr(extract, "HARVEST_BYTES", second_boundary - late)
+    first, second = records(cli("--claude-home", str(h.root), "verbatim", f"@{sid}",
+                                "--fold-index"))
+    assert second["files"][:len(first["files"])] == first["files"]
+    assert second["files"][len(first["files"]):] == ["src/late.js"]
+    assert "vendor/early_only.js" in second["files"]
+    again = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
+    assert again.stdout_bytes == cli("--claude-home", str(h.root), "verbatim", f"@{sid}",
+                                     "--fold-index").stdout_bytes

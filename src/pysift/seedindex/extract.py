@@ -9,14 +9,17 @@ transcript gives the same bytes.
   (``a:<message.id>:p<n>``) before the boundary, first occurrence of each id, with the
   sha256, UTF-8 size and line count of the text ``show --block`` prints for it (the same
   functions, ``core.blocks``), so every span resolves and verifies through ``show``.
-- ``files``: the paths tool inputs name (all history) and the path-shaped tokens of the
-  harvested outputs, relative to the session's first recorded cwd when under it.
+- ``files``: the paths tool inputs name and the path-shaped tokens of the tool outputs
+  (all history: a record keeps every path an earlier one listed), relative to the
+  session's first recorded cwd when under it (a Windows one too, its case ignored).
 - ``commands``: Bash / PowerShell inputs, verbatim.
 - ``errors``, ``identifiers``: harvested from the tool outputs of the last
   ``HARVEST_BYTES`` of transcript before the boundary (newest first): error-lexicon lines
   (at most ``ERRORS_CAP``, the newest kept) and identifiers (at most 64, tokens of large
   outputs first, then rarer, longer, newer). What a cap drops is counted in ``dropped``.
-- ``userMessages``: the first line of every genuine user message, with its turn.
+- ``userMessages``: the first line of every genuine user message, with its turn: a
+  typed prompt's, a tool rejection's typed reason's, an AskUserQuestion answer's (its
+  ``A<n>: answer`` lines, as verbatim renders them), each under the turn it opens.
 
 A big transcript is read by two processes, one half each; the halves' facts are merged in
 file order, so the output does not depend on the split. The processes that read the
@@ -28,12 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from bisect import bisect_left, bisect_right
+import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import field
 from functools import lru_cache, partial
-from itertools import chain
 from typing import Any
 
 import orjson
@@ -79,7 +82,6 @@ class Harvest:
     chars: int
     errors: list[str]
     identifiers: list[str]
-    paths: list[str]
 
 
 # A block's span as a range reads it, laid out as JSON but for the tool name and the turn:
@@ -97,10 +99,11 @@ class Facts:
     openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     users: list[tuple[int, str]] = field(default_factory=list)
     names: dict[str, str | None] = field(default_factory=dict)  # tool_use id -> its name
-    # Bash / PowerShell commands and tool-input paths (relative to the session's cwd), each
-    # at its first use in the range: (offset, value)
+    # Bash / PowerShell commands, and the paths of tool inputs and outputs (relative to the
+    # session's cwd; a record's inputs before its outputs), each at its first use in the
+    # range: (offset, value)
     commands: list[tuple[int, str]] = field(default_factory=list)
-    inputs: list[tuple[int, str]] = field(default_factory=list)
+    paths: list[tuple[int, str]] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
     # (offset, harvest) of the results inside a harvest window
     harvests: list[tuple[int, Harvest]] = field(default_factory=list)
@@ -269,7 +272,7 @@ class _Scan:
         self.user_keys = type_needles(buf, "user", file_layouts)
         self.result_keys = type_needles(buf, "tool_result", file_layouts)
         self.commands: set[str] = set()  # seen in the range
-        self.inputs: set[str] = set()
+        self.paths: set[str] = set()
 
     def line(self, pos: int, end: int, framed: bool, kind: bytes | None, thinks: bool
              ) -> None:
@@ -353,8 +356,9 @@ class _Scan:
             rec = Record(raw, None)
             if classify.opens_turn(rec):
                 out.openers.append((pos, raw))
-            if classify.is_genuine_user(rec):
-                out.users.append((pos, _first_line(classify.raw_message_text(rec) or "")))
+                said = _user_words(rec)
+                if said is not None:
+                    out.users.append((pos, said))
         elif kind == "assistant" and message.get("role") == "assistant":
             parts = self.assistant(message, pos)
         self.results(raw, pos, message, parts)
@@ -404,10 +408,13 @@ class _Scan:
         for key in PATH_KEYS:
             value = payload.get(key)
             if isinstance(value, str) and value.strip():
-                path = _relative(value.strip(), self.cwd)
-                if path not in self.inputs:
-                    self.inputs.add(path)
-                    out.inputs.append((pos, path))
+                self.path(pos, _relative(value.strip(), self.cwd))
+
+    def path(self, pos: int, path: str) -> None:
+        """A path a tool input names or an output holds, at its first use in the range."""
+        if path not in self.paths:
+            self.paths.add(path)
+            self.out.paths.append((pos, path))
 
     def results(self, raw: dict[str, Any], pos: int, message: dict[str, Any],
                 parts: list[tuple[int, Span]]) -> None:
@@ -433,8 +440,10 @@ class _Scan:
                 block_id = result_block_id(tool_id)
                 spans.append((pos, block_id, _head(block_id),
                               _tail(data, _persisted_path(raw, text)), tool_id, None, 0))
+                for token in path_tokens(data):
+                    self.path(pos, _relative(token, self.cwd))
                 if harvest:
-                    self.out.harvests.append((pos, _harvest(len(text), data, self.cwd)))
+                    self.out.harvests.append((pos, _harvest(len(text), data)))
         spans.extend(span for _, span in rest)
 
 
@@ -508,11 +517,32 @@ def _persisted_path(raw: dict[str, Any], text: str) -> str | None:
     return text[at + len(marker):].split("\n", 1)[0].strip() or None
 
 
-def _harvest(chars: int, data: bytes, cwd: str | None) -> Harvest:
-    """One output's harvest; its path tokens relative to the cwd, each once (a record's
-    ``files`` lists the first occurrence of each)."""
-    return Harvest(chars, error_lines(data), identifiers(data),
-                   list(dict.fromkeys(_relative(p, cwd) for p in path_tokens(data))))
+def _harvest(chars: int, data: bytes) -> Harvest:
+    """One output's harvest (its error lines and identifiers)."""
+    return Harvest(chars, error_lines(data), identifiers(data))
+
+
+def _user_words(rec: Record) -> str | None:
+    """The first line of what the human said in a record that opens a turn: a typed
+    prompt's words, the reason typed with a tool rejection, an AskUserQuestion's answers
+    (the ``A<n>: …`` lines of the exchange verbatim renders, joined by a space; the
+    synthesized answer string when the record carries no structured answers). None for
+    an opener that is not the human (an inbound peer message)."""
+    if classify.is_genuine_user(rec):
+        return _first_line(classify.raw_message_text(rec) or "")
+    reason = classify.rejection_message(rec)
+    if reason is not None:
+        return _first_line(reason)
+    exchange = classify.auq_exchange(rec)
+    if exchange is None:
+        return None
+    lines = exchange.split("\n")
+    answers = [line.strip() for line in lines if _ANSWER_LINE.match(line)]
+    return _first_line(" ".join(answers) if answers else classify.normalize_line(exchange))
+
+
+# an answer line of ``auq_exchange`` (``A2: …``) or the note under it (``   note: …``)
+_ANSWER_LINE = re.compile(r"A\d+: |   note: ")
 
 
 def _first_line(text: str) -> str:
@@ -593,7 +623,8 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
     user_offsets = [o for o, _ in users]
     commands = _first_seen(c for f in ranges for c in f.commands)
     command_offsets = [o for o, _ in commands]
-    inputs = _Inputs(_first_seen(p for f in ranges for p in f.inputs))
+    paths = _first_seen(p for f in ranges for p in f.paths)
+    path_offsets = [o for o, _ in paths]
     harvests = [h for f in ranges for h in f.harvests]
     records = []
     spans = _Prefixes(span_json)
@@ -610,7 +641,7 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
             "at": at,
             "trigger": "compact",
             "usage": {"tokens": pre, "contextWindow": None, "fraction": None},
-            "files": inputs.files(window, offset),
+            "files": [p for _, p in paths[:bisect_left(path_offsets, offset)]],
             "commands": [c for _, c in commands[:bisect_left(command_offsets, offset)]],
             "errors": errors,
             "identifiers": idents,
@@ -716,53 +747,30 @@ def _spans(ranges: list[Facts], turn_map, names: dict[str, str | None]  # type: 
 
 @lru_cache(maxsize=1 << 16)
 def _relative(path: str, cwd: str | None) -> str:
-    """A path relative to the session's first cwd when it lies under it."""
-    if cwd and os.path.isabs(path):
-        base = cwd.rstrip("/\\")
-        if path.startswith(base + "/") or path.startswith(base + "\\"):
-            return path[len(base) + 1:]
+    """A path relative to the session's first cwd when it lies under it. A Windows cwd
+    (``D:\\Work``, a UNC share) takes a path under it whatever its case (``d:\\work``)
+    and either separator; the rest keeps the spelling the transcript has."""
+    if not cwd:
+        return path
+    base = cwd.rstrip("/\\")
+    if _WINDOWS_ABS.match(cwd):
+        n = len(base)
+        if (len(path) > n + 1 and path[n] in "/\\"
+                and _fold(path[:n]) == _fold(base)):
+            return path[n + 1:]
+    elif os.path.isabs(path) and (path.startswith(base + "/")
+                                  or path.startswith(base + "\\")):
+        return path[len(base) + 1:]
     return path
 
 
-class _Inputs:
-    """The tool-input paths of the whole transcript, each at its first use (file order),
-    and the ``files`` list of a record: those used before its boundary merged with the
-    output path tokens of its harvest window."""
+# a Windows absolute path: a drive letter and a separator, or a UNC share
+_WINDOWS_ABS = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 
-    def __init__(self, first_uses: list[tuple[int, str]]) -> None:
-        self.offsets = [o for o, _ in first_uses]
-        self.paths = [p for _, p in first_uses]
-        self.index = {p: i for i, p in enumerate(self.paths)}
 
-    def files(self, window: list[tuple[int, Harvest]], offset: int) -> list[str]:
-        """In file order (an input before an output token of the same record), first
-        occurrence each."""
-        offsets, index = self.offsets, self.index
-        shown = bisect_left(offsets, offset)
-        early: dict[str, int] = {}  # output tokens met before any input names them
-        met: set[str] = set()
-        for o, harvest in window:
-            for path in harvest.paths:
-                if path not in met:  # (its first occurrence decides)
-                    met.add(path)
-                    at = index.get(path)
-                    if at is None or at >= shown or o < offsets[at]:
-                        early[path] = o
-        paths = self.paths[:shown]
-        if not early:
-            return paths
-        for path in early:  # its input use comes later: it is listed at the token
-            at = index.get(path)
-            if at is not None and at < shown:
-                paths[at] = ""
-        pieces: list[list[str]] = []
-        done = 0
-        for path, o in sorted(early.items(), key=lambda item: item[1]):  # stable
-            at = bisect_right(offsets, o, 0, shown)  # after the inputs of that record
-            pieces += (paths[done:at], [path])
-            done = at
-        pieces.append(paths[done:])
-        return list(filter(None, chain.from_iterable(pieces)))
+def _fold(path: str) -> str:
+    """A Windows path compared as Windows does: case ignored, either separator."""
+    return path.replace("/", "\\").lower()
 
 
 def _errors(window: list[Harvest]) -> tuple[list[str], int]:

@@ -101,10 +101,23 @@ def identifiers(data: bytes) -> list[str]:
     return out
 
 
+# a product token's version (``Mozilla/5.0``, ``Chrome/147.0.0.0``): a relative token
+# whose last segment is a dotted number names no file
+_VERSION_TAIL = re2.compile(rb"/\d+(?:\.\d+)+$", _OPTIONS)._regexp
+_ROOTED = (b"/", b"~/", b"./", b"../")
+
+
 def path_tokens(data: bytes) -> list[str]:
+    """The path-shaped tokens of ``data``, in order: no ``://`` URL, no product version
+    (``Safari/537.36``; an absolute ``/opt/app/1.2`` stays a path)."""
     out = []
+    version = _VERSION_TAIL.Match
     for start, end in _spans(_PATH, data, group=1):
         token = data[start:end]
-        if b"//" not in token:
-            out.append(token.decode("utf-8", "replace"))
+        if b"//" in token:
+            continue
+        if (not token.startswith(_ROOTED)
+                and version(_ANCHOR, token, 0, len(token))[0][0] >= 0):
+            continue
+        out.append(token.decode("utf-8", "replace"))
     return out

@@ -67,3 +67,9 @@ def test_the_harvest_is_deterministic_and_never_fails(text: str) -> None:
     data = text.encode("utf-8", "surrogatepass")
     for harvest in (error_lines, identifiers, path_tokens):
         assert harvest(data) == harvest(data)
+
+
+def test_a_product_version_is_no_path() -> None:
+    data = (b"Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 Chrome/147.0.0.0 "
+            b"Safari/537.36 lib/python3.11/x.py logs/app.log.1 /opt/app/1.2")
+    assert path_tokens(data) == ["lib/python3.11/x.py", "logs/app.log.1", "/opt/app/1.2"]
