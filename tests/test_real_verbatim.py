@@ -136,6 +136,30 @@ def test_slices_of_each_rebuild_the_document(cli, compacted, tmp_path: Path) -> 
         assert fleet[4] == "" and all(len(p) <= 9000 for p in fleet)
 
 
+def test_fixed_fleets_of_each_hold_the_newest_whole_turns(cli, compacted) -> None:  # type: ignore[no-untyped-def]
+    """csift §6.8 fixed fleet: the slices hold the newest turns whole, with no gap (the
+    units they print are the tail of what an unbounded budget prints, turn by turn), each
+    slice opens on a turn, and a fleet that leaves turns out says so on stderr."""
+    unit = re.compile(r"^([▽△]) L(\d+)", re.MULTILINE)
+    for home, path, _ in compacted:
+        base = ("--claude-home", str(home), "verbatim", str(path))
+        every = [(m.group(1), int(m.group(2))) for m in unit.finditer(
+            cli(*base, "--budget", "100000000").stdout)]
+        for window, k in ((3000, 3), (10000, 2)):
+            fleet = (*base, "--window", str(window), "--slices", str(k))
+            whole = cli(*fleet)
+            printed = [(m.group(1), int(m.group(2))) for m in unit.finditer(whole.stdout)]
+            assert printed == every[len(every) - len(printed):], (path, window, k)
+            for n in range(1, k + 1):
+                piece = cli(*fleet, "--slice", str(n)).stdout
+                found = unit.search(piece)
+                if found is not None:
+                    opens = (found.group(1), int(found.group(2)))
+                    assert opens[0] == "▽" or opens == every[0], (path, window, k, n)
+            if len(printed) < len(every):
+                assert "did not fit and are left out" in whole.stderr, (path, window, k)
+
+
 def test_fold_index_of_each_verifies(cli, compacted) -> None:  # type: ignore[no-untyped-def]
     total = 0
     for home, path, boundaries in compacted:

@@ -20,6 +20,8 @@ from builders import (
     image,
     teammate_message,
     to_line,
+    tool_result,
+    tool_use,
     torn,
     user,
     user_blocks,
@@ -404,6 +406,96 @@ def test_fixed_fleet_never_grows_and_keeps_whole_turns(cli, home: ClaudeHome) ->
     big = run(cli, home, f"@{SID}", "--window", "9000", "--slices", "4").stdout
     assert LONG_REPLY.strip() in big  # bodies stay whole up to a window
     assert "L1  USER" in big
+
+
+def _fleet_home(tmp_path: Path, reply: int = 1200) -> tuple[ClaudeHome, str]:
+    """Eight short questions, each answered at length: a fleet of two 2000-character
+    windows holds only the newest few whole turns."""
+    h = ClaudeHome(tmp_path / "fleet")
+    s = Session("66666666-6666-4666-8666-666666666666", cwd="/w/p")
+    for i in range(8):
+        s.add(user(f"question {i}: why does step {i} fail?"))
+        s.add(assistant(f"answer {i}: " + f"step {i} reads the stale cache. " * (reply // 30)))
+    h.session("/w/p", s.session_id, s)
+    return h, s.session_id
+
+
+def _fleet_units(text: str) -> list[tuple[int, str]]:
+    return [(int(m.group(1)), m.group(2)) for x in text.split("\n") if (m := UNIT.match(x))]
+
+
+def test_fixed_fleet_keeps_whole_turns_newest_first_and_names_the_rest(cli,
+                                                                       tmp_path: Path) -> None:
+    """csift §6.8: the K newest-first slices are filled with WHOLE turns and the oldest
+    overflow is discarded: no question without its answer, no turn skipped, every slice
+    opening on a turn, and what was left out said on stderr (the slices carry no
+    chrome)."""
+    h, sid = _fleet_home(tmp_path)
+    args = ("--claude-home", str(h.root), "verbatim", f"@{sid}", "--window", "2000",
+            "--slices", "2")
+    whole = cli(*args)
+    assert whole.code == 0, whole.stderr
+    units = _fleet_units(whole.stdout)
+    # every question comes with its answer (the session's line n is question n // 2)
+    assert units and len(units) % 2 == 0
+    for (q, qrole), (a, arole) in zip(units[::2], units[1::2], strict=True):
+        assert (qrole, arole, a) == ("USER", "ASSISTANT", q + 1)
+    kept = len(units) // 2
+    assert 0 < kept < 8
+    assert [q for q, _ in units[::2]] == [2 * i + 1 for i in range(8 - kept, 8)]  # newest
+    pieces = [cli(*args, "--slice", str(n)).stdout for n in (1, 2, 3)]
+    assert pieces[2] == "" and "".join(pieces) == whole.stdout
+    for piece in pieces[:2]:
+        assert 0 < len(piece) <= 2000
+        assert piece.startswith("▽ ") and piece.count("▽ ") == piece.count("△ ")
+    first = units[0][0]
+    assert (f"--slices 2 × --window 2000 hold the newest {kept} of its 8 turns; {8 - kept} "
+            f"older turn(s) (L1–L{first - 1}) did not fit and are left out") in whole.stderr
+
+
+def test_fixed_fleet_ellipsizes_a_turn_only_when_it_alone_exceeds_a_window(cli,
+                                                                          tmp_path: Path) -> None:
+    """The role caps are dropped (a 1200-character answer prints whole); a turn longer
+    than one window is cut to fit one, prompt and answer in the same slice."""
+    h, sid = _fleet_home(tmp_path, reply=5000)
+    args = ("--claude-home", str(h.root), "verbatim", f"@{sid}", "--window", "2000",
+            "--slices", "2")
+    pieces = [cli(*args, "--slice", str(n)).stdout for n in (1, 2)]
+    for n, piece in zip((6, 7), pieces, strict=True):
+        assert 0 < len(piece) <= 2000
+        assert _fleet_units(piece) == [(2 * n + 1, "USER"), (2 * n + 2, "ASSISTANT")]
+        assert re.search(r" … \[\+\d+ chars\] … ", piece)
+    h2, sid2 = _fleet_home(tmp_path / "short")
+    short = cli("--claude-home", str(h2.root), "verbatim", f"@{sid2}", "--window", "2000",
+                "--slices", "2").stdout
+    assert " … [+" not in short and "step 7 reads the stale cache. " * 39 in short
+
+
+def test_json_rows_follow_the_text_order_in_turn_zero(cli, tmp_path: Path) -> None:
+    """Turn 0's records before its opener print first in the text; the JSON rows list
+    them in the same (ascending line) order."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("77777777-7777-4777-8777-777777777777", cwd="/w/p")
+    s.add(assistant("resuming: the migration is at step 3 of 5"))
+    s.add(user("go on"))
+    s.add(assistant(tool_use("Bash", {"command": "migrate 4"}, id="toolu_m4")))
+    s.add(tool_result("toolu_m4", "ok"))
+    s.add(assistant("step 4 ran"))
+    s.add(assistant(tool_use("Bash", {"command": "migrate 5"}, id="toolu_m5")))
+    s.add(tool_result("toolu_m5", "ok"))
+    s.add(assistant("done: 5 of 5"))
+    h.session("/w/p", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", f"@{s.session_id}")
+    for mode in ("longest", "all", "eot-only"):
+        text = cli(*base, "--agent-msgs", mode).stdout
+        printed = [int(m.group(1)) for x in text.split("\n")
+                   if (m := re.match(r"^[▽△] L(\d+)", x))]
+        rows = cli(*base, "--agent-msgs", mode, "--format", "json").json_rows()
+        listed = [r["line"] if r["kind"] == "turn" else r["first_line"] for r in rows
+                  if r["kind"] in ("turn", "collapsed_agents")]
+        assert listed == printed == sorted(printed), mode
+        if mode != "eot-only":  # turn 0's first message printed before its opener
+            assert printed[:2] == [1, 2], mode
 
 
 def test_out_refuses_to_overwrite_or_write_into_the_home(cli, home: ClaudeHome,

@@ -54,6 +54,7 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
     _notes(report, found.scans, window, quiet=sliced)
     skipped = sum(s.skipped_lines for s in found.scans)
     if found.chunks is not None:
+        _fleet_notes(report, found.plans, opts)
         chunks = found.chunks
         text = "".join(chunks) if opts.slice is None else pick(chunks, opts.slice, opts.slices)
         report.answer(SliceResult(text, skipped))
@@ -156,6 +157,27 @@ def _notes(report: Report, scans: list[SessionScan], window: Window, *, quiet: b
             report.note(f"note: {ref} has no compaction — nothing was clipped; for plain "
                         f"reading use `pysift show {ref} --turn <N|A..B|-k..>` (full records, "
                         "no budget)")
+
+
+def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions) -> None:
+    """What the fixed fleet left out: the slices print no chrome (a hook's stdout is the
+    slice), so the turns older than the newest that fill the K windows are named on
+    stderr, per session, with their count and line span."""
+    for plan in plans:
+        kept = {id(sel.turn) for sel in plan.selected}
+        dropped = [t for t in plan.turns if id(t) not in kept]
+        if not dropped:
+            continue
+        t = plan.scan.transcript
+        ref = target_ref(t.session_id, t.path)
+        lines = [x for turn in dropped for x in (turn.first_line, turn.content_line)
+                 if 0 < x < PENDING]
+        span = f" (L{min(lines)}–L{max(lines)})" if lines else ""
+        total = len(plan.turns)
+        held = (f"hold the newest {len(plan.selected)} of its {total} turns"
+                if plan.selected else f"hold none of its {total} turns")
+        report.note(f"note: {ref}: --slices {opts.slices} × --window {opts.window} {held}; "
+                    f"{len(dropped)} older turn(s){span} did not fit and are left out")
 
 
 # -- JSON --------------------------------------------------------------------------------------

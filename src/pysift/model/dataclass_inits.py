@@ -828,6 +828,15 @@ def __create_fn__(_type_layouts, _type_unframed, _type_openers, _type_has_record
 TEXTS['def __create_fn__(_type_layouts, _type_unframed, _type_openers, _type_has_records, _type_users, _type_seed, _type_changed, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_unframed, _dflt_openers, _dflt_has_records, _dflt_users, _dflt_seed, _dflt_changed, _return_type):\n def __init__(self,layouts:_type_layouts,unframed:_type_unframed=_dflt_unframed,openers:_type_openers=_dflt_openers,has_records:_type_has_records=_dflt_has_records,users:_type_users=_dflt_users,seed:_type_seed=_dflt_seed,changed:_type_changed=_dflt_changed)->_return_type:\n  self.layouts=layouts\n  self.unframed=unframed\n  self.openers=openers\n  self.has_records=has_records\n  self.users=users\n  self.seed=seed\n  self.changed=changed\n return __init__'] = __create_fn__
 
 
+def __create_fn__(_type_lead, _type_inside, _type_tail, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_lead, _dflt_inside, _dflt_tail, _return_type):
+ def __init__(self,lead:_type_lead=_HAS_DEFAULT_FACTORY,inside:_type_inside=_HAS_DEFAULT_FACTORY,tail:_type_tail=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.lead=_dflt_lead() if lead is _HAS_DEFAULT_FACTORY else lead
+  self.inside=_dflt_inside() if inside is _HAS_DEFAULT_FACTORY else inside
+  self.tail=_dflt_tail() if tail is _HAS_DEFAULT_FACTORY else tail
+ return __init__
+TEXTS['def __create_fn__(_type_lead, _type_inside, _type_tail, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_lead, _dflt_inside, _dflt_tail, _return_type):\n def __init__(self,lead:_type_lead=_HAS_DEFAULT_FACTORY,inside:_type_inside=_HAS_DEFAULT_FACTORY,tail:_type_tail=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.lead=_dflt_lead() if lead is _HAS_DEFAULT_FACTORY else lead\n  self.inside=_dflt_inside() if inside is _HAS_DEFAULT_FACTORY else inside\n  self.tail=_dflt_tail() if tail is _HAS_DEFAULT_FACTORY else tail\n return __init__'] = __create_fn__
+
+
 def __create_fn__(_type_line, _type_boundary_line, _type_summary_line, _type_summary_chars, _type_fingerprints, _type_summary_read, _type_ts, _type_pre_tokens, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_ts, _dflt_pre_tokens, _return_type):
  def __init__(self,line:_type_line,boundary_line:_type_boundary_line,summary_line:_type_summary_line,summary_chars:_type_summary_chars,fingerprints:_type_fingerprints,summary_read:_type_summary_read,ts:_type_ts=_dflt_ts,pre_tokens:_type_pre_tokens=_dflt_pre_tokens)->_return_type:
   self.line=line
@@ -1399,6 +1408,17 @@ def __create_fn__(_type_plan, _type_cores, _type_facet, _type_probes, MISSING, _
   __dataclass_builtins_object__.__setattr__(self,'probes',probes)
  return __init__
 TEXTS["def __create_fn__(_type_plan, _type_cores, _type_facet, _type_probes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_facet, _dflt_probes, _return_type):\n def __init__(self,plan:_type_plan,cores:_type_cores,facet:_type_facet=_dflt_facet,probes:_type_probes=_dflt_probes)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'plan',plan)\n  __dataclass_builtins_object__.__setattr__(self,'cores',cores)\n  __dataclass_builtins_object__.__setattr__(self,'facet',facet)\n  __dataclass_builtins_object__.__setattr__(self,'probes',probes)\n return __init__"] = __create_fn__
+
+
+def __create_fn__(_type_plan, _type_turn, _type_cap, _type_slot, _type_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spans, _return_type):
+ def __init__(self,plan:_type_plan,turn:_type_turn,cap:_type_cap,slot:_type_slot,spans:_type_spans=_dflt_spans)->_return_type:
+  self.plan=plan
+  self.turn=turn
+  self.cap=cap
+  self.slot=slot
+  self.spans=spans
+ return __init__
+TEXTS['def __create_fn__(_type_plan, _type_turn, _type_cap, _type_slot, _type_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spans, _return_type):\n def __init__(self,plan:_type_plan,turn:_type_turn,cap:_type_cap,slot:_type_slot,spans:_type_spans=_dflt_spans)->_return_type:\n  self.plan=plan\n  self.turn=turn\n  self.cap=cap\n  self.slot=slot\n  self.spans=spans\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
@@ -2649,12 +2669,13 @@ def __create_fn__(_type_ts, _type_text, _type_truncated, MISSING, _HAS_DEFAULT_F
 TEXTS["def __create_fn__(_type_ts, _type_text, _type_truncated, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,ts:_type_ts,text:_type_text,truncated:_type_truncated)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'ts',ts)\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'truncated',truncated)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_turn, _type_sides, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,turn:_type_turn,sides:_type_sides)->_return_type:
+def __create_fn__(_type_turn, _type_sides, _type_cap, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_cap, _return_type):
+ def __init__(self,turn:_type_turn,sides:_type_sides,cap:_type_cap=_dflt_cap)->_return_type:
   self.turn=turn
   self.sides=sides
+  self.cap=cap
  return __init__
-TEXTS['def __create_fn__(_type_turn, _type_sides, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,turn:_type_turn,sides:_type_sides)->_return_type:\n  self.turn=turn\n  self.sides=sides\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_turn, _type_sides, _type_cap, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_cap, _return_type):\n def __init__(self,turn:_type_turn,sides:_type_sides,cap:_type_cap=_dflt_cap)->_return_type:\n  self.turn=turn\n  self.sides=sides\n  self.cap=cap\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_turn_index, _type_user, _type_tool_calls, _type_agents, _type_compactions_before, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_agents, _dflt_compactions_before, _return_type):

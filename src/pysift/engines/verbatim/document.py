@@ -16,6 +16,7 @@ from pysift.engines.verbatim.geometry import (
     banner_line,
     shown_lane,
     turn_elements,
+    turn_order,
 )
 from pysift.engines.verbatim.model import AgentMsg, Compaction, Richness, TurnUnit
 from pysift.engines.verbatim.plan import Selected, SessionPlan
@@ -50,7 +51,8 @@ def walk(plan: SessionPlan, cfg: Richness, tz: tzinfo | None, cap: int | None = 
          ) -> Iterator[tuple[Compaction | None, Element | None]]:
     """The document's banners and printed lines, in order."""
     elements = ((e[0], e) for sel in plan.selected
-                for e in turn_elements(sel.turn, sel.sides, cfg, tz, cap))
+                for e in turn_elements(sel.turn, sel.sides, cfg, tz,
+                                       sel.cap if sel.cap is not None else cap))
     return interleave(plan, elements)
 
 
@@ -60,15 +62,21 @@ def entries(plan: SessionPlan, cfg: Richness
     rows list."""
     def items() -> Iterator[tuple[int | None, tuple[Selected, TurnUnit | Collapsed]]]:
         for sel in plan.selected:
-            turn = sel.turn
-            if sel.sides in (BOTH, USER_ONLY) and turn.user is not None:
-                yield (turn.user.line or PENDING), (sel, turn.user)
-            for entry in shown_lane(turn, sel.sides, cfg):
-                if isinstance(entry, AgentMsg):
-                    yield (entry.unit.line or PENDING), (sel, entry.unit)
-                else:
-                    yield entry.first_line, (sel, entry)
+            early, user, lane = turn_order(sel.turn, sel.sides, cfg)
+            for entry in early:
+                yield lane_item(sel, entry)
+            if user is not None:
+                yield (user.line or PENDING), (sel, user)
+            for entry in lane:
+                yield lane_item(sel, entry)
     return interleave(plan, items())
+
+
+def lane_item(sel: Selected, entry: AgentMsg | Collapsed
+              ) -> tuple[int | None, tuple[Selected, TurnUnit | Collapsed]]:
+    if isinstance(entry, AgentMsg):
+        return (entry.unit.line or PENDING), (sel, entry.unit)
+    return entry.first_line, (sel, entry)
 
 
 def body_lines(plan: SessionPlan, cfg: Richness, tz: tzinfo | None,

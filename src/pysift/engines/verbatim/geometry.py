@@ -179,20 +179,31 @@ def shown_lane(turn: TurnSlice, sides: str, cfg) -> Lane:  # type: ignore[no-unt
 Element = tuple[int | None, int | None, str]
 
 
+def turn_order(turn: TurnSlice, sides: str, cfg  # type: ignore[no-untyped-def]
+               ) -> tuple[Lane, TurnUnit | None, Lane]:
+    """What a turn prints for ``sides``, in the order it prints it: the lane entries
+    before the opener (turn 0 owns the records before the first opener: those come
+    first), the opener, the rest of the lane. The text and the JSON rows both follow it."""
+    lane = shown_lane(turn, sides, cfg)
+    user = turn.user if sides in (BOTH, USER_ONLY) else None
+    if user is None:
+        return [], None, lane
+    at = user.line if user.line is not None else PENDING
+    early = 0
+    while early < len(lane) and _first(lane[early]) < at:
+        early += 1
+    return lane[:early], user, lane[early:]
+
+
 def turn_elements(turn: TurnSlice, sides: str, cfg,  # type: ignore[no-untyped-def]
                   tz: tzinfo | None, cap: int | None = None) -> list[Element]:
     """The lines a turn prints for ``sides``: the opener (its header, body and images),
     the ``[N tool calls]`` marker between the two sides, the assistant lane."""
     out: list[Element] = []
-    lane = shown_lane(turn, sides, cfg)
-    user = turn.user if sides in (BOTH, USER_ONLY) else None
+    early, user, lane = turn_order(turn, sides, cfg)
+    for entry in early:
+        _lane_element(entry, tz, cap, out)
     if user is not None:
-        # turn 0 owns the records before the first opener: those print before it
-        at = user.line if user.line is not None else PENDING
-        early = [e for e in lane if _first(e) < at]
-        for entry in early:
-            _lane_element(entry, tz, cap, out)
-        lane = lane[len(early):]
         _unit_elements(user, tz, cap, out)
     if sides == BOTH and turn.tool_calls:
         out.append((None, None, tool_calls_line(turn.tool_calls)))

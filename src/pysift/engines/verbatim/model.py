@@ -16,8 +16,8 @@ USER_CAP = 600
 ASST_CAP = 900
 USER_HEAD = 0.60
 ASST_HEAD = 0.66
-# Fixed-fleet slicing keeps bodies whole up to one window minus this, so a unit's header
-# line and its (possibly ellipsized) body line each fit a window.
+# A fixed-fleet turn too wide for one window at any cap spans slices of its own with its
+# bodies cut to at most a window minus this, so each (ellipsized) body line fits a window.
 SLICE_BODY_HEADROOM = 200
 # The normalized prefix a unit shares with a summary bullet or quote to be flagged.
 DEDUP_PREFIX = 80

@@ -54,8 +54,12 @@ from pysift.model.fastdata import dataclass
 
 @dataclass(slots=True)
 class Selected:
+    """A chosen turn and the sides it prints; ``cap`` the body cap it prints with when
+    it has its own (fixed-fleet mode: none, or the one that fits the turn in a window)."""
+
     turn: TurnSlice
     sides: str
+    cap: int | None = None
 
 
 @dataclass

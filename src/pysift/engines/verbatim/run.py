@@ -1,5 +1,6 @@
 """The verbatim engine's entry points: scan the transcripts in scope, window their turns,
-plan each session, and assemble the document (plain or cut to a fixed fleet of slices)."""
+plan each session, and assemble the document (plain, or the newest whole turns packed
+into a fixed fleet of slices: ``fleet``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,10 @@ from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.timez import within
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript
-from pysift.engines.verbatim.document import document
-from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
+from pysift.engines.verbatim.fleet import fleet
+from pysift.engines.verbatim.model import Richness, TurnSlice
 from pysift.engines.verbatim.plan import SessionPlan, plan_session
 from pysift.engines.verbatim.scan import SessionScan, scan_session
-from pysift.engines.verbatim.slices import slice_windows
 from pysift.model.fastdata import dataclass
 
 # Below this many transcripts they are read one after another (a big one still splits
@@ -57,8 +57,8 @@ def run(transcripts: Sequence[Transcript], request: Request) -> Reconstruction:
     scans = [s for s in scanned if not s.error]
     unreadable = [s for s in scanned if s.error]
     if request.slices is not None:
-        plans, chunks = fleet(scans, request.window, slices=request.slices,
-                              width=request.width, fraction=request.fraction,
+        plans, chunks = fleet(scans, [request.window.admit(s.turns) for s in scans],
+                              slices=request.slices, width=request.width,
                               max_compactions=request.max_compactions, cfg=request.richness,
                               tz=request.tz)
         return Reconstruction(scans, plans, unreadable, chunks)
@@ -114,26 +114,3 @@ def plan_all(scans: list[SessionScan], window: Window, *, budget: int, fraction:
              max_compactions: int, cfg: Richness, tz: tzinfo | None) -> list[SessionPlan]:
     return [plan_session(s, window.admit(s.turns), budget=budget, fraction=fraction,
                          max_compactions=max_compactions, cfg=cfg, tz=tz) for s in scans]
-
-
-def fleet(scans: list[SessionScan], window: Window, *, slices: int, width: int,
-          fraction: float, max_compactions: int, cfg: Richness, tz: tzinfo | None
-          ) -> tuple[list[SessionPlan], list[str]]:
-    """Fixed-fleet mode (``--slices K``): the newest whole turns that fill K windows.
-
-    The budget is K windows; a body is kept whole up to one window (less headroom for its
-    header), so only a turn bigger than a window is ellipsized. Packing lines into windows
-    wastes the end of each, so while the document needs more than K windows its oldest
-    selected turn is dropped: the fleet never grows, and every slice holds whole lines of
-    whole turns (a line longer than a window, possible only with a tiny window, is cut)."""
-    cap = max(1, width - SLICE_BODY_HEADROOM)
-    plans = [plan_session(s, window.admit(s.turns), budget=slices * width, fraction=fraction,
-                          max_compactions=max_compactions, cfg=cfg, tz=tz, cap=cap,
-                          chrome=False) for s in scans]
-    while True:
-        chunks = slice_windows(document(plans, cfg, tz, cap), width)
-        if len(chunks) <= slices:
-            return plans, chunks
-        oldest = next(p for p in plans if p.selected)
-        oldest.selected.pop(0)
-        oldest.spanned = max((s.turn.compactions_before for s in oldest.selected), default=0)

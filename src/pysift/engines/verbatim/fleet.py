@@ -1,0 +1,236 @@
+"""Fixed-fleet mode (``--slices K``, csift §6.8): the newest WHOLE turns packed into K
+windows, the oldest overflow discarded.
+
+The fleet fills its slices newest first: each turn, whole, goes into the slice being
+filled when it fits there, else it opens the next older slice; the per-role caps are
+dropped, and a turn is ellipsized only when it ALONE exceeds one window (every body cut
+to the largest cap that fits the turn in a window). A turn that cannot fit one window at
+any cap (a window narrower than its headers, hundreds of kept messages) spans whole
+slices of its own, its bodies cut to the largest cap that fits the slices left. The first
+turn that does not fit ends the fleet: it and every older turn are discarded (the caller
+reports them), so the slices never start inside a turn and never skip one. Banners go
+with the turn they stand before (inside a turn that straddles its compaction; after the
+newest turn when nothing printed follows the compaction); the oldest kept turn prints no
+banner before it, as the document never does. The slices joined are ``document`` of the
+plans returned, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import field
+from datetime import tzinfo
+from functools import partial
+
+from pysift.engines.verbatim.document import interleave
+from pysift.engines.verbatim.geometry import (
+    BOTH,
+    NEWLINE,
+    Crossings,
+    banner_line,
+    oldest_line,
+    turn_elements,
+)
+from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
+from pysift.engines.verbatim.plan import (
+    Selected,
+    SessionPlan,
+    flag_duplicates,
+    newest_compaction,
+)
+from pysift.engines.verbatim.scan import SessionScan
+from pysift.engines.verbatim.slices import slice_windows
+from pysift.model.fastdata import dataclass
+
+# A cap no body reaches: the turn prints every body whole.
+UNCAPPED = 1 << 62
+
+
+@dataclass(slots=True)
+class Banners:
+    """The banner lines that print with one turn: before its first line (``lead``),
+    before its element ``k`` (``inside``), after its last line (``tail``)."""
+
+    lead: list[str] = field(default_factory=list)
+    inside: dict[int, list[str]] = field(default_factory=dict)
+    tail: list[str] = field(default_factory=list)
+
+
+def candidates(scan: SessionScan, turns: list[TurnSlice], max_compactions: int
+               ) -> SessionPlan:
+    """The session's turns the fleet chooses from (forward order): those the window
+    admitted that print something, behind at most ``max_compactions`` compactions when
+    given, flagged ``(also in summary)`` where the newest summary quotes them (flagged,
+    not demoted: the fleet keeps the newest turns, whatever they repeat)."""
+    newest = newest_compaction(scan.compactions)
+    work, flagged = flag_duplicates(turns, newest)
+    work = [t for t in work if t.user is not None or t.agents]
+    if max_compactions > 0:
+        crossings = Crossings(scan.compactions)
+        work = [t for t in work if crossings.count(t.first_line) <= max_compactions]
+    return SessionPlan(scan, work, newest=newest, dedup_demoted=flagged)
+
+
+def banners(plan: SessionPlan, cfg: Richness, tz: tzinfo | None) -> list[Banners]:
+    """Where the document of every candidate turn would print each banner, per turn
+    (the same walk as ``document``; where a banner stands depends on the lines the
+    turns start at, never on a cap)."""
+    out = [Banners() for _ in plan.turns]
+    every = SessionPlan(plan.scan, plan.turns,
+                        selected=[Selected(t, BOTH) for t in plan.turns])
+    items = ((e[0], (i, k)) for i, t in enumerate(plan.turns)
+             for k, e in enumerate(turn_elements(t, BOTH, cfg, tz, UNCAPPED)))
+    pending: list[str] = []
+    last = None
+    for compaction, item in interleave(every, items):
+        if compaction is not None:
+            pending.append(banner_line(compaction))
+            continue
+        assert item is not None
+        i, k = item
+        if pending:
+            if k == 0:
+                out[i].lead = pending
+            else:
+                out[i].inside[k] = pending
+            pending = []
+        last = i
+    if pending and last is not None:
+        out[last].tail = pending
+    return out
+
+
+def turn_lines(turn: TurnSlice, where: Banners, cap: int, lead: bool, cfg: Richness,
+               tz: tzinfo | None) -> list[str]:
+    """The lines the turn prints at ``cap`` with its banners (those before it when
+    ``lead``)."""
+    out = list(where.lead) if lead else []
+    for k, e in enumerate(turn_elements(turn, BOTH, cfg, tz, cap)):
+        out.extend(where.inside.get(k, ()))
+        out.append(e[2])
+    out.extend(where.tail)
+    return out
+
+
+def size(lines: list[str]) -> int:
+    return sum(len(x) + NEWLINE for x in lines)
+
+
+def text(lines: list[str]) -> str:
+    return "".join(x + "\n" for x in lines)
+
+
+def largest_cap(top: int, fits: Callable[[int], bool]) -> int | None:
+    """The largest cap in ``1..top`` that ``fits`` (searched by halves: a smaller cap
+    prints no more), None when even 1 does not."""
+    lo, hi, best = 1, max(1, top), None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+@dataclass(slots=True)
+class Kept:
+    plan: int
+    turn: int
+    cap: int
+    slot: int  # the slice it ends in, counted from the newest (1)
+    spans: int = 1  # the slices it fills (more than one: a turn wider than a window)
+
+
+def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: int,
+          width: int, max_compactions: int, cfg: Richness, tz: tzinfo | None
+          ) -> tuple[list[SessionPlan], list[str]]:
+    """Fill ``slices`` windows of ``width`` characters with the newest whole turns of
+    the sessions (in scope order, the last session's last turn the newest); the plans
+    hold the turns kept (``plan.turns`` every candidate: the rest were discarded) and
+    the chunks, oldest first, join to their document."""
+    plans = [candidates(s, turns, max_compactions) for s, turns in zip(scans, admitted,
+                                                                       strict=True)]
+    where = [banners(p, cfg, tz) for p in plans]
+    order = [(p, i) for p, plan in enumerate(plans) for i in range(len(plan.turns))]
+    kept: list[Kept] = []  # newest first
+    used = room = 0
+
+    def lines(p: int, i: int, cap: int, lead: bool = True) -> list[str]:
+        return turn_lines(plans[p].turns[i], where[p][i], cap, lead, cfg, tz)
+
+    def fits_one(p: int, i: int, cap: int) -> bool:
+        return size(lines(p, i, cap)) <= width
+
+    def fits_slices(p: int, i: int, left: int, cap: int) -> bool:
+        return len(slice_windows(text(lines(p, i, cap)), width)) <= left
+
+    for p, i in reversed(order):
+        whole = size(lines(p, i, UNCAPPED))
+        bare = whole - size(where[p][i].lead)  # as the oldest kept turn, no banner before
+        if kept and whole <= room:
+            kept.append(Kept(p, i, UNCAPPED, used))
+            room -= whole
+            continue
+        if kept and bare <= room:
+            kept.append(Kept(p, i, UNCAPPED, used))
+            break
+        if used == slices:
+            break
+        if whole <= width:
+            used += 1
+            kept.append(Kept(p, i, UNCAPPED, used))
+            room = width - whole
+            continue
+        if bare <= width:
+            kept.append(Kept(p, i, UNCAPPED, used + 1))
+            break
+        # the turn alone exceeds one window: ellipsized to fit one
+        cap = largest_cap(width, partial(fits_one, p, i))
+        if cap is not None:
+            used += 1
+            kept.append(Kept(p, i, cap, used))
+            room = width - size(lines(p, i, cap))
+            continue
+        # not even that: whole slices of its own, every line within a window
+        left = slices - used
+        cap = largest_cap(width - SLICE_BODY_HEADROOM, partial(fits_slices, p, i, left))
+        if cap is None:
+            break
+        spans = len(slice_windows(text(lines(p, i, cap)), width))
+        used += spans
+        kept.append(Kept(p, i, cap, used, spans))
+        room = 0
+
+    slots: dict[int, list[str]] = {}
+    for n, k in enumerate(kept):
+        body = text(lines(k.plan, k.turn, k.cap, lead=n < len(kept) - 1))
+        if k.spans == 1:
+            slots.setdefault(k.slot, []).append(body)
+            continue
+        for j, piece in enumerate(slice_windows(body, width)):  # oldest piece first
+            slots.setdefault(k.slot - j, []).append(piece)
+    chunks = ["".join(reversed(slots[s])) for s in sorted(slots, reverse=True)]
+
+    chosen: dict[int, dict[int, int]] = {}
+    for k in kept:
+        chosen.setdefault(k.plan, {})[k.turn] = k.cap
+    for p, plan in enumerate(plans):
+        caps = chosen.get(p, {})
+        plan.selected = [Selected(t, BOTH, caps[i]) for i, t in enumerate(plan.turns)
+                         if i in caps]
+        account(plan, cfg, tz)
+    return plans, chunks
+
+
+def account(plan: SessionPlan, cfg: Richness, tz: tzinfo | None) -> None:
+    """The plan's banners and characters, as its document prints them."""
+    if not plan.selected:
+        return
+    starts = [e for sel in plan.selected
+              for e in turn_elements(sel.turn, sel.sides, cfg, tz, sel.cap)]
+    oldest = oldest_line(starts)
+    crossings = Crossings(plan.scan.compactions)
+    plan.spanned = crossings.count(oldest) if oldest is not None else 0
+    plan.chars_used = size([e[2] for e in starts]) + (
+        crossings.cost(oldest) if oldest is not None else 0)

@@ -1,0 +1,102 @@
+"""Fixed-fleet mode (``--slices K``, csift §6.8): whatever the session, the window and the
+fleet, the K slices hold the newest WHOLE turns, no slice opens inside a turn that fits
+one, nothing between the kept turns is skipped, and the slices join to the document."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    compact_boundary,
+    compact_summary,
+    tool_result,
+    tool_use,
+    user,
+)
+from pysift.disk.layout import transcript_from_path
+from pysift.engines.verbatim.document import document
+from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, turn_lines
+from pysift.engines.verbatim.geometry import BOTH
+from pysift.engines.verbatim.model import Richness
+from pysift.engines.verbatim.scan import scan_session
+
+WORDS = st.sampled_from(["fix", "the", "epoch", "パス", "bug", "`x.py:3`", "found", "Let me",
+                         "\n", "ok", "14 tests", "deadbeef1", "a" * 120])
+TEXT = st.lists(WORDS, min_size=1, max_size=120).map(" ".join)
+# (prompt or None, replies, tool calls, a compaction after it)
+TURN = st.tuples(st.one_of(st.none(), TEXT), st.lists(TEXT, max_size=4), st.integers(0, 2),
+                 st.booleans())
+HEADER = re.compile(r"^[▽△] L(\d+)", re.MULTILINE)
+
+
+def _session(turns: list[tuple[str | None, list[str], int, bool]]) -> Session:
+    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
+    for index, (prompt, replies, calls, compacted) in enumerate(turns):
+        if prompt is not None or index == 0:
+            s.add(user(prompt or "start"))
+        for k in range(calls):
+            tid = f"toolu_{index}_{k}"
+            s.add(assistant(tool_use("Bash", {"command": f"run {k}"}, id=tid)))
+            s.add(tool_result(tid, "out"))
+        for reply in replies:
+            s.add(assistant(reply))
+        if compacted:
+            s.add(compact_boundary(1000 * (index + 1)))
+            s.add(compact_summary(f"- \"{(prompt or '')[:40]}\""))
+    return s
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(60, 3000),
+       k=st.integers(1, 4), mode=st.sampled_from(["longest", "eot-only", "rich", "all"]))
+def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, k,  # type: ignore[no-untyped-def]
+                                                mode) -> None:
+    root = tmp_path_factory.mktemp("home")
+    home = ClaudeHome(Path(root))
+    s = _session(turns)
+    path = home.session("/w/p", s.session_id, s)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness(mode=mode)
+    [plan], chunks = fleet([scan], [scan.turns], slices=k, width=width, max_compactions=0,
+                           cfg=cfg, tz=UTC)
+
+    assert len(chunks) <= k
+    assert all(0 < len(c) <= width for c in chunks)
+    assert "".join(chunks) == document([plan], cfg, UTC)  # the slices join to the document
+
+    # the kept turns are the newest ones, none skipped, each printed with both sides
+    kept = [sel.turn for sel in plan.selected]
+    assert [id(t) for t in kept] == [id(t) for t in plan.turns[len(plan.turns) - len(kept):]]
+    assert all(sel.sides == BOTH for sel in plan.selected)
+    if not kept:
+        assert chunks == []
+
+    # a turn that fits a window sits in one slice; it is cut only when it alone exceeds one
+    where = banners(plan, cfg, UTC)
+    index = {id(t): i for i, t in enumerate(plan.turns)}
+    home_of: dict[int, set[int]] = {}
+    owner = {}
+    for sel in plan.selected:
+        for e in turn_lines(sel.turn, where[index[id(sel.turn)]], UNCAPPED, False, cfg, UTC):
+            if (m := HEADER.match(e)) is not None:
+                owner[int(m.group(1))] = id(sel.turn)
+    for n, chunk in enumerate(chunks):
+        for m in HEADER.finditer(chunk):
+            home_of.setdefault(owner[int(m.group(1))], set()).add(n)
+    for sel in plan.selected:
+        i = index[id(sel.turn)]
+        assert sel.cap is not None
+        printed = size(turn_lines(sel.turn, where[i], sel.cap, True, cfg, UTC))
+        if len(home_of.get(id(sel.turn), ())) > 1:
+            assert printed > width
+        if sel.cap != UNCAPPED:  # ellipsized only when it alone exceeds one window
+            assert size(turn_lines(sel.turn, where[i], UNCAPPED, True, cfg, UTC)) > width
