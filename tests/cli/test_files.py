@@ -222,3 +222,23 @@ def test_bad_input_is_one_usage_line(run, args: tuple[str, ...], needles: tuple[
     for needle in needles:
         assert needle in lines[0], lines[0]
     assert result.stdout == ""
+
+
+def test_git_dash_c_and_conditional_cds_in_bash_rows(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "shellhome")
+    s = Session(S1, cwd=CWD)
+    s.add(user("tidy"))
+    for n, command in enumerate(["git -C other rm r.txt", "cd a || cd b; touch f4",
+                                 "[ -d x ] && cd x; touch f2",
+                                 "if [ -d y ]; then cd y; fi; touch f3",
+                                 "cd x && touch f5"]):
+        s.add(assistant(tool_use("Bash", {"command": command}, id=f"b{n}")))
+        s.add(tool_result(f"b{n}", "", tool_use_result=bash_result("")))
+    h.session(CWD, S1, s)
+    result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--by", "timeline",
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    got = [(r["path"], r["resolution"], r["path_verbatim"]) for r in result.json_rows("mutation")]
+    assert got == [("/w/proj/other/r.txt", "cd-tracked", "r.txt"), ("f4", "unresolved", None),
+                   ("f2", "unresolved", None), ("f3", "unresolved", None),
+                   ("/w/proj/x/f5", "cd-tracked", "f5")]

@@ -731,3 +731,43 @@ def test_batch_restores_an_empty_file(cli, home: ClaudeHome, tmp_path: Path) -> 
                  "--format", "json")
     [row] = result.json_rows("file")
     assert row["status"] == "complete" and (tmp_path / "o/w/proj/src/app.py").read_text() == ""
+
+
+# -- where a Bash operand points: git -C and a cd that may not have run -----------------------
+
+
+def _coverage_of(cli, home: ClaudeHome, path: str) -> dict[str, Any]:
+    result = run(cli, home, "--file", path, "--coverage", "--format", "json")
+    assert result.code == 0, result.stderr
+    [row] = result.json_rows("coverage")
+    return row
+
+
+def test_git_dash_c_checkout_is_a_boundary_of_the_file_it_names(cli, home: ClaudeHome) -> None:
+    other = "/w/proj/other/r.txt"
+    save(home, Story().write(other, "v1\nline2\n").bash("git -C other checkout -- r.txt"))
+    result = run(cli, home, "--file", other)
+    assert result.code == 0
+    assert "no bash mutation of this file" not in result.stderr
+    assert "NOT verified against disk" in result.stderr
+    [b] = _coverage_of(cli, home, other)["boundaries"]
+    assert b["cause"] == "bash_mutation" and other in b["detail"]
+
+
+def test_a_file_named_after_a_conditional_cd_is_disclosed(cli, home: ClaudeHome) -> None:
+    q = "/w/proj/sub3/q.txt"
+    save(home, Story().write(q, "q1\n").bash("cd sub3 || cd sub4; rm q.txt"))
+    result = run(cli, home, "--file", q)
+    assert result.code == 0 and result.stdout == "q1\n"
+    assert "no bash mutation of this file" not in result.stderr
+    assert "cwd-unknown:rm" in result.stderr
+    assert _coverage_of(cli, home, q)["opaque_commands"] == 1
+
+
+def test_an_unresolved_write_is_no_anchor(cli, home: ClaudeHome) -> None:
+    # the write went to a/app.py or b/app.py, never provably to the file asked for
+    rel = "/w/proj/app.py"
+    save(home, Story().write(rel, "old\n").bash("cd a || cd b; echo new > app.py"))
+    row = _coverage_of(cli, home, rel)
+    assert row["events"]["bash_write_anchor"] == 0
+    assert run(cli, home, "--file", rel).stdout == "old\n"

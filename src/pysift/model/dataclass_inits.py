@@ -680,6 +680,16 @@ def __create_fn__(_type_items, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builti
 TEXTS["def __create_fn__(_type_items, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,items:_type_items)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'items',items)\n return __init__"] = __create_fn__
 
 
+def __create_fn__(_type_kind, _type_entry, _type_pending, _type_exits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_pending, _dflt_exits, _return_type):
+ def __init__(self,kind:_type_kind,entry:_type_entry,pending:_type_pending=_HAS_DEFAULT_FACTORY,exits:_type_exits=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.kind=kind
+  self.entry=entry
+  self.pending=_dflt_pending() if pending is _HAS_DEFAULT_FACTORY else pending
+  self.exits=_dflt_exits() if exits is _HAS_DEFAULT_FACTORY else exits
+ return __init__
+TEXTS['def __create_fn__(_type_kind, _type_entry, _type_pending, _type_exits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_pending, _dflt_exits, _return_type):\n def __init__(self,kind:_type_kind,entry:_type_entry,pending:_type_pending=_HAS_DEFAULT_FACTORY,exits:_type_exits=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.kind=kind\n  self.entry=entry\n  self.pending=_dflt_pending() if pending is _HAS_DEFAULT_FACTORY else pending\n  self.exits=_dflt_exits() if exits is _HAS_DEFAULT_FACTORY else exits\n return __init__'] = __create_fn__
+
+
 def __create_fn__(_type_kind, _type_line, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,kind:_type_kind,line:_type_line)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'kind',kind)
@@ -1367,8 +1377,8 @@ def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_start, _ty
 TEXTS["def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_start, _type_end, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,path:_type_path,verbatim:_type_verbatim,resolution:_type_resolution,start:_type_start,end:_type_end,source:_type_source)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'verbatim',verbatim)\n  __dataclass_builtins_object__.__setattr__(self,'resolution',resolution)\n  __dataclass_builtins_object__.__setattr__(self,'start',start)\n  __dataclass_builtins_object__.__setattr__(self,'end',end)\n  __dataclass_builtins_object__.__setattr__(self,'source',source)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_verb, _type_is_create, _type_marker, _type_command, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,path:_type_path,verbatim:_type_verbatim,resolution:_type_resolution,verb:_type_verb,is_create:_type_is_create,marker:_type_marker,command:_type_command)->_return_type:
+def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_verb, _type_is_create, _type_marker, _type_command, _type_floating, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_floating, _return_type):
+ def __init__(self,path:_type_path,verbatim:_type_verbatim,resolution:_type_resolution,verb:_type_verb,is_create:_type_is_create,marker:_type_marker,command:_type_command,floating:_type_floating=_dflt_floating)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'path',path)
   __dataclass_builtins_object__.__setattr__(self,'verbatim',verbatim)
   __dataclass_builtins_object__.__setattr__(self,'resolution',resolution)
@@ -1376,8 +1386,9 @@ def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_verb, _typ
   __dataclass_builtins_object__.__setattr__(self,'is_create',is_create)
   __dataclass_builtins_object__.__setattr__(self,'marker',marker)
   __dataclass_builtins_object__.__setattr__(self,'command',command)
+  __dataclass_builtins_object__.__setattr__(self,'floating',floating)
  return __init__
-TEXTS["def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_verb, _type_is_create, _type_marker, _type_command, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,path:_type_path,verbatim:_type_verbatim,resolution:_type_resolution,verb:_type_verb,is_create:_type_is_create,marker:_type_marker,command:_type_command)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'verbatim',verbatim)\n  __dataclass_builtins_object__.__setattr__(self,'resolution',resolution)\n  __dataclass_builtins_object__.__setattr__(self,'verb',verb)\n  __dataclass_builtins_object__.__setattr__(self,'is_create',is_create)\n  __dataclass_builtins_object__.__setattr__(self,'marker',marker)\n  __dataclass_builtins_object__.__setattr__(self,'command',command)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_path, _type_verbatim, _type_resolution, _type_verb, _type_is_create, _type_marker, _type_command, _type_floating, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_floating, _return_type):\n def __init__(self,path:_type_path,verbatim:_type_verbatim,resolution:_type_resolution,verb:_type_verb,is_create:_type_is_create,marker:_type_marker,command:_type_command,floating:_type_floating=_dflt_floating)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'verbatim',verbatim)\n  __dataclass_builtins_object__.__setattr__(self,'resolution',resolution)\n  __dataclass_builtins_object__.__setattr__(self,'verb',verb)\n  __dataclass_builtins_object__.__setattr__(self,'is_create',is_create)\n  __dataclass_builtins_object__.__setattr__(self,'marker',marker)\n  __dataclass_builtins_object__.__setattr__(self,'command',command)\n  __dataclass_builtins_object__.__setattr__(self,'floating',floating)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_pattern, _type_matcher, _type_labels, _type_since, _type_until, _type_turns, _type_attachments, _type_additional_context, _type_resolve_persisted, _type_want_raw, _type_siblings, _type_gates, _type_light, _type_keep_hits, _type__finder, _type__finder_built, _type__line_markers, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_since, _dflt_until, _dflt_turns, _dflt_attachments, _dflt_additional_context, _dflt_resolve_persisted, _dflt_want_raw, _dflt_siblings, _dflt_gates, _dflt_light, _dflt_keep_hits, _return_type):
@@ -2060,8 +2071,8 @@ def __create_fn__(_type_start, _type_lines, _type_total, _type_source, _type_flo
 TEXTS["def __create_fn__(_type_start, _type_lines, _type_total, _type_source, _type_floating, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _dflt_floating, _return_type):\n def __init__(self,start:_type_start,lines:_type_lines,total:_type_total,source:_type_source=_dflt_source,floating:_type_floating=_dflt_floating)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'start',start)\n  __dataclass_builtins_object__.__setattr__(self,'lines',lines)\n  __dataclass_builtins_object__.__setattr__(self,'total',total)\n  __dataclass_builtins_object__.__setattr__(self,'source',source)\n  __dataclass_builtins_object__.__setattr__(self,'floating',floating)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_start, _type_words, _type_assignments, _type_redirects, _type_connector, _type_subshell, _type_end, _type_piped, _type_background, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_words, _dflt_assignments, _dflt_redirects, _dflt_connector, _dflt_subshell, _dflt_end, _dflt_piped, _dflt_background, _return_type):
- def __init__(self,start:_type_start,words:_type_words=_HAS_DEFAULT_FACTORY,assignments:_type_assignments=_HAS_DEFAULT_FACTORY,redirects:_type_redirects=_HAS_DEFAULT_FACTORY,connector:_type_connector=_dflt_connector,subshell:_type_subshell=_dflt_subshell,end:_type_end=_dflt_end,piped:_type_piped=_dflt_piped,background:_type_background=_dflt_background)->_return_type:
+def __create_fn__(_type_start, _type_words, _type_assignments, _type_redirects, _type_connector, _type_subshell, _type_end, _type_piped, _type_background, _type_keywords, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_words, _dflt_assignments, _dflt_redirects, _dflt_connector, _dflt_subshell, _dflt_end, _dflt_piped, _dflt_background, _dflt_keywords, _return_type):
+ def __init__(self,start:_type_start,words:_type_words=_HAS_DEFAULT_FACTORY,assignments:_type_assignments=_HAS_DEFAULT_FACTORY,redirects:_type_redirects=_HAS_DEFAULT_FACTORY,connector:_type_connector=_dflt_connector,subshell:_type_subshell=_dflt_subshell,end:_type_end=_dflt_end,piped:_type_piped=_dflt_piped,background:_type_background=_dflt_background,keywords:_type_keywords=_HAS_DEFAULT_FACTORY)->_return_type:
   self.start=start
   self.words=_dflt_words() if words is _HAS_DEFAULT_FACTORY else words
   self.assignments=_dflt_assignments() if assignments is _HAS_DEFAULT_FACTORY else assignments
@@ -2071,8 +2082,9 @@ def __create_fn__(_type_start, _type_words, _type_assignments, _type_redirects, 
   self.end=end
   self.piped=piped
   self.background=background
+  self.keywords=_dflt_keywords() if keywords is _HAS_DEFAULT_FACTORY else keywords
  return __init__
-TEXTS['def __create_fn__(_type_start, _type_words, _type_assignments, _type_redirects, _type_connector, _type_subshell, _type_end, _type_piped, _type_background, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_words, _dflt_assignments, _dflt_redirects, _dflt_connector, _dflt_subshell, _dflt_end, _dflt_piped, _dflt_background, _return_type):\n def __init__(self,start:_type_start,words:_type_words=_HAS_DEFAULT_FACTORY,assignments:_type_assignments=_HAS_DEFAULT_FACTORY,redirects:_type_redirects=_HAS_DEFAULT_FACTORY,connector:_type_connector=_dflt_connector,subshell:_type_subshell=_dflt_subshell,end:_type_end=_dflt_end,piped:_type_piped=_dflt_piped,background:_type_background=_dflt_background)->_return_type:\n  self.start=start\n  self.words=_dflt_words() if words is _HAS_DEFAULT_FACTORY else words\n  self.assignments=_dflt_assignments() if assignments is _HAS_DEFAULT_FACTORY else assignments\n  self.redirects=_dflt_redirects() if redirects is _HAS_DEFAULT_FACTORY else redirects\n  self.connector=connector\n  self.subshell=subshell\n  self.end=end\n  self.piped=piped\n  self.background=background\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_start, _type_words, _type_assignments, _type_redirects, _type_connector, _type_subshell, _type_end, _type_piped, _type_background, _type_keywords, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_words, _dflt_assignments, _dflt_redirects, _dflt_connector, _dflt_subshell, _dflt_end, _dflt_piped, _dflt_background, _dflt_keywords, _return_type):\n def __init__(self,start:_type_start,words:_type_words=_HAS_DEFAULT_FACTORY,assignments:_type_assignments=_HAS_DEFAULT_FACTORY,redirects:_type_redirects=_HAS_DEFAULT_FACTORY,connector:_type_connector=_dflt_connector,subshell:_type_subshell=_dflt_subshell,end:_type_end=_dflt_end,piped:_type_piped=_dflt_piped,background:_type_background=_dflt_background,keywords:_type_keywords=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.start=start\n  self.words=_dflt_words() if words is _HAS_DEFAULT_FACTORY else words\n  self.assignments=_dflt_assignments() if assignments is _HAS_DEFAULT_FACTORY else assignments\n  self.redirects=_dflt_redirects() if redirects is _HAS_DEFAULT_FACTORY else redirects\n  self.connector=connector\n  self.subshell=subshell\n  self.end=end\n  self.piped=piped\n  self.background=background\n  self.keywords=_dflt_keywords() if keywords is _HAS_DEFAULT_FACTORY else keywords\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_started, _type_last_activity, _type_has_records, _type_ends_with_text, _type_pending, _type_last_stop_reason, _type_tail_text, _type_seed_digest, _type_fork, _type_skipped_lines, _type_error, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_started, _dflt_last_activity, _dflt_has_records, _dflt_ends_with_text, _dflt_pending, _dflt_last_stop_reason, _dflt_tail_text, _dflt_seed_digest, _dflt_fork, _dflt_skipped_lines, _dflt_error, _return_type):
@@ -2747,13 +2759,14 @@ def __create_fn__(_type_verb, _type_path, _type_resolution, MISSING, _HAS_DEFAUL
 TEXTS["def __create_fn__(_type_verb, _type_path, _type_resolution, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,verb:_type_verb,path:_type_path,resolution:_type_resolution)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'verb',verb)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'resolution',resolution)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_verb, _type_word, _type_marker, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_word, _dflt_marker, _return_type):
- def __init__(self,verb:_type_verb,word:_type_word=_dflt_word,marker:_type_marker=_dflt_marker)->_return_type:
+def __create_fn__(_type_verb, _type_word, _type_marker, _type_chdir, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_word, _dflt_marker, _dflt_chdir, _return_type):
+ def __init__(self,verb:_type_verb,word:_type_word=_dflt_word,marker:_type_marker=_dflt_marker,chdir:_type_chdir=_dflt_chdir)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'verb',verb)
   __dataclass_builtins_object__.__setattr__(self,'word',word)
   __dataclass_builtins_object__.__setattr__(self,'marker',marker)
+  __dataclass_builtins_object__.__setattr__(self,'chdir',chdir)
  return __init__
-TEXTS["def __create_fn__(_type_verb, _type_word, _type_marker, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_word, _dflt_marker, _return_type):\n def __init__(self,verb:_type_verb,word:_type_word=_dflt_word,marker:_type_marker=_dflt_marker)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'verb',verb)\n  __dataclass_builtins_object__.__setattr__(self,'word',word)\n  __dataclass_builtins_object__.__setattr__(self,'marker',marker)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_verb, _type_word, _type_marker, _type_chdir, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_word, _dflt_marker, _dflt_chdir, _return_type):\n def __init__(self,verb:_type_verb,word:_type_word=_dflt_word,marker:_type_marker=_dflt_marker,chdir:_type_chdir=_dflt_chdir)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'verb',verb)\n  __dataclass_builtins_object__.__setattr__(self,'word',word)\n  __dataclass_builtins_object__.__setattr__(self,'marker',marker)\n  __dataclass_builtins_object__.__setattr__(self,'chdir',chdir)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_verdict, _type_evidence, _type_notes, _type_surfaces, _type_tail_state, _type_tasks, _type_last, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_tasks, _dflt_last, _return_type):

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from pysift.core.shell.lexer import Word
-from pysift.core.shell.paths import UNRESOLVED, resolve
+from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, resolve
 from pysift.core.shell.syntax import Command, Script, parse
 from pysift.core.shell.verbs import GIT_INDEX_ONLY, Reading, program, read_command
 from pysift.model.fastdata import dataclass
@@ -74,7 +74,10 @@ class Mutation:
     ``cd-tracked`` / ``unresolved``, None for a marker; ``verb``: what changed it (``rm``,
     ``>``, ``>>``, ``mv``, ``mv-from``, ``sed-i``, ``interp-write``, ``git``, ``fmt``...);
     ``is_create``: the verb makes a new file (a guess: the shell text cannot say);
-    ``command``: the index of its command in ``Script.commands``."""
+    ``command``: the index of its command in ``Script.commands``; ``floating``: a literal
+    relative operand left ``unresolved`` only because the directory it is read from is
+    unknown (a ``cd`` that may not have run, a non-literal ``cd`` or ``git -C``): it names
+    ``verbatim`` under SOME directory, so it may be any file whose path ends so."""
 
     path: str
     verbatim: str
@@ -83,11 +86,24 @@ class Mutation:
     is_create: bool
     marker: bool
     command: int
+    floating: bool = False
 
 
 def _resolve(word: Word, command: Command, record_cwd: str | None, trusted: bool
              ) -> tuple[str, str]:
     return resolve(word.value, word.literal, command.cwd, record_cwd, trusted)
+
+
+def _program_cwd(command: Command, chdir: tuple[Word, ...]) -> Cwd:
+    """The directory a program reads its operands from: the shell's, moved by the
+    program's own ``-C`` directories (``git -C``), each from the one before."""
+    cwd = command.cwd
+    for word in chdir:
+        if not word.literal:
+            return UNKNOWN_CWD
+        if word.value:  # `git -C ""` stays where it is
+            cwd = cwd.cd(word.value)
+    return cwd
 
 
 def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...]:
@@ -105,17 +121,40 @@ def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...
             continue
         word = reading.word
         assert word is not None
-        path, how = _resolve(word, command, record_cwd, script.complete)
+        cwd = _program_cwd(command, reading.chdir) if reading.chdir else command.cwd
+        path, how = resolve(word.value, word.literal, cwd, record_cwd, script.complete)
+        floating = (how == UNRESOLVED and cwd.kind == UNKNOWN_CWD.kind and word.literal
+                    and bool(word.value) and not is_absolute(word.value) and script.complete)
         out.append(Mutation(path, word.value, how, reading.verb, reading.is_create, False,
-                            command.index))
+                            command.index, floating))
     return tuple(out)
+
+
+#: the head of the opaque entry a floating mutation gives (``cwd-unknown:rm``)
+CWD_UNKNOWN = "cwd-unknown:"
 
 
 def opaque_markers(source: str) -> tuple[Mutation, ...]:
     """The mutating-class markers of a command that rewrite worktree files they do not
     name (``fmt:``, ``interp:``, ``pkg:``, ``extract:``, ``git:`` except the index-only
-    ``git:add``/``git:commit``): what a reconstruction cannot replay and must disclose."""
-    return tuple(m for m in mutations(source) if m.marker and m.path not in _INDEX_ONLY)
+    ``git:add``/``git:commit``), and one ``cwd-unknown:<verb>`` entry per floating
+    mutation (a file named relative to a directory the reading cannot know, such as
+    after ``cd a || cd b``): what a reconstruction cannot replay or place and must
+    disclose."""
+    out: list[Mutation] = []
+    for m in mutations(source, _PROBE_CWD):
+        if m.marker:
+            if m.path not in _INDEX_ONLY:
+                out.append(m)
+        elif m.floating:
+            marker = CWD_UNKNOWN + m.verb
+            out.append(Mutation(marker, m.verbatim, None, m.verb, m.is_create, True,
+                                m.command))
+    return tuple(out)
+
+
+# Any absolute cwd: a floating operand is one the cwd of the record cannot place.
+_PROBE_CWD = "/"
 
 
 _INDEX_ONLY = frozenset(f"git:{sub}" for sub in GIT_INDEX_ONLY)

@@ -13,6 +13,20 @@ The cwd follows the shell: a ``cd``/``pushd``/``popd`` moves it for the commands
 it, except inside a subshell, a substitution, a pipeline or a background job (each runs
 in a child shell). ``cd -`` goes back, a ``cd`` whose target is not literal (or a bare
 ``cd``, ``cd ~``) leaves the cwd unknown until a literal absolute ``cd``.
+
+Which commands run is followed too (``_Flow``): every way the string can have run so far
+is kept as a shell state and the status its last command left (ok or failed). A command
+after ``&&`` runs in the ok ones, after ``||`` in the failed ones; an ``if`` body in the
+ones whose condition held, the ``else`` in the others, a loop body and a ``case`` arm
+beside the ways that skip them; ``exit``/``return`` end a way. A command's cwd is the one
+all the ways that run it agree on, else unknown: ``cd a || cd b; touch f`` and ``[ -d x ]
+&& cd x; touch f`` leave ``f`` unresolved, ``cd x && touch f`` is in ``x``. A ``cd``
+is presumed to succeed (SPEC §4.9's inference) unless its failure is taken up: a failed
+``cd`` continues only into an ``||`` or an ``if``/``while`` test; at the end of its
+and-or list (``;``, newline) the failure is dropped while a way where it succeeded
+remains, so ``cd x; touch f`` stays in ``x`` while ``cd x || true; touch f`` is unknown.
+A loop whose text holds a ``cd`` starts from an unknown cwd (a second pass begins where
+the first ended).
 """
 
 from __future__ import annotations
@@ -101,25 +115,28 @@ class _Draft:
     end: int = 0
     piped: bool = False
     background: bool = False
+    keywords: list[str] = field(default_factory=list)  # head keywords stepped over
 
     def empty(self) -> bool:
         return not (self.words or self.assignments or self.redirects)
 
 
-# One item of the flat reading: a command draft, or a subshell opening/closing.
+# One item of the flat reading: a command draft (or a draft holding only head keywords:
+# ``fi``, ``done``...), a subshell opening (with the operator before it) or its closing.
 _OPEN = "("
 _CLOSE = ")"
+_Item = _Draft | tuple[str, str] | str
 
 
-def _drafts(tokens: list[Token], src: str) -> list[_Draft | str]:
-    items: list[_Draft | str] = []
+def _drafts(tokens: list[Token], src: str) -> list[_Item]:
+    items: list[_Item] = []
     depth = 0
     connector = ""
     draft = _Draft(0)
 
     def finish(end: int) -> None:
         nonlocal draft
-        if not draft.empty():
+        if not draft.empty() or draft.keywords:
             draft.end = end
             draft.connector = connector
             draft.subshell = depth
@@ -133,6 +150,7 @@ def _drafts(tokens: list[Token], src: str) -> list[_Draft | str]:
             if draft.empty():
                 draft.start = tok.start
             if not draft.words and not word.quoted and word.raw in _HEAD_KEYWORDS:
+                draft.keywords.append(word.raw)
                 continue
             if not draft.words and _ASSIGNMENT.match(word.raw):
                 draft.assignments.append(word)
@@ -149,7 +167,7 @@ def _drafts(tokens: list[Token], src: str) -> list[_Draft | str]:
                 if draft.words:  # `name()` of a function definition: not a subshell
                     continue
                 finish(tok.start)
-                items.append(_OPEN)
+                items.append((_OPEN, connector))
                 depth += 1
                 connector = ""
                 continue
@@ -235,6 +253,222 @@ class _CwdState:
         self.move(self.cur.cd(value))
 
 
+_CD_NAMES = frozenset(("cd", "pushd", "popd", "chdir"))
+# Operators that end an and-or list (``""``: the first command of a string or a subshell).
+_LIST_ENDS = frozenset(("", ";", "\n", "&", ";;", ";&", ";;&"))
+_CASE_ARM_ENDS = frozenset((";;", ";&", ";;&"))
+_MAX_WAYS = 32  # more distinct ways than this: the cwd is unknown
+
+# The status a way's last command left: ok, failed, or a ``cd`` that failed (kept apart:
+# it is dropped at the end of its and-or list unless taken up, see the module docstring).
+_OK, _FAIL, _CD_FAIL = 0, 1, 2
+_Way = tuple[_CwdState, int]
+
+
+def _key(way: _Way) -> tuple[object, ...]:
+    state, status = way
+    return (state.cur, state.prev, tuple(state.stack), status)
+
+
+def _dedupe(ways: list[_Way]) -> list[_Way]:
+    seen: dict[tuple[object, ...], _Way] = {}
+    for way in ways:
+        seen.setdefault(_key(way), way)
+    out = list(seen.values())
+    if len(out) > _MAX_WAYS:
+        return [(_CwdState(UNKNOWN_CWD), _OK), (_CwdState(UNKNOWN_CWD), _FAIL)]
+    return out
+
+
+def _unknown(way: _Way) -> _Way:
+    state = way[0].copy()
+    state.cur, state.prev = UNKNOWN_CWD, None
+    return state, way[1]
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open ``if`` / loop / ``case``: the ways that entered it, the ways waiting for
+    the next branch (an ``if`` whose test failed), and the ways that left it."""
+
+    kind: str
+    entry: list[_Way]
+    pending: list[_Way] = field(default_factory=list)
+    exits: list[_Way] = field(default_factory=list)
+
+
+def _loop_has_cd(items: list[_Item], start: int) -> bool:
+    """Whether the loop opened at ``items[start]`` holds a ``cd`` of its own shell (up to
+    its ``done``; subshells, pipelines and background jobs excluded)."""
+    nesting = 0
+    parens = 0
+    for item in items[start:]:
+        if isinstance(item, tuple):
+            parens += 1
+            continue
+        if isinstance(item, str):
+            parens -= 1
+            if parens < 0:
+                return False
+            continue
+        for keyword in item.keywords:
+            if keyword == "do":
+                nesting += 1
+            elif keyword == "done":
+                nesting -= 1
+                if nesting <= 0:
+                    return False
+        words = item.words
+        if (parens == 0 and words and words[0].literal and words[0].value in _CD_NAMES
+                and not item.piped and not item.background):
+            return True
+    return False
+
+
+class _Flow:
+    """The ways one command string (or subshell, or substitution) can have run so far."""
+
+    def __init__(self, start: _CwdState) -> None:
+        self.ways: list[_Way] = [(start, _OK)]
+        self.frames: list[_Frame] = []
+        self.saved: list[tuple[list[_Way], list[_Way], list[_Frame]]] = []
+        self.pipe: tuple[list[_Way], list[_Way]] | None = None
+
+    # -- where a command runs ------------------------------------------------------------
+    def split(self, connector: str) -> tuple[list[_Way], list[_Way]]:
+        """(the ways that run a command after ``connector``, the ways that skip it)."""
+        if connector in ("|", "|&") and self.pipe is not None:
+            return self.pipe
+        if connector == "&&":
+            return ([w for w in self.ways if w[1] == _OK],
+                    [w for w in self.ways if w[1] != _OK])
+        if connector == "||":
+            return ([w for w in self.ways if w[1] != _OK],
+                    [w for w in self.ways if w[1] == _OK])
+        return list(self.ways), []
+
+    def prune(self, ways: list[_Way]) -> list[_Way]:
+        """The end of an and-or list: a failed ``cd`` nobody took up is presumed not to
+        have happened, while some way where things went on remains."""
+        kept = [w for w in ways if w[1] != _CD_FAIL]
+        return kept if kept else ways
+
+    @staticmethod
+    def cwd(ran: list[_Way], fallback: list[_Way]) -> _CwdState:
+        """The shell state a command runs in: the one cwd every way running it agrees on,
+        else an unknown one."""
+        ways = ran or fallback
+        if not ways:  # text no way reaches (a test that always fails)
+            return _CwdState(UNKNOWN_CWD)
+        first = ways[0][0]
+        if all(w[0].cur == first.cur for w in ways[1:]):
+            return first.copy()
+        state = first.copy()
+        state.cur, state.prev = UNKNOWN_CWD, None
+        return state
+
+    # -- compound syntax -----------------------------------------------------------------
+    def begin(self, draft: _Draft, items: list[_Item], at: int) -> None:
+        """Before a draft: the end of the previous list, a ``case`` arm, its keywords."""
+        connector = draft.connector
+        top = self.frames[-1] if self.frames else None
+        if connector in _CASE_ARM_ENDS and top is not None and top.kind == "case":
+            top.exits += self.prune(self.ways)
+            self.ways = list(top.entry)
+        first = draft.keywords[0] if draft.keywords else ""
+        if connector in _LIST_ENDS and first not in ("then", "do"):
+            self.ways = self.prune(self.ways)
+        for keyword in draft.keywords:
+            self.keyword(keyword, items, at)
+
+    def keyword(self, keyword: str, items: list[_Item], at: int) -> None:
+        top = self.frames[-1] if self.frames else None
+        if keyword == "if":
+            self.frames.append(_Frame("if", list(self.ways)))
+        elif keyword in ("while", "until"):
+            self.open_loop(items, at)
+        elif top is None:
+            return
+        elif keyword == "then" and top.kind == "if":
+            taken = [w for w in self.ways if w[1] == _OK]
+            top.pending = [(w[0], _FAIL) for w in self.ways if w[1] != _OK]
+            self.ways = taken
+        elif keyword in ("elif", "else") and top.kind == "if":
+            top.exits += self.prune(self.ways)
+            self.ways, top.pending = top.pending, []
+        elif keyword == "fi" and top.kind == "if":
+            self.frames.pop()
+            self.ways = _dedupe(top.exits + self.prune(self.ways)
+                                + [(w[0], _OK) for w in top.pending])
+        elif keyword == "do" and top.kind == "loop":
+            top.exits += [(w[0], _OK) for w in self.ways]  # no pass, or the test failed
+            self.ways = [(w[0], _OK) for w in self.ways]
+        elif keyword == "done" and top.kind == "loop":
+            self.frames.pop()
+            self.ways = _dedupe(top.exits + self.prune(self.ways))
+        elif keyword == "esac" and top.kind == "case":
+            self.frames.pop()
+            self.ways = _dedupe(top.exits + self.prune(self.ways) + top.entry)
+
+    def open_loop(self, items: list[_Item], at: int) -> None:
+        if _loop_has_cd(items, at):
+            self.ways = _dedupe([_unknown(w) for w in self.ways])
+        self.frames.append(_Frame("loop", list(self.ways)))
+
+    # -- a command's outcome ---------------------------------------------------------------
+    def run(self, draft: _Draft, ran: list[_Way], skipped: list[_Way], items: list[_Item],
+            at: int) -> None:
+        """The ways after ``draft`` ran in ``ran``."""
+        words = draft.words
+        name = words[0].value if words and words[0].literal else None
+        negated = "!" in draft.keywords
+        after: list[_Way] = []
+        for state, _ in ran:
+            if draft.background:
+                after.append((state, _OK))
+            elif draft.piped or (not words and draft.redirects):
+                after += [(state, _OK), (state, _FAIL)]
+            elif not words:
+                after.append((state, _OK))
+            elif name in _CD_NAMES:
+                moved = state.copy()
+                moved.apply(tuple(words))
+                after += [(moved, _OK), (state, _CD_FAIL)]
+            elif name in ("exit", "return"):
+                continue
+            elif name in ("true", ":", "for", "select", "case"):
+                after.append((state, _OK))
+            elif name == "false":
+                after.append((state, _FAIL))
+            else:
+                after += [(state, _OK), (state, _FAIL)]
+        if negated:
+            after = [(s, _FAIL if status == _OK else _OK) for s, status in after]
+        if not after and not skipped:  # every way ended (dead text after exit): keep going
+            after = [(w[0], _OK) for w in ran]
+        self.ways = _dedupe(skipped + after)
+        self.pipe = (ran, skipped) if draft.piped else None
+        if name in ("for", "select") and not draft.piped:
+            self.open_loop(items, at)
+        elif name == "case" and not draft.piped:
+            self.frames.append(_Frame("case", list(self.ways)))
+
+    # -- subshells -------------------------------------------------------------------------
+    def open(self, connector: str) -> None:
+        ran, skipped = self.split(connector)
+        self.saved.append((ran, skipped, self.frames))
+        self.frames = []
+        self.ways = [(w[0].copy(), _OK) for w in (ran or self.ways)]
+        self.pipe = None
+
+    def close(self) -> None:
+        if not self.saved:
+            return
+        ran, skipped, self.frames = self.saved.pop()
+        self.ways = _dedupe(skipped + [(w[0], s) for w in ran for s in (_OK, _FAIL)])
+        self.pipe = (ran, skipped)
+
+
 class _Builder:
     def __init__(self, src: str) -> None:
         self.src = src
@@ -245,33 +479,33 @@ class _Builder:
         tokens, problems = tokenize(src, depth)
         self.problems.extend(problems)
         items = _drafts(tokens, src)
-        saved: list[_CwdState] = []
-        for item in items:
-            if item == _OPEN:
-                saved.append(state)
-                state = state.copy()
+        flow = _Flow(state)
+        for at, item in enumerate(items):
+            if isinstance(item, tuple):
+                flow.open(item[1])
                 continue
-            if item == _CLOSE:
-                if saved:
-                    state = saved.pop()
+            if isinstance(item, str):
+                flow.close()
                 continue
-            assert isinstance(item, _Draft)
-            here = state.cur
+            flow.begin(item, items, at)
+            if item.empty():
+                continue  # only keywords (`fi`, `done`...): no command
+            ran, skipped = flow.split(item.connector)
+            here = flow.cwd(ran, flow.ways)
             inner = [s for w in (*item.words, *item.assignments) for s in w.inner]
             inner += [s for r in item.redirects if r.target is not None for s in r.target.inner]
             if depth + 1 < MAX_DEPTH:
                 for sub in inner:
-                    self.read(sub, state.copy(), substitution + 1, depth + 1)
+                    self.read(sub, here.copy(), substitution + 1, depth + 1)
             words = tuple(item.words)
             self.commands.append(Command(
                 index=len(self.commands), words=words, assignments=tuple(item.assignments),
                 redirects=tuple(item.redirects), connector=item.connector,
                 piped=item.piped, background=item.background, subshell=item.subshell,
-                substitution=substitution, cwd=here,
+                substitution=substitution, cwd=here.cur,
                 text=src[item.start:item.end].strip(),
             ))
-            if words and not item.piped and not item.background:
-                state.apply(words)
+            flow.run(item, ran, skipped, items, at)
 
 
 def parse(source: str, start: Cwd = SPAWN) -> Script:

@@ -34,11 +34,14 @@ def is_marker(path: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Reading:
     """One thing a command changes: ``word`` (an operand) or ``marker`` (a class marker),
-    the ``verb`` that changes it, and whether the verb makes a new file."""
+    the ``verb`` that changes it, and whether the verb makes a new file. ``chdir``: the
+    directories the program itself moves to before reading ``word`` (``git -C a -C b``:
+    each relative to the one before, the first to the shell's cwd)."""
 
     verb: str
     word: Word | None = None
     marker: str | None = None
+    chdir: tuple[Word, ...] = ()
 
     @property
     def is_create(self) -> bool:
@@ -289,16 +292,45 @@ GIT_INDEX_ONLY = frozenset(("add", "commit"))
 
 
 def _git(args: list[Word]) -> list[Reading]:
+    """Git's worktree-changing subcommands. ``-C <dir>`` is git's own working directory
+    for the command (several compose): the paths it names are read from there."""
+    readings = _git_readings(args)
+    chdir = _git_chdir(args)
+    if not chdir:
+        return readings
+    return [Reading(r.verb, r.word, r.marker, chdir) if r.word is not None else r
+            for r in readings]
+
+
+def _git_globals(args: list[Word]) -> tuple[int, tuple[Word, ...]]:
+    """Where git's subcommand word is (after its global options), and the ``-C`` values
+    met on the way."""
     i = 0
+    chdir: list[Word] = []
     while i < len(args):
         value = args[i].value
         if value in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            if value == "-C" and i + 1 < len(args):
+                chdir.append(args[i + 1])
             i += 2
             continue
         if value.startswith("-"):
             i += 1
             continue
         break
+    return i, tuple(chdir)
+
+
+def _git_sub_at(args: list[Word]) -> int:
+    return _git_globals(args)[0]
+
+
+def _git_chdir(args: list[Word]) -> tuple[Word, ...]:
+    return _git_globals(args)[1]
+
+
+def _git_readings(args: list[Word]) -> list[Reading]:
+    i = _git_sub_at(args)
     if i >= len(args) or not args[i].literal:
         return []
     sub = args[i].value

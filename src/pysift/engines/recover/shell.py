@@ -19,8 +19,12 @@ Bash call tells about a file, read through the lexical parser ``core.shell``.
   line is blank; otherwise the window floats and the replay places it only where it
   already knows that first line.
 - Everything else the parser says changes the file is a HEURISTIC ``bash_mutation``.
+- A write whose target stays ``unresolved`` (``$VAR``, a cwd the reading cannot know) is
+  never an anchor: only its heuristic mutation counts.
 - Opaque: mutating-class markers (formatters, interpreters, package managers, archive
-  tools, worktree-rewriting git) and every PowerShell call, counted per window.
+  tools, worktree-rewriting git), a file named relative to an unknown shell directory
+  (``cwd-unknown:<verb>``: after ``cd a || cd b``, ``[ -d x ] && cd x``...) and every
+  PowerShell call, counted per window.
 """
 
 from __future__ import annotations
@@ -120,8 +124,9 @@ def events(command: str, picked: list[Touch], result: Outcome) -> Iterator[tuple
     for t in picked:
         if t.kind == "write" and t.write is not None:
             w = t.write
-            if w.content is None or not w.clean or not w.exclusive or not ran_clean:
-                continue
+            if (w.content is None or not w.clean or not w.exclusive or not ran_clean
+                    or w.resolution == shell.UNRESOLVED):
+                continue  # an unresolved target is no anchor: where it went is unknown
             anchored.add(t.command)
             if w.mode == "append":
                 ops.append((t.command, 0, t, rp.BashAppend(w.content)))

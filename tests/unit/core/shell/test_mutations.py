@@ -139,6 +139,62 @@ def test_cd_chains(command: str, expected: list[tuple[str, str]]) -> None:
     assert [(m.path, m.resolution) for m in mutations(command, CWD)] == expected
 
 
+@pytest.mark.parametrize("command, expected", [
+    # a cd that may not have run leaves the cwd unknown: no run could give a/b/f
+    ("cd a || cd b; touch f", [("f", "unresolved")]),
+    ("true && cd a || cd b; touch f", [("f", "unresolved")]),
+    ("[ -d x ] && cd x; touch f", [("f", "unresolved")]),
+    ("test -d x && cd x\ntouch f", [("f", "unresolved")]),
+    ("if [ -d y ]; then cd y; fi; touch f", [("f", "unresolved")]),
+    ("if [ -d y ]\nthen\n  cd y\nfi\ntouch f", [("f", "unresolved")]),
+    ("case $m in a) cd a;; b) touch g;; esac; touch f", [(f"{CWD}/g", "cwd-joined"), ("f", "unresolved")]),
+    ("while read l; do touch a; cd /abs; touch b; done; touch f",
+     [("a", "unresolved"), ("/abs/b", "cd-tracked"), ("f", "unresolved")]),
+    # a cd's failure taken up by `||` continues in the old directory
+    ("cd sub 2>/dev/null || true; touch f", [("f", "unresolved")]),
+    ("cd x && make || echo no > log", [("log", "unresolved")]),
+    ("! cd a; touch f", [("f", "unresolved")]),
+    # ... and is certain where the command runs only after it succeeded
+    ("cd sub || exit 1; touch f", [(f"{CWD}/sub/f", "cd-tracked")]),
+    ("[ -d x ] && cd x && touch f", [(f"{CWD}/x/f", "cd-tracked")]),
+    ("test -d z || mkdir z && cd z && touch f", [(f"{CWD}/z", "cwd-joined"), (f"{CWD}/z/f", "cd-tracked")]),
+    ("if [ -d y ]; then cd y; touch f; else touch g; fi",
+     [(f"{CWD}/y/f", "cd-tracked"), (f"{CWD}/g", "cwd-joined")]),
+    ("for f in a b; do touch $f; done; touch g", [("$f", "unresolved"), (f"{CWD}/g", "cwd-joined")]),
+    ("[ -d x ] && (cd x; touch f); touch g", [(f"{CWD}/x/f", "cd-tracked"), (f"{CWD}/g", "cwd-joined")]),
+    # an unconditional cd stays a presumed success (SPEC §4.9's inference)
+    ("cd a; touch f", [(f"{CWD}/a/f", "cd-tracked")]),
+    ("cd a && touch f; touch g", [(f"{CWD}/a/f", "cd-tracked"), (f"{CWD}/a/g", "cd-tracked")]),
+])
+def test_conditional_cd(command: str, expected: list[tuple[str, str]]) -> None:
+    assert [(m.path, m.resolution) for m in mutations(command, CWD)] == expected
+
+
+def test_a_floating_operand_is_marked_and_disclosed() -> None:
+    [m] = mutations("cd a || cd b; rm q.txt", CWD)
+    assert m.floating and m.resolution == "unresolved" and m.verbatim == "q.txt"
+    assert not mutations("rm \"$D/q.txt\"", CWD)[0].floating  # a variable, not a cwd
+    assert not mutations("cd a; rm q.txt", CWD)[0].floating
+    assert [(m.path, m.verbatim) for m in opaque_markers("cd a || cd b; rm q.txt")] == [
+        ("cwd-unknown:rm", "q.txt")]
+    assert opaque_markers("cd a; rm q.txt") == ()
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("git -C other rm r.txt", [(f"{CWD}/other/r.txt", "cd-tracked")]),
+    ("git -C other checkout -- r.txt", [(f"{CWD}/other/r.txt", "cd-tracked")]),
+    ("git -C a -C ../b mv x y", [(f"{CWD}/b/y", "cd-tracked"), (f"{CWD}/b/x", "cd-tracked")]),
+    ("git -C /srv/repo restore f", [("/srv/repo/f", "cd-tracked")]),
+    ("cd sub && git -C ../o rm f", [(f"{CWD}/o/f", "cd-tracked")]),
+    ("git -C \"\" rm f", [(f"{CWD}/f", "cwd-joined")]),
+    ("git -C \"$R\" rm f", [("f", "unresolved")]),
+    ("git -C other rm /abs/f", [("/abs/f", "absolute")]),
+    ("git -C other checkout main", [("git:checkout", None)]),
+])
+def test_git_dash_c_moves_the_operands(command: str, expected: list[tuple[str, str | None]]) -> None:
+    assert [(m.path, m.resolution) for m in mutations(command, CWD)] == expected
+
+
 def test_windows_cwd_joins_with_backslashes() -> None:
     got = mutations('cd "d:\\Work\\App" && echo x > data/a.json && rm ../old.txt', "D:\\Work")
     assert [(m.path, m.resolution) for m in got] == [
