@@ -16,6 +16,7 @@ from builders import (
     assistant,
     attachment,
     bash_result,
+    compact_boundary,
     edit_echo,
     file_history_snapshot,
     gutter,
@@ -78,6 +79,12 @@ class Story:
         result = edit_echo(path, old, new, original, replace_all=replace_all, **extra) \
             if echo and original is not None else None
         self._call("Edit", args, f"The file {path} has been updated successfully.", echo=result)
+        return self
+
+    def unanswered(self, name: str, tool_input: dict[str, Any]) -> Story:
+        """A call whose result the transcript lost (a compaction, a stopped session)."""
+        self.n += 1
+        self.s.add(assistant(tool_use(name, tool_input, id=f"toolu_{self.n:04d}")))
         return self
 
     def fail(self, name: str, tool_input: dict[str, Any], text: str) -> Story:
@@ -254,6 +261,63 @@ def test_file_history_jump_without_a_tool_write(cli, home: ClaudeHome) -> None:
     row = coverage(cli, home)
     assert [b["cause"] for b in row["boundaries"]] == ["external_write"]
     assert row["events"]["history_snapshot"] == 2
+
+
+def _backup(version: int, *, present: bool = True, update: bool = False) -> dict[str, Any]:
+    record = file_history_snapshot(backups={F: version}, is_update=update)
+    if not present:  # the file did not exist when Claude Code backed it up
+        record["snapshot"]["trackedFileBackups"][F]["backupFileName"] = None
+    return record
+
+
+def test_a_write_whose_result_was_lost_replays_when_file_history_shows_it_landed(
+        cli, home: ClaudeHome) -> None:
+    # the real shape (a compaction right after the call lost its result): a pre-edit
+    # backup naming no file, the Write, the compaction, the next prompt's backup v2
+    story = Story().add(_backup(1, present=False, update=True))
+    story.unanswered("Write", {"file_path": F, "content": V1})
+    story.add(compact_boundary(171128)).prompt("go on").add(_backup(2))
+    save(home, story)
+    row = coverage(cli, home)
+    [b] = row["boundaries"]
+    assert (b["cause"], b["confidence"], row["hard_boundaries"], row["fragments"]) == \
+        ("result_missing", "authoritative", 0, 1)
+    assert "v1 at L" in b["detail"] and "it landed" in b["detail"]
+    assert row["recoverable_lines"] == 9 and row["events"]["write"] == 1
+    restored = run(cli, home, "--file", F)
+    assert restored.code == 0 and restored.stdout == V1
+    assert "external_write" not in restored.stderr and "annotations" in restored.stderr
+    # files lists the same write: the two commands tell one story
+    files = cli("--claude-home", str(home.root), "files", "--by", "timeline", "--format", "json")
+    assert [(m["op"], m["path"]) for m in files.json_rows("mutation")] == [("write", F)]
+
+
+def test_a_write_whose_result_was_lost_is_never_asserted_unconfirmed(
+        cli, home: ClaudeHome) -> None:
+    v2 = V1.replace("'v1'", "'v2'")
+    save(home, Story().read(F, V1).unanswered("Write", {"file_path": F, "content": v2}))
+    row = coverage(cli, home)
+    [b] = row["boundaries"]
+    assert (b["cause"], row["hard_boundaries"]) == ("unconfirmed_write", 1)
+    assert "no file-history version" in b["detail"]
+    # the file is V1 or v2: only the lines both hold are known
+    assert row["covered_ranges"] == [[1, 4], [6, 9]]
+    restored = run(cli, home, "--file", F)
+    assert restored.code == 1 and restored.stdout == ""
+    assert "no result in the transcript and nothing shows whether they landed" in restored.stderr
+
+
+def test_a_write_whose_result_was_lost_and_file_history_shows_no_change(
+        cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1).add(_backup(3, update=True))
+    story.unanswered("Write", {"file_path": F, "content": "other\n"})
+    # a pre-edit backup written after the call still shows the state before it: not read
+    story.add(_backup(3, update=True)).prompt("go on").add(_backup(3))
+    save(home, story)
+    row = coverage(cli, home)
+    [b] = row["boundaries"]
+    assert b["cause"] == "result_missing" and "not replayed" in b["detail"]
+    assert run(cli, home, "--file", F).stdout == V1
 
 
 def test_unanchorable_edit_is_counted_never_asserted(cli, home: ClaudeHome) -> None:

@@ -356,14 +356,22 @@ def _restore_status(ctx: _Ctx, c: _Candidate, head: str, later: list[_Candidate]
                  f"mutating-class command detected in the window)")]
     out = [f"{head}, complete from the tool stream; NOT verified against disk)"]
     if boundaries:
-        out.append(f"  {len(boundaries)} change(s) in the window were disclosed as boundaries, "
-                   f"not replayed:")
+        if all(b.cause in _ANNOTATIONS for b in boundaries):
+            out.append(f"  {len(boundaries)} point(s) in the window were disclosed as "
+                       f"annotations:")
+        else:
+            out.append(f"  {len(boundaries)} change(s) in the window were disclosed as "
+                       f"boundaries, not replayed:")
         out.extend(rv.boundary_text(b, c.group, ctx.tz) for b in boundaries)
     for g in later:
         out.append(f"  session {g.group.session_id} touched the file after this version "
                    f"(and kept none of its lines):")
         out.extend(rv.boundary_text(b, g.group, ctx.tz) for b in g.replay.boundaries)
     return out + _window_tail(c, "  ")
+
+
+#: soft boundaries that replay their event (an applied edit, a write confirmed landed)
+_ANNOTATIONS = frozenset({rp.STALE_RECOVERED, rp.RESULT_MISSING})
 
 
 def _shell_word(text: str) -> str:
@@ -414,10 +422,16 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
                            f"{v.known_count}/{total} at the latest): dump it with `{dump}` "
                            f"(numbered, gaps explicit), then the changes since with "
                            f"`{changes_cmd}`, and reconcile by hand")
-    elif c.replay.holes:
+    unconfirmed = [b for b in c.replay.boundaries if b.cause == rp.UNCONFIRMED_WRITE]
+    if unconfirmed:
+        out.append(f"{len(unconfirmed)} tool write(s) of the file have no result in the "
+                   f"transcript and nothing shows whether they landed:")
+        out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
+                   for b in unconfirmed)
+    if not (changes or unconfirmed) and c.replay.holes:
         out.append(f"{len(c.replay.holes)} edit(s) could not be placed in what the session saw "
                    f"(un-anchorable: their old text fell in unknown lines)")
-    else:
+    elif not (changes or unconfirmed):
         out.append("the session only saw part of the file, so it cannot be rebuilt whole here")
     caveat = CAVEAT
     bash = [b for b in c.replay.boundaries if b.cause == rp.BASH_MUTATION]

@@ -19,6 +19,8 @@ Events:
   (its hunks are Claude Code's own diff against the disk), else by string replacement.
   ``originalFile`` (the disk content the harness edited) is compared with the map first.
 - ``Integrity``: a harness error on an Edit/Write of the file.
+- ``Unanswered``: a Write/Edit call whose result the transcript lost; replayed from its
+  input only when the file-history versions around it show it landed (``landing``).
 - ``ExternalEdit``, ``StaleHint``, ``BashMutation``, ``BashAppend``, ``HistoryMarker``:
   the other signals of §6.7's table.
 
@@ -31,8 +33,9 @@ Integrity boundaries, in confidence order: ``modified_since_read`` (a harness er
 ``hint_modified`` (Claude Code's ``staleReadFileStateHint``), ``original_file_disagreement``,
 ``external_edit`` (``edited_text_file``), ``external_write`` (a file-history version jump
 no tool write explains), ``read_disagreement`` (a Read showing lines or a length the
-replay did not have), ``stale_recovered``, then the heuristic ``bash_mutation`` and
-``bash_append_unplaced``. HARD (invalidating) kinds clear the map: every line known before
+replay did not have), ``unconfirmed_write`` (a Write/Edit call with no result that
+file-history does not show landing or not), ``stale_recovered`` and ``result_missing``
+(annotations), then the heuristic ``bash_mutation`` and ``bash_append_unplaced``. HARD (invalidating) kinds clear the map: every line known before
 them is suspect, so only content re-read or re-written after survives into the final
 state. ``fragments = hard + 1``.
 """
@@ -65,9 +68,14 @@ STALE_RECOVERED = "stale_recovered"
 BASH_MUTATION = "bash_mutation"
 BASH_APPEND_UNPLACED = "bash_append_unplaced"
 READ_DISAGREEMENT = "read_disagreement"
+#: a Write/Edit call with no result in the transcript: file-history shows whether it landed
+#: (an annotation: replayed from its input, or not replayed) ...
+RESULT_MISSING = "result_missing"
+#: ... or nothing does (only the lines it would leave as they were stay known)
+UNCONFIRMED_WRITE = "unconfirmed_write"
 #: the invalidating kinds: what was known before them is dropped, and each adds a fragment
 HARD_CAUSES = frozenset({MODIFIED_SINCE_READ, EXTERNAL_EDIT, HINT_MODIFIED, EXTERNAL_WRITE,
-                         READ_DISAGREEMENT})
+                         READ_DISAGREEMENT, UNCONFIRMED_WRITE})
 HEURISTIC_CAUSES = frozenset({BASH_MUTATION, BASH_APPEND_UNPLACED})
 AUTHORITATIVE = "authoritative"
 HEURISTIC = "heuristic"
@@ -159,10 +167,24 @@ class HistoryMarker:
     version: int | None
     content: str | None = None  # a verified backup's bytes, when the store had them
     present: bool = True  # False: the backup names no file (the file did not exist then)
+    #: an ``isSnapshotUpdate`` record: a backup taken before a tool edit (it may be written
+    #: after the call it precedes), not the per-prompt snapshot taken once a turn ended
+    update: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unanswered:
+    """A Write/Edit/MultiEdit call whose result the transcript does not hold (lost at a
+    compaction, or the session stopped with it): ``op`` is what it does, read from its
+    input. Whether it landed is read off the file-history versions around it
+    (``landing``); it is replayed only when they show it did."""
+
+    tool: str
+    op: Snapshot | Edit
 
 
 Op = (Snapshot | Window | Edit | Integrity | ExternalEdit | StaleHint | BashMutation
-      | BashAppend | HistoryMarker)
+      | BashAppend | HistoryMarker | Unanswered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -830,21 +852,111 @@ class _Replayer:
                            invalidate=True)
         self.wrote_since_marker = False
 
+    def unanswered(self, event: Event, op: Unanswered, landed: bool | None,
+                   evidence: str) -> None:
+        """A call with no result. Landed: replayed from its input, annotated. Not landed:
+        annotated only. Unknown: the file is either as before or as the call leaves it,
+        so only the lines both agree on stay known (a hard boundary)."""
+        what = f"the {op.tool} call has no result in the transcript"
+        if landed:
+            if isinstance(op.op, Snapshot):
+                self._snapshot(event, op.op)
+            else:
+                self._edit(event, op.op)
+            self._boundary(event, RESULT_MISSING, f"{what}; {evidence}; replayed from the "
+                           f"call's input", invalidate=False, split=False)
+            return
+        if landed is False:
+            self._boundary(event, RESULT_MISSING, f"{what}; {evidence}; not replayed",
+                           invalidate=False, split=False)
+            return
+        self.wrote_since_marker = True  # a later version rise may be this call's
+        before = self.buf.copy()
+        after = self.buf.copy()
+        try:
+            if isinstance(op.op, Snapshot):
+                after.reset(op.op.lines, event.line)
+            elif op.op.hunks:
+                _apply_hunks(after, op.op.hunks, event.line)
+            else:
+                _apply_replacements(after, op.op.replacements, event.line)
+                if any(r.alt is not None for r in op.op.replacements):
+                    _keep_agreeing(after, before, op.op.replacements, event.line)
+        except _Unanchorable:
+            after.clear()
+        self._boundary(event, UNCONFIRMED_WRITE,
+                       f"{what} and nothing shows whether it landed ({evidence}); only the "
+                       f"lines it would leave as they were stay known", invalidate=True)
+        self.buf.cells = {n: cell for n, cell in before.cells.items()
+                          if after.cells.get(n, (None,))[0] == cell[0]}
+        self.buf.total = before.total if before.total == after.total else None
+
     def finish(self, events: int) -> Replay:
         self._close()
         return Replay(self.buf, self.boundaries, self.segments, self.counts, self.holes, events)
 
 
 def replay(events: Sequence[Event], cutoff: int | None = None) -> Replay:
-    """Replay ``events`` (in order) up to and including coordinate ``cutoff``."""
+    """Replay ``events`` (in order) up to and including coordinate ``cutoff``. A call
+    without a result is judged on the whole history (a version after the cutoff still
+    tells whether it landed before it)."""
     player = _Replayer()
     count = 0
-    for event in events:
+    for i, event in enumerate(events):
         if cutoff is not None and event.line > cutoff:
             break
-        player.apply(event)
+        if isinstance(event.op, Unanswered):
+            player.unanswered(event, event.op, *landing(events, i))
+        else:
+            player.apply(event)
         count += 1
     return player.finish(count)
+
+
+def _changes_file(op: Op) -> bool:
+    """Whether an event is (or may be) a write of the file."""
+    if isinstance(op, Snapshot):
+        return op.source in WRITE_SOURCES
+    return isinstance(op, Edit | ExternalEdit | StaleHint | BashMutation | BashAppend
+                      | Unanswered)
+
+
+def landing(events: Sequence[Event], index: int) -> tuple[bool | None, str]:
+    """Whether the result-less call at ``events[index]`` landed, and the evidence:
+    Claude Code bumps a tracked file's file-history version only when its bytes changed.
+    The versions compared are the last one recorded before the call and the first
+    per-prompt snapshot after it (a pre-edit backup written after the call may still show
+    the state before it). A rise (or the file appearing) with no other write of the file
+    between says it landed (True); the same version and presence says the bytes did not
+    change, so it did not land or wrote what was there (False); anything else, or no
+    version on either side, leaves it unknown (None)."""
+    def version(k: int, *, prompt: bool) -> tuple[int, HistoryMarker] | None:
+        op = events[k].op
+        if isinstance(op, HistoryMarker) and op.version is not None \
+                and not (prompt and op.update):
+            return k, op
+        return None
+
+    found_old = next((m for k in range(index - 1, -1, -1)
+                      if (m := version(k, prompt=False)) is not None), None)
+    found_new = next((m for k in range(index + 1, len(events))
+                      if (m := version(k, prompt=True)) is not None), None)
+    if found_old is None or found_new is None:
+        return None, "no file-history version of the file was recorded on both sides of it"
+    (before, old), (after, new) = found_old, found_new
+    old_v, new_v = old.version or 0, new.version or 0
+    span = (f"v{old_v} at L{events[before].source_line or events[before].line} -> v{new_v} "
+            f"at L{events[after].source_line or events[after].line}")
+    if any(_changes_file(events[k].op) for k in range(before + 1, after) if k != index):
+        return None, f"file-history {span}, with another write of the file in between"
+    if new_v > old_v and new.present:
+        how = "the file appeared" if not old.present else "the bytes changed"
+        return True, (f"file-history {span} ({how}) with no other write of the file in "
+                      f"between: it landed")
+    if new_v == old_v and new.present == old.present:
+        return False, (f"file-history {span}: the bytes did not change, so it did not land "
+                       f"(or wrote what was there)")
+    return None, f"file-history {span} (a new generation or the file gone) proves nothing"
 
 
 def restamp(event: Event, line: int) -> Event:

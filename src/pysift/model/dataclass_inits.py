@@ -1031,13 +1031,15 @@ def __create_fn__(_type_mode, _type_run_threshold, _type_rich_min_chars, _type_d
 TEXTS["def __create_fn__(_type_mode, _type_run_threshold, _type_rich_min_chars, _type_declaration_max_chars, _type_keep_first, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_mode, _dflt_run_threshold, _dflt_rich_min_chars, _dflt_declaration_max_chars, _dflt_keep_first, _return_type):\n def __init__(self,mode:_type_mode=_dflt_mode,run_threshold:_type_run_threshold=_dflt_run_threshold,rich_min_chars:_type_rich_min_chars=_dflt_rich_min_chars,declaration_max_chars:_type_declaration_max_chars=_dflt_declaration_max_chars,keep_first:_type_keep_first=_dflt_keep_first)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'mode',mode)\n  __dataclass_builtins_object__.__setattr__(self,'run_threshold',run_threshold)\n  __dataclass_builtins_object__.__setattr__(self,'rich_min_chars',rich_min_chars)\n  __dataclass_builtins_object__.__setattr__(self,'declaration_max_chars',declaration_max_chars)\n  __dataclass_builtins_object__.__setattr__(self,'keep_first',keep_first)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_name, _type_tool_input, _type_targets, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,name:_type_name,tool_input:_type_tool_input,targets:_type_targets)->_return_type:
+def __create_fn__(_type_name, _type_tool_input, _type_targets, _type_offset, _type_answered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_offset, _dflt_answered, _return_type):
+ def __init__(self,name:_type_name,tool_input:_type_tool_input,targets:_type_targets,offset:_type_offset=_dflt_offset,answered:_type_answered=_dflt_answered)->_return_type:
   self.name=name
   self.tool_input=tool_input
   self.targets=targets
+  self.offset=offset
+  self.answered=answered
  return __init__
-TEXTS['def __create_fn__(_type_name, _type_tool_input, _type_targets, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,name:_type_name,tool_input:_type_tool_input,targets:_type_targets)->_return_type:\n  self.name=name\n  self.tool_input=tool_input\n  self.targets=targets\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_name, _type_tool_input, _type_targets, _type_offset, _type_answered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_offset, _dflt_answered, _return_type):\n def __init__(self,name:_type_name,tool_input:_type_tool_input,targets:_type_targets,offset:_type_offset=_dflt_offset,answered:_type_answered=_dflt_answered)->_return_type:\n  self.name=name\n  self.tool_input=tool_input\n  self.targets=targets\n  self.offset=offset\n  self.answered=answered\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_name, _type_usage, _type_summary, _type_options, _type_json_schema, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
@@ -2335,6 +2337,14 @@ def __create_fn__(_type_token, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builti
 TEXTS["def __create_fn__(_type_token, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_token, _return_type):\n def __init__(self,*,token:_type_token=_dflt_token)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'token',token)\n return __init__"] = __create_fn__
 
 
+def __create_fn__(_type_tool, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,tool:_type_tool,op:_type_op)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'tool',tool)
+  __dataclass_builtins_object__.__setattr__(self,'op',op)
+ return __init__
+TEXTS["def __create_fn__(_type_tool, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,tool:_type_tool,op:_type_op)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'tool',tool)\n  __dataclass_builtins_object__.__setattr__(self,'op',op)\n return __init__"] = __create_fn__
+
+
 def __create_fn__(_type_tool_use_id, _type_name, _type_since, _type_command, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_command, _return_type):
  def __init__(self,tool_use_id:_type_tool_use_id,name:_type_name,since:_type_since,command:_type_command=_dflt_command)->_return_type:
   self.tool_use_id=tool_use_id
@@ -2782,13 +2792,14 @@ def __create_fn__(_type_verdict, _type_evidence, _type_notes, _type_surfaces, _t
 TEXTS['def __create_fn__(_type_verdict, _type_evidence, _type_notes, _type_surfaces, _type_tail_state, _type_tasks, _type_last, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_tasks, _dflt_last, _return_type):\n def __init__(self,verdict:_type_verdict,evidence:_type_evidence,notes:_type_notes,surfaces:_type_surfaces,tail_state:_type_tail_state,tasks:_type_tasks=_dflt_tasks,last:_type_last=_dflt_last)->_return_type:\n  self.verdict=verdict\n  self.evidence=evidence\n  self.notes=notes\n  self.surfaces=surfaces\n  self.tail_state=tail_state\n  self.tasks=tasks\n  self.last=last\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_version, _type_content, _type_present, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_content, _dflt_present, _return_type):
- def __init__(self,version:_type_version,content:_type_content=_dflt_content,present:_type_present=_dflt_present)->_return_type:
+def __create_fn__(_type_version, _type_content, _type_present, _type_update, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_content, _dflt_present, _dflt_update, _return_type):
+ def __init__(self,version:_type_version,content:_type_content=_dflt_content,present:_type_present=_dflt_present,update:_type_update=_dflt_update)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'version',version)
   __dataclass_builtins_object__.__setattr__(self,'content',content)
   __dataclass_builtins_object__.__setattr__(self,'present',present)
+  __dataclass_builtins_object__.__setattr__(self,'update',update)
  return __init__
-TEXTS["def __create_fn__(_type_version, _type_content, _type_present, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_content, _dflt_present, _return_type):\n def __init__(self,version:_type_version,content:_type_content=_dflt_content,present:_type_present=_dflt_present)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n  __dataclass_builtins_object__.__setattr__(self,'content',content)\n  __dataclass_builtins_object__.__setattr__(self,'present',present)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_version, _type_content, _type_present, _type_update, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_content, _dflt_present, _dflt_update, _return_type):\n def __init__(self,version:_type_version,content:_type_content=_dflt_content,present:_type_present=_dflt_present,update:_type_update=_dflt_update)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n  __dataclass_builtins_object__.__setattr__(self,'content',content)\n  __dataclass_builtins_object__.__setattr__(self,'present',present)\n  __dataclass_builtins_object__.__setattr__(self,'update',update)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_want_returned, _type_agent, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_want_returned, _dflt_agent, _return_type):

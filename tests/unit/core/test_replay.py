@@ -284,6 +284,50 @@ def test_history_version_jumps() -> None:
     assert rebased.boundaries[0].cause == "external_write" and rebased.buffer.content() == "z\n"
 
 
+def test_a_call_without_a_result_lands_by_file_history() -> None:
+    lost = rp.Unanswered("Write", write(FILE))
+    before = rp.HistoryMarker(1, present=False, update=True)
+    landed = [ev(1, before), ev(2, lost), ev(3, rp.HistoryMarker(2))]
+    assert rp.landing(landed, 1)[0] is True
+    out = replay(landed)
+    assert out.buffer.complete and out.buffer.content() == FILE and out.counts.write == 1
+    assert [(b.cause, b.hard) for b in out.boundaries] == [("result_missing", False)]
+    # judged on the whole history: a cutoff before the version still replays it
+    assert replay(landed, cutoff=2).buffer.content() == FILE
+    # a pre-edit backup written after the call shows the state before it: skipped
+    late_update = [ev(1, before), ev(2, lost), ev(3, rp.HistoryMarker(1, present=False,
+                                                                       update=True)),
+                   ev(4, rp.HistoryMarker(2))]
+    assert rp.landing(late_update, 1)[0] is True
+    kept = [ev(1, full(FILE)), ev(2, rp.HistoryMarker(3)), ev(3, rp.Unanswered("Write", write("x\n"))),
+            ev(4, rp.HistoryMarker(3))]
+    assert rp.landing(kept, 2)[0] is False
+    assert replay(kept).buffer.content() == FILE
+    for unknown in (
+            [ev(1, lost)],  # no version at all
+            [ev(1, before), ev(2, lost), ev(3, write("y\n")), ev(4, rp.HistoryMarker(2))],
+            [ev(1, rp.HistoryMarker(5)), ev(2, lost), ev(3, rp.HistoryMarker(1))]):  # restart
+        index = next(i for i, e in enumerate(unknown) if e.op is lost)
+        assert rp.landing(unknown, index)[0] is None
+
+
+def test_an_unconfirmed_call_keeps_only_what_both_outcomes_hold() -> None:
+    changed = FILE.replace("c\n", "C\n")
+    lost_edit = rp.Unanswered("Edit", edit(FILE, "c\n", "C\n", original=False))
+    out = replay([ev(1, full(FILE)), ev(2, lost_edit)])
+    assert [(b.cause, b.hard) for b in out.boundaries] == [("unconfirmed_write", True)]
+    assert [n for n, _ in out.buffer.known()] == [1, 2, 4, 5, 6, 7, 8, 9]
+    assert out.buffer.total == 9 and not out.buffer.complete
+    longer = replay([ev(1, full(FILE)), ev(2, rp.Unanswered("Write", write("a\nb\n")))])
+    assert longer.buffer.known() == [(1, "a"), (2, "b")] and longer.buffer.total is None
+    created = replay([ev(1, rp.Unanswered("Write", write(changed)))])
+    assert created.buffer.is_empty
+    # a version rise after it may be the call's: never an external write on top
+    later = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(1)), ev(3, write(FILE)),
+                    ev(4, lost_edit), ev(5, rp.HistoryMarker(2))])
+    assert [b.cause for b in later.boundaries] == ["unconfirmed_write"]
+
+
 def test_fragments_count_hard_boundaries_only() -> None:
     out = replay([ev(1, full(FILE)), ev(2, rp.BashMutation("rm", "/p", "absolute")),
                   ev(3, rp.StaleHint("/p")), ev(4, full(FILE)),

@@ -402,6 +402,8 @@ class _Use:
     name: str
     tool_input: dict[str, Any]
     targets: list[tuple[int, str]]  # (target index, matched identity)
+    offset: int = 0  # the call's line
+    answered: bool = False
 
 
 @dataclass
@@ -485,6 +487,7 @@ class _Scanner:
         for start in sorted(self.lines):
             self._events_of(self.lines[start])
         self._unanswered_bash()
+        self._unanswered_files()
         if self.raw_events or self.out.files:
             self._finish(_commands(self.buf))
         self._count_malformed()
@@ -515,7 +518,7 @@ class _Scanner:
                 continue
             matched = self._match(path, rec.cwd)
             if matched:
-                self.uses[use_id] = _Use(name, tool_input, matched)
+                self.uses[use_id] = _Use(name, tool_input, matched, ln.offset)
                 self._use_offsets[use_id] = ln.offset
 
     def _collect_bash(self, ln: _Line, use_id: str, tool_input: dict[str, Any],
@@ -563,6 +566,7 @@ class _Scanner:
             use_id = block.get("tool_use_id")
             use = self.uses.get(use_id)  # type: ignore[arg-type]
             if use is not None:
+                use.answered = True
                 self._result(ln, use, block, tur)
             bash = self.bash.get(use_id)  # type: ignore[arg-type]
             if bash is not None:
@@ -606,8 +610,9 @@ class _Scanner:
             version = entry.get("version") if isinstance(entry, dict) else None
             version = version if isinstance(version, int) and not isinstance(version, bool) else None
             present = not isinstance(entry, dict) or entry.get("backupFileName") is not None
+            update = ln.record.raw.get("isSnapshotUpdate") is True
             for i, _ in self._match(path, self.first_cwd):
-                self._emit(ln, i, rp.HistoryMarker(version, present=present))
+                self._emit(ln, i, rp.HistoryMarker(version, present=present, update=update))
 
     def _hint(self, ln: _Line, hint: str, written: set[int]) -> None:
         """Claude Code's own word that the call changed files it had read. A target that
@@ -639,6 +644,21 @@ class _Scanner:
                 line = self.lines.get(bash.offset)
                 if line is not None:
                     self._bash_result(line, bash, None, None)
+
+    def _unanswered_files(self) -> None:
+        """A Write/Edit/MultiEdit call whose result is not in the transcript (a compaction
+        lost it, or the session stopped with the call): what its input would do, at the
+        call's own line; the replay reads the file-history versions around it to tell
+        whether it landed. A Read without a result changed nothing."""
+        for use in self.uses.values():
+            if use.answered or use.name == "Read":
+                continue
+            line = self.lines.get(use.offset)
+            op = file_op(use.name, use.tool_input, None, "")
+            if line is None or not isinstance(op, rp.Snapshot | rp.Edit):
+                continue
+            for i, _ in use.targets:
+                self._emit(line, i, rp.Unanswered(use.name, op))
 
     def _result(self, ln: _Line, use: _Use, block: dict[str, Any], tur: object) -> None:
         text = result_text(block)

@@ -27,7 +27,8 @@ from pysift.engines.recover.extract import Opaque, TranscriptScan
 from pysift.model.fastdata import dataclass
 
 #: ops whose loss a window must say (they make or could make a boundary)
-_INTEGRITY_OPS = (rp.ExternalEdit, rp.StaleHint, rp.BashMutation, rp.BashAppend)
+_INTEGRITY_OPS = (rp.ExternalEdit, rp.StaleHint, rp.BashMutation, rp.BashAppend,
+                  rp.Unanswered)
 
 
 @dataclass(frozen=True)
