@@ -835,3 +835,19 @@ def test_an_unresolved_write_is_no_anchor(cli, home: ClaudeHome) -> None:
     row = _coverage_of(cli, home, rel)
     assert row["events"]["bash_write_anchor"] == 0
     assert run(cli, home, "--file", rel).stdout == "old\n"
+
+
+def test_a_write_after_a_cd_is_of_the_file_in_that_dir(cli, home: ClaudeHome) -> None:
+    """After `cd sub`, `echo new > app.py` writes sub/app.py: the app.py beside the
+    record's cwd keeps its content (its typed spelling, joined to that cwd, had matched
+    it and installed "new" as a complete restore)."""
+    rel = "/w/proj/app.py"
+    for command in ("cd sub && echo new > app.py", "cd sub; echo new > app.py",
+                    "cd /w/other && echo new > app.py"):
+        save(home, Story().write(rel, "old\n").bash(command))
+        row = _coverage_of(cli, home, rel)
+        assert row["events"]["bash_write_anchor"] == 0, command
+        assert run(cli, home, "--file", rel).stdout == "old\n", command
+    moved = "/w/proj/sub/app.py"
+    save(home, Story().write(moved, "old\n").bash("cd sub && echo new > app.py"))
+    assert run(cli, home, "--file", moved).stdout == "new\n"

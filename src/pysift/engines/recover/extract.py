@@ -530,9 +530,10 @@ class _Scanner:
 
         per_target: dict[int, list[Any]] = {}
         for touch in shell.touches(command, cwd):
-            matched = self._match(touch.path, cwd) or (
-                self._match(touch.verbatim, cwd) if touch.verbatim != touch.path else [])
-            for i, _ in matched:
+            # by the path the shell resolved, never by the operand's spelling: after `cd
+            # sub`, `echo x > app.py` writes sub/app.py, not the app.py beside the record's
+            # cwd (an operand the shell could not place is its own spelling: ``path``)
+            for i, _ in self._match(touch.path, cwd):
                 per_target.setdefault(i, []).append(touch)
         if per_target:
             self.bash[use_id] = _BashUse(command, per_target, ln.offset)
