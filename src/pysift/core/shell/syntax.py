@@ -325,6 +325,12 @@ def _loop_has_cd(items: list[_Item], start: int) -> bool:
     return False
 
 
+# Keywords after which a ``;`` or a newline does not end an and-or list the way a plain
+# command's does: a test's status decides ``then``/``do``, and a body's last status is its
+# compound's (``cd a; fi && …`` takes a failed ``cd`` up)
+_NO_LIST_END = frozenset({"then", "do", "fi", "done", "esac", "else", "elif"})
+
+
 class _Flow:
     """The ways one command string (or subshell, or substitution) can have run so far."""
 
@@ -349,7 +355,9 @@ class _Flow:
 
     def prune(self, ways: list[_Way]) -> list[_Way]:
         """The end of an and-or list: a failed ``cd`` nobody took up is presumed not to
-        have happened, while some way where things went on remains."""
+        have happened, while some way where things went on remains. (Not at the end of
+        an ``if``/loop/``case`` body: the compound's status is its body's last one, and
+        an ``&&`` or ``||`` after ``fi`` takes a failed ``cd`` up.)"""
         kept = [w for w in ways if w[1] != _CD_FAIL]
         return kept if kept else ways
 
@@ -373,10 +381,10 @@ class _Flow:
         connector = draft.connector
         top = self.frames[-1] if self.frames else None
         if connector in _CASE_ARM_ENDS and top is not None and top.kind == "case":
-            top.exits += self.prune(self.ways)
+            top.exits += self.ways
             self.ways = list(top.entry)
         first = draft.keywords[0] if draft.keywords else ""
-        if connector in _LIST_ENDS and first not in ("then", "do"):
+        if connector in _LIST_ENDS and first not in _NO_LIST_END:
             self.ways = self.prune(self.ways)
         for keyword in draft.keywords:
             self.keyword(keyword, items, at)
@@ -394,21 +402,20 @@ class _Flow:
             top.pending = [(w[0], _FAIL) for w in self.ways if w[1] != _OK]
             self.ways = taken
         elif keyword in ("elif", "else") and top.kind == "if":
-            top.exits += self.prune(self.ways)
+            top.exits += self.ways
             self.ways, top.pending = top.pending, []
         elif keyword == "fi" and top.kind == "if":
             self.frames.pop()
-            self.ways = _dedupe(top.exits + self.prune(self.ways)
-                                + [(w[0], _OK) for w in top.pending])
+            self.ways = _dedupe(top.exits + self.ways + [(w[0], _OK) for w in top.pending])
         elif keyword == "do" and top.kind == "loop":
             top.exits += [(w[0], _OK) for w in self.ways]  # no pass, or the test failed
             self.ways = [(w[0], _OK) for w in self.ways]
         elif keyword == "done" and top.kind == "loop":
             self.frames.pop()
-            self.ways = _dedupe(top.exits + self.prune(self.ways))
+            self.ways = _dedupe(top.exits + self.ways)
         elif keyword == "esac" and top.kind == "case":
             self.frames.pop()
-            self.ways = _dedupe(top.exits + self.prune(self.ways) + top.entry)
+            self.ways = _dedupe(top.exits + self.ways + top.entry)
 
     def open_loop(self, items: list[_Item], at: int) -> None:
         if _loop_has_cd(items, at):

@@ -154,6 +154,9 @@ def test_cd_chains(command: str, expected: list[tuple[str, str]]) -> None:
     ("cd sub 2>/dev/null || true; touch f", [("f", "unresolved")]),
     ("cd x && make || echo no > log", [("log", "unresolved")]),
     ("! cd a; touch f", [("f", "unresolved")]),
+    # a body's last status is its compound's: an || or && after fi takes the cd's failure up
+    ("if true; then cd a; fi || touch f", [(f"{CWD}/f", "cwd-joined")]),
+    ("if true; then cd a; fi && exit 1; touch f", [(f"{CWD}/f", "cwd-joined")]),
     # ... and is certain where the command runs only after it succeeded
     ("cd sub || exit 1; touch f", [(f"{CWD}/sub/f", "cd-tracked")]),
     ("[ -d x ] && cd x && touch f", [(f"{CWD}/x/f", "cd-tracked")]),

@@ -130,8 +130,10 @@ def _runs(items: list, cwd: str, status: int, seen: dict[str, set[str]], counter
                     nxt.append((c, s, alive))
                     counter[0] = snapshot + _touches([(None, step)])
                     continue
-                for c2, s2, a2 in _runs(cond, c, s, seen, counter):
-                    mark = counter[0]
+                cond_ways = _runs(cond, c, s, seen, counter)
+                mark = counter[0]  # the touches before the body, for every way of the test
+                for c2, s2, a2 in cond_ways:
+                    counter[0] = mark
                     if not a2:
                         nxt.append((c2, s2, a2))
                         continue
