@@ -78,3 +78,24 @@ def build(root: Path) -> tuple[ClaudeHome, Path]:
     home = ClaudeHome(root)
     path = home.session(CWD, SID, compacted_session())
     return home, path
+
+
+def session_of_turns(turns: list[tuple[str | None, list[str], int, bool]], *,
+                     failed_third: bool = False) -> Session:
+    """A session from ``(prompt, replies, tool calls, compacted after)`` per turn (the
+    property tests' draw): a turn without a prompt continues the one before (the first
+    opens with "start"); ``failed_third``: a turn's third tool call errors."""
+    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
+    for index, (prompt, replies, calls, compacted) in enumerate(turns):
+        if prompt is not None or index == 0:
+            s.add(user(prompt or "start"))
+        for k in range(calls):
+            tid = f"toolu_{index}_{k}"
+            s.add(assistant(tool_use("Bash", {"command": f"run {k}"}, id=tid)))
+            s.add(tool_result(tid, "out", is_error=failed_third and k == 2))
+        for reply in replies:
+            s.add(assistant(reply))
+        if compacted:
+            s.add(compact_boundary(1000 * (index + 1)))
+            s.add(compact_summary(f"- \"{(prompt or '')[:40]}\""))
+    return s

@@ -11,16 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builders import (
-    ClaudeHome,
-    Session,
-    assistant,
-    compact_boundary,
-    compact_summary,
-    tool_result,
-    tool_use,
-    user,
-)
+from builders import ClaudeHome
+from compacted import session_of_turns
 from pysift.commands.scope import ScopeArgs
 from pysift.commands.verbatim import VerbatimOptions, run
 from pysift.model.env import Env
@@ -31,22 +23,6 @@ TEXT = st.lists(WORDS, min_size=1, max_size=200).map(" ".join)
 TURN = st.tuples(TEXT, st.lists(TEXT, max_size=4), st.integers(0, 3), st.booleans())
 
 
-def _session(turns: list[tuple[str, list[str], int, bool]]) -> Session:
-    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
-    for index, (prompt, replies, calls, compacted) in enumerate(turns):
-        s.add(user(prompt))
-        for k in range(calls):
-            tid = f"toolu_{index}_{k}"
-            s.add(assistant(tool_use("Bash", {"command": f"run {k}"}, id=tid)))
-            s.add(tool_result(tid, "out", is_error=k == 2))
-        for reply in replies:
-            s.add(assistant(reply))
-        if compacted:
-            s.add(compact_boundary(1000 * (index + 1)))
-            s.add(compact_summary(f"- \"{prompt[:40]}\""))
-    return s
-
-
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(turns=st.lists(TURN, min_size=1, max_size=8), budget=st.integers(200, 6000),
@@ -54,7 +30,7 @@ def _session(turns: list[tuple[str, list[str], int, bool]]) -> Session:
 def test_the_text_never_exceeds_the_budget(tmp_path_factory, turns, budget, mode) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("home")
     home = ClaudeHome(Path(root))
-    s = _session(turns)
+    s = session_of_turns(turns, failed_third=True)
     home.session("/w/p", s.session_id, s)
     env = Env(claude_home=home.root, environ={}, cwd=Path(root), tz=UTC)
     report = run(VerbatimOptions(scope=ScopeArgs(targets=(f"@{s.session_id}",),
@@ -98,7 +74,7 @@ def test_the_planner_charges_exactly_the_lines_printed(tmp_path_factory, turns, 
 
     root = tmp_path_factory.mktemp("home")
     home = ClaudeHome(Path(root))
-    s = _session(turns)
+    s = session_of_turns(turns, failed_third=True)
     path = home.session("/w/p", s.session_id, s)
     scan = scan_session(transcript_from_path(path))
     cfg = Richness(mode=mode)

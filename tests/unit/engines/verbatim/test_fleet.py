@@ -11,16 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builders import (
-    ClaudeHome,
-    Session,
-    assistant,
-    compact_boundary,
-    compact_summary,
-    tool_result,
-    tool_use,
-    user,
-)
+from builders import ClaudeHome
+from compacted import session_of_turns
 from pysift.disk.layout import transcript_from_path
 from pysift.engines.verbatim.document import document
 from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, turn_lines
@@ -37,23 +29,6 @@ TURN = st.tuples(st.one_of(st.none(), TEXT), st.lists(TEXT, max_size=4), st.inte
 HEADER = re.compile(r"^[▽△] L(\d+)", re.MULTILINE)
 
 
-def _session(turns: list[tuple[str | None, list[str], int, bool]]) -> Session:
-    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
-    for index, (prompt, replies, calls, compacted) in enumerate(turns):
-        if prompt is not None or index == 0:
-            s.add(user(prompt or "start"))
-        for k in range(calls):
-            tid = f"toolu_{index}_{k}"
-            s.add(assistant(tool_use("Bash", {"command": f"run {k}"}, id=tid)))
-            s.add(tool_result(tid, "out"))
-        for reply in replies:
-            s.add(assistant(reply))
-        if compacted:
-            s.add(compact_boundary(1000 * (index + 1)))
-            s.add(compact_summary(f"- \"{(prompt or '')[:40]}\""))
-    return s
-
-
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(60, 3000),
@@ -62,7 +37,7 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
                                                 mode) -> None:
     root = tmp_path_factory.mktemp("home")
     home = ClaudeHome(Path(root))
-    s = _session(turns)
+    s = session_of_turns(turns)
     path = home.session("/w/p", s.session_id, s)
     scan = scan_session(transcript_from_path(path))
     cfg = Richness(mode=mode)
