@@ -263,6 +263,27 @@ def test_file_history_jump_without_a_tool_write(cli, home: ClaudeHome) -> None:
     assert row["events"]["history_snapshot"] == 2
 
 
+def test_file_history_keys_are_relative_to_the_project_root_after_a_cd(
+        cli, home: ClaudeHome) -> None:
+    """Claude Code keys its file-history backups relative to the session's project root
+    (the first recorded cwd); the records that name the file carry the cwd a shell `cd`
+    moved to, and resolving the keys against that missed every backup (no external
+    write could be seen) and named a file no record names."""
+    story = Story()
+    moved = {"cwd": CWD + "/src"}
+    story.add(assistant(tool_use("Read", {"file_path": F}, id="toolu_r"), **moved))
+    story.add(tool_result("toolu_r", V1, tool_use_result={
+        "type": "text", "file": {"filePath": F, "content": V1, "numLines": V1.count("\n"),
+                                 "startLine": 1, "totalLines": V1.count("\n")}}, **moved))
+    story.add(file_history_snapshot(backups={"src/app.py": 1}))
+    story.prompt("I changed it in my editor")
+    story.add(file_history_snapshot(backups={"src/app.py": 2}))
+    save(home, story)
+    row = coverage(cli, home)
+    assert row["events"]["history_snapshot"] == 2
+    assert [b["cause"] for b in row["boundaries"]] == ["external_write"]
+
+
 def _backup(version: int, *, present: bool = True, update: bool = False) -> dict[str, Any]:
     record = file_history_snapshot(backups={F: version}, is_update=update)
     if not present:  # the file did not exist when Claude Code backed it up

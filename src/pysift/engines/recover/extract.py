@@ -484,6 +484,11 @@ class _Scanner:
         named = [self.index.targets[i] for i, scan in self.out.files.items() if scan.identities]
         if named:  # file-history entries matter only beside the file's own events
             self._decode(_backup_lines(self.buf, named))
+            # their keys are relative to the session's project root: the cwd of the
+            # first record carrying one (a later record's follows the shell's cd)
+            from pysift.engines.plans import first_recorded_cwd
+
+            self.first_cwd = first_recorded_cwd(self.buf)
         for start in sorted(self.lines):
             self._events_of(self.lines[start])
         self._unanswered_bash()
@@ -502,8 +507,6 @@ class _Scanner:
     # phase 1: calls --------------------------------------------------------------------
     def _collect_uses(self, ln: _Line) -> None:
         rec = ln.record
-        if self.first_cwd is None and rec.cwd:
-            self.first_cwd = rec.cwd
         for block in rec.blocks_of("tool_use"):
             name = block.get("name")
             tool_input = block.get("input")
