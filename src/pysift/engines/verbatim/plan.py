@@ -133,7 +133,7 @@ class Options:
     renderer prints (``geometry.turn_elements``), summed per unit, each unit and each
     turn's lane worked out once."""
 
-    def __init__(self, cfg: Richness, tz: tzinfo | None, cap: int | None) -> None:
+    def __init__(self, cfg: Richness, tz: tzinfo | None, cap: int | None = None) -> None:
         self.cfg, self.tz, self.cap = cfg, tz, cap
         self._units: dict[int, int] = {}
         self._turns: dict[int, tuple[int | None, int, int | None, int, int | None]] = {}
@@ -202,13 +202,11 @@ class Options:
 
 
 def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, fraction: float,
-                 max_compactions: int, cfg: Richness, tz: tzinfo | None,
-                 cap: int | None = None, chrome: bool = True) -> SessionPlan:
+                 max_compactions: int, cfg: Richness, tz: tzinfo | None) -> SessionPlan:
     """Choose the turns (and sides) of one session within ``budget`` characters.
 
-    ``turns`` are the scan's turns the window admitted. ``cap`` replaces the role caps
-    (fixed-fleet slicing); ``chrome=False`` plans a document printed without the header
-    block (the slices), so nothing is reserved for it."""
+    ``turns`` are the scan's turns the window admitted. (The fixed fleet packs its own:
+    ``fleet``.)"""
     newest = newest_compaction(scan.compactions)
     work, demoted = flag_duplicates(turns, newest)
     plan = SessionPlan(scan, work, newest=newest, dedup_demoted=demoted)
@@ -216,11 +214,11 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
     if max_compactions > 0:  # a turn whose first line is behind more boundaries is out
         work = [t for t in work if crossings.count(t.first_line) <= max_compactions]
         plan.turns = work
-    reserve = header_reserve(scan, work, budget, tz) if chrome else 0
+    reserve = header_reserve(scan, work, budget, tz)
     available = max(0, budget - reserve)
     order = sorted(work, key=lambda t: (t.latest_line, t.turn_index), reverse=True)
     floor = int(available * fraction + 0.5)
-    options = Options(cfg, tz, cap)
+    options = Options(cfg, tz)
     spent = 0
     lo = 1 << 62  # the oldest printed line so far
     chosen: dict[int, str] = {}
@@ -279,7 +277,7 @@ def min_render_chars(scan: SessionScan, turns: list[TurnSlice], budget: int, cfg
                      tz: tzinfo | None) -> int | None:
     """The least a session's document can cost: its header block and its cheapest single
     side (None when it has nothing to restore)."""
-    options = Options(cfg, tz, None)
+    options = Options(cfg, tz)
     costs = [found[0] for t in turns for sides in (USER_ONLY, ASSISTANT_ONLY)
              if (found := options.of(t, sides)) is not None]
     if not costs:
