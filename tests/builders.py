@@ -1301,3 +1301,15 @@ def _first_cwd(session_path: Path) -> str | None:
             if isinstance(record, dict) and isinstance(record.get("cwd"), str):
                 return record["cwd"]
     return None
+
+
+def one_exchange_home(root: Path, seed: str) -> Path:
+    """A Claude home at ``root`` holding one session of one exchange (a prompt, a reply
+    naming the README): the least a run needs to read something. Its root."""
+    home = ClaudeHome(root)
+    sid = stable_uuid(seed)
+    s = Session(sid, cwd="/home/ada/src/kestrel")
+    s.add(user("list the files"))
+    s.add(assistant("two files: main.py and the README"))
+    home.session("/home/ada/src/kestrel", sid, s)
+    return home.root

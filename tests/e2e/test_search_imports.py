@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, Session, assistant, stable_uuid, user
+from builders import one_exchange_home
 from importprobe import imported_by
 
 pytestmark = pytest.mark.e2e
@@ -26,13 +26,7 @@ def _probe(*args: str) -> str:
 
 
 def _home(tmp_path: Path) -> Path:
-    home = ClaudeHome(tmp_path / "claude")
-    sid = stable_uuid("imports-" + tmp_path.name)
-    s = Session(sid, cwd="/home/ada/src/kestrel")
-    s.add(user("list the files"))
-    s.add(assistant("two files: main.py and the README"))
-    home.session("/home/ada/src/kestrel", sid, s)
-    return home.root
+    return one_exchange_home(tmp_path / "claude", "imports-" + tmp_path.name)
 
 
 def test_a_search_without_a_candidate_line_loads_none_of_them(tmp_path: Path) -> None:

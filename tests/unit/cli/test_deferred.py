@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, Session, assistant, stable_uuid, user
+from builders import one_exchange_home
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -111,13 +111,7 @@ def _verdict(*args: str, cache: Path | None = None) -> tuple[list[str], str]:
 
 
 def _home(tmp_path: Path) -> str:
-    home = ClaudeHome(tmp_path / "claude")
-    sid = stable_uuid("deferred-" + tmp_path.name)
-    s = Session(sid, cwd="/home/ada/src/kestrel")
-    s.add(user("list the files"))
-    s.add(assistant("two files: main.py and the README"))
-    home.session("/home/ada/src/kestrel", sid, s)
-    return str(home.root)
+    return str(one_exchange_home(tmp_path / "claude", "deferred-" + tmp_path.name))
 
 
 @pytest.mark.e2e
