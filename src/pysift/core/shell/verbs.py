@@ -294,8 +294,8 @@ GIT_INDEX_ONLY = frozenset(("add", "commit"))
 def _git(args: list[Word]) -> list[Reading]:
     """Git's worktree-changing subcommands. ``-C <dir>`` is git's own working directory
     for the command (several compose): the paths it names are read from there."""
-    readings = _git_readings(args)
-    chdir = _git_chdir(args)
+    i, chdir = _git_globals(args)
+    readings = _git_readings(args, i)
     if not chdir:
         return readings
     return [Reading(r.verb, r.word, r.marker, chdir) if r.word is not None else r
@@ -321,16 +321,8 @@ def _git_globals(args: list[Word]) -> tuple[int, tuple[Word, ...]]:
     return i, tuple(chdir)
 
 
-def _git_sub_at(args: list[Word]) -> int:
-    return _git_globals(args)[0]
-
-
-def _git_chdir(args: list[Word]) -> tuple[Word, ...]:
-    return _git_globals(args)[1]
-
-
-def _git_readings(args: list[Word]) -> list[Reading]:
-    i = _git_sub_at(args)
+def _git_readings(args: list[Word], i: int) -> list[Reading]:
+    """The readings of the subcommand at ``args[i]`` (``_git_globals``)."""
     if i >= len(args) or not args[i].literal:
         return []
     sub = args[i].value
