@@ -42,12 +42,20 @@ _HEX_MIN, _HEX_MAX = 8, 64
 _HEX = frozenset(b"0123456789abcdef")
 
 # A path: separators and a final segment with an extension, or an absolute or
-# home-relative path of two segments or more; a `://` URL is not one. The leading
-# separator (or the start) is group 1's neighbour, not part of it.
+# home-relative path of two segments or more; a `://` URL is not one. A Windows path is
+# one too when it is absolute (a drive letter or a UNC share, either separator): its
+# segments may hold non-ASCII letters (`D:\Work\客户\报告.md`), 8.3 short names
+# (`ADMINI~1`) and admin shares (`C$`), but not CJK or full-width punctuation, which ends
+# a path written into prose without a space. The leading separator (or the start) is
+# group 1's neighbour, not part of it.
+_WSEG = (rb"(?:[\w.@+~$-]|[^\x00-\x7f\x{3000}-\x{303f}\x{ff00}-\x{ffef}])")
 _PATH = re2.compile(
     rb"(?:^|[^\w/.~:@+-])("
     rb"(?:~/|/|\./|\.\./)?(?:[\w.@+-]+/)+[\w.@+-]*\w\.[A-Za-z0-9]{1,10}"
     rb"|(?:~/|/)(?:[\w.@+-]+/)+[\w.@+-]+"
+    rb"|[A-Za-z]:[\\/](?:" + _WSEG + rb"+[\\/])+" + _WSEG + rb"+"
+    rb"|[A-Za-z]:[\\/]" + _WSEG + rb"*\w\.[A-Za-z0-9]{1,10}"
+    rb"|\\\\" + _WSEG + rb"+\\" + _WSEG + rb"+(?:\\" + _WSEG + rb"+)*"
     rb")(?:[^\w/]|$)", _OPTIONS)._regexp
 
 

@@ -73,3 +73,19 @@ def test_a_product_version_is_no_path() -> None:
     data = (b"Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 Chrome/147.0.0.0 "
             b"Safari/537.36 lib/python3.11/x.py logs/app.log.1 /opt/app/1.2")
     assert path_tokens(data) == ["lib/python3.11/x.py", "logs/app.log.1", "/opt/app/1.2"]
+
+
+def test_an_absolute_windows_path_is_a_path_with_its_non_ascii_segments() -> None:
+    data = ("已保存 D:\\Work\\08_客户\\数据_2026-04-28T10-09-30.json。日志 "
+            "C:\\Users\\ADMINI~1\\AppData\\Local\\Temp\\b8m809g6h.output, "
+            "\\\\nas\\share$\\report.docx and d:/work/explore.js; C:\\boot.ini").encode()
+    assert path_tokens(data) == [
+        "D:\\Work\\08_客户\\数据_2026-04-28T10-09-30.json",
+        "C:\\Users\\ADMINI~1\\AppData\\Local\\Temp\\b8m809g6h.output",
+        "\\\\nas\\share$\\report.docx", "d:/work/explore.js", "C:\\boot.ini"]
+
+
+def test_a_drive_alone_or_a_source_code_spelling_is_no_windows_path() -> None:
+    # `E:\` names no file; `C:\\Users` is a path as a string literal spells it, not a path
+    data = b'cd E:\\ then const home = "C:\\\\Users\\\\x"; s = `\\\\${c.text}\\\\`'
+    assert path_tokens(data) == []
