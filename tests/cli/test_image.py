@@ -266,6 +266,7 @@ def test_extract_json_rows(cli, home: ClaudeHome, tmp_path: Path) -> None:
                    "converted": False, "notes": [], "session_id": S1, "is_subagent": False,
                    "parent_session_id": S1}
     assert result.summary() == {"kind": "summary", "extracted": 1, "url_skipped": 0,
+                                "no_bytes_skipped": 0,
                                 "skipped_lines": 0, "unreadable": 0}
 
 
@@ -385,6 +386,21 @@ def test_the_declared_media_type_is_checked_against_the_bytes(cli, tmp_path: Pat
     result = run(cli, h, "--out", str(tmp_path / "o"))
     assert result.code == 0
     assert "the record says image/png but the bytes are JPEG" in result.stdout
+    assert "(#1 image/jpeg, " in result.stdout  # written unchanged: no conversion arrow
+
+
+def test_a_mislabelled_image_is_reported_as_the_bytes_written(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    h.session(CWD, S2, user_with_images("[Image #1] x", image(JPEG3, "image/png")))
+    kept = run(cli, h, "--out", str(tmp_path / "o"), "--format", "json").json_rows()[1]
+    assert (kept["media_type"], kept["source_media_type"], kept["converted"]) == (
+        "image/jpeg", "image/png", False)
+    assert kept["path"].endswith(".png")  # the file name follows the record (csift)
+    made = run(cli, h, "--out", str(tmp_path / "a.png"))
+    assert "(#1 image/jpeg→image/png, " in made.stdout  # converted from what the bytes are
+    same = run(cli, h, "--out", str(tmp_path / "b.jpg"), "--format", "json").json_rows()[1]
+    assert (same["media_type"], same["converted"]) == ("image/jpeg", False)
+    assert (tmp_path / "b.jpg").read_bytes() == JPEG3
 
 
 @pytest.mark.parametrize(("out", "extra", "message"), [
@@ -426,6 +442,10 @@ def test_a_source_without_bytes_is_listed_and_never_written(cli, tmp_path: Path)
     assert result.code == 0
     assert "L1i1 is a base64 image with no inline bytes; not extracted" in result.stderr
     assert [p.name for p in out.iterdir()] == ["5e55e55e-img2-L1i2.png"]
+    assert "extracted 1 image(s) to " in result.stdout
+    assert result.stdout.rstrip().endswith("· 1 image(s) without inline bytes skipped")
+    counted = run(cli, h, "--out", str(tmp_path / "o2"), "--format", "json")
+    assert counted.json_rows()[-1]["no_bytes_skipped"] == 1
     one = run(cli, h, "--id", "1", "--out", str(tmp_path / "one.png"))
     assert one.code == 1
     assert one.stderr.splitlines() == [

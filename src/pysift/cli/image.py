@@ -76,7 +76,8 @@ JSON (--format json, one object per line)
   {"kind":"extract","handle","seq","id","path","bytes" (as written),"media_type"
    (written),"source_media_type","converted","notes":[...],"session_id","is_subagent",
    "parent_session_id"}
-  {"kind":"summary","extracted","url_skipped","skipped_lines"}
+  {"kind":"summary","extracted","url_skipped","no_bytes_skipped" (selected images with
+   neither inline bytes nor a URL),"skipped_lines"}
 
 \b
 NOTES

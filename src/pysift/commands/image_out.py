@@ -54,6 +54,8 @@ class Written:
     media_type: str | None
     converted: bool
     notes: list[str] = field(default_factory=list)
+    #: the media type of the bytes read (what Pillow found, else the record's claim)
+    read_as: str | None = None
 
 
 def _home_dirs(env: Env) -> list[Path]:
@@ -134,21 +136,27 @@ def file_names(rows: list[ImageRow]) -> list[str]:
     return out
 
 
-def _prepare(row: ImageRow, target: str | None) -> tuple[bytes, str | None, bool, list[str]]:
+def _prepare(row: ImageRow, target: str | None
+             ) -> tuple[bytes, str | None, str | None, bool, list[str]]:
     """The bytes to write for ``row`` (decoded, checked, converted for a file target), the
-    output media type, whether it was converted, and the notes."""
+    media type of the bytes read and of the bytes written, whether it was converted, and
+    the notes.
+
+    The media types are the bytes' own, found by decoding them, where the record's claim
+    disagrees (decided: a mislabelled JPEG written unchanged is reported as `image/jpeg`,
+    since a caller acts on the row's `media_type`); the record's claim stays in
+    `source_media_type` and, for a directory, in the file name (csift's naming)."""
     raw = engine.decode_base64(engine.payload_text(row))
     info = inspect(raw)
     notes: list[str] = []
     declared = (row.media_type or "").lower().replace("image/jpg", "image/jpeg")
     if info.media_type is not None and declared and declared != info.media_type:
         notes.append(f"the record says {row.media_type} but the bytes are {info.format}")
-    if target is None:
-        return raw, row.media_type, False, notes
-    if target == info.format:
-        return raw, info.media_type, False, notes
+    read_as = info.media_type or row.media_type
+    if target is None or target == info.format:
+        return raw, read_as, read_as, False, notes
     data, converted_notes = convert(raw, target, info)
-    return data, _MEDIA_OF_FORMAT[target], True, notes + converted_notes
+    return data, read_as, _MEDIA_OF_FORMAT[target], True, notes + converted_notes
 
 
 def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
@@ -162,6 +170,7 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
                          "one image")
     inline = [r for r in rows if r.has_bytes]
     skipped_url = [r for r in rows if r.source_kind == "url"]
+    skipped_hollow = [r for r in rows if not r.has_bytes and r.source_kind != "url"]
     for r in rows:
         if not r.has_bytes and plan.target is None:
             what = f"a URL image ({r.url or 'no url'})" if r.source_kind == "url" else (
@@ -185,7 +194,7 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
     failed = 0
     for row, path in targets:
         try:
-            data, media, converted, notes = _prepare(row, plan.target)
+            data, read_as, media, converted, notes = _prepare(row, plan.target)
         except (PayloadError, ImageUnreadable) as exc:
             failed += 1
             report.note(f"error: {row.id} ({row.transcript.session_id}): {exc}; nothing "
@@ -202,11 +211,12 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
             raise SiftError(f"cannot write {path}: {exc.strerror or exc}; check that its "
                             f"directory is writable ({len(written)} image(s) written before "
                             "it, each whole)") from None
-        written.append(Written(row, path, len(data), media, converted, notes))
+        written.append(Written(row, path, len(data), media, converted, notes, read_as))
     if failed:
         report.exit_code = 1
     report.rows = [extract_row(w) for w in written]
-    report.answer(ExtractResult(plan, written, len(skipped_url), sel.skipped_lines))
+    report.answer(ExtractResult(plan, written, len(skipped_url), sel.skipped_lines,
+                                len(skipped_hollow)))
 
 
 @dataclass(frozen=True)
@@ -217,13 +227,18 @@ class ExtractResult:
     written: list[Written]
     url_skipped: int
     skipped_lines: int
+    #: selected images with neither inline bytes nor a URL (a `file` source, no source, an
+    #: empty payload): pysift's own key, since csift counted URL images only
+    no_bytes_skipped: int = 0
 
     def summary(self) -> dict[str, Any]:
         return {"extracted": len(self.written), "url_skipped": self.url_skipped,
+                "no_bytes_skipped": self.no_bytes_skipped,
                 "skipped_lines": self.skipped_lines}
 
     def render_text(self, out: TextIO) -> None:
-        render_extract(out, self.plan, self.written, self.url_skipped, self.skipped_lines)
+        render_extract(out, self.plan, self.written, self.url_skipped, self.skipped_lines,
+                       self.no_bytes_skipped)
 
 
 def extract_row(w: Written) -> dict[str, Any]:
@@ -244,11 +259,12 @@ def extract_row(w: Written) -> dict[str, Any]:
 
 
 def render_extract(out: TextIO, plan: OutPlan, written: list[Written], url_skipped: int,
-                   skipped_lines: int) -> None:
+                   skipped_lines: int, no_bytes_skipped: int = 0) -> None:
     w = out.write
     for item in written:
-        source = item.row.media_type or "?"
-        kind = item.media_type if item.media_type == source else f"{source}→{item.media_type}"
+        kind = item.media_type or "?"
+        if item.converted:
+            kind = f"{item.read_as or '?'}→{kind}"
         notes = f"  — {'; '.join(item.notes)}" if item.notes else ""
         w(f"wrote {item.path}  ({item.row.handle} {kind}, {human_size(item.size)}){notes}\n")
     footer = f"extracted {len(written)} image(s)"
@@ -256,6 +272,8 @@ def render_extract(out: TextIO, plan: OutPlan, written: list[Written], url_skipp
         footer += f" to {plan.path}"
     if url_skipped:
         footer += f" · {url_skipped} url image(s) skipped"
+    if no_bytes_skipped:
+        footer += f" · {no_bytes_skipped} image(s) without inline bytes skipped"
     if skipped_lines:
         footer += f" · ({malformed_note(skipped_lines)})"
     w(footer + "\n")

@@ -1434,14 +1434,15 @@ def __create_fn__(_type_plan, _type_turn, _type_cap, _type_slot, _type_spans, MI
 TEXTS['def __create_fn__(_type_plan, _type_turn, _type_cap, _type_slot, _type_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spans, _return_type):\n def __init__(self,plan:_type_plan,turn:_type_turn,cap:_type_cap,slot:_type_slot,spans:_type_spans=_dflt_spans)->_return_type:\n  self.plan=plan\n  self.turn=turn\n  self.cap=cap\n  self.slot=slot\n  self.spans=spans\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines)->_return_type:
+def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, _type_no_bytes_skipped, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_no_bytes_skipped, _return_type):
+ def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines,no_bytes_skipped:_type_no_bytes_skipped=_dflt_no_bytes_skipped)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'plan',plan)
   __dataclass_builtins_object__.__setattr__(self,'written',written)
   __dataclass_builtins_object__.__setattr__(self,'url_skipped',url_skipped)
   __dataclass_builtins_object__.__setattr__(self,'skipped_lines',skipped_lines)
+  __dataclass_builtins_object__.__setattr__(self,'no_bytes_skipped',no_bytes_skipped)
  return __init__
-TEXTS["def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'plan',plan)\n  __dataclass_builtins_object__.__setattr__(self,'written',written)\n  __dataclass_builtins_object__.__setattr__(self,'url_skipped',url_skipped)\n  __dataclass_builtins_object__.__setattr__(self,'skipped_lines',skipped_lines)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, _type_no_bytes_skipped, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_no_bytes_skipped, _return_type):\n def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines,no_bytes_skipped:_type_no_bytes_skipped=_dflt_no_bytes_skipped)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'plan',plan)\n  __dataclass_builtins_object__.__setattr__(self,'written',written)\n  __dataclass_builtins_object__.__setattr__(self,'url_skipped',url_skipped)\n  __dataclass_builtins_object__.__setattr__(self,'skipped_lines',skipped_lines)\n  __dataclass_builtins_object__.__setattr__(self,'no_bytes_skipped',no_bytes_skipped)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_present, _type_is_error, _type_stdout, _type_stderr, _type_interrupted, _type_persisted, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
@@ -1606,16 +1607,17 @@ def __create_fn__(_type_row, _type_dir_exists, _type_others, _type_unreadable, M
 TEXTS['def __create_fn__(_type_row, _type_dir_exists, _type_others, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_row, _dflt_dir_exists, _dflt_others, _dflt_unreadable, _return_type):\n def __init__(self,row:_type_row=_dflt_row,dir_exists:_type_dir_exists=_dflt_dir_exists,others:_type_others=_HAS_DEFAULT_FACTORY,unreadable:_type_unreadable=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.row=row\n  self.dir_exists=dir_exists\n  self.others=_dflt_others() if others is _HAS_DEFAULT_FACTORY else others\n  self.unreadable=_dflt_unreadable() if unreadable is _HAS_DEFAULT_FACTORY else unreadable\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_row, _type_path, _type_size, _type_media_type, _type_converted, _type_notes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notes, _return_type):
- def __init__(self,row:_type_row,path:_type_path,size:_type_size,media_type:_type_media_type,converted:_type_converted,notes:_type_notes=_HAS_DEFAULT_FACTORY)->_return_type:
+def __create_fn__(_type_row, _type_path, _type_size, _type_media_type, _type_converted, _type_notes, _type_read_as, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notes, _dflt_read_as, _return_type):
+ def __init__(self,row:_type_row,path:_type_path,size:_type_size,media_type:_type_media_type,converted:_type_converted,notes:_type_notes=_HAS_DEFAULT_FACTORY,read_as:_type_read_as=_dflt_read_as)->_return_type:
   self.row=row
   self.path=path
   self.size=size
   self.media_type=media_type
   self.converted=converted
   self.notes=_dflt_notes() if notes is _HAS_DEFAULT_FACTORY else notes
+  self.read_as=read_as
  return __init__
-TEXTS['def __create_fn__(_type_row, _type_path, _type_size, _type_media_type, _type_converted, _type_notes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notes, _return_type):\n def __init__(self,row:_type_row,path:_type_path,size:_type_size,media_type:_type_media_type,converted:_type_converted,notes:_type_notes=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.row=row\n  self.path=path\n  self.size=size\n  self.media_type=media_type\n  self.converted=converted\n  self.notes=_dflt_notes() if notes is _HAS_DEFAULT_FACTORY else notes\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_row, _type_path, _type_size, _type_media_type, _type_converted, _type_notes, _type_read_as, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notes, _dflt_read_as, _return_type):\n def __init__(self,row:_type_row,path:_type_path,size:_type_size,media_type:_type_media_type,converted:_type_converted,notes:_type_notes=_HAS_DEFAULT_FACTORY,read_as:_type_read_as=_dflt_read_as)->_return_type:\n  self.row=row\n  self.path=path\n  self.size=size\n  self.media_type=media_type\n  self.converted=converted\n  self.notes=_dflt_notes() if notes is _HAS_DEFAULT_FACTORY else notes\n  self.read_as=read_as\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_rows, _type_dropped, _type_env, _type_notice, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notice, _return_type):
