@@ -310,9 +310,7 @@ class Scanner:
             if note not in self._stop_notices:
                 self._stop_notices.append(note)
             return
-        if classify.TASK_NOTIFICATION_OPEN not in text:
-            return
-        for section in text.split(classify.TASK_NOTIFICATION_OPEN)[1:]:
+        for section in classify.notification_sections(text):
             ids = _all_tags(section, "task-id")
             self._carriers.append(_Carrier(
                 task_ids=[i for i in ids if not i.startswith(ORPHAN_SENTINEL)],
@@ -484,10 +482,7 @@ def delivered_pulses(rec: Record) -> list[str]:
     if rec.type == "queue-operation" and rec.raw.get("operation") != "enqueue":
         return []
     text = _carrier_text(rec)
-    if text is None or classify.TASK_NOTIFICATION_OPEN not in text:
-        return []
-    return [classify.TASK_NOTIFICATION_OPEN + s
-            for s in text.split(classify.TASK_NOTIFICATION_OPEN)[1:]]
+    return [] if text is None else classify.notification_sections(text)
 
 
 def _candidate_lines(buf: Buffer, needles: Sequence[bytes]) -> list[tuple[int, int]]:

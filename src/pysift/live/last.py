@@ -56,9 +56,9 @@ def human_text(rec: Record) -> str | None:
     content = rec.content
     raw = content if isinstance(content, str) else None
     if raw is not None and classify.TASK_NOTIFICATION_OPEN in raw:
-        sections = raw.split(classify.TASK_NOTIFICATION_OPEN)[1:]
+        sections = classify.notification_sections(raw)
         if sections and not classify.is_genuine_user(rec):
-            label = classify.notification_label(classify.TASK_NOTIFICATION_OPEN + sections[0])
+            label = classify.notification_label(sections[0])
             more = f" (+{len(sections) - 1} more pulse(s))" if len(sections) > 1 else ""
             return label + more
     if classify.is_genuine_user(rec):

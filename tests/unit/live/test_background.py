@@ -221,3 +221,28 @@ def test_delivered_pulses_skip_queue_removals() -> None:
     rem = s.stamp(queue_op("remove", text, reason="absorbed_mid_turn"))
     assert len(delivered_pulses(Record(enq, None))) == 1
     assert delivered_pulses(Record(rem, None)) == []
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_human_quoting_the_pulse_tag_closes_no_task(incremental: bool) -> None:
+    from pysift.model.record import Record
+
+    s = _session()
+    quoted = ("my log shows " + pulse("b7k2m9x1p", "completed", "done",
+                                      tool_use_id="toolu_dev") + " -- what is that?")
+    s.add(user(quoted))
+    report = _scan(s, incremental=incremental).report(Lens(), NOW, stat=lambda p: None)
+    assert {t.tool_use_id: t.state for t in report.tasks}["toolu_dev"] == "open"
+    assert delivered_pulses(Record(s.records[-1], None)) == []
+
+
+def test_two_pulses_in_one_record_are_two_sections() -> None:
+    from pysift.model.record import Record
+
+    s = Session(SID, cwd="/x")
+    both = pulse("b1", "completed", "one") + "\n" + pulse("b2", "failed", "two")
+    rec = Record(s.stamp(user(both, origin={"kind": "task-notification"})), None)
+    sections = delivered_pulses(rec)
+    assert [("<task-id>b1<" in x, "<task-id>b2<" in x) for x in sections] == [
+        (True, False), (False, True)]
+    assert all(x.startswith("<task-notification>") for x in sections)

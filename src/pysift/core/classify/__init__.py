@@ -106,6 +106,7 @@ from pysift.core.classify.sections import (
     is_peer_message,
     notification_label,
     notification_leaf,
+    notification_sections,
 )
 from pysift.core.classify.signature import NARRATION, narration_tag, thinking_leaf
 from pysift.core.timez import format_duration_ms
@@ -126,7 +127,7 @@ __all__ = [
     "format_duration_ms",
     "is_agents_stopped_notice", "is_auq_answer_boundary", "is_genuine_user", "is_peer_message",
     "is_peer_message_record", "is_slash_command_wrapper", "is_unmarked", "narration_tag",
-    "normalize_line", "notification_label", "notification_leaf", "opener_source",
+    "normalize_line", "notification_label", "notification_leaf", "notification_sections", "opener_source",
     "opener_text", "opens_turn", "queued_text", "raw_message_text", "record_raw_text",
     "rejection_message", "render_tool_use", "renders_unit", "result_text",
     "slash_command_name", "slash_command_parts", "thinking_leaf", "units",

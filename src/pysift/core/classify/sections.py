@@ -106,6 +106,17 @@ def has_notification(text: str) -> bool:
     return _has_boundary_section(text, TASK_NOTIFICATION_OPEN)
 
 
+def notification_sections(text: str) -> list[str]:
+    """The ``<task-notification>`` sections ``text`` delivers, each from its open tag to its
+    close tag: only those at a section boundary, as the classifier reads them, so a human
+    who quotes the tag mid-sentence delivers none (the live pair had closed a background
+    task on such a quote)."""
+    if TASK_NOTIFICATION_OPEN not in text:
+        return []
+    return [section for _offset, section in
+            _scan_sections(text, TASK_NOTIFICATION_OPEN, TASK_NOTIFICATION_CLOSE)]
+
+
 def extract_xml_tag(text: str, tag: str) -> str | None:
     """The trimmed body of the first ``<tag>…</tag>``; None when absent, unclosed or empty."""
     open_tag, close_tag = f"<{tag}>", f"</{tag}>"
