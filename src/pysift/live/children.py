@@ -208,7 +208,7 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
         if ident in journals.results:
             why = "returned (the workflow journal holds its result)"
         else:
-            why = _return_words(returns.get(ident), shape)
+            why = return_words(returns.get(ident), shape)
         out.children.append(child_state(ident, shape, now, why))
         out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
     live = {c.session_id for c in out.live}
@@ -217,7 +217,9 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
     return out
 
 
-def _return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str | None:
+def return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str | None:
+    """``returned (how)`` when the harness reported the lane's return (``found``: when,
+    how) and the lane has not worked after it, else None."""
     if found is None:
         return None
     ts, how = found

@@ -225,6 +225,8 @@ class LiveSession:
         live = [w.lane for w in self._lanes()
                 if w.tail is not None and children.child_state(w.lane, w.tail, now).state
                 != "settled"]
+        if not self.top_level:  # a subagent target: its own return ends its turn
+            live.append(self.target.transcript.session_id)
         self.returns.update(children.find_returns(main_buf, set(live)))
 
     def _load_sidecar(self, main_buf: Buffer | None, *, baseline: bool) -> None:
@@ -373,11 +375,17 @@ class LiveSession:
                          "lane, and is not read as a signal")
         anchor = self.anchor
         assert anchor.tail is not None
+        returned = None
+        if not self.top_level:
+            whole = self.scanner.report(self.lens, now, lane=None)
+            returned = children.return_words(
+                self._settled_returns(whole).get(t.transcript.session_id), anchor.tail)
         return verdict.Surfaces(
             registry=lookup, liveness=liveness, tail=anchor.tail, children=kids,
             pending=self.pending(), background=report, is_subagent=not self.top_level,
             children_skipped=skipped, sidecar_error=self.sidecar_error,
-            sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes)
+            sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes,
+            returned=returned)
 
     def _settled_returns(self, report: background.BackgroundReport
                          ) -> dict[str, tuple[str | None, str]]:

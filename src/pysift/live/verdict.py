@@ -78,6 +78,9 @@ class Surfaces:
     sidecar_skipped_lines: int = 0
     extra_notes: list[str] = field(default_factory=list)  # reading problems (unreadable dirs)
     now: datetime | None = None  # the instant judged (set by ``assess``)
+    #: a subagent target the harness reported returned, and that has not worked since:
+    #: how it was reported (``returned (its spawning call's result is in …)``), else None
+    returned: str | None = None
 
 
 @dataclass
@@ -121,7 +124,12 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     # idle-shaped: the main lane ended its turn (or the live harness says it is idle)
     idle_row = status == "shell" or (status == "idle"
                                      and (_owner_alive(s) or s.liveness is None))
-    eot = not tail.open_calls and (tail.last_stop_reason == "end_turn" or idle_row)
+    # a subagent's stop_reason is normally null, so its return, which the harness writes
+    # into the main transcript, ends its turn (the harness's word outranks the tail)
+    eot = not tail.open_calls and (tail.last_stop_reason == "end_turn" or idle_row
+                                   or s.returned is not None)
+    if s.returned is not None and not tail.open_calls:
+        notes.append(f"this lane {s.returned}")
     if status == "shell" and not dead:
         notes.append(
             "registry status shell: the session is idle at the end of its turn with a "
@@ -169,6 +177,8 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
         f"the tail cannot be ranked: no call is open and the last stop_reason is "
         f"{tail.last_stop_reason or '(none)'}, not end_turn"
         + ("" if tail.last_stop_reason else
+           " (a subagent's is normally null, and no return of this lane is in its "
+           "session's main transcript)" if s.is_subagent else
            " (some Claude Code builds write none on the main lane)")
         + ("; no registry row says idle or busy" if s.registry.row is None else "")
         + (f"; the newest record is {seconds_label(age)} old: a reply may be on its way"
