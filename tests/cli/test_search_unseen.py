@@ -185,3 +185,24 @@ def test_text_in_no_view_of_the_record_keeps_the_absence_definitive(cli, tmp_pat
     assert "a DEFINITIVE absence" in result.stderr
     assert _search(cli, home, "toolu_pick", "--format", "json").summary()[
         "definitive_absence"] is True
+
+
+def test_a_task_notification_s_unrendered_tags_are_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    """A pulse renders as ``[kind id status] summary``: its output file and usage tags are
+    read by no selection, so a pattern only there makes no definitive zero."""
+    from livekit import pulse
+
+    note = pulse("b7k2m9x1p", "completed", "Background command done").replace(
+        "<summary>", "<output-file>/tmp/claude/tasks/UNIQPATHQQ.output</output-file>\n"
+        "<summary>")
+    home, sid = _home(tmp_path, user("go"), user(note, origin={"kind": "task-notification"}),
+                      assistant("ok"))
+    result = _search(cli, home, "UNIQPATHQQ")
+    assert "NOT a definitive absence" in result.stderr
+    assert "(text its rendering leaves out ×1)" in result.stderr
+    assert f"pysift show @{sid} --line 2 --raw" in result.stderr
+    assert _search(cli, home, "UNIQPATHQQ", "--format", "json").summary()[
+        "definitive_absence"] is False
+    # what the pulse renders is found as usual
+    assert _search(cli, home, "Background command done", "-c").stdout.strip() == "1"

@@ -613,8 +613,9 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
                 f"Read one with: pysift show @{first.session} --line {first.line} --raw "
                 f"(a gated leaf is searched with an explicit -t, attachments with "
                 f"--attachments, hook context with --additional-context, a record's second "
-                f"label with a -t naming it; an unclassified record is searchable by no "
-                f"selection). {where}")
+                f"label with a -t naming it; an unclassified record, and text a record's "
+                f"rendering leaves out, such as a task notification's tags, are searchable "
+                f"by no selection). {where}")
 
 
 def _starved_hits(opts: SearchOptions, result: SearchResult) -> dict[str, int]:

@@ -12,7 +12,10 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
   no -t/-T or its -t names that leaf;
 - a record's second view: a record under two leaves renders its richest view only (an
   answer, not the tool_result it came in; ``/name args``, not the command wrapper), so
-  the other leaf's text is read only by a -t naming it (``_hidden_view``).
+  the other leaf's text is read only by a -t naming it (``_hidden_view``);
+- ``UNRENDERED``: message text no view renders (a task notification shows as
+  ``[kind id status] summary``, so its ``<output-file>``, ``<tool-use-id>`` and
+  ``<usage>`` tags are read by no selection, as in csift).
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
@@ -36,6 +39,7 @@ from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 
 UNCLASSIFIED = "unclassified"
+UNRENDERED = "text its rendering leaves out"
 
 
 @dataclass(frozen=True)
@@ -132,10 +136,14 @@ def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
     hidden = _hidden_view(rec, open_ctx, opened, search)
     if hidden is not None:
         return hidden
-    if opened or classify.classify(rec, open_ctx):  # type: ignore[arg-type]
-        return None  # read by the run (under some leaf), or excluded by the -t selection
+    leaves = classify.classify(rec, open_ctx)  # type: ignore[arg-type]
+    if (opened or leaves) and not default and not any(
+            selection.selects(leaf) for leaf in leaves):
+        return None  # excluded by the -t selection (the label probe says so)
     text = classify.record_raw_text(rec)  # type: ignore[arg-type]
-    return UNCLASSIFIED if text and search(text) is not None else None
+    if not text or search(text) is None:
+        return None
+    return UNRENDERED if opened or leaves else UNCLASSIFIED
 
 
 def _hidden_view(rec: object, open_ctx: classify.ClassifyContext,
