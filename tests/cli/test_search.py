@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -328,6 +330,39 @@ def test_raw_lines_are_verbatim_transcript_lines(search, demo_home: Path) -> Non
     as_json = search("epoch", f"@{LONG}", "--format", "json")
     located = {(h["session_id"], h["line"]) for h in _hits(as_json) if h["line"] is not None}
     assert len(emitted) == len(located)
+
+
+@pytest.mark.parametrize("n", ["2", "-2"])
+def test_raw_caps_the_exchanges_the_rendered_run_keeps(cli, tmp_path: Path, n: str) -> None:
+    """--raw --max-count N prints the lines of the same N exchanges as the rendered run
+    (the earliest, or with -N the latest, across sessions), not the first lines in file
+    order: the later session's file sorts first by name."""
+    home = ClaudeHome(tmp_path / "claude")
+    late = Session(stable_uuid("a-late"), cwd="/w/a", start=datetime(2026, 3, 1, tzinfo=UTC))
+    early = Session(stable_uuid("b-early"), cwd="/w/b", start=datetime(2026, 1, 1, tzinfo=UTC))
+    for s, when in ((late, "march"), (early, "january")):
+        for turn in range(2):
+            s.add(user(f"the heron count, {when} turn {turn}"))
+            s.add(assistant(f"a heron was seen ({when} {turn})"))
+        home.session(s.cwd, s.session_id, s)
+    run = lambda *args: cli("--claude-home", str(home.root), "search", "heron", *args)  # noqa: E731
+    rendered = run("--max-count", n, "--format", "json").json_rows("exchange")
+    want = [(ex["session_id"], h["line"]) for ex in rendered for h in ex["hits"]]
+    raw = run("--max-count", n, "--raw")
+    got = [(json.loads(line)["sessionId"], _line_of(home, json.loads(line)))
+           for line in raw.stdout.splitlines()]
+    assert got == want
+    assert {sid for sid, _ in got} == {early.session_id if n == "2" else late.session_id}
+    assert "note: 2 exchange(s) (4 line(s)) dropped by --max-count" in raw.stderr
+
+
+def _line_of(home: ClaudeHome, record: dict) -> int:
+    """The 1-based line of ``record`` in its session's transcript (found by its uuid)."""
+    [path] = list(home.root.rglob(f"{record['sessionId']}.jsonl"))
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if json.loads(line).get("uuid") == record["uuid"]:
+            return number
+    raise AssertionError(record["uuid"])
 
 
 def test_raw_omits_sidecar_records_with_a_note(search) -> None:

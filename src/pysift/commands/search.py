@@ -778,12 +778,13 @@ class CensusResult:
 
 def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report: Report
                 ) -> Report:
-    lines, sidecar = result.raw_lines()
-    kept, over = cap(lines, opts.scope.max_count)
-    dropped = len(over)
+    exchanges, sidecar = result.raw_lines()
+    kept_ex, over = cap(exchanges, opts.scope.max_count)
+    kept = [line for lines in kept_ex for line in lines]
     report.raw_lines = kept  # a clean run says nothing on stderr (csift): stdout is the answer
-    if dropped:
-        report.note(f"note: {dropped} line(s) dropped by --max-count")
+    if over:
+        report.note(f"note: {len(over)} exchange(s) ({sum(map(len, over))} line(s)) "
+                    "dropped by --max-count")
     if sidecar:
         report.note(f"note: {sidecar} elicitation-sidecar record(s) omitted (no physical line)")
     if result.malformed:

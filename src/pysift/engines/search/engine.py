@@ -54,6 +54,8 @@ class FileOutcome:
     candidates: list[int] = field(default_factory=list)
     facts: object = None  # new or extended cache facts of the transcript, for the parent
     stamp: object = None
+    #: ``--raw``: each exchange's started_utc by ``exchange_key`` (lines go by exchange)
+    exchange_ts: dict[tuple[str, int], str | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -140,23 +142,41 @@ class SearchResult:
         return sorted({owner_ref(o.transcript) for o in self.outcomes
                        if o.counted or o.exchanges})
 
-    def raw_lines(self) -> tuple[list[bytes], int]:
-        """``--raw``: each matched record's verbatim line once, in scope then line order,
-        and how many matched records have no physical line (sidecar records)."""
-        seen: set[tuple[int, int]] = set()
-        lines: list[bytes] = []
+    def raw_lines(self) -> tuple[list[list[bytes]], int]:
+        """``--raw``: the matched records' verbatim lines, each once, grouped by exchange
+        (line order within one) in the rendered run's order (``ordered_exchanges``:
+        chronological by started_utc, undated last, then file and line), so
+        ``--max-count`` keeps the same exchanges as without ``--raw`` (csift caps the
+        exchange list and prints its lines); and how many matched records have no
+        physical line (sidecar records)."""
+        from pysift.engines.search.scan import exchange_key
+
+        groups: list[tuple[str | None, int, int, list[bytes]]] = []
         sidecar = 0
         for o in self.outcomes:
+            seen: set[int] = set()
+            by_key: dict[tuple[str, int], list[bytes]] = {}
+            first: dict[tuple[str, int], int] = {}
             for h in sorted(o.hits, key=lambda h: (h.line is None, h.line or 0)):
                 if h.line is None:
                     sidecar += 1
                     continue
-                key = (o.index, h.line)
-                if key in seen or h.raw is None:
+                if h.line in seen or h.raw is None:
                     continue
-                seen.add(key)
-                lines.append(h.raw)
-        return lines, sidecar
+                seen.add(h.line)
+                key = exchange_key(h)
+                by_key.setdefault(key, []).append(h.raw)
+                first.setdefault(key, h.line)
+            groups.extend((o.exchange_ts.get(key), o.index, first[key], lines)
+                          for key, lines in by_key.items())
+
+        def when(group: tuple[str | None, int, int, list[bytes]]) -> tuple[bool, float]:
+            instant = parse_ts(group[0])
+            return (instant is None, instant.timestamp() if instant else 0.0)
+
+        groups.sort(key=lambda g: (g[1], g[2]))
+        groups.sort(key=when)
+        return [g[3] for g in groups], sidecar
 
     def census(self, axis: str, allowed: frozenset[str]) -> Census:
         """``--count-by axis`` over the matched records (``allowed``: the leaves the
@@ -255,6 +275,10 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
         return out
     if plan.keep_hits:
         out.hits = fs.hits
+        if plan.want_raw and fs.buf is not None:
+            from pysift.engines.search.exchanges import exchange_stamps
+
+            out.exchange_ts = exchange_stamps(fs, fs.buf)
         return out
     from pysift.engines.search.exchanges import assemble, count_exchanges
 

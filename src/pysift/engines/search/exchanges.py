@@ -94,6 +94,25 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
     return out
 
 
+def exchange_stamps(scan: FileScan, buf: Buffer) -> dict[tuple[str, int], str | None]:
+    """Each exchange's ``started_utc`` as ``assemble`` would set it (its opener's
+    timestamp, else its earliest hit's), keyed by ``exchange_key``, without stitching:
+    ``--raw`` orders and caps its lines by exchange as the rendered run does."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for hit in scan.hits:
+        stamps = groups.setdefault(exchange_key(hit), [])
+        if hit.ts:
+            stamps.append(hit.ts)
+    out: dict[tuple[str, int], str | None] = {}
+    turns = scan.turn_map
+    for key, stamps in groups.items():
+        opener_ts = None
+        if key[0] == "t" and turns is not None:
+            opener_ts, _uuid = _opener_meta(buf, turns, key[1])
+        out[key] = opener_ts or (min(stamps) if stamps else None)
+    return out
+
+
 def _opener_meta(buf: Buffer, turns: TurnMap, turn: int) -> tuple[str | None, str | None]:
     """Timestamp and uuid of the record opening ``turn`` (None for an opener-less t0)."""
     offsets = turns.opener_offsets
