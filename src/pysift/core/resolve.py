@@ -157,12 +157,16 @@ def find_session_file(session_id: str, env: Env, *, unread: Unreadable) -> Path 
 # -- @trap ----------------------------------------------------------------------------------------
 
 
-def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) -> bool:
+def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM, *,
+                          copied_from: Any = None) -> bool:
     """True when a Bash/PowerShell ``tool_use`` in ``path`` ran ``program`` with ``marker``.
 
     Only the lines holding the (rare) marker are decoded, found by a whole-buffer search,
     so a large main transcript is scanned at C speed. Requiring the literal program name in
-    the same command keeps an unrelated ``echo <marker>`` from counting.
+    the same command keeps an unrelated ``echo <marker>`` from counting. ``copied_from``
+    (the main transcript's bytes): a record whose uuid is a record of it is a copy, not
+    the lane's own call: a ``/fork`` clone opens on a copy of the main thread's history,
+    so the main thread's own trap call would otherwise name the clone.
     """
     buf = try_open_buffer(path)
     if buf is None:
@@ -172,13 +176,35 @@ def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM) 
     while pos >= 0:
         start, end = line_start(buf, pos), line_end(buf, pos)
         record = decode(buf[start:end], None)
-        if record is not None:
+        if record is not None and not _copied(record.uuid, copied_from):
             for block in record.blocks_of("tool_use"):
                 command = _tool_command(block)
                 if command is not None and marker in command and program in command:
                     return True
         pos = buf.find(needle, end + 1)
     return False
+
+
+def _copied(uuid: str | None, main: Any) -> bool:
+    """``uuid`` is the uuid of a record of ``main`` (either JSON layout)."""
+    if main is None or not uuid:
+        return False
+    return any(main.find(b'"uuid"' + sep + uuid.encode() + b'"') >= 0
+               for sep in (b':"', b': "'))
+
+
+def _legacy_lanes(main: Path, session_id: str, unread: Unreadable) -> list[Transcript]:
+    """The old-layout ``agent-<id>.jsonl`` files beside ``main`` that name its session
+    (Claude Code 1.x wrote its sidechains there): subagents of it, as every scope counts
+    them (SPEC §3)."""
+    try:
+        names = sorted(os.listdir(main.parent))
+    except OSError as exc:
+        unread.note(main.parent, exc)
+        return []
+    lanes = [legacy_agent_transcript(main.parent / name) for name in names
+             if is_legacy_agent_file(Path(name)) and is_file(main.parent / name, unread=unread)]
+    return [lane for lane in lanes if lane.parent_session_id == session_id]
 
 
 def _tool_command(block: Mapping[str, Any]) -> str | None:
@@ -193,7 +219,9 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None, *,
                  unread: Unreadable) -> Transcript:
     """The transcript whose shell command carries ``marker`` (SPEC §6.3a).
 
-    Scans the env-named session's main transcript and its subagents. One subagent wins;
+    Scans the env-named session's main transcript and its subagents (old-layout
+    sidechains beside it included; a fork clone's copy of the main history is not the
+    clone's own). One subagent wins;
     otherwise a main-only hit is the session itself (said on stderr via ``notes``, since
     the main thread should use ``@main``); no hit or several subagent hits are errors.
     """
@@ -205,8 +233,10 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None, *,
             f"@trap: cannot find the calling session {session_id}.jsonl under "
             f"{projects_root(env)}; check --claude-home / $CLAUDE_CONFIG_DIR"
         )
-    carriers = [t for t in subagent_transcripts(main, unread=unread)
-                if shell_command_carries(t.path, marker)]
+    main_buf = try_open_buffer(main)
+    lanes = subagent_transcripts(main, unread=unread) + _legacy_lanes(main, session_id, unread)
+    carriers = [t for t in lanes
+                if shell_command_carries(t.path, marker, copied_from=main_buf)]
     if len(carriers) == 1:
         return carriers[0]
     if len(carriers) > 1:

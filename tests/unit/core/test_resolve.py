@@ -404,6 +404,37 @@ def test_trap_in_the_main_transcript_resolves_the_session_with_a_note(home: Home
     assert "@main" in scope.notes[0]
 
 
+def test_a_fork_clone_s_copy_of_the_main_call_is_not_the_clone_s_own(home: Home) -> None:
+    """A ``/fork`` clone opens on a copy of the main history (same uuids): the main
+    thread's trap call in that copy must not name the clone."""
+    call = {**shell(f"pysift whoami @trap:{MARKER}"), "uuid": "a1"}
+    home.session("-w-a", S1, {**user("go"), "uuid": "u1"}, call,
+                 {**tool_result("toolu_sh", "not found"), "uuid": "r1"},
+                 {**shell(f"pysift whoami @trap:{MARKER}", tool_use_id="toolu_2"), "uuid": "a2"})
+    home.agent("-w-a", S1, AGENT, {"type": "fork-context-ref", "parentLastUuid": "r1"},
+               {**user("go"), "uuid": "u1"}, call,
+               {**tool_result("toolu_sh", "not found"), "uuid": "r1"},
+               {**user("now the fork's own work"), "uuid": "f1"})
+    found = resolve_trap(MARKER, trap_env(home), unread=Unreadable())
+    assert (found.session_id, found.is_subagent) == (S1, False)
+    # the clone's own call after the fork point still names it
+    home.agent("-w-a", S1, AGENT, {"type": "fork-context-ref", "parentLastUuid": "r1"},
+               {**user("go"), "uuid": "u1"}, call,
+               {**shell(f"pysift whoami @trap:{MARKER}", tool_use_id="toolu_f"), "uuid": "f2"})
+    assert resolve_trap(MARKER, trap_env(home), unread=Unreadable()).session_id == AGENT
+
+
+def test_an_old_layout_sidechain_carrying_the_marker_is_the_caller(home: Home) -> None:
+    """Claude Code 1.x wrote ``agent-<id>.jsonl`` beside the session: a subagent of the
+    session its records name, searched like the ``subagents/`` ones."""
+    home.session("-w-a", S1)
+    home.write(home.projects / "-w-a" / "agent-5f3e2a1b.jsonl",
+               {**shell(f"pysift whoami @trap:{MARKER}"), "sessionId": S1})
+    home.write(home.projects / "-w-a" / "agent-6a6a6a6a.jsonl",
+               {**shell(f"pysift whoami @trap:{MARKER}"), "sessionId": S2})
+    assert resolve_trap(MARKER, trap_env(home), unread=Unreadable()).session_id == "5f3e2a1b"
+
+
 def test_subagent_carrier_wins_over_the_main_transcript(home: Home) -> None:
     home.session("-w-a", S1, shell(f"pysift list @trap:{MARKER}"))
     home.agent("-w-a", S1, AGENT, shell(f"pysift list @trap:{MARKER}"))
