@@ -42,6 +42,20 @@ def test_env_form_row_and_text(home: ClaudeHome) -> None:
     assert any("found by scanning every project dir" in n for n in report.notes)
 
 
+def test_a_session_in_two_project_dirs_is_the_one_written_last_and_both_are_named(
+        home: ClaudeHome) -> None:
+    """A copied project holds the session twice: the copy Claude Code is writing is the
+    caller's, and the other one is named, not passed over in silence."""
+    import os
+
+    live = home.session("/w/zz-new", S1, user("hi"))
+    stale = home.session("/w/aa-old", S1, user("hi"))
+    os.utime(stale, ns=(1_000_000_000, 1_000_000_000))  # the stale copy sorts first
+    report = run(WhoamiOptions(), env_of(home, CLAUDE_CODE_SESSION_ID=S1))
+    assert report.rows[0]["path"] == str(live)
+    assert any(f"1 other copy(ies) of it: {stale}" in n for n in report.notes)
+
+
 def test_at_main_is_the_env_form_with_the_main_lane_note(home: ClaudeHome) -> None:
     home.session(CWD, S1, user("hi"))
     report = run(WhoamiOptions(token="@main"), env_of(home, CLAUDE_CODE_SESSION_ID=S1))

@@ -107,8 +107,11 @@ def _resolution_note(answer: WhoamiAnswer, env: Env) -> str:
                 f"or another home; check --claude-home / $CLAUDE_CONFIG_DIR")
     if answer.found_in_cwd_project:
         return f"note: ${answer.source} -> found in the project dir of the current cwd ({env.cwd})"
+    others = answer.other_copies or []
+    copies = (f"; {len(others)} other copy(ies) of it: {', '.join(map(str, others))} (the "
+              f"most recently written is shown)" if others else "")
     return (f"note: ${answer.source} -> not in the project dir of the current cwd ({env.cwd}); "
-            f"found by scanning every project dir")
+            f"found by scanning every project dir{copies}")
 
 
 def identity_row(i: Identity) -> dict[str, Any]:

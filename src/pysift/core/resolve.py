@@ -140,18 +140,31 @@ def projects_root(env: Env) -> Path:
 
 
 def find_session_file(session_id: str, env: Env, *, unread: Unreadable) -> Path | None:
-    """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then every project
-    dir (what cannot be read on the way goes into ``unread``)."""
-    root = projects_root(env)
+    """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then among every
+    project dir's copy the one written last (what cannot be read on the way goes into
+    ``unread``). A session copied into two project dirs (a moved or duplicated project)
+    is found twice; the live one is the copy Claude Code is writing (decided, twentieth
+    session: the first in listing order had been taken)."""
+    here = find_project_dir(projects_root(env), os.fspath(env.cwd), unread=unread)
     name = f"{session_id}.jsonl"
-    here = find_project_dir(root, os.fspath(env.cwd), unread=unread)
     if here is not None and is_file(here / name, unread=unread):
         return here / name
-    for project_dir in iter_project_dirs(root, unread=unread):
-        candidate = project_dir / name
-        if is_file(candidate, unread=unread):
-            return candidate
-    return None
+    copies = session_file_copies(session_id, env, unread=unread)
+    return max(copies, key=_written) if copies else None
+
+
+def session_file_copies(session_id: str, env: Env, *, unread: Unreadable) -> list[Path]:
+    """Every project dir's ``<id>.jsonl``, in listing order."""
+    name = f"{session_id}.jsonl"
+    return [d / name for d in iter_project_dirs(projects_root(env), unread=unread)
+            if is_file(d / name, unread=unread)]
+
+
+def _written(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return -1
 
 
 # -- @trap ----------------------------------------------------------------------------------------

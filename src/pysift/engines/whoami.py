@@ -26,6 +26,7 @@ from pysift.core.resolve import (
     projects_root,
     require_calling_session,
     resolve_trap,
+    session_file_copies,
 )
 from pysift.core.spawns import IssuedBy, Spawns, spawned_by, spawns_in
 from pysift.disk.layout import (
@@ -60,6 +61,8 @@ class WhoamiAnswer:
     source: str  # the env variable read, or "@trap"
     marker: str | None = None
     found_in_cwd_project: bool = False  # env form: the file sat in the encoded-$PWD dir
+    #: env form, found by scanning: the other project dirs' copies of the transcript
+    other_copies: list[Path] | None = None
     notes: list[str] | None = None
     # (path, reason) of the dirs and files the lookup could not read: a transcript there
     # is one it could not see (the command says so, and counts them)
@@ -83,12 +86,17 @@ def whoami_from_env(env: Env) -> WhoamiAnswer:
     unread = Unreadable()
     path = find_session_file(session_id, env, unread=unread)
     in_cwd_dir = False
+    others: list[Path] = []
     if path is not None:
         here = find_project_dir(projects_root(env), os.fspath(env.cwd), unread=unread)
         in_cwd_dir = here is not None and path.parent == here
+        if not in_cwd_dir:  # found by scanning: the other copies are named, none is silent
+            others = [c for c in session_file_copies(session_id, env, unread=unread)
+                      if c != path]
     identity = Identity(session_id, None, None, None, path)
     return WhoamiAnswer([identity], source=env_variable_used(env) or SESSION_ID_VARS[0],
-                        found_in_cwd_project=in_cwd_dir, unreadable=unread.items())
+                        found_in_cwd_project=in_cwd_dir, other_copies=others,
+                        unreadable=unread.items())
 
 
 class _Lane:

@@ -560,16 +560,17 @@ def __create_fn__(_type_ident, _type_outcome, _type_now, _type_env, MISSING, _HA
 TEXTS["def __create_fn__(_type_ident, _type_outcome, _type_now, _type_env, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,ident:_type_ident,outcome:_type_outcome,now:_type_now,env:_type_env)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'ident',ident)\n  __dataclass_builtins_object__.__setattr__(self,'outcome',outcome)\n  __dataclass_builtins_object__.__setattr__(self,'now',now)\n  __dataclass_builtins_object__.__setattr__(self,'env',env)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_identities, _type_source, _type_marker, _type_found_in_cwd_project, _type_notes, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_marker, _dflt_found_in_cwd_project, _dflt_notes, _dflt_unreadable, _return_type):
- def __init__(self,identities:_type_identities,source:_type_source,marker:_type_marker=_dflt_marker,found_in_cwd_project:_type_found_in_cwd_project=_dflt_found_in_cwd_project,notes:_type_notes=_dflt_notes,unreadable:_type_unreadable=_dflt_unreadable)->_return_type:
+def __create_fn__(_type_identities, _type_source, _type_marker, _type_found_in_cwd_project, _type_other_copies, _type_notes, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_marker, _dflt_found_in_cwd_project, _dflt_other_copies, _dflt_notes, _dflt_unreadable, _return_type):
+ def __init__(self,identities:_type_identities,source:_type_source,marker:_type_marker=_dflt_marker,found_in_cwd_project:_type_found_in_cwd_project=_dflt_found_in_cwd_project,other_copies:_type_other_copies=_dflt_other_copies,notes:_type_notes=_dflt_notes,unreadable:_type_unreadable=_dflt_unreadable)->_return_type:
   self.identities=identities
   self.source=source
   self.marker=marker
   self.found_in_cwd_project=found_in_cwd_project
+  self.other_copies=other_copies
   self.notes=notes
   self.unreadable=unreadable
  return __init__
-TEXTS['def __create_fn__(_type_identities, _type_source, _type_marker, _type_found_in_cwd_project, _type_notes, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_marker, _dflt_found_in_cwd_project, _dflt_notes, _dflt_unreadable, _return_type):\n def __init__(self,identities:_type_identities,source:_type_source,marker:_type_marker=_dflt_marker,found_in_cwd_project:_type_found_in_cwd_project=_dflt_found_in_cwd_project,notes:_type_notes=_dflt_notes,unreadable:_type_unreadable=_dflt_unreadable)->_return_type:\n  self.identities=identities\n  self.source=source\n  self.marker=marker\n  self.found_in_cwd_project=found_in_cwd_project\n  self.notes=notes\n  self.unreadable=unreadable\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_identities, _type_source, _type_marker, _type_found_in_cwd_project, _type_other_copies, _type_notes, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_marker, _dflt_found_in_cwd_project, _dflt_other_copies, _dflt_notes, _dflt_unreadable, _return_type):\n def __init__(self,identities:_type_identities,source:_type_source,marker:_type_marker=_dflt_marker,found_in_cwd_project:_type_found_in_cwd_project=_dflt_found_in_cwd_project,other_copies:_type_other_copies=_dflt_other_copies,notes:_type_notes=_dflt_notes,unreadable:_type_unreadable=_dflt_unreadable)->_return_type:\n  self.identities=identities\n  self.source=source\n  self.marker=marker\n  self.found_in_cwd_project=found_in_cwd_project\n  self.other_copies=other_copies\n  self.notes=notes\n  self.unreadable=unreadable\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_images, _type_markers, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):

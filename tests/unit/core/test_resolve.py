@@ -358,8 +358,12 @@ def test_find_session_file_prefers_the_cwd_project(home: Home, tmp_path: Path) -
     proj.mkdir(parents=True)
     elsewhere = home.session("-a-elsewhere", S1)
     here = home.session(encode_cwd(os.path.realpath(proj)), S1)
+    os.utime(here, ns=(1_000_000_000, 1_000_000_000))  # the cwd's copy, written long ago
     assert find_session_file(S1, home.env(cwd=proj), unread=Unreadable()) == here
+    # from elsewhere: the copy written last (Claude Code is writing the live one)
     assert find_session_file(S1, home.env(), unread=Unreadable()) == elsewhere
+    os.utime(elsewhere, ns=(500_000_000, 500_000_000))
+    assert find_session_file(S1, home.env(), unread=Unreadable()) == here
     assert find_session_file(S2, home.env(), unread=Unreadable()) is None
 
 
