@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import json
 from pathlib import Path
 
 import pytest
@@ -585,3 +586,24 @@ def test_one_uuid_in_two_project_dirs_is_told_apart_by_path(cli, tmp_path: Path)
     for path, text in ((a, "first copy"), (b, "second copy")):
         shown = run(str(path), "--line", "1", "--format", "json")
         assert [r["text"] for r in shown.json_rows("record")] == [text]
+
+
+def test_a_root_record_without_a_parent_key_is_a_located_fork_parent(cli, tmp_path: Path) -> None:
+    """An older schema writes no ``parentUuid`` key on the first record: it is still a
+    conversation record, and the fork parent's line is named."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("rootless")
+    s = Session(sid, cwd="/home/ada/src/old")
+    root = s.add(user("summarise the notes"))
+    s.add(assistant("first try"), parent=root["uuid"])
+    s.add(assistant("second try"), parent=root["uuid"])
+    path = home.session("/home/ada/src/old", sid, s)
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    del head["parentUuid"]
+    path.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points",
+                 "--format", "json")
+    [fork] = result.json_rows("branch-point")
+    assert (fork["uuid"], fork["line"]) == (root["uuid"], 1)
+    assert result.summary()["conversation_records"] == 3

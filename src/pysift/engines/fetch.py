@@ -222,7 +222,9 @@ class BranchPoints:
 
 def branch_points(view: TranscriptView) -> BranchPoints:
     """Where the ``parentUuid`` chain forks (a draft re-sent, a retry), in one pass over
-    the lines that carry a ``parentUuid`` key.
+    the lines that carry a ``parentUuid`` or a ``uuid`` key (a root record of an older
+    schema has no ``parentUuid`` key at all, and is still a conversation record and a
+    parent whose line is named).
 
     Tool-result carriers, isMeta records and compaction summaries never count as children
     (csift v0.8.1): parallel tool calls hang their results off one assistant record,
@@ -236,7 +238,7 @@ def branch_points(view: TranscriptView) -> BranchPoints:
     conversation = 0
     for number, (s, e) in enumerate(iter_spans(buf), start=1):
         raw = buf[s:e]
-        if is_blank(raw) or b'"parentUuid"' not in raw:
+        if is_blank(raw) or (b'"parentUuid"' not in raw and b'"uuid"' not in raw):
             if not is_blank(raw) and not is_framed(raw):  # a torn line lost its `}`
                 view.tally.malformed += 1
             continue
