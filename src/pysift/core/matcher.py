@@ -30,7 +30,7 @@ case-sensitive. ``-i`` forces insensitivity.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pysift.core.grammar.pattern import (
@@ -109,6 +109,33 @@ def _boundary(kind: str) -> _Split:
     return _Split("(?:)", _RUST_BOUNDARY[kind], r"\B" if kind == "B" else r"\b")
 
 
+# Any one character: what RE2 runs in place of a Unicode class it does not know (a
+# binary property such as \p{Emoji}, `\p{Script=Greek}`, a long category name), the
+# Rust crate confirming each candidate with the class itself.
+_ANY_CHAR = r"[\x{0}-\x{10FFFF}]"
+_RE2_KNOWS: dict[str, bool] = {}
+
+
+def _re2_knows(spelling: str) -> bool:
+    """RE2 compiles the Unicode class ``spelling`` (``\\p{Greek}``, ``\\pL``) by itself."""
+    known = _RE2_KNOWS.get(spelling)
+    if known is None:
+        import re2
+
+        try:
+            re2.compile(spelling, _re2_options(case_insensitive=False))
+            known = True
+        except re2.error:
+            known = False
+        _RE2_KNOWS[spelling] = known
+    return known
+
+
+def _unknown_classes(items: Sequence[ClassItem]) -> list[str]:
+    return [item.spelling for item in items
+            if isinstance(item, UnicodeClass) and not _re2_knows(item.spelling)]
+
+
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
@@ -125,7 +152,7 @@ class _Translation:
 def _translate(tree: Pattern) -> _Translation:
     """Spell the parsed pattern for RE2 (and, when it needs one, for the Rust check)."""
     pieces = _pieces(tree.root)
-    if not tree.needs_rust:
+    if not tree.needs_rust and not any(isinstance(p, _Split) for p in pieces):
         return _Translation("".join(pieces))  # type: ignore[arg-type]
     return _Translation(
         "".join(p if isinstance(p, str) else p.re2 for p in pieces),
@@ -165,7 +192,11 @@ def _pieces(root: Node) -> list[str | _Split]:
             out.append(_flag_group(node.on, node.off, ")"))
         elif isinstance(node, Dot):
             out.append(".")
-        elif isinstance(node, (Anchor, UnicodeClass)):
+        elif isinstance(node, UnicodeClass):
+            known = _re2_knows(node.spelling)
+            out.append(node.spelling if known else
+                       _Split(_ANY_CHAR, node.spelling, node.spelling))
+        elif isinstance(node, Anchor):
             out.append(node.spelling)
         else:
             assert isinstance(node, Verbatim)
@@ -198,7 +229,15 @@ def _member(item: ClassItem) -> str:
 
 
 def _class_source(node: Class) -> str | _Split:
-    """``[...]`` for RE2; one holding \\W or \\S is spelled around them."""
+    """``[...]`` for RE2; one holding \\W or \\S is spelled around them; one holding a
+    Unicode class RE2 does not know is any character for RE2 and itself for the Rust
+    check."""
+    if node.closed and _unknown_classes(node.items):
+        rust = ("[" + ("^" if node.negated else "")
+                + "".join(_member(item) if not (isinstance(item, PerlClass)
+                                                and item.kind in _COMPLEMENTS)
+                          else "\\" + item.kind for item in node.items) + "]")
+        return _Split(_ANY_CHAR, rust, rust)
     complements = [item.kind for item in node.items
                    if isinstance(item, PerlClass) and item.kind in _COMPLEMENTS]
     members = "".join(_member(item) for item in node.items
@@ -352,6 +391,13 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
     if translation.exact_source is not None:
         exact = _boundary_check(("(?ms)" if multiline else "") + translation.exact_source,
                                 insensitive)
+        unknown = _unknown_properties(tree.root)
+        if exact is None and unknown:
+            raise UsageError(
+                f"invalid regex: unknown Unicode class {unknown[0]}: neither RE2 nor the Rust "
+                "regex crate knows it; use a general category (\\p{Lu}, \\p{Letter}), a "
+                "script (\\p{Greek}, \\p{Script=Greek}) or a binary property "
+                "(\\p{Emoji}, \\p{Alphabetic})")
         if exact is None:  # a construct the crate refuses: RE2's ASCII boundaries
             source = ("(?ms)" if multiline else "") + (translation.ascii_source or "")
     import re2
@@ -373,6 +419,26 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, multiline: bool 
         needles=required_needles(tree, case_insensitive=insensitive),
         exact=exact,
     )
+
+
+def _unknown_properties(root: Node) -> list[str]:
+    """The Unicode classes of the pattern RE2 does not know, in order."""
+    found: list[str] = []
+    todo: list[Node] = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, UnicodeClass):
+            if not _re2_knows(node.spelling):
+                found.append(node.spelling)
+        elif isinstance(node, Class):
+            found.extend(_unknown_classes(node.items))
+        elif isinstance(node, Concat):
+            todo.extend(reversed(node.items))
+        elif isinstance(node, Alternation):
+            todo.extend(reversed(node.branches))
+        elif isinstance(node, (Repeat, Group)):
+            todo.append(node.body)
+    return found
 
 
 def _boundary_check(source: str, insensitive: bool) -> Any:

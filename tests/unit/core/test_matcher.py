@@ -492,3 +492,33 @@ def test_prop_classes_agree_with_the_rust_crate(pattern: str, text: str) -> None
         return
     found = rust.search(text)
     assert matcher.search(text) == (found.span() if found else None)
+
+
+@pytest.mark.parametrize(("pattern", "hit", "miss"), [
+    (r"\p{Script=Greek}", "λόγος", "logos"),
+    (r"\p{sc=Greek}+", "αβγ", "abc"),
+    (r"\p{gc=Lu}", "É", "é"),
+    (r"\p{Lowercase_Letter}", "é", "É"),
+    (r"\p{Emoji}", "ship it 🚀", "ship it"),
+    (r"[^\p{Emoji}\W]", "é", "🚀 1"),  # a word character that is no emoji (1 is both)
+    (r"x[\p{Emoji}]y", "x🚀y", "xay"),
+])
+def test_unicode_classes_re2_lacks_are_read_as_the_rust_crate_reads_them(
+        pattern: str, hit: str, miss: str) -> None:
+    """RE2 knows general categories by short name and scripts by bare name only: any
+    other property (a binary one, `Script=`, a long category name) is any character to
+    RE2 and the class itself to the Rust crate that confirms each candidate."""
+    matcher = compile_pattern(pattern)
+    assert matcher.search(hit) is not None
+    assert matcher.search(miss) is None
+
+
+def test_a_match_span_under_a_property_re2_lacks_is_the_crate_s() -> None:
+    assert compile_pattern(r"\p{Emoji}").search("ab🚀c") == (2, 3)
+    assert list(compile_pattern(r"\p{Emoji_Presentation}").finditer("🚀a🎉")) == [(0, 1), (2, 3)]
+
+
+@pytest.mark.parametrize("pattern", [r"\p{Bogus}", r"[a\p{NoSuchScript}]"])
+def test_a_unicode_class_no_engine_knows_is_named(pattern: str) -> None:
+    with pytest.raises(UsageError, match=r"unknown Unicode class \\p\{"):
+        compile_pattern(pattern)
