@@ -1051,3 +1051,33 @@ def test_the_persisted_note_is_only_for_a_selection_that_reads_tool_results(cli,
                                                                           demo_home) -> None:
     result = cli("--claude-home", str(demo_home), "search", "helper_300", "-t", "user")
     assert "persisted outside their transcripts" not in result.stderr
+
+
+@pytest.mark.parametrize(("pattern", "census"), [
+    # the answer's own view lists the options; its tool_result text names the chosen one
+    ("memcached", {"agent.tool.use": 1, "user.answer": 1}),
+    # the tool_result text holds the harness's sentence; the answer's view does not
+    ("User has answered", {"agent.tool.result": 1}),
+])
+def test_a_leaf_s_census_count_is_what_its_own_selection_surfaces(
+        cli, tmp_path: Path, pattern: str, census: dict[str, int]) -> None:
+    """csift §6.2: a leaf's `--count-by label` count is how many records `-t <leaf>`
+    would surface. An answered question is one record under two leaves (``user.answer``
+    and ``agent.tool.result``) with a view of its own each; it was counted under both
+    when its richest view matched, and under neither when only the other did."""
+    from builders import auq_answer, auq_use
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("census-views")
+    questions = [{"question": "Which cache?", "options": ["redis", "memcached"]}]
+    home.session("/w/cache", sid, user("pick a cache for me"),
+                 assistant(auq_use(questions, id="toolu_pick")),
+                 auq_answer("toolu_pick", {"Which cache?": "redis"}), assistant("redis it is"))
+    run = lambda *args: cli("--claude-home", str(home.root), "search", pattern, *args)  # noqa: E731
+    rows = run("--count-by", "label", "--format", "json").json_rows("census")
+    assert {r["key"]: r["records"] for r in rows} == census
+    for leaf, count in census.items():
+        alone = run("-t", leaf, "--count-by", "label", "--format", "json").json_rows("census")
+        assert [(r["key"], r["records"]) for r in alone] == [(leaf, count)]
+    for leaf in {"user.answer", "agent.tool.result"} - set(census):
+        assert run("-t", leaf, "-c").stdout.strip() == "0"

@@ -138,6 +138,7 @@ def build_plan(opts: SearchOptions, filt: LabelFilter) -> SearchPlan:
         resolve_persisted=opts.resolve_persisted, want_raw=opts.raw, siblings=opts.siblings,
         gates=frozenset(gates), light=opts.count_only or opts.sessions_with_matches,
         keep_hits=opts.count_by is not None or opts.raw,
+        leaf_views=opts.count_by == "label",
     )
 
 

@@ -513,8 +513,8 @@ def _census_keys(axis: str, hits: list[Hit], transcript: Transcript, multi: bool
                  allowed: frozenset[str]) -> list[str]:
     first = hits[0]
     if axis == "label":
-        # every leaf the record carries that the selection accepts: a leaf's count is how
-        # many records `-t <leaf>` would surface
+        # a leaf's count is how many records `-t <leaf>` would surface: the scan kept, per
+        # record, the selected leaves whose own view matched (``SearchPlan.leaf_views``)
         leaves = {h.label for h in hits} | {x for h in hits for x in h.labels if x in allowed}
         return sorted(leaves, key=L.ALL.index)
     if axis == "tool":

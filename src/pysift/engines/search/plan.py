@@ -152,6 +152,10 @@ class SearchPlan:
     gates: frozenset[str] = field(default_factory=frozenset)
     light: bool = False  # -c / -l: exchanges are counted, never rendered
     keep_hits: bool = False  # census / raw / the label probe: bare hits cross back
+    # `--count-by label`: a record counts under each selected leaf whose OWN view the
+    # pattern matches (what `-t <leaf>` surfaces), not under every leaf of its richest
+    # view's match
+    leaf_views: bool = False
     # built once per plan (and per forked worker); init=False: a replace()d plan rebuilds
     _finder: NeedleSet | None = field(default=None, init=False, repr=False, compare=False)
     _finder_built: bool = field(default=False, init=False, repr=False, compare=False)

@@ -19,7 +19,7 @@ decoder; every other line of the file gets the shape check (``unframed_lines``),
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
+from dataclasses import field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -599,12 +599,13 @@ class _Scanner:
             self.count_only(rec, offset)
             return
         matched = self.matched_units(rec, units(rec, self.ctx, select))
+        by_leaf = self.leaf_views(rec, matched) if plan.leaf_views else []
         drafted: list[tuple[classify.Unit, tuple[int, int] | None, str]] = []
         maybe_draft = (offset is not None and rec.type == "user"
                        and plan.labels.selects(L.USER_UNSENT) and self._opens_turn(rec))
         if maybe_draft:
             drafted = self.matched_units(rec, units(rec, self.ctx, select, draft=True))
-        if not matched and not drafted:
+        if not matched and not drafted and not by_leaf:
             return
         from pysift.core.image_handles import image_ids
         from pysift.core.pairing import pair, with_result_tool_name
@@ -620,6 +621,12 @@ class _Scanner:
                 assert self.counter is not None  # an offset: a line of the bytes run() has
                 rec.line = self.counter.line_at(offset)
         chosen = drafted if draft else matched
+        if by_leaf and not draft:
+            # the census by label: one hit per record, its labels the leaves whose own
+            # view matched (the first leaf's unit stands for the record)
+            leaves = tuple(leaf for leaf, _ in by_leaf)
+            unit, span, text = by_leaf[0][1]
+            chosen = [(replace(unit, label=leaves[0], labels=leaves), span, text)]
         if draft and not drafted and matched and plan.turns is None:
             # a superseded draft the pattern matches, hidden because the selection leaves
             # user.unsent out (-t user.message, a bare -t user): said, never silent (a
@@ -758,6 +765,24 @@ class _Scanner:
         parsed = {line.start for line in users}
         self.result.malformed += self.tally.malformed + sum(
             1 for start in unframed if start not in parsed)
+
+    def leaf_views(self, rec: Record, matched: list[tuple[classify.Unit, tuple[int, int] | None,
+                                                         str]]
+                   ) -> list[tuple[str, tuple[classify.Unit, tuple[int, int] | None, str]]]:
+        """``--count-by label``: each selected leaf of ``rec`` whose own view the pattern
+        matches, with its first matched unit (``-t <leaf>`` renders that view alone: a
+        record under two leaves, an AskUserQuestion answer and its tool_result, matches
+        under one and not the other). A record of one leaf is its richest view's match."""
+        select = self.plan.labels.selects
+        leaves = [leaf for leaf in self._classify(rec, self.ctx) if select(leaf)]
+        if len(leaves) <= 1:
+            return [(leaves[0], matched[0])] if leaves and matched else []
+        out = []
+        for leaf in leaves:
+            got = self.matched_units(rec, self._units(rec, self.ctx, leaf.__eq__))
+            if got:
+                out.append((leaf, got[0]))
+        return out
 
     def matched_units(self, rec: Record, units: list[classify.Unit]
                       ) -> list[tuple[classify.Unit, tuple[int, int] | None, str]]:
