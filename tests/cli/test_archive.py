@@ -4,6 +4,7 @@ live home does, the envelope, bad DESTs, the lock, a full disk, the progress bar
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import pty
 import shutil
@@ -325,3 +326,71 @@ def test_a_session_brings_its_file_history_checkpoints(cli, tmp_path):
     live, over = _answer(cli, home.root, listed), _answer(cli, dest, listed)
     assert live == over and '"backups":2' in live[1]
     assert (dest / "file-history" / other / name).stat().st_mtime == 1767261600
+
+
+def test_an_unreadable_source_file_is_one_failed_row_and_the_rest_is_archived(cli, demo_copy,
+                                                                             tmp_path,
+                                                                             monkeypatch):
+    """A mode-000 tool output stopped the run with "cannot write …, check the archive's
+    permissions", the header counting 13 files of 18, and its row said the path twice."""
+    from conftest import lock
+
+    locked = (demo_copy / "projects" / "-home-ada-src-orbit" / LONG / "tool-results"
+              / "b7x2k9qpm.txt")
+    lock(monkeypatch, locked)
+    result = cli("--claude-home", str(demo_copy), "archive", str(tmp_path / "arc"),
+                 "--format", "json")
+    assert result.code == 1
+    assert result.header()["files_in_scope"] == 18
+    summary = result.summary()
+    assert (summary["files"], summary["copied"], summary["failed"]) == (18, 17, 1)
+    assert (summary["complete"], summary["unreadable"]) == (False, 1)
+    (row,) = [r for r in result.json_rows("file") if r["action"] == "failed"]
+    assert (row["source"], row["error"]) == (str(locked), "cannot be read: Permission denied")
+    assert result.stderr.splitlines() == [
+        f"pysift: warning: not archived: {locked}: cannot be read: Permission denied",
+        "pysift: error: 1 dir(s) or file(s) of the Claude home could not be read (each named "
+        "above): what they hold is not archived; fix their permissions and run again"]
+
+
+def test_an_unreadable_session_dir_is_said_and_counted_once(cli, demo_copy, tmp_path,
+                                                            monkeypatch):
+    """The scope's walk and the archive's walk each warned about it: `unreadable:2`."""
+    denied = demo_copy / "projects" / "-home-ada-src-orbit" / LONG / "subagents"
+    real_scandir = os.scandir
+
+    def scandir(path=".", *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == os.fspath(denied):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_scandir(path, *a, **kw)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = cli("--claude-home", str(demo_copy), "archive", str(tmp_path / "arc"),
+                 "--format", "json")
+    assert result.code == 1
+    assert result.summary()["unreadable"] == 1 and result.summary()["complete"] is False
+    warned = [ln for ln in result.stderr.splitlines() if str(denied) in ln]
+    assert len(warned) == 1 and "Permission denied" in warned[0]
+    assert result.stderr.splitlines()[-1].startswith("pysift: error: 1 dir(s) or file(s)")
+
+
+def test_a_plan_written_after_the_archive_answers_over_it(cli, demo_copy, tmp_path):
+    """The plan landed after the first run: `plan @S` said [exists] over the home and
+    [missing] over the archive, every later run `complete`."""
+    plan = demo_copy / "plans" / f"{PLAN}.md"
+    written = plan.read_bytes()
+    plan.unlink()
+    dest = tmp_path / "arc"
+    first = cli("--claude-home", str(demo_copy), "archive", str(dest))
+    assert first.code == 0
+    plan.write_bytes(written)
+    again = cli("--claude-home", str(demo_copy), "archive", str(dest), "--format", "json")
+    assert again.code == 0
+    assert [r["path"] for r in again.json_rows("file") if r["action"] == "copied"] == [
+        f"plans/{PLAN}.md"]
+    assert "plan file(s) bound to the sessions in scope do not exist" in first.stderr
+    over = _answer(cli, dest, ("plan", f"@{LONG}"))[1]
+    assert over == _answer(cli, demo_copy, ("plan", f"@{LONG}"))[1]
+    plan.unlink()  # deleted after it was archived: a note, never a failure to retry
+    last = cli("--claude-home", str(demo_copy), "archive", str(dest))
+    assert last.code == 0 and "earlier copy of 1 under plans/" in last.stderr

@@ -18,9 +18,10 @@ over the archive exactly as over the live home.
 
 A session comes whole (whichever of its transcripts a target names): its transcript, its
 <uuid>/ dir (subagents and their .meta.json, workflow manifests and journals, the
-elicitation sidecar, persisted tool outputs), old-layout agent files in scope, its
+elicitation sidecar, persisted tool outputs), the old-layout agent files naming it, its
 file-history/<uuid>/ checkpoints (recover --list-backups), and the plan files bound to it
-(under DEST/plans/). No target means every session of the home.
+(under DEST/plans/). No target means every session of the home. Copies keep their
+sources' permission bits; the dirs archive makes are 0700.
 
 Incremental and append-aware: a file whose archived copy has its size and modification
 time is skipped; a grown file gets only its new bytes, once the archived bytes are
@@ -62,9 +63,10 @@ JSON (--format json, one object per line)
 
 \b
 EXIT
-  0 every file in scope archived (or unchanged); 1 a file could not be archived (it
-  vanished or changed while read: named on stderr), the disk filled, DEST cannot be
-  written, or another archive holds the lock past --lock-timeout; 2 a usage error (DEST
+  0 every file in scope archived (or unchanged; a bound plan file that does not exist is
+  a note); 1 a file could not be archived (it vanished, changed or could not be read:
+  named on stderr; the rest is archived), the disk filled, DEST cannot be written, or
+  another archive holds the lock past --lock-timeout; 2 a usage error (DEST
   is a file, inside the Claude home, holds it, or its parent is missing)."""
 
 

@@ -43,34 +43,50 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
                          "created when missing), e.g. `pysift archive ~/claude-archive`")
     scope = opts.scope.resolve(env)
     dest = _dest_path(opts.dest, env)
+    said = {path for path, _ in scope.unreadable}  # warned and counted once, by the scope
     result = engine.run(scope.transcripts, env,
                         engine.ArchiveOptions(dest=dest, dry_run=opts.dry_run,
                                               lock_timeout=opts.lock_timeout),
-                        progress=progress, on_wait=on_wait)
-    answer = ArchiveAnswer(result, dest, _home(env),
-                           unread=len(scope.unreadable) + result.unread)
-    report = Report(command="archive", header=answer.header())
-    report.take_scope(scope)  # the summary's `unreadable`: the scope's and the walk's
+                        progress=progress, on_wait=on_wait, said=said)
+    report = Report(command="archive")
+    report.take_scope(scope)  # the summary's `unreadable`: the scope's, the walk's, the copy's
     report.unreadable += result.unread
     report.notes.extend(result.notes)
+    changed = 0  # failed rows a run can retry (vanished, shrank, changed while read)
+    for o in result.outcomes:
+        if o.action != FAILED:
+            continue
+        warning = f"warning: not archived: {o.entry.source}: {o.reason}"
+        if not o.unreadable:
+            changed += 1
+            report.note(warning)
+        elif o.entry.source not in said:  # a source its permissions keep from pysift
+            report.unread(warning)
+    answer = ArchiveAnswer(result, dest, _home(env), unread=report.unreadable)
+    report.header = answer.header()
     report.rows = [file_row(o) for o in result.outcomes]
     report.answer(answer)
-    for o in result.outcomes:
-        if o.action == FAILED:
-            report.note(f"warning: not archived: {o.entry.source}: {o.reason}")
     if result.stopped is not None:
         report.note(f"error: {result.stopped}")
         report.exit_code = 1
-    elif answer.failed:
-        report.note(f"error: {answer.failed} file(s) could not be archived (each named above); "
-                    "what the archive holds of them is whole: run again to retry")
-        report.exit_code = 1
-    elif answer.unread:
-        report.note(f"error: {answer.unread} dir(s) or file(s) of the Claude home could not be "
-                    "read (each named above): what they hold is not archived; fix their "
-                    "permissions and run again")
+    elif changed or answer.unread:
+        report.note(f"error: {_incomplete(changed, answer.unread)}")
         report.exit_code = 1
     return report
+
+
+def _incomplete(changed: int, unread: int) -> str:
+    """The run's last line when it went on past what it could not archive: a file that
+    changed while read clears by running again, what cannot be read by its permissions."""
+    if not unread:
+        return (f"{changed} file(s) could not be archived (each named above); what the "
+                "archive holds of them is whole: run again to retry")
+    if not changed:
+        return (f"{unread} dir(s) or file(s) of the Claude home could not be read (each named "
+                "above): what they hold is not archived; fix their permissions and run again")
+    return (f"{changed} file(s) changed while read and {unread} dir(s) or file(s) of the "
+            "Claude home could not be read (each named above): what they hold is not "
+            "archived (what the archive holds is whole); fix their permissions and run again")
 
 
 def _dest_path(text: str, env: Env) -> Path:
@@ -92,7 +108,7 @@ class ArchiveAnswer:
     run: ArchiveRun
     dest: Path
     home: Path
-    unread: int = 0  # dirs and files of the home the scope could not read
+    unread: int = 0  # dirs and files of the home the scope, the walk or a copy could not read
 
     @property
     def failed(self) -> int:
@@ -100,7 +116,7 @@ class ArchiveAnswer:
 
     def header(self) -> dict[str, Any]:
         return {"dest": str(self.dest), "claude_home": str(self.home),
-                "sessions_in_scope": self.run.sessions, "files_in_scope": len(self.run.outcomes),
+                "sessions_in_scope": self.run.sessions, "files_in_scope": self.run.in_scope,
                 "dry_run": self.run.dry_run}
 
     def summary(self) -> dict[str, Any]:

@@ -16,6 +16,15 @@ Three moves, each leaving every archived file whole if the process dies at any p
 
 Nothing archived is deleted or truncated. A partial file is pysift's scratch: a later run
 writes over it (or renames it in place).
+
+The two sides fail differently: what cannot be read of a SOURCE (it vanished, shrank, or
+its permissions or disk refuse it) is ``SourceChanged``, that one file's failure, and the
+run goes on; what cannot be written in DEST is an ``OSError`` (``DestFull`` for a full
+disk) and stops the run, as the next file would meet it too.
+
+A new copy keeps its source's permission bits (the partial file is private while it is
+written); a dir made here is 0700: transcripts hold prompts and secrets, and an archive
+must not open a private home to every user of the machine.
 """
 
 from __future__ import annotations
@@ -33,6 +42,8 @@ CHUNK = 64 << 20  # bytes per in-kernel copy step (the progress bar moves per st
 APPEND_CHUNK = 8 << 20  # bytes an append reads at a time (cut back to a newline)
 COMPARE_CHUNK = 1 << 20
 PARTIAL_SUFFIX = ".pysift-partial"
+DIR_MODE = 0o700  # every dir pysift makes in DEST (transcripts hold prompts and secrets)
+FILE_MODE = 0o600  # pysift's own files in DEST, and a partial copy while it is written
 PRESERVED_INFIX = ".preserved-"
 FULL_ERRNOS = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
 
@@ -44,6 +55,12 @@ class SourceChanged(Exception):
     that file is not archived this run (what DEST holds of it stays whole)."""
 
 
+class SourceUnreadable(SourceChanged):
+    """The source exists but cannot be read (a permission, an I/O error): that file is
+    not archived, the run goes on, and the file is counted with what the home could not
+    read (its fix is the file's permissions, not another run)."""
+
+
 class DestFull(OSError):
     """The archive's disk (or quota) is full: the run stops; every archived file is whole."""
 
@@ -53,18 +70,21 @@ class SourceStat:
     size: int
     mtime_ns: int
     atime_ns: int
+    mode: int  # the permission bits a new copy gets
 
 
 def stat_source(path: str | Path) -> SourceStat:
-    """The source's size and times (symlinks followed); ``SourceChanged`` when it is gone
-    or not a regular file."""
+    """The source's size, times and permission bits (symlinks followed); ``SourceChanged``
+    when it is gone or not a regular file, ``SourceUnreadable`` when it cannot be stat'ed."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
         raise SourceChanged("vanished before it was archived") from None
+    except OSError as exc:
+        raise _unreadable(exc) from None
     if not stat.S_ISREG(st.st_mode):
         raise SourceChanged("not a regular file")
-    return SourceStat(st.st_size, st.st_mtime_ns, st.st_atime_ns)
+    return SourceStat(st.st_size, st.st_mtime_ns, st.st_atime_ns, stat.S_IMODE(st.st_mode))
 
 
 def partial_path(target: Path) -> Path:
@@ -72,10 +92,42 @@ def partial_path(target: Path) -> Path:
 
 
 def _open_source(path: str | Path) -> int:
+    """A descriptor on the source; any failure is that file's (``SourceChanged``), never
+    the archive's: a mode-000 transcript once stopped the run as "cannot write"."""
     try:
         return os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         raise SourceChanged("vanished before it was archived") from None
+    except OSError as exc:
+        raise _unreadable(exc) from None
+
+
+def _read_source(fd: int, count: int, offset: int) -> bytes:
+    try:
+        return os.pread(fd, count, offset)
+    except OSError as exc:
+        raise _unreadable(exc) from None
+
+
+def _unreadable(exc: OSError) -> SourceUnreadable:
+    """The reason alone: the row and its warning name the file already."""
+    return SourceUnreadable(f"cannot be read: {exc.strerror or exc}")
+
+
+def make_dirs(path: str | Path) -> None:
+    """``os.makedirs`` whose every new level is 0700 (``makedirs`` gives its ``mode`` to
+    the last level only); a dir that exists is left as it is."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return
+    parent = os.path.dirname(path)
+    if parent and parent != path:
+        make_dirs(parent)
+    try:
+        os.mkdir(path, DIR_MODE)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise
 
 
 def _full(exc: OSError, where: Path) -> OSError:
@@ -94,10 +146,11 @@ def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> int:
     try:
         return os.copy_file_range(src_fd, dst_fd, count, offset)
     except OSError as exc:
-        if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP,
-                             errno.EPERM):
+        if exc.errno in FULL_ERRNOS:
             raise
-    data = os.pread(src_fd, count, offset)
+        # unsupported here, or an error of either side (EIO names neither): the plain
+        # read and write below fail on the side that failed
+    data = _read_source(src_fd, count, offset)
     return write_all(dst_fd, data)
 
 
@@ -148,7 +201,7 @@ def same_prefix(source: str | Path, target: str | Path, length: int) -> bool:
         done = 0
         while done < length:
             step = min(COMPARE_CHUNK, length - done)
-            a = os.pread(fd_in, step, done)
+            a = _read_source(fd_in, step, done)
             b = os.pread(fd_arc, step, done)
             if len(a) != step:
                 raise SourceChanged(f"shrank while it was compared ({done + len(a)} of "
@@ -192,7 +245,7 @@ def append(source: str | Path, target: Path, start: int, src: SourceStat,
             done = start
             carry = b""
             while done < src.size:
-                data = os.pread(fd_in, min(APPEND_CHUNK, src.size - done), done)
+                data = _read_source(fd_in, min(APPEND_CHUNK, src.size - done), done)
                 if not data:
                     raise SourceChanged(f"shrank while it was copied ({done} of {src.size} "
                                         "bytes read)")
@@ -273,13 +326,14 @@ def preserve_and_replace(source: str | Path, target: Path, src: SourceStat, when
 
 def _write_partial(source: str | Path, partial: Path, src: SourceStat,
                    progress: Progress | None) -> int:
-    """``copy_new`` without the final rename: the partial file holds the new copy."""
+    """``copy_new`` without the final rename: the partial file holds the new copy, with
+    the source's permission bits (0600 until it is whole)."""
     fd_in = _open_source(source)
     if hasattr(os, "posix_fadvise"):  # read once, front to back (as cp asks)
         os.posix_fadvise(fd_in, 0, 0, os.POSIX_FADV_SEQUENTIAL)
     try:
         try:
-            fd_out = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            fd_out = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         except OSError as exc:
             raise _full(exc, partial) from None
         try:
@@ -295,6 +349,7 @@ def _write_partial(source: str | Path, partial: Path, src: SourceStat,
                 done += n
                 if progress is not None:
                     progress(n)
+            os.fchmod(fd_out, src.mode)  # a partial left by a killed run kept its own
             os.utime(fd_out, ns=(src.atime_ns, src.mtime_ns))
         finally:
             os.close(fd_out)

@@ -4,9 +4,9 @@ What a session brings (its unit is the whole session, whichever of its transcrip
 scope names): ``projects/<enc>/<uuid>.jsonl``, every regular file under its ``<uuid>/``
 dir (subagent transcripts and their ``.meta.json``, workflow manifests and journals, the
 elicitation sidecar, persisted tool outputs, whatever else Claude Code keeps there), the
-old-layout ``agent-<id>.jsonl`` files in scope that name it, its checkpoints in
-``file-history/<uuid>/``, and the plan files bound to its transcripts, under
-``DEST/plans/<name>``. Each file is decided alone:
+old-layout ``agent-<id>.jsonl`` files beside it that name it (all of them, whichever the
+scope named), its checkpoints in ``file-history/<uuid>/``, and the plan files bound to its
+transcripts that exist, under ``DEST/plans/<name>``. Each file is decided alone:
 
 - ``skipped``: the archived copy has the source's size and modification time, or the
   same bytes (verified) under another time;
@@ -25,7 +25,7 @@ from __future__ import annotations
 import errno
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from pysift.disk.layout import (
     KIND_LEGACY,
     KIND_WORKFLOW,
     Transcript,
+    legacy_agent_transcript,
     top_level_transcript,
     transcript_from_path,
 )
@@ -50,7 +51,7 @@ from pysift.model.fastdata import dataclass
 STATE_DIR = ".pysift"
 LOCK_NAME = "archive.lock"
 MANIFEST_NAME = "archive.json"
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2  # 1 cached whether a bound plan existed: a plan written later was lost
 PLANS_DIR = "plans"
 
 COPIED, APPENDED, SKIPPED, PRESERVED, FAILED = "copied", "appended", "skipped", "preserved", \
@@ -79,7 +80,7 @@ class Entry:
     source: str
     rel: str
     session_id: str
-    transcript: Transcript | None = None  # a transcript in scope (its plan binding is read)
+    transcript: Transcript | None = None  # a session transcript (its plan binding is read)
     subagent_file: bool = False  # an agent-*.jsonl of the session dir, classified on demand
 
     def as_transcript(self) -> Transcript | None:
@@ -119,7 +120,7 @@ def prepare_dest(dest: Path) -> Path:
             raise UsageError(f"the parent of the archive DEST {dest} does not exist; create "
                              f"{parent} first or fix the path")
         try:
-            dest.mkdir()
+            dest.mkdir(mirror.DIR_MODE)
         except FileExistsError:
             pass
         except OSError as exc:
@@ -128,7 +129,7 @@ def prepare_dest(dest: Path) -> Path:
                                ) from None
     state = dest / STATE_DIR
     try:
-        state.mkdir(exist_ok=True)
+        state.mkdir(mirror.DIR_MODE, exist_ok=True)
     except OSError as exc:
         raise ArchiveError(f"cannot write to the archive DEST {dest}: {exc.strerror or exc}; "
                            "check its permissions (and that its disk is not full or "
@@ -152,7 +153,7 @@ class Lock:
         import fcntl
 
         try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, mirror.FILE_MODE)
         except OSError as exc:
             raise ArchiveError(f"cannot write to the archive DEST ({self.path}): "
                                f"{exc.strerror or exc}; check its permissions") from None
@@ -169,7 +170,8 @@ class Lock:
                 os.close(self.fd)
                 raise ArchiveError(
                     f"another pysift archive is writing into {self.path.parent.parent} "
-                    f"(lock {self.path}){' after waiting ' + _secs(waited) if waited else ''}"
+                    f"(lock {self.path})"
+                    f"{' after waiting ' + _secs(self.timeout) if self.timeout else ''}"
                     "; run again when it is done (or raise --lock-timeout)")
             if not told and self.on_wait is not None:
                 self.on_wait()
@@ -185,7 +187,8 @@ class Lock:
 
 
 def _secs(value: float) -> str:
-    return f"{value:.0f} s"
+    """The wait as the user gave it (``--lock-timeout 1.5`` waited 1.5 s, not "2 s")."""
+    return f"{value:g} s"
 
 
 # -- the manifest: plan bindings of transcripts already read ------------------------------------
@@ -194,8 +197,11 @@ def _secs(value: float) -> str:
 @dataclass
 class Manifest:
     """``DEST/.pysift/archive.json``: the homes archived from, and for each transcript the
-    size and time it had when its plan binding was read, with the plan files it bound
-    (so an unchanged transcript is not read again)."""
+    size and time it had when its plan binding was read, with the binding read (so an
+    unchanged transcript is not read again). The binding is the file the transcript NAMES
+    (``[law, file]``, or ``[]`` for none), never whether that file exists: a plan is
+    written after Plan Mode names it, and deleted at will, without the transcript changing,
+    so each run looks for the file again."""
 
     homes: list[str] = field(default_factory=list)
     bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -207,31 +213,38 @@ class Manifest:
             obj = orjson.loads((state / MANIFEST_NAME).read_bytes())
         except (OSError, orjson.JSONDecodeError):
             return cls()
-        if not isinstance(obj, dict) or obj.get("format") != MANIFEST_FORMAT:
+        if not isinstance(obj, dict):
             return cls()
         homes = obj.get("homes")
         bindings = obj.get("bindings")
+        current = obj.get("format") == MANIFEST_FORMAT  # an older format's bindings are read again
         return cls(homes=[h for h in homes if isinstance(h, str)] if isinstance(homes, list)
                    else [],
-                   bindings=bindings if isinstance(bindings, dict) else {},
+                   bindings=bindings if current and isinstance(bindings, dict) else {},
                    last_run_utc=obj.get("last_run_utc")
                    if isinstance(obj.get("last_run_utc"), str) else None)
 
-    def known_plans(self, rel: str, src: mirror.SourceStat) -> list[str] | None:
+    def known_binding(self, rel: str, src: mirror.SourceStat) -> list[str] | None:
+        """The binding read when the transcript had this size and time (``[law, file]``
+        or ``[]``), None when it must be read."""
         entry = self.bindings.get(rel)
         if (isinstance(entry, dict) and entry.get("size") == src.size
-                and entry.get("mtime_ns") == src.mtime_ns
-                and isinstance(entry.get("plans"), list)):
-            return [p for p in entry["plans"] if isinstance(p, str)]
+                and entry.get("mtime_ns") == src.mtime_ns):
+            bound = entry.get("plan")
+            if bound == [] or (isinstance(bound, list) and len(bound) == 2
+                               and all(isinstance(p, str) for p in bound)):
+                return list(bound)
         return None
 
     def save(self, state: Path) -> None:
-        """Written whole through a partial file and a rename (pysift's own state file)."""
+        """Written whole through a partial file and a rename (pysift's own state file,
+        0600: it names the home's paths)."""
         body = orjson.dumps({"format": MANIFEST_FORMAT, "homes": self.homes,
                              "bindings": self.bindings, "last_run_utc": self.last_run_utc},
                             option=orjson.OPT_SORT_KEYS)
         partial = state / f".{MANIFEST_NAME}{mirror.PARTIAL_SUFFIX}"
-        with open(partial, "wb") as fh:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mirror.FILE_MODE)
+        with open(fd, "wb") as fh:
             fh.write(body)
         os.replace(partial, state / MANIFEST_NAME)
 
@@ -247,16 +260,18 @@ class Plan:
     unread: int = 0  # dirs under a session's tree that could not be read (each in notes)
 
 
-def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
+def collect(transcripts: Iterable[Transcript], home: Path, said: Collection[str] = ()
+            ) -> Plan:
     """The files of every session the transcripts belong to, each once, in scope order:
     a session's transcript, then its ``<uuid>/`` tree (sorted), old-layout agents. Paths
-    stay strings here: a home of thousands of files pays for no path objects."""
+    stay strings here: a home of thousands of files pays for no path objects. ``said``:
+    the paths the scope already warned it could not read (not warned or counted again)."""
     prefix = os.path.join(os.fspath(home), "")
     history = os.path.join(prefix, FILE_HISTORY_DIR)
     entries: list[Entry] = []
     seen: set[str] = set()
     notes: list[str] = []
-    unread: list[str] = []  # the dirs _tree could not read
+    unread = _Unread(notes, {os.path.normpath(p) for p in said})
     sessions: dict[tuple[str, str], list[Transcript]] = {}
     legacy: dict[tuple[str, str], list[Transcript]] = {}
     for t in transcripts:
@@ -268,6 +283,8 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
         sessions.setdefault(key, []).append(t)
         if t.kind == KIND_LEGACY:
             legacy.setdefault(key, []).append(t)
+    old_layout = _OldLayout({os.fspath(t.path): t for named in legacy.values() for t in named},
+                            unread)
 
     def add(source: str, session: str, transcript: Transcript | None = None,
             subagent_file: bool = False) -> None:
@@ -282,17 +299,74 @@ def collect(transcripts: Iterable[Transcript], home: Path) -> Plan:
         if top is not None or os.path.isfile(main):
             add(main, session, top or top_level_transcript(Path(main), Path(project_dir)))
         if top is None or top.has_session_dir is not False:  # else the listing saw no dir
-            for path in _tree(os.path.join(project_dir, session), notes, unread):
+            for path in _tree(os.path.join(project_dir, session), unread):
                 name = os.path.basename(path)
                 add(path, session, subagent_file=name.startswith("agent-")
                     and name.endswith(".jsonl"))
-        for t in legacy.get((project_dir, session), ()):
+        for t in old_layout.of(project_dir, session, legacy.get((project_dir, session), ())):
             add(os.fspath(t.path), session, t)
         # Claude Code's checkpoints of the files the session's tools edited (what
         # `recover --list-backups` lists), pruned with the session by the cleanup
-        for path in _tree(os.path.join(history, session), notes, unread):
+        for path in _tree(os.path.join(history, session), unread):
             add(path, session)
-    return Plan(entries, len(sessions), notes, len(unread))
+    return Plan(entries, len(sessions), notes, len(unread.paths))
+
+
+class _Unread:
+    """The dirs of the home a walk of ``collect`` could not read: each said once (not
+    again when the scope's own walk said it) and counted."""
+
+    def __init__(self, notes: list[str], said: set[str]) -> None:
+        self.notes, self.said = notes, said
+        self.paths: list[str] = []
+
+    def failed(self, exc: OSError, what: str = "its files are not archived") -> None:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return
+        path = os.path.normpath(str(exc.filename))
+        if path in self.said:
+            return
+        self.said.add(path)
+        self.paths.append(path)
+        self.notes.append(f"warning: cannot read {exc.filename}: {exc.strerror or exc}; "
+                          f"{what}")
+
+
+class _OldLayout:
+    """The old-layout ``agent-*.jsonl`` files of a project dir, by the session they name:
+    a session in scope brings every one of them, not only those the scope named (one
+    named by ``@<agent id>`` once came without its siblings, and ``agents`` over the
+    archive counted 1 of 3). The scope's own transcripts are reused; another file's
+    session is read off its head, as the resolver reads it."""
+
+    def __init__(self, in_scope: dict[str, Transcript], unread: _Unread) -> None:
+        self.in_scope, self.unread = in_scope, unread
+        self.by_dir: dict[str, dict[str, list[Transcript]]] = {}
+
+    def of(self, project_dir: str, session: str, named: Iterable[Transcript]
+           ) -> list[Transcript]:
+        found = {os.fspath(t.path): t for t in named}
+        for t in self._listing(project_dir).get(session, ()):
+            found.setdefault(os.fspath(t.path), t)
+        return [found[path] for path in sorted(found)]
+
+    def _listing(self, project_dir: str) -> dict[str, list[Transcript]]:
+        listing = self.by_dir.get(project_dir)
+        if listing is None:
+            listing = {}
+            try:
+                with os.scandir(project_dir) as it:
+                    names = sorted(e.name for e in it if e.name.startswith("agent-")
+                                   and e.name.endswith(".jsonl") and e.is_file())
+            except OSError as exc:
+                self.unread.failed(exc, "its old-layout agent-*.jsonl files are not archived")
+                names = []
+            for name in names:
+                path = os.path.join(project_dir, name)
+                t = self.in_scope.get(path) or legacy_agent_transcript(Path(path))
+                listing.setdefault(t.parent_session_id, []).append(t)
+            self.by_dir[project_dir] = listing
+        return listing
 
 
 def _transcript_at(path: str) -> Transcript | None:
@@ -305,19 +379,36 @@ def _transcript_at(path: str) -> Transcript | None:
     return transcript if transcript.kind in (KIND_BUILTIN, KIND_WORKFLOW) else None
 
 
-def _tree(root: str, notes: list[str], unread: list[str]) -> Iterator[str]:
-    """Every file under a session dir, sorted, symlinked files followed (their content is
-    archived), a dir that cannot be read said and counted in ``unread``."""
-    def failed(exc: OSError) -> None:
-        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
-            unread.append(str(exc.filename))
-            notes.append(f"warning: cannot read {exc.filename}: {exc.strerror or exc}; its "
-                         "files are not archived")
-
-    for directory, dirs, files in os.walk(root, onerror=failed):
-        dirs.sort()
-        for name in sorted(files):
-            yield os.path.join(directory, name)
+def _tree(root: str, unread: _Unread) -> Iterator[str]:
+    """Every file under a session dir, sorted, a dir's files before its subdirs. Symlinks
+    are followed as the readers follow them: a linked file's content is archived, a
+    linked dir is walked (``<uuid>/subagents`` linked elsewhere was once left out). A link
+    to a dir that holds it (a loop) is said and not followed; a dir that cannot be read is
+    said and counted in ``unread``."""
+    try:
+        with os.scandir(root) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        unread.failed(exc)
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False  # as os.walk: the copy says what it is
+        if not is_dir:
+            yield entry.path
+            continue
+        if entry.is_symlink():  # only a link can loop: a plain dir costs no realpath
+            target = os.path.realpath(entry.path)
+            if _within(os.path.realpath(root), target):  # it holds the dir the link is in
+                unread.notes.append(f"note: {entry.path} links to {target}, a dir that holds "
+                                    "it (a loop): not followed")
+                continue
+        subdirs.append(entry.path)
+    for sub in subdirs:
+        yield from _tree(sub, unread)
 
 
 def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: Env,
@@ -335,7 +426,7 @@ def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], en
         src = stats.get(entry.rel)
         if (entry.transcript is None and not entry.subagent_file) or src is None:
             continue
-        known = manifest.known_plans(entry.rel, src)
+        known = manifest.known_binding(entry.rel, src)
         if known is None:
             unknown.append(entry)
         else:
@@ -343,17 +434,20 @@ def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], en
     pending = map_in_background(_bound_plan, [e.as_transcript() for e in unknown], shared=env)
 
     def result() -> dict[str, list[str]]:
-        for entry, plans in zip(unknown, pending()):
-            found[entry.rel] = plans
-            src = stats[entry.rel]
-            manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
-                                            "plans": plans}
+        for entry, bound in zip(unknown, pending()):
+            found[entry.rel] = bound or []
+            if bound is not None:  # an unreadable transcript is read again next run
+                src = stats[entry.rel]
+                manifest.bindings[entry.rel] = {"size": src.size, "mtime_ns": src.mtime_ns,
+                                                "plan": bound}
         return found
     return result
 
 
-def _bound_plan(env: Env, transcript: Transcript | None) -> list[str]:
-    from pysift.engines.plans import resolve_plan_path
+def _bound_plan(env: Env, transcript: Transcript | None) -> list[str] | None:
+    """``[law, file]``: the plan file the transcript names, whether or not it exists
+    (``plan_path`` finds it on each run); ``[]`` for none; None when it cannot be read."""
+    from pysift.engines.plans import BINDING_PLAN_MODE, resolve_plan_path
     from pysift.errors import SourceError
 
     if transcript is None:
@@ -361,8 +455,22 @@ def _bound_plan(env: Env, transcript: Transcript | None) -> list[str]:
     try:
         binding = resolve_plan_path(transcript, env)
     except SourceError:
-        return []  # the copy itself reports the unreadable file
-    return [binding.plan_file] if binding is not None and binding.plan_exists else []
+        return None  # the copy itself reports the unreadable file
+    if binding is None:
+        return []
+    if binding.binding_source == BINDING_PLAN_MODE:  # the path as recorded: it relocates
+        return [BINDING_PLAN_MODE, binding.recorded_file or binding.plan_file]
+    return [binding.binding_source, binding.plan_file]
+
+
+def plan_path(bound: list[str], env: Env) -> str:
+    """Where the plan file of a binding is now, as ``plan`` finds it: a ``plan_mode``
+    path that does not exist is looked for in this home's ``plans/`` (a home copied or
+    moved keeps the old path in its records); a slug's file is where its law put it."""
+    from pysift.engines.plans import BINDING_PLAN_MODE, _relocated
+
+    law, named = bound
+    return _relocated(named, env)[0] if law == BINDING_PLAN_MODE else named
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -375,6 +483,7 @@ class Outcome:
     written: int = 0
     preserved_as: str | None = None
     reason: str | None = None
+    unreadable: bool = False  # FAILED because the source cannot be read (its permissions)
 
 
 @dataclass
@@ -385,6 +494,7 @@ class ArchiveRun:
     stopped: str | None = None  # the error that ended the run early
     dry_run: bool = False
     unread: int = 0  # dirs of the home the walk could not read (each named in notes)
+    in_scope: int = 0  # the files in scope, acted on or not (a stopped run has fewer rows)
 
     def count(self, action: str) -> int:
         return sum(1 for o in self.outcomes if o.action == action)
@@ -423,6 +533,8 @@ def decide(source: str, target: str) -> Decision:
     if st.st_size <= src.size and mirror.same_prefix(source, target, st.st_size):
         if st.st_size == src.size:
             return Decision(SKIPPED, src, src.size)  # same bytes, another time: retimed
+        if not os.access(target, os.W_OK):  # a read-only copy (its source's mode) that grew:
+            return Decision(COPIED, src)  # a whole new copy renamed over it, not an append
         return Decision(APPENDED, src, st.st_size)
     return Decision(PRESERVED, src)
 
@@ -437,7 +549,7 @@ def execute(entry: Entry, target: Path, decision: Decision, when: datetime,
         return Outcome(entry, SKIPPED)
     parent = os.path.dirname(target)
     if made is None or parent not in made:
-        os.makedirs(parent, exist_ok=True)
+        mirror.make_dirs(parent)
         if made is not None:
             made.add(parent)
     if decision.action == COPIED:
@@ -464,12 +576,13 @@ class ArchiveOptions:
 
 def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
         progress: Progress | None = None, on_wait: Callable[[], None] | None = None,
-        ) -> ArchiveRun:
-    """Archive the sessions of ``transcripts`` into ``opts.dest``."""
+        said: Collection[str] = ()) -> ArchiveRun:
+    """Archive the sessions of ``transcripts`` into ``opts.dest``. ``said``: the paths
+    the scope already warned it could not read."""
     home = env.claude_home if env.claude_home.is_absolute() else env.cwd / env.claude_home
     dest = opts.dest if opts.dest.is_absolute() else env.cwd / opts.dest
     check_dest(home, dest)
-    plan = collect(transcripts, home)
+    plan = collect(transcripts, home, said)
     if opts.dry_run:
         manifest = Manifest.load(dest / STATE_DIR)
         return _dry_run(plan, dest, env, manifest)
@@ -494,39 +607,68 @@ def _decide_one(entry: Entry, dest: str) -> Decision | Outcome:
     try:
         return decide(entry.source, os.path.join(dest, entry.rel))
     except mirror.SourceChanged as exc:
-        return Outcome(entry, FAILED, reason=str(exc))
+        return _source_failed(entry, exc)
     except OSError as exc:
-        return Outcome(entry, FAILED, reason=_os_reason(exc))
+        return Outcome(entry, FAILED, reason=_os_reason(exc, entry))
 
 
-def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, notes: list[str]
-                  ) -> list[tuple[Entry, Decision | Outcome]]:
-    """The plan files the transcripts bind, each once under ``plans/<name>``, decided."""
+def _source_failed(entry: Entry, exc: mirror.SourceChanged) -> Outcome:
+    return Outcome(entry, FAILED, reason=str(exc),
+                   unreadable=isinstance(exc, mirror.SourceUnreadable))
+
+
+def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, env: Env,
+                  notes: list[str]) -> list[tuple[Entry, Decision | Outcome]]:
+    """The plan files the transcripts bind that exist now, each once under
+    ``plans/<name>``, decided. A bound file that is not there (not written yet, or
+    deleted) is what the home holds: one note for all of them, no failure (a plan deleted
+    after it was archived once failed every later run, "run again to retry")."""
     root = os.fspath(dest)
     decided: list[tuple[Entry, Decision | Outcome]] = []
     plan_sources: dict[str, str] = {}
+    absent: dict[str, None] = {}
     for entry in plan.entries:
-        for plan_file in bound.get(entry.rel, ()):
-            rel = f"{PLANS_DIR}/{os.path.basename(plan_file)}"
-            known = plan_sources.get(rel)
-            if known is not None:
-                if os.path.normpath(known) != os.path.normpath(plan_file):
-                    notes.append(f"warning: {plan_file} and {known} share the name {rel} in "
-                                 "the archive; only the first is archived")
-                continue
-            plan_sources[rel] = plan_file
-            plan_entry = Entry(plan_file, rel, entry.session_id)
-            decided.append((plan_entry, _decide_one(plan_entry, root)))
+        binding = bound.get(entry.rel)
+        if not binding:
+            continue
+        plan_file = plan_path(binding, env)
+        if not os.path.isfile(plan_file):
+            absent[plan_file] = None
+            continue
+        rel = f"{PLANS_DIR}/{os.path.basename(plan_file)}"
+        known = plan_sources.get(rel)
+        if known is not None:
+            if os.path.normpath(known) != os.path.normpath(plan_file):
+                notes.append(f"warning: {plan_file} and {known} share the name {rel} in "
+                             "the archive; only the first is archived")
+            continue
+        plan_sources[rel] = plan_file
+        plan_entry = Entry(plan_file, rel, entry.session_id)
+        decided.append((plan_entry, _decide_one(plan_entry, root)))
+    if absent:
+        notes.append(_absent_note(list(absent), root))
     return decided
+
+
+def _absent_note(paths: list[str], dest: str) -> str:
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    kept = sum(1 for p in paths
+               if os.path.lexists(os.path.join(dest, PLANS_DIR, os.path.basename(p))))
+    return (f"note: {len(paths)} plan file(s) bound to the sessions in scope do not exist "
+            f"(not written yet, or deleted): {shown}; nothing to archive for them"
+            + (f" (the archive keeps its earlier copy of {kept} under {PLANS_DIR}/)"
+               if kept else ""))
 
 
 def _stats_of(decided: list[tuple[Entry, Decision | Outcome]]) -> dict[str, mirror.SourceStat]:
     return {e.rel: d.src for e, d in decided if isinstance(d, Decision)}
 
 
-def _os_reason(exc: OSError) -> str:
-    where = f"{exc.filename}: " if exc.filename else ""
-    return f"{where}{exc.strerror or exc}"
+def _os_reason(exc: OSError, entry: Entry) -> str:
+    """The error, naming its file only when that is not the source the row names already
+    (a row once read "not archived: PATH: PATH: Permission denied")."""
+    named = exc.filename and os.fspath(exc.filename) != entry.source
+    return f"{exc.filename}: {exc.strerror or exc}" if named else f"{exc.strerror or exc}"
 
 
 def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
@@ -544,12 +686,13 @@ def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
         copy.all(decided)
     finally:
         bound = bindings()  # reaps the reader whatever happened
+    plans = _plan_entries(plan, bound, dest, env, notes)  # decided even when stopped: counted
     if copy.stopped is None:
-        plans = _plan_entries(plan, bound, dest, notes)
         if progress is not None:
             progress.grow(_to_write(plans), len(plans))
         copy.all(plans)
-    return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped, unread=plan.unread)
+    return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped, unread=plan.unread,
+                      in_scope=len(decided) + len(plans))
 
 
 def _to_write(decided: list[tuple[Entry, Decision | Outcome]]) -> int:
@@ -587,8 +730,8 @@ class _Copier:
         try:
             self.outcomes.append(execute(entry, target, decision, self.when, advance,
                                          self.made))
-        except mirror.SourceChanged as exc:
-            self.outcomes.append(Outcome(entry, FAILED, reason=str(exc)))
+        except mirror.SourceChanged as exc:  # the source's failure: the run goes on
+            self.outcomes.append(_source_failed(entry, exc))
         except mirror.DestFull as exc:
             self.stopped = (f"the archive's disk is full ({exc.strerror}) while writing "
                             f"{target}; every archived file is whole: free space on it and "
@@ -598,7 +741,7 @@ class _Copier:
             self.stopped = (f"cannot write {exc.filename or target}: {exc.strerror or exc}; "
                             "every archived file is whole: check the archive's permissions "
                             "and run again")
-            self.outcomes.append(Outcome(entry, FAILED, reason=_os_reason(exc)))
+            self.outcomes.append(Outcome(entry, FAILED, reason=_os_reason(exc, entry)))
 
 
 def _dry_run(plan: Plan, dest: Path, env: Env, manifest: Manifest) -> ArchiveRun:
@@ -606,11 +749,12 @@ def _dry_run(plan: Plan, dest: Path, env: Env, manifest: Manifest) -> ArchiveRun
     root = os.fspath(dest)
     decided = [(entry, _decide_one(entry, root)) for entry in plan.entries]
     bound = start_bindings(plan.entries, _stats_of(decided), env, manifest)()
-    decided += _plan_entries(plan, bound, dest, notes)
+    decided += _plan_entries(plan, bound, dest, env, notes)
     outcomes: list[Outcome] = []
     for entry, decision in decided:
         if isinstance(decision, Outcome):
             outcomes.append(decision)
         else:
             outcomes.append(Outcome(entry, decision.action, decision.to_write))
-    return ArchiveRun(outcomes, plan.sessions, notes, dry_run=True, unread=plan.unread)
+    return ArchiveRun(outcomes, plan.sessions, notes, dry_run=True, unread=plan.unread,
+                      in_scope=len(outcomes))

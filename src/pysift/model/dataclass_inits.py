@@ -341,15 +341,16 @@ def __create_fn__(_type_entries, _type_sessions, _type_notes, _type_unread, MISS
 TEXTS['def __create_fn__(_type_entries, _type_sessions, _type_notes, _type_unread, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notes, _dflt_unread, _return_type):\n def __init__(self,entries:_type_entries,sessions:_type_sessions,notes:_type_notes=_HAS_DEFAULT_FACTORY,unread:_type_unread=_dflt_unread)->_return_type:\n  self.entries=entries\n  self.sessions=sessions\n  self.notes=_dflt_notes() if notes is _HAS_DEFAULT_FACTORY else notes\n  self.unread=unread\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_entry, _type_action, _type_written, _type_preserved_as, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_written, _dflt_preserved_as, _dflt_reason, _return_type):
- def __init__(self,entry:_type_entry,action:_type_action,written:_type_written=_dflt_written,preserved_as:_type_preserved_as=_dflt_preserved_as,reason:_type_reason=_dflt_reason)->_return_type:
+def __create_fn__(_type_entry, _type_action, _type_written, _type_preserved_as, _type_reason, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_written, _dflt_preserved_as, _dflt_reason, _dflt_unreadable, _return_type):
+ def __init__(self,entry:_type_entry,action:_type_action,written:_type_written=_dflt_written,preserved_as:_type_preserved_as=_dflt_preserved_as,reason:_type_reason=_dflt_reason,unreadable:_type_unreadable=_dflt_unreadable)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'entry',entry)
   __dataclass_builtins_object__.__setattr__(self,'action',action)
   __dataclass_builtins_object__.__setattr__(self,'written',written)
   __dataclass_builtins_object__.__setattr__(self,'preserved_as',preserved_as)
   __dataclass_builtins_object__.__setattr__(self,'reason',reason)
+  __dataclass_builtins_object__.__setattr__(self,'unreadable',unreadable)
  return __init__
-TEXTS["def __create_fn__(_type_entry, _type_action, _type_written, _type_preserved_as, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_written, _dflt_preserved_as, _dflt_reason, _return_type):\n def __init__(self,entry:_type_entry,action:_type_action,written:_type_written=_dflt_written,preserved_as:_type_preserved_as=_dflt_preserved_as,reason:_type_reason=_dflt_reason)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'entry',entry)\n  __dataclass_builtins_object__.__setattr__(self,'action',action)\n  __dataclass_builtins_object__.__setattr__(self,'written',written)\n  __dataclass_builtins_object__.__setattr__(self,'preserved_as',preserved_as)\n  __dataclass_builtins_object__.__setattr__(self,'reason',reason)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_entry, _type_action, _type_written, _type_preserved_as, _type_reason, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_written, _dflt_preserved_as, _dflt_reason, _dflt_unreadable, _return_type):\n def __init__(self,entry:_type_entry,action:_type_action,written:_type_written=_dflt_written,preserved_as:_type_preserved_as=_dflt_preserved_as,reason:_type_reason=_dflt_reason,unreadable:_type_unreadable=_dflt_unreadable)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'entry',entry)\n  __dataclass_builtins_object__.__setattr__(self,'action',action)\n  __dataclass_builtins_object__.__setattr__(self,'written',written)\n  __dataclass_builtins_object__.__setattr__(self,'preserved_as',preserved_as)\n  __dataclass_builtins_object__.__setattr__(self,'reason',reason)\n  __dataclass_builtins_object__.__setattr__(self,'unreadable',unreadable)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_event, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
@@ -1200,16 +1201,17 @@ def __create_fn__(_type_outcomes, _type_report_path, _type_skipped_lines, MISSIN
 TEXTS['def __create_fn__(_type_outcomes, _type_report_path, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,outcomes:_type_outcomes,report_path:_type_report_path,skipped_lines:_type_skipped_lines)->_return_type:\n  self.outcomes=outcomes\n  self.report_path=report_path\n  self.skipped_lines=skipped_lines\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_outcomes, _type_sessions, _type_notes, _type_stopped, _type_dry_run, _type_unread, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_stopped, _dflt_dry_run, _dflt_unread, _return_type):
- def __init__(self,outcomes:_type_outcomes,sessions:_type_sessions,notes:_type_notes,stopped:_type_stopped=_dflt_stopped,dry_run:_type_dry_run=_dflt_dry_run,unread:_type_unread=_dflt_unread)->_return_type:
+def __create_fn__(_type_outcomes, _type_sessions, _type_notes, _type_stopped, _type_dry_run, _type_unread, _type_in_scope, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_stopped, _dflt_dry_run, _dflt_unread, _dflt_in_scope, _return_type):
+ def __init__(self,outcomes:_type_outcomes,sessions:_type_sessions,notes:_type_notes,stopped:_type_stopped=_dflt_stopped,dry_run:_type_dry_run=_dflt_dry_run,unread:_type_unread=_dflt_unread,in_scope:_type_in_scope=_dflt_in_scope)->_return_type:
   self.outcomes=outcomes
   self.sessions=sessions
   self.notes=notes
   self.stopped=stopped
   self.dry_run=dry_run
   self.unread=unread
+  self.in_scope=in_scope
  return __init__
-TEXTS['def __create_fn__(_type_outcomes, _type_sessions, _type_notes, _type_stopped, _type_dry_run, _type_unread, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_stopped, _dflt_dry_run, _dflt_unread, _return_type):\n def __init__(self,outcomes:_type_outcomes,sessions:_type_sessions,notes:_type_notes,stopped:_type_stopped=_dflt_stopped,dry_run:_type_dry_run=_dflt_dry_run,unread:_type_unread=_dflt_unread)->_return_type:\n  self.outcomes=outcomes\n  self.sessions=sessions\n  self.notes=notes\n  self.stopped=stopped\n  self.dry_run=dry_run\n  self.unread=unread\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_outcomes, _type_sessions, _type_notes, _type_stopped, _type_dry_run, _type_unread, _type_in_scope, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_stopped, _dflt_dry_run, _dflt_unread, _dflt_in_scope, _return_type):\n def __init__(self,outcomes:_type_outcomes,sessions:_type_sessions,notes:_type_notes,stopped:_type_stopped=_dflt_stopped,dry_run:_type_dry_run=_dflt_dry_run,unread:_type_unread=_dflt_unread,in_scope:_type_in_scope=_dflt_in_scope)->_return_type:\n  self.outcomes=outcomes\n  self.sessions=sessions\n  self.notes=notes\n  self.stopped=stopped\n  self.dry_run=dry_run\n  self.unread=unread\n  self.in_scope=in_scope\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_owner, _type_path, _type_mutations, _type_bound_by_owner, _type_binder, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
@@ -1995,13 +1997,14 @@ def __create_fn__(_type_since, _type_until, _type_turns, MISSING, _HAS_DEFAULT_F
 TEXTS["def __create_fn__(_type_since, _type_until, _type_turns, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_since, _dflt_until, _dflt_turns, _return_type):\n def __init__(self,since:_type_since=_dflt_since,until:_type_until=_dflt_until,turns:_type_turns=_dflt_turns)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'since',since)\n  __dataclass_builtins_object__.__setattr__(self,'until',until)\n  __dataclass_builtins_object__.__setattr__(self,'turns',turns)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_size, _type_mtime_ns, _type_atime_ns, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,size:_type_size,mtime_ns:_type_mtime_ns,atime_ns:_type_atime_ns)->_return_type:
+def __create_fn__(_type_size, _type_mtime_ns, _type_atime_ns, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,size:_type_size,mtime_ns:_type_mtime_ns,atime_ns:_type_atime_ns,mode:_type_mode)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'size',size)
   __dataclass_builtins_object__.__setattr__(self,'mtime_ns',mtime_ns)
   __dataclass_builtins_object__.__setattr__(self,'atime_ns',atime_ns)
+  __dataclass_builtins_object__.__setattr__(self,'mode',mode)
  return __init__
-TEXTS["def __create_fn__(_type_size, _type_mtime_ns, _type_atime_ns, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,size:_type_size,mtime_ns:_type_mtime_ns,atime_ns:_type_atime_ns)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'size',size)\n  __dataclass_builtins_object__.__setattr__(self,'mtime_ns',mtime_ns)\n  __dataclass_builtins_object__.__setattr__(self,'atime_ns',atime_ns)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_size, _type_mtime_ns, _type_atime_ns, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,size:_type_size,mtime_ns:_type_mtime_ns,atime_ns:_type_atime_ns,mode:_type_mode)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'size',size)\n  __dataclass_builtins_object__.__setattr__(self,'mtime_ns',mtime_ns)\n  __dataclass_builtins_object__.__setattr__(self,'atime_ns',atime_ns)\n  __dataclass_builtins_object__.__setattr__(self,'mode',mode)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_snippet, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):

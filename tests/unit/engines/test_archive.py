@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import threading
 from datetime import UTC, datetime
@@ -372,3 +373,208 @@ def test_tool_use_sessions_archive_like_any(tmp_path):
     home.session("/w", SID, s)
     result = _run(home, tmp_path / "arc")
     assert _actions(result) == {f"projects/-w/{SID}.jsonl": archive.COPIED}
+
+
+# -- twentieth session: the reviewer's findings ------------------------------------------------
+
+
+def _planned(home: ClaudeHome, slug: str) -> Path:
+    """A session that entered Plan Mode: the record names ``plans/<slug>.md`` in this home,
+    a file Claude Code writes only when the plan gets its first content."""
+    plan = home.root / "plans" / f"{slug}.md"
+    s = Session(SID, cwd="/home/ada/src/orbit")
+    s.add(user("plan it"))
+    s.add(attachment("plan_mode", {"planFilePath": str(plan), "planExists": False}))
+    home.session("/home/ada/src/orbit", SID, s)
+    return plan
+
+
+def test_a_plan_written_after_a_run_is_archived_by_the_next(tmp_path):
+    """The manifest cached "binds no plan" by the transcript's size and time: the plan
+    written later (the transcript unchanged) was never archived, and `complete` said true."""
+    home = ClaudeHome(tmp_path / "claude")
+    plan = _planned(home, "amber-falcon")
+    dest = tmp_path / "arc"
+    first = _run(home, dest)
+    assert "plans/amber-falcon.md" not in _actions(first)
+    home.plan("amber-falcon", "# ship it\n")
+    again = _run(home, dest)
+    assert _actions(again)["plans/amber-falcon.md"] == archive.COPIED
+    assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
+    assert first.notes == [f"note: 1 plan file(s) bound to the sessions in scope do not exist "
+                           f"(not written yet, or deleted): {plan}; nothing to archive for them"]
+    assert not again.notes
+
+
+def test_a_plan_deleted_after_it_was_archived_is_a_note_not_a_failure(tmp_path):
+    """It failed every later run ("vanished before it was archived ... run again to
+    retry"), a failure no run could clear."""
+    home = ClaudeHome(tmp_path / "claude")
+    plan = _planned(home, "amber-falcon")
+    home.plan("amber-falcon", "# ship it\n")
+    dest = tmp_path / "arc"
+    assert _actions(_run(home, dest))["plans/amber-falcon.md"] == archive.COPIED
+    plan.unlink()
+    for _ in range(2):
+        again = _run(home, dest)
+        assert archive.FAILED not in _actions(again).values()
+        assert "plans/amber-falcon.md" not in _actions(again)
+        (note,) = [n for n in again.notes if "plan file(s)" in n]
+        assert note == (f"note: 1 plan file(s) bound to the sessions in scope do not exist (not "
+                        f"written yet, or deleted): {plan}; nothing to archive for them (the "
+                        "archive keeps its earlier copy of 1 under plans/)")
+    assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
+
+
+def test_a_manifest_of_the_first_format_is_not_trusted(tmp_path):
+    """Format 1 stored whether the plan existed ("plans": []): an archive made before the
+    fix would have kept its missing plan missing."""
+    home = ClaudeHome(tmp_path / "claude")
+    _planned(home, "amber-falcon")
+    home.plan("amber-falcon", "# ship it\n")
+    dest = tmp_path / "arc"
+    _run(home, dest)
+    (dest / "plans" / "amber-falcon.md").unlink()
+    manifest = dest / ".pysift" / "archive.json"
+    rel = f"projects/-home-ada-src-orbit/{SID}.jsonl"
+    src = home.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    manifest.write_text(json.dumps({"format": 1, "homes": [str(home.root)], "bindings": {
+        rel: {"size": src.stat().st_size, "mtime_ns": src.stat().st_mtime_ns, "plans": []}}}))
+    assert _actions(_run(home, dest))["plans/amber-falcon.md"] == archive.COPIED
+
+
+def _old_layout_agent(home: ClaudeHome, agent_id: str, session_id: str, prompt: str) -> Path:
+    """An ``agent-<id>.jsonl`` beside the sessions (Claude Code 1.x), naming its session."""
+    lane = Session(session_id, cwd="/home/ada/src/orbit", agent_id=agent_id)
+    lane.add(user(prompt))
+    lane.add(assistant(text("done")))
+    path = home.project_dir("/home/ada/src/orbit") / f"agent-{agent_id}.jsonl"
+    path.write_bytes(lane.lines())
+    return path
+
+
+def test_an_old_layout_agent_target_brings_every_agent_file_of_its_session(built, tmp_path):
+    """`archive DEST @<old agent id>` copied the session and that one agent file: `agents`
+    over the archive then counted 1 subagent where the home has 3."""
+    for agent_id in ("a1111111", "a2222222", "a3333333"):
+        _old_layout_agent(built, agent_id, SID, f"look at {agent_id}")
+    _old_layout_agent(built, "a9999999", OTHER, "another session's lane")
+    result = _run(built, tmp_path / "arc", ["@a2222222"])
+    rels = list(_actions(result))
+    project = "projects/-home-ada-src-orbit"
+    assert [r for r in rels if "/agent-a" in r and r.count("/") == 2] == [
+        f"{project}/agent-a1111111.jsonl", f"{project}/agent-a2222222.jsonl",
+        f"{project}/agent-a3333333.jsonl"]
+    assert f"{project}/{SID}.jsonl" in rels
+    assert not any(OTHER in r or "a9999999" in r for r in rels)
+    assert result.sessions == 1
+
+
+def test_a_symlinked_dir_in_a_session_dir_is_archived_as_the_readers_read_it(built, tmp_path):
+    """`<uuid>/subagents` linked to a dir elsewhere (moved to a bigger disk): `list` and
+    `agents` follow the link, and the archive left the subagents out without a word."""
+    session_dir = built.projects / "-home-ada-src-orbit" / SID
+    elsewhere = tmp_path / "bigger-disk" / "subagents"
+    elsewhere.parent.mkdir()
+    (session_dir / "subagents").rename(elsewhere)
+    (session_dir / "subagents").symlink_to(elsewhere)
+    dest = tmp_path / "arc"
+    result = _run(built, dest)
+    rel = f"projects/-home-ada-src-orbit/{SID}/subagents/agent-a4f1c9e27b3d8a605.jsonl"
+    assert _actions(result)[rel] == archive.COPIED
+    assert (dest / rel).read_bytes() == (elsewhere / "agent-a4f1c9e27b3d8a605.jsonl").read_bytes()
+    assert not (dest / rel).parent.is_symlink()  # content, never a link out of the archive
+    assert not result.notes
+
+
+def test_a_link_back_to_a_dir_that_holds_it_is_said_not_walked_forever(built, tmp_path):
+    session_dir = built.projects / "-home-ada-src-orbit" / SID
+    (session_dir / "subagents" / "again").symlink_to(session_dir)
+    (session_dir / "tool-results" / "up").symlink_to(session_dir.parent)
+    result = _run(built, tmp_path / "arc")
+    assert [n.split(" links to ")[0] for n in result.notes] == [
+        f"note: {session_dir / 'subagents' / 'again'}", f"note: {session_dir / 'tool-results' / 'up'}"]
+    assert all(n.endswith("a dir that holds it (a loop): not followed") for n in result.notes)
+    assert not any("/again/" in rel or "/up/" in rel for rel in _actions(result))
+    assert result.unread == 0
+
+
+def test_an_unreadable_source_is_its_own_failure_and_the_rest_is_archived(built, tmp_path,
+                                                                          monkeypatch):
+    """A mode-000 tool output stopped the whole run and blamed DEST ("cannot write …,
+    check the archive's permissions")."""
+    from conftest import lock
+
+    locked = built.projects / "-home-ada-src-orbit" / SID / "tool-results" / "b7x2k9qpm.txt"
+    lock(monkeypatch, locked)
+    dest = tmp_path / "arc"
+    result = _run(built, dest)
+    assert result.stopped is None
+    failed = [o for o in result.outcomes if o.action == archive.FAILED]
+    assert [(o.entry.source, o.reason, o.unreadable) for o in failed] == [
+        (str(locked), "cannot be read: Permission denied", True)]
+    copied = {rel for rel, action in _actions(result).items() if action == archive.COPIED}
+    assert copied == set(_files(built.root)) - {failed[0].entry.rel}
+    assert result.in_scope == len(result.outcomes)
+
+
+def test_a_copy_keeps_its_sources_mode_and_the_dirs_it_makes_are_private(built, tmp_path):
+    """A private home (0600 files) was archived world-readable: 0644 copies, 0755 dirs."""
+    old_umask = os.umask(0o022)
+    try:
+        src = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+        src.chmod(0o600)
+        shared = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+        shared.chmod(0o640)
+        dest = tmp_path / "arc"
+        _run(built, dest)
+    finally:
+        os.umask(old_umask)
+    arc = dest / "projects" / "-home-ada-src-orbit"
+
+    def mode(path: Path) -> int:
+        return path.stat().st_mode & 0o777
+
+    assert (mode(arc / src.name), mode(arc / shared.name)) == (0o600, 0o640)
+    made = [dest, dest / ".pysift", dest / "projects", arc, arc / SID, arc / SID / "subagents"]
+    assert {mode(d) for d in made} == {0o700}
+    assert mode(dest / ".pysift" / "archive.json") == 0o600
+    assert mode(dest / ".pysift" / "archive.lock") == 0o600
+    # an appended file keeps its copy's mode; a dir that was there is left as it was
+    arc.chmod(0o755)
+    (arc / src.name).chmod(0o620)
+    with src.open("ab") as fh:
+        fh.write(b'{"type":"user","message":{"role":"user","content":"later"}}\n')
+    assert _actions(_run(built, dest))[f"projects/-home-ada-src-orbit/{SID}.jsonl"] == \
+        archive.APPENDED
+    assert (mode(arc / src.name), mode(arc)) == (0o620, 0o755)
+
+
+def test_a_read_only_copy_that_grew_is_copied_anew_not_appended_to(built, tmp_path,
+                                                                   monkeypatch):
+    """A 0444 source makes a 0444 copy, which an append could not open for writing."""
+    src = built.projects / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    src.chmod(0o444)
+    dest = tmp_path / "arc"
+    _run(built, dest)
+    copy = dest / "projects" / "-home-ada-src-orbit" / f"{OTHER}.jsonl"
+    src.chmod(0o644)
+    with src.open("ab") as fh:
+        fh.write(b'{"type":"user","message":{"role":"user","content":"later"}}\n')
+    src.chmod(0o444)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, how: False if os.fspath(path) == str(copy)
+                        else real(path, how))  # root may write a 0444 file: say it may not
+    result = _run(built, dest)
+    assert _actions(result)[f"projects/-home-ada-src-orbit/{OTHER}.jsonl"] == archive.COPIED
+    assert copy.read_bytes() == src.read_bytes()
+    assert copy.stat().st_mode & 0o777 == 0o444
+    assert not [n for n in os.listdir(copy.parent) if archive.mirror.PRESERVED_INFIX in n]
+
+
+def test_the_lock_wait_is_reported_as_given(tmp_path):
+    """`--lock-timeout 1.5` said "after waiting 2 s" (its 0.2 s steps, rounded)."""
+    state = archive.prepare_dest(tmp_path / "arc")
+    with archive.Lock(state, timeout=0), \
+            pytest.raises(archive.ArchiveError, match=r"after waiting 1\.5 s;"):
+        archive.Lock(state, timeout=1.5, sleep=lambda s: None).__enter__()
