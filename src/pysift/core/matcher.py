@@ -430,7 +430,7 @@ def _unknown_properties(root: Node) -> list[str]:
         if isinstance(node, UnicodeClass):
             if not _re2_knows(node.spelling):
                 found.append(node.spelling)
-        elif isinstance(node, Class):
+        elif isinstance(node, Class) and node.closed:  # an open `[` is RE2's to refuse
             found.extend(_unknown_classes(node.items))
         elif isinstance(node, Concat):
             todo.extend(reversed(node.items))
