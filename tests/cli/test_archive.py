@@ -4,7 +4,6 @@ live home does, the envelope, bad DESTs, the lock, a full disk, the progress bar
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import pty
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from builders import ClaudeHome, Session, assistant, attachment, text, user
+from denied import deny_listing
 from pysift.engines import archive
 
 REPO = Path(__file__).resolve().parents[2]
@@ -357,14 +357,7 @@ def test_an_unreadable_session_dir_is_said_and_counted_once(cli, demo_copy, tmp_
                                                             monkeypatch):
     """The scope's walk and the archive's walk each warned about it: `unreadable:2`."""
     denied = demo_copy / "projects" / "-home-ada-src-orbit" / LONG / "subagents"
-    real_scandir = os.scandir
-
-    def scandir(path=".", *a, **kw):  # type: ignore[no-untyped-def]
-        if os.fspath(path) == os.fspath(denied):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real_scandir(path, *a, **kw)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    deny_listing(monkeypatch, denied)
     result = cli("--claude-home", str(demo_copy), "archive", str(tmp_path / "arc"),
                  "--format", "json")
     assert result.code == 1

@@ -27,6 +27,7 @@ from builders import (
     write_result,
 )
 from conftest import lock
+from denied import deny_listing
 
 SID = "21212121-0021-4000-8000-000000000021"
 AGENT = "a21e21e21e21e21e2"
@@ -307,28 +308,13 @@ def test_the_fold_index_counts_an_unreadable_transcript(cli, second: str,
     assert "warning" in result.stderr and _raw_controls(result.stderr) == set()
 
 
-def _unreadable_dir(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
-    """Listing ``locked`` fails with EACCES (a mode-0 dir would still list for root)."""
-    import errno
-    import os
-
-    real = os.scandir
-
-    def guarded(path=".", *a, **kw):  # type: ignore[no-untyped-def]
-        if os.fspath(path) == os.fspath(locked):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real(path, *a, **kw)
-
-    monkeypatch.setattr(os, "scandir", guarded)
-
-
 def test_archive_counts_an_unreadable_transcript_and_dir(cli, second: str, loud: Path,
                                                          tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
     lane_dir = loud / "projects" / "-w" / SID
     assert lane_dir.is_dir()
-    _unreadable_dir(monkeypatch, lane_dir)
+    deny_listing(monkeypatch, lane_dir)
     lock(monkeypatch, loud / "projects" / "-w" / f"{second}.jsonl")
     result = cli("--claude-home", str(loud), "archive", str(tmp_path / "arch"),
                  "--format", "json")
@@ -348,7 +334,7 @@ def test_list_backups_counts_an_unreadable_session_dir(cli, loud: Path,
     for session in (SID, "21212121-0021-4000-8000-0000000000ee"):
         (store / session).mkdir(parents=True)
         (store / session / f"{key}@v1").write_bytes(CONTENT.encode())
-    _unreadable_dir(monkeypatch, store / SID)
+    deny_listing(monkeypatch, store / SID)
     result = cli("--claude-home", str(loud), "recover", "--list-backups", "--file", EVIL,
                  "--format", "json")
     assert result.code == 1

@@ -298,16 +298,27 @@ def test_settled_children_fold_and_returns_settle(home: ClaudeHome) -> None:
     assert "child     2 settled lane(s) folded" in row["_text"]
 
 
-def test_sync_return_settles_a_generating_lane(home: ClaudeHome) -> None:
+def _returned_lane(home: ClaudeHome, *, worked_after: bool) -> Session:
+    """A session whose Task call's result names its lane, the lane ending with a null
+    stop_reason (as subagents normally do); ``worked_after``: the lane went on after."""
     s = _session(assistant(tool_use("Task", {"prompt": "look", "description": "look"},
                                     id="task1")))
     path = home.session(CWD, SID, s)
     lane = Session(SID, cwd=CWD, agent_id="a5555555555555555", start=s.now)
     lane.add(user("look"))
     lane.add(assistant(text("found it"), stop_reason=None))
-    home.subagent(path, "a5555555555555555", lane)
     s.add(subagent_return("task1", "found it", agent_id="a5555555555555555",
                           agent_type="Explore", prompt="look"))
+    if worked_after:
+        lane.at(s.now + timedelta(seconds=10))
+        lane.add(user("and the tests too"))
+        lane.add(assistant(text("looking"), stop_reason=None))
+    home.subagent(path, "a5555555555555555", lane)
+    return s
+
+
+def test_sync_return_settles_a_generating_lane(home: ClaudeHome) -> None:
+    s = _returned_lane(home, worked_after=False)
     s.add(assistant("the agent found it"))
     row = _status(home, s, after=5)
     assert row["children"] == [] and row["settled_children"] == 1
@@ -382,25 +393,6 @@ def test_subagent_target_reads_its_own_tail_and_its_parents_process(home: Claude
     assert row["verdict"] == "running"
     assert any("the parent session's" in n for n in row["notes"])
     assert any("belong to its session" in n for n in row["notes"])
-
-
-def _returned_lane(home: ClaudeHome, *, worked_after: bool) -> Session:
-    """A session whose Task call's result names its lane, the lane ending with a null
-    stop_reason (as subagents normally do); ``worked_after``: the lane went on after."""
-    s = _session(assistant(tool_use("Task", {"prompt": "look", "description": "look"},
-                                    id="task1")))
-    path = home.session(CWD, SID, s)
-    lane = Session(SID, cwd=CWD, agent_id="a5555555555555555", start=s.now)
-    lane.add(user("look"))
-    lane.add(assistant(text("found it"), stop_reason=None))
-    s.add(subagent_return("task1", "found it", agent_id="a5555555555555555",
-                          agent_type="Explore", prompt="look"))
-    if worked_after:
-        lane.at(s.now + timedelta(seconds=10))
-        lane.add(user("and the tests too"))
-        lane.add(assistant(text("looking"), stop_reason=None))
-    home.subagent(path, "a5555555555555555", lane)
-    return s
 
 
 def test_a_subagent_target_that_returned_ended_its_turn(home: ClaudeHome) -> None:
