@@ -72,6 +72,8 @@ JSON (--format json, one object per line; rows in tree pre-order)
    "returned_message_source" with --returned-message or --agent; + "files_changed":
    [{"path","op","is_create"}] with --with-files)}
   {"kind":"summary","sessions":N,"runs":N,"agents":N}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

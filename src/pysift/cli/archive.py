@@ -59,6 +59,8 @@ JSON (--format json, one object per line)
    "preserved_as" (the old copy's dated path, or null),"error" (why it failed, or null)}
   {"kind":"summary","files","sessions","copied","appended","skipped","preserved",
    "failed","bytes_written","complete","dry_run"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
   With --dry-run nothing is written: "action" and "bytes_written" say what a run would do.
 
 \b

@@ -75,6 +75,8 @@ JSON (--format json, one object per line)
    "turn_index","cause":"modified_since_read","ts_utc","ts_local"}
   {"kind":"summary","sessions","distinct_files","total_mutations",
    "edit_before_read_boundaries","skipped_lines","detail_level"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

@@ -78,6 +78,8 @@ JSON (--format json, one object per line)
    "parent_session_id"}
   {"kind":"summary","extracted","url_skipped","no_bytes_skipped" (selected images with
    neither inline bytes nor a URL),"skipped_lines"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

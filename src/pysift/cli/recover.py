@@ -53,15 +53,15 @@ file is written as <name>.partial (numbered, gaps explicit), never as the file."
 
 RECOVER_EPILOG = """\b
 EXAMPLES
-  pysift recover @3f6c1e2a --file /home/ada/src/orbit/tle.py > tle.py
-  pysift recover @3f6c1e2a --file src/tle.py --out /tmp/tle.py
-  pysift recover . --file /home/ada/src/orbit/tle.py --coverage
+  pysift recover @3f6c1e2a --file /home/ada/src/orbit/src/orbit/tle.py > tle.py
+  pysift recover @3f6c1e2a --file orbit/tle.py --out /tmp/tle.py
+  pysift recover . --file /home/ada/src/orbit/src/orbit/tle.py --coverage
   pysift recover @3f6c1e2a --file tle.py --salvage
-  pysift recover @3f6c1e2a --file tle.py --patches --since 2026-10-05T09:00
+  pysift recover @3f6c1e2a --file tle.py --patches --since 2026-10-05T08:44
   pysift recover @3f6c1e2a --file tle.py --at @turn:4
   pysift recover @3f6c1e2a --file @plan --out /tmp/plan.md
   pysift recover --files-from lost.txt --out-dir /tmp/restore
-  pysift recover --file /home/ada/src/orbit/tle.py --list-backups
+  pysift recover --file /home/ada/src/orbit/src/orbit/tle.py --list-backups
 
 \b
 JSON (--format json, one object per line; header first, summary last, always)
@@ -93,6 +93,8 @@ JSON (--format json, one object per line; header first, summary last, always)
   --list-backups: header {"kind":"header","command":"recover","mode":"list-backups",
    "file","hash","store","store_present"}; {"kind":"backup","session_id","version",
    "path","bytes","backup_utc","backup_local"}; summary {"backups","sessions"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

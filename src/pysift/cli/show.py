@@ -31,7 +31,7 @@ EXAMPLES
   pysift show @3f6c1e2a --line 120                 # one record, full text
   pysift show @3f6c1e2a --line 100..140,200        # ranges and lists
   pysift show @3f6c1e2a --turn -3..                # the last three turns
-  pysift show @3f6c1e2a --uuid 6c1d…               # by record uuid
+  pysift show @3f6c1e2a --uuid 6c1d…               # by record uuid (the whole uuid)
   pysift show @3f6c1e2a --line 120 --raw | jq .    # the verbatim jsonl line
   pysift show @3f6c1e2a --branch-points            # where the parentUuid chain forks
   pysift show @3f6c1e2a --block r:toolu_01AB… --sha256 9f2c…   # resolve and verify a block
@@ -44,7 +44,9 @@ JSON (--format json)
    "tool_use_id","source","ts_utc","ts_local","text","image_ids"}
   {"kind":"summary","records","dropped_by_cap","refetch_remainder","non_record_lines",
    "skipped_lines","with_elicitation_sidecar"}
-  --branch-points: {"kind":"branch-point","uuid","line","children":[{line,uuid,
+  --branch-points: header {"kind":"header","command":"show","mode":"branch-points",
+   "session_id","is_subagent","parent_session_id"} (no path);
+   {"kind":"branch-point","uuid","line","children":[{line,uuid,
    record_type,ts_utc,ts_local}],"widest_gap_seconds"}; summary {branch_points,
    conversation_records,skipped_lines}
   --block: {"kind":"block","block_id","sha256","text",trio}; summary {blocks,sha256_verified}

@@ -69,6 +69,8 @@ JSON (--format json, one object per line)
    "last":{"user":{"ts_utc","ts_local","text","truncated"}|null,"agent":{..}|null},
    "tail_state","notes":[..]}
   {"kind":"summary","verdict"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 NOTES

@@ -77,12 +77,15 @@ JSON (--format json, one object per line)
   {"kind":"turn","session_id","is_subagent","parent_session_id","turn_index","line",
    "source","role":"user"|"assistant","ts_utc","ts_local","tool_calls","full_chars",
    "rendered_chars","truncated","elided_chars","elided_lines","also_in_summary",
-   "compactions_before","text","is_automation"}   (text is always whole; an inbound
+   "compactions_before","text","is_automation","image_ids"}   (text is always whole;
+   image_ids: the turn's images as image's ids, [] when none; an inbound
    peer message adds is_inbound_comm, comm_label, comm_from, comm_to)
   {"kind":"collapsed_agents","session_id","is_subagent","parent_session_id","turn_index",
    "agent_messages","tool_calls","failed","first_line","last_line","compactions_before",
    "refetch"}
   {"kind":"summary","skipped_lines"}
+  every summary also holds "unreadable": N, the files and dirs that exist but could
+   not be read (each named in a stderr warning)
 
 \b
 FOLD INDEX (--fold-index, bare JSON lines)

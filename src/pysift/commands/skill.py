@@ -58,8 +58,9 @@ WHEN = """# pysift: ripgrep for Claude Code transcripts
 
 - "What did we decide / try / run about X?" in this or an earlier session:
   `pysift search X --format json` (all projects) or `pysift search X .` (this project).
-- "Which session was that?": `pysift list` (newest activity first per project, with the
-  first and last human messages) or `pysift search X -l` (the session ids only).
+- "Which session was that?": `pysift list` (each session with its first and last human
+  messages, in path order; with no target the 50 most recently active) or
+  `pysift search X -l` (the session ids only).
 - Read exactly what happened: `pysift show @<uuid> --turn -1` (the last turn),
   `pysift show @<uuid> --line 120..140`, or the `refetch` command a hit carries.
 - Counts (tokens per model, turns, tool calls, compactions): `pysift stats @<uuid>`.
@@ -104,7 +105,8 @@ so stages chain: `pysift search deadline -l | pysift stats --sessions-from -`.
 
 Every command's JSON is NDJSON: one `{"kind":"header",...}` line first, then rows each
 tagged by `kind`, then one `{"kind":"summary",...}` line last, always (also for zero
-rows). Keys are sorted. Select rows by kind, never by position:
+rows), with one exception: `pysift wait` prints ONE `{"kind":"wait",...}` object, no
+header or summary. Keys are sorted. Select rows by kind, never by position:
 
 ```bash
 pysift search epoch --format json | jq -c 'select(.kind=="exchange")'
@@ -129,8 +131,8 @@ pysift search 'rate limit' -l
 pysift search 'rate limit' --format json | jq 'select(.kind=="summary") | {matched, definitive_absence}'
 # tokens per model over this project's sessions
 pysift stats . --format json | jq 'select(.kind=="summary").tokens'
-# the newest session of this project, its first human message
-pysift list . --format json | jq -r 'select(.kind=="session" and (.is_subagent|not)) | [.session_id, .first_user.excerpt] | @tsv'
+# the most recently active session of this project, its first human message
+pysift list . --format json | jq -rs 'map(select(.kind=="session" and (.is_subagent|not))) | max_by([.last_agent.ts_utc // "", .last_user.ts_utc // ""] | max) | [.session_id, .first_user.excerpt] | @tsv'
 # what a scope holds, per label
 pysift search '' @<uuid> --count-by label --format json | jq -r 'select(.kind=="census") | "\\(.records)\\t\\(.key)"'
 # the plan file bound to a session
