@@ -139,25 +139,27 @@ def projects_root(env: Env) -> Path:
     return root if root.is_absolute() else Path(os.path.normpath(env.cwd / root))
 
 
-def find_session_file(session_id: str, env: Env, *, unread: Unreadable) -> Path | None:
+def find_session_file(session_id: str, env: Env, *, unread: Unreadable,
+                      others: list[Path] | None = None) -> Path | None:
     """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then among every
     project dir's copy the one written last (what cannot be read on the way goes into
-    ``unread``). A session copied into two project dirs (a moved or duplicated project)
-    is found twice; the live one is the copy Claude Code is writing (decided, twentieth
-    session: the first in listing order had been taken)."""
-    here = find_project_dir(projects_root(env), os.fspath(env.cwd), unread=unread)
+    ``unread``; the other copies found by that scan into ``others``). A session copied
+    into two project dirs (a moved or duplicated project) is found twice; the live one is
+    the copy Claude Code is writing (decided, twentieth session: the first in listing
+    order had been taken)."""
+    root = projects_root(env)
+    here = find_project_dir(root, os.fspath(env.cwd), unread=unread)
     name = f"{session_id}.jsonl"
     if here is not None and is_file(here / name, unread=unread):
         return here / name
-    copies = session_file_copies(session_id, env, unread=unread)
-    return max(copies, key=_written) if copies else None
-
-
-def session_file_copies(session_id: str, env: Env, *, unread: Unreadable) -> list[Path]:
-    """Every project dir's ``<id>.jsonl``, in listing order."""
-    name = f"{session_id}.jsonl"
-    return [d / name for d in iter_project_dirs(projects_root(env), unread=unread)
-            if is_file(d / name, unread=unread)]
+    copies = [d / name for d in iter_project_dirs(root, unread=unread)
+              if is_file(d / name, unread=unread)]
+    if not copies:
+        return None
+    newest = max(copies, key=_written)
+    if others is not None:
+        others.extend(c for c in copies if c != newest)
+    return newest
 
 
 def _written(path: Path) -> int:

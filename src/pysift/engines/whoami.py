@@ -26,7 +26,6 @@ from pysift.core.resolve import (
     projects_root,
     require_calling_session,
     resolve_trap,
-    session_file_copies,
 )
 from pysift.core.spawns import IssuedBy, Spawns, spawned_by, spawns_in
 from pysift.disk.layout import (
@@ -84,15 +83,12 @@ def whoami_from_env(env: Env) -> WhoamiAnswer:
                                      "`pysift whoami @trap:<marker>`")
     # a dir that cannot be read on the way may hold the file: the command says so
     unread = Unreadable()
-    path = find_session_file(session_id, env, unread=unread)
+    others: list[Path] = []  # found by scanning: the other copies are named, none silent
+    path = find_session_file(session_id, env, unread=unread, others=others)
     in_cwd_dir = False
-    others: list[Path] = []
     if path is not None:
         here = find_project_dir(projects_root(env), os.fspath(env.cwd), unread=unread)
         in_cwd_dir = here is not None and path.parent == here
-        if not in_cwd_dir:  # found by scanning: the other copies are named, none is silent
-            others = [c for c in session_file_copies(session_id, env, unread=unread)
-                      if c != path]
     identity = Identity(session_id, None, None, None, path)
     return WhoamiAnswer([identity], source=env_variable_used(env) or SESSION_ID_VARS[0],
                         found_in_cwd_project=in_cwd_dir, other_copies=others,
