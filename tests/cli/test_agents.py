@@ -475,3 +475,24 @@ def test_two_transcripts_with_one_agent_id_are_both_listed(cli, home: ClaudeHome
     grab = cli("--claude-home", str(home.root), "agents", "--agent", "a77777777777777777",
                "--format", "json")
     assert len(grab.json_rows("agent")) == 2
+
+
+def test_a_lane_that_stopped_on_an_api_error_is_noted(cli, tmp_path: Path) -> None:
+    """Its last word is Claude Code's synthetic API error: `completed` in csift's status
+    set, and a lane note says it stopped on that error, not on a reply."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "5e55e55e-0000-4000-8000-000000000001"
+    s = Session(sid, cwd="/w/api")
+    s.add(user("audit the deps"))
+    path = home.session("/w/api", sid, s)
+    lane = Session(sid, cwd="/w/api", agent_id="a0000000000000001")
+    lane.add(user("audit the deps"))
+    error = assistant("API Error: 529 Overloaded")
+    error["isApiErrorMessage"] = True
+    lane.add(error)
+    home.subagent(path, "a0000000000000001", lane)
+    result = cli("--claude-home", str(home.root), "agents", f"@{sid}")
+    assert result.code == 0
+    assert "a0000000000000001  builtin-task  completed" in result.stdout
+    assert (f"note: agent a0000000000000001 of session {sid}: its last word is an API error "
+            "Claude Code wrote, not the agent's reply") in result.stderr

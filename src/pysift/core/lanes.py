@@ -103,6 +103,9 @@ class LaneFacts:
     last_activity: str | None = None  # the newest readable timestamp
     has_records: bool = False
     ends_with_text: bool = False  # the newest meaningful record is the agent's visible text
+    # ... and that text is a synthetic API error Claude Code wrote (``isApiErrorMessage``):
+    # the lane stopped on an error, not on a reply (the status stays csift's `completed`)
+    ends_with_api_error: bool = False
     pending: PendingCall | None = None  # the newest meaningful record is an unanswered call
     last_stop_reason: str | None = None  # of the newest assistant record
     tail_text: str | None = None  # the newest assistant visible text (when asked for)
@@ -328,6 +331,7 @@ def _decide(rec: Record, facts: LaneFacts) -> bool:
             return True
         if _visible_text(rec) is not None:
             facts.ends_with_text = True
+            facts.ends_with_api_error = rec.raw.get("isApiErrorMessage") is True
             return True
         return False  # thinking only: keep looking
     if rec.type == "user" and not rec.is_meta:

@@ -393,6 +393,10 @@ def _node(lane: Transcript, key: LaneKey, scan: _Scan, link: Link, journal: Jour
     if facts.error is not None:
         node.unreadable = True
         node.notes.append(f"{facts.error}; its lifecycle is unknown")
+    if facts.ends_with_api_error:
+        node.notes.append("its last word is an API error Claude Code wrote, not the agent's "
+                          "reply: `completed` here means it stopped on that error (pysift show "
+                          f"@{lane.session_id} --turn -1)")
     node.notes.extend(link.notes)
     return node
 

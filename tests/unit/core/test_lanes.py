@@ -71,6 +71,20 @@ def test_a_lane_that_ends_on_its_answer_is_completed() -> None:
     assert life.duration == "19s"  # from the trigger, not the start
 
 
+def test_a_lane_ending_on_a_synthetic_api_error_is_told_apart() -> None:
+    """Claude Code writes an API failure as assistant text (``isApiErrorMessage``): the
+    lane is `completed` as csift's status set has it, and the facts say it stopped on
+    the error, which `agents` notes; a real answer is no error."""
+    error = assistant("API Error: 529 Overloaded")
+    error["isApiErrorMessage"] = True
+    error["message"]["model"] = "<synthetic>"
+    facts = read_lane(_lane(user(PROMPT), error))
+    assert facts.ends_with_text and facts.ends_with_api_error
+    assert lifecycle(facts, None).status == COMPLETED
+    answered = read_lane(_lane(user(PROMPT), error, assistant("One caller: sgp4.py:88.")))
+    assert answered.ends_with_text and not answered.ends_with_api_error
+
+
 def test_a_lane_frozen_on_a_call_is_running_whatever_it_said_before() -> None:
     # the text before the call reads like a finish; the unanswered call is the last word
     buf = _lane(user(PROMPT),
