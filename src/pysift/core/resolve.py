@@ -172,9 +172,10 @@ def _written(path: Path) -> int:
 # -- @trap ----------------------------------------------------------------------------------------
 
 
-def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM, *,
+def shell_command_carries(buf: Any, marker: str, program: str = TRAP_PROGRAM, *,
                           copied_from: Any = None) -> bool:
-    """True when a Bash/PowerShell ``tool_use`` in ``path`` ran ``program`` with ``marker``.
+    """True when a Bash/PowerShell ``tool_use`` in ``buf`` (a transcript's bytes, None when
+    it cannot be read) ran ``program`` with ``marker``.
 
     Only the lines holding the (rare) marker are decoded, found by a whole-buffer search,
     so a large main transcript is scanned at C speed. Requiring the literal program name in
@@ -183,7 +184,6 @@ def shell_command_carries(path: Path, marker: str, program: str = TRAP_PROGRAM, 
     the lane's own call: a ``/fork`` clone opens on a copy of the main thread's history,
     so the main thread's own trap call would otherwise name the clone.
     """
-    buf = try_open_buffer(path)
     if buf is None:
         return False
     needle = marker.encode()
@@ -251,7 +251,8 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None, *,
     main_buf = try_open_buffer(main)
     lanes = subagent_transcripts(main, unread=unread) + _legacy_lanes(main, session_id, unread)
     carriers = [t for t in lanes
-                if shell_command_carries(t.path, marker, copied_from=main_buf)]
+                if shell_command_carries(try_open_buffer(t.path), marker,
+                                         copied_from=main_buf)]
     if len(carriers) == 1:
         return carriers[0]
     if len(carriers) > 1:
@@ -260,7 +261,7 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None, *,
             f"@trap: marker `{marker}` is AMBIGUOUS: it matched {len(carriers)} subagents "
             f"({ids}); invent a fresher marker (it must be unique within the conversation)"
         )
-    if shell_command_carries(main, marker):
+    if shell_command_carries(main_buf, marker):  # the main transcript, opened once
         if notes is not None:
             notes.append(
                 f"note: @trap:{marker} resolved to the TOP-LEVEL session {session_id}: the "

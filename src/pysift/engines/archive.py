@@ -467,10 +467,10 @@ def plan_path(bound: list[str], env: Env) -> str:
     """Where the plan file of a binding is now, as ``plan`` finds it: a ``plan_mode``
     path that does not exist is looked for in this home's ``plans/`` (a home copied or
     moved keeps the old path in its records); a slug's file is where its law put it."""
-    from pysift.engines.plans import BINDING_PLAN_MODE, _relocated
+    from pysift.engines.plans import BINDING_PLAN_MODE, relocated_plan
 
     law, named = bound
-    return _relocated(named, env)[0] if law == BINDING_PLAN_MODE else named
+    return relocated_plan(named, env)[0] if law == BINDING_PLAN_MODE else named
 
 
 # -- the run -----------------------------------------------------------------------------------

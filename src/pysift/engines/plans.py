@@ -268,14 +268,14 @@ def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBin
         if rec is None or payload is None or rec.line is None:
             continue
         recorded = payload["planFilePath"]
-        plan_file, notes = _relocated(recorded, env)
+        plan_file, notes = relocated_plan(recorded, env)
         return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
                            rec.slug, BINDING_PLAN_MODE, notes=notes,
                            recorded_file=recorded if plan_file != recorded else None)
     return None
 
 
-def _relocated(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
+def relocated_plan(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
     """The recorded plan path, or, when it does not exist but the same file name does in
     this Claude home's ``plans/`` dir (a home copied, synced or mounted elsewhere: the
     records keep the old absolute path), that file, with a note saying so."""

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 FANOUT_MIN_FILES = 8
 
 
+def _chronological(ts: str | None) -> tuple[bool, float]:
+    """An exchange's place in the timeline by its started_utc: undated last."""
+    instant = parse_ts(ts)
+    return (instant is None, instant.timestamp() if instant else 0.0)
+
+
 @dataclass
 class FileOutcome:
     """A worker's answer for one transcript (small, picklable)."""
@@ -128,13 +134,9 @@ class SearchResult:
 
     def ordered_exchanges(self) -> list[Exchange]:
         """Chronological by turn start across files; undated last; stable file/turn order."""
-        def when(ex: Exchange) -> tuple[bool, float]:
-            instant = parse_ts(ex.ts)
-            return (instant is None, instant.timestamp() if instant else 0.0)
-
         base = sorted(self.exchanges, key=lambda e: (e.file_index,
                                                      (e.hits[0].line or 0) if e.hits else 0))
-        return sorted(base, key=when)
+        return sorted(base, key=lambda ex: _chronological(ex.ts))
 
     def owners(self) -> list[str]:
         """``-l``: every session owning an exchange, sorted, each named so that
@@ -170,12 +172,8 @@ class SearchResult:
             groups.extend((o.exchange_ts.get(key), o.index, first[key], lines)
                           for key, lines in by_key.items())
 
-        def when(group: tuple[str | None, int, int, list[bytes]]) -> tuple[bool, float]:
-            instant = parse_ts(group[0])
-            return (instant is None, instant.timestamp() if instant else 0.0)
-
         groups.sort(key=lambda g: (g[1], g[2]))
-        groups.sort(key=when)
+        groups.sort(key=lambda g: _chronological(g[0]))
         return [g[3] for g in groups], sidecar
 
     def census(self, axis: str, allowed: frozenset[str]) -> Census:

@@ -80,8 +80,7 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         opener_ts = opener_uuid = None
         if span is not None and turns is not None and turn is not None:
             opener_ts, opener_uuid = _opener_meta(buf, turns, turn)
-        stamps = [h.ts for h in hits if h.ts]
-        ts = opener_ts or (min(stamps) if stamps else None)
+        ts = _started(opener_ts, hits)
         uuids = _stitch(buf, hits, span, opener_uuid)
         ex = Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn, draft=draft,
                       ts=ts, hits=hits, record_uuids=uuids)
@@ -98,19 +97,23 @@ def exchange_stamps(scan: FileScan, buf: Buffer) -> dict[tuple[str, int], str | 
     """Each exchange's ``started_utc`` as ``assemble`` would set it (its opener's
     timestamp, else its earliest hit's), keyed by ``exchange_key``, without stitching:
     ``--raw`` orders and caps its lines by exchange as the rendered run does."""
-    groups: dict[tuple[str, int], list[str]] = {}
+    groups: dict[tuple[str, int], list[Hit]] = {}
     for hit in scan.hits:
-        stamps = groups.setdefault(exchange_key(hit), [])
-        if hit.ts:
-            stamps.append(hit.ts)
+        groups.setdefault(exchange_key(hit), []).append(hit)
     out: dict[tuple[str, int], str | None] = {}
     turns = scan.turn_map
-    for key, stamps in groups.items():
+    for key, hits in groups.items():
         opener_ts = None
         if key[0] == "t" and turns is not None:
             opener_ts, _uuid = _opener_meta(buf, turns, key[1])
-        out[key] = opener_ts or (min(stamps) if stamps else None)
+        out[key] = _started(opener_ts, hits)
     return out
+
+
+def _started(opener_ts: str | None, hits: list[Hit]) -> str | None:
+    """An exchange's started_utc: its opener's timestamp, else its earliest hit's."""
+    stamps = [h.ts for h in hits if h.ts]
+    return opener_ts or (min(stamps) if stamps else None)
 
 
 def _opener_meta(buf: Buffer, turns: TurnMap, turn: int) -> tuple[str | None, str | None]:
