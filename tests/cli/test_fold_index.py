@@ -236,8 +236,11 @@ def test_the_caps_keep_the_newest_and_count_what_they_drop(cli, tmp_path: Path) 
     assert rec["dropped"] == {"errors": 6, "identifiers": 71 - 64}
 
 
-def test_only_the_outputs_just_before_the_boundary_are_harvested(
+def test_every_output_before_the_boundary_is_harvested_the_recent_ones_first(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Errors come from every output of the folded history (the newest kept by the cap);
+    identifiers from the outputs just before the boundary first, then older ones while
+    the cap leaves room, and the count of the rest is what the cap dropped."""
     from pysift.seedindex import extract
 
     h, sid, path = _harvest_session(tmp_path, errors=3, names=1)
@@ -249,10 +252,29 @@ def test_only_the_outputs_just_before_the_boundary_are_harvested(
     newer = data.rindex(b"\n", 0, data.index(b'"tool_use_id":"toolu_all"')) + 1
     monkeypatch.setattr(extract, "HARVEST_BYTES", data.index(b"compact_boundary") - newer)
     [near] = records(cli(*args))
-    assert near["errors"] == ["error: case 000 in unit_000", "error: case 001", "error: case 002"]
-    assert near["identifiers"] == ["unit_000"]
+    assert near["errors"] == whole["errors"] == [
+        "error: OLD_ONLY_TOKEN broke", "error: case 000 in unit_000", "error: case 001",
+        "error: case 002"]
+    assert near["identifiers"] == ["unit_000", "OLD_ONLY_TOKEN"]  # the recent one first
+    assert near["dropped"] == {"errors": 0, "identifiers": 0}
     assert [s["blockId"] for s in near["spans"]] == [s["blockId"] for s in whole["spans"]]
-    assert near["commands"] == ["make old", "make all"]  # the whole history, not the window
+    assert near["commands"] == ["make old", "make all"]
+
+
+def test_an_old_output_past_the_cap_is_counted_as_dropped(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recent outputs fill the identifier cap: an older output's token is left out
+    and counted, never silently."""
+    from pysift.seedindex import extract
+
+    h, sid, path = _harvest_session(tmp_path, errors=70, names=70)
+    data = path.read_bytes()
+    newer = data.rindex(b"\n", 0, data.index(b'"tool_use_id":"toolu_all"')) + 1
+    monkeypatch.setattr(extract, "HARVEST_BYTES", data.index(b"compact_boundary") - newer)
+    [rec] = records(cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index"))
+    assert "OLD_ONLY_TOKEN" not in rec["identifiers"] and len(rec["identifiers"]) == 64
+    assert rec["dropped"]["identifiers"] == 71 - 64
+    assert rec["errors"][0] == "error: OLD_ONLY_TOKEN broke"  # errors: all history
 
 
 def _straddling_session(tmp_path: Path) -> tuple[Path, str]:
@@ -418,7 +440,7 @@ def test_windows_paths_are_made_relative_and_versions_are_no_files(cli, tmp_path
 def test_a_later_record_keeps_the_paths_of_every_earlier_output(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A record re-extracts all history: the path tokens of an output outside the harvest
-    window stay in ``files`` (only errors and identifiers are windowed)."""
+    window stay in ``files`` (the window only ranks identifiers)."""
     from pysift.seedindex import extract
 
     h, sid, path = _paths_session(tmp_path)
@@ -434,3 +456,72 @@ def test_a_later_record_keeps_the_paths_of_every_earlier_output(
     again = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
     assert again.stdout_bytes == cli("--claude-home", str(h.root), "verbatim", f"@{sid}",
                                      "--fold-index").stdout_bytes
+
+
+def test_the_words_typed_after_an_ide_notice_are_the_user_message(cli, tmp_path: Path
+                                                                 ) -> None:
+    """An IDE extension puts the open file or the selected lines in a text block before
+    the typed words: the typed words are the message; a notice alone is listed as it is."""
+    from builders import text, user_blocks
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("88888888-8888-4888-8888-888888888888", cwd="/w/p")
+    s.add(user_blocks(text("<ide_opened_file>The user opened the file /w/p/a.py in the IDE."
+                           "</ide_opened_file>"), text("rename load_config everywhere")))
+    s.add(assistant("ok"))
+    s.add(user_blocks(text("<ide_selection>The user selected the lines 1 to 2 from /w/p/a.py:"
+                           "\ndef f():\n    pass\n</ide_selection>"), text("\n\nwhy empty?")))
+    s.add(assistant("ok"))
+    s.add(user_blocks(text("<ide_opened_file>The user opened the file /w/p/b.py in the IDE."
+                           "</ide_opened_file>")))
+    s.add(assistant("ok"))
+    s.add(compact_boundary(100))
+    h.session("/w/p", s.session_id, s)
+    [rec] = records(cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}",
+                        "--fold-index"))
+    assert rec["userMessages"] == [
+        {"turn": 0, "firstLine": "rename load_config everywhere"},
+        {"turn": 1, "firstLine": "why empty?"},
+        {"turn": 2, "firstLine": "<ide_opened_file>The user opened the file /w/p/b.py in the "
+                                 "IDE.</ide_opened_file>"}]
+
+
+def test_a_slash_command_a_queued_prompt_and_a_replayed_prompt(cli, tmp_path: Path) -> None:
+    """A slash command with arguments is listed as typed; a prompt typed while the agent
+    worked is listed once under the running turn (the text of an enqueue whose entry was
+    removed, or a ``queued_command`` attachment; an enqueue sent as a turn of its own is
+    that turn's opener, and a task notification on the queue is no prompt); a prompt a
+    compaction re-anchor copied is listed once."""
+    from builders import attachment, queue_op, slash_command
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
+    first = s.add(user("first prompt"))
+    s.add(assistant("working"))
+    s.add(queue_op("enqueue", "also check the docs"))
+    s.add(queue_op("remove"))
+    s.add(queue_op("enqueue"))
+    s.add(queue_op("remove"))
+    s.add(attachment("queued_command", {"prompt": [{"type": "text", "text": "and the tests"}],
+                                        "commandMode": "prompt"}))
+    s.add(queue_op("enqueue", "<task-notification>\n<task-id>b1</task-id>\n"
+                              "<status>completed</status>\n</task-notification>"))
+    s.add(queue_op("remove"))
+    s.add(queue_op("enqueue", "sent on its own"))
+    s.add(queue_op("dequeue"))
+    s.add(user("sent on its own"))
+    s.add(assistant("done"))
+    s.add(slash_command("review", "check the auth module"))
+    s.add(assistant("reviewed"))
+    s.add(compact_boundary(100))
+    s.adopt([first])  # the re-anchor's copy: same uuid, same parent
+    s.add(user("after the fold"))
+    s.add(compact_boundary(200))
+    h.session("/w/p", s.session_id, s)
+    one, two = records(cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}",
+                           "--fold-index"))
+    said = [(m["turn"], m["firstLine"]) for m in one["userMessages"]]
+    assert said == [(0, "first prompt"), (0, "also check the docs"), (0, "and the tests"),
+                    (1, "sent on its own"), (1, "/review check the auth module")]
+    assert [m["firstLine"] for m in two["userMessages"]] == [*(t for _, t in said),
+                                                             "after the fold"]

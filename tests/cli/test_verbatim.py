@@ -537,6 +537,7 @@ def test_out_refuses_to_overwrite_or_write_into_the_home(cli, home: ClaudeHome,
     ((f"@{SID}", "--force"), "--force only says that --out"),
     ((f"@{SID}", "--fold-index", "--budget", "100"), "--fold-index prints the whole index"),
     ((f"@{SID}", "--fold-index", "--slice", "1"), "drop --slice"),
+    ((f"@{SID}", "--fold-index", "--format", "json"), "with no envelope; drop --format json"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cli, home: ClaudeHome, args: tuple[str, ...],
                                           needle: str) -> None:

@@ -184,6 +184,9 @@ def execute(ctx: RootContext, targets: list[str] | None, budget: str | None,
         if given:
             raise UsageError(f"--fold-index prints the whole index of every compaction; "
                              f"drop {', '.join(given)} (redirect stdout to save it)")
+        if fmt == "json":
+            raise UsageError("--fold-index prints bare seed-index JSON lines, one record "
+                             "per compaction, with no envelope; drop --format json")
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, since=since, until=until,
                             turn=turn)

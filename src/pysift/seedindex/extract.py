@@ -13,10 +13,11 @@ transcript gives the same bytes.
   (all history: a record keeps every path an earlier one listed), relative to the
   session's first recorded cwd when under it (a Windows one too, its case ignored).
 - ``commands``: Bash / PowerShell inputs, verbatim.
-- ``errors``, ``identifiers``: harvested from the tool outputs of the last
-  ``HARVEST_BYTES`` of transcript before the boundary (newest first): error-lexicon lines
-  (at most ``ERRORS_CAP``, the newest kept) and identifiers (at most 64, tokens of large
-  outputs first, then rarer, longer, newer). What a cap drops is counted in ``dropped``.
+- ``errors``, ``identifiers``: harvested from every tool output before the boundary:
+  error-lexicon lines (at most ``ERRORS_CAP``, the newest kept) and identifiers (at most
+  64: those of the last ``HARVEST_BYTES`` of transcript before the boundary first, tokens
+  of large outputs first, then rarer, longer, newer; then those of older outputs, in the
+  same order). What a cap drops is counted in ``dropped``.
 - ``userMessages``: the first line of every genuine user message, with its turn: a
   typed prompt's, a tool rejection's typed reason's, an AskUserQuestion answer's (its
   ``A<n>: answer`` lines, as verbatim renders them), each under the turn it opens.
@@ -30,6 +31,7 @@ the whole file): the parent only joins them.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import os
 import re
 from bisect import bisect_left
@@ -105,56 +107,43 @@ class Facts:
     commands: list[tuple[int, str]] = field(default_factory=list)
     paths: list[tuple[int, str]] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
-    # (offset, harvest) of the results inside a harvest window
+    # (offset, harvest) of every result
     harvests: list[tuple[int, Harvest]] = field(default_factory=list)
     # message id -> content blocks its records hold in the range (part numbering)
     blocks: dict[str, int] = field(default_factory=dict)
+    # (offset, operation, the human's text or None) of every queue operation and every
+    # queued prompt delivered mid-turn (operation ``_DELIVERED``)
+    queue: list[tuple[int, str, str | None]] = field(default_factory=list)
     malformed: int = 0
-
-
-def _windows(buf: Buffer, boundaries: list[int], hi: int) -> list[tuple[int, int]]:
-    """The harvest windows reaching into a range: the ``HARVEST_BYTES`` before each of its
-    ``boundaries`` (line starts of the boundary keys the pass found) and before each one
-    within ``HARVEST_BYTES`` past its end ``hi``."""
-    stop = min(len(buf), hi + HARVEST_BYTES)
-    starts = list(boundaries)
-    for key in _BOUNDARY_KEYS:
-        at = buf.find(key, hi, stop)
-        while at >= 0:
-            starts.append(buf.rfind(b"\n", 0, at) + 1)
-            at = buf.find(key, at + len(key), stop)
-    return sorted((max(0, start - HARVEST_BYTES), start) for start in starts)
 
 
 def _is_boundary(buf: Buffer, pos: int, end: int) -> bool:
     return any(buf.find(key, pos, end) >= 0 for key in _BOUNDARY_KEYS)
 
 
-def _in_windows(offset: int, windows: list[tuple[int, int]]) -> bool:
-    return any(a <= offset < b for a, b in windows)
-
-
 _PATTERNS: dict[tuple[bool, ...], Any] = {}
 
 
 def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
-    """The record type keys the index reads (user, assistant), a thinking block's, and a
-    boundary's subtype, spelled from their ``y`` on: RE2 skips to that byte with
-    ``memchr`` (a pattern opening on ``"``, every few bytes of JSON, ran 1.7x slower).
-    The bytes before a match say whether it is one of the keys (``_what``)."""
+    """The record type keys the index reads (user, assistant, a queue operation), a
+    thinking block's, a queued prompt attachment's, and a boundary's subtype, spelled from
+    their ``y`` on: RE2 skips to that byte with ``memchr`` (a pattern opening on ``"``,
+    every few bytes of JSON, ran 1.7x slower). The bytes before a match say whether it
+    is one of the keys (``_what``)."""
     found = _PATTERNS.get(file_layouts)
     if found is None:
         import re2
 
         seps = sorted({'": "' if spaced else '":"' for spaced in file_layouts})
         found = _PATTERNS[file_layouts] = re2.compile(
-            ("ype(?:" + "|".join(seps) + ')(?:user|assistant|thinking|compact_boundary)"'
-             ).encode())
+            ("ype(?:" + "|".join(seps) + ")(?:user|assistant|thinking|compact_boundary"
+             '|queue-operation|queued_command)"').encode())
     return found
 
 
-# What a key match is: a record type key, a thinking block's, a boundary's subtype (0: none
-# of them, e.g. a "prototype" field or a type named like a subtype).
+# What a key match is: a record type key (or a queued prompt attachment's), a thinking
+# block's, a boundary's subtype (0: none of them, e.g. a "prototype" field or a type named
+# like a subtype).
 _RECORD, _THINKS, _BOUNDS = 1, 2, 4
 
 
@@ -172,16 +161,14 @@ def _what(buf: Buffer, start: int, stop: int) -> int:
 KeyLine = tuple[int, int, bool, "bytes | None", bool]
 
 
-def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int, skip: bool
-               ) -> tuple[list[KeyLine], list[int]]:
-    """The lines of ``buf[lo:hi)`` holding a key match, and the starts of those holding a
-    boundary's subtype key (harvest windows end there).
+def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int
+               ) -> list[KeyLine]:
+    """The lines of ``buf[lo:hi)`` holding a key match.
 
-    With ``skip``, the pass leaves a line at its first match when the line is a user or
-    an assistant record by its own type key: no other key of such a line is needed (it is
-    no boundary, and a thinking block's key after the match is looked for with ``find``),
-    so RE2 never reads the tool output a carrier repeats. Every other line has all its
-    keys read."""
+    The pass leaves a line at its first match when the line is a user or an assistant
+    record by its own type key: no other key of such a line is needed (a thinking block's
+    key after the match is looked for with ``find``), so RE2 never reads the tool output
+    a carrier repeats. Every other line has all its keys read."""
     from re2 import _re2
 
     match = _pattern(file_layouts)._regexp.Match
@@ -189,12 +176,11 @@ def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int, sk
     find, rfind = buf.find, buf.rfind
     thinking = type_needles(buf, "thinking", file_layouts)
     lines: list[KeyLine] = []
-    bounds: list[int] = []
     at = lo
     while True:
         start, stop = match(anchor, buf, at, hi)[0]
         if start < 0:
-            return lines, bounds
+            return lines
         what = _what(buf, start, stop)
         if not what:
             at = stop
@@ -205,9 +191,9 @@ def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int, sk
         end = hi if nl < 0 else nl
         framed = buf[pos] == _OPEN and buf[end - 1] == _CLOSE
         kind = own_type(buf, pos, end) if framed else None
-        if skip and kind == b"user":
+        if kind == b"user":
             thinks = False  # (only an assistant line's thinking blocks are looked at)
-        elif skip and kind == b"assistant":
+        elif kind == b"assistant":
             thinks = what == _THINKS or any(find(key, stop, end) >= 0 for key in thinking)
         else:
             while True:  # every key of the line
@@ -216,11 +202,9 @@ def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int, sk
                     break
                 what |= _what(buf, start, stop)
             thinks = bool(what & _THINKS)
-            if what & _BOUNDS:
-                bounds.append(pos)
         lines.append((pos, end, framed, kind, thinks))
         if nl < 0:
-            return lines, bounds
+            return lines
         at = nl + 1
 
 
@@ -228,26 +212,20 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None 
                ) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
     the end; ``cwd`` the session's first recorded one, paths are made relative to it). One
-    RE2 pass finds the lines holding a user or assistant type key, a thinking block's, or
-    a boundary's subtype, and only those lines are read: every user and assistant record
-    is decoded (a plain tool_result carrier without its ``toolUseResult`` echo, which the
-    index does not read; a lone thinking block off its bytes), and every boundary (a torn
-    one still counts). The malformed count is exact (csift's law): those lines by the
-    decoder, every other line of the range by the ``{…}`` shape check."""
+    RE2 pass finds the lines holding a user, assistant or queue-operation type key, a
+    thinking block's, a queued prompt attachment's, or a boundary's subtype, and only
+    those lines are read: every user and assistant record is decoded (a plain tool_result
+    carrier without its ``toolUseResult`` echo, which the index does not read; a lone
+    thinking block off its bytes), every queue operation and queued prompt, and every
+    boundary (a torn one still counts). The malformed count is exact (csift's law): those
+    lines by the decoder, every other line of the range by the ``{…}`` shape check."""
     stop = len(buf) if hi is None else hi
     file_layouts = layouts(buf)
-    for skip in (True, False):
-        lines, bounds = _key_lines(buf, file_layouts, lo, stop, skip)
-        windows = _windows(buf, bounds, stop)
-        with memoryview(buf) as view:
-            scan = _Scan(buf, view, file_layouts, windows, cwd)
-            for line in lines:
-                scan.line(*line)
-        ends = {end for _, end in windows}
-        if skip and any(pos not in ends for pos, *_ in scan.out.boundaries):
-            continue  # a line left early was a boundary after all (a torn one, say): its
-            # harvest window was not known in time; read again, every key of every line
-        break
+    lines = _key_lines(buf, file_layouts, lo, stop)
+    with memoryview(buf) as view:
+        scan = _Scan(buf, view, file_layouts, cwd)
+        for line in lines:
+            scan.line(*line)
     # a line the key pass found and did not frame was decoded (counted by the tally)
     read = {pos for pos, _end, framed, *_ in lines if not framed}
     scan.out.malformed = scan.tally.malformed + sum(
@@ -265,8 +243,8 @@ class _Scan:
     """One range's walk: the lines the key pass found, each settled once."""
 
     def __init__(self, buf: Buffer, view: memoryview, file_layouts: tuple[bool, ...],
-                 windows: list[tuple[int, int]], cwd: str | None) -> None:
-        self.buf, self.view, self.windows, self.cwd = buf, view, windows, cwd
+                 cwd: str | None) -> None:
+        self.buf, self.view, self.cwd = buf, view, cwd
         self.out = Facts()
         self.tally = Tally()
         self.user_keys = type_needles(buf, "user", file_layouts)
@@ -293,7 +271,9 @@ class _Scan:
             if raw is not None:
                 self.take(raw, pos, plain=True)
                 return
-        elif kind in (b"user", None) or (kind == b"system" and _is_boundary(buf, pos, end)):
+        elif (kind in (b"user", b"queue-operation", None)
+              or (kind == b"system" and _is_boundary(buf, pos, end))
+              or (kind == b"attachment" and buf.find(b"queued_command", pos, end) >= 0)):
             raw = self.decode(pos, end)
         else:
             return  # another record type holds no message the index reads
@@ -339,6 +319,9 @@ class _Scan:
         open a turn, read for its results only)."""
         out = self.out
         kind = raw.get("type")
+        if kind in ("queue-operation", "attachment"):
+            self.queued(raw, pos)
+            return
         if kind == "system":
             if raw.get("subtype") == "compact_boundary":
                 meta = raw.get("compactMetadata")
@@ -359,9 +342,29 @@ class _Scan:
                 said = _user_words(rec)
                 if said is not None:
                     out.users.append((pos, said))
+            else:  # a slash command typed with arguments is a user message in its turn
+                slash = classify.slash_command_parts(rec)
+                if slash is not None and slash[1] is not None:
+                    out.users.append((pos, _first_line(classify.slash_command_name(rec) or "")))
         elif kind == "assistant" and message.get("role") == "assistant":
             parts = self.assistant(message, pos)
         self.results(raw, pos, message, parts)
+
+    def queued(self, raw: dict[str, Any], pos: int) -> None:
+        """A queue operation (its prompt's text when it carries one), or a prompt the
+        human typed while the agent worked, delivered mid-turn as a ``queued_command``
+        attachment: their fates are paired in file order by ``queued_prompts``."""
+        rec = Record(raw, None)
+        if rec.type == "queue-operation":
+            op = raw.get("operation")
+            if isinstance(op, str):
+                self.out.queue.append((pos, op, _human_queued(classify.queued_text(rec))))
+            return
+        body = raw.get("attachment")
+        if (isinstance(body, dict) and body.get("type") == "queued_command"
+                and body.get("commandMode", "prompt") == "prompt"):
+            text = _prompt_text(body.get("prompt"))
+            self.out.queue.append((pos, _DELIVERED, _human_queued(text)))
 
     def assistant(self, message: dict[str, Any], pos: int) -> list[tuple[int, Span]]:
         """An assistant record's tool calls, and its text parts' spans with each one's
@@ -428,7 +431,6 @@ class _Scan:
             spans.append(parts[0][1])
             rest = parts[1:]
         if isinstance(content, list):
-            harvest = _in_windows(pos, self.windows)
             for block in content:
                 if not isinstance(block, dict) or block.get("type") != "tool_result":
                     continue
@@ -442,8 +444,7 @@ class _Scan:
                               _tail(data, _persisted_path(raw, text)), tool_id, None, 0))
                 for token in path_tokens(data):
                     self.path(pos, _relative(token, self.cwd))
-                if harvest:
-                    self.out.harvests.append((pos, _harvest(len(text), data)))
+                self.out.harvests.append((pos, _harvest(len(text), data)))
         spans.extend(span for _, span in rest)
 
 
@@ -524,12 +525,13 @@ def _harvest(chars: int, data: bytes) -> Harvest:
 
 def _user_words(rec: Record) -> str | None:
     """The first line of what the human said in a record that opens a turn: a typed
-    prompt's words, the reason typed with a tool rejection, an AskUserQuestion's answers
-    (the ``A<n>: …`` lines of the exchange verbatim renders, joined by a space; the
-    synthesized answer string when the record carries no structured answers). None for
-    an opener that is not the human (an inbound peer message)."""
+    prompt's words (past the notices an IDE puts before them), the reason typed with a
+    tool rejection, an AskUserQuestion's answers (the ``A<n>: …`` lines of the exchange
+    verbatim renders, joined by a space; the synthesized answer string when the record
+    carries no structured answers). None for an opener that is not the human (an inbound
+    peer message)."""
     if classify.is_genuine_user(rec):
-        return _first_line(classify.raw_message_text(rec) or "")
+        return _first_line(_without_ide_notices(classify.raw_message_text(rec) or ""))
     reason = classify.rejection_message(rec)
     if reason is not None:
         return _first_line(reason)
@@ -539,6 +541,22 @@ def _user_words(rec: Record) -> str | None:
     lines = exchange.split("\n")
     answers = [line.strip() for line in lines if _ANSWER_LINE.match(line)]
     return _first_line(" ".join(answers) if answers else classify.normalize_line(exchange))
+
+
+# what an IDE extension puts before the words typed with them: the file open in the
+# editor, the lines selected in it (``<ide_opened_file>…</ide_opened_file>``,
+# ``<ide_selection>…</ide_selection>``), each in a text block of its own
+_IDE_NOTICE = re.compile(r"\s*<(ide_[a-z_]+)>.*?</\1>\s*", re.DOTALL)
+
+
+def _without_ide_notices(text: str) -> str:
+    """A message's text past the IDE notices it opens with; the text itself when nothing
+    but notices is left (then the notice is all there is to list)."""
+    at = 0
+    while (found := _IDE_NOTICE.match(text, at)) is not None:
+        at = found.end()
+    rest = text[at:]
+    return rest if rest.strip() else text
 
 
 # an answer line of ``auq_exchange`` (``A2: …``) or the note under it (``   note: …``)
@@ -553,6 +571,64 @@ def _first_line(text: str) -> str:
         if line:
             return line if len(line) <= FIRST_LINE_CHARS else line[:FIRST_LINE_CHARS - 1] + "…"
     return ""
+
+
+# the operation a queued prompt delivered mid-turn (a ``queued_command`` attachment) is
+# filed under among the queue operations
+_DELIVERED = "delivered"
+
+
+def _prompt_text(prompt: object) -> str | None:
+    """A queued prompt's text: a string, or the text blocks of a list."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list):
+        parts = [b["text"] for b in prompt
+                 if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def _human_queued(text: str | None) -> str | None:
+    """The first line of a queued text the human typed; None for none, or for a harness
+    rider (a task notification, a peer message), whose delivered twin is no prompt."""
+    if text is None or not text.strip():
+        return None
+    if (text.lstrip().startswith(classify.TASK_NOTIFICATION_OPEN)
+            or classify.is_peer_message(text)):
+        return None  # (the rule of the ``user.queued`` leaf)
+    return _first_line(_without_ide_notices(text)) or None
+
+
+def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[int, str]]:
+    """The prompts the human typed while the agent worked, ``(offset, first line)`` in
+    file order. Claude Code logs a typed prompt's fate on its queue: ``enqueue``, then
+    ``dequeue`` when it is sent as a turn of its own (that user record opens the turn, and
+    is listed as such), or ``remove`` when it is folded into the running turn. Older
+    versions put the prompt's text on the enqueue line; newer ones deliver it as a
+    ``queued_command`` attachment. So a prompt is listed from an enqueue whose entry
+    (first in, first out) was removed, and from every delivered attachment; the same
+    words twice in a row (an enqueue and its attachment both carrying them) once."""
+    from collections import deque
+
+    waiting: deque[tuple[int, str | None]] = deque()
+    out: list[tuple[int, str]] = []
+    for offset, op, text in queue:
+        if op == "enqueue":
+            waiting.append((offset, text))
+        elif op in ("dequeue", "remove"):
+            if waiting:
+                first, said = waiting.popleft()
+                if op == "remove" and said is not None:
+                    out.append((first, said))
+        elif op == _DELIVERED and text is not None:
+            out.append((offset, text))
+    out.sort(key=lambda item: item[0])
+    kept: list[tuple[int, str]] = []
+    for offset, text in out:
+        if not kept or kept[-1][1] != text:
+            kept.append((offset, text))
+    return kept
 
 
 def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None) -> list[Facts]:
@@ -618,20 +694,28 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
     for f in ranges:
         names.update(f.names)  # the last tool_use of an id names it
     span_offsets, span_json = _spans(ranges, turn_map, names)
-    users = [(o, {"turn": turn_map.turn_of_offset(o), "firstLine": line})
-             for f in ranges for o, line in f.users]
+    replays = turn_map.replay_offsets  # a re-anchor's copy of a prompt listed once
+    said = [(o, line) for f in ranges for o, line in f.users if o not in replays]
+    said += queued_prompts([q for f in ranges for q in f.queue])
+    said.sort(key=lambda item: item[0])
+    users = [(o, {"turn": turn_map.turn_of_offset(o), "firstLine": line}) for o, line in said]
     user_offsets = [o for o, _ in users]
     commands = _first_seen(c for f in ranges for c in f.commands)
     command_offsets = [o for o, _ in commands]
     paths = _first_seen(p for f in ranges for p in f.paths)
     path_offsets = [o for o, _ in paths]
     harvests = [h for f in ranges for h in f.harvests]
+    harvested = _Harvested()
+    taken = 0
     records = []
     spans = _Prefixes(span_json)
     for seq, (offset, at, pre) in enumerate(boundaries, start=1):
-        window = [(o, h) for o, h in harvests if offset - HARVEST_BYTES <= o < offset]
-        errors, errors_dropped = _errors([h for _, h in window])
-        idents, idents_dropped = _identifiers([h for _, h in window])
+        while taken < len(harvests) and harvests[taken][0] < offset:
+            harvested.add(harvests[taken][1])
+            taken += 1
+        window = [h for o, h in harvests[:taken] if o >= offset - HARVEST_BYTES]
+        errors, errors_dropped = harvested.errors()
+        idents, idents_dropped = harvested.identifiers(window)
         record: dict[str, Any] = {
             "v": 2,
             "kind": "fold-index",
@@ -773,23 +857,65 @@ def _fold(path: str) -> str:
     return path.replace("/", "\\").lower()
 
 
-def _errors(window: list[Harvest]) -> tuple[list[str], int]:
-    """The newest ``ERRORS_CAP`` distinct error lines of the window, in file order."""
-    distinct: dict[str, int] = {}
-    position = 0
-    for harvest in window:
-        for line in harvest.errors:
-            distinct[line] = position  # the last position wins: newest first below
-            position += 1
-    ranked = sorted(distinct.items(), key=lambda kv: kv[1], reverse=True)
-    kept = {line for line, _ in ranked[:ERRORS_CAP]}
-    ordered = list(_first_seen((0, line) for h in window for line in h.errors))
-    return [line for _, line in ordered if line in kept], max(0, len(distinct) - ERRORS_CAP)
+class _Harvested:
+    """The harvest of every tool output before a boundary, grown output by output in file
+    order (the boundaries come in file order too, so each output is added once)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}  # error line -> its first and last place
+        self.last: dict[str, int] = {}
+        self.lines = 0
+        self.counts: Counter[str] = Counter()  # identifier -> occurrences
+        self.large: set[str] = set()  # identifiers seen in a large output
+        self.newest: dict[str, int] = {}  # identifier -> its last place
+        self.tokens = 0
+
+    def add(self, harvest: Harvest) -> None:
+        errors, tokens = harvest.errors, harvest.identifiers
+        if errors:
+            places = range(self.lines, self.lines + len(errors))
+            self.lines += len(errors)
+            earliest = dict(zip(reversed(errors), reversed(places)))
+            first = self.first
+            first.update({line: at for line, at in earliest.items() if line not in first})
+            self.last.update(zip(errors, places))  # the last place wins
+        if tokens:
+            self.counts.update(tokens)
+            if harvest.chars >= LARGE_OUTPUT:
+                self.large.update(tokens)
+            self.newest.update(zip(tokens, range(self.tokens, self.tokens + len(tokens))))
+            self.tokens += len(tokens)
+
+    def errors(self) -> tuple[list[str], int]:
+        """The newest ``ERRORS_CAP`` distinct error lines (by last occurrence), listed
+        in the order they first occurred; and how many older ones the cap dropped."""
+        last = self.last
+        kept = (heapq.nlargest(ERRORS_CAP, last, key=last.__getitem__)
+                if len(last) > ERRORS_CAP else list(last))
+        kept.sort(key=self.first.__getitem__)
+        return kept, len(last) - len(kept)
+
+    def identifiers(self, window: list[Harvest]) -> tuple[list[str], int]:
+        """At most 64 identifiers: those of the outputs in ``window`` (the last
+        ``HARVEST_BYTES`` before the boundary: the capped fields favour recent blocks)
+        first, ranked within it; then, while room is left, those of older outputs ranked
+        over the whole history. Each ranking puts tokens of large outputs first, then
+        rarer, longer, newer, then code-point order. The count of every other distinct
+        identifier of the history is what the cap dropped."""
+        kept = _ranked(window)[:IDENTIFIERS_CAP]
+        room = IDENTIFIERS_CAP - len(kept)
+        if room > 0 and len(self.counts) > len(kept):
+            counts, large, newest = self.counts, self.large, self.newest
+            chosen = set(kept)
+            kept += heapq.nsmallest(
+                room, (t for t in counts if t not in chosen),
+                key=lambda t: (t not in large, counts[t], -len(t), -newest[t], t))
+        return kept, len(self.counts) - len(kept)
 
 
-def _identifiers(window: list[Harvest]) -> tuple[list[str], int]:
-    """At most 64 identifiers: tokens of large outputs first, then rarer, longer, newer,
-    then in code-point order."""
+def _ranked(window: list[Harvest]) -> list[str]:
+    """The identifiers of ``window``: tokens of large outputs first, then rarer, longer,
+    newer, then in code-point order."""
     counts: Counter[str] = Counter()
     large: set[str] = set()
     newest: dict[str, int] = {}
@@ -801,5 +927,4 @@ def _identifiers(window: list[Harvest]) -> tuple[list[str], int]:
         for token in harvest.identifiers:
             newest[token] = position  # the token's last place in the window
             position += 1
-    ranked = sorted(counts, key=lambda t: (t not in large, counts[t], -len(t), -newest[t], t))
-    return ranked[:IDENTIFIERS_CAP], max(0, len(ranked) - IDENTIFIERS_CAP)
+    return sorted(counts, key=lambda t: (t not in large, counts[t], -len(t), -newest[t], t))

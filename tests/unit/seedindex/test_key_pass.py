@@ -15,6 +15,8 @@ from pysift.seedindex import extract
     (b'{"type": "thinking"}', extract._THINKS),
     (b'{"type":"system","subtype":"compact_boundary"}', extract._BOUNDS),
     (b'{"subtype": "compact_boundary"}', extract._BOUNDS),
+    (b'{"type":"queue-operation","operation":"enqueue"}', extract._RECORD),
+    (b'{"attachment":{"type":"queued_command"},"type":"attachment"}', extract._RECORD),
     (b'{"prototype":"user"}', 0),
     (b'{"type":"compact_boundary"}', 0),
     (b'{"subtype":"user"}', 0),
@@ -39,12 +41,14 @@ def _matches(buf: bytes, layouts: tuple[bool, ...]) -> list[tuple[int, int]]:
         at = stop
 
 
-def test_every_key_of_a_line_that_is_no_user_or_assistant_record_is_read() -> None:
-    """A system line is read key by key: its boundary key after a nested user type key
-    still marks it (its harvest window ends there)."""
+def test_a_line_that_is_no_user_or_assistant_record_is_found_by_any_key() -> None:
+    """A system line whose first key match is a nested user type key is still found (and
+    decoded as the boundary it is), and so is a queued prompt's attachment line."""
     buf = (b'{"type":"user","message":{"content":"hi"}}\n'
-           b'{"type":"system","data":{"type":"user"},"subtype":"compact_boundary"}\n')
-    lines, bounds = extract._key_lines(buf, (False,), 0, len(buf), skip=True)
-    assert [(kind, thinks) for _, _, _, kind, thinks in lines] == [(b"user", False),
-                                                                  (b"system", False)]
-    assert bounds == [buf.index(b'{"type":"system"')]
+           b'{"type":"system","data":{"type":"user"},"subtype":"compact_boundary"}\n'
+           b'{"type":"attachment","attachment":{"type":"file"}}\n'
+           b'{"type":"attachment","attachment":{"type":"queued_command","prompt":"x"}}\n')
+    lines = extract._key_lines(buf, (False,), 0, len(buf))
+    assert [(kind, thinks) for _, _, _, kind, thinks in lines] == [
+        (b"user", False), (b"system", False), (b"attachment", False)]
+    assert lines[2][0] == buf.index(b'{"type":"attachment","attachment":{"type":"queued')

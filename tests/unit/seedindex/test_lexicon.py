@@ -89,3 +89,45 @@ def test_a_drive_alone_or_a_source_code_spelling_is_no_windows_path() -> None:
     # `E:\` names no file; `C:\\Users` is a path as a string literal spells it, not a path
     data = b'cd E:\\ then const home = "C:\\\\Users\\\\x"; s = `\\\\${c.text}\\\\`'
     assert path_tokens(data) == []
+
+
+def test_a_count_of_failures_that_ends_in_zero_is_still_an_error() -> None:
+    """Only a standalone none-word reports none: "10 failed" is ten failures."""
+    data = (b"Tests: 10 failed, 90 passed\n20 failed, 5 passed\nBuild finished with 30 "
+            b"errors\npiano errors\n=== 0 failed ===\n(no errors)\nzero failures\n")
+    assert error_lines(data) == ["Tests: 10 failed, 90 passed", "20 failed, 5 passed",
+                                 "Build finished with 30 errors", "piano errors"]
+
+
+def test_a_long_error_line_keeps_the_word_that_made_it_one() -> None:
+    [late] = error_lines(b"  " + b"x" * 300 + b" due to 404 error " + b"y" * 300 + b"\n")
+    assert len(late) <= ERROR_LINE_CHARS and "404 error" in late
+    assert late.startswith("…") and late.endswith("…")
+    [end] = error_lines(b"x" * 300 + b" failed")
+    assert len(end) <= ERROR_LINE_CHARS and end.endswith("x failed") and end.startswith("…")
+
+
+def test_a_path_token_is_never_a_piece_cut_from_a_longer_name() -> None:
+    """Nothing is listed that the text does not name whole: a route group or a dynamic
+    segment belongs to its path, a name glued to a non-ASCII word or a numeric suffix is
+    not cut out of it."""
+    data = ("M src/app/(admin)/dashboard/page.tsx\nM src/app/[id]/edit/page.tsx\n"
+            "pages/[...slug].tsx backups/app.json.backup.1778213437515 "
+            "文档/scripts/build.sh /home/用户/docs/a.py a/b.py-old").encode()
+    assert path_tokens(data) == ["src/app/(admin)/dashboard/page.tsx",
+                                 "src/app/[id]/edit/page.tsx", "pages/[...slug].tsx"]
+
+
+def test_a_path_in_punctuation_or_prose_is_found_without_it() -> None:
+    data = ('(see src/a.py) (/usr/local/bin) open(/tmp/x.txt) File "/usr/lib/py/x.py", '
+            "src/b.py:12:3: 见“/tmp/c.py” 文件：/tmp/d.py see /usr/local/lib. "
+            "已保存到D:\\Work\\客户\\报告.md。").encode()
+    assert path_tokens(data) == ["src/a.py", "/usr/local/bin", "/tmp/x.txt", "/usr/lib/py/x.py",
+                                 "src/b.py", "/tmp/c.py", "/tmp/d.py", "/usr/local/lib",
+                                 "D:\\Work\\客户\\报告.md"]
+
+
+def test_a_grep_context_line_names_its_file() -> None:
+    data = (b"/w/p/src/main.ts-12-import { a } from './b';\n/w/p/src/main.ts:13:x\n"
+            b"src/c.py-7-\n")
+    assert path_tokens(data) == ["/w/p/src/main.ts", "/w/p/src/main.ts", "src/c.py"]
