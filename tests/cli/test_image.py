@@ -266,7 +266,7 @@ def test_extract_json_rows(cli, home: ClaudeHome, tmp_path: Path) -> None:
                    "converted": False, "notes": [], "session_id": S1, "is_subagent": False,
                    "parent_session_id": S1}
     assert result.summary() == {"kind": "summary", "extracted": 1, "url_skipped": 0,
-                                "no_bytes_skipped": 0,
+                                "no_bytes_skipped": 0, "failed": 0,
                                 "skipped_lines": 0, "unreadable": 0}
 
 
@@ -378,6 +378,20 @@ def test_one_damaged_image_does_not_stop_the_others(cli, tmp_path: Path) -> None
     result = run(cli, h, "--out", str(out))
     assert result.code == 1 and "L1i1" in result.stderr
     assert [p.name for p in out.iterdir()] == ["5e55e55e-img2-L1i2.png"]
+    assert "extracted 1 image(s)" in result.stdout
+    assert "1 image(s) not written (the errors above say why)" in result.stdout
+    counted = run(cli, h, "--out", str(tmp_path / "again"), "--format", "json")
+    assert counted.code == 1
+    assert (counted.summary()["extracted"], counted.summary()["failed"]) == (1, 1)
+
+
+def test_pillows_reason_names_no_in_memory_object(cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "c")
+    h.session(CWD, S2, user_with_images("[Image #1] x", raw_image(
+        base64.b64encode(b"this is no image at all").decode(), "image/png")))
+    result = run(cli, h, "--out", str(tmp_path / "o"))
+    assert "cannot identify image file)" in result.stderr
+    assert "object at 0x" not in result.stderr
 
 
 def test_the_declared_media_type_is_checked_against_the_bytes(cli, tmp_path: Path) -> None:

@@ -191,7 +191,7 @@ def test_image_extraction_envelope(cli, demo_home: Path, tmp_path: Path) -> None
     assert rows[0] == {"kind": "header", "command": "image"}
     assert tuple(rows[1][k] for k in TRIO) == (LONG, False, LONG)
     assert set(rows[2]) == {"kind", "extracted", "url_skipped", "no_bytes_skipped",
-                            "skipped_lines", "unreadable"}
+                            "failed", "skipped_lines", "unreadable"}
 
 
 def test_status_header_carries_the_trio(cli, demo_home: Path) -> None:

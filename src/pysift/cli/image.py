@@ -77,7 +77,8 @@ JSON (--format json, one object per line)
    (written),"source_media_type","converted","notes":[...],"session_id","is_subagent",
    "parent_session_id"}
   {"kind":"summary","extracted","url_skipped","no_bytes_skipped" (selected images with
-   neither inline bytes nor a URL),"skipped_lines"}
+   neither inline bytes nor a URL),"failed" (images not written: damaged, or a file
+   appeared at the target; each has its stderr line, exit 1),"skipped_lines"}
   every summary also holds "unreadable": N, the files and dirs that exist but could
    not be read (each named in a stderr warning)
 

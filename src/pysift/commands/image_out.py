@@ -216,7 +216,7 @@ def extract(plan: OutPlan, sel: Selection, report: Report, env: Env) -> None:
         report.exit_code = 1
     report.rows = [extract_row(w) for w in written]
     report.answer(ExtractResult(plan, written, len(skipped_url), sel.skipped_lines,
-                                len(skipped_hollow)))
+                                len(skipped_hollow), failed))
 
 
 @dataclass(frozen=True)
@@ -230,15 +230,18 @@ class ExtractResult:
     #: selected images with neither inline bytes nor a URL (a `file` source, no source, an
     #: empty payload): pysift's own key, since csift counted URL images only
     no_bytes_skipped: int = 0
+    #: selected images that could not be written (damaged bytes, a file appearing at the
+    #: target meanwhile): each has its stderr line, and the run exits 1; pysift's own key
+    failed: int = 0
 
     def summary(self) -> dict[str, Any]:
         return {"extracted": len(self.written), "url_skipped": self.url_skipped,
-                "no_bytes_skipped": self.no_bytes_skipped,
+                "no_bytes_skipped": self.no_bytes_skipped, "failed": self.failed,
                 "skipped_lines": self.skipped_lines}
 
     def render_text(self, out: TextIO) -> None:
         render_extract(out, self.plan, self.written, self.url_skipped, self.skipped_lines,
-                       self.no_bytes_skipped)
+                       self.no_bytes_skipped, self.failed)
 
 
 def extract_row(w: Written) -> dict[str, Any]:
@@ -259,7 +262,7 @@ def extract_row(w: Written) -> dict[str, Any]:
 
 
 def render_extract(out: TextIO, plan: OutPlan, written: list[Written], url_skipped: int,
-                   skipped_lines: int, no_bytes_skipped: int = 0) -> None:
+                   skipped_lines: int, no_bytes_skipped: int = 0, failed: int = 0) -> None:
     w = out.write
     for item in written:
         kind = item.media_type or "?"
@@ -274,6 +277,8 @@ def render_extract(out: TextIO, plan: OutPlan, written: list[Written], url_skipp
         footer += f" · {url_skipped} url image(s) skipped"
     if no_bytes_skipped:
         footer += f" · {no_bytes_skipped} image(s) without inline bytes skipped"
+    if failed:
+        footer += f" · {failed} image(s) not written (the errors above say why)"
     if skipped_lines:
         footer += f" · ({malformed_note(skipped_lines)})"
     w(footer + "\n")

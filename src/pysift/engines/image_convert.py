@@ -13,6 +13,7 @@ Imported by ``image --out`` alone: listing and start-up never load Pillow.
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 from pysift.model.fastdata import dataclass
@@ -53,8 +54,13 @@ def _open(data: bytes):  # type: ignore[no-untyped-def]
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc).strip()
+    """Pillow's reason, without the repr of the in-memory file it was given (``cannot
+    identify image file <_io.BytesIO object at 0x…>`` names no file a user has)."""
+    text = _OBJECT_REPR.sub("", str(exc)).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_OBJECT_REPR = re.compile(r"\s*<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
 
 def inspect(data: bytes) -> Inspected:

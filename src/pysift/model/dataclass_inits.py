@@ -1439,15 +1439,16 @@ def __create_fn__(_type_plan, _type_turn, _type_cap, _type_slot, _type_spans, MI
 TEXTS['def __create_fn__(_type_plan, _type_turn, _type_cap, _type_slot, _type_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spans, _return_type):\n def __init__(self,plan:_type_plan,turn:_type_turn,cap:_type_cap,slot:_type_slot,spans:_type_spans=_dflt_spans)->_return_type:\n  self.plan=plan\n  self.turn=turn\n  self.cap=cap\n  self.slot=slot\n  self.spans=spans\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, _type_no_bytes_skipped, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_no_bytes_skipped, _return_type):
- def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines,no_bytes_skipped:_type_no_bytes_skipped=_dflt_no_bytes_skipped)->_return_type:
+def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, _type_no_bytes_skipped, _type_failed, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_no_bytes_skipped, _dflt_failed, _return_type):
+ def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines,no_bytes_skipped:_type_no_bytes_skipped=_dflt_no_bytes_skipped,failed:_type_failed=_dflt_failed)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'plan',plan)
   __dataclass_builtins_object__.__setattr__(self,'written',written)
   __dataclass_builtins_object__.__setattr__(self,'url_skipped',url_skipped)
   __dataclass_builtins_object__.__setattr__(self,'skipped_lines',skipped_lines)
   __dataclass_builtins_object__.__setattr__(self,'no_bytes_skipped',no_bytes_skipped)
+  __dataclass_builtins_object__.__setattr__(self,'failed',failed)
  return __init__
-TEXTS["def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, _type_no_bytes_skipped, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_no_bytes_skipped, _return_type):\n def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines,no_bytes_skipped:_type_no_bytes_skipped=_dflt_no_bytes_skipped)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'plan',plan)\n  __dataclass_builtins_object__.__setattr__(self,'written',written)\n  __dataclass_builtins_object__.__setattr__(self,'url_skipped',url_skipped)\n  __dataclass_builtins_object__.__setattr__(self,'skipped_lines',skipped_lines)\n  __dataclass_builtins_object__.__setattr__(self,'no_bytes_skipped',no_bytes_skipped)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_plan, _type_written, _type_url_skipped, _type_skipped_lines, _type_no_bytes_skipped, _type_failed, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_no_bytes_skipped, _dflt_failed, _return_type):\n def __init__(self,plan:_type_plan,written:_type_written,url_skipped:_type_url_skipped,skipped_lines:_type_skipped_lines,no_bytes_skipped:_type_no_bytes_skipped=_dflt_no_bytes_skipped,failed:_type_failed=_dflt_failed)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'plan',plan)\n  __dataclass_builtins_object__.__setattr__(self,'written',written)\n  __dataclass_builtins_object__.__setattr__(self,'url_skipped',url_skipped)\n  __dataclass_builtins_object__.__setattr__(self,'skipped_lines',skipped_lines)\n  __dataclass_builtins_object__.__setattr__(self,'no_bytes_skipped',no_bytes_skipped)\n  __dataclass_builtins_object__.__setattr__(self,'failed',failed)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_present, _type_is_error, _type_stdout, _type_stderr, _type_interrupted, _type_persisted, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
