@@ -162,6 +162,21 @@ def test_every_lane_once_with_its_spawning_call(cli, real_home: Path, tier: str)
         assert len(re.findall(rf"(?m)^ +{re.escape(agent)}  ", text)) == 1, agent
 
 
+def test_a_completion_window_admits_completed_lanes_only(cli, real_home: Path) -> None:
+    """`--order-by completion --since/--until` bound `completed_utc`: a lane still running
+    or frozen has none and is never admitted (a real frozen Explore lane, a7a7a15, was
+    listed as "finished since"); every completed lane is."""
+    home = real_home
+    every = cli("--claude-home", str(home), "agents", "--format", "json").json_rows("agent")
+    completed = {r["agent_id"] for r in every if r["completed_utc"]}
+    assert completed and len(completed) < len(every)  # lanes that never completed too
+    for bound in (("--since", "2000-01-01T00:00:00Z"), ("--until", "2100-01-01T00:00:00Z")):
+        rows = cli("--claude-home", str(home), "agents", "--order-by", "completion", *bound,
+                   "--format", "json").json_rows("agent")
+        assert {r["agent_id"] for r in rows} == completed, bound
+        assert all(r["status"] == "completed" for r in rows), bound
+
+
 def test_real_corpus_counts(real_home: Path) -> None:
     """The corpus the test above reads holds the lanes the issue counted (130 + 7)."""
     assert len(_expected(real_home)) == 130

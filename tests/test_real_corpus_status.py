@@ -5,6 +5,7 @@ says that nothing confirms its owner is alive."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,44 @@ def test_status_text_on_a_session_with_an_open_dev_server(cli, real_home: Path) 
     assert result.code == 0
     assert "verdict  idle-background-open" in result.stdout
     assert result.stdout.count("\n  bg        shell   ") == 2
+
+
+PULSE = re.compile(r"\[[a-z-]+ \S+ [a-z_]+\] ")
+
+
+def test_status_names_the_last_messages_list_names(cli, real_home: Path) -> None:
+    """status's last ◂ / last ▸ are list's, read by the same rules: an AskUserQuestion
+    answer is the human's newest message (9ca87404, 0a6ee217: status showed the older
+    typed prompt). Where status shows a task-notification pulse list does not preview,
+    the pulse is newer than list's human message."""
+    listed = cli("--claude-home", str(real_home), "list", "--no-subagents", "--max-count", "0",
+                 "--format", "json").json_rows("session")
+    answers = 0
+    for row in listed:
+        result = cli("--claude-home", str(real_home), "status", row["path"], "--format", "json")
+        last = result.json_rows("verdict")[0]["last"]
+        agent, user = last["agent"], last["user"]
+        assert (agent or {}).get("ts_utc") == (row["last_agent"] or {}).get("ts_utc"), row["path"]
+        if user is not None and user["text"].startswith("["):
+            answers += user["text"].startswith("[AskUserQuestion")
+        listed_user = row["last_user"]
+        if (user or {}).get("ts_utc") != (listed_user or {}).get("ts_utc"):
+            # a pulse (`[agent a67… completed] …`), newer than any human message
+            assert user is not None and PULSE.match(user["text"]), row["path"]
+            assert listed_user is None or user["ts_utc"] > listed_user["ts_utc"], row["path"]
+        elif user is not None:
+            assert user["text"][:100] == listed_user["excerpt"][:100], row["path"]
+    assert answers >= 2
+
+
+def test_count_by_pairing_names_the_orphan_beside_a_paired_call(cli, real_home: Path) -> None:
+    """A provider's assistant record holding a Bash call and its server tool's result is
+    counted under both keys: `--count-by pairing` said `9 paired` and hid the orphan."""
+    path = next(real_home.glob("projects/*/ec6c8ba7-5435-45ee-8133-6818b499690a.jsonl"), None)
+    if path is None:
+        pytest.skip("the ec6c8ba7 session is not in this corpus")
+    result = cli("--claude-home", str(real_home), "search", "", str(path), "--count-by",
+                 "pairing", "--format", "json")
+    assert {r["key"]: r["records"] for r in result.json_rows("census")} == {
+        "paired": 9, "orphan": 1}
+    assert result.summary()["multi_key_records"] == 1

@@ -256,9 +256,14 @@ def test_order_by_sorts_and_windows_on_its_axis(cli, rich: ClaudeHome) -> None:
     # window on the trigger axis: NESTED was triggered at ASYNC's call t3 (09:00:19)
     assert ids("--since", "2026-10-05T09:00:18Z", "--until", "2026-10-05T09:00:30Z") == [
         NESTED, MATE]
-    # completion axis = the terminal instant, so a frozen lane windows on its freeze
-    assert ids("--order-by", "completion", "--since", "2026-10-05T09:00:24Z",
-               "--until", "2026-10-05T09:00:28Z") == [NESTED]
+    # completion axis = the instant a completed lane completed: a lane still running or
+    # frozen has none, so it sorts last (MATE after FORK) and a bounded window never
+    # admits it (NESTED froze at :24, MATE at :29, WF2 is running: all outside)
+    assert ids("--order-by", "completion") == [WF1, WF2, EXPLORE, ASYNC, NESTED, FORK, MATE]
+    assert ids("--order-by", "completion", "--since", "2026-10-05T09:00:20Z",
+               "--until", "2026-10-05T09:00:45Z") == [WF1, ASYNC]
+    assert ids("--order-by", "completion", "--until", "2026-10-05T09:01:00Z") == [
+        WF1, EXPLORE, ASYNC, FORK]
     assert ids("--order-by", "start", "--shape", "workflow") == [WF1, WF2]
 
 

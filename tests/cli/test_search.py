@@ -26,7 +26,7 @@ SUMMARY_KEYS = {"kind", "matched", "sessions", "transcript_ids", "transcript_ids
 ZERO_KEYS = {"definitive_absence", "active_filters", "gated_leaves_unreached",
              "excluded_by_label"}
 CENSUS_SUMMARY_KEYS = {"kind", "axis", "matched_records", "distinct_keys", "excluded_records",
-                       "dropped_by_cap", "skipped_lines", "unreadable"}
+                       "multi_key_records", "dropped_by_cap", "skipped_lines", "unreadable"}
 
 
 @pytest.fixture
@@ -275,9 +275,11 @@ def test_count_by_census_rows_and_summary(search, axis: str) -> None:
     assert set(summary) == CENSUS_SUMMARY_KEYS
     assert summary["axis"] == axis
     assert summary["distinct_keys"] == len(rows)
-    if axis != "label":  # one key per record; the rest are reported, never dropped silently
-        assert sum(r["records"] for r in rows) + summary["excluded_records"] == \
-            summary["matched_records"]
+    # every record is counted (under each of its keys) or reported, never dropped silently
+    keyed = sum(r["records"] for r in rows) + summary["excluded_records"]
+    assert keyed >= summary["matched_records"]
+    if not summary["multi_key_records"]:
+        assert keyed == summary["matched_records"]
     if axis == "turn":
         keys = [r["key"] for r in rows]
         assert all(re.fullmatch(r".+·t\d+", k) for k in keys)  # >1 transcript in scope
@@ -296,6 +298,52 @@ def test_count_by_pairing_keys(search) -> None:
     keys = {r["key"]: r["records"] for r in result.json_rows("census")}
     assert set(keys) <= {"paired", "pending", "orphan"}
     assert keys["pending"] >= 1  # the AskUserQuestion waiting in the elicitation sidecar
+
+
+@pytest.fixture
+def parallel_home(tmp_path: Path) -> ClaudeHome:
+    """Records holding several tool blocks: two parallel calls (one answered, one still
+    pending), then a Read and an Edit answered by one carrier whose Edit result failed."""
+    from builders import tool_use, user_blocks
+
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("parallel"), cwd="/home/ada/src/par")
+    s.add(user("run two things"))
+    s.add(assistant(tool_use("Bash", {"command": "ls"}, id="toolu_ls"),
+                    tool_use("Bash", {"command": "sleep 999"}, id="toolu_sleep")))
+    s.add(user_blocks({"type": "tool_result", "tool_use_id": "toolu_ls", "content": "a b"}))
+    s.add(assistant(tool_use("Read", {"file_path": "/x"}, id="toolu_read"),
+                    tool_use("Edit", {"file_path": "/x", "old_string": "a", "new_string": "b"},
+                             id="toolu_edit")))
+    s.add(user_blocks({"type": "tool_result", "tool_use_id": "toolu_read", "content": "ok"},
+                      {"type": "tool_result", "tool_use_id": "toolu_edit", "is_error": True,
+                       "content": "<tool_use_error>String to replace not found</tool_use_error>"}))
+    home.session("/home/ada/src/par", s.session_id, s)
+    return home
+
+
+@pytest.mark.parametrize(("axis", "want", "several"), [
+    # the pending sleep rides the record of the answered ls: "any pending tools?" says yes
+    ("pairing", {"paired": 4, "pending": 1}, 1),
+    # the carrier of Read and Edit holds an ok and an error result
+    ("result", {"ok": 2, "error": 1}, 1),
+    # each record names both of its tools (calls and carriers: records, not calls)
+    ("tool", {"Bash": 2, "Read": 2, "Edit": 2}, 2),
+])
+def test_count_by_counts_a_record_under_each_key_it_carries(
+        cli, parallel_home: ClaudeHome, axis: str, want: dict[str, int], several: int) -> None:
+    """A record of several tool blocks is counted under every distinct key it carries,
+    each once (as the label axis does), and the summary and the tally line say how many
+    records that was: one key per record hid the pending call, the failed Edit and the
+    second tool (SPEC §7 --count-by)."""
+    base = ("--claude-home", str(parallel_home.root), "search", "", "--count-by", axis)
+    result = cli(*base, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert {r["key"]: r["records"] for r in result.json_rows("census")} == want
+    summary = result.summary()
+    assert summary["multi_key_records"] == several
+    text = cli(*base)
+    assert f"{several} record(s) counted under several keys" in text.stderr
 
 
 def test_count_by_label_counts_a_record_under_every_leaf(search) -> None:

@@ -607,3 +607,38 @@ def test_a_root_record_without_a_parent_key_is_a_located_fork_parent(cli, tmp_pa
     [fork] = result.json_rows("branch-point")
     assert (fork["uuid"], fork["line"]) == (root["uuid"], 1)
     assert result.summary()["conversation_records"] == 3
+
+
+def test_image_ids_are_the_ids_image_lists(cli, tmp_path: Path) -> None:
+    """A record's image ids come from where `image` numbers them (every image of the
+    record in document order, direct and nested alike) and ride its first unit, as in
+    search: a carrier with a direct image beside two results had its results labelled
+    L3i1 and L3i2 (the ids of other pictures) and its third image never named (csift
+    §6.9)."""
+    from builders import image, text, tiny_png, user_blocks, user_with_images
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("show-images")
+    s = Session(sid, cwd="/w/imgs")
+    s.add(user("look at these"))  # L1
+    s.add(assistant(tool_use("Read", {"file_path": "/a.png"}, id="toolu_read"),
+                    tool_use("Grep", {"pattern": "x"}, id="toolu_grep")))  # L2
+    s.add(user_blocks(image(tiny_png(1, 1)),
+                      {"type": "tool_result", "tool_use_id": "toolu_read",
+                       "content": [image(tiny_png(2, 2))]},
+                      {"type": "tool_result", "tool_use_id": "toolu_grep",
+                       "content": [text("no match"), image(tiny_png(3, 3))]}))  # L3
+    s.add(user_with_images("[Image #7] and this one", image(tiny_png(4, 4))))  # L4
+    home.session("/w/imgs", sid, s)
+    base = ("--claude-home", str(home.root))
+    listed = cli(*base, "image", f"@{sid}", "--format", "json").json_rows("image")
+    assert [r["id"] for r in listed if r["line"] == 3] == ["L3i1", "L3i2", "L3i3"]
+    rows = cli(*base, "show", f"@{sid}", "--line", "3..4", "--format", "json").json_rows("record")
+    assert [(r["line"], r["tool_name"], r["image_ids"]) for r in rows] == [
+        (3, "Read", ["L3i1", "L3i2", "L3i3"]), (3, "Grep", []), (4, None, ["#7"])]
+    searched = cli(*base, "search", "", f"@{sid}", "--format", "json")
+    hits = [h for ex in searched.json_rows("exchange") for h in ex["hits"]]
+    assert {h["line"]: h["image_ids"] for h in hits if h["image_ids"]} == {
+        3: ["L3i1", "L3i2", "L3i3"], 4: ["#7"]}
+    text_out = cli(*base, "show", f"@{sid}", "--line", "3").stdout
+    assert "[3 image(s): L3i1, L3i2, L3i3]" in text_out

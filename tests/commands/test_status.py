@@ -14,9 +14,11 @@ from builders import (
     ClaudeHome,
     Session,
     assistant,
+    auq_answer,
     auq_use,
     elicitation_pending,
     journal_started,
+    rejection,
     subagent_return,
     text,
     tool_result,
@@ -373,6 +375,74 @@ def test_last_human_prompt_below_the_window(home: ClaudeHome) -> None:
     s.add(assistant("read them all"))
     row = _status(home, s)
     assert row["last"]["user"]["text"] == "make the release"
+
+
+def _string_reply(words: str) -> dict:  # type: ignore[type-arg]
+    """An assistant record whose ``message.content`` is a string (csift §3.4)."""
+    record = assistant("placeholder")
+    record["message"]["content"] = words
+    return record
+
+
+def test_last_agent_message_reads_a_string_content(home: ClaudeHome) -> None:
+    """The newest assistant words are a string ``content`` as list reads them: status
+    passed over it for an older text block (SPEC §11c, §6)."""
+    row = _status(home, _session(assistant("Deploy FAILED: missing credentials."),
+                                 user("I added them, retry"),
+                                 _string_reply("Deploy succeeded.")))
+    assert row["last"]["agent"]["text"] == "Deploy succeeded."
+    assert row["last"]["user"]["text"] == "I added them, retry"
+
+
+def test_last_agent_string_content_below_the_window(home: ClaudeHome) -> None:
+    """Below the tail window a string content is no ``"text"`` key: the byte gate must
+    still let its line be decoded."""
+    s = _session(assistant("an older reply"), _string_reply("the newest reply"))
+    for i in range(150):
+        s.add(assistant(tool_use("Read", {"file_path": f"f{i}"}, id=f"r{i}")))
+        s.add(tool_result(f"r{i}", "y" * 5000))
+    row = _status(home, s)
+    assert row["last"]["agent"]["text"] == "the newest reply"
+
+
+QUESTION = {"question": "Which entity?", "header": "Entity", "options": ["alpha", "beta"]}
+
+
+def test_last_human_message_is_an_askuserquestion_answer(home: ClaudeHome) -> None:
+    """An AskUserQuestion answer is the human's latest turn (csift §4.4), rendered as list
+    and search render it: status showed the older typed prompt."""
+    row = _status(home, _session(assistant(auq_use([QUESTION], id="toolu_q")),
+                                 auq_answer("toolu_q", {"Which entity?": "beta, and stop"}),
+                                 assistant("Using beta.")))
+    assert row["last"]["user"]["text"] == (
+        "[AskUserQuestion · 1 question] Q1 (Entity): Which entity? options: alpha | beta "
+        "A1: beta, and stop")
+
+
+def test_last_human_message_is_a_typed_rejection(home: ClaudeHome) -> None:
+    """A rejection's typed words are the human's latest turn, with the plan pointer list
+    gives an ExitPlanMode rejection."""
+    plan = "/home/ada/.claude/plans/quiet.md"
+    row = _status(home, _session(
+        assistant(tool_use("ExitPlanMode", {"plan": "# p", "planFilePath": plan},
+                           id="toolu_exit")),
+        rejection("toolu_exit", "smaller please"),
+        assistant("Trimming it.")))
+    assert row["last"]["user"]["text"] == f"smaller please [plan: {plan}]"
+
+
+def test_last_messages_agree_with_list(cli, home: ClaudeHome) -> None:
+    """status's last ◂ / last ▸ are list's: one reading of the same records."""
+    s = _session(assistant(auq_use([QUESTION], id="toolu_q")),
+                 auq_answer("toolu_q", {"Which entity?": "alpha"}),
+                 _string_reply("Done with alpha."))
+    row = _status(home, s)
+    (listed,) = cli("--claude-home", str(home.root), "list", f"@{SID}", "--format",
+                    "json").json_rows("session")
+    assert row["last"]["user"]["text"] == listed["last_user"]["excerpt"]
+    assert row["last"]["agent"]["text"] == listed["last_agent"]["excerpt"]
+    assert row["last"]["user"]["ts_utc"] == listed["last_user"]["ts_utc"]
+    assert row["last"]["agent"]["ts_utc"] == listed["last_agent"]["ts_utc"]
 
 
 def test_header_is_the_session_trio(home: ClaudeHome) -> None:

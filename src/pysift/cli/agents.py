@@ -81,7 +81,9 @@ NOTES
   reaches (a parent cycle) comes after the tree, never dropped.
   completed_utc and duration (trigger to completion) are set only when status is
   completed; last_activity_utc is the newest record of every lane (a frozen lane's
-  freeze instant), which --order-by completion orders and windows on.
+  freeze instant). --order-by completion orders and windows on completed_utc: a lane
+  that has not completed sorts after the completed ones and --since/--until never
+  admit it (the default view, or --format json | jq on status, shows those lanes).
   A workflow agent's trigger is its own start; its spawn_tool_use_id is the Workflow
   call that launched its run. A run's status is its manifest's own word (an open set).
   awaiting-execution means slow, wedged or abandoned: the transcript cannot tell them

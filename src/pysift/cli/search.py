@@ -73,7 +73,10 @@ JSON (--format json, one object per line)
    "excerpts_truncated"  (+ zero matches: "definitive_absence","active_filters",
    "gated_leaves_unreached","excluded_by_label")}
   --count-by: {"kind":"census","axis","key","records"} rows; summary {axis,
-   matched_records,distinct_keys,excluded_records,dropped_by_cap,skipped_lines}
+   matched_records,distinct_keys,excluded_records,multi_key_records,dropped_by_cap,
+   skipped_lines}; a record counts once under EACH distinct key it carries (a record
+   of two tool blocks can be paired and pending, ok and error, Read and Grep), so the
+   rows can add up to more than matched_records: multi_key_records says how many did
   -c: header + {"kind":"summary","matched"}
   every summary also holds "unreadable": N, the files and dirs that exist but could
    not be read (each named in a stderr warning)
@@ -172,7 +175,8 @@ def declare(app: "typer.Typer") -> None:
             help="Print only the owning session ids, one per line.")] = False,
         count_by: Annotated[Optional[str], typer.Option("--count-by", metavar="AXIS",
             help="Census of matched records: label|tool|turn|session|pairing|model|attachment|"
-                 "version|result.", autocompletion=complete_axis)] = None,
+                 "version|result (a record counts once under each key it carries).",
+            autocompletion=complete_axis)] = None,
         raw: Annotated[bool, typer.Option("--raw",
             help="Print each matched record's verbatim jsonl line.")] = False,
         siblings: Annotated[bool, typer.Option("--siblings",

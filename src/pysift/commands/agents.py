@@ -176,13 +176,16 @@ def _filter_words(opts: AgentsOptions) -> str:
 
 
 def axis_instant(node: AgentNode, axis: str) -> str | None:
-    """The node's instant on the ordering axis (completion: the lane's terminal instant,
-    its last activity, so a frozen lane windows on the instant it froze)."""
+    """The node's instant on the ordering axis. Completion is the instant a COMPLETED lane
+    completed (``completed_utc``): a lane still running, frozen or unknown has none, so it
+    sorts after the dated lanes and a bounded window never admits it (csift windowed on
+    the last activity, and `--order-by completion --since X` listed running lanes as
+    "finished since X")."""
     life = node.life
     if axis == "start":
         return life.started
     if axis == "completion":
-        return life.last_activity
+        return life.completed
     return life.trigger
 
 

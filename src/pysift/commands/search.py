@@ -759,6 +759,7 @@ class CensusResult:
         c = self.census
         return {"axis": c.axis, "matched_records": c.matched_records,
                 "distinct_keys": len(c.counts), "excluded_records": c.excluded_records,
+                "multi_key_records": c.multi_key_records,
                 "dropped_by_cap": self.dropped, "skipped_lines": self.malformed}
 
     def render_text(self, out: TextIO) -> None:
@@ -770,6 +771,9 @@ class CensusResult:
         line = f"{c.matched_records} matched record(s) across {len(c.counts)} {c.axis} key(s)"
         if c.excluded_records:
             line += f" · {c.excluded_records} record(s) have no {c.axis} (outside this axis)"
+        if c.multi_key_records:
+            line += (f" · {c.multi_key_records} record(s) counted under several keys (once "
+                     "under each: the counts add up to more than the records)")
         if self.dropped:
             line += f" · {self.dropped} key(s) dropped by --max-count"
         return line

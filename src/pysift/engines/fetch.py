@@ -14,6 +14,7 @@ from dataclasses import field
 from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
 from pysift.core.decode import Tally, decode, is_blank, is_framed
+from pysift.core.image_handles import image_ids
 from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
@@ -162,22 +163,21 @@ class TranscriptView:
         if draft and in_turn_window:
             return []  # a superseded draft sits outside turn numbering
         out: list[Fetched] = []
-        image_no = 0
-        for unit in units:
+        # the record's image ids, numbered where `image` numbers them (every image of the
+        # record in document order, direct and nested alike), ride its first unit, as
+        # search shows them: no unit stands for a direct image beside tool results
+        record_ids = image_ids(rec, rec.line)
+        for number, unit in enumerate(units):
             label, labels = unit.label, unit.labels
             if draft:
                 label, labels = L.USER_UNSENT, (L.USER_UNSENT,)
-            image_ids = []
-            for _ in range(unit.image_count):
-                image_no += 1
-                image_ids.append(f"L{rec.line}i{image_no}" if rec.line is not None else "")
             joined = pair(self.buf, unit.tool_use_id, unit.labels, start, unit.label)
             unit = with_result_tool_name(unit, joined, self.buf)
             out.append(Fetched(
                 line=rec.line, uuid=rec.uuid, turn_index=turn, superseded=draft, unit=unit,
                 label=label, labels=labels, pairing=joined.state,
                 source=rec.source, ts=rec.timestamp,
-                image_ids=[i for i in image_ids if i],
+                image_ids=record_ids if number == 0 else [],
             ))
         return out
 

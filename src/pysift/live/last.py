@@ -3,8 +3,12 @@
 An excerpt is a partial view of the final state, never a review of the work (a model with
 a partial context believes it read everything): it helps judge whether a background task
 is still meaningful. Each is one-lined and clipped at 400 characters with the explicit
-``… (+N chars)`` marker. The "human prompt" is the newest genuine prompt, or the
-automation pulse that opened the turn (a task notification), shown as its label.
+``… (+N chars)`` marker. The two messages are the ones ``list`` previews, read by the same
+rules (``classify.human_message``, ``classify.agent_message``): the "human prompt" is the
+newest human turn opener (a typed prompt, an AskUserQuestion answer as its question and
+answer unit, a rejection's typed words), or the automation pulse that opened the turn
+(a task notification), shown as its label; the agent's is the newest assistant text,
+from text blocks or a string ``content``.
 
 The tail window's records are looked at first; below it, only lines holding the file's
 user (assistant) type key are visited, newest first, and tool_result carriers are passed
@@ -13,11 +17,12 @@ over unread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.pairing import PlanIndex
 from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
 from pysift.core.text import excerpt
 from pysift.core.timez import local_iso
@@ -28,7 +33,6 @@ from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 LAST_CHARS = 400
-_TEXT_KEY = b'"text"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +53,12 @@ def _said(ts: str | None, text: str) -> Said:
     return Said(ts, shown, dropped > 0)
 
 
-def human_text(rec: Record) -> str | None:
-    """What the newest human (or automation) turn said, when ``rec`` is one."""
+def human_text(rec: Record, ctx: classify.ClassifyContext | None = None) -> str | None:
+    """What the newest human (or automation) turn said, when ``rec`` is one: list's human
+    message, else a task-notification pulse as its label."""
+    said = classify.human_message(rec, ctx)
+    if said is not None:
+        return said
     if rec.type != "user":
         return None
     content = rec.content
@@ -61,17 +69,34 @@ def human_text(rec: Record) -> str | None:
             label = classify.notification_label(sections[0])
             more = f" (+{len(sections) - 1} more pulse(s))" if len(sections) > 1 else ""
             return label + more
-    if classify.is_genuine_user(rec):
-        return classify.opener_text(rec)
     return None
 
 
 def agent_text(rec: Record) -> str | None:
-    if rec.type != "assistant":
-        return None
-    texts = [b["text"] for b in rec.blocks_of("text")
-             if isinstance(b.get("text"), str) and b["text"].strip()]
-    return "\n".join(texts) if texts else None
+    return classify.agent_message(rec)
+
+
+class _Plans(Mapping[str, str]):
+    """A rejection's ``[plan: …]`` pointer, as ``list`` gives it: the transcript's
+    ``PlanIndex``, its bytes loaded only when a rejection is rendered."""
+
+    def __init__(self, load: Callable[[], Buffer]) -> None:
+        self._load = load
+        self._index: PlanIndex | None = None
+
+    def _plans(self) -> PlanIndex:
+        if self._index is None:
+            self._index = PlanIndex(self._load())
+        return self._index
+
+    def __getitem__(self, tool_use_id: str) -> str:
+        return self._plans()[tool_use_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._plans())
+
+    def __len__(self) -> int:
+        return len(self._plans())
 
 
 def _may_speak(line: bytes) -> bool:
@@ -82,11 +107,19 @@ def _may_speak(line: bytes) -> bool:
 
 def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
     """The two excerpts: from the tail window's records, else from below it (``load``
-    gives the whole file, asked for only then)."""
+    gives the whole file, asked for only then, or for a rejection's plan pointer)."""
+    loaded: list[Buffer] = []
+
+    def whole() -> Buffer:
+        if not loaded:
+            loaded.append(load())
+        return loaded[0]
+
     user = agent = None
+    ctx = classify.ClassifyContext(plan_index=_Plans(whole))
     rec: Record | None  # the tail's records, then lines below it decoded (None: not one)
     for rec in shape.records(_may_speak):
-        if user is None and (said := human_text(rec)) is not None:
+        if user is None and (said := human_text(rec, ctx)) is not None:
             user = _said(rec.timestamp, said)
         if agent is None and (said := agent_text(rec)) is not None:
             agent = _said(rec.timestamp, said)
@@ -95,7 +128,7 @@ def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
     below = shape.window_start
     if below <= 0:
         return LastMessages(user, agent)
-    buf = load()
+    buf = whole()
     file_layouts = layouts(buf)
     if user is None:
         users = type_needles(buf, "user", file_layouts)
@@ -104,13 +137,13 @@ def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
             if is_plain_carrier(buf, start, end, users, results):
                 continue
             rec = decode(buf[start:end], None)
-            if rec is not None and (said := human_text(rec)) is not None:
+            if rec is not None and (said := human_text(rec, ctx)) is not None:
                 user = _said(rec.timestamp, said)
                 break
     if agent is None:
         for start, end in iter_key_lines_backward(
                 buf, type_needles(buf, "assistant", file_layouts), hi=below):
-            if buf.find(_TEXT_KEY, start, end) < 0:
+            if not classify.may_hold_agent_message(buf, start, end):
                 continue
             rec = decode(buf[start:end], None)
             if rec is not None and (said := agent_text(rec)) is not None:

@@ -109,7 +109,7 @@ def test_text_block_prose_is_the_human_and_renders_normalized() -> None:
     record = user([text("first line\n\n  second"), {"type": "image", "source": {}}])
     assert C.is_genuine_user(record)
     unit = one_unit(record)
-    assert (unit.label, unit.text, unit.image_count) == (L.USER_MESSAGE, "first line second", 1)
+    assert (unit.label, unit.text) == (L.USER_MESSAGE, "first line second")
 
 
 def test_tool_result_carrier_is_not_the_human() -> None:
@@ -551,12 +551,13 @@ def test_narration_gate_reopens_for_whitespace_in_the_base64() -> None:
     assert C.thinking_leaf(split) == L.AGENT_THINKING_NARRATION
 
 
-def test_tool_result_units_carry_error_side_and_images() -> None:
+def test_tool_result_units_carry_error_side() -> None:
+    """(A record's images are numbered by ``core.image_handles`` alone, not per unit.)"""
     record = carrier(
         result("toolu_1", [{"type": "text", "text": "see"}, {"type": "image", "source": {}},
                            {"type": "tool_reference", "tool_name": "Grep"}], is_error=True))
     unit = one_unit(record)
-    assert (unit.text, unit.is_error, unit.image_count) == ("see\nGrep", True, 1)
+    assert (unit.text, unit.is_error) == ("see\nGrep", True)
 
 
 # ---------------------------------------------------------------------------------------

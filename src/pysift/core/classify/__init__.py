@@ -25,6 +25,7 @@ The package, by job (each module imports only those above it):
 - ``openers``: the genuine-user and turn-opener rules, and an opener's text;
 - ``comms``: the comm leaf and the direction of a SendMessage, a spawn, a return;
 - ``ladder``: ``classify``, the label ladder;
+- ``messages``: the human's and the agent's message a preview shows (list, status);
 - ``linetext``: the rendered text of the lines that carry no message;
 - ``render``: ``units``, the unit rendering.
 
@@ -79,6 +80,7 @@ from pysift.core.classify.markers import (
     is_slash_command_wrapper,
     is_unmarked,
 )
+from pysift.core.classify.messages import agent_message, human_message, may_hold_agent_message
 from pysift.core.classify.openers import (
     auq_exchange,
     is_auq_answer_boundary,
@@ -123,10 +125,11 @@ __all__ = [
     "STOP_HOOK_FEEDBACK", "TASK_NOTIFICATION_CLOSE", "TASK_NOTIFICATION_OPEN",
     "TEAMMATE_CLOSE", "TEAMMATE_OPEN", "WAKEUP_LOOP_CHECK", "WAKEUP_SENTINEL", "WAKEUP_TIMER",
     "ClassifyContext", "Select", "Unit",
-    "auq_exchange", "classify", "compact_json", "compaction_boundary_text", "extract_xml_tag",
-    "format_duration_ms",
+    "agent_message", "auq_exchange", "classify", "compact_json", "compaction_boundary_text", "extract_xml_tag",
+    "format_duration_ms", "human_message",
     "is_agents_stopped_notice", "is_auq_answer_boundary", "is_genuine_user", "is_peer_message",
-    "is_peer_message_record", "is_slash_command_wrapper", "is_unmarked", "narration_tag",
+    "is_peer_message_record", "is_slash_command_wrapper", "is_unmarked",
+    "may_hold_agent_message", "narration_tag",
     "normalize_line", "notification_label", "notification_leaf", "notification_sections", "opener_source",
     "opener_text", "opens_turn", "queued_text", "raw_message_text", "record_raw_text",
     "rejection_message", "render_tool_use", "renders_unit", "result_text",

@@ -86,6 +86,9 @@ class Census:
     counts: list[tuple[str, int]]
     matched_records: int
     excluded_records: int  # matched records that have no key on this axis
+    # records counted under more than one key (each key once): the keys' counts then add
+    # up to more than the records they cover
+    multi_key_records: int = 0
 
 
 class SearchResult:
@@ -187,19 +190,21 @@ class SearchResult:
                 records.setdefault(key, []).append(h)
                 owner[key] = o.transcript
         counts: Counter[str] = Counter()
-        excluded = 0
+        excluded = several = 0
         multi = len(self.transcripts) > 1
         for key, hits in records.items():
             keys = _census_keys(axis, hits, owner[key], multi, allowed)
             if not keys:
                 excluded += 1
+            elif len(keys) > 1:
+                several += 1
             for k in keys:
                 counts[k] += 1
         if axis == "turn":
             ordered = sorted(counts.items(), key=lambda kv: _turn_sort(kv[0]))
         else:  # count-descending, ties by key on every axis, label too (csift's code)
             ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        return Census(axis, ordered, len(records), excluded)
+        return Census(axis, ordered, len(records), excluded, several)
 
     def label_probe(self, *, open_gates: bool = False) -> LabelProbe:
         """The zero-match probe (``label_probe``), each variant paid at most once a run:
@@ -515,9 +520,12 @@ def _census_keys(axis: str, hits: list[Hit], transcript: Transcript, multi: bool
         # record, the selected leaves whose own view matched (``SearchPlan.leaf_views``)
         leaves = {h.label for h in hits} | {x for h in hits for x in h.labels if x in allowed}
         return sorted(leaves, key=L.ALL.index)
+    # a record holding several tool blocks (parallel calls, a carrier answering several of
+    # them, a provider's assistant record with its server tool's result) counts once under
+    # EVERY distinct key its hits carry, as the label axis does: a pending call, an orphan,
+    # an error or a tool name is never hidden behind a sibling block's key
     if axis == "tool":
-        names = {h.unit.tool_name for h in hits if h.unit.tool_name}
-        return sorted(names)[:1]
+        return sorted({h.unit.tool_name for h in hits if h.unit.tool_name})
     if axis == "turn":
         if first.turn is None or first.draft:
             return []
@@ -525,8 +533,7 @@ def _census_keys(axis: str, hits: list[Hit], transcript: Transcript, multi: bool
     if axis == "session":
         return [transcript.session_id]
     if axis == "pairing":
-        states = [h.pairing for h in hits if h.pairing and h.unit.tool_use_id]
-        return states[:1]
+        return sorted({h.pairing for h in hits if h.pairing and h.unit.tool_use_id})
     if axis == "model":
         return [first.model] if first.model else []
     if axis == "attachment":
@@ -534,8 +541,6 @@ def _census_keys(axis: str, hits: list[Hit], transcript: Transcript, multi: bool
     if axis == "version":
         return [first.version] if first.version else []
     if axis == "result":
-        results = [h for h in hits if L.AGENT_TOOL_RESULT in h.labels]
-        if not results:
-            return []
-        return ["error" if results[0].unit.is_error else "ok"]
+        return sorted({"error" if h.unit.is_error else "ok"
+                       for h in hits if L.AGENT_TOOL_RESULT in h.labels})
     return []

@@ -1,0 +1,68 @@
+"""The words a session's previews show: the human's message and the agent's message.
+
+``list`` (its first and last human message, its last agent message) and ``status`` (its
+last ◂ and last ▸) read records through these two rules, so the two commands never name
+different records as a session's newest human or agent message (SPEC §6, §11c).
+
+- ``human_message``: a turn opener other than a peer agent's message (a genuine prompt,
+  an AskUserQuestion answer, a rejection carrying typed text), rendered as search renders
+  the opener (an answer as its Q+options+answer unit), and not an opener search files
+  under the harness only (a fired wakeup tick, a resume's "Continue from where you left
+  off." written without isMeta: they open a turn but are nobody's message).
+- ``agent_message``: an assistant record's non-blank text blocks joined by newlines, or
+  its ``message.content`` when that is a string (csift §3.4: content is a string or a
+  block list; search reads such a record as ``agent.message``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pysift.core.classify.context import ClassifyContext
+from pysift.core.classify.ladder import classify
+from pysift.core.classify.openers import is_peer_message_record, opener_source, opens_turn
+from pysift.model.record import Record
+
+if TYPE_CHECKING:
+    from pysift.disk.lines import Buffer
+
+_TEXT_KEY = b'"text"'
+#: ``"content":"`` (any spacing): what a line whose ``message.content`` is a string holds
+#: where a text block's line holds ``"text"`` (a tool input's ``content`` matches too: the
+#: decoded record decides)
+_STRING_CONTENT = re.compile(rb'"content"[ \t\r\n]*:[ \t\r\n]*"')
+
+
+def human_message(rec: Record, ctx: ClassifyContext | None = None) -> str | None:
+    """The human's words if ``rec`` is a human turn-opener (never a peer agent), not yet
+    one-lined (a preview clips them a prefix at a time); None otherwise."""
+    if not rec.is_user_record or is_peer_message_record(rec):
+        return None
+    if not opens_turn(rec):
+        return None
+    if not any(not label.startswith("harness.") for label in classify(rec, ctx)):
+        return None
+    return opener_source(rec, ctx)
+
+
+def agent_message(rec: Record) -> str | None:
+    """The assistant's words in ``rec``; None when it says nothing."""
+    if not rec.is_assistant_record:
+        return None
+    content = rec.content
+    if isinstance(content, str):
+        return content if content.strip() else None
+    texts = [b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)]
+    texts = [t for t in texts if t.strip()]
+    return "\n".join(texts) if texts else None
+
+
+def may_hold_agent_message(buf: Buffer, start: int, end: int,
+                           find: Callable[[bytes, int, int], int] | None = None) -> bool:
+    """Whether the assistant line ``buf[start:end]`` can hold an ``agent_message``, from
+    its bytes (``find``: the caller's substring search, ``buf.find`` by default): a text
+    block's key or a string content. A line without either is passed over undecoded."""
+    found = (find or buf.find)(_TEXT_KEY, start, end)
+    return found >= 0 or _STRING_CONTENT.search(buf, start, end) is not None
