@@ -67,20 +67,10 @@ class Unit:
     is_error: bool | None = None
     from_: str | None = None
     to: str | None = None
-    image_count: int = 0
     queue_operation: str | None = None
     queue_reason: str | None = None
     block_index: int | None = None
     tag: str | None = None
-
-
-def _count_images(block: JsonObj) -> int:
-    if block.get("type") == "image":
-        return 1
-    content = block.get("content")
-    if isinstance(content, list):
-        return sum(1 for item in content if isinstance(item, dict) and item.get("type") == "image")
-    return 0
 
 
 def render_tool_use(block: JsonObj) -> str:
@@ -104,14 +94,13 @@ def _queue_tag(operation: str | None, reason: str | None) -> str | None:
 class _Emitter:
     """Builds the units of one record; every unit's label is checked against the set."""
 
-    __slots__ = ("accept", "images_pending", "label_set", "labels", "out")
+    __slots__ = ("accept", "label_set", "labels", "out")
 
-    def __init__(self, labels: tuple[str, ...], accept: Select, images: int) -> None:
+    def __init__(self, labels: tuple[str, ...], accept: Select) -> None:
         self.labels = labels
         self.label_set = frozenset(labels)
         self.accept = accept
         self.out: list[Unit] = []
-        self.images_pending = images  # record-level images ride the first record-level unit
 
     def pick(self, *views: str) -> str | None:
         """The richest of ``views`` the record carries and the selection accepts."""
@@ -120,15 +109,8 @@ class _Emitter:
                 return view
         return None
 
-    def emit(self, label: str, text: str, *, record_images: bool = False, **facts: Any) -> None:
-        if record_images:
-            facts["image_count"] = facts.get("image_count", 0) + self.images_pending
-            self.images_pending = 0
+    def emit(self, label: str, text: str, **facts: Any) -> None:
         self.out.append(Unit(label=label, labels=self.labels, text=text, **facts))
-
-
-def _record_images(rec: Record) -> int:
-    return sum(1 for b in rec.blocks() if b.get("type") == "image")
 
 
 def units(
@@ -152,11 +134,11 @@ def units(
         if not accept(L.USER_UNSENT):
             return []
         text = opener_text(rec, ctx) or record_raw_text(rec) or ""
-        return [Unit(L.USER_UNSENT, (L.USER_UNSENT,), text, image_count=_record_images(rec))]
+        return [Unit(L.USER_UNSENT, (L.USER_UNSENT,), text)]
     found = classify(rec, ctx)
     if not found:
         return []
-    em = _Emitter(tuple(found), accept, _record_images(rec))
+    em = _Emitter(tuple(found), accept)
     kind = rec.type
     if is_elicitation_marker(rec):
         _elicitation_units(rec, em)
@@ -350,7 +332,7 @@ def _tool_result_unit(block: JsonObj, index: int, inbox_from: str | None, em: _E
     if view == L.AGENT_COMM_INBOX:
         facts["from_"], facts["to"] = inbox_from, "self"
     em.emit(view, result_text(block), tool_use_id=str_or_none(block.get("tool_use_id")),
-            is_error=is_error_result(block), image_count=_count_images(block), block_index=index,
+            is_error=is_error_result(block), block_index=index,
             **facts)
 
 
@@ -376,15 +358,14 @@ _RECORD_TEXT_LEAVES = frozenset(
 def _user_units(rec: Record, ctx: ClassifyContext, em: _Emitter) -> None:
     if rec.is_compact_summary:
         if em.pick(L.HARNESS_COMPACTION_SUMMARY):
-            em.emit(L.HARNESS_COMPACTION_SUMMARY, raw_message_text(rec) or "", record_images=True)
+            em.emit(L.HARNESS_COMPACTION_SUMMARY, raw_message_text(rec) or "")
         return
     raw = raw_message_text(rec)
     sections = sections_of(raw, ctx) if raw is not None else []
     if sections:
         for section in sections:
             if em.pick(section.label):
-                em.emit(section.label, section.text, from_=section.from_, to=section.to,
-                        record_images=True)
+                em.emit(section.label, section.text, from_=section.from_, to=section.to)
         return
     blocks = _content_blocks(rec)
     if any(b.get("type") == "tool_result" for b in blocks):
@@ -395,7 +376,7 @@ def _user_units(rec: Record, ctx: ClassifyContext, em: _Emitter) -> None:
             continue
         text, facts = _record_view(rec, view, ctx)
         if text is not None:
-            em.emit(view, text, record_images=True, **facts)
+            em.emit(view, text, **facts)
             return
 
 
@@ -425,11 +406,9 @@ def _carrier_units(rec: Record, ctx: ClassifyContext, blocks: list[JsonObj], em:
             rejected = rejection(rec)
             text = rejection_text(rejected, ctx) if rejected is not None else None
         if text is not None:
-            images = sum(_count_images(b) for b in blocks) + em.images_pending
-            em.images_pending = 0
             # the record is a tool result too: its hit says whether that result errored
             errored = any(is_error_result(b) for b in blocks if b.get("type") == "tool_result")
-            em.emit(dual, text, image_count=images, is_error=errored)
+            em.emit(dual, text, is_error=errored)
             return
     for index, block in enumerate(blocks):
         if block.get("type") != "tool_result":
