@@ -48,6 +48,18 @@ def test_list_everything(cli, real_home: Path) -> None:
             assert (path.parent.name == "subagents" or "workflows" in path.parts
                     or path.name == f"agent-{row['session_id']}.jsonl")
     assert len({r["path"] for r in rows}) == len(rows)
+    # an old-layout agent comes after the session it names, among that session's subagents
+    tops = {(Path(r["path"]).parent, r["session_id"]): i for i, r in enumerate(rows)
+            if not r["is_subagent"]}
+    placed = 0
+    for i, row in enumerate(rows):
+        path = Path(row["path"])
+        at = tops.get((path.parent, row["parent_session_id"]))
+        if row["is_subagent"] and path.parent.parent.name == "projects" and at is not None:
+            assert at < i and all(r["parent_session_id"] == row["parent_session_id"]
+                                  for r in rows[at + 1:i]), row["path"]
+            placed += 1
+    assert placed > 0
     text = _timed(cli, "--claude-home", str(real_home), "list", "--max-count", "0")
     assert text.code == 0
     assert text.stdout.count("\nSESSION  ") + text.stdout.startswith("SESSION  ") == len(top)

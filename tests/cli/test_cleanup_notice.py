@@ -159,7 +159,7 @@ def test_the_notice_is_the_same_from_a_warm_cache(cli, home, tmp_path, monkeypat
             summary = cli("--claude-home", str(home.root), command, "--format", "json"
                           ).summary()
             assert summary["cleanup_notice"] == cold[command]["cleanup_notice"], command
-    assert any((tmp_path / "cache" / "list").iterdir())  # the warm run had entries to probe
+    assert any((tmp_path / "cache" / "pysift-cache-v1" / "list").iterdir())  # the warm run had entries to probe
 def test_the_notice_reads_the_stat_the_listing_took(home, tmp_path, monkeypatch):
     """``near_cleanup`` takes the times a caller's own ``stat`` of each transcript gave this
     run (``list`` reads them off the files it opened or probed) and stats only the others;

@@ -327,6 +327,82 @@ def test_negative_max_count_is_a_usage_error(cli, home_55) -> None:
     assert result.code == 2
 
 
+def test_the_cap_ranks_by_the_instant_a_stamp_names_never_by_its_text(cli, tmp_path: Path
+                                                                     ) -> None:
+    """B's reply, written ``…-05:00``, is three hours after A's ``…Z`` although its text
+    sorts first; C's reply stamp names no instant, so C ranks by its prompt (the oldest).
+    ``stats --max-count`` keeps the same sessions: one rule (``core.cap.recency``)."""
+    home = ClaudeHome(tmp_path / "claude")
+    a, b, c = (stable_uuid(f"rank-{x}") for x in "abc")
+    home.session("/w/p", a, user("A prompt", timestamp="2026-05-02T00:59:00.000Z"),
+                 assistant("A reply", timestamp="2026-05-02T01:00:00.000Z"))
+    home.session("/w/p", b, user("B prompt", timestamp="2026-05-01T22:59:00-05:00"),
+                 assistant("B reply", timestamp="2026-05-01T23:00:00-05:00"))
+    home.session("/w/p", c, user("C prompt", timestamp="2026-01-01T00:00:00.000Z"),
+                 assistant("C reply", timestamp="not-a-time"))
+
+    def kept(*args: str) -> list[str]:
+        res = cli("--claude-home", str(home.root), *args, "--format", "json")
+        assert res.code == 0, res.stderr
+        return [r["session_id"] for r in res.json_rows("session")]
+
+    assert kept("list", "--max-count", "1") == [b]
+    assert set(kept("list", "--max-count", "2")) == {a, b}
+    assert kept("stats", "--max-count", "1") == [b]
+
+
+def test_sessions_without_a_stamp_rank_by_their_file_time(cli, tmp_path: Path) -> None:
+    """As stats ranks them: after every session with a stamp, newest file first (they
+    tied, and the earlier path won)."""
+    import os
+
+    home = ClaudeHome(tmp_path / "claude")
+    old, new, stamped = "11111111-0000-4000-8000-000000000001", \
+        "22222222-0000-4000-8000-000000000002", "33333333-0000-4000-8000-000000000003"
+    for sid in (old, new):
+        path = home.session("/w/p", sid, user("no time", timestamp="yesterday"),
+                            assistant("none", timestamp="soon"))
+        when = 1_700_000_000 if sid == old else 1_800_000_000
+        os.utime(path, (when, when))
+    home.session("/w/p", stamped, user("timed", timestamp="2020-01-01T00:00:00.000Z"))
+    res = cli("--claude-home", str(home.root), "list", "--max-count", "2", "--format", "json")
+    assert [r["session_id"] for r in res.json_rows("session")] == [new, stamped]
+
+
+def test_a_capped_target_s_footer_does_not_ask_for_a_target(cli, home_55) -> None:
+    home, _ = home_55
+    scoped = cli("--claude-home", str(home.root), "list", "/home/ada/src/p0", "--max-count", "2")
+    assert "… (+17 more session(s) not shown — kept the 2 most recently active; " \
+           "--max-count 0 lists all)\n" in scoped.stdout
+    unscoped = cli("--claude-home", str(home.root), "list", "--max-count", "2")
+    assert "--max-count 0 lists all, or name a target)\n" in unscoped.stdout
+
+
+def test_old_layout_agents_follow_the_session_they_name(cli, tmp_path: Path) -> None:
+    """``agent-<id>.jsonl`` beside the sessions sorts among them by name; the listing puts
+    it after its session's ``subagents/`` rows, as every subagent follows its session. One
+    whose session is not there stays where its name puts it."""
+    home = ClaudeHome(tmp_path / "claude")
+    first, named = "11111111-0000-4000-8000-000000000001", "cccccccc-0000-4000-8000-000000000003"
+    home.session("/w/p", first, user("first session"))
+    session = home.session("/w/p", named, user("named session"))
+    home.subagent(session, "a0f1e2d3c4b5a6978", user("new-layout lane"))
+    project = home.project_dir("/w/p")
+    for agent, owner in (("a278a89", named), ("a1234567", named),
+                         ("a9999999", "99999999-0000-4000-8000-000000000009")):
+        (project / f"agent-{agent}.jsonl").write_bytes(
+            b'{"type":"user","sessionId":"' + owner.encode() + b'","isSidechain":true,'
+            b'"cwd":"/w/p","timestamp":"2026-05-01T10:00:00.000Z","uuid":"u-' +
+            agent.encode() + b'","message":{"role":"user","content":"legacy lane"}}\n')
+    res = cli("--claude-home", str(home.root), "list", "--max-count", "0", "--format", "json")
+    assert [r["session_id"] for r in res.json_rows("session")] == [
+        first, "a9999999", named, "a0f1e2d3c4b5a6978", "a1234567", "a278a89"]
+    text = cli("--claude-home", str(home.root), "list", "--max-count", "0").stdout
+    assert [line.split()[1] for line in text.splitlines()
+            if line.startswith(("SESSION", "SUBAGENT"))] == [
+        first, "a9999999", named, "a0f1e2d3c4b5a6978", "a1234567", "a278a89"]
+
+
 # -- the time window -------------------------------------------------------------------------
 
 

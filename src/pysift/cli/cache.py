@@ -16,11 +16,15 @@ is used only while the file has the same device, inode, size, mtime, ctime and f
 last scan stopped); anything else is read afresh. It keeps only what a transcript's own
 bytes say (no sidecar, lineage or query), in files of mode 0600.
 
-Where: $PYSIFT_CACHE_DIR, else $XDG_CACHE_HOME/pysift, else ~/.cache/pysift; never under
-a Claude home (such a location means no cache). Off for one run with --no-cache, or with
-PYSIFT_NO_CACHE=1. A cache dir that cannot be written (read-only, full) silently means
-no cache. Entries of deleted transcripts are dropped when their shard is next written;
-once a day, shards of vanished project dirs go, and the oldest above 256 MiB."""
+Where: the dir pysift-cache-v1 in $PYSIFT_CACHE_DIR, else in $XDG_CACHE_HOME/pysift,
+else in ~/.cache/pysift; never under a Claude home, nor in a location that holds one or
+looks like one (projects/ with transcripts): such a location means no cache. pysift
+reads and deletes only in that dir, only when it holds pysift's CACHEDIR.TAG, and only
+the files it names there (shards, its temporary files). Off for one run with --no-cache,
+or with PYSIFT_NO_CACHE=1. A cache dir that cannot be written (read-only, full) silently
+means no cache (info says so). Entries of deleted transcripts are dropped when their
+shard is next written; once a day, shards of vanished project dirs go, and the oldest
+above 256 MiB."""
 
 CACHE_EPILOG = """\b
 EXAMPLES
@@ -34,13 +38,18 @@ EXAMPLES
 JSON (--format json, one object per line)
   {"kind":"header","command":"cache","action":"info"|"clear"}
   info:  {"kind":"facet","name","shards","entries","bytes"}   one per command's facts
-         {"kind":"summary","root","enabled","why_off","facets","entries","bytes",
-          "unreadable"}
-  clear: {"kind":"summary","root","removed_files","removed_bytes","unreadable"}
+         {"kind":"summary","root","dir","enabled","why_off","writable","why_unwritable",
+          "facets","entries","bytes","old_layout","unreadable"}
+  clear: {"kind":"summary","root","dir","removed_files","removed_shards",
+          "removed_temp_files","removed_bytes","old_layout","unreadable"}
+  (dir: the one dir pysift keeps its files in; old_layout: dirs of an older layout,
+  never read nor deleted)
 
 \b
 EXIT
-  0; 2 for an action other than info or clear, or clear on a dir under a Claude home."""
+  0; 1 for clear on a pysift-cache-v1 dir that is not pysift's (nothing is removed);
+  2 for an action other than info or clear, or clear on a location under, holding or
+  looking like a Claude home."""
 
 
 @app.command("cache", help=CACHE_HELP, epilog=CACHE_EPILOG)

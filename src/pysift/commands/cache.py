@@ -3,10 +3,11 @@ it (SPEC §12a). The cache itself is ``disk.cache``; this reads and deletes its 
 
 from __future__ import annotations
 
+import os
 from typing import Any, TextIO
 
 from pysift.disk import cache as cache_mod
-from pysift.errors import UsageError
+from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.output.report import Report
@@ -27,18 +28,29 @@ def run(opts: CacheOptions, env: Env) -> Report:
     if settings is None:  # an Env built without the CLI: the same rules from its environ
         settings = cache_mod.settings_from(env.environ, _home(env), env.claude_home)
     report = Report(command="cache", header={"action": opts.action})
+    # the files of the layout before the namespace: never read nor deleted, named
+    old = [] if settings.refused is not None else cache_mod.old_layout(settings.root)
     if opts.action == "clear":
-        if settings.why_off is not None and "Claude home" in settings.why_off:
-            raise UsageError(f"cache clear: {settings.why_off}; set PYSIFT_CACHE_DIR or "
+        if settings.refused is not None:
+            raise UsageError(f"cache clear: {settings.refused}; set PYSIFT_CACHE_DIR or "
                              "XDG_CACHE_HOME elsewhere")
-        files, size = cache_mod.clear(settings.root)
-        report.answer(Cleared(str(settings.root), files, size))
+        namespace = settings.dir
+        why = (cache_mod.unwritable(settings)
+               if os.path.lexists(namespace) and not cache_mod.owned(namespace) else None)
+        if why is not None:  # (an empty dir of that name is pysift's to tag: no refusal)
+            raise SiftError(f"cache clear: {why}: nothing removed (pysift deletes only in a "
+                            f"dir holding its own {cache_mod.TAG_NAME})")
+        report.answer(Cleared(str(settings.root), str(namespace),
+                              cache_mod.clear(namespace), [str(p) for p in old]))
         return report
-    found = cache_mod.usage(settings.root)
+    found = (cache_mod.usage(settings.dir) if settings.refused is None
+             else cache_mod.CacheUsage())
+    unwritable = cache_mod.unwritable(settings) if settings.enabled else None
     report.rows = [{"kind": "facet", "name": name, "shards": shards, "entries": entries,
                     "bytes": size}
                    for name, (shards, entries, size) in sorted(found.facets.items())]
-    report.answer(Info(str(settings.root), settings.enabled, settings.why_off, found))
+    report.answer(Info(str(settings.root), str(settings.dir), settings.enabled,
+                       settings.why_off, unwritable, found, [str(p) for p in old]))
     return report
 
 
@@ -49,45 +61,71 @@ def _home(env: Env):  # type: ignore[no-untyped-def]
     return Path(home) if home else Path.home()
 
 
+_OLD_NOTE = ("hold the files of an older pysift cache layout, which pysift no longer reads "
+             "or deletes: remove them by hand")
+
+
 @dataclass(frozen=True)
 class Info:
     root: str
+    dir: str  # the namespace, where pysift's files are
     enabled: bool
     why_off: str | None
+    unwritable: str | None  # on, but nothing can be kept: why
     usage: cache_mod.CacheUsage
+    old_layout: list[str]
 
     def summary(self) -> dict[str, Any]:
-        return {"root": self.root, "enabled": self.enabled, "why_off": self.why_off,
+        return {"root": self.root, "dir": self.dir, "enabled": self.enabled,
+                "why_off": self.why_off,
+                "writable": self.enabled and self.unwritable is None,
+                "why_unwritable": self.unwritable,
                 "facets": len(self.usage.facets),
                 "entries": sum(e for _, e, _ in self.usage.facets.values()),
-                "bytes": self.usage.total_bytes}
+                "bytes": self.usage.total_bytes, "old_layout": self.old_layout}
 
     def render_text(self, out: TextIO) -> None:
-        state = "on" if self.enabled else f"off ({self.why_off})"
-        out.write(f"cache: {self.root}\n")
+        if not self.enabled:
+            state = f"off ({self.why_off})"
+        elif self.unwritable is not None:
+            state = f"on, but {self.unwritable}: nothing is kept"
+        else:
+            state = "on"
+        out.write(f"cache: {self.dir}\n")
         out.write(f"state: {state}\n")
         if not self.usage.facets:
             out.write("empty\n")
-            return
-        for name, (shards, entries, size) in sorted(self.usage.facets.items()):
-            out.write(f"{name}: {entries} transcripts in {shards} shards, "
-                      f"{_size(size)}\n")
-        total = self.usage.total_bytes
-        out.write(f"total: {_size(total)}\n")
+        else:
+            for name, (shards, entries, size) in sorted(self.usage.facets.items()):
+                out.write(f"{name}: {entries} transcripts in {shards} shards, "
+                          f"{_size(size)}\n")
+            out.write(f"total: {_size(self.usage.total_bytes)}\n")
+        if self.old_layout:
+            out.write(f"note: {', '.join(self.old_layout)} {_OLD_NOTE}\n")
 
 
 @dataclass(frozen=True)
 class Cleared:
     root: str
-    files: int
-    bytes: int
+    dir: str
+    removed: cache_mod.Removed
+    old_layout: list[str]
 
     def summary(self) -> dict[str, Any]:
-        return {"root": self.root, "removed_files": self.files, "removed_bytes": self.bytes}
+        r = self.removed
+        return {"root": self.root, "dir": self.dir, "removed_files": r.shards + r.temporary,
+                "removed_shards": r.shards, "removed_temp_files": r.temporary,
+                "removed_bytes": r.bytes, "old_layout": self.old_layout}
 
     def render_text(self, out: TextIO) -> None:
-        out.write(f"cache: {self.root}\n")
-        out.write(f"removed {self.files} shard files ({_size(self.bytes)})\n")
+        r = self.removed
+        out.write(f"cache: {self.dir}\n")
+        temps = (f" and {r.temporary} temporary file{'s' if r.temporary != 1 else ''}"
+                 if r.temporary else "")
+        out.write(f"removed {r.shards} shard file{'s' if r.shards != 1 else ''}{temps} "
+                  f"({_size(r.bytes)})\n")
+        if self.old_layout:
+            out.write(f"note: {', '.join(self.old_layout)} {_OLD_NOTE}\n")
 
 
 def _size(n: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 from pysift.commands.notice import cleanup_notice
@@ -14,6 +15,7 @@ from pysift.core.cleanup import Notice
 from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import iso_stamper, parse_ts, text_stamper
+from pysift.disk.layout import KIND_LEGACY, Transcript
 from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
@@ -45,7 +47,8 @@ def run(opts: ListOptions, env: Env) -> Report:
     from pysift.disk.cache import open_store
     from pysift.engines import listing as engine
 
-    summaries = engine.run(scope.transcripts, prepare=prepare,
+    transcripts = listing_order(scope.transcripts)
+    summaries = engine.run(transcripts, prepare=prepare,
                            cache=open_store(env.cache, env.now().timestamp()))
     known = [s.file_times for s in summaries]
     report = Report(command="list", header=scope_header(scope))
@@ -62,12 +65,42 @@ def run(opts: ListOptions, env: Env) -> Report:
     # the most recently active, shown in the order the uncapped listing has them (each
     # session, then its subagents)
     shown, over = cap(summaries, limit, newest=rank_key)
-    notice = cleanup_notice(report, scope.transcripts, env, known)
+    notice = cleanup_notice(report, transcripts, env, known)
     result = ListResult(scope, shown, len(over), limit, env, notice)
     report.row_builder = lambda: [s.view if isinstance(s.view, dict) else session_row(s, env)
                                   for s in shown]
     report.answer(result)
     return report
+
+
+def listing_order(transcripts: list[Transcript]) -> list[Transcript]:
+    """The scope (path order) in the listing's order: each session followed by its
+    subagents, the old-layout ``agent-*.jsonl`` files that name it included (they lie
+    beside the sessions and sorted among them by name), after its ``subagents/`` ones, by
+    name. An old-layout agent whose session is not in the scope stays where its name puts
+    it."""
+    tops = {(t.project_dir, t.session_id) for t in transcripts if not t.is_subagent}
+    legacy: dict[tuple[Path, str | None], list[Transcript]] = {}
+    moved: set[int] = set()
+    for t in transcripts:
+        if t.kind == KIND_LEGACY and (t.project_dir, t.parent_session_id) in tops:
+            legacy.setdefault((t.project_dir, t.parent_session_id), []).append(t)
+            moved.add(id(t))
+    if not legacy:
+        return transcripts
+    out: list[Transcript] = []
+    block: tuple[Path, str | None] | None = None  # the session whose rows are being laid
+    for t in transcripts:
+        if id(t) in moved:
+            continue
+        key = (t.project_dir, t.parent_session_id if t.is_subagent else t.session_id)
+        if key != block:
+            out += legacy.pop(block, []) if block is not None else []
+            block = key
+        out.append(t)
+    if block is not None:
+        out += legacy.pop(block, [])
+    return out
 
 
 @dataclass(frozen=True)
@@ -183,8 +216,9 @@ def render_text(out: TextIO, result: ListResult) -> None:
     else:  # nothing to paint: the rows in one write (``visible`` runs once, over it all)
         w("\n".join([text for text, _ in rows]))
     if dropped:
+        target = "" if result.scope.scoped else ", or name a target"  # one is named already
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
-          "active; --max-count 0 lists all, or name a target)\n")
+          f"active; --max-count 0 lists all{target})\n")
     if result.notice is not None:
         w(f"\n{result.notice.line()}\n")
 

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from pysift.commands.notice import cleanup_notice, probed_times
 from pysift.commands.scope import ScopeArgs
 from pysift.core.cap import cap
+from pysift.core.cap import recency as cap_recency
 from pysift.core.cleanup import Notice
 from pysift.core.grammar.ranges import RangeSpec, describe_items
 from pysift.core.timez import format_span_ms, iso_stamper, parse_ts, text_stamper
@@ -127,17 +128,19 @@ class StatsResult:
 
 
 def recency(row: SessionStats) -> tuple[bool, float]:
-    """How ``--max-count`` ranks rows (it keeps the most recently active, in scope order):
-    rows with a counted timestamp first, newest first; then the rows the window left
-    without one, by their file's modification time (they tied in path order, and the
-    footer called the first ones "the most recently active")."""
-    instant = parse_ts(row.last_ts)
-    if instant is not None:
-        return True, instant.timestamp()
+    """How ``--max-count`` ranks rows (it keeps the most recently active, in scope order;
+    ``core.cap.recency``, which ``list`` ranks by too): rows with a counted timestamp
+    first, newest first; then the rows the window left without one, by their file's
+    modification time (they tied in path order, and the footer called the first ones
+    "the most recently active")."""
+    return cap_recency((row.last_ts,), lambda: _mtime(row))
+
+
+def _mtime(row: SessionStats) -> float | None:
     try:
-        return False, row.transcript.path.stat().st_mtime
+        return row.transcript.path.stat().st_mtime
     except OSError:
-        return False, float("-inf")
+        return None
 
 
 def _note_turn_misses(report: Report, rows: list[SessionStats], spec: RangeSpec) -> None:

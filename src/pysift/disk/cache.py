@@ -7,15 +7,27 @@ compute from that transcript's bytes alone, whatever the flags: nothing from ano
 file (clone lineage, sidecars, ``.meta.json``, persisted outputs) and nothing the query
 decides (time zone, window, label gates, output layout).
 
-Where: ``$PYSIFT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pysift``, else ``~/.cache/pysift``;
-never under a Claude home (the one in use, ``$CLAUDE_CONFIG_DIR``, ``~/.claude``): such a
-location means no cache. Off with ``--no-cache`` or ``PYSIFT_NO_CACHE=1``. Layout:
-``<root>/<facet>/<shard>.marshal``, one shard per project dir (a 16-hex hash of its path),
-holding a header (format, rule set) and ``{transcript path: (stamp, facts)}``. Files are
-written mode 0600 (they hold previews of prompts) in a 0700 dir, by an atomic rename of
-a temporary file; ``marshal`` only, never pickle (a shard holds tuples, lists, dicts,
-strings, bytes, numbers and None; anything else read back is ignored). A read-only,
-full or otherwise unusable dir silently means no cache: every write failure is swallowed.
+Where: ``$PYSIFT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pysift``, else ``~/.cache/pysift``
+(the root); never under a Claude home (the one in use, ``$CLAUDE_CONFIG_DIR``,
+``~/.claude``), never a root holding one or looking like one (``projects/`` with
+transcripts): such a location means no cache, and ``cache clear`` refuses it. Off with
+``--no-cache`` or ``PYSIFT_NO_CACHE=1``.
+
+Layout: everything pysift keeps is in ONE dir of its own, ``<root>/pysift-cache-v<LAYOUT>``
+(the namespace), which holds pysift's ``CACHEDIR.TAG`` (the Cache Directory Tagging
+signature, naming pysift and the layout), ``.pruned``, and ``<facet>/<shard>.marshal``,
+one shard per project dir (16 hex digits: a hash of its path) holding a header (format,
+rule set) and ``{transcript path: (stamp, facts)}``. pysift reads, prunes and clears only
+a namespace that is provably its own (a real dir, not a link, holding that tag byte for
+byte and no ``projects/``), and deletes there only the names it makes: a shard
+(``<16 hex>.marshal``) or a temporary file (``.<16 hex>.marshal.<pid>.tmp``) in a facet
+dir, the facet dir once empty, ``.pruned``. Nothing else under the root is ever looked
+at or touched (the files of the older layout, ``<root>/<facet>/*.marshal``, are left
+where they are: ``cache info`` names them). Files are written mode 0600 (they hold
+previews of prompts) in 0700 dirs, by an atomic rename of a temporary file; ``marshal``
+only, never pickle (a shard holds tuples, lists, dicts, strings, bytes, numbers and
+None; anything else read back is ignored). A read-only, full or otherwise unusable dir
+silently means no cache: every write failure is swallowed (``cache info`` says it).
 
 Validity of one transcript's entry (``Facet.probe``):
 
@@ -38,7 +50,7 @@ entries). A live transcript is thus recomputed until it rests.
 
 Pruning: when a shard is written, entries whose transcript is gone are dropped; once a
 day the shards of project dirs that are gone are deleted, and the oldest shards while
-the cache holds more than ``MAX_BYTES``.
+the cache holds more than ``MAX_BYTES`` (in pysift's own namespace only, as above).
 
 API (for a command's engine; the command opens the store from its Env):
 
@@ -85,6 +97,20 @@ DEFAULT_SETTLE_S = 2.0
 MAX_BYTES = 256 << 20  # above this, the oldest shards go
 PRUNE_EVERY_S = 24 * 3600
 _PRUNE_MARK = ".pruned"
+
+LAYOUT = 1  # the namespace's layout (its dir's name): a new one starts a cache of its own
+NAMESPACE = f"pysift-cache-v{LAYOUT}"
+TAG_NAME = "CACHEDIR.TAG"
+#: the tag that proves a namespace pysift's (https://bford.info/cachedir/: backup tools
+#: skip a dir holding it); compared byte for byte
+TAG = (b"Signature: 8a477f597d28d172789f06886806bc55\n"
+       b"# This file is a cache directory tag created by pysift (cache layout "
+       + str(LAYOUT).encode() + b").\n"
+       b"# pysift keeps per-transcript facts here; `pysift cache clear` empties it.\n")
+#: the facet dirs of the layout before the namespace (``<root>/<facet>/*.marshal``):
+#: never read nor deleted, only named by ``cache info``
+OLD_LAYOUT_FACETS = ("list", "search", "stats", "stats-records")
+_HEX = frozenset("0123456789abcdef")
 
 HIT, GROWN, MISS = "hit", "grown", "miss"
 
@@ -242,6 +268,31 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+def namespace(root: Path) -> Path:
+    """The one dir under ``root`` that pysift keeps its files in."""
+    return root / NAMESPACE
+
+
+def _looks_like_claude_home(path: Path) -> bool:
+    """``path`` holds ``projects/`` with a project dir holding a ``.jsonl``: a Claude
+    home, or a copy of one (never a cache's place). A missing ``projects/`` costs one
+    failed ``scandir``."""
+    try:
+        with os.scandir(path / "projects") as projects:
+            for entry in projects:
+                try:
+                    if not entry.is_dir():
+                        continue
+                    with os.scandir(entry.path) as inner:
+                        if any(e.name.endswith(".jsonl") for e in inner):
+                            return True
+                except OSError:
+                    continue
+    except OSError:
+        return False
+    return False
+
+
 @dataclass(frozen=True)
 class CacheSettings:
     """Whether the cache is on and where (taken once from the Env by the CLI)."""
@@ -250,6 +301,37 @@ class CacheSettings:
     enabled: bool
     why_off: str | None = None  # when not enabled: the reason, for ``pysift cache info``
     settle_s: float = DEFAULT_SETTLE_S
+    # the location's own refusal, whatever the flags say (not absolute; under, holding or
+    # looking like a Claude home): neither used nor cleared
+    refused: str | None = None
+
+    @property
+    def dir(self) -> Path:
+        """The namespace: the one dir pysift keeps its files in."""
+        return namespace(self.root)
+
+
+def _refusal(environ: Mapping[str, str], home: Path, claude_home: Path | None,
+             root: Path) -> str | None:
+    """Why ``root`` can never be the cache's location (None: it can)."""
+    if not root.is_absolute():
+        return f"{root} is not an absolute path"
+    real = _real(root)
+    real_ns = _real(namespace(root))  # a namespace that is a link into a home
+    claudes = claude_homes(environ, home, claude_home)
+    for claude in claudes:
+        real_claude = _real(claude)
+        if (_inside(real, real_claude) or _inside(root, claude.absolute())
+                or _inside(real_ns, real_claude)):
+            return f"{root} is under the Claude home {claude} (pysift never writes there)"
+    for claude in claudes:
+        if _inside(_real(claude), real) or _inside(claude.absolute(), root):
+            return (f"{root} holds the Claude home {claude} (pysift keeps its cache "
+                    "apart from it)")
+    if _looks_like_claude_home(root):
+        return (f"{root} looks like a Claude home (projects/ with transcripts; pysift "
+                "keeps its cache apart from it)")
+    return None
 
 
 def settings_from(environ: Mapping[str, str], home: Path, claude_home: Path | None,
@@ -262,17 +344,13 @@ def settings_from(environ: Mapping[str, str], home: Path, claude_home: Path | No
             settle = max(0.0, float(raw_settle) / 1000)
         except ValueError:
             pass
+    refused = _refusal(environ, home, claude_home, root)
     if no_cache_flag:
-        return CacheSettings(root, False, "--no-cache", settle)
+        return CacheSettings(root, False, "--no-cache", settle, refused)
     if _flag_on(environ.get("PYSIFT_NO_CACHE")):
-        return CacheSettings(root, False, "PYSIFT_NO_CACHE is set", settle)
-    if not root.is_absolute():
-        return CacheSettings(root, False, f"{root} is not an absolute path", settle)
-    real = _real(root)
-    for claude in claude_homes(environ, home, claude_home):
-        if _inside(real, _real(claude)) or _inside(root, claude.absolute()):
-            return CacheSettings(root, False, f"{root} is under the Claude home {claude} "
-                                 "(pysift never writes there)", settle)
+        return CacheSettings(root, False, "PYSIFT_NO_CACHE is set", settle, refused)
+    if refused is not None:
+        return CacheSettings(root, False, refused, settle, refused)
     return CacheSettings(root, True, None, settle)
 
 
@@ -284,6 +362,7 @@ class Store:
 
     def __init__(self, settings: CacheSettings, now: float) -> None:
         self.root = settings.root
+        self.dir = settings.dir  # the namespace: every file of the store is under it
         self.settle_s = settings.settle_s
         self.started = now  # the run's start (seconds since the epoch): see ``settle``
         self._facets: dict[str, Facet] = {}
@@ -291,6 +370,21 @@ class Store:
         # about the same file in the same run (the cleanup notice's mtime) asks no
         # system call (``commands.notice.probed_times``)
         self.seen: dict[str, os.stat_result] = {}
+        self._owned: bool | None = None  # the namespace is pysift's (asked once a run)
+        self._ready: bool | None = None  # ... and made so, for the writes of this run
+
+    def owned(self) -> bool:
+        """Whether the namespace is provably pysift's (read nothing from one that is not)."""
+        if self._owned is None:
+            self._owned = owned(self.dir)
+        return self._owned
+
+    def ready(self) -> bool:
+        """The namespace made (with its tag) where it is missing: whether this run may
+        write there."""
+        if self._ready is None:
+            self._ready = self._owned = _make_namespace(self.dir)
+        return self._ready
 
     def facet(self, name: str, schema: int) -> Facet:
         found = self._facets.get(name)
@@ -321,7 +415,7 @@ class Facet:
     def __init__(self, store: Store, name: str, schema: int) -> None:
         self.store = store
         self.name = name
-        self.dir = store.root / name
+        self.dir = store.dir / name
         self.rules = rules(name, schema)
         self.seen = store.seen
         self._shards: dict[str, dict[str, tuple[object, object]]] = {}
@@ -341,6 +435,8 @@ class Facet:
         return name, entries
 
     def _load(self, name: str) -> dict[str, tuple[object, object]]:
+        if not self.store.owned():
+            return {}
         try:  # read whole, then decoded: marshal.load on a file object reads it in pieces
             fd = os.open(self.dir / name, os.O_RDONLY)
             try:
@@ -452,6 +548,8 @@ class Facet:
         if not self._dirty:
             return
         try:
+            if not self.store.ready():
+                raise OSError("the namespace is not pysift's")
             _ensure_dir(self.dir)
         except OSError:
             self._dirty.clear()
@@ -465,7 +563,7 @@ class Facet:
             except (OSError, ValueError):
                 pass
         self._dirty.clear()
-        maybe_prune(self.store.root)
+        maybe_prune(self.store.dir)
 
 
 def _project_of(text: str) -> str:
@@ -480,11 +578,61 @@ def _project_of(text: str) -> str:
 
 
 def _ensure_dir(directory: Path) -> None:
-    """The facet's dir, and the cache root above it, made 0700 where they are made."""
-    if not directory.parent.is_dir():
-        os.makedirs(directory.parent, mode=0o700, exist_ok=True)
-        os.chmod(directory.parent, 0o700)  # makedirs' mode is masked by the umask
-    os.makedirs(directory, mode=0o700, exist_ok=True)
+    """A facet's dir in the namespace (made already), 0700 where it is made."""
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        return
+    os.chmod(directory, 0o700)  # mkdir's mode is masked by the umask
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat_mod.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def owned(namespace: Path) -> bool:
+    """Whether ``namespace`` is provably pysift's: a dir (not a link) holding pysift's
+    tag as a regular file, byte for byte, and nothing that looks like a Claude home."""
+    try:
+        if not stat_mod.S_ISDIR(os.lstat(namespace).st_mode):
+            return False
+        fd = os.open(namespace / TAG_NAME, _PROBE_FLAGS | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            tag = os.read(fd, len(TAG) + 1)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return tag == TAG and not os.path.lexists(namespace / "projects")
+
+
+def _make_namespace(namespace: Path) -> bool:
+    """The namespace, made 0700 with its tag (and the root above it, 0700, where it is
+    made) when it is missing, or tagged when it is an empty dir (a run that stopped
+    between the two); whether it is pysift's now."""
+    try:
+        root = namespace.parent
+        if not os.path.lexists(root):
+            os.makedirs(root, mode=0o700, exist_ok=True)
+            os.chmod(root, 0o700)  # makedirs' mode is masked by the umask
+        try:
+            os.mkdir(namespace, 0o700)
+            os.chmod(namespace, 0o700)
+        except FileExistsError:
+            if owned(namespace):
+                return True
+            if (not stat_mod.S_ISDIR(os.lstat(namespace).st_mode)
+                    or os.listdir(namespace)):
+                return False  # not pysift's: nothing is written there
+        _write_atomic(namespace / TAG_NAME, TAG)
+    except OSError:
+        return False
+    return owned(namespace)
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
@@ -507,6 +655,27 @@ def _write_atomic(target: Path, data: bytes) -> None:
 
 
 # -- housekeeping ---------------------------------------------------------------------------
+# Every function here reads or deletes only inside a namespace ``owned`` says is pysift's,
+# and deletes only the names pysift makes there.
+
+
+def _is_facet_name(name: str) -> bool:
+    """A facet dir's name as pysift makes them (``list``, ``stats-records``)."""
+    return 0 < len(name) <= 32 and name[0].isascii() and name[0].islower() and all(
+        c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in name)
+
+
+def is_shard_name(name: str) -> bool:
+    """``<16 hex digits>.marshal``: a shard's name (``shard_name``)."""
+    return len(name) == 24 and name.endswith(".marshal") and _HEX.issuperset(name[:16])
+
+
+def is_temp_name(name: str) -> bool:
+    """``.<shard name>.<pid>.tmp``: a shard being written (``_write_atomic``)."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return False
+    shard, _, pid = name[1:-4].rpartition(".")
+    return is_shard_name(shard) and pid.isdigit() and pid.isascii()
 
 
 @dataclass
@@ -520,29 +689,38 @@ class CacheUsage:
         return sum(b for _, _, b in self.facets.values())
 
 
-def _shard_files(root: Path) -> list[tuple[str, Path]]:
-    found: list[tuple[str, Path]] = []
+def _own_files(namespace: Path) -> list[tuple[str, os.DirEntry[str]]]:
+    """The regular files pysift makes in a facet dir of ``namespace`` (shards and
+    temporary files, by name), with their facet; nothing when the namespace is not
+    provably pysift's."""
+    found: list[tuple[str, os.DirEntry[str]]] = []
+    if not owned(namespace):
+        return found
     try:
-        facets = [e for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
+        facets = [e for e in os.scandir(namespace)
+                  if _is_facet_name(e.name) and e.is_dir(follow_symlinks=False)]
     except OSError:
         return found
     for facet in facets:
         try:
             for entry in os.scandir(facet.path):
-                if entry.name.endswith(".marshal") and entry.is_file(follow_symlinks=False):
-                    found.append((facet.name, Path(entry.path)))
+                if ((is_shard_name(entry.name) or is_temp_name(entry.name))
+                        and entry.is_file(follow_symlinks=False)):
+                    found.append((facet.name, entry))
         except OSError:
             continue
     return found
 
 
-def usage(root: Path) -> CacheUsage:
+def usage(namespace: Path) -> CacheUsage:
     out = CacheUsage()
-    for facet, path in _shard_files(root):
+    for facet, entry in _own_files(namespace):
+        if not is_shard_name(entry.name):
+            continue
         shards, entries, size = out.facets.get(facet, (0, 0, 0))
         try:
-            size += path.stat().st_size
-            with open(path, "rb") as fh:
+            size += entry.stat(follow_symlinks=False).st_size
+            with open(entry.path, "rb") as fh:
                 data = marshal.load(fh)
             count = len(data.get("entries", {})) if isinstance(data, dict) else 0
         except (OSError, EOFError, ValueError, TypeError):
@@ -551,75 +729,147 @@ def usage(root: Path) -> CacheUsage:
     return out
 
 
-def clear(root: Path) -> tuple[int, int]:
-    """Delete every shard (and leftover temporary file) of the cache: (files, bytes)."""
-    files = size = 0
-    for _, path in _shard_files(root):
+@dataclass(frozen=True)
+class Removed:
+    """What ``clear`` removed: shards, temporary files, their bytes, facet dirs."""
+
+    shards: int = 0
+    temporary: int = 0
+    bytes: int = 0
+    dirs: int = 0
+
+
+def clear(namespace: Path) -> Removed:
+    """Delete every shard and temporary file pysift made in its namespace, the facet
+    dirs they leave empty and the prune mark; nothing when the namespace is not provably
+    pysift's (the namespace itself and its tag stay: an empty cache)."""
+    shards = temporary = size = dirs = 0
+    facets: set[str] = set()
+    for facet, entry in _own_files(namespace):
+        facets.add(facet)
         try:
-            size += path.stat().st_size
-            path.unlink()
-            files += 1
+            length = entry.stat(follow_symlinks=False).st_size
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        size += length
+        if is_shard_name(entry.name):
+            shards += 1
+        else:
+            temporary += 1
+    if owned(namespace):
+        try:
+            facets.update(e.name for e in os.scandir(namespace)
+                          if _is_facet_name(e.name) and e.is_dir(follow_symlinks=False))
         except OSError:
             pass
+        for facet in sorted(facets):
+            try:
+                os.rmdir(namespace / facet)  # only once empty: anything else there stays
+                dirs += 1
+            except OSError:
+                pass
+        if _is_regular(namespace / _PRUNE_MARK):
+            try:
+                os.unlink(namespace / _PRUNE_MARK)
+            except OSError:
+                pass
+    return Removed(shards, temporary, size, dirs)
+
+
+def unwritable(settings: CacheSettings) -> str | None:
+    """Why a cache that is on keeps nothing at its location (None: it can keep): a file
+    in the way, a dir that cannot be written, a namespace that is not pysift's. What a
+    write would meet, asked without writing (``os.access``: root writes through modes)."""
+    namespace = settings.dir
+    probe = namespace
+    while not os.path.lexists(probe):
+        if probe.parent == probe:
+            break
+        probe = probe.parent
     try:
-        for facet in os.scandir(root):
-            if facet.is_dir(follow_symlinks=False):
-                for entry in os.scandir(facet.path):
-                    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
-                        try:
-                            os.unlink(entry.path)
-                        except OSError:
-                            pass
-                try:
-                    os.rmdir(facet.path)
-                except OSError:
-                    pass
-        (root / _PRUNE_MARK).unlink(missing_ok=True)
+        is_dir = stat_mod.S_ISDIR(os.stat(probe).st_mode)
     except OSError:
-        pass
-    return files, size
+        return f"{probe} cannot be read"
+    if not is_dir:
+        return f"{probe} is not a directory"
+    if probe == namespace:
+        if os.path.islink(namespace):
+            return f"{namespace} is a link, not pysift's own dir"
+        if not owned(namespace):
+            try:
+                empty = not os.listdir(namespace)
+            except OSError:
+                return f"{namespace} cannot be read"
+            if not empty:
+                return f"{namespace} is not pysift's (it holds no pysift {TAG_NAME})"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} cannot be written"
+    return None
 
 
-def maybe_prune(root: Path, now: float | None = None, force: bool = False) -> None:
+def old_layout(root: Path) -> list[Path]:
+    """The facet dirs of the layout before the namespace (``<root>/list`` …) that still
+    hold shards: pysift no longer reads or deletes them; ``cache info`` names them."""
+    found = []
+    for name in OLD_LAYOUT_FACETS:
+        try:
+            with os.scandir(root / name) as entries:
+                if any(is_shard_name(e.name) for e in entries):
+                    found.append(root / name)
+        except OSError:
+            continue
+    return found
+
+
+def maybe_prune(namespace: Path, now: float | None = None, force: bool = False) -> None:
     """Once a day: delete the shards whose project dir is gone, then the oldest shards
-    while the cache holds more than MAX_BYTES. Failures are silent."""
+    while the cache holds more than MAX_BYTES. Only pysift's own shards, in its own
+    namespace. Failures are silent."""
+    if not owned(namespace):
+        return
     now = time.time() if now is None else now
-    mark = root / _PRUNE_MARK
+    mark = namespace / _PRUNE_MARK
     try:
-        if not force and now - mark.stat().st_mtime < PRUNE_EVERY_S:
+        if not force and now - os.lstat(mark).st_mtime < PRUNE_EVERY_S:
             return
     except OSError:
         pass
     try:
-        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        if os.path.lexists(mark) and not _is_regular(mark):
+            return
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                     | getattr(os, "O_NOFOLLOW", 0), 0o600)
         os.close(fd)
         os.utime(mark, (now, now))
     except OSError:
         return
-    kept: list[tuple[float, int, Path]] = []
-    for _, path in _shard_files(root):
+    kept: list[tuple[float, int, str]] = []
+    for _, entry in _own_files(namespace):
+        if not is_shard_name(entry.name):
+            continue
         try:
-            with open(path, "rb") as fh:
+            with open(entry.path, "rb") as fh:
                 data = marshal.load(fh)
             entries = data.get("entries", {}) if isinstance(data, dict) else {}
             alive = any(os.path.exists(p) for p in entries) if isinstance(entries, dict) else False
-            st = path.stat()
+            st = entry.stat(follow_symlinks=False)
         except (OSError, EOFError, ValueError, TypeError):
             alive, st = False, None
         if not alive:
             try:
-                path.unlink()
+                os.unlink(entry.path)
             except OSError:
                 pass
             continue
         if st is not None:
-            kept.append((st.st_mtime, st.st_size, path))
+            kept.append((st.st_mtime, st.st_size, entry.path))
     total = sum(size for _, size, _ in kept)
     for _, size, path in sorted(kept):
         if total <= MAX_BYTES:
             break
         try:
-            path.unlink()
+            os.unlink(path)
             total -= size
         except OSError:
             pass

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pysift.core.cap import recency
 from pysift.core.cleanup import FileTimes, file_times
 from pysift.core.decode import decode
 from pysift.core.sidecar import pending_one_liner, read_sidecar
@@ -431,11 +432,15 @@ def _summary_for_pool(shared: tuple[Callable[[SessionSummary], None] | None, boo
     return summary
 
 
-def rank_key(summary: SessionSummary) -> str:
-    """Recency of the human/agent exchange (ISO strings in UTC compare chronologically)."""
-    stamps = [s.ts for s in (summary.first_user, summary.last_user, summary.last_agent)
-              if s is not None and s.ts]
-    if not stamps and summary.last_ts:
-        stamps = [summary.last_ts]
-    return max(stamps) if stamps else ""
+def rank_key(summary: SessionSummary) -> tuple[bool, float]:
+    """Recency of the human/agent exchange, by the rule ``stats`` ranks by
+    (``core.cap.recency``): the newest INSTANT among the first and last human and the
+    last agent message's stamps (never their strings: ``…T23:00:00-05:00`` is later than
+    ``…T01:00:00Z`` of the next day's date), else the session's last timestamp, else its
+    file's modification time after every row with a stamp. A stamp that names no instant
+    counts as none."""
+    said = [s.ts for s in (summary.first_user, summary.last_user, summary.last_agent)
+            if s is not None and parse_ts(s.ts) is not None]
+    times = summary.file_times
+    return recency(said or (summary.last_ts,), lambda: times[0] if times else None)
 

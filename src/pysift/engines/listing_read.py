@@ -17,7 +17,6 @@ classifier and the key scanners it needs).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -47,27 +46,6 @@ from pysift.model.record import Record
 if TYPE_CHECKING:
     from pysift.disk.cache import Probe
 
-_TEXT_BLOCK = b'"text"'
-#: ``"content":"`` (any spacing): what a line whose ``message.content`` is a string holds
-#: where a text block's line holds ``"text"`` (a tool input's ``content`` matches too: the
-#: decoded record decides)
-_STRING_CONTENT = re.compile(rb'"content"[ \t\r\n]*:[ \t\r\n]*"')
-
-
-def _human_text(rec: Record, ctx: classify.ClassifyContext) -> str | None:
-    """The human's words if ``rec`` is a human turn-opener (never a peer agent), rendered
-    as search renders its opener (an AUQ answer as its Q+options+answer unit). An opener
-    search files under the harness only (a fired wakeup tick, a resume's "Continue from
-    where you left off." written without isMeta) opens a turn but is nobody's message."""
-    if not rec.is_user_record or classify.is_peer_message_record(rec):
-        return None
-    if not classify.opens_turn(rec):
-        return None
-    if not any(not label.startswith("harness.") for label in classify.classify(rec, ctx)):
-        return None
-    return classify.opener_source(rec, ctx)  # one-lined by the preview, a prefix at a time
-
-
 _INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
             L.HARNESS_NOTIFICATION_SUBAGENT, L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND,
             L.HARNESS_NOTIFICATION_TASK)
@@ -83,21 +61,6 @@ def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
         if unit.label in _INBOUND and unit.text.strip():
             return Said(unit.text, rec.timestamp, unit.label, unit.from_, unit.to)
     return None
-
-
-def _agent_text(rec: Record) -> str | None:
-    """The assistant's words in ``rec``: its text blocks, or its ``message.content`` when
-    that is a string (csift §3.4: content is a string or a block list; search reads such
-    a record as ``agent.message``)."""
-    if not rec.is_assistant_record:
-        return None
-    content = rec.content
-    if isinstance(content, str):
-        return content if content.strip() else None
-    texts = [b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)]
-    texts = [t for t in texts if t.strip()]
-    return "\n".join(texts) if texts else None
-
 
 
 def summarize(transcript: Transcript, grown: Probe | None = None, *,
@@ -140,8 +103,8 @@ def summarize(transcript: Transcript, grown: Probe | None = None, *,
         lines.malformed.update(unframed_lines(buf, 0, head_end))
         head_malformed = sorted(lines.malformed) if keep else []
         head_ok = (first_human is not None and out.first_ts is not None
-                   and stamp is not None and lines.reach < stamp.scanned
-                   and head_end <= stamp.scanned)
+                   and lines.head_final and stamp is not None
+                   and lines.reach < stamp.scanned and head_end <= stamp.scanned)
         first_start = first_human[0] if first_human is not None else -1
     else:
         first_start, head_end, head_malformed, head_ok = head
@@ -163,7 +126,8 @@ def _kept_head(facts: Any, file_layouts: tuple[bool, ...], out: SessionSummary,
                lines: _Lines) -> tuple[int, int, list[int], bool] | None:
     """The head facts of a grown file, when they still hold: the same layouts, and the
     head's reads (its region, through the first human message) stayed inside the bytes
-    scanned then (``head_ok``). The head region's malformed lines are counted again (a
+    scanned then and its envelope lines stopped by their own rule, not at the end of the
+    file (``head_ok``: lines appended since would have been among them). The head region's malformed lines are counted again (a
     set: a line the tail reads too counts once)."""
     try:
         old_layouts, head, head_malformed, first_start, head_end, head_ok, _, _ = facts
@@ -187,7 +151,8 @@ class _Lines:
     by the offset it starts at, so a line both ends of the read reach counts once, and
     every line read counts (``skipped_lines`` is the malformed lines among those read)."""
 
-    __slots__ = ("_tally", "_view", "buf", "head_end", "malformed", "reach", "sz")
+    __slots__ = ("_tally", "_view", "buf", "head_end", "head_final", "malformed", "reach",
+                 "sz")
 
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
@@ -198,6 +163,9 @@ class _Lines:
         self.malformed: set[int] = set()
         self.head_end = len(buf)  # where the head's walk ends (a line start, or EOF)
         self.reach = -1  # the furthest line end decoded (a cache keeps a head read below it)
+        # the head's envelope lines stopped by their own rule (64 lines, or the envelope
+        # whole), not at the end of the file: what they found holds when the file grows
+        self.head_final = False
         self._tally = Tally()
 
     def record(self, start: int, end: int, line: bytes | None = None) -> Record | None:
@@ -222,8 +190,9 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
     human message. Returns that message's record with the offset its line starts at."""
     buf = lines.buf
     stop = 0
-    for count, (start, end) in enumerate(iter_spans(buf)):
-        if count >= _META_LINES or (out.first_ts and out.cwd and out.version_first):
+    count = 0
+    for count, (start, end) in enumerate(iter_spans(buf), 1):
+        if count > _META_LINES or (out.first_ts and out.cwd and out.version_first):
             break  # the first full envelope; a branch-less session stops here too
         stop = end + 1
         rec = lines.record(start, end)
@@ -234,6 +203,10 @@ def _read_head(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         out.branch_first = out.branch_first or rec.git_branch or None
         if out.first_ts is None and _readable_ts(rec):
             _first_timestamped(out, rec)
+    else:  # the end of the file: final only if the rule would stop at the next line
+        count += 1
+    lines.head_final = (count > _META_LINES
+                        or bool(out.first_ts and out.cwd and out.version_first))
     first = None
     inbound: list[Said] = []  # the first and the newest inbound message no human sent
     found = _first_human(lines, ctx, file_layouts, inbound)
@@ -262,7 +235,7 @@ def _first_human(lines: _Lines, ctx: classify.ClassifyContext, file_layouts: tup
         rec = lines.record(start, end)
         if rec is None:
             continue
-        said = _human_text(rec, ctx)
+        said = classify.human_message(rec, ctx)
         if said is not None:
             return start, rec, said
         if inbound is not None:
@@ -353,7 +326,7 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         rec = lines.record(start, end)
         if rec is None:
             continue
-        said = _human_text(rec, ctx)
+        said = classify.human_message(rec, ctx)
         if said is not None:
             out.last_user = Said(said, rec.timestamp)
             anchors.append(start)
@@ -361,12 +334,12 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
     find = lines.sz.find
     for start, end in iter_key_lines_backward(buf, type_needles(buf, "assistant", file_layouts),
                                               search=lines.sz.rfind):
-        if find(_TEXT_BLOCK, start, end) < 0 and _STRING_CONTENT.search(buf, start, end) is None:
+        if not classify.may_hold_agent_message(buf, start, end, find):
             continue
         rec = lines.record(start, end)
         if rec is None:
             continue
-        said = _agent_text(rec)
+        said = classify.agent_message(rec)
         if said is not None:
             out.last_agent = Said(said, rec.timestamp)
             anchors.append(start)

@@ -1575,33 +1575,38 @@ def __create_fn__(_type_reverse, _type_audit, _type_corpus, MISSING, _HAS_DEFAUL
 TEXTS["def __create_fn__(_type_reverse, _type_audit, _type_corpus, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_reverse, _dflt_audit, _dflt_corpus, _return_type):\n def __init__(self,reverse:_type_reverse=_dflt_reverse,audit:_type_audit=_dflt_audit,corpus:_type_corpus=_dflt_corpus)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'reverse',reverse)\n  __dataclass_builtins_object__.__setattr__(self,'audit',audit)\n  __dataclass_builtins_object__.__setattr__(self,'corpus',corpus)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_root, _type_enabled, _type_why_off, _type_settle_s, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_why_off, _dflt_settle_s, _return_type):
- def __init__(self,root:_type_root,enabled:_type_enabled,why_off:_type_why_off=_dflt_why_off,settle_s:_type_settle_s=_dflt_settle_s)->_return_type:
+def __create_fn__(_type_root, _type_dir, _type_enabled, _type_why_off, _type_unwritable, _type_usage, _type_old_layout, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,root:_type_root,dir:_type_dir,enabled:_type_enabled,why_off:_type_why_off,unwritable:_type_unwritable,usage:_type_usage,old_layout:_type_old_layout)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'root',root)
+  __dataclass_builtins_object__.__setattr__(self,'dir',dir)
+  __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)
+  __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)
+  __dataclass_builtins_object__.__setattr__(self,'unwritable',unwritable)
+  __dataclass_builtins_object__.__setattr__(self,'usage',usage)
+  __dataclass_builtins_object__.__setattr__(self,'old_layout',old_layout)
+ return __init__
+TEXTS["def __create_fn__(_type_root, _type_dir, _type_enabled, _type_why_off, _type_unwritable, _type_usage, _type_old_layout, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,root:_type_root,dir:_type_dir,enabled:_type_enabled,why_off:_type_why_off,unwritable:_type_unwritable,usage:_type_usage,old_layout:_type_old_layout)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'dir',dir)\n  __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)\n  __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)\n  __dataclass_builtins_object__.__setattr__(self,'unwritable',unwritable)\n  __dataclass_builtins_object__.__setattr__(self,'usage',usage)\n  __dataclass_builtins_object__.__setattr__(self,'old_layout',old_layout)\n return __init__"] = __create_fn__
+
+
+def __create_fn__(_type_root, _type_dir, _type_removed, _type_old_layout, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,root:_type_root,dir:_type_dir,removed:_type_removed,old_layout:_type_old_layout)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'root',root)
+  __dataclass_builtins_object__.__setattr__(self,'dir',dir)
+  __dataclass_builtins_object__.__setattr__(self,'removed',removed)
+  __dataclass_builtins_object__.__setattr__(self,'old_layout',old_layout)
+ return __init__
+TEXTS["def __create_fn__(_type_root, _type_dir, _type_removed, _type_old_layout, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,root:_type_root,dir:_type_dir,removed:_type_removed,old_layout:_type_old_layout)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'dir',dir)\n  __dataclass_builtins_object__.__setattr__(self,'removed',removed)\n  __dataclass_builtins_object__.__setattr__(self,'old_layout',old_layout)\n return __init__"] = __create_fn__
+
+
+def __create_fn__(_type_root, _type_enabled, _type_why_off, _type_settle_s, _type_refused, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_why_off, _dflt_settle_s, _dflt_refused, _return_type):
+ def __init__(self,root:_type_root,enabled:_type_enabled,why_off:_type_why_off=_dflt_why_off,settle_s:_type_settle_s=_dflt_settle_s,refused:_type_refused=_dflt_refused)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'root',root)
   __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)
   __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)
   __dataclass_builtins_object__.__setattr__(self,'settle_s',settle_s)
+  __dataclass_builtins_object__.__setattr__(self,'refused',refused)
  return __init__
-TEXTS["def __create_fn__(_type_root, _type_enabled, _type_why_off, _type_settle_s, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_why_off, _dflt_settle_s, _return_type):\n def __init__(self,root:_type_root,enabled:_type_enabled,why_off:_type_why_off=_dflt_why_off,settle_s:_type_settle_s=_dflt_settle_s)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)\n  __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)\n  __dataclass_builtins_object__.__setattr__(self,'settle_s',settle_s)\n return __init__"] = __create_fn__
-
-
-def __create_fn__(_type_root, _type_enabled, _type_why_off, _type_usage, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,root:_type_root,enabled:_type_enabled,why_off:_type_why_off,usage:_type_usage)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'root',root)
-  __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)
-  __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)
-  __dataclass_builtins_object__.__setattr__(self,'usage',usage)
- return __init__
-TEXTS["def __create_fn__(_type_root, _type_enabled, _type_why_off, _type_usage, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,root:_type_root,enabled:_type_enabled,why_off:_type_why_off,usage:_type_usage)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)\n  __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)\n  __dataclass_builtins_object__.__setattr__(self,'usage',usage)\n return __init__"] = __create_fn__
-
-
-def __create_fn__(_type_root, _type_files, _type_bytes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,root:_type_root,files:_type_files,bytes:_type_bytes)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'root',root)
-  __dataclass_builtins_object__.__setattr__(self,'files',files)
-  __dataclass_builtins_object__.__setattr__(self,'bytes',bytes)
- return __init__
-TEXTS["def __create_fn__(_type_root, _type_files, _type_bytes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,root:_type_root,files:_type_files,bytes:_type_bytes)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'files',files)\n  __dataclass_builtins_object__.__setattr__(self,'bytes',bytes)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_root, _type_enabled, _type_why_off, _type_settle_s, _type_refused, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_why_off, _dflt_settle_s, _dflt_refused, _return_type):\n def __init__(self,root:_type_root,enabled:_type_enabled,why_off:_type_why_off=_dflt_why_off,settle_s:_type_settle_s=_dflt_settle_s,refused:_type_refused=_dflt_refused)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'enabled',enabled)\n  __dataclass_builtins_object__.__setattr__(self,'why_off',why_off)\n  __dataclass_builtins_object__.__setattr__(self,'settle_s',settle_s)\n  __dataclass_builtins_object__.__setattr__(self,'refused',refused)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_row, _type_dir_exists, _type_others, _type_unreadable, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_row, _dflt_dir_exists, _dflt_others, _dflt_unreadable, _return_type):
@@ -1979,6 +1984,16 @@ def __create_fn__(_type_sessions, _type_shapes, _type_order_by, _type_with_messa
   self.with_files=with_files
  return __init__
 TEXTS['def __create_fn__(_type_sessions, _type_shapes, _type_order_by, _type_with_message, _type_single, _type_env, _type_with_files, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_with_files, _return_type):\n def __init__(self,sessions:_type_sessions,shapes:_type_shapes,order_by:_type_order_by,with_message:_type_with_message,single:_type_single,env:_type_env,with_files:_type_with_files=_dflt_with_files)->_return_type:\n  self.sessions=sessions\n  self.shapes=shapes\n  self.order_by=order_by\n  self.with_message=with_message\n  self.single=single\n  self.env=env\n  self.with_files=with_files\n return __init__'] = __create_fn__
+
+
+def __create_fn__(_type_shards, _type_temporary, _type_bytes, _type_dirs, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_shards, _dflt_temporary, _dflt_bytes, _dflt_dirs, _return_type):
+ def __init__(self,shards:_type_shards=_dflt_shards,temporary:_type_temporary=_dflt_temporary,bytes:_type_bytes=_dflt_bytes,dirs:_type_dirs=_dflt_dirs)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'shards',shards)
+  __dataclass_builtins_object__.__setattr__(self,'temporary',temporary)
+  __dataclass_builtins_object__.__setattr__(self,'bytes',bytes)
+  __dataclass_builtins_object__.__setattr__(self,'dirs',dirs)
+ return __init__
+TEXTS["def __create_fn__(_type_shards, _type_temporary, _type_bytes, _type_dirs, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_shards, _dflt_temporary, _dflt_bytes, _dflt_dirs, _return_type):\n def __init__(self,shards:_type_shards=_dflt_shards,temporary:_type_temporary=_dflt_temporary,bytes:_type_bytes=_dflt_bytes,dirs:_type_dirs=_dflt_dirs)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'shards',shards)\n  __dataclass_builtins_object__.__setattr__(self,'temporary',temporary)\n  __dataclass_builtins_object__.__setattr__(self,'bytes',bytes)\n  __dataclass_builtins_object__.__setattr__(self,'dirs',dirs)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_since, _type_since_raw, _type_ignore, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_since, _dflt_since_raw, _dflt_ignore, _return_type):

@@ -36,3 +36,18 @@ def test_nothing_is_lost_or_invented_and_order_is_kept(values: list[int], n: int
     assert kept == sorted(kept) and dropped == sorted(dropped)
     if recent and dropped:
         assert min(r[1] for r in kept) >= max(r[1] for r in dropped)
+
+
+def test_recency_compares_instants_and_ignores_stamps_that_name_none() -> None:
+    from pysift.core.cap import recency
+
+    def never() -> float:
+        raise AssertionError("the file time is asked only when no stamp names an instant")
+
+    utc = recency(["2026-05-02T01:00:00.000Z"], never)
+    offset = recency(["2026-05-01T23:00:00-05:00"], never)  # 04:00Z: later, sorts first
+    assert offset > utc
+    assert recency(["not-a-time", "2026-01-01T00:00:00.000Z"], never) < utc
+    assert recency(["2026-05-01T23:00:00", "9999-99"], lambda: 5.0) == (False, 5.0)  # no offset
+    assert recency([None, ""], lambda: None) == (False, float("-inf"))
+    assert recency([], lambda: 1e12) < recency(["1990-01-01T00:00:00Z"], never)

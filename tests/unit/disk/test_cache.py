@@ -139,7 +139,7 @@ def test_other_rules_other_facets_and_bad_shards_are_ignored(tmp_path: Path) -> 
     store = C.open_store(settings(tmp_path / "cache"))
     assert store.facet("demo", 2).probe(path).state == C.MISS  # another schema
     assert store.facet("other", 1).probe(path).state == C.MISS
-    shard = next((tmp_path / "cache" / "demo").glob("*.marshal"))
+    shard = next((C.namespace(tmp_path / "cache") / "demo").glob("*.marshal"))
     shard.write_bytes(b"\x00garbage")
     assert C.open_store(settings(tmp_path / "cache")).facet("demo", 1).probe(path).state == C.MISS
     shard.write_bytes(marshal.dumps({"format": C.FORMAT, "rules": "x", "entries": {}}))
@@ -153,7 +153,9 @@ def test_shards_are_private_and_written_whole(tmp_path: Path) -> None:
     stored(tmp_path, path)
     root = tmp_path / "cache"
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
-    shards = list((root / "demo").iterdir())
+    assert stat.S_IMODE(C.namespace(root).stat().st_mode) == 0o700
+    assert (C.namespace(root) / "CACHEDIR.TAG").read_bytes() == C.TAG
+    shards = list((C.namespace(root) / "demo").iterdir())
     assert [p.suffix for p in shards] == [".marshal"]  # no temporary file left behind
     assert stat.S_IMODE(shards[0].stat().st_mode) == 0o600
     data = marshal.loads(shards[0].read_bytes())
@@ -198,7 +200,7 @@ def test_entries_of_deleted_transcripts_are_dropped(tmp_path: Path) -> None:
         facet.put(p, C.stamp_of(st, buf), ("f",))
     gone.unlink()
     facet.flush()
-    shard = next((tmp_path / "cache" / "demo").glob("*.marshal"))
+    shard = next((C.namespace(tmp_path / "cache") / "demo").glob("*.marshal"))
     assert list(marshal.loads(shard.read_bytes())["entries"]) == [str(path)]
 
 
@@ -206,7 +208,7 @@ def test_pruning_drops_shards_of_vanished_projects_and_caps_the_size(tmp_path: P
                                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = transcript(tmp_path)
     stored(tmp_path, path)
-    root = tmp_path / "cache"
+    root = C.namespace(tmp_path / "cache")
     dead = root / "demo" / "0123456789abcdef.marshal"
     dead.write_bytes(marshal.dumps({"format": C.FORMAT, "rules": "r",
                                     "entries": {"/nowhere/x.jsonl": ((), ())}}))
@@ -220,12 +222,12 @@ def test_pruning_drops_shards_of_vanished_projects_and_caps_the_size(tmp_path: P
 def test_usage_and_clear(tmp_path: Path) -> None:
     path = transcript(tmp_path)
     stored(tmp_path, path)
-    root = tmp_path / "cache"
+    root = C.namespace(tmp_path / "cache")
     usage = C.usage(root)
     assert usage.facets["demo"][:2] == (1, 1) and usage.total_bytes > 0
-    files, size = C.clear(root)
-    assert files == 1 and size == usage.total_bytes
+    assert C.clear(root) == C.Removed(shards=1, temporary=0, bytes=usage.total_bytes, dirs=1)
     assert C.usage(root).facets == {}
+    assert sorted(p.name for p in root.iterdir()) == ["CACHEDIR.TAG"]  # an empty cache
 
 
 @pytest.mark.parametrize("damage", [
@@ -312,3 +314,167 @@ def test_a_probe_keeps_the_stat_it_took_for_the_rest_of_the_run(tmp_path: Path) 
     assert facet.store.seen[str(path)].st_size == path.stat().st_size
     assert facet.probe(path.with_name("never-stored.jsonl")) is C._MISS
     assert list(facet.store.seen) == [str(path)]  # no entry: no open, nothing seen
+
+
+# -- only its own files: the namespace, the tag, the names ----------------------------------
+
+def _foreign(root: Path) -> dict[Path, bytes]:
+    """Files and dirs under a cache root that pysift did not make, some named as it names
+    its own (a ``.marshal`` in another dir, a ``.tmp`` beside them, a tag elsewhere)."""
+    files = {
+        root / "someapp" / "index.marshal": marshal.dumps({"x": 1}),
+        root / ".claude" / "stuff.marshal": marshal.dumps([1]),
+        root / "notes" / ".draft.tmp": b"draft",
+        root / "list" / "0123456789abcdef.marshal": marshal.dumps({"old": "layout"}),
+        root / "CACHEDIR.TAG": C.TAG,
+    }
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    (root / "emptydir").mkdir()
+    return files
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_pruning_and_clearing_touch_only_pysift_s_own_names(tmp_path: Path) -> None:
+    """The review's case: every ``*.marshal`` of any subdir was taken for a shard (one
+    inside a Claude home was pruned), ``clear`` deleted every ``.*.tmp`` and every empty
+    dir, and counted only the shards."""
+    path = transcript(tmp_path)
+    root = tmp_path / "cache"
+    root.mkdir()
+    foreign = _foreign(root)
+    stored(tmp_path, path)
+    ns = C.namespace(root)
+    own = ns / "demo"
+    stray = {  # in pysift's namespace, but not names pysift makes
+        own / "notes.marshal": b"x", own / ".draft.tmp": b"x", ns / "other" / "a.txt": b"x",
+        own / "0123456789ABCDEF.marshal": b"x", ns / "README": b"x",
+    }
+    for stray_path, data in stray.items():
+        stray_path.parent.mkdir(parents=True, exist_ok=True)
+        stray_path.write_bytes(data)
+    temp = own / ".0123456789abcdef.marshal.4242.tmp"
+    temp.write_bytes(b"half a shard")
+    C.maybe_prune(ns, force=True)  # every foreign file is a shard of no live transcript
+    assert all(p.read_bytes() == data for p, data in {**foreign, **stray}.items())
+    assert (root / "emptydir").is_dir()
+    removed = C.clear(ns)
+    assert removed.shards == 1 and removed.temporary == 1 and not temp.exists()
+    assert removed.dirs == 0  # the facet dir still holds what is not pysift's
+    assert all(p.read_bytes() == data for p, data in {**foreign, **stray}.items())
+    assert (root / "emptydir").is_dir()
+    assert C.old_layout(root) == [root / "list"]  # named, never read nor deleted
+
+
+@pytest.mark.parametrize("shape", ["no tag", "another tag", "a link", "projects inside"])
+def test_a_namespace_not_provably_pysift_s_is_neither_read_written_nor_emptied(
+        tmp_path: Path, shape: str) -> None:
+    path = transcript(tmp_path)
+    stored(tmp_path, path)
+    root = tmp_path / "cache"
+    ns = C.namespace(root)
+    shard = next((ns / "demo").glob("*.marshal"))
+    if shape == "no tag":
+        (ns / "CACHEDIR.TAG").unlink()
+    elif shape == "another tag":
+        (ns / "CACHEDIR.TAG").write_bytes(C.TAG.replace(b"pysift", b"other"))
+    elif shape == "a link":
+        elsewhere = tmp_path / "elsewhere"
+        ns.rename(elsewhere)
+        ns.symlink_to(elsewhere)
+        shard = elsewhere / "demo" / shard.name
+    else:
+        (ns / "projects" / "-w-p").mkdir(parents=True)
+        (ns / "projects" / "-w-p" / "s.jsonl").write_bytes(b"{}\n")
+    before = shard.read_bytes()
+    assert not C.owned(ns)
+    assert C.open_store(settings(root)).facet("demo", 1).probe(path).state == C.MISS
+    store = C.open_store(settings(root))
+    facet = store.facet("demo", 2)
+    buf, st = open_buffer_stat(path)
+    facet.put(path, C.stamp_of(st, buf), ("new",))
+    facet.flush()  # nothing written: no second shard
+    assert [p.name for p in shard.parent.glob("*.marshal")] == [shard.name]
+    C.maybe_prune(ns, force=True)
+    assert C.clear(ns) == C.Removed()
+    assert C.usage(ns).facets == {}
+    assert shard.read_bytes() == before
+
+
+def test_an_empty_namespace_is_tagged_and_used(tmp_path: Path) -> None:
+    """A run that stopped between making the dir and writing its tag left it empty."""
+    path = transcript(tmp_path)
+    C.namespace(tmp_path / "cache").mkdir(parents=True)
+    assert stored(tmp_path, path).probe(path).hit
+    assert C.owned(C.namespace(tmp_path / "cache"))
+
+
+def test_the_files_of_the_older_layout_are_not_read(tmp_path: Path) -> None:
+    path = transcript(tmp_path)
+    store = C.open_store(settings(tmp_path / "cache"))
+    facet = store.facet("demo", 1)
+    buf, st = open_buffer_stat(path)
+    old = tmp_path / "cache" / "demo" / C.shard_name(path.parent)
+    old.parent.mkdir(parents=True)
+    old.write_bytes(marshal.dumps({"format": C.FORMAT, "rules": facet.rules, "entries": {
+        str(path): (C.stamp_of(st, buf).as_tuple(), ("old",))}}))
+    assert facet.probe(path).state == C.MISS
+
+
+@pytest.mark.parametrize("environ, why", [
+    ({"PYSIFT_CACHE_DIR": "/home/ada"}, "holds the Claude home /home/ada/.claude"),
+    ({"PYSIFT_CACHE_DIR": "/"}, "holds the Claude home"),
+    ({"PYSIFT_CACHE_DIR": "/srv"}, "holds the Claude home /srv/claude"),
+    ({"PYSIFT_CACHE_DIR": "/cfg", "CLAUDE_CONFIG_DIR": "/cfg/claude"}, "holds the Claude home"),
+])
+def test_a_location_holding_a_claude_home_is_refused(environ, why) -> None:  # type: ignore[no-untyped-def]
+    got = C.settings_from(environ, HOME, Path("/srv/claude"))
+    assert not got.enabled and why in (got.why_off or "") and got.refused == got.why_off
+    flagged = C.settings_from(environ, HOME, Path("/srv/claude"), no_cache_flag=True)
+    assert flagged.why_off == "--no-cache" and why in (flagged.refused or "")
+
+
+def test_a_location_that_looks_like_a_claude_home_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "backup-of-a-home"
+    (other / "projects" / "-w-p").mkdir(parents=True)
+    got = C.settings_from({"PYSIFT_CACHE_DIR": str(other)}, HOME, Path("/srv/claude"))
+    assert got.enabled  # projects/ without a transcript: no home
+    (other / "projects" / "-w-p" / "s.jsonl").write_bytes(b"{}\n")
+    got = C.settings_from({"PYSIFT_CACHE_DIR": str(other)}, HOME, Path("/srv/claude"))
+    assert not got.enabled and "looks like a Claude home" in (got.refused or "")
+
+
+def test_a_namespace_linked_into_a_claude_home_is_refused(tmp_path: Path) -> None:
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    root = tmp_path / "cache"
+    root.mkdir()
+    C.namespace(root).symlink_to(claude)
+    got = C.settings_from({"PYSIFT_CACHE_DIR": str(root)}, HOME, claude)
+    assert not got.enabled and "under the Claude home" in (got.refused or "")
+
+
+def test_what_keeps_a_cache_that_is_on_from_keeping(tmp_path: Path) -> None:
+    assert C.unwritable(settings(tmp_path / "new" / "cache")) is None  # made on first write
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert C.unwritable(settings(blocker)) == f"{blocker} is not a directory"
+    assert C.unwritable(settings(blocker / "below")) == f"{blocker} is not a directory"
+    foreign = tmp_path / "foreign"
+    (C.namespace(foreign) / "x").mkdir(parents=True)
+    assert "is not pysift's" in (C.unwritable(settings(foreign)) or "")
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir(mode=0o500)
+        assert C.unwritable(settings(ro)) == f"{ro} cannot be written"
+
+
+def test_a_dir_the_user_cannot_write_is_said(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """What ``os.access`` answers (root writes through a mode: it answers yes to root)."""
+    monkeypatch.setattr(C.os, "access", lambda path, mode: False)
+    assert C.unwritable(settings(tmp_path)) == f"{tmp_path} cannot be written"
+    assert C.unwritable(settings(tmp_path / "a" / "b")) == f"{tmp_path} cannot be written"

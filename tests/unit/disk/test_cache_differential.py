@@ -50,8 +50,11 @@ COMMANDS = [
 ]
 ENV = {"TZ": "Australia/Sydney", "PYSIFT_CACHE_SETTLE_MS": "0"}
 
-# what one append adds, by kind (each a few records, some turn openers, some not)
-KINDS = ("prompt", "needle", "tool", "resend", "caveat", "garbage", "interrupt", "answer")
+# what one append adds, by kind (each a few records, some turn openers, some not; "bare":
+# a prompt without cwd, version or branch, which list takes from the lines after it)
+KINDS = ("prompt", "needle", "tool", "resend", "caveat", "garbage", "interrupt", "answer",
+         "bare")
+_BARE = {"cwd": None, "version": None, "gitBranch": None}
 
 
 class Transcript:
@@ -70,6 +73,9 @@ class Transcript:
             self.prompt_parent = s.last_uuid
             words = "plan the kestrel pass" if kind == "needle" else "why is the pass late?"
             return to_line(s.add(user(words)))
+        if kind == "bare":
+            self.prompt_parent = s.last_uuid
+            return to_line(s.add(user("where is the kestrel?", **_BARE)))
         if kind == "resend" and self.prompt_parent is not None:  # a superseded draft's sibling
             return to_line(s.add(user("the Kestrel pass, again"), parent=self.prompt_parent))
         if kind == "tool":
@@ -226,6 +232,24 @@ CacheAgreement.TestCase.settings = settings(
 TestCacheAgreement = CacheAgreement.TestCase
 
 
+def test_a_grown_file_whose_head_ended_at_its_end_is_read_again() -> None:
+    """A head whose envelope lines ran out at the end of the file (fewer than 64 lines, no
+    cwd, version or branch among them) is not final: the lines appended since are among
+    the 64 an uncached read takes them from (the cache kept `<unknown cwd>`)."""
+    machine = CacheAgreement()
+    try:
+        machine._new(["bare"])
+        machine.cached_and_uncached_agree()  # the cold runs keep the rows
+        t = machine.files[0]
+        with open(t.path, "ab") as fh:
+            fh.write(t.lines("answer"))  # an assistant record with cwd, version, branch
+        machine.cached_and_uncached_agree()
+        listed = run_cli("--claude-home", str(machine.home.root), "list", "--format", "json")
+        assert listed.json_rows("session")[0]["cwd"] == CWD
+    finally:
+        machine.teardown()
+
+
 def test_the_cache_was_used() -> None:
     """The machine above compares something: a second run reads facts the first kept."""
     machine = CacheAgreement()
@@ -234,5 +258,6 @@ def test_the_cache_was_used() -> None:
         machine.cached_and_uncached_agree()
         shards = list(machine.cache.rglob("*.marshal"))
         assert {p.parent.name for p in shards} == {"list", "search", "stats", "stats-records"}
+        assert {p.parent.parent for p in shards} == {machine.cache / "pysift-cache-v1"}
     finally:
         machine.teardown()

@@ -130,7 +130,7 @@ def test_kept_records_of_another_shape_are_counted_again(tmp_path: Path, bad: tu
     window = Window(turns=parse_range("0.."))
     plain = engine.run([t], window)[0]
     engine.run([t], window, cache=_store(tmp_path))
-    shard = next((tmp_path / "cache" / engine.RECORDS_FACET).glob("*.marshal"))
+    shard = next((C.namespace(tmp_path / "cache") / engine.RECORDS_FACET).glob("*.marshal"))
     data = marshal.loads(shard.read_bytes())
     stamp, _ = data["entries"][str(path)]
     data["entries"][str(path)] = (stamp, bad)
@@ -152,7 +152,7 @@ def test_kept_figures_of_another_shape_are_counted_again(tmp_path: Path, bad: tu
     t = transcript_from_path(path)
     plain = engine.run([t], Window())[0]
     engine.run([t], Window(), cache=_store(tmp_path))
-    shard = next((tmp_path / "cache" / engine.FACET).glob("*.marshal"))
+    shard = next((C.namespace(tmp_path / "cache") / engine.FACET).glob("*.marshal"))
     data = marshal.loads(shard.read_bytes())
     stamp, _ = data["entries"][str(path)]
     data["entries"][str(path)] = (stamp, bad)
