@@ -299,6 +299,46 @@ def test_what_the_home_cannot_read_makes_the_run_incomplete(cli, demo_home, tmp_
     assert "could not be read" in result.stderr.splitlines()[-1]
 
 
+def test_what_the_home_cannot_read_of_another_session_leaves_a_target_complete(
+        cli, demo_copy, tmp_path):
+    """`archive DEST @<prefix>` exited 1, `complete:false`, for a dangling link of an
+    unrelated session, though the session asked for was archived whole."""
+    gone = demo_copy / "projects" / "-home-ada-src-orbit" / "0badc0de-0000-4000-8000-000000000000.jsonl"
+    gone.symlink_to(tmp_path / "unmounted" / "session.jsonl")
+    for target in (f"@{LONG[:8]}", f"@{EXPLORE}"):
+        result = cli("--claude-home", str(demo_copy), "archive", str(tmp_path / "arc"), target,
+                     "--format", "json")
+        assert (result.code, result.stderr) == (0, ""), target
+        summary = result.summary()
+        assert (summary["complete"], summary["unreadable"], summary["failed"]) == (True, 0, 0)
+    result = cli("--claude-home", str(demo_copy), "archive", str(tmp_path / "arc"), "@0bad")
+    assert result.code == 1 and str(gone) in result.stderr  # that one could be the target
+
+
+def test_a_fifo_in_a_session_dir_is_named_as_no_regular_file_not_retried(cli, demo_copy,
+                                                                         tmp_path):
+    """It was a file that "changed while read": "run again to retry", which never helps."""
+    lanes = demo_copy / "projects" / "-home-ada-src-orbit" / LONG / "subagents"
+    fifo = lanes / f"agent-{EXPLORE}.meta.json"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    result = cli("--claude-home", str(demo_copy), "archive", str(tmp_path / "arc"),
+                 f"@{LONG}", "--format", "json")
+    assert result.code == 1
+    summary = result.summary()
+    assert (summary["complete"], summary["unreadable"], summary["failed"]) == (False, 1, 1)
+    (row,) = [r for r in result.json_rows("file") if r["action"] == "failed"]
+    assert (row["source"], row["error"]) == (
+        str(fifo), "not a regular file (a FIFO): it has no bytes to copy")
+    assert result.stderr.splitlines() == [
+        f"pysift: warning: not archived: {fifo}: not a regular file (a FIFO): it has no "
+        "bytes to copy",
+        "pysift: error: 1 file(s) of the Claude home are not regular files (a FIFO, a socket "
+        "or a device; each named above): they have no bytes to copy, and running again does "
+        "not change that (what the archive holds is whole)"]
+    assert "retry" not in result.stderr
+
+
 def test_a_session_brings_its_file_history_checkpoints(cli, tmp_path):
     """Claude Code's checkpoints of the files a session's tools edited (`recover
     --list-backups`) go with the session; another session's stay out of a targeted run."""

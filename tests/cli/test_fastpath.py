@@ -127,6 +127,36 @@ def test_what_it_does_not_read_is_left_to_the_tree(line: list[str]) -> None:
     assert fastpath.plan(prepare(line)) is None
 
 
+def _given_twice() -> list[list[str]]:
+    """Every one-value option of every fast command given twice (each spelling, and a
+    short one in a cluster), and both halves of every switch: the tree refuses them."""
+    lines = []
+    for command, spec in sorted(COMMANDS.items()):
+        lead = [command] + (["x"] if command == "search" else [])
+        for option, name in spec["values"].items():
+            if name in spec["multiple"]:
+                continue
+            second = f"{option}b" if len(option) == 2 else f"{option}=2"
+            lines.append([*lead, option, "1", second])
+        halves: dict[str, set[bool]] = {}
+        for name, value in spec["flags"].values():
+            halves.setdefault(name, set()).add(value)
+        for name in (n for n, values in halves.items() if len(values) == 2):
+            on, off = (o for value in (True, False) for o, (n, v) in spec["flags"].items()
+                       if n == name and v == value)
+            lines.append([*lead, on, off])
+    return lines
+
+
+@pytest.mark.parametrize("line", _given_twice(), ids=" ".join)
+def test_a_one_value_option_given_twice_is_left_to_the_tree(line: list[str]) -> None:
+    """The fast path kept the last value, as click did: `list --since A --since B`
+    answered for B alone. The tree names both values (SPEC §13)."""
+    args = prepare(line)
+    assert fastpath.plan(args) is None
+    assert typer_reading(args) is None
+
+
 def test_a_run_asked_to_warn_or_to_trace_is_left_to_the_tree(
         monkeypatch: pytest.MonkeyPatch) -> None:
     line = prepare(["stats"])
@@ -221,6 +251,10 @@ RUNS = [
     ["files", "--by", "tree"], ["plan", f"@{LONG}"], ["image", f"@{LONG}", "--format", "json"],
     ["recover", "--file", "src/orbit/core.py", "--coverage"],  # (status: ages move between runs)
     ["recover", "--file", "a", "--diff", "--coverage"],
+    ["list", "--since", "1d", "--since", "2d"], ["search", "x", "-c", "--max-count", "1",
+                                                  "--max-count=2"],
+    ["stats", "--no-subagents", "--subagents"], ["search", "-e", "a", "-eb"],
+    ["search", "x", "-c", "--no-subagents", "--no-subagents"],
 ]
 
 

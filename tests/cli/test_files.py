@@ -208,8 +208,8 @@ def test_help_has_examples_and_the_json_schema(cli) -> None:
     (("--turn", "3-5"), ("--turn", "3..5")),
     # a second pattern silently replaced the first (click keeps the last value): the
     # answer held paths the first pattern excluded
-    (("--glob", "**/src/**", "--glob", "*.py"), ("--glob", "given 2 times")),
-    (("--regex", "a", "--regex", "b"), ("--regex", "given 2 times")),
+    (("--glob", "**/src/**", "--glob", "*.py"), ("--glob", "given 2 times (**/src/**, *.py)")),
+    (("--regex", "a", "--regex", "b"), ("--regex", "given 2 times (a, b)")),
     # an empty glob matched no path, an empty regex every path
     (("--glob", ""), ("--glob is empty",)),
     (("--regex", ""), ("--regex is empty",)),

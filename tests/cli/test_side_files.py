@@ -137,6 +137,31 @@ def test_a_dangling_transcript_symlink_is_named_and_the_zero_is_not_definitive(
     assert listed.code == 0 and f"cannot read {link}" in listed.stderr
 
 
+def test_a_dangling_link_of_another_session_leaves_a_targets_zero_definitive(
+        cli, tmp_path: Path) -> None:
+    """`search NOPE @<prefix>` said `definitive_absence:false, unreadable:1` for a link of
+    another session (the full uuid said true and 0); `stats @<prefix>` counted it too."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "b0000000-0000-4000-8000-000000000002"
+    path = home.session("/w/p", sid, user("hello"), assistant("hi"))
+    gone = "11111111-2222-4333-8444-555555555555"
+    (path.parent / f"{gone}.jsonl").symlink_to(tmp_path / "unmounted" / f"{gone}.jsonl")
+    for target in (f"@{sid}", "@b0000000"):
+        result = cli("--claude-home", str(home.root), "search", "zzqq-nowhere", target,
+                     "--format", "json")
+        assert (result.code, "warning" in result.stderr) == (0, False), target
+        summary = result.summary()
+        assert (summary["definitive_absence"], summary["unreadable"]) == (True, 0), target
+        stats = cli("--claude-home", str(home.root), "stats", target, "--format", "json")
+        assert (stats.code, stats.summary()["unreadable"]) == (0, 0), target
+    # the link itself, asked for by its id, is there: the error says it cannot be read
+    shown = cli("--claude-home", str(home.root), "show", f"@{gone}", "--line", "1")
+    assert shown.code == 1
+    (line,) = shown.stderr.splitlines()
+    assert line.startswith(f"pysift: error: session `{gone}` is there but cannot be read (")
+    assert "a symlink to" in line and "which does not exist" in line
+
+
 # -- stderr nobody reads -----------------------------------------------------------------------
 
 

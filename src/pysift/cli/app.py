@@ -7,9 +7,10 @@ command body, so ``pysift --version`` and ``pysift <cmd> --help`` stay cheap.
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperCommand
 
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click.exceptions import ClickException  # type: ignore[import-not-found, unused-ignore]
@@ -99,6 +100,56 @@ def root(
                "no_cache": no_cache}
 
 
+class OnceCommand(TyperCommand):
+    """A command whose one-value options take one value (SPEC §13): click kept the last
+    of several silently, so `list --since A --since B` answered for B alone. The parser
+    collects each such option's values and hands the command the one; two or more are
+    the usage error naming them all, and so are both halves of a `--x/--no-x` switch.
+    A repeatable option (`-t`, `--sessions-from`), a plain flag and the positionals are
+    read as click reads them; a line asking for help, and shell completion, are left to
+    click as they were."""
+
+    def make_parser(self, ctx: Any) -> Any:
+        parser: Any = super().make_parser(ctx)  # click's own parser, its options retuned
+        single: dict[str, Any] = {}  # dest -> its parameter, for values and switches alike
+        for option in {id(o): o for o in (*parser._long_opt.values(),
+                                            *parser._short_opt.values())}.values():
+            if option.action == "store":
+                option.action = "append"
+            elif option.action == "store_const" and getattr(option.obj, "secondary_opts",
+                                                            None):
+                option.action = "append_const"
+            else:
+                continue
+            single[option.dest] = option.obj
+        parse = parser.parse_args
+
+        def parse_args(args: list[str]) -> Any:
+            opts, rest, order = parse(args=args)
+            lenient = ctx.resilient_parsing or any(p.is_eager for p in order)
+            for dest, param in single.items():
+                given = opts.get(dest)
+                if given is None:
+                    continue
+                twice = len(set(given)) > 1 if param.is_flag else len(given) > 1
+                if twice and not lenient:
+                    raise _given_twice(param, given, ctx)
+                opts[dest] = given[-1]
+            return opts, rest, order
+
+        parser.parse_args = parse_args
+        return parser
+
+
+def _given_twice(param: Any, given: list[Any], ctx: Any) -> Exception:
+    if param.is_flag:  # a --x/--no-x switch given as both halves (one repeated is one)
+        halves = f"{param.opts[0]}/{param.secondary_opts[0]}"
+        return typer.BadParameter("both halves given; pass one", ctx=ctx, param_hint=halves)
+    values = ", ".join(v if isinstance(v, str) else " ".join(map(str, v)) for v in given)
+    return typer.BadParameter(f"given {len(given)} times ({values}); it takes one value, "
+                              "pass one", ctx=ctx, param_hint=max(param.opts, key=len))
+
+
 _declared: set[str] = set()
 
 
@@ -119,6 +170,9 @@ def register(names: tuple[str, ...] = tuple(COMMAND_MODULES)) -> None:
         if declare is not None and name not in _declared:
             _declared.add(name)
             declare(app)
+    for info in app.registered_commands:  # every command's one-value options take one
+        if info.cls in (None, TyperCommand):  # typer's default, or none given
+            info.cls = OnceCommand
     order = {name: i for i, name in enumerate(COMMAND_MODULES)}
     app.registered_commands.sort(key=lambda c: order.get(c.name or "", len(order)))
 

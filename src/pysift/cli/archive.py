@@ -66,10 +66,11 @@ JSON (--format json, one object per line)
 \b
 EXIT
   0 every file in scope archived (or unchanged; a bound plan file that does not exist is
-  a note); 1 a file could not be archived (it vanished, changed or could not be read:
-  named on stderr; the rest is archived), the disk filled, DEST cannot be written, or
-  another archive holds the lock past --lock-timeout; 2 a usage error (DEST
-  is a file, inside the Claude home, holds it, or its parent is missing)."""
+  a note); 1 a file could not be archived (it vanished, changed, could not be read, or
+  is no regular file, a FIFO: named on stderr; the rest is archived), the disk filled,
+  DEST cannot be written, or another archive holds the lock past --lock-timeout; 2 a
+  usage error (DEST is a file, inside the Claude home, holds it, or its parent is
+  missing)."""
 
 
 @app.command("archive", help=ARCHIVE_HELP, epilog=ARCHIVE_EPILOG)

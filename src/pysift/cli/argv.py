@@ -82,10 +82,19 @@ def globals_end(args: Sequence[str]) -> int:
     return at
 
 
+def _put_global(front: dict[str, list[str]], repeated: dict[str, list[str]], name: str,
+                value: str) -> None:
+    if name in front:
+        repeated.setdefault(name, [front[name][1]]).append(value)
+    else:
+        front[name] = [name, value]
+
+
 def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None = None
               ) -> list[str]:
     args = list(argv)
-    front: dict[str, list[str]] = {}  # each global once, the last one given winning
+    front: dict[str, list[str]] = {}  # each global once (a second is refused, below)
+    repeated: dict[str, list[str]] = {}
     no_cache: list[str] = []
     rest: list[str] = []
     encoded: list[str] = []
@@ -99,12 +108,12 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
             if i + 1 >= len(args):
                 raise UsageError(f"{tok} needs a value: {_GLOBAL_NEEDS[tok]}; see "
                                  "`pysift --help`")
-            front[tok] = [tok, args[i + 1]]
+            _put_global(front, repeated, tok, args[i + 1])
             i += 2
             continue
         name, eq, value = tok.partition("=")
         if eq and name in GLOBAL_OPTIONS:
-            front[name] = [name, value]
+            _put_global(front, repeated, name, value)
             i += 1
             continue
         if tok == "--no-cache":
@@ -120,6 +129,9 @@ def normalize(argv: Sequence[str], is_project_dir: Callable[[str], bool] | None 
         else:
             rest.append(tok)
         i += 1
+    for name, values in repeated.items():  # the last one was read silently: another home
+        raise UsageError(f"{name} given {len(values)} times ({', '.join(values)}); it takes "
+                         "one value, pass one (see `pysift --help`)")
     if encoded:
         if "--" in rest:
             cut = rest.index("--") + 1

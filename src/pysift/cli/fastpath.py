@@ -9,14 +9,15 @@ that spec exactly as click's parser does for the shapes it accepts:
 - long options ``--name VALUE`` and ``--name=VALUE``, flags and ``--x/--no-x`` pairs;
 - short clusters (``-ic``, ``-tuser``, ``-t user``), a value taking the rest of the token
   or the next one, whatever it looks like;
-- ``--`` ending the options, options and positionals interleaved, the last value of a
-  single option winning, a repeatable one collecting them in order;
+- ``--`` ending the options, options and positionals interleaved, a repeatable option
+  collecting its values in order;
 - the global options ``cli.argv.normalize`` put in front.
 
 Everything else is declined (None) and the typer tree reads the line, untouched: an
 unknown option, ``--help``, a flag given a value, a value missing at the end, an integer
-that does not parse, more positionals than the command takes, a run asked to warn or to
-print tracebacks. Declining costs nothing but
+that does not parse, more positionals than the command takes, a one-value option given
+twice or both halves of a ``--x/--no-x`` switch (the tree's usage error names them), a
+run asked to warn or to print tracebacks. Declining costs nothing but
 the framework's load, since nothing has run yet; a usage error the command's own checks
 raise later (a ``--format`` that is no format) is reported as the tree reports it.
 """
@@ -107,11 +108,21 @@ def _command(spec: dict[str, Any], tokens: list[str]) -> dict[str, Any] | None:
     given: dict[str, Any] = {}
     positionals: list[str] = []
 
-    def put(name: str, value: str) -> None:
+    def put(name: str, value: str) -> bool:
+        """Take a value; False for a second one of a one-value option (declined)."""
         if name in multiple:
             given.setdefault(name, []).append(value)
+        elif name in given:
+            return False
         else:
             given[name] = value
+        return True
+
+    def switch(name: str, value: bool) -> bool:
+        """Set a flag; False when the other half of its switch was given (declined)."""
+        if given.setdefault(name, value) != value:
+            return False
+        return True
 
     i = 0
     while i < len(tokens):
@@ -130,9 +141,11 @@ def _command(spec: dict[str, Any], tokens: list[str]) -> dict[str, Any] | None:
                         return None
                     value = tokens[i]
                     i += 1
-                put(values_of[name], value)
+                if not put(values_of[name], value):
+                    return None
             elif name in flags and not eq:
-                given[flags[name][0]] = flags[name][1]
+                if not switch(*flags[name]):
+                    return None
             else:
                 return None
         else:  # a cluster of short options
@@ -141,7 +154,8 @@ def _command(spec: dict[str, Any], tokens: list[str]) -> dict[str, Any] | None:
                 opt = "-" + token[j]
                 j += 1
                 if opt in flags:
-                    given[flags[opt][0]] = flags[opt][1]
+                    if not switch(*flags[opt]):
+                        return None
                 elif opt in values_of:
                     if j < len(token):
                         value = token[j:]
@@ -150,7 +164,8 @@ def _command(spec: dict[str, Any], tokens: list[str]) -> dict[str, Any] | None:
                         i += 1
                     else:
                         return None
-                    put(values_of[opt], value)
+                    if not put(values_of[opt], value):
+                        return None
                     break
                 else:
                     return None

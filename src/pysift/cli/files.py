@@ -102,7 +102,8 @@ def execute(ctx: RootContext, targets: list[str] | None, by: str, regex: list[st
     for flag, given in (("--regex", regex), ("--glob", glob)):
         if given is not None and len(given) > 1:  # click kept the last: a filter dropped
             raise bad_parameter(
-                f"given {len(given)} times; pass one (--regex and --glob are ANDed with "
+                f"given {len(given)} times ({', '.join(given)}); pass one (--regex and "
+                "--glob are ANDed with "
                 "each other: fold the patterns into one, a|b or {a,b})", param_hint=flag)
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, since=since, until=until,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.commands.scope import ScopeArgs
+from pysift.disk.layout import NOT_REGULAR
 from pysift.engines.archive import (
     APPENDED,
     COPIED,
@@ -53,10 +54,14 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
     report.unreadable += result.unread
     report.notes.extend(result.notes)
     changed = 0  # failed rows a run can retry (vanished, shrank, changed while read)
+    # what is no regular file (a FIFO): counted as unreadable, but no permission or run fixes it
+    irregular = {path for path, reason in scope.unreadable if reason == NOT_REGULAR}
     for o in result.outcomes:
         if o.action != FAILED:
             continue
         warning = f"warning: not archived: {o.entry.source}: {o.reason}"
+        if o.irregular:
+            irregular.add(o.entry.source)
         if not o.unreadable:
             changed += 1
             report.note(warning)
@@ -70,14 +75,26 @@ def run(opts: ArchiveOptions, env: Env, progress: Progress | None = None,
         report.note(f"error: {result.stopped}")
         report.exit_code = 1
     elif changed or answer.unread:
-        report.note(f"error: {_incomplete(changed, answer.unread)}")
+        report.note(f"error: {_incomplete(changed, answer.unread, len(irregular))}")
         report.exit_code = 1
     return report
 
 
-def _incomplete(changed: int, unread: int) -> str:
+def _incomplete(changed: int, unread: int, irregular: int = 0) -> str:
     """The run's last line when it went on past what it could not archive: a file that
-    changed while read clears by running again, what cannot be read by its permissions."""
+    changed while read clears by running again, what cannot be read by its permissions,
+    and a file that is no regular file (a FIFO; ``irregular`` of the ``unread``) by
+    neither: it has no bytes to copy."""
+    if irregular:
+        parts = [f"{irregular} file(s) of the Claude home are not regular files (a FIFO, a "
+                 "socket or a device; each named above): they have no bytes to copy, and "
+                 "running again does not change that"]
+        if unread > irregular:
+            parts.append(f"{unread - irregular} dir(s) or file(s) could not be read: what "
+                         "they hold is not archived; fix their permissions and run again")
+        if changed:
+            parts.append(f"{changed} file(s) changed while read: run again to retry them")
+        return "; ".join(parts) + " (what the archive holds is whole)"
     if not unread:
         return (f"{changed} file(s) could not be archived (each named above); what the "
                 "archive holds of them is whole: run again to retry")

@@ -39,6 +39,7 @@ from pysift.disk.layout import (
     is_file,
     is_legacy_agent_file,
     is_sidecar_file,
+    is_transcript_path,
     is_workflow_journal,
     iter_project_dirs,
     legacy_agent_transcript,
@@ -140,20 +141,22 @@ def projects_root(env: Env) -> Path:
 
 
 def find_session_file(session_id: str, env: Env, *, unread: Unreadable,
-                      others: list[Path] | None = None) -> Path | None:
+                      others: list[Path] | None = None, there: list[Path] | None = None
+                      ) -> Path | None:
     """The top-level ``<id>.jsonl``: the encoded ``env.cwd`` dir first, then among every
     project dir's copy the one written last (what cannot be read on the way goes into
-    ``unread``; the other copies found by that scan into ``others``). A session copied
+    ``unread``, and those of its own copies known to exist into ``there``; the other
+    copies found by that scan into ``others``). A session copied
     into two project dirs (a moved or duplicated project) is found twice; the live one is
     the copy Claude Code is writing (decided, twentieth session: the first in listing
     order had been taken)."""
     root = projects_root(env)
     here = find_project_dir(root, os.fspath(env.cwd), unread=unread)
     name = f"{session_id}.jsonl"
-    if here is not None and is_file(here / name, unread=unread):
+    if here is not None and is_transcript_path(here / name, unread=unread, there=there):
         return here / name
     copies = [d / name for d in iter_project_dirs(root, unread=unread)
-              if is_file(d / name, unread=unread)]
+              if is_transcript_path(d / name, unread=unread, there=there)]
     if not copies:
         return None
     newest = max(copies, key=_written)
@@ -365,7 +368,13 @@ class _Resolver:
         self.subagents = subagents
         self.root = projects_root(env)
         self.notes: list[str] = []
-        self.unread = Unreadable()  # every walk of this pass notes here; the Scope carries it
+        # what the scope cannot read: the walks of the named targets note here, and the Scope
+        # carries it; the id searches (a prefix, an agent id) walk the whole home and note
+        # into ``scanned``, of which only what could be a target counts (``_claims``)
+        self.unread = Unreadable()
+        self.scanned = Unreadable()
+        self._claims: list[Callable[[str], bool]] = []
+        self.there: list[Path] = []  # session files a target named: there, not readable
         self.listing = False  # resolving the ids of a --sessions-from list
         self.found: dict[str, Transcript] = {}  # keyed by path text (see _ordered)
         self._sessions: list[Path] | None = None
@@ -378,8 +387,8 @@ class _Resolver:
     def all_sessions(self) -> list[Path]:
         if self._sessions is None:
             self._sessions = [
-                s for d in iter_project_dirs(self.root, unread=self.unread)
-                for s in top_level_sessions(d, unread=self.unread)
+                s for d in iter_project_dirs(self.root, unread=self.scanned)
+                for s in top_level_sessions(d, unread=self.scanned)
             ]
         return self._sessions
 
@@ -392,7 +401,7 @@ class _Resolver:
             # answers that for all of them, instead of a failed scandir per session
             names = self._dir_names(session_path.parent)
             stem = session_path.name[: -len(".jsonl")]
-            cached = (subagent_transcripts(session_path, unread=self.unread) if stem in names
+            cached = (subagent_transcripts(session_path, unread=self.scanned) if stem in names
                       else [])
             cached += [a for a in self.legacy_agents(session_path.parent)
                        if a.parent_session_id == stem]
@@ -406,7 +415,7 @@ class _Resolver:
             cached = [legacy_agent_transcript(project_dir / name)
                       for name in sorted(self._dir_names(project_dir))
                       if is_legacy_agent_file(Path(name))
-                      and is_file(project_dir / name, unread=self.unread)]
+                      and is_file(project_dir / name, unread=self.scanned)]
             self._legacy[project_dir] = cached
         return cached
 
@@ -439,8 +448,8 @@ class _Resolver:
         ``<uuid>/`` dirs, and the sessions old-layout agents name (file or not)."""
         if self._agent_owners is None:
             owners = {os.fspath(p): p for p in self.all_sessions()}
-            for d in iter_project_dirs(self.root, unread=self.unread):
-                for orphan in orphan_session_paths(d, unread=self.unread):
+            for d in iter_project_dirs(self.root, unread=self.scanned):
+                for orphan in orphan_session_paths(d, unread=self.scanned):
                     owners.setdefault(os.fspath(orphan), orphan)
                 for agent in self.legacy_agents(d):
                     key = d / f"{agent.parent_session_id}.jsonl"
@@ -453,10 +462,22 @@ class _Resolver:
         for session in self.agent_owners():
             yield from self.subs(session)
 
-    def unread_hint(self) -> str:
+    def unreadable(self, *claims: Callable[[str], bool]) -> list[tuple[str, str]]:
+        """``(path, reason)`` of what the scope could not read: every note of the named
+        targets' walks, and of the id searches' walks each one that could hold a target
+        (SPEC §3: a dangling link of another session says nothing about this one)."""
+        found = dict(self.unread.items())
+        every = (*self._claims, *claims)
+        for path, reason in self.scanned.items():
+            if path not in found and any(claim(path) for claim in every):
+                found[path] = reason
+        return sorted(found.items())
+
+    def unread_hint(self, claim: Callable[[str], bool] | None = None) -> str:
         """For a "not found" error: the dirs the walk could not read may hold the id
-        (an error ends the run before the scope's warnings are printed)."""
-        items = self.unread.items()
+        (an error ends the run before the scope's warnings are printed); ``claim``: what
+        of the id search's walk could be the id asked for."""
+        items = self.unreadable(claim) if claim is not None else self.unreadable()
         if not items:
             return ""
         named = ", ".join(path for path, _ in items[:3])
@@ -476,14 +497,32 @@ class _Resolver:
         if is_file(session_path, unread=self.unread):
             self.add(top_level_transcript(session_path))
         if self.subagents:
+            self._claims.append(_lanes_of(session_path))
             for sub in self.subs(session_path):
                 self.add(sub)
 
     def add_agent(self, agent: Transcript) -> None:
         self.add(agent)
-        if self.subagents:
+        if self.subagents:  # a descendant is a lane of the agent's session
+            self._claims.append(_lanes_of(agent.project_dir
+                                          / f"{agent.parent_session_id}.jsonl"))
             for child in self._descendants(agent):
                 self.add(child)
+
+    def _unreadable_session(self, session_id: str) -> SourceError | None:
+        """The error for a session whose ``<id>.jsonl`` is there but cannot be read (a
+        dangling symlink, a FIFO, a loop of links; not a permission on a dir above, which
+        hides whether it exists) and that nothing else holds: "no session" would send the
+        user to `pysift list` for a file that exists (SPEC §2)."""
+        name = f"{session_id}.jsonl"
+        there = {os.fspath(p) for p in self.there if p.name == name}
+        found = [(path, reason) for path, reason in self.unreadable() if path in there]
+        if not found:
+            return None
+        named = "; ".join(f"{path}: {reason}" for path, reason in found)
+        return SourceError(
+            f"session `{session_id}` is there but cannot be read ({named}); what it holds "
+            f"is out of reach until it can be (check the path and its permissions)")
 
     # -- per kind ---------------------------------------------------------------------
     def resolve(self, token: TargetToken) -> None:
@@ -502,12 +541,15 @@ class _Resolver:
     def _uuid(self, token: TargetToken) -> None:
         name = f"{token.value}.jsonl"
         hits = [p for d in iter_project_dirs(self.root, unread=self.unread)
-                if is_file(p := d / name, unread=self.unread)]
+                if is_transcript_path(p := d / name, unread=self.unread, there=self.there)]
         if not hits:
             hits = self.owner_paths(token.value)
             if hits and not self._require_subagents(token.value):
                 return
         if not hits:
+            unreadable = self._unreadable_session(token.value)
+            if unreadable is not None:
+                raise unreadable
             raise TargetError(
                 f"no session `{token.value}` under {self.root}{self.unread_hint()}; `pysift "
                 f"list` shows the session ids (or check --claude-home / $CLAUDE_CONFIG_DIR)"
@@ -537,6 +579,8 @@ class _Resolver:
 
     def _prefix(self, token: TargetToken) -> None:
         prefix = token.value
+        claim = _may_be_id(prefix, sessions=True)
+        self._claims.append(claim)
         exact = [a for a in self.all_agents() if a.session_id == prefix]
         if exact:  # a short legacy agent id (a + 6 hex) is its own full id
             for agent in exact:
@@ -552,7 +596,7 @@ class _Resolver:
         if not ids:
             raise TargetError(
                 f"no session or agent id starts with `{prefix}` under {self.root}"
-                f"{self.unread_hint()}; check the prefix (`pysift list` shows session and "
+                f"{self.unread_hint(claim)}; check the prefix (`pysift list` shows session and "
                 f"agent ids)"
             )
         if len(ids) > 1:
@@ -570,6 +614,8 @@ class _Resolver:
 
     def _agent(self, token: TargetToken) -> None:
         agent_id = token.value
+        claim = _may_be_id(agent_id, sessions=False, whole=not is_hex(agent_id))
+        self._claims.append(claim)
         exact = [a for a in self.all_agents() if a.session_id == agent_id]
         if not exact and is_hex(agent_id):
             # A collision-lengthened header token may be a literal prefix of a longer id.
@@ -582,7 +628,7 @@ class _Resolver:
                 )
         if not exact:
             raise TargetError(
-                f"no subagent `{agent_id}` under {self.root}{self.unread_hint()}; list agent "
+                f"no subagent `{agent_id}` under {self.root}{self.unread_hint(claim)}; list agent "
                 f"ids with `pysift list @<session>` (its SUBAGENT rows) and pass one as "
                 f"`@<agent-id>`"
             )
@@ -591,10 +637,13 @@ class _Resolver:
 
     def _main(self, token: TargetToken) -> None:
         session_id = require_calling_session(self.env, "@main")
-        path = find_session_file(session_id, self.env, unread=self.unread)
+        path = find_session_file(session_id, self.env, unread=self.unread, there=self.there)
         if MAIN_LANE_NOTE not in self.notes:
             self.notes.append(MAIN_LANE_NOTE)
         if path is None:
+            unreadable = self._unreadable_session(session_id)
+            if unreadable is not None:
+                raise unreadable
             raise TargetError(
                 f"@main: the calling session {session_id} has no transcript under "
                 f"{self.root}{self.unread_hint()}; check --claude-home / $CLAUDE_CONFIG_DIR"
@@ -702,6 +751,43 @@ class _Resolver:
         return descendants(agent, self.subs(session_path), session_path)
 
 
+def _may_be_id(ident: str, *, sessions: bool, whole: bool = False) -> Callable[[str], bool]:
+    """Whether what an id search could not read may be what ``ident`` names: a dir it
+    could not list (it may hold any id), an ``agent-<id>.jsonl`` whose id starts with it
+    (is it, when ``whole``), and with ``sessions`` a ``<uuid>.jsonl`` whose uuid starts
+    with it (dashes dropped for a dashless prefix, as ``_prefix`` matches). Anything
+    else is another session's or agent's file, which says nothing about this one."""
+    dashless = "-" not in ident
+
+    def claim(path: str) -> bool:
+        name = os.path.basename(path)
+        if not name.endswith(".jsonl"):
+            return True
+        stem = name[: -len(".jsonl")]
+        if stem.startswith("agent-"):
+            agent = stem[len("agent-"):]
+            return agent == ident if whole else agent.startswith(ident)
+        if not sessions:
+            return False
+        return (stem.replace("-", "") if dashless else stem).startswith(ident)
+    return claim
+
+
+def _lanes_of(session_path: Path) -> Callable[[str], bool]:
+    """Whether what a walk could not read may be a lane of this session: anything under
+    its ``<uuid>/`` dir, or an old-layout ``agent-*.jsonl`` beside it (the session it
+    names could not be read)."""
+    inside = os.path.join(os.fspath(session_path)[: -len(".jsonl")], "")
+    project_dir = os.fspath(session_path.parent)
+
+    def claim(path: str) -> bool:
+        if path.startswith(inside):
+            return True
+        head, name = os.path.split(path)
+        return head == project_dir and is_legacy_agent_file(Path(name))
+    return claim
+
+
 def _session_ref_token(ident: str) -> TargetToken:
     if ident.endswith(".jsonl"):  # a transcript path, as `search -l` prints one
         return parse_target(ident)
@@ -784,7 +870,7 @@ def _scope(resolver: _Resolver, scoped: bool) -> Scope:
     """The scope, with a warning for every dir or file the walk could not read: the
     transcripts behind it are missing, and a search must not call its zero a definitive
     absence."""
-    unreadable = resolver.unread.items()
+    unreadable = resolver.unreadable()
     notes = list(resolver.notes)
     notes.extend(unread_note(path, reason) for path, reason in unreadable)
     return Scope(_ordered(resolver.found), scoped=scoped, notes=notes,

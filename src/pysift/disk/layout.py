@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat as _stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
 from pathlib import Path
@@ -187,14 +188,55 @@ def is_transcript_entry(entry: os.DirEntry[str], unread: Unreadable) -> bool:
     if entry.is_file():
         return True
     if entry.is_symlink() and not os.path.exists(entry.path):
-        try:
-            target = os.readlink(entry.path)
-        except OSError:
-            target = "?"
-        unread.note_reason(entry.path, f"a symlink to {target}, which does not exist")
+        unread.note_reason(entry.path, dangling_reason(entry.path))
     elif not entry.is_dir():  # a FIFO, a socket, a device: there, never read (a FIFO blocks)
-        unread.note_reason(entry.path, "not a regular file")
+        unread.note_reason(entry.path, NOT_REGULAR)
     return False
+
+
+NOT_REGULAR = "not a regular file"
+
+
+def dangling_reason(path: str | Path) -> str:
+    """Why a symlink whose target is gone cannot be read (the readers' and archive's words)."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return f"a symlink to {target}, which does not exist"
+
+
+def is_transcript_path(path: Path, *, unread: Unreadable, there: list[Path] | None = None
+                       ) -> bool:
+    """``is_file`` for a transcript a target names by its path (``<dir>/<uuid>.jsonl``):
+    what is there but cannot be read as one, a symlink whose target is gone, a FIFO, a
+    loop of links or a permission, is noted as ``is_transcript_entry`` notes it in a
+    listing, never passed over as if nothing were there (a dir of that name is no
+    transcript and no news). ``there`` gets the paths known to exist among them: a
+    permission on a dir above hides whether the file exists at all."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            unread.note_reason(path, dangling_reason(path))
+            _known(there, path)
+        return False
+    except OSError as exc:
+        unread.note(path, exc)
+        if exc.errno not in (errno.EACCES, errno.EPERM):  # a loop of links, an I/O error
+            _known(there, path)
+        return False
+    if _stat.S_ISREG(st.st_mode):
+        return True
+    if not _stat.S_ISDIR(st.st_mode):
+        unread.note_reason(path, NOT_REGULAR)
+        _known(there, path)
+    return False
+
+
+def _known(there: list[Path] | None, path: Path) -> None:
+    if there is not None:
+        there.append(path)
 
 
 def is_file(path: Path, *, unread: Unreadable) -> bool:

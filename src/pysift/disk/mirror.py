@@ -36,6 +36,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pysift.disk.layout import dangling_reason
 from pysift.model.fastdata import dataclass
 
 CHUNK = 64 << 20  # bytes per in-kernel copy step (the progress bar moves per step)
@@ -61,6 +62,12 @@ class SourceUnreadable(SourceChanged):
     read (its fix is the file's permissions, not another run)."""
 
 
+class SourceNotRegular(SourceUnreadable):
+    """The source is not a regular file (a FIFO, a socket, a device, a dir): it has no
+    bytes to copy, so it is not archived and no later run changes that; counted with
+    what the home could not read, as the scope counts such a transcript."""
+
+
 class DestFull(OSError):
     """The archive's disk (or quota) is full: the run stops; every archived file is whole."""
 
@@ -75,16 +82,30 @@ class SourceStat:
 
 def stat_source(path: str | Path) -> SourceStat:
     """The source's size, times and permission bits (symlinks followed); ``SourceChanged``
-    when it is gone or not a regular file, ``SourceUnreadable`` when it cannot be stat'ed."""
+    when it is gone, ``SourceUnreadable`` when it cannot be stat'ed or is a symlink whose
+    target is gone (no run brings it back), ``SourceNotRegular`` when it is no file."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
+        if os.path.islink(path):
+            raise SourceUnreadable(f"cannot be read: {dangling_reason(path)}") from None
         raise SourceChanged("vanished before it was archived") from None
     except OSError as exc:
         raise _unreadable(exc) from None
     if not stat.S_ISREG(st.st_mode):
-        raise SourceChanged("not a regular file")
+        raise SourceNotRegular(f"not a regular file ({_kind(st.st_mode)}): it has no bytes "
+                               "to copy")
     return SourceStat(st.st_size, st.st_mtime_ns, st.st_atime_ns, stat.S_IMODE(st.st_mode))
+
+
+def _kind(mode: int) -> str:
+    """What a file that is no regular file is, for its row."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a dir")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def partial_path(target: Path) -> Path:

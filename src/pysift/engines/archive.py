@@ -484,6 +484,7 @@ class Outcome:
     preserved_as: str | None = None
     reason: str | None = None
     unreadable: bool = False  # FAILED because the source cannot be read (its permissions)
+    irregular: bool = False  # … because it is no regular file (a FIFO): no run archives it
 
 
 @dataclass
@@ -614,7 +615,8 @@ def _decide_one(entry: Entry, dest: str) -> Decision | Outcome:
 
 def _source_failed(entry: Entry, exc: mirror.SourceChanged) -> Outcome:
     return Outcome(entry, FAILED, reason=str(exc),
-                   unreadable=isinstance(exc, mirror.SourceUnreadable))
+                   unreadable=isinstance(exc, mirror.SourceUnreadable),
+                   irregular=isinstance(exc, mirror.SourceNotRegular))
 
 
 def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, env: Env,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pysift.cli.argv import home_flag, looks_like_encoded_dir, normalize
+from pysift.errors import UsageError
 
 
 def test_claude_home_moves_in_front_of_the_subcommand() -> None:
@@ -74,3 +75,20 @@ def test_a_valueless_claude_home_says_so() -> None:
 
     with pytest.raises(UsageError, match="--claude-home needs a value"):
         normalize(["list", "--claude-home"])
+
+
+@pytest.mark.parametrize("line", [
+    ["--claude-home", "/a", "list", "--claude-home", "/b"],
+    ["list", "--claude-home=/a", ".", "--claude-home", "/b"],
+    ["--color", "never", "search", "x", "--color=always"],
+])
+def test_a_global_given_twice_is_refused_naming_both(line: list[str]) -> None:
+    """The last one was read silently: `--claude-home /a … --claude-home /b` answered
+    about /b alone."""
+    name = line[0].split("=")[0] if line[0].startswith("--") else line[1].split("=")[0]
+    first, second = ("/a", "/b") if name == "--claude-home" else ("never", "always")
+    with pytest.raises(UsageError, match=f"^{name} given 2 times \\({first}, {second}\\)"):
+        normalize(line)
+    # after `--` a token is a positional, never a global
+    assert normalize(["--claude-home", "/a", "search", "--", "--claude-home"])[:2] == [
+        "--claude-home", "/a"]

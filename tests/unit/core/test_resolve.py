@@ -731,3 +731,88 @@ def test_a_file_that_is_no_transcript_is_refused_as_such(home: Home) -> None:
     home.agent("-w-a", S1, AGENT, meta={"agentType": "Explore"})
     with pytest.raises(TargetError, match="is a file but not a transcript"):
         resolve_scope([str(meta)], home.env())
+
+
+# -- what cannot be read counts where it could be the target (SPEC §3) ----------------------------
+
+
+def dangle(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(path.parent / "unmounted" / path.name)
+    return path
+
+
+def test_a_prefix_counts_only_what_could_be_its_target(home: Home) -> None:
+    """`@2222` took on every unreadable file of the home: a dangling link of another
+    session made its zero "not definitive" and its archive incomplete."""
+    home.session("-w-a", S2)
+    dangle(home.projects / "-w-a" / f"{S1}.jsonl")
+    scope = resolve_scope(["@2222"], home.env())
+    assert (ids(scope), scope.unreadable, scope.notes) == ([S2], [], [])
+    with pytest.raises(TargetError) as found:  # nor is it named as a place the id may be
+        resolve_scope(["@beef"], home.env())
+    assert "could not" not in str(found.value)
+    # a file whose name the prefix matches may be the session asked for: it counts
+    maybe = dangle(home.projects / "-w-b" / "22223333-0000-4000-8000-000000000000.jsonl")
+    scope = resolve_scope(["@2222"], home.env())
+    assert ids(scope) == [S2]
+    assert [path for path, _ in scope.unreadable] == [str(maybe)]
+    # and is named where a prefix (dashless, past the first dash) finds nothing else
+    with pytest.raises(TargetError, match=f"that could be read: {maybe} could not"):
+        resolve_scope(["@222233330"], home.env())
+
+
+def test_an_agent_id_counts_what_could_be_it_or_its_lanes(
+        home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.session("-w-a", S1, spawn("toolu_main"))
+    home.agent("-w-a", S1, AGENT, meta={"toolUseId": "toolu_main"})
+    home.session("-w-a", S2)
+    elsewhere = home.projects / "-w-a" / S2 / "subagents"
+    elsewhere.mkdir(parents=True)
+    os.mkfifo(elsewhere / f"agent-{CHILD}.jsonl")  # another session's lane
+    dangle(home.projects / "-w-b" / f"{S3}.jsonl")  # another session
+    for target in (f"@{AGENT}", f"@{AGENT[:9]}"):  # the id, and a prefix of it
+        scope = resolve_scope([target], home.env())
+        assert (ids(scope), scope.unreadable) == ([AGENT], []), target
+    # a file beside it in its session's dir may be one of its descendants
+    lane = home.projects / "-w-a" / S1 / "subagents" / f"agent-{GRANDCHILD}.jsonl"
+    os.mkfifo(lane)
+    assert resolve_scope([f"@{AGENT}"], home.env()).unreadable == [
+        (str(lane), "not a regular file")]
+    assert resolve_scope([f"@{AGENT}"], home.env(), subagents=False).unreadable == []
+    # a dir that cannot be listed may hold the id itself
+    from denied import deny_listing
+
+    deny_listing(monkeypatch, elsewhere)
+    scope = resolve_scope([f"@{AGENT}"], home.env(), subagents=False)
+    assert [path for path, _ in scope.unreadable] == [str(elsewhere)]
+
+
+def test_a_session_target_counts_what_may_be_its_lanes(home: Home) -> None:
+    home.session("-w-a", S1)
+    home.agent("-w-a", S1, AGENT)
+    lane = dangle(home.projects / "-w-a" / S1 / "subagents" / f"agent-{CHILD}.jsonl")
+    home.session("-w-a", S2)
+    dangle(home.projects / "-w-a" / S2 / "subagents" / f"agent-{GRANDCHILD}.jsonl")
+    for target in (f"@{S1}", "@1111"):
+        scope = resolve_scope([target], home.env())
+        assert [path for path, _ in scope.unreadable] == [str(lane)], target
+
+
+def test_a_uuid_that_is_there_but_cannot_be_read_says_so(home: Home) -> None:
+    """`@<uuid>` of a dangling link or a FIFO said "no session …; `pysift list` shows
+    the session ids", as if the file were not there (SPEC §2: it still exists)."""
+    gone = dangle(home.projects / "-w-a" / f"{S1}.jsonl")
+    os.mkfifo(home.projects / "-w-a" / f"{S2}.jsonl")
+    with pytest.raises(SourceError, match=f"session `{S1}` is there but cannot be read "
+                       f"\\({gone}: a symlink to .*unmounted.*, which does not exist\\)"):
+        resolve_scope([f"@{S1}"], home.env())
+    with pytest.raises(SourceError, match=f"{S2}.jsonl: not a regular file\\)"):
+        resolve_scope([f"@{S2}"], home.env())
+    with pytest.raises(SourceError, match="is there but cannot be read"):
+        resolve_scope(["@main"], home.env(CLAUDE_CODE_SESSION_ID=S1))
+    # a readable copy in another project dir is the session; the other one is said
+    copy = home.session("-w-b", S1)
+    scope = resolve_scope([f"@{S1}"], home.env())
+    assert [t.path for t in scope.transcripts] == [copy]
+    assert [path for path, _ in scope.unreadable] == [str(gone)]

@@ -550,6 +550,48 @@ def test_a_transcript_that_is_no_regular_file_is_noted(tmp_path: Path) -> None:
                               (str(lanes / "agent-a1b2c3d4e5f6a7b8c.jsonl"), "not a regular file")]
 
 
+def test_a_transcript_named_by_its_path_that_cannot_be_read_is_noted(tmp_path: Path) -> None:
+    """`@<uuid>` asked `Path.is_file()`, which says False for a dangling link, a FIFO and
+    a loop of links alike: the session read as absent, "no session", with no warning."""
+    from pysift.disk.layout import is_transcript_path
+
+    project = tmp_path / "-w"
+    project.mkdir()
+    good, gone, fifo, loop = (project / f"{n}.jsonl" for n in ("good", "gone", "fifo", "a"))
+    good.write_text("{}\n")
+    gone.symlink_to(tmp_path / "unmounted" / "x.jsonl")
+    os.mkfifo(fifo)
+    loop.symlink_to(project / "b.jsonl")
+    (project / "b.jsonl").symlink_to(loop)
+    (project / "dir.jsonl").mkdir()
+    unread, there = Unreadable(), []
+    found = [is_transcript_path(project / f"{n}.jsonl", unread=unread, there=there)
+             for n in ("good", "gone", "fifo", "a", "dir", "absent")]
+    assert found == [True, False, False, False, False, False]
+    reasons = dict(unread.items())
+    assert reasons[str(gone)] == f"a symlink to {tmp_path / 'unmounted' / 'x.jsonl'}, which does not exist"
+    assert reasons[str(fifo)] == "not a regular file"
+    assert str(loop) in reasons and len(reasons) == 3  # a dir of that name is no news
+    assert there == [gone, fifo, loop]
+
+
+def test_a_path_a_permission_hides_is_noted_but_not_known_to_be_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dir without search permission makes every name in it EACCES, there or not."""
+    import errno
+
+    from pysift.disk.layout import is_transcript_path
+
+    def denied(path, *a, **kw):  # type: ignore[no-untyped-def]
+        raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+
+    monkeypatch.setattr(os, "stat", denied)
+    unread, there = Unreadable(), []
+    assert not is_transcript_path(tmp_path / "x.jsonl", unread=unread, there=there)
+    assert unread.items() == [(str(tmp_path / "x.jsonl"), "Permission denied")]
+    assert there == []
+
+
 # a name a directory listing can give: one component, never "." or ".."
 _LISTED_NAME = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)),
                        min_size=1, max_size=40).filter(lambda name: name not in (".", ".."))

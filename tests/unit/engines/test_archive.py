@@ -518,6 +518,27 @@ def test_an_unreadable_source_is_its_own_failure_and_the_rest_is_archived(built,
     assert result.in_scope == len(result.outcomes)
 
 
+def test_a_file_that_is_no_regular_file_is_not_one_that_changed_while_read(built, tmp_path):
+    """A FIFO (and a dangling link) in a session dir was a "changed while read" failure,
+    "run again to retry", which no run could clear."""
+    lanes = built.projects / "-home-ada-src-orbit" / SID / "subagents"
+    os.mkfifo(lanes / "agent-a9e8d7c6b5a493827.meta.json")
+    (lanes / "agent-a1b2c3d4e5f6a7b8c.meta.json").symlink_to(tmp_path / "unmounted.json")
+    result = _run(built, tmp_path / "arc", [f"@{SID}"])
+    failed = {o.entry.rel.rsplit("/", 1)[1]: o for o in result.outcomes
+              if o.action == archive.FAILED}
+    fifo = failed["agent-a9e8d7c6b5a493827.meta.json"]
+    assert (fifo.reason, fifo.unreadable, fifo.irregular) == (
+        "not a regular file (a FIFO): it has no bytes to copy", True, True)
+    link = failed["agent-a1b2c3d4e5f6a7b8c.meta.json"]
+    assert (link.reason, link.unreadable, link.irregular) == (
+        f"cannot be read: a symlink to {tmp_path / 'unmounted.json'}, which does not exist",
+        True, False)
+    assert len(failed) == 2 and result.stopped is None
+    with pytest.raises(mirror.SourceChanged, match="vanished"):  # gone is still gone
+        mirror.stat_source(lanes / "agent-nothing.meta.json")
+
+
 def test_a_copy_keeps_its_sources_mode_and_the_dirs_it_makes_are_private(built, tmp_path):
     """A private home (0600 files) was archived world-readable: 0644 copies, 0755 dirs."""
     old_umask = os.umask(0o022)
