@@ -872,3 +872,129 @@ def test_a_write_after_a_cd_is_of_the_file_in_that_dir(cli, home: ClaudeHome) ->
     moved = "/w/proj/sub/app.py"
     save(home, Story().write(moved, "old\n").bash("cd sub && echo new > app.py"))
     assert run(cli, home, "--file", moved).stdout == "new\n"
+
+
+# -- what a Bash call certainly did (the review of the twenty-first session) ----------------------
+
+
+@pytest.mark.parametrize("command", [
+    f"test -f {F} || cat > {F} <<'EOF'\nport=80\nEOF",
+    f"true || echo q > {F}",
+    f"if [ -f {F} ]; then :; else echo x > {F}; fi",
+    f"case x in y) echo z > {F};; esac",
+    f"while false; do echo y > {F}; done",
+    f"until true; do echo y > {F}; done",
+    f"f() {{ echo x > {F}; }}; echo done",
+    f"exit 0; echo hi > {F}",
+    f"[ -e nothere ] && echo z > {F}; true",
+])
+def test_a_write_that_may_not_have_run_is_a_boundary_never_replayed(
+        cli, home: ClaudeHome, command: str) -> None:
+    save(home, Story().write(F, "port=8080\n").bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == "port=8080\n"
+    assert "no bash mutation of this file" not in result.stderr
+    assert "NOT verified against disk" in result.stderr
+    row = coverage(cli, home)
+    assert row["events"]["bash_write_anchor"] == 0
+    assert [b["cause"] for b in row["boundaries"]] == ["bash_mutation"]
+
+
+def test_an_append_in_a_loop_is_never_placed_once(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "start\n").bash(f"for i in 1 2 3; do echo tick >> {F}; done"))
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "start\n" and "no bash mutation of this file" not in result.stderr
+    assert coverage(cli, home)["events"]["bash_write_anchor"] == 0
+
+
+def test_a_write_a_final_and_chain_proves_is_still_an_anchor(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "old\n").bash(f"grep -q old {F} && echo new > {F}"))
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "new\n" and "complete; no bash mutation" in result.stderr
+
+
+def test_an_echo_zsh_would_print_otherwise_is_no_anchor(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "old\n").bash(f"echo 'a\\tb' > {F}"))
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "old\n" and "NOT verified against disk" in result.stderr
+    save(home, Story().write(F, "old\n").bash(f"echo -E 'a\\tb' > {F}"))
+    assert run(cli, home, "--file", F).stdout == "a\\tb\n"
+
+
+def test_an_edit_past_the_known_end_refuses_the_restore(cli, home: ClaudeHome) -> None:
+    story = Story().write(F, "a\nb\n")
+    story._call("Edit", {"file_path": F, "old_string": "d", "new_string": "D"},
+                f"The file {F} has been updated successfully.",
+                echo={"filePath": F, "oldString": "d", "newString": "D", "originalFile": None,
+                      "structuredPatch": [{"oldStart": 4, "oldLines": 2, "newStart": 4,
+                                           "newLines": 2, "lines": [" c", "-d", "+D"]}],
+                      "userModified": False, "replaceAll": False})
+    save(home, story)
+    result = run(cli, home, "--file", F)
+    assert result.code == 1 and result.stdout == ""
+    assert "MISSING [3..?]" in result.stderr
+    row = coverage(cli, home)
+    assert row["seen_total_lines"] is None and row["events"]["edit_unanchorable"] == 1
+    salvage = run(cli, home, "--file", F, "--salvage")
+    assert "??? lines 3..? unknown (the file's length was never seen)" in salvage.stdout
+
+
+def test_a_glob_that_may_match_the_file_is_a_boundary(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "start\n").bash("cd src && sed -i 's/start/changed/' *.py"))
+    result = run(cli, home, "--file", F)
+    assert "no bash mutation of this file" not in result.stderr
+    [b] = coverage(cli, home)["boundaries"]
+    assert b["cause"] == "bash_mutation" and "*.py (a pattern that may name the file)" in b["detail"]
+    for other in ("cd src && sed -i s/a/b/ *.md", "sed -i s/a/b/ *.py", 'rm -f "$TMP/x.log"'):
+        save(home, Story().write(F, "start\n").bash(other))  # cannot name src/app.py
+        assert "complete; no bash mutation" in run(cli, home, "--file", F).stderr, other
+    save(home, Story().write(F, "start\n").bash('rm -rf "$BUILD_DIR"'))
+    assert "no bash mutation of this file" not in run(cli, home, "--file", F).stderr
+
+
+def test_a_name_quoted_in_pieces_reaches_the_parser(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "start\n").bash("echo hi > src/'app'.py"))
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "hi\n" and coverage(cli, home)["events"]["bash_write_anchor"] == 1
+    save(home, Story().write(F, "start\n").bash('sed -i s/start/x/ src/"app".py'))
+    assert [b["cause"] for b in coverage(cli, home)["boundaries"]] == ["bash_mutation"]
+
+
+def test_a_transcript_naming_the_file_only_in_pieces_is_read(cli, home: ClaudeHome) -> None:
+    later = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+    save(home, Story(S1).write(F, "start\n"), S1)
+    save(home, Story(S2, start=later).bash("cat > src/ap\\p.py <<'EOF'\nlater\nEOF"), S2)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == "later\n"
+    assert f"restoring the freshest (session {S2}" in result.stderr
+
+
+def test_batch_reads_a_name_quoted_in_pieces(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    save(home, Story().write(F, "start\n").bash("echo hi > src/'app'.py"))
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(tmp_path / "o"),
+                 "--format", "json")
+    [row] = result.json_rows("file")
+    assert row["status"] == "complete" and (tmp_path / "o/w/proj/src/app.py").read_text() == "hi\n"
+
+
+def test_a_file_only_bash_touched_says_no_content_was_seen(cli, home: ClaudeHome) -> None:
+    save(home, Story().bash(f"touch {F}"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 1
+    assert "un-anchorable" not in result.stderr
+    assert "none of them shows its content: only 1 Bash command(s) that change it (the " \
+           f"first at L3: bash `touch` on {F} [absolute])" in result.stderr
+
+
+def test_file_lines_past_the_end_say_so(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "port=8080\n"))
+    result = run(cli, home, "--file", F, "--file-lines", "5..9")
+    assert result.code == 1
+    assert f"--file-lines 5..9 lies beyond the end of {F}: the file has 1 line(s)" \
+        in result.stderr
+    assert "MISSING (none)" not in result.stderr
+    salvage = run(cli, home, "--file", F, "--file-lines", "5..9", "--salvage")
+    assert "(the lines asked for lie beyond the file's 1 line(s))" in salvage.stdout
+    assert "??? lines" not in salvage.stdout

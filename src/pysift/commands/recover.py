@@ -258,12 +258,7 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
         reason = "invalidated" if candidates else "no-history"
         report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": reason}]
         if candidates:
-            kinds = sorted({b.cause for c in candidates for b in c.replay.boundaries if b.hard})
-            causes = ", ".join(kinds) or "an un-anchorable edit"
-            report.note(f"error: the transcripts in scope hold events for {file}, but no line "
-                        f"of it survives the replay (invalidated at: {causes}); inspect the "
-                        f"trail with --patches, --coverage, or --at @line:<N> before the first "
-                        f"boundary")
+            report.note(_nothing_survives(file, candidates))
         else:
             report.note(f"error: {_no_history(ctx)}")
         return report
@@ -283,6 +278,13 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
     whole = buf.complete if ctx.opts.file_lines is None else (
         buf.total is not None and bool(v.intervals) and not v.gaps())
     counts = _restore_counts(best, ctx.tz, later)
+    if ctx.opts.file_lines is not None and not v.intervals:
+        # the asked lines lie past every line the replay places: past the file's end when
+        # its length is known, else past what was seen of it
+        report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
+                        "lines": 0, "total_lines": v.total or _extent(v), **counts}]
+        report.notes.extend(_beyond_the_end(ctx, best))
+        return report
     if not whole:
         report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
                         "lines": v.known_count, "total_lines": v.total or _extent(v), **counts}]
@@ -305,6 +307,45 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
     report.exit_code = 0
     report.notes.extend(_restore_status(ctx, best, head, later))
     return report
+
+
+def _beyond_the_end(ctx: _Ctx, c: _Candidate) -> list[str]:
+    v = c.view
+    asked = f"--file-lines {ctx.opts.file_lines}"
+    if v.total is not None:
+        return [f"error: {asked} lies beyond the end of {ctx.file}: the file has {v.total} "
+                f"line(s) in its latest state here, so there is nothing in that range to "
+                f"restore"]
+    whole = rv.view(c.replay.buffer)
+    return [f"error: cannot restore {asked} of {ctx.file}: the session saw "
+            f"{rv.fmt_ranges(whole.covered())} of it and never its length, so those lines "
+            f"were never seen (or lie past its end); --salvage prints the known lines"]
+
+
+def _nothing_survives(file: str, candidates: list[_Candidate]) -> str:
+    """Why the events in scope leave no line of the file: the boundaries that dropped what
+    was known and the edits that could not be placed, or, when neither happened, that no
+    event ever showed its content (only Bash commands changing it, failed calls...)."""
+    kinds = sorted({b.cause for c in candidates for b in c.replay.boundaries if b.hard})
+    holes = sum(len(c.replay.holes) for c in candidates)
+    if holes:
+        kinds.append(f"{holes} edit(s) that could not be placed")
+    if kinds:
+        return (f"error: the transcripts in scope hold events for {file}, but no line of it "
+                f"survives the replay (invalidated at: {', '.join(kinds)}); inspect the trail "
+                f"with --patches, --coverage, or --at @line:<N> before the first boundary")
+    bash = [(b, c.group) for c in candidates for b in c.replay.boundaries
+            if b.cause in rp.HEURISTIC_CAUSES]
+    if bash:
+        b, group = bash[0]
+        seen = (f"only {len(bash)} Bash command(s) that change it (the first at "
+                f"{rv.location(b.source_line or b.line, b.source_session, group)}: "
+                f"{b.detail.split(' (the replay')[0]})")
+    else:
+        seen = "only calls that kept none of its text (failed, blanked or unchanged reads)"
+    return (f"error: the transcripts in scope hold events for {file}, but none of them shows "
+            f"its content: {seen}, never a Read, Write or Edit that kept its lines, so there is "
+            f"nothing to restore; --coverage lists the events")
 
 
 def later_touches(best: Any, candidates: list[Any]) -> list[Any]:
@@ -503,6 +544,10 @@ def _coverage_text(ctx: _Ctx, c: _Candidate) -> list[str]:
            f"  recoverable: {share}  fragments: {rep.fragments}",
            f"  covered line ranges: {rv.fmt_ranges(v.covered())}",
            f"  events: {rv.fmt_counts(rep.counts)}"]
+    if ctx.opts.file_lines is not None and not v.intervals:
+        out.insert(2, f"  --file-lines {ctx.opts.file_lines} lies past "
+                      + (f"the file's {v.total} line(s)" if v.total is not None else
+                         "every line seen (the file's length was never seen)"))
     if rep.boundaries:
         out.append(f"  integrity boundaries: {len(rep.boundaries)} ({rep.hard} hard · "
                    f"{rep.soft} soft)")

@@ -212,10 +212,13 @@ def _gap(a: int, b: int) -> str:
 
 
 def snapshot_body(v: View, *, clip_lines: bool) -> list[str]:
-    """Numbered known lines with explicit ``??? lines A..B unknown`` gaps."""
+    """Numbered known lines with explicit ``??? lines A..B unknown`` gaps (and, when the
+    file's length was never seen, the lines after the last known one)."""
     if not v.known:
-        if v.total:
-            return [f"??? lines 1..{v.total} unknown (no content seen in range)"]
+        if v.intervals:
+            return [f"{_gap(a, b)} (no content seen in range)" for a, b in v.intervals]
+        if v.total:  # a --file-lines range past the end
+            return [f"(the lines asked for lie beyond the file's {v.total} line(s))"]
         return ["(no content seen for this file in range)"]
     out = []
     for a, b, text in _rows(v):
@@ -223,6 +226,10 @@ def snapshot_body(v: View, *, clip_lines: bool) -> list[str]:
             out.append(_gap(a, b))
         else:
             out.append(f"{a:>5}  {clip(text, EXCERPT_CHARS)[0] if clip_lines else text}")
+    if v.total is None and v.known[-1][0] == v.intervals[-1][1]:
+        # the view reaches the last known line: what follows it is unknown too
+        out.append(f"??? lines {v.known[-1][0] + 1}..? unknown (the file's length was never "
+                   f"seen)")
     return out
 
 

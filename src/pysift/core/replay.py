@@ -360,9 +360,18 @@ def _apply_hunks(buf: SparseBuffer, hunks: Sequence[Hunk], at: int) -> int:
         if not any(op != "+" for op, _ in rows):  # a pure insertion: look at its neighbours
             seen_old = (start - 1) in cells or start in cells or (
                 start == 1 and buf.total in (None, 0))
-        anchored = removed_known and seen_old
+        # a hunk reaching past the length the map holds: the file was longer on disk than
+        # the replay knows, so its end (and its length) are unknown from here on
+        ending = buf.total
+        beyond = ending is not None and start + max(old_len, 1) - 1 > ending
+        anchored = removed_known and seen_old and not beyond
         if not anchored and failure is None:
-            failure = "neighbourhood not known" if old_len == 0 else "old region not known"
+            failure = ("hunk past the known end of the file" if beyond else
+                       "neighbourhood not known" if old_len == 0 else "old region not known")
+        if beyond and ending is not None:
+            for n in [n for n in cells if n >= ending]:  # the old last line is not the last
+                del cells[n]
+            buf.total = None
         placed: dict[int, tuple[str, int]] = {}
         old_pos, new_pos = start, start
         for op, text in rows:

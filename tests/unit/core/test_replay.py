@@ -133,6 +133,23 @@ def test_guard_old_region_unknown_is_a_hole_and_a_gap() -> None:
     assert all(text != "E" for text in known.values())
 
 
+def test_guard_a_hunk_past_the_known_end_leaves_the_length_unknown() -> None:
+    # the replay holds a\nb\n (three separator lines); an Edit with no originalFile patches
+    # lines 4..5 of a longer file: the file grew outside the stream, so its end is unknown
+    hunk = rp.Hunk(4, 2, 2, (" c", "-d", "+D"))
+    out = replay([ev(1, write("a\nb\n")), ev(2, rp.Edit((hunk,), (rp.Replacement("d", "D"),)))])
+    assert out.counts.edit_unanchorable == 1
+    assert out.holes[0].reason == "hunk past the known end of the file"
+    assert out.buffer.total is None and not out.buffer.complete
+    assert dict(out.buffer.known()) == {1: "a", 2: "b"}  # the old empty last line is not
+
+
+def test_a_hunk_that_ends_on_the_known_end_still_anchors() -> None:
+    before, after = "a\nb\n", "a\nb"  # the final newline dropped: the hunk reaches line 3
+    out = replay([ev(1, write(before)), ev(2, edit(before, "b\n", "b", original=False))])
+    assert out.counts.edit_unanchorable == 0 and out.buffer.content() == after
+
+
 def test_guard_patch_context_disagrees_clears_the_map() -> None:
     stale = FILE.replace("d", "D")
     out = replay([ev(1, full(stale)), ev(2, edit(FILE, "e\n", "E\n", original=False))])

@@ -13,7 +13,7 @@ subject starts with ``bash parser:``)::
 
     shell.mutations(command, record_cwd) -> tuple[Mutation, ...]
         What the command changes. Mutation(path, verbatim, resolution, verb, is_create,
-        marker, command): ``path`` resolved against ``record_cwd`` (the TOOL_USE record's
+        marker, command, floating, base): ``path`` resolved against ``record_cwd`` (the TOOL_USE record's
         own ``cwd``) through the command's own ``cd``s, ``resolution`` one of
         ``absolute`` / ``cwd-joined`` / ``cd-tracked`` / ``unresolved`` (``$VAR``, ``~``,
         globs, substitutions, an unknown cwd, an unreadable command: the operand is kept
@@ -27,13 +27,23 @@ subject starts with ``bash parser:``)::
         command, clean, exclusive). ``mode`` is ``truncate`` or ``append``; ``content``
         the exact text written when the command text fixes it (heredoc into cat/tee,
         literal echo/printf, ``:``, ``truncate -s 0``), else None; ``clean``: its command
-        runs in the calling shell, all words literal, one write; ``exclusive``: nothing
-        else in the command changes that path.
+        runs in the calling shell, all words literal, one write, and certainly runs once
+        when the string ends with status 0 (``Command.certain``); ``exclusive``: nothing
+        else in the command changes that path or names a pattern that may match it.
 
     shell.content_reads(command, record_cwd) -> tuple[ContentRead, ...]
         The file window a one-command string prints: ``cat F``, ``head -n N F``,
         ``sed -n 'A,Bp' F``. ContentRead(path, verbatim, resolution, start, end, source);
         ``end`` None = to the end of the file.
+
+    shell.may_name(mutation, path) -> bool
+        Whether an operand left ``unresolved`` as a pattern (a glob, ``$VAR``, ``~``, a
+        substitution) may change the file at the absolute ``path`` or a directory
+        holding it (a superset; a ``floating`` literal operand is not asked).
+
+    shell.unquoted(command) -> str
+        The text without quotes, backslashes and line continuations (a name spelled in
+        pieces, ``'q'.txt``, reads whole): what a cheap name test looks in.
 
     shell.changes_nothing(command) -> bool
         True when ``mutations`` of the command is empty whatever the cwd (cached; a
@@ -48,8 +58,9 @@ subject starts with ``bash parser:``)::
         The parse itself: Script(source, commands, complete, problems); each Command has
         ``words`` (Word: raw, value, quoted, dynamic, glob, tilde, literal), assignments,
         ``redirects`` (Redirect: op, fd, target, heredoc with its body), ``connector``,
-        ``piped``, ``background``, ``subshell``, ``substitution``, ``cwd`` (a Cwd) and
-        ``text``.
+        ``piped``, ``background``, ``subshell``, ``substitution``, ``cwd`` (a Cwd),
+        ``text`` and ``certain`` (it runs, exactly once, whenever the string ends with
+        status 0: unconditional, or proven by a final ``&&`` chain).
 
     shell.resolve(value, literal, cwd, record_cwd) -> (path, resolution)
         The join used above, for callers holding their own operand.
@@ -78,9 +89,11 @@ from pysift.core.shell.readings import (
     changes_nothing,
     content_reads,
     content_writes,
+    may_name,
     might_change_files,
     mutations,
     opaque_markers,
+    unquoted,
 )
 from pysift.core.shell.syntax import Command, Script, parse
 from pysift.core.shell.verbs import is_marker
@@ -92,6 +105,6 @@ __all__ = [
     "ABSOLUTE", "BASH_TOOL", "CD_TRACKED", "CWD_JOINED", "POWERSHELL_TOOL", "RESOLUTIONS",
     "UNRESOLVED", "Command", "ContentRead", "ContentWrite", "Cwd", "Heredoc", "Mutation",
     "Redirect", "Script", "Word", "changes_nothing", "content_reads", "content_writes", "is_absolute",
-    "is_marker", "join", "might_change_files", "mutations", "opaque_markers", "parse",
-    "resolve",
+    "is_marker", "join", "may_name", "might_change_files", "mutations", "opaque_markers",
+    "parse", "resolve", "unquoted",
 ]

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from pysift.core.shell.lexer import Word
-from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, resolve
+from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, join, resolve
 from pysift.core.shell.syntax import Command, Script, parse
 from pysift.core.shell.verbs import GIT_INDEX_ONLY, Reading, program, read_command
 from pysift.model.fastdata import dataclass
@@ -30,10 +30,15 @@ _TRIGGERS = re.compile(
 _DROP_QUOTING = str.maketrans("", "", "'\"\\")
 
 
+def unquoted(source: str) -> str:
+    """``source`` without its quote characters, backslashes and line continuations: a
+    name the command spells in pieces (``'q'.txt``, ``q\\.txt``) reads whole again."""
+    return source.replace("\\\n", "").translate(_DROP_QUOTING)
+
+
 def might_change_files(source: str) -> bool:
     """Cheap necessity test: False only when no reading can come out of ``source``."""
-    flat = source.replace("\\\n", "").translate(_DROP_QUOTING)
-    return _TRIGGERS.search(flat) is not None
+    return _TRIGGERS.search(unquoted(source)) is not None
 
 
 @lru_cache(maxsize=8192)
@@ -77,7 +82,9 @@ class Mutation:
     ``command``: the index of its command in ``Script.commands``; ``floating``: a literal
     relative operand left ``unresolved`` only because the directory it is read from is
     unknown (a ``cd`` that may not have run, a non-literal ``cd`` or ``git -C``): it names
-    ``verbatim`` under SOME directory, so it may be any file whose path ends so."""
+    ``verbatim`` under SOME directory, so it may be any file whose path ends so;
+    ``base``: the absolute directory a relative operand of the command is read from, when
+    the reading knows it (what ``may_name`` anchors a relative pattern to)."""
 
     path: str
     verbatim: str
@@ -87,6 +94,7 @@ class Mutation:
     marker: bool
     command: int
     floating: bool = False
+    base: str | None = None
 
 
 def _resolve(word: Word, command: Command, record_cwd: str | None, trusted: bool
@@ -125,9 +133,114 @@ def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...
         path, how = resolve(word.value, word.literal, cwd, record_cwd, script.complete)
         floating = (how == UNRESOLVED and cwd.kind == UNKNOWN_CWD.kind and word.literal
                     and bool(word.value) and not is_absolute(word.value) and script.complete)
+        base = _base_dir(cwd, record_cwd) if how == UNRESOLVED and not floating else None
         out.append(Mutation(path, word.value, how, reading.verb, reading.is_create, False,
-                            command.index, floating))
+                            command.index, floating, base))
     return tuple(out)
+
+
+def _base_dir(cwd: Cwd, record_cwd: str | None) -> str | None:
+    """The absolute directory ``cwd`` stands for, when the reading knows it."""
+    start = record_cwd if record_cwd and is_absolute(record_cwd) else None
+    if cwd.kind == "abs":
+        return join(cwd.path)
+    if start is None or cwd.kind not in ("spawn", "rel"):
+        return None
+    return join(start, cwd.path) if cwd.kind == "rel" and cwd.path else start
+
+
+def may_name(m: Mutation, path: str) -> bool:
+    """Whether ``m``, an operand the reading could not pin to one file (a glob, a
+    ``$VAR``, a leading ``~``, a substitution, a command it could not read whole), may
+    change the file at the absolute ``path``: the file itself or a directory holding it
+    (``rm -r "$D"``). A superset: each expansion stands for any text, each glob for any
+    name, a quoted ``*`` too; a relative operand is anchored to the command's directory
+    when the reading knows it (``base``), else it may sit anywhere. A literal relative
+    operand under an unknown directory (``floating``) is not asked here: it is opaque."""
+    if m.marker or m.resolution != UNRESOLVED or m.floating or not m.verbatim:
+        return False
+    windows = _windows_style(path)
+    value = m.verbatim
+    anchored = None
+    if is_absolute(value):
+        anchored = value
+    elif m.base is not None and not value.startswith(("$", "~", "`")):
+        anchored = m.base + ("\\" if _windows_style(m.base) else "/") + value
+    if anchored is not None:
+        if any(c in anchored for c in "$`"):  # `..` is not folded across an expansion
+            anchored = _DOT_COMPONENT.sub("/", anchored.replace("\\", "/"))
+        else:
+            anchored = join(anchored)  # `.`/`..` folded
+    text = anchored if anchored is not None else value
+    if windows:
+        text, path = text.replace("\\", "/"), path.replace("\\", "/")
+    regex = _pattern_regex(text)
+    if anchored is None:
+        regex = "(?:.*/)?" + regex
+    flags = re.IGNORECASE | re.DOTALL if windows else re.DOTALL
+    return re.fullmatch(regex + "(?:/.*)?", path, flags) is not None
+
+
+_DOT_COMPONENT = re.compile(r"/(?:\.?/)+")
+
+
+def _windows_style(path: str) -> bool:
+    return path.startswith("\\\\") or (len(path) >= 2 and path[0].isascii()
+                                       and path[0].isalpha() and path[1] == ":")
+
+
+def _pattern_regex(text: str) -> str:
+    """A regex for every path ``text`` (a shell operand after quote removal, its
+    expansions as typed) can stand for."""
+    out: list[str] = []
+    i, size = 0, len(text)
+    while i < size:
+        char = text[i]
+        nxt = text[i + 1:i + 2]
+        if char == "$" and nxt in ("{", "("):
+            depth, j = 0, i + 1
+            while j < size:
+                if text[j] == nxt:
+                    depth += 1
+                elif text[j] == ("}" if nxt == "{" else ")"):
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append(".*")
+            i = j + 1
+        elif char == "$" and nxt and (nxt.isalnum() or nxt in "_@*#?$!-"):
+            j = i + 2
+            if nxt.isalpha() or nxt == "_":
+                while j < size and (text[j].isalnum() or text[j] == "_"):
+                    j += 1
+            out.append(".*")
+            i = j
+        elif char == "`":
+            end = text.find("`", i + 1)
+            out.append(".*")
+            i = size if end < 0 else end + 1
+        elif char == "~" and i == 0:
+            out.append(".*")
+            i += 1
+        elif char == "*":
+            double = nxt == "*"
+            out.append(".*" if double else "[^/]*")
+            i += 2 if double else 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[" and (end := text.find("]", i + 2)) > 0:
+            out.append("[^/]")
+            i = end + 1
+        elif char == "{" and (end := text.find("}", i + 1)) > 0 and (
+                "," in text[i:end] or ".." in text[i:end]):
+            out.append(".*")
+            i = end + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
 
 
 #: the head of the opaque entry a floating mutation gives (``cwd-unknown:rm``)
@@ -174,8 +287,11 @@ class ContentWrite:
     words, without ``-e``; ``printf`` of one literal format holding no ``%`` or ``\\``;
     ``:`` / ``true``; ``truncate -s 0``), else None; ``source``: ``heredoc``, ``echo``,
     ``printf``, ``colon``, ``truncate``, ``tee`` or ``redirect``; ``clean``: its command
-    runs in the calling shell with every word literal and this as its only write; and
-    ``exclusive``: nothing else in the whole command string changes the same path."""
+    runs in the calling shell with every word literal and this as its only write, and
+    certainly runs exactly once when the string ends with status 0 (``Command.certain``:
+    never on the right of an ``||``, in an ``if``/loop/``case``/function body or after an
+    ``exit``); and ``exclusive``: nothing else in the whole command string changes the
+    same path, nor names a pattern (a glob, a ``$VAR``) that may match it."""
 
     path: str
     verbatim: str
@@ -189,7 +305,12 @@ class ContentWrite:
 
 
 def _echo_output(args: list[Word]) -> str | None:
+    """What ``echo`` prints, when bash and zsh print the same (a record never says which
+    shell ran: Claude Code runs the user's, zsh on a Mac). zsh's echo expands backslash
+    escapes unless given ``-E``, drops a lone ``-`` first operand and expands a word
+    opening with ``=`` to a program's path; any of those is not a fixed text."""
     newline = True
+    literal_escapes = False
     rest = list(args)
     while rest and rest[0].literal and rest[0].value.startswith("-") and len(rest[0].value) > 1 \
             and set(rest[0].value[1:]) <= set("neE"):
@@ -198,10 +319,16 @@ def _echo_output(args: list[Word]) -> str | None:
             return None
         if "n" in flags:
             newline = False
+        if "E" in flags:
+            literal_escapes = True
         rest.pop(0)
     if not all(w.literal for w in rest):
         return None
+    if rest and (rest[0].value == "-" or any(w.raw.startswith("=") and w.raw != "=" for w in rest)):
+        return None
     text = " ".join(w.value for w in rest)
+    if "\\" in text and not literal_escapes:
+        return None
     return text + "\n" if newline else text
 
 
@@ -252,12 +379,20 @@ def content_writes(source: str, record_cwd: str | None = None) -> tuple[ContentW
     for m in changed:
         if not m.marker:
             counts[m.path] = counts.get(m.path, 0) + 1
+    patterns = [m for m in changed if m.resolution == UNRESOLVED and not m.floating
+                and not m.marker]
+
+    def alone(path: str, how: str) -> bool:
+        """Nothing else in the string changes ``path``, nor may (a glob, a ``$VAR``)."""
+        if counts.get(path, 0) > 1:
+            return False
+        return how == UNRESOLVED or not any(may_name(m, path) for m in patterns)
     out: list[ContentWrite] = []
     for command in script.commands:
         name, args = program(command.words)
         writes = [r for r in command.redirects if r.writes_file and r.target is not None
                   and r.target.value]
-        simple = command.simple and not command.assignments
+        simple = command.simple and not command.assignments and command.certain
         for redirect in writes:
             target = redirect.target
             assert target is not None
@@ -268,7 +403,7 @@ def content_writes(source: str, record_cwd: str | None = None) -> tuple[ContentW
             out.append(ContentWrite(
                 path, target.value, how, "append" if redirect.appends else "truncate",
                 content, kind, command.index, simple and len(writes) == 1,
-                counts.get(path, 0) <= 1))
+                alone(path, how)))
         if name == "tee":
             values = [w.value for w in args]
             append = "-a" in values or "--append" in values
@@ -279,7 +414,7 @@ def content_writes(source: str, record_cwd: str | None = None) -> tuple[ContentW
                 out.append(ContentWrite(
                     path, word.value, how, "append" if append else "truncate", body, "tee",
                     command.index, simple and not writes and len(operands) == 1,
-                    counts.get(path, 0) <= 1))
+                    alone(path, how)))
         if name == "truncate":
             values = [w.value for w in args]
             zero = (values[:2] in (["-s", "0"], ["--size", "0"])
@@ -291,7 +426,7 @@ def content_writes(source: str, record_cwd: str | None = None) -> tuple[ContentW
                 out.append(ContentWrite(
                     path, word.value, how, "truncate", "" if len(operands) == 1 else None,
                     "truncate", command.index, simple and not writes and len(operands) == 1,
-                    counts.get(path, 0) <= 1))
+                    alone(path, how)))
     return tuple(out)
 
 

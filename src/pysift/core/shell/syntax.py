@@ -27,11 +27,20 @@ and-or list (``;``, newline) the failure is dropped while a way where it succeed
 remains, so ``cd x; touch f`` stays in ``x`` while ``cd x || true; touch f`` is unknown.
 A loop whose text holds a ``cd`` starts from an unknown cwd (a second pass begins where
 the first ended).
+
+The same flow says which commands CERTAINLY run, exactly once, when the whole string ends
+with status 0 (``Command.certain``, what recover asks before it replays a write): a
+top-level command in no ``if``/loop/``case`` body, no ``{ }`` group (a function body is
+one), after no ``exit``/``return``/``exec``, not in a list sent to the background, and
+either reached by every way (a ``cd`` presumed to succeed, unless its stderr is
+redirected) or joined by ``&&`` to the end of the string (the final status 0 then proves
+it ran).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import field
 
 from pysift.core.shell.lexer import MAX_DEPTH, Redirect, Token, Word, tokenize
@@ -53,7 +62,8 @@ class Command:
     ``piped``/``background``: part of a pipeline / followed by ``&``; ``subshell`` and
     ``substitution``: how many ``( )`` and ``$( )`` (or backtick, ``<( )``) enclose it;
     ``cwd``: the shell directory it runs in; ``text``: its source span (without heredoc
-    bodies)."""
+    bodies); ``certain``: it runs, exactly once, whenever the string as a whole ends with
+    status 0 (see the module docstring)."""
 
     index: int
     words: tuple[Word, ...]
@@ -66,6 +76,7 @@ class Command:
     substitution: int
     cwd: Cwd
     text: str
+    certain: bool = False
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -116,6 +127,7 @@ class _Draft:
     piped: bool = False
     background: bool = False
     keywords: list[str] = field(default_factory=list)  # head keywords stepped over
+    defines: bool = False  # ``name()``: the head of a function definition
 
     def empty(self) -> bool:
         return not (self.words or self.assignments or self.redirects)
@@ -125,6 +137,7 @@ class _Draft:
 # ``fi``, ``done``...), a subshell opening (with the operator before it) or its closing.
 _OPEN = "("
 _CLOSE = ")"
+_CLOSE_BACKGROUND = ")&"  # a subshell closed and sent to the background: ``( ... ) &``
 _Item = _Draft | tuple[str, str] | str
 
 
@@ -165,6 +178,7 @@ def _drafts(tokens: list[Token], src: str) -> list[_Item]:
             op = tok.op
             if op == "(":
                 if draft.words:  # `name()` of a function definition: not a subshell
+                    draft.defines = True
                     continue
                 finish(tok.start)
                 items.append((_OPEN, connector))
@@ -184,6 +198,8 @@ def _drafts(tokens: list[Token], src: str) -> list[_Item]:
                 continue
             if op == "&":
                 draft.background = True
+                if draft.empty() and not draft.keywords and items and items[-1] == _CLOSE:
+                    items[-1] = _CLOSE_BACKGROUND
             finish(tok.start)
             connector = op
     finish(len(src))
@@ -476,6 +492,134 @@ class _Flow:
         self.pipe = (ran, skipped)
 
 
+#: programs after which the rest of the string may not run (an ``exit`` or ``return`` ends
+#: the shell or the sourced text, ``exec`` replaces it or moves its output elsewhere)
+_ENDS_SHELL = frozenset(("exit", "return", "exec", "logout"))
+#: operators after a command that keep its and-or list going to the end of the string
+#: while a final status 0 still proves the command ran (``a && b && c``, ``a && b | c``)
+_PROVING = frozenset(("&&", "|", "|&"))
+
+
+def _stderr_redirected(redirects: list[Redirect]) -> bool:
+    return any(r.fd == 2 or r.op in ("&>", "&>>", ">&") for r in redirects)
+
+
+class _Certainty:
+    """Which commands of one string certainly run, exactly once, when the whole string
+    ends with status 0 (see the module docstring); read alongside ``_Flow``."""
+
+    def __init__(self, items: list[_Item], top: bool) -> None:
+        self.items = items
+        self.top = top  # the string itself, not a substitution's text
+        self.level = 0  # subshells open around the current item
+        self.braces = 0  # ``{ }`` groups open (a function body is one)
+        self.nest = 0  # ``if``/loop/``case`` bodies open, read off the text alone (a piped
+        # loop opens no frame of the flow, whose ``done`` would close an outer one)
+        self.ended = False  # an exit/return/exec was met
+        self.quiet_cd = False  # a cd whose failure would print nothing was met
+
+    def open(self) -> None:
+        self.level += 1
+
+    def close(self) -> None:
+        self.level = max(0, self.level - 1)
+
+    def group(self, draft: _Draft) -> bool:
+        """Count the ``{ }`` groups and ``if``/loop/``case`` bodies ``draft`` opens or
+        closes; True when it closes one (its redirections are then the compound's)."""
+        closing = False
+        for keyword in draft.keywords:
+            if keyword == "{":
+                self.braces += 1
+            elif keyword == "}" and self.braces:
+                self.braces -= 1
+                closing = True
+            elif keyword in ("if", "while", "until"):
+                self.nest += 1
+            elif keyword in ("fi", "done", "esac") and self.nest:
+                self.nest -= 1
+                closing = True
+        if draft.words and draft.words[0].raw == "function":  # `function f { ...`
+            opened = sum(1 for w in draft.words if w.raw == "{")
+            self.braces = max(0, self.braces + opened - sum(1 for w in draft.words
+                                                           if w.raw == "}"))
+        return closing
+
+    def certain(self, draft: _Draft, at: int, skipped: list[_Way], in_frame: bool,
+                closing: bool) -> bool:
+        if (not self.top or self.level or draft.piped or draft.background or draft.defines
+                or self.ended or self.braces or self.nest or closing or in_frame
+                or "coproc" in draft.keywords
+                or (draft.words and draft.words[0].raw == "function")):
+            return False
+        if self._backgrounded(at):
+            return False
+        if all(status == _CD_FAIL for _, status in skipped) and not (
+                skipped and self.quiet_cd):
+            # every way runs it (a cd presumed to succeed: its failure prints to stderr,
+            # which a compound anchor demands empty)
+            return True
+        return draft.connector == "&&" and self._proven(at)
+
+    def ran(self, draft: _Draft) -> None:
+        words = draft.words
+        name = words[0].value if words and words[0].literal else None
+        if name in ("for", "select", "case"):
+            self.nest += 1  # its body (or arms) up to `done`/`esac`
+        if self.level:
+            return
+        if name in _ENDS_SHELL:
+            self.ended = True
+        elif name in _CD_NAMES and _stderr_redirected(draft.redirects):
+            self.quiet_cd = True
+
+    def _rest(self, at: int) -> Iterator[_Item | None]:
+        """The items after ``at`` at this level (None for a subshell closing back to it)."""
+        level = 0
+        for item in self.items[at + 1:]:
+            if isinstance(item, tuple):
+                if level == 0:
+                    yield item
+                level += 1
+            elif isinstance(item, str):
+                level -= 1
+                if level < 0:
+                    return
+                if level == 0:
+                    yield None if item == _CLOSE else item
+            elif level == 0:
+                yield item
+
+    def _backgrounded(self, at: int) -> bool:
+        """Whether the rest of the command's and-or list is sent to the background
+        (``a && b &`` backgrounds ``a`` too)."""
+        for item in self._rest(at):
+            if item == _CLOSE_BACKGROUND:
+                return True
+            if isinstance(item, _Draft):
+                if item.connector in _LIST_ENDS:
+                    return False
+                if item.background:
+                    return True
+            elif isinstance(item, tuple) and item[1] in _LIST_ENDS:
+                return False
+        return False
+
+    def _proven(self, at: int) -> bool:
+        """Whether everything after the command is joined to it by ``&&`` (or a pipe
+        after one) up to the end of the string: a final status 0 proves it ran."""
+        for item in self._rest(at):
+            if isinstance(item, tuple):
+                if item[1] not in _PROVING:
+                    return False
+            elif isinstance(item, _Draft):
+                if item.connector not in _PROVING or item.keywords or item.background:
+                    return False
+            elif item == _CLOSE_BACKGROUND:
+                return False
+        return True
+
+
 class _Builder:
     def __init__(self, src: str) -> None:
         self.src = src
@@ -487,17 +631,22 @@ class _Builder:
         self.problems.extend(problems)
         items = _drafts(tokens, src)
         flow = _Flow(state)
+        sure = _Certainty(items, substitution == 0)
         for at, item in enumerate(items):
             if isinstance(item, tuple):
                 flow.open(item[1])
+                sure.open()
                 continue
             if isinstance(item, str):
                 flow.close()
+                sure.close()
                 continue
             flow.begin(item, items, at)
+            closing = sure.group(item)
             if item.empty():
                 continue  # only keywords (`fi`, `done`...): no command
             ran, skipped = flow.split(item.connector)
+            certain = sure.certain(item, at, skipped, bool(flow.frames), closing)
             here = flow.cwd(ran, flow.ways)
             inner = [s for w in (*item.words, *item.assignments) for s in w.inner]
             inner += [s for r in item.redirects if r.target is not None for s in r.target.inner]
@@ -510,9 +659,10 @@ class _Builder:
                 redirects=tuple(item.redirects), connector=item.connector,
                 piped=item.piped, background=item.background, subshell=item.subshell,
                 substitution=substitution, cwd=here.cur,
-                text=src[item.start:item.end].strip(),
+                text=src[item.start:item.end].strip(), certain=certain,
             ))
             flow.run(item, ran, skipped, items, at)
+            sure.ran(item)
 
 
 def parse(source: str, start: Cwd = SPAWN) -> Script:

@@ -1,13 +1,15 @@
 """One transcript -> the replay events of every asked-for file it touches (SPEC §6.7).
 
 Cost shape: a transcript is first gated (single file: one whole-buffer search for the
-file's basename; a transcript without it holds no event for it). Then ONE structural pass
+file's basename, then, when it is absent, one for the Bash tool name, reading only the
+commands that hold a quote or a backslash: ``'q'.txt`` names the file too; a transcript
+with neither holds no event for it). Then ONE structural pass
 over the whole buffer (the Rust regex crate, a literal prefilter at memory speed) finds
 every JSON string a file event can name its path in: ``file_path`` / ``notebook_path``
 (tool inputs), ``filePath`` (tool result echoes), ``filename`` (attachments), ``command``
 (shell calls) and ``staleReadFileStateHint``, plus the keys of file-history
 ``trackedFileBackups``. Only the lines whose string names an asked-for file (its basename,
-or its gate needle inside a command) are decoded. A tool call's result line, which may
+or its gate needle inside a command, quoting dropped) are decoded. A tool call's result line, which may
 not repeat the path (an error, a gutter-only Read), is found by its ``tool_use_id``. The
 turn map is built only for a transcript that yielded events.
 
@@ -19,7 +21,7 @@ decoded record serves every file it names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
 from functools import lru_cache
 from typing import Any
@@ -29,11 +31,13 @@ import orjson
 from pysift.core import replay as rp
 from pysift.core.classify import result_text
 from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.shell.readings import unquoted
 from pysift.core.turns import TurnMap, build_turn_map
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import Buffer, LineCounter, find_in, line_end, line_start
+from pysift.disk.lines import Buffer, LineCounter, find_in, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer
 from pysift.engines.recover.target import Target, basename, normalise, resolve
+from pysift.engines.recover.target import is_absolute as _absolute
 from pysift.errors import SourceError
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
@@ -131,11 +135,23 @@ class TargetIndex:
 
     def in_text(self, text: str) -> list[int]:
         """Targets whose gate needle occurs in ``text`` (a shell command, a hint), plus
-        the ones too short to gate on."""
+        the ones too short to gate on. A command may spell a name in pieces (``'q'.txt``,
+        ``q\\.txt``): its text without quoting is looked in too; a Windows name is
+        matched without case."""
         found = set(self.open_ended)
+        texts = [text]
+        if any(c in text for c in "'\"\\"):
+            texts.append(unquoted(text))
+        if any(t.windows for t in self.targets):
+            texts += [t.lower() for t in texts]
         if len(self.targets) <= 8:
             for i, t in enumerate(self.targets):
-                if t.needle is not None and t.needle in text:
+                needle = t.needle
+                if needle is None:
+                    continue
+                if t.windows:
+                    needle = needle.lower()
+                if any(needle in one for one in texts):
                     found.add(i)
             return sorted(found)
         if self._automaton is None:
@@ -144,11 +160,13 @@ class TargetIndex:
             automaton = ahocorasick.Automaton()
             for i, t in enumerate(self.targets):
                 if t.needle is not None:
-                    automaton.add_word(t.needle, automaton.get(t.needle, ()) + (i,))
+                    for word in {t.needle, t.needle.lower()} if t.windows else {t.needle}:
+                        automaton.add_word(word, automaton.get(word, ()) + (i,))
             automaton.make_automaton()
             self._automaton = automaton
-        for _, hits in self._automaton.iter(text):
-            found.update(hits)
+        for one in texts:
+            for _, hits in self._automaton.iter(one):
+                found.update(hits)
         return sorted(found)
 
 
@@ -157,13 +175,25 @@ def gate_passes(buf: Buffer, target: Target) -> bool:
 
     A plain ASCII needle is one ``find`` over the (mapped) file, which never copies it; a
     needle holding non-ASCII or a character some JSON writers escape gets every spelling
-    from the search prefilter; a Windows name is matched without case."""
+    from the search prefilter; a Windows name is matched without case. A transcript
+    without it may still name the file in a shell command that quotes the name in pieces
+    (``'q'.txt``, ``q\\.txt``): its Bash commands holding a quote or a backslash are read
+    without their quoting (``quoted_bash_lines``)."""
     needle = target.needle
     if needle is None:
         return True
     if needle.isascii() and not target.windows and not any(c in _ESCAPED for c in needle):
-        return find_in(buf, needle.encode("ascii")) >= 0
-    return bool(_needle_set(needle, target.windows).any_in(buf))
+        if find_in(buf, needle.encode("ascii")) >= 0:
+            return True
+    elif _needle_set(needle, target.windows).any_in(buf):
+        return True
+    wanted = needle.lower() if target.windows else needle
+
+    def names(text: str) -> bool:
+        flat = unquoted(text)
+        return wanted in (flat.lower() if target.windows else flat)
+
+    return bool(quoted_bash_lines(buf, names, first=True))
 
 
 _ESCAPED = frozenset("/<>&='+`")
@@ -174,6 +204,57 @@ def _needle_set(needle: str, caseless: bool) -> Any:
     from pysift.core.prefilter import NeedleSet
 
     return NeedleSet([needle], caseless=caseless)
+
+
+_BASH_NAME = b'"Bash"'
+_NAME_KEY_ENDS = (b'"name":', b'"name": ')
+
+
+def quoted_bash_lines(buf: Buffer, names: Callable[[str], bool], *,
+                      first: bool = False) -> list[int]:
+    """Line starts of the Bash calls whose command holds a quote or a backslash and whose
+    text ``names`` accepts (a name spelled in pieces reads whole once its quoting is
+    dropped: neither the gate's ``find`` nor the RE2 pass sees ``'q'.txt``). One SIMD
+    search for the tool name, then only those commands are decoded; ``first``: stop at
+    the first."""
+    out: list[int] = []
+    size = len(buf)
+    with simd_search(buf) as (find, _):
+        at = find(_BASH_NAME, 0, size)
+        while at >= 0:
+            if buf[max(0, at - 8):at].endswith(_NAME_KEY_ENDS):
+                text = _quoted_command(buf, at)
+                if text is not None and names(text):
+                    out.append(line_start(buf, at))
+                    if first:
+                        break
+            at = find(_BASH_NAME, at + len(_BASH_NAME), size)
+    return out
+
+
+#: Claude Code's own layout: the command right after the tool name
+_INPUT_COMMAND = b',"input":{"command":"'
+
+
+def _quoted_command(buf: Buffer, at: int) -> str | None:
+    """The command string of the tool call whose name is at ``at``, when it holds a quote
+    or a backslash: the first ``command`` key after the name on its line, else the last
+    before it (sorted keys)."""
+    follow = at + len(_BASH_NAME)
+    if buf[follow:follow + len(_INPUT_COMMAND)] == _INPUT_COMMAND:
+        v0 = follow + len(_INPUT_COMMAND)
+    else:
+        start, stop = line_start(buf, at), line_end(buf, at)
+        after = [p for p in (buf.find(k, at, stop) for k in _COMMAND_KEY) if p >= 0]
+        key = min(after) if after else max(buf.rfind(k, start, at) for k in _COMMAND_KEY)
+        if key < 0:
+            return None
+        v0 = buf.find(b'"', key + 10) + 1
+    v1 = _string_end(buf, v0)
+    raw = buf[v0:v1]
+    if b"'" not in raw and b'\\"' not in raw and b"\\\\" not in raw:
+        return None  # (a raw backslash is a JSON escape: \\" and \\\\ are the shell's)
+    return _json_string(raw)
 
 
 # -- JSON string values off the raw bytes -----------------------------------------------------
@@ -309,7 +390,9 @@ def _candidates(buf: Buffer, index: TargetIndex) -> set[int]:
     record decides). With a target too short to gate on, every path string is looked at."""
     if index.open_ended:
         return _candidates_by_value(buf, index)
-    return {line_start(buf, m.start()) for m in _target_pattern(index).finditer(buf)}
+    found = {line_start(buf, m.start()) for m in _target_pattern(index).finditer(buf)}
+    found.update(quoted_bash_lines(buf, lambda text: bool(index.in_text(text))))
+    return found
 
 
 def _candidates_by_value(buf: Buffer, index: TargetIndex) -> set[int]:
@@ -738,28 +821,63 @@ class _Scanner:
 
     def _ancestor_mutations(self, changers: list[tuple[int, str]],
                             decoded: dict[int, Record]) -> None:
-        """A Bash call that changes a directory holding a file with events here (``rm -r``,
-        ``mv`` of it, a formatter run over it) never names the file: a heuristic boundary
-        of that file, at the call's line."""
-        targets = {i: self.index.targets[i] for _, i, _ in self.raw_events
-                   if self.index.targets[i].absolute}
-        if not targets:
+        """The Bash calls that may change a file with events here without naming it the
+        way the call collection reads it, each a heuristic boundary of that file at the
+        call's line: a change of a directory holding it (``rm -r``, ``mv`` of it, a
+        formatter run over it), an operand left unresolved as a pattern that may match it
+        (``sed -i … *.txt``, ``rm "$F"``: ``shell.may_name``), and an operand resolving
+        to it in a call the collection passed over."""
+        files: dict[int, set[str]] = {}  # target -> the absolute paths it names here
+        for _, i, _ in self.raw_events:
+            if i in files:
+                continue
+            target = self.index.targets[i]
+            found = self.out.files.get(i)
+            known = {target.norm} if target.absolute else {
+                p for p in (found.identities if found else ()) if _absolute(p)}
+            if known:
+                files[i] = known
+        if not files:
             return
         from pysift.core import shell as lexer
 
+        collected: dict[int, dict[int, list[Any]]] = {b.offset: b.touches
+                                                      for b in self.bash.values()}
         for offset, command in changers:
             rec = decoded.get(offset)
             if rec is None:
                 continue
+            mine = collected.get(offset, {})
             for m in lexer.mutations(command, rec.cwd):
-                if m.marker or m.resolution == lexer.UNRESOLVED or not m.path:
+                if m.marker or not m.path:
                     continue
-                prefix = normalise(m.path).rstrip("/") + "/"
-                for i, target in targets.items():
-                    if target.norm.startswith(prefix):
+                for i, paths in files.items():
+                    op = self._unnamed(m, paths, mine.get(i))
+                    if op is not None:
                         self.lines.setdefault(offset, _Line(offset, rec))
-                        self.raw_events.append((offset, i, rp.BashMutation(
-                            m.verb, f"{m.path} (which holds the file)", m.resolution or "")))
+                        self.raw_events.append((offset, i, op))
+
+    @staticmethod
+    def _unnamed(m: Any, paths: set[str], touches: list[Any] | None) -> rp.BashMutation | None:
+        """The boundary mutation ``m`` puts on a file known by ``paths`` (normalised,
+        absolute), unless the call's collected touches of it (``touches``) stand for it."""
+        from pysift.core import shell as lexer
+
+        if m.resolution == lexer.UNRESOLVED:
+            if m.floating or (touches and any(t.mutation == m for t in touches)):
+                return None  # a floating operand is opaque (cwd-unknown:)
+            if any(lexer.may_name(m, p) for p in paths):
+                return rp.BashMutation(m.verb, f"{m.verbatim} (a pattern that may name the "
+                                       f"file)", lexer.UNRESOLVED)
+            return None
+        resolved = normalise(m.path)
+        prefix = resolved.rstrip("/") + "/"
+        if any(p.startswith(prefix) for p in paths):
+            return rp.BashMutation(m.verb, f"{m.path} (which holds the file)",
+                                   m.resolution or "")
+        if touches is None and resolved in paths:
+            return rp.BashMutation(m.verb, m.path, m.resolution or "")
+        return None
 
 
 def _turn(turns: TurnMap | None, offset: int) -> int:

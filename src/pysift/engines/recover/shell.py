@@ -2,13 +2,17 @@
 Bash call tells about a file, read through the lexical parser ``core.shell``.
 
 - WRITE anchors: a write whose content the command text fixes (a quoted-delimiter heredoc
-  into ``cat``/``tee``, a literal ``echo``/``printf``, ``:``, ``truncate -s 0``), only
-  when it is its command's one literal write (``clean``) and nothing else in the string
-  touches that path (``exclusive``), and its result says it ran: not an error, and for a
-  compound string an empty stderr and no interruption (only the last command owns the
-  exit code; a failing cat/tee/echo always writes stderr). A ``>`` write replaces the
-  file; a ``>>`` append is placed by the replay only onto a complete newline-terminated
-  file. An admitted anchor replaces the command's own heuristic mutation row.
+  into ``cat``/``tee``, a literal ``echo``/``printf`` that bash and zsh print alike, ``:``,
+  ``truncate -s 0``), only when it is its command's one literal write and that command
+  certainly runs exactly once when the string ends with status 0 (``clean``: not on the
+  right of an ``||``, nor of an ``&&`` a later list can hide, not in an ``if``/loop/
+  ``case``/function body, not after an ``exit``), nothing else in the string touches that
+  path or names a pattern that may match it (``exclusive``), and its result says it ran:
+  not an error, and for a compound string an empty stderr and no interruption (only the
+  last command owns the exit code; a failing cat/tee/echo always writes stderr). A ``>``
+  write replaces the file; a ``>>`` append is placed by the replay only onto a complete
+  newline-terminated file. An admitted anchor replaces the command's own heuristic
+  mutation row; a write that is no anchor stays that heuristic ``bash_mutation``.
 - READ anchors: a one-command string ``cat F`` / ``head -n N F`` / ``sed -n 'A,Bp' F``
   whose result echo is complete (stdout recorded, empty stderr, not interrupted, not
   persisted elsewhere, not cut at 30,000 characters). Claude Code trims the end of a
@@ -18,7 +22,9 @@ Bash call tells about a file, read through the lexical parser ``core.shell``.
   when the window printed every line it asked for (``head -n N`` showing N lines) or that
   line is blank; otherwise the window floats and the replay places it only where it
   already knows that first line.
-- Everything else the parser says changes the file is a HEURISTIC ``bash_mutation``.
+- Everything else the parser says changes the file is a HEURISTIC ``bash_mutation``
+  (``extract`` adds the calls that never name it: a directory holding it, an operand left
+  unresolved as a pattern that may match it, ``sed -i … *.txt``).
 - A write whose target stays ``unresolved`` (``$VAR``, a cwd the reading cannot know) is
   never an anchor: only its heuristic mutation counts.
 - Opaque: mutating-class markers (formatters, interpreters, package managers, archive

@@ -69,3 +69,61 @@ def test_python_heredoc_is_a_script_not_file_content() -> None:
 def test_content_reads(command: str, expected: list[tuple]) -> None:
     got = [(r.path, r.start, r.end, r.source) for r in content_reads(command, CWD)]
     assert got == expected
+
+
+@pytest.mark.parametrize("command", [
+    "test -f g.txt || echo x > g.txt",
+    "true || echo x > g.txt",
+    "[ -e x ] && echo x > g.txt; true",
+    "if [ -f g.txt ]; then :; else echo x > g.txt; fi",
+    "for i in 1 2 3; do echo x >> g.txt; done",
+    "while false; do echo x > g.txt; done",
+    "case y in x) echo x > g.txt;; esac",
+    "f() { echo x > g.txt; }; echo done",
+    "exit 0; echo x > g.txt",
+])
+def test_a_write_that_may_not_run_once_is_never_clean(command: str) -> None:
+    [(path, _, content, _, clean, _)] = writes(command)
+    assert path == "/w/g.txt" and content is not None and clean is False
+
+
+@pytest.mark.parametrize("command", [
+    "mkdir -p d && echo x > g.txt",  # a final status 0 proves the && chain ran
+    "cd /w && echo x > g.txt",
+    "echo x > g.txt || true",
+    "echo x > g.txt; exit 0",
+])
+def test_a_write_that_certainly_runs_once_stays_clean(command: str) -> None:
+    [(_, _, _, _, clean, _)] = writes(command)
+    assert clean is True
+
+
+@pytest.mark.parametrize("command, content", [
+    # zsh (a Mac's shell) expands backslash escapes in echo's arguments, drops a lone
+    # `-` first operand and expands `=word`; a record never says which shell ran
+    ("echo 'a\\tb' > g.txt", None),
+    ('echo "a\\\\b" > g.txt', None),
+    ("echo a\\\\b > g.txt", None),
+    ("echo - x > g.txt", None),
+    ("echo =ls > g.txt", None),
+    ("echo -E 'a\\tb' > g.txt", "a\\tb\n"),  # both shells print it as typed
+    ("echo a = b > g.txt", "a = b\n"),
+    ("echo -- x > g.txt", "-- x\n"),  # both print the --
+    ("printf 'tab-free' > g.txt", "tab-free"),
+])
+def test_echo_is_an_anchor_only_where_bash_and_zsh_agree(command: str, content: str | None
+                                                         ) -> None:
+    [(_, _, got, _, _, _)] = writes(command)
+    assert got == content
+
+
+@pytest.mark.parametrize("command, exclusive", [
+    ("echo hi > g.txt && sed -i s/h/j/ *.txt", False),  # the glob may match g.txt
+    ('echo hi > g.txt; rm -f "$TMP"', False),  # $TMP may be g.txt, or a dir holding it
+    ("echo hi > g.txt && sed -i s/h/j/ *.md", True),
+    ('echo hi > g.txt; rm -f "$TMP/out.log"', True),  # its last name is not g.txt
+    ("echo hi > g.txt; rm -f /tmp/*.txt", True),  # another directory
+])
+def test_a_pattern_that_may_name_the_written_file_makes_it_not_exclusive(
+        command: str, exclusive: bool) -> None:
+    assert writes(command)[0][5] is exclusive

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pysift.core.shell import mutations, opaque_markers
+from pysift.core.shell import may_name, mutations, opaque_markers
 
 CWD = "/home/ada/proj"
 
@@ -298,3 +298,28 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     assert changes_nothing(command) is nothing
     assert (mutations(command, CWD) == ()) is nothing
     assert (mutations(command, None) == ()) is nothing
+
+
+# -- may_name: an unresolved pattern operand against a file ---------------------------------
+
+
+@pytest.mark.parametrize("command, cwd, path, expected", [
+    ("sed -i s/a/b/ *.txt", "/w/proj", "/w/proj/g.txt", True),
+    ("sed -i s/a/b/ *.txt", "/w/proj", "/w/proj/sub/g.txt", False),
+    ("sed -i s/a/b/ *.md", "/w/proj", "/w/proj/g.txt", False),
+    ("sed -i s/a/b/ sub/*", "/w/proj", "/w/proj/sub/x/g.txt", True),  # a directory holding it
+    ("rm -rf $D", "/w/proj", "/w/proj/g.txt", True),
+    ('rm -f "$D/foo.log"', "/w/proj", "/w/proj/g.txt", False),
+    ('rm -f "$D/g.txt"', "/w/proj", "/w/proj/g.txt", True),
+    ("rm ~/x/g.txt", "/w/proj", "/home/u/x/g.txt", True),
+    ("rm ./$F", "/w/proj", "/w/proj/g.txt", True),
+    ("rm ./$F", "/w/proj", "/w/other/g.txt", False),
+    ("cd $X && rm *.txt", "/w/proj", "/a/b/g.txt", True),  # its directory is unknown
+    ("rm /tmp/*.txt", "/w/proj", "/w/proj/g.txt", False),
+    ("echo hi > a.tx?", "/w/proj", "/w/proj/a.txt", True),
+    ("rm {a,b}.txt", "/w", "/w/a.txt", True),
+    ("rm *.JSON", "D:\\W", "d:/w/a.json", True),  # a Windows name, without case
+    ("rm a.txt", "/w", "/w/a.txt", False),  # resolved: not a pattern
+])
+def test_may_name(command: str, cwd: str, path: str, expected: bool) -> None:
+    assert any(may_name(m, path) for m in mutations(command, cwd)) is expected
