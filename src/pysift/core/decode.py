@@ -227,3 +227,18 @@ class LineValidator:
             return True
         except (ValueError, RuntimeError):  # UnicodeDecodeError is a ValueError
             return decode(line, None) is not None
+
+
+_VALIDATORS: list[LineValidator] = []
+
+
+def line_decodes(line: bytes) -> bool:
+    """Whether ``decode`` would make a record of ``line`` (not blank, ``{…}``-framed, and
+    valid inside), without building one: the verdict a reader takes on a line it only
+    needs to know is a record (a pairing partner, a stitched record, a tool call counted
+    off its bytes). One validator per process, made at the first call."""
+    if not is_framed(line):
+        return False
+    if not _VALIDATORS:
+        _VALIDATORS.append(LineValidator())
+    return _VALIDATORS[0](line)

@@ -1,15 +1,20 @@
 """The tool_use <-> tool_result join by ``tool_use_id`` (SPEC §4.5, §5.4 ``▹``).
 
 A whole-buffer byte search for the id, then a C-level check of each line holding it for
-the partner block's type key: no parse unless the partner record itself is wanted.
+the partner block's type key, then the partner line's own verdict (a line that does not
+decode is no record, so no partner: it is malformed, and counted where the caller
+counts). A block without an id is joined as csift §4.5 falls back: a result through its
+carrier's ``sourceToolUseID`` (the call's id) or ``sourceToolAssistantUUID`` (the calling
+record), a call through a carrier naming its record so whose result has no id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
-from pysift.core.decode import decode
+from pysift.core.decode import decode, line_decodes
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -38,6 +43,7 @@ class Pairing:
 # block it was read from (a SendMessage/spawn is a use, a subagent return a result)
 _USE_VIEWS = frozenset({L.AGENT_TOOL_USE, L.AGENT_COMM_SENT, L.AGENT_COMM_SIGNAL})
 _RESULT_VIEWS = frozenset({L.AGENT_TOOL_RESULT, L.AGENT_COMM_INBOX})
+_TOOL_VIEWS = _USE_VIEWS | _RESULT_VIEWS
 
 
 def _is_use(label: str | None, labels: tuple[str, ...]) -> bool | None:
@@ -51,7 +57,8 @@ def _is_use(label: str | None, labels: tuple[str, ...]) -> bool | None:
 
 
 def pair(buf: Buffer, tool_use_id: str | None, labels: tuple[str, ...],
-         own_start: int | None, label: str | None = None) -> Pairing:
+         own_start: int | None, label: str | None = None, *, rec: Record | None = None,
+         valid: Callable[[int, int], bool] | None = None) -> Pairing:
     """Where the partner of a tool unit lives, if anywhere in this transcript.
 
     The partner is the line holding the other block of the join: a result's
@@ -63,36 +70,134 @@ def pair(buf: Buffer, tool_use_id: str | None, labels: tuple[str, ...],
     deep in a 200 MB file the unit sits); only when that misses is the other side
     searched, since a writer may put a result above its call. A unit without a line (a
     sidecar record) looks at the whole file. ``label`` is the view the unit renders.
+
+    A unit without a ``tool_use_id`` is joined through ``rec``, its record (csift §4.5's
+    fallback, ``_by_record``). A line is a partner only when ``valid(start, end)`` (by
+    default: it decodes, ``core.decode.line_decodes``); a caller that counts malformed
+    lines passes its own check, which counts the lines it refuses. No partner found: a
+    use is ``pending``, a result ``orphan``; None only for a unit that is no tool unit.
     """
-    if not tool_use_id:
-        return Pairing(None)
     is_use = _is_use(label, labels)
-    if is_use is None:
+    if is_use is None or (not tool_use_id and rec is None):
         return Pairing(None)
+    check = valid if valid is not None else partial(_decodes, buf)
+    found = None
+    if tool_use_id:
+        found = _by_id(buf, tool_use_id, is_use, own_start, check)
+    elif rec is not None:
+        found = _by_record(buf, rec, is_use, own_start, check)
+    if found is not None:
+        return found
+    return Pairing("pending" if is_use else "orphan")
+
+
+def pair_unit(buf: Buffer, unit: Unit, rec: Record, own_start: int | None, *,
+              valid: Callable[[int, int], bool] | None = None) -> Pairing:
+    """``pair`` for one unit of ``rec``: a tool view read off a tool block without an id
+    is joined through its record (a user-facing dual, an answer or a rejection, is read
+    off the whole carrier, a text-borne message is no tool block, and a text or thinking
+    block of a calling record is no tool view: none of them falls back)."""
+    fallback = rec if (not unit.tool_use_id and unit.block_index is not None
+                       and unit.label in _TOOL_VIEWS) else None
+    return pair(buf, unit.tool_use_id, unit.labels, own_start, unit.label, rec=fallback,
+                valid=valid)
+
+
+def _decodes(buf: Buffer, start: int, end: int) -> bool:
+    return line_decodes(buf[start:end])
+
+
+def _searches(buf: Buffer, own_start: int | None, forward_first: bool
+              ) -> list[tuple[Callable[..., Pairing | None], int, int]]:
+    """The partner searches in order: the whole file for a unit without a line, else the
+    side after its line and the side before it, ``forward_first`` or not."""
+    size = len(buf)
+    if own_start is None:
+        return [(_first, 0, size)]
+    own_end = buf.find(b"\n", own_start)
+    own_end = size if own_end < 0 else own_end + 1
+    after, before = (_first, own_end, size), (_last, 0, own_start)
+    return [after, before] if forward_first else [before, after]
+
+
+def _by_id(buf: Buffer, tool_use_id: str, is_use: bool, own_start: int | None,
+           check: Callable[[int, int], bool]) -> Pairing | None:
+    """The partner joined by the id (see ``pair``)."""
     ident = tool_use_id.encode()
     if is_use:
-        partner_key, id_keys, absent = _RESULT_KEY, (b'"tool_use_id":"', b'"tool_use_id": "'), \
-            "pending"
+        partner_key, id_keys = _RESULT_KEY, (b'"tool_use_id":"', b'"tool_use_id": "')
     else:
-        partner_key, id_keys, absent = _USE_KEY, (b'"id":"', b'"id": "'), "orphan"
-    find, size = buf.find, len(buf)
+        partner_key, id_keys = _USE_KEY, (b'"id":"', b'"id": "')
+    find = buf.find
 
     def partner_in(start: int, end: int) -> bool:
         return find(partner_key, start, end) >= 0 and any(
-            find(key + ident + b'"', start, end) >= 0 for key in id_keys)
+            find(key + ident + b'"', start, end) >= 0 for key in id_keys) and check(start, end)
 
-    if own_start is None:
-        searches = [(_first, 0, size)]
-    else:
-        own_end = find(b"\n", own_start)
-        own_end = size if own_end < 0 else own_end + 1
-        after, before = (_first, own_end, size), (_last, 0, own_start)
-        searches = [after, before] if is_use else [before, after]
-    for search, lo, hi in searches:
+    for search, lo, hi in _searches(buf, own_start, is_use):
         found = search(buf, ident, lo, hi, partner_in)
         if found is not None:
             return found
-    return Pairing(absent)
+    return None
+
+
+_SOURCE_ID = "sourceToolUseID"
+_SOURCE_RECORD = "sourceToolAssistantUUID"
+
+
+def _named_record(raw: dict[str, object]) -> str | None:
+    """The calling record a carrier names: its ``sourceToolAssistantUUID``, else, on a
+    carrier holding the harness's ``toolUseResult`` echo (which only a tool's own result
+    carrier has), its ``parentUuid`` (Claude Code chains a result under the record that
+    called; older writers name no source)."""
+    named = raw.get(_SOURCE_RECORD)
+    if named is None and "toolUseResult" in raw:
+        named = raw.get("parentUuid")
+    return named if isinstance(named, str) and named else None
+
+
+def _by_record(buf: Buffer, rec: Record, is_use: bool, own_start: int | None,
+               check: Callable[[int, int], bool]) -> Pairing | None:
+    """csift §4.5's fallback for a block without an id (legacy carriers omit the
+    block-level ``tool_use_id``; "fall back to the carrier's top-level
+    ``toolUseResult``/``sourceToolAssistantUUID``"). A result: its carrier's
+    ``sourceToolUseID`` joined as an id, else the record its carrier names
+    (``_named_record``) when that record calls a tool. A use: the nearest carrier (after
+    the call first) that names the use's record and holds a result without an id (a
+    result with an id answers the call with that id). Records, not blocks, are joined:
+    every id-less call of one record pairs with that carrier."""
+    raw = rec.raw
+    if is_use:
+        wanted = rec.uuid
+    else:
+        source_id = raw.get(_SOURCE_ID)
+        if isinstance(source_id, str) and source_id:
+            found = _by_id(buf, source_id, False, own_start, check)
+            if found is not None:
+                return found
+        wanted = _named_record(raw)
+    if not wanted:
+        return None
+    ident = wanted.encode()
+    partner_key = _RESULT_KEY if is_use else _USE_KEY
+    find = buf.find
+
+    def partner_in(start: int, end: int) -> bool:
+        if find(partner_key, start, end) < 0 or not check(start, end):
+            return False
+        other = decode(buf[start:end], None)
+        if other is None:
+            return False
+        if is_use:
+            return _named_record(other.raw) == wanted and any(
+                not block.get("tool_use_id") for block in other.blocks_of("tool_result"))
+        return other.uuid == wanted and bool(other.blocks_of("tool_use"))
+
+    for search, lo, hi in _searches(buf, own_start, is_use):
+        found = search(buf, ident, lo, hi, partner_in)
+        if found is not None:
+            return found
+    return None
 
 
 def _first(buf: Buffer, ident: bytes, lo: int, hi: int,
@@ -126,10 +231,16 @@ def _line_around(buf: Buffer, pos: int) -> tuple[int, int]:
 
 
 def tool_name_of_use(rec: Record | None, tool_use_id: str) -> str | None:
-    """The name of the tool_use block with ``tool_use_id`` in ``rec``."""
+    """The name of the tool_use block with ``tool_use_id`` in ``rec``; for an empty id (a
+    result joined through its record), the name of the record's one tool_use block."""
     if rec is None:
         return None
-    for block in rec.blocks_of("tool_use"):
+    blocks = rec.blocks_of("tool_use")
+    if not tool_use_id:
+        names = {b.get("name") for b in blocks}
+        name = names.pop() if len(names) == 1 else None
+        return name if isinstance(name, str) else None
+    for block in blocks:
         name = block.get("name")
         if block.get("id") == tool_use_id and isinstance(name, str):
             return name

@@ -23,6 +23,7 @@ how many cores it may use in turn (one, inside a spread batch).
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
@@ -211,10 +212,16 @@ def _widen(fd: int) -> None:
 def _streaming_child(write_fd: int, parts: Iterator[list[tuple[int, Any]]]) -> NoReturn:
     """A forked child's whole life: its results sent as they are made, one frame per
     ``_DRAIN_EVERY_S`` of work (a frame per item cost more pickling than it spread), then
-    a last frame saying how the work ended; leave without cleanup."""
+    a last frame saying how the work ended; leave without cleanup. The child runs with
+    ``jsonline.RECURSION_HEADROOM`` more recursion: pickle recurses twice per level, and
+    a record nested as deep as a line may be (1024 levels) is sent back whole (a turn
+    opener's object; one of 500 levels had crashed the worker)."""
     import pickle
 
+    from pysift.disk.jsonline import RECURSION_HEADROOM
+
     status = 0
+    sys.setrecursionlimit(sys.getrecursionlimit() + RECURSION_HEADROOM)
     try:
         with os.fdopen(write_fd, "wb", buffering=0) as pipe:
             outbox = _Outbox(pipe)

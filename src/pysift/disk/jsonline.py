@@ -9,13 +9,27 @@ search while the sidecar still dropped its line.
 
 The way back is ``compact_json``: a value as Claude Code writes it (compact, keys in
 order, non-ASCII kept), with the stdlib again for what orjson refuses to write (the same
-lone surrogate, an int beyond 64 bits). A tool_use's input and every dumped field are
-rendered through it, so search, show and the block ids hash one text.
+lone surrogate, an int beyond 64 bits, a value nested deeper than orjson's 254 levels of
+output). A tool_use's input and every dumped field are rendered through it, so search,
+show and the block ids hash one text.
+
+Nesting (decided, twenty-first session): orjson refuses a line nested deeper than
+``MAX_DEPTH`` (1024) levels, so such a line is malformed, and the stdlib reading keeps the
+same limit (it counts the line's depth first), so whether a line is a record never
+depends on a lone surrogate escape or on how deep the Python stack stands when it is read.
+The stdlib's parser and writer recurse in C once per level against Python's recursion
+limit (1000): both run with ``MAX_DEPTH`` levels of headroom (``deep_enough``), so every
+value a line can decode to can also be written back. What still cannot be written (no
+JSON value) gets ``UNWRITABLE``, never an exception.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -25,6 +39,14 @@ SURROGATE_ESCAPE = rb"\\u[dD][89abcdefABCDEF]"
 _SURROGATE_ESCAPE = re.compile(SURROGATE_ESCAPE)
 
 JSONDecodeError = orjson.JSONDecodeError  # a ValueError, as the stdlib's
+
+#: The deepest nesting orjson reads (every array and object counts, the outermost too).
+MAX_DEPTH = 1024
+#: Recursion headroom for a value that deep: the stdlib's JSON parser and writer recurse
+#: once per level, pickle and ``output.surrogates.json_safe`` twice.
+RECURSION_HEADROOM = 2 * MAX_DEPTH + 64
+#: What ``compact_json`` gives for a value no JSON writer could write.
+UNWRITABLE = "[value not writable as JSON]"
 
 
 def loads(line: bytes) -> Any:
@@ -46,9 +68,38 @@ def refused_by_orjson(line: bytes, refused: orjson.JSONDecodeError) -> Any:
     import json
 
     try:
-        return json.loads(bytes(line).decode("utf-8"), parse_constant=_refuse_constant)
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        text = bytes(line).decode("utf-8")
+        if nesting_depth(text) > MAX_DEPTH:  # orjson's limit, whatever refused the line
+            raise refused
+        with deep_enough():
+            return json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError: ValueErrors
         raise refused from None
+
+
+# A JSON string (escapes included), and a run of text holding no bracket.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NO_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting_depth(text: str) -> int:
+    """How deep the arrays and objects of the JSON ``text`` nest (0 for a scalar), the
+    brackets inside strings not counted. Exact for valid JSON; for anything else some
+    number (the parse that follows refuses such a text anyway)."""
+    brackets = _NO_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+@contextmanager
+def deep_enough() -> Iterator[None]:
+    """Python's recursion limit raised by ``RECURSION_HEADROOM`` for the block."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + RECURSION_HEADROOM)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -56,10 +107,16 @@ def _refuse_constant(name: str) -> Any:
 
 
 def compact_json(value: object) -> str:
-    """Compact JSON in insertion order, non-ASCII kept: a byte-faithful echo of CC's lines."""
+    """Compact JSON in insertion order, non-ASCII kept: a byte-faithful echo of CC's lines.
+    Total: a value no writer can write (nothing a line decodes to) is ``UNWRITABLE``."""
     try:
         return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):  # e.g. an int beyond 64 bits
+    except (TypeError, orjson.JSONEncodeError):  # an int beyond 64 bits, a deep nest
         import json
 
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        try:
+            with deep_enough():
+                return json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                                  default=str)
+        except (RecursionError, ValueError):  # deeper than any line; a circular value
+            return UNWRITABLE

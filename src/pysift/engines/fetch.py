@@ -15,7 +15,7 @@ from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
 from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.image_handles import image_ids
-from pysift.core.pairing import PlanIndex, pair, with_result_tool_name
+from pysift.core.pairing import PlanIndex, pair_unit, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
 from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
@@ -171,7 +171,7 @@ class TranscriptView:
             label, labels = unit.label, unit.labels
             if draft:
                 label, labels = L.USER_UNSENT, (L.USER_UNSENT,)
-            joined = pair(self.buf, unit.tool_use_id, unit.labels, start, unit.label)
+            joined = pair_unit(self.buf, unit, rec, start)
             unit = with_result_tool_name(unit, joined, self.buf)
             out.append(Fetched(
                 line=rec.line, uuid=rec.uuid, turn_index=turn, superseded=draft, unit=unit,

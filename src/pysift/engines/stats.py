@@ -25,7 +25,8 @@ huge) tool_result carrier: the last timestamp key before the record's ``toolUseR
 ``timestamp`` of its own inside ``toolUseResult``, which is why the cut exists.
 
 Malformed lines: a line simdjson accepts is a valid object (csift's full-scan law: a
-framed line with a broken inside counts as malformed, not under its type); one it refuses
+framed line with a broken inside counts as malformed, not under its type), unless it
+opens with a byte order mark, which simdjson skips and the decoder refuses; one it refuses
 goes to the settler, where a non-blank line that is not ``{…}``-framed is decoded (and
 counted by the decoder's tally), and a framed line whose type the bytes settle is
 validated whole (``LineValidator``: simdjson, then the decoder's own law for what simdjson
@@ -449,8 +450,10 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
     line is read for its facts (``read_assistant``), a user line goes through the byte
     reading of ``_line_settler`` with its validation already done. A line simdjson
     refuses or that names no string type (a blank, torn or junk line, a big integer, a
-    lone surrogate escape, a record without a type) is settled by ``_line_settler``
-    alone, the per-line law, so the answer is the same line for line as
+    lone surrogate escape, a record without a type), and a line of another type that
+    does not open with ``{`` (simdjson skips a leading UTF-8 byte order mark, which the
+    decoder refuses; user and assistant lines meet the law on their own paths), is
+    settled by ``_line_settler`` alone, the per-line law, so the answer is the same line for line as
     ``scan_by_probe``'s (duplicate top-level ``type`` keys aside: see SPEC §12).
 
     Measured in one process over every third file of corpus B (about 500 MB, same run,
@@ -499,8 +502,10 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, first_line: int 
         elif kind == "user":
             settle(pos, nxt - 1 if data[-1] == _NEWLINE else nxt, line, True,
                    ts if ts.__class__ is str and ts.isascii() else None)
-        else:
+        elif data[0] == _OPEN:
             by_name[kind] = by_name.get(kind, 0) + 1
+        else:  # simdjson skips a leading byte order mark, the decoder does not: the law
+            settle(pos, nxt - 1 if data[-1] == _NEWLINE else nxt, line, False, None)
         pos = nxt
     out.lines = line - (first_line - 1)
     out.skipped_lines = tally.malformed

@@ -946,3 +946,22 @@ def test_the_package_still_answers_to_the_names_of_the_one_module_classify() -> 
     assert {"ClassifyContext", "Unit", "classify", "units", "renders_unit", "opens_turn",
             "opener_text", "opener_source", "narration_tag", "raw_message_text",
             "is_genuine_user", "is_peer_message_record", "TEAMMATE_OPEN"} <= set(C.__all__)
+
+
+@pytest.mark.parametrize("depth", [255, 985, 1020])
+def test_a_tool_input_nested_deeper_than_orjson_writes_renders(depth: int) -> None:
+    """A valid record whose tool input nests past orjson's 254 written levels went to the
+    stdlib writer, whose RecursionError from ~980 levels crashed search and show."""
+    import orjson
+
+    from pysift.disk.jsonline import deep_enough
+
+    nest = b'{"k":' * depth + b"1.5" + b"}" * depth
+    raw = orjson.loads(b'{"type":"assistant","uuid":"a","message":{"role":"assistant",'
+                       b'"content":[{"type":"tool_use","id":"t1","name":"Deep","input":'
+                       + nest + b"}]}}")
+    (unit,) = C.units(rec(raw))
+    assert unit.label == L.AGENT_TOOL_USE
+    assert unit.text == "Deep " + nest.decode()
+    with deep_enough():
+        assert json.loads(unit.text[len("Deep "):]) == json.loads(nest)

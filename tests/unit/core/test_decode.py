@@ -70,3 +70,28 @@ def test_a_line_holding_a_lone_surrogate_is_still_malformed_for_other_faults() -
                  b'{"type":"user","content":"\\ud83d \xff"}'):     # not UTF-8
         assert decode(line, 1, tally) is None
     assert tally.malformed == 3
+
+
+def test_a_line_nested_deeper_than_orjson_reads_is_malformed_with_or_without_a_surrogate(
+        ) -> None:
+    """1030 levels with a lone surrogate escape went to the stdlib parser, whose
+    RecursionError crashed list, stats, show, status and wait; without the escape orjson
+    called the line malformed."""
+    from pysift.core.decode import line_decodes
+
+    for leaf in (b'"\\ud800"', b'"ok"'):
+        for depth, verdict in ((1023, True), (1030, False)):
+            line = b'{"type":"system","x":' + b"[" * depth + leaf + b"]" * depth + b"}"
+            tally = Tally()
+            assert (decode(line, 1, tally) is not None) is verdict
+            assert tally.malformed == (not verdict)
+            assert line_decodes(line) is verdict
+
+
+def test_line_decodes_takes_the_decoders_verdict() -> None:
+    from pysift.core.decode import line_decodes
+
+    for line in (b'{"a":1}', b'  {"a":1}\r', b'\xef\xbb\xbf{"a":1}', b'{"a":1', b"", b"  ",
+                 b'{"a":"\xff"}', b'{"a":"\\ud800"}', b'[{"a":1}]', b'{"a":1} {"b":2}',
+                 b'{"a":NaN}', b'{"a":1e400}', b'{"a":123456789012345678901234567890}'):
+        assert line_decodes(line) is (decode(line, None) is not None), line

@@ -62,3 +62,112 @@ def test_a_sidecar_unit_looks_at_the_whole_file() -> None:
     buf, _starts = _buffer(READ, READ_RESULT)
     assert pair(buf, "toolu_read", (L.AGENT_TOOL_USE,), None, L.AGENT_TOOL_USE).state \
         == "paired"
+
+
+# -- blocks without an id (csift §4.5's fallback; SPEC §7 pairing) ------------------------
+
+from pysift.core.classify import units  # noqa: E402
+from pysift.core.pairing import pair_unit, with_result_tool_name  # noqa: E402
+from pysift.model.record import Record  # noqa: E402
+
+BARE_USE = {"type": "tool_use", "name": "bash", "input": {"command": "ls"}}
+
+
+def _calling(uuid: str, *blocks: dict) -> dict:
+    return {**b.assistant(*blocks), "uuid": uuid}
+
+
+def _carrier(uuid: str, *, source: str | None = None, source_id: str | None = None,
+             result_id: str | None = None, content: str = "ok") -> dict:
+    block: dict = {"type": "tool_result", "content": content}
+    if result_id is not None:
+        block["tool_use_id"] = result_id
+    record: dict = {"type": "user", "uuid": uuid,
+                    "message": {"role": "user", "content": [block]}}
+    if source is not None:
+        record["sourceToolAssistantUUID"] = source
+    if source_id is not None:
+        record["sourceToolUseID"] = source_id
+    return record
+
+
+def _tool_units(buf: bytes, starts: list[int], index: int) -> list[tuple]:
+    """``(label, pairing state, partner start, tool name)`` of the tool units of a line."""
+    line = buf[starts[index]:buf.index(b"\n", starts[index])]
+    rec = Record(orjson.loads(line), index + 1)
+    out = []
+    for unit in units(rec):
+        joined = pair_unit(buf, unit, rec, starts[index])
+        named = with_result_tool_name(unit, joined, buf)
+        out.append((unit.label, joined.state, joined.partner_start, named.tool_name))
+    return out
+
+
+def test_a_result_without_an_id_pairs_through_the_record_its_carrier_names() -> None:
+    """The real corpus' tier2 fixture: a call without an id, two carriers without a
+    ``tool_use_id`` naming its record by ``sourceToolAssistantUUID`` (and a
+    ``sourceToolUseID`` that names no call). Both sides read ``pairing: null``, which the
+    wire format keeps for hits that are no tool hit."""
+    buf, starts = _buffer(b.user("go"), _calling("a1", b.text("I'll list."), BARE_USE),
+                          _carrier("u2", source="a1", source_id="toolu_nowhere"),
+                          _carrier("u3", source="a1", content="no"))
+    assert _tool_units(buf, starts, 1) == [
+        (L.AGENT_MESSAGE, None, None, None),  # the text block of a calling record: no tool
+        (L.AGENT_TOOL_USE, "paired", starts[2], "bash")]
+    assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "paired", starts[1], "bash")]
+    assert _tool_units(buf, starts, 3) == [(L.AGENT_TOOL_RESULT, "paired", starts[1], "bash")]
+
+
+def test_a_result_without_an_id_pairs_by_its_carriers_source_tool_use_id() -> None:
+    buf, starts = _buffer(b.user("go"), READ, _carrier("u2", source_id="toolu_read"))
+    assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "paired", starts[1], "Read")]
+
+
+def test_without_any_link_a_call_is_pending_and_a_result_an_orphan() -> None:
+    buf, starts = _buffer(b.user("go"), _calling("a1", BARE_USE),
+                          _carrier("u2", source="elsewhere"),
+                          _carrier("u3", source="a1", result_id="toolu_other"))
+    # u3 names the record but answers another call (its own id): no answer to this call
+    assert _tool_units(buf, starts, 1) == [(L.AGENT_TOOL_USE, "pending", None, "bash")]
+    assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "orphan", None, None)]
+
+
+def test_a_record_that_calls_no_tool_is_no_partner() -> None:
+    buf, starts = _buffer(b.user("go"), {**b.assistant(b.text("no call here")), "uuid": "a1"},
+                          _carrier("u2", source="a1"))
+    assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "orphan", None, None)]
+
+
+def test_a_partner_line_that_does_not_decode_is_no_partner() -> None:
+    """By id or through the record: a broken line is malformed, not the other side."""
+    buf, starts = _buffer(b.user("go"), READ, READ_RESULT)
+    broken = buf.replace(b'"print(1)"', b'"print(1)\xff"')
+    assert pair(broken, "toolu_read", (L.AGENT_TOOL_USE,), starts[1],
+                L.AGENT_TOOL_USE).state == "pending"
+    seen: list[int] = []
+
+    def refusing(start: int, end: int) -> bool:
+        seen.append(start)
+        return False
+
+    assert pair(buf, "toolu_read", (L.AGENT_TOOL_USE,), starts[1], L.AGENT_TOOL_USE,
+                valid=refusing).state == "pending"
+    assert seen == [starts[2]]  # the caller's own check (it counts what it refuses)
+    buf, starts = _buffer(b.user("go"), _calling("a1", BARE_USE), _carrier("u2", source="a1"))
+    torn = buf[:starts[2]] + buf[starts[2]:-3] + b"\n"
+    assert _tool_units(torn, starts, 1) == [(L.AGENT_TOOL_USE, "pending", None, "bash")]
+
+
+def test_a_carrier_naming_no_source_is_joined_to_its_parent_by_its_tool_use_result() -> None:
+    """The real corpus' tier2 subagent: a call and a result without ids, the carrier
+    naming no source but chained under the calling record and holding the harness's
+    ``toolUseResult`` echo. Without it a chained line is no link (a prompt's parent is
+    often the record that called, too)."""
+    chained = {**_carrier("u2"), "parentUuid": "a1", "toolUseResult": {"stdout": "x"}}
+    buf, starts = _buffer(b.user("go"), _calling("a1", BARE_USE), chained)
+    assert _tool_units(buf, starts, 1) == [(L.AGENT_TOOL_USE, "paired", starts[2], "bash")]
+    assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "paired", starts[1], "bash")]
+    unechoed = {**_carrier("u2"), "parentUuid": "a1"}
+    buf, starts = _buffer(b.user("go"), _calling("a1", BARE_USE), unechoed)
+    assert _tool_units(buf, starts, 1) == [(L.AGENT_TOOL_USE, "pending", None, "bash")]
+    assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "orphan", None, None)]

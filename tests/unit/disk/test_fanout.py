@@ -247,3 +247,24 @@ def test_a_background_maps_error_reaches_the_caller_as_itself() -> None:
     with pytest.raises(UsageError, match="three"):
         pending()
     assert fanout.map_in_background(odd, [], shared=None)() == []
+
+
+def _deep_record(x: int) -> tuple[int, object]:
+    """A record as deep as a line may nest (orjson reads 1024 levels), made in whichever
+    process takes the item (a turn opener's object crosses back so, from a half of a big
+    file)."""
+    import orjson
+
+    time.sleep(0.005)
+    return os.getpid(), orjson.loads(b'{"a":' * 1023 + str(x).encode() + b"}" * 1023)
+
+
+def test_a_child_sends_back_a_record_as_deep_as_a_line_may_nest() -> None:
+    """pickle recurses twice per level: a child pickling a 500-level record raised
+    RecursionError, and the command died with the child's traceback."""
+    out = fanout.map_ordered(_deep_record, list(range(8)), workers=2, min_items=1)
+    assert len({pid for pid, _ in out}) == 2
+    for x, (_, value) in enumerate(out):
+        for _ in range(1023):
+            value = value["a"]  # type: ignore[index]
+        assert value == x

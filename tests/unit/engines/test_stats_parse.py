@@ -144,7 +144,28 @@ def _shapes(s: Session, i: int, kind: str) -> bytes:
         return b'{"type":"user"} {"type":"system"}'
     if kind == "nan":
         return b'{"type":"system","x":NaN}'
+    # a UTF-8 byte order mark before the object: simdjson skips it, the decoder refuses it
+    if kind == "bom-system":
+        return _BOM + b'{"type":"system","subtype":"x"}'
+    if kind == "bom-mode":
+        return _BOM + compact({"type": "permission-mode", "permissionMode": "default"})
+    if kind == "bom-user":
+        return _BOM + compact(s.stamp(user("bom"), commit=False))
+    if kind == "bom-assistant":
+        return _BOM + compact(s.stamp(assistant("bom"), commit=False))
+    if kind == "bom-padded":
+        return _BOM + b' {"type":"system"}'
+    # nested as deep as orjson reads (1024 levels, the record's own object counted), and
+    # one level deeper, with and without a lone surrogate escape (the stdlib's reading)
+    if kind.startswith("deep-"):
+        _, depth, leaf = kind.split("-")
+        inner = int(depth) - 1
+        value = b'"\\ud800"' if leaf == "s" else b"1"
+        return b'{"type":"system","x":' + b"[" * inner + value + b"]" * inner + b"}"
     raise AssertionError(kind)
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 _KINDS = ["user", "result", "interrupt", "summary", "assistant", "split", "attachment", "fhs",
@@ -152,7 +173,9 @@ _KINDS = ["user", "result", "interrupt", "summary", "assistant", "split", "attac
           "spaced", "spaced-assistant", "odd-stamp", "odd-stamp-last", "escaped-stamp", "number-stamp", "torn",
           "garbage", "blank", "spaces", "padded", "crlf", "broken-inside", "broken-user",
           "bad-utf8", "bad-utf8-user", "huge-number", "big-int", "surrogate", "array",
-          "string", "two-objects", "nan"]
+          "string", "two-objects", "nan", "bom-system", "bom-mode", "bom-user",
+          "bom-assistant", "bom-padded", "deep-1024-n", "deep-1025-n", "deep-1024-s",
+          "deep-1025-s", "deep-1030-s"]
 
 
 def _buffer(kinds: list[str], trailing_newline: bool) -> bytes:

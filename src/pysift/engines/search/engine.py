@@ -268,7 +268,7 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     if not (fs.hits or fs.malformed or fs.collapsed_drafts or fs.sidecar_used
             or fs.persisted_failures or fs.error or fs.sidecar_error or fs.spans or keep):
         return None
-    out = FileOutcome(transcript=None, index=index, malformed=fs.malformed,  # type: ignore[arg-type]
+    out = FileOutcome(transcript=None, index=index, malformed=fs.skipped_lines(),  # type: ignore[arg-type]
                       collapsed_drafts=fs.collapsed_drafts, sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
                       error=fs.error, sidecar_error=fs.sidecar_error)
     if keep:
@@ -300,6 +300,7 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
                                    seed_uuid=seed_uuid, seed_line=seed_line,
                                    plan_index=PlanIndex(buf))
     out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
+    out.malformed = fs.skipped_lines()  # and the lines the stitch found broken
     for ex in out.exchanges:
         ex.transcript = None  # type: ignore[assignment]  # the parent puts it back
     return out
@@ -532,8 +533,8 @@ def _census_keys(axis: str, hits: list[Hit], transcript: Transcript, multi: bool
         return [f"{transcript.session_id}·t{first.turn}" if multi else f"t{first.turn}"]
     if axis == "session":
         return [transcript.session_id]
-    if axis == "pairing":
-        return sorted({h.pairing for h in hits if h.pairing and h.unit.tool_use_id})
+    if axis == "pairing":  # every tool hit has a state (one without an id too: §7)
+        return sorted({h.pairing for h in hits if h.pairing})
     if axis == "model":
         return [first.model] if first.model else []
     if axis == "attachment":

@@ -10,13 +10,14 @@ turn opener and the assistant records of the turn (the agent's response).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.image_handles import image_ids
-from pysift.core.pairing import pair, with_result_tool_name
+from pysift.core.pairing import pair_unit, with_result_tool_name
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.turns import TurnMap
 from pysift.disk.layout import Transcript
@@ -81,13 +82,13 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         if span is not None and turns is not None and turn is not None:
             opener_ts, opener_uuid = _opener_meta(buf, turns, turn)
         ts = _started(opener_ts, hits)
-        uuids = _stitch(buf, hits, span, opener_uuid)
+        uuids = _stitch(buf, hits, span, opener_uuid, scan.line_decodes)
         ex = Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn, draft=draft,
                       ts=ts, hits=hits, record_uuids=uuids)
         if siblings and span is not None and ctx is not None:
-            shown = _add_siblings(ex, buf, span, ctx, turns)
+            shown = _add_siblings(ex, scan, buf, span, ctx, turns)
             if turns is not None and turn == turns.turn_count - 1:
-                _add_pending_siblings(ex, buf, scan.pending, ctx, shown)
+                _add_pending_siblings(ex, buf, scan.pending, ctx, shown, scan.line_decodes)
         out.append(ex)
     out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))
     return out
@@ -130,7 +131,11 @@ def _opener_meta(buf: Buffer, turns: TurnMap, turn: int) -> tuple[str | None, st
 
 
 def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
-            opener_uuid: str | None) -> list[str]:
+            opener_uuid: str | None, decodes: Callable[[int, int], bool]) -> list[str]:
+    """The exchange's ``record_uuids``. Only records are stitched: an assistant line of
+    the turn that does not decode (``decodes``, which notes a framed one for
+    ``skipped_lines``) is no record, whatever uuid its bytes hold; a partner is one by
+    ``pair``'s own check."""
     found: list[str] = []
     seen: set[str] = set()
 
@@ -144,7 +149,7 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
         add(opener_uuid)
     for hit in hits:
         add(hit.uuid)
-        if hit.unit.tool_use_id and hit.pairing == "paired":
+        if hit.pairing == "paired":  # by its id, or through its record (csift §4.5)
             add(_partner_uuid(buf, hit))
     if pull_response and span is not None:
         # the agent's response: every assistant record of the turn, found by a find loop
@@ -154,6 +159,8 @@ def _stitch(buf: Buffer, hits: list[Hit], span: tuple[int, int] | None,
         with simd_search(buf) as (find, _):
             for s, e in iter_key_lines(buf, type_needles(buf, "assistant"), span[0], span[1],
                                        search=find):
+                if not decodes(s, e):  # a torn or broken line: no record, no uuid
+                    continue
                 if any(find(n, s, e) >= 0 for n in nesting):
                     # a progress record nests a whole assistant message: decoded, it is
                     # taken only if it IS an assistant record
@@ -184,10 +191,11 @@ def _partner_uuid(buf: Buffer, hit: Hit) -> str | None:
     return rec.uuid if rec is not None else None
 
 
-def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
+def _add_siblings(ex: Exchange, scan: FileScan, buf: Buffer, span: tuple[int, int],
                   ctx: classify.ClassifyContext, turns: TurnMap | None) -> dict[str, int]:
     """Render the turn's non-matched records under the fixed policy, counting the rest;
-    returns how many of each capped leaf were shown."""
+    returns how many of each capped leaf were shown. A framed line of the turn that does
+    not decode is noted for ``skipped_lines`` (``FileScan.broken``): it was parsed."""
     from pysift.disk.lines import line_of
 
     hit_lines = {h.line for h in ex.hits}
@@ -200,14 +208,16 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
         last_line = number
         if number not in hit_lines:
             rec = decode(buf[s:e], number)
-            if rec is not None:
+            if rec is None:
+                scan.line_decodes(s, e)  # notes a framed line that is malformed
+            else:
                 # a superseded draft keeps its single user.unsent view (ledger v0.10.2)
                 draft = (turns is not None and rec.type == "user"
                          and turns.is_draft_offset(s))
                 ids = image_ids(rec, number)  # ride the record's first shown sibling
                 for unit in classify.units(rec, ctx, draft=draft):
                     if _sibling_kept(unit.label, shown):
-                        joined = pair(buf, unit.tool_use_id, unit.labels, s, unit.label)
+                        joined = pair_unit(buf, unit, rec, s, valid=scan.line_decodes)
                         unit = with_result_tool_name(unit, joined, buf)
                         ex.siblings.append(Hit(line=number, uuid=rec.uuid, unit=unit,
                                                label=unit.label, labels=unit.labels,
@@ -227,7 +237,8 @@ def _add_siblings(ex: Exchange, buf: Buffer, span: tuple[int, int],
 
 
 def _add_pending_siblings(ex: Exchange, buf: Buffer, pending: list[Any],
-                          ctx: classify.ClassifyContext, shown: dict[str, int]) -> None:
+                          ctx: classify.ClassifyContext, shown: dict[str, int],
+                          decodes: Callable[[int, int], bool]) -> None:
     """The sidecar's open questions belong to the latest turn (as ``show --turn`` puts
     them): siblings there too, unless they are the hit."""
     hit_uuids = {h.uuid for h in ex.hits if h.line is None}
@@ -236,7 +247,7 @@ def _add_pending_siblings(ex: Exchange, buf: Buffer, pending: list[Any],
             continue
         for unit in classify.units(rec, ctx):
             if _sibling_kept(unit.label, shown):
-                joined = pair(buf, unit.tool_use_id, unit.labels, None, unit.label)
+                joined = pair_unit(buf, unit, rec, None, valid=decodes)
                 unit = with_result_tool_name(unit, joined, buf)
                 ex.siblings.append(Hit(line=None, uuid=rec.uuid, unit=unit, label=unit.label,
                                        labels=unit.labels, ts=rec.timestamp, span=None,

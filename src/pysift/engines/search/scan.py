@@ -30,6 +30,7 @@ from pysift.core.decode import (
     decode,
     is_blank,
     is_framed,
+    line_decodes,
     proved_spans,
     unframed_lines,
 )
@@ -119,6 +120,28 @@ class FileScan:
     spans: list[tuple[int, int]] = field(default_factory=list)  # the candidate lines found
     facts: FileFacts | None = None  # the cache's facts of this transcript, when a facet is in use
     stamp: object = None  # the cache stamp of the bytes scanned (``disk.cache.Stamp``)
+    # line starts the decoder saw (counted by it when malformed), and framed lines a
+    # partner lookup or a stitch found not to decode (never pickled)
+    parsed: set[int] = field(default_factory=set)
+    broken: set[int] = field(default_factory=set)
+
+    def line_decodes(self, start: int, end: int) -> bool:
+        """Whether the line ``buf[start:end]`` is a record (``core.decode.line_decodes``),
+        for a reader that only needs to know (a pairing partner, a stitched record); a
+        framed line that is not is noted in ``broken``, counted by ``skipped_lines`` (a
+        line that is not framed is the shape check's)."""
+        assert self.buf is not None
+        line = self.buf[start:end]
+        if line_decodes(line):
+            return True
+        if is_framed(line):
+            self.broken.add(start)
+        return False
+
+    def skipped_lines(self) -> int:
+        """The malformed lines of this transcript: the scan's count, and the framed lines
+        found broken after it that the decoder had not seen (each line once)."""
+        return self.malformed + len(self.broken - self.parsed)
 
 
 @dataclass
@@ -548,6 +571,7 @@ class _Scanner:
                 h.source for h in self.result.hits)
         self.result.malformed += self.tally.malformed + sum(
             1 for start in unframed if start not in parsed)
+        self.result.parsed = parsed
 
     def _decodes(self, line: bytes) -> bool | None:
         """``decode``'s verdict on ``line`` without building the record: True (a record),
@@ -608,7 +632,7 @@ class _Scanner:
         if not matched and not drafted and not by_leaf:
             return
         from pysift.core.image_handles import image_ids
-        from pysift.core.pairing import pair, with_result_tool_name
+        from pysift.core.pairing import pair_unit, with_result_tool_name
 
         turns = self.turns
         turn: int | None
@@ -645,7 +669,8 @@ class _Scanner:
             if bare:
                 joined = _unpaired()
             else:
-                joined = pair(self.buf, unit.tool_use_id, unit.labels, offset, unit.label)
+                joined = pair_unit(self.buf, unit, rec, offset,
+                                   valid=self.result.line_decodes)
                 unit = with_result_tool_name(unit, joined, self.buf)
             self.result.hits.append(Hit(
                 line=rec.line, uuid=rec.uuid, unit=unit, label=unit.label, labels=unit.labels,

@@ -8,12 +8,14 @@ one with nothing closing after it) and decodes only what the reconstruction uses
   peer messages, compaction summaries); a carrier is recognised from its bytes
   (``core.turns.is_plain_carrier``) and decoded only when it holds an erroring result;
 - assistant records holding a text block (the agent messages); an assistant record's
-  tool calls are counted off its bytes when it names one block type key, decoded when
-  it names more;
+  tool calls are counted off its bytes when it names one block type key and the line is
+  a record (validated, ``core.decode.line_decodes``: a broken line's call is no call,
+  and the line is counted malformed), decoded when it names more;
 - ``compact_boundary`` system records.
 
 Every other line is only checked for its ``{…}`` framing (a line that is not framed is
-malformed and counted; csift's residue: a framed line is validated only when decoded).
+malformed and counted; csift's residue: a framed line is validated only when decoded or
+counted as a call).
 A big file is scanned in two halves by two processes.
 
 The turn structure is the shared one (``core.turns``): openers found here build the
@@ -27,7 +29,7 @@ from dataclasses import field
 from typing import Any
 
 from pysift.core import classify
-from pysift.core.decode import Tally, decode
+from pysift.core.decode import Tally, decode, line_decodes
 from pysift.core.image_handles import image_ids
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
@@ -248,9 +250,11 @@ def _settle(buf: Buffer, pos: int, end: int, line: int, flags: int, calls: int, 
         if kind == b"assistant":
             if flags & (_F_TEXT | _F_ERROR) or calls > 1:
                 decodes = True
-            elif calls:
-                out.calls.append((pos, 1, 0))  # one tool_use key: one call
+            elif calls and line_decodes(buf[pos:end]):
+                out.calls.append((pos, 1, 0))  # one tool_use key of a record: one call
                 return
+            elif calls:  # no record (broken inside): the decoder counts it
+                decodes = True
             else:  # a thinking block; (never from Claude Code) a string content
                 decodes = _string_content(buf, pos, end)
         else:
