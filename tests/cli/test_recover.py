@@ -998,3 +998,75 @@ def test_file_lines_past_the_end_say_so(cli, home: ClaudeHome) -> None:
     salvage = run(cli, home, "--file", F, "--file-lines", "5..9", "--salvage")
     assert "(the lines asked for lie beyond the file's 1 line(s))" in salvage.stdout
     assert "??? lines" not in salvage.stdout
+
+
+# -- a write call recover cannot read --------------------------------------------------------
+
+HELLO = "hello\nworld\n"
+UNREADABLE_CALLS = [
+    ("MultiEdit", {"file_path": F, "edits": '[{"old_string": "world", "new_string": "there"}]'},
+     "no readable edits"),
+    ("MultiEdit", {"file_path": F, "edits": [{"old_string": "world"}]}, "no readable edits"),
+    ("Edit", {"file_path": F, "old_string": "world"}, "no readable old and new strings"),
+    ("NotebookEdit", {"notebook_path": F, "cell_id": "c1", "new_source": "x"},
+     "a notebook cell edit"),
+    ("Write", {"file_path": F, "content": ["hello"]}, "its content is not a string"),
+]
+
+
+@pytest.mark.parametrize(("name", "tool_input", "why"), UNREADABLE_CALLS)
+def test_an_unreadable_write_call_is_a_hole_and_restore_refuses(
+        cli, home: ClaudeHome, name: str, tool_input: dict[str, Any], why: str) -> None:
+    story = Story().write(F, HELLO)
+    story._call(name, tool_input, "Applied 1 edit")  # not an error, no toolUseResult
+    save(home, story)
+    result = run(cli, home, "--file", F)
+    assert result.code == 1 and result.stdout == ""
+    assert "1 edit(s) that could not be placed" in result.stderr
+    assert f"L5 {name}: {why}" in result.stderr and "complete" not in result.stderr
+    row = coverage(cli, home)
+    assert row["events"]["edit_unanchorable"] == 1 and row["recoverable_lines"] == 0
+    assert row["covered_ranges"] == [] and row["seen_total_lines"] is None
+    text = run(cli, home, "--file", F, "--coverage")
+    assert "  un-anchorable edits (coverage holes): 1" in text.stdout.splitlines()
+
+
+def test_a_read_after_an_unreadable_edit_anchors_the_file_again(cli, home: ClaudeHome) -> None:
+    story = Story().write(F, HELLO)
+    story._call("MultiEdit", {"file_path": F, "edits": "world -> there"}, "Applied 1 edit")
+    save(home, story.read(F, "hello\nthere\n"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == "hello\nthere\n"
+
+
+def test_a_partial_file_names_the_unreadable_call(cli, home: ClaudeHome) -> None:
+    story = Story().write(F, V1)
+    story._call("MultiEdit", {"file_path": F, "edits": None}, "Applied 1 edit")
+    save(home, story.read(F, V1, 1, 3))
+    result = run(cli, home, "--file", F)
+    assert result.code == 1
+    assert "1 write call(s) that did not error could not be read" in result.stderr
+    assert "  L5 MultiEdit: no readable edits" in result.stderr
+    assert "the session only saw part of the file" not in result.stderr
+
+
+def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
+    story = Story().write(F, HELLO).unanswered("MultiEdit", {"file_path": F, "edits": "x"})
+    save(home, story)
+    row = coverage(cli, home)
+    assert [b["cause"] for b in row["boundaries"]] == ["unconfirmed_write"]
+    assert row["recoverable_lines"] == 0
+
+
+def test_patches_a_boundary_opening_a_segment_comes_before_it(cli, home: ClaudeHome) -> None:
+    story = Story().read(F, V1).edit(F, "v1", "v2", V1)
+    story.add(attachment("edited_text_file", {"filename": F,
+                                              "snippet": "1\timport os\n2\timport re"}))
+    save(home, story.edit(F, "import re", "import sys", None, echo=False))
+    result = run(cli, home, "--file", F, "--patches", "--format", "json")
+    rows = result.json_rows()[1:-1]
+    assert [r["kind"] for r in rows] == ["segment", "boundary", "segment"]
+    assert rows[1]["cause"] == "external_edit" and rows[1]["line"] == rows[2]["line_start"]
+    lines = run(cli, home, "--file", F, "--patches").stdout.splitlines()
+    boundary = next(i for i, line in enumerate(lines) if "INTEGRITY BOUNDARY" in line)
+    assert lines[boundary + 1].startswith("  ─ SEGMENT 2")

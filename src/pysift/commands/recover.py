@@ -329,7 +329,10 @@ def _nothing_survives(file: str, candidates: list[_Candidate]) -> str:
     kinds = sorted({b.cause for c in candidates for b in c.replay.boundaries if b.hard})
     holes = sum(len(c.replay.holes) for c in candidates)
     if holes:
-        kinds.append(f"{holes} edit(s) that could not be placed")
+        unread = [_unreadable_text(h, c.group) for c in candidates for h in c.replay.holes
+                  if _is_unreadable(h)]
+        kinds.append(f"{holes} edit(s) that could not be placed"
+                     + (f": {'; '.join(unread)}" if unread else ""))
     if kinds:
         return (f"error: the transcripts in scope hold events for {file}, but no line of it "
                 f"survives the replay (invalidated at: {', '.join(kinds)}); inspect the trail "
@@ -346,6 +349,19 @@ def _nothing_survives(file: str, candidates: list[_Candidate]) -> str:
     return (f"error: the transcripts in scope hold events for {file}, but none of them shows "
             f"its content: {seen}, never a Read, Write or Edit that kept its lines, so there is "
             f"nothing to restore; --coverage lists the events")
+
+
+def _is_unreadable(hole: rp.Hole) -> bool:
+    """Whether a hole is a write call the replay could not read (not an edit it could not
+    place)."""
+    op = hole.event.op
+    return isinstance(op.op if isinstance(op, rp.Unanswered) else op, rp.Unreadable)
+
+
+def _unreadable_text(hole: rp.Hole, group: Any) -> str:
+    e = hole.event
+    return (f"{rv.location(e.source_line or e.line, e.source_session, group)} {hole.reason} "
+            f"(the call did not error, so it may have changed any line)")
 
 
 def later_touches(best: Any, candidates: list[Any]) -> list[Any]:
@@ -469,10 +485,15 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
                    f"transcript and nothing shows whether they landed:")
         out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
                    for b in unconfirmed)
-    if not (changes or unconfirmed) and c.replay.holes:
-        out.append(f"{len(c.replay.holes)} edit(s) could not be placed in what the session saw "
-                   f"(un-anchorable: their old text fell in unknown lines)")
-    elif not (changes or unconfirmed):
+    unread = [h for h in c.replay.holes if _is_unreadable(h)]
+    if unread:
+        out.append(f"{len(unread)} write call(s) that did not error could not be read, so "
+                   f"every line known before them is unknown:")
+        out.extend(f"  {_unreadable_text(h, c.group)}" for h in unread)
+    if not (changes or unconfirmed) and len(c.replay.holes) > len(unread):
+        out.append(f"{len(c.replay.holes) - len(unread)} edit(s) could not be placed in what "
+                   f"the session saw (un-anchorable: their old text fell in unknown lines)")
+    elif not (changes or unconfirmed or unread):
         out.append("the session only saw part of the file, so it cannot be rebuilt whole here")
     caveat = CAVEAT
     bash = [b for b in c.replay.boundaries if b.cause == rp.BASH_MUTATION]
@@ -613,8 +634,10 @@ def _patches(ctx: _Ctx, report: Report) -> Report:
         if not rep.segments and not rep.boundaries:
             continue
         block = [f"  file: {ctx.file}"]
-        items: list[tuple[int, int, Any]] = [(s.first.line, 0, s) for s in rep.segments]
-        items += [(b.line, 1, b) for b in rep.boundaries]
+        # in the order the replay met them: a boundary after the segments opened before
+        # it, so one that opens a segment precedes it even on the same line
+        items: list[tuple[int, int, Any]] = [(s.index, 0, s) for s in rep.segments]
+        items += [(b.after_segment, 1, b) for b in rep.boundaries]
         items.sort(key=lambda item: (item[0], item[1]))
         for _, kind, item in items:
             if kind == 1:

@@ -19,6 +19,9 @@ Events:
   (its hunks are Claude Code's own diff against the disk), else by string replacement.
   ``originalFile`` (the disk content the harness edited) is compared with the map first.
 - ``Integrity``: a harness error on an Edit/Write of the file.
+- ``Unreadable``: a Write/Edit/MultiEdit/NotebookEdit call that did not error, recorded in
+  a shape the replay cannot read (edits that are not a list of string pairs, a content
+  that is not a string, a notebook cell edit): an un-anchorable hole over the whole file.
 - ``Unanswered``: a Write/Edit call whose result the transcript lost; replayed from its
   input only when the file-history versions around it show it landed (``landing``).
 - ``ExternalEdit``, ``StaleHint``, ``BashMutation``, ``BashAppend``, ``HistoryMarker``:
@@ -173,6 +176,18 @@ class HistoryMarker:
 
 
 @dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A Write/Edit/MultiEdit/NotebookEdit call that did not error, so it may have changed
+    the file, recorded in a shape the replay cannot read (an ``edits`` that is no list of
+    objects with string old and new texts, a Write ``content`` that is no string, a
+    notebook cell edit). Which lines it touched is unknown, so all of them are: an
+    un-anchorable hole, never a silently dropped change."""
+
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Unanswered:
     """A Write/Edit/MultiEdit call whose result the transcript does not hold (lost at a
     compaction, or the session stopped with it): ``op`` is what it does, read from its
@@ -180,11 +195,11 @@ class Unanswered:
     (``landing``); it is replayed only when they show it did."""
 
     tool: str
-    op: Snapshot | Edit
+    op: Snapshot | Edit | Unreadable
 
 
-Op = (Snapshot | Window | Edit | Integrity | ExternalEdit | StaleHint | BashMutation
-      | BashAppend | HistoryMarker | Unanswered)
+Op = (Snapshot | Window | Edit | Unreadable | Integrity | ExternalEdit | StaleHint
+      | BashMutation | BashAppend | HistoryMarker | Unanswered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,6 +542,10 @@ class Boundary:
     detail: str
     source_session: str = ""
     source_line: int = 0
+    #: the segments opened before it (``--patches`` shows it after segment ``after_segment``
+    #: and before the next: a boundary that splits the stream comes before the segment it
+    #: opens, an annotation of an edit after the segment holding that edit)
+    after_segment: int = 0
 
     @property
     def confidence(self) -> str:
@@ -653,8 +672,9 @@ class _Replayer:
             self._close()
             self.pre_known = False
             self.anchor = None
+        opened = len(self.segments) + (self.seg_first is not None)
         self.boundaries.append(Boundary(event.line, event.turn, event.ts, cause, detail,
-                                        event.source_session, event.source_line))
+                                        event.source_session, event.source_line, opened))
         if invalidate:
             self.buf.clear()
 
@@ -768,6 +788,19 @@ class _Replayer:
                            "last read (changes outside this stream exist)",
                            invalidate=False, split=False)
 
+    def _unreadable(self, event: Event, op: Unreadable) -> None:
+        """A change the replay cannot read: every line and the length become unknown (a
+        hole: counted, listed), and the segment shows the change."""
+        if op.tool == "Write":
+            self.counts.write += 1
+        else:
+            self.counts.edit += 1
+        self.counts.edit_unanchorable += 1
+        self.wrote_since_marker = True
+        self.holes.append(Hole(event, f"{op.tool}: {op.reason}"))
+        self._touch(event, change=True)
+        self.buf.clear()
+
     def _integrity(self, event: Event, op: Integrity) -> None:
         self.counts.integrity_error += 1
         if op.kind == MODIFIED_SINCE_READ:
@@ -870,6 +903,8 @@ class _Replayer:
         if landed:
             if isinstance(op.op, Snapshot):
                 self._snapshot(event, op.op)
+            elif isinstance(op.op, Unreadable):
+                self._unreadable(event, op.op)
             else:
                 self._edit(event, op.op)
             self._boundary(event, RESULT_MISSING, f"{what}; {evidence}; replayed from the "
@@ -885,6 +920,8 @@ class _Replayer:
         try:
             if isinstance(op.op, Snapshot):
                 after.reset(op.op.lines, event.line)
+            elif isinstance(op.op, Unreadable):
+                after.clear()  # what it would leave is unknown: nothing agrees
             elif op.op.hunks:
                 _apply_hunks(after, op.op.hunks, event.line)
             else:
@@ -926,8 +963,8 @@ def _changes_file(op: Op) -> bool:
     """Whether an event is (or may be) a write of the file."""
     if isinstance(op, Snapshot):
         return op.source in WRITE_SOURCES
-    return isinstance(op, Edit | ExternalEdit | StaleHint | BashMutation | BashAppend
-                      | Unanswered)
+    return isinstance(op, Edit | Unreadable | ExternalEdit | StaleHint | BashMutation
+                      | BashAppend | Unanswered)
 
 
 def landing(events: Sequence[Event], index: int) -> tuple[bool | None, str]:

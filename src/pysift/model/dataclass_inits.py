@@ -882,8 +882,8 @@ def __create_fn__(_type_line, _type_role, _type_text, _type_raw, _type_ts, _type
 TEXTS['def __create_fn__(_type_line, _type_role, _type_text, _type_raw, _type_ts, _type_also_in_summary, _type_source, _type_inbound, _type_image_ids, _type__newlines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_also_in_summary, _dflt_source, _dflt_inbound, _dflt_image_ids, _dflt__newlines, _return_type):\n def __init__(self,line:_type_line,role:_type_role,text:_type_text,raw:_type_raw,ts:_type_ts,also_in_summary:_type_also_in_summary=_dflt_also_in_summary,source:_type_source=_dflt_source,inbound:_type_inbound=_dflt_inbound,image_ids:_type_image_ids=_dflt_image_ids,_newlines:_type__newlines=_dflt__newlines)->_return_type:\n  self.line=line\n  self.role=role\n  self.text=text\n  self.raw=raw\n  self.ts=ts\n  self.also_in_summary=also_in_summary\n  self.source=source\n  self.inbound=inbound\n  self.image_ids=image_ids\n  self._newlines=_newlines\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_line, _type_turn, _type_ts, _type_cause, _type_detail, _type_source_session, _type_source_line, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_session, _dflt_source_line, _return_type):
- def __init__(self,line:_type_line,turn:_type_turn,ts:_type_ts,cause:_type_cause,detail:_type_detail,source_session:_type_source_session=_dflt_source_session,source_line:_type_source_line=_dflt_source_line)->_return_type:
+def __create_fn__(_type_line, _type_turn, _type_ts, _type_cause, _type_detail, _type_source_session, _type_source_line, _type_after_segment, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_session, _dflt_source_line, _dflt_after_segment, _return_type):
+ def __init__(self,line:_type_line,turn:_type_turn,ts:_type_ts,cause:_type_cause,detail:_type_detail,source_session:_type_source_session=_dflt_source_session,source_line:_type_source_line=_dflt_source_line,after_segment:_type_after_segment=_dflt_after_segment)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'line',line)
   __dataclass_builtins_object__.__setattr__(self,'turn',turn)
   __dataclass_builtins_object__.__setattr__(self,'ts',ts)
@@ -891,8 +891,9 @@ def __create_fn__(_type_line, _type_turn, _type_ts, _type_cause, _type_detail, _
   __dataclass_builtins_object__.__setattr__(self,'detail',detail)
   __dataclass_builtins_object__.__setattr__(self,'source_session',source_session)
   __dataclass_builtins_object__.__setattr__(self,'source_line',source_line)
+  __dataclass_builtins_object__.__setattr__(self,'after_segment',after_segment)
  return __init__
-TEXTS["def __create_fn__(_type_line, _type_turn, _type_ts, _type_cause, _type_detail, _type_source_session, _type_source_line, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_session, _dflt_source_line, _return_type):\n def __init__(self,line:_type_line,turn:_type_turn,ts:_type_ts,cause:_type_cause,detail:_type_detail,source_session:_type_source_session=_dflt_source_session,source_line:_type_source_line=_dflt_source_line)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'turn',turn)\n  __dataclass_builtins_object__.__setattr__(self,'ts',ts)\n  __dataclass_builtins_object__.__setattr__(self,'cause',cause)\n  __dataclass_builtins_object__.__setattr__(self,'detail',detail)\n  __dataclass_builtins_object__.__setattr__(self,'source_session',source_session)\n  __dataclass_builtins_object__.__setattr__(self,'source_line',source_line)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_line, _type_turn, _type_ts, _type_cause, _type_detail, _type_source_session, _type_source_line, _type_after_segment, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_session, _dflt_source_line, _dflt_after_segment, _return_type):\n def __init__(self,line:_type_line,turn:_type_turn,ts:_type_ts,cause:_type_cause,detail:_type_detail,source_session:_type_source_session=_dflt_source_session,source_line:_type_source_line=_dflt_source_line,after_segment:_type_after_segment=_dflt_after_segment)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'turn',turn)\n  __dataclass_builtins_object__.__setattr__(self,'ts',ts)\n  __dataclass_builtins_object__.__setattr__(self,'cause',cause)\n  __dataclass_builtins_object__.__setattr__(self,'detail',detail)\n  __dataclass_builtins_object__.__setattr__(self,'source_session',source_session)\n  __dataclass_builtins_object__.__setattr__(self,'source_line',source_line)\n  __dataclass_builtins_object__.__setattr__(self,'after_segment',after_segment)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_line, _type_turn, _type_ts, _type_op, _type_source_session, _type_source_line, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_session, _dflt_source_line, _return_type):
@@ -2373,6 +2374,14 @@ def __create_fn__(_type_tool, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __datacla
   __dataclass_builtins_object__.__setattr__(self,'op',op)
  return __init__
 TEXTS["def __create_fn__(_type_tool, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,tool:_type_tool,op:_type_op)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'tool',tool)\n  __dataclass_builtins_object__.__setattr__(self,'op',op)\n return __init__"] = __create_fn__
+
+
+def __create_fn__(_type_tool, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,tool:_type_tool,reason:_type_reason)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'tool',tool)
+  __dataclass_builtins_object__.__setattr__(self,'reason',reason)
+ return __init__
+TEXTS["def __create_fn__(_type_tool, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,tool:_type_tool,reason:_type_reason)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'tool',tool)\n  __dataclass_builtins_object__.__setattr__(self,'reason',reason)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_tool_use_id, _type_name, _type_since, _type_command, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_command, _return_type):

@@ -466,3 +466,47 @@ def test_property_a_replay_never_holds_a_line_the_file_did_not_have(
             assert buf.total == len(lines)
         if buf.complete:
             assert buf.content() == truth
+
+
+# -- a write call the replay cannot read ------------------------------------------------------
+
+
+def test_an_unreadable_edit_is_a_hole_over_the_whole_file() -> None:
+    out = replay([ev(1, write(FILE)), ev(2, rp.Unreadable("MultiEdit", "no readable edits"))])
+    assert out.buffer.is_empty and out.buffer.total is None  # every line, and the length
+    assert (out.counts.write, out.counts.edit, out.counts.edit_unanchorable) == (1, 1, 1)
+    [hole] = out.holes
+    assert hole.event.line == 2 and hole.reason == "MultiEdit: no readable edits"
+    [seg] = out.segments  # the segment shows the change
+    assert seg.last.line == 2 and seg.end.is_empty
+    # a read afterwards anchors the file again
+    again = replay([ev(1, write(FILE)), ev(2, rp.Unreadable("Edit", "x")), ev(3, full("z\n"))])
+    assert again.buffer.complete and again.buffer.content() == "z\n"
+    # an unreadable Write counts as a write, and its hole too
+    w = replay([ev(1, full(FILE)), ev(2, rp.Unreadable("Write", "its content is not a string"))])
+    assert w.buffer.is_empty and (w.counts.write, w.counts.edit_unanchorable) == (1, 1)
+
+
+def test_an_unreadable_call_without_a_result() -> None:
+    lost = rp.Unanswered("MultiEdit", rp.Unreadable("MultiEdit", "no readable edits"))
+    landed = replay([ev(1, full(FILE)), ev(2, rp.HistoryMarker(1)), ev(3, lost),
+                     ev(4, rp.HistoryMarker(2))])
+    assert landed.buffer.is_empty and len(landed.holes) == 1
+    unknown = replay([ev(1, full(FILE)), ev(2, lost)])
+    assert unknown.buffer.is_empty and unknown.buffer.total is None
+    assert [b.cause for b in unknown.boundaries] == ["unconfirmed_write"]
+    # an unreadable write between the call and the version is another write of the file
+    other = rp.Unreadable("Edit", "no readable old and new strings")
+    assert rp.landing([ev(1, rp.HistoryMarker(1)), ev(2, lost), ev(3, other),
+                       ev(4, rp.HistoryMarker(2))], 1)[0] is None
+
+
+def test_boundaries_record_the_segments_opened_before_them() -> None:
+    snippet = rp.ExternalEdit(((1, "a"), (2, "B")))
+    out = replay([ev(1, full(FILE)), ev(2, edit(FILE, "e\n", "E\n")), ev(3, snippet),
+                  ev(4, edit(FILE, "f\n", "F\n", original=False, patch=False, stale=True))])
+    assert [s.first.line for s in out.segments] == [1, 3]
+    # the external edit opens segment 2 at its own line: it comes after segment 1 only;
+    # the stale_recovered note annotates an edit inside segment 2
+    assert [(b.cause, b.after_segment) for b in out.boundaries] == [
+        ("external_edit", 1), ("stale_recovered", 2)]

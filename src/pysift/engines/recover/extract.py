@@ -42,7 +42,9 @@ from pysift.errors import SourceError
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
-FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit"})
+FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"})
+#: the input key naming a file tool's file
+_PATH_KEY = {"NotebookEdit": "notebook_path"}
 SHELL_TOOLS = ("Bash", "PowerShell")
 #: Read's default line limit: a gutter-only read that shows fewer lines reached EOF
 READ_DEFAULT_LIMIT = 2000
@@ -599,7 +601,7 @@ class _Scanner:
                 continue
             if name not in FILE_TOOLS or not isinstance(tool_input, dict) or not isinstance(use_id, str):
                 continue
-            path = tool_input.get("file_path")
+            path = tool_input.get(_PATH_KEY.get(name, "file_path"))
             if not isinstance(path, str):
                 continue
             matched = self._match(path, rec.cwd)
@@ -733,7 +735,7 @@ class _Scanner:
                     self._bash_result(line, bash, None, None)
 
     def _unanswered_files(self) -> None:
-        """A Write/Edit/MultiEdit call whose result is not in the transcript (a compaction
+        """A Write/Edit/MultiEdit/NotebookEdit call whose result is not in the transcript (a compaction
         lost it, or the session stopped with the call): what its input would do, at the
         call's own line; the replay reads the file-history versions around it to tell
         whether it landed. A Read without a result changed nothing."""
@@ -742,7 +744,7 @@ class _Scanner:
                 continue
             line = self.lines.get(use.offset)
             op = file_op(use.name, use.tool_input, None, "")
-            if line is None or not isinstance(op, rp.Snapshot | rp.Edit):
+            if line is None or not isinstance(op, rp.Snapshot | rp.Edit | rp.Unreadable):
                 continue
             for i, _ in use.targets:
                 self._emit(line, i, rp.Unanswered(use.name, op))
@@ -944,7 +946,10 @@ def read_op(file_obj: dict[str, Any], source: str) -> rp.Op | None:
 
 def file_op(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | None,
             text: str) -> rp.Op | None:
-    """The op a successful Read/Write/Edit/MultiEdit result stands for."""
+    """The op a successful Read/Write/Edit/MultiEdit/NotebookEdit result stands for. A
+    Read that kept no text is None (it changed nothing); a write call that did not error
+    but cannot be read is ``Unreadable`` (a hole), never None: it may have changed the
+    file."""
     if name == "Read":
         if echo is not None:
             if echo.get("type") == "file_unchanged":
@@ -958,13 +963,16 @@ def file_op(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | None,
         content = echo.get("content") if echo is not None else None
         if not isinstance(content, str):
             content = tool_input.get("content")
-        return rp.Snapshot(rp.split_content(content), rp.SOURCE_WRITE) \
-            if isinstance(content, str) else None
+        if not isinstance(content, str):
+            return rp.Unreadable(name, "its content is not a string")
+        return rp.Snapshot(rp.split_content(content), rp.SOURCE_WRITE)
     if name in ("Edit", "MultiEdit"):
         hunks = _hunks(echo.get("structuredPatch")) if echo is not None else ()
         replacements = _replacements(name, tool_input, echo)
         if not replacements and not hunks:
-            return None
+            what = "old and new strings" if name == "Edit" else (
+                "edits (a list of objects with string old and new texts)")
+            return rp.Unreadable(name, f"no readable {what} and no structuredPatch")
         original = None
         if echo is not None:
             key = "originalFile" if name == "Edit" else "originalFileContents"
@@ -973,29 +981,47 @@ def file_op(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | None,
         creation = name == "Edit" and replacements and replacements[0].old == ""
         return rp.Edit(() if creation else hunks, replacements, None if creation else original,
                        stale_recovered=echo is not None and echo.get("staleRecovered") is True)
-    return None
+    # NotebookEdit (a cell edit of the notebook's JSON), or a tool this reader does not know
+    return rp.Unreadable(name, "a notebook cell edit, which the replay cannot place in the "
+                         "file's lines" if name == "NotebookEdit" else "an unknown edit")
 
 
 def _replacements(name: str, tool_input: dict[str, Any], echo: dict[str, Any] | None
                   ) -> tuple[rp.Replacement, ...]:
+    """The string edits of a call: the result's echo when it holds readable ones, else
+    the call's input; () when neither does (every edit must be readable: one that is
+    not leaves the whole call unreadable)."""
     if name == "Edit":
-        src = echo if echo is not None and "oldString" in echo else None
-        old = src.get("oldString") if src else tool_input.get("old_string")
-        new = src.get("newString") if src else tool_input.get("new_string")
-        every = (src.get("replaceAll") if src else tool_input.get("replace_all")) is True
+        if echo is not None and "oldString" in echo:
+            old, new = echo.get("oldString"), echo.get("newString")
+            if isinstance(old, str) and isinstance(new, str):
+                return (_replacement(old, new, echo.get("replaceAll") is True, tool_input,
+                                     recorded=True),)
+        old, new = tool_input.get("old_string"), tool_input.get("new_string")
         if isinstance(old, str) and isinstance(new, str):
-            return (_replacement(old, new, every, tool_input, recorded=src is not None),)
+            return (_replacement(old, new, tool_input.get("replace_all") is True, tool_input,
+                                 recorded=False),)
         return ()
-    recorded = echo is not None and isinstance(echo.get("edits"), list)
-    edits = echo.get("edits") if recorded else tool_input.get("edits")  # type: ignore[union-attr]
+    if echo is not None:
+        recorded = _edit_list(echo.get("edits"), tool_input, recorded=True)
+        if recorded:
+            return recorded
+    return _edit_list(tool_input.get("edits"), tool_input, recorded=False)
+
+
+def _edit_list(edits: object, tool_input: dict[str, Any], *, recorded: bool
+               ) -> tuple[rp.Replacement, ...]:
+    """A MultiEdit's ``edits`` as replacements: () unless it is a non-empty list of objects
+    each with string ``old_string`` and ``new_string``."""
+    if not isinstance(edits, list):
+        return ()
     out = []
-    for e in edits if isinstance(edits, list) else ():
-        if isinstance(e, dict) and isinstance(e.get("old_string"), str) \
-                and isinstance(e.get("new_string"), str):
-            out.append(_replacement(e["old_string"], e["new_string"], e.get("replace_all") is True,
-                                    tool_input, recorded=recorded))
-        else:
+    for e in edits:
+        if not (isinstance(e, dict) and isinstance(e.get("old_string"), str)
+                and isinstance(e.get("new_string"), str)):
             return ()
+        out.append(_replacement(e["old_string"], e["new_string"], e.get("replace_all") is True,
+                                tool_input, recorded=recorded))
     return tuple(out)
 
 

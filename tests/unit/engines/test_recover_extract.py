@@ -1,0 +1,59 @@
+"""``engines.recover.extract``: the op each file tool result stands for. A write call that
+did not error is never dropped: one the reader cannot read is ``Unreadable`` (a hole)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from builders import structured_patch
+from pysift.core import replay as rp
+from pysift.engines.recover.extract import file_op
+
+P = "/w/proj/hello.txt"
+
+
+@pytest.mark.parametrize(("name", "tool_input"), [
+    ("MultiEdit", {"file_path": P, "edits": '[{"old_string": "world", "new_string": "there"}]'}),
+    ("MultiEdit", {"file_path": P, "edits": []}),
+    ("MultiEdit", {"file_path": P, "edits": ["world"]}),
+    ("MultiEdit", {"file_path": P, "edits": [{"old_string": "a", "new_string": "b"},
+                                             {"old_string": "c"}]}),
+    ("MultiEdit", {"file_path": P, "edits": [{"old_string": 1, "new_string": "b"}]}),
+    ("MultiEdit", {"file_path": P}),
+    ("Edit", {"file_path": P, "old_string": "world"}),
+    ("Edit", {"file_path": P, "old_string": ["world"], "new_string": "there"}),
+    ("Write", {"file_path": P}),
+    ("Write", {"file_path": P, "content": ["hello"]}),
+    ("NotebookEdit", {"notebook_path": P, "cell_id": "c1", "new_source": "x = 1"}),
+])
+def test_an_unreadable_write_call_is_a_hole_never_dropped(name: str,
+                                                           tool_input: dict[str, Any]) -> None:
+    for echo in (None, {"filePath": P}):
+        op = file_op(name, tool_input, echo, "ok")
+        assert isinstance(op, rp.Unreadable) and op.tool == name and op.reason
+
+
+def test_a_structured_patch_places_an_edit_whose_strings_are_unreadable() -> None:
+    patch = structured_patch("hello\nworld\n", "hello\nthere\n")
+    op = file_op("MultiEdit", {"file_path": P, "edits": "not a list"},
+                 {"filePath": P, "structuredPatch": patch}, "ok")
+    assert isinstance(op, rp.Edit) and op.hunks and not op.replacements
+
+
+def test_the_input_stands_in_for_an_unreadable_echo() -> None:
+    edits = [{"old_string": "world", "new_string": "there"}]
+    op = file_op("MultiEdit", {"file_path": P, "edits": edits},
+                 {"filePath": P, "edits": [{"old_string": None}]}, "ok")
+    assert isinstance(op, rp.Edit) and [(r.old, r.new) for r in op.replacements] == [
+        ("world", "there")]
+    op = file_op("Edit", {"file_path": P, "old_string": "world", "new_string": "there"},
+                 {"filePath": P, "oldString": None, "newString": "there"}, "ok")
+    assert isinstance(op, rp.Edit) and [(r.old, r.new) for r in op.replacements] == [
+        ("world", "there")]
+
+
+def test_a_read_that_kept_no_text_changed_nothing() -> None:
+    assert file_op("Read", {"file_path": P}, {"type": "file_unchanged"}, "") is None
+    assert file_op("Read", {"file_path": P}, None, "no gutter here") is None
