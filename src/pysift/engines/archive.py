@@ -624,18 +624,20 @@ def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, env: Env,
     """The plan files the transcripts bind that exist now, each once under
     ``plans/<name>``, decided. A bound file that is not there (not written yet, or
     deleted) is what the home holds: one note for all of them, no failure (a plan deleted
-    after it was archived once failed every later run, "run again to retry")."""
+    after it was archived once failed every later run, "run again to retry"); a bound
+    path that is there but is no regular file has a note of its own saying so."""
     root = os.fspath(dest)
     decided: list[tuple[Entry, Decision | Outcome]] = []
     plan_sources: dict[str, str] = {}
     absent: dict[str, None] = {}
+    irregular: dict[str, None] = {}  # there, but no file to copy (a device, a FIFO, a dir)
     for entry in plan.entries:
         binding = bound.get(entry.rel)
         if not binding:
             continue
         plan_file = plan_path(binding, env)
         if not os.path.isfile(plan_file):
-            absent[plan_file] = None
+            (irregular if os.path.lexists(plan_file) else absent)[plan_file] = None
             continue
         rel = f"{PLANS_DIR}/{os.path.basename(plan_file)}"
         known = plan_sources.get(rel)
@@ -649,6 +651,12 @@ def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, env: Env,
         decided.append((plan_entry, _decide_one(plan_entry, root)))
     if absent:
         notes.append(_absent_note(list(absent), root))
+    if irregular:
+        shown = ", ".join(list(irregular)[:3]) + (
+            f" and {len(irregular) - 3} more" if len(irregular) > 3 else "")
+        notes.append(f"note: {len(irregular)} plan file(s) bound to the sessions in scope "
+                     f"are not regular files (a device, a FIFO, a directory or a dangling "
+                     f"link): {shown}; nothing to archive for them")
     return decided
 
 

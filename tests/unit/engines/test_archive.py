@@ -426,6 +426,19 @@ def test_a_plan_deleted_after_it_was_archived_is_a_note_not_a_failure(tmp_path):
     assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
 
 
+def test_a_bound_plan_path_that_is_no_regular_file_is_named_as_such(tmp_path):
+    """A plan path that exists as a directory (or a device, a FIFO) was said not to exist
+    ("not written yet, or deleted")."""
+    home = ClaudeHome(tmp_path / "claude")
+    plan = _planned(home, "amber-falcon")
+    plan.mkdir(parents=True)
+    result = _run(home, tmp_path / "arc")
+    assert archive.FAILED not in _actions(result).values()
+    assert result.notes == [f"note: 1 plan file(s) bound to the sessions in scope are not "
+                            "regular files (a device, a FIFO, a directory or a dangling link): "
+                            f"{plan}; nothing to archive for them"]
+
+
 def test_a_manifest_of_the_first_format_is_not_trusted(tmp_path):
     """Format 1 stored whether the plan existed ("plans": []): an archive made before the
     fix would have kept its missing plan missing."""
