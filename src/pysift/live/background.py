@@ -462,16 +462,7 @@ def _carrier_text(rec: Record) -> str | None:
         return "\n".join(texts) if texts else None
     if rec.type == "queue-operation":
         return classify.queued_text(rec)
-    if rec.type == "attachment":
-        body = rec.raw.get("attachment")
-        if isinstance(body, dict) and body.get("type") == "queued_command":
-            prompt = body.get("prompt")
-            if isinstance(prompt, str):
-                return prompt
-            if isinstance(prompt, list):
-                return "\n".join(b.get("text", "") for b in prompt
-                                 if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return None
+    return classify.queued_command_prompt(rec)
 
 
 def delivered_pulses(rec: Record) -> list[str]:

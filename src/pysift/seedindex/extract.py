@@ -363,7 +363,7 @@ class _Scan:
         body = raw.get("attachment")
         if (isinstance(body, dict) and body.get("type") == "queued_command"
                 and body.get("commandMode", "prompt") == "prompt"):
-            text = _prompt_text(body.get("prompt"))
+            text = classify.queued_command_prompt(rec)
             self.out.queue.append((pos, _DELIVERED, _human_queued(text)))
 
     def assistant(self, message: dict[str, Any], pos: int) -> list[tuple[int, Span]]:
@@ -576,17 +576,6 @@ def _first_line(text: str) -> str:
 # the operation a queued prompt delivered mid-turn (a ``queued_command`` attachment) is
 # filed under among the queue operations
 _DELIVERED = "delivered"
-
-
-def _prompt_text(prompt: object) -> str | None:
-    """A queued prompt's text: a string, or the text blocks of a list."""
-    if isinstance(prompt, str):
-        return prompt
-    if isinstance(prompt, list):
-        parts = [b["text"] for b in prompt
-                 if isinstance(b, dict) and isinstance(b.get("text"), str)]
-        return "\n".join(parts) if parts else None
-    return None
 
 
 def _human_queued(text: str | None) -> str | None:

@@ -93,7 +93,12 @@ from pysift.core.classify.openers import (
     slash_command_name,
     slash_command_parts,
 )
-from pysift.core.classify.records import normalize_line, queued_text, raw_message_text
+from pysift.core.classify.records import (
+    normalize_line,
+    queued_command_prompt,
+    queued_text,
+    raw_message_text,
+)
 from pysift.core.classify.render import (
     NARRATION_TAG_TEXT,
     REDACTED_THINKING_TEXT,
@@ -131,7 +136,8 @@ __all__ = [
     "is_peer_message_record", "is_slash_command_wrapper", "is_unmarked",
     "may_hold_agent_message", "narration_tag",
     "normalize_line", "notification_label", "notification_leaf", "notification_sections", "opener_source",
-    "opener_text", "opens_turn", "queued_text", "raw_message_text", "record_raw_text",
+    "opener_text", "opens_turn", "queued_command_prompt", "queued_text", "raw_message_text",
+    "record_raw_text",
     "rejection_message", "render_tool_use", "renders_unit", "result_text",
     "slash_command_name", "slash_command_parts", "thinking_leaf", "units",
 ]

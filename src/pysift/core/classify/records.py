@@ -103,6 +103,23 @@ def hook_context_text(rec: Record) -> str | None:
     return None
 
 
+def queued_command_prompt(rec: Record) -> str | None:
+    """A ``queued_command`` attachment's prompt (a prompt typed while the agent worked,
+    delivered mid-turn): a string, or the text blocks of a list; None for any other
+    record, or a prompt holding no text."""
+    body = rec.raw.get("attachment") if rec.type == "attachment" else None
+    if not isinstance(body, dict) or body.get("type") != "queued_command":
+        return None
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list):
+        parts = [b["text"] for b in prompt
+                 if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        return "\n".join(parts) if parts else None
+    return None
+
+
 def queued_text(rec: Record) -> str | None:
     """A queue operation's content: a string, or the text parts of a content-block list
     (an enqueued message with an attachment is written that way)."""
