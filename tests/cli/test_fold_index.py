@@ -108,6 +108,21 @@ def test_a_split_scan_gives_the_same_records(cli, home: ClaudeHome,
     assert halves == [2]
 
 
+def test_a_scan_in_many_pieces_gives_the_same_records(cli, home: ClaudeHome,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces taken from a queue by two processes (more than two of them): the same
+    bytes as one process reading the whole file."""
+    from pysift.seedindex import extract
+
+    whole = index(cli, home).stdout_bytes
+    monkeypatch.setattr(extract, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(extract, "PIECE_BYTES", 1)  # as many pieces as MAX_PIECES allows
+    monkeypatch.setattr(extract.fanout, "cpu_workers", lambda: 2)
+    pieces = _spy_halves(monkeypatch, extract.fanout)
+    assert index(cli, home).stdout_bytes == whole
+    assert pieces == [extract.MAX_PIECES]
+
+
 def test_many_transcripts_spread_over_processes_give_the_same_records(
         cli, home: ClaudeHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past FANOUT_MIN_FILES the transcripts are indexed in forked workers and their

@@ -375,12 +375,29 @@ def in_halves(scan: Callable[[Buffer, int, int], R], buf: Buffer, *, cores: int,
     caller grants one core, else one call per half, split at a newline, on two processes
     (``map_ordered`` with the scan and the buffer as its shared state: a forked half
     inherits both). The results come back in file order."""
+    return in_pieces(scan, buf, cores=cores, min_bytes=min_bytes, pieces=2)
+
+
+def in_pieces(scan: Callable[[Buffer, int, int], R], buf: Buffer, *, cores: int,
+              min_bytes: int, pieces: int) -> list[R]:
+    """``in_halves`` in ``pieces`` pieces of about equal bytes, each split at a newline,
+    taken from the queue by two processes: for a scan whose work per byte differs along
+    the file, the process done first takes the next piece."""
     size = len(buf)
-    mid = buf.find(b"\n", size // 2) if size >= min_bytes and cores >= 2 else -1
-    if mid < 0 or mid + 1 >= size:
+    if size < min_bytes or cores < 2 or pieces < 2:
         return [scan(buf, 0, size)]
-    return map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=(scan, buf), workers=2,
-                       min_items=1)
+    bounds: list[tuple[int, int]] = []
+    lo = 0
+    for k in range(1, pieces):
+        cut = buf.find(b"\n", max(lo, size * k // pieces))
+        if cut < 0 or cut + 1 >= size:
+            break
+        bounds.append((lo, cut + 1))
+        lo = cut + 1
+    if not bounds:
+        return [scan(buf, 0, size)]
+    bounds.append((lo, size))
+    return map_ordered(_half, bounds, shared=(scan, buf), workers=2, min_items=1)
 
 
 def _half(shared: tuple[Callable[[Buffer, int, int], R], Buffer], bounds: tuple[int, int]) -> R:

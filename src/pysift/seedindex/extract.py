@@ -22,8 +22,11 @@ transcript gives the same bytes.
   typed prompt's, a tool rejection's typed reason's, an AskUserQuestion answer's (its
   ``A<n>: answer`` lines, as verbatim renders them), each under the turn it opens.
 
-A big transcript is read by two processes, one half each; the halves' facts are merged in
-file order, so the output does not depend on the split. The processes that read the
+A big transcript is read in pieces by two processes, each taking the next piece when it is
+done with one; the pieces' facts are merged in file order, so the output does not depend
+on the split. The tool outputs after the last ``compact_boundary`` bytes of the file are
+in no record: their paths, errors and identifiers are not harvested (all of a transcript
+that never compacted), which also makes equal pieces unequal work, hence the queue. The processes that read the
 blocks also lay their spans out as JSON (all but the tool name and the turn, which need
 the whole file): the parent only joins them.
 """
@@ -72,6 +75,9 @@ FIRST_LINE_CHARS = 200
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 PATH_KEYS = ("file_path", "notebook_path", "path")
 SPLIT_BYTES = 32 << 20
+# a split transcript's pieces: about this many bytes each, at most ``MAX_PIECES``
+PIECE_BYTES = 16 << 20
+MAX_PIECES = 8
 
 _BOUNDARY_KEYS = (b'"subtype":"compact_boundary"', b'"subtype": "compact_boundary"')
 _CUT = b',"toolUseResult":'
@@ -208,8 +214,8 @@ def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int
         at = nl + 1
 
 
-def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None = None
-               ) -> Facts:
+def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None = None,
+               harvest_end: int | None = None) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
     the end; ``cwd`` the session's first recorded one, paths are made relative to it). One
     RE2 pass finds the lines holding a user, assistant or queue-operation type key, a
@@ -218,12 +224,16 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None 
     carrier without its ``toolUseResult`` echo, which the index does not read; a lone
     thinking block off its bytes), every queue operation and queued prompt, and every
     boundary (a torn one still counts). The malformed count is exact (csift's law): those
-    lines by the decoder, every other line of the range by the ``{…}`` shape check."""
+    lines by the decoder, every other line of the range by the ``{…}`` shape check.
+    ``harvest_end``: no output of a line starting past it is harvested (``harvest_end``,
+    read off the buffer when not given)."""
     stop = len(buf) if hi is None else hi
     file_layouts = layouts(buf)
     lines = _key_lines(buf, file_layouts, lo, stop)
+    if harvest_end is None:
+        harvest_end = last_boundary_key(buf)
     with memoryview(buf) as view:
-        scan = _Scan(buf, view, file_layouts, cwd)
+        scan = _Scan(buf, view, file_layouts, cwd, harvest_end)
         for line in lines:
             scan.line(*line)
     # a line the key pass found and did not frame was decoded (counted by the tally)
@@ -243,8 +253,9 @@ class _Scan:
     """One range's walk: the lines the key pass found, each settled once."""
 
     def __init__(self, buf: Buffer, view: memoryview, file_layouts: tuple[bool, ...],
-                 cwd: str | None) -> None:
+                 cwd: str | None, harvest_end: int) -> None:
         self.buf, self.view, self.cwd = buf, view, cwd
+        self.harvest_end = harvest_end
         self.out = Facts()
         self.tally = Tally()
         self.user_keys = type_needles(buf, "user", file_layouts)
@@ -431,6 +442,7 @@ class _Scan:
             spans.append(parts[0][1])
             rest = parts[1:]
         if isinstance(content, list):
+            harvest = pos < self.harvest_end  # (else no record lists its harvest)
             for block in content:
                 if not isinstance(block, dict) or block.get("type") != "tool_result":
                     continue
@@ -442,6 +454,8 @@ class _Scan:
                 block_id = result_block_id(tool_id)
                 spans.append((pos, block_id, _head(block_id),
                               _tail(data, _persisted_path(raw, text)), tool_id, None, 0))
+                if not harvest:
+                    continue
                 for token in path_tokens(data):
                     self.path(pos, _relative(token, self.cwd))
                 self.out.harvests.append((pos, _harvest(len(text), data)))
@@ -622,9 +636,23 @@ def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[i
 
 def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None) -> list[Facts]:
     """The facts of a whole buffer, one per byte range in file order: a big buffer is
-    read in two halves by two processes when the caller grants two cores."""
-    return fanout.in_halves(partial(scan_range, cwd=cwd), buf, cores=cores,
-                            min_bytes=SPLIT_BYTES)
+    read in pieces by two processes when the caller grants two cores."""
+    pieces = min(MAX_PIECES, max(2, len(buf) // PIECE_BYTES))
+    return fanout.in_pieces(partial(scan_range, cwd=cwd, harvest_end=last_boundary_key(buf)),
+                            buf, cores=cores, min_bytes=SPLIT_BYTES, pieces=pieces)
+
+
+_BOUNDARY_VALUE = b"compact_boundary"
+
+
+def last_boundary_key(buf: Buffer) -> int:
+    """Where the buffer's last ``compact_boundary`` bytes stand (-1: none): every
+    boundary record holds them after its line's start, so an output on a line starting
+    past them comes after every boundary. One SIMD search back from the end."""
+    from pysift.disk.lines import simd_search
+
+    with simd_search(buf) as (_, rfind):
+        return int(rfind(_BOUNDARY_VALUE, 0, len(buf)))
 
 
 # -- records ----------------------------------------------------------------------------------
@@ -851,9 +879,8 @@ class _Harvested:
     order (the boundaries come in file order too, so each output is added once)."""
 
     def __init__(self) -> None:
-        self.first: dict[str, int] = {}  # error line -> its first and last place
-        self.last: dict[str, int] = {}
-        self.lines = 0
+        self.first: dict[str, int] = {}  # error line -> its first place
+        self.lines: list[str] = []  # every error line, in order
         self.counts: Counter[str] = Counter()  # identifier -> occurrences
         self.large: set[str] = set()  # identifiers seen in a large output
         self.newest: dict[str, int] = {}  # identifier -> its last place
@@ -862,12 +889,11 @@ class _Harvested:
     def add(self, harvest: Harvest) -> None:
         errors, tokens = harvest.errors, harvest.identifiers
         if errors:
-            places = range(self.lines, self.lines + len(errors))
-            self.lines += len(errors)
+            places = range(len(self.lines), len(self.lines) + len(errors))
             earliest = dict(zip(reversed(errors), reversed(places)))
             first = self.first
             first.update({line: at for line, at in earliest.items() if line not in first})
-            self.last.update(zip(errors, places))  # the last place wins
+            self.lines += errors
         if tokens:
             self.counts.update(tokens)
             if harvest.chars >= LARGE_OUTPUT:
@@ -877,12 +903,19 @@ class _Harvested:
 
     def errors(self) -> tuple[list[str], int]:
         """The newest ``ERRORS_CAP`` distinct error lines (by last occurrence), listed
-        in the order they first occurred; and how many older ones the cap dropped."""
-        last = self.last
-        kept = (heapq.nlargest(ERRORS_CAP, last, key=last.__getitem__)
-                if len(last) > ERRORS_CAP else list(last))
-        kept.sort(key=self.first.__getitem__)
-        return kept, len(last) - len(kept)
+        in the order they first occurred; and how many older ones the cap dropped. Read
+        back from the newest line until the cap (or every distinct line) is met: the
+        first ``ERRORS_CAP`` distinct lines met so are those whose last places are the
+        greatest."""
+        first = self.first
+        want = min(ERRORS_CAP, len(first))
+        kept: dict[str, None] = {}
+        for line in reversed(self.lines):
+            if len(kept) == want:
+                break
+            kept[line] = None
+        newest = sorted(kept, key=first.__getitem__)
+        return newest, len(first) - len(newest)
 
     def identifiers(self, window: list[Harvest]) -> tuple[list[str], int]:
         """At most 64 identifiers: those of the outputs in ``window`` (the last

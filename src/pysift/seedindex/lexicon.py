@@ -188,7 +188,8 @@ def path_tokens(data: bytes) -> list[str]:
         token = data[start:end].rstrip(b".")
         if b"//" in token:
             continue
-        if (not token.startswith(_ROOTED)
+        # (a version tail ends with a digit: most tokens end with an extension's letter)
+        if (token[-1:].isdigit() and not token.startswith(_ROOTED)
                 and version(_ANCHOR, token, 0, len(token))[0][0] >= 0):
             continue
         out.append(token.decode("utf-8", "replace"))

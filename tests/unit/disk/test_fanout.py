@@ -268,3 +268,30 @@ def test_a_child_sends_back_a_record_as_deep_as_a_line_may_nest() -> None:
         for _ in range(1023):
             value = value["a"]  # type: ignore[index]
         assert value == x
+
+
+def _bounds(buf: bytes, lo: int, hi: int) -> tuple[int, int, int]:
+    return lo, hi, os.getpid()
+
+
+def test_pieces_cover_the_buffer_in_order_at_line_starts() -> None:
+    buf = b"".join(b'{"n":%d}\n' % n for n in range(500)) + b'{"last":1}'
+    out = fanout.in_pieces(_bounds, buf, cores=2, min_bytes=1, pieces=8)
+    assert len(out) == 8
+    assert out[0][0] == 0 and out[-1][1] == len(buf)
+    assert all(a[1] == b[0] for a, b in zip(out, out[1:]))  # no gap, no overlap
+    assert all(buf[lo - 1:lo] == b"\n" for lo, _, _ in out[1:])  # each at a line start
+
+
+def test_one_piece_for_a_small_buffer_one_core_or_one_line() -> None:
+    lines = b'{"a":1}\n{"b":2}\n'
+    assert fanout.in_pieces(_bounds, lines, cores=2, min_bytes=1 << 20, pieces=4)[0][:2] == (0, 16)
+    assert len(fanout.in_pieces(_bounds, lines, cores=1, min_bytes=1, pieces=4)) == 1
+    assert len(fanout.in_pieces(_bounds, b'{"one":"line"}\n', cores=2, min_bytes=1,
+                                pieces=4)) == 1
+
+
+def test_more_pieces_than_lines_gives_one_piece_per_line_at_most() -> None:
+    buf = b'{"a":1}\n{"b":2}\n{"c":3}\n'
+    out = fanout.in_pieces(_bounds, buf, cores=2, min_bytes=1, pieces=8)
+    assert [(lo, hi) for lo, hi, _ in out] == [(0, 8), (8, 16), (16, 24)]
