@@ -372,6 +372,11 @@ def build_cases(data: Path, groups: set[str], launcher: list[str], env: dict[str
             cases.append(Case("verbatim", title, args, rare, "A", target,
                               "a slice costs no more than the whole document"
                               if "--slice" in args else ""))
+        cases.append(
+            Case("verbatim", "floor: fold-index A (the harvest of every output)", [], rare,
+                 "A", None, "report only: the technique alone, see benchmarks/floors/",
+                 command=[python, str(FLOORS / "fold_harvest.py"), str(data / "A")])
+        )
 
     if "image" in groups:
         # listing every image of B: a byte prefilter for the image type key, the base64
