@@ -43,3 +43,21 @@ def test_the_edge_stamp_is_shown_as_written_not_invented(cli, edge_home) -> None
     shown = cli("--claude-home", str(edge_home.root), "list").stdout
     assert f"{LAST_YEAR} (unparsed)" in shown
     assert f"{FIRST_YEAR} (unparsed)" in shown
+
+
+def test_a_tz_that_names_no_zone_is_said_once_and_times_are_utc(
+        cli, demo_home, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C library shows such a TZ as UTC under a name cut from it (``America(UTC+0)``
+    for ``America/new_york``): pysift says so and shows UTC by name."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/new_york")
+    time.tzset()
+    try:
+        result = cli("--claude-home", str(demo_home), "stats")
+    finally:
+        monkeypatch.setenv("TZ", "Australia/Sydney")
+        time.tzset()
+    assert result.code == 0
+    assert result.stderr.count("TZ='America/new_york' names no time zone") == 1
+    assert "UTC(UTC+0)" in result.stdout and "America(" not in result.stdout

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,7 +70,24 @@ def build_env(ctx: RootContext) -> Env:
     home = resolve_home(flag, environ, Path.home()).absolute()  # rows print whole paths
     cache = settings_from(environ, Path.home(), home, bool(obj.get("no_cache")))
     start_up_done()
-    return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache)
+    return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache,
+               tz=_zone_of(environ))
+
+
+def _zone_of(environ: dict[str, str]) -> tzinfo | None:
+    """The zone times are read and shown in: the system's (None), or UTC, said once on
+    stderr, when ``TZ`` names no zone (the C library would show UTC under a made-up name)."""
+    from pysift.core.timez import unknown_zone
+
+    bad = unknown_zone(environ)
+    if bad is None:
+        return None
+    from datetime import UTC
+
+    sys.stderr.write(f"pysift: note: TZ={bad!r} names no time zone this system knows, so "
+                     "times are read and shown in UTC; set TZ to a zone name such as "
+                     "'America/New_York', or unset it\n")
+    return UTC
 
 
 def check_format(fmt: str) -> str:

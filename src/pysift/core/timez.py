@@ -29,12 +29,40 @@ from typing import Any, TypeVar
 from pysift.core.text import clip, one_line
 
 __all__ = ["MISSING", "format_duration_ms", "format_local", "format_span_ms", "iso_stamper",
-           "local_iso", "parse_ts", "text_stamper", "text_ts", "ts_pair"]
+           "local_iso", "parse_ts", "text_stamper", "text_ts", "ts_pair", "unknown_zone"]
 
 MISSING = "—"
 """Text stand-in for an instant the record does not carry."""
 
 _UNPARSED_SHOWN_CHARS = 64
+
+
+# A POSIX ``TZ`` rule: a name (3+ letters, or <quoted>) and an offset, then optionally a
+# summer name, its offset and the change rules
+_POSIX_NAME = r"(?:<[A-Za-z0-9+-]{3,}>|[A-Za-z]{3,})"
+_POSIX_OFFSET = r"[+-]?\d{1,2}(?::\d{1,2}){0,2}"
+_POSIX_RULE = re.compile(
+    rf"{_POSIX_NAME}{_POSIX_OFFSET}(?:{_POSIX_NAME}(?:{_POSIX_OFFSET})?(?:,.*)?)?")
+_ZONE_DIRS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
+
+
+def unknown_zone(environ: dict[str, str]) -> str | None:
+    """``TZ``'s value when it names no zone the C library can read, else None (unset,
+    empty, a zone file, or a POSIX rule). The C library then shows every time in UTC
+    under a name cut from the value (``TZ=America/new_york`` printed ``America(UTC+0)``,
+    and ``--since 2026-03-08`` meant UTC midnight), so the caller says so and shows UTC."""
+    value = environ.get("TZ")
+    if not value:
+        return None
+    name = value[1:] if value.startswith(":") else value
+    if _POSIX_RULE.fullmatch(name):
+        return None
+    if os.path.isabs(name):
+        return None if os.path.isfile(name) else value
+    dirs = [environ["TZDIR"]] if environ.get("TZDIR") else []
+    if any(os.path.isfile(os.path.join(d, name)) for d in (*dirs, *_ZONE_DIRS)):
+        return None
+    return value
 
 
 def parse_ts(raw: str | None) -> datetime | None:

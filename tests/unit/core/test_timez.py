@@ -399,3 +399,31 @@ def test_within_the_window_both_ends_inclusive_and_no_invented_instant() -> None
     assert within("2026-10-05T10:00:00.001Z", since, None)
     assert not within("2026-10-05T10:00:00.001Z", None, until)
     assert not within(None, since, None) and not within("junk", None, until)
+
+
+@pytest.mark.parametrize("value", [
+    "America/New_York", "UTC", ":UTC", "Asia/Kolkata", "EST5EDT", "EST5EDT,M3.2.0,M11.1.0",
+    "<+0530>-5:30", "IST-5:30", "CET-1CEST,M3.5.0,M10.5.0/3", ""])
+def test_a_zone_the_c_library_reads_is_known(value: str) -> None:
+    from pysift.core.timez import unknown_zone
+
+    assert unknown_zone({"TZ": value}) is None
+    assert unknown_zone({}) is None
+
+
+@pytest.mark.parametrize("value", [
+    "America/new_york", "Invalid/Zone", "Foo", ":Nowhere/Town", "/no/such/zone/file"])
+def test_a_zone_the_c_library_cannot_read_is_named(value: str) -> None:
+    from pysift.core.timez import unknown_zone
+
+    assert unknown_zone({"TZ": value}) == value
+
+
+def test_tzdir_is_where_zone_files_are_looked_for_first(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pysift.core.timez import unknown_zone
+
+    (tmp_path / "Mars").mkdir()
+    (tmp_path / "Mars" / "Olympus").write_bytes(b"TZif")
+    assert unknown_zone({"TZ": "Mars/Olympus", "TZDIR": str(tmp_path)}) is None
+    assert unknown_zone({"TZ": "Mars/Olympus"}) == "Mars/Olympus"
+    assert unknown_zone({"TZ": str(tmp_path / "Mars" / "Olympus")}) is None  # a file named whole
