@@ -55,6 +55,18 @@ def test_an_explicit_turn_past_the_end_is_an_error_not_an_absence(demo) -> None:
         assert again.code == 1 and "no such turn(s): t40..t45" in again.stderr
 
 
+@pytest.mark.parametrize("window", ["-99..-50", "-1..1", "40.."])
+def test_a_window_covering_no_turn_of_the_one_transcript_is_the_error_show_gives(
+        demo, window: str) -> None:
+    """Over one transcript a clamping form that covers none of its turns addresses
+    nothing, as ``show`` says (it read as a DEFINITIVE absence)."""
+    shown = demo("show", f"@{LONG}", "--turn", window)
+    searched = demo("search", "the", f"@{LONG}", "--no-subagents", "--turn", window)
+    assert shown.code == searched.code == 1
+    assert searched.stderr == shown.stderr
+    assert "no such turn(s)" in searched.stderr and "DEFINITIVE" not in searched.stderr
+
+
 def test_a_turn_some_transcript_has_and_the_clamping_forms_are_windows(demo) -> None:
     wide = demo("search", "the", "--turn", "30", "-c")  # only the long session has t30
     assert wide.code == 0 and int(wide.stdout) > 0

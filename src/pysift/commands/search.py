@@ -177,12 +177,21 @@ def run(opts: SearchOptions, env: Env) -> Report:
 def _check_turns(opts: SearchOptions, scope: Scope) -> None:
     """An explicit ``--turn N`` / ``A..B`` naming a turn no transcript in scope has is the
     hard error ``show`` gives (it read as a DEFINITIVE absence); the clamping forms
-    (``N..``, ``-k``) stay windows, and a turn some transcript has is searched."""
+    (``N..``, ``-k``) stay windows, and a turn some transcript has is searched. Over ONE
+    transcript any form that covers none of its turns (``-9..-7`` or ``-1..1`` of five)
+    is that error too, as ``show`` has it: there a window is an address."""
     spec = opts.scope.turns
-    if spec is None or spec.is_open or not scope.transcripts:
+    if spec is None or not scope.transcripts:
         return
     from pysift.engines.search.engine import turn_reach
 
+    if spec.is_open:
+        if len(scope.transcripts) != 1:
+            return
+        count, owner = turn_reach(scope.transcripts, 0)
+        if owner is None or spec.intervals(0, count - 1):
+            return
+        raise no_such_turns(format_range(spec), count, target_ref(owner.session_id, owner.path))
     need = max(item.start or 0 for item in spec.items if not item.is_open)
     count, owner = turn_reach(scope.transcripts, need)
     missing = spec.missing(0, count - 1)
