@@ -969,8 +969,31 @@ def test_a_transcript_naming_the_file_only_in_pieces_is_read(cli, home: ClaudeHo
     assert f"restoring the freshest (session {S2}" in result.stderr
 
 
-def test_batch_reads_a_name_quoted_in_pieces(cli, home: ClaudeHome, tmp_path: Path) -> None:
-    save(home, Story().write(F, "start\n").bash("echo hi > src/'app'.py"))
+@pytest.mark.parametrize("name", ["$'\\x71'.txt", "$'q\\056txt'", "$'\\161.txt'",
+                                  "$'\\u0071'.txt"])
+def test_a_transcript_naming_the_file_only_through_ansi_c_escapes_is_read(
+        cli, home: ClaudeHome, name: str) -> None:
+    q = "/w/proj/q.txt"
+    later = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+    save(home, Story(S1).write(q, "old\n"), S1)
+    save(home, Story(S2, start=later).bash(f"printf new > {name}"), S2)
+    result = run(cli, home, "--file", q)
+    assert result.code == 0 and result.stdout == "new"
+    assert f"restoring the freshest (session {S2}" in result.stderr
+
+
+def test_an_ansi_c_name_the_shells_may_read_apart_is_a_boundary(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "start\n").bash("cd src && sed -i s/a/b/ app$'\\cA'.py"))
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "start\n" and "no bash mutation of this file" not in result.stderr
+    [b] = coverage(cli, home)["boundaries"]
+    assert b["cause"] == "bash_mutation" and "a pattern that may name the file" in b["detail"]
+
+
+@pytest.mark.parametrize("spelled", ["src/'app'.py", "src/$'\\x61'pp.py"])
+def test_batch_reads_a_name_quoted_in_pieces(cli, home: ClaudeHome, tmp_path: Path,
+                                             spelled: str) -> None:
+    save(home, Story().write(F, "start\n").bash(f"echo hi > {spelled}"))
     manifest = tmp_path / "m.txt"
     manifest.write_text(f"{F}\n")
     result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(tmp_path / "o"),

@@ -2,8 +2,8 @@
 
 Cost shape: a transcript is first gated (single file: one whole-buffer search for the
 file's basename, then, when it is absent, one for the Bash tool name, reading only the
-commands that hold a quote or a backslash: ``'q'.txt`` names the file too; a transcript
-with neither holds no event for it). Then ONE structural pass
+commands that hold a quote or a backslash: ``'q'.txt`` and ``$'\\x71'.txt`` name the file
+too; a transcript with neither holds no event for it). Then ONE structural pass
 over the whole buffer (the Rust regex crate, a literal prefilter at memory speed) finds
 every JSON string a file event can name its path in: ``file_path`` / ``notebook_path``
 (tool inputs), ``filePath`` (tool result echoes), ``filename`` (attachments), ``command``
@@ -179,8 +179,9 @@ def gate_passes(buf: Buffer, target: Target) -> bool:
     needle holding non-ASCII or a character some JSON writers escape gets every spelling
     from the search prefilter; a Windows name is matched without case. A transcript
     without it may still name the file in a shell command that quotes the name in pieces
-    (``'q'.txt``, ``q\\.txt``): its Bash commands holding a quote or a backslash are read
-    without their quoting (``quoted_bash_lines``)."""
+    (``'q'.txt``, ``q\\.txt``) or spells it through ANSI-C escapes (``$'\\x71'.txt``): its
+    Bash commands holding a quote or a backslash are read without their quoting, each
+    ``$'...'`` decoded (``quoted_bash_lines``, ``shell.unquoted``)."""
     needle = target.needle
     if needle is None:
         return True
