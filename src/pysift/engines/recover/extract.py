@@ -88,6 +88,9 @@ class FileScan:
     events: list[rp.Event] = field(default_factory=list)
     identities: set[str] = field(default_factory=set)  # the distinct recorded files matched
     neighbours: set[str] = field(default_factory=set)  # same basename, another file
+    # the events are only the window account of a transcript that names no event of the
+    # file (a sibling's Bash call that may change it): they join a group, never make one
+    account: bool = False
 
 
 @dataclass
@@ -100,6 +103,7 @@ class TranscriptScan:
     gated_out: bool = False
     first_cwd: str | None = None
     turn_count: int = 0
+    accounted: bool = False  # its opaque commands were collected (``opaque`` is whole)
 
 
 # -- matching many targets -----------------------------------------------------------------
@@ -765,11 +769,25 @@ class _Scanner:
                 self._emit(ln, i, op)
 
     # numbering, turns, the window accounting ----------------------------------------------
-    def _finish(self, commands: list[_Command]) -> None:
+    def account(self, files: dict[int, set[str]]) -> TranscriptScan:
+        """The window account alone of a transcript that holds no event of the files
+        ``files`` names (target -> its absolute paths) but shares a session group with
+        one that does: its opaque commands and its Bash calls that may change those files
+        without naming them the way the collection reads (``_ancestor_mutations``)."""
+        if not isinstance(self.buf, bytes):
+            self.buf = self.buf[:]
+        self._finish(_commands(self.buf), files)
+        for scan in self.out.files.values():
+            scan.account = True
+        return self.out
+
+    def _finish(self, commands: list[_Command], files: dict[int, set[str]] | None = None
+                ) -> None:
         """Number the lines, place the turns, and collect the window accounting: the
         opaque commands of the transcript (read off the command strings: only the lines
         of commands with a marker are decoded) and the Bash calls that change a directory
-        holding a file with events here."""
+        holding a file with events here (or one of ``files``, the window account of a
+        transcript without events)."""
         from pysift.core import shell as lexer
         from pysift.engines.recover import shell
 
@@ -799,7 +817,7 @@ class _Scanner:
             if rec is not None:
                 decoded[start] = rec
         self._ancestor_mutations([(line_start(buf, c.offset), c.text) for c in changers],
-                                 decoded)
+                                 decoded, self._event_files() if files is None else files)
         offsets = sorted({*self.lines, *decoded})
         if self.want_lines:
             counter = LineCounter(buf)
@@ -821,16 +839,11 @@ class _Scanner:
                                               _timestamp(rec), marker))
         self.out.first_cwd = self.first_cwd
         self.out.turn_count = turns.turn_count if turns is not None else 0
+        self.out.accounted = True
 
-    def _ancestor_mutations(self, changers: list[tuple[int, str]],
-                            decoded: dict[int, Record]) -> None:
-        """The Bash calls that may change a file with events here without naming it the
-        way the call collection reads it, each a heuristic boundary of that file at the
-        call's line: a change of a directory holding it (``rm -r``, ``mv`` of it, a
-        formatter run over it), an operand left unresolved as a pattern that may match it
-        (``sed -i … *.txt``, ``rm "$F"``: ``shell.may_name``), and an operand resolving
-        to it in a call the collection passed over."""
-        files: dict[int, set[str]] = {}  # target -> the absolute paths it names here
+    def _event_files(self) -> dict[int, set[str]]:
+        """The targets with events here -> the absolute paths they name here."""
+        files: dict[int, set[str]] = {}
         for _, i, _ in self.raw_events:
             if i in files:
                 continue
@@ -840,6 +853,16 @@ class _Scanner:
                 p for p in (found.identities if found else ()) if _absolute(p)}
             if known:
                 files[i] = known
+        return files
+
+    def _ancestor_mutations(self, changers: list[tuple[int, str]],
+                            decoded: dict[int, Record], files: dict[int, set[str]]) -> None:
+        """The Bash calls that may change a file of ``files`` (target -> its absolute
+        paths) without naming it the way the call collection reads it, each a heuristic
+        boundary of that file at the call's line: a change of a directory holding it
+        (``rm -r``, ``mv`` of it, a formatter run over it), an operand left unresolved as
+        a pattern that may match it (``sed -i … *.txt``, ``rm "$F"``: ``shell.may_name``),
+        and an operand resolving to it in a call the collection passed over."""
         if not files:
             return
         from pysift.core import shell as lexer
@@ -1161,3 +1184,17 @@ def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target 
         return TranscriptScan(transcript, gated_out=True,
                               skipped_lines=len(unframed_lines(buf)))
     return _Scanner(transcript, buf, index, turns, lines).run()
+
+
+def account_transcript(transcript: Transcript, index: TargetIndex, files: dict[int, set[str]],
+                       *, turns: bool = True, lines: bool = True) -> TranscriptScan:
+    """The window account of one transcript of a session group whose other transcripts
+    hold events of the files ``files`` names (target -> absolute paths) and it none: its
+    opaque commands and the Bash calls that may change those files (a sibling subagent's
+    ``sed -i … *.txt`` never spells the file, so the gate passed it over). Its malformed
+    lines were counted by the first pass."""
+    try:
+        buf = open_buffer(transcript.path)
+    except SourceError as exc:
+        return TranscriptScan(transcript, error=str(exc))
+    return _Scanner(transcript, buf, index, turns, lines).account(files)
