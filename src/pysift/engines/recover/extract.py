@@ -16,6 +16,11 @@ turn map is built only for a transcript that yielded events.
 Batch mode (many files) skips the basename gate and runs the same structural pass on
 every transcript, so the corpus is read once however many files are asked for; each
 decoded record serves every file it names.
+
+A transcript with no event of a file whose session holds events elsewhere (a subagent
+that never spells it) is read once more for its window account alone
+(``account_transcript``): its opaque commands and the Bash calls that may change the
+file without naming it. Only those sessions' transcripts are read so, never the scope.
 """
 
 from __future__ import annotations

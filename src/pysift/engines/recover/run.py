@@ -1,5 +1,7 @@
-"""The recover engine entry: scan the scope once for every asked-for file, then one
-history per file and session group (SPEC §6.7)."""
+"""The recover engine entry: scan the scope once for every asked-for file, read the
+window account of the other transcripts of every session holding events (a subagent's
+``sed -i … *.txt`` never spells the file, so the gate passes it over, yet the session's
+window runs through it), then one history per file and session group (SPEC §6.7)."""
 
 from __future__ import annotations
 
@@ -129,8 +131,9 @@ def run(transcripts: Sequence[Transcript], targets: Sequence[Target], window: Wi
         merge: bool = True, progress: Callable[[int, int], None] | None = None,
         turns: bool = True, lines: bool = True) -> ScopeScan:
     """Scan ``transcripts`` for ``targets`` (one file: each transcript gated on its
-    basename; several: one structural pass each) and build their histories (``merge``:
-    a session's transcripts into one stream per group). ``progress(done, total)`` is
+    basename; several: one structural pass each), read the window account of each other
+    transcript of a session holding events, and build their histories (``merge``: a
+    session's transcripts into one stream per group). ``progress(done, total)`` is
     called between slices of the scan when given; without ``turns`` (and no turn
     window) the events carry no turn index, without ``lines`` no jsonl line number."""
     index = TargetIndex(targets)
