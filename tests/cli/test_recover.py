@@ -969,8 +969,31 @@ def test_a_transcript_naming_the_file_only_in_pieces_is_read(cli, home: ClaudeHo
     assert f"restoring the freshest (session {S2}" in result.stderr
 
 
-def test_batch_reads_a_name_quoted_in_pieces(cli, home: ClaudeHome, tmp_path: Path) -> None:
-    save(home, Story().write(F, "start\n").bash("echo hi > src/'app'.py"))
+@pytest.mark.parametrize("name", ["$'\\x71'.txt", "$'q\\056txt'", "$'\\161.txt'",
+                                  "$'\\u0071'.txt"])
+def test_a_transcript_naming_the_file_only_through_ansi_c_escapes_is_read(
+        cli, home: ClaudeHome, name: str) -> None:
+    q = "/w/proj/q.txt"
+    later = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+    save(home, Story(S1).write(q, "old\n"), S1)
+    save(home, Story(S2, start=later).bash(f"printf new > {name}"), S2)
+    result = run(cli, home, "--file", q)
+    assert result.code == 0 and result.stdout == "new"
+    assert f"restoring the freshest (session {S2}" in result.stderr
+
+
+def test_an_ansi_c_name_the_shells_may_read_apart_is_a_boundary(cli, home: ClaudeHome) -> None:
+    save(home, Story().write(F, "start\n").bash("cd src && sed -i s/a/b/ app$'\\cA'.py"))
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "start\n" and "no bash mutation of this file" not in result.stderr
+    [b] = coverage(cli, home)["boundaries"]
+    assert b["cause"] == "bash_mutation" and "a pattern that may name the file" in b["detail"]
+
+
+@pytest.mark.parametrize("spelled", ["src/'app'.py", "src/$'\\x61'pp.py"])
+def test_batch_reads_a_name_quoted_in_pieces(cli, home: ClaudeHome, tmp_path: Path,
+                                             spelled: str) -> None:
+    save(home, Story().write(F, "start\n").bash(f"echo hi > {spelled}"))
     manifest = tmp_path / "m.txt"
     manifest.write_text(f"{F}\n")
     result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(tmp_path / "o"),
@@ -1070,3 +1093,77 @@ def test_patches_a_boundary_opening_a_segment_comes_before_it(cli, home: ClaudeH
     lines = run(cli, home, "--file", F, "--patches").stdout.splitlines()
     boundary = next(i for i, line in enumerate(lines) if "INTEGRITY BOUNDARY" in line)
     assert lines[boundary + 1].startswith("  ─ SEGMENT 2")
+
+
+# -- the window runs through every transcript of the session (twenty-second session) -------------
+
+AGENT = "a1b2c3d4e5f6a7b8c"
+LATER = datetime(2026, 10, 7, 9, 0, tzinfo=UTC)
+
+
+def _with_agent(home: ClaudeHome, main: Story, agent_command: str | None = None, *,
+                agent: Story | None = None) -> None:
+    path = save(home, main)
+    if agent is None:
+        agent = Story(S1, agent_id=AGENT, start=LATER).bash(agent_command or "true")
+    home.subagent(path, AGENT, agent.s)
+
+
+@pytest.mark.parametrize("command", ["cd src && sed -i 's/start/x/' *.py", 'rm -rf "$BUILD"'])
+def test_a_subagents_call_that_may_change_the_file_is_a_boundary(cli, home: ClaudeHome,
+                                                                  command: str) -> None:
+    _with_agent(home, Story().write(F, "start\n"), command)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == "start\n"
+    assert "no bash mutation of this file" not in result.stderr
+    assert "NOT verified against disk" in result.stderr
+    [b] = coverage(cli, home)["boundaries"]
+    assert b["cause"] == "bash_mutation" and b["source_session_id"] == AGENT
+    assert "a pattern that may name the file" in b["detail"]
+    alone = run(cli, home, f"@{S1}", "--no-subagents", "--file", F)  # out of scope
+    assert "complete; no bash mutation" in alone.stderr
+
+
+def test_a_subagents_call_that_cannot_name_the_file_leaves_the_window_clean(
+        cli, home: ClaudeHome) -> None:
+    _with_agent(home, Story().write(F, "start\n"), "cd src && sed -i 's/a/b/' *.md")
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "start\n" and "complete; no bash mutation" in result.stderr
+    assert "replayed as one stream" not in result.stderr  # no event: the group is one stream
+
+
+def test_the_main_transcripts_call_is_a_boundary_of_a_subagents_file(cli, home: ClaudeHome) -> None:
+    agent = Story(S1, agent_id=AGENT).write(F, "start\n")
+    _with_agent(home, Story(start=LATER).bash('rm -rf "$OUT"'), agent=agent)
+    [b] = coverage(cli, home)["boundaries"]
+    assert b["cause"] == "bash_mutation" and b["source_session_id"] == S1
+
+
+def test_a_subagents_opaque_command_is_in_the_window(cli, home: ClaudeHome) -> None:
+    _with_agent(home, Story().write(F, "start\n").read(F, "start\n"), "ruff format")
+    result = run(cli, home, "--file", F)
+    assert result.stdout == "start\n" and "no opaque mutating-class command" not in result.stderr
+    assert "fmt:ruff" in result.stderr
+    row = coverage(cli, home)
+    assert row["opaque_commands"] == 1 and row["boundaries"] == []
+    early = Story(S1, agent_id=AGENT).bash("ruff format")  # before the first event
+    _with_agent(home, Story(start=LATER).write(F, "start\n"), agent=early)
+    assert "complete; no bash mutation" in run(cli, home, "--file", F).stderr
+
+
+def test_batch_reads_the_window_of_every_transcript_of_the_session(
+        cli, home: ClaudeHome, tmp_path: Path) -> None:
+    _with_agent(home, Story().write(F, "start\n"), "cd src && sed -i 's/start/x/' *.py")
+    manifest = tmp_path / "m.txt"
+    manifest.write_text(f"{F}\n")
+    result = run(cli, home, "--files-from", str(manifest), "--out-dir", str(tmp_path / "o"),
+                 "--format", "json")
+    [row] = result.json_rows("file")
+    assert row["status"] == "complete" and row["boundaries"] == 1 and row["bash_file"] == 1
+    assert result.summary()["flagged"] == 1
+
+
+def test_a_session_that_never_touched_the_file_makes_no_history_of_it(cli, home: ClaudeHome) -> None:
+    _with_agent(home, Story().bash("cd src && sed -i 's/a/b/' *.py"), "rm -rf src")
+    result = run(cli, home, "--file", F, "--format", "json")
+    assert result.code == 1 and result.json_rows("restore")[0]["reason"] == "no-history"

@@ -7,9 +7,19 @@ from typing import Any
 
 import pytest
 
-from builders import structured_patch
+from builders import (
+    Session,
+    assistant,
+    bash_result,
+    structured_patch,
+    to_jsonl,
+    tool_result,
+    tool_use,
+    user,
+)
 from pysift.core import replay as rp
-from pysift.engines.recover.extract import file_op
+from pysift.engines.recover.extract import file_op, gate_passes
+from pysift.engines.recover.target import Target
 
 P = "/w/proj/hello.txt"
 
@@ -57,3 +67,23 @@ def test_the_input_stands_in_for_an_unreadable_echo() -> None:
 def test_a_read_that_kept_no_text_changed_nothing() -> None:
     assert file_op("Read", {"file_path": P}, {"type": "file_unchanged"}, "") is None
     assert file_op("Read", {"file_path": P}, None, "no gutter here") is None
+
+
+def _bash_transcript(command: str) -> bytes:
+    s = Session("11111111-1111-4111-8111-111111111111", cwd="/w/proj")
+    s.add(user("go"), assistant(tool_use("Bash", {"command": command}, id="toolu_1")),
+          tool_result("toolu_1", "(no output)", tool_use_result=bash_result("", "")))
+    return to_jsonl(s.records)
+
+
+@pytest.mark.parametrize("command", ["printf x > $'\\x71'.txt", "printf x > $'q\\056txt'",
+                                     "printf x > $'\\161.txt'", "printf x > $'\\u0071'.txt",
+                                     "printf x > $'\\U00000071'.txt", "printf x > 'q'.txt"])
+def test_the_gate_passes_a_name_spelled_in_pieces(command: str) -> None:
+    assert gate_passes(_bash_transcript(command), Target.of("/w/proj/q.txt"))
+
+
+@pytest.mark.parametrize("command", ["printf x > $'\\x72'.txt", "printf x > r.txt",
+                                     "echo $'\\x71' .txt"])
+def test_the_gate_refuses_a_transcript_that_never_names_the_file(command: str) -> None:
+    assert not gate_passes(_bash_transcript(command), Target.of("/w/proj/q.txt"))

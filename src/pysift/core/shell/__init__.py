@@ -43,7 +43,8 @@ subject starts with ``bash parser:``)::
 
     shell.unquoted(command) -> str
         The text without quotes, backslashes and line continuations (a name spelled in
-        pieces, ``'q'.txt``, reads whole): what a cheap name test looks in.
+        pieces, ``'q'.txt``, reads whole), and, when it holds ``$'``, that text again with
+        each ANSI-C quote decoded (``$'\\x71'.txt``): what a cheap name test looks in.
 
     shell.changes_nothing(command) -> bool
         True when ``mutations`` of the command is empty whatever the cwd (cached; a

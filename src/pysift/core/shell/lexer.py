@@ -33,8 +33,11 @@ _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
 _BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
+#: the ``$'...'`` escapes bash and zsh read alike
 _ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
                  "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OCTAL = frozenset("01234567")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,85 @@ class _Part:
     glob: bool = False
     tilde: bool = False
     inner: list[str] = field(default_factory=list)
+
+
+def ansi_c(src: str, i: int) -> tuple[str, int, bool, bool]:
+    """The body of a ``$'...'`` quote whose text starts at ``src[i]`` (after the opening
+    quote): its value, where the text after the closing quote starts, whether the value
+    is certain, whether the quote was closed.
+
+    The escapes bash decodes: ``\\a \\b \\e \\E \\f \\n \\r \\t \\v \\\\ \\' \\" \\?``, ``\\xHH``
+    (one or two hex digits), ``\\NNN`` (one to three octal digits, a byte: bash and zsh
+    drop the ninth bit), ``\\uHHHH``/``\\UHHHHHHHH`` (one to four/eight hex digits) and
+    ``\\cX`` (a control character). The value is certain when bash and zsh give the same
+    bytes whatever the locale and those bytes are a file name: not for ``\\cX`` or an
+    escape bash keeps and zsh drops (``\\q``, ``\\x`` or ``\\u`` without a digit, ``\\x{``),
+    a NUL (bash ends the word there, zsh keeps it), a ``\\u``/``\\U`` character past
+    ASCII (written in the locale's encoding, or refused), or bytes that are not UTF-8.
+    The value given then is bash's reading in a UTF-8 locale."""
+    out: list[str] = []
+    pending = bytearray()  # the bytes of \\x and octal escapes, decoded together
+    certain = True
+    n = len(src)
+
+    def flush() -> None:
+        nonlocal certain
+        if pending:
+            try:
+                out.append(pending.decode("utf-8"))
+            except UnicodeDecodeError:
+                certain = False
+                out.append(pending.decode("utf-8", "surrogateescape"))
+            pending.clear()
+
+    while i < n:
+        c = src[i]
+        if c == "'":
+            flush()
+            value = "".join(out)
+            return value, i + 1, certain and "\0" not in value, True
+        if c != "\\" or i + 1 >= n:
+            flush()
+            out.append(c)
+            i += 1
+            continue
+        e = src[i + 1]
+        i += 2
+        if e in _ANSI_ESCAPES:
+            pending.append(ord(_ANSI_ESCAPES[e]))
+        elif e in _OCTAL:
+            j = i
+            while j < n and j < i + 2 and src[j] in _OCTAL:
+                j += 1
+            pending.append(int(e + src[i:j], 8) & 0xFF)
+            i = j
+        elif e == "x" and i < n and src[i] in _HEX:
+            j = i + 1 if i + 1 < n and src[i + 1] in _HEX else i
+            pending.append(int(src[i:j + 1], 16))
+            i = j + 1
+        elif e in "uU" and i < n and src[i] in _HEX:
+            j = i
+            while j < n and j < i + (4 if e == "u" else 8) and src[j] in _HEX:
+                j += 1
+            code = int(src[i:j], 16)
+            flush()
+            if code > 0x7F:
+                certain = False
+            valid = code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
+            out.append(chr(code) if valid else src[i - 2:j])
+            i = j
+        elif e == "c" and i < n and src[i] != "'":
+            certain = False  # zsh prints \\cX as "cX"
+            x = src[i]
+            i += 2 if x == "\\" and src.startswith("\\", i + 1) else 1
+            pending.append(0x7F if x == "?" else ord(x.upper()) & 0x1F if x.isascii() else 0x3F)
+        else:
+            certain = False  # bash keeps the backslash, zsh drops it
+            flush()
+            out.append("\\" + e)
+    flush()
+    value = "".join(out)
+    return value, n, certain and "\0" not in value, False
 
 
 class Lexer:
@@ -438,27 +520,19 @@ class Lexer:
         return i + 1
 
     def _ansi_c(self, i: int, part: _Part) -> int:
-        """``$'...'``: backslash escapes decoded (the common ones), no expansion."""
-        src, n = self.src, self.n
+        """``$'...'``: decoded as bash and zsh decode it (``ansi_c``), no expansion. A
+        quote whose value the two shells (or the locale) may spell differently keeps its
+        text as typed and makes the word ``dynamic``: the reading cannot know its value."""
+        value, end, certain, closed = ansi_c(self.src, i)
         part.quoted = True
-        value = part.value
-        while i < n:
-            c = src[i]
-            if c == "'":
-                return i + 1
-            if c == "\\" and i + 1 < n:
-                nxt = src[i + 1]
-                if nxt in _ANSI_ESCAPES:
-                    value.append(_ANSI_ESCAPES[nxt])
-                    i += 2
-                    continue
-                value.append(c)
-                i += 1
-                continue
-            value.append(c)
-            i += 1
-        self.problems.append("unterminated $' quote")
-        return n
+        if not closed:
+            self.problems.append("unterminated $' quote")
+        if certain:
+            part.value.append(value)
+        else:
+            part.value.append(self.src[i - 2:end])
+            part.dynamic = True
+        return end
 
     def _backtick(self, i: int, part: _Part) -> int:
         src, n = self.src, self.n

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pysift.core.shell.lexer import Word
+from pysift.core.shell.lexer import Word, ansi_c
 from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, join, resolve
 from pysift.core.shell.syntax import Command, Script, parse
 from pysift.core.shell.verbs import GIT_INDEX_ONLY, Reading, program, read_command
@@ -32,8 +32,27 @@ _DROP_QUOTING = str.maketrans("", "", "'\"\\")
 
 def unquoted(source: str) -> str:
     """``source`` without its quote characters, backslashes and line continuations: a
-    name the command spells in pieces (``'q'.txt``, ``q\\.txt``) reads whole again."""
-    return source.replace("\\\n", "").translate(_DROP_QUOTING)
+    name the command spells in pieces (``'q'.txt``, ``q\\.txt``) reads whole again. A
+    command holding ``$'`` also gets, after a newline, its text with every ``$'...'``
+    quote decoded (``$'\\x71'.txt``, ``$'q\\056txt'``), then its quoting dropped: a
+    superset for a name test (no name holds a newline)."""
+    flat = source.replace("\\\n", "").translate(_DROP_QUOTING)
+    if "$'" not in source:
+        return flat
+    return flat + "\n" + ansi_c_decoded(source).replace("\\\n", "").translate(_DROP_QUOTING)
+
+
+def ansi_c_decoded(source: str) -> str:
+    """``source`` with each ``$'...'`` quote replaced by its value (bash's reading, its
+    certainty aside), wherever it stands: a name test's spelling, never a parse."""
+    out: list[str] = []
+    at = 0
+    while (start := source.find("$'", at)) >= 0:
+        out.append(source[at:start])
+        value, at, _, _ = ansi_c(source, start + 2)
+        out.append(value)
+    out.append(source[at:])
+    return "".join(out)
 
 
 def might_change_files(source: str) -> bool:
@@ -191,13 +210,17 @@ def _windows_style(path: str) -> bool:
 
 def _pattern_regex(text: str) -> str:
     """A regex for every path ``text`` (a shell operand after quote removal, its
-    expansions as typed) can stand for."""
+    expansions and undecidable ``$'...'`` quotes as typed) can stand for."""
     out: list[str] = []
     i, size = 0, len(text)
     while i < size:
         char = text[i]
         nxt = text[i + 1:i + 2]
-        if char == "$" and nxt in ("{", "("):
+        if char == "$" and nxt == "'":  # an ANSI-C quote the reading could not decode
+            _, end, _, _ = ansi_c(text, i + 2)
+            out.append(".*")
+            i = end
+        elif char == "$" and nxt in ("{", "("):
             depth, j = 0, i + 1
             while j < size:
                 if text[j] == nxt:

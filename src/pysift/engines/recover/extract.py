@@ -2,8 +2,8 @@
 
 Cost shape: a transcript is first gated (single file: one whole-buffer search for the
 file's basename, then, when it is absent, one for the Bash tool name, reading only the
-commands that hold a quote or a backslash: ``'q'.txt`` names the file too; a transcript
-with neither holds no event for it). Then ONE structural pass
+commands that hold a quote or a backslash: ``'q'.txt`` and ``$'\\x71'.txt`` name the file
+too; a transcript with neither holds no event for it). Then ONE structural pass
 over the whole buffer (the Rust regex crate, a literal prefilter at memory speed) finds
 every JSON string a file event can name its path in: ``file_path`` / ``notebook_path``
 (tool inputs), ``filePath`` (tool result echoes), ``filename`` (attachments), ``command``
@@ -16,6 +16,11 @@ turn map is built only for a transcript that yielded events.
 Batch mode (many files) skips the basename gate and runs the same structural pass on
 every transcript, so the corpus is read once however many files are asked for; each
 decoded record serves every file it names.
+
+A transcript with no event of a file whose session holds events elsewhere (a subagent
+that never spells it) is read once more for its window account alone
+(``account_transcript``): its opaque commands and the Bash calls that may change the
+file without naming it. Only those sessions' transcripts are read so, never the scope.
 """
 
 from __future__ import annotations
@@ -88,6 +93,9 @@ class FileScan:
     events: list[rp.Event] = field(default_factory=list)
     identities: set[str] = field(default_factory=set)  # the distinct recorded files matched
     neighbours: set[str] = field(default_factory=set)  # same basename, another file
+    # the events are only the window account of a transcript that names no event of the
+    # file (a sibling's Bash call that may change it): they join a group, never make one
+    account: bool = False
 
 
 @dataclass
@@ -100,6 +108,7 @@ class TranscriptScan:
     gated_out: bool = False
     first_cwd: str | None = None
     turn_count: int = 0
+    accounted: bool = False  # its opaque commands were collected (``opaque`` is whole)
 
 
 # -- matching many targets -----------------------------------------------------------------
@@ -179,8 +188,9 @@ def gate_passes(buf: Buffer, target: Target) -> bool:
     needle holding non-ASCII or a character some JSON writers escape gets every spelling
     from the search prefilter; a Windows name is matched without case. A transcript
     without it may still name the file in a shell command that quotes the name in pieces
-    (``'q'.txt``, ``q\\.txt``): its Bash commands holding a quote or a backslash are read
-    without their quoting (``quoted_bash_lines``)."""
+    (``'q'.txt``, ``q\\.txt``) or spells it through ANSI-C escapes (``$'\\x71'.txt``): its
+    Bash commands holding a quote or a backslash are read without their quoting, each
+    ``$'...'`` decoded (``quoted_bash_lines``, ``shell.unquoted``)."""
     needle = target.needle
     if needle is None:
         return True
@@ -764,11 +774,25 @@ class _Scanner:
                 self._emit(ln, i, op)
 
     # numbering, turns, the window accounting ----------------------------------------------
-    def _finish(self, commands: list[_Command]) -> None:
+    def account(self, files: dict[int, set[str]]) -> TranscriptScan:
+        """The window account alone of a transcript that holds no event of the files
+        ``files`` names (target -> its absolute paths) but shares a session group with
+        one that does: its opaque commands and its Bash calls that may change those files
+        without naming them the way the collection reads (``_ancestor_mutations``)."""
+        if not isinstance(self.buf, bytes):
+            self.buf = self.buf[:]
+        self._finish(_commands(self.buf), files)
+        for scan in self.out.files.values():
+            scan.account = True
+        return self.out
+
+    def _finish(self, commands: list[_Command], files: dict[int, set[str]] | None = None
+                ) -> None:
         """Number the lines, place the turns, and collect the window accounting: the
         opaque commands of the transcript (read off the command strings: only the lines
         of commands with a marker are decoded) and the Bash calls that change a directory
-        holding a file with events here."""
+        holding a file with events here (or one of ``files``, the window account of a
+        transcript without events)."""
         from pysift.core import shell as lexer
         from pysift.engines.recover import shell
 
@@ -798,7 +822,7 @@ class _Scanner:
             if rec is not None:
                 decoded[start] = rec
         self._ancestor_mutations([(line_start(buf, c.offset), c.text) for c in changers],
-                                 decoded)
+                                 decoded, self._event_files() if files is None else files)
         offsets = sorted({*self.lines, *decoded})
         if self.want_lines:
             counter = LineCounter(buf)
@@ -820,16 +844,11 @@ class _Scanner:
                                               _timestamp(rec), marker))
         self.out.first_cwd = self.first_cwd
         self.out.turn_count = turns.turn_count if turns is not None else 0
+        self.out.accounted = True
 
-    def _ancestor_mutations(self, changers: list[tuple[int, str]],
-                            decoded: dict[int, Record]) -> None:
-        """The Bash calls that may change a file with events here without naming it the
-        way the call collection reads it, each a heuristic boundary of that file at the
-        call's line: a change of a directory holding it (``rm -r``, ``mv`` of it, a
-        formatter run over it), an operand left unresolved as a pattern that may match it
-        (``sed -i … *.txt``, ``rm "$F"``: ``shell.may_name``), and an operand resolving
-        to it in a call the collection passed over."""
-        files: dict[int, set[str]] = {}  # target -> the absolute paths it names here
+    def _event_files(self) -> dict[int, set[str]]:
+        """The targets with events here -> the absolute paths they name here."""
+        files: dict[int, set[str]] = {}
         for _, i, _ in self.raw_events:
             if i in files:
                 continue
@@ -839,6 +858,16 @@ class _Scanner:
                 p for p in (found.identities if found else ()) if _absolute(p)}
             if known:
                 files[i] = known
+        return files
+
+    def _ancestor_mutations(self, changers: list[tuple[int, str]],
+                            decoded: dict[int, Record], files: dict[int, set[str]]) -> None:
+        """The Bash calls that may change a file of ``files`` (target -> its absolute
+        paths) without naming it the way the call collection reads it, each a heuristic
+        boundary of that file at the call's line: a change of a directory holding it
+        (``rm -r``, ``mv`` of it, a formatter run over it), an operand left unresolved as
+        a pattern that may match it (``sed -i … *.txt``, ``rm "$F"``: ``shell.may_name``),
+        and an operand resolving to it in a call the collection passed over."""
         if not files:
             return
         from pysift.core import shell as lexer
@@ -1160,3 +1189,17 @@ def scan_transcript(transcript: Transcript, index: TargetIndex, *, gate: Target 
         return TranscriptScan(transcript, gated_out=True,
                               skipped_lines=len(unframed_lines(buf)))
     return _Scanner(transcript, buf, index, turns, lines).run()
+
+
+def account_transcript(transcript: Transcript, index: TargetIndex, files: dict[int, set[str]],
+                       *, turns: bool = True, lines: bool = True) -> TranscriptScan:
+    """The window account of one transcript of a session group whose other transcripts
+    hold events of the files ``files`` names (target -> absolute paths) and it none: its
+    opaque commands and the Bash calls that may change those files (a sibling subagent's
+    ``sed -i … *.txt`` never spells the file, so the gate passed it over). Its malformed
+    lines were counted by the first pass."""
+    try:
+        buf = open_buffer(transcript.path)
+    except SourceError as exc:
+        return TranscriptScan(transcript, error=str(exc))
+    return _Scanner(transcript, buf, index, turns, lines).account(files)

@@ -91,47 +91,70 @@ def _ts_key(events: Sequence[rp.Event]) -> list[tuple[float, rp.Event]]:
     return out
 
 
+def _opaque_time(o: Opaque) -> float:
+    instant = parse_ts(o.ts)
+    return instant.timestamp() if instant is not None else float("inf")
+
+
 def group_histories(scans: Iterable[TranscriptScan], target: int, window: Window, *,
                     merge: bool = True) -> tuple[list[GroupHistory], int]:
     """The groups holding events of target ``target``, sorted by id, and how many
     integrity-relevant events the window left out. Without ``merge`` every transcript
-    is its own group (``--patches`` keeps each transcript's own diff history)."""
-    by_parent: dict[str, list[tuple[TranscriptScan, list[rp.Event], list[Opaque]]]] = {}
+    is its own group (``--patches`` keeps each transcript's own diff history). A
+    transcript whose events are only a window account (a sibling's Bash call that may
+    change the file) joins its session's group, never makes one; the opaque commands of
+    every transcript of the session are the group's (its window runs through them)."""
+    by_parent: dict[str, list[tuple[TranscriptScan, list[rp.Event]]]] = {}
     excluded = 0
+    accounts: list[tuple[TranscriptScan, list[rp.Event]]] = []
+    sessions: dict[str, list[Opaque]] = {}  # a session's opaque commands in the window
     for scan in scans:
+        count = scan.turn_count
+        sessions.setdefault(scan.transcript.parent_session_id, []).extend(
+            o for o in scan.opaque if window.admits(o.turn, o.ts, count))
         found = scan.files.get(target)
         if found is None or not found.events:
             continue
-        count = scan.turn_count
         admitted = [window.admits(e.turn, e.ts, count) for e in found.events]
         kept = [e for e, ok in zip(found.events, admitted, strict=True) if ok]
         excluded += sum(1 for e, ok in zip(found.events, admitted, strict=True)
                         if not ok and _is_integrity(e))
         if not kept:
             continue
-        opaque = [o for o in scan.opaque if window.admits(o.turn, o.ts, count)]
+        if found.account:
+            accounts.append((scan, kept))
+            continue
         key = scan.transcript.parent_session_id if merge else str(scan.transcript.path)
-        by_parent.setdefault(key, []).append((scan, kept, opaque))
+        by_parent.setdefault(key, []).append((scan, kept))
+    held = {members[0][0].transcript.parent_session_id for members in by_parent.values()}
+    for scan, kept in accounts:
+        if scan.transcript.parent_session_id in held:
+            key = scan.transcript.parent_session_id if merge else str(scan.transcript.path)
+            by_parent.setdefault(key, []).append((scan, kept))
     groups: list[GroupHistory] = []
     order = sorted(by_parent, key=lambda k: (by_parent[k][0][0].transcript.parent_session_id,
                                             by_parent[k][0][0].transcript.is_subagent,
                                             by_parent[k][0][0].transcript.session_id))
-    for parent in order:
-        members = by_parent[parent]
+    for key in order:
+        members = by_parent[key]
+        parent = members[0][0].transcript.parent_session_id
         if len(members) == 1:
-            scan, kept, opaque = members[0]
+            scan, kept = members[0]
             t = scan.transcript
+            own = [o for o in sessions.get(parent, []) if o.session_id == t.session_id]
+            others = sorted((o for o in sessions.get(parent, []) if o.session_id != t.session_id),
+                            key=_opaque_time)
             groups.append(GroupHistory(t.session_id, t.is_subagent, t.parent_session_id, kept,
-                                       False, opaque, (t.session_id,)))
+                                       False, own + others, (t.session_id,)))
             continue
         members.sort(key=lambda m: (m[0].transcript.is_subagent, m[0].transcript.session_id))
-        streams = [_ts_key(kept) for _, kept, _ in members]
+        streams = [_ts_key(kept) for _, kept in members]
         merged = [e for _, e in heapq.merge(*streams, key=lambda pair: pair[0])]
         events = [rp.restamp(e, n) for n, e in enumerate(merged, 1)]
-        opaque_all = sorted((o for _, _, opaque in members for o in opaque),
-                            key=lambda o: (parse_ts(o.ts).timestamp() if parse_ts(o.ts)  # type: ignore[union-attr]
-                                           else float("inf")))
-        groups.append(GroupHistory(parent, False, parent, events, True, opaque_all,
+        rank = {m[0].transcript.session_id: n for n, m in enumerate(members)}
+        opaque = sorted(sessions.get(parent, []),
+                        key=lambda o: (_opaque_time(o), rank.get(o.session_id, len(rank))))
+        groups.append(GroupHistory(parent, False, parent, events, True, opaque,
                                    tuple(m[0].transcript.session_id for m in members)))
     return groups, excluded
 
@@ -218,7 +241,8 @@ def suggested_search(base: str, parent: str, first: str | None, last: str | None
 
 def disclose(group: GroupHistory, cutoff: int | None, base: str) -> Disclosure:
     """The opaque commands between the group's first replayed event and its cutoff (the
-    end when None): in one transcript by line, in a merged group by time."""
+    end when None): in one transcript by line, in a merged group (and in the session's
+    other transcripts) by time."""
     replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
     stamps = [(parse_ts(e.ts), e.ts) for e in replayed]
     timed = [(i, raw) for i, raw in stamps if i is not None]
@@ -226,16 +250,21 @@ def disclose(group: GroupHistory, cutoff: int | None, base: str) -> Disclosure:
     last = max(timed)[1] if timed else None
     if not replayed:
         return Disclosure([], {}, 0, None)
+    lo = min(timed)[0] if timed else None
+    hi = max(timed)[0] if timed and cutoff is not None else None
+
+    def in_time(o: Opaque) -> bool:
+        instant = parse_ts(o.ts)
+        return instant is None or ((lo is None or instant >= lo)
+                                   and (hi is None or instant <= hi))
+
     if group.merged:
-        lo = min(timed)[0] if timed else None
-        hi = max(timed)[0] if timed and cutoff is not None else None
-        inside = [o for o in group.opaque
-                  if (i := parse_ts(o.ts)) is None or ((lo is None or i >= lo)
-                                                       and (hi is None or i <= hi))]
-    else:
+        inside = [o for o in group.opaque if in_time(o)]
+    else:  # its own commands by line, its session's other transcripts' by time
         lo_line = replayed[0].line
         inside = [o for o in group.opaque
-                  if o.line >= lo_line and (cutoff is None or o.line <= cutoff)]
+                  if (o.line >= lo_line and (cutoff is None or o.line <= cutoff)
+                      if o.session_id == group.session_id else in_time(o))]
     classes: dict[str, int] = {}
     powershell = 0
     from pysift.engines.recover.shell import POWERSHELL

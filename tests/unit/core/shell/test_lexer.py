@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pysift.core.shell import parse
 from pysift.core.shell.lexer import tokenize
@@ -119,3 +125,69 @@ def test_test_brackets_compare_instead_of_redirecting() -> None:
 def test_arithmetic_is_one_word() -> None:
     script = parse("(( i > 3 )) && touch x")
     assert script.commands[0].redirects == ()
+
+
+# -- ANSI-C quotes: decoded as bash and zsh decode them, or not trusted ------------------------
+
+
+@pytest.mark.parametrize("src, value", [
+    ("rm $'\\x71'.txt", "q.txt"),
+    ("rm $'q\\056txt'", "q.txt"),
+    ("rm $'\\161.txt'", "q.txt"),
+    ("rm $'\\u0071'.txt", "q.txt"),
+    ("rm $'\\U00000071'.txt", "q.txt"),
+    ("rm $'\\x7'", "\x07"),
+    ("rm $'\\1611'", "q1"),
+    ("rm $'\\0161'", "\x0e1"),
+    ("rm $'\\xc3\\xa9'.txt", "é.txt"),  # UTF-8 bytes: the same name in every shell
+    ("rm $'a\\tb\\e\\\\\\'\\\"\\?'", "a\tb\x1b\\'\"?"),
+])
+def test_ansi_c_escapes_are_decoded(src: str, value: str) -> None:
+    [_, word] = [t.word for t in tokenize(src)[0] if t.kind == "word"]
+    assert word.value == value and word.literal
+
+
+@pytest.mark.parametrize("quote", [
+    "$'\\cA'",  # zsh prints cA
+    "$'\\q'", "$'\\8'",  # bash keeps the backslash, zsh drops it
+    "$'\\x'", "$'\\u'", "$'\\x{71}'",
+    "$'a\\0b'", "$'\\x00'", "$'\\400'",  # a NUL: bash ends the word, zsh keeps it
+    "$'\\u00e9'", "$'\\U0001F600'",  # written in the locale's encoding (or refused)
+    "$'\\xff'",  # not UTF-8
+])
+def test_an_ansi_c_quote_the_shells_may_read_apart_is_no_literal(quote: str) -> None:
+    [_, word] = [t.word for t in tokenize(f"rm {quote}.txt")[0] if t.kind == "word"]
+    assert word.dynamic and not word.literal and word.value == f"{quote}.txt"
+
+
+_SHELLS = [s for s in ("bash", "zsh") if shutil.which(s)]
+_ESCAPE = st.one_of(
+    st.sampled_from(["\\a", "\\b", "\\e", "\\E", "\\f", "\\n", "\\r", "\\t", "\\v", "\\\\",
+                     "\\'", '\\"', "\\?", "\\c", "\\q", "\\x", "\\u", "\\0"]),
+    st.builds(lambda d, n: "\\x" + d[:n], st.text("0123456789abcdefABCDEFg", min_size=2,
+                                                    max_size=2), st.integers(1, 2)),
+    st.builds(lambda d: "\\" + d, st.text("012345678", min_size=1, max_size=4)),
+    st.builds(lambda u, d: u + d, st.sampled_from(["\\u", "\\U"]),
+              st.text("0123456789abcdef", min_size=1, max_size=9)),
+    st.sampled_from(["\\ca", "\\cZ", "\\c@", "\\c[", "\\c?", "\\c1", "\\c\\\\"]),
+    st.text("abq. _-", min_size=1, max_size=3),
+)
+
+
+@pytest.mark.skipif(len(_SHELLS) < 2, reason="needs bash and zsh")
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ESCAPE, min_size=1, max_size=4))
+def test_prop_a_certain_ansi_c_value_is_what_bash_and_zsh_print(pieces: list[str]) -> None:
+    from pysift.core.shell.lexer import ansi_c
+
+    quote = "$'" + "".join(pieces) + "'"
+    value, end, certain, closed = ansi_c(quote, 2)
+    assert closed and end == len(quote)
+    if not certain:
+        return
+    for name in _SHELLS:
+        printed = subprocess.run([name, "-c", f"printf %s {quote}"], capture_output=True,
+                                 check=False, timeout=10,
+                                 env={"PATH": os.environ.get("PATH", ""),
+                                      "LC_ALL": "C.UTF-8"}).stdout
+        assert printed == value.encode("utf-8"), (name, quote)

@@ -320,6 +320,19 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("rm {a,b}.txt", "/w", "/w/a.txt", True),
     ("rm *.JSON", "D:\\W", "d:/w/a.json", True),  # a Windows name, without case
     ("rm a.txt", "/w", "/w/a.txt", False),  # resolved: not a pattern
+    ("rm $'\\u00e9'.txt", "/w", "/w/g.txt", True),  # a quote the shells may read apart
+    ("rm $'\\cA'.md", "/w", "/w/g.txt", False),
 ])
 def test_may_name(command: str, cwd: str, path: str, expected: bool) -> None:
     assert any(may_name(m, path) for m in mutations(command, cwd)) is expected
+
+
+@pytest.mark.parametrize("command", ["printf x > $'\\x71'.txt", "printf x > $'q\\056txt'",
+                                     "printf x > $'\\161.txt'", "printf x > $'\\u0071'.txt",
+                                     "$'\\x72m' q.txt"])
+def test_a_name_spelled_through_ansi_c_escapes_is_the_file(command: str) -> None:
+    from pysift.core.shell import unquoted
+
+    assert [(m.path, m.resolution) for m in mutations(command, CWD)] == [
+        (f"{CWD}/q.txt", "cwd-joined")]
+    assert "q.txt" in unquoted(command)  # what the cheap name tests look in

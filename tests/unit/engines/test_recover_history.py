@@ -1,0 +1,68 @@
+"""``engines.recover.history``: one history per file and session group. A transcript whose
+events are only a window account (a sibling's Bash call that may change the file) joins
+its session's group and never makes one; the opaque commands of every transcript of the
+session are the group's window, its own by line, the others' by time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pysift.core import replay as rp
+from pysift.disk.layout import Transcript
+from pysift.engines.recover.extract import FileScan, Opaque, TranscriptScan
+from pysift.engines.recover.history import Window, disclose, group_histories
+
+MAIN = "11111111-1111-4111-8111-111111111111"
+OTHER = "22222222-2222-4222-8222-222222222222"
+AGENT = "a1b2c3d4e5f6a7b8c"
+
+
+def _transcript(sid: str, parent: str) -> Transcript:
+    sub = sid != parent
+    return Transcript(Path(f"/h/p/{parent}{'/subagents/agent-' + sid if sub else ''}.jsonl"),
+                      sid, sub, parent, "builtin-task" if sub else None, Path("/h/p"))
+
+
+def _scan(sid: str, parent: str, *events: rp.Event, account: bool = False,
+          opaque: tuple[Opaque, ...] = ()) -> TranscriptScan:
+    files = {0: FileScan(list(events), account=account)} if events else {}
+    return TranscriptScan(_transcript(sid, parent), files, list(opaque), accounted=True)
+
+
+def _ts(minute: int) -> str:
+    return f"2026-10-05T09:{minute:02d}:00.000Z"
+
+
+WRITE = rp.Snapshot(("a", ""), rp.SOURCE_WRITE)
+SED = rp.BashMutation("sed-i", "*.txt (a pattern that may name the file)", "unresolved")
+
+
+def test_an_account_joins_its_sessions_group() -> None:
+    main = _scan(MAIN, MAIN, rp.Event(3, 0, _ts(1), WRITE, MAIN, 3))
+    agent = _scan(AGENT, MAIN, rp.Event(2, 0, _ts(5), SED, AGENT, 2), account=True)
+    [group], excluded = group_histories([main, agent], 0, Window())
+    assert excluded == 0 and group.merged and group.contributors == (MAIN, AGENT)
+    assert [type(e.op) for e in group.events] == [rp.Snapshot, rp.BashMutation]
+
+
+def test_an_account_never_makes_a_group() -> None:
+    agent = _scan(AGENT, OTHER, rp.Event(2, 0, _ts(5), SED, AGENT, 2), account=True)
+    main = _scan(MAIN, MAIN, rp.Event(3, 0, _ts(1), WRITE, MAIN, 3))
+    [group], _ = group_histories([main, agent], 0, Window())
+    assert group.session_id == MAIN and not group.merged
+    assert group_histories([agent], 0, Window()) == ([], 0)
+
+
+def test_the_sessions_other_transcripts_opaque_commands_are_its_window_by_time() -> None:
+    def ruff(sid: str, line: int, minute: int) -> Opaque:
+        return Opaque(sid, line, 0, _ts(minute), "fmt:ruff")
+
+    main = _scan(MAIN, MAIN, rp.Event(3, 0, _ts(2), WRITE, MAIN, 3),
+                 rp.Event(9, 0, _ts(6), WRITE, MAIN, 9), opaque=(ruff(MAIN, 1, 0),))
+    agent = _scan(AGENT, MAIN, opaque=(ruff(AGENT, 4, 1), ruff(AGENT, 5, 4), ruff(AGENT, 6, 8)))
+    stranger = _scan(OTHER, OTHER, opaque=(ruff(OTHER, 5, 4),))
+    [group], _ = group_histories([main, agent, stranger], 0, Window())
+    assert not group.merged
+    assert [(o.session_id, o.line) for o in disclose(group, None, "q.txt").opaque] == [
+        (AGENT, 5), (AGENT, 6)]  # before the first event: outside; at the end: inside
+    assert [(o.session_id, o.line) for o in disclose(group, 3, "q.txt").opaque] == []
