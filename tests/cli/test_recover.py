@@ -1167,3 +1167,16 @@ def test_a_session_that_never_touched_the_file_makes_no_history_of_it(cli, home:
     _with_agent(home, Story().bash("cd src && sed -i 's/a/b/' *.py"), "rm -rf src")
     result = run(cli, home, "--file", F, "--format", "json")
     assert result.code == 1 and result.json_rows("restore")[0]["reason"] == "no-history"
+
+
+def test_making_or_stamping_a_directory_holding_the_file_is_no_boundary(
+        cli, home: ClaudeHome) -> None:
+    """``mkdir -p`` of the file's own directory (Claude Code's habit before a Write) and
+    ``touch`` of it leave the file as it was; removing the directory does not."""
+    save(home, Story().read(F, V1).bash("mkdir -p /w/proj/src && touch /w/proj"))
+    row = coverage(cli, home)
+    assert row["boundaries"] == []
+    assert run(cli, home, "--file", F).stdout == V1
+    save(home, Story().read(F, V1).bash("rm -rf /w/proj/src"))
+    [b] = coverage(cli, home)["boundaries"]
+    assert b["cause"] == "bash_mutation" and "/w/proj/src (which holds the file)" in b["detail"]

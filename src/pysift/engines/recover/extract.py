@@ -904,11 +904,19 @@ class _Scanner:
         resolved = normalise(m.path)
         prefix = resolved.rstrip("/") + "/"
         if any(p.startswith(prefix) for p in paths):
+            if m.verb in _DIRECTORY_ONLY:
+                return None  # it makes or stamps the directory, never what is in it
             return rp.BashMutation(m.verb, f"{m.path} (which holds the file)",
                                    m.resolution or "")
         if touches is None and resolved in paths:
             return rp.BashMutation(m.verb, m.path, m.resolution or "")
         return None
+
+
+# verbs that, given a directory holding the file, cannot change the file: ``mkdir`` of
+# it makes it (the file is not there yet) or does nothing (``-p``) or fails; ``touch``
+# of it sets its times only
+_DIRECTORY_ONLY = frozenset({"mkdir", "touch"})
 
 
 def _turn(turns: TurnMap | None, offset: int) -> int:
