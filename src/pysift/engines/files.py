@@ -238,6 +238,9 @@ def scan_bytes(buf: Buffer, lo: int = 0, hi: int | None = None
                 suspects.add(offset + here + 1)
             else:
                 suspects.add(rfind(b"\n", 0, offset + here) + 1)
+                # the match took the newline the next line's own start test needs (the
+                # matches never overlap): the next line is a suspect too
+                suspects.add(offset + match.end())
     malformed = 0
     for start in suspects:
         if start >= stop:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from builders import (
     Session,
@@ -361,3 +363,26 @@ def test_an_indented_record_is_read_not_lost(tmp_path: Path) -> None:
     assert found.skipped_lines == 0
     assert [(m.path, m.op, m.is_create, m.line) for m in found.mutations][:2] == [
         ("/w/proj/a.md", "write", True, 2), ("/w/proj/b.md", "write", False, 4)]
+
+
+# the line shapes the shape check tells apart, joined in any order (with LF or CRLF)
+_LINE_SHAPES = [b'{"type":"user"}', b'{"a":1}', b'{"torn":', b'junk', b'', b'  ', b'\t',
+                b'} ', b' {"x":1}', b'\xef\xbb\xbf{"bom":1}', b'{"x":1} ', b'}', b'{',
+                b'"rest of a split":1}', b'{"x":"\r"}']
+
+
+@given(st.lists(st.sampled_from(_LINE_SHAPES), max_size=12), st.booleans(), st.booleans())
+def test_the_malformed_count_is_the_shape_checks_on_any_lines(
+        lines: list[bytes], crlf: bool, final_newline: bool) -> None:
+    """A line that does not end in ``}`` took the newline the next line's start test
+    needed (a split record's second half after its torn first half went uncounted)."""
+    from pysift.core.decode import unframed_lines
+
+    sep = b"\r\n" if crlf else b"\n"
+    buf = sep.join(lines) + (sep if final_newline and lines else b"")
+    assert engine.scan_bytes(buf)[1] == len(unframed_lines(buf))
+
+
+def test_a_split_records_two_halves_are_two_malformed_lines() -> None:
+    buf = b'{"type":"user","a":1}\n{"type":"assistant","message":{"content":\n[]}}\n'
+    assert engine.scan_bytes(buf)[1] == 2
