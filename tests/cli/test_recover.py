@@ -1180,3 +1180,21 @@ def test_making_or_stamping_a_directory_holding_the_file_is_no_boundary(
     save(home, Story().read(F, V1).bash("rm -rf /w/proj/src"))
     [b] = coverage(cli, home)["boundaries"]
     assert b["cause"] == "bash_mutation" and "/w/proj/src (which holds the file)" in b["detail"]
+
+
+def test_opaque_rows_past_the_shown_five_are_named_by_line_and_marker(
+        cli, home: ClaudeHome) -> None:
+    """The search the coverage suggests names the file; `git merge` or `cargo fmt` need
+    not, so every row past the five shown is named where it stands."""
+    story = Story().read(F, V1)
+    for command in ("git pull", "npm install", "git checkout main", "git reset --hard",
+                    "pip install x", "git merge dev", "git stash pop", "cargo fmt"):
+        story = story.bash(command)
+    save(home, story)
+    out = run(cli, home, "--file", F, "--coverage").stdout
+    rows = [line for line in out.splitlines() if line.startswith("    · ")]
+    [rest] = [line for line in out.splitlines() if line.startswith("    (+")]
+    assert len(rows) == 5
+    named = rest.removeprefix("    (+3 more: ").removesuffix(")").split(", ")
+    assert [n.split(" ", 1)[1] for n in named] == ["git:merge", "git:stash", "fmt:cargo"]
+    assert all(n.startswith("L") and n.split(" ")[0][1:].isdigit() for n in named)

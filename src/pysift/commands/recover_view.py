@@ -182,7 +182,11 @@ def disclosure_lines(d: Disclosure, group: GroupHistory, tz: Any, *, search: boo
         out.append(f"  opaque in window: {note}")
         out.extend(opaque_text(o, group, tz) for o in d.opaque[:OPAQUE_ROWS_SHOWN])
         if len(d.opaque) > OPAQUE_ROWS_SHOWN:
-            out.append(f"    (+{len(d.opaque) - OPAQUE_ROWS_SHOWN} more; use the search below)")
+            # their lines, each marker named: the search below names the file, and a
+            # formatter or `git merge` need not (those rows were reachable from nowhere)
+            rest = ", ".join(f"{location(o.line, o.session_id, group)} {o.marker}"
+                             for o in d.opaque[OPAQUE_ROWS_SHOWN:])
+            out.append(f"    (+{len(d.opaque) - OPAQUE_ROWS_SHOWN} more: {rest})")
     if d.suggested and (note is not None or search):
         out.append(f"  inspect the window: {d.suggested}")
     return out

@@ -87,3 +87,13 @@ def test_the_gate_passes_a_name_spelled_in_pieces(command: str) -> None:
                                      "echo $'\\x71' .txt"])
 def test_the_gate_refuses_a_transcript_that_never_names_the_file(command: str) -> None:
     assert not gate_passes(_bash_transcript(command), Target.of("/w/proj/q.txt"))
+
+
+def test_a_long_error_line_is_cut_with_the_mark_saying_how_much() -> None:
+    from pysift.engines.recover.extract import DETAIL_CHARS, first_line
+
+    long = "<tool_use_error>File has been modified since read, " + "x" * 700 + "</tool_use_error>"
+    detail = first_line(long)
+    body = long.removeprefix("<tool_use_error>").removesuffix("</tool_use_error>")
+    assert detail == body[:DETAIL_CHARS] + f"… (+{len(body) - DETAIL_CHARS} chars)"
+    assert first_line("\n  <tool_use_error>short</tool_use_error>\n") == "short"

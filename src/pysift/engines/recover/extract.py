@@ -1145,11 +1145,18 @@ def gutter_read(tool_input: dict[str, Any], text: str) -> rp.Op | None:
     return rp.Window(start, lines, None)
 
 
+DETAIL_CHARS = 400
+
+
 def first_line(text: str) -> str:
+    """An error result's first line (its tags dropped), the detail of its boundary: at
+    most ``DETAIL_CHARS`` characters, a longer one cut with the ``… (+N chars)`` mark."""
+    from pysift.core.text import clip
+
     for line in text.split("\n"):
         line = re.sub(r"</?tool_use_error>", "", line).strip()
         if line:
-            return line[:400]
+            return clip(line, DETAIL_CHARS)[0]
     return ""
 
 
