@@ -115,8 +115,22 @@ def test_the_check_stops_at_its_limit_and_says_so(cli, tmp_path: Path, monkeypat
                                               for n in range(4)], assistant("ok"))
     result = _search(cli, home, "kestrel")
     assert "at least 2 record(s) (the check stops there)" in result.stderr
-    assert "user.queued ×2" in result.stderr
+    assert "user.queued ×≥2" in result.stderr  # a lower bound, as every count there
     assert f"@{sid} line 2, @{sid} line 3." in result.stderr
+
+
+def test_past_its_limit_the_remainder_is_a_lower_bound_too(
+        cli, tmp_path: Path, monkeypatch) -> None:
+    from pysift.engines.search import unseen
+
+    monkeypatch.setattr(unseen, "UNSEEN_LIMIT", 7)
+    home, _ = _home(tmp_path, user("go"), *[queue_op("enqueue", f"kestrel {n}")
+                                              for n in range(9)], assistant("ok"))
+    stopped = _search(cli, home, "kestrel").stderr
+    assert "(+2 or more)" in stopped and "user.queued ×≥7" in stopped
+    monkeypatch.setattr(unseen, "UNSEEN_LIMIT", 100)
+    counted = _search(cli, home, "kestrel").stderr
+    assert "(+4 more)" in counted and "user.queued ×9" in counted
 
 
 def test_an_unclassified_record_counts_under_an_explicit_selection_too(

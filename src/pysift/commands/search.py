@@ -610,14 +610,17 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     second view)."""
     from pysift.engines.search.unseen import UNSEEN_LIMIT
 
+    stopped = len(unseen) >= UNSEEN_LIMIT  # then every count below is a lower bound
+    least = "≥" if stopped else ""
     kinds = Counter(u.why for u in unseen)
-    named = " · ".join(f"{why} ×{n}" for why, n in sorted(kinds.items(),
-                                                         key=lambda kv: (-kv[1], kv[0])))
+    named = " · ".join(f"{why} ×{least}{n}" for why, n in sorted(
+        kinds.items(), key=lambda kv: (-kv[1], kv[0])))
     shown = ", ".join(f"@{u.session} line {u.line}" for u in unseen[:_UNSEEN_SHOWN])
-    more = (f" (+{len(unseen) - _UNSEEN_SHOWN} more)" if len(unseen) > _UNSEEN_SHOWN else "")
+    more = (f" (+{len(unseen) - _UNSEEN_SHOWN} {'or more' if stopped else 'more'})"
+            if len(unseen) > _UNSEEN_SHOWN else "")
     first = unseen[0]
     count = (f"at least {len(unseen)} record(s) (the check stops there)"
-             if len(unseen) >= UNSEEN_LIMIT else f"{len(unseen)} record(s)")
+             if stopped else f"{len(unseen)} record(s)")
     report.note(f"0 matches — NOT a definitive absence: the pattern occurs in "
                 f"{count} this search does not read ({named}): {shown}{more}. "
                 f"Read one with: pysift show @{first.session} --line {first.line} --raw "
