@@ -1167,3 +1167,43 @@ def test_a_session_that_never_touched_the_file_makes_no_history_of_it(cli, home:
     _with_agent(home, Story().bash("cd src && sed -i 's/a/b/' *.py"), "rm -rf src")
     result = run(cli, home, "--file", F, "--format", "json")
     assert result.code == 1 and result.json_rows("restore")[0]["reason"] == "no-history"
+
+
+# -- when an event happened: by instant, never by its stamp's spelling (twenty-second session) ---
+
+A_OLD, A_NEW, B_ONLY = "A-old\n", "A-new\n", "B\n"
+
+
+def _write_at(story: Story, path: str, content: str, call_ts: str,
+              result_ts: str | None = None) -> Story:
+    """A Write whose call and result carry the stamps given (any spelling)."""
+    story.n += 1
+    tid = f"toolu_{story.n:04d}"
+    story.s.add(assistant(tool_use("Write", {"file_path": path, "content": content}, id=tid),
+                          timestamp=call_ts))
+    story.s.add(tool_result(tid, f"File created successfully at: {path}",
+                            tool_use_result=write_result(path, content),
+                            timestamp=result_ts or call_ts))
+    return story
+
+
+@pytest.mark.parametrize(("a_old", "a_new", "b"), [
+    ("2026-03-08T12:00:00.000+05:00", "2026-03-08T10:00:00.000Z", "2026-03-08T09:00:00.000Z"),
+    ("[trimmed]", "2026-03-08T10:00:00.000Z", "2026-03-08T09:00:00.000Z"),
+    ("2026-03-08T10:00:00Z", "2026-03-08T10:00:00.900Z", "2026-03-08T10:00:00.500Z"),
+])
+def test_restore_takes_the_freshest_version_by_instant(cli, home: ClaudeHome, a_old: str,
+                                                       a_new: str, b: str) -> None:
+    save(home, _write_at(_write_at(Story(S1), F, A_OLD, a_old), F, A_NEW, a_new), S1)
+    save(home, _write_at(Story(S2), F, B_ONLY, b), S2)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == A_NEW, result.stderr
+    assert f"restoring the freshest (session {S1}" in result.stderr
+
+
+def test_a_stamp_naming_no_instant_is_never_the_freshest(cli, home: ClaudeHome) -> None:
+    save(home, _write_at(Story(S1), F, A_NEW, "[trimmed]"), S1)
+    save(home, _write_at(Story(S2), F, B_ONLY, "2026-03-08T09:00:00.000Z"), S2)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == B_ONLY, result.stderr
+    assert f"restoring the freshest (session {S2}" in result.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 from pysift.core import replay as rp
 from pysift.disk.layout import Transcript
 from pysift.engines.recover.extract import FileScan, Opaque, TranscriptScan
-from pysift.engines.recover.history import Window, disclose, group_histories
+from pysift.engines.recover.history import Window, disclose, group_histories, latest_stamp
 
 MAIN = "11111111-1111-4111-8111-111111111111"
 OTHER = "22222222-2222-4222-8222-222222222222"
@@ -66,3 +66,17 @@ def test_the_sessions_other_transcripts_opaque_commands_are_its_window_by_time()
     assert [(o.session_id, o.line) for o in disclose(group, None, "q.txt").opaque] == [
         (AGENT, 5), (AGENT, 6)]  # before the first event: outside; at the end: inside
     assert [(o.session_id, o.line) for o in disclose(group, 3, "q.txt").opaque] == []
+
+
+def test_the_latest_stamp_is_the_latest_instant_never_the_latest_spelling() -> None:
+    def at(ts: str | None) -> rp.Event:
+        return rp.Event(1, 0, ts, WRITE, MAIN, 1)
+
+    offset = [at("2026-03-08T10:00:00.000Z"), at("2026-03-08T12:00:00.000+05:00")]
+    assert latest_stamp(offset) == "2026-03-08T10:00:00.000Z"  # 12:00+05:00 is 07:00Z
+    junk = [at("2026-03-08T10:00:00.000Z"), at("[trimmed]"), at(None), at("")]
+    assert latest_stamp(junk) == "2026-03-08T10:00:00.000Z"  # unknown, never the latest
+    no_millis = [at("2026-03-08T10:00:00.900Z"), at("2026-03-08T10:00:00Z")]
+    assert latest_stamp(no_millis) == "2026-03-08T10:00:00.900Z"
+    assert latest_stamp([at("[trimmed]"), at("2026-03-08T10:00:00")]) is None  # no offset
+    assert latest_stamp([]) is None

@@ -64,9 +64,18 @@ class GroupHistory:
         return {"session_id": self.session_id, "is_subagent": self.is_subagent,
                 "parent_session_id": self.parent_session_id}
 
-    def latest_ts(self) -> str | None:
-        stamps = [e.ts for e in self.events if parse_ts(e.ts) is not None]
-        return max(stamps, key=parse_ts) if stamps else None  # type: ignore[arg-type]
+
+def latest_stamp(events: Iterable[rp.Event]) -> str | None:
+    """The stamp, as written, of the latest instant among ``events``: ordered by the instant
+    it names, never by its spelling (``…T12:00:00+05:00`` is before ``…T10:00:00Z``; a stamp
+    without milliseconds sorts after one with them), and a stamp naming no instant
+    (``[trimmed]``) is unknown, never the latest."""
+    latest: tuple[datetime, str] | None = None
+    for e in events:
+        instant = parse_ts(e.ts)
+        if instant is not None and e.ts is not None and (latest is None or instant > latest[0]):
+            latest = (instant, e.ts)
+    return latest[1] if latest is not None else None
 
 
 def _is_integrity(event: rp.Event) -> bool:
