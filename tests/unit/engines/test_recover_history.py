@@ -80,3 +80,16 @@ def test_the_latest_stamp_is_the_latest_instant_never_the_latest_spelling() -> N
     assert latest_stamp(no_millis) == "2026-03-08T10:00:00.900Z"
     assert latest_stamp([at("[trimmed]"), at("2026-03-08T10:00:00")]) is None  # no offset
     assert latest_stamp([]) is None
+
+
+def test_one_transcripts_window_opens_at_the_first_events_call() -> None:
+    """A formatter called after the Read and before its result (L3 between the call at L2
+    and the result at L4) may have run after the read: it is in the window."""
+    read = rp.Snapshot(("a", ""), rp.SOURCE_FULL_READ)
+    ruff = Opaque(MAIN, 3, 0, _ts(1), "fmt:ruff")
+    early = Opaque(MAIN, 1, 0, _ts(0), "fmt:ruff")
+    main = _scan(MAIN, MAIN, rp.Event(4, 0, _ts(1), read, MAIN, 4, 2), opaque=(early, ruff))
+    [group], _ = group_histories([main], 0, Window())
+    shown = disclose(group, None, "q.txt")
+    assert [o.line for o in shown.opaque] == [3]
+    assert shown.suggested is not None and f"--since {_ts(1)} --until {_ts(1)}" in shown.suggested
