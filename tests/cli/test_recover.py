@@ -4,6 +4,7 @@ transcripts carry them, the Bash anchors, --file forms, --out, batch mode, bad i
 from __future__ import annotations
 
 import os
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -419,10 +420,15 @@ def test_windows_leave_events_out_and_say_so(cli, home: ClaudeHome) -> None:
     assert "left out 0" not in result.stderr
     late = run(cli, home, "--file", F, "--coverage", "--turn", "1", "--format", "json")
     assert late.json_rows("coverage")[0]["covered_ranges"] == [[1, 2]]
-    early = run(cli, home, "--file", F, "--coverage", "--until", "2026-10-05T09:00:15Z",
+    # the rejected Edit was called at 09:00:15 (its error came at :20): an event is its call's
+    early = run(cli, home, "--file", F, "--coverage", "--until", "2026-10-05T09:00:14Z",
                 "--format", "json")
     assert "left out 1 integrity-relevant event" in early.stderr
     assert early.json_rows("coverage")[0]["boundaries"] == []
+    at_call = run(cli, home, "--file", F, "--coverage", "--until", "2026-10-05T09:00:15Z",
+                  "--format", "json")
+    [b] = at_call.json_rows("coverage")[0]["boundaries"]
+    assert (b["cause"], b["ts_utc"]) == ("modified_since_read", "2026-10-05T09:00:15.000Z")
 
 
 # -- --file forms -------------------------------------------------------------------------------------
@@ -1198,3 +1204,124 @@ def test_opaque_rows_past_the_shown_five_are_named_by_line_and_marker(
     named = rest.removeprefix("    (+3 more: ").removesuffix(")").split(", ")
     assert [n.split(" ", 1)[1] for n in named] == ["git:merge", "git:stash", "fmt:cargo"]
     assert all(n.startswith("L") and n.split(" ")[0][1:].isdigit() for n in named)
+
+
+# -- when an event happened: by instant, never by its stamp's spelling (twenty-second session) ---
+
+A_OLD, A_NEW, B_ONLY = "A-old\n", "A-new\n", "B\n"
+
+
+def _call_at(story: Story, name: str, tool_input: dict[str, Any], content: str, echo: Any,
+             call_ts: str, result_ts: str | None = None, *, is_error: bool = False) -> Story:
+    """A tool call and its result carrying the stamps given (any spelling)."""
+    story.n += 1
+    tid = f"toolu_{story.n:04d}"
+    story.s.add(assistant(tool_use(name, tool_input, id=tid), timestamp=call_ts))
+    story.s.add(tool_result(tid, content, is_error=is_error, tool_use_result=echo,
+                            timestamp=result_ts or call_ts))
+    return story
+
+
+def _write_at(story: Story, path: str, content: str, call_ts: str,
+              result_ts: str | None = None) -> Story:
+    """A Write whose call and result carry the stamps given (any spelling)."""
+    return _call_at(story, "Write", {"file_path": path, "content": content},
+                    f"File created successfully at: {path}", write_result(path, content),
+                    call_ts, result_ts)
+
+
+@pytest.mark.parametrize(("a_old", "a_new", "b"), [
+    ("2026-03-08T12:00:00.000+05:00", "2026-03-08T10:00:00.000Z", "2026-03-08T09:00:00.000Z"),
+    ("[trimmed]", "2026-03-08T10:00:00.000Z", "2026-03-08T09:00:00.000Z"),
+    ("2026-03-08T10:00:00Z", "2026-03-08T10:00:00.900Z", "2026-03-08T10:00:00.500Z"),
+])
+def test_restore_takes_the_freshest_version_by_instant(cli, home: ClaudeHome, a_old: str,
+                                                       a_new: str, b: str) -> None:
+    save(home, _write_at(_write_at(Story(S1), F, A_OLD, a_old), F, A_NEW, a_new), S1)
+    save(home, _write_at(Story(S2), F, B_ONLY, b), S2)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == A_NEW, result.stderr
+    assert f"restoring the freshest (session {S1}" in result.stderr
+
+
+def test_a_stamp_naming_no_instant_is_never_the_freshest(cli, home: ClaudeHome) -> None:
+    save(home, _write_at(Story(S1), F, A_NEW, "[trimmed]"), S1)
+    save(home, _write_at(Story(S2), F, B_ONLY, "2026-03-08T09:00:00.000Z"), S2)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == B_ONLY, result.stderr
+    assert f"restoring the freshest (session {S2}" in result.stderr
+
+
+# -- an event happens when its call is made (twenty-second session) ------------------------------
+
+CALL, RESULT, BETWEEN = "2026-03-08T07:00:00.000Z", "2026-03-08T07:00:01.000Z", \
+    "2026-03-08T07:00:00.500Z"
+
+
+def test_a_window_ending_between_a_call_and_its_result_holds_the_call(cli, home: ClaudeHome
+                                                                       ) -> None:
+    """``files`` and ``recover`` place a write at its call: a window ending between the call
+    and its result holds it for both (recover read the result's stamp and called the file
+    never written inside the window)."""
+    save(home, _write_at(Story(), F, V1, CALL, RESULT))
+    listed = cli("--claude-home", str(home.root), "files", f"@{S1}", "--by", "timeline",
+                 "--until", BETWEEN, "--format", "json")
+    assert [m["op"] for m in listed.json_rows("mutation")] == ["write"]
+    restored = run(cli, home, f"@{S1}", "--file", F, "--until", BETWEEN)
+    assert restored.code == 0 and restored.stdout == V1, restored.stderr
+    at = run(cli, home, f"@{S1}", "--file", F, "--at", BETWEEN, "--format", "json")
+    [snap] = at.json_rows("snapshot")
+    assert len(snap["lines"]) == 9
+    after = run(cli, home, f"@{S1}", "--file", F, "--since", BETWEEN, "--format", "json")
+    assert after.code == 1 and after.json_rows("restore")[0]["reason"] == "no-history"
+
+
+def test_the_suggested_search_lists_the_first_call(cli, home: ClaudeHome) -> None:
+    story = _call_at(Story(), "Read", {"file_path": F}, gutter(V1), read_echo(F, V1),
+                     CALL, RESULT)
+    _call_at(story, "Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+             f"The file {F} has been updated successfully.", edit_echo(F, "v1", "v2", V1),
+             "2026-03-08T07:05:00.000Z", "2026-03-08T07:05:02.000Z")
+    save(home, story)
+    row = coverage(cli, home)
+    search = row["suggested_search"]
+    assert f"--since {CALL} --until 2026-03-08T07:05:00.000Z" in search
+    args = shlex.split(search)
+    assert args[:2] == ["pysift", "search"]
+    found = cli("--claude-home", str(home.root), *args[1:], "--format", "json")
+    calls = [h for ex in found.json_rows("exchange") for h in ex["hits"]]
+    assert [h["line"] for h in calls] == [2, 4]  # the Read's call and the Edit's
+
+
+def test_a_boundary_is_timed_by_its_call(cli, home: ClaudeHome) -> None:
+    story = _call_at(Story(), "Read", {"file_path": F}, gutter(V1), read_echo(F, V1),
+                     CALL, RESULT)
+    _call_at(story, "Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+             "<tool_use_error>File has been modified since read, either by the user or by a "
+             "linter. Read it again before attempting to write it.</tool_use_error>", None,
+             "2026-03-08T07:05:00.000Z", "2026-03-08T07:05:02.000Z", is_error=True)
+    save(home, story)
+    [b] = coverage(cli, home)["boundaries"]
+    assert (b["cause"], b["ts_utc"], b["source_line"]) == (
+        "modified_since_read", "2026-03-08T07:05:00.000Z", 5)  # the result's line, the call's time
+    assert run(cli, home, "--file", F, "--coverage", "--format", "json",
+               "--until", "2026-03-08T07:05:01.000Z").json_rows("coverage")[0]["boundaries"]
+
+
+def test_an_opaque_command_issued_before_the_first_result_is_in_the_window(
+        cli, home: ClaudeHome) -> None:
+    """The window opens at the first event's call: a formatter called right after the Read
+    (the same assistant message) may run after it read the file."""
+    story = Story()
+    story.s.add(assistant(tool_use("Read", {"file_path": F}, id="toolu_r"), timestamp=CALL))
+    story.s.add(assistant(tool_use("Bash", {"command": "ruff format"}, id="toolu_b"),
+                          timestamp=CALL))
+    story.s.add(tool_result("toolu_r", gutter(V1), tool_use_result=read_echo(F, V1),
+                            timestamp=RESULT))
+    story.s.add(tool_result("toolu_b", "1 file reformatted", tool_use_result=bash_result(
+        "1 file reformatted"), timestamp=RESULT))
+    save(home, story)
+    row = coverage(cli, home)
+    assert row["opaque_commands"] == 1
+    restored = run(cli, home, "--file", F)
+    assert restored.stdout == V1 and "fmt:ruff" in restored.stderr

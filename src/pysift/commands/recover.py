@@ -31,6 +31,7 @@ from pysift.engines.recover.history import (
     Window,
     cutoff_of,
     disclose,
+    latest_stamp,
 )
 from pysift.engines.recover.run import FileHistory, ScopeScan
 from pysift.engines.recover.run import run as scan_scope
@@ -223,7 +224,7 @@ def _candidates(ctx: _Ctx, at: At | None) -> list[_Candidate]:
         cutoff = cutoff_of(at or LATEST, group.events)
         rep = rp.replay(group.events, cutoff)
         replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
-        latest = max((e.ts for e in replayed if e.ts), default=None)
+        latest = latest_stamp(replayed)
         out.append(_Candidate(group, rep, rv.view(rep.buffer, ctx.opts.file_lines),
                               disclose(group, cutoff, ctx.target.base), latest))
     return out

@@ -206,7 +206,10 @@ Op = (Snapshot | Window | Edit | Unreadable | Integrity | ExternalEdit | StaleHi
 class Event:
     """One event of one file's history. ``line`` is the replay coordinate (the jsonl line,
     or the position in a merged stream); ``source_session``/``source_line`` name the real
-    transcript line it was read from."""
+    transcript line it was read from. An event read off a tool call's result happens when
+    the call was made: ``ts`` and ``turn`` are the call's, and ``call_line`` is the call's
+    real jsonl line (a source coordinate, like ``source_line``: the event's own line when
+    it answers no call; 0: not known)."""
 
     line: int
     turn: int
@@ -214,6 +217,7 @@ class Event:
     op: Op
     source_session: str = ""
     source_line: int = 0
+    call_line: int = 0
 
 
 def split_content(content: str) -> tuple[str, ...]:

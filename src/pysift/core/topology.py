@@ -39,10 +39,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pysift.core.decode import decode
+from pysift.core.timez import parse_ts
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import try_open_buffer
@@ -396,11 +398,18 @@ def _meta_str(meta: Mapping[str, Any], key: str) -> str | None:
 
 def _latest_before(calls: Sequence[SpawnCall], bound: str | None) -> SpawnCall | None:
     """The call issued last at or before ``bound`` (a child starts after its call); the
-    first call when none qualifies or no bound is known. ISO UTC strings compare in time."""
-    if bound is not None:
-        before = [c for c in calls if c.ts is not None and c.ts <= bound]
-        if before:
-            return max(before, key=lambda c: c.ts or "")
+    first call when none qualifies or no bound is known. Stamps compare by the instants
+    they name, never as strings (``…T13:30:00+05:00`` is 08:30Z; ``…T09:00:00Z`` is before
+    ``…T09:00:00.500Z``); a call whose stamp names no instant is never "before"."""
+    limit = parse_ts(bound)
+    if limit is not None:
+        best: tuple[datetime, SpawnCall] | None = None
+        for c in calls:
+            at = parse_ts(c.ts)
+            if at is not None and at <= limit and (best is None or at > best[0]):
+                best = (at, c)
+        if best is not None:
+            return best[1]
     return calls[0] if calls else None
 
 

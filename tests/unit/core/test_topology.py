@@ -97,7 +97,12 @@ def test_scan_ignores_other_tools_and_plain_mentions() -> None:
     assert scan_spawns(buf) == []
 
 
-def _call(ident: str | None, *, issuer: str | None = None, tool: str = "Task", ts: str = "T1",
+def T(minute: int) -> str:
+    """The instant ``T<minute>`` the link tests order calls and lane starts by."""
+    return f"2026-03-08T09:{minute:02d}:00.000Z"
+
+
+def _call(ident: str | None, *, issuer: str | None = None, tool: str = "Task", ts: str = T(1),
           agents: tuple[str, ...] = (), name: str | None = None, prompt: str | None = None,
           run: str | None = None) -> SpawnCall:
     result = SpawnResult(None, agents, run_id=run) if (agents or run) else None
@@ -114,15 +119,15 @@ def _link(lanes, main_calls, lane_calls=None):
 def test_each_join_in_order_of_strength() -> None:
     lanes = [
         LaneKey("a1", meta={"toolUseId": "t1"}),
-        LaneKey("a2", started="T5"),  # named by its call's result (older builds: no meta id)
-        LaneKey("a3", meta={"name": "alice", "taskKind": "in_process_teammate"}, started="T9"),
+        LaneKey("a2", started=T(5)),  # named by its call's result (older builds: no meta id)
+        LaneKey("a3", meta={"name": "alice", "taskKind": "in_process_teammate"}, started=T(9)),
         LaneKey("a4", workflow_id="wf_1"),
-        LaneKey("a5", seed_digest=digest("find TODOs"), started="T7"),  # unanswered call
+        LaneKey("a5", seed_digest=digest("find TODOs"), started=T(7)),  # unanswered call
         LaneKey("a6", seed_digest=digest("nobody asked")),
     ]
-    main = [_call("t1"), _call("t2", agents=("a2",)), _call("t3", name="alice", ts="T2"),
-            _call("t4", name="alice", ts="T8"), _call("w1", tool="Workflow", run="wf_1"),
-            _call("t5", prompt="find TODOs", ts="T6")]
+    main = [_call("t1"), _call("t2", agents=("a2",)), _call("t3", name="alice", ts=T(2)),
+            _call("t4", name="alice", ts=T(8)), _call("w1", tool="Workflow", run="wf_1"),
+            _call("t5", prompt="find TODOs", ts=T(6))]
     links = _link(lanes, main)
     assert {a: (link.spawn_tool_use_id, link.joined_by) for a, link in links.items()} == {
         "a1": ("t1", "meta"), "a2": ("t2", "result"), "a3": ("t4", "name"),
@@ -190,10 +195,35 @@ def test_unknown_declared_parent_is_kept_and_said() -> None:
 
 
 def test_one_call_is_never_given_to_two_lanes_by_prompt() -> None:
-    lanes = [LaneKey("a1", seed_digest=digest("same"), started="T3"),
-             LaneKey("a2", seed_digest=digest("same"), started="T5")]
-    links = _link(lanes, [_call("t1", prompt="same", ts="T2"), _call("t2", prompt="same", ts="T4")])
+    lanes = [LaneKey("a1", seed_digest=digest("same"), started=T(3)),
+             LaneKey("a2", seed_digest=digest("same"), started=T(5))]
+    links = _link(lanes, [_call("t1", prompt="same", ts=T(2)), _call("t2", prompt="same", ts=T(4))])
     assert {links["a1"].spawn_tool_use_id, links["a2"].spawn_tool_use_id} == {"t1", "t2"}
+
+
+@pytest.mark.parametrize(("stamps", "started"), [
+    # 13:30+05:00 is 08:30Z, before the 09:00Z start and after the 08:00Z call
+    (("2026-03-08T08:00:00.000Z", "2026-03-08T13:30:00.000+05:00"), "2026-03-08T09:00:00.000Z"),
+    # a stamp without milliseconds is the same second's .000, before .500
+    (("2026-03-08T08:59:59.000Z", "2026-03-08T09:00:00Z"), "2026-03-08T09:00:00.500Z"),
+    # a lane started at 12:00+05:00 (07:00Z): the 10:00Z call came after it
+    (("2026-03-08T06:00:00.000Z", "2026-03-08T10:00:00.000Z"), "2026-03-08T12:00:00.000+05:00"),
+])
+def test_the_call_before_a_lane_started_is_found_by_instant(stamps: tuple[str, str],
+                                                            started: str) -> None:
+    lanes = [LaneKey("a1", meta={"name": "alice", "taskKind": "in_process_teammate"},
+                     started=started)]
+    main = [_call(f"t{n}", name="alice", ts=ts) for n, ts in enumerate(stamps, 1)]
+    expected = "t1" if started.endswith("+05:00") else "t2"
+    assert _link(lanes, main)["a1"].spawn_tool_use_id == expected
+
+
+def test_a_call_whose_stamp_names_no_instant_is_never_the_latest_before() -> None:
+    lanes = [LaneKey("a1", meta={"name": "alice", "taskKind": "in_process_teammate"},
+                     started="2026-03-08T09:00:00.000Z")]
+    main = [_call("t1", name="alice", ts="2026-03-08T08:00:00.000Z"),
+            _call("t2", name="alice", ts="2026-03-08T08:30:00.000")]  # no offset: no instant
+    assert _link(lanes, main)["a1"].spawn_tool_use_id == "t1"
 
 
 def test_preorder() -> None:

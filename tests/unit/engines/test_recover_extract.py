@@ -3,6 +3,7 @@ did not error is never dropped: one the reader cannot read is ``Unreadable`` (a 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ from builders import (
     user,
 )
 from pysift.core import replay as rp
-from pysift.engines.recover.extract import file_op, gate_passes
+from pysift.disk.layout import Transcript
+from pysift.engines.recover.extract import TargetIndex, file_op, gate_passes, scan_transcript
 from pysift.engines.recover.target import Target
 
 P = "/w/proj/hello.txt"
@@ -97,3 +99,51 @@ def test_a_long_error_line_is_cut_with_the_mark_saying_how_much() -> None:
     body = long.removeprefix("<tool_use_error>").removesuffix("</tool_use_error>")
     assert detail == body[:DETAIL_CHARS] + f"… (+{len(body) - DETAIL_CHARS} chars)"
     assert first_line("\n  <tool_use_error>short</tool_use_error>\n") == "short"
+
+
+# -- an event happens when its call is made ----------------------------------------------------
+
+SID = "11111111-1111-4111-8111-111111111111"
+
+
+def _scan(tmp_path: Path, *records: Any) -> list[rp.Event]:
+    s = Session(SID, cwd="/w/proj")
+    s.add(user("go"), *records)
+    path = tmp_path / f"{SID}.jsonl"
+    path.write_bytes(to_jsonl(s.records))
+    transcript = Transcript(path, SID, False, SID, None, tmp_path)
+    target = Target.of(P)
+    return scan_transcript(transcript, TargetIndex([target]), gate=target).files[0].events
+
+
+def test_an_events_stamp_and_turn_are_its_calls(tmp_path: Path) -> None:
+    """Read at the result's line (where its text is), timed by its call: a prompt between
+    the call and the result (an answered permission) leaves it in the call's turn."""
+    events = _scan(
+        tmp_path,
+        assistant(tool_use("Write", {"file_path": P, "content": "hi\n"}, id="toolu_w"),
+                  timestamp="2026-03-08T07:00:00.000Z"),
+        user("yes, go on", timestamp="2026-03-08T07:00:00.500Z"),
+        tool_result("toolu_w", "ok", tool_use_result={"type": "create", "filePath": P,
+                                                      "content": "hi\n"},
+                    timestamp="2026-03-08T07:00:01.000Z"))
+    [e] = events
+    assert (e.line, e.call_line, e.ts, e.turn) == (4, 2, "2026-03-08T07:00:00.000Z", 0)
+
+
+def test_a_hint_on_a_collected_call_is_timed_by_it_and_a_lost_result_by_its_call(
+        tmp_path: Path) -> None:
+    hint = ("[This command modified 1 file(s) you've previously read: hello.txt. Call Read "
+            "before editing.]")
+    events = _scan(
+        tmp_path,
+        assistant(tool_use("Bash", {"command": "sed -i s/a/b/ hello.txt"}, id="toolu_b"),
+                  timestamp="2026-03-08T07:00:00.000Z"),
+        tool_result("toolu_b", "(no output)", tool_use_result=bash_result(
+            "", "", staleReadFileStateHint=hint), timestamp="2026-03-08T07:00:09.000Z"),
+        assistant(tool_use("Edit", {"file_path": P, "old_string": "a", "new_string": "b"},
+                           id="toolu_e"), timestamp="2026-03-08T07:01:00.000Z"))
+    assert [(type(e.op).__name__, e.line, e.call_line, e.ts) for e in events] == [
+        ("BashMutation", 3, 2, "2026-03-08T07:00:00.000Z"),
+        ("StaleHint", 3, 2, "2026-03-08T07:00:00.000Z"),
+        ("Unanswered", 4, 4, "2026-03-08T07:01:00.000Z")]

@@ -10,7 +10,7 @@ from pathlib import Path
 from pysift.core import replay as rp
 from pysift.disk.layout import Transcript
 from pysift.engines.recover.extract import FileScan, Opaque, TranscriptScan
-from pysift.engines.recover.history import Window, disclose, group_histories
+from pysift.engines.recover.history import Window, disclose, group_histories, latest_stamp
 
 MAIN = "11111111-1111-4111-8111-111111111111"
 OTHER = "22222222-2222-4222-8222-222222222222"
@@ -66,3 +66,30 @@ def test_the_sessions_other_transcripts_opaque_commands_are_its_window_by_time()
     assert [(o.session_id, o.line) for o in disclose(group, None, "q.txt").opaque] == [
         (AGENT, 5), (AGENT, 6)]  # before the first event: outside; at the end: inside
     assert [(o.session_id, o.line) for o in disclose(group, 3, "q.txt").opaque] == []
+
+
+def test_the_latest_stamp_is_the_latest_instant_never_the_latest_spelling() -> None:
+    def at(ts: str | None) -> rp.Event:
+        return rp.Event(1, 0, ts, WRITE, MAIN, 1)
+
+    offset = [at("2026-03-08T10:00:00.000Z"), at("2026-03-08T12:00:00.000+05:00")]
+    assert latest_stamp(offset) == "2026-03-08T10:00:00.000Z"  # 12:00+05:00 is 07:00Z
+    junk = [at("2026-03-08T10:00:00.000Z"), at("[trimmed]"), at(None), at("")]
+    assert latest_stamp(junk) == "2026-03-08T10:00:00.000Z"  # unknown, never the latest
+    no_millis = [at("2026-03-08T10:00:00.900Z"), at("2026-03-08T10:00:00Z")]
+    assert latest_stamp(no_millis) == "2026-03-08T10:00:00.900Z"
+    assert latest_stamp([at("[trimmed]"), at("2026-03-08T10:00:00")]) is None  # no offset
+    assert latest_stamp([]) is None
+
+
+def test_one_transcripts_window_opens_at_the_first_events_call() -> None:
+    """A formatter called after the Read and before its result (L3 between the call at L2
+    and the result at L4) may have run after the read: it is in the window."""
+    read = rp.Snapshot(("a", ""), rp.SOURCE_FULL_READ)
+    ruff = Opaque(MAIN, 3, 0, _ts(1), "fmt:ruff")
+    early = Opaque(MAIN, 1, 0, _ts(0), "fmt:ruff")
+    main = _scan(MAIN, MAIN, rp.Event(4, 0, _ts(1), read, MAIN, 4, 2), opaque=(early, ruff))
+    [group], _ = group_histories([main], 0, Window())
+    shown = disclose(group, None, "q.txt")
+    assert [o.line for o in shown.opaque] == [3]
+    assert shown.suggested is not None and f"--since {_ts(1)} --until {_ts(1)}" in shown.suggested

@@ -531,7 +531,9 @@ class _Scanner:
         self.lines: dict[int, _Line] = {}
         self.uses: dict[str, _Use] = {}
         self.bash: dict[str, _BashUse] = {}
-        self.raw_events: list[tuple[int, int, rp.Op]] = []  # (offset, target, op)
+        # (offset, target, op, call): ``call`` is the line start of the tool call the
+        # event answers (its stamp and turn time the event), None: the event's own record
+        self.raw_events: list[tuple[int, int, rp.Op, int | None]] = []
         self.out = TranscriptScan(transcript)
         self.first_cwd: str | None = None
 
@@ -650,8 +652,10 @@ class _Scanner:
         return out
 
     # phase 2: events -------------------------------------------------------------------
-    def _emit(self, ln: _Line, target: int, op: rp.Op) -> None:
-        self.raw_events.append((ln.offset, target, op))
+    def _emit(self, ln: _Line, target: int, op: rp.Op, call: int | None = None) -> None:
+        """An event at ``ln``'s line, happening when the call at offset ``call`` was made
+        (None: when ``ln``'s own record was written)."""
+        self.raw_events.append((ln.offset, target, op, call))
 
     def _events_of(self, ln: _Line) -> None:
         rec = ln.record
@@ -661,19 +665,22 @@ class _Scanner:
             self._snapshot_marker(ln)
         tur = rec.tool_use_result
         written: set[int] = set()  # targets a write anchor of this record's call rewrote
+        call: int | None = None  # the collected call this record answers
         for block in rec.blocks_of("tool_result"):
             use_id = block.get("tool_use_id")
             use = self.uses.get(use_id)  # type: ignore[arg-type]
             if use is not None:
                 use.answered = True
+                call = use.offset if call is None else call
                 self._result(ln, use, block, tur)
             bash = self.bash.get(use_id)  # type: ignore[arg-type]
             if bash is not None:
+                call = bash.offset if call is None else call
                 written |= self._bash_result(ln, bash, block, tur)
         if isinstance(tur, dict):
             hint = tur.get("staleReadFileStateHint")
             if isinstance(hint, str):
-                self._hint(ln, hint, written)
+                self._hint(ln, hint, written, call)
 
     def _attachment(self, ln: _Line) -> None:
         att = ln.record.raw.get("attachment")
@@ -713,13 +720,14 @@ class _Scanner:
             for i, _ in self._match(path, self.first_cwd):
                 self._emit(ln, i, rp.HistoryMarker(version, present=present, update=update))
 
-    def _hint(self, ln: _Line, hint: str, written: set[int]) -> None:
+    def _hint(self, ln: _Line, hint: str, written: set[int], call: int | None) -> None:
         """Claude Code's own word that the call changed files it had read. A target that
-        the same call rewrote through an admitted write anchor is explained by it."""
+        the same call rewrote through an admitted write anchor is explained by it. Timed
+        by that call when it was collected (it names the file), else by the result."""
         for path in parse_stale_hint(hint):
             for i, identity in self._match(path, ln.record.cwd):
                 if i not in written:
-                    self._emit(ln, i, rp.StaleHint(identity))
+                    self._emit(ln, i, rp.StaleHint(identity), call)
 
     def _bash_result(self, ln: _Line, bash: _BashUse, block: dict[str, Any] | None,
                      tur: object) -> set[int]:
@@ -730,7 +738,7 @@ class _Scanner:
         written: set[int] = set()
         for i, picked in bash.touches.items():
             for _touch, op in shell.events(bash.command, picked, result):
-                self._emit(ln, i, op)
+                self._emit(ln, i, op, bash.offset)
                 if isinstance(op, rp.Snapshot | rp.BashAppend):
                     written.add(i)
         return written
@@ -765,13 +773,13 @@ class _Scanner:
             kind = classify_error(text)
             if kind is not None:
                 for i, _ in use.targets:
-                    self._emit(ln, i, rp.Integrity(kind, first_line(text)))
+                    self._emit(ln, i, rp.Integrity(kind, first_line(text)), use.offset)
             return
         echo = tur if isinstance(tur, dict) and _echo_names(tur, use) else None
         op = file_op(use.name, use.tool_input, echo, text)
         if op is not None:
             for i, _ in use.targets:
-                self._emit(ln, i, op)
+                self._emit(ln, i, op, use.offset)
 
     # numbering, turns, the window accounting ----------------------------------------------
     def account(self, files: dict[int, set[str]]) -> TranscriptScan:
@@ -832,10 +840,13 @@ class _Scanner:
         # (the turn map's own decodes are not counted: the shape check counts its torn lines)
         turns = build_turn_map(buf) if offsets and self.want_turns else None
         sid = self.t.session_id
-        for offset, target, op in sorted(self.raw_events, key=lambda item: item[0]):
-            rec = self.lines[offset].record
+        for offset, target, op, call in sorted(self.raw_events, key=lambda item: item[0]):
+            # an event happens when its call was made (its stamp and turn), as ``files``
+            # and ``search`` place the call; its line stays the result's, where it is read
+            at = offset if call is None else call
             line = numbers[offset]
-            event = rp.Event(line, _turn(turns, offset), _timestamp(rec), op, sid, line)
+            event = rp.Event(line, _turn(turns, at), _timestamp(self.lines[at].record), op,
+                             sid, line, numbers[at])
             self.out.files.setdefault(target, FileScan()).events.append(event)
         for start, marker in sorted(opaque):
             rec = decoded.get(start)
@@ -849,7 +860,7 @@ class _Scanner:
     def _event_files(self) -> dict[int, set[str]]:
         """The targets with events here -> the absolute paths they name here."""
         files: dict[int, set[str]] = {}
-        for _, i, _ in self.raw_events:
+        for _, i, _, _ in self.raw_events:
             if i in files:
                 continue
             target = self.index.targets[i]
@@ -886,7 +897,7 @@ class _Scanner:
                     op = self._unnamed(m, paths, mine.get(i))
                     if op is not None:
                         self.lines.setdefault(offset, _Line(offset, rec))
-                        self.raw_events.append((offset, i, op))
+                        self.raw_events.append((offset, i, op, None))
 
     @staticmethod
     def _unnamed(m: Any, paths: set[str], touches: list[Any] | None) -> rp.BashMutation | None:

@@ -10,7 +10,9 @@ contributing transcript keeps that transcript's id and jsonl lines. Unrelated se
 are never merged.
 
 The ``--turn``/``--since``/``--until`` window keeps the events inside it (a turn is the
-event's own transcript's); the replay sees nothing else.
+event's own transcript's); the replay sees nothing else. An event is timed by its tool
+call (``Event.ts``/``turn``, as ``files`` and ``search`` place a call), and stamps are
+compared as the instants they name, never as strings.
 """
 
 from __future__ import annotations
@@ -64,9 +66,18 @@ class GroupHistory:
         return {"session_id": self.session_id, "is_subagent": self.is_subagent,
                 "parent_session_id": self.parent_session_id}
 
-    def latest_ts(self) -> str | None:
-        stamps = [e.ts for e in self.events if parse_ts(e.ts) is not None]
-        return max(stamps, key=parse_ts) if stamps else None  # type: ignore[arg-type]
+
+def latest_stamp(events: Iterable[rp.Event]) -> str | None:
+    """The stamp, as written, of the latest instant among ``events``: ordered by the instant
+    it names, never by its spelling (``…T12:00:00+05:00`` is before ``…T10:00:00Z``; a stamp
+    without milliseconds sorts after one with them), and a stamp naming no instant
+    (``[trimmed]``) is unknown, never the latest."""
+    latest: tuple[datetime, str] | None = None
+    for e in events:
+        instant = parse_ts(e.ts)
+        if instant is not None and e.ts is not None and (latest is None or instant > latest[0]):
+            latest = (instant, e.ts)
+    return latest[1] if latest is not None else None
 
 
 def _is_integrity(event: rp.Event) -> bool:
@@ -242,7 +253,8 @@ def suggested_search(base: str, parent: str, first: str | None, last: str | None
 def disclose(group: GroupHistory, cutoff: int | None, base: str) -> Disclosure:
     """The opaque commands between the group's first replayed event and its cutoff (the
     end when None): in one transcript by line, in a merged group (and in the session's
-    other transcripts) by time."""
+    other transcripts) by time. An event's time is its call's (``Event.ts``), so the
+    suggested search's ``--since``/``--until`` list every call of the window."""
     replayed = [e for e in group.events if cutoff is None or e.line <= cutoff]
     stamps = [(parse_ts(e.ts), e.ts) for e in replayed]
     timed = [(i, raw) for i, raw in stamps if i is not None]
@@ -260,8 +272,10 @@ def disclose(group: GroupHistory, cutoff: int | None, base: str) -> Disclosure:
 
     if group.merged:
         inside = [o for o in group.opaque if in_time(o)]
-    else:  # its own commands by line, its session's other transcripts' by time
-        lo_line = replayed[0].line
+    else:  # its own commands by line, its session's other transcripts' by time; the
+        # window opens at the first event's call (a command called after it and before
+        # its result may have run after it)
+        lo_line = min(e.call_line or e.line for e in replayed)
         inside = [o for o in group.opaque
                   if (o.line >= lo_line and (cutoff is None or o.line <= cutoff)
                       if o.session_id == group.session_id else in_time(o))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import field
+from datetime import datetime
 from typing import Any
 
 from pysift.core import classify
@@ -19,6 +20,7 @@ from pysift.core.decode import decode
 from pysift.core.image_handles import image_ids
 from pysift.core.pairing import pair_unit, with_result_tool_name
 from pysift.core.rawjson import iter_key_lines, type_needles
+from pysift.core.timez import parse_ts
 from pysift.core.turns import TurnMap
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans, simd_search
@@ -112,9 +114,20 @@ def exchange_stamps(scan: FileScan, buf: Buffer) -> dict[tuple[str, int], str | 
 
 
 def _started(opener_ts: str | None, hits: list[Hit]) -> str | None:
-    """An exchange's started_utc: its opener's timestamp, else its earliest hit's."""
-    stamps = [h.ts for h in hits if h.ts]
-    return opener_ts or (min(stamps) if stamps else None)
+    """An exchange's started_utc: its opener's timestamp, else its earliest hit's by the
+    instant it names, never by its spelling (``…T12:00:00+05:00`` is before ``…T08:00:00Z``;
+    ``…T08:00:00Z`` before ``…T08:00:00.500Z``); a hit stamp naming no instant is the
+    answer only when none names one (the exchange is then undated)."""
+    if opener_ts:
+        return opener_ts
+    earliest: tuple[datetime, str] | None = None
+    for h in hits:
+        instant = parse_ts(h.ts)
+        if instant is not None and h.ts and (earliest is None or instant < earliest[0]):
+            earliest = (instant, h.ts)
+    if earliest is not None:
+        return earliest[1]
+    return next((h.ts for h in hits if h.ts), None)
 
 
 def _opener_meta(buf: Buffer, turns: TurnMap, turn: int) -> tuple[str | None, str | None]:

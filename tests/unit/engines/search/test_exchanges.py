@@ -114,3 +114,28 @@ def test_siblings_count_the_broken_lines_of_the_turn(cli, tmp_path: Path) -> Non
     (ex,) = result.json_rows("exchange")
     assert result.summary()["skipped_lines"] == 1
     assert all(sib["line"] != 3 for sib in ex["siblings"])
+
+
+def _openerless(*stamps: str) -> list[bytes]:
+    """A transcript opening on assistant records (turn 0 has no opener), one per stamp."""
+    s = b.Session(SID, cwd="/w/p")
+    for n, ts in enumerate(stamps):
+        s.add(b.assistant(b.text(f"STAMPED reply {n}"), timestamp=ts))
+    return [b.to_line(r) for r in s.records]
+
+
+def test_an_exchange_without_an_opener_starts_at_its_earliest_hits_instant(
+        cli, tmp_path: Path) -> None:
+    """Without an opener an exchange starts at its earliest hit, by the instant its stamp
+    names: ``12:00+05:00`` is 07:00Z, before ``08:00Z``; a millisecond-less stamp is that
+    second's .000; a stamp naming no instant (``[trimmed]``, no offset) is never the
+    earliest."""
+    cases = [(("2026-03-08T08:00:00.000Z", "2026-03-08T12:00:00.000+05:00"),
+              "2026-03-08T12:00:00.000+05:00"),
+             (("2026-03-08T08:00:00.500Z", "2026-03-08T08:00:00Z"), "2026-03-08T08:00:00Z"),
+             (("2026-03-08T08:00:00.000Z", "2026-03-08T07:00:00.000", "-"),
+              "2026-03-08T08:00:00.000Z")]
+    for n, (stamps, started) in enumerate(cases):
+        home = _home(tmp_path / str(n), _openerless(*stamps))
+        [row] = _search(cli, home, "STAMPED").json_rows("exchange")
+        assert row["ts_utc"] == started, stamps
