@@ -196,9 +196,11 @@ def declare(app: "typer.Typer") -> None:
         turn: Annotated[Optional[str], typer.Option("--turn", metavar="RANGE",
             help="Replay only the events of these turns: N, A..B, N.., ..N, -k.")] = None,
         since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
-            help="Replay only events at or after WHEN.")] = None,
+            help="Replay only events at or after WHEN (a tool call's event is timed "
+                 "when the call was made, as files and search time it).")] = None,
         until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN",
-            help="Replay only events at or before WHEN.")] = None,
+            help="Replay only events at or before WHEN (timed by the call, as "
+                 "--since).")] = None,
         file_lines: Annotated[Optional[str], typer.Option("--file-lines", metavar="RANGE",
             help="Only these lines of the file (1-based): N, A..B, N.., ..N, -k.")] = None,
         out: Annotated[Optional[str], typer.Option("--out", metavar="PATH",
