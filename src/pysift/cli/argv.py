@@ -25,7 +25,9 @@ VALUE_OPTIONS = frozenset(
         "--block", "--sha256", "--out", "--out-dir", "--id", "--timeout", "--interval",
         "--file", "--files-from", "--at", "--slice", "--slices", "--budget", "--glob",
         "--by", "--order-by", "--shape", "--agent", "--reverse", "-e", "--regexp",
-        "--color",
+        "--color", "--agent-type", "--lock-timeout", "--regex", "--file-lines",
+        "--background-since", "--ignore-background", "--agent-msgs", "--max-compactions",
+        "--profile", "--round-trip-fraction", "--window",
     }
 )
 # Global options (root callback), moved in front of the subcommand wherever they stand.

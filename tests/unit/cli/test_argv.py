@@ -92,3 +92,38 @@ def test_a_global_given_twice_is_refused_naming_both(line: list[str]) -> None:
     # after `--` a token is a positional, never a global
     assert normalize(["--claude-home", "/a", "search", "--", "--claude-home"])[:2] == [
         "--claude-home", "/a"]
+
+
+def test_every_option_that_takes_a_value_is_known_to_the_normalizer() -> None:
+    """A value the normalizer does not know for one is taken for an encoded dir when it
+    opens with a dash (``status --background-since -2h`` failed: "No such option '-2'")."""
+    import click
+    import typer
+
+    from pysift.cli import app as tree
+    from pysift.cli.argv import VALUE_OPTIONS
+
+    tree.register()
+    unknown: set[tuple[str, str]] = set()
+
+    def walk(command: click.Command) -> None:
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.is_flag and not param.count:
+                unknown.update((command.name or "", o) for o in param.opts
+                               if o not in VALUE_OPTIONS)
+        if isinstance(command, click.Group):
+            for sub in command.commands.values():
+                walk(sub)
+
+    walk(typer.main.get_command(tree.app))
+    assert unknown == set()
+
+
+@pytest.mark.parametrize("args", [
+    ["status", "@a", "--background-since", "-2h"],
+    ["wait", "@a", "--ignore-background", "-x-y"],
+    ["recover", "@a", "--file", "f", "--file-lines", "-10"],
+    ["files", "@a", "--regex", "-test-"],
+])
+def test_a_dash_led_value_stays_with_its_option(args: list[str]) -> None:
+    assert normalize(args) == args
