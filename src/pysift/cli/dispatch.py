@@ -145,11 +145,10 @@ def check_command_given(args: list[str]) -> None:
     if rest not in ([], ["--"]):
         return
     if home is not None:
-        from pathlib import Path
-
+        from pysift.disk.home import user_home
         from pysift.disk.layout import resolve_home
 
-        resolve_home(home, {}, Path.home())  # raises for an empty value
+        resolve_home(home, {}, user_home())  # raises for an empty value
     from pysift.errors import UsageError
 
     raise UsageError(f"missing command; run `pysift --help` to see the commands "
@@ -159,13 +158,12 @@ def check_command_given(args: list[str]) -> None:
 def project_dir_probe(raw: list[str]):  # type: ignore[no-untyped-def]
     """Whether a short ``-xyz`` token names a project dir of the Claude home on the line."""
     def is_project_dir(token: str) -> bool:
-        from pathlib import Path
-
+        from pysift.disk.home import user_home
         from pysift.disk.layout import resolve_home
         from pysift.errors import SiftError
 
         try:
-            home = resolve_home(argv_mod.home_flag(raw), os.environ, Path.home())
+            home = resolve_home(argv_mod.home_flag(raw), os.environ, user_home())
             return (home / "projects" / token).is_dir()
         except (OSError, SiftError):
             return False

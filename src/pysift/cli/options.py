@@ -67,8 +67,10 @@ def build_env(ctx: RootContext) -> Env:
     obj = root.obj or {}
     flag = obj.get("claude_home")
     environ = dict(os.environ)
-    home = resolve_home(flag, environ, Path.home()).absolute()  # rows print whole paths
-    cache = settings_from(environ, Path.home(), home, bool(obj.get("no_cache")))
+    from pysift.disk.home import user_home
+
+    home = resolve_home(flag, environ, user_home(environ)).absolute()  # rows print whole paths
+    cache = settings_from(environ, user_home(environ), home, bool(obj.get("no_cache")))
     start_up_done()
     return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache,
                tz=_zone_of(environ))

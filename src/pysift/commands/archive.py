@@ -107,9 +107,10 @@ def _incomplete(changed: int, unread: int, irregular: int = 0) -> str:
 
 
 def _dest_path(text: str, env: Env) -> Path:
+    from pysift.disk.home import user_home
     from pysift.disk.layout import expand_user
 
-    path = expand_user(text, Path(env.environ.get("HOME") or "~"))
+    path = expand_user(text, user_home(env.environ))
     return path if path.is_absolute() else env.cwd / path
 
 

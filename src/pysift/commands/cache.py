@@ -55,10 +55,9 @@ def run(opts: CacheOptions, env: Env) -> Report:
 
 
 def _home(env: Env):  # type: ignore[no-untyped-def]
-    from pathlib import Path
+    from pysift.disk.home import user_home
 
-    home = env.environ.get("HOME")
-    return Path(home) if home else Path.home()
+    return user_home(env.environ)
 
 
 _OLD_NOTE = ("hold the files of an older pysift cache layout, which pysift no longer reads "

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pysift.core.settings import read_scopes, settings_files
+from pysift.disk.home import user_home
 from pysift.disk.layout import Transcript, expand_user, resolve_home
 from pysift.model.fastdata import dataclass
 
@@ -124,7 +125,7 @@ def _archive_dir(environ: Mapping[str, str], cwd: Path) -> Path | None:
     raw = environ.get(ARCHIVE_VAR, "")
     if not raw.strip():
         return None
-    path = expand_user(raw, Path(environ.get("HOME") or "~"))
+    path = expand_user(raw, user_home(environ))
     return path if path.is_absolute() else cwd / path
 
 
@@ -197,7 +198,7 @@ def _command(home: Path, environ: Mapping[str, str], archive: Path | None) -> st
     """``pysift [--claude-home H] archive DEST``: the home is named when it is not the one
     pysift finds by itself ($CLAUDE_CONFIG_DIR, else ~/.claude)."""
     words = ["pysift"]
-    default = resolve_home(None, environ, Path(environ.get("HOME") or "~"))
+    default = resolve_home(None, environ, user_home(environ))
     if os.path.normpath(default) != os.path.normpath(home):
         words += ["--claude-home", shlex.quote(os.fspath(home))]
     words += ["archive", shlex.quote(os.fspath(archive)) if archive is not None else "DEST"]

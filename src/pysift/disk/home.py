@@ -13,6 +13,22 @@ from pysift.errors import UsageError
 CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 
 
+def user_home(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's home: a non-empty ``$HOME``, else the password database's entry (an
+    empty ``HOME`` made Python's ``Path.home()`` answer ``/``, and pysift read
+    ``/.claude``), as csift's home lookup does."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME")
+    if home:
+        return Path(home)
+    try:
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):  # no password database entry (or no such module)
+        return Path.home()
+
+
 def expand_user(value: str, user_home: Path) -> Path:
     """Expand a leading ``~`` against ``user_home`` (the caller's notion of home).
 

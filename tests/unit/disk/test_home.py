@@ -1,0 +1,30 @@
+"""The user's home: a non-empty HOME, else the password database (csift's lookup)."""
+
+from __future__ import annotations
+
+import os
+import pwd
+from pathlib import Path
+
+from pysift.disk.home import user_home
+
+
+def test_a_set_home_is_the_users_home() -> None:
+    assert user_home({"HOME": "/home/ada"}) == Path("/home/ada")
+
+
+def test_an_empty_or_missing_home_is_the_password_databases() -> None:
+    """``Path.home()`` answered ``/`` for an empty HOME, and pysift read /.claude."""
+    entry = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    assert user_home({"HOME": ""}) == entry
+    assert user_home({}) == entry
+
+
+def test_an_empty_home_on_the_command_line_reads_the_users_claude_home(
+        cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", "")
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: type("E", (), {"pw_dir": str(tmp_path)}))
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)
+    result = cli("list")
+    assert result.code == 0 and "/.claude/projects" not in result.stderr.replace(
+        str(tmp_path), "")
