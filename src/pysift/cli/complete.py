@@ -234,16 +234,16 @@ def _formatted(shell: str, found: list[tuple[str, str]]) -> str:
 def _home(ctx: Any) -> Path | None:
     """The home the line names (``--claude-home`` before the command, or anywhere in the
     words the shell passed), else the environment's."""
-    from pysift.disk.home import resolve_home, user_home
+    from pysift.disk.home import current_dir, resolve_home, user_home
 
     flag = ctx.find_root().params.get("claude_home") if ctx is not None else None
     if flag is None:
         flag = _home_in_words()
     try:
         home = resolve_home(flag, os.environ, user_home())
-    except Exception:  # noqa: BLE001 - an empty flag while typing: nothing to offer
+        return home if home.is_absolute() else current_dir() / home
+    except Exception:  # noqa: BLE001 - an empty flag while typing (or no cwd): nothing to offer
         return None
-    return home if home.is_absolute() else Path.cwd() / home
 
 
 def _home_in_words() -> str | None:

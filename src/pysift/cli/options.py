@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 from datetime import datetime, tzinfo
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # the command layer is imported when a command runs, not at start-up
@@ -67,13 +66,14 @@ def build_env(ctx: RootContext) -> Env:
     obj = root.obj or {}
     flag = obj.get("claude_home")
     environ = dict(os.environ)
-    from pysift.disk.home import user_home
+    from pysift.disk.home import current_dir, user_home
 
-    home = resolve_home(flag, environ, user_home(environ)).absolute()  # rows print whole paths
+    cwd = current_dir(environ)
+    home = resolve_home(flag, environ, user_home(environ))
+    home = home if home.is_absolute() else cwd / home  # rows print whole paths
     cache = settings_from(environ, user_home(environ), home, bool(obj.get("no_cache")))
     start_up_done()
-    return Env(claude_home=home, environ=environ, cwd=Path.cwd(), cache=cache,
-               tz=_zone_of(environ))
+    return Env(claude_home=home, environ=environ, cwd=cwd, cache=cache, tz=_zone_of(environ))
 
 
 def _zone_of(environ: dict[str, str]) -> tzinfo | None:

@@ -29,6 +29,22 @@ def user_home(environ: Mapping[str, str] | None = None) -> Path:
         return Path.home()
 
 
+def current_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The current directory; when it was removed after the shell entered it (a deleted
+    worktree), the shell's own ``$PWD``, the path ``.`` and relative paths mean there (its
+    project dir still holds its sessions). Raises ``UsageError`` when neither is known:
+    every command failed with a false "cannot write the output" error."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        env = os.environ if environ is None else environ
+        shell = env.get("PWD", "")
+        if os.path.isabs(shell):
+            return Path(shell)
+        raise UsageError("the current directory no longer exists (it was removed after the "
+                         "shell entered it); cd to an existing directory and rerun") from None
+
+
 def expand_user(value: str, user_home: Path) -> Path:
     """Expand a leading ``~`` against ``user_home`` (the caller's notion of home).
 

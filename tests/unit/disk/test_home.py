@@ -28,3 +28,20 @@ def test_an_empty_home_on_the_command_line_reads_the_users_claude_home(
     result = cli("list")
     assert result.code == 0 and "/.claude/projects" not in result.stderr.replace(
         str(tmp_path), "")
+
+
+def test_a_removed_current_directory_is_the_shells_pwd(
+        cli, demo_home: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A coding agent in a deleted worktree: every command said "cannot write the
+    output". The shell's PWD stands for the removed directory."""
+    gone = tmp_path / "worktree"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    monkeypatch.setenv("PWD", str(gone))
+    listed = cli("--claude-home", str(demo_home), "list")
+    assert listed.code == 0 and "cannot write" not in listed.stderr
+    monkeypatch.delenv("PWD")
+    refused = cli("--claude-home", str(demo_home), "list")
+    assert refused.code == 2
+    assert "the current directory no longer exists" in refused.stderr
