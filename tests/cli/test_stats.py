@@ -91,3 +91,15 @@ def test_real_session_tokens_match_a_hand_count(cli, real_home: Path) -> None:
     assert row["tokens"] == {"claude-sonnet-4-20250514": {
         "input": 138, "output": 5057, "cache_read": 348985, "cache_creation": 85100}}
     assert row["assistant_records"] == 32
+
+
+def test_a_session_in_two_project_dirs_is_counted_once(cli, tmp_path: Path) -> None:
+    """``@<uuid>`` is one session: both copies were read, every count doubled."""
+    sid = "3f6c1e2a-8b4d-4c7e-9a15-2d8e0b7f4c61"
+    home = ClaudeHome(tmp_path / "claude")
+    home.session("/w/a", sid, user("first copy"), assistant("ok"))
+    home.session("/w/b", sid, user("second copy"), assistant("ok"))
+    result = cli("--claude-home", str(home.root), "stats", f"@{sid}", "--format", "json")
+    assert result.code == 0
+    assert result.summary()["sessions"] == 1
+    assert f"@{sid} has 2 copies in different project dirs" in result.stderr

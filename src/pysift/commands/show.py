@@ -42,7 +42,9 @@ class ShowOptions:
 
 
 def resolve_one(target: str, env: Env) -> Transcript:
-    scope = resolve_scope([target], env, subagents=False)
+    # a single-record fetch is an address: a uuid copied into several project dirs is
+    # named by the paths of its copies, never read from the newest one
+    scope = resolve_scope([target], env, subagents=False, copies=True)
     if len(scope.transcripts) != 1:
         found = scope.transcripts
         more = " …" if len(found) > 8 else ""

@@ -376,6 +376,7 @@ class _Resolver:
         self._claims: list[Callable[[str], bool]] = []
         self.there: list[Path] = []  # session files a target named: there, not readable
         self.listing = False  # resolving the ids of a --sessions-from list
+        self.copies = False  # every copy of a uuid in several project dirs (resolve_scope)
         self.found: dict[str, Transcript] = {}  # keyed by path text (see _ordered)
         self._sessions: list[Path] | None = None
         self._agent_owners: list[Path] | None = None  # sessions + sidecar-only dirs
@@ -554,8 +555,23 @@ class _Resolver:
                 f"no session `{token.value}` under {self.root}{self.unread_hint()}; `pysift "
                 f"list` shows the session ids (or check --claude-home / $CLAUDE_CONFIG_DIR)"
             )
+        if len(hits) > 1 and not self.copies and all(p.name == name for p in hits):
+            hits = [self._one_copy(token.value, hits)]
         for path in hits:
             self.add_session(path)
+
+    def _one_copy(self, session_id: str, copies: list[Path]) -> Path:
+        """``@<uuid>`` names ONE session (csift §6.2); a session copied into several
+        project dirs (a moved or duplicated project) is read once, from the copy written
+        last (the one Claude Code is writing, as ``@main`` reads it), and the note names
+        the others (decided, twenty-second session: every copy was read, so stats
+        counted the session twice and search named one hit twice)."""
+        newest = max(copies, key=_written)
+        others = ", ".join(str(c) for c in copies if c != newest)
+        self.notes.append(
+            f"note: @{session_id} has {len(copies)} copies in different project dirs; read "
+            f"the one written last, {newest}; the other(s), {others}, are read by their path")
+        return newest
 
     def _require_subagents(self, session_id: str) -> bool:
         """Whether a session known only by its subagents is kept: it is when subagents
@@ -806,14 +822,18 @@ def resolve_scope(
     *,
     subagents: bool = True,
     sessions_from: Sequence[str] | None = None,
+    copies: bool = False,
 ) -> Scope:
     """Resolve positional targets (and a ``--sessions-from`` id list) to a ``Scope``.
 
     No tokens and no list means every session of every project (with subagents when
     ``subagents``). Every token is parsed before any is resolved, so a malformed one fails
-    before the disk is walked.
+    before the disk is walked. ``copies``: an ``@<uuid>`` copied into several project dirs
+    gives every copy (a single-record fetch then names their paths) instead of the one
+    written last.
     """
     resolver = _Resolver(env, subagents)
+    resolver.copies = copies
     _require_readable_root(resolver.root)
     if not tokens and sessions_from is None:
         if not is_dir(resolver.root, unread=resolver.unread):

@@ -77,8 +77,10 @@ def resolve_target(tokens: list[str], env: Env, command: str,
         ids = [t.session_id for t in found]
         shown = ", ".join(ids[:MAX_NAMED]) + (f" (+{len(ids) - MAX_NAMED} more)"
                                               if len(ids) > MAX_NAMED else "")
+        how = ("as @<uuid>" if len(set(ids)) == len(ids) else
+               "by its path (" + ", ".join(str(t.path) for t in found[:MAX_NAMED]) + ")")
         raise TargetError(f"`{tokens[0]}` names {len(found)} sessions ({shown}); {command} "
-                          f"reads exactly one: pass one of them as @<uuid>")
+                          f"reads exactly one: pass one of them {how}")
     transcript = found[0]
     if transcript.is_subagent:
         session = transcript.project_dir / f"{transcript.parent_session_id}.jsonl"

@@ -168,6 +168,27 @@ def test_uuid_target_takes_the_session_and_its_subagents(home: Home) -> None:
     assert ids(resolve_scope([f"@{S1}"], home.env(), subagents=False)) == [S1]
 
 
+def test_a_session_copied_into_two_project_dirs_is_read_once_from_the_newest_copy(
+        home: Home) -> None:
+    """``@<uuid>`` is one session: reading both copies doubled stats and search."""
+    old = home.session("-w-old", S1)
+    new = home.session("-w-new", S1)
+    home.agent("-w-old", S1, AGENT)
+    home.agent("-w-new", S1, CHILD)
+    os.utime(old, ns=(1_000_000_000, 1_000_000_000))
+    os.utime(new, ns=(2_000_000_000, 2_000_000_000))
+    scope = resolve_scope([f"@{S1}"], home.env())
+    assert [t.path for t in scope.transcripts if not t.is_subagent] == [new]
+    assert ids(scope) == [S1, CHILD]  # the newest copy's own subagents
+    [note] = scope.notes
+    assert f"@{S1} has 2 copies" in note and str(new) in note and str(old) in note
+    os.utime(old, ns=(3_000_000_000, 3_000_000_000))
+    assert [t.path for t in resolve_scope([f"@{S1}"], home.env(), subagents=False)
+            .transcripts] == [old]
+    both = resolve_scope([str(old), str(new)], home.env(), subagents=False)
+    assert len(both.transcripts) == 2 and both.notes == []  # each copy by its path
+
+
 def test_unknown_uuid_names_the_projects_root(home: Home) -> None:
     home.session("-w-a", S1)
     with pytest.raises(TargetError, match=f"no session `{S2}` under {home.projects}"):
