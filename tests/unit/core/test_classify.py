@@ -965,3 +965,21 @@ def test_a_tool_input_nested_deeper_than_orjson_writes_renders(depth: int) -> No
     assert unit.text == "Deep " + nest.decode()
     with deep_enough():
         assert json.loads(unit.text[len("Deep "):]) == json.loads(nest)
+
+
+def test_a_task_completion_naming_its_child_is_a_subagent_return_without_an_index() -> None:
+    """No caller filled the spawn index, so no subagent return was ever inbox: the
+    completion's own ``toolUseResult.agentId`` names the child."""
+    done = {"status": "completed", "agentId": "ea02459f", "content": [], "totalTokens": 9}
+    back = carrier(result("toolu_t", "the child's summary"), tool_use_result=done)
+    assert labels_of(back, ClassifyContext(owner_id="sess")) == [
+        L.AGENT_COMM_INBOX, L.AGENT_TOOL_RESULT]
+    [inbox] = [u for u in C.units(back, ClassifyContext(owner_id="sess"))
+               if u.label == L.AGENT_COMM_INBOX]
+    assert (inbox.from_, inbox.text) == ("ea02459f", "the child's summary")
+    launch = carrier(result("toolu_t", "Async agent launched"),
+                     tool_use_result={"status": "async_launched", "isAsync": True,
+                                      "agentId": "ea02459f"})
+    assert labels_of(launch, ClassifyContext()) == [L.AGENT_TOOL_RESULT]
+    two = carrier(result("toolu_a", "a"), result("toolu_b", "b"), tool_use_result=done)
+    assert labels_of(two, ClassifyContext()) == [L.AGENT_TOOL_RESULT]  # whose echo: unsaid

@@ -78,10 +78,28 @@ def _is_spawn_launch_ack(rec: Record) -> bool:
 
 
 def is_subagent_return(rec: Record, ctx: ClassifyContext) -> bool:
-    if ctx.spawn_index is None or _is_spawn_launch_ack(rec):
+    if _is_spawn_launch_ack(rec):
         return False
     return any(
-        b.get("type") == "tool_result"
-        and ctx.child_for(str_or_none(b.get("tool_use_id"))) is not None
+        b.get("type") == "tool_result" and return_child(rec, b, ctx) is not None
         for b in rec.blocks()
     )
+
+
+def return_child(rec: Record, block: JsonObj, ctx: ClassifyContext) -> str | None:
+    """The child agent whose return the tool_result ``block`` of ``rec`` is: by the
+    spawn index when the caller has one, else by the record's own ``toolUseResult``,
+    which names the child (``agentId``) on a Task/Agent completion when the record holds
+    that one result (decided, twenty-second session: no caller filled the index, so no
+    subagent return was ever `agent.communication.inbox`, 31 in the real corpus). A
+    launch acknowledgement is no return."""
+    child = ctx.child_for(str_or_none(block.get("tool_use_id")))
+    if child is not None:
+        return child
+    tur = tool_use_result(rec)
+    agent = tur.get("agentId") if tur is not None else None
+    if not isinstance(agent, str) or not agent or _is_spawn_launch_ack(rec):
+        return None
+    if sum(1 for b in rec.blocks() if b.get("type") == "tool_result") != 1:
+        return None  # whose result the echo describes is not said
+    return agent

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pysift.core.blocktext import result_text
-from pysift.core.classify.comms import tool_use_comm_leaf, tool_use_direction
+from pysift.core.classify.comms import return_child, tool_use_comm_leaf, tool_use_direction
 from pysift.core.classify.context import DEFAULT_CTX, ClassifyContext
 from pysift.core.classify.ladder import classify
 from pysift.core.classify.linetext import line_text, record_raw_text
@@ -217,7 +217,7 @@ def _carrier_renders(rec: Record, ctx: ClassifyContext, blocks: list[JsonObj],
     for block in blocks:
         if block.get("type") != "tool_result" or block.get("content") is None:
             continue
-        child = ctx.child_for(str_or_none(block.get("tool_use_id")))
+        child = return_child(rec, block, ctx)
         if pick(L.AGENT_COMM_INBOX, L.AGENT_TOOL_RESULT) if (
                 child is not None and L.AGENT_COMM_INBOX in leaves) else pick(
                 L.AGENT_TOOL_RESULT):
@@ -413,7 +413,7 @@ def _carrier_units(rec: Record, ctx: ClassifyContext, blocks: list[JsonObj], em:
     for index, block in enumerate(blocks):
         if block.get("type") != "tool_result":
             continue
-        child = ctx.child_for(str_or_none(block.get("tool_use_id")))
+        child = return_child(rec, block, ctx)
         is_return = child is not None and L.AGENT_COMM_INBOX in em.label_set
         inbox_from = ctx.alias(child) if is_return and child is not None else None
         _tool_result_unit(block, index, inbox_from, em)
