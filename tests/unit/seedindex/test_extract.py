@@ -61,13 +61,16 @@ def _session_with_outputs_around_a_boundary(compacted: bool) -> bytes:
 def test_no_output_after_the_last_boundary_is_harvested() -> None:
     """No record lists what follows the last boundary, so it is never harvested; its
     span is still read (a span's part numbers and ids stay whole)."""
-    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=True))
+    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=True),
+                               subagent=False)
     assert [h.identifiers for _, h in facts.harvests] == [["BEFORE_TOKEN"]]
     assert [p for _, p in facts.paths] == ["src/before.py"]
     assert [s[1] for s in facts.spans] == ["r:toolu_before", "r:toolu_after"]
 
 
 def test_a_transcript_that_never_compacted_harvests_nothing() -> None:
-    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=False))
+    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=False),
+                               subagent=False)
     assert facts.harvests == [] and facts.paths == []
     assert len(facts.spans) == 2
+
