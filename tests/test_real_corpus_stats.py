@@ -76,10 +76,13 @@ def test_every_real_transcript_counts_the_tokens_a_naive_decode_counts(real_home
 def _same_turn_maps(paths: list[Path]) -> None:
     for path in paths:
         buf = path.read_bytes()
-        built, scanned = build_turn_map(buf), turn_map_of(scan_range(buf), buf)
-        assert (scanned.opener_offsets, scanned.draft_offsets, scanned.replay_offsets,
-                scanned.has_records) == (built.opener_offsets, built.draft_offsets,
-                                         built.replay_offsets, built.has_records), path
+        scan = scan_range(buf)
+        for subagent in (False, True):  # (a main transcript's sidechain records open none)
+            built = build_turn_map(buf, subagent=subagent)
+            scanned = turn_map_of(scan, buf, subagent=subagent)
+            assert (scanned.opener_offsets, scanned.draft_offsets, scanned.replay_offsets,
+                    scanned.has_records) == (built.opener_offsets, built.draft_offsets,
+                                             built.replay_offsets, built.has_records), path
 
 
 def test_the_scan_finds_the_turn_map_s_openers_in_the_demo_home() -> None:

@@ -335,7 +335,7 @@ def test_every_cut_of_the_file_gives_the_same_records(tmp_path: Path) -> None:
     def lines(ranges):  # type: ignore[no-untyped-def]
         return FoldIndexResult([extract.assemble(transcript, buf, ranges)]).lines()
 
-    whole = lines([extract.scan_range(buf, 0, len(buf), cwd)])
+    whole = lines([extract.scan_range(buf, 0, len(buf), cwd, subagent=False)])
     _first, second = [orjson.loads(line) for line in whole]
     assert [s["blockId"] for s in second["spans"]] == [
         "a:msg_S:p1", "a:msg_S:p3", "r:toolu_a", "r:toolu_b", "a:msg_S:p4", "r:toolu_c"]
@@ -344,7 +344,8 @@ def test_every_cut_of_the_file_gives_the_same_records(tmp_path: Path) -> None:
     cuts = [i + 1 for i, byte in enumerate(buf) if byte == 0x0A][:-1]
     assert len(cuts) > 10
     for cut in cuts:
-        ranges = [extract.scan_range(buf, 0, cut, cwd), extract.scan_range(buf, cut, len(buf), cwd)]
+        ranges = [extract.scan_range(buf, 0, cut, cwd, subagent=False),
+                  extract.scan_range(buf, cut, len(buf), cwd, subagent=False)]
         assert lines(ranges) == whole, cut
 
 

@@ -54,7 +54,7 @@ def quoted_text(path: Path, line: int, role: str) -> str:
     if role == "assistant":
         assert rec.type == "assistant"
         return one_line("\n".join(b["text"] for b in rec.blocks() if b.get("type") == "text"))
-    assert classify.opens_turn(rec)
+    assert classify.opens_turn(rec, subagent=False)  # (a top-level session)
     return classify.opener_text(rec) or ""
 
 

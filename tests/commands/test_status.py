@@ -533,3 +533,19 @@ def test_subagent_background_is_its_own_launches(home: ClaudeHome) -> None:
     bg = row["background"]
     assert (bg["open"], bg["completed"]) == (0, 1)  # the main's open server is not the lane's
     assert row["verdict"] == "idle-eot"
+
+
+def test_a_subagent_s_records_in_the_main_transcript_are_not_the_human_s(
+        home: ClaudeHome) -> None:
+    """Claude Code 1.x wrote a Task subagent's prompt and replies into the session file
+    (``isSidechain:true``): the newest human message is still the operator's prompt, and
+    the Task call they serve is still in flight (the subagent's prompt bounds no turn, its
+    end_turn ends none)."""
+    _row(home, "busy")
+    s = _session(assistant(tool_use("Task", {"prompt": "find the configs"}, id="task1")))
+    s.add(user("find the configs", isSidechain=True), parent=None)
+    s.add(assistant("Found .ruff.toml", isSidechain=True))
+    row = _status(home, s, processes=_alive(), after=34)
+    assert row["last"]["user"]["text"] == "make the release"
+    assert row["verdict"] == "running"
+    assert row["tail_state"].startswith("in a Task call")

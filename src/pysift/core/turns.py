@@ -1,7 +1,8 @@
 """Turn grouping: which line opens which turn, and which openers are superseded drafts.
 
 SPEC §6.4 and the C-18 rule (§5.1 ``user.unsent``). A turn opens on every ``opens_turn``
-record (§4.1) except:
+record (§4.1; in a main transcript never a subagent's record Claude Code wrote into it,
+``isSidechain:true``, so every builder here is told the file's kind) except:
 
 - a SUPERSEDED DRAFT: an opener whose non-empty ``parentUuid`` is shared by a LATER opener
   with a different ``uuid`` (sent, esc-recalled, edited, re-sent: the earlier record stays on
@@ -32,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import field
 from typing import Any
 
-from pysift.core.classify import opens_turn
+from pysift.core.classify import in_sidechain, opens_turn
 from pysift.core.decode import Tally, decode
 from pysift.core.keyscan import (
     ANSWER,
@@ -72,14 +73,16 @@ class OpenerCollapse:
     replays: set[int] = field(default_factory=set)
 
 
-def collapse_openers(openers: Sequence[Record]) -> OpenerCollapse:
+def collapse_openers(openers: Sequence[Record], *, subagent: bool) -> OpenerCollapse:
     """Apply the C-18 rule (plus the replay-copy guard) to ``openers`` in file order.
 
-    Records that do not open a turn are ignored. An opener with a null or empty
-    ``parentUuid`` is never a draft (grouping on "no parent" would merge unrelated first
-    messages) but can be a replay copy (same missing parent, same uuid).
+    Records that do not open a turn (in a file of ``subagent``'s kind) are ignored. An
+    opener with a null or empty ``parentUuid`` is never a draft (grouping on "no parent"
+    would merge unrelated first messages) but can be a replay copy (same missing parent,
+    same uuid).
     """
-    return collapse_keys([(rec.parent_uuid or "", rec.uuid) if opens_turn(rec) else None
+    return collapse_keys([(rec.parent_uuid or "", rec.uuid)
+                          if opens_turn(rec, subagent=subagent) else None
                           for rec in openers])
 
 
@@ -108,9 +111,9 @@ def collapse_keys(keys: Sequence[tuple[str, str | None] | None]) -> OpenerCollap
     return out
 
 
-def superseded_drafts(openers: Sequence[Record]) -> set[int]:
+def superseded_drafts(openers: Sequence[Record], *, subagent: bool) -> set[int]:
     """Indices (into ``openers``) of the superseded drafts (C-18)."""
-    return set(collapse_openers(openers).drafts)
+    return set(collapse_openers(openers, subagent=subagent).drafts)
 
 
 class TurnMap:
@@ -225,8 +228,8 @@ class TurnMap:
         return first, last_line
 
 
-def _turn_map(openers: list[Record], has_records: bool) -> TurnMap:
-    collapse = collapse_openers(openers)
+def _turn_map(openers: list[Record], has_records: bool, subagent: bool) -> TurnMap:
+    collapse = collapse_openers(openers, subagent=subagent)
     drafts = {openers[i].line for i in collapse.drafts if openers[i].line is not None}
     replays = {openers[i].line for i in collapse.replays if openers[i].line is not None}
     lines = sorted(
@@ -238,17 +241,18 @@ def _turn_map(openers: list[Record], has_records: bool) -> TurnMap:
                    has_records=has_records)
 
 
-def build_turn_map_from_records(records: Iterable[Record]) -> TurnMap:
-    """The turn map of already-decoded records (sidecar records without a line are skipped)."""
+def build_turn_map_from_records(records: Iterable[Record], *, subagent: bool) -> TurnMap:
+    """The turn map of already-decoded records (sidecar records without a line are
+    skipped) of a file of ``subagent``'s kind."""
     openers: list[Record] = []
     has_records = False
     for rec in records:
         if rec.line is None:
             continue
         has_records = True
-        if opens_turn(rec):
+        if opens_turn(rec, subagent=subagent):
             openers.append(rec)
-    return _turn_map(openers, has_records)
+    return _turn_map(openers, has_records, subagent)
 
 
 def is_plain_carrier(buf: Buffer, start: int, end: int,
@@ -311,15 +315,16 @@ def is_plain_carrier(buf: Buffer, start: int, end: int,
     return False
 
 
-def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
+def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None, *, subagent: bool
                  ) -> list[tuple[int, Record]]:
-    """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)``."""
+    """``(offset, record)`` of every turn opener whose line starts in ``[lo, hi)`` (the
+    buffer a file of ``subagent``'s kind)."""
     found: list[tuple[int, Record]] = []
     for start, end, _ in user_lines(buf, None, lo, hi, carriers=False):
         if start < lo:
             continue  # a line the previous part owns (a carrier is never decoded)
         rec = decode(buf[start:end], None, tally)
-        if rec is not None and opens_turn(rec):
+        if rec is not None and opens_turn(rec, subagent=subagent):
             found.append((start, rec))
     return found
 
@@ -327,11 +332,14 @@ def find_openers(buf: Buffer, lo: int, hi: int, tally: Tally | None
 _SPLIT_BYTES = 64 << 20
 
 
-def _half(buf: Buffer, bounds: tuple[int, int]) -> list[tuple[int, dict[str, Any]]]:
-    return [(offset, rec.raw) for offset, rec in find_openers(buf, *bounds, None)]
+def _half(shared: tuple[Buffer, bool], bounds: tuple[int, int]
+          ) -> list[tuple[int, dict[str, Any]]]:
+    buf, subagent = shared
+    return [(offset, rec.raw)
+            for offset, rec in find_openers(buf, *bounds, None, subagent=subagent)]
 
 
-def openers_of(buf: Buffer, tally: Tally | None = None, *, cores: int = 1
+def openers_of(buf: Buffer, tally: Tally | None = None, *, cores: int = 1, subagent: bool
                ) -> list[tuple[int, Record]]:
     """``(offset, record)`` of every turn opener of the buffer, in file order. Big files,
     given two ``cores``: the two halves (split at a newline) scanned by two processes,
@@ -344,16 +352,17 @@ def openers_of(buf: Buffer, tally: Tally | None = None, *, cores: int = 1
 
     size = len(buf)
     if size < _SPLIT_BYTES or cores < 2:
-        return find_openers(buf, 0, size, tally)
+        return find_openers(buf, 0, size, tally, subagent=subagent)
     mid = buf.find(b"\n", size // 2)
     if mid < 0:
-        return find_openers(buf, 0, size, tally)
-    parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)], shared=buf,
-                               workers=2, min_items=1)
+        return find_openers(buf, 0, size, tally, subagent=subagent)
+    parts = fanout.map_ordered(_half, [(0, mid + 1), (mid + 1, size)],
+                               shared=(buf, subagent), workers=2, min_items=1)
     return [(offset, Record(raw, None)) for part in parts for offset, raw in part]
 
 
-def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1) -> TurnMap:
+def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1,
+                   subagent: bool) -> TurnMap:
     """The turn map of a whole transcript buffer, decoding only possible openers.
 
     Every opener is a top-level ``"type":"user"`` record, found by a ``find`` loop on that
@@ -365,21 +374,29 @@ def build_turn_map(buf: Buffer, tally: Tally | None = None, *, cores: int = 1) -
     key. No line number is computed here (see ``TurnMap``).
 
     ``tally`` counts malformed lines among the decoded candidates only (this pass does not
-    look at the others, so it is no census of the file).
+    look at the others, so it is no census of the file). ``subagent``: the file's kind (in
+    a main transcript a subagent's record opens no turn).
     """
-    return turn_map_from_openers(openers_of(buf, tally, cores=cores), buf)
+    found = openers_of(buf, tally, cores=cores, subagent=subagent)
+    return turn_map_from_openers(found, buf, subagent=subagent)
 
 
 def turn_map_from_openers(found: list[tuple[int, Record]], buf: Buffer,
-                          numbers: list[int] | None = None) -> TurnMap:
+                          numbers: list[int] | None = None, *, subagent: bool) -> TurnMap:
     """The map from every turn-opening record of a buffer, as ``(offset, record)`` in file
     order (``build_turn_map`` finds them; a scan that decoded every user line already has
     them). ``numbers``: the 1-based line of each, when the caller counted its lines (the
-    map then numbers its lines without counting newlines)."""
-    offsets = [offset for offset, _ in found]
+    map then numbers its lines without counting newlines). ``subagent``: the file's kind;
+    in a main transcript a subagent's record among ``found`` (a scan that did not know
+    the kind) is left out: it opens no turn there."""
     has_records = bool(found) or holds_a_record(buf)
-    return turn_map_of(offsets, collapse_openers([rec for _, rec in found]), has_records, buf,
-                       numbers)
+    if not subagent and any(in_sidechain(rec, subagent=False) for _, rec in found):
+        kept = [i for i, (_, rec) in enumerate(found) if not in_sidechain(rec, subagent=False)]
+        numbers = None if numbers is None else [numbers[i] for i in kept]
+        found = [found[i] for i in kept]
+    offsets = [offset for offset, _ in found]
+    return turn_map_of(offsets, collapse_openers([rec for _, rec in found], subagent=subagent),
+                       has_records, buf, numbers)
 
 
 def turn_map_of(offsets: list[int], collapse: OpenerCollapse, has_records: bool,
@@ -424,6 +441,6 @@ def subagent_seed(buf: Buffer) -> tuple[str | None, int | None]:
             continue
         if rec.type == "fork-context-ref":
             return None, None
-        if opens_turn(rec):
+        if opens_turn(rec, subagent=True):  # (read from a subagent transcript only)
             return rec.uuid, number
     return None, None

@@ -80,7 +80,8 @@ class TranscriptView:
     @property
     def turns(self) -> TurnMap:
         if self._turns is None:
-            self._turns = build_turn_map(self.buf, cores=self.cores)
+            self._turns = build_turn_map(self.buf, cores=self.cores,
+                                         subagent=self.transcript.is_subagent)
         return self._turns
 
     def context(self, *, address_mode: bool) -> classify.ClassifyContext:

@@ -584,7 +584,7 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False,
         result.skipped_lines = unframed + bad
     rows, boundaries = join_facts(facts, partial(line_numbers, buf), lines)
     if (turns or boundaries) and (rows or boundaries):
-        turn_map = build_turn_map(buf)
+        turn_map = build_turn_map(buf, subagent=transcript.is_subagent)
         result.turn_count = turn_map.turn_count
         rows = [m._replace(turn=turn_map.turn_of_offset(m.offset)) for m in rows]
         boundaries = [b._replace(turn=turn_map.turn_of_offset(b.offset)) for b in boundaries]

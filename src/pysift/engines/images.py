@@ -445,7 +445,7 @@ def turn_map_of(transcript: Transcript) -> tuple[Buffer, TurnMap]:
     from pysift.core.turns import build_turn_map
 
     buf = open_buffer(transcript.path)
-    return buf, build_turn_map(buf)
+    return buf, build_turn_map(buf, subagent=transcript.is_subagent)
 
 
 def turn_of(turns: TurnMap, row: ImageRow) -> int | None:

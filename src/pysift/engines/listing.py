@@ -152,7 +152,9 @@ def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None
 #  head region's end, head reusable on growth, tail, malformed lines among those read);
 #  a Said as (preview, ts, label, from, to) or None
 
-FACET, SCHEMA = "list", 1
+# 2: in a main transcript a subagent's record (isSidechain) is no human's message (SPEC §4,
+# twenty-second session)
+FACET, SCHEMA = "list", 2
 
 
 def _said_fact(said: Said | None) -> tuple[object, ...] | None:

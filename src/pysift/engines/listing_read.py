@@ -54,8 +54,10 @@ _INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIF
 def _inbound(rec: Record, ctx: classify.ClassifyContext) -> Said | None:
     """A message the session received that is no human's: an inbound peer message or a
     ``<task-notification>``, as its first such unit with its label and direction (the
-    previews of a session no human spoke in: csift shows them, pysift showed `—`)."""
-    if not rec.is_user_record:
+    previews of a session no human spoke in: csift shows them, pysift showed `—`). A
+    subagent's prompt Claude Code wrote into a main transcript is none: the subagent,
+    not the session, received it."""
+    if not rec.is_user_record or classify.in_sidechain(rec, subagent=ctx.is_subagent):
         return None
     for unit in classify.units(rec, ctx):
         if unit.label in _INBOUND and unit.text.strip():

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from pysift.core.classify import narration_tag, opens_turn
+from pysift.core.classify import could_open_turn, narration_tag
 from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
@@ -137,7 +137,8 @@ class FileScan:
     users: list[UserFact] = field(default_factory=list)
     assistants: list[AssistantFact] = field(default_factory=list)
     # the turn openers: (offset of the line, its decoded object), in file order, and the
-    # line number of each (the scan counts lines: the map needs no newline count for them)
+    # line number of each (the scan counts lines: the map needs no newline count for them);
+    # a subagent's record of a main transcript among them too (``turn_map_of`` drops it)
     openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     opener_numbers: list[int] = field(default_factory=list)
 
@@ -567,7 +568,8 @@ def _line_settler(buf: Buffer, out: FileScan
     docstring); only assistant lines and the rare lines the byte probe cannot settle go
     through a decoder. It also collects the turn openers (``FileScan.openers``), deciding
     each user line exactly as ``turns.build_turn_map`` does, so no second walk is needed
-    for the turn map.
+    for the turn map (the records that open a turn in either kind of file: ``turn_map_of``
+    applies the file's kind).
     """
     by_name = out.line_types
     users, assistants, openers = out.users, out.assistants, out.openers
@@ -647,7 +649,7 @@ def _line_settler(buf: Buffer, out: FileScan
                             words_absent=not any(w != _COMPACT_NAME for w in words)):
                         if rec is None:
                             rec = decode(buf[pos:end], line)
-                        if rec is not None and opens_turn(rec):
+                        if rec is not None and could_open_turn(rec):
                             openers.append((pos, rec.raw))
                             opener_numbers.append(line)
         if kind is None or kind == b"user":
@@ -662,7 +664,7 @@ def _line_settler(buf: Buffer, out: FileScan
                     users.append(_user_fact(obj, line))
                     if (any(find(k, pos, end) >= 0 for k in user_keys)
                             and not is_plain_carrier(buf, pos, end, user_keys, result_keys)
-                            and opens_turn(rec)):
+                            and could_open_turn(rec)):
                         openers.append((pos, obj))
                         opener_numbers.append(line)
         elif kind:
@@ -1035,11 +1037,12 @@ def readable_span(stamps: Sequence[str | None]) -> tuple[str | None, str | None]
 # -- one transcript, end to end -----------------------------------------------------------------
 
 
-def turn_map_of(scan: FileScan, buf: Buffer) -> TurnMap:
+def turn_map_of(scan: FileScan, buf: Buffer, *, subagent: bool) -> TurnMap:
     """The transcript's turn map from the openers its scan collected (the same map
-    ``turns.build_turn_map`` builds)."""
+    ``turns.build_turn_map`` builds for a file of ``subagent``'s kind: the scan, which
+    does not know it, collected the records that open a turn in either kind)."""
     return turn_map_from_openers([(offset, Record(raw, None)) for offset, raw in scan.openers],
-                                 buf, scan.opener_numbers)
+                                 buf, scan.opener_numbers, subagent=subagent)
 
 
 def _part(buf: Buffer, bounds: tuple[int, int]) -> FileScan:
@@ -1082,7 +1085,7 @@ def stats_of(transcript: Transcript, window: Window, *, cores: int = 1,
             scan = _parallel(buf, cores)
         else:
             scan = scan_range(buf)
-        turn_map = turn_map_of(scan, buf)
+        turn_map = turn_map_of(scan, buf, subagent=transcript.is_subagent)
         row = aggregate(transcript, scan, turn_map, window)
     if stamped:
         from pysift.disk.cache import stamp_of
@@ -1100,8 +1103,10 @@ FANOUT_MIN_FILES = 8
 # The cache's facets: an unwindowed row's figures (what a run without a window reads),
 # and the per-record facts a windowed run sums at query time; only the transcript's bytes
 # decide either.
-FACET, SCHEMA = "stats", 1
-RECORDS_FACET, RECORDS_SCHEMA = "stats-records", 1
+# 2: in a main transcript a subagent's record (isSidechain) opens no turn (SPEC §4,
+# twenty-second session): the turn figures and the kept turn map change
+FACET, SCHEMA = "stats", 2
+RECORDS_FACET, RECORDS_SCHEMA = "stats-records", 2
 
 
 def records_of(scan: FileScan, turn_map: TurnMap) -> tuple[object, ...]:

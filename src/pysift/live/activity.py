@@ -3,7 +3,8 @@ classified by the classifier ``search -t`` uses (tool calls by name, thinking, a
 messages, human prompts, notifications), across every watched lane. A pulse delivered
 mid-turn rides a queue enqueue line or a ``queued_command`` attachment, never a labelled
 record, and is counted as the notification it is, so the census agrees with what
-``--until notification`` fires on."""
+``--until notification`` fires on. A record is classified as the kind of file it landed in
+says (a subagent's prompt Claude Code wrote into the main transcript is no human prompt)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pysift.live.background import delivered_pulses
 from pysift.live.session import NewRecord
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
+
+_MAIN, _LANE = classify.ClassifyContext(), classify.ClassifyContext(is_subagent=True)
 
 
 @dataclass
@@ -37,7 +40,7 @@ class Activity:
             if new.is_main:
                 self.notifications += len(delivered_pulses(rec))
             return
-        labels = classify.classify(rec)
+        labels = classify.classify(rec, _MAIN if new.is_main else _LANE)
         for label in labels:
             if label == L.AGENT_TOOL_USE:
                 for block in rec.blocks_of("tool_use"):

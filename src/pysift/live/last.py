@@ -105,9 +105,12 @@ def _may_speak(line: bytes) -> bool:
     return not is_plain_carrier(line, 0, len(line))
 
 
-def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
+def last_messages(load: Callable[[], Buffer], shape: TailShape, *, subagent: bool
+                  ) -> LastMessages:
     """The two excerpts: from the tail window's records, else from below it (``load``
-    gives the whole file, asked for only then, or for a rejection's plan pointer)."""
+    gives the whole file, asked for only then, or for a rejection's plan pointer).
+    ``subagent``: the file is a subagent transcript (in a main one, a subagent's record
+    Claude Code wrote into it is no human's message)."""
     loaded: list[Buffer] = []
 
     def whole() -> Buffer:
@@ -116,7 +119,7 @@ def last_messages(load: Callable[[], Buffer], shape: TailShape) -> LastMessages:
         return loaded[0]
 
     user = agent = None
-    ctx = classify.ClassifyContext(plan_index=_Plans(whole))
+    ctx = classify.ClassifyContext(is_subagent=subagent, plan_index=_Plans(whole))
     rec: Record | None  # the tail's records, then lines below it decoded (None: not one)
     for rec in shape.records(_may_speak):
         if user is None and (said := human_text(rec, ctx)) is not None:

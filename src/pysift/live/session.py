@@ -214,7 +214,8 @@ class LiveSession:
             return None
         watched.size = len(buf)
         watched.offset = buf.rfind(b"\n") + 1
-        watched.tail = read_tail(View(watched.path, len(buf), buf))
+        watched.tail = read_tail(View(watched.path, len(buf), buf),
+                                 subagent=not watched.is_main)
         if scan:
             self.scanner.scan(buf, watched.lane, is_main=watched.is_main,
                               key=os.fspath(watched.path))
@@ -331,7 +332,7 @@ class LiveSession:
             watched.offset = data.rfind(b"\n") + 1
             watched.size = size
             if not watched.is_sidecar:
-                watched.tail = read_tail(View(watched.path, size))
+                watched.tail = read_tail(View(watched.path, size), subagent=not watched.is_main)
             return []
         if size == watched.size and watched.tail is not None:
             return []
@@ -340,7 +341,7 @@ class LiveSession:
         watched.offset = end
         watched.size = size
         if not watched.is_sidecar:
-            watched.tail = read_tail(View(watched.path, size))
+            watched.tail = read_tail(View(watched.path, size), subagent=not watched.is_main)
         return lines
 
     # -- judging --------------------------------------------------------------------------
@@ -426,7 +427,7 @@ class LiveSession:
             return read_range(anchor.path, 0, anchor.size)
 
         assert anchor.tail is not None
-        result.last = last_messages(whole, anchor.tail)
+        result.last = last_messages(whole, anchor.tail, subagent=self.target.is_subagent)
         return result
 
 

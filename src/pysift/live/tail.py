@@ -19,6 +19,11 @@ Walking the window newest first gives:
   subagent mid-message, and never written by older builds);
 - the newest record's timestamp.
 
+In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``,
+builds 1.x and 2.0.x: the "Warmup" agent, a Task subagent's prompt and replies) bounds no
+turn: its prompt is not the human's and its ``end_turn`` not the main agent's, whose
+stop reason it does not give either (its calls are in flight in the session all the same).
+
 Growth alone is never activity: an idle main transcript grows (queue operations,
 attachments), so this module classifies WHAT the tail holds, not whether the file moved.
 """
@@ -80,9 +85,10 @@ class TailShape:
                     yield rec
 
 
-def read_tail(view: View, *, window: int = TAIL_WINDOW) -> TailShape:
-    """The tail shape of one lane from its last ``window`` bytes. Lines are decoded newest
-    first only as far as the walk needs (a turn ended at the tail costs one or two)."""
+def read_tail(view: View, *, window: int = TAIL_WINDOW, subagent: bool) -> TailShape:
+    """The tail shape of one lane from its last ``window`` bytes (``subagent``: the lane
+    is a subagent transcript). Lines are decoded newest first only as far as the walk
+    needs (a turn ended at the tail costs one or two)."""
     shape = TailShape(file_size=view.size)
     if view.size == 0:
         return shape
@@ -104,9 +110,10 @@ def read_tail(view: View, *, window: int = TAIL_WINDOW) -> TailShape:
             shape.torn_tail = True
     lines.reverse()
     shape.lines = lines
-    bounded = _walk(shape)
+    main = not subagent
+    bounded = _walk(shape, main=main)
     if not bounded and shape.window_start > 0:
-        _extend(view, shape)
+        _extend(view, shape, main)
     walked = len(shape._decoded)
     shape.skipped_lines = sum(1 for r in shape._decoded.values() if r is None) + sum(
         1 for ln in lines[walked:] if not is_framed(ln))
@@ -114,17 +121,19 @@ def read_tail(view: View, *, window: int = TAIL_WINDOW) -> TailShape:
 
 
 def _walk(shape: TailShape, below: Iterable[Record] | None = None,
-          answered: set[str] | None = None) -> bool:
+          answered: set[str] | None = None, *, main: bool) -> bool:
     """Fill the shape from records newest first (the window's, else ``below``); True when
-    the newest turn's boundary was met (the open-call search is complete)."""
+    the newest turn's boundary was met (the open-call search is complete). ``main``: the
+    lane is a main transcript (its subagent records bound no turn)."""
     answered = answered if answered is not None else set()
     stop_known = shape.last_stop_reason is not None
     for rec in (below if below is not None else _counted(shape)):
         if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
             shape.last_ts = rec.timestamp
         kind = rec.type
+        side = main and rec.is_sidechain  # a subagent's record in the main transcript
         if kind == "assistant":
-            if not stop_known:
+            if not stop_known and not side:
                 shape.last_stop_reason = rec.stop_reason
                 stop_known = True
             for block in rec.blocks_of("tool_use"):
@@ -136,14 +145,14 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
                     shape.open_calls.append(OpenCall(
                         ident, name if isinstance(name, str) else "(unnamed)", rec.timestamp,
                         command if isinstance(command, str) else None))
-            if rec.stop_reason == "end_turn":
+            if rec.stop_reason == "end_turn" and not side:
                 return True
         elif kind == "user":
             for block in rec.blocks_of("tool_result"):
                 ident = block.get("tool_use_id")
                 if isinstance(ident, str):
                     answered.add(ident)
-            if classify.is_genuine_user(rec):
+            if classify.is_genuine_user(rec) and not side:
                 return True
     return False
 
@@ -154,7 +163,7 @@ def _counted(shape: TailShape) -> Iterator[Record]:
         yield rec
 
 
-def _extend(view: View, shape: TailShape) -> None:
+def _extend(view: View, shape: TailShape, main: bool) -> None:
     """Below the window: the calls of a turn that began before it (see the module doc)."""
     hi = shape.window_start
     lo = max(0, hi - EXTEND_LIMIT)
@@ -171,7 +180,7 @@ def _extend(view: View, shape: TailShape) -> None:
                 answered.add(ident)
     lines = [ln for ln in data.split(b"\n") if any(k in ln for k in _EXTEND_KEYS)]
     records = [r for r in (decode(ln, None) for ln in reversed(lines)) if r is not None]
-    bounded = _walk(shape, records, answered)
+    bounded = _walk(shape, records, answered, main=main)
     if not bounded and lo > 0:
         shape.notes.append(
             f"the newest turn began more than {(EXTEND_LIMIT + (shape.file_size - hi)) >> 20} "

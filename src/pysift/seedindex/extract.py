@@ -215,7 +215,7 @@ def _key_lines(buf: Buffer, file_layouts: tuple[bool, ...], lo: int, hi: int
 
 
 def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None = None,
-               harvest_end: int | None = None) -> Facts:
+               harvest_end: int | None = None, *, subagent: bool) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
     the end; ``cwd`` the session's first recorded one, paths are made relative to it). One
     RE2 pass finds the lines holding a user, assistant or queue-operation type key, a
@@ -226,14 +226,15 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, cwd: str | None 
     boundary (a torn one still counts). The malformed count is exact (csift's law): those
     lines by the decoder, every other line of the range by the ``{…}`` shape check.
     ``harvest_end``: no output of a line starting past it is harvested (``harvest_end``,
-    read off the buffer when not given)."""
+    read off the buffer when not given). ``subagent``: the file's kind (in a main
+    transcript a subagent's user record opens no turn and is no user message)."""
     stop = len(buf) if hi is None else hi
     file_layouts = layouts(buf)
     lines = _key_lines(buf, file_layouts, lo, stop)
     if harvest_end is None:
         harvest_end = last_boundary_key(buf)
     with memoryview(buf) as view:
-        scan = _Scan(buf, view, file_layouts, cwd, harvest_end)
+        scan = _Scan(buf, view, file_layouts, cwd, harvest_end, subagent)
         for line in lines:
             scan.line(*line)
     # a line the key pass found and did not frame was decoded (counted by the tally)
@@ -253,8 +254,9 @@ class _Scan:
     """One range's walk: the lines the key pass found, each settled once."""
 
     def __init__(self, buf: Buffer, view: memoryview, file_layouts: tuple[bool, ...],
-                 cwd: str | None, harvest_end: int) -> None:
+                 cwd: str | None, harvest_end: int, subagent: bool) -> None:
         self.buf, self.view, self.cwd = buf, view, cwd
+        self.subagent = subagent
         self.harvest_end = harvest_end
         self.out = Facts()
         self.tally = Tally()
@@ -348,7 +350,9 @@ class _Scan:
             pass
         elif kind == "user":
             rec = Record(raw, None)
-            if classify.opens_turn(rec):
+            if classify.in_sidechain(rec, subagent=self.subagent):
+                pass  # a subagent's record in a main transcript: no turn, nobody's words
+            elif classify.opens_turn(rec, subagent=self.subagent):
                 out.openers.append((pos, raw))
                 said = _user_words(rec)
                 if said is not None:
@@ -634,11 +638,14 @@ def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[i
     return kept
 
 
-def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None) -> list[Facts]:
-    """The facts of a whole buffer, one per byte range in file order: a big buffer is
-    read in pieces by two processes when the caller grants two cores."""
+def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None, subagent: bool
+               ) -> list[Facts]:
+    """The facts of a whole buffer (a file of ``subagent``'s kind), one per byte range in
+    file order: a big buffer is read in pieces by two processes when the caller grants
+    two cores."""
     pieces = min(MAX_PIECES, max(2, len(buf) // PIECE_BYTES))
-    return fanout.in_pieces(partial(scan_range, cwd=cwd, harvest_end=last_boundary_key(buf)),
+    return fanout.in_pieces(partial(scan_range, cwd=cwd, harvest_end=last_boundary_key(buf),
+                                    subagent=subagent),
                             buf, cores=cores, min_bytes=SPLIT_BYTES, pieces=pieces)
 
 
@@ -696,7 +703,8 @@ def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
     ``RawJson`` (JSON already laid out: ``orjson.dumps(record, default=raw_json)``)."""
     buf = open_buffer(transcript.path)
     return assemble(transcript, buf, scan_facts(buf, cores=cores,
-                                                cwd=read_first_cwd(transcript.path)))
+                                                cwd=read_first_cwd(transcript.path),
+                                                subagent=transcript.is_subagent))
 
 
 def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIndex:
@@ -706,7 +714,8 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
     if not boundaries:
         return FoldIndex(transcript, [], malformed)
     turn_map = turn_map_from_openers([(o, Record(raw, None)) for f in ranges
-                                      for o, raw in f.openers], buf)
+                                      for o, raw in f.openers], buf,
+                                     subagent=transcript.is_subagent)
     names: dict[str, str | None] = {}
     for f in ranges:
         names.update(f.names)  # the last tool_use of an id names it

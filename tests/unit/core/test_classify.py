@@ -100,7 +100,7 @@ GATED_ALL = ClassifyContext(gates=frozenset(L.GATED))
 
 def test_plain_prose_is_the_human_and_opens_a_turn() -> None:
     record = user("please fix the login bug")
-    assert C.is_genuine_user(record) and C.opens_turn(record)
+    assert C.is_genuine_user(record) and C.opens_turn(record, subagent=False)
     assert labels_of(record) == [L.USER_MESSAGE]
     assert one_unit(record).text == "please fix the login bug"
 
@@ -114,7 +114,7 @@ def test_text_block_prose_is_the_human_and_renders_normalized() -> None:
 
 def test_tool_result_carrier_is_not_the_human() -> None:
     record = carrier(result("toolu_1", "file contents"))
-    assert not C.is_genuine_user(record) and not C.opens_turn(record)
+    assert not C.is_genuine_user(record) and not C.opens_turn(record, subagent=False)
     unit = one_unit(record)
     assert (unit.label, unit.text, unit.is_error, unit.tool_use_id) == (
         L.AGENT_TOOL_RESULT, "file contents", False, "toolu_1")
@@ -122,7 +122,7 @@ def test_tool_result_carrier_is_not_the_human() -> None:
 
 def test_is_meta_pseudo_turn_with_no_marker_classifies_empty() -> None:
     record = user("Some injected reminder the human never typed", isMeta=True)
-    assert not C.is_genuine_user(record) and not C.opens_turn(record)
+    assert not C.is_genuine_user(record) and not C.opens_turn(record, subagent=False)
     assert labels_of(record) == [] and C.units(record) == []
 
 
@@ -137,19 +137,19 @@ def test_the_opener_test_and_the_labels_read_the_same_text() -> None:
     """Hand-made shapes where they once disagreed: each record either opens a turn and
     carries a user label, or does neither."""
     interrupt_then_blank = user([text("[Request interrupted by user]"), text("  ")])
-    assert C.opens_turn(interrupt_then_blank)
+    assert C.opens_turn(interrupt_then_blank, subagent=False)
     assert labels_of(interrupt_then_blank) == ["user.message"]
     summary_quoting_a_peer = user('<teammate-message teammate_id="x">\nquoted\n'
                                   "</teammate-message>\nrest of summary",
                                   isCompactSummary=True)
-    assert not C.opens_turn(summary_quoting_a_peer)
+    assert not C.opens_turn(summary_quoting_a_peer, subagent=False)
     assert labels_of(summary_quoting_a_peer) == ["harness.compaction.summary"]
 
 
 def test_compaction_summary_is_harness_and_never_opens() -> None:
     record = user("This session is being continued from a previous conversation…",
                   isCompactSummary=True, isVisibleInTranscriptOnly=True)
-    assert not C.opens_turn(record)
+    assert not C.opens_turn(record, subagent=False)
     unit = one_unit(record)
     assert unit.label == L.HARNESS_COMPACTION_SUMMARY
     assert unit.text.startswith("This session is being continued")
@@ -163,19 +163,20 @@ def test_compaction_summary_is_harness_and_never_opens() -> None:
 def test_interrupt_markers_match_exactly(body: str, leaf: str) -> None:
     for record in (user(body), user([text(body)])):
         assert labels_of(record) == [leaf]
-        assert not C.opens_turn(record)
+        assert not C.opens_turn(record, subagent=False)
 
 
 def test_a_message_quoting_the_interrupt_phrase_stays_the_human() -> None:
     for body in ("why did I see [Request interrupted by user] here?",
                  "[Request interrupted by user] twice"):
         record = user(body)
-        assert C.opens_turn(record) and labels_of(record) == [L.USER_MESSAGE]
+        assert C.opens_turn(record, subagent=False) and labels_of(record) == [L.USER_MESSAGE]
 
 
 def test_local_command_stdout_is_harness_output() -> None:
     record = user("<local-command-stdout>See ya!</local-command-stdout>")
-    assert labels_of(record) == [L.HARNESS_COMMAND_STDOUT] and not C.opens_turn(record)
+    assert labels_of(record) == [L.HARNESS_COMMAND_STDOUT]
+    assert not C.opens_turn(record, subagent=False)
 
 
 OLD_ORDER_ARGS = ("<command-name>/review</command-name>\n"
@@ -192,7 +193,7 @@ NEW_ORDER_BARE = ("<command-message>clear</command-message>\n<command-name>/clea
 @pytest.mark.parametrize("body", [OLD_ORDER_ARGS, NEW_ORDER_ARGS])
 def test_slash_command_with_args_renders_the_typed_command_line(body: str) -> None:
     record = user(body)
-    assert not C.opens_turn(record)
+    assert not C.opens_turn(record, subagent=False)
     assert labels_of(record) == [L.USER_MESSAGE, L.HARNESS_COMMAND_INVOCATION]
     unit = one_unit(record)
     assert (unit.label, unit.text) == (L.USER_MESSAGE, "/review the auth module")
@@ -205,7 +206,8 @@ def test_slash_command_with_args_renders_the_typed_command_line(body: str) -> No
 @pytest.mark.parametrize("body", [OLD_ORDER_BARE, NEW_ORDER_BARE])
 def test_slash_command_without_args_is_invocation_only(body: str) -> None:
     record = user(body)
-    assert labels_of(record) == [L.HARNESS_COMMAND_INVOCATION] and not C.opens_turn(record)
+    assert labels_of(record) == [L.HARNESS_COMMAND_INVOCATION]
+    assert not C.opens_turn(record, subagent=False)
     assert C.slash_command_name(record) == "/clear"
     assert one_unit(record).text == body
 
@@ -226,7 +228,7 @@ AUQ_MARKER = f'User has answered your questions: "{QUESTION}"="Postgres". You ca
 
 def test_auq_answer_opens_a_turn_and_renders_question_options_answer() -> None:
     record = carrier(result("toolu_q", AUQ_MARKER), tool_use_result=AUQ_RESULT)
-    assert C.is_auq_answer_boundary(record) and C.opens_turn(record)
+    assert C.is_auq_answer_boundary(record) and C.opens_turn(record, subagent=False)
     assert not C.is_genuine_user(record)
     assert labels_of(record) == [L.USER_ANSWER, L.AGENT_TOOL_RESULT]
     assert C.auq_exchange(record) == (
@@ -243,7 +245,7 @@ def test_auq_answer_opens_a_turn_and_renders_question_options_answer() -> None:
 def test_auq_answer_without_structured_echo_falls_back_to_the_marker() -> None:
     for marker in C.AUQ_ANSWER_MARKERS:
         record = carrier(result("toolu_q", f'{marker}: "Q"="A".'))
-        assert C.opens_turn(record)
+        assert C.opens_turn(record, subagent=False)
         assert C.auq_exchange(record) == f'[AskUserQuestion] {marker}: "Q"="A".'
 
 
@@ -260,7 +262,7 @@ def test_cancelled_or_unanswered_auq_is_not_a_boundary() -> None:
     unanswered = carrier(result("toolu_q", "The user did not answer the questions."))
     quoted = carrier(result("toolu_r", f"grep output: {AUQ_MARKER}"))
     for record in (errored, unanswered, quoted):
-        assert not C.opens_turn(record)
+        assert not C.opens_turn(record, subagent=False)
         assert labels_of(record) == [L.AGENT_TOOL_RESULT]
 
 
@@ -271,7 +273,7 @@ def test_rejection_with_typed_message_opens_a_turn_with_plan_pointer() -> None:
     body = f"{REJECT} To tell you how to proceed, the user said:\n  split the plan into two PRs \n"
     record = carrier(result("toolu_plan", body, is_error=True))
     assert C.rejection_message(record) == "split the plan into two PRs"
-    assert C.opens_turn(record)
+    assert C.opens_turn(record, subagent=False)
     assert labels_of(record) == [L.USER_REJECTION, L.AGENT_TOOL_RESULT]
     ctx = ClassifyContext(plan_index={"toolu_plan": "/home/me/.claude/plans/p.md"})
     unit = one_unit(record, ctx)
@@ -284,13 +286,13 @@ def test_rejection_with_typed_message_opens_a_turn_with_plan_pointer() -> None:
 def test_rejection_without_message_is_only_a_result() -> None:
     body = f"{REJECT} STOP what you are doing and wait for the user to tell you how to proceed."
     record = carrier(result("toolu_x", body, is_error=True))
-    assert C.rejection_message(record) is None and not C.opens_turn(record)
+    assert C.rejection_message(record) is None and not C.opens_turn(record, subagent=False)
     assert labels_of(record) == [L.AGENT_TOOL_RESULT]
 
 
 def test_plan_approval_is_not_a_boundary() -> None:
     record = carrier(result("toolu_plan", "User has approved your plan. You can now start coding."))
-    assert not C.opens_turn(record)
+    assert not C.opens_turn(record, subagent=False)
 
 
 # ---------------------------------------------------------------------------------------
@@ -304,7 +306,7 @@ TEAMMATE = ('<teammate-message teammate_id="team-lead" summary="go">\n'
 def test_teammate_message_at_start_is_inbox_from_the_sender_and_opens_a_turn() -> None:
     record = user(TEAMMATE)
     assert not C.is_genuine_user(record)
-    assert C.is_peer_message_record(record) and C.opens_turn(record)
+    assert C.is_peer_message_record(record) and C.opens_turn(record, subagent=False)
     unit = one_unit(record, ClassifyContext(owner_id="sess-1"))
     assert (unit.label, unit.from_, unit.to) == (L.AGENT_COMM_INBOX, "team-lead", "self")
     assert "Take task 7, please." in unit.text
@@ -314,7 +316,7 @@ def test_teammate_message_at_start_is_inbox_from_the_sender_and_opens_a_turn() -
 def test_agent_message_after_any_relay_preamble_is_inbox(preamble: str) -> None:
     record = user(f'{preamble}\n<agent-message from="architect">ship it</agent-message>\n\nfooter',
                   isMeta=True)
-    assert C.opens_turn(record)
+    assert C.opens_turn(record, subagent=False)
     unit = one_unit(record)
     assert (unit.label, unit.from_, unit.to) == (L.AGENT_COMM_INBOX, "architect", "self")
 
@@ -377,7 +379,7 @@ def test_subagent_return_is_inbox_from_the_child_but_a_launch_ack_is_a_result() 
 def test_subagent_seed_is_inbox_from_the_parent() -> None:
     seed = user("Find every caller of parse()", line=1, isSidechain=True)
     ctx = ClassifyContext(owner_id="agent-abc", is_subagent=True, parent_id="sess", seed_line=1)
-    assert C.opens_turn(seed)
+    assert C.opens_turn(seed, subagent=True)
     unit = one_unit(seed, ctx)
     assert (unit.label, unit.from_, unit.to) == (L.AGENT_COMM_INBOX, "sess", "self")
     assert labels_of(seed, ClassifyContext(is_subagent=True)) == [L.USER_MESSAGE]
@@ -409,7 +411,7 @@ def pulse(summary: str, task_id: str = "b1", status: str | None = "completed",
 def test_notification_kind_comes_from_the_summary(summary: str, leaf: str) -> None:
     record = user(pulse(summary))
     assert labels_of(record) == [leaf]
-    assert not C.is_genuine_user(record) and not C.opens_turn(record)
+    assert not C.is_genuine_user(record) and not C.opens_turn(record, subagent=False)
 
 
 def test_notification_renders_an_attribution_label() -> None:
@@ -437,7 +439,7 @@ def test_batched_record_yields_one_unit_per_section() -> None:
         (L.AGENT_COMM_INBOX, "agent-xyz"),
         (L.AGENT_COMM_INBOX, "team-lead")]
     assert found[2].text == "Scan done: 2 issues."
-    assert C.opens_turn(record)  # the peer section is a delivered message (case 4)
+    assert C.opens_turn(record, subagent=False)  # the peer section is a delivered message (case 4)
     harness_only = C.units(record, ctx, select=lambda leaf: leaf.startswith("harness."))
     assert [u.label for u in harness_only] == [
         L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND, L.HARNESS_NOTIFICATION_SUBAGENT]
@@ -451,14 +453,14 @@ def test_peer_tag_quoted_inside_a_notification_is_masked() -> None:
                         "</result>\n"))
     assert labels_of(record) == [L.HARNESS_NOTIFICATION_SUBAGENT, L.AGENT_COMM_INBOX]
     assert [u.from_ for u in C.units(record)] == [None, "?"]
-    assert not C.opens_turn(record)
+    assert not C.opens_turn(record, subagent=False)
 
 
 def test_agents_stopped_notice_is_a_subagent_notification() -> None:
     for body in ("2 background agents were stopped by the user: scan, lint",
                  'Background agent "scan" was stopped by the user.'):
         record = user(body)
-        assert not C.opens_turn(record)
+        assert not C.opens_turn(record, subagent=False)
         unit = one_unit(record)
         assert unit.label == L.HARNESS_NOTIFICATION_SUBAGENT
         assert unit.text == f"[subagent stopped] {body}"
@@ -481,7 +483,7 @@ def test_agents_stopped_notice_is_a_subagent_notification() -> None:
 )
 def test_injected_markers_classify_as_harness(body: str, leaf: str) -> None:
     record = user(body, isMeta=True)
-    assert labels_of(record) == [leaf] and not C.opens_turn(record)
+    assert labels_of(record) == [leaf] and not C.opens_turn(record, subagent=False)
     assert one_unit(record).text == body
 
 
@@ -747,7 +749,7 @@ def test_any_dict_classifies_without_raising_and_units_stay_in_their_label_set(
     assert len(found) == len(set(found)) and set(found) <= set(L.ALL)
     for unit in C.units(record, ctx):
         assert unit.label in unit.labels and isinstance(unit.text, str)
-    C.opens_turn(record)
+    C.opens_turn(record, subagent=ctx.is_subagent)
     C.is_genuine_user(record)
     C.record_raw_text(record)
     C.opener_text(record, ctx)
@@ -758,7 +760,7 @@ def test_any_dict_classifies_without_raising_and_units_stay_in_their_label_set(
 def test_arbitrary_objects_never_raise(raw: dict[str, Any]) -> None:
     record = Record(raw, None)
     C.units(record, GATED_ALL)
-    C.opens_turn(record)
+    C.opens_turn(record, subagent=False)
     json.dumps(C.classify(record, GATED_ALL))
 
 

@@ -105,7 +105,8 @@ def test_classify_with_the_shortcut_equals_the_ladder(text: str, meta: bool, see
     assert C.classify(rec, ctx) == _without_shortcut(C.classify, _user(text, **(
         {"isMeta": True} if meta else {})), ctx)
     fast, slow = (_user(text, **({"isMeta": True} if meta else {})) for _ in range(2))
-    assert C.opens_turn(fast) == _without_shortcut(C.opens_turn, slow)
+    assert C.opens_turn(fast, subagent=False) == _without_shortcut(
+        lambda r: C.opens_turn(r, subagent=False), slow)
 
 
 @pytest.mark.parametrize("text", [

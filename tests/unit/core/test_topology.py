@@ -316,6 +316,7 @@ def test_scan_finds_every_spawn_call_a_full_decode_finds(chunks: list[bytes]) ->
         rec = decode(line, None)
         if rec is not None:
             expected.extend((offset, block.get("name")) for block in rec.blocks_of("tool_use")
-                            if block.get("name") in SPAWN_TOOLS)
+                            if isinstance(block.get("name"), str)
+                            and block.get("name") in SPAWN_TOOLS)
         offset += len(line) + 1
     assert [(c.offset, c.tool) for c in scan_spawns(buf)] == expected

@@ -102,7 +102,7 @@ SESSION = [
 
 
 def test_openers_drafts_and_the_turn_zero_preamble() -> None:
-    tm = build_turn_map_from_records(records_of(SESSION))
+    tm = build_turn_map_from_records(records_of(SESSION), subagent=False)
     assert tm.opener_lines == [3, 8, 10, 12]
     assert tm.draft_lines == {11}
     assert tm.turn_count == 4
@@ -118,8 +118,8 @@ def test_openers_drafts_and_the_turn_zero_preamble() -> None:
 @pytest.mark.parametrize("serialize", [compact, spaced])
 def test_buffer_pass_equals_the_decode_everything_pass(serialize) -> None:
     buf = serialize(SESSION)
-    fast = build_turn_map(buf)
-    full = build_turn_map_from_records(decoded(buf))
+    fast = build_turn_map(buf, subagent=False)
+    full = build_turn_map_from_records(decoded(buf), subagent=False)
     assert (fast.opener_lines, fast.draft_lines, fast.turn_count) == (
         full.opener_lines, full.draft_lines, full.turn_count)
     assert fast.opener_lines == [3, 8, 10, 12]
@@ -131,9 +131,9 @@ def test_buffer_pass_keeps_exact_line_numbers_across_blank_torn_and_final_lines(
             json.dumps(human("u2", "a1", "two")).encode()]  # last line: no trailing newline
     buf = b"".join(rows)
     tally = Tally()
-    tm = build_turn_map(buf, tally)
+    tm = build_turn_map(buf, tally, subagent=False)
     assert tm.opener_lines == [1, 7]
-    assert tm.opener_lines == build_turn_map_from_records(decoded(buf)).opener_lines
+    assert tm.opener_lines == build_turn_map_from_records(decoded(buf), subagent=False).opener_lines
     assert tally.malformed == 0  # the torn lines carry no "type":"user", so were never decoded
 
 
@@ -146,8 +146,8 @@ def test_carrier_markers_are_decoded_and_plain_carriers_skipped() -> None:
             tool_back("r3", "r2", "t3", "answer: 42 (not an AskUserQuestion)")]
     for serialize in (compact, spaced):
         buf = serialize(rows)
-        assert build_turn_map(buf).opener_lines == [1, 4]
-        assert build_turn_map_from_records(decoded(buf)).opener_lines == [1, 4]
+        assert build_turn_map(buf, subagent=False).opener_lines == [1, 4]
+        assert build_turn_map_from_records(decoded(buf), subagent=False).opener_lines == [1, 4]
 
 
 REJECT_TYPED = ("The user doesn't want to proceed with this tool use. To tell you how to "
@@ -172,8 +172,8 @@ def test_a_rejection_in_a_second_block_opens_a_turn_behind_a_long_first_block() 
             carrier_of(result_block("t1", long_output), result_block("t2", REJECT_TYPED, True))]
     for serialize in (compact, spaced):
         buf = serialize(rows)
-        assert build_turn_map_from_records(decoded(buf)).opener_lines == [1, 3]
-        assert build_turn_map(buf).opener_lines == [1, 3]
+        assert build_turn_map_from_records(decoded(buf), subagent=False).opener_lines == [1, 3]
+        assert build_turn_map(buf, subagent=False).opener_lines == [1, 3]
 
 
 @pytest.mark.parametrize("prompt", [
@@ -189,7 +189,7 @@ def test_a_typed_prompt_is_no_carrier(prompt: dict[str, Any]) -> None:
         start = buf.index(b"\n", buf.index(b"\n") + 1) + 1
         end = buf.index(b"\n", start)
         assert not is_plain_carrier(buf, start, end)
-        assert build_turn_map(buf).opener_lines == [1, 3]
+        assert build_turn_map(buf, subagent=False).opener_lines == [1, 3]
 
 
 def _server_result_reply(nested_first: bool) -> dict[str, Any]:
@@ -235,7 +235,7 @@ def test_an_assistant_record_nesting_a_user_key_is_decoded_by_the_turn_pass() ->
         start = buf.index(b"\n") + 1
         end = buf.index(b"\n", start)
         assert not is_plain_carrier(buf, start, end)
-        assert build_turn_map(buf).opener_lines == [1, 3]
+        assert build_turn_map(buf, subagent=False).opener_lines == [1, 3]
 
 
 _filler = st.text(alphabet=st.sampled_from(list("ab \n\"\\é{}:,")), max_size=40)
@@ -272,7 +272,7 @@ def test_prop_a_skipped_carrier_never_opens_a_turn(blocks, serialize, echo) -> N
     rec = decode(line, 1)
     assert rec is not None
     if is_plain_carrier(line, 0, len(line)):
-        assert not opens_turn(rec)
+        assert not opens_turn(rec, subagent=True)  # (the wider rule: either kind)
 
 
 _wrapper = st.sampled_from(["carrier", "progress", "assistant", "system", "sorted"])
@@ -302,7 +302,7 @@ def test_prop_a_skipped_carrier_is_a_user_record(blocks, wrapper, filler, serial
     rec = decode(line, 1)
     assert rec is not None
     if is_plain_carrier(line, 0, len(line)):
-        assert rec.type == "user" and not opens_turn(rec)
+        assert rec.type == "user" and not opens_turn(rec, subagent=True)
 
 
 def test_a_peer_message_opens_a_turn_and_a_pulse_never_does() -> None:
@@ -310,7 +310,7 @@ def test_a_peer_message_opens_a_turn_and_a_pulse_never_does() -> None:
             human("t1", "u1", '<teammate-message teammate_id="lead">take #7</teammate-message>'),
             human("n1", "t1", "<task-notification>\n<summary>Agent \"x\" completed</summary>\n"
                               "</task-notification>")]
-    assert build_turn_map(compact(rows)).opener_lines == [1, 2]
+    assert build_turn_map(compact(rows), subagent=False).opener_lines == [1, 2]
 
 
 def test_superseded_drafts_follow_the_shared_parent_rule() -> None:
@@ -319,15 +319,15 @@ def test_superseded_drafts_follow_the_shared_parent_rule() -> None:
         human("x", None, "no parent"), human("y", None, "no parent either"),
         human("z", "", "empty parent"), human("w", "", "empty parent too"),
     ])
-    collapse = collapse_openers(openers)
+    collapse = collapse_openers(openers, subagent=False)
     assert collapse.drafts == {0: 2, 1: 2}
-    assert superseded_drafts(openers) == {0, 1}
+    assert superseded_drafts(openers, subagent=False) == {0, 1}
 
 
 def test_a_draft_that_drew_a_reply_is_still_a_draft() -> None:
     rows = [human("d1", "a0", "first"), reply("a1", "d1", "answered the draft"),
             human("d2", "a0", "edited and resent"), reply("a2", "d2")]
-    tm = build_turn_map(compact(rows))
+    tm = build_turn_map(compact(rows), subagent=False)
     assert (tm.opener_lines, tm.draft_lines) == ([3], {1})
     assert tm.turn_of(2) == 0  # the draft's reply still belongs to turn numbering
 
@@ -337,10 +337,10 @@ def test_a_replay_copy_neither_supersedes_nor_opens() -> None:
     rows = [original, reply("a1", "u1"),
             {"type": "system", "subtype": "compact_boundary", "uuid": "cb"},
             dict(original, promptId="other"), reply("a2", "u1")]
-    tm = build_turn_map_from_records(records_of(rows))
+    tm = build_turn_map_from_records(records_of(rows), subagent=False)
     assert (tm.opener_lines, tm.draft_lines, tm.replay_lines) == ([1], set(), {4})
     assert tm.turn_of(5) == 0
-    assert build_turn_map(compact(rows)).replay_lines == {4}
+    assert build_turn_map(compact(rows), subagent=False).replay_lines == {4}
 
 
 def test_a_replayed_root_opener_is_a_replay_copy_too() -> None:
@@ -349,26 +349,27 @@ def test_a_replayed_root_opener_is_a_replay_copy_too() -> None:
     rows = [first, reply("a1", "u1"), second, reply("a2", "u2"),
             {"type": "system", "subtype": "compact_boundary", "uuid": "cb"},
             dict(first), dict(second), reply("a3", "u2")]
-    tm = build_turn_map_from_records(records_of(rows))
+    tm = build_turn_map_from_records(records_of(rows), subagent=False)
     assert (tm.opener_lines, tm.draft_lines, tm.replay_lines) == ([1, 3], set(), {6, 7})
-    assert build_turn_map(compact(rows)).opener_lines == [1, 3]
+    assert build_turn_map(compact(rows), subagent=False).opener_lines == [1, 3]
     # two different first prompts without a parent are no drafts of each other
     two_roots = [human("r1", None, "one"), reply("b1", "r1"), human("r2", None, "two")]
-    assert build_turn_map_from_records(records_of(two_roots)).opener_lines == [1, 3]
+    assert build_turn_map_from_records(records_of(two_roots), subagent=False).opener_lines == [1, 3]
 
 
 def test_a_transcript_without_openers_is_one_turn_and_an_empty_one_none() -> None:
     leading = [reply("a1", "p"), tool_back("r1", "a1", "t", "x")]
-    tm = build_turn_map(compact(leading))
+    tm = build_turn_map(compact(leading), subagent=False)
     assert (tm.opener_lines, tm.turn_count, tm.turn_of(2)) == ([], 1, 0)
     assert tm.line_span(0, 2) == (1, 2)
-    empty = build_turn_map(b"\n  \n")
-    assert empty.turn_count == 0 and build_turn_map_from_records([]).turn_count == 0
+    empty = build_turn_map(b"\n  \n", subagent=False)
+    assert empty.turn_count == 0 and build_turn_map_from_records([], subagent=False).turn_count == 0
     # torn and garbage lines are no records: no turn either (as the decoded map says)
     torn = b'{"type":"user","message":{"ro\n<<<<<<< HEAD\n'
-    assert build_turn_map(torn).turn_count == 0
-    assert build_turn_map_from_records(decoded(torn)).turn_count == 0
-    assert build_turn_map(torn + compact([{"type": "system", "subtype": "x"}])).turn_count == 1
+    assert build_turn_map(torn, subagent=False).turn_count == 0
+    assert build_turn_map_from_records(decoded(torn), subagent=False).turn_count == 0
+    with_a_record = torn + compact([{"type": "system", "subtype": "x"}])
+    assert build_turn_map(with_a_record, subagent=False).turn_count == 1
 
 
 def test_turn_map_is_a_plain_value() -> None:
@@ -386,7 +387,7 @@ def test_buffer_pass_agrees_on_every_real_transcript() -> None:
     assert files
     for path in files:
         buf = path.read_bytes()
-        fast = build_turn_map(buf)
-        full = build_turn_map_from_records(decoded(buf))
+        fast = build_turn_map(buf, subagent=False)
+        full = build_turn_map_from_records(decoded(buf), subagent=False)
         assert (fast.opener_lines, fast.draft_lines, fast.replay_lines) == (
             full.opener_lines, full.draft_lines, full.replay_lines), path

@@ -210,7 +210,7 @@ def test_census_matches_a_full_decode(kinds: list[str], trailing_newline: bool) 
     assert len(scan.users) == types.get("user", 0)
     assert len(scan.assistants) == types.get("assistant", 0)
     # the map numbers its lines from the scan's count, as the newline count numbers them
-    counted, mapped = build_turn_map(data), turn_map_of(scan, data)
+    counted, mapped = build_turn_map(data, subagent=False), turn_map_of(scan, data, subagent=False)
     assert mapped.opener_lines == counted.opener_lines
     assert (mapped.draft_lines, mapped.replay_lines) == (counted.draft_lines,
                                                          counted.replay_lines)
@@ -368,7 +368,7 @@ def test_aggregate_without_a_turn_map_counts_one_turn() -> None:
     scan = scan_range(s.lines())
     t = transcript_from_path(Path(f"/p/{SID}.jsonl"))
     assert aggregate(t, scan, None, Window()).turns == 1
-    assert aggregate(t, scan, build_turn_map(s.lines()), Window()).turns == 1
+    assert aggregate(t, scan, build_turn_map(s.lines(), subagent=False), Window()).turns == 1
 
 
 @pytest.mark.parametrize("cores", [2, 4])

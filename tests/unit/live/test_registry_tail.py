@@ -91,7 +91,7 @@ def _shape(tmp_path: Path, records: list, *, raw: bytes = b"", window: int = TAI
     data = to_jsonl(s.records) + raw
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    return read_tail(View(path, len(data), data), window=window), s
+    return read_tail(View(path, len(data), data), window=window, subagent=False), s
 
 
 def test_end_turn_is_idle(tmp_path: Path) -> None:
@@ -198,6 +198,6 @@ def test_dialog_call_is_open(tmp_path: Path) -> None:
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "e.jsonl"
     path.write_bytes(b"")
-    shape = read_tail(View(path, 0, b""))
+    shape = read_tail(View(path, 0, b""), subagent=False)
     assert shape.records_seen == 0
     assert words(shape, DEFAULT_START) == "no records readable at the tail"

@@ -61,13 +61,35 @@ def _session_with_outputs_around_a_boundary(compacted: bool) -> bytes:
 def test_no_output_after_the_last_boundary_is_harvested() -> None:
     """No record lists what follows the last boundary, so it is never harvested; its
     span is still read (a span's part numbers and ids stay whole)."""
-    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=True))
+    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=True),
+                               subagent=False)
     assert [h.identifiers for _, h in facts.harvests] == [["BEFORE_TOKEN"]]
     assert [p for _, p in facts.paths] == ["src/before.py"]
     assert [s[1] for s in facts.spans] == ["r:toolu_before", "r:toolu_after"]
 
 
 def test_a_transcript_that_never_compacted_harvests_nothing() -> None:
-    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=False))
+    facts = extract.scan_range(_session_with_outputs_around_a_boundary(compacted=False),
+                               subagent=False)
     assert facts.harvests == [] and facts.paths == []
     assert len(facts.spans) == 2
+
+
+def test_a_subagent_s_prompt_in_a_main_transcript_is_no_user_message() -> None:
+    """Claude Code 1.x wrote a Task subagent's prompt into the session file
+    (``isSidechain:true``): the fold index's userMessages and turns leave it out there; a
+    subagent transcript, every record flagged, keeps it."""
+    from builders import Session, assistant, tool_result, tool_use, user
+
+    s = Session("45454545-4444-4444-8444-444444444444", cwd="/w/p")
+    s.add(user("run it"))
+    s.add(assistant(tool_use("Task", {"prompt": "find the flaky test"}, id="toolu_task")))
+    s.add(user("find the flaky test", isSidechain=True), parent=None)
+    s.add(assistant("test_clock", isSidechain=True))
+    s.add(tool_result("toolu_task", "test_clock"))
+    s.add(user("fix it"))
+    main = extract.scan_range(s.lines(), subagent=False)
+    assert [said for _, said in main.users] == ["run it", "fix it"]
+    assert len(main.openers) == 2
+    lane = extract.scan_range(s.lines(), subagent=True)
+    assert [said for _, said in lane.users] == ["run it", "find the flaky test", "fix it"]

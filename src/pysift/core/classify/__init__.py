@@ -4,7 +4,9 @@ SPEC §4 and §5. Three questions are answered here, and they are deliberately s
 
 - ``opens_turn``: does this record start a turn? Exactly four cases (§4.1): a genuine
   human message, an answered AskUserQuestion, a tool rejection carrying typed text, and an
-  inbound peer message. Nothing else (no ``<task-notification>``, no synthesized marker).
+  inbound peer message. Nothing else (no ``<task-notification>``, no synthesized marker),
+  and in a main transcript no subagent's record (``isSidechain:true``): the caller says
+  which kind of file it reads.
 - ``classify``: the record's full ``role.class.sub`` label set (34 leaves, multi-label,
   richest first). Gated leaves (``labels.GATED``) exist only when the caller selected them.
 - ``units``: what a search/show renders: one ``Unit`` per block for assistant records, per
@@ -83,6 +85,8 @@ from pysift.core.classify.markers import (
 from pysift.core.classify.messages import agent_message, human_message, may_hold_agent_message
 from pysift.core.classify.openers import (
     auq_exchange,
+    could_open_turn,
+    in_sidechain,
     is_auq_answer_boundary,
     is_genuine_user,
     is_peer_message_record,
@@ -130,8 +134,9 @@ __all__ = [
     "STOP_HOOK_FEEDBACK", "TASK_NOTIFICATION_CLOSE", "TASK_NOTIFICATION_OPEN",
     "TEAMMATE_CLOSE", "TEAMMATE_OPEN", "WAKEUP_LOOP_CHECK", "WAKEUP_SENTINEL", "WAKEUP_TIMER",
     "ClassifyContext", "Select", "Unit",
-    "agent_message", "auq_exchange", "classify", "compact_json", "compaction_boundary_text", "extract_xml_tag",
-    "format_duration_ms", "human_message",
+    "agent_message", "auq_exchange", "classify", "compact_json", "compaction_boundary_text",
+    "could_open_turn", "extract_xml_tag",
+    "format_duration_ms", "human_message", "in_sidechain",
     "is_agents_stopped_notice", "is_auq_answer_boundary", "is_genuine_user", "is_peer_message",
     "is_peer_message_record", "is_slash_command_wrapper", "is_unmarked",
     "may_hold_agent_message", "narration_tag",

@@ -15,6 +15,9 @@ class ClassifyContext:
 
     - ``owner_id``: the transcript owner's id (session uuid / agent id); renders as ``self``.
     - ``is_subagent`` / ``parent_id``: the transcript is a subagent lane and who spawned it.
+      The kind also says what an ``isSidechain:true`` record is: in a main transcript a
+      subagent's record Claude Code wrote into it (``openers.in_sidechain``), never the
+      human's; the default context is a main transcript's.
     - ``seed_line``: line of a subagent transcript's spawn-prompt seed (its first turn
       opener). That record is ``agent.communication.inbox`` (parent ⇨ self), not the human.
       Leave None for top-level transcripts and for ``/fork`` clones (no seed, ledger ③).

@@ -33,7 +33,12 @@ from pysift.core.classify.markers import (
     is_unmarked,
     unmarked_user_body,
 )
-from pysift.core.classify.openers import is_auq_answer_boundary, rejection, slash_parts
+from pysift.core.classify.openers import (
+    in_sidechain,
+    is_auq_answer_boundary,
+    rejection,
+    slash_parts,
+)
 from pysift.core.classify.records import (
     hook_context_text,
     queued_text,
@@ -117,7 +122,8 @@ def _user_string_leaves(rec: Record, text: str, ctx: ClassifyContext, out: _Labe
         out.add(L.HARNESS_COMMAND_STDOUT)
     elif is_slash_command_wrapper(text):
         parts = slash_parts(text)
-        if parts is not None and parts[1] is not None:
+        if (parts is not None and parts[1] is not None
+                and not in_sidechain(rec, subagent=ctx.is_subagent)):
             out.add(L.USER_MESSAGE)  # the typed args are the richer view (§4.2.3)
         out.add(L.HARNESS_COMMAND_INVOCATION)
     elif text.lstrip().startswith(CONTINUATION_MARKER):
@@ -138,11 +144,15 @@ def _user_string_leaves(rec: Record, text: str, ctx: ClassifyContext, out: _Labe
 
 
 def _typed_leaves(rec: Record, ctx: ClassifyContext, out: _Labels) -> _Labels:
-    """The ladder's last rungs: a body that is no marker."""
+    """The ladder's last rungs: a body that is no marker. A subagent's prompt Claude Code
+    wrote into a main transcript (``in_sidechain``) is the prompt that subagent received,
+    as its own transcript's seed is: ``agent.communication.inbox`` (self ⇨ ?), never the
+    human's ``user.message``."""
     if _is_seed(rec, ctx):
         out.add(L.AGENT_COMM_INBOX)  # the delivered spawn prompt: parent ⇨ self
-    elif not rec.is_meta:
-        out.add(L.USER_MESSAGE)  # an isMeta record matching no marker classifies empty
+    elif not rec.is_meta:  # an isMeta record matching no marker classifies empty
+        out.add(L.AGENT_COMM_INBOX if in_sidechain(rec, subagent=ctx.is_subagent)
+                else L.USER_MESSAGE)
     return out
 
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pysift.core.classify.context import ClassifyContext
+from pysift.core.classify.context import DEFAULT_CTX, ClassifyContext
 from pysift.core.classify.ladder import classify
 from pysift.core.classify.openers import is_peer_message_record, opener_source, opens_turn
 from pysift.model.record import Record
@@ -40,8 +40,8 @@ def human_message(rec: Record, ctx: ClassifyContext | None = None) -> str | None
     one-lined (a preview clips them a prefix at a time); None otherwise."""
     if not rec.is_user_record or is_peer_message_record(rec):
         return None
-    if not opens_turn(rec):
-        return None
+    if not opens_turn(rec, subagent=(ctx or DEFAULT_CTX).is_subagent):
+        return None  # (in a main transcript, a subagent's record is nobody's message here)
     if not any(not label.startswith("harness.") for label in classify(rec, ctx)):
         return None
     return opener_source(rec, ctx)

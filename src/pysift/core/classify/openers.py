@@ -2,7 +2,9 @@
 
 ``opens_turn`` is the single turn delimiter: a genuine human message, an answered
 AskUserQuestion, a tool rejection carrying typed text, or an inbound peer message;
-nothing else (no ``<task-notification>``, no synthesized marker). ``opener_text`` renders
+nothing else (no ``<task-notification>``, no synthesized marker), and in a main
+transcript no subagent's record Claude Code wrote into it (``in_sidechain``: the rule
+needs the file's kind, so every caller says which it reads). ``opener_text`` renders
 the body of such a record (the §4.1 ``reconstructed_user_text``): the typed words, the
 whole AskUserQuestion exchange, the rejection's instruction, a slash command's line.
 """
@@ -48,8 +50,10 @@ def _not_human(text: str) -> bool:
 
 @memoized("genuine")
 def is_genuine_user(rec: Record) -> bool:
-    """A human turn: type+role user, not a compaction summary, not ``isMeta``, string or
-    text-only content that is no synthesized marker, no peer message and no pulse (§4.1)."""
+    """A human turn's shape: type+role user, not a compaction summary, not ``isMeta``,
+    string or text-only content that is no synthesized marker, no peer message and no pulse
+    (§4.1). The shape only: in a main transcript a subagent's record of this shape is not
+    the human (``in_sidechain``); ``opens_turn`` and ``messages.human_message`` say so."""
     if rec.type != "user" or rec.is_compact_summary or rec.is_meta or rec.role != "user":
         return False
     content = rec.content
@@ -126,14 +130,33 @@ def rejection_message(rec: Record) -> str | None:
 
 
 @memoized("opens")
-def opens_turn(rec: Record) -> bool:
-    """The single turn delimiter (§4.1/§6.4): exactly the four cases, nothing else."""
+def could_open_turn(rec: Record) -> bool:
+    """One of the four cases, in whichever kind of file: what ``opens_turn`` says in a
+    subagent transcript. A scan that does not know its file's kind (a forked range of a
+    big file) collects these; the turn map's builder applies the kind
+    (``turns.turn_map_from_openers``)."""
     return (
         is_genuine_user(rec)
         or is_auq_answer_boundary(rec)
         or rejection(rec) is not None
         or is_peer_message_record(rec)
     )
+
+
+def in_sidechain(rec: Record, *, subagent: bool) -> bool:
+    """A subagent's record in a MAIN transcript: ``isSidechain:true`` in a file that is no
+    subagent transcript (``subagent``: the file's kind, from its path). Claude Code 1.x and
+    2.0.x wrote some subagent records into the session's own file (the "Warmup" agent at
+    session start, a Task subagent's prompt and replies); in a subagent transcript every
+    record carries the flag, and none of them is foreign there."""
+    return not subagent and rec.raw.get("isSidechain") is True
+
+
+def opens_turn(rec: Record, *, subagent: bool) -> bool:
+    """The single turn delimiter (§4.1/§6.4): exactly the four cases, nothing else; and in
+    a main transcript never a subagent's record (``in_sidechain``: it stays inside the main
+    turn it falls in). ``subagent``: the kind of the file ``rec`` was read from."""
+    return could_open_turn(rec) and (subagent or rec.raw.get("isSidechain") is not True)
 
 
 def _plural(count: int, word: str) -> str:

@@ -23,6 +23,7 @@ from pysift.core.classify.markers import (
 )
 from pysift.core.classify.openers import (
     auq_exchange,
+    in_sidechain,
     opener_text,
     rejection,
     rejection_text,
@@ -388,7 +389,12 @@ def _record_view(rec: Record, view: str, ctx: ClassifyContext) -> tuple[str | No
             parts = slash_parts(raw)
             return (slash_render(*parts) if parts else None), {}
         return flat_text(rec), {}
-    if view == L.AGENT_COMM_INBOX:  # the subagent seed: parent ⇨ self
+    if view == L.AGENT_COMM_INBOX:
+        if in_sidechain(rec, subagent=ctx.is_subagent):
+            # a subagent's prompt in the main transcript: this session's side sent it, to
+            # a subagent no record names (no agentId: ``?``, as a spawn's unknown child)
+            return flat_text(rec), {"from_": "self", "to": "?"}
+        # the subagent seed: parent ⇨ self
         return flat_text(rec), {"from_": ctx.alias(ctx.parent_id or "parent"), "to": "self"}
     if view == L.HARNESS_NOTIFICATION_SUBAGENT:
         return f"[subagent stopped] {normalize_line(raw_message_text(rec) or '')}", {}

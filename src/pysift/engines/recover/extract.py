@@ -838,7 +838,8 @@ class _Scanner:
         else:  # ordered coordinates are enough (batch mode shows no jsonl line)
             numbers = {o: o + 1 for o in offsets}
         # (the turn map's own decodes are not counted: the shape check counts its torn lines)
-        turns = build_turn_map(buf) if offsets and self.want_turns else None
+        turns = (build_turn_map(buf, subagent=self.t.is_subagent)
+                 if offsets and self.want_turns else None)
         sid = self.t.session_id
         for offset, target, op, call in sorted(self.raw_events, key=lambda item: item[0]):
             # an event happens when its call was made (its stamp and turn), as ``files``

@@ -497,7 +497,8 @@ def turn_reach(transcripts: list[Transcript], need: int) -> tuple[int, Transcrip
         buf = try_open_buffer(t.path)
         if buf is None:
             continue
-        count = build_turn_map(buf, cores=fanout.cpu_workers()).turn_count
+        count = build_turn_map(buf, cores=fanout.cpu_workers(),
+                               subagent=t.is_subagent).turn_count
         if owner is None or count > best:
             best, owner = count, t
         if best > need:

@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from pysift.core.turns import TurnMap
     from pysift.model.record import Record
 
-FACET, SCHEMA = "search", 1
+# 2: in a main transcript a subagent's record (isSidechain) opens no turn and is
+# agent.communication.inbox, not user.message (SPEC §4, twenty-second session)
+FACET, SCHEMA = "search", 2
 
 MALFORMED, RECORD, OTHER = 0, 1, 2  # a candidate user line: torn/junk, a user record, else
 
@@ -69,7 +71,7 @@ def user_line(start: int, end: int, rec: Record | None, ctx: classify.ClassifyCo
         return UserLine(start, end, MALFORMED)
     from pysift.core import classify
 
-    opens = rec.type == "user" and classify.opens_turn(rec)
+    opens = rec.type == "user" and classify.opens_turn(rec, subagent=ctx.is_subagent)
     leaves: tuple[str, ...] | None = None
     renders: tuple[str, ...] = ()
     if rec.type == "user" and rec.raw.get("csift") is None:  # no sidecar marker
@@ -153,7 +155,7 @@ class FileFacts:
                 buf, scanned)
         if self.openers is not None:
             kept = [o for o in self.openers if o[0] < scanned]
-            more = find_openers(buf, scanned, len(buf), None)
+            more = find_openers(buf, scanned, len(buf), None, subagent=is_subagent)
             self.openers = kept + [(o, r.parent_uuid or "", r.uuid) for o, r in more]
             if not self.has_records:
                 self.has_records = bool(self.openers) or holds_a_record(buf)

@@ -460,8 +460,9 @@ class _Scanner:
                 assert self.buf is not None
                 from pysift.core.turns import openers_of, turn_map_from_openers
 
-                found = openers_of(self.buf, cores=self.cores)
-                kept = turn_map_from_openers(found, self.buf)
+                subagent = self.t.is_subagent
+                found = openers_of(self.buf, cores=self.cores, subagent=subagent)
+                kept = turn_map_from_openers(found, self.buf, subagent=subagent)
                 if facts is not None:
                     facts.take_openers(found, kept.has_records)
             self._turns = kept
@@ -499,6 +500,7 @@ class _Scanner:
         # every other line it found is decoded. A needle scan's candidates are any lines:
         # only a user record's carrier may be skipped (see is_plain_carrier's user_keys).
         recheck_carriers = self.skip_carriers and not self.label_scan
+        subagent = self.t.is_subagent
         user_keys = type_needles(buf, "user") if recheck_carriers else None
         result_keys = type_needles(buf, "tool_result") if recheck_carriers else None
         decoded: list[tuple[int, bytes, Record]] = []
@@ -518,7 +520,7 @@ class _Scanner:
             self.tally.malformed += sum(1 for u in users if u.kind == MALFORMED)
             parsed.update(u.start for u in users)
             openers = [(start, rec) for start, _, rec in decoded
-                       if rec.type == "user" and classify.opens_turn(rec)]
+                       if rec.type == "user" and classify.opens_turn(rec, subagent=subagent)]
             spans = []
         hits = self.result.hits
         # -c / -l ask only WHICH exchanges hold a hit: once one does, a later candidate in
@@ -552,7 +554,7 @@ class _Scanner:
                     counted.update(exchange_key(h) for h in hits[before:])
                 continue
             decoded.append((start, line, rec))
-            if collect and rec.type == "user" and classify.opens_turn(rec):
+            if collect and rec.type == "user" and classify.opens_turn(rec, subagent=subagent):
                 openers.append((start, rec))
         if collect and self._turns is None:
             self._take_turns(openers)
@@ -589,7 +591,7 @@ class _Scanner:
         assert self.buf is not None
         from pysift.core.turns import turn_map_from_openers
 
-        self._turns = turn_map_from_openers(openers, self.buf)
+        self._turns = turn_map_from_openers(openers, self.buf, subagent=self.t.is_subagent)
         self.result.turn_map = self._turns
         facts = self.result.facts
         if facts is not None and facts.openers is None:
@@ -626,7 +628,8 @@ class _Scanner:
         by_leaf = self.leaf_views(rec, matched) if plan.leaf_views else []
         drafted: list[tuple[classify.Unit, tuple[int, int] | None, str]] = []
         maybe_draft = (offset is not None and rec.type == "user"
-                       and plan.labels.selects(L.USER_UNSENT) and self._opens_turn(rec))
+                       and plan.labels.selects(L.USER_UNSENT)
+                       and self._opens_turn(rec, subagent=self.t.is_subagent))
         if maybe_draft:
             drafted = self.matched_units(rec, units(rec, self.ctx, select, draft=True))
         if not matched and not drafted and not by_leaf:

@@ -90,7 +90,8 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         gates=plan.gates, additional_context=plan.additional_context)
     open_ctx = replace(run_ctx, gates=L.GATED, additional_context=True)
     counter = LineCounter(buf)
-    turns = build_turn_map(buf) if plan.turns is not None else None
+    turns = (build_turn_map(buf, subagent=transcript.is_subagent) if plan.turns is not None
+             else None)
     allowed = (set(plan.turns.resolve(0, turns.turn_count - 1))
                if turns is not None and plan.turns is not None else None)
     found: list[Unseen] = []

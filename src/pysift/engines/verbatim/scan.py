@@ -13,6 +13,12 @@ one with nothing closing after it) and decodes only what the reconstruction uses
   and the line is counted malformed), decoded when it names more;
 - ``compact_boundary`` system records.
 
+In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``:
+the "Warmup" agent, a Task subagent's prompt and replies, builds 1.x and 2.0.x) is no
+part of the session's own back-and-forth: it opens no turn, and neither its words nor
+its tool calls are the main agent's (a line that would be counted off its bytes is
+decoded when it holds the flag). A subagent transcript is read whole, as it is.
+
 Every other line is only checked for its ``{…}`` framing (a line that is not framed is
 malformed and counted; csift's residue: a framed line is validated only when decoded or
 counted as a call).
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import field
+from functools import partial
 from typing import Any
 
 from pysift.core import classify
@@ -60,6 +67,7 @@ _OPEN, _CLOSE = 0x7B, 0x7D
 _TORN_SUMMARY = (b'"isCompactSummary":true', b'"isCompactSummary": true')
 _TORN_BOUNDARY = (b'"subtype":"compact_boundary"', b'"subtype": "compact_boundary"')
 _WS = b" \t\r"
+_SIDECHAIN = (b'"isSidechain":true', b'"isSidechain": true')
 
 # Above this size a transcript is scanned by two processes, one half each.
 SPLIT_BYTES = 32 << 20
@@ -178,9 +186,9 @@ def key_hits(pattern, buf: Buffer, lo: int,  # type: ignore[no-untyped-def]
         pos = end
 
 
-def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
+def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None, *, subagent: bool) -> Facts:
     """The facts of ``buf[lo:hi)`` (``lo`` at a line start, ``hi`` after a newline or at
-    the end).
+    the end) of a file of ``subagent``'s kind.
 
     One RE2 pass finds the keys that can matter (the type keys of text, tool_use, user and
     assistant, an errored result, a compaction); one walk over the lines checks each
@@ -189,6 +197,7 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
     stop = len(buf) if hi is None else hi
     out = Facts()
     tally = Tally()
+    main = not subagent
     file_layouts = layouts(buf)
     hits = key_hits(_pattern(file_layouts), buf, lo, stop)
     hits.append((stop + 1, 0))  # sentinel
@@ -211,11 +220,11 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
                 next_hit = hits[at][0]
             if buf[pos] == _OPEN and buf[end - 1] == _CLOSE:
                 _settle(buf, pos, end, line, flags, calls, out, tally, user_keys,
-                        result_keys)
+                        result_keys, main)
             else:
-                _unframed(buf, pos, end, line, out, tally)
+                _unframed(buf, pos, end, line, out, tally, main)
         elif end > pos and (buf[pos] != _OPEN or buf[end - 1] != _CLOSE):
-            _unframed(buf, pos, end, line, out, tally)
+            _unframed(buf, pos, end, line, out, tally, main)
         if nl < 0:
             break
         pos = nl + 1
@@ -224,11 +233,12 @@ def scan_range(buf: Buffer, lo: int = 0, hi: int | None = None) -> Facts:
     return out
 
 
-def _unframed(buf: Buffer, pos: int, end: int, line: int, out: Facts, tally: Tally) -> None:
+def _unframed(buf: Buffer, pos: int, end: int, line: int, out: Facts, tally: Tally,
+              main: bool) -> None:
     """A line not ``{…}``-framed: blank (nothing), a record after all (whitespace around
     it), or malformed (counted; a torn compaction record still counts as one)."""
     if buf[pos:end].strip(_WS):
-        _read(buf, pos, end, line, out, tally)
+        _read(buf, pos, end, line, out, tally, main)
 
 
 _CONTENT_KEYS = (b'"content":', b'"content": ')
@@ -236,9 +246,11 @@ _HEAD = 4096  # where an assistant record's message content opens
 
 
 def _settle(buf: Buffer, pos: int, end: int, line: int, flags: int, calls: int, out: Facts,
-            tally: Tally, user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...]) -> None:
+            tally: Tally, user_keys: tuple[bytes, ...], result_keys: tuple[bytes, ...],
+            main: bool) -> None:
     """Decide one framed line that holds keys: decode it, count it off its bytes, or
-    pass it over."""
+    pass it over (``main``: the file is a main transcript, whose subagent records are
+    left out: a call is counted off the bytes only of a line without the flag)."""
     if flags & _F_COMPACTION:
         decodes = True
     elif flags & _F_USER:
@@ -250,7 +262,8 @@ def _settle(buf: Buffer, pos: int, end: int, line: int, flags: int, calls: int, 
         if kind == b"assistant":
             if flags & (_F_TEXT | _F_ERROR) or calls > 1:
                 decodes = True
-            elif calls and line_decodes(buf[pos:end]):
+            elif (calls and not (main and _holds(buf, _SIDECHAIN, pos, end))
+                  and line_decodes(buf[pos:end])):
                 out.calls.append((pos, 1, 0))  # one tool_use key of a record: one call
                 return
             elif calls:  # no record (broken inside): the decoder counts it
@@ -260,15 +273,16 @@ def _settle(buf: Buffer, pos: int, end: int, line: int, flags: int, calls: int, 
         else:
             decodes = kind is None  # another record type holds no message of its own
     if decodes:
-        _read(buf, pos, end, line, out, tally)
+        _read(buf, pos, end, line, out, tally, main)
 
 
-def _read(buf: Buffer, pos: int, end: int, line: int, out: Facts, tally: Tally) -> None:
+def _read(buf: Buffer, pos: int, end: int, line: int, out: Facts, tally: Tally,
+          main: bool) -> None:
     """Decode one line and file its facts; a line that does not decode is counted and,
     when it names a compaction's record, kept as that compaction."""
     rec = decode(buf[pos:end], None, tally)
     if rec is not None:
-        _take(rec, pos, line, out)
+        _take(rec, pos, line, out, main and rec.is_sidechain)
     else:
         _torn(buf, pos, end, line, out)
 
@@ -298,14 +312,16 @@ def _holds(buf: Buffer, needles: tuple[bytes, ...], start: int, end: int) -> boo
     return any(buf.find(n, start, end) >= 0 for n in needles)
 
 
-def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
-    """File one decoded record's facts."""
+def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
+    """File one decoded record's facts (``side``: a subagent's record in a main
+    transcript, whose calls, words and prompt are not the session's; a compaction stays
+    the file's)."""
     kind = rec.type
-    n_calls, n_failed = _block_counts(rec)
+    n_calls, n_failed = _block_counts(rec) if not side else (0, 0)
     if n_calls or n_failed:
         out.calls.append((pos, n_calls, n_failed))
     if kind == "assistant":
-        text = _agent_text(rec) if rec.role == ASSISTANT else None
+        text = _agent_text(rec) if rec.role == ASSISTANT and not side else None
         if text is not None:
             # one-lined here, in the worker that read it (the parent has the rest to do)
             out.agents.append((pos, line, (one_line(text), text if "\n" in text else None),
@@ -315,16 +331,17 @@ def _take(rec: Record, pos: int, line: int, out: Facts) -> None:
             content = rec.content
             out.summaries.append((pos, line, content if isinstance(content, str) else None,
                                   rec.timestamp))
-        elif classify.opens_turn(rec):
+        elif not side and classify.opens_turn(rec, subagent=True):  # (side: a main's)
             out.openers.append((pos, line, rec.raw))
     elif kind == "system" and rec.subtype == "compact_boundary":
         out.boundaries.append((pos, line, rec.timestamp, _preTokens(rec.raw)))
 
 
-def scan_facts(buf: Buffer, *, cores: int = 1) -> Facts:
-    """The facts of a whole buffer; a big one in two halves by two processes when the
-    caller grants two cores."""
-    parts = fanout.in_halves(scan_range, buf, cores=cores, min_bytes=SPLIT_BYTES)
+def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
+    """The facts of a whole buffer (a file of ``subagent``'s kind); a big one in two
+    halves by two processes when the caller grants two cores."""
+    parts = fanout.in_halves(partial(scan_range, subagent=subagent), buf, cores=cores,
+                             min_bytes=SPLIT_BYTES)
     if len(parts) == 1:
         return parts[0]
     first, second = parts
@@ -359,13 +376,13 @@ def scan_session(transcript: Transcript, *, cores: int = 1) -> SessionScan:
         buf = open_buffer(transcript.path)
     except SourceError as exc:
         return SessionScan(transcript, [], [], error=str(exc))
-    facts = scan_facts(buf, cores=cores)
+    facts = scan_facts(buf, cores=cores, subagent=transcript.is_subagent)
     return build_session(transcript, buf, facts)
 
 
 def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionScan:
     found = [(offset, Record(raw, line)) for offset, line, raw in facts.openers]
-    turn_map = turn_map_from_openers(found, buf)
+    turn_map = turn_map_from_openers(found, buf, subagent=transcript.is_subagent)
     ctx = _context(transcript, buf)
     compactions = _compactions(facts)
     positions = sorted(c.line for c in compactions)

@@ -18,7 +18,7 @@ def _lines() -> list[bytes]:
 
 
 def test_a_call_on_a_record_is_counted_off_its_bytes() -> None:
-    facts = scan_range(b"".join(_lines()))
+    facts = scan_range(b"".join(_lines()), subagent=False)
     assert [(n, failed) for _pos, n, failed in facts.calls] == [(1, 0)]
     assert facts.malformed == 0
 
@@ -28,6 +28,6 @@ def test_a_call_on_a_line_broken_inside_is_no_call_and_the_line_is_counted() -> 
     line every other command calls malformed, and counted no malformed line."""
     lines = _lines()
     lines[1] = lines[1].replace(b"b.txt", b"b\xfe.txt")
-    facts = scan_range(b"".join(lines))
+    facts = scan_range(b"".join(lines), subagent=False)
     assert facts.calls == []
     assert facts.malformed == 1
