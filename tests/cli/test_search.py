@@ -622,6 +622,18 @@ def test_a_selected_leaf_starved_of_its_flag_makes_no_definitive_absence(search)
     assert int(found.stdout) > 0  # the records the note counted are really there
 
 
+def test_the_label_probe_counts_as_the_census_never_the_leaf_just_searched(search) -> None:
+    """An AskUserQuestion answer is a two-leaf record: the probe counted it under both
+    (and its call under agent.message too), so a `-t agent.tool.result` zero said the
+    pattern occurs under agent.tool.result."""
+    pattern = "Golden-section on max elevation"
+    probed = search(pattern, "-t", "agent.tool.result", "--format", "json").summary()
+    census = search(pattern, "--count-by", "label", "--format", "json")
+    counted = {r["key"]: r["records"] for r in census.json_rows("census")}
+    assert probed["excluded_by_label"]["by_label"] == counted
+    assert "agent.tool.result" not in counted
+
+
 def test_a_count_of_zero_gets_the_label_probe_too(search) -> None:
     result = search("TLE", "-t", "harness.notification", "-c")
     assert result.stdout == "0\n"

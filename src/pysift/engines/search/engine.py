@@ -459,9 +459,11 @@ def owner_ref(t: Transcript) -> str:
 def label_probe(transcripts: list[Transcript], plan: SearchPlan, *, open_gates: bool = False
                 ) -> LabelProbe:
     """With the label filter lifted: the records the pattern matches, and per leaf how many
-    of them carry it (a record under every leaf it carries, as ``--count-by label``
-    counts: the number ``-t <leaf>`` would bring back). ``open_gates`` also opens every
-    gated leaf, attachments and hook context included."""
+    of them carry it (a record under each leaf whose OWN view the pattern matches, as
+    ``--count-by label`` counts: the number ``-t <leaf>`` would bring back; a two-leaf
+    record counted under both named the leaf just searched, fixed twenty-second
+    session). ``open_gates`` also opens every gated leaf, attachments and hook context
+    included."""
     from pysift.core.grammar.selectors import parse_filter
 
     unfiltered = LabelFilter(allowed=frozenset(L.ALL)) if open_gates else parse_filter((), ())
@@ -469,7 +471,8 @@ def label_probe(transcripts: list[Transcript], plan: SearchPlan, *, open_gates: 
                             since=plan.since, until=plan.until, turns=plan.turns,
                             attachments=plan.attachments or open_gates,
                             additional_context=plan.additional_context or open_gates,
-                            gates=L.GATED if open_gates else plan.gates, keep_hits=True)
+                            gates=L.GATED if open_gates else plan.gates, keep_hits=True,
+                            leaf_views=True)
     result = run(transcripts, probe_plan)
     per_record: dict[tuple[int, int | None, str | None], set[str]] = {}
     for o in result.outcomes:
