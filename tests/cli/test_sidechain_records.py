@@ -116,3 +116,14 @@ def test_a_subagent_transcript_reads_as_before(cli, home: ClaudeHome) -> None:
                     (1, 3, "user.message"), (1, 4, "agent.message")]
     [row] = cli(*root, "stats", f"@{LANE}", "--format", "json").json_rows("session")
     assert row["turns"] == 2
+
+
+def test_a_subagents_reply_in_the_main_transcript_is_no_last_agent_message(
+        cli, home: ClaudeHome) -> None:
+    """A session of only the Warmup agent: its reply was the session's last ▸."""
+    root = _root(home)
+    [listed] = [r for r in cli(*root, "list", "--format", "json").json_rows("session")
+                if r["session_id"] == WARM]
+    assert listed["last_agent"] is None
+    status = cli(*root, "status", f"@{WARM}", "--format", "json")
+    assert "I'm ready." not in status.stdout

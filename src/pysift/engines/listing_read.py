@@ -341,7 +341,7 @@ def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext
         rec = lines.record(start, end)
         if rec is None:
             continue
-        said = classify.agent_message(rec)
+        said = classify.agent_message(rec, ctx)
         if said is not None:
             out.last_agent = Said(said, rec.timestamp)
             anchors.append(start)

@@ -72,8 +72,8 @@ def human_text(rec: Record, ctx: classify.ClassifyContext | None = None) -> str 
     return None
 
 
-def agent_text(rec: Record) -> str | None:
-    return classify.agent_message(rec)
+def agent_text(rec: Record, ctx: classify.ClassifyContext | None = None) -> str | None:
+    return classify.agent_message(rec, ctx)
 
 
 class _Plans(Mapping[str, str]):
@@ -124,7 +124,7 @@ def last_messages(load: Callable[[], Buffer], shape: TailShape, *, subagent: boo
     for rec in shape.records(_may_speak):
         if user is None and (said := human_text(rec, ctx)) is not None:
             user = _said(rec.timestamp, said)
-        if agent is None and (said := agent_text(rec)) is not None:
+        if agent is None and (said := agent_text(rec, ctx)) is not None:
             agent = _said(rec.timestamp, said)
         if user is not None and agent is not None:
             return LastMessages(user, agent)
@@ -149,7 +149,7 @@ def last_messages(load: Callable[[], Buffer], shape: TailShape, *, subagent: boo
             if not classify.may_hold_agent_message(buf, start, end):
                 continue
             rec = decode(buf[start:end], None)
-            if rec is not None and (said := agent_text(rec)) is not None:
+            if rec is not None and (said := agent_text(rec, ctx)) is not None:
                 agent = _said(rec.timestamp, said)
                 break
     return LastMessages(user, agent)

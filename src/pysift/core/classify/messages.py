@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING
 
 from pysift.core.classify.context import DEFAULT_CTX, ClassifyContext
 from pysift.core.classify.ladder import classify
-from pysift.core.classify.openers import is_peer_message_record, opener_source, opens_turn
+from pysift.core.classify.openers import (
+    in_sidechain,
+    is_peer_message_record,
+    opener_source,
+    opens_turn,
+)
 from pysift.model.record import Record
 
 if TYPE_CHECKING:
@@ -47,9 +52,13 @@ def human_message(rec: Record, ctx: ClassifyContext | None = None) -> str | None
     return opener_source(rec, ctx)
 
 
-def agent_message(rec: Record) -> str | None:
-    """The assistant's words in ``rec``; None when it says nothing."""
+def agent_message(rec: Record, ctx: ClassifyContext | None = None) -> str | None:
+    """The assistant's words in ``rec``; None when it says nothing, or when it is a
+    subagent's record in a main transcript (``in_sidechain``: a "Warmup" agent's reply
+    was the session's last ▸)."""
     if not rec.is_assistant_record:
+        return None
+    if in_sidechain(rec, subagent=(ctx or DEFAULT_CTX).is_subagent):
         return None
     content = rec.content
     if isinstance(content, str):
