@@ -215,7 +215,7 @@ def test_returned_messages_three_ways(cli, rich: ClaudeHome) -> None:
     assert got[WF1] == ("workflow-journal", "greenwich: 14 passes, consiste")
     assert got[WF2] == (None, "")  # no journal result: unresolved, never the tail
     assert got[NESTED] == ("sync-tool-result", "Locks are fine.")
-    assert got[MATE] == ("sync-tool-result", "Spawned successfully.")  # no tail text yet
+    assert got[MATE] == (None, "")  # no tail text yet: the spawn ack is no return
 
 
 def test_the_text_tree(cli, rich: ClaudeHome) -> None:

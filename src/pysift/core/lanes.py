@@ -439,8 +439,8 @@ def returned_message(*, workflow: bool, result_text: str | None, launch_ack: boo
                     WORKFLOW_JOURNAL)
         return None, None
     if result_text is not None:
-        if launch_ack and tail_text is not None:
-            return tail_text, ASYNC_CHILD_TAIL
+        if launch_ack:  # the launch, never the child's return (none yet: unresolved)
+            return (tail_text, ASYNC_CHILD_TAIL) if tail_text is not None else (None, None)
         return result_text, SYNC_TOOL_RESULT
     if tail_text is not None:
         return tail_text, ASYNC_CHILD_TAIL

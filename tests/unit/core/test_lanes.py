@@ -210,9 +210,10 @@ def test_returned_message_three_ways() -> None:
     assert returned_message(workflow=False, result_text="Async agent launched successfully.",
                             launch_ack=True, tail_text="Coverage report.") == (
         "Coverage report.", ASYNC_CHILD_TAIL)
-    # a launch acknowledged but the lane never spoke: the acknowledgement is what there is
+    # a launch acknowledged but the lane never spoke: no return yet (the acknowledgement
+    # read as the child's `sync-tool-result`)
     assert returned_message(workflow=False, result_text="Async agent launched", launch_ack=True,
-                            tail_text=None) == ("Async agent launched", SYNC_TOOL_RESULT)
+                            tail_text=None) == (None, None)
     assert returned_message(workflow=False, result_text=None, launch_ack=False,
                             tail_text="tail") == ("tail", ASYNC_CHILD_TAIL)
 
