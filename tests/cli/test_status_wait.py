@@ -137,3 +137,27 @@ def test_commands_are_registered_in_spec_order(cli) -> None:
     result = cli("--help")
     text = result.stdout
     assert text.index("plan") < text.index("status") < text.index("wait")
+
+
+def test_a_workflow_agent_with_a_journal_result_is_done_whatever_its_tail(
+        cli, home: ClaudeHome) -> None:
+    """Its last call (StructuredOutput) is never answered in the lane; the journal holds
+    its result. `status` said `running` (a hook waiting on it would wait forever), while
+    `agents` and the session's own status called it completed."""
+    from builders import journal_result, journal_started, tool_use
+
+    s = Session(SID, cwd=CWD)
+    s.add(user("run the workflow"))
+    s.add(assistant("started"))
+    path = home.session(CWD, SID, s)
+    lane = "ffff6666ffff6666f"
+    home.subagent(path, lane, user("wf prompt"),
+                  assistant(tool_use("StructuredOutput", {"ok": True}, id="toolu_so")),
+                  workflow="wf_1")
+    home.journal(path, "wf_1", [journal_started(lane, "k1"),
+                                journal_result(lane, "k1", {"ok": True})])
+    result = cli("--claude-home", str(home.root), "status", f"@{lane}", "--format", "json")
+    assert result.code == 0
+    [row] = result.json_rows("verdict")
+    assert row["verdict"] == "idle-eot"
+    assert any("the workflow journal holds its result" in n for n in row["notes"])

@@ -379,16 +379,23 @@ class LiveSession:
         anchor = self.anchor
         assert anchor.tail is not None
         returned = None
+        journal_settled = False
         if not self.top_level:
-            whole = self.scanner.report(self.lens, now, lane=None)
-            returned = children.return_words(
-                self._settled_returns(whole).get(t.transcript.session_id), anchor.tail)
+            lane_id = t.transcript.session_id
+            if lane_id in children.read_journals(t.session_path).results:
+                # a workflow agent's journal result: completed whatever its tail shows
+                journal_settled = True
+                returned = "returned (the workflow journal holds its result)"
+            else:
+                whole = self.scanner.report(self.lens, now, lane=None)
+                returned = children.return_words(
+                    self._settled_returns(whole).get(lane_id), anchor.tail)
         return verdict.Surfaces(
             registry=lookup, liveness=liveness, tail=anchor.tail, children=kids,
             pending=self.pending(), background=report, is_subagent=not self.top_level,
             children_skipped=skipped, sidecar_error=self.sidecar_error,
             sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes,
-            returned=returned)
+            returned=returned, journal_settled=journal_settled)
 
     def _settled_returns(self, report: background.BackgroundReport
                          ) -> dict[str, tuple[str | None, str]]:

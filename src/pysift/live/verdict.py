@@ -81,6 +81,9 @@ class Surfaces:
     #: a subagent target the harness reported returned, and that has not worked since:
     #: how it was reported (``returned (its spawning call's result is in …)``), else None
     returned: str | None = None
+    #: the target is a workflow agent whose journal holds its result: completed whatever
+    #: its tail shows (its last call, StructuredOutput, is never answered in the lane)
+    journal_settled: bool = False
 
 
 @dataclass
@@ -119,16 +122,17 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     tail = s.tail
     status = _status(s)
     dead = s.liveness is not None and s.liveness.outcome in (process.DEAD, process.REUSED)
-    dialog = [c.name for c in tail.open_calls if c.name in DIALOG_TOOLS]
-    running = bool(tail.open_calls) or status == "busy"
+    open_calls = [] if s.journal_settled else tail.open_calls
+    dialog = [c.name for c in open_calls if c.name in DIALOG_TOOLS]
+    running = bool(open_calls) or (status == "busy" and not s.journal_settled)
     # idle-shaped: the main lane ended its turn (or the live harness says it is idle)
     idle_row = status == "shell" or (status == "idle"
                                      and (_owner_alive(s) or s.liveness is None))
     # a subagent's stop_reason is normally null, so its return, which the harness writes
     # into the main transcript, ends its turn (the harness's word outranks the tail)
-    eot = not tail.open_calls and (tail.last_stop_reason == "end_turn" or idle_row
-                                   or s.returned is not None)
-    if s.returned is not None and not tail.open_calls:
+    eot = not open_calls and (tail.last_stop_reason == "end_turn" or idle_row
+                              or s.returned is not None)
+    if s.returned is not None and not open_calls:
         notes.append(f"this lane {s.returned}")
     if status == "shell" and not dead:
         notes.append(
