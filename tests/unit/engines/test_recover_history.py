@@ -53,6 +53,16 @@ def test_an_account_never_makes_a_group() -> None:
     assert group_histories([agent], 0, Window()) == ([], 0)
 
 
+def test_one_group_per_transcript_keeps_an_account_inside_its_sessions_groups() -> None:
+    """--patches (no merge): the account joined the groups as one of its own, a group of
+    guessed boundaries alone."""
+    main = _scan(MAIN, MAIN, rp.Event(3, 0, _ts(1), WRITE, MAIN, 3))
+    agent = _scan(AGENT, MAIN, rp.Event(2, 0, _ts(5), SED, AGENT, 2), account=True)
+    [group], _ = group_histories([main, agent], 0, Window(), merge=False)
+    assert group.session_id == MAIN
+    assert [type(e.op) for e in group.events] == [rp.Snapshot, rp.BashMutation]
+
+
 def test_the_sessions_other_transcripts_opaque_commands_are_its_window_by_time() -> None:
     def ruff(sid: str, line: int, minute: int) -> Opaque:
         return Opaque(sid, line, 0, _ts(minute), "fmt:ruff")

@@ -139,9 +139,16 @@ def group_histories(scans: Iterable[TranscriptScan], target: int, window: Window
         by_parent.setdefault(key, []).append((scan, kept))
     held = {members[0][0].transcript.parent_session_id for members in by_parent.values()}
     for scan, kept in accounts:
-        if scan.transcript.parent_session_id in held:
-            key = scan.transcript.parent_session_id if merge else str(scan.transcript.path)
-            by_parent.setdefault(key, []).append((scan, kept))
+        parent = scan.transcript.parent_session_id
+        if parent not in held:
+            continue  # an account's events never make a group of their own
+        if merge:
+            by_parent[parent].append((scan, kept))
+            continue
+        # one group per transcript (--patches): the account joins each of its session's
+        for members in by_parent.values():
+            if members[0][0].transcript.parent_session_id == parent:
+                members.append((scan, kept))
     groups: list[GroupHistory] = []
     order = sorted(by_parent, key=lambda k: (by_parent[k][0][0].transcript.parent_session_id,
                                             by_parent[k][0][0].transcript.is_subagent,
