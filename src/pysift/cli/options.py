@@ -79,6 +79,8 @@ def build_env(ctx: RootContext) -> Env:
 def _zone_of(environ: dict[str, str]) -> tzinfo | None:
     """The zone times are read and shown in: the system's (None), or UTC, said once on
     stderr, when ``TZ`` names no zone (the C library would show UTC under a made-up name)."""
+    if not environ.get("TZ"):
+        return None  # (the common case pays no import)
     from pysift.core.timez import unknown_zone
 
     bad = unknown_zone(environ)
@@ -86,9 +88,10 @@ def _zone_of(environ: dict[str, str]) -> tzinfo | None:
         return None
     from datetime import UTC
 
-    sys.stderr.write(f"pysift: note: TZ={bad!r} names no time zone this system knows, so "
-                     "times are read and shown in UTC; set TZ to a zone name such as "
-                     "'America/New_York', or unset it\n")
+    from pysift.cli.emit import say
+
+    say(f"pysift: note: TZ={bad!r} names no time zone this system knows, so times are read "
+        "and shown in UTC; set TZ to a zone name such as 'America/New_York', or unset it")
     return UTC
 
 

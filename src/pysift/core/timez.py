@@ -44,6 +44,7 @@ _POSIX_OFFSET = r"[+-]?\d{1,2}(?::\d{1,2}){0,2}"
 _POSIX_RULE = re.compile(
     rf"{_POSIX_NAME}{_POSIX_OFFSET}(?:{_POSIX_NAME}(?:{_POSIX_OFFSET})?(?:,.*)?)?")
 _ZONE_DIRS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
+_UTC_NAMES = frozenset({"UTC", "GMT", "UCT", "Etc/UTC", "Etc/GMT", "Universal", "Zulu"})
 
 
 def unknown_zone(environ: dict[str, str]) -> str | None:
@@ -55,8 +56,8 @@ def unknown_zone(environ: dict[str, str]) -> str | None:
     if not value:
         return None
     name = value[1:] if value.startswith(":") else value
-    if _POSIX_RULE.fullmatch(name):
-        return None
+    if _POSIX_RULE.fullmatch(name) or name in _UTC_NAMES:
+        return None  # (the C library shows UTC for these even without zone files)
     if os.path.isabs(name):
         return None if os.path.isfile(name) else value
     dirs = [environ["TZDIR"]] if environ.get("TZDIR") else []
