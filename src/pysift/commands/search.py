@@ -157,6 +157,8 @@ def run(opts: SearchOptions, env: Env) -> Report:
 
     result = engine.run(scope.transcripts, plan,
                         cache=open_store(env.cache, env.now().timestamp()))
+    if not (result.exchange_count or result.hits):
+        _check_open_turns(opts, scope)  # (a window that held a hit covered a turn)
     if result.collapsed_drafts and (opts.count_only or opts.sessions_with_matches
                                     or opts.count_by is not None or opts.raw):
         report.note(f"note: {collapsed_drafts_note(result.collapsed_drafts)}")
@@ -174,24 +176,32 @@ def run(opts: SearchOptions, env: Env) -> Report:
     return _exchange_report(opts, scope, result, report, env)
 
 
-def _check_turns(opts: SearchOptions, scope: Scope) -> None:
-    """An explicit ``--turn N`` / ``A..B`` naming a turn no transcript in scope has is the
-    hard error ``show`` gives (it read as a DEFINITIVE absence); the clamping forms
-    (``N..``, ``-k``) stay windows, and a turn some transcript has is searched. Over ONE
-    transcript any form that covers none of its turns (``-9..-7`` or ``-1..1`` of five)
-    is that error too, as ``show`` has it: there a window is an address."""
+def _check_open_turns(opts: SearchOptions, scope: Scope) -> None:
+    """After a zero: over ONE transcript a clamping ``--turn`` form that covers none of
+    its turns (``-9..-7`` or ``-1..1`` of five) is the error ``show`` gives, as an
+    explicit one is (``_check_turns``): there a window is an address. Asked only on a
+    zero, so a window that matched never builds the turn map a second time."""
     spec = opts.scope.turns
-    if spec is None or not scope.transcripts:
+    if spec is None or not spec.is_open or len(scope.transcripts) != 1:
         return
     from pysift.engines.search.engine import turn_reach
 
-    if spec.is_open:
-        if len(scope.transcripts) != 1:
-            return
-        count, owner = turn_reach(scope.transcripts, 0)
-        if owner is None or spec.intervals(0, count - 1):
-            return
-        raise no_such_turns(format_range(spec), count, target_ref(owner.session_id, owner.path))
+    count, owner = turn_reach(scope.transcripts, 0)
+    if owner is None or spec.intervals(0, count - 1):
+        return
+    raise no_such_turns(format_range(spec), count, target_ref(owner.session_id, owner.path))
+
+
+def _check_turns(opts: SearchOptions, scope: Scope) -> None:
+    """An explicit ``--turn N`` / ``A..B`` naming a turn no transcript in scope has is the
+    hard error ``show`` gives (it read as a DEFINITIVE absence); the clamping forms
+    (``N..``, ``-k``) stay windows (``_check_open_turns`` for one transcript), and a turn
+    some transcript has is searched."""
+    spec = opts.scope.turns
+    if spec is None or spec.is_open or not scope.transcripts:
+        return
+    from pysift.engines.search.engine import turn_reach
+
     need = max(item.start or 0 for item in spec.items if not item.is_open)
     count, owner = turn_reach(scope.transcripts, need)
     missing = spec.missing(0, count - 1)
