@@ -205,16 +205,20 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
     for transcript, shape in lanes:
         ident = transcript.session_id
         why: str | None
-        if ident in journals.results:
-            why = "returned (the workflow journal holds its result)"
-        else:
-            why = return_words(returns.get(ident), shape)
+        why = journal_return(ident, journals) or return_words(returns.get(ident), shape)
         out.children.append(child_state(ident, shape, now, why))
         out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
     live = {c.session_id for c in out.live}
     pending = journals.started - journals.results
     out.journal_in_flight = len(pending - live)
     return out
+
+
+def journal_return(lane_id: str, journals: Journals) -> str | None:
+    """``returned (…)`` when a workflow journal holds the lane's result: done whatever
+    its tail shows (its last call, StructuredOutput, is never answered in the lane)."""
+    return ("returned (the workflow journal holds its result)"
+            if lane_id in journals.results else None)
 
 
 def return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str | None:

@@ -382,11 +382,12 @@ class LiveSession:
         journal_settled = False
         if not self.top_level:
             lane_id = t.transcript.session_id
-            if lane_id in children.read_journals(t.session_path).results:
-                # a workflow agent's journal result: completed whatever its tail shows
-                journal_settled = True
-                returned = "returned (the workflow journal holds its result)"
-            else:
+            journals = children.read_journals(t.session_path)
+            self.journals_unread = journals.unreadable
+            notes.extend(journals.notes)
+            returned = children.journal_return(lane_id, journals)
+            journal_settled = returned is not None
+            if returned is None:
                 whole = self.scanner.report(self.lens, now, lane=None)
                 returned = children.return_words(
                     self._settled_returns(whole).get(lane_id), anchor.tail)
