@@ -149,14 +149,14 @@ def in_sidechain(rec: Record, *, subagent: bool) -> bool:
     2.0.x wrote some subagent records into the session's own file (the "Warmup" agent at
     session start, a Task subagent's prompt and replies); in a subagent transcript every
     record carries the flag, and none of them is foreign there."""
-    return not subagent and rec.raw.get("isSidechain") is True
+    return not subagent and rec.is_sidechain
 
 
 def opens_turn(rec: Record, *, subagent: bool) -> bool:
     """The single turn delimiter (§4.1/§6.4): exactly the four cases, nothing else; and in
     a main transcript never a subagent's record (``in_sidechain``: it stays inside the main
     turn it falls in). ``subagent``: the kind of the file ``rec`` was read from."""
-    return could_open_turn(rec) and (subagent or rec.raw.get("isSidechain") is not True)
+    return could_open_turn(rec) and not in_sidechain(rec, subagent=subagent)
 
 
 def _plural(count: int, word: str) -> str:
