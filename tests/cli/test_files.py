@@ -96,8 +96,8 @@ SUBAGENT {AGENT}  ·  parent SESSION {S1}
   /w/proj/tests: 1 write
 
 ── Edit-before-Read boundaries (2) — changed outside the tool stream (a formatter, git, an editor); check with recover --coverage ──
-  ⚠ /w/proj/src/m.py  ·  L10  ·  turn 1  ·  2026-10-05 20:00:45 AEDT(UTC+11)  ·  modified_since_read
-  ⚠ /w/proj/tests/u.py  ·  L5  ·  turn 0  ·  2026-10-05 20:00:20 AEDT(UTC+11)  ·  modified_since_read  ·  subagent {AGENT} (parent {S1})
+  ⚠ /w/proj/src/m.py  ·  L10  ·  turn 1  ·  2026-10-05 20:00:40 AEDT(UTC+11)  ·  modified_since_read
+  ⚠ /w/proj/tests/u.py  ·  L5  ·  turn 0  ·  2026-10-05 20:00:15 AEDT(UTC+11)  ·  modified_since_read  ·  subagent {AGENT} (parent {S1})
 
 6 distinct file(s)  ·  7 mutation(s)  ·  2 Edit-before-Read boundary(ies)  ·  detail=summary  ·  all turns
 (Bash mutations are heuristic: read from the command text, never observed on disk.)

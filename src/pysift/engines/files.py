@@ -85,8 +85,9 @@ class Mutation(NamedTuple):
 
 class Boundary(NamedTuple):
     """An Edit-before-Read boundary: the harness refused an op on ``path`` because the
-    file changed outside the tool stream. ``line``/``ts``/``offset`` are the error
-    result's (always numbered)."""
+    file changed outside the tool stream. ``line``/``offset`` are the error result's
+    (always numbered); ``ts`` and ``turn`` are the refused call's, as ``recover`` times
+    its events (decided, twenty-second session), at ``call_offset``."""
 
     path: str
     line: int | None
@@ -94,6 +95,7 @@ class Boundary(NamedTuple):
     cause: str
     turn: int | None = None
     offset: int = 0
+    call_offset: int = -1
 
 
 @dataclass(slots=True)
@@ -500,9 +502,11 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
     (boundaries always)."""
     rows: list[Mutation] = []
     op_paths: dict[str, str] = {}
+    op_calls: dict[str, tuple[int, str | None]] = {}  # tool_use id -> the call's place, ts
     for tool_id, op, path, offset, ts in facts.structured:
         if tool_id is not None and path:
             op_paths.setdefault(tool_id, path)
+            op_calls.setdefault(tool_id, (offset, ts))
         if tool_id is not None and tool_id in facts.failed:
             continue
         created = tool_id is not None and tool_id in facts.creates
@@ -520,16 +524,17 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
                 m.verbatim if m.verbatim != m.path else None, errored, None, None, offset))
     rows.extend(_external_writes(facts.snapshots, rows, number))
     rows.sort(key=lambda m: m.offset)
-    found = [(op_paths[tool_id], offset, ts) for tool_id, offset, ts in facts.boundary_ids
-             if tool_id in op_paths]
+    found = [(op_paths[tool_id], offset, op_calls[tool_id]) for tool_id, offset, _ts
+             in facts.boundary_ids if tool_id in op_paths]
     wanted = [offset for _, offset, _ in found]
     if lines:
         wanted += [m.offset for m in rows]
     numbers = number(wanted) if wanted else {}
     if lines:
         rows = [m._replace(line=numbers[m.offset]) for m in rows]
-    boundaries = [Boundary(path, numbers[offset], ts, MODIFIED_SINCE_READ, None, offset)
-                  for path, offset, ts in found]
+    boundaries = [Boundary(path, numbers[offset], call_ts, MODIFIED_SINCE_READ, None, offset,
+                           call_offset)
+                  for path, offset, (call_offset, call_ts) in found]
     return rows, boundaries
 
 
@@ -587,7 +592,8 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False,
         turn_map = build_turn_map(buf, subagent=transcript.is_subagent)
         result.turn_count = turn_map.turn_count
         rows = [m._replace(turn=turn_map.turn_of_offset(m.offset)) for m in rows]
-        boundaries = [b._replace(turn=turn_map.turn_of_offset(b.offset)) for b in boundaries]
+        boundaries = [b._replace(turn=turn_map.turn_of_offset(
+            b.call_offset if b.call_offset >= 0 else b.offset)) for b in boundaries]
     result.mutations = rows
     result.boundaries = boundaries
     return result

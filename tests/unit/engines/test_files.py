@@ -133,6 +133,21 @@ def test_boundary_attributed_to_the_rejected_ops_file(tmp_path: Path) -> None:
     assert found.turn_count == 2  # boundaries always carry their turn
 
 
+def test_a_boundary_is_timed_and_turned_by_its_refused_call_as_recover_times_it(
+        tmp_path: Path) -> None:
+    """The line is the error result's; the instant and the turn are the call's (a window
+    ending between the two put the boundary on different sides in files and recover)."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("fix"))
+    call = s.add(assistant(tool_use("Edit", {"file_path": "/w/proj/app.ts", "old_string": "a",
+                                            "new_string": "b"}, id="e1")))
+    s.add(user("meanwhile"))  # a turn opens before the refusal is written
+    result = s.add(tool_result("e1", MODIFIED, is_error=True))
+    [b] = scan(write_session(tmp_path, s)).boundaries
+    assert (b.line, b.ts, b.turn) == (4, call["timestamp"], 0)
+    assert b.ts != result["timestamp"]
+
+
 def test_turn_and_line_numbers_when_asked(tmp_path: Path) -> None:
     path = write_session(tmp_path, edit_session())
     found = scan(path, turns=True)
