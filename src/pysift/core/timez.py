@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -304,6 +304,17 @@ def within(raw: str | None, since: datetime | None, until: datetime | None) -> b
     if since is not None and instant < since:
         return False
     return not (until is not None and instant > until)
+
+
+def readable_span(stamps: Iterable[str | None]) -> tuple[str | None, str | None]:
+    """The earliest and the latest of the stamps that name an instant, as written: ordered
+    by the instant each names, never by its spelling (``…T12:00:00+05:00`` is before
+    ``…T10:00:00Z``; ``…T08:00:00Z`` before ``…T08:00:00.500Z``); a stamp naming no
+    instant (``[trimmed]``) is neither."""
+    instants = [(when, ts) for ts in stamps if ts and (when := parse_ts(ts)) is not None]
+    if not instants:
+        return None, None
+    return min(instants)[1], max(instants)[1]
 
 
 def local_iso(raw: str | None, tz: tzinfo | None = None) -> str | None:

@@ -57,7 +57,7 @@ from pysift.core.classify import could_open_turn, narration_tag
 from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
-from pysift.core.timez import parse_ts, within
+from pysift.core.timez import parse_ts, readable_span, within
 from pysift.core.turns import (
     CARRIER_OPENER_WORDS,
     TurnMap,
@@ -1024,14 +1024,6 @@ def windowed(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
         first, last = readable_span(stamps)
     row.first_ts, row.last_ts = first, last
     return row
-
-
-def readable_span(stamps: Sequence[str | None]) -> tuple[str | None, str | None]:
-    """The earliest and the latest of the timestamps that name an instant, as written."""
-    instants = [(when, ts) for ts in stamps if ts and (when := parse_ts(ts)) is not None]
-    if not instants:
-        return None, None
-    return min(instants)[1], max(instants)[1]
 
 
 # -- one transcript, end to end -----------------------------------------------------------------

@@ -24,7 +24,7 @@ from datetime import datetime
 
 from pysift.core import replay as rp
 from pysift.core.grammar.ranges import RangeSpec
-from pysift.core.timez import parse_ts, within
+from pysift.core.timez import parse_ts, readable_span, within
 from pysift.engines.recover.extract import Opaque, TranscriptScan
 from pysift.model.fastdata import dataclass
 
@@ -72,12 +72,7 @@ def latest_stamp(events: Iterable[rp.Event]) -> str | None:
     it names, never by its spelling (``…T12:00:00+05:00`` is before ``…T10:00:00Z``; a stamp
     without milliseconds sorts after one with them), and a stamp naming no instant
     (``[trimmed]``) is unknown, never the latest."""
-    latest: tuple[datetime, str] | None = None
-    for e in events:
-        instant = parse_ts(e.ts)
-        if instant is not None and e.ts is not None and (latest is None or instant > latest[0]):
-            latest = (instant, e.ts)
-    return latest[1] if latest is not None else None
+    return readable_span(e.ts for e in events)[1]
 
 
 def _is_integrity(event: rp.Event) -> bool:

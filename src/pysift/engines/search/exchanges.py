@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import field
-from datetime import datetime
 from typing import Any
 
 from pysift.core import classify
@@ -20,7 +19,7 @@ from pysift.core.decode import decode
 from pysift.core.image_handles import image_ids
 from pysift.core.pairing import pair_unit, with_result_tool_name
 from pysift.core.rawjson import iter_key_lines, type_needles
-from pysift.core.timez import parse_ts
+from pysift.core.timez import readable_span
 from pysift.core.turns import TurnMap
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans, simd_search
@@ -120,14 +119,8 @@ def _started(opener_ts: str | None, hits: list[Hit]) -> str | None:
     answer only when none names one (the exchange is then undated)."""
     if opener_ts:
         return opener_ts
-    earliest: tuple[datetime, str] | None = None
-    for h in hits:
-        instant = parse_ts(h.ts)
-        if instant is not None and h.ts and (earliest is None or instant < earliest[0]):
-            earliest = (instant, h.ts)
-    if earliest is not None:
-        return earliest[1]
-    return next((h.ts for h in hits if h.ts), None)
+    earliest = readable_span(h.ts for h in hits)[0]
+    return earliest if earliest is not None else next((h.ts for h in hits if h.ts), None)
 
 
 def _opener_meta(buf: Buffer, turns: TurnMap, turn: int) -> tuple[str | None, str | None]:
