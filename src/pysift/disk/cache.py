@@ -365,6 +365,11 @@ class Store:
         self.dir = settings.dir  # the namespace: every file of the store is under it
         self.settle_s = settings.settle_s
         self.started = now  # the run's start (seconds since the epoch): see ``settle``
+        # the system clock when the store opened (``started`` may be a caller's fixed
+        # instant), less a second: a file's mtime comes from the kernel's coarse clock,
+        # which runs a few milliseconds behind ``time.time()``. A shard with a later mtime
+        # was written by this run, or just before it (``maybe_prune``)
+        self.opened = time.time() - 1.0
         self._facets: dict[str, Facet] = {}
         # what this process's probes found on disk this run, by path: a later question
         # about the same file in the same run (the cleanup notice's mtime) asks no
@@ -563,7 +568,7 @@ class Facet:
             except (OSError, ValueError):
                 pass
         self._dirty.clear()
-        maybe_prune(self.store.dir)
+        maybe_prune(self.store.dir, written_since=self.store.opened)
 
 
 def _project_of(text: str) -> str:
@@ -822,10 +827,17 @@ def old_layout(root: Path) -> list[Path]:
     return found
 
 
-def maybe_prune(namespace: Path, now: float | None = None, force: bool = False) -> None:
+def maybe_prune(namespace: Path, now: float | None = None, force: bool = False,
+                written_since: float | None = None) -> None:
     """Once a day: delete the shards whose project dir is gone, then the oldest shards
     while the cache holds more than MAX_BYTES. Only pysift's own shards, in its own
-    namespace. Failures are silent."""
+    namespace. Failures are silent.
+
+    ``written_since``: about the calling run's start (seconds since the epoch). A shard
+    written since then was just made from transcripts that exist, so it is counted without
+    being read (one of a project removed meanwhile goes at the next prune): the first run
+    over a home (no prune mark yet) had re-read every shard it had just written, 0.15 s of
+    the parent's time at the end of a cold search over corpus B."""
     if not owned(namespace):
         return
     now = time.time() if now is None else now
@@ -849,11 +861,15 @@ def maybe_prune(namespace: Path, now: float | None = None, force: bool = False) 
         if not is_shard_name(entry.name):
             continue
         try:
-            with open(entry.path, "rb") as fh:
-                data = marshal.load(fh)
-            entries = data.get("entries", {}) if isinstance(data, dict) else {}
-            alive = any(os.path.exists(p) for p in entries) if isinstance(entries, dict) else False
             st = entry.stat(follow_symlinks=False)
+            if written_since is not None and st.st_mtime >= written_since:
+                alive = True
+            else:
+                with open(entry.path, "rb") as fh:
+                    data = marshal.load(fh)
+                entries = data.get("entries", {}) if isinstance(data, dict) else {}
+                alive = (any(os.path.exists(p) for p in entries) if isinstance(entries, dict)
+                         else False)
         except (OSError, EOFError, ValueError, TypeError):
             alive, st = False, None
         if not alive:

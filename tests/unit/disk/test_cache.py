@@ -219,6 +219,29 @@ def test_pruning_drops_shards_of_vanished_projects_and_caps_the_size(tmp_path: P
     assert list((root / "demo").glob("*.marshal")) == []
 
 
+def test_a_run_prunes_without_reading_the_shards_it_just_wrote(tmp_path: Path,
+                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = transcript(tmp_path)
+    stored(tmp_path, path)
+    root = C.namespace(tmp_path / "cache")
+    (root / C._PRUNE_MARK).unlink()  # as on the first run over a cache: no prune mark yet
+    dead = root / "demo" / "0123456789abcdef.marshal"  # an older run's, of a vanished file
+    dead.write_bytes(marshal.dumps({"format": C.FORMAT, "rules": "r",
+                                    "entries": {"/nowhere/x.jsonl": ((), ())}}))
+    os.utime(dead, (time.time() - 3600, time.time() - 3600))
+    read: list[str] = []
+    real_load = marshal.load
+
+    def load(fh):  # type: ignore[no-untyped-def]
+        read.append(os.path.basename(fh.name))
+        return real_load(fh)
+
+    monkeypatch.setattr(C.marshal, "load", load)
+    stored(tmp_path, path)  # this run rewrites its shard, then prunes
+    assert read == [dead.name]  # the older shard is read (and found dead), ours is not
+    assert not dead.exists() and len(list((root / "demo").glob("*.marshal"))) == 1
+
+
 def test_usage_and_clear(tmp_path: Path) -> None:
     path = transcript(tmp_path)
     stored(tmp_path, path)
