@@ -69,9 +69,14 @@ def build_env(ctx: RootContext) -> Env:
     from pysift.disk.home import current_dir, user_home
 
     cwd = current_dir(environ)
-    home = resolve_home(flag, environ, user_home(environ))
+    user = user_home(environ)
+    if not environ.get("HOME"):
+        # what the commands read as ``~`` (a quoted ``~/…`` target, a plan path): the home
+        # the password database names, as for the Claude home, never ``~`` left unexpanded
+        environ["HOME"] = str(user)
+    home = resolve_home(flag, environ, user)
     home = home if home.is_absolute() else cwd / home  # rows print whole paths
-    cache = settings_from(environ, user_home(environ), home, bool(obj.get("no_cache")))
+    cache = settings_from(environ, user, home, bool(obj.get("no_cache")))
     start_up_done()
     return Env(claude_home=home, environ=environ, cwd=cwd, cache=cache, tz=_zone_of(environ))
 

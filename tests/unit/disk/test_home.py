@@ -30,6 +30,28 @@ def test_an_empty_home_on_the_command_line_reads_the_users_claude_home(
         str(tmp_path), "")
 
 
+def test_an_empty_home_expands_a_quoted_tilde_target_as_the_claude_home_does(
+        cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``list '~/work/app'`` with an empty HOME: the commands read ``~`` raw from the
+    environment and found no such path, where the Claude home came from the password
+    database."""
+    monkeypatch.setenv("HOME", "")
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: type("E", (), {"pw_dir": str(tmp_path)}))
+    project = tmp_path / "work" / "app"
+    project.mkdir(parents=True)
+    from pysift.disk.layout import encode_cwd
+
+    encoded = encode_cwd(project)
+    sessions = tmp_path / ".claude" / "projects" / encoded
+    sessions.mkdir(parents=True)
+    (sessions / "0b6a9a3e-1c1f-4a43-9d0e-3c2f5b2f0a11.jsonl").write_text(
+        '{"type":"user","message":{"role":"user","content":"hello"},'
+        '"timestamp":"2026-01-02T03:04:05Z","uuid":"u1","cwd":"%s"}\n' % project)
+    result = cli("list", "~/work/app", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert "0b6a9a3e" in result.stdout
+
+
 def test_a_removed_current_directory_is_the_shells_pwd(
         cli, demo_home: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A coding agent in a deleted worktree: every command said "cannot write the
