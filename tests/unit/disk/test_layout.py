@@ -430,6 +430,24 @@ def test_sidecar_detection_by_name_and_by_content(tmp_path: Path) -> None:
     assert not is_sidecar_file(transcript)
 
 
+def test_the_sidecar_sniff_reads_no_further_than_a_transcripts_first_record(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A `*.jsonl` target is sniffed before any command runs on it; a search of the whole
+    file for the marker read all 225 MB of a big session first (~170 ms)."""
+    import pysift.disk.layout as layout_mod
+
+    path = write_jsonl(tmp_path / f"{SESSION}.jsonl", first_record("/w"), {"csift": "x"})
+
+    class Guarded(bytes):
+        def find(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+            if len(args) < 2:
+                raise AssertionError("a whole-buffer search")
+            return super().find(*args, **kwargs)
+
+    monkeypatch.setattr(layout_mod, "open_buffer", lambda p: Guarded(path.read_bytes()))
+    assert not is_sidecar_file(path)
+
+
 def test_read_first_cwd_survives_a_huge_first_line(tmp_path: Path) -> None:
     record = {"type": "user", "cwd": "/w/proj", "blob": "x" * 200_000}
     path = write_jsonl(tmp_path / "big.jsonl", record)
