@@ -249,11 +249,13 @@ class IssuedBy:
 
     Only a ``tool_use`` block of the record's own message counts: older Claude Code builds
     copy a subagent's messages into the main transcript as ``progress`` records, whose
-    nested blocks were issued by the subagent, not by the main thread.
+    nested blocks were issued by the subagent, not by the main thread. ``tools``: only a
+    call of one of these tools counts (``SPAWN_TOOLS``: a call ``scan_spawns`` finds).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, tools: frozenset[str] | None = None) -> None:
         self.path = path
+        self.tools = tools
         self._buf: Buffer | None = None
         self._opened = False
 
@@ -270,7 +272,9 @@ class IssuedBy:
             start, end = line_start(buf, pos), line_end(buf, pos)
             record = decode(buf[start:end], None)
             if record is not None and any(
-                block.get("id") == tool_use_id for block in record.blocks_of("tool_use")
+                block.get("id") == tool_use_id
+                and (self.tools is None or block.get("name") in self.tools)
+                for block in record.blocks_of("tool_use")
             ):
                 return True
             pos = buf.find(needle, end + 1)
