@@ -87,6 +87,7 @@ class SessionLinks:
         self._links: dict[str, Link] | None = None
         self._main: IssuedBy | None = None  # the main transcript's spawn calls, by id
         self._keys: dict[str, str] = {}  # lane path -> its key in ``_links``
+        self._extra: list[Transcript] = []  # lanes asked about beside ``lanes()``
 
     # -- the lanes and their metas -------------------------------------------------------
     def lanes(self) -> list[Transcript]:
@@ -159,9 +160,10 @@ class SessionLinks:
         return self._main(call)
 
     def _linked(self, lane: Transcript) -> dict[str, Link]:
-        """The links ``agents`` makes for the session (its lanes, and ``lane`` when it is
-        not among them: an old-layout agent beside the sessions), made once."""
-        if self._links is None:
+        """The links ``agents`` makes for the session: its lanes, and those asked about
+        that are not among them (an old-layout agent beside the sessions); made once, and
+        again only for such a lane."""
+        if self._links is None or os.fspath(lane.path) not in self._keys:
             from pysift.core.topology import (
                 lane_key,
                 link_scanned,
@@ -169,9 +171,10 @@ class SessionLinks:
                 unique_keys,
             )
 
-            lanes = list(self.lanes())
-            if all(os.fspath(t.path) != os.fspath(lane.path) for t in lanes):
-                lanes.append(lane)
+            if self._links is not None or all(os.fspath(t.path) != os.fspath(lane.path)
+                                              for t in self.lanes()):
+                self._extra.append(lane)
+            lanes = [*self.lanes(), *self._extra]
             main = (scan_transcript(self.session_path, None)
                     if self.session_path.is_file() else None)
             scans = [scan_transcript(t.path, t) for t in lanes]
