@@ -408,7 +408,7 @@ def test_a_parent_cycle_is_listed_after_the_tree(cli, home: ClaudeHome) -> None:
 
 def test_unreadable_lane_is_listed_unknown(cli, rich: ClaudeHome,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from pysift.engines import agents as engine
+    from pysift.core import topology as engine
     from pysift.errors import SourceError
 
     real = engine.open_buffer

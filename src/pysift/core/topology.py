@@ -41,15 +41,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start
-from pysift.disk.mapped import try_open_buffer
+from pysift.disk.mapped import open_buffer, try_open_buffer
 from pysift.model.fastdata import dataclass
 from pysift.model.tools import META_LINKED_SPAWN_TOOLS, SPAWN_TOOLS
+
+if TYPE_CHECKING:  # the lane reader loads the classifier: imported where a lane is read
+    from pysift.core.lanes import LaneFacts
 
 #: the result text of a call that launched its agent in the background
 ASYNC_LAUNCH_TEXT = "Async agent launched"
@@ -246,11 +249,13 @@ class IssuedBy:
 
     Only a ``tool_use`` block of the record's own message counts: older Claude Code builds
     copy a subagent's messages into the main transcript as ``progress`` records, whose
-    nested blocks were issued by the subagent, not by the main thread.
+    nested blocks were issued by the subagent, not by the main thread. ``tools``: only a
+    call of one of these tools counts (``SPAWN_TOOLS``: a call ``scan_spawns`` finds).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, tools: frozenset[str] | None = None) -> None:
         self.path = path
+        self.tools = tools
         self._buf: Buffer | None = None
         self._opened = False
 
@@ -267,7 +272,9 @@ class IssuedBy:
             start, end = line_start(buf, pos), line_end(buf, pos)
             record = decode(buf[start:end], None)
             if record is not None and any(
-                block.get("id") == tool_use_id for block in record.blocks_of("tool_use")
+                block.get("id") == tool_use_id
+                and (self.tools is None or block.get("name") in self.tools)
+                for block in record.blocks_of("tool_use")
             ):
                 return True
             pos = buf.find(needle, end + 1)
@@ -320,7 +327,7 @@ def descendants(agent: Transcript, siblings: Sequence[Transcript], session_path:
     return out
 
 
-# -- the session's links (agents) -----------------------------------------------------------
+# -- the session's links (agents, and the classifier's directions) ---------------------------
 
 
 @dataclass(slots=True)
@@ -345,6 +352,77 @@ class Link:
     joined_by: str | None = None  # meta | result | name | workflow-run | prompt
     depth: int = 0
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class TranscriptScan:
+    """What one transcript of a session gives the linker (``scan_transcript``): its spawn
+    calls and, for a lane, its two ends and its ``.meta.json``."""
+
+    calls: list[SpawnCall] = field(default_factory=list)
+    facts: LaneFacts | None = None  # a lane's (None for the main transcript)
+    meta: dict[str, Any] = field(default_factory=dict)
+    meta_problem: str | None = None
+    error: str | None = None
+
+
+def scan_transcript(path: Path, lane: Transcript | None, *, want_text: bool = False
+                    ) -> TranscriptScan:
+    """One transcript's share of the session's links: the main one's spawn calls (``lane``
+    None), or a lane's calls, facts (``lanes.read_lane``) and meta. ``want_text``: the
+    results' and the lane's tail texts too (``agents --returned-message``)."""
+    from pysift.core.lanes import LaneFacts, read_lane
+    from pysift.disk.layout import read_meta_checked
+    from pysift.errors import SourceError
+
+    out = TranscriptScan()
+    if lane is not None:
+        out.meta, out.meta_problem = read_meta_checked(lane)
+    try:
+        buf = open_buffer(path)
+    except SourceError as exc:
+        out.error = str(exc)
+        if lane is not None:
+            out.facts = LaneFacts(error=out.error)
+        return out
+    out.calls = scan_spawns(buf, want_text=want_text,
+                            issuer=lane.session_id if lane is not None else None)
+    if lane is not None:
+        out.facts = read_lane(buf, want_tail_text=want_text)
+    return out
+
+
+def unique_keys(ids: Sequence[str]) -> list[str]:
+    """One key per lane: its agent id, made unique (``<id>~2``…) for a second transcript
+    carrying the same id (a copied home)."""
+    seen: dict[str, int] = {}
+    out = []
+    for ident in ids:
+        count = seen[ident] = seen.get(ident, 0) + 1
+        out.append(ident if count == 1 else f"{ident}~{count}")
+    return out
+
+
+def lane_key(key: str, lane: Transcript, scan: TranscriptScan) -> LaneKey:
+    """What the linker knows of one lane, from its scan."""
+    from pysift.disk.layout import KIND_WORKFLOW
+
+    facts = scan.facts
+    return LaneKey(agent_id=key,
+                   workflow_id=lane.path.parent.name if lane.kind == KIND_WORKFLOW else None,
+                   meta=scan.meta, started=facts.started if facts is not None else None,
+                   seed_digest=facts.seed_digest if facts is not None else None,
+                   is_clone=((facts is not None and facts.fork is not None)
+                             or scan.meta.get("isFork") is True))
+
+
+def link_scanned(main: TranscriptScan | None, keys: Sequence[LaneKey],
+                 scans: Sequence[TranscriptScan]) -> dict[str, Link]:
+    """The session's links from its scans: the global spawn index (the main transcript's
+    calls, then the lanes'), each lane joined to its call and its parent."""
+    index = build_index(main.calls if main is not None else (),
+                        [(key, scan.calls) for key, scan in zip(keys, scans)])
+    return link_session(keys, index)
 
 
 class SpawnIndex:

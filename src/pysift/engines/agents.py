@@ -4,7 +4,8 @@
    all of the session's subagent lanes (the links need every transcript, whatever the
    target named); a session whose main transcript is not in scope lists only the lanes
    the target named, with their descendants.
-2. ``build`` (``run`` is the entry: both steps) reads every transcript once, spread over the cores, heaviest first: each
+2. ``build`` (``run`` is the entry: both steps) reads every transcript once
+   (``topology.scan_transcript``), spread over the cores, heaviest first: each
    one's spawn calls and their results (``topology.scan_spawns``: one regex pass over the
    whole buffer, orjson on the lines it hits), and of each lane its two ends
    (``lanes.read_lane``) and its ``.meta.json``. Only what crosses back is small: the
@@ -31,11 +32,18 @@ from pysift.core.lanes import (
     LaneFacts,
     LaneLifecycle,
     lifecycle,
-    read_lane,
     returned_message,
 )
 from pysift.core.resolve import Scope
-from pysift.core.topology import LaneKey, Link, SpawnCall, build_index, link_session, scan_spawns
+from pysift.core.topology import (
+    LaneKey,
+    Link,
+    TranscriptScan,
+    lane_key,
+    link_scanned,
+    scan_transcript,
+    unique_keys,
+)
 from pysift.core.workflows import (
     Journal,
     WorkflowRun,
@@ -48,14 +56,13 @@ from pysift.disk.layout import (
     WORKFLOWS_DIR,
     Transcript,
     Unreadable,
-    read_meta_checked,
     session_dir,
     subagent_transcripts,
     workflow_journal,
     workflow_manifests,
 )
-from pysift.disk.mapped import open_buffer, read_regular
-from pysift.errors import NotFoundError, SourceError, TargetError
+from pysift.disk.mapped import read_regular
+from pysift.errors import NotFoundError, TargetError
 from pysift.model.fastdata import dataclass
 
 SHAPE_BUILTIN = "builtin-task"
@@ -163,32 +170,9 @@ def sessions_in(scope: Scope, *, unread: Unreadable) -> list[SessionScope]:
 # -- reading ------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Scan:
-    calls: list[SpawnCall] = field(default_factory=list)
-    facts: LaneFacts | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    meta_problem: str | None = None
-    error: str | None = None
-
-
-def _scan(want_text: bool, item: tuple[Path, Transcript | None]) -> _Scan:
+def _scan(want_text: bool, item: tuple[Path, Transcript | None]) -> TranscriptScan:
     path, lane = item
-    out = _Scan()
-    if lane is not None:
-        out.meta, out.meta_problem = read_meta_checked(lane)
-    try:
-        buf = open_buffer(path)
-    except SourceError as exc:
-        out.error = str(exc)
-        if lane is not None:
-            out.facts = LaneFacts(error=out.error)
-        return out
-    out.calls = scan_spawns(buf, want_text=want_text,
-                            issuer=lane.session_id if lane is not None else None)
-    if lane is not None:
-        out.facts = read_lane(buf, want_tail_text=want_text)
-    return out
+    return scan_transcript(path, lane, want_text=want_text)
 
 
 def _size(path: Path) -> int:
@@ -271,17 +255,15 @@ def build(sessions: Sequence[SessionScope], *, want_returned: bool = False,
     return [_session_tree(session, by_path, want_returned, unread) for session in sessions]
 
 
-def _session_tree(session: SessionScope, scans: dict[str, _Scan],
+def _session_tree(session: SessionScope, scans: dict[str, TranscriptScan],
                   want_returned: bool, unread: Unreadable) -> SessionAgents:
     main = scans.get(os.fspath(session.session_path))
     out = SessionAgents(session.session_id, {}, {}, [])
     lane_keys = _unique_keys(session, out.notes)
     lane_scans = [scans[os.fspath(lane.path)] for lane in session.lanes]
-    keys = [_lane_key(key, lane, scan)
+    keys = [lane_key(key, lane, scan)
             for key, lane, scan in zip(lane_keys, session.lanes, lane_scans)]
-    index = build_index(main.calls if main is not None else (),
-                        [(key, scan.calls) for key, scan in zip(keys, lane_scans)])
-    links = link_session(keys, index)
+    links = link_scanned(main, keys, lane_scans)
     journals: dict[Path, Journal | None] = {}
     out.unreadable = sum(1 for scan in lane_scans if scan.error is not None)
     if main is not None and main.error is not None:
@@ -306,25 +288,13 @@ def _session_tree(session: SessionScope, scans: dict[str, _Scan],
 def _unique_keys(session: SessionScope, notes: list[str]) -> list[str]:
     """One key per lane: its agent id, made unique (``<id>~2``…) for a second transcript
     carrying the same id (a copied home), which is listed too, joined by its meta only."""
-    seen: dict[str, int] = {}
-    out = []
-    for lane in session.lanes:
-        count = seen[lane.session_id] = seen.get(lane.session_id, 0) + 1
-        if count == 1:
-            out.append(lane.session_id)
-            continue
-        out.append(f"{lane.session_id}~{count}")
-        notes.append(f"note: session {session.session_id}: {lane.path} carries agent id "
-                     f"{lane.session_id} too; both are listed, this one joined by its meta only")
+    out = unique_keys([lane.session_id for lane in session.lanes])
+    for lane, key in zip(session.lanes, out):
+        if key != lane.session_id:
+            notes.append(f"note: session {session.session_id}: {lane.path} carries agent id "
+                         f"{lane.session_id} too; both are listed, this one joined by its "
+                         "meta only")
     return out
-
-
-def _lane_key(key: str, lane: Transcript, scan: _Scan) -> LaneKey:
-    facts = scan.facts or LaneFacts()
-    return LaneKey(agent_id=key,
-                   workflow_id=lane.path.parent.name if lane.kind == KIND_WORKFLOW else None,
-                   meta=scan.meta, started=facts.started, seed_digest=facts.seed_digest,
-                   is_clone=facts.fork is not None or scan.meta.get("isFork") is True)
 
 
 def _journal(lane: Transcript, cache: dict[Path, Journal | None], out: SessionAgents
@@ -355,7 +325,7 @@ def _text(meta: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _node(lane: Transcript, key: LaneKey, scan: _Scan, link: Link, journal: Journal | None,
+def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, journal: Journal | None,
           want_returned: bool) -> AgentNode:
     facts = scan.facts or LaneFacts()
     meta = scan.meta

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import field
+from typing import Any
 
 from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
@@ -66,6 +67,7 @@ class TranscriptView:
         self._turns: TurnMap | None = None
         self._lines: int | None = None
         self._seed: tuple[str | None, int | None] | None = None
+        self._links: dict[str, Any] | None = None  # the spawn links' context fields
         self._offsets: dict[int, int | None] = {}
         self.sidecar_error: str | None = None  # the sidecar exists but could not be read
         self.plan_index = PlanIndex(self.buf)  # a rejection's [plan: …] pointer
@@ -89,10 +91,14 @@ class TranscriptView:
         if t.is_subagent and self._seed is None:
             self._seed = subagent_seed(self.buf)
         seed_uuid, seed_line = self._seed or (None, None)
+        if self._links is None:  # the session's side files, read at a first lookup
+            from pysift.core.spawnlinks import LinkBook
+
+            self._links = LinkBook().context_fields(t)
         return classify.ClassifyContext(
             owner_id=t.session_id, is_subagent=t.is_subagent, parent_id=t.parent_session_id,
             address_mode=address_mode, seed_uuid=seed_uuid, seed_line=seed_line,
-            plan_index=self.plan_index,
+            plan_index=self.plan_index, **self._links,
         )
 
     def line_offset(self, number: int) -> int | None:

@@ -352,7 +352,13 @@ def test_spawn_resolves_the_child_by_id_then_name_then_raw_name() -> None:
     by_id = ClassifyContext(spawn_index={"toolu_s": "agent-abc"})
     by_name = ClassifyContext(spawn_names={"Explore": "agent-def"})
     assert one_unit(spawn, by_id).to == "agent-abc"
-    assert one_unit(spawn, by_name).to == "agent-def"
+    # the name-join is a teammate's: the meta's name against the call's input.name; an
+    # agent type joins nobody (a teammate's handle may read like one)
+    assert one_unit(spawn, by_name).to == "Explore"
+    mate = assistant(tool_use("Agent", {"name": "vega", "subagent_type": "qa", "prompt": "qa"},
+                              "toolu_m"))
+    assert one_unit(mate, ClassifyContext(spawn_names={"vega": "avega-01"})).to == "avega-01"
+    assert one_unit(mate).to == "vega"
     assert one_unit(spawn).to == "Explore"
     assert one_unit(spawn).label == L.AGENT_COMM_SENT
 

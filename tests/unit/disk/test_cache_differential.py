@@ -1,13 +1,15 @@
 """The cache never changes an answer: a hypothesis state machine changes transcripts the
 ways a Claude home changes between two runs (appends, a torn last line, a rewrite that
-restores the mtime, a truncation, a rename, a delete, a new session) and after every step
-compares cached with uncached ``list``, ``search`` and ``stats`` byte for byte.
+restores the mtime, a truncation, a rename, a delete, a new session, a subagent lane and
+its meta.json written for a spawn) and after every step compares cached with uncached
+``list``, ``search`` and ``stats`` byte for byte.
 
 Kept to a few seconds: few, small transcripts (in-process runs, below the fan-out) and a
 short run of steps per example."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -42,6 +44,8 @@ COMMANDS = [
     ("search", "-i", "KESTREL", "--format", "json"),
     ("search", "", "--count-by", "turn"),
     ("search", "", "-t", "user.message", "--since", "2026-10-05T09:00:20Z", "-c"),
+    ("search", "", "-t", "agent.communication.inbox", "-c"),
+    ("search", "", "-t", "agent.communication", "--format", "json"),
     ("stats", "--format", "json"),
     ("stats",),
     ("stats", "--max-count", "1"),
@@ -53,7 +57,7 @@ ENV = {"TZ": "Australia/Sydney", "PYSIFT_CACHE_SETTLE_MS": "0"}
 # what one append adds, by kind (each a few records, some turn openers, some not; "bare":
 # a prompt without cwd, version or branch, which list takes from the lines after it)
 KINDS = ("prompt", "needle", "tool", "resend", "caveat", "garbage", "interrupt", "answer",
-         "bare")
+         "bare", "spawn")
 _BARE = {"cwd": None, "version": None, "gitBranch": None}
 
 
@@ -66,6 +70,7 @@ class Transcript:
         self.prompt_parent: str | None = None
         self.pending_tail: bytes = b""  # the rest of a torn line, written by the next append
         self.tools = 0
+        self.spawns: list[str] = []  # Task calls no lane answers yet
 
     def lines(self, kind: str) -> bytes:
         s = self.session
@@ -84,6 +89,13 @@ class Transcript:
             use = s.add(assistant(text("reading"), tool_use("Read", {"file_path": "a.py"},
                                                               id=tid)))
             return to_line(use) + to_line(s.add(tool_result(tid, "1\timport kestrel")))
+        if kind == "spawn":  # a Task call and its completion, no agentId (older builds)
+            self.tools += 1
+            tid = f"s{self.tools}-{stable_uuid(str(self.path))[:8]}"
+            self.spawns.append(tid)
+            use = s.add(assistant(tool_use("Task", {"subagent_type": "Explore",
+                                                    "prompt": "map the kestrel"}, id=tid)))
+            return to_line(use) + to_line(s.add(old_completion(tid, "the kestrel is mapped")))
         if kind == "caveat":
             return to_line(s.add(local_command_caveat()))
         if kind == "garbage":
@@ -91,6 +103,12 @@ class Transcript:
         if kind == "interrupt":
             return to_line(s.add(interrupt()))
         return to_line(s.add(assistant(text("the kestrel pass is at 09:14"))))
+
+
+def old_completion(tool_use_id: str, answer: str) -> dict[str, object]:
+    """A Task completion naming no child (only the lane's meta.json does: SPEC §4)."""
+    return tool_result(tool_use_id, [text(answer)], tool_use_result={
+        "status": "completed", "prompt": "map the kestrel", "content": [text(answer)]})
 
 
 def _restore_times(path: Path, before: os.stat_result) -> None:
@@ -211,6 +229,27 @@ class CacheAgreement(RuleBasedStateMachine):
         t.path.unlink()
         self.files.remove(t)
 
+    @precondition(lambda self: any(t.spawns for t in self.files))
+    @rule(data=st.data(), meta_first=st.booleans())
+    def lane(self, data: st.DataObject, meta_first: bool) -> None:
+        """A subagent lane answers a spawn: its transcript and its meta.json (which names
+        the call), in either order; the session's own file is unchanged."""
+        t = data.draw(st.sampled_from([t for t in self.files if t.spawns]))
+        tid = t.spawns.pop(0)
+        self.made += 1
+        agent = f"a{stable_uuid(f'lane-{self.made}').replace('-', '')[:16]}"
+        lane = Session(t.session.session_id, cwd=CWD, agent_id=agent)
+        base = t.path.with_suffix("") / "subagents"
+        base.mkdir(parents=True, exist_ok=True)
+        meta = base / f"agent-{agent}.meta.json"
+        body = (to_line(lane.add(user("map the kestrel")))
+                + to_line(lane.add(assistant(text("the kestrel is mapped")))))
+        if meta_first:
+            meta.write_text(json.dumps({"agentType": "Explore", "toolUseId": tid}))
+        (base / f"agent-{agent}.jsonl").write_bytes(body)
+        if not meta_first:
+            meta.write_text(json.dumps({"agentType": "Explore", "toolUseId": tid}))
+
     @rule()
     def rest(self) -> None:
         """Nothing changed: the next runs answer from the facts kept."""
@@ -259,5 +298,40 @@ def test_the_cache_was_used() -> None:
         shards = list(machine.cache.rglob("*.marshal"))
         assert {p.parent.name for p in shards} == {"list", "search", "stats", "stats-records"}
         assert {p.parent.parent for p in shards} == {machine.cache / "pysift-cache-v1"}
+    finally:
+        machine.teardown()
+
+
+def test_a_meta_written_after_the_cache_changes_both_answers() -> None:
+    """A lane's meta.json names the call that spawned it: a Task completion that names no
+    child becomes that child's return (agent.communication.inbox) once the meta is there.
+    The cache keeps nothing from another file (SPEC §12a): the transcript, unchanged and
+    cached, answers the new way with the cache as without it."""
+    machine = CacheAgreement()
+    try:
+        machine._new(["prompt", "spawn", "answer"])
+        t = machine.files[0]
+        [tid] = t.spawns
+        agent = "a0123456789abcdef"
+        base = t.path.with_suffix("") / "subagents"
+        base.mkdir(parents=True)
+        lane = Session(t.session.session_id, cwd=CWD, agent_id=agent)
+        (base / f"agent-{agent}.jsonl").write_bytes(
+            to_line(lane.add(user("map the kestrel"))) + to_line(lane.add(assistant("done"))))
+        home = str(machine.home.root)
+        inbox = ("search", "", "-t", "agent.communication.inbox", "-c", "--no-subagents")
+        machine.cached_and_uncached_agree()  # the cold runs keep the facts
+        machine.cached_and_uncached_agree()  # and the warm ones read them
+        assert run_cli("--claude-home", home, *inbox).stdout.split()[-1] == "0"
+        (base / f"agent-{agent}.meta.json").write_text(
+            json.dumps({"agentType": "Explore", "toolUseId": tid}))
+        machine.cached_and_uncached_agree()
+        for flag in ((), ("--no-cache",)):
+            assert run_cli("--claude-home", home, *flag, *inbox).stdout.split()[-1] == "1"
+            said = run_cli("--claude-home", home, *flag, "search", "mapped", "--format", "json",
+                           "--no-subagents")
+            [hit] = [h for x in said.json_rows("exchange") for h in x["hits"]]
+            assert (hit["label"], hit["from"], hit["to"]) == (
+                "agent.communication.inbox", agent, "self")
     finally:
         machine.teardown()

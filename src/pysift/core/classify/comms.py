@@ -53,12 +53,15 @@ def tool_use_direction(block: JsonObj, ctx: ClassifyContext) -> tuple[str, str]:
     if block.get("name") == "SendMessage":
         to = _first_str(payload, ("to", "recipient")) or "?"
         return "self", ctx.alias(to)
+    # the id-join on the call's id, else the name-join (a teammate's ``input.name``), else
+    # the raw spawn name (csift §5.3)
     child = ctx.child_for(str_or_none(block.get("id")))
     if child is None:
-        spawn_name = _first_str(payload, ("name", "subagent_type"))
-        if spawn_name is not None:
-            named = ctx.spawn_names.get(spawn_name) if ctx.spawn_names is not None else None
-            child = named if isinstance(named, str) and named else spawn_name
+        name = _first_str(payload, ("name",))
+        named = (ctx.spawn_names.get(name) if name is not None and ctx.spawn_names is not None
+                 else None)
+        child = (named if isinstance(named, str) and named
+                 else _first_str(payload, ("name", "subagent_type")))
     return "self", ctx.alias(child or "?")
 
 
@@ -88,11 +91,11 @@ def is_subagent_return(rec: Record, ctx: ClassifyContext) -> bool:
 
 def return_child(rec: Record, block: JsonObj, ctx: ClassifyContext) -> str | None:
     """The child agent whose return the tool_result ``block`` of ``rec`` is: by the
-    spawn index when the caller has one, else by the record's own ``toolUseResult``,
-    which names the child (``agentId``) on a Task/Agent completion when the record holds
-    that one result (decided, twenty-second session: no caller filled the index, so no
-    subagent return was ever `agent.communication.inbox`, 31 in the real corpus). A
-    launch acknowledgement is no return."""
+    spawn index (the session's metas, ``core.spawnlinks``) when the caller has one, else
+    by the record's own ``toolUseResult``, which names the child (``agentId``) on a
+    Task/Agent completion when the record holds that one result (decided, twenty-second
+    session; older builds name the child only in its meta). A launch acknowledgement is
+    no return."""
     child = ctx.child_for(str_or_none(block.get("tool_use_id")))
     if child is not None:
         return child

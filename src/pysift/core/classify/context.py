@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field
 
 from pysift.model import labels as L
@@ -26,8 +26,12 @@ class ClassifyContext:
     - ``address_mode``: ``show --line/--uuid`` fetches render every leaf flag-free.
     - ``additional_context``: ``search --additional-context``: hook-context attachments
       classify ``harness.meta.hook`` (reaching ``harness.meta.attachment`` implies it).
-    - ``spawn_index`` / ``spawn_names``: spawn ``tool_use_id`` (resp. spawn name) -> child
-      agent id, for comm directions and subagent-return detection. Optional.
+    - ``spawn_index`` / ``spawn_names``: spawn ``tool_use_id`` (resp. a teammate's
+      ``input.name``) -> child agent id, for comm directions and subagent-return
+      detection; filled from the session's metas (``core.spawnlinks``). Optional.
+    - ``issuer``: asked for the agent that spawned this lane when its seed's direction is
+      rendered (a nested subagent's prompt reads ``<issuer> ⇨ self``); None from it, or
+      no ``issuer``: ``parent_id`` (the session). Optional.
     - ``plan_index``: ExitPlanMode ``tool_use_id`` -> plan file path (``[plan: …]`` pointer).
     """
 
@@ -41,6 +45,7 @@ class ClassifyContext:
     additional_context: bool = False
     spawn_index: Mapping[str, str] | None = None
     spawn_names: Mapping[str, str] | None = None
+    issuer: Callable[[], str | None] | None = None
     plan_index: Mapping[str, str] | None = None
 
     def admits(self, leaf: str) -> bool:
@@ -59,6 +64,11 @@ class ClassifyContext:
             return None
         child = self.spawn_index.get(tool_use_id)
         return child if isinstance(child, str) and child else None
+
+    def seed_sender(self) -> str:
+        """Who sent a subagent's seed prompt: the lane that spawned it, else the session."""
+        issuer = self.issuer() if self.issuer is not None else None
+        return self.alias(issuer or self.parent_id or "parent")
 
     def alias(self, party: str) -> str:
         """The owner's own id renders as the literal ``self`` (§5.3)."""

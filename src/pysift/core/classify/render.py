@@ -395,7 +395,7 @@ def _record_view(rec: Record, view: str, ctx: ClassifyContext) -> tuple[str | No
             # a subagent no record names (no agentId: ``?``, as a spawn's unknown child)
             return flat_text(rec), {"from_": "self", "to": "?"}
         # the subagent seed: parent ⇨ self
-        return flat_text(rec), {"from_": ctx.alias(ctx.parent_id or "parent"), "to": "self"}
+        return flat_text(rec), {"from_": ctx.seed_sender(), "to": "self"}
     if view == L.HARNESS_NOTIFICATION_SUBAGENT:
         return f"[subagent stopped] {normalize_line(raw_message_text(rec) or '')}", {}
     return raw_message_text(rec), {}

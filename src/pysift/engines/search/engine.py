@@ -298,7 +298,7 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
                                    is_subagent=transcript.is_subagent,
                                    parent_id=transcript.parent_session_id,
                                    seed_uuid=seed_uuid, seed_line=seed_line,
-                                   plan_index=PlanIndex(buf))
+                                   plan_index=PlanIndex(buf), **plan.link_fields(transcript))
     out.exchanges = assemble(fs, buf, siblings=plan.siblings, ctx=ctx)
     out.malformed = fs.skipped_lines()  # and the lines the stitch found broken
     for ex in out.exchanges:

@@ -20,6 +20,16 @@ Nothing from another file (the sidecar, persisted outputs, spawn indexes) and no
 query decides (the window, the gates, the pattern) is kept. Parts are computed when a
 run needs them and kept from then on; a grown file's parts are extended from the length
 scanned last time (``extend``).
+
+The leaves are taken without the session's spawn index (``core.spawnlinks``: the lanes'
+meta.json files, SPEC §4). The one leaf it changes on a user record is a tool_result
+carrier's ``agent.communication.inbox`` (a completion a meta names as a return: a
+carrier's leaves are ``agent.tool.result`` with or without it), and a count from the kept
+leaves runs only under a selection that takes neither (``SearchPlan.counts_user_lines``
+wants no carrier leaf), so such a line counts nowhere either way; every other use of the
+kept lines decodes them at query time, under the index. Marking those lines unsettled
+instead would make a warm ``-t user -c`` read every file holding one (30 of the real
+corpus's 210 hold a carrier the byte test cannot call plain).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.grammar.selectors import LabelFilter
@@ -21,6 +21,8 @@ from pysift.model.fastdata import dataclass
 if TYPE_CHECKING:  # RE2 and the prefilter load only when a search runs
     from pysift.core.matcher import Matcher
     from pysift.core.prefilter import NeedleSet
+    from pysift.core.spawnlinks import LinkBook
+    from pysift.disk.layout import Transcript
 
 # Leaves whose units ride on ANY tool_result carrier line: only these need every carrier
 # decoded. The 98% of user records that are carriers are skipped unparsed otherwise; the
@@ -161,6 +163,8 @@ class SearchPlan:
     _finder_built: bool = field(default=False, init=False, repr=False, compare=False)
     _line_markers: tuple[bytes, ...] | None = field(default=None, init=False, repr=False,
                                                     compare=False)
+    # the sessions' spawn links this process met (``core.spawnlinks``), read lazily
+    _links: LinkBook | None = field(default=None, init=False, repr=False, compare=False)
 
     def finder(self, build: Callable[[SearchPlan], NeedleSet]) -> NeedleSet:
         """The candidate-line needle set, built once per plan (and per forked worker)."""
@@ -168,6 +172,23 @@ class SearchPlan:
             self._finder = build(self)
             self._finder_built = True
         return self._finder
+
+    def link_fields(self, transcript: Transcript) -> dict[str, Any]:
+        """The ``ClassifyContext`` fields a transcript's session's side files fill (SPEC
+        §4), each read at its first lookup and only when the answer can show it: the
+        names and a nested lane's issuer when hits are printed (``-c``/``-l``, a census,
+        ``--raw`` and the label probe print no direction), the spawn index then too or
+        when the selection takes ``agent.communication.inbox`` (a return's label then
+        decides a count)."""
+        directions = not (self.light or self.keep_hits)
+        returns = directions or self.labels.selects(L.AGENT_COMM_INBOX)
+        if not returns:
+            return {}
+        if self._links is None:
+            from pysift.core.spawnlinks import LinkBook
+
+            self._links = LinkBook()
+        return self._links.context_fields(transcript, returns=returns, directions=directions)
 
     def in_window_ts(self, ts: str | None) -> bool:
         """Whether a record stamped ``ts`` falls in the ``--since``/``--until`` window (an

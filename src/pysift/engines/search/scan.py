@@ -368,8 +368,9 @@ def _fresh_facts(transcript: Transcript, buf: Buffer, grown: object) -> FileFact
 
 def _base_ctx(transcript: Transcript, buf: Buffer | None,
               seed: tuple[str | None, int | None]) -> classify.ClassifyContext:
-    """The context a user record's labels are taken under (gates and flags change no
-    user record's labels)."""
+    """The context a user record's labels are taken under to be kept (gates and flags
+    change no user record's labels). No spawn index: it comes from other files than the
+    transcript (``facts``' module doc says why no kept count needs it)."""
     from pysift.core import classify
     from pysift.core.pairing import PlanIndex
 
@@ -436,6 +437,7 @@ class _Scanner:
             parent_id=transcript.parent_session_id, gates=plan.gates,
             additional_context=plan.additional_context, seed_uuid=seed_uuid,
             seed_line=seed_line, plan_index=PlanIndex(buf) if buf is not None else None,
+            **plan.link_fields(transcript),
         )
         self._turns: TurnMap | None = None
         self._allowed_turns: set[int] | None = None
@@ -775,6 +777,8 @@ class _Scanner:
         """``run`` for a count over the kept user lines of an unchanged file (no pending
         sidecar record, every line a user record or a malformed one): the same decisions,
         from the facts."""
+        # no carrier leaf is selected: the kept leaves need no spawn index (facts' doc)
+        assert not self.plan.wants_carriers
         self._turns = self.result.turn_map = turns
         hits = self.result.hits
         counted: set[tuple[str, int]] = set()
