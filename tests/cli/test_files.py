@@ -273,3 +273,28 @@ def test_powershell_calls_it_does_not_read_are_counted_in_a_note(cli, tmp_path: 
     assert windowed.code == 0 and "1 PowerShell call(s) in the window" in windowed.stderr
     quiet = cli(*root, "--turn", "1", "--glob", "**/a.ps1")
     assert "2 PowerShell call(s) in the window were not read" in quiet.stderr
+
+
+def test_one_windows_file_spelled_two_ways_is_one_distinct_file(cli, tmp_path: Path) -> None:
+    """A Windows session named the same file `D:\\w\\a.txt` in its own transcript and
+    `d:/w/a.txt` in a subagent's (the real 04053218 did so twice); `distinct_files`
+    counted each file twice. A drive-letter or UNC path is one file whatever its case and
+    separators (twenty-third session); a POSIX path stays as written."""
+    h = ClaudeHome(tmp_path / "winhome")
+    s = Session(S1, cwd="D:\\w")
+    s.add(user("write it"))
+    s.add(assistant(tool_use("Write", {"file_path": "D:\\w\\a.txt", "content": "A"}, id="w1")))
+    s.add(tool_result("w1", "ok"))
+    s.add(assistant(tool_use("Write", {"file_path": "/w/b.txt", "content": "B"}, id="w2")))
+    s.add(tool_result("w2", "ok"))
+    main = h.session("D:\\w", S1, s)
+    sub = Session(S1, cwd="D:\\w", agent_id=AGENT)
+    sub.add(user("rewrite it"))
+    sub.add(assistant(tool_use("Write", {"file_path": "d:/w/a.txt", "content": "B"}, id="w3")))
+    sub.add(tool_result("w3", "ok"))
+    sub.add(assistant(tool_use("Write", {"file_path": "/W/B.txt", "content": "B"}, id="w4")))
+    sub.add(tool_result("w4", "ok"))
+    h.subagent(main, AGENT, sub)
+    result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["distinct_files"] == 3

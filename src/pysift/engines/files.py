@@ -31,6 +31,7 @@ answer that shows them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field
 from functools import lru_cache, partial
@@ -824,7 +825,21 @@ def timeline(rows: Iterable[Mutation]) -> list[Mutation]:
     return sorted(rows, key=order)
 
 
+_WINDOWS_SHAPED = re.compile(r"(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def file_identity(path: str) -> str:
+    """What names one file: a Windows path (a drive letter or a UNC share) whatever its
+    case and separators (``D:\\w\\a.txt`` is ``d:/w/a.txt``: Claude Code's tools spell one
+    file both ways), any other path as written."""
+    if _WINDOWS_SHAPED.match(path):
+        return path.replace("/", "\\").casefold()
+    return path
+
+
 def distinct_files(found: Iterable[TranscriptFiles]) -> int:
-    """Distinct paths over every row (class markers are no file)."""
-    return len({m.path for t in found for m in t.mutations if not is_marker(m.path)})
+    """Distinct files over every row (class markers are no file), a Windows path known
+    by its ``file_identity``."""
+    return len({file_identity(m.path) for t in found for m in t.mutations
+                if not is_marker(m.path)})
 
