@@ -205,3 +205,20 @@ def test_fold_index_of_each_verifies(cli, compacted) -> None:  # type: ignore[no
         again = cli("--claude-home", str(home), "verbatim", str(path), "--fold-index")
         assert again.stdout_bytes == result.stdout_bytes  # deterministic
     assert total > 100
+
+
+def test_a_compaction_claude_code_1_0_wrote_without_a_boundary_folds_at_its_summary(
+        cli, compacted) -> None:  # type: ignore[no-untyped-def]
+    """e1ffaf02 (Claude Code 1.0.90) compacted once and wrote only the summary record: its
+    fold index said "no compaction" while stats counted one (twenty-third session)."""
+    from conftest import REAL_HOME
+
+    [path] = (REAL_HOME / "projects").glob("*/e1ffaf02-1289-4b61-ae2e-694bf373993b.jsonl")
+    result = cli("--claude-home", str(REAL_HOME), "verbatim", str(path), "--fold-index")
+    assert result.code == 0 and "no compaction" not in result.stderr
+    [record] = [orjson.loads(line) for line in result.stdout_bytes.splitlines()]
+    assert (record["at"], record["usage"]["tokens"]) == ("2025-08-25T15:59:59.467Z", None)
+    assert record["userMessages"][0] == {"turn": 0, "firstLine": "load claude.md"}
+    view = TranscriptView(transcript_from_path(path))
+    for span in record["spans"]:
+        assert block_sha256(block_text(view, span["blockId"])) == span["sha256"]

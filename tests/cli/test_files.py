@@ -242,3 +242,59 @@ def test_git_dash_c_and_conditional_cds_in_bash_rows(cli, tmp_path: Path) -> Non
     assert got == [("/w/proj/other/r.txt", "cd-tracked", "r.txt"), ("f4", "unresolved", None),
                    ("f2", "unresolved", None), ("f3", "unresolved", None),
                    ("/w/proj/x/f5", "cd-tracked", "f5")]
+
+
+def test_powershell_calls_it_does_not_read_are_counted_in_a_note(cli, tmp_path: Path) -> None:
+    """Claude Code on Windows changes files through its PowerShell tool too; files reads
+    Bash commands only, and listed a Windows session's changes with no word of the
+    PowerShell calls it passed over (real 762cc180: 44 of them, `Copy-Item`, `New-Item`).
+    A stderr note counts those inside the window (twenty-third session)."""
+    h = ClaudeHome(tmp_path / "pshome")
+    s = Session(S1, cwd="C:\\w\\proj")
+    s.add(user("set it up"))                                                   # t0
+    s.add(assistant(tool_use("Write", {"file_path": "C:\\w\\proj\\a.ps1", "content": "A"},
+                             id="w1")))
+    s.add(tool_result("w1", "ok"))
+    s.add(assistant(tool_use("PowerShell", {"command": "Copy-Item a.ps1 b.ps1"}, id="p1")))
+    s.add(tool_result("p1", ""))
+    s.add(user("and link it"))                                                 # t1
+    s.add(assistant(tool_use("PowerShell", {"command": "New-Item -ItemType SymbolicLink "
+                                            "-Path c.ps1 -Target a.ps1"}, id="p2")))
+    s.add(tool_result("p2", ""))
+    s.add(assistant(tool_use("PowerShell", {"command": "Get-ChildItem"}, id="p3")))
+    s.add(tool_result("p3", "a.ps1"))
+    h.session("C:\\w\\proj", S1, s)
+    root = ("--claude-home", str(h.root), "files", f"@{S1}")
+    result = cli(*root)
+    assert result.code == 0, result.stderr
+    assert "3 PowerShell call(s) in the window were not read" in result.stderr
+    assert "1 distinct file(s)" in result.stdout
+    windowed = cli(*root, "--turn", "0", "--format", "json")
+    assert windowed.code == 0 and "1 PowerShell call(s) in the window" in windowed.stderr
+    quiet = cli(*root, "--turn", "1", "--glob", "**/a.ps1")
+    assert "2 PowerShell call(s) in the window were not read" in quiet.stderr
+
+
+def test_one_windows_file_spelled_two_ways_is_one_distinct_file(cli, tmp_path: Path) -> None:
+    """A Windows session named the same file `D:\\w\\a.txt` in its own transcript and
+    `d:/w/a.txt` in a subagent's (the real 04053218 did so twice); `distinct_files`
+    counted each file twice. A drive-letter or UNC path is one file whatever its case and
+    separators (twenty-third session); a POSIX path stays as written."""
+    h = ClaudeHome(tmp_path / "winhome")
+    s = Session(S1, cwd="D:\\w")
+    s.add(user("write it"))
+    s.add(assistant(tool_use("Write", {"file_path": "D:\\w\\a.txt", "content": "A"}, id="w1")))
+    s.add(tool_result("w1", "ok"))
+    s.add(assistant(tool_use("Write", {"file_path": "/w/b.txt", "content": "B"}, id="w2")))
+    s.add(tool_result("w2", "ok"))
+    main = h.session("D:\\w", S1, s)
+    sub = Session(S1, cwd="D:\\w", agent_id=AGENT)
+    sub.add(user("rewrite it"))
+    sub.add(assistant(tool_use("Write", {"file_path": "d:/w/a.txt", "content": "B"}, id="w3")))
+    sub.add(tool_result("w3", "ok"))
+    sub.add(assistant(tool_use("Write", {"file_path": "/W/B.txt", "content": "B"}, id="w4")))
+    sub.add(tool_result("w4", "ok"))
+    h.subagent(main, AGENT, sub)
+    result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["distinct_files"] == 3

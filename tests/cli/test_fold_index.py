@@ -8,7 +8,18 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builders import ClaudeHome, Session, assistant, compact_boundary, to_line, torn, user
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    compact_boundary,
+    compact_summary,
+    to_line,
+    tool_result,
+    tool_use,
+    torn,
+    user,
+)
 from compacted import CWD, SID, build
 from pysift.core.blocks import block_code
 
@@ -185,6 +196,38 @@ def test_a_torn_boundary_still_makes_a_record(cli, tmp_path: Path) -> None:
     assert (rec["seq"], rec["at"], rec["usage"]["tokens"]) == (1, None, None)
     assert [u["firstLine"] for u in rec["userMessages"]] == ["one"]
     assert "1 malformed line(s) skipped" in result.stderr
+
+
+def test_a_compaction_summary_without_a_boundary_record_folds_at_the_summary(
+        cli, tmp_path: Path) -> None:
+    """Claude Code 1.0.x compacted without a ``compact_boundary`` record: the summary
+    (``isCompactSummary``, a new thread root) is the only trace. Its fold index said "no
+    compaction" while stats counted one; the summary is the fold point now (twenty-third
+    session), with no token count to give."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("33333333-3333-4333-8333-333333333333", cwd="/w/p", version="1.0.90")
+    s.add(user("run the build"))
+    s.add(assistant(tool_use("Bash", {"command": "make"}, id="toolu_m1")))
+    s.add(tool_result("toolu_m1", "make: *** [all] Error 2", is_error=True))
+    s.add(assistant("The build fails in all."))
+    summary = s.add(compact_summary("Summary:\n- \"run the build\"\n"), parent=None)
+    s.add(user("retry"))
+    s.add(assistant("Retrying."))
+    h.session("/w/p", s.session_id, s)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--fold-index")
+    assert result.code == 0, result.stderr
+    assert "has no compaction" not in result.stderr
+    [rec] = records(result)
+    assert (rec["seq"], rec["at"], rec["usage"]["tokens"]) == (1, summary["timestamp"], None)
+    assert rec["userMessages"] == [{"turn": 0, "firstLine": "run the build"}]
+    assert rec["commands"] == ["make"]
+    assert rec["errors"] == ["make: *** [all] Error 2"]
+    assert rec["spans"][0]["blockId"] == "r:toolu_m1"
+
+
+def test_a_summary_after_its_boundary_makes_no_second_record(cli, home: ClaudeHome) -> None:
+    """A current compaction writes both records: one fold each, at the boundary."""
+    assert [r["usage"]["tokens"] for r in records(index(cli, home))] == [151000, 162000]
 
 
 def test_the_scan_split_matches_for_verbatim_too(cli, home: ClaudeHome,

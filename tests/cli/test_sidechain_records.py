@@ -127,3 +127,40 @@ def test_a_subagents_reply_in_the_main_transcript_is_no_last_agent_message(
     assert listed["last_agent"] is None
     status = cli(*root, "status", f"@{WARM}", "--format", "json")
     assert "I'm ready." not in status.stdout
+
+
+def test_agents_says_when_a_session_ran_its_subagents_inside_its_own_transcript(
+        cli, tmp_path: Path) -> None:
+    """Claude Code 1.x wrote a Task subagent's prompt and replies into the session's own
+    file and no subagent transcript: `agents` answered "no subagents found" and nothing
+    else (the real 1.0.90 session e1ffaf02 ran four). It still lists lanes only, and says
+    how many subagent prompts the transcript holds and where to read them (twenty-third
+    session)."""
+    h = ClaudeHome(tmp_path / "claude")
+    s = Session(SID, cwd=CWD, version="1.0.90")
+    s.add(user("Warmup", isSidechain=True), parent=None)  # 2.0.x's start-up ping: no prompt
+    s.add(assistant("I'm ready.", isSidechain=True))
+    s.add(user("configure the linter"), parent=None)
+    for n, prompt in enumerate((TASK_PROMPT, "List every test config")):
+        s.add(assistant(tool_use("Task", {"description": "configs", "prompt": prompt},
+                                 id=f"toolu_task{n}")))
+        s.add(user(prompt, isSidechain=True), parent=None)
+        s.add(assistant("Found .ruff.toml", isSidechain=True))
+        s.add(tool_result(f"toolu_task{n}", "Found .ruff.toml"))
+    s.add(assistant("The config is .ruff.toml."))
+    h.session(CWD, SID, s)
+    result = cli("--claude-home", str(h.root), "agents", f"@{SID}")
+    assert result.code == 0, result.stderr
+    assert "no subagents found" in result.stdout
+    assert (f"@{SID} holds 2 subagent prompt(s) inside its own transcript" in result.stderr)
+    assert f"pysift search @{SID} -t agent.communication" in result.stderr
+    as_json = cli("--claude-home", str(h.root), "agents", f"@{SID}", "--format", "json")
+    assert as_json.code == 0 and "2 subagent prompt(s)" in as_json.stderr
+
+
+def test_agents_says_nothing_of_a_session_with_subagent_transcripts(cli, home: ClaudeHome
+                                                                    ) -> None:
+    """The inline records of a session that has lanes (2.0.x wrote both) add no note."""
+    result = cli(*_root(home), "agents", f"@{SID}")
+    assert result.code == 0 and LANE in result.stdout
+    assert "inside its own transcript" not in result.stderr

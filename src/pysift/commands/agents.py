@@ -24,6 +24,7 @@ from pysift.engines.agents import SHAPE_TEAMMATE, SHAPES, AgentNode, SessionAgen
 from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
+from pysift.output.fields import target_ref
 from pysift.output.report import Report
 from pysift.output.terminal import paint
 
@@ -137,6 +138,13 @@ def run(opts: AgentsOptions, env: Env) -> Report:
         report.unread(warning)
     report.unreadable += sum(tree.unreadable for tree in trees)
     report.notes.extend(engine.node_notes(trees))
+    for transcript, prompts in engine.inline_subagents(scope):
+        ref = target_ref(transcript.session_id, transcript.path)
+        report.note(f"note: {ref} holds {prompts} subagent prompt(s) inside its own transcript "
+                    "(Claude Code 1.x wrote a Task subagent's records there, flagged "
+                    "isSidechain, and no subagent transcript): agents lists subagent "
+                    f"transcripts only; read them with `pysift search {ref} -t "
+                    "agent.communication` (or `show` the lines it names)")
     if not view.agent_count and ident is None and _filtered(opts):
         report.note(f"note: no subagent passed the filters ({_filter_words(opts)}); drop them "
                     "to see every subagent in scope")

@@ -81,6 +81,12 @@ def run(opts: FilesOptions, env: Env) -> Report:
         boundaries=sorted(((f.transcript, b) for f in found for b in f.boundaries),
                           key=lambda tb: (tb[0].session_id, tb[1].line or 0)),
         skipped_lines=sum(f.skipped_lines for f in found))
+    powershell = sum(len(f.powershell) for f in found)
+    if powershell:
+        report.note(f"note: {powershell} PowerShell call(s) in the window were not read: "
+                    "pysift reads Bash commands only, so a file a PowerShell command changed "
+                    "is not listed (read them with `pysift search 'PowerShell' -t "
+                    "agent.tool.use` on the same targets)")
     report.header = scope_header(scope)
     report.row_builder = result.json_rows
     report.answer(result)

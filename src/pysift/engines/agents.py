@@ -16,7 +16,9 @@
    message. Everything that could not be read or joined becomes a note naming the lane:
    the lane itself is always listed.
 
-Sessions without a single subagent transcript are never read: they have nothing to list.
+Sessions without a single subagent transcript are never read: they have nothing to list
+(``inline_subagents`` only counts, for a targeted run, the subagent prompts Claude Code
+1.x wrote into such a session's own transcript).
 """
 
 from __future__ import annotations
@@ -461,3 +463,69 @@ def node_notes(sessions: Iterable[SessionAgents]) -> list[str]:
         out.append(f"note: {hidden} more lane note(s) like these not shown; `pysift agents "
                    "--agent <id>` prints one lane's notes")
     return out
+
+
+# -- subagents inside a session's own transcript ----------------------------------------------
+
+_SIDECHAIN_KEYS = (b'"isSidechain":true', b'"isSidechain": true')
+
+
+def inline_subagents(scope: Scope) -> list[tuple[Transcript, int]]:
+    """The main transcripts of a targeted scope whose session has no subagent transcript,
+    each with the subagent prompts its own file holds (a user record flagged
+    ``isSidechain`` that opens a thread: Claude Code 1.x wrote a Task subagent's prompt and
+    replies there and no transcript of its own, so ``agents`` has no lane to list; 2.0.x's
+    "Warmup" ping is not counted).
+    Only the lines holding the flag are decoded; an unscoped run reads nothing (the
+    engine never reads a session without lanes), and a file that cannot be read counts
+    none (the listing never claimed to read it)."""
+    if not scope.scoped:
+        return []
+    with_lanes = {(os.fspath(t.project_dir), t.parent_session_id)
+                  for t in scope.transcripts if t.is_subagent}
+    out: list[tuple[Transcript, int]] = []
+    for t in scope.transcripts:
+        if t.is_subagent or (os.fspath(t.project_dir), t.parent_session_id) in with_lanes:
+            continue
+        try:
+            prompts = _inline_prompts(open_buffer(t.path))
+        except SourceError:
+            continue
+        if prompts:
+            out.append((t, prompts))
+    return out
+
+
+def _warmup(raw: dict[str, Any]) -> bool:
+    """Claude Code 2.0.x's start-up ping of its search agent ("Warmup"), which no call of
+    the session spawned: no subagent anyone asked for."""
+    message = raw.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        content = "".join(b.get("text", "") for b in content
+                          if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return isinstance(content, str) and content.strip() == "Warmup"
+
+
+def _inline_prompts(buf: bytes | Any) -> int:
+    from pysift.disk.jsonline import JSONDecodeError, loads
+
+    seen: set[int] = set()  # line starts (a line holds one spelling of the key)
+    prompts = 0
+    for key in _SIDECHAIN_KEYS:
+        at = buf.find(key)
+        while at >= 0:
+            start = buf.rfind(b"\n", 0, at) + 1
+            end = buf.find(b"\n", at)
+            end = len(buf) if end < 0 else end
+            if start not in seen:
+                seen.add(start)
+                try:
+                    raw = loads(buf[start:end])
+                except JSONDecodeError:
+                    raw = None
+                prompts += (isinstance(raw, dict) and raw.get("type") == "user"
+                            and raw.get("isSidechain") is True
+                            and raw.get("parentUuid") is None and not _warmup(raw))
+            at = buf.find(key, end)
+    return prompts

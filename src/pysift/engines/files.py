@@ -31,6 +31,7 @@ answer that shows them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field
 from functools import lru_cache, partial
@@ -108,6 +109,9 @@ class TranscriptFiles:
     skipped_lines: int = 0
     turn_count: int | None = None
     error: str | None = None
+    # PowerShell calls (never read: only Bash commands are): (offset, ts, turn) each, the
+    # windowed count once a plan applies
+    powershell: list[tuple[int, str | None, int | None]] = field(default_factory=list)
 
 
 # -- the byte scan ----------------------------------------------------------------------------------
@@ -117,7 +121,7 @@ class TranscriptFiles:
 # (group 1): a call whose command changes nothing is never decoded.
 _CANDIDATE_SOURCE = (
     rb'"name":[ \t]*"(?:Bash"(?:,[ \t]*"input":[ \t]*\{[ \t]*"command":[ \t]*'
-    rb'("(?:[^"\\]|\\.)*"))?|Edit"|Write"|MultiEdit"|NotebookEdit")'
+    rb'("(?:[^"\\]|\\.)*"))?|Edit"|Write"|MultiEdit"|NotebookEdit"|PowerShell")'
     rb'|"type":[ \t]*"create"'
     rb'|"is_error":[ \t]*true'
     rb'|settings(?:\.local)?\.json'
@@ -259,7 +263,8 @@ def scan_bytes(buf: Buffer, lo: int = 0, hi: int | None = None
 class _Facts:
     """What the candidate lines of one transcript say, before the joins."""
 
-    __slots__ = ("bash", "boundary_ids", "creates", "failed", "snapshots", "structured")
+    __slots__ = ("bash", "boundary_ids", "creates", "failed", "powershell", "snapshots",
+                 "structured")
 
     def __init__(self) -> None:
         # (tool_use_id, op, path, offset, ts): offset = where the record's line starts
@@ -271,6 +276,7 @@ class _Facts:
         self.boundary_ids: list[tuple[str, int, str | None]] = []  # (id, offset, ts)
         # settings-family snapshot entries: (path, version, offset, ts)
         self.snapshots: list[tuple[str, int, int, str | None]] = []
+        self.powershell: list[tuple[int, str | None]] = []  # (offset, ts) of each call
 
     def extend(self, later: _Facts) -> None:
         """Add the facts of the byte range that follows this one."""
@@ -280,6 +286,7 @@ class _Facts:
         self.failed.update(later.failed)
         self.boundary_ids.extend(later.boundary_ids)
         self.snapshots.extend(later.snapshots)
+        self.powershell.extend(later.powershell)
 
 
 def _str(value: object) -> str | None:
@@ -330,6 +337,8 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
                 command = args.get("command")
                 if isinstance(command, str):
                     facts.bash.append((tool_id, command, _str(obj.get("cwd")), line, ts))
+            elif name == "PowerShell":
+                facts.powershell.append((line, ts))
         elif btype == "tool_result":
             tool_id = _str(block.get("tool_use_id"))
             if tool_id is None:
@@ -588,12 +597,15 @@ def transcript_mutations(transcript: Transcript, *, turns: bool = False,
         facts, bad = _decode_candidates(buf, spans)
         result.skipped_lines = unframed + bad
     rows, boundaries = join_facts(facts, partial(line_numbers, buf), lines)
-    if (turns or boundaries) and (rows or boundaries):
+    result.powershell = [(offset, ts, None) for offset, ts in facts.powershell]
+    if (turns or boundaries) and (rows or boundaries or result.powershell):
         turn_map = build_turn_map(buf, subagent=transcript.is_subagent)
         result.turn_count = turn_map.turn_count
         rows = [m._replace(turn=turn_map.turn_of_offset(m.offset)) for m in rows]
         boundaries = [b._replace(turn=turn_map.turn_of_offset(
             b.call_offset if b.call_offset >= 0 else b.offset)) for b in boundaries]
+        result.powershell = [(offset, ts, turn_map.turn_of_offset(offset))
+                             for offset, ts, _ in result.powershell]
     result.mutations = rows
     result.boundaries = boundaries
     return result
@@ -628,6 +640,9 @@ def _windowed(found: TranscriptFiles, plan: FilesPlan) -> TranscriptFiles:
 
     found.mutations = [m for m in found.mutations if keep(m.path, m.ts, m.turn)]
     found.boundaries = [b for b in found.boundaries if keep(b.path, b.ts, b.turn)]
+    # a PowerShell call names no path the filters could test: inside the window it counts
+    found.powershell = [call for call in found.powershell
+                        if (allowed is None or call[2] in allowed) and window.admits_ts(call[1])]
     return found
 
 
@@ -640,10 +655,11 @@ def _work(shared: tuple[FilesPlan, int], transcript: Transcript) -> tuple[Any, .
                                  lines=timeline, cores=cores)
     if found.error is None:
         found = _windowed(found, plan)
-    if not (found.mutations or found.boundaries or found.skipped_lines or found.error):
+    if not (found.mutations or found.boundaries or found.skipped_lines or found.error
+            or found.powershell):
         return None
     return ([tuple(m) for m in found.mutations], [tuple(b) for b in found.boundaries],
-            found.skipped_lines, found.turn_count, found.error)
+            found.skipped_lines, found.turn_count, found.error, found.powershell)
 
 
 FANOUT_MIN_FILES = 8
@@ -672,9 +688,10 @@ def run(transcripts: Sequence[Transcript], plan: FilesPlan,
         if answer is None:
             out.append(TranscriptFiles(transcript))
             continue
-        rows, bounds, skipped, turn_count, error = answer
+        rows, bounds, skipped, turn_count, error, powershell = answer
         out.append(TranscriptFiles(transcript, [Mutation(*r) for r in rows],
-                                   [Boundary(*b) for b in bounds], skipped, turn_count, error))
+                                   [Boundary(*b) for b in bounds], skipped, turn_count, error,
+                                   powershell))
     return out
 
 
@@ -808,7 +825,21 @@ def timeline(rows: Iterable[Mutation]) -> list[Mutation]:
     return sorted(rows, key=order)
 
 
+_WINDOWS_SHAPED = re.compile(r"(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def file_identity(path: str) -> str:
+    """What names one file: a Windows path (a drive letter or a UNC share) whatever its
+    case and separators (``D:\\w\\a.txt`` is ``d:/w/a.txt``: Claude Code's tools spell one
+    file both ways), any other path as written."""
+    if _WINDOWS_SHAPED.match(path):
+        return path.replace("/", "\\").casefold()
+    return path
+
+
 def distinct_files(found: Iterable[TranscriptFiles]) -> int:
-    """Distinct paths over every row (class markers are no file)."""
-    return len({m.path for t in found for m in t.mutations if not is_marker(m.path)})
+    """Distinct files over every row (class markers are no file), a Windows path known
+    by its ``file_identity``."""
+    return len({file_identity(m.path) for t in found for m in t.mutations
+                if not is_marker(m.path)})
 

@@ -1,6 +1,7 @@
 """The fold index of a Claude Code session (seed index v2, port decisions).
 
-One record per ``compact_boundary`` of a transcript, in file order. Record ``k``
+One record per ``compact_boundary`` of a transcript, in file order (and per compaction
+summary Claude Code 1.0.x wrote without a boundary: ``fold_points``). Record ``k``
 re-extracts ALL the history before its boundary (a ``compact`` record); its capped
 fields favour the newest blocks. Everything is lexical and deterministic: the same
 transcript gives the same bytes.
@@ -104,6 +105,9 @@ class Facts:
     """One byte range's findings, in file order (offsets are the buffer's)."""
 
     boundaries: list[tuple[int, str | None, int | None]] = field(default_factory=list)
+    # (offset, timestamp) of every compaction summary (``isCompactSummary``): the fold
+    # point of a compaction Claude Code wrote no boundary record for (1.0.x)
+    summaries: list[tuple[int, str | None]] = field(default_factory=list)
     openers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     users: list[tuple[int, str]] = field(default_factory=list)
     names: dict[str, str | None] = field(default_factory=dict)  # tool_use id -> its name
@@ -350,6 +354,8 @@ class _Scan:
             pass
         elif kind == "user":
             rec = Record(raw, None)
+            if rec.is_compact_summary:
+                out.summaries.append((pos, rec.timestamp))
             if classify.in_sidechain(rec, subagent=self.subagent):
                 pass  # a subagent's record in a main transcript: no turn, nobody's words
             elif classify.opens_turn(rec, subagent=self.subagent):
@@ -650,16 +656,45 @@ def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None, subagent:
 
 
 _BOUNDARY_VALUE = b"compact_boundary"
+_SUMMARY_KEY = b"isCompactSummary"
 
 
 def last_boundary_key(buf: Buffer) -> int:
-    """Where the buffer's last ``compact_boundary`` bytes stand (-1: none): every
-    boundary record holds them after its line's start, so an output on a line starting
-    past them comes after every boundary. One SIMD search back from the end."""
+    """Where the buffer's last ``compact_boundary`` or ``isCompactSummary`` bytes stand
+    (-1: none): every fold point (a boundary record, or the summary of a compaction
+    written without one) holds them after its line's start, so an output on a line
+    starting past them comes after every fold point. SIMD searches back from the end."""
     from pysift.disk.lines import simd_search
 
     with simd_search(buf) as (_, rfind):
-        return int(rfind(_BOUNDARY_VALUE, 0, len(buf)))
+        return max(int(rfind(_BOUNDARY_VALUE, 0, len(buf))),
+                   int(rfind(_SUMMARY_KEY, 0, len(buf))))
+
+
+def fold_points(boundaries: Sequence[tuple[int, str | None, int | None]],
+                summaries: Sequence[tuple[int, str | None]]
+                ) -> list[tuple[int, str | None, int | None]]:
+    """The compactions of a transcript, in file order: every boundary record, and every
+    compaction summary with no boundary since the previous compaction (Claude Code 1.0.x
+    compacted without writing a boundary; its summary, a new thread root, is the fold
+    point, with no token count). A current compaction's summary follows its boundary and
+    adds nothing."""
+    if not summaries:
+        return list(boundaries)
+    events = sorted([(b[0], 0, b) for b in boundaries]
+                    + [(o, 1, (o, at, None)) for o, at in summaries],
+                    key=lambda e: (e[0], e[1]))
+    points: list[tuple[int, str | None, int | None]] = []
+    folded = False  # a boundary stands since the last summary
+    for _offset, is_summary, point in events:
+        if not is_summary:
+            points.append(point)
+            folded = True
+        elif folded:
+            folded = False
+        else:
+            points.append(point)
+    return points
 
 
 # -- records ----------------------------------------------------------------------------------
@@ -710,7 +745,8 @@ def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
 def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIndex:
     """The records from the facts of consecutive byte ranges covering ``buf``."""
     malformed = sum(f.malformed for f in ranges)
-    boundaries = [b for f in ranges for b in f.boundaries]
+    boundaries = fold_points([b for f in ranges for b in f.boundaries],
+                             [m for f in ranges for m in f.summaries])
     if not boundaries:
         return FoldIndex(transcript, [], malformed)
     turn_map = turn_map_from_openers([(o, Record(raw, None)) for f in ranges

@@ -9,7 +9,10 @@ case: a path filter names bytes, not prose); a leading ``(?i)`` makes it caseles
 any depth); ``**`` as a whole path component also matches zero components (``a/**/b``
 keeps ``a/b``); ``[abc]``, ``[a-z]``, ``[!abc]`` / ``[^abc]`` are classes; ``{a,b}`` is an
 alternation (not nested); ``\\`` escapes the next character. An unclosed ``[`` or ``{``,
-a nested ``{``, a reversed range or a trailing ``\\`` is refused.
+a nested ``{``, a reversed range or a trailing ``\\`` is refused. A Windows path (a drive
+letter or a UNC share, as Claude Code on Windows records it) is matched with its ``\\``
+read as ``/``, as globset matches a path on Windows, so ``**/src/**`` keeps
+``D:\\proj\\src\\a.rs``; a POSIX path keeps its backslashes (a name may hold one).
 
 Both are ANDed: a path is kept when it satisfies every filter given.
 """
@@ -28,6 +31,7 @@ GLOB_HINT = ("a glob matched against the full path: * and ? cross '/', ** spans 
              "directories, [a-z] classes, {a,b} alternatives, e.g. '**/src/**' or '*.md'")
 
 _LEADING_FLAGS = re.compile(r"\(\?([A-Za-z]*)(?:-[A-Za-z]*)?\)")
+_WINDOWS_SHAPED = re.compile(r"(?:[A-Za-z]:[\\/]|\\\\)")
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,11 @@ class PathFilter:
     def keeps(self, path: str) -> bool:
         if self.regex is not None and not self.regex.matches(path):
             return False
-        return self.glob is None or self.glob.fullmatch(path) is not None
+        if self.glob is None:
+            return True
+        if "\\" in path and _WINDOWS_SHAPED.match(path):
+            path = path.replace("\\", "/")  # globset's reading of a Windows path
+        return self.glob.fullmatch(path) is not None
 
 
 def compile_path_regex(pattern: str) -> Any:

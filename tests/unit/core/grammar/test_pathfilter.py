@@ -29,6 +29,23 @@ def test_glob(glob: str, path: str, keeps: bool) -> None:
     assert PathFilter(glob=compile_glob(glob)).keeps(path) is keeps
 
 
+@pytest.mark.parametrize("glob, path, keeps", [
+    ("**/STATE.md", "D:\\Work\\Okki\\STATE.md", True),
+    ("**/Okki/**", "D:\\Work\\Okki\\data\\a.json", True),
+    ("D:/Work/**", "D:\\Work\\Okki\\STATE.md", True),
+    ("**/08_客户跟进/*.md", "d:/Work/08_客户跟进/a.md", True),
+    ("**/src/**", "\\\\srv\\share\\src\\a.rs", True),   # a UNC path
+    ("**/STATE.md", "D:\\Work\\OLDSTATE.md", False),
+    ("**/b.md", "/w/a\\b.md", False),   # a POSIX name may hold a backslash
+])
+def test_a_glob_reads_a_windows_path_s_backslashes_as_separators(
+        glob: str, path: str, keeps: bool) -> None:
+    """Claude Code on Windows records `D:\\…` paths; globset (csift) matches them with
+    `\\` as a separator on Windows. `**/STATE.md` kept none of them (twenty-third
+    session: `files --glob` answered "no file mutations found" for a written file)."""
+    assert PathFilter(glob=compile_glob(glob)).keeps(path) is keeps
+
+
 @pytest.mark.parametrize("glob", ["/w/[ab", "{a,b", "{a,{b,c}}", "[z-a]", "trailing\\"])
 def test_invalid_glob_names_the_forms(glob: str) -> None:
     with pytest.raises(UsageError) as err:
