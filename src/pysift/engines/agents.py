@@ -63,8 +63,8 @@ from pysift.disk.layout import (
     workflow_journal,
     workflow_manifests,
 )
-from pysift.disk.mapped import read_regular
-from pysift.errors import NotFoundError, TargetError
+from pysift.disk.mapped import open_buffer, read_regular
+from pysift.errors import NotFoundError, SourceError, TargetError
 from pysift.model.fastdata import dataclass
 
 SHAPE_BUILTIN = "builtin-task"
