@@ -52,9 +52,11 @@ class PathFilter:
             return False
         if self.glob is None:
             return True
-        if "\\" in path and _WINDOWS_SHAPED.match(path):
-            path = path.replace("\\", "/")  # globset's reading of a Windows path
-        return self.glob.fullmatch(path) is not None
+        if self.glob.fullmatch(path) is not None:
+            return True  # (a pattern spelling the path's own backslashes, escaped)
+        # globset's reading of a Windows path: its backslashes are separators
+        return ("\\" in path and _WINDOWS_SHAPED.match(path) is not None
+                and self.glob.fullmatch(path.replace("\\", "/")) is not None)
 
 
 def compile_path_regex(pattern: str) -> Any:

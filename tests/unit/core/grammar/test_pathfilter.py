@@ -37,6 +37,9 @@ def test_glob(glob: str, path: str, keeps: bool) -> None:
     ("**/src/**", "\\\\srv\\share\\src\\a.rs", True),   # a UNC path
     ("**/STATE.md", "D:\\Work\\OLDSTATE.md", False),
     ("**/b.md", "/w/a\\b.md", False),   # a POSIX name may hold a backslash
+    # a pattern spelling the backslashes as the rows print them (escaped) keeps matching
+    ("D:\\\\Work\\\\**", "D:\\Work\\Okki\\STATE.md", True),
+    ("**\\\\Okki\\\\*", "D:\\Work\\Okki\\STATE.md", True),
 ])
 def test_a_glob_reads_a_windows_path_s_backslashes_as_separators(
         glob: str, path: str, keeps: bool) -> None:
