@@ -239,3 +239,63 @@ def test_the_side_files_are_read_only_when_the_answer_can_show_them(
     listed.clear()
     assert cli(*root, "show", f"@{SID}", "--line", "2").code == 0
     assert listed
+
+
+def test_an_interrupted_spawn_is_no_return(cli, tmp_path: Path) -> None:
+    """The meta names the call, but its result is the interruption's error: no child
+    spoke. It stayed ``agent.tool.result [error]``, as the record's own echo decides."""
+    h = ClaudeHome(tmp_path / "claude")
+    main = Session(SID, cwd=CWD)
+    main.add(user("go"))
+    main.add(assistant(tool_use("Task", {"description": "d", "subagent_type": "Explore",
+                                         "prompt": "explore"}, id="t1")))
+    main.add(tool_result("t1", "[Request interrupted by user for tool use]", is_error=True))
+    main.add(user("stop, do something else"))
+    path = h.session(CWD, SID, main)
+    lane = Session(SID, cwd=CWD, agent_id=EXPLORE)
+    lane.add(user("explore"))
+    lane.add(assistant("partial"))
+    h.subagent(path, EXPLORE, lane, meta={"agentType": "Explore", "description": "d",
+                                          "toolUseId": "t1"})
+    shown = cli("--claude-home", str(h.root), "search", "interrupted", f"@{SID}")
+    assert shown.code == 0, shown.stderr
+    assert "agent.tool.result [error]" in shown.stdout
+    assert "agent.communication.inbox" not in shown.stdout
+    counted = cli("--claude-home", str(h.root), "search", "", "-t",
+                  "agent.communication.inbox", "-c", f"@{SID}", "--no-subagents")
+    assert counted.stdout.strip() in ("", "0"), counted.stdout
+
+
+def test_a_named_lane_its_meta_ties_to_one_call_is_no_other_spawns_child(
+        cli, tmp_path: Path) -> None:
+    """Two spawns named `reviewer`; the meta of the one lane names the first call. The
+    second (refused) spawn read `self ⇨ <that lane>` by the name-join, which `agents`
+    makes only for a lane no call id joins (a teammate)."""
+    h = ClaudeHome(tmp_path / "claude")
+    main = Session(SID, cwd=CWD)
+    main.add(user("go"))
+    for call, prompt in (("t1", "review A"), ("t2", "review B")):
+        main.add(assistant(tool_use("Agent", {"description": prompt, "name": "reviewer",
+                                              "subagent_type": "general-purpose",
+                                              "prompt": prompt}, id=call)))
+        main.add(tool_result(call, "Error: agent limit reached", is_error=call == "t2"))
+    path = h.session(CWD, SID, main)
+    lane = Session(SID, cwd=CWD, agent_id=EXPLORE)
+    lane.add(user("review A"))
+    lane.add(assistant("A ok."))
+    h.subagent(path, EXPLORE, lane, meta={"agentType": "general-purpose", "name": "reviewer",
+                                          "description": "review A", "toolUseId": "t1"})
+    shown = cli("--claude-home", str(h.root), "search", "", "-t", "agent.communication.sent",
+                f"@{SID}", "--no-subagents")
+    sent = [line for line in shown.stdout.splitlines() if "agent.communication.sent " in line]
+    assert len(sent) == 2, shown.stdout
+    assert f"self ⇨ {EXPLORE}" in sent[0] and "self ⇨ reviewer" in sent[1]
+
+
+def test_a_count_weighs_a_zero_match_as_the_listing_does(cli, relay: ClaudeHome) -> None:
+    """`-c` left the unseen check without the spawn index, so a return only a meta names
+    was not the two-label record it is, and the same zero match said DEFINITIVE."""
+    args = ("--claude-home", str(relay.root), "search", "Three callers", "-t", "user.message")
+    listed, counted = cli(*args), cli(*args, "-c")
+    assert "NOT a definitive absence" in listed.stderr
+    assert "NOT a definitive absence" in counted.stderr, counted.stderr

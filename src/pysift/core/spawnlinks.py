@@ -124,11 +124,18 @@ class SessionLinks:
         return self._children
 
     def names(self) -> dict[str, str]:
-        """A lane's meta ``name`` -> its agent id, for the names one lane alone carries."""
+        """A lane's meta ``name`` -> its agent id, for the names one lane alone carries,
+        among the lanes no call id joins (a teammate): a named lane its meta ties to one
+        call is that call's child only, as ``agents`` joins it (another spawn of the same
+        name, an errored one, was linked to it)."""
         if self._names is None:
             found: dict[str, set[str]] = {}
             for lane in self.lanes():
-                name = self.metas()[os.fspath(lane.path)].get("name")
+                meta = self.metas()[os.fspath(lane.path)]
+                call = meta.get("toolUseId")
+                if isinstance(call, str) and call:
+                    continue
+                name = meta.get("name")
                 if isinstance(name, str) and name:
                     found.setdefault(name, set()).add(lane.session_id)
             self._names = {name: next(iter(ids)) for name, ids in found.items()

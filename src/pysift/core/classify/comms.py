@@ -95,7 +95,10 @@ def return_child(rec: Record, block: JsonObj, ctx: ClassifyContext) -> str | Non
     by the record's own ``toolUseResult``, which names the child (``agentId``) on a
     Task/Agent completion when the record holds that one result (decided, twenty-second
     session; older builds name the child only in its meta). A launch acknowledgement is
-    no return."""
+    no return, nor is an error result (an interrupted or failed spawn: its record names
+    no child either, and it keeps its ``[error]`` mark; decided, twenty-third session)."""
+    if block.get("is_error") is True:
+        return None
     child = ctx.child_for(str_or_none(block.get("tool_use_id")))
     if child is not None:
         return child

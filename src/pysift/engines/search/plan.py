@@ -173,15 +173,17 @@ class SearchPlan:
             self._finder_built = True
         return self._finder
 
-    def link_fields(self, transcript: Transcript) -> dict[str, Any]:
+    def link_fields(self, transcript: Transcript, *, returns: bool = False
+                    ) -> dict[str, Any]:
         """The ``ClassifyContext`` fields a transcript's session's side files fill (SPEC
         §4), each read at its first lookup and only when the answer can show it: the
         names and a nested lane's issuer when hits are printed (``-c``/``-l``, a census,
         ``--raw`` and the label probe print no direction), the spawn index then too or
         when the selection takes ``agent.communication.inbox`` (a return's label then
-        decides a count)."""
+        decides a count). ``returns``: the spawn index whatever the selection (the zero
+        match's unseen check weighs every label a record carries)."""
         directions = not (self.light or self.keep_hits)
-        returns = directions or self.labels.selects(L.AGENT_COMM_INBOX)
+        returns = returns or directions or self.labels.selects(L.AGENT_COMM_INBOX)
         if not returns:
             return {}
         if self._links is None:

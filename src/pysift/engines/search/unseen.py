@@ -88,7 +88,7 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
         parent_id=transcript.parent_session_id, seed_uuid=seed_uuid, seed_line=seed_line,
         gates=plan.gates, additional_context=plan.additional_context,
-        **plan.link_fields(transcript))
+        **plan.link_fields(transcript, returns=True))
     open_ctx = replace(run_ctx, gates=L.GATED, additional_context=True)
     counter = LineCounter(buf)
     turns = (build_turn_map(buf, subagent=transcript.is_subagent) if plan.turns is not None
