@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
 from pysift.disk.layout import Transcript, read_meta
-from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer, try_open_buffer
 from pysift.model.fastdata import dataclass
 from pysift.model.tools import META_LINKED_SPAWN_TOOLS, SPAWN_TOOLS
@@ -267,17 +267,22 @@ class IssuedBy:
         if buf is None:
             return False
         needle = f'"{tool_use_id}"'.encode()
-        pos = buf.find(needle)
-        while pos >= 0:
-            start, end = line_start(buf, pos), line_end(buf, pos)
-            record = decode(buf[start:end], None)
-            if record is not None and any(
-                block.get("id") == tool_use_id
-                and (self.tools is None or block.get("name") in self.tools)
-                for block in record.blocks_of("tool_use")
-            ):
-                return True
-            pos = buf.find(needle, end + 1)
+        size = len(buf)
+        # the SIMD search (``disk.lines.simd_search``): the id's leading quote stalls the
+        # buffer's own ``find`` on every other byte, and an id the file does not hold
+        # (a lane another lane spawned) is searched through the whole file
+        with simd_search(buf) as (find, _):
+            pos = find(needle, 0, size)
+            while pos >= 0:
+                start, end = line_start(buf, pos), line_end(buf, pos)
+                record = decode(buf[start:end], None)
+                if record is not None and any(
+                    block.get("id") == tool_use_id
+                    and (self.tools is None or block.get("name") in self.tools)
+                    for block in record.blocks_of("tool_use")
+                ):
+                    return True
+                pos = find(needle, end + 1, size) if end + 1 <= size else -1
         return False
 
 
