@@ -87,6 +87,7 @@ except ImportError:  # pragma: no cover - a Python without the builtin module
 
 from pysift import __version__
 from pysift.disk.gcpause import paused_gc
+from pysift.disk.home import expand_user
 
 if TYPE_CHECKING:
     from pysift.disk.lines import Buffer
@@ -240,7 +241,7 @@ def cache_root(environ: Mapping[str, str], home: Path) -> Path:
     """Where the cache lives (whether or not it is usable)."""
     explicit = environ.get("PYSIFT_CACHE_DIR")
     if explicit:
-        return Path(explicit).expanduser()
+        return expand_user(explicit, home)  # ``home``: the caller's, never a raw HOME
     xdg = environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "pysift"
@@ -251,7 +252,7 @@ def claude_homes(environ: Mapping[str, str], home: Path, in_use: Path | None) ->
     """Every Claude home the cache must stay out of."""
     found = [home / ".claude"]
     if environ.get("CLAUDE_CONFIG_DIR"):
-        found.append(Path(environ["CLAUDE_CONFIG_DIR"]).expanduser())
+        found.append(expand_user(environ["CLAUDE_CONFIG_DIR"], home))
     if in_use is not None:
         found.append(in_use)
     return found

@@ -42,6 +42,15 @@ def stored(tmp_path: Path, path: Path, facts: object = ("f",)) -> C.Facet:
 
 # -- where, and whether ----------------------------------------------------------------------
 
+def test_a_tilde_in_the_cache_dir_is_the_callers_home(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``PYSIFT_CACHE_DIR='~/c'`` read ``~`` from the process's raw HOME (``/c`` when
+    it was empty), where the Claude home took the password database's."""
+    monkeypatch.setenv("HOME", "")
+    assert C.cache_root({"PYSIFT_CACHE_DIR": "~/c"}, Path("/home/ada")) == Path("/home/ada/c")
+    assert Path("/home/ada/x") in C.claude_homes({"CLAUDE_CONFIG_DIR": "~/x"},
+                                                 Path("/home/ada"), None)
+
+
 def test_the_location_follows_the_environment() -> None:
     assert C.cache_root({}, HOME) == HOME / ".cache" / "pysift"
     assert C.cache_root({"XDG_CACHE_HOME": "/x/c"}, HOME) == Path("/x/c/pysift")
