@@ -9,14 +9,13 @@ the bound plan is re-injected in full after a compaction).
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.commands.scope import ScopeArgs
 from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
-from pysift.disk.layout import Transcript, Unreadable
+from pysift.disk.layout import Transcript, Unreadable, is_windows_rooted
 from pysift.engines.plans import BINDING_SLUG_ONLY, PlanBinding, PlanEdit, PlanQuery
 from pysift.errors import UsageError
 from pysift.model.env import Env
@@ -163,7 +162,6 @@ def render_forward(out: TextIO, bindings: list[PlanBinding]) -> None:
 # -- --reverse -----------------------------------------------------------------------------------
 
 
-_FOREIGN_ABSOLUTE = re.compile(r"[A-Za-z]:[\\/]|\\\\")  # C:\… or \\server: a Windows path
 
 
 def _absolute(value: str, env: Env) -> str:
@@ -175,7 +173,7 @@ def _absolute(value: str, env: Env) -> str:
     home = env.environ.get("HOME", "")
     if home and (value == "~" or value.startswith("~/")):
         value = home + value[1:]
-    if _FOREIGN_ABSOLUTE.match(value):
+    if is_windows_rooted(value):
         return value
     path = Path(value)
     return os.path.normpath(path if path.is_absolute() else env.cwd / path)

@@ -58,6 +58,16 @@ _CWD_FIELD = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
 # -- cwd -> project dir name ----------------------------------------------------------------------
 
 
+#: a path Claude Code on Windows recorded: a drive letter (``D:\`` or ``d:/``) or a UNC share
+_WINDOWS_ROOTED = re.compile(r"(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def is_windows_rooted(path: str) -> bool:
+    """Whether ``path`` starts as a Windows absolute path (a drive letter or a UNC
+    share): the one test of the commands that read such recorded paths."""
+    return _WINDOWS_ROOTED.match(path) is not None
+
+
 def encode_cwd(cwd: str | os.PathLike[str]) -> str:
     """Encode a cwd to its project dir name exactly as Claude Code does (SPEC §2.1).
 

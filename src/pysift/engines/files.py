@@ -31,7 +31,6 @@ answer that shows them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field
 from functools import lru_cache, partial
@@ -45,7 +44,7 @@ from pysift.core.grammar.pathfilter import PathFilter
 from pysift.core.timez import parse_ts
 from pysift.core.turns import build_turn_map
 from pysift.disk import fanout
-from pysift.disk.layout import Transcript
+from pysift.disk.layout import Transcript, is_windows_rooted
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
 from pysift.engines.stats import Window, split_points
@@ -825,14 +824,13 @@ def timeline(rows: Iterable[Mutation]) -> list[Mutation]:
     return sorted(rows, key=order)
 
 
-_WINDOWS_SHAPED = re.compile(r"(?:[A-Za-z]:[\\/]|\\\\)")
 
 
 def file_identity(path: str) -> str:
     """What names one file: a Windows path (a drive letter or a UNC share) whatever its
     case and separators (``D:\\w\\a.txt`` is ``d:/w/a.txt``: Claude Code's tools spell one
     file both ways), any other path as written."""
-    if _WINDOWS_SHAPED.match(path):
+    if is_windows_rooted(path):
         return path.replace("/", "\\").casefold()
     return path
 

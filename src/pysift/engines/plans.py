@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.settings import read_scopes, settings_files
-from pysift.disk.layout import Transcript
+from pysift.disk.layout import Transcript, is_windows_rooted
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
@@ -200,14 +200,13 @@ def _is_within(path: str, root: str, sep: str = os.sep) -> bool:
     return path.startswith(root if root.endswith(sep) else root + sep)
 
 
-_WINDOWS_ROOT = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 
 
 def _path_rules(project_root: str):  # type: ignore[no-untyped-def]
     """The path module of the machine that recorded ``project_root``: a transcript written
     on Windows (`d:\\work`, a UNC root) joins and contains with Windows rules, wherever
     pysift reads it."""
-    return ntpath if _WINDOWS_ROOT.match(project_root) else os.path
+    return ntpath if is_windows_rooted(project_root) else os.path
 
 
 def plans_dir(env: Env, project_root: str | None) -> PlansDir:

@@ -60,7 +60,7 @@ from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.turns import is_plain_carrier, turn_map_from_openers
 from pysift.disk import fanout
-from pysift.disk.layout import Transcript, read_first_cwd
+from pysift.disk.layout import Transcript, is_windows_rooted, read_first_cwd
 from pysift.disk.lines import Buffer
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
@@ -899,7 +899,7 @@ def _relative(path: str, cwd: str | None) -> str:
     if not cwd:
         return path
     base = cwd.rstrip("/\\")
-    if _WINDOWS_ABS.match(cwd):
+    if is_windows_rooted(cwd):
         n = len(base)
         if (len(path) > n + 1 and path[n] in "/\\"
                 and _fold(path[:n]) == _fold(base)):
@@ -911,7 +911,6 @@ def _relative(path: str, cwd: str | None) -> str:
 
 
 # a Windows absolute path: a drive letter and a separator, or a UNC share
-_WINDOWS_ABS = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 
 
 def _fold(path: str) -> str:

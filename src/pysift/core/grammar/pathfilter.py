@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pysift.disk.layout import is_windows_rooted
 from pysift.errors import UsageError
 from pysift.model.fastdata import dataclass
 
@@ -31,7 +32,6 @@ GLOB_HINT = ("a glob matched against the full path: * and ? cross '/', ** spans 
              "directories, [a-z] classes, {a,b} alternatives, e.g. '**/src/**' or '*.md'")
 
 _LEADING_FLAGS = re.compile(r"\(\?([A-Za-z]*)(?:-[A-Za-z]*)?\)")
-_WINDOWS_SHAPED = re.compile(r"(?:[A-Za-z]:[\\/]|\\\\)")
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class PathFilter:
         if self.glob.fullmatch(path) is not None:
             return True  # (a pattern spelling the path's own backslashes, escaped)
         # globset's reading of a Windows path: its backslashes are separators
-        return ("\\" in path and _WINDOWS_SHAPED.match(path) is not None
+        return ("\\" in path and is_windows_rooted(path)
                 and self.glob.fullmatch(path.replace("\\", "/")) is not None)
 
 
