@@ -228,7 +228,5 @@ class LinkBook:
 
     def context_fields(self, transcript: Transcript, *, returns: bool = True,
                        directions: bool = True) -> dict[str, Any]:
-        if not (returns or directions):
-            return {}
         return self.of(transcript).context_fields(transcript, returns=returns,
                                                   directions=directions)
