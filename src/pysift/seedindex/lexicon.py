@@ -2,12 +2,14 @@
 exact identifiers, path-shaped tokens. No model, no paraphrase: the same text always
 gives the same harvest, in the same order.
 
-The text is scanned as UTF-8 bytes by RE2 (linear time, whatever a tool printed), its
-matcher called directly: the wrapper's match objects cost more than the scan."""
+The text is scanned as UTF-8 bytes by linear-time engines, whatever a tool printed: RE2's
+matcher called directly for error lines and paths (the wrapper's match objects cost more
+than the scan), the Rust crate's ``findall`` for identifiers (one call per output)."""
 
 from __future__ import annotations
 
 import re2
+import rurex
 from re2 import _re2
 
 ERROR_LINE_CHARS = 240
@@ -41,8 +43,12 @@ def _reports_none(data: bytes, start: int) -> bool:
 
 # Exact identifiers recovery grep needs: snake/SCREAMING case with an underscore,
 # camelCase and PascalCase with an inner capital, 0x hex, uuids, hex runs of 8-64 holding
-# a digit and a letter (hashes, ids), dotted versions, numbers of 5+ digits.
-_IDENTIFIER = re2.compile(
+# a digit and a letter (hashes, ids), dotted versions, numbers of 5+ digits. Every class is
+# ASCII (``\b`` and ``\d`` too, as RE2 reads them; ``(?-u)`` makes the Rust crate's the
+# same), so all of an output's tokens come back from one ``findall`` call (the 357,550
+# tokens of corpus A's and the real corpus's outputs: 0.27 s of CPU, against 0.68 s matched
+# one call per token through RE2's binding; the same tokens).
+IDENTIFIER_PATTERN = (
     rb"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
     rb"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
     rb"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
@@ -50,7 +56,8 @@ _IDENTIFIER = re2.compile(
     rb"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     rb"|[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*"
     rb"|v?\d+\.\d+\.\d+"
-    rb"|\d{5,})\b", _OPTIONS)._regexp
+    rb"|\d{5,})\b")
+_IDENTIFIER = rurex.compile(b"(?-u)" + IDENTIFIER_PATTERN)
 _HEX_MIN, _HEX_MAX = 8, 64
 _HEX = b"0123456789abcdef"
 
@@ -132,20 +139,11 @@ def _clipped(line: bytes, hit: int, hit_end: int) -> str:
 
 
 def identifiers(data: bytes) -> list[str]:
-    out = []
-    match = _IDENTIFIER.Match
-    pos, size = 0, len(data)
-    while pos <= size:
-        start, end = match(_ANCHOR, data, pos, size)[0]
-        if start < 0:
-            break
-        pos = end if end > pos else pos + 1
-        token = data[start:end]
-        if (not _HEX_MIN <= end - start <= _HEX_MAX and not token.strip(_HEX)
-                and not token.isdigit()):
-            continue  # a hex run outside 8-64 characters
-        out.append(token.decode())  # (ASCII: the pattern matches no other byte)
-    return out
+    """The identifier tokens of ``data``, in order (a run of hex digits holding a letter
+    counts only at 8-64 characters)."""
+    return [token.decode()  # (ASCII: the pattern matches no other byte)
+            for token in _IDENTIFIER.findall(data)
+            if _HEX_MIN <= len(token) <= _HEX_MAX or token.strip(_HEX) or token.isdigit()]
 
 
 # a product token's version (``Mozilla/5.0``, ``Chrome/147.0.0.0``): a relative token

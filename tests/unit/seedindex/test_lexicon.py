@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pysift.seedindex.lexicon import ERROR_LINE_CHARS, error_lines, identifiers, path_tokens
+from pysift.seedindex.lexicon import (
+    ERROR_LINE_CHARS,
+    IDENTIFIER_PATTERN,
+    error_lines,
+    identifiers,
+    path_tokens,
+)
 
 PYTEST_RUN = b"""collected 12 items
 tests/test_passes.py ..F.
@@ -53,6 +59,42 @@ def test_identifiers_are_the_exact_tokens_recovery_greps_for() -> None:
 
 def test_a_hex_run_shorter_than_8_or_longer_than_64_is_not_an_identifier() -> None:
     assert identifiers(b"ab12 " + b"a1" * 40 + b" abc1234f") == ["abc1234f"]
+
+
+def test_an_identifier_starts_after_a_non_ascii_letter_as_re2_reads_a_word_boundary() -> None:
+    # the boundary is ASCII (RE2's): an accented letter is no word character
+    assert identifiers("façade_mode 名前_id abc_def".encode()) == ["ade_mode", "abc_def"]
+
+
+def _identifiers_by_re2(data: bytes) -> list[str]:
+    """The harvest as RE2 matched it, one call per token (the reference)."""
+    import re2
+    from re2 import _re2
+
+    match = re2.compile(IDENTIFIER_PATTERN)._regexp.Match
+    out, pos, size = [], 0, len(data)
+    while pos <= size:
+        start, end = match(_re2.RE2.Anchor.UNANCHORED, data, pos, size)[0]
+        if start < 0:
+            break
+        pos = end if end > pos else pos + 1
+        token = data[start:end]
+        if not 8 <= end - start <= 64 and not token.strip(b"0123456789abcdef") and not (
+                token.isdigit()):
+            continue
+        out.append(token.decode())
+    return out
+
+
+_TOKENISH = st.lists(st.one_of(
+    st.sampled_from([b"_", b"0x", b"-", b".", b" ", b"\n", b"v", b"\xc3\xa9", b"\xff", b"\xe5\x90\x8d"]),
+    st.text(alphabet="abcdefxyzABCXYZ0123456789", min_size=1, max_size=12).map(str.encode),
+), max_size=40).map(b"".join)
+
+
+@given(_TOKENISH)
+def test_identifiers_are_what_re2_matched_token_by_token(data: bytes) -> None:
+    assert identifiers(data) == _identifiers_by_re2(data)
 
 
 def test_path_tokens_are_paths_with_an_extension_or_two_absolute_segments() -> None:
