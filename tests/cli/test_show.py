@@ -642,3 +642,47 @@ def test_image_ids_are_the_ids_image_lists(cli, tmp_path: Path) -> None:
         3: ["L3i1", "L3i2", "L3i3"], 4: ["#7"]}
     text_out = cli(*base, "show", f"@{sid}", "--line", "3").stdout
     assert "[3 image(s): L3i1, L3i2, L3i3]" in text_out
+
+
+def _block_home(tmp_path: Path, msg_id: str) -> tuple[tuple[str, ...], str]:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("block-ids")
+    s = Session(sid, cwd="/home/ada/src/b")
+    s.add(user("say two things"))
+    s.add(assistant("first part", msg_id=msg_id))
+    s.add(assistant("second part", msg_id=msg_id))
+    home.session("/home/ada/src/b", sid, s)
+    return ("--claude-home", str(home.root)), sid
+
+
+@pytest.mark.parametrize("block", ["a::p0", "a::p1", "a:"])
+def test_a_block_id_without_a_message_id_is_a_usage_error(cli, tmp_path: Path,
+                                                          block: str) -> None:
+    """`--block a::p0` searched the transcript for the empty string and never returned
+    (the next search started where the last one matched)."""
+    import signal
+
+    base, sid = _block_home(tmp_path, "msg_01plain")
+
+    def hang(*_: object) -> None:
+        raise TimeoutError(f"show --block {block} did not return")
+
+    signal.signal(signal.SIGALRM, hang)
+    signal.alarm(20)
+    try:
+        result = cli(*base, "show", f"@{sid}", "--block", block)
+    finally:
+        signal.alarm(0)
+    assert result.code == 2, result.stderr
+    assert "not a block id" in result.stderr
+
+
+def test_a_message_id_holding_a_colon_names_its_parts(cli, tmp_path: Path) -> None:
+    """A message id is whatever the API wrote: one holding `:` (a proxy's id) got
+    `'a:…:p1' is not a block id`, though the fold index names its parts so."""
+    base, sid = _block_home(tmp_path, "gw:req:42")
+    first = cli(*base, "show", f"@{sid}", "--block", "a:gw:req:42:p0", "--format", "json")
+    second = cli(*base, "show", f"@{sid}", "--block", "a:gw:req:42:p1", "--format", "json")
+    assert first.code == 0 and second.code == 0, first.stderr + second.stderr
+    assert first.json_rows("block")[0]["text"] == "first part"
+    assert second.json_rows("block")[0]["text"] == "second part"

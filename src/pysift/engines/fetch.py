@@ -128,6 +128,8 @@ class TranscriptView:
     def lines_of_uuid(self, uuid: str) -> list[int]:
         """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines)."""
         found: list[int] = []
+        if not uuid:  # an empty needle matches everywhere: no record has an empty uuid
+            return found
         needle = uuid.encode()
         pos = self.buf.find(needle)
         while pos >= 0:
@@ -299,10 +301,12 @@ def block_text(view: TranscriptView, block_id: str) -> str:
                     return classify.result_text(block)  # as search renders (and hashes) it
         raise NotFoundError(f"no tool_result with tool_use_id {tool_id} in "
                             f"{view.transcript.path}; list ids with pysift search")
-    parts = block_id.split(":")
-    if (len(parts) == 3 and parts[0] == "a" and parts[2].startswith("p")
-            and parts[2][1:].isascii() and parts[2][1:].isdigit()):
-        msg_id, index = parts[1], int(parts[2][1:])
+    # a:<message.id>:p<n>, the id taken whole between the prefix and the last colon: a
+    # message id is whatever the API wrote (a proxy's may hold colons), never empty
+    msg_id, _, part = block_id[2:].rpartition(":")
+    if (block_id.startswith("a:") and msg_id and part.startswith("p") and part[1:].isascii()
+            and part[1:].isdigit()):
+        index = int(part[1:])
         seen = 0
         for rec in _records_containing(view, msg_id):
             if rec.message_id != msg_id or not rec.is_assistant_record:
@@ -318,6 +322,10 @@ def block_text(view: TranscriptView, block_id: str) -> str:
 
 
 def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:
+    """The records of the lines holding ``token`` (never empty: an empty needle matches
+    everywhere, and the next search would start where the last one matched)."""
+    if not token:
+        return
     buf, needle = view.buf, token.encode()
     pos = buf.find(needle)
     while pos >= 0:
