@@ -686,3 +686,25 @@ def test_a_message_id_holding_a_colon_names_its_parts(cli, tmp_path: Path) -> No
     assert first.code == 0 and second.code == 0, first.stderr + second.stderr
     assert first.json_rows("block")[0]["text"] == "first part"
     assert second.json_rows("block")[0]["text"] == "second part"
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_a_uuid_named_twice_is_fetched_once(cli, tmp_path: Path, raw: bool) -> None:
+    """`--uuid U,U` printed the record twice (and `fetched 2 record unit(s)`), where
+    `--line 3,3` prints it once: one record is one record however often it is named."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("uuid-twice")
+    s = Session(sid, cwd="/home/ada/src/u")
+    s.add(user("hello"))
+    reply = s.add(assistant("hi there"))
+    home.session("/home/ada/src/u", sid, s)
+    uuid = reply["uuid"]
+    args = ["--claude-home", str(home.root), "show", f"@{sid}", "--uuid", f"{uuid},{uuid}",
+            "--uuid", uuid]
+    result = cli(*args, "--raw") if raw else cli(*args, "--format", "json")
+    assert result.code == 0, result.stderr
+    if raw:
+        assert len(result.stdout_bytes.splitlines()) == 1
+    else:
+        assert [r["line"] for r in result.json_rows("record")] == [2]
+        assert result.summary()["records"] == 1
