@@ -708,3 +708,32 @@ def test_a_uuid_named_twice_is_fetched_once(cli, tmp_path: Path, raw: bool) -> N
     else:
         assert [r["line"] for r in result.json_rows("record")] == [2]
         assert result.summary()["records"] == 1
+
+
+def test_a_replayed_record_is_no_second_child(cli, tmp_path: Path) -> None:
+    """A compaction re-anchor writes a prompt again with its uuid and parent (SPEC §4: a
+    replay copy, neither a draft nor an opener): one record on two lines, not two
+    children, so its parent is no branch point. A re-send under a new uuid still is."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("replay-copy")
+    s = Session(sid, cwd="/home/ada/src/rp")
+    s.add(user("plan the release"))
+    reply = s.add(assistant("here is the plan"))
+    prompt = s.add(user("now ship it"))
+    shipped = s.add(assistant("shipped"))
+    s.adopt([prompt])  # the re-anchor's copy: same uuid, same parent
+    s.add(assistant("shipped, confirmed"), parent=shipped["uuid"])
+    path = home.session("/home/ada/src/rp", sid, s)
+    base = ("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points",
+            "--format", "json")
+    result = cli(*base)
+    assert result.code == 0, result.stderr
+    assert result.json_rows("branch-point") == []
+
+    resend = {**prompt, "uuid": stable_uuid("resend"), "message": {"role": "user",
+                                                                  "content": "ship it now"}}
+    with path.open("a") as fh:
+        fh.write(json.dumps(resend) + "\n")
+    [fork] = cli(*base).json_rows("branch-point")
+    assert fork["uuid"] == reply["uuid"]
+    assert [c["line"] for c in fork["children"]] == [3, 7]

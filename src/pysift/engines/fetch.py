@@ -257,8 +257,11 @@ def branch_points(view: TranscriptView) -> BranchPoints:
         conversation += 1
         line_of_uuid.setdefault(rec.uuid, number)
         if rec.parent_uuid and not _never_a_child(rec):
-            children.setdefault(rec.parent_uuid, []).append(
-                BranchChild(number, rec.uuid, str(rec.type), rec.timestamp))
+            kids = children.setdefault(rec.parent_uuid, [])
+            # a replay copy (a compaction re-anchor writes a record again, same uuid and
+            # parent) is the same child on a second line: its first line stands for it
+            if not any(k.uuid == rec.uuid for k in kids):
+                kids.append(BranchChild(number, rec.uuid, str(rec.type), rec.timestamp))
     forks = []
     for parent, kids in children.items():
         if len(kids) < 2:
