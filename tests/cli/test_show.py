@@ -737,3 +737,28 @@ def test_a_replayed_record_is_no_second_child(cli, tmp_path: Path) -> None:
     [fork] = cli(*base).json_rows("branch-point")
     assert fork["uuid"] == reply["uuid"]
     assert [c["line"] for c in fork["children"]] == [3, 7]
+
+
+def test_a_fork_parent_that_is_an_attachment_is_located(cli, tmp_path: Path) -> None:
+    """Newer Claude Code chains attachment and progress records (188 and 189 conversation
+    records of the real corpus hang off one): a fork under one said `(parent line not
+    located)` and `line: null` although the parent sits on a line of the file."""
+    from builders import attachment
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("attachment-parent")
+    s = Session(sid, cwd="/home/ada/src/at")
+    s.add(user("open the notes"))
+    s.add(assistant("opened"))
+    hook = s.add(attachment("hook_additional_context", {"content": ["be brief"]}))
+    s.add(user("summarise them"), parent=hook["uuid"])
+    s.add(user("summarise them in one line"), parent=hook["uuid"])
+    home.session("/home/ada/src/at", sid, s)
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points",
+                 "--format", "json")
+    [fork] = result.json_rows("branch-point")
+    assert (fork["uuid"], fork["line"]) == (hook["uuid"], 3)
+    assert [c["line"] for c in fork["children"]] == [4, 5]
+    assert result.summary()["conversation_records"] == 4
+    text = cli("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points").stdout
+    assert "not located" not in text

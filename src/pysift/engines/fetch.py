@@ -252,10 +252,14 @@ def branch_points(view: TranscriptView) -> BranchPoints:
                 view.tally.malformed += 1
             continue
         rec = decode(raw, number, view.tally)
-        if rec is None or rec.type not in _CONVERSATION or not rec.uuid:
+        if rec is None or not rec.uuid:
+            continue
+        # a parent is any record with a uuid (newer Claude Code chains attachment and
+        # progress records too); only conversation records are children
+        line_of_uuid.setdefault(rec.uuid, number)
+        if rec.type not in _CONVERSATION:
             continue
         conversation += 1
-        line_of_uuid.setdefault(rec.uuid, number)
         if rec.parent_uuid and not _never_a_child(rec):
             kids = children.setdefault(rec.parent_uuid, [])
             # a replay copy (a compaction re-anchor writes a record again, same uuid and
