@@ -23,6 +23,7 @@ from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import (
     Buffer,
+    LineCounter,
     count_lines,
     iter_spans,
     line_end,
@@ -302,7 +303,7 @@ def block_text(view: TranscriptView, block_id: str) -> str:
     file order (Claude Code writes one block per line, all sharing ``message.id``)."""
     if block_id.startswith("r:") and len(block_id) > 2:
         tool_id = block_id[2:]
-        for rec in _records_containing(view, tool_id):
+        for rec in _records_containing(view, tool_id, b"tool_result"):
             for block in rec.blocks_of("tool_result"):
                 if block.get("tool_use_id") == tool_id:
                     return classify.result_text(block)  # as search renders (and hashes) it
@@ -315,7 +316,7 @@ def block_text(view: TranscriptView, block_id: str) -> str:
             and part[1:].isdigit()):
         index = int(part[1:])
         seen = 0
-        for rec in _records_containing(view, msg_id):
+        for rec in _records_containing(view, msg_id, b"assistant"):
             if rec.message_id != msg_id or not rec.is_assistant_record:
                 continue
             for block in rec.blocks():
@@ -328,16 +329,21 @@ def block_text(view: TranscriptView, block_id: str) -> str:
                      "a:<message.id>:p<n>")
 
 
-def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:
-    """The records of the lines holding ``token`` (never empty: an empty needle matches
-    everywhere, and the next search would start where the last one matched)."""
+def _records_containing(view: TranscriptView, token: str, also: bytes) -> Iterable[Record]:
+    """The records of the lines holding ``token`` and ``also`` (the block's record kind:
+    a line without it cannot hold the block, and is never decoded: a long tool call's
+    progress records name its id by the thousand). ``token`` is never empty: an empty
+    needle matches everywhere, and the next search would start where the last one
+    matched."""
     if not token:
         return
     buf, needle = view.buf, token.encode()
+    lines = LineCounter(buf)  # offsets only grow: each byte is counted once
     pos = buf.find(needle)
     while pos >= 0:
         s, e = line_start(buf, pos), line_end(buf, pos)
-        rec = decode(buf[s:e], line_of(buf, s))
-        if rec is not None:
-            yield rec
+        if buf.find(also, s, e) >= 0:
+            rec = decode(buf[s:e], lines.line_at(s))
+            if rec is not None:
+                yield rec
         pos = buf.find(needle, e)
