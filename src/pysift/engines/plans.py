@@ -262,13 +262,16 @@ def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBin
     while (pos := buf.rfind(_PLAN_MODE, 0, end)) >= 0:
         start = line_start(buf, pos)
         end = start  # the next search looks before this line
-        rec = decode(buf[start : line_end(buf, pos)], _LineNumbers(buf).at(start))
+        rec = decode(buf[start : line_end(buf, pos)], None)
         payload = _plan_mode_payload(rec) if rec is not None else None
-        if rec is None or payload is None or rec.line is None:
+        if rec is None or payload is None:
             continue
+        # numbered once, the binding found: a line that only mentions plan_mode (a session
+        # discussing Plan Mode has them by the thousand) is never counted up to
+        line = _LineNumbers(buf).at(start)
         recorded = payload["planFilePath"]
         plan_file, notes = relocated_plan(recorded, env)
-        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
+        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), line,
                            rec.slug, BINDING_PLAN_MODE, notes=notes,
                            recorded_file=recorded if plan_file != recorded else None)
     return None
