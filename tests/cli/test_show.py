@@ -642,3 +642,123 @@ def test_image_ids_are_the_ids_image_lists(cli, tmp_path: Path) -> None:
         3: ["L3i1", "L3i2", "L3i3"], 4: ["#7"]}
     text_out = cli(*base, "show", f"@{sid}", "--line", "3").stdout
     assert "[3 image(s): L3i1, L3i2, L3i3]" in text_out
+
+
+def _block_home(tmp_path: Path, msg_id: str) -> tuple[tuple[str, ...], str]:
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("block-ids")
+    s = Session(sid, cwd="/home/ada/src/b")
+    s.add(user("say two things"))
+    s.add(assistant("first part", msg_id=msg_id))
+    s.add(assistant("second part", msg_id=msg_id))
+    home.session("/home/ada/src/b", sid, s)
+    return ("--claude-home", str(home.root)), sid
+
+
+@pytest.mark.parametrize("block", ["a::p0", "a::p1", "a:"])
+def test_a_block_id_without_a_message_id_is_a_usage_error(cli, tmp_path: Path,
+                                                          block: str) -> None:
+    """`--block a::p0` searched the transcript for the empty string and never returned
+    (the next search started where the last one matched)."""
+    import signal
+
+    base, sid = _block_home(tmp_path, "msg_01plain")
+
+    def hang(*_: object) -> None:
+        raise TimeoutError(f"show --block {block} did not return")
+
+    signal.signal(signal.SIGALRM, hang)
+    signal.alarm(20)
+    try:
+        result = cli(*base, "show", f"@{sid}", "--block", block)
+    finally:
+        signal.alarm(0)
+    assert result.code == 2, result.stderr
+    assert "not a block id" in result.stderr
+
+
+def test_a_message_id_holding_a_colon_names_its_parts(cli, tmp_path: Path) -> None:
+    """A message id is whatever the API wrote: one holding `:` (a proxy's id) got
+    `'a:…:p1' is not a block id`, though the fold index names its parts so."""
+    base, sid = _block_home(tmp_path, "gw:req:42")
+    first = cli(*base, "show", f"@{sid}", "--block", "a:gw:req:42:p0", "--format", "json")
+    second = cli(*base, "show", f"@{sid}", "--block", "a:gw:req:42:p1", "--format", "json")
+    assert first.code == 0 and second.code == 0, first.stderr + second.stderr
+    assert first.json_rows("block")[0]["text"] == "first part"
+    assert second.json_rows("block")[0]["text"] == "second part"
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_a_uuid_named_twice_is_fetched_once(cli, tmp_path: Path, raw: bool) -> None:
+    """`--uuid U,U` printed the record twice (and `fetched 2 record unit(s)`), where
+    `--line 3,3` prints it once: one record is one record however often it is named."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("uuid-twice")
+    s = Session(sid, cwd="/home/ada/src/u")
+    s.add(user("hello"))
+    reply = s.add(assistant("hi there"))
+    home.session("/home/ada/src/u", sid, s)
+    uuid = reply["uuid"]
+    args = ["--claude-home", str(home.root), "show", f"@{sid}", "--uuid", f"{uuid},{uuid}",
+            "--uuid", uuid]
+    result = cli(*args, "--raw") if raw else cli(*args, "--format", "json")
+    assert result.code == 0, result.stderr
+    if raw:
+        assert len(result.stdout_bytes.splitlines()) == 1
+    else:
+        assert [r["line"] for r in result.json_rows("record")] == [2]
+        assert result.summary()["records"] == 1
+
+
+def test_a_replayed_record_is_no_second_child(cli, tmp_path: Path) -> None:
+    """A compaction re-anchor writes a prompt again with its uuid and parent (SPEC §4: a
+    replay copy, neither a draft nor an opener): one record on two lines, not two
+    children, so its parent is no branch point. A re-send under a new uuid still is."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("replay-copy")
+    s = Session(sid, cwd="/home/ada/src/rp")
+    s.add(user("plan the release"))
+    reply = s.add(assistant("here is the plan"))
+    prompt = s.add(user("now ship it"))
+    shipped = s.add(assistant("shipped"))
+    s.adopt([prompt])  # the re-anchor's copy: same uuid, same parent
+    s.add(assistant("shipped, confirmed"), parent=shipped["uuid"])
+    path = home.session("/home/ada/src/rp", sid, s)
+    base = ("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points",
+            "--format", "json")
+    result = cli(*base)
+    assert result.code == 0, result.stderr
+    assert result.json_rows("branch-point") == []
+
+    resend = {**prompt, "uuid": stable_uuid("resend"), "message": {"role": "user",
+                                                                  "content": "ship it now"}}
+    with path.open("a") as fh:
+        fh.write(json.dumps(resend) + "\n")
+    [fork] = cli(*base).json_rows("branch-point")
+    assert fork["uuid"] == reply["uuid"]
+    assert [c["line"] for c in fork["children"]] == [3, 7]
+
+
+def test_a_fork_parent_that_is_an_attachment_is_located(cli, tmp_path: Path) -> None:
+    """Newer Claude Code chains attachment and progress records (188 and 189 conversation
+    records of the real corpus hang off one): a fork under one said `(parent line not
+    located)` and `line: null` although the parent sits on a line of the file."""
+    from builders import attachment
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("attachment-parent")
+    s = Session(sid, cwd="/home/ada/src/at")
+    s.add(user("open the notes"))
+    s.add(assistant("opened"))
+    hook = s.add(attachment("hook_additional_context", {"content": ["be brief"]}))
+    s.add(user("summarise them"), parent=hook["uuid"])
+    s.add(user("summarise them in one line"), parent=hook["uuid"])
+    home.session("/home/ada/src/at", sid, s)
+    result = cli("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points",
+                 "--format", "json")
+    [fork] = result.json_rows("branch-point")
+    assert (fork["uuid"], fork["line"]) == (hook["uuid"], 3)
+    assert [c["line"] for c in fork["children"]] == [4, 5]
+    assert result.summary()["conversation_records"] == 4
+    text = cli("--claude-home", str(home.root), "show", f"@{sid}", "--branch-points").stdout
+    assert "not located" not in text

@@ -362,10 +362,12 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
     missing: list[str] = []
     sidecar_used = False
     pending = None
-    found = {uuid: view.lines_of_uuid(uuid) for uuid in opts.uuids}
+    # a uuid named twice (`--uuid U,U`) is one record, fetched once, as `--line 3,3` is
+    uuids = list(dict.fromkeys(opts.uuids))
+    found = {uuid: view.lines_of_uuid(uuid) for uuid in uuids}
     single = sum(len(lines) for lines in found.values()) == 1
     non_record = 0
-    for uuid in opts.uuids:
+    for uuid in uuids:
         lines = found[uuid]
         if not lines:
             if pending is None:
@@ -402,7 +404,7 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
     if not opts.raw and not out:
         raise NotFoundError(f"none of the addressed uuid(s) is a renderable record — inspect "
                             f"their lines with: pysift show {_ref(view)} --uuid "
-                            f"{','.join(opts.uuids)} --raw")
+                            f"{','.join(uuids)} --raw")
     out.sort(key=lambda item: (item[0] is None, item[0] or 0))
     return out, sorted({n for n, _ in out if n is not None}), non_record, sidecar_used
 

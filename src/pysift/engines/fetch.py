@@ -23,6 +23,7 @@ from pysift.core.turns import TurnMap, build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import (
     Buffer,
+    LineCounter,
     count_lines,
     iter_spans,
     line_end,
@@ -128,6 +129,8 @@ class TranscriptView:
     def lines_of_uuid(self, uuid: str) -> list[int]:
         """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines)."""
         found: list[int] = []
+        if not uuid:  # an empty needle matches everywhere: no record has an empty uuid
+            return found
         needle = uuid.encode()
         pos = self.buf.find(needle)
         while pos >= 0:
@@ -250,13 +253,20 @@ def branch_points(view: TranscriptView) -> BranchPoints:
                 view.tally.malformed += 1
             continue
         rec = decode(raw, number, view.tally)
-        if rec is None or rec.type not in _CONVERSATION or not rec.uuid:
+        if rec is None or not rec.uuid:
+            continue
+        # a parent is any record with a uuid (newer Claude Code chains attachment and
+        # progress records too); only conversation records are children
+        line_of_uuid.setdefault(rec.uuid, number)
+        if rec.type not in _CONVERSATION:
             continue
         conversation += 1
-        line_of_uuid.setdefault(rec.uuid, number)
         if rec.parent_uuid and not _never_a_child(rec):
-            children.setdefault(rec.parent_uuid, []).append(
-                BranchChild(number, rec.uuid, str(rec.type), rec.timestamp))
+            kids = children.setdefault(rec.parent_uuid, [])
+            # a replay copy (a compaction re-anchor writes a record again, same uuid and
+            # parent) is the same child on a second line: its first line stands for it
+            if not any(k.uuid == rec.uuid for k in kids):
+                kids.append(BranchChild(number, rec.uuid, str(rec.type), rec.timestamp))
     forks = []
     for parent, kids in children.items():
         if len(kids) < 2:
@@ -293,18 +303,20 @@ def block_text(view: TranscriptView, block_id: str) -> str:
     file order (Claude Code writes one block per line, all sharing ``message.id``)."""
     if block_id.startswith("r:") and len(block_id) > 2:
         tool_id = block_id[2:]
-        for rec in _records_containing(view, tool_id):
+        for rec in _records_containing(view, tool_id, b"tool_result"):
             for block in rec.blocks_of("tool_result"):
                 if block.get("tool_use_id") == tool_id:
                     return classify.result_text(block)  # as search renders (and hashes) it
         raise NotFoundError(f"no tool_result with tool_use_id {tool_id} in "
                             f"{view.transcript.path}; list ids with pysift search")
-    parts = block_id.split(":")
-    if (len(parts) == 3 and parts[0] == "a" and parts[2].startswith("p")
-            and parts[2][1:].isascii() and parts[2][1:].isdigit()):
-        msg_id, index = parts[1], int(parts[2][1:])
+    # a:<message.id>:p<n>, the id taken whole between the prefix and the last colon: a
+    # message id is whatever the API wrote (a proxy's may hold colons), never empty
+    msg_id, _, part = block_id[2:].rpartition(":")
+    if (block_id.startswith("a:") and msg_id and part.startswith("p") and part[1:].isascii()
+            and part[1:].isdigit()):
+        index = int(part[1:])
         seen = 0
-        for rec in _records_containing(view, msg_id):
+        for rec in _records_containing(view, msg_id, b"assistant"):
             if rec.message_id != msg_id or not rec.is_assistant_record:
                 continue
             for block in rec.blocks():
@@ -317,12 +329,21 @@ def block_text(view: TranscriptView, block_id: str) -> str:
                      "a:<message.id>:p<n>")
 
 
-def _records_containing(view: TranscriptView, token: str) -> Iterable[Record]:
+def _records_containing(view: TranscriptView, token: str, also: bytes) -> Iterable[Record]:
+    """The records of the lines holding ``token`` and ``also`` (the block's record kind:
+    a line without it cannot hold the block, and is never decoded: a long tool call's
+    progress records name its id by the thousand). ``token`` is never empty: an empty
+    needle matches everywhere, and the next search would start where the last one
+    matched."""
+    if not token:
+        return
     buf, needle = view.buf, token.encode()
+    lines = LineCounter(buf)  # offsets only grow: each byte is counted once
     pos = buf.find(needle)
     while pos >= 0:
         s, e = line_start(buf, pos), line_end(buf, pos)
-        rec = decode(buf[s:e], line_of(buf, s))
-        if rec is not None:
-            yield rec
+        if buf.find(also, s, e) >= 0:
+            rec = decode(buf[s:e], lines.line_at(s))
+            if rec is not None:
+                yield rec
         pos = buf.find(needle, e)

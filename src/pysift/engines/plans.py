@@ -262,13 +262,16 @@ def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBin
     while (pos := buf.rfind(_PLAN_MODE, 0, end)) >= 0:
         start = line_start(buf, pos)
         end = start  # the next search looks before this line
-        rec = decode(buf[start : line_end(buf, pos)], _LineNumbers(buf).at(start))
+        rec = decode(buf[start : line_end(buf, pos)], None)
         payload = _plan_mode_payload(rec) if rec is not None else None
-        if rec is None or payload is None or rec.line is None:
+        if rec is None or payload is None:
             continue
+        # numbered once, the binding found: a line that only mentions plan_mode (a session
+        # discussing Plan Mode has them by the thousand) is never counted up to
+        line = _LineNumbers(buf).at(start)
         recorded = payload["planFilePath"]
         plan_file, notes = relocated_plan(recorded, env)
-        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line,
+        return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), line,
                            rec.slug, BINDING_PLAN_MODE, notes=notes,
                            recorded_file=recorded if plan_file != recorded else None)
     return None
@@ -333,9 +336,18 @@ def bindings_of(transcripts: Iterable[Transcript], env: Env
     return out, warnings
 
 
+def plan_key(path: str) -> str:
+    """A plan path as absolute-path identity compares it: lexically normalised (no symlink
+    resolution), and a path recorded on Windows (a drive letter, a UNC share) by Windows
+    rules wherever pysift runs: either separator, any case (`C:/…/x.md` is `c:\\…\\x.md`)."""
+    if is_windows_rooted(path):
+        return ntpath.normcase(ntpath.normpath(path))
+    return os.path.normpath(path)
+
+
 def same_file(a: str, b: str) -> bool:
-    """Absolute-path identity, lexically normalised (no symlink resolution)."""
-    return os.path.normpath(a) == os.path.normpath(b)
+    """Absolute-path identity (``plan_key``)."""
+    return plan_key(a) == plan_key(b)
 
 
 def choose_plan(bindings: Sequence[PlanBinding]) -> PlanBinding | str:
@@ -350,7 +362,8 @@ def choose_plan(bindings: Sequence[PlanBinding]) -> PlanBinding | str:
                 "Mode or was forked from one); to recover an ordinary file pass its path")
     top = [b for b in bindings if not b.transcript.is_subagent]
     pool = top or list(bindings)
-    files = sorted({os.path.normpath(b.plan_file) for b in pool})
+    by_key = {plan_key(b.plan_file): os.path.normpath(b.plan_file) for b in pool}
+    files = sorted(by_key.values())
     if len(files) > 1:
         return (f"the target spans sessions bound to DIFFERENT plan files ({', '.join(files)}); "
                 f"name one session with @<uuid>")
@@ -373,8 +386,10 @@ class PlanEdit:
 
 @dataclass
 class StructuredEdits:
+    # (owning session, plan_key of the path) -> calls; the path as the first call spelled it
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped_lines: int = 0
+    spellings: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
@@ -399,8 +414,10 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
                 tool_input = block.get("input")
                 path = tool_input.get(key) if key and isinstance(tool_input, dict) else None
                 if isinstance(path, str) and path:
-                    ident = (transcript.parent_session_id, os.path.normpath(path))
+                    ident = (transcript.parent_session_id, plan_key(path))
                     out.counts[ident] = out.counts.get(ident, 0) + 1
+                    out.spellings.setdefault(ident, path if is_windows_rooted(path)
+                                             else os.path.normpath(path))
         tally.malformed += sum(1 for start in unframed_lines(buf) if start not in parsed)
     out.skipped_lines = tally.malformed
     return out
@@ -410,11 +427,12 @@ def join_edits(edits: StructuredEdits, corpus_bindings: Sequence[PlanBinding]) -
     """Keep the edited paths that ARE some session's bound plan; mark who binds them."""
     binders: dict[str, list[PlanBinding]] = {}
     for b in corpus_bindings:
-        for name in b.names:
-            binders.setdefault(os.path.normpath(name), []).append(b)
+        for name in dict.fromkeys(plan_key(name) for name in b.names):
+            binders.setdefault(name, []).append(b)
     rows: list[PlanEdit] = []
-    for (owner, path), n in sorted(edits.counts.items()):
-        bound = binders.get(path)
+    for (owner, key), n in sorted(edits.counts.items()):
+        bound = binders.get(key)
+        path = edits.spellings.get((owner, key), key)
         if not bound:
             continue
         ranked = sorted(bound, key=lambda b: (b.transcript.is_subagent,

@@ -253,12 +253,13 @@ def __create_fn__(_type_commands, _type_root_options, _type_version, MISSING, _H
 TEXTS["def __create_fn__(_type_commands, _type_root_options, _type_version, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,commands:_type_commands,root_options:_type_root_options,version:_type_version)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'commands',commands)\n  __dataclass_builtins_object__.__setattr__(self,'root_options',root_options)\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_counts, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counts, _dflt_skipped_lines, _return_type):
- def __init__(self,counts:_type_counts=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines)->_return_type:
+def __create_fn__(_type_counts, _type_skipped_lines, _type_spellings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counts, _dflt_skipped_lines, _dflt_spellings, _return_type):
+ def __init__(self,counts:_type_counts=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines,spellings:_type_spellings=_HAS_DEFAULT_FACTORY)->_return_type:
   self.counts=_dflt_counts() if counts is _HAS_DEFAULT_FACTORY else counts
   self.skipped_lines=skipped_lines
+  self.spellings=_dflt_spellings() if spellings is _HAS_DEFAULT_FACTORY else spellings
  return __init__
-TEXTS['def __create_fn__(_type_counts, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counts, _dflt_skipped_lines, _return_type):\n def __init__(self,counts:_type_counts=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines)->_return_type:\n  self.counts=_dflt_counts() if counts is _HAS_DEFAULT_FACTORY else counts\n  self.skipped_lines=skipped_lines\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_counts, _type_skipped_lines, _type_spellings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counts, _dflt_skipped_lines, _dflt_spellings, _return_type):\n def __init__(self,counts:_type_counts=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines,spellings:_type_spellings=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.counts=_dflt_counts() if counts is _HAS_DEFAULT_FACTORY else counts\n  self.skipped_lines=skipped_lines\n  self.spellings=_dflt_spellings() if spellings is _HAS_DEFAULT_FACTORY else spellings\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_days, _type_source, _type_notes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_notes, _return_type):

@@ -253,3 +253,35 @@ def test_a_root_recorded_on_windows_joins_and_contains_by_windows_rules(home: Cl
     assert inside.file("s.md") == "D:\\ClaudeWorkspace\\inside\\s.md"
     settings(home.root / "settings.json", "plans")
     assert plans_dir(env, root).file("s.md") == "d:\\ClaudeWorkspace\\plans\\s.md"
+
+
+WIN_PLAN = "C:\\Users\\Administrator\\.claude\\plans\\dazzling-strolling-lemon.md"
+
+
+@pytest.mark.parametrize("spelling", [
+    WIN_PLAN,
+    "C:/Users/Administrator/.claude/plans/dazzling-strolling-lemon.md",
+    "c:\\users\\administrator\\.claude\\PLANS\\dazzling-strolling-lemon.md",
+])
+def test_a_windows_plan_path_is_one_file_in_any_spelling(home: ClaudeHome, spelling: str) -> None:
+    """A plan recorded on Windows is one file whichever separator or case names it (SPEC
+    §11: Windows paths by Windows rules, wherever pysift runs): `--reverse C:/…/x.md` said
+    the plan is bound to no session, and the audit matched no Edit spelled so."""
+    from pysift.engines.plans import PlanQuery, run
+
+    root = "d:\\ClaudeWorkspace"
+    binder = home.session(root, S1, user("x", cwd=root), plan_mode(WIN_PLAN))
+    editor = home.session(root, S2, user("x", cwd=root),
+                          assistant(tool_use("Edit", {"file_path": spelling, "old_string": "a",
+                                                      "new_string": "b"}), cwd=root))
+    env = env_of(home)
+    transcripts = [top_level_transcript(binder), top_level_transcript(editor)]
+    reverse = run(transcripts, PlanQuery(reverse=spelling), env)
+    assert [b.transcript.session_id for b in reverse.bindings] == [S1]
+    edits = structured_edits([transcripts[1]])
+    binding = bind(home, binder)
+    assert binding is not None
+    [row] = join_edits(edits, [binding])
+    assert (row.owner, row.path, row.mutations, row.bound_by_owner) == (
+        S2, spelling, 1, False)
+    assert row.binder is binding
