@@ -125,7 +125,7 @@ def _re2_knows(spelling: str) -> bool:
         try:
             re2.compile(spelling, _re2_options(case_insensitive=False))
             known = True
-        except re2.error:
+        except (re2.error, UnicodeEncodeError):  # a name holding an undecodable byte
             known = False
         _RE2_KNOWS[spelling] = known
     return known

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pysift.core.grammar.pattern import (
@@ -131,6 +131,8 @@ pattern_texts = st.one_of(
 
 
 @given(pattern_texts)
+@example("\\p{\udcff}")  # a class name holding an undecodable argv byte (it crashed)
+@example("\\p{\ud800}")
 def test_prop_the_parser_never_raises_but_a_usage_error(pattern: str) -> None:
     """A tree or a typed usage error for any string; spelling it and taking its needles
     never raise either."""
