@@ -582,6 +582,15 @@ def test_compaction_boundary_renders_its_metadata_and_is_not_gated() -> None:
         "Conversation compacted [compaction boundary: trigger=auto preTokens=158881]")
 
 
+def test_compaction_boundary_names_the_logical_parent_it_relinks_to() -> None:
+    record = system("compact_boundary", content="Conversation compacted",
+                    logicalParentUuid="3fb37f26-0000-4000-8000-000000000001",
+                    compactMetadata={"trigger": "manual", "preTokens": 9000})
+    assert one_unit(record).text == (
+        "Conversation compacted [compaction boundary: trigger=manual preTokens=9000] "
+        "[logicalParent=3fb37f26-0000-4000-8000-000000000001]")
+
+
 def test_gated_leaves_exist_only_when_selected_or_addressed() -> None:
     records = {
         L.USER_QUEUED: line("queue-operation", operation="enqueue", content="also run lint"),

@@ -114,7 +114,9 @@ def _system_text(rec: Record) -> str:
 
 
 def compaction_boundary_text(rec: Record) -> str | None:
-    """``Conversation compacted [compaction boundary: trigger=… preTokens=…]`` (D7)."""
+    """``Conversation compacted [compaction boundary: trigger=… preTokens=…]`` (D7), then
+    ``[logicalParent=<uuid>]`` when the boundary names the record a compaction re-links
+    to (csift v0.8.1: the fork facts of ``show --branch-points`` read it too)."""
     parts: list[str] = []
     content = rec.system_content
     if isinstance(content, str) and content.strip():
@@ -128,6 +130,9 @@ def compaction_boundary_text(rec: Record) -> str | None:
         ]
         if fields:
             parts.append(f"[compaction boundary: {' '.join(fields)}]")
+    logical_parent = rec.logical_parent_uuid
+    if logical_parent:
+        parts.append(f"[logicalParent={logical_parent}]")
     return " ".join(parts) if parts else None
 
 

@@ -124,7 +124,7 @@ FABRICATIONS: tuple[Fabrication, ...] = (
 BOUNDARY_FABRICATION = Fabrication(
     b"compact_boundary", glue="[]:=",
     tokens=("[compaction", "boundary:", "trigger=", "preTokens=", "postTokens=",
-            "durationMs="))
+            "durationMs=", "[logicalParent="))
 
 
 GATED_SYNTH: dict[str, bytes] = {
