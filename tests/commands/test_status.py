@@ -473,6 +473,17 @@ def test_a_subagent_target_that_returned_ended_its_turn(home: ClaudeHome) -> Non
         in row["notes"]
 
 
+def test_a_returned_subagent_target_is_not_said_to_be_generating(home: ClaudeHome) -> None:
+    """Its null stop_reason and a record younger than 300 s read "generating" from the tail
+    alone; the return the verdict reads says it ended, and tail_state says so too."""
+    s = _returned_lane(home, worked_after=False)
+    row = _status(home, s, target="@a5555555555555555", after=20)
+    assert row["verdict"] == "idle-eot"
+    assert not row["tail_state"].startswith("generating")
+    assert row["tail_state"].startswith("idle (returned: its spawning call's result is in "
+                                        "the main transcript; last record ")
+
+
 def test_a_subagent_target_that_worked_after_its_return_is_not_settled(home: ClaudeHome
                                                                         ) -> None:
     s = _returned_lane(home, worked_after=True)

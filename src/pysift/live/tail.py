@@ -221,9 +221,16 @@ def age_s(raw: str | None, now: datetime) -> int | None:
     return max(0, int((now - moment).total_seconds()))
 
 
-def words(shape: TailShape, now: datetime) -> str:
+def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> str:
     """The lane's instant in words: ``in a Bash call for 34s``, ``generating (…)``,
-    ``idle (…)`` (status ``tail_state``, wait ``at_exit``)."""
+    ``idle (…)`` (status ``tail_state``, wait ``at_exit``). ``returned``: how the harness
+    reported this subagent lane's return (``returned (how)``), which its calls left open
+    do not outweigh: the lane is idle, whatever its null stop_reason and young tail say."""
+    if returned is not None:
+        age = age_s(shape.last_ts, now)
+        ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"
+        how = returned.removeprefix("returned (").removesuffix(")")
+        return f"idle (returned: {how}; last record {ago})"
     if shape.open_calls:
         oldest = shape.open_calls[-1]
         age = age_s(oldest.since, now)

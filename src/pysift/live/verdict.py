@@ -104,7 +104,8 @@ def assess(s: Surfaces, now: datetime) -> Assessment:
     if verdict in (IDLE_EOT, WAITING_CHILDREN, IDLE_BACKGROUND_OPEN):
         notes.append(_permission_note(s))
     notes.extend(s.extra_notes)
-    return Assessment(verdict, evidence, notes, s, words(s.tail, now))
+    ended = s.returned if s.journal_settled or not s.tail.open_calls else None
+    return Assessment(verdict, evidence, notes, s, words(s.tail, now, returned=ended))
 
 
 def _status(s: Surfaces) -> str | None:
