@@ -388,3 +388,39 @@ def test_a_pending_ask_answered_natively_stops_counting(home: ClaudeHome) -> Non
     _, obj = _wait(home, clock, "verdict:idle-eot", timeout=10)
     assert obj["fired"] == "verdict:idle-eot"
     assert not any(e["surface"] == "sidecar" for e in obj["evidence"])
+
+
+def test_an_ask_answered_before_the_start_stays_answered_when_the_sidecar_grows(
+        home: ClaudeHome) -> None:
+    """A pending whose native record was in the transcript before the wait (its resolved
+    line never landed) is a ghost; a later ask appended to the sidecar made wait re-read
+    the sidecar without the transcript, and the ghost held the session in waiting-hitl
+    (so `stop` never fired) after the later ask was answered too."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("release?"))
+    first = [{"question": "Ship?", "header": "Ship", "multiSelect": False, "options": []}]
+    s.add(assistant(auq_use(first, id="askA")))
+    s.add(tool_result("askA", "User has answered your questions: Ship?=yes"))
+    s.add(assistant("shipped"))
+    path = home.session(CWD, SID, s)
+    ghost = s.stamp(assistant(auq_use(first, id="askA")), commit=False)
+    home.sidecar(path, [elicitation_pending(ghost, "askA")])
+    second = [{"question": "Tag it?", "header": "Tag", "multiSelect": False, "options": []}]
+    later = s.stamp(assistant(auq_use(second, id="askB")), commit=False)
+    clock = ManualClock(s.now + timedelta(seconds=2))
+    w = Writer(clock)
+    sidecar = path.parent / SID / "elicitations.jsonl"
+
+    def ask_again() -> None:
+        with sidecar.open("ab") as fh:
+            fh.write(to_line(elicitation_pending(later, "askB")))
+
+    w.at(1, _append(path, s, user("and tag it")))
+    w.at(2, ask_again)
+    w.at(3, _append(path, s, assistant(auq_use(second, id="askB")),
+                    tool_result("askB", "User has answered your questions: Tag it?=yes"),
+                    assistant("tagged")))
+    _, obj = _wait(home, clock, "tool:Nothing", timeout=8)
+    assert obj["fired"] == "timeout"
+    assert obj["verdict"] == "idle-eot"
+    assert not any(e["surface"] == "sidecar" for e in obj["evidence"])

@@ -235,6 +235,13 @@ class LiveSession:
     def _load_sidecar(self, main_buf: Buffer | None, *, baseline: bool) -> None:
         path = sidecar_path(self.target.session_path)
         merge = read_sidecar(path, main_buf)
+        if baseline and self.robust and main_buf is not None and merge.present:
+            # (wait) asks the transcript already answered (their resolved line never landed): a
+            # later re-read, when the sidecar grows, has no transcript to check them by
+            kept = {r.raw.get("csiftKey") for r in merge.pending}
+            for rec in read_sidecar(path, None).pending:
+                if rec.raw.get("csiftKey") not in kept:
+                    self._native(rec)
         self.sidecar_error = merge.error
         self.sidecar_skipped = merge.skipped_lines
         self._pending = merge.pending
