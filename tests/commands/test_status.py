@@ -481,7 +481,8 @@ def test_a_returned_subagent_target_is_not_said_to_be_generating(home: ClaudeHom
     assert row["verdict"] == "idle-eot"
     assert not row["tail_state"].startswith("generating")
     assert row["tail_state"].startswith("idle (returned: its spawning call's result is in "
-                                        "the main transcript; last record ")
+                                        "the main transcript; last stop_reason (none), "
+                                        "last record ")
 
 
 def test_a_subagent_target_that_worked_after_its_return_is_not_settled(home: ClaudeHome

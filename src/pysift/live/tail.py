@@ -230,7 +230,8 @@ def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> st
         age = age_s(shape.last_ts, now)
         ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"
         how = returned.removeprefix("returned (").removesuffix(")")
-        return f"idle (returned: {how}; last record {ago})"
+        return (f"idle (returned: {how}; last stop_reason {shape.last_stop_reason or '(none)'}"
+                f", last record {ago})")
     if shape.open_calls:
         oldest = shape.open_calls[-1]
         age = age_s(oldest.since, now)
