@@ -133,6 +133,7 @@ class LiveSession:
         self.unread: set[str] = set()  # the notes about what exists but cannot be read
         self.journals_unread = 0
         self._anchor_buf: Buffer | None = None
+        self.main_unread = False  # a subagent target's session transcript is missing/unread
 
     # -- reading --------------------------------------------------------------------------
 
@@ -196,6 +197,11 @@ class LiveSession:
             main = _Watched(t.session_path, t.owner_id, is_main=True)
             self.files[os.fspath(main.path)] = main
             main_buf = self._load_file(main, scan=True)
+        elif not self.top_level:
+            main_buf = None
+            self._note(f"its session's main transcript {t.session_path} is not there: this "
+                       "lane's return and its background tasks' completions cannot be read")
+        self.main_unread = main_buf is None
         if self.top_level and self.subagents:
             for lane in self._list_lanes():
                 watched = _Watched(lane.path, lane.session_id, is_main=False)
@@ -403,7 +409,8 @@ class LiveSession:
             pending=self.pending(), background=report, is_subagent=not self.top_level,
             children_skipped=skipped, sidecar_error=self.sidecar_error,
             sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes,
-            returned=returned, journal_settled=journal_settled)
+            returned=returned, journal_settled=journal_settled,
+            main_unread=self.main_unread)
 
     def _settled_returns(self, report: background.BackgroundReport
                          ) -> dict[str, tuple[str | None, str]]:
