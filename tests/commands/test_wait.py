@@ -238,6 +238,25 @@ def test_owner_dying_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
     assert obj["fired"] == "stop" and obj["verdict"] == "stale-dead"
 
 
+def test_owner_exiting_with_its_row_removed_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
+    """Claude Code removes its registry row when the session exits: a session quit in the
+    middle of a call left its tail "running", and with no row left to name the pid, wait
+    never saw the owner go; the pid of the row it saw is probed on."""
+    home, s, _path, clock, w = setup
+    born = s.now - timedelta(hours=1)
+    table = Processes(alive={4242: born.timestamp()})
+    home.registry_row(4242, SID, "busy", procStart=asctime(born))
+
+    def exit_() -> None:
+        table.alive.clear()
+        (home.root / "sessions" / "4242.json").unlink()
+
+    w.at(3, exit_)
+    _, obj = _wait(home, clock, "stop", processes=table, timeout=10)
+    assert obj["fired"] == "stop" and obj["verdict"] == "stale-dead"
+    assert any("4242.json that named this session is gone" in n for n in obj["notes"])
+
+
 def test_pid_reused_while_watched_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
     home, s, _path, clock, w = setup
     born = s.now - timedelta(hours=1)

@@ -134,6 +134,7 @@ class LiveSession:
         self.journals_unread = 0
         self._anchor_buf: Buffer | None = None
         self.main_unread = False  # a subagent target's session transcript is missing/unread
+        self._seen_row: registry.RegistryRow | None = None  # the newest row read (wait)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -364,10 +365,21 @@ class LiveSession:
         lookup = registry.lookup(self.env.claude_home, t.owner_id)
         liveness = None
         row = lookup.row
-        if row is not None and row.pid is not None:
-            recorded = process.read_proc_start(row.proc_start,
-                                               filetime_key=row.proc_start_is_filetime)
-            liveness = process.probe_owner(row.pid, recorded, row.pid_domain, self.table)
+        probe = row
+        gone_note = None
+        if row is not None:
+            self._seen_row = row
+        elif self._seen_row is not None and self._seen_row.pid is not None:
+            # wait saw this session's row, and it is gone: Claude Code removes it when the
+            # session exits, so the pid it named is still the owner to probe
+            probe = self._seen_row
+            gone_note = (f"the registry row {probe.path.name} that named this session is "
+                         f"gone (Claude Code removes it when the session exits): the pid it "
+                         f"named ({probe.pid}) is probed as the owner")
+        if probe is not None and probe.pid is not None:
+            recorded = process.read_proc_start(probe.proc_start,
+                                               filetime_key=probe.proc_start_is_filetime)
+            liveness = process.probe_owner(probe.pid, recorded, probe.pid_domain, self.table)
         report = self.scanner.report(self.lens, now, lane=None if self.top_level
                                      else t.transcript.session_id)
         kids = None
@@ -385,6 +397,8 @@ class LiveSession:
             skipped = ("this is a subagent: the children, the task list and the elicitation "
                        f"sidecar belong to its session (pysift status @{t.owner_id})")
         notes = list(self.notes)
+        if gone_note is not None:
+            notes.append(gone_note)
         if not self.top_level and row is not None:
             notes.append("the registry row is the parent session's: its pid says whether this "
                          "lane's process lives; its status speaks for the parent, not this "
