@@ -257,6 +257,29 @@ def test_owner_exiting_with_its_row_removed_fires_stop(setup) -> None:  # type: 
     assert any("4242.json that named this session is gone" in n for n in obj["notes"])
 
 
+def test_a_row_removed_during_an_event_wait_still_names_the_owner(home: ClaudeHome) -> None:
+    """With only event conditions nothing is judged before the exit: the row is taken at
+    the start, so the exit report still probes the owner it named."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("run it"))
+    s.add(assistant(tool_use("Bash", {"command": "make"}, id="m1")))
+    path = home.session(CWD, SID, s)
+    born = s.now - timedelta(hours=1)
+    table = Processes(alive={4242: born.timestamp()})
+    home.registry_row(4242, SID, "busy", procStart=asctime(born))
+    clock = ManualClock(s.now + timedelta(seconds=2))
+    w = Writer(clock)
+
+    def exit_() -> None:
+        table.alive.clear()
+        (home.root / "sessions" / "4242.json").unlink()
+
+    w.at(1, exit_)
+    assert path.exists()
+    _, obj = _wait(home, clock, "tool:Nothing", processes=table, timeout=4)
+    assert obj["fired"] == "timeout" and obj["verdict"] == "stale-dead"
+
+
 def test_pid_reused_while_watched_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
     home, s, _path, clock, w = setup
     born = s.now - timedelta(hours=1)

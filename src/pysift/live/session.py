@@ -214,6 +214,8 @@ class LiveSession:
             self._load_sidecar(main_buf, baseline=True)
         if self.robust:
             self._anchor_buf = None  # wait follows by offsets; the snapshot is history
+            # the row at the start: its pid stays the owner if the row is removed later
+            self._seen_row = registry.lookup(self.env.claude_home, t.owner_id).row
 
     def _load_file(self, watched: _Watched, *, scan: bool) -> Buffer | None:
         buf = self._whole(watched.path)
