@@ -473,6 +473,36 @@ def test_a_subagent_target_that_returned_ended_its_turn(home: ClaudeHome) -> Non
         in row["notes"]
 
 
+def test_a_returned_subagent_target_is_not_said_to_be_generating(home: ClaudeHome) -> None:
+    """Its null stop_reason and a record younger than 300 s read "generating" from the tail
+    alone; the return the verdict reads says it ended, and tail_state says so too."""
+    s = _returned_lane(home, worked_after=False)
+    row = _status(home, s, target="@a5555555555555555", after=20)
+    assert row["verdict"] == "idle-eot"
+    assert not row["tail_state"].startswith("generating")
+    assert row["tail_state"].startswith("idle (returned: its spawning call's result is in "
+                                        "the main transcript; last stop_reason (none), "
+                                        "last record ")
+
+
+def test_a_subagent_whose_session_transcript_is_gone_does_not_claim_no_return(
+        home: ClaudeHome) -> None:
+    """Its return would be in its session's main transcript; with that file gone, "no
+    return of this lane is in its session's main transcript" states an absence never
+    looked for."""
+    s = _returned_lane(home, worked_after=False)
+    path = home.session(CWD, SID, s)
+    env = live_env(home.root, s.now + timedelta(seconds=600), None)
+    path.unlink()
+    report = run(StatusOptions(scope=ScopeArgs(targets=(str(next(
+        (path.parent / SID / "subagents").glob("agent-*.jsonl"))),))), env)
+    row = report.rows[0]
+    assert row["verdict"] == "unknown"
+    assert not any("no return of this lane is in" in n for n in row["notes"])
+    assert any("its session's main transcript" in n and "is not there" in n
+               for n in row["notes"])
+
+
 def test_a_subagent_target_that_worked_after_its_return_is_not_settled(home: ClaudeHome
                                                                         ) -> None:
     s = _returned_lane(home, worked_after=True)

@@ -238,6 +238,48 @@ def test_owner_dying_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
     assert obj["fired"] == "stop" and obj["verdict"] == "stale-dead"
 
 
+def test_owner_exiting_with_its_row_removed_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
+    """Claude Code removes its registry row when the session exits: a session quit in the
+    middle of a call left its tail "running", and with no row left to name the pid, wait
+    never saw the owner go; the pid of the row it saw is probed on."""
+    home, s, _path, clock, w = setup
+    born = s.now - timedelta(hours=1)
+    table = Processes(alive={4242: born.timestamp()})
+    home.registry_row(4242, SID, "busy", procStart=asctime(born))
+
+    def exit_() -> None:
+        table.alive.clear()
+        (home.root / "sessions" / "4242.json").unlink()
+
+    w.at(3, exit_)
+    _, obj = _wait(home, clock, "stop", processes=table, timeout=10)
+    assert obj["fired"] == "stop" and obj["verdict"] == "stale-dead"
+    assert any("4242.json that named this session is gone" in n for n in obj["notes"])
+
+
+def test_a_row_removed_during_an_event_wait_still_names_the_owner(home: ClaudeHome) -> None:
+    """With only event conditions nothing is judged before the exit: the row is taken at
+    the start, so the exit report still probes the owner it named."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("run it"))
+    s.add(assistant(tool_use("Bash", {"command": "make"}, id="m1")))
+    path = home.session(CWD, SID, s)
+    born = s.now - timedelta(hours=1)
+    table = Processes(alive={4242: born.timestamp()})
+    home.registry_row(4242, SID, "busy", procStart=asctime(born))
+    clock = ManualClock(s.now + timedelta(seconds=2))
+    w = Writer(clock)
+
+    def exit_() -> None:
+        table.alive.clear()
+        (home.root / "sessions" / "4242.json").unlink()
+
+    w.at(1, exit_)
+    assert path.exists()
+    _, obj = _wait(home, clock, "tool:Nothing", processes=table, timeout=4)
+    assert obj["fired"] == "timeout" and obj["verdict"] == "stale-dead"
+
+
 def test_pid_reused_while_watched_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]
     home, s, _path, clock, w = setup
     born = s.now - timedelta(hours=1)
@@ -387,4 +429,40 @@ def test_a_pending_ask_answered_natively_stops_counting(home: ClaudeHome) -> Non
                     assistant("shipping")))
     _, obj = _wait(home, clock, "verdict:idle-eot", timeout=10)
     assert obj["fired"] == "verdict:idle-eot"
+    assert not any(e["surface"] == "sidecar" for e in obj["evidence"])
+
+
+def test_an_ask_answered_before_the_start_stays_answered_when_the_sidecar_grows(
+        home: ClaudeHome) -> None:
+    """A pending whose native record was in the transcript before the wait (its resolved
+    line never landed) is a ghost; a later ask appended to the sidecar made wait re-read
+    the sidecar without the transcript, and the ghost held the session in waiting-hitl
+    (so `stop` never fired) after the later ask was answered too."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("release?"))
+    first = [{"question": "Ship?", "header": "Ship", "multiSelect": False, "options": []}]
+    s.add(assistant(auq_use(first, id="askA")))
+    s.add(tool_result("askA", "User has answered your questions: Ship?=yes"))
+    s.add(assistant("shipped"))
+    path = home.session(CWD, SID, s)
+    ghost = s.stamp(assistant(auq_use(first, id="askA")), commit=False)
+    home.sidecar(path, [elicitation_pending(ghost, "askA")])
+    second = [{"question": "Tag it?", "header": "Tag", "multiSelect": False, "options": []}]
+    later = s.stamp(assistant(auq_use(second, id="askB")), commit=False)
+    clock = ManualClock(s.now + timedelta(seconds=2))
+    w = Writer(clock)
+    sidecar = path.parent / SID / "elicitations.jsonl"
+
+    def ask_again() -> None:
+        with sidecar.open("ab") as fh:
+            fh.write(to_line(elicitation_pending(later, "askB")))
+
+    w.at(1, _append(path, s, user("and tag it")))
+    w.at(2, ask_again)
+    w.at(3, _append(path, s, assistant(auq_use(second, id="askB")),
+                    tool_result("askB", "User has answered your questions: Tag it?=yes"),
+                    assistant("tagged")))
+    _, obj = _wait(home, clock, "tool:Nothing", timeout=8)
+    assert obj["fired"] == "timeout"
+    assert obj["verdict"] == "idle-eot"
     assert not any(e["surface"] == "sidecar" for e in obj["evidence"])

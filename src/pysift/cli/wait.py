@@ -39,7 +39,8 @@ Conditions (closed grammar; an unknown head is an error naming the set):
                            written line matching LINE_RE)
 
 RE are search's dialect, matched case-sensitively ((?i) for caseless); the first `:`
-after the head's own ends the first pattern.
+after the head's own ends the first pattern, except a Windows drive letter's in a write
+path (write:C:/src/.*:TODO is PATH_RE C:/src/.*, LINE_RE TODO).
 
 BASELINE: every watched file's length is taken at the start; only complete lines appended
 after it are events, so history never fires one (history is search's job). stop, hitl

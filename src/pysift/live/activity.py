@@ -29,6 +29,16 @@ class Activity:
     agent_messages: int = 0
     user_prompts: int = 0
     notifications: int = 0
+    #: the pulse sections counted: Claude Code writes each delivery on two carriers (a
+    #: queue enqueue line, then the user record or the queued_command attachment), the
+    #: same section text on both, so a section is one notification however often it lands
+    pulses: set[str] = field(default_factory=set)
+
+    def _deliver(self, sections: list[str]) -> None:
+        for section in sections:
+            if section not in self.pulses:
+                self.pulses.add(section)
+                self.notifications += 1
 
     def fold(self, new: NewRecord) -> None:
         if new.is_sidecar:
@@ -38,9 +48,10 @@ class Activity:
         self.lanes.add(new.lane)
         if rec.type in ("queue-operation", "attachment"):
             if new.is_main:
-                self.notifications += len(delivered_pulses(rec))
+                self._deliver(delivered_pulses(rec))
             return
         labels = classify.classify(rec, _MAIN if new.is_main else _LANE)
+        pulsed = False
         for label in labels:
             if label == L.AGENT_TOOL_USE:
                 for block in rec.blocks_of("tool_use"):
@@ -54,7 +65,12 @@ class Activity:
             elif label == L.USER_MESSAGE:
                 self.user_prompts += 1
             elif label.startswith("harness.notification."):
-                self.notifications += 1
+                sections = delivered_pulses(rec) if new.is_main else []
+                if not sections:
+                    self.notifications += 1
+                elif not pulsed:
+                    self._deliver(sections)
+                pulsed = True
 
     def words(self) -> str:
         if self.records == 0:

@@ -22,11 +22,13 @@ records appended after the baseline fire them (history is ``search``'s job).
 
 A pattern is written in search's dialect but matched case-sensitively, as csift's were
 (``(?i)`` makes it caseless). The first ``:`` after a head's own ``:`` ends the first
-pattern (``tool:Bash:a:b`` is tool Bash, RE ``a:b``).
+pattern (``tool:Bash:a:b`` is tool Bash, RE ``a:b``), except a Windows drive letter's in a
+``write:`` path followed by a separator (``write:C:/src/.*:TODO``: PATH_RE ``C:/src/.*``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pysift.core import classify
@@ -92,7 +94,7 @@ def parse(text: str) -> Condition:
         return Condition(text, "tool", name=name,
                          first=compile_exact(pattern, "--until tool") if sep2 else None)
     if head == "write" and sep:
-        path_re, sep2, line_re = rest.partition(":")
+        path_re, sep2, line_re = _split_path(rest)
         if not path_re:
             raise UsageError("--until write: needs a path regex (`write:PATH_RE[:LINE_RE]`, "
                              "e.g. `write:src/.*\\.py`)")
@@ -105,6 +107,21 @@ def parse(text: str) -> Condition:
         return Condition(text, "verdict", verdict=rest)
     raise UsageError(f"--until: unknown condition `{text}`; the conditions are "
                      f"{' | '.join(HEADS)}")
+
+
+#: a Windows drive letter ending a would-be PATH_RE (``C``, ``^C``, ``(?i)c``): its colon
+#: is the path's, not the grammar's, when a separator follows it
+_DRIVE = re.compile(r"(?:^|[^\w])[A-Za-z]$")
+
+
+def _split_path(rest: str) -> tuple[str, str, str]:
+    """``PATH_RE[:LINE_RE]``: the first ``:`` splits, except a drive letter's
+    (``write:C:\\src\\.*:TODO`` is PATH_RE ``C:\\src\\.*``, LINE_RE ``TODO``)."""
+    path_re, sep, line_re = rest.partition(":")
+    if sep and line_re[:1] in ("\\", "/") and _DRIVE.search(path_re):
+        tail, sep, line_re = line_re.partition(":")
+        path_re = f"{path_re}:{tail}"
+    return path_re, sep, line_re
 
 
 def state_fires(cond: Condition, verdict: str) -> bool:

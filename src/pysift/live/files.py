@@ -20,6 +20,8 @@ from pathlib import Path
 
 from pysift.disk.lines import Buffer
 
+_CHUNK = 1 << 20
+
 
 def size_of(path: Path) -> int | None:
     """The file's size now; None when it is gone or unreadable."""
@@ -73,6 +75,20 @@ class View:
         if self.buf is not None:
             return bytes(self.buf[lo:hi])
         return read_range(self.path, lo, hi)
+
+    def rfind_newline(self, floor: int, hi: int) -> int:
+        """The offset of the last newline in ``[floor, hi)``, else -1 (a buffer in hand is
+        searched in place; a file is read backwards a MiB at a time)."""
+        floor, hi = max(0, floor), min(hi, self.size)
+        if self.buf is not None:
+            return self.buf.rfind(b"\n", floor, hi)
+        while hi > floor:
+            lo = max(floor, hi - _CHUNK)
+            at = self.read(lo, hi).rfind(b"\n")
+            if at >= 0:
+                return lo + at
+            hi = lo
+        return -1
 
 
 def complete_lines(data: bytes, base: int) -> tuple[list[tuple[int, bytes]], int]:

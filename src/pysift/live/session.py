@@ -133,6 +133,8 @@ class LiveSession:
         self.unread: set[str] = set()  # the notes about what exists but cannot be read
         self.journals_unread = 0
         self._anchor_buf: Buffer | None = None
+        self.main_unread = False  # a subagent target's session transcript is missing/unread
+        self._seen_row: registry.RegistryRow | None = None  # the newest row read (wait)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -196,6 +198,11 @@ class LiveSession:
             main = _Watched(t.session_path, t.owner_id, is_main=True)
             self.files[os.fspath(main.path)] = main
             main_buf = self._load_file(main, scan=True)
+        elif not self.top_level:
+            main_buf = None
+            self._note(f"its session's main transcript {t.session_path} is not there: this "
+                       "lane's return and its background tasks' completions cannot be read")
+        self.main_unread = main_buf is None
         if self.top_level and self.subagents:
             for lane in self._list_lanes():
                 watched = _Watched(lane.path, lane.session_id, is_main=False)
@@ -207,6 +214,8 @@ class LiveSession:
             self._load_sidecar(main_buf, baseline=True)
         if self.robust:
             self._anchor_buf = None  # wait follows by offsets; the snapshot is history
+            # the row at the start: its pid stays the owner if the row is removed later
+            self._seen_row = registry.lookup(self.env.claude_home, t.owner_id).row
 
     def _load_file(self, watched: _Watched, *, scan: bool) -> Buffer | None:
         buf = self._whole(watched.path)
@@ -235,6 +244,13 @@ class LiveSession:
     def _load_sidecar(self, main_buf: Buffer | None, *, baseline: bool) -> None:
         path = sidecar_path(self.target.session_path)
         merge = read_sidecar(path, main_buf)
+        if baseline and self.robust and main_buf is not None and merge.present:
+            # (wait) asks the transcript already answered (their resolved line never landed): a
+            # later re-read, when the sidecar grows, has no transcript to check them by
+            kept = {r.raw.get("csiftKey") for r in merge.pending}
+            for rec in read_sidecar(path, None).pending:
+                if rec.raw.get("csiftKey") not in kept:
+                    self._native(rec)
         self.sidecar_error = merge.error
         self.sidecar_skipped = merge.skipped_lines
         self._pending = merge.pending
@@ -351,10 +367,21 @@ class LiveSession:
         lookup = registry.lookup(self.env.claude_home, t.owner_id)
         liveness = None
         row = lookup.row
-        if row is not None and row.pid is not None:
-            recorded = process.read_proc_start(row.proc_start,
-                                               filetime_key=row.proc_start_is_filetime)
-            liveness = process.probe_owner(row.pid, recorded, row.pid_domain, self.table)
+        probe = row
+        gone_note = None
+        if row is not None:
+            self._seen_row = row
+        elif self._seen_row is not None and self._seen_row.pid is not None:
+            # wait saw this session's row, and it is gone: Claude Code removes it when the
+            # session exits, so the pid it named is still the owner to probe
+            probe = self._seen_row
+            gone_note = (f"the registry row {probe.path.name} that named this session is "
+                         f"gone (Claude Code removes it when the session exits): the pid it "
+                         f"named ({probe.pid}) is probed as the owner")
+        if probe is not None and probe.pid is not None:
+            recorded = process.read_proc_start(probe.proc_start,
+                                               filetime_key=probe.proc_start_is_filetime)
+            liveness = process.probe_owner(probe.pid, recorded, probe.pid_domain, self.table)
         report = self.scanner.report(self.lens, now, lane=None if self.top_level
                                      else t.transcript.session_id)
         kids = None
@@ -372,6 +399,8 @@ class LiveSession:
             skipped = ("this is a subagent: the children, the task list and the elicitation "
                        f"sidecar belong to its session (pysift status @{t.owner_id})")
         notes = list(self.notes)
+        if gone_note is not None:
+            notes.append(gone_note)
         if not self.top_level and row is not None:
             notes.append("the registry row is the parent session's: its pid says whether this "
                          "lane's process lives; its status speaks for the parent, not this "
@@ -396,7 +425,8 @@ class LiveSession:
             pending=self.pending(), background=report, is_subagent=not self.top_level,
             children_skipped=skipped, sidecar_error=self.sidecar_error,
             sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes,
-            returned=returned, journal_settled=journal_settled)
+            returned=returned, journal_settled=journal_settled,
+            main_unread=self.main_unread)
 
     def _settled_returns(self, report: background.BackgroundReport
                          ) -> dict[str, tuple[str | None, str]]:

@@ -45,6 +45,8 @@ from pysift.model.record import Record
 TAIL_WINDOW = 512 * 1024
 #: how far below the window the open-call search goes when the newest turn began there
 EXTEND_LIMIT = 16 << 20
+#: how far below the window the start of a newest record longer than the window is sought
+LINE_LIMIT = 64 << 20
 _EXTEND_KEYS = (b'"tool_use"', b'"tool_result"', b'end_turn', b'"user"', b'"type": "user"')
 
 
@@ -97,7 +99,11 @@ def read_tail(view: View, *, window: int = TAIL_WINDOW, subagent: bool) -> TailS
     start = 0
     if lo > 0:
         nl = data.find(b"\n")
-        start = nl + 1 if nl >= 0 else len(data)
+        if nl >= 0 and data.find(b"\n", nl + 1) >= 0:
+            start = nl + 1
+        else:  # no complete line begins in the window: the newest one is longer than it
+            lo = _last_line_start(view, lo, nl, shape)  # a line start
+            data = view.read(lo, view.size)
     shape.window_start = lo + start
     body = data[start:]
     last_nl = body.rfind(b"\n")
@@ -118,6 +124,25 @@ def read_tail(view: View, *, window: int = TAIL_WINDOW, subagent: bool) -> TailS
     shape.skipped_lines = sum(1 for r in shape._decoded.values() if r is None) + sum(
         1 for ln in lines[walked:] if not is_framed(ln))
     return shape
+
+
+def _last_line_start(view: View, lo: int, nl: int, shape: TailShape) -> int:
+    """Where the file's newest complete line starts, when no complete line begins in the
+    window ``[lo, size)`` (``nl``: the window's one newline, else -1): a record bigger than
+    the window (an image a Read returned, a pasted prompt) is still the newest record.
+    Searched up to ``LINE_LIMIT`` below the window; past that, said, and the window kept."""
+    floor = max(0, lo - LINE_LIMIT)
+    end = lo + nl if nl >= 0 else view.rfind_newline(floor, lo)
+    if end < 0:
+        if floor == 0:
+            return 0  # the whole file is one line (torn, or a record without its newline)
+    else:
+        before = view.rfind_newline(floor, end)
+        if before >= 0 or floor == 0:
+            return before + 1
+    shape.notes.append(f"the newest complete record is more than {LINE_LIMIT >> 20} MiB "
+                       "long: it was not read")
+    return lo if nl < 0 else lo + nl + 1
 
 
 def _walk(shape: TailShape, below: Iterable[Record] | None = None,
@@ -196,9 +221,17 @@ def age_s(raw: str | None, now: datetime) -> int | None:
     return max(0, int((now - moment).total_seconds()))
 
 
-def words(shape: TailShape, now: datetime) -> str:
+def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> str:
     """The lane's instant in words: ``in a Bash call for 34s``, ``generating (…)``,
-    ``idle (…)`` (status ``tail_state``, wait ``at_exit``)."""
+    ``idle (…)`` (status ``tail_state``, wait ``at_exit``). ``returned``: how the harness
+    reported this subagent lane's return (``returned (how)``), which its calls left open
+    do not outweigh: the lane is idle, whatever its null stop_reason and young tail say."""
+    if returned is not None:
+        age = age_s(shape.last_ts, now)
+        ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"
+        how = returned.removeprefix("returned (").removesuffix(")")
+        return (f"idle (returned: {how}; last stop_reason {shape.last_stop_reason or '(none)'}"
+                f", last record {ago})")
     if shape.open_calls:
         oldest = shape.open_calls[-1]
         age = age_s(oldest.since, now)

@@ -84,6 +84,9 @@ class Surfaces:
     #: the target is a workflow agent whose journal holds its result: completed whatever
     #: its tail shows (its last call, StructuredOutput, is never answered in the lane)
     journal_settled: bool = False
+    #: a subagent target whose session's main transcript (where its return would be) is
+    #: missing or unreadable
+    main_unread: bool = False
 
 
 @dataclass
@@ -104,7 +107,8 @@ def assess(s: Surfaces, now: datetime) -> Assessment:
     if verdict in (IDLE_EOT, WAITING_CHILDREN, IDLE_BACKGROUND_OPEN):
         notes.append(_permission_note(s))
     notes.extend(s.extra_notes)
-    return Assessment(verdict, evidence, notes, s, words(s.tail, now))
+    ended = s.returned if s.journal_settled or not s.tail.open_calls else None
+    return Assessment(verdict, evidence, notes, s, words(s.tail, now, returned=ended))
 
 
 def _status(s: Surfaces) -> str | None:
@@ -181,7 +185,9 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
         f"the tail cannot be ranked: no call is open and the last stop_reason is "
         f"{tail.last_stop_reason or '(none)'}, not end_turn"
         + ("" if tail.last_stop_reason else
-           " (a subagent's is normally null, and no return of this lane is in its "
+           " (a subagent's is normally null, and its session's main transcript, where its "
+           "return would be, is not there or not readable)" if s.is_subagent and s.main_unread
+           else " (a subagent's is normally null, and no return of this lane is in its "
            "session's main transcript)" if s.is_subagent else
            " (some Claude Code builds write none on the main lane)")
         + ("; no registry row says idle or busy" if s.registry.row is None else "")

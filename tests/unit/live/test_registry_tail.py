@@ -201,3 +201,55 @@ def test_empty_file(tmp_path: Path) -> None:
     shape = read_tail(View(path, 0, b""), subagent=False)
     assert shape.records_seen == 0
     assert words(shape, DEFAULT_START) == "no records readable at the tail"
+
+
+def test_a_last_line_longer_than_the_window_is_read(tmp_path: Path) -> None:
+    """A newest record bigger than the window (an image a Read returned, a pasted prompt)
+    is still the newest record: the window starts at its line, not past it."""
+    big = "A" * 40_000
+    shape, s = _shape(tmp_path, [user("go"), assistant("ok"), user("paste " + big)],
+                      window=16 * 1024)
+    small, _ = _shape(tmp_path, [user("go"), assistant("ok"), user("paste")])
+    assert shape.records_seen >= 1 and shape.last_ts == small.last_ts
+    assert words(shape, s.now) == words(small, s.now) == (
+        "generating (last record 0s ago, stop_reason (none))")
+
+    shape, s = _shape(tmp_path, [user("look"),
+                                 assistant(tool_use("Read", {"file_path": "/x.png"}, id="r1")),
+                                 tool_result("r1", big)], window=16 * 1024)
+    assert shape.records_seen >= 1 and not shape.open_calls
+    assert shape.last_stop_reason == "tool_use"
+
+
+def test_a_torn_tail_longer_than_the_window_leaves_the_last_complete_line_read(
+        tmp_path: Path) -> None:
+    half = torn(assistant(text("B" * 60_000)), keep=0.9)
+    shape, _ = _shape(tmp_path, [user("go"),
+                                 assistant(tool_use("Bash", {"command": "make"}, id="b1"))],
+                      raw=half, window=16 * 1024)
+    assert shape.torn_tail
+    assert [c.tool_use_id for c in shape.open_calls] == ["b1"]
+
+
+def test_a_long_last_line_read_by_pread_as_by_a_buffer(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """wait reads by pread (no buffer in hand): the backward search reads chunks."""
+    import pysift.live.files as files_mod
+
+    monkeypatch.setattr(files_mod, "_CHUNK", 4096)
+    in_hand, _ = _shape(tmp_path, [user("look"),
+                                   assistant(tool_use("Read", {"file_path": "/x"}, id="r1")),
+                                   tool_result("r1", "C" * 50_000)], window=8192)
+    path = tmp_path / "t.jsonl"
+    by_pread = read_tail(View(path, path.stat().st_size), window=8192, subagent=False)
+    assert by_pread.records_seen == in_hand.records_seen >= 1
+    assert by_pread.last_stop_reason == in_hand.last_stop_reason == "tool_use"
+    assert by_pread.window_start == in_hand.window_start > 0
+
+
+def test_a_newest_line_past_the_search_limit_is_said(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pysift.live.tail as tail_mod
+
+    monkeypatch.setattr(tail_mod, "LINE_LIMIT", 8192)
+    shape, _ = _shape(tmp_path, [user("go"), assistant("ok"), user("D" * 60_000)],
+                      window=8192)
+    assert any("more than" in n and "was not read" in n for n in shape.notes)
