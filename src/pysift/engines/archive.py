@@ -663,11 +663,18 @@ def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, env: Env,
 def _absent_note(paths: list[str], dest: str) -> str:
     shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     kept = sum(1 for p in paths
-               if os.path.lexists(os.path.join(dest, PLANS_DIR, os.path.basename(p))))
+               if os.path.lexists(os.path.join(dest, PLANS_DIR, _recorded_name(p))))
     return (f"note: {len(paths)} plan file(s) bound to the sessions in scope do not exist "
             f"(not written yet, or deleted): {shown}; nothing to archive for them"
             + (f" (the archive keeps its earlier copy of {kept} under {PLANS_DIR}/)"
                if kept else ""))
+
+
+def _recorded_name(path: str) -> str:
+    """The file name of a bound plan path as recorded, a Windows one too (``C:\\Users\\…
+    \\plans\\x.md`` is ``x.md``, the name ``plan`` relocates it by and the archive keeps its
+    copy under; ``os.path.basename`` took the whole Windows path for the name)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _stats_of(decided: list[tuple[Entry, Decision | Outcome]]) -> dict[str, mirror.SourceStat]:

@@ -426,6 +426,28 @@ def test_a_plan_deleted_after_it_was_archived_is_a_note_not_a_failure(tmp_path):
     assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
 
 
+def test_a_deleted_plan_recorded_under_a_windows_path_counts_its_archived_copy(tmp_path):
+    """A session recorded on Windows names its plan `C:\\Users\\…\\plans\\<slug>.md`; the
+    run archives the home's `plans/<slug>.md` (as `plan` relocates it). Once that file was
+    deleted, the note said nothing of the copy the archive keeps: it took the whole
+    Windows path for the file's name."""
+    home = ClaudeHome(tmp_path / "claude")
+    recorded = "C:\\Users\\ada\\.claude\\plans\\amber-falcon.md"
+    s = Session(SID, cwd="/home/ada/src/orbit")
+    s.add(user("plan it"))
+    s.add(attachment("plan_mode", {"planFilePath": recorded, "planExists": False}))
+    home.session("/home/ada/src/orbit", SID, s)
+    local = home.plan("amber-falcon", "# ship it\n")
+    dest = tmp_path / "arc"
+    assert _actions(_run(home, dest))["plans/amber-falcon.md"] == archive.COPIED
+    local.unlink()
+    again = _run(home, dest)
+    (note,) = [n for n in again.notes if "plan file(s)" in n]
+    assert note == (f"note: 1 plan file(s) bound to the sessions in scope do not exist (not "
+                    f"written yet, or deleted): {recorded}; nothing to archive for them (the "
+                    "archive keeps its earlier copy of 1 under plans/)")
+
+
 def test_a_bound_plan_path_that_is_no_regular_file_is_named_as_such(tmp_path):
     """A plan path that exists as a directory (or a device, a FIFO) was said not to exist
     ("not written yet, or deleted")."""
