@@ -108,8 +108,11 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
     try:
         im.seek(0)
         im.load()
-        has_alpha = im.mode in ("RGBA", "LA", "PA") or (
-            im.mode == "P" and "transparency" in im.info)
+        # an alpha channel, or a transparency key (a palette index; a tRNS colour of an
+        # RGB or L PNG): converting to RGBA applies the key. An RGB PNG's key was once left
+        # in ``info``: to GIF it failed (a colour tuple as the palette index), to WebP and
+        # JPEG the see-through pixels came out opaque in the key colour, unsaid
+        has_alpha = im.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in im.info
         source = im.convert("RGBA" if has_alpha else "RGB")
         out = io.BytesIO()
         if target == "PNG":

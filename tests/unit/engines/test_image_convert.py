@@ -1,0 +1,59 @@
+"""engines/image_convert: a conversion keeps what the target format can hold (SPEC §11b)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from pysift.engines.image_convert import ImageUnreadable, convert, inspect
+
+
+def _encoded(im: Image.Image, fmt: str, **save: object) -> bytes:
+    out = io.BytesIO()
+    im.save(out, format=fmt, **save)
+    return out.getvalue()
+
+
+def _keyed(mode: str) -> bytes:
+    """A PNG whose transparency is a tRNS colour key (no alpha channel): the left half
+    is the key colour, so those pixels are see-through."""
+    key = (250, 2, 3) if mode == "RGB" else 77
+    other = (10, 200, 30) if mode == "RGB" else 180
+    im = Image.new(mode, (8, 4), other)
+    im.paste(key, (0, 0, 4, 4))
+    return _encoded(im, "PNG", transparency=key)
+
+
+def _rgba(data: bytes, xy: tuple[int, int]) -> tuple[int, ...]:
+    with Image.open(io.BytesIO(data)) as im:
+        return tuple(im.convert("RGBA").getpixel(xy))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", ["RGB", "L"])
+def test_a_colour_keyed_png_keeps_its_transparency_in_every_target(mode: str) -> None:
+    # an RGB or L PNG with a tRNS key: to GIF it failed ("Pillow cannot convert it to GIF
+    # (TypeError …)", nothing written, exit 1); to WebP the key colour came out opaque,
+    # and to JPEG it did too, without the "transparency flattened" note
+    data = _keyed(mode)
+    info = inspect(data)
+    for target in ("PNG", "GIF", "WEBP"):
+        out, _ = convert(data, target, info)
+        assert _rgba(out, (1, 1))[3] == 0, target
+        assert _rgba(out, (6, 1))[3] == 255, target
+    jpeg, notes = convert(data, "JPEG", info)
+    assert "transparency flattened onto white" in notes
+    assert _rgba(jpeg, (1, 1))[:3] == pytest.approx((255, 255, 255), abs=3)
+
+
+def test_an_opaque_image_converts_without_a_flattening_note() -> None:
+    data = _encoded(Image.new("RGB", (8, 4), (10, 200, 30)), "PNG")
+    out, notes = convert(data, "JPEG", inspect(data))
+    assert notes == ["lossy re-encode (jpeg quality 90)"]
+    assert _rgba(out, (1, 1))[3] == 255
+
+
+def test_bytes_that_are_no_image_are_refused() -> None:
+    with pytest.raises(ImageUnreadable):
+        inspect(b"not an image")
