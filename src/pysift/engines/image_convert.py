@@ -108,12 +108,14 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
     try:
         im.seek(0)
         im.load()
+        frame = _eight_bit(im, notes)
         # an alpha channel, or a transparency key (a palette index; a tRNS colour of an
         # RGB or L PNG): converting to RGBA applies the key. An RGB PNG's key was once left
         # in ``info``: to GIF it failed (a colour tuple as the palette index), to WebP and
         # JPEG the see-through pixels came out opaque in the key colour, unsaid
-        has_alpha = im.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in im.info
-        source = im.convert("RGBA" if has_alpha else "RGB")
+        has_alpha = (frame.mode in ("RGBA", "LA", "PA", "RGBa", "La")
+                     or "transparency" in frame.info)
+        source = frame.convert("RGBA" if has_alpha else "RGB")
         out = io.BytesIO()
         if target == "PNG":
             source.save(out, format="PNG")
@@ -142,6 +144,19 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
         raise ImageUnreadable(f"Pillow cannot convert it to {target} ({_reason(exc)})") from None
     finally:
         im.close()
+
+
+def _eight_bit(im, notes: list[str]):  # type: ignore[no-untyped-def]
+    """A 16-bit grey image (``I;16``; ``I`` from a PNG) scaled to 8-bit grey, with a note:
+    Pillow's own conversion to RGB clips every value above 255 to white, so a 16-bit
+    grey PNG came out as a white page. Any other image is returned as it is."""
+    if not (im.mode.startswith("I;16") or (im.mode == "I" and im.format == "PNG")):
+        return im
+    grey = im.convert("I").point(lambda v: v / 256).convert("L")
+    notes.append("16-bit grey scaled to 8 bits")
+    if "transparency" in im.info:
+        notes.append("its 16-bit transparency key is not kept")
+    return grey
 
 
 def _save_gif(source, has_alpha: bool, out: io.BytesIO) -> None:  # type: ignore[no-untyped-def]

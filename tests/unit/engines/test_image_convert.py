@@ -57,3 +57,22 @@ def test_an_opaque_image_converts_without_a_flattening_note() -> None:
 def test_bytes_that_are_no_image_are_refused() -> None:
     with pytest.raises(ImageUnreadable):
         inspect(b"not an image")
+
+
+def _grey16() -> bytes:
+    im = Image.new("I;16", (4, 1))
+    im.putdata([0, 1000, 30000, 65535])
+    return _encoded(im, "PNG")
+
+
+@pytest.mark.parametrize("target", ["JPEG", "WEBP", "GIF", "PNG"])
+def test_a_16_bit_grey_png_is_scaled_not_clipped_to_white(target: str) -> None:
+    # Pillow's conversion to RGB clips every 16-bit value above 255: the converted file
+    # was a white page (a 30000 of 65535 came out 255)
+    data = _grey16()
+    out, notes = convert(data, target, inspect(data))
+    assert "16-bit grey scaled to 8 bits" in notes
+    with Image.open(io.BytesIO(out)) as im:
+        grey = [im.convert("L").getpixel((x, 0)) for x in range(4)]
+    assert grey[0] <= 8 and grey[3] >= 247
+    assert grey[2] == pytest.approx(30000 / 256, abs=10)
