@@ -379,12 +379,14 @@ def _transcript_at(path: str) -> Transcript | None:
     return transcript if transcript.kind in (KIND_BUILTIN, KIND_WORKFLOW) else None
 
 
-def _tree(root: str, unread: _Unread) -> Iterator[str]:
+def _tree(root: str, unread: _Unread, above: tuple[str, ...] = ()) -> Iterator[str]:
     """Every file under a session dir, sorted, a dir's files before its subdirs. Symlinks
     are followed as the readers follow them: a linked file's content is archived, a
     linked dir is walked (``<uuid>/subagents`` linked elsewhere was once left out). A link
-    to a dir that holds it (a loop) is said and not followed; a dir that cannot be read is
-    said and counted in ``unread``."""
+    to a dir that holds it, or holds a dir the walk came through (``above``: a link
+    elsewhere whose target links back was once walked x/y/x/y/… to the kernel's link
+    limit), is a loop: said and not followed; a dir that cannot be read is said and
+    counted in ``unread``."""
     try:
         with os.scandir(root) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -406,9 +408,13 @@ def _tree(root: str, unread: _Unread) -> Iterator[str]:
                 unread.notes.append(f"note: {entry.path} links to {target}, a dir that holds "
                                     "it (a loop): not followed")
                 continue
+            if any(_within(os.path.realpath(d), target) for d in above):
+                unread.notes.append(f"note: {entry.path} links to {target}, a dir the walk "
+                                    "came through (a loop): not followed")
+                continue
         subdirs.append(entry.path)
     for sub in subdirs:
-        yield from _tree(sub, unread)
+        yield from _tree(sub, unread, (*above, root))
 
 
 def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: Env,

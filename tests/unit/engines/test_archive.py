@@ -534,6 +534,29 @@ def test_a_link_back_to_a_dir_that_holds_it_is_said_not_walked_forever(built, tm
     assert result.unread == 0
 
 
+def test_a_loop_through_a_dir_elsewhere_is_said_not_walked_until_the_kernel_stops_it(
+        built, tmp_path):
+    """`<uuid>/x` links to a dir elsewhere holding a link back to the session dir: the
+    link back holds no dir it sits in, so it was followed, and the walk went on through
+    x/y/x/y/… until the kernel's 40-link limit, archiving 20 nested copies of the session
+    dir and failing the run with "fix their permissions"."""
+    session_dir = built.projects / "-home-ada-src-orbit" / SID
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "notes.txt").write_text("kept\n")
+    (session_dir / "x").symlink_to(elsewhere)
+    (elsewhere / "y").symlink_to(session_dir)
+    dest = tmp_path / "arc"
+    result = _run(built, dest)
+    rels = list(_actions(result))
+    assert f"projects/-home-ada-src-orbit/{SID}/x/notes.txt" in rels
+    assert not any("/x/y/" in rel for rel in rels)
+    assert archive.FAILED not in _actions(result).values()
+    assert result.notes == [f"note: {session_dir / 'x' / 'y'} links to {session_dir}, a dir "
+                            "the walk came through (a loop): not followed"]
+    assert result.unread == 0
+
+
 def test_an_unreadable_source_is_its_own_failure_and_the_rest_is_archived(built, tmp_path,
                                                                           monkeypatch):
     """A mode-000 tool output stopped the whole run and blamed DEST ("cannot write …,
