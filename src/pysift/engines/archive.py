@@ -98,15 +98,18 @@ def _within(inner: str, outer: str) -> bool:
     return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
 
 
-def check_dest(home: Path, dest: Path) -> None:
-    """Refuse a DEST that is a file, lies inside the Claude home, or holds it."""
+def check_dest(home: Path, dest: Path, others: Iterable[Path] = ()) -> None:
+    """Refuse a DEST that is a file, lies inside the Claude home (the one read, or
+    ``others``: the user's ``~/.claude`` and ``$CLAUDE_CONFIG_DIR``, which a run reading
+    another home once wrote into), or holds the home read."""
     if dest.exists() and not dest.is_dir():
         raise UsageError(f"the archive DEST {dest} exists and is not a directory; name a "
                          "directory (it is created when missing)")
     real_home, real_dest = _real(home), _real(dest)
-    if _within(real_dest, real_home):
-        raise UsageError(f"the archive DEST {dest} is inside the Claude home {home}; pysift "
-                         "never writes there: name a directory outside it")
+    for claude in (home, *others):
+        if _within(real_dest, real_home if claude is home else _real(claude)):
+            raise UsageError(f"the archive DEST {dest} is inside the Claude home {claude}; "
+                             "pysift never writes there: name a directory outside it")
     if _within(real_home, real_dest):
         raise UsageError(f"the Claude home {home} is inside the archive DEST {dest}; name a "
                          "directory that does not contain the home")
@@ -588,7 +591,7 @@ def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
     the scope already warned it could not read."""
     home = env.claude_home if env.claude_home.is_absolute() else env.cwd / env.claude_home
     dest = opts.dest if opts.dest.is_absolute() else env.cwd / opts.dest
-    check_dest(home, dest)
+    check_dest(home, dest, _user_claude_homes(env))
     plan = collect(transcripts, home, said)
     if opts.dry_run:
         manifest = Manifest.load(dest / STATE_DIR)
@@ -608,6 +611,17 @@ def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
                                 f"{exc.strerror or exc}; the next run reads the plan "
                                 "bindings again")
     return result
+
+
+def _user_claude_homes(env: Env) -> list[Path]:
+    """The Claude homes besides the one read that no DEST may lie in: ``~/.claude`` and
+    ``$CLAUDE_CONFIG_DIR`` (the cache's rule, ``disk.cache.claude_homes``)."""
+    from pysift.disk.cache import claude_homes
+    from pysift.disk.home import user_home
+
+    base = user_home(env.environ)
+    return [p if p.is_absolute() else env.cwd / p
+            for p in claude_homes(env.environ, base, None)]
 
 
 def _decide_one(entry: Entry, dest: str) -> Decision | Outcome:

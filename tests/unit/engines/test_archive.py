@@ -186,6 +186,27 @@ def test_dest_inside_the_home_or_holding_it_is_refused(built, tmp_path):
     assert not (built.root / "archive").exists()
 
 
+@pytest.mark.parametrize("which", ["HOME", "CLAUDE_CONFIG_DIR"])
+def test_dest_inside_the_users_own_claude_home_is_refused_too(built, tmp_path, which):
+    """Archiving another home (`--claude-home` a copy or a backup) into a DEST under
+    `~/.claude` or `$CLAUDE_CONFIG_DIR` wrote there: only the home being read was checked,
+    while pysift never writes under a Claude home (`image --out` refuses all three)."""
+    user = tmp_path / "user"
+    live = user / ".claude" if which == "HOME" else tmp_path / "config"
+    live.mkdir(parents=True)
+    user.mkdir(exist_ok=True)
+    environ = {"HOME": str(user)}
+    if which == "CLAUDE_CONFIG_DIR":
+        environ["CLAUDE_CONFIG_DIR"] = str(live)
+    env = Env(claude_home=built.root, clock=FixedClock(NOW), environ=environ)
+    scope = resolve_scope([], env, subagents=True)
+    with pytest.raises(UsageError, match=f"inside the Claude home {live}"):
+        archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=live / "archive"))
+    assert list(live.iterdir()) == []
+    beside = archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=user / "archive"))
+    assert beside.count(archive.COPIED) > 0  # the user's home itself is no Claude home
+
+
 def test_dest_that_is_a_file_is_refused(built, tmp_path):
     dest = tmp_path / "arc"
     dest.write_text("not a dir")
