@@ -108,7 +108,7 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
     try:
         im.seek(0)
         im.load()
-        frame = _eight_bit(im, notes)
+        frame = _eight_bit(_upright(im, notes), notes)
         # an alpha channel, or a transparency key (a palette index; a tRNS colour of an
         # RGB or L PNG): converting to RGBA applies the key. An RGB PNG's key was once left
         # in ``info``: to GIF it failed (a colour tuple as the palette index), to WebP and
@@ -144,6 +144,25 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
         raise ImageUnreadable(f"Pillow cannot convert it to {target} ({_reason(exc)})") from None
     finally:
         im.close()
+
+
+_ORIENTATION = 0x0112  # the EXIF tag
+
+
+def _upright(im, notes: list[str]):  # type: ignore[no-untyped-def]
+    """The image as viewers show it: an EXIF orientation (a phone photo stored sideways)
+    applied to the pixels, with a note. The converted file carries no such tag, so it came
+    out sideways. An image without one is returned as it is."""
+    from PIL import ImageOps
+
+    try:
+        orientation = im.getexif().get(_ORIENTATION)
+    except Exception:  # noqa: BLE001 - a damaged EXIF block: the pixels as stored
+        return im
+    if orientation not in (2, 3, 4, 5, 6, 7, 8):
+        return im
+    notes.append("EXIF orientation applied")
+    return ImageOps.exif_transpose(im)
 
 
 def _eight_bit(im, notes: list[str]):  # type: ignore[no-untyped-def]

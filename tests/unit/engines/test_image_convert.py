@@ -76,3 +76,22 @@ def test_a_16_bit_grey_png_is_scaled_not_clipped_to_white(target: str) -> None:
         grey = [im.convert("L").getpixel((x, 0)) for x in range(4)]
     assert grey[0] <= 8 and grey[3] >= 247
     assert grey[2] == pytest.approx(30000 / 256, abs=10)
+
+
+@pytest.mark.parametrize("target", ["PNG", "WEBP", "GIF"])
+def test_a_jpeg_with_an_exif_orientation_converts_as_it_is_shown(target: str) -> None:
+    # a phone photo is stored sideways with an EXIF Orientation (6: turn 90° clockwise to
+    # show); the converted file kept the stored pixels and dropped the tag, so it came
+    # out sideways
+    stored = Image.new("RGB", (40, 20), (200, 0, 0))
+    stored.paste((0, 0, 200), (0, 0, 10, 20))  # blue on the stored left edge
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = _encoded(stored, "JPEG", exif=exif.tobytes(), quality=95)
+    out, notes = convert(data, target, inspect(data))
+    assert "EXIF orientation applied" in notes
+    with Image.open(io.BytesIO(out)) as im:
+        assert im.size == (20, 40)
+        assert im.getexif().get(0x0112) in (None, 1)
+        top = im.convert("RGB").getpixel((10, 2))
+    assert top[2] > 150 and top[0] < 80  # the stored left edge is on top once shown
