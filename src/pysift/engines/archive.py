@@ -26,7 +26,7 @@ import errno
 import os
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import field
+from dataclasses import field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -277,11 +277,9 @@ def collect(transcripts: Iterable[Transcript], home: Path, said: Collection[str]
     unread = _Unread(notes, {os.path.normpath(p) for p in said})
     sessions: dict[tuple[str, str], list[Transcript]] = {}
     legacy: dict[tuple[str, str], list[Transcript]] = {}
+    respell = _Respelling(home, prefix)
     for t in transcripts:
-        if not os.fspath(t.path).startswith(prefix):
-            raise UsageError(f"{t.path} is outside the Claude home {home}; archive keeps the "
-                             "home's layout, so it takes transcripts of the home only (pass "
-                             "--claude-home for another home)")
+        t = respell(t)
         key = (os.fspath(t.project_dir), t.parent_session_id)
         sessions.setdefault(key, []).append(t)
         if t.kind == KIND_LEGACY:
@@ -313,6 +311,35 @@ def collect(transcripts: Iterable[Transcript], home: Path, said: Collection[str]
         for path in _tree(os.path.join(history, session), unread):
             add(path, session)
     return Plan(entries, len(sessions), notes, len(unread.paths))
+
+
+class _Respelling:
+    """A transcript under the home's own spelling: one named through another spelling of
+    the same dir (the home a link, `~/.claude` -> a dotfiles dir, and the path given
+    through the link's target, or the other way round; `list` takes it) is moved under
+    the home's prefix, so its rows keep the home's layout (it was refused as "outside
+    the Claude home"). A transcript outside the home is refused."""
+
+    def __init__(self, home: Path, prefix: str) -> None:
+        self.home, self.prefix = home, prefix
+        self.real_prefix: str | None = None
+
+    def __call__(self, t: Transcript) -> Transcript:
+        if os.fspath(t.path).startswith(self.prefix):
+            return t
+        if self.real_prefix is None:
+            self.real_prefix = os.path.join(os.path.realpath(self.home), "")
+        project = os.fspath(t.project_dir)
+        # the project dir's own name kept: it may itself be a link to another disk
+        real = os.path.join(os.path.realpath(os.path.dirname(project)),
+                            os.path.basename(project))
+        tail = os.path.relpath(os.fspath(t.path), project)
+        if not real.startswith(self.real_prefix) or tail.startswith(os.pardir):
+            raise UsageError(f"{t.path} is outside the Claude home {self.home}; archive keeps "
+                             "the home's layout, so it takes transcripts of the home only "
+                             "(pass --claude-home for another home)")
+        spelled = self.prefix + real[len(self.real_prefix):]
+        return replace(t, path=Path(spelled, tail), project_dir=Path(spelled))
 
 
 class _Unread:

@@ -207,6 +207,26 @@ def test_dest_inside_the_users_own_claude_home_is_refused_too(built, tmp_path, w
     assert beside.count(archive.COPIED) > 0  # the user's home itself is no Claude home
 
 
+def test_a_target_spelled_through_a_link_to_the_home_is_in_the_home(built, tmp_path):
+    """`~/.claude` a link to a dotfiles dir: a transcript named by the other spelling of
+    the same path (`list` takes it) was refused, "is outside the Claude home"."""
+    link = tmp_path / "linked-home"
+    link.symlink_to(built.root)
+    main = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    dest = tmp_path / "arc"
+    for home, target in ((link, main), (built.root, link / main.relative_to(built.root))):
+        env = _env(home)
+        scope = resolve_scope([str(target)], env, subagents=True)
+        result = archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=dest))
+        rels = set(_actions(result))
+        assert f"projects/-home-ada-src-orbit/{SID}.jsonl" in rels
+        assert (f"projects/-home-ada-src-orbit/{SID}/subagents/agent-a4f1c9e27b3d8a605.jsonl"
+                in rels)
+        assert all(rel.startswith("projects/-home-ada-src-orbit/") for rel in rels)
+    assert (dest / "projects" / "-home-ada-src-orbit" / f"{SID}.jsonl").read_bytes() == \
+        main.read_bytes()
+
+
 def test_dest_that_is_a_file_is_refused(built, tmp_path):
     dest = tmp_path / "arc"
     dest.write_text("not a dir")
