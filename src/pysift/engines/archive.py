@@ -26,7 +26,7 @@ import errno
 import os
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import field
+from dataclasses import field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -98,15 +98,18 @@ def _within(inner: str, outer: str) -> bool:
     return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
 
 
-def check_dest(home: Path, dest: Path) -> None:
-    """Refuse a DEST that is a file, lies inside the Claude home, or holds it."""
+def check_dest(home: Path, dest: Path, others: Iterable[Path] = ()) -> None:
+    """Refuse a DEST that is a file, lies inside the Claude home (the one read, or
+    ``others``: the user's ``~/.claude`` and ``$CLAUDE_CONFIG_DIR``, which a run reading
+    another home once wrote into), or holds the home read."""
     if dest.exists() and not dest.is_dir():
         raise UsageError(f"the archive DEST {dest} exists and is not a directory; name a "
                          "directory (it is created when missing)")
     real_home, real_dest = _real(home), _real(dest)
-    if _within(real_dest, real_home):
-        raise UsageError(f"the archive DEST {dest} is inside the Claude home {home}; pysift "
-                         "never writes there: name a directory outside it")
+    for claude in (home, *others):
+        if _within(real_dest, real_home if claude is home else _real(claude)):
+            raise UsageError(f"the archive DEST {dest} is inside the Claude home {claude}; "
+                             "pysift never writes there: name a directory outside it")
     if _within(real_home, real_dest):
         raise UsageError(f"the Claude home {home} is inside the archive DEST {dest}; name a "
                          "directory that does not contain the home")
@@ -274,11 +277,9 @@ def collect(transcripts: Iterable[Transcript], home: Path, said: Collection[str]
     unread = _Unread(notes, {os.path.normpath(p) for p in said})
     sessions: dict[tuple[str, str], list[Transcript]] = {}
     legacy: dict[tuple[str, str], list[Transcript]] = {}
+    respell = _Respelling(home, prefix)
     for t in transcripts:
-        if not os.fspath(t.path).startswith(prefix):
-            raise UsageError(f"{t.path} is outside the Claude home {home}; archive keeps the "
-                             "home's layout, so it takes transcripts of the home only (pass "
-                             "--claude-home for another home)")
+        t = respell(t)
         key = (os.fspath(t.project_dir), t.parent_session_id)
         sessions.setdefault(key, []).append(t)
         if t.kind == KIND_LEGACY:
@@ -310,6 +311,35 @@ def collect(transcripts: Iterable[Transcript], home: Path, said: Collection[str]
         for path in _tree(os.path.join(history, session), unread):
             add(path, session)
     return Plan(entries, len(sessions), notes, len(unread.paths))
+
+
+class _Respelling:
+    """A transcript under the home's own spelling: one named through another spelling of
+    the same dir (the home a link, `~/.claude` -> a dotfiles dir, and the path given
+    through the link's target, or the other way round; `list` takes it) is moved under
+    the home's prefix, so its rows keep the home's layout (it was refused as "outside
+    the Claude home"). A transcript outside the home is refused."""
+
+    def __init__(self, home: Path, prefix: str) -> None:
+        self.home, self.prefix = home, prefix
+        self.real_prefix: str | None = None
+
+    def __call__(self, t: Transcript) -> Transcript:
+        if os.fspath(t.path).startswith(self.prefix):
+            return t
+        if self.real_prefix is None:
+            self.real_prefix = os.path.join(os.path.realpath(self.home), "")
+        project = os.fspath(t.project_dir)
+        # the project dir's own name kept: it may itself be a link to another disk
+        real = os.path.join(os.path.realpath(os.path.dirname(project)),
+                            os.path.basename(project))
+        tail = os.path.relpath(os.fspath(t.path), project)
+        if not real.startswith(self.real_prefix) or tail.startswith(os.pardir):
+            raise UsageError(f"{t.path} is outside the Claude home {self.home}; archive keeps "
+                             "the home's layout, so it takes transcripts of the home only "
+                             "(pass --claude-home for another home)")
+        spelled = self.prefix + real[len(self.real_prefix):]
+        return replace(t, path=Path(spelled, tail), project_dir=Path(spelled))
 
 
 class _Unread:
@@ -379,12 +409,14 @@ def _transcript_at(path: str) -> Transcript | None:
     return transcript if transcript.kind in (KIND_BUILTIN, KIND_WORKFLOW) else None
 
 
-def _tree(root: str, unread: _Unread) -> Iterator[str]:
+def _tree(root: str, unread: _Unread, above: tuple[str, ...] = ()) -> Iterator[str]:
     """Every file under a session dir, sorted, a dir's files before its subdirs. Symlinks
     are followed as the readers follow them: a linked file's content is archived, a
     linked dir is walked (``<uuid>/subagents`` linked elsewhere was once left out). A link
-    to a dir that holds it (a loop) is said and not followed; a dir that cannot be read is
-    said and counted in ``unread``."""
+    to a dir that holds it, or holds a dir the walk came through (``above``: a link
+    elsewhere whose target links back was once walked x/y/x/y/… to the kernel's link
+    limit), is a loop: said and not followed; a dir that cannot be read is said and
+    counted in ``unread``."""
     try:
         with os.scandir(root) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -406,9 +438,13 @@ def _tree(root: str, unread: _Unread) -> Iterator[str]:
                 unread.notes.append(f"note: {entry.path} links to {target}, a dir that holds "
                                     "it (a loop): not followed")
                 continue
+            if any(_within(os.path.realpath(d), target) for d in above):
+                unread.notes.append(f"note: {entry.path} links to {target}, a dir the walk "
+                                    "came through (a loop): not followed")
+                continue
         subdirs.append(entry.path)
     for sub in subdirs:
-        yield from _tree(sub, unread)
+        yield from _tree(sub, unread, (*above, root))
 
 
 def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], env: Env,
@@ -582,7 +618,7 @@ def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
     the scope already warned it could not read."""
     home = env.claude_home if env.claude_home.is_absolute() else env.cwd / env.claude_home
     dest = opts.dest if opts.dest.is_absolute() else env.cwd / opts.dest
-    check_dest(home, dest)
+    check_dest(home, dest, _user_claude_homes(env))
     plan = collect(transcripts, home, said)
     if opts.dry_run:
         manifest = Manifest.load(dest / STATE_DIR)
@@ -602,6 +638,17 @@ def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
                                 f"{exc.strerror or exc}; the next run reads the plan "
                                 "bindings again")
     return result
+
+
+def _user_claude_homes(env: Env) -> list[Path]:
+    """The Claude homes besides the one read that no DEST may lie in: ``~/.claude`` and
+    ``$CLAUDE_CONFIG_DIR`` (the cache's rule, ``disk.cache.claude_homes``)."""
+    from pysift.disk.cache import claude_homes
+    from pysift.disk.home import user_home
+
+    base = user_home(env.environ)
+    return [p if p.is_absolute() else env.cwd / p
+            for p in claude_homes(env.environ, base, None)]
 
 
 def _decide_one(entry: Entry, dest: str) -> Decision | Outcome:
@@ -663,11 +710,18 @@ def _plan_entries(plan: Plan, bound: dict[str, list[str]], dest: Path, env: Env,
 def _absent_note(paths: list[str], dest: str) -> str:
     shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     kept = sum(1 for p in paths
-               if os.path.lexists(os.path.join(dest, PLANS_DIR, os.path.basename(p))))
+               if os.path.lexists(os.path.join(dest, PLANS_DIR, _recorded_name(p))))
     return (f"note: {len(paths)} plan file(s) bound to the sessions in scope do not exist "
             f"(not written yet, or deleted): {shown}; nothing to archive for them"
             + (f" (the archive keeps its earlier copy of {kept} under {PLANS_DIR}/)"
                if kept else ""))
+
+
+def _recorded_name(path: str) -> str:
+    """The file name of a bound plan path as recorded, a Windows one too (``C:\\Users\\…
+    \\plans\\x.md`` is ``x.md``, the name ``plan`` relocates it by and the archive keeps its
+    copy under; ``os.path.basename`` took the whole Windows path for the name)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _stats_of(decided: list[tuple[Entry, Decision | Outcome]]) -> dict[str, mirror.SourceStat]:

@@ -108,9 +108,14 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
     try:
         im.seek(0)
         im.load()
-        has_alpha = im.mode in ("RGBA", "LA", "PA") or (
-            im.mode == "P" and "transparency" in im.info)
-        source = im.convert("RGBA" if has_alpha else "RGB")
+        frame = _eight_bit(_upright(im, notes), notes)
+        # an alpha channel, or a transparency key (a palette index; a tRNS colour of an
+        # RGB or L PNG): converting to RGBA applies the key. An RGB PNG's key was once left
+        # in ``info``: to GIF it failed (a colour tuple as the palette index), to WebP and
+        # JPEG the see-through pixels came out opaque in the key colour, unsaid
+        has_alpha = (frame.mode in ("RGBA", "LA", "PA", "RGBa", "La")
+                     or "transparency" in frame.info)
+        source = frame.convert("RGBA" if has_alpha else "RGB")
         out = io.BytesIO()
         if target == "PNG":
             source.save(out, format="PNG")
@@ -139,6 +144,38 @@ def convert(data: bytes, target: str, info: Inspected) -> tuple[bytes, list[str]
         raise ImageUnreadable(f"Pillow cannot convert it to {target} ({_reason(exc)})") from None
     finally:
         im.close()
+
+
+_ORIENTATION = 0x0112  # the EXIF tag
+
+
+def _upright(im, notes: list[str]):  # type: ignore[no-untyped-def]
+    """The image as viewers show it: an EXIF orientation (a phone photo stored sideways)
+    applied to the pixels, with a note. The converted file carries no such tag, so it came
+    out sideways. An image without one is returned as it is."""
+    from PIL import ImageOps
+
+    try:
+        orientation = im.getexif().get(_ORIENTATION)
+    except Exception:  # noqa: BLE001 - a damaged EXIF block: the pixels as stored
+        return im
+    if orientation not in (2, 3, 4, 5, 6, 7, 8):
+        return im
+    notes.append("EXIF orientation applied")
+    return ImageOps.exif_transpose(im)
+
+
+def _eight_bit(im, notes: list[str]):  # type: ignore[no-untyped-def]
+    """A 16-bit grey image (``I;16``; ``I`` from a PNG) scaled to 8-bit grey, with a note:
+    Pillow's own conversion to RGB clips every value above 255 to white, so a 16-bit
+    grey PNG came out as a white page. Any other image is returned as it is."""
+    if not (im.mode.startswith("I;16") or (im.mode == "I" and im.format == "PNG")):
+        return im
+    grey = im.convert("I").point(lambda v: v / 256).convert("L")
+    notes.append("16-bit grey scaled to 8 bits")
+    if "transparency" in im.info:
+        notes.append("its 16-bit transparency key is not kept")
+    return grey
 
 
 def _save_gif(source, has_alpha: bool, out: io.BytesIO) -> None:  # type: ignore[no-untyped-def]

@@ -186,6 +186,47 @@ def test_dest_inside_the_home_or_holding_it_is_refused(built, tmp_path):
     assert not (built.root / "archive").exists()
 
 
+@pytest.mark.parametrize("which", ["HOME", "CLAUDE_CONFIG_DIR"])
+def test_dest_inside_the_users_own_claude_home_is_refused_too(built, tmp_path, which):
+    """Archiving another home (`--claude-home` a copy or a backup) into a DEST under
+    `~/.claude` or `$CLAUDE_CONFIG_DIR` wrote there: only the home being read was checked,
+    while pysift never writes under a Claude home (`image --out` refuses all three)."""
+    user = tmp_path / "user"
+    live = user / ".claude" if which == "HOME" else tmp_path / "config"
+    live.mkdir(parents=True)
+    user.mkdir(exist_ok=True)
+    environ = {"HOME": str(user)}
+    if which == "CLAUDE_CONFIG_DIR":
+        environ["CLAUDE_CONFIG_DIR"] = str(live)
+    env = Env(claude_home=built.root, clock=FixedClock(NOW), environ=environ)
+    scope = resolve_scope([], env, subagents=True)
+    with pytest.raises(UsageError, match=f"inside the Claude home {live}"):
+        archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=live / "archive"))
+    assert list(live.iterdir()) == []
+    beside = archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=user / "archive"))
+    assert beside.count(archive.COPIED) > 0  # the user's home itself is no Claude home
+
+
+def test_a_target_spelled_through_a_link_to_the_home_is_in_the_home(built, tmp_path):
+    """`~/.claude` a link to a dotfiles dir: a transcript named by the other spelling of
+    the same path (`list` takes it) was refused, "is outside the Claude home"."""
+    link = tmp_path / "linked-home"
+    link.symlink_to(built.root)
+    main = built.projects / "-home-ada-src-orbit" / f"{SID}.jsonl"
+    dest = tmp_path / "arc"
+    for home, target in ((link, main), (built.root, link / main.relative_to(built.root))):
+        env = _env(home)
+        scope = resolve_scope([str(target)], env, subagents=True)
+        result = archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=dest))
+        rels = set(_actions(result))
+        assert f"projects/-home-ada-src-orbit/{SID}.jsonl" in rels
+        assert (f"projects/-home-ada-src-orbit/{SID}/subagents/agent-a4f1c9e27b3d8a605.jsonl"
+                in rels)
+        assert all(rel.startswith("projects/-home-ada-src-orbit/") for rel in rels)
+    assert (dest / "projects" / "-home-ada-src-orbit" / f"{SID}.jsonl").read_bytes() == \
+        main.read_bytes()
+
+
 def test_dest_that_is_a_file_is_refused(built, tmp_path):
     dest = tmp_path / "arc"
     dest.write_text("not a dir")
@@ -426,6 +467,28 @@ def test_a_plan_deleted_after_it_was_archived_is_a_note_not_a_failure(tmp_path):
     assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
 
 
+def test_a_deleted_plan_recorded_under_a_windows_path_counts_its_archived_copy(tmp_path):
+    """A session recorded on Windows names its plan `C:\\Users\\…\\plans\\<slug>.md`; the
+    run archives the home's `plans/<slug>.md` (as `plan` relocates it). Once that file was
+    deleted, the note said nothing of the copy the archive keeps: it took the whole
+    Windows path for the file's name."""
+    home = ClaudeHome(tmp_path / "claude")
+    recorded = "C:\\Users\\ada\\.claude\\plans\\amber-falcon.md"
+    s = Session(SID, cwd="/home/ada/src/orbit")
+    s.add(user("plan it"))
+    s.add(attachment("plan_mode", {"planFilePath": recorded, "planExists": False}))
+    home.session("/home/ada/src/orbit", SID, s)
+    local = home.plan("amber-falcon", "# ship it\n")
+    dest = tmp_path / "arc"
+    assert _actions(_run(home, dest))["plans/amber-falcon.md"] == archive.COPIED
+    local.unlink()
+    again = _run(home, dest)
+    (note,) = [n for n in again.notes if "plan file(s)" in n]
+    assert note == (f"note: 1 plan file(s) bound to the sessions in scope do not exist (not "
+                    f"written yet, or deleted): {recorded}; nothing to archive for them (the "
+                    "archive keeps its earlier copy of 1 under plans/)")
+
+
 def test_a_bound_plan_path_that_is_no_regular_file_is_named_as_such(tmp_path):
     """A plan path that exists as a directory (or a device, a FIFO) was said not to exist
     ("not written yet, or deleted")."""
@@ -509,6 +572,29 @@ def test_a_link_back_to_a_dir_that_holds_it_is_said_not_walked_forever(built, tm
         f"note: {session_dir / 'subagents' / 'again'}", f"note: {session_dir / 'tool-results' / 'up'}"]
     assert all(n.endswith("a dir that holds it (a loop): not followed") for n in result.notes)
     assert not any("/again/" in rel or "/up/" in rel for rel in _actions(result))
+    assert result.unread == 0
+
+
+def test_a_loop_through_a_dir_elsewhere_is_said_not_walked_until_the_kernel_stops_it(
+        built, tmp_path):
+    """`<uuid>/x` links to a dir elsewhere holding a link back to the session dir: the
+    link back holds no dir it sits in, so it was followed, and the walk went on through
+    x/y/x/y/… until the kernel's 40-link limit, archiving 20 nested copies of the session
+    dir and failing the run with "fix their permissions"."""
+    session_dir = built.projects / "-home-ada-src-orbit" / SID
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "notes.txt").write_text("kept\n")
+    (session_dir / "x").symlink_to(elsewhere)
+    (elsewhere / "y").symlink_to(session_dir)
+    dest = tmp_path / "arc"
+    result = _run(built, dest)
+    rels = list(_actions(result))
+    assert f"projects/-home-ada-src-orbit/{SID}/x/notes.txt" in rels
+    assert not any("/x/y/" in rel for rel in rels)
+    assert archive.FAILED not in _actions(result).values()
+    assert result.notes == [f"note: {session_dir / 'x' / 'y'} links to {session_dir}, a dir "
+                            "the walk came through (a loop): not followed"]
     assert result.unread == 0
 
 
