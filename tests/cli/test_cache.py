@@ -36,6 +36,8 @@ def test_info_names_the_dir_and_each_command_s_facts(warm: Path) -> None:
     text = run_cli("cache", "info")
     assert text.stdout.startswith(f"cache: {warm / 'pysift-cache-v1'}\nstate: on\n")
     assert "list: " in text.stdout and "total: " in text.stdout
+    # an entry outlives its transcript until a prune: entries, never "transcripts"
+    assert f"list: {facets['list']['entries']} entries in " in text.stdout
 
 
 def test_info_says_why_the_cache_is_off(warm: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -96,7 +96,8 @@ class Info:
             out.write("empty\n")
         else:
             for name, (shards, entries, size) in sorted(self.usage.facets.items()):
-                out.write(f"{name}: {entries} transcripts in {shards} shards, "
+                # entries, not transcripts: a deleted one's stays until a prune sees it gone
+                out.write(f"{name}: {entries} entries in {shards} shards, "
                           f"{_size(size)}\n")
             out.write(f"total: {_size(self.usage.total_bytes)}\n")
         if self.old_layout:
