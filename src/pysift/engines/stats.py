@@ -418,7 +418,9 @@ def _user_timestamp(buf: Buffer, start: int, end: int, keys: _Keys = None  # typ
     value = buf[value_start:value_end]
     if b"\\" in value:
         return None
-    return value.decode("ascii", "replace")
+    # as the decoder reads it (it read as ASCII, and `é` became two U+FFFD); a line that
+    # is no valid UTF-8 is malformed, which its validation settles apart
+    return value.decode("utf-8", "replace")
 
 
 # Words whose presence in a user line changes how it is read: a compaction summary is
