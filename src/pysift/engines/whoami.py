@@ -110,8 +110,10 @@ class _Lane:
             found = self._spawns[transcript.session_id] = spawns_in(transcript.path)
         return found
 
-    def parent_of(self, child: Transcript) -> Transcript | None:
-        """The subagent that spawned ``child``, or None when the top-level session did.
+    def link_of(self, child: Transcript) -> tuple[Transcript | None, str | None]:
+        """The subagent that spawned ``child`` (None when the top-level session did) and,
+        when there is none because the child's meta names a parent agent with no
+        transcript in the session, that agent's id (``agents`` notes the same lane).
 
         The same links the resolver walks DOWN (``topology.spawned_by``): the child's meta
         ``parentAgentId``; else its meta ``toolUseId`` among a sibling's spawn calls that
@@ -120,6 +122,14 @@ class _Lane:
         """
         meta = read_meta(child)
         declared = meta.get("parentAgentId")
+        parent = self._parent(child, meta, declared)
+        if (parent is None and isinstance(declared, str) and declared
+                and declared != child.session_id):
+            return None, declared
+        return parent, None
+
+    def _parent(self, child: Transcript, meta: dict[str, object], declared: object
+                ) -> Transcript | None:
         for candidate in self.siblings:
             if candidate.session_id == child.session_id:
                 continue
@@ -133,10 +143,12 @@ class _Lane:
         return None
 
 
-def ancestry(self_transcript: Transcript, unread: Unreadable | None = None
-             ) -> list[Transcript]:
+def ancestry(self_transcript: Transcript, unread: Unreadable | None = None,
+             notes: list[str] | None = None) -> list[Transcript]:
     """``self_transcript`` then each spawning ancestor, ending at the top-level session
-    (``unread`` collects the dirs the walk could not list)."""
+    (``unread`` collects the dirs the walk could not list; ``notes`` gets a line when a
+    link's meta names a parent agent whose transcript is not there: the chain shown
+    skips what lies above it, as ``agents`` says of that lane)."""
     chain = [self_transcript]
     if not self_transcript.is_subagent:
         return chain
@@ -145,7 +157,13 @@ def ancestry(self_transcript: Transcript, unread: Unreadable | None = None
     seen = {self_transcript.session_id}
     current = self_transcript
     while True:
-        parent = lane.parent_of(current)
+        parent, missing = lane.link_of(current)
+        if missing is not None and notes is not None:
+            notes.append(
+                f"note: agent {current.session_id}: its meta.json names parent agent "
+                f"{missing}, which has no transcript in this session; the links above it "
+                f"are unknown, so the chain goes on at the top-level session (the depths "
+                f"count the links found)")
         if parent is None or parent.session_id in seen:
             break
         chain.append(parent)
@@ -160,7 +178,7 @@ def whoami_from_trap(marker: str, env: Env) -> WhoamiAnswer:
     notes: list[str] = []
     unread = Unreadable()
     found = resolve_trap(marker, env, notes, unread=unread)
-    chain = ancestry(found, unread)
+    chain = ancestry(found, unread, notes)
     identities = [
         Identity(t.session_id, t.is_subagent, t.parent_session_id, depth,
                  t.path if t.path.is_file() else None)

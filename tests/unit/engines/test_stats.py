@@ -431,6 +431,46 @@ def test_the_span_orders_an_offset_timestamp_by_its_instant(tmp_path: Path) -> N
                                            s.records[0]["timestamp"])
 
 
+@pytest.mark.parametrize(("odd", "latest"), [
+    ("2026-01-01 23:00:00.000Z", True),  # a space for the T: sorts before every T
+    ("2026-01-01t09:00:00.000Z", False),  # a lowercase t: sorts after every T
+    ("2026-W01-4T09:00:00.000Z", False),  # an ISO week date (2026-01-01): sorts after
+    ("2026-01-01T10:00:00,900Z", True),  # a decimal comma: sorts before the dot
+])
+@pytest.mark.parametrize("window", [Window(), Window(turns=parse_range(".."))])
+def test_the_span_orders_every_readable_24_char_z_stamp_by_its_instant(
+        tmp_path: Path, odd: str, latest: bool, window: Window) -> None:
+    """24 characters ending in Z, readable, but not Claude Code's one shape: ordered as a
+    string, the span ran backwards (`first 23:00` `last 10:00` for a space separator),
+    whole file and windowed alike."""
+    s = session(start=datetime(2026, 1, 1, 10, 0, tzinfo=UTC))
+    s.add(user("go"))
+    s.add(assistant("written by another tool"))
+    s.records[1]["timestamp"] = odd
+    row = run_stats(write(tmp_path, s.lines()), window)
+    user_ts = s.records[0]["timestamp"]
+    assert user_ts == "2026-01-01T10:00:00.000Z"
+    assert (row.first_ts, row.last_ts) == ((user_ts, odd) if latest else (odd, user_ts))
+
+
+@pytest.mark.parametrize("window", [Window(), Window(since=datetime(2026, 1, 1, 10, 25,
+                                                                   tzinfo=UTC))])
+def test_a_user_stamp_read_off_the_bytes_keeps_its_non_ascii_characters(
+        tmp_path: Path, window: Window) -> None:
+    """A user record's timestamp that is not ASCII is read off the bytes: it was decoded
+    as ASCII with replacement (`é` -> two U+FFFD), so a stamp the decoder reads as an
+    instant (any one character may stand for the T) named none, and the record fell out
+    of the span and of every time window."""
+    odd = "2026-01-01\u00e910:30:00.000Z"
+    s = session(start=datetime(2026, 1, 1, 10, 0, tzinfo=UTC))
+    s.add(assistant("first"))
+    s.add(user("written by another tool"))
+    s.records[1]["timestamp"] = odd
+    row = run_stats(write(tmp_path, s.lines()), window)
+    assert row.user_records == 1
+    assert row.last_ts == odd
+
+
 def _orjson_fact(data: bytes) -> stats_engine.AssistantFact | None:
     try:
         obj = orjson.loads(data)

@@ -121,6 +121,25 @@ def test_trap_on_the_main_transcript_is_the_session_alone(home: ClaudeHome) -> N
     assert answer.notes and "TOP-LEVEL" in answer.notes[0]
 
 
+def test_a_parent_agent_without_a_transcript_is_said_not_skipped(home: ClaudeHome) -> None:
+    """The meta names a parent agent the session holds no transcript of: the chain went
+    straight from the agent to the session (`^ top-level root (depth 1)`) and said
+    nothing, as if the session had spawned it; `agents` notes that lane."""
+    main = home.session(CWD, S1, user("start"))
+    home.subagent(main, CHILD, user("sub task"), shell(f"pysift whoami @trap:{MARKER}"),
+                  meta={"parentAgentId": AGENT})
+    answer = whoami_from_trap(MARKER, env_for(home, CLAUDE_CODE_SESSION_ID=S1))
+    assert [(i.session_id, i.depth) for i in answer.identities] == [(CHILD, 0), (S1, 1)]
+    assert any(f"names parent agent {AGENT}, which has no transcript" in note
+               for note in answer.notes or ())
+
+
+def test_a_found_parent_agent_adds_no_note(home: ClaudeHome) -> None:
+    nested_home(home)
+    answer = whoami_from_trap(MARKER, env_for(home, CLAUDE_CODE_SESSION_ID=S1))
+    assert not any("no transcript" in note for note in answer.notes or ())
+
+
 def test_ancestry_stops_on_a_cycle(home: ClaudeHome) -> None:
     main = home.session(CWD, S1, user("start"))
     home.subagent(main, AGENT, user("a"), meta={"parentAgentId": CHILD})
