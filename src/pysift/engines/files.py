@@ -41,7 +41,7 @@ import orjson
 from pysift.core import shell
 from pysift.core.blocktext import result_text
 from pysift.core.grammar.pathfilter import PathFilter
-from pysift.core.timez import parse_ts
+from pysift.core.timez import all_in_cc_shape, in_cc_shape, parse_ts
 from pysift.core.turns import build_turn_map
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, is_windows_rooted
@@ -725,7 +725,6 @@ KEYS: dict[str, Callable[[str], str]] = {
 }
 
 
-_CANONICAL_TS_LEN = 24  # 2026-01-05T10:00:00.000Z: Claude Code's own shape
 _NO_COUNTS = dict.fromkeys(OPS, 0)
 
 
@@ -745,7 +744,7 @@ class Group:
         self.odd: list[str] | None = None  # every stamp, once one is not canonical
 
     def add_stamp(self, ts: str) -> None:
-        if self.odd is not None or len(ts) != _CANONICAL_TS_LEN or ts[-1] != "Z":
+        if self.odd is not None or not in_cc_shape(ts):
             if self.odd is None:
                 self.odd = [s for s in (self.first_ts, self.last_ts) if s]
             self.odd.append(ts)
@@ -790,7 +789,7 @@ def span_of(stamps: Iterable[str]) -> tuple[str | None, str | None]:
     written = [s for s in stamps if s]
     if not written:
         return None, None
-    if all(len(s) == 24 and s.endswith("Z") for s in written):
+    if all_in_cc_shape(written):
         return min(written), max(written)
     dated = [(when, s) for s in written if (when := parse_ts(s)) is not None]
     if not dated:

@@ -57,7 +57,7 @@ from pysift.core.classify import could_open_turn, narration_tag
 from pysift.core.decode import LineValidator, Tally, decode
 from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.rawjson import at_top_level, layouts, type_needles
-from pysift.core.timez import parse_ts, readable_span, within
+from pysift.core.timez import all_in_cc_shape, in_cc_shape, parse_ts, readable_span, within
 from pysift.core.turns import (
     CARRIER_OPENER_WORDS,
     TurnMap,
@@ -896,34 +896,11 @@ def whole_file(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None
         first, last = min(stamps), max(stamps)
         # a timestamp not in Claude Code's one shape (2026-01-05T10:00:00.000Z), or one of
         # that shape naming no instant: strings no longer order them (see ``windowed``)
-        if (not _all_in_cc_shape(stamps) or parse_ts(first) is None
+        if (not all_in_cc_shape(stamps) or parse_ts(first) is None
                 or parse_ts(last) is None):
             first, last = readable_span(stamps)
         row.first_ts, row.last_ts = first, last
     return row
-
-
-# Claude Code's one timestamp shape, 2026-01-05T10:00:00.000Z: its length and the
-# separator at each place. Written so, the stamps that name an instant order as strings
-# in the order of their instants (the digits stand in the same places). Any other shape
-# breaks that, even at 24 characters ending in Z: a space or a lowercase t for the T, a
-# decimal comma, an ISO week date (``2026-W01-4T…``), each read by ``parse_ts``.
-_CC_LEN = 24
-_CC_AT = (4, 7, 10, 13, 16, 19, 23)
-_CC_SEPARATORS = ("-", "-", "T", ":", ":", ".", "Z")
-_cc_separators = itemgetter(*_CC_AT)
-
-
-def _all_in_cc_shape(stamps: list[str]) -> bool:
-    """Whether every stamp is written in Claude Code's one shape. The stamps are joined
-    once and each separator's column compared whole (C-level slices: about a third of
-    the time of a per-stamp ``itemgetter`` pass for one column)."""
-    if set(map(len, stamps)) != {_CC_LEN}:
-        return False
-    joined = "".join(stamps)
-    n = len(stamps)
-    return all(joined[at::_CC_LEN] == sep * n
-               for at, sep in zip(_CC_AT, _CC_SEPARATORS, strict=True))
 
 
 def _turns_holding(turn_map: TurnMap | None, *record_lines: list[int]) -> int:
@@ -993,7 +970,7 @@ def windowed(transcript: Transcript, scan: FileScan, turn_map: TurnMap | None,
         nonlocal first, last, odd
         if ts is None:
             return
-        if len(ts) != _CC_LEN or _cc_separators(ts) != _CC_SEPARATORS:
+        if not in_cc_shape(ts):
             odd = True
         if first is None or ts < first:
             first = ts

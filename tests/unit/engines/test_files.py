@@ -297,6 +297,24 @@ def test_span_of_reads_odd_stamps_by_instant() -> None:
     assert span_of([]) == (None, None)
 
 
+# 24 characters ending in Z, yet not Claude Code's shape: each spelling below sorts as a
+# string where its instant does not (a space or a comma before the digits' place, a
+# lowercase t after every T)
+_EARLY, _LATE = "2026-01-01T10:00:00.000Z", "2026-01-01T11:00:00.000Z"
+
+
+@pytest.mark.parametrize(("odd", "first", "last"), [
+    ("2026-01-01 23:00:00.000Z", _EARLY, "2026-01-01 23:00:00.000Z"),
+    ("2026-01-01t09:00:00.000Z", "2026-01-01t09:00:00.000Z", _LATE),
+    ("2026-01-01T11:00:00,500Z", _EARLY, "2026-01-01T11:00:00,500Z"),
+])
+def test_a_24_char_z_stamp_of_another_shape_is_ordered_by_its_instant(
+        odd: str, first: str, last: str) -> None:
+    assert span_of([odd, _EARLY, _LATE]) == (first, last)
+    group = groups([row("/a", ts=ts) for ts in (_EARLY, odd, _LATE)], "file")[0]
+    assert (group.first_ts, group.last_ts) == (first, last)
+
+
 def test_results_are_joined_whatever_their_order_and_unrelated_ones_skipped(tmp_path: Path) -> None:
     s = Session(SID, cwd=CWD)
     s.add(user("go"))
