@@ -107,7 +107,7 @@ def check_dest(home: Path, dest: Path, others: Iterable[Path] = ()) -> None:
                          "directory (it is created when missing)")
     real_home, real_dest = _real(home), _real(dest)
     for claude in (home, *others):
-        if _within(real_dest, real_home if claude is home else _real(claude)):
+        if _within(real_dest, _real(claude)):
             raise UsageError(f"the archive DEST {dest} is inside the Claude home {claude}; "
                              "pysift never writes there: name a directory outside it")
     if _within(real_home, real_dest):
