@@ -494,3 +494,18 @@ def test_transcripts_sharing_a_short_id_get_a_file_each(cli, tmp_path: Path,
     assert (out / f"{S1}-img1-L1i1.png").read_bytes() == PNG1
     assert (out / f"{S2}-img1-L1i1.png").read_bytes() == SHOT
     assert len(list(out.iterdir())) == 2
+
+
+def test_out_expands_a_quoted_tilde_as_the_shell_would(cli, home: ClaudeHome, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out '~/shots'`` (or ``--out=~/shots``: the shell leaves both alone) writes under
+    the user's home, never into a directory named ``~`` of the current one."""
+    me, here = tmp_path / "me", tmp_path / "here"
+    me.mkdir()
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(me))
+    monkeypatch.chdir(here)
+    result = run(cli, home, f"@{S1}", "--no-subagents", "--id", "L1i1", "--out=~/shots/a.png")
+    assert result.code == 0, result.stderr
+    assert (me / "shots" / "a.png").read_bytes() == PNG1
+    assert not (here / "~").exists()

@@ -617,6 +617,26 @@ def test_out_never_over_an_existing_file(cli, home: ClaudeHome, tmp_path: Path) 
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_out_and_out_dir_expand_a_quoted_tilde(cli, home: ClaudeHome, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quoted ``~/…`` (``--out '~/x'``, ``--out=~/x``) names the user's home, as the
+    shell would have spelled it, for --out, --out-dir and --files-from alike."""
+    save(home, Story().read(F, V1))
+    me, here = tmp_path / "me", tmp_path / "here"
+    me.mkdir()
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(me))
+    monkeypatch.chdir(here)
+    result = run(cli, home, "--file", F, "--out=~/app.py")
+    assert result.code == 0, result.stderr
+    assert (me / "app.py").read_text() == V1
+    (me / "m.txt").write_text(F + "\n")
+    batch = run(cli, home, "--files-from", "~/m.txt", "--out-dir", "~/tree")
+    assert batch.code == 0, batch.stderr
+    assert [p.read_text() for p in (me / "tree").rglob("app.py")] == [V1]
+    assert not (here / "~").exists()
+
+
 def test_out_for_snapshots_and_patches(cli, home: ClaudeHome, tmp_path: Path) -> None:
     save(home, Story().read(F, V1, 1, 2))
     out = tmp_path / "snap.txt"

@@ -373,6 +373,19 @@ def test_subagents_only_when_asked(cli, home: ClaudeHome) -> None:
 # -- slicing for hooks ------------------------------------------------------------------------
 
 
+def test_out_expands_a_quoted_tilde(cli, home: ClaudeHome, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    me, here = tmp_path / "me", tmp_path / "here"
+    me.mkdir()
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(me))
+    monkeypatch.chdir(here)
+    written = run(cli, home, f"@{SID}", "--out=~/doc.md")
+    assert written.code == 0, written.stderr
+    assert (me / "doc.md").read_text().startswith("▽ L1  USER")
+    assert not (here / "~").exists()
+
+
 def test_slices_join_to_the_out_document(cli, home: ClaudeHome, tmp_path: Path) -> None:
     out = tmp_path / "doc.md"
     written = run(cli, home, f"@{SID}", "--out", str(out))

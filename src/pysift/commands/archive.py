@@ -107,11 +107,9 @@ def _incomplete(changed: int, unread: int, irregular: int = 0) -> str:
 
 
 def _dest_path(text: str, env: Env) -> Path:
-    from pysift.disk.home import user_home
-    from pysift.disk.layout import expand_user
+    from pysift.disk.home import user_named_path
 
-    path = expand_user(text, user_home(env.environ))
-    return path if path.is_absolute() else env.cwd / path
+    return user_named_path(text, env.cwd, env.environ)
 
 
 def _home(env: Env) -> Path:

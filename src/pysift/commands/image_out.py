@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pysift.commands.image import Selection, human_size, malformed_note
+from pysift.disk.home import user_named_path
 from pysift.disk.writeout import TargetExistsError, write_new
 from pysift.engines import images as engine
 from pysift.engines.image_convert import ImageUnreadable, convert, inspect
@@ -81,9 +82,7 @@ def plan_output(out: str, env: Env, *, force: bool) -> OutPlan:
     if not out.strip():
         raise UsageError("--out is empty; give a directory (each image under its own name) "
                          "or a file path ending in .png, .jpg, .jpeg, .gif or .webp")
-    path = Path(out)
-    if not path.is_absolute():
-        path = env.cwd / path
+    path = user_named_path(out, env.cwd, env.environ)
     resolved = path.resolve()
     for root in _home_dirs(env):
         if _under(resolved, root):

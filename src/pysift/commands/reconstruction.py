@@ -84,8 +84,9 @@ def _checked_out(opts: VerbatimOptions, env: Env) -> Path | None:
     if opts.out is None:
         return None
     from pysift.disk import writeout
+    from pysift.disk.home import user_named_path
 
-    out = opts.out if opts.out.is_absolute() else env.cwd / opts.out
+    out = user_named_path(opts.out, env.cwd, env.environ)
     writeout.refuse_under_home(out, env.claude_home, "--out", what="the reconstruction")
     writeout.check_new_file(out, force=opts.force, flag="--out")
     return out

@@ -23,6 +23,7 @@ from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.resolve import Scope
 from pysift.core.timez import text_ts, ts_pair
 from pysift.disk import writeout
+from pysift.disk.home import user_named_path
 from pysift.engines.recover.history import (
     LATEST,
     At,
@@ -133,8 +134,7 @@ def _checked_out(opts: RecoverOptions, env: Env) -> Path | None:
         return None
     if not opts.out.strip():
         raise UsageError("--out is empty; pass the path of the file to write")
-    out = Path(opts.out)
-    out = out if out.is_absolute() else env.cwd / out
+    out = user_named_path(opts.out, env.cwd, env.environ)
     writeout.refuse_under_home(out, env.claude_home, "--out")
     writeout.check_new_file(out, force=opts.force, flag="--out")
     return out
@@ -758,7 +758,7 @@ def read_manifest(path: str, env: Env) -> list[str]:
     ``#`` comments skipped; duplicates dropped)."""
     if not path.strip():
         raise UsageError("--files-from is empty; pass the manifest file listing the paths")
-    source = Path(path) if Path(path).is_absolute() else env.cwd / path
+    source = user_named_path(path, env.cwd, env.environ)
     try:
         with open(source, "rb") as handle:
             raw = handle.read(MANIFEST_CAP + 1)
@@ -798,8 +798,7 @@ def _run_batch(opts: RecoverOptions, env: Env) -> Report:
     if not opts.out_dir.strip():
         raise UsageError("--out-dir is empty; pass the directory to write into")
     paths = read_manifest(opts.files_from or "", env)
-    out_dir = Path(opts.out_dir)
-    out_dir = out_dir if out_dir.is_absolute() else env.cwd / out_dir
+    out_dir = user_named_path(opts.out_dir, env.cwd, env.environ)
     writeout.refuse_under_home(out_dir, env.claude_home, "--out-dir")
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out-dir {out_dir} exists and is not a directory")

@@ -45,6 +45,17 @@ def current_dir(environ: Mapping[str, str] | None = None) -> Path:
                          "shell entered it); cd to an existing directory and rerun") from None
 
 
+def user_named_path(value: str | os.PathLike[str], cwd: Path,
+                    environ: Mapping[str, str] | None = None) -> Path:
+    """A path the user named on the command line (``--out``, ``--out-dir``, a manifest, an
+    archive's DEST) as the absolute path it means: a leading ``~`` expanded as the shell
+    would have (a quoted ``'~/x'`` or ``--out=~/x`` reaches pysift unexpanded), then joined
+    to ``cwd`` when relative. Every such path is spelled the way targets and
+    ``--claude-home`` already are, so ``--out ~/x`` never writes a dir named ``~``."""
+    path = expand_user(os.fspath(value), user_home(environ))
+    return path if path.is_absolute() else cwd / path
+
+
 def expand_user(value: str, user_home: Path) -> Path:
     """Expand a leading ``~`` against ``user_home`` (the caller's notion of home).
 

@@ -67,3 +67,16 @@ def test_a_removed_current_directory_is_the_shells_pwd(
     refused = cli("--claude-home", str(demo_home), "list")
     assert refused.code == 2
     assert "the current directory no longer exists" in refused.stderr
+
+
+def test_a_user_named_path_expands_a_leading_tilde_and_joins_the_cwd(tmp_path: Path) -> None:
+    from pysift.disk.home import user_named_path
+
+    env = {"HOME": str(tmp_path / "me")}
+    cwd = tmp_path / "work"
+    assert user_named_path("~/out/a.png", cwd, env) == tmp_path / "me" / "out" / "a.png"
+    assert user_named_path("~", cwd, env) == tmp_path / "me"
+    assert user_named_path("out", cwd, env) == cwd / "out"
+    assert user_named_path("./~", cwd, env) == cwd / "~"  # a dir named ~, spelled so
+    assert user_named_path("~other/x", cwd, env) == cwd / "~other" / "x"  # no user lookup
+    assert user_named_path("/abs/x", cwd, env) == Path("/abs/x")
