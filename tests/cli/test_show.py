@@ -363,6 +363,17 @@ def test_pending_sidecar_record_by_uuid_is_pending(show) -> None:
     assert "with elicitation sidecar" in text
 
 
+def test_raw_names_the_sidecar_of_a_pending_records_uuid(show) -> None:
+    """``--raw`` prints transcript lines; a uuid only the sidecar holds was reported as
+    "no record with uuid …", though the same uuid without --raw shows the record."""
+    result = show(f"@{LONG}", "--uuid", PENDING_AUQ_UUID, "--raw")
+    assert result.code != 0 and result.stdout == ""
+    assert "no record with uuid" not in result.stderr
+    assert f"uuid {PENDING_AUQ_UUID} is a pending elicitation in the sidecar " in result.stderr
+    assert "elicitations.jsonl" in result.stderr
+    assert f"pysift show @{LONG} --uuid {PENDING_AUQ_UUID}\n" in result.stderr
+
+
 def test_last_turn_merges_the_pending_sidecar_record(show) -> None:
     probe = show(f"@{LONG}", "--turn", "-1", "--format", "json")
     assert probe.code == 0, probe.stderr

@@ -360,6 +360,7 @@ def _spans_for(view: TranscriptView, ordered: list[int]) -> Iterator[tuple[int, 
 def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
     out: list[tuple[int | None, list[Fetched]]] = []
     missing: list[str] = []
+    pending_only: list[str] = []  # with --raw: in the sidecar, on no line of the transcript
     sidecar_used = False
     pending = None
     # a uuid named twice (`--uuid U,U`) is one record, fetched once, as `--line 3,3` is
@@ -373,8 +374,11 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
             if pending is None:
                 pending = view.sidecar_records()
             hits = [r for r in pending if r.uuid == uuid]
-            if not hits or opts.raw:
+            if not hits:
                 missing.append(uuid)
+                continue
+            if opts.raw:
+                pending_only.append(uuid)
                 continue
             for rec in hits:
                 rendered = view.render_record(rec, None, None, address_mode=True) or []
@@ -395,6 +399,15 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
                     non_record += 1
                     continue
                 out.append((n, units))
+    if pending_only and not missing:
+        from pysift.disk.layout import sidecar_path
+
+        raise NotFoundError(
+            f"uuid {', '.join(pending_only)} is a pending elicitation in the sidecar "
+            f"{sidecar_path(view.transcript.path)}, on no line of {view.transcript.path}: "
+            f"--raw prints transcript lines only; see it merged with: pysift show "
+            f"{_ref(view)} --uuid {','.join(pending_only)}")
+    missing += pending_only
     if missing:
         unread = (f" ({view.sidecar_error}: a pending elicitation's uuid could not be looked "
                   "up)" if view.sidecar_error else "")
