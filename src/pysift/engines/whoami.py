@@ -123,8 +123,7 @@ class _Lane:
         meta = read_meta(child)
         declared = meta.get("parentAgentId")
         parent = self._parent(child, meta, declared)
-        if (parent is None and isinstance(declared, str) and declared
-                and declared != child.session_id):
+        if parent is None and isinstance(declared, str) and declared:
             return None, declared
         return parent, None
 
@@ -158,12 +157,24 @@ def ancestry(self_transcript: Transcript, unread: Unreadable | None = None,
     current = self_transcript
     while True:
         parent, missing = lane.link_of(current)
-        if missing is not None and notes is not None:
-            notes.append(
-                f"note: agent {current.session_id}: its meta.json names parent agent "
-                f"{missing}, which has no transcript in this session; the links above it "
-                f"are unknown, so the chain goes on at the top-level session (the depths "
-                f"count the links found)")
+        if notes is not None:
+            if missing == current.session_id:
+                notes.append(
+                    f"note: agent {current.session_id}: its meta.json names the agent itself "
+                    f"as its parent; the links above it are unknown, so the chain goes on "
+                    f"at the top-level session (the depths count the links found)")
+            elif missing is not None:
+                notes.append(
+                    f"note: agent {current.session_id}: its meta.json names parent agent "
+                    f"{missing}, which has no transcript in this session; the links above "
+                    f"it are unknown, so the chain goes on at the top-level session (the "
+                    f"depths count the links found)")
+            elif parent is not None and parent.session_id in seen:
+                notes.append(
+                    f"note: agent {current.session_id}: its spawner {parent.session_id} is "
+                    f"already in the chain below it (the metas name a loop); the links "
+                    f"above are unknown, so the chain goes on at the top-level session (the "
+                    f"depths count the links found)")
         if parent is None or parent.session_id in seen:
             break
         chain.append(parent)

@@ -149,3 +149,29 @@ def test_ancestry_stops_on_a_cycle(home: ClaudeHome) -> None:
     agent = next(t for t in subagent_transcripts(main, unread=Unreadable())
                  if t.session_id == AGENT)
     assert [t.session_id for t in ancestry(agent)] == [AGENT, CHILD, S1]
+
+
+def test_a_meta_naming_the_agent_itself_as_parent_is_said(home: ClaudeHome) -> None:
+    """A meta whose ``parentAgentId`` is the agent's own id: the chain went to the session
+    as if the session had spawned it, and said nothing."""
+    main = home.session(CWD, S1, user("start"))
+    home.subagent(main, CHILD, user("sub task"), shell(f"pysift whoami @trap:{MARKER}"),
+                  meta={"parentAgentId": CHILD})
+    answer = whoami_from_trap(MARKER, env_for(home, CLAUDE_CODE_SESSION_ID=S1))
+    assert [(i.session_id, i.depth) for i in answer.identities] == [(CHILD, 0), (S1, 1)]
+    assert any(f"agent {CHILD}: its meta.json names the agent itself as its parent" in note
+               for note in answer.notes or ())
+
+
+def test_metas_naming_a_loop_are_said(home: ClaudeHome) -> None:
+    """CHILD names AGENT, AGENT names CHILD: the walk stops at the loop (never spins) and
+    says the links above are unknown."""
+    main = home.session(CWD, S1, user("start"))
+    home.subagent(main, AGENT, user("task"), meta={"parentAgentId": CHILD})
+    home.subagent(main, CHILD, user("sub task"), shell(f"pysift whoami @trap:{MARKER}"),
+                  meta={"parentAgentId": AGENT})
+    answer = whoami_from_trap(MARKER, env_for(home, CLAUDE_CODE_SESSION_ID=S1))
+    assert [(i.session_id, i.depth) for i in answer.identities] == [
+        (CHILD, 0), (AGENT, 1), (S1, 2)]
+    assert any(f"agent {AGENT}: its spawner {CHILD} is already in the chain" in note
+               for note in answer.notes or ())
