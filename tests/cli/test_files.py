@@ -298,3 +298,21 @@ def test_one_windows_file_spelled_two_ways_is_one_distinct_file(cli, tmp_path: P
     result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--format", "json")
     assert result.code == 0, result.stderr
     assert result.summary()["distinct_files"] == 3
+
+
+def test_windows_dot_segments_are_one_file_and_sharp_s_is_not_ss(cli, tmp_path: Path) -> None:
+    """``files`` compared Windows paths case-folded and unnormalised, unlike ``recover``
+    and ``plan``: ``D:\\w\\x\\..\\a.txt`` counted apart from ``D:\\w\\a.txt`` (Win32 reads
+    ``..`` lexically: one file), and ``straße.txt`` together with ``STRASSE.txt`` (NTFS
+    keeps them apart). One rule, ``disk.layout.windows_identity``, serves all three."""
+    h = ClaudeHome(tmp_path / "winhome")
+    s = Session(S1, cwd="D:\\w")
+    s.add(user("write them"))
+    for i, path in enumerate(["D:\\w\\a.txt", "D:\\w\\x\\..\\A.txt", "d:/w//./a.txt",
+                              "D:\\w\\straße.txt", "D:\\w\\STRASSE.txt"]):
+        s.add(assistant(tool_use("Write", {"file_path": path, "content": "A"}, id=f"w{i}")))
+        s.add(tool_result(f"w{i}", "ok"))
+    h.session("D:\\w", S1, s)
+    result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["distinct_files"] == 3

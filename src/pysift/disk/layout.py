@@ -68,6 +68,17 @@ def is_windows_rooted(path: str) -> bool:
     return _WINDOWS_ROOTED.match(path) is not None
 
 
+def windows_identity(path: str) -> str:
+    """What names one file among the spellings of a Windows path: Win32 reads ``.`` and
+    ``..`` lexically, either separator, any case (``D:\\w\\x\\..\\a.txt`` is
+    ``d:/w/a.txt``). Case by ``str.lower`` (ntpath's), not ``casefold``: NTFS compares
+    through a one-to-one upcase table, so ``straße.txt`` and ``strasse.txt`` are two
+    files. The one rule of ``files``, ``recover`` and ``plan`` for such paths."""
+    import ntpath
+
+    return ntpath.normcase(ntpath.normpath(path))
+
+
 def encode_cwd(cwd: str | os.PathLike[str]) -> str:
     """Encode a cwd to its project dir name exactly as Claude Code does (SPEC §2.1).
 

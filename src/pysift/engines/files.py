@@ -44,7 +44,7 @@ from pysift.core.grammar.pathfilter import PathFilter
 from pysift.core.timez import all_in_cc_shape, in_cc_shape, parse_ts
 from pysift.core.turns import build_turn_map
 from pysift.disk import fanout
-from pysift.disk.layout import Transcript, is_windows_rooted
+from pysift.disk.layout import Transcript, is_windows_rooted, windows_identity
 from pysift.disk.lines import Buffer, count_in
 from pysift.disk.mapped import keep_big_reads_on_the_heap, open_buffer
 from pysift.engines.stats import Window, split_points
@@ -826,12 +826,10 @@ def timeline(rows: Iterable[Mutation]) -> list[Mutation]:
 
 
 def file_identity(path: str) -> str:
-    """What names one file: a Windows path (a drive letter or a UNC share) whatever its
-    case and separators (``D:\\w\\a.txt`` is ``d:/w/a.txt``: Claude Code's tools spell one
+    """What names one file: a Windows path (a drive letter or a UNC share) by
+    ``windows_identity`` (``D:\\w\\a.txt`` is ``d:/w/a.txt``: Claude Code's tools spell one
     file both ways), any other path as written."""
-    if is_windows_rooted(path):
-        return path.replace("/", "\\").casefold()
-    return path
+    return windows_identity(path) if is_windows_rooted(path) else path
 
 
 def distinct_files(found: Iterable[TranscriptFiles]) -> int:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.settings import read_scopes, settings_files
-from pysift.disk.layout import Transcript, is_windows_rooted
+from pysift.disk.layout import Transcript, is_windows_rooted, windows_identity
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
@@ -341,7 +341,7 @@ def plan_key(path: str) -> str:
     resolution), and a path recorded on Windows (a drive letter, a UNC share) by Windows
     rules wherever pysift runs: either separator, any case (`C:/…/x.md` is `c:\\…\\x.md`)."""
     if is_windows_rooted(path):
-        return ntpath.normcase(ntpath.normpath(path))
+        return windows_identity(path)
     return os.path.normpath(path)
 
 

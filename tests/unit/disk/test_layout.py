@@ -623,3 +623,13 @@ def test_a_child_path_is_the_joined_path(name: str, parent: str) -> None:
     assert made == joined
     assert str(made) == str(joined) and made.name == joined.name
     assert made.parent == joined.parent and made.parts == joined.parts
+
+
+def test_windows_identity_reads_dots_separators_and_case_as_win32_does() -> None:
+    from pysift.disk.layout import windows_identity
+
+    one = {windows_identity(p) for p in ("D:\\w\\a.txt", "d:/w/a.txt", "D:\\w\\x\\..\\A.TXT",
+                                         "D:/w//./a.txt")}
+    assert one == {"d:\\w\\a.txt"}
+    assert windows_identity("C:\\straße") != windows_identity("C:\\STRASSE")
+    assert windows_identity("\\\\srv\\Share\\F.md") == windows_identity("//SRV/share/f.md")

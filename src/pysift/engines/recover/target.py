@@ -17,6 +17,7 @@ import ntpath
 import posixpath
 import re
 
+from pysift.disk.layout import windows_identity
 from pysift.model.fastdata import dataclass
 
 _WINDOWS_ABS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\|//)")
@@ -46,7 +47,7 @@ def normalise(path: str) -> str:
     """A comparable spelling: POSIX paths normpath'd, Windows paths also case-folded with
     ``/`` separators."""
     if is_windows_path(path) or ("\\" in path and "/" not in path and ":" in path[:3]):
-        return ntpath.normcase(ntpath.normpath(path)).replace("\\", "/")
+        return windows_identity(path).replace("\\", "/")
     return posixpath.normpath(path) if path else path
 
 
