@@ -121,17 +121,22 @@ def test_trap_on_the_main_transcript_is_the_session_alone(home: ClaudeHome) -> N
     assert answer.notes and "TOP-LEVEL" in answer.notes[0]
 
 
-def test_a_parent_agent_without_a_transcript_is_said_not_skipped(home: ClaudeHome) -> None:
-    """The meta names a parent agent the session holds no transcript of: the chain went
-    straight from the agent to the session (`^ top-level root (depth 1)`) and said
-    nothing, as if the session had spawned it; `agents` notes that lane."""
+@pytest.mark.parametrize(("declared", "said"), [
+    (AGENT, f"names parent agent {AGENT}, which has no transcript"),
+    (CHILD, f"agent {CHILD}: its meta.json names the agent itself as its parent"),
+])
+def test_a_parent_agent_the_walk_cannot_reach_is_said_not_skipped(
+        home: ClaudeHome, declared: str, said: str) -> None:
+    """The meta names a parent agent the session holds no transcript of, or the agent
+    itself: the chain went straight from the agent to the session (`^ top-level root
+    (depth 1)`) and said nothing, as if the session had spawned it; `agents` notes that
+    lane."""
     main = home.session(CWD, S1, user("start"))
     home.subagent(main, CHILD, user("sub task"), shell(f"pysift whoami @trap:{MARKER}"),
-                  meta={"parentAgentId": AGENT})
+                  meta={"parentAgentId": declared})
     answer = whoami_from_trap(MARKER, env_for(home, CLAUDE_CODE_SESSION_ID=S1))
     assert [(i.session_id, i.depth) for i in answer.identities] == [(CHILD, 0), (S1, 1)]
-    assert any(f"names parent agent {AGENT}, which has no transcript" in note
-               for note in answer.notes or ())
+    assert any(said in note for note in answer.notes or ())
 
 
 def test_a_found_parent_agent_adds_no_note(home: ClaudeHome) -> None:
@@ -149,18 +154,6 @@ def test_ancestry_stops_on_a_cycle(home: ClaudeHome) -> None:
     agent = next(t for t in subagent_transcripts(main, unread=Unreadable())
                  if t.session_id == AGENT)
     assert [t.session_id for t in ancestry(agent)] == [AGENT, CHILD, S1]
-
-
-def test_a_meta_naming_the_agent_itself_as_parent_is_said(home: ClaudeHome) -> None:
-    """A meta whose ``parentAgentId`` is the agent's own id: the chain went to the session
-    as if the session had spawned it, and said nothing."""
-    main = home.session(CWD, S1, user("start"))
-    home.subagent(main, CHILD, user("sub task"), shell(f"pysift whoami @trap:{MARKER}"),
-                  meta={"parentAgentId": CHILD})
-    answer = whoami_from_trap(MARKER, env_for(home, CLAUDE_CODE_SESSION_ID=S1))
-    assert [(i.session_id, i.depth) for i in answer.identities] == [(CHILD, 0), (S1, 1)]
-    assert any(f"agent {CHILD}: its meta.json names the agent itself as its parent" in note
-               for note in answer.notes or ())
 
 
 def test_metas_naming_a_loop_are_said(home: ClaudeHome) -> None:
