@@ -153,8 +153,9 @@ def _other_files(out: SessionSummary, transcript: Transcript, buf: Buffer | None
 #  a Said as (preview, ts, label, from, to) or None
 
 # 2: in a main transcript a subagent's record (isSidechain) is no human's message (SPEC §4,
-# twenty-second session)
-FACET, SCHEMA = "list", 2
+# twenty-second session); 3: an inbound protocol message (agent.communication.signal)
+# stands in for the human as an inbound peer message does
+FACET, SCHEMA = "list", 3
 
 
 def _said_fact(said: Said | None) -> tuple[object, ...] | None:

@@ -46,7 +46,9 @@ from pysift.model.record import Record
 if TYPE_CHECKING:
     from pysift.disk.cache import Probe
 
-_INBOUND = (L.AGENT_COMM_INBOX, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
+# a peer's message (``inbox``) or its protocol object (``signal``: a shutdown or plan
+# request a lead sends, an idle notice), and the harness's task notifications
+_INBOUND = (L.AGENT_COMM_INBOX, L.AGENT_COMM_SIGNAL, L.HARNESS_NOTIFICATION_WORKFLOW, L.HARNESS_NOTIFICATION_MONITOR,
             L.HARNESS_NOTIFICATION_SUBAGENT, L.HARNESS_NOTIFICATION_BACKGROUND_COMMAND,
             L.HARNESS_NOTIFICATION_TASK)
 

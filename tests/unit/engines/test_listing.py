@@ -374,3 +374,24 @@ def test_a_row_from_the_cache_has_every_field_a_made_row_has(tmp_path: Path) -> 
     bad = list(facts)  # type: ignore[arg-type]
     bad[6] = (None, None, ("text", 5, None, None, None), None, None)  # a said's ts not a str
     assert from_facts(found[0], tuple(bad)) is None
+
+
+# -- a session no human spoke in: its inbound messages stand in ---------------------------
+
+def test_an_inbound_protocol_message_stands_in_for_the_human(tmp_path: Path) -> None:
+    """A teammate lane woken only by the lead's shutdown request (a `<teammate-message>`
+    whose body is a protocol object: search files it under agent.communication.signal)
+    showed `first ◂ —` and `last ◂ —`, as if nothing had reached it (18 real teammate
+    lanes); the request is its inbound message, labelled with its direction."""
+    from builders import teammate_message
+
+    request = ('{"type":"shutdown_request","requestId":"shutdown-1@lane","from":"team-lead",'
+               '"reason":"all tasks done"}')
+    s = _summary(tmp_path, teammate_message("team-lead", request),
+                 assistant(tool_use("SendMessage", {"type": "shutdown_response",
+                                                    "request_id": "shutdown-1@lane",
+                                                    "approve": True})))
+    assert s.first_user is not None and s.last_user is not None
+    assert s.first_user.label == "agent.communication.signal"
+    assert (s.first_user.from_, s.first_user.to) == ("team-lead", "self")
+    assert "shutdown_request" in s.first_user.text
