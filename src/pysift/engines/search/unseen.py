@@ -34,7 +34,7 @@ from pysift.core.turns import build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import LineCounter
 from pysift.disk.mapped import open_buffer
-from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.plan import LEAF_LINE_MARKERS, SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 
@@ -80,7 +80,7 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         return []
     selection = plan.labels
     if selection.include or selection.exclude:
-        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES
+        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES + _flagged_markers(plan)
         starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
@@ -110,6 +110,22 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         if len(found) >= limit:
             break
     return found
+
+
+def _flagged_markers(plan: SearchPlan) -> tuple[bytes, ...]:
+    """The lines of records under a leaf the selection names but the run could not read
+    for lack of its flag: hook context (``harness.meta.hook``) without
+    ``--additional-context``, an attachment under an explicit ``harness.meta.attachment``
+    without ``--attachments``. The run's own markers leave them out (it did not open
+    them), and without them a zero under ``-t harness.meta.hook`` read DEFINITIVE while a
+    hook's context held the pattern."""
+    selection = plan.labels
+    out: list[bytes] = []
+    if not plan.additional_context and selection.selects(L.HARNESS_META_HOOK):
+        out.append(b"hook_additional_context")
+    if not plan.attachments and L.HARNESS_META_ATTACHMENT in selection.gates:
+        out.extend(LEAF_LINE_MARKERS[L.HARNESS_META_ATTACHMENT])
+    return tuple(out)
 
 
 def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
