@@ -19,7 +19,9 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
-the files that had no hit), so it decodes a handful of lines, never a file.
+the files that had no hit), so it decodes a handful of lines, never a file; a pattern
+with no needle has its candidate lines found by its own RE2 over the raw bytes
+(``needleless_unseen``).
 """
 
 from __future__ import annotations
