@@ -220,3 +220,54 @@ def test_a_task_notification_s_unrendered_tags_are_no_definitive_absence(
         "definitive_absence"] is False
     # what the pulse renders is found as usual
     assert _search(cli, home, "Background command done", "-c").stdout.strip() == "1"
+
+
+def test_hook_context_a_selection_names_without_its_flag_is_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    """`-t harness.meta.hook` (or a `-t` reaching it) names the leaf hook context carries,
+    but hook context is read only under --additional-context: the zero is no absence (it
+    read DEFINITIVE while the record was there, as the attachment case already says)."""
+    from builders import attachment
+
+    home, sid = _home(tmp_path, user("go"),
+                      attachment("hook_additional_context",
+                                 {"content": ["registered the zanzibar session"],
+                                  "hookName": "SessionStart", "hookEvent": "SessionStart"}),
+                      assistant("ok"))
+    for selection in (("-t", "harness.meta.hook"), ("-t", "harness"), ("-t", "harness.meta")):
+        result = _search(cli, home, "zanzibar", *selection)
+        assert result.code == 0
+        assert "DEFINITIVE" not in result.stderr, selection
+        assert "harness.meta.hook ×1" in result.stderr and f"@{sid} line 2" in result.stderr
+        assert _search(cli, home, "zanzibar", *selection, "--format", "json").summary()[
+            "definitive_absence"] is False
+        reached = _search(cli, home, "zanzibar", *selection, "--additional-context", "-c")
+        assert reached.stdout.strip() == "1"
+    # a selection that leaves the leaf out keeps its zero definitive (the probe names it)
+    summary = _search(cli, home, "zanzibar", "-t", "agent", "--format", "json").summary()
+    assert summary["definitive_absence"] is True
+
+
+def test_a_pattern_without_a_needle_is_checked_too(cli, tmp_path: Path) -> None:
+    """A pattern no literal is required by (no needle pass, so no candidate lines) called
+    every zero definitive: here a queued message and a skill body hold it."""
+    home, sid = _home(tmp_path, user("go"), queue_op("enqueue", "release v12.40.7 tonight"),
+                      meta_user("Base directory for this skill: /skills/rel\nship v3.1.4"),
+                      assistant("ok"))
+    pattern = r"v\d+\.\d+\.\d"
+    result = _search(cli, home, pattern)
+    assert result.code == 0
+    assert "DEFINITIVE" not in result.stderr
+    assert "user.queued ×1" in result.stderr and "unclassified ×1" in result.stderr
+    assert f"@{sid} line 2" in result.stderr and f"@{sid} line 3" in result.stderr
+    assert _search(cli, home, pattern, "--format", "json").summary()[
+        "definitive_absence"] is False
+    assert _search(cli, home, pattern, "-t", "user.queued", "-c").stdout.strip() == "1"
+    # a selection that leaves user.queued out names only the unclassified record (the
+    # label probe names the queued one)
+    narrowed = _search(cli, home, pattern, "-t", "agent")
+    assert "(unclassified ×1)" in narrowed.stderr and "user.queued ×1" in narrowed.stderr
+    assert "this search does not read (unclassified ×1)" in narrowed.stderr
+    # text in no record's view (the cwd is on every line) keeps it definitive too
+    assert _search(cli, home, r"/home/\w+/src/unseen", "--format", "json").summary()[
+        "definitive_absence"] is True

@@ -343,6 +343,17 @@ class Matcher:
     def matches(self, text: str) -> bool:
         return self.search(text) is not None
 
+    def bytes_regex(self) -> Any:
+        """The RE2 the pattern runs on, compiled for raw bytes (a mapped file searched
+        whole; RE2's spelling, a superset of the pattern where the Rust crate confirms);
+        None for the empty pattern."""
+        if self._regex is None:
+            return None
+        import re2
+
+        return re2.compile(self._regex.pattern.encode("utf-8", "surrogatepass"),
+                           self._regex.options)
+
     def finditer(self, text: str) -> Iterator[tuple[int, int]]:
         """Every non-overlapping match span, left to right (one ``(0, 0)`` when empty)."""
         if self._regex is None:

@@ -220,7 +220,15 @@ class SearchResult:
         run with matches or without a pattern."""
         if self._unseen is None:
             found: list[Unseen] = []
-            if not (self.plan.label_scan or self.exchange_count or self.hits) and any(
+            zero = not (self.exchange_count or self.hits)
+            if zero and not self.plan.matcher.is_empty and self.plan.matcher.needles is None:
+                # a pattern no literal is required by had no needle pass, so no candidate
+                # lines: the pattern itself finds them in the raw bytes (it called every
+                # zero definitive, a queued or attached text included)
+                from pysift.engines.search.unseen import needleless_unseen
+
+                found = needleless_unseen(self.transcripts, self.plan)
+            elif zero and not self.plan.label_scan and any(
                     o.candidates for o in self.outcomes):  # (no candidate: nothing to read)
                 from pysift.engines.search.unseen import UNSEEN_LIMIT, unseen_records
 

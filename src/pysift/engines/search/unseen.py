@@ -19,12 +19,15 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
-the files that had no hit), so it decodes a handful of lines, never a file.
+the files that had no hit), so it decodes a handful of lines, never a file; a pattern
+with no needle has its candidate lines found by its own RE2 over the raw bytes
+(``needleless_unseen``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import decode
@@ -32,9 +35,9 @@ from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
 from pysift.core.turns import build_turn_map, subagent_seed
 from pysift.disk.layout import Transcript
-from pysift.disk.lines import LineCounter
+from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
-from pysift.engines.search.plan import SearchPlan
+from pysift.engines.search.plan import LEAF_LINE_MARKERS, SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 
@@ -80,7 +83,7 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         return []
     selection = plan.labels
     if selection.include or selection.exclude:
-        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES
+        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES + _flagged_markers(plan)
         starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
@@ -110,6 +113,64 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         if len(found) >= limit:
             break
     return found
+
+
+def needleless_unseen(transcripts: list[Transcript], plan: SearchPlan) -> list[Unseen]:
+    """``unseen_records`` for a pattern no literal is required by (``\\d{3}-\\d{4}``,
+    ``(?:session|xx) y``): with no needle pass there are no candidate lines, so the lines
+    whose raw bytes the pattern (RE2's spelling, a superset where the Rust crate has the
+    last word) matches stand in for them, one whole-buffer search per transcript, in
+    scope order, until ``UNSEEN_LIMIT`` records are found. Best effort: a text its JSON
+    line spells otherwise (an escaped quote or line break inside the match) is not found
+    there, and its zero stays as definitive as before. Paid only on a zero."""
+    raw = plan.matcher.bytes_regex()
+    if raw is None:
+        return []
+    found: list[Unseen] = []
+    for transcript in transcripts:
+        if len(found) >= UNSEEN_LIMIT:
+            break
+        try:
+            buf = open_buffer(transcript.path)
+        except Exception:  # noqa: BLE001 - SourceError: already reported by the run
+            continue
+        starts = _raw_line_starts(buf, raw)
+        if starts:
+            found += unseen_records(transcript, starts, plan, UNSEEN_LIMIT - len(found))
+    return found
+
+
+def _raw_line_starts(buf: Buffer, raw: Any) -> list[int]:
+    """The starts of the lines holding a match of ``raw`` (a bytes RE2), each once."""
+    starts: list[int] = []
+    size = len(buf)
+    pos = 0
+    while pos < size:
+        match = raw.search(buf, pos)
+        if match is None:
+            break
+        at = match.start()
+        start = buf.rfind(b"\n", 0, at) + 1
+        starts.append(start)
+        end = buf.find(b"\n", at)
+        pos = size if end < 0 else end + 1
+    return starts
+
+
+def _flagged_markers(plan: SearchPlan) -> tuple[bytes, ...]:
+    """The lines of records under a leaf the selection names but the run could not read
+    for lack of its flag: hook context (``harness.meta.hook``) without
+    ``--additional-context``, an attachment under an explicit ``harness.meta.attachment``
+    without ``--attachments``. The run's own markers leave them out (it did not open
+    them), and without them a zero under ``-t harness.meta.hook`` read DEFINITIVE while a
+    hook's context held the pattern."""
+    selection = plan.labels
+    out: list[bytes] = []
+    if not plan.additional_context and selection.selects(L.HARNESS_META_HOOK):
+        out.append(b"hook_additional_context")
+    if not plan.attachments and L.HARNESS_META_ATTACHMENT in selection.gates:
+        out.extend(LEAF_LINE_MARKERS[L.HARNESS_META_ATTACHMENT])
+    return tuple(out)
 
 
 def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
