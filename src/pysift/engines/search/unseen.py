@@ -126,18 +126,28 @@ def needleless_unseen(transcripts: list[Transcript], plan: SearchPlan) -> list[U
     raw = plan.matcher.bytes_regex()
     if raw is None:
         return []
+    from pysift.disk.fanout import map_ordered
+
+    # the whole-buffer searches over both cores (over a sixth of corpus B the serial
+    # pass added ~0.4 s to a 2 s zero); the few lines found are decoded here, in order
+    per_file = map_ordered(_needleless_starts, transcripts, shared=raw)
     found: list[Unseen] = []
-    for transcript in transcripts:
+    for transcript, starts in zip(transcripts, per_file, strict=True):
         if len(found) >= UNSEEN_LIMIT:
             break
-        try:
-            buf = open_buffer(transcript.path)
-        except Exception:  # noqa: BLE001 - SourceError: already reported by the run
-            continue
-        starts = _raw_line_starts(buf, raw)
         if starts:
             found += unseen_records(transcript, starts, plan, UNSEEN_LIMIT - len(found))
     return found
+
+
+def _needleless_starts(raw: Any, transcript: Transcript) -> list[int]:
+    """The starts of the lines of ``transcript`` whose raw bytes ``raw`` matches (none
+    when it cannot be read: the run reported it)."""
+    try:
+        buf = open_buffer(transcript.path)
+    except Exception:  # noqa: BLE001 - SourceError: already reported by the run
+        return []
+    return _raw_line_starts(buf, raw)
 
 
 def _raw_line_starts(buf: Buffer, raw: Any) -> list[int]:
