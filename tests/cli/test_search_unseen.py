@@ -271,3 +271,24 @@ def test_a_pattern_without_a_needle_is_checked_too(cli, tmp_path: Path) -> None:
     # text in no record's view (the cwd is on every line) keeps it definitive too
     assert _search(cli, home, r"/home/\w+/src/unseen", "--format", "json").summary()[
         "definitive_absence"] is True
+
+
+def test_a_sessions_title_line_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    """A session's title lines (``ai-title``, ``custom-title``, 1.0.x's ``summary``) are
+    rendered by no view; a search for a title's words said DEFINITIVE (the real corpus
+    has about 270 such lines). Their envelope (session id, leaf uuid) stays no text."""
+    home, sid = _home(tmp_path, user("go"), assistant("ok"),
+                      {"type": "ai-title", "aiTitle": "Chart the kestrel migration",
+                       "sessionId": stable_uuid("title-sid")},
+                      {"type": "summary", "summary": "Heron count cleanup",
+                       "leafUuid": stable_uuid("title-leaf")})
+    for pattern, line in (("kestrel migration", 3), ("Heron count", 4)):
+        result = _search(cli, home, pattern)
+        assert "NOT a definitive absence" in result.stderr, pattern
+        assert f"(unclassified ×1): @{sid} line {line}" in result.stderr
+        assert _search(cli, home, pattern, "--format", "json").summary()[
+            "definitive_absence"] is False
+    for envelope in (stable_uuid("title-sid"), stable_uuid("title-leaf")):
+        assert "a DEFINITIVE absence" in _search(cli, home, envelope).stderr
+    # an explicit selection names no title: its zero stays definitive
+    assert "a DEFINITIVE absence" in _search(cli, home, "kestrel", "-t", "user.*").stderr

@@ -26,6 +26,7 @@ with no needle has its candidate lines found by its own RE2 over the raw bytes
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -42,6 +43,11 @@ from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 
 UNCLASSIFIED = "unclassified"
+# the envelope keys of a line (ids, stamps, place, version): text of no record
+_ENVELOPE = frozenset({"type", "subtype", "sessionId", "uuid", "parentUuid", "leafUuid",
+                       "logicalParentUuid", "timestamp", "cwd", "version", "gitBranch",
+                       "userType", "isSidechain", "isMeta", "requestId", "agentId", "slug",
+                       "entrypoint", "messageId"})
 UNRENDERED = "text its rendering leaves out"
 
 
@@ -214,9 +220,28 @@ def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
             selection.selects(leaf) for leaf in leaves):
         return None  # excluded by the -t selection (the label probe says so)
     text = classify.record_raw_text(rec)  # type: ignore[arg-type]
+    if text is None and not opened and not leaves:
+        # a metadata line no view renders (a session's `ai-title`, `custom-title`, a
+        # 1.0.x `summary` title, `last-prompt`, a record type Claude Code adds later):
+        # its own strings, so a title's words make no "definitive" zero (its envelope,
+        # ids and stamps every line carries, is no text, as on any other record)
+        raw = rec.raw  # type: ignore[attr-defined]
+        text = "\n".join(_strings({k: v for k, v in raw.items() if k not in _ENVELOPE}))
     if not text or search(text) is None:
         return None
     return UNRENDERED if opened or leaves else UNCLASSIFIED
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string value of a decoded JSON value, depth first (keys are no text)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _hidden_view(rec: object, open_ctx: classify.ClassifyContext,
