@@ -21,6 +21,9 @@ ASST_HEAD = 0.66
 SLICE_BODY_HEADROOM = 200
 # The normalized prefix a unit shares with a summary bullet or quote to be flagged.
 DEDUP_PREFIX = 80
+# A quote shorter than the unit matches only when it is at least this long: a summary's
+# one-word answer (`"B"`, `"1"`, `"yes"`) is no quote of every message opening alike.
+DEDUP_MIN_OPENING = 20
 
 SIDECAR_SOURCE = "elicitation-sidecar"
 

@@ -40,6 +40,7 @@ from pysift.engines.verbatim.geometry import (
 )
 from pysift.engines.verbatim.model import (
     ASST_CAP,
+    DEDUP_MIN_OPENING,
     USER_CAP,
     AgentMsg,
     Compaction,
@@ -78,12 +79,15 @@ def newest_compaction(compactions: list[Compaction]) -> Compaction | None:
 
 
 def matches_summary(unit: TurnUnit, keys: tuple[str, ...]) -> bool:
-    """A unit whose 80-character key and a summary quote's key start alike (either way:
-    a clipped bullet matches the longer unit, and the other way round)."""
+    """A unit whose 80-character key is a summary quote's key, or starts with one at least
+    ``DEDUP_MIN_OPENING`` characters long (the summary quoted the message's opening, or
+    clipped it). A quote that says more than the unit is not the unit, and a short one
+    (an answer `"B"`) is no quote of every message that merely starts alike."""
     mine = fingerprint(unit.text)
     if not mine:
         return False
-    return any(key and (mine.startswith(key) or key.startswith(mine)) for key in keys)
+    return any(key and (mine == key or (len(key) >= DEDUP_MIN_OPENING
+                                        and mine.startswith(key))) for key in keys)
 
 
 def flag_duplicates(turns: list[TurnSlice], newest: Compaction | None

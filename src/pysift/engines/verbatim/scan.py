@@ -553,6 +553,18 @@ def fingerprint(text: str) -> str:
     return one_line(text).lower()[:DEDUP_PREFIX]
 
 
+_CLIPPED = ("...", "…")
+
+
+def _unclipped(quote: str) -> str:
+    """A quote without the ellipsis a summary clipped it with (its opening is verbatim)."""
+    stripped = quote.rstrip()
+    for mark in _CLIPPED:
+        if stripped.endswith(mark):
+            return stripped[: -len(mark)]
+    return quote
+
+
 def _quoted(text: str) -> str | None:
     start = text.find('"')
     if start < 0:
@@ -570,10 +582,10 @@ def fingerprints(body: str) -> tuple[str, ...]:
         line = raw_line.lstrip()
         if line.startswith("- "):
             inner = _quoted(line[2:])
-            key = fingerprint(inner if inner is not None else line[2:])
+            key = fingerprint(_unclipped(inner if inner is not None else line[2:]))
         else:
             inner = _quoted(line)
-            key = fingerprint(inner) if inner is not None else ""
+            key = fingerprint(_unclipped(inner)) if inner is not None else ""
         if key:
             out.append(key)
     return tuple(out)
