@@ -172,7 +172,9 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
             kept.append(Kept(p, i, UNCAPPED, used))
             room -= whole
             continue
-        if kept and bare <= room:
+        if kept and bare <= room and (used == slices or whole > width):
+            # only as the oldest kept turn (no banner before it), when no slice is left
+            # that holds it whole with its banner: such a slice goes on filling
             kept.append(Kept(p, i, UNCAPPED, used))
             break
         if used == slices:

@@ -75,3 +75,34 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
             assert printed > width
         if sel.cap != UNCAPPED:  # ellipsized only when it alone exceeds one window
             assert size(turn_lines(sel.turn, where[i], UNCAPPED, True, cfg, UTC)) > width
+
+
+def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: Path) -> None:
+    # t0, a compaction, t1, t2; the window holds t2 and t1 without the banner before it,
+    # not with it: t1 (banner and all) opens the second slice, where t0 fits too. The
+    # fleet used to place t1 bare as its oldest turn and stop, leaving slice 2 empty and
+    # saying t0 "did not fit".
+    from builders import Session, assistant, compact_boundary, compact_summary, user
+
+    s = Session("5e5e5e5e-3333-4222-8333-444455556666", cwd="/w/p")
+    s.add(user("q1"))
+    s.add(assistant("a1"))
+    s.add(compact_boundary(150000))
+    s.add(compact_summary('6. All user messages:\n- "q1"\n'))
+    s.add(user("second question about the cache"))
+    s.add(assistant("second answer: the cache is warm."))
+    s.add(user("third question about the release"))
+    s.add(assistant("third answer: tagged."))
+    path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness()
+    [every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
+                             cfg=cfg, tz=UTC)
+    lines = whole.split("\n")
+    assert lines[4] == "══ compaction boundary · summary at L4 ══"
+    t1, t2 = lines[5:9], lines[9:13]
+    width = size(t2) + size(t1) + 5  # t1 fits beside t2 only without its banner
+    [plan], chunks = fleet([scan], [scan.turns], slices=2, width=width, max_compactions=0,
+                           cfg=cfg, tz=UTC)
+    assert len(plan.selected) == 3
+    assert chunks == ["\n".join(lines[:9]) + "\n", "\n".join(t2) + "\n"]
