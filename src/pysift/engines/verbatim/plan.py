@@ -279,11 +279,19 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
 
 def min_render_chars(scan: SessionScan, turns: list[TurnSlice], budget: int, cfg: Richness,
                      tz: tzinfo | None) -> int | None:
-    """The least a session's document can cost: its header block and its cheapest single
-    side (None when it has nothing to restore)."""
+    """The least budget that renders the session: its header block reserved at that
+    budget (wider as the budget gains digits) and its cheapest single side with the
+    banners of the compactions after it (None when it has nothing to restore). The
+    planner renders at least that side at this budget, and nothing below it."""
     options = Options(cfg, tz)
-    costs = [found[0] for t in turns for sides in (USER_ONLY, ASSISTANT_ONLY)
+    crossings = Crossings(scan.compactions)
+    costs = [found[0] + crossings.cost(found[1]) for t in turns
+             for sides in (USER_ONLY, ASSISTANT_ONLY)
              if (found := options.of(t, sides)) is not None]
     if not costs:
         return None
-    return header_reserve(scan, turns, budget, tz) + min(costs)
+    least = min(costs)
+    need = header_reserve(scan, turns, budget, tz) + least
+    while (wider := header_reserve(scan, turns, need, tz) + least) != need:
+        need = wider
+    return need

@@ -7,7 +7,7 @@ from pathlib import Path
 import builders as b
 from pysift.disk.layout import transcript_from_path
 from pysift.engines.verbatim.model import ASSISTANT, USER, Richness, TurnUnit
-from pysift.engines.verbatim.plan import matches_summary, plan_session
+from pysift.engines.verbatim.plan import matches_summary, min_render_chars, plan_session
 from pysift.engines.verbatim.scan import fingerprints, scan_session
 
 
@@ -63,3 +63,29 @@ def test_a_live_reply_starting_like_a_one_letter_answer_is_not_flagged(tmp_path:
     flagged = [u.text for sel in plan.selected for u in (sel.turn.user, sel.turn.eot)
                if u is not None and u.also_in_summary]
     assert flagged == [] and plan.dedup_demoted == 0
+
+
+def test_the_budget_a_skipped_session_is_told_it_needs_is_enough(tmp_path: Path) -> None:
+    # "skipped — its first round-trip needs ≥ N chars; raise --budget": the header the
+    # budget reserves grows with the budget's digits, and the cheapest side may stand
+    # behind a compaction whose banner prints with it; N used to count neither, so
+    # --budget N was skipped again ("needs ≥ N+3"; all 70 real top-level sessions)
+    home = b.ClaudeHome(tmp_path)
+    sid = "5e5e5e5e-4444-4222-8333-444455556666"
+    s = b.Session(sid, cwd="/w/p")
+    s.add(b.user("q"))
+    s.add(b.compact_boundary(150000))
+    s.add(b.compact_summary('6. All user messages:\n- "q"\n'))
+    s.add(b.user("long " * 200))
+    s.add(b.assistant("reply " * 200))
+    scan = scan_session(transcript_from_path(home.session("/w/p", sid, s)))
+    need = min_render_chars(scan, scan.turns, 50, Richness(), None)
+    assert need is not None
+
+    def rendered(budget: int) -> bool:
+        plan = plan_session(scan, scan.turns, budget=budget, fraction=0.5, max_compactions=0,
+                            cfg=Richness(), tz=None)
+        return bool(plan.selected)
+
+    assert rendered(need) and not rendered(need - 1)
+    assert min_render_chars(scan, scan.turns, need - 1, Richness(), None) == need
