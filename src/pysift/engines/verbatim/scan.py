@@ -458,18 +458,31 @@ def _opener_unit(rec: Record, line: int, ctx: classify.ClassifyContext) -> TurnU
     if classify.is_peer_message_record(rec) and not classify.is_genuine_user(rec):
         for unit in classify.units(rec, ctx):
             if unit.label in (L.AGENT_COMM_INBOX, L.AGENT_COMM_SIGNAL) and unit.from_:
-                body = _peer_body(unit.text)
-                return TurnUnit(line=line, role=USER, text=body, raw=None, ts=rec.timestamp,
-                                inbound=Inbound(unit.label, unit.from_),
+                body = one_line(_peer_inner(unit.text))
+                raw = _peer_section(rec, unit.text)
+                return TurnUnit(line=line, role=USER, text=body,
+                                raw=_original(_peer_inner(raw) if raw else None, body),
+                                ts=rec.timestamp, inbound=Inbound(unit.label, unit.from_),
                                 image_ids=_images(rec, line))
     text = classify.opener_text(rec, ctx)
     if text is None:
         return None
-    raw = _raw_body(rec) if classify.is_genuine_user(rec) else None
-    if raw is not None and ("\n" not in raw or one_line(raw) != text):
-        raw = None
-    return TurnUnit(line=line, role=USER, text=text, raw=raw, ts=rec.timestamp,
-                    image_ids=_images(rec, line))
+    if classify.is_genuine_user(rec):
+        raw = _raw_body(rec)
+    else:  # an AskUserQuestion exchange, a rejection's instruction (and its plan pointer)
+        raw = classify.auq_exchange(rec) or classify.rejection_message(rec)
+        if raw is not None and text.startswith(flat := one_line(raw)):
+            raw += text[len(flat):]
+    return TurnUnit(line=line, role=USER, text=text, raw=_original(raw, text),
+                    ts=rec.timestamp, image_ids=_images(rec, line))
+
+
+def _original(raw: str | None, text: str) -> str | None:
+    """``raw`` when ``text`` is its one-line form and it had newlines (the ellipsis counts
+    the lines a cut removes in it), else None."""
+    if raw is None or "\n" not in raw or one_line(raw) != text:
+        return None
+    return raw
 
 
 def _images(rec: Record, line: int | None) -> tuple[str, ...]:
@@ -478,17 +491,40 @@ def _images(rec: Record, line: int | None) -> tuple[str, ...]:
     return tuple(image_ids(rec, line))
 
 
-def _peer_body(section: str) -> str:
-    """A peer section's text without its open and close tags."""
+_PEER_OPEN = ("<teammate-message", "<agent-message")
+
+
+def _peer_section(rec: Record, flat: str) -> str | None:
+    """The section of the record's own text whose one-line form is ``flat`` (a peer
+    message's unit text), newlines kept; None when none is."""
+    content = _raw_body(rec)
+    if content is None or "\n" not in content:
+        return None
+    for open_tag, close in zip(_PEER_OPEN, _PEER_CLOSE, strict=True):
+        start = content.find(open_tag)
+        while start >= 0:
+            end = content.find(close, start)
+            if end < 0:
+                break
+            section = content[start:end + len(close)]
+            if one_line(section) == flat:
+                return section
+            start = content.find(open_tag, end)
+    return None
+
+
+def _peer_inner(section: str) -> str:
+    """A peer section's text without its open and close tags (not yet one-lined)."""
     body = section
     if body.startswith("<"):
         gt = body.find(">")
         if gt >= 0:
             body = body[gt + 1:]
+    body = body.rstrip()
     for close in _PEER_CLOSE:
         if body.endswith(close):
             body = body[: -len(close)]
-    return one_line(body)
+    return body
 
 
 def _raw_body(rec: Record) -> str | None:
