@@ -418,7 +418,8 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             n_calls, n_failed = data
             current.tool_calls += n_calls
             calls += n_calls
-            failed += n_failed
+            if offset not in opener_set:  # a rejection opening the turn answers the last
+                failed += n_failed        # turn's call: no failure of this turn's messages
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
