@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import field
-from datetime import tzinfo
+from datetime import UTC, datetime, tzinfo
 from functools import partial
 
+from pysift.core.timez import parse_ts
 from pysift.engines.verbatim.document import interleave
 from pysift.engines.verbatim.geometry import (
     BOTH,
@@ -152,7 +153,7 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
     plans = [candidates(s, turns, max_compactions) for s, turns in zip(scans, admitted,
                                                                        strict=True)]
     where = [banners(p, cfg, tz) for p in plans]
-    order = [(p, i) for p, plan in enumerate(plans) for i in range(len(plan.turns))]
+    order = [(p, i) for p in by_recency(plans) for i in range(len(plans[p].turns))]
     kept: list[Kept] = []  # newest first
     used = room = 0
 
@@ -223,6 +224,18 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
                          if i in caps]
         account(plan, cfg, tz)
     return plans, chunks
+
+
+def by_recency(plans: list[SessionPlan]) -> list[int]:
+    """The plans' indices, the session whose newest turn is newest last (a scope lists a
+    project's sessions by name, not by time); a session without a readable instant
+    first, scope order breaking ties."""
+    def newest(index: int) -> tuple[bool, datetime]:
+        stamps = [parse_ts(u.ts) for t in plans[index].turns
+                  for u in (t.user, *(a.unit for a in t.agents)) if u is not None]
+        found = [x for x in stamps if x is not None]
+        return (bool(found), max(found) if found else datetime.min.replace(tzinfo=UTC))
+    return sorted(range(len(plans)), key=newest)
 
 
 def account(plan: SessionPlan, cfg: Richness, tz: tzinfo | None) -> None:

@@ -106,3 +106,30 @@ def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: P
                            cfg=cfg, tz=UTC)
     assert len(plan.selected) == 3
     assert chunks == ["\n".join(lines[:9]) + "\n", "\n".join(t2) + "\n"]
+
+
+def test_the_fleet_of_a_project_holds_the_newest_session_s_turns(tmp_path: Path) -> None:
+    # a project scope lists its sessions by name; the fleet's "newest" turns are the
+    # newest session's, whatever its name (a project of the real corpus kept the oldest
+    # session's turns and called the newest session's "older", left out)
+    from datetime import datetime
+
+    from builders import Session, assistant, user
+
+    home = ClaudeHome(tmp_path)
+    scans = []
+    for sid, day, word in (("11111111-1111-4111-8111-111111111111", 20, "new"),
+                           ("99999999-9999-4999-8999-999999999999", 1, "old")):
+        s = Session(sid, cwd="/w/p", start=datetime(2026, 5, day, 9, 0, tzinfo=UTC))
+        for k in range(3):
+            s.add(user(f"{word} question {k}"))
+            s.add(assistant(f"{word} answer {k}"))
+        scans.append(scan_session(transcript_from_path(home.session("/w/p", sid, s))))
+    cfg = Richness()
+    plans, chunks = fleet(scans, [s.turns for s in scans], slices=1, width=500,
+                          max_compactions=0, cfg=cfg, tz=UTC)
+    new, old = ([sel.turn.user.text for sel in p.selected if sel.turn.user] for p in plans)
+    assert new == ["new question 0", "new question 1", "new question 2"]
+    assert old == ["old question 2"]  # what room is left: the old session's newest turn
+    assert chunks[-1].startswith("▽ L5  USER  (2026-05-01 ")
+    assert chunks[-1].endswith("new answer 2\n")
