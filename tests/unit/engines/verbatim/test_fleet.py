@@ -96,7 +96,7 @@ def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: P
     path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
     scan = scan_session(transcript_from_path(path))
     cfg = Richness()
-    [every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
+    [_every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
                              cfg=cfg, tz=UTC)
     lines = whole.split("\n")
     assert lines[4] == "══ compaction boundary · summary at L4 ══"
