@@ -86,6 +86,8 @@ class TurnSlice:
     user: TurnUnit | None
     tool_calls: int
     agents: list[AgentMsg] = field(default_factory=list)
+    # the compactions from the next turn on (a summary is a member of the turn it came
+    # in): 0 for the live turns, the newest summary's own among them
     compactions_before: int = 0
 
     @property

@@ -5,9 +5,10 @@ index, descending) and the document is printed in forward order. The walk is
 transparent to compactions, so it reaches back across them; every compaction a
 selection reaches behind costs its banner, charged as the reach deepens.
 
-- Dedup: the newest summary is already in the resumed model's context. A turn after it
-  (no compaction before the end of the file) whose opener or last agent message starts
-  like one of the summary's verbatim quotes is flagged ``(also in summary)`` and demoted:
+- Dedup: the newest summary is already in the resumed model's context. A live turn (no
+  compaction from the next turn on: the turns after the summary and the one it came in,
+  a summary being a member of its turn) whose opener or last agent message starts like
+  one of the summary's verbatim quotes is flagged ``(also in summary)`` and demoted:
   chosen only after every other turn of its phase, never dropped.
 - Phase 1 spends ``budget · round_trip_fraction`` of unit characters on complete round
   trips only (an opener AND an agent message), as a hard floor; the most recent round
@@ -283,6 +284,7 @@ def min_render_chars(scan: SessionScan, turns: list[TurnSlice], budget: int, cfg
     budget (wider as the budget gains digits) and its cheapest single side with the
     banners of the compactions after it (None when it has nothing to restore). The
     planner renders at least that side at this budget, and nothing below it."""
+    turns, _ = flag_duplicates(turns, newest_compaction(scan.compactions))  # as printed
     options = Options(cfg, tz)
     crossings = Crossings(scan.compactions)
     costs = [found[0] + crossings.cost(found[1]) for t in turns

@@ -30,7 +30,7 @@ same ``TurnMap`` show and search number turns with.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import field
 from functools import partial
 from typing import Any
@@ -427,8 +427,12 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             current.agents.append(AgentMsg(unit, calls, failed))
             calls = failed = 0
     turns = [s for _, s in sorted(slices.items()) if s.user is not None or s.agents]
-    for s in turns:
-        s.compactions_before = len(positions) - bisect_right(positions, s.content_line)
+    # a summary is a member of the turn in progress when it came (never a delimiter): a
+    # turn is behind the compactions from the next turn's first line on
+    for k, s in enumerate(turns):
+        end = turns[k + 1].first_line if k + 1 < len(turns) else None
+        s.compactions_before = 0 if end is None else len(positions) - bisect_left(
+            positions, end)
     scan = SessionScan(transcript, turns, compactions, skipped_lines=facts.malformed)
     if not transcript.is_subagent:
         _merge_sidecar(scan, buf, ctx, turn_map.turn_count)

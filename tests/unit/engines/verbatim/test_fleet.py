@@ -88,7 +88,7 @@ def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: P
     s.add(user("q1"))
     s.add(assistant("a1"))
     s.add(compact_boundary(150000))
-    s.add(compact_summary('6. All user messages:\n- "q1"\n'))
+    s.add(compact_summary('6. All user messages:\n- "an earlier question"\n'))
     s.add(user("second question about the cache"))
     s.add(assistant("second answer: the cache is warm."))
     s.add(user("third question about the release"))

@@ -62,7 +62,8 @@ def test_a_live_reply_starting_like_a_one_letter_answer_is_not_flagged(tmp_path:
                         cfg=Richness(), tz=None)
     flagged = [u.text for sel in plan.selected for u in (sel.turn.user, sel.turn.eot)
                if u is not None and u.also_in_summary]
-    assert flagged == [] and plan.dedup_demoted == 0
+    # the answer "B" itself is quoted (its turn holds the summary: live), the reply is not
+    assert flagged == ["B"] and plan.dedup_demoted == 1
 
 
 def test_the_budget_a_skipped_session_is_told_it_needs_is_enough(tmp_path: Path) -> None:
@@ -89,3 +90,35 @@ def test_the_budget_a_skipped_session_is_told_it_needs_is_enough(tmp_path: Path)
 
     assert rendered(need) and not rendered(need - 1)
     assert min_render_chars(scan, scan.turns, need - 1, Richness(), None) == need
+
+
+def test_the_turn_the_newest_summary_stands_in_is_live(tmp_path: Path) -> None:
+    # a summary is a member of the turn in progress when the compaction came (csift
+    # §6.8: never a delimiter), so that turn is live and deduplicated, whether or not
+    # the agent wrote into it after the compaction: 9fc1e192 (real corpus) compacted
+    # after turn 10 (L568, quoted by the summary) and the user typed a new prompt, and
+    # turn 10 went unflagged, as does the turn in progress when a SessionStart hook runs
+    home = b.ClaudeHome(tmp_path)
+    sid = "5e5e5e5e-6666-4222-8333-444455556666"
+    s = b.Session(sid, cwd="/w/p")
+    s.add(b.user("fix the epoch parse in tle.py"))
+    s.add(b.assistant("Fixed the day-of-year offset in parse_epoch."))
+    s.add(b.compact_boundary(150000))
+    s.add(b.compact_summary('6. All user messages:\n- "fix the epoch parse in tle.py"\n'
+                            '9. Optional Next Step:\n   "Fixed the day-of-year offset"\n'))
+    path = home.session("/w/p", sid, s)
+    scan = scan_session(transcript_from_path(path))
+    plan = plan_session(scan, scan.turns, budget=40000, fraction=0.5, max_compactions=0,
+                        cfg=Richness(), tz=None)
+    [sel] = plan.selected
+    assert sel.turn.user is not None and sel.turn.user.also_in_summary
+    assert sel.turn.eot is not None and sel.turn.eot.also_in_summary
+    # the next prompt, after the compaction, leaves that turn live
+    s.add(b.user("now the pass finder"))
+    s.add(b.assistant("On it."))
+    scan = scan_session(transcript_from_path(home.session("/w/p", sid, s)))
+    plan = plan_session(scan, scan.turns, budget=40000, fraction=0.5, max_compactions=0,
+                        cfg=Richness(), tz=None)
+    assert [u.text for sel in plan.selected for u in (sel.turn.user, sel.turn.eot)
+            if u is not None and u.also_in_summary] == [
+        "fix the epoch parse in tle.py", "Fixed the day-of-year offset in parse_epoch."]
