@@ -236,6 +236,17 @@ def test_a_torn_summary_keeps_its_boundary(cli, tmp_path: Path, framed: bool) ->
     assert text.stdout.endswith("(1 malformed line(s) skipped)\n")
 
 
+@pytest.mark.parametrize("flags", [("--slice", "1"), ("--slices", "2"),
+                                   ("--slices", "2", "--slice", "2")])
+def test_a_slice_names_the_malformed_lines_on_stderr(cli, tmp_path: Path, flags) -> None:  # type: ignore[no-untyped-def]
+    # a chunk carries no chrome, so the trailer `(1 malformed line(s) skipped)` the
+    # text prints had nowhere to go: a sliced run said nothing of the torn line
+    h, sid = _torn_summary_home(tmp_path)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", *flags)
+    assert result.code == 0 and "malformed" not in result.stdout  # (slice 2: empty)
+    assert f"note: @{sid}: 1 malformed line(s) skipped" in result.stderr
+
+
 def test_a_boundary_without_its_summary_and_a_summary_without_its_boundary(
         cli, tmp_path: Path) -> None:
     h = ClaudeHome(tmp_path / "c")
