@@ -405,6 +405,22 @@ def test_slices_join_to_the_out_document(cli, home: ClaudeHome, tmp_path: Path) 
     assert run(cli, home, f"@{SID}", "--window", "700", "--slice", "999").stdout == ""
 
 
+@pytest.mark.parametrize("flags", [("--slice", "1"), ("--slices", "2")])
+def test_a_document_of_several_transcripts_names_each_one(cli, home: ClaudeHome,  # type: ignore[no-untyped-def]
+                                                          flags) -> None:
+    # the units of a session and of its subagent (or of a project's sessions) printed
+    # one after the other with nothing between them: L1 of the subagent read as a line
+    # of the session
+    home.subagent(transcript(home), "a1b2c3d4e5f60718", user("audit"), assistant("audited"))
+    doc = "\n" + run(cli, home, f"@{SID}", "--subagents", *flags).stdout
+    assert f"\nSESSION {SID}\n▽ L" in doc  # (the fleet: the session with the newest
+    assert (f"\nSUBAGENT a1b2c3d4e5f60718  ·  parent SESSION {SID}  (subagent transcript)\n"
+            "▽ L1  USER  (") in doc              # turn last, here the main one)
+    assert doc.count("SESSION ") == 2 and doc.index("\nS") == 0
+    alone = run(cli, home, f"@{SID}", *flags).stdout  # one transcript: no title, as before
+    assert alone.startswith("▽ L1  USER") and "SESSION" not in alone
+
+
 def test_fixed_fleet_never_grows_and_keeps_whole_turns(cli, home: ClaudeHome) -> None:
     for k, window in ((1, 400), (2, 600), (4, 9000)):
         pieces = [run(cli, home, f"@{SID}", "--window", str(window), "--slices", str(k),

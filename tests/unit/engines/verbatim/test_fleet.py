@@ -126,10 +126,44 @@ def test_the_fleet_of_a_project_holds_the_newest_session_s_turns(tmp_path: Path)
             s.add(assistant(f"{word} answer {k}"))
         scans.append(scan_session(transcript_from_path(home.session("/w/p", sid, s))))
     cfg = Richness()
-    plans, chunks = fleet(scans, [s.turns for s in scans], slices=1, width=500,
+    plans, chunks = fleet(scans, [s.turns for s in scans], slices=1, width=600,
                           max_compactions=0, cfg=cfg, tz=UTC)
-    new, old = ([sel.turn.user.text for sel in p.selected if sel.turn.user] for p in plans)
+    # the plans come back oldest session first, as the slices print them
+    old, new = ([sel.turn.user.text for sel in p.selected if sel.turn.user] for p in plans)
     assert new == ["new question 0", "new question 1", "new question 2"]
     assert old == ["old question 2"]  # what room is left: the old session's newest turn
-    assert chunks[-1].startswith("▽ L5  USER  (2026-05-01 ")
-    assert chunks[-1].endswith("new answer 2\n")
+    # two transcripts: each session's lines stand under its title
+    [chunk] = chunks
+    assert chunk.startswith("SESSION 99999999-9999-4999-8999-999999999999\n▽ L5  USER  (")
+    assert "\nSESSION 11111111-1111-4111-8111-111111111111\n▽ L1  USER  (" in chunk
+    assert chunk.endswith("new answer 2\n") and len(chunk) <= 600
+    assert chunk == document(plans, cfg, UTC)
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(first=st.lists(TURN, min_size=1, max_size=5), second=st.lists(TURN, min_size=1, max_size=5),
+       width=st.integers(60, 2000), k=st.integers(1, 4))
+def test_a_fleet_over_two_sessions_keeps_the_newest_turns_under_their_titles(  # type: ignore[no-untyped-def]
+        tmp_path_factory, first, second, width, k) -> None:
+    home = ClaudeHome(Path(tmp_path_factory.mktemp("home")))
+    scans = []
+    for n, (turns, day) in enumerate(((first, 20), (second, 1))):  # the first is newer
+        s = session_of_turns(turns)
+        s.session_id = f"{n + 1}{'0' * 7}-0000-4000-8000-000000000000"
+        s.records = [dict(r, sessionId=s.session_id,
+                          timestamp=r["timestamp"].replace("2026-10-05", f"2026-05-{day:02d}"))
+                     if "timestamp" in r else r for r in s.records]
+        scans.append(scan_session(transcript_from_path(home.session("/w/p", s.session_id, s))))
+    cfg = Richness()
+    plans, chunks = fleet(scans, [s.turns for s in scans], slices=k, width=width,
+                          max_compactions=0, cfg=cfg, tz=UTC)
+    assert len(chunks) <= k and all(0 < len(c) <= width for c in chunks)
+    assert "".join(chunks) == document(plans, cfg, UTC)
+    older, newer = plans  # oldest session first
+    assert newer.scan is scans[0]
+    for plan in plans:
+        kept = [id(sel.turn) for sel in plan.selected]
+        assert kept == [id(t) for t in plan.turns[len(plan.turns) - len(kept):]]
+    if older.selected:  # nothing of the newer session was left out for it
+        assert len(newer.selected) == len(newer.turns)
