@@ -236,6 +236,17 @@ def test_a_torn_summary_keeps_its_boundary(cli, tmp_path: Path, framed: bool) ->
     assert text.stdout.endswith("(1 malformed line(s) skipped)\n")
 
 
+@pytest.mark.parametrize("flags", [("--slice", "1"), ("--slices", "2"),
+                                   ("--slices", "2", "--slice", "2")])
+def test_a_slice_names_the_malformed_lines_on_stderr(cli, tmp_path: Path, flags) -> None:  # type: ignore[no-untyped-def]
+    # a chunk carries no chrome, so the trailer `(1 malformed line(s) skipped)` the
+    # text prints had nowhere to go: a sliced run said nothing of the torn line
+    h, sid = _torn_summary_home(tmp_path)
+    result = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", *flags)
+    assert result.code == 0 and "malformed" not in result.stdout  # (slice 2: empty)
+    assert f"note: @{sid}: 1 malformed line(s) skipped" in result.stderr
+
+
 def test_a_boundary_without_its_summary_and_a_summary_without_its_boundary(
         cli, tmp_path: Path) -> None:
     h = ClaudeHome(tmp_path / "c")
@@ -405,6 +416,22 @@ def test_slices_join_to_the_out_document(cli, home: ClaudeHome, tmp_path: Path) 
     assert len(pieces) > 3
     assert "".join(pieces) == doc
     assert run(cli, home, f"@{SID}", "--window", "700", "--slice", "999").stdout == ""
+
+
+@pytest.mark.parametrize("flags", [("--slice", "1"), ("--slices", "2")])
+def test_a_document_of_several_transcripts_names_each_one(cli, home: ClaudeHome,  # type: ignore[no-untyped-def]
+                                                          flags) -> None:
+    # the units of a session and of its subagent (or of a project's sessions) printed
+    # one after the other with nothing between them: L1 of the subagent read as a line
+    # of the session
+    home.subagent(transcript(home), "a1b2c3d4e5f60718", user("audit"), assistant("audited"))
+    doc = "\n" + run(cli, home, f"@{SID}", "--subagents", *flags).stdout
+    assert f"\nSESSION {SID}\n▽ L" in doc  # (the fleet: the session with the newest
+    assert (f"\nSUBAGENT a1b2c3d4e5f60718  ·  parent SESSION {SID}  (subagent transcript)\n"
+            "▽ L1  USER  (") in doc              # turn last, here the main one)
+    assert doc.count("SESSION ") == 2 and doc.index("\nS") == 0
+    alone = run(cli, home, f"@{SID}", *flags).stdout  # one transcript: no title, as before
+    assert alone.startswith("▽ L1  USER") and "SESSION" not in alone
 
 
 def test_fixed_fleet_never_grows_and_keeps_whole_turns(cli, home: ClaudeHome) -> None:

@@ -154,6 +154,8 @@ def _notes(report: Report, scans: list[SessionScan], window: Window, *, quiet: b
         if window.active and scan.turns and not window.admit(scan.turns):
             report.note(f"note: {ref}: the window (--turn/--since/--until) admits none of its "
                         f"{len(scan.turns)} turn(s)")
+        if quiet and scan.skipped_lines:  # a chunk has no trailer to say it in
+            report.note(f"note: {ref}: {scan.skipped_lines} malformed line(s) skipped")
         if not quiet and not scan.compactions:
             report.note(f"note: {ref} has no compaction — nothing was clipped; for plain "
                         f"reading use `pysift show {ref} --turn <N|A..B|-k..>` (full records, "

@@ -14,6 +14,7 @@ from pysift.engines.verbatim.geometry import (
     USER_ONLY,
     Element,
     banner_line,
+    session_title,
     shown_lane,
     turn_elements,
     turn_order,
@@ -87,8 +88,16 @@ def body_lines(plan: SessionPlan, cfg: Richness, tz: tzinfo | None,
 
 def document(plans: list[SessionPlan], cfg: Richness, tz: tzinfo | None,
              cap: int | None = None) -> str:
-    """Every session's body, one after the other, each line ending in a newline."""
-    return "".join(line + "\n" for plan in plans for line in body_lines(plan, cfg, tz, cap))
+    """Every session's body, one after the other, each line ending in a newline; with
+    several transcripts each body under its session's title line (``SESSION <id>``, a
+    subagent's ``SUBAGENT …``), since their ``L<n>`` are lines of different files."""
+    out: list[str] = []
+    for plan in plans:
+        lines = body_lines(plan, cfg, tz, cap)
+        if lines and len(plans) > 1:
+            out.append(session_title(plan.scan.transcript) + "\n")
+        out.extend(line + "\n" for line in lines)
+    return "".join(out)
 
 
 def counts(plan: SessionPlan, cfg: Richness) -> tuple[int, int]:

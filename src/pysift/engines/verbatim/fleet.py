@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import field
-from datetime import tzinfo
+from datetime import UTC, datetime, tzinfo
 from functools import partial
 
+from pysift.core.timez import parse_ts
 from pysift.engines.verbatim.document import interleave
 from pysift.engines.verbatim.geometry import (
     BOTH,
@@ -29,6 +30,7 @@ from pysift.engines.verbatim.geometry import (
     Crossings,
     banner_line,
     oldest_line,
+    session_title,
     turn_elements,
 )
 from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
@@ -152,7 +154,14 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
     plans = [candidates(s, turns, max_compactions) for s, turns in zip(scans, admitted,
                                                                        strict=True)]
     where = [banners(p, cfg, tz) for p in plans]
-    order = [(p, i) for p, plan in enumerate(plans) for i in range(len(plan.turns))]
+    recency = by_recency(plans)
+    order = [(p, i) for p in recency for i in range(len(plans[p].turns))]
+    # several transcripts: each session's title before its oldest kept turn (as in
+    # ``document``), its room kept free beside every turn placed until the walk leaves
+    # the session
+    titles = [[session_title(plan.scan.transcript)] if len(plans) > 1 else []
+              for plan in plans]
+    title = [size(t) for t in titles]
     kept: list[Kept] = []  # newest first
     used = room = 0
 
@@ -160,29 +169,34 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
         return turn_lines(plans[p].turns[i], where[p][i], cap, lead, cfg, tz)
 
     def fits_one(p: int, i: int, cap: int) -> bool:
-        return size(lines(p, i, cap)) <= width
+        return size(lines(p, i, cap)) + title[p] <= width
 
     def fits_slices(p: int, i: int, left: int, cap: int) -> bool:
-        return len(slice_windows(text(lines(p, i, cap)), width)) <= left
+        return len(slice_windows(text(titles[p] + lines(p, i, cap)), width)) <= left
 
     for p, i in reversed(order):
+        if kept and kept[-1].plan != p:  # the newer session is through: its title
+            room -= title[kept[-1].plan]
+        need = title[p]
         whole = size(lines(p, i, UNCAPPED))
         bare = whole - size(where[p][i].lead)  # as the oldest kept turn, no banner before
-        if kept and whole <= room:
+        if kept and whole + need <= room:
             kept.append(Kept(p, i, UNCAPPED, used))
             room -= whole
             continue
-        if kept and bare <= room:
+        if kept and bare + need <= room and (used == slices or whole + need > width):
+            # only as the oldest kept turn (no banner before it), when no slice is left
+            # that holds it whole with its banner: such a slice goes on filling
             kept.append(Kept(p, i, UNCAPPED, used))
             break
         if used == slices:
             break
-        if whole <= width:
+        if whole + need <= width:
             used += 1
             kept.append(Kept(p, i, UNCAPPED, used))
             room = width - whole
             continue
-        if bare <= width:
+        if bare + need <= width:
             kept.append(Kept(p, i, UNCAPPED, used + 1))
             break
         # the turn alone exceeds one window: ellipsized to fit one
@@ -192,23 +206,30 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
             kept.append(Kept(p, i, cap, used))
             room = width - size(lines(p, i, cap))
             continue
-        # not even that: whole slices of its own, every line within a window
+        # not even that: whole slices of its own, every line within a window (with the
+        # session's title, when it has one: it is then the session's oldest kept turn)
         left = slices - used
         cap = largest_cap(width - SLICE_BODY_HEADROOM, partial(fits_slices, p, i, left))
         if cap is None:
             break
-        spans = len(slice_windows(text(lines(p, i, cap)), width))
+        spans = len(slice_windows(text(titles[p] + lines(p, i, cap)), width))
         used += spans
         kept.append(Kept(p, i, cap, used, spans))
         room = 0
+        if need:
+            break
 
     slots: dict[int, list[str]] = {}
     for n, k in enumerate(kept):
-        body = text(lines(k.plan, k.turn, k.cap, lead=n < len(kept) - 1))
+        oldest = n == len(kept) - 1 or kept[n + 1].plan != k.plan  # of its session
+        body = text(lines(k.plan, k.turn, k.cap, lead=not oldest))
+        head = text(titles[k.plan]) if oldest else ""
         if k.spans == 1:
             slots.setdefault(k.slot, []).append(body)
+            if head:
+                slots[k.slot].append(head)
             continue
-        for j, piece in enumerate(slice_windows(body, width)):  # oldest piece first
+        for j, piece in enumerate(slice_windows(head + body, width)):  # oldest piece first
             slots.setdefault(k.slot - j, []).append(piece)
     chunks = ["".join(reversed(slots[s])) for s in sorted(slots, reverse=True)]
 
@@ -220,7 +241,19 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
         plan.selected = [Selected(t, BOTH, caps[i]) for i, t in enumerate(plan.turns)
                          if i in caps]
         account(plan, cfg, tz)
-    return plans, chunks
+    return [plans[p] for p in recency], chunks
+
+
+def by_recency(plans: list[SessionPlan]) -> list[int]:
+    """The plans' indices, the session whose newest turn is newest last (a scope lists a
+    project's sessions by name, not by time); a session without a readable instant
+    first, scope order breaking ties."""
+    def newest(index: int) -> tuple[bool, datetime]:
+        stamps = [parse_ts(u.ts) for t in plans[index].turns
+                  for u in (t.user, *(a.unit for a in t.agents)) if u is not None]
+        found = [x for x in stamps if x is not None]
+        return (bool(found), max(found) if found else datetime.min.replace(tzinfo=UTC))
+    return sorted(range(len(plans)), key=newest)
 
 
 def account(plan: SessionPlan, cfg: Richness, tz: tzinfo | None) -> None:

@@ -21,6 +21,9 @@ ASST_HEAD = 0.66
 SLICE_BODY_HEADROOM = 200
 # The normalized prefix a unit shares with a summary bullet or quote to be flagged.
 DEDUP_PREFIX = 80
+# A quote shorter than the unit matches only when it is at least this long: a summary's
+# one-word answer (`"B"`, `"1"`, `"yes"`) is no quote of every message opening alike.
+DEDUP_MIN_OPENING = 20
 
 SIDECAR_SOURCE = "elicitation-sidecar"
 
@@ -83,6 +86,8 @@ class TurnSlice:
     user: TurnUnit | None
     tool_calls: int
     agents: list[AgentMsg] = field(default_factory=list)
+    # the compactions from the next turn on (a summary is a member of the turn it came
+    # in): 0 for the live turns, the newest summary's own among them
     compactions_before: int = 0
 
     @property

@@ -5,9 +5,10 @@ index, descending) and the document is printed in forward order. The walk is
 transparent to compactions, so it reaches back across them; every compaction a
 selection reaches behind costs its banner, charged as the reach deepens.
 
-- Dedup: the newest summary is already in the resumed model's context. A turn after it
-  (no compaction before the end of the file) whose opener or last agent message starts
-  like one of the summary's verbatim quotes is flagged ``(also in summary)`` and demoted:
+- Dedup: the newest summary is already in the resumed model's context. A live turn (no
+  compaction from the next turn on: the turns after the summary and the one it came in,
+  a summary being a member of its turn) whose opener or last agent message starts like
+  one of the summary's verbatim quotes is flagged ``(also in summary)`` and demoted:
   chosen only after every other turn of its phase, never dropped.
 - Phase 1 spends ``budget · round_trip_fraction`` of unit characters on complete round
   trips only (an opener AND an agent message), as a hard floor; the most recent round
@@ -40,6 +41,7 @@ from pysift.engines.verbatim.geometry import (
 )
 from pysift.engines.verbatim.model import (
     ASST_CAP,
+    DEDUP_MIN_OPENING,
     USER_CAP,
     AgentMsg,
     Compaction,
@@ -78,12 +80,15 @@ def newest_compaction(compactions: list[Compaction]) -> Compaction | None:
 
 
 def matches_summary(unit: TurnUnit, keys: tuple[str, ...]) -> bool:
-    """A unit whose 80-character key and a summary quote's key start alike (either way:
-    a clipped bullet matches the longer unit, and the other way round)."""
+    """A unit whose 80-character key is a summary quote's key, or starts with one at least
+    ``DEDUP_MIN_OPENING`` characters long (the summary quoted the message's opening, or
+    clipped it). A quote that says more than the unit is not the unit, and a short one
+    (an answer `"B"`) is no quote of every message that merely starts alike."""
     mine = fingerprint(unit.text)
     if not mine:
         return False
-    return any(key and (mine.startswith(key) or key.startswith(mine)) for key in keys)
+    return any(key and (mine == key or (len(key) >= DEDUP_MIN_OPENING
+                                        and mine.startswith(key))) for key in keys)
 
 
 def flag_duplicates(turns: list[TurnSlice], newest: Compaction | None
@@ -275,11 +280,20 @@ def plan_session(scan: SessionScan, turns: list[TurnSlice], *, budget: int, frac
 
 def min_render_chars(scan: SessionScan, turns: list[TurnSlice], budget: int, cfg: Richness,
                      tz: tzinfo | None) -> int | None:
-    """The least a session's document can cost: its header block and its cheapest single
-    side (None when it has nothing to restore)."""
+    """The least budget that renders the session: its header block reserved at that
+    budget (wider as the budget gains digits) and its cheapest single side with the
+    banners of the compactions after it (None when it has nothing to restore). The
+    planner renders at least that side at this budget, and nothing below it."""
+    turns, _ = flag_duplicates(turns, newest_compaction(scan.compactions))  # as printed
     options = Options(cfg, tz)
-    costs = [found[0] for t in turns for sides in (USER_ONLY, ASSISTANT_ONLY)
+    crossings = Crossings(scan.compactions)
+    costs = [found[0] + crossings.cost(found[1]) for t in turns
+             for sides in (USER_ONLY, ASSISTANT_ONLY)
              if (found := options.of(t, sides)) is not None]
     if not costs:
         return None
-    return header_reserve(scan, turns, budget, tz) + min(costs)
+    least = min(costs)
+    need = header_reserve(scan, turns, budget, tz) + least
+    while (wider := header_reserve(scan, turns, need, tz) + least) != need:
+        need = wider
+    return need

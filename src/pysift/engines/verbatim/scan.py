@@ -30,7 +30,7 @@ same ``TurnMap`` show and search number turns with.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import field
 from functools import partial
 from typing import Any
@@ -418,7 +418,8 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             n_calls, n_failed = data
             current.tool_calls += n_calls
             calls += n_calls
-            failed += n_failed
+            if offset not in opener_set:  # a rejection opening the turn answers the last
+                failed += n_failed        # turn's call: no failure of this turn's messages
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
@@ -426,8 +427,12 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             current.agents.append(AgentMsg(unit, calls, failed))
             calls = failed = 0
     turns = [s for _, s in sorted(slices.items()) if s.user is not None or s.agents]
-    for s in turns:
-        s.compactions_before = len(positions) - bisect_right(positions, s.content_line)
+    # a summary is a member of the turn in progress when it came (never a delimiter): a
+    # turn is behind the compactions from the next turn's first line on
+    for k, s in enumerate(turns):
+        end = turns[k + 1].first_line if k + 1 < len(turns) else None
+        s.compactions_before = 0 if end is None else len(positions) - bisect_left(
+            positions, end)
     scan = SessionScan(transcript, turns, compactions, skipped_lines=facts.malformed)
     if not transcript.is_subagent:
         _merge_sidecar(scan, buf, ctx, turn_map.turn_count)
@@ -458,18 +463,31 @@ def _opener_unit(rec: Record, line: int, ctx: classify.ClassifyContext) -> TurnU
     if classify.is_peer_message_record(rec) and not classify.is_genuine_user(rec):
         for unit in classify.units(rec, ctx):
             if unit.label in (L.AGENT_COMM_INBOX, L.AGENT_COMM_SIGNAL) and unit.from_:
-                body = _peer_body(unit.text)
-                return TurnUnit(line=line, role=USER, text=body, raw=None, ts=rec.timestamp,
-                                inbound=Inbound(unit.label, unit.from_),
+                body = one_line(_peer_inner(unit.text))
+                raw = _peer_section(rec, unit.text)
+                return TurnUnit(line=line, role=USER, text=body,
+                                raw=_original(_peer_inner(raw) if raw else None, body),
+                                ts=rec.timestamp, inbound=Inbound(unit.label, unit.from_),
                                 image_ids=_images(rec, line))
     text = classify.opener_text(rec, ctx)
     if text is None:
         return None
-    raw = _raw_body(rec) if classify.is_genuine_user(rec) else None
-    if raw is not None and ("\n" not in raw or one_line(raw) != text):
-        raw = None
-    return TurnUnit(line=line, role=USER, text=text, raw=raw, ts=rec.timestamp,
-                    image_ids=_images(rec, line))
+    if classify.is_genuine_user(rec):
+        raw = _raw_body(rec)
+    else:  # an AskUserQuestion exchange, a rejection's instruction (and its plan pointer)
+        raw = classify.auq_exchange(rec) or classify.rejection_message(rec)
+        if raw is not None and text.startswith(flat := one_line(raw)):
+            raw += text[len(flat):]
+    return TurnUnit(line=line, role=USER, text=text, raw=_original(raw, text),
+                    ts=rec.timestamp, image_ids=_images(rec, line))
+
+
+def _original(raw: str | None, text: str) -> str | None:
+    """``raw`` when ``text`` is its one-line form and it had newlines (the ellipsis counts
+    the lines a cut removes in it), else None."""
+    if raw is None or "\n" not in raw or one_line(raw) != text:
+        return None
+    return raw
 
 
 def _images(rec: Record, line: int | None) -> tuple[str, ...]:
@@ -478,17 +496,40 @@ def _images(rec: Record, line: int | None) -> tuple[str, ...]:
     return tuple(image_ids(rec, line))
 
 
-def _peer_body(section: str) -> str:
-    """A peer section's text without its open and close tags."""
+_PEER_OPEN = ("<teammate-message", "<agent-message")
+
+
+def _peer_section(rec: Record, flat: str) -> str | None:
+    """The section of the record's own text whose one-line form is ``flat`` (a peer
+    message's unit text), newlines kept; None when none is."""
+    content = _raw_body(rec)
+    if content is None or "\n" not in content:
+        return None
+    for open_tag, close in zip(_PEER_OPEN, _PEER_CLOSE, strict=True):
+        start = content.find(open_tag)
+        while start >= 0:
+            end = content.find(close, start)
+            if end < 0:
+                break
+            section = content[start:end + len(close)]
+            if one_line(section) == flat:
+                return section
+            start = content.find(open_tag, end)
+    return None
+
+
+def _peer_inner(section: str) -> str:
+    """A peer section's text without its open and close tags (not yet one-lined)."""
     body = section
     if body.startswith("<"):
         gt = body.find(">")
         if gt >= 0:
             body = body[gt + 1:]
+    body = body.rstrip()
     for close in _PEER_CLOSE:
         if body.endswith(close):
             body = body[: -len(close)]
-    return one_line(body)
+    return body
 
 
 def _raw_body(rec: Record) -> str | None:
@@ -553,6 +594,18 @@ def fingerprint(text: str) -> str:
     return one_line(text).lower()[:DEDUP_PREFIX]
 
 
+_CLIPPED = ("...", "…")
+
+
+def _unclipped(quote: str) -> str:
+    """A quote without the ellipsis a summary clipped it with (its opening is verbatim)."""
+    stripped = quote.rstrip()
+    for mark in _CLIPPED:
+        if stripped.endswith(mark):
+            return stripped[: -len(mark)]
+    return quote
+
+
 def _quoted(text: str) -> str | None:
     start = text.find('"')
     if start < 0:
@@ -570,10 +623,10 @@ def fingerprints(body: str) -> tuple[str, ...]:
         line = raw_line.lstrip()
         if line.startswith("- "):
             inner = _quoted(line[2:])
-            key = fingerprint(inner if inner is not None else line[2:])
+            key = fingerprint(_unclipped(inner if inner is not None else line[2:]))
         else:
             inner = _quoted(line)
-            key = fingerprint(inner) if inner is not None else ""
+            key = fingerprint(_unclipped(inner)) if inner is not None else ""
         if key:
             out.append(key)
     return tuple(out)

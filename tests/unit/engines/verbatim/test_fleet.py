@@ -75,3 +75,95 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
             assert printed > width
         if sel.cap != UNCAPPED:  # ellipsized only when it alone exceeds one window
             assert size(turn_lines(sel.turn, where[i], UNCAPPED, True, cfg, UTC)) > width
+
+
+def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: Path) -> None:
+    # t0, a compaction, t1, t2; the window holds t2 and t1 without the banner before it,
+    # not with it: t1 (banner and all) opens the second slice, where t0 fits too. The
+    # fleet used to place t1 bare as its oldest turn and stop, leaving slice 2 empty and
+    # saying t0 "did not fit".
+    from builders import Session, assistant, compact_boundary, compact_summary, user
+
+    s = Session("5e5e5e5e-3333-4222-8333-444455556666", cwd="/w/p")
+    s.add(user("q1"))
+    s.add(assistant("a1"))
+    s.add(compact_boundary(150000))
+    s.add(compact_summary('6. All user messages:\n- "an earlier question"\n'))
+    s.add(user("second question about the cache"))
+    s.add(assistant("second answer: the cache is warm."))
+    s.add(user("third question about the release"))
+    s.add(assistant("third answer: tagged."))
+    path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness()
+    [_every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
+                             cfg=cfg, tz=UTC)
+    lines = whole.split("\n")
+    assert lines[4] == "══ compaction boundary · summary at L4 ══"
+    t1, t2 = lines[5:9], lines[9:13]
+    width = size(t2) + size(t1) + 5  # t1 fits beside t2 only without its banner
+    [plan], chunks = fleet([scan], [scan.turns], slices=2, width=width, max_compactions=0,
+                           cfg=cfg, tz=UTC)
+    assert len(plan.selected) == 3
+    assert chunks == ["\n".join(lines[:9]) + "\n", "\n".join(t2) + "\n"]
+
+
+def test_the_fleet_of_a_project_holds_the_newest_session_s_turns(tmp_path: Path) -> None:
+    # a project scope lists its sessions by name; the fleet's "newest" turns are the
+    # newest session's, whatever its name (a project of the real corpus kept the oldest
+    # session's turns and called the newest session's "older", left out)
+    from datetime import datetime
+
+    from builders import Session, assistant, user
+
+    home = ClaudeHome(tmp_path)
+    scans = []
+    for sid, day, word in (("11111111-1111-4111-8111-111111111111", 20, "new"),
+                           ("99999999-9999-4999-8999-999999999999", 1, "old")):
+        s = Session(sid, cwd="/w/p", start=datetime(2026, 5, day, 9, 0, tzinfo=UTC))
+        for k in range(3):
+            s.add(user(f"{word} question {k}"))
+            s.add(assistant(f"{word} answer {k}"))
+        scans.append(scan_session(transcript_from_path(home.session("/w/p", sid, s))))
+    cfg = Richness()
+    plans, chunks = fleet(scans, [s.turns for s in scans], slices=1, width=600,
+                          max_compactions=0, cfg=cfg, tz=UTC)
+    # the plans come back oldest session first, as the slices print them
+    old, new = ([sel.turn.user.text for sel in p.selected if sel.turn.user] for p in plans)
+    assert new == ["new question 0", "new question 1", "new question 2"]
+    assert old == ["old question 2"]  # what room is left: the old session's newest turn
+    # two transcripts: each session's lines stand under its title
+    [chunk] = chunks
+    assert chunk.startswith("SESSION 99999999-9999-4999-8999-999999999999\n▽ L5  USER  (")
+    assert "\nSESSION 11111111-1111-4111-8111-111111111111\n▽ L1  USER  (" in chunk
+    assert chunk.endswith("new answer 2\n") and len(chunk) <= 600
+    assert chunk == document(plans, cfg, UTC)
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(first=st.lists(TURN, min_size=1, max_size=5), second=st.lists(TURN, min_size=1, max_size=5),
+       width=st.integers(60, 2000), k=st.integers(1, 4))
+def test_a_fleet_over_two_sessions_keeps_the_newest_turns_under_their_titles(  # type: ignore[no-untyped-def]
+        tmp_path_factory, first, second, width, k) -> None:
+    home = ClaudeHome(Path(tmp_path_factory.mktemp("home")))
+    scans = []
+    for n, (turns, day) in enumerate(((first, 20), (second, 1))):  # the first is newer
+        s = session_of_turns(turns)
+        s.session_id = f"{n + 1}{'0' * 7}-0000-4000-8000-000000000000"
+        s.records = [dict(r, sessionId=s.session_id,
+                          timestamp=r["timestamp"].replace("2026-10-05", f"2026-05-{day:02d}"))
+                     if "timestamp" in r else r for r in s.records]
+        scans.append(scan_session(transcript_from_path(home.session("/w/p", s.session_id, s))))
+    cfg = Richness()
+    plans, chunks = fleet(scans, [s.turns for s in scans], slices=k, width=width,
+                          max_compactions=0, cfg=cfg, tz=UTC)
+    assert len(chunks) <= k and all(0 < len(c) <= width for c in chunks)
+    assert "".join(chunks) == document(plans, cfg, UTC)
+    older, newer = plans  # oldest session first
+    assert newer.scan is scans[0]
+    for plan in plans:
+        kept = [id(sel.turn) for sel in plan.selected]
+        assert kept == [id(t) for t in plan.turns[len(plan.turns) - len(kept):]]
+    if older.selected:  # nothing of the newer session was left out for it
+        assert len(newer.selected) == len(newer.turns)
