@@ -501,3 +501,23 @@ def test_a_lane_that_stopped_on_an_api_error_is_noted(cli, tmp_path: Path) -> No
     assert "a0000000000000001  builtin-task  completed" in result.stdout
     assert (f"note: agent a0000000000000001 of session {sid}: its last word is an API error "
             "Claude Code wrote, not the agent's reply") in result.stderr
+
+
+def test_an_unknown_lanes_sync_result_is_its_outcome_not_history(cli, tmp_path: Path) -> None:
+    """A sync spawn whose child transcript is empty (status `unknown`): the orchestrator's
+    tool result is written when the child ends, so it is the outcome; it was branded
+    "history — predates the still-open lane, NOT the outcome"."""
+    h = ClaudeHome(tmp_path / "claude")
+    main = Session(SID, cwd=CWD, step=5.0)
+    main.add(user("map the callers"))
+    main.add(assistant(tool_use("Task", {"description": "Map callers", "subagent_type": "Explore",
+                                         "prompt": "map the callers"}, id="t1")))
+    main.add(subagent_return("t1", "Three callers.", agent_id=EXPLORE, agent_type="Explore",
+                             prompt="map the callers"))
+    main_path = h.session(CWD, SID, main)
+    h.subagent(main_path, EXPLORE, meta={"agentType": "Explore"})
+    result = _run(cli, h, f"@{SID}", "--returned-message")
+    assert result.code == 0, result.stderr
+    assert f"  {EXPLORE}  builtin-task  [Explore]  unknown\n" in result.stdout
+    assert "returned   (sync-tool-result) Three callers." in result.stdout
+    assert "history —" not in result.stdout

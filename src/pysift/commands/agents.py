@@ -15,7 +15,7 @@ from dataclasses import field
 from typing import Any, TextIO
 
 from pysift.commands.scope import ScopeArgs
-from pysift.core.lanes import ESCALATION_BLOCKED, seconds_label
+from pysift.core.lanes import ESCALATION_BLOCKED, SYNC_TOOL_RESULT, UNKNOWN, seconds_label
 from pysift.core.text import excerpt, one_line
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.core.topology import preorder
@@ -49,6 +49,16 @@ HELD_EXPLANATION = (
     "↑ a Bash removal under a bare $VAR/ that Claude Code holds for a human yes even when "
     "permissions are bypassed: most likely waiting for approval in the main UI, not dead.")
 HISTORY_BRAND = "history — predates the still-open lane, NOT the outcome"
+
+
+def _history(status: str, completed: object, source: str) -> bool:
+    """Whether the returned message is branded as history (csift v0.6.4: a lane without
+    a completion). A lane of unknown status (its transcript empty or unreadable) whose
+    return is the orchestrator's sync tool result is no still-open lane: a sync spawn's
+    result is written when the child ends, so that result is the outcome."""
+    if completed is not None:
+        return False
+    return not (status == UNKNOWN and source == SYNC_TOOL_RESULT)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -409,7 +419,8 @@ def _node_block(out: TextIO, node: AgentNode, depth: int, view: AgentsView,
         w(f"{ind2}last-seen  {text_ts(life.last_activity, env.tz)}\n")
     if view.with_message:
         if node.returned_message is not None and node.returned_source is not None:
-            source = (node.returned_source if life.completed is not None
+            source = (node.returned_source if not _history(life.status, life.completed,
+                                                           node.returned_source)
                       else f"{node.returned_source} · {HISTORY_BRAND}")
             preview = excerpt(node.returned_message, RETURNED_PREVIEW_CHARS)[0]
             w(f"{ind2}returned   ({source}) {preview}\n")
