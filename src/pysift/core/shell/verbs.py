@@ -260,24 +260,48 @@ def _sed(args: list[Word]) -> list[Reading]:
 
 
 def _perl(args: list[Word]) -> list[Reading]:
-    in_place = any(w.value.startswith("-") and not w.value.startswith("--")
-                   and "i" in w.value[1:].split(".", 1)[0]
-                   and w.value[1:].split(".", 1)[0].isalnum() for w in args)
-    if not in_place or not _has(args, "-e", "-E"):
-        return []
+    """``perl -i`` with a ``-e``/``-E`` program: the operands after the switches. Switches
+    are read as perl bundles them (``-pi -e``, ``-i -pe``, ``-i.bak -pe``, ``-0777 -pi
+    -e``): ``-i`` takes the rest of its word as the backup suffix, ``-e`` the rest or the
+    next word as the program; a program given as a file (no ``-e``) leaves the operands
+    unknown (the first may be the script)."""
+    in_place = inline = False
     files: list[Word] = []
-    skip = False
+    skip = ended = False
     for word in args:
         if skip:
             skip = False
             continue
-        if word.value in ("-e", "-E", "-M", "-I"):
-            skip = True
+        value = word.value
+        if ended or not value.startswith("-") or value == "-":
+            if not inline:
+                return []
+            files.append(word)
             continue
-        if word.value.startswith("-"):
+        if value == "--":
+            ended = True
             continue
-        files.append(word)
-    return _each("perl-i", files)
+        at = 1
+        while at < len(value):
+            switch = value[at]
+            rest = value[at + 1:]
+            if switch == "i":
+                in_place = True
+                break
+            if switch in "eE":
+                inline = True
+                skip = not rest
+                break
+            if switch in "IMm":
+                skip = not rest
+                break
+            if switch in "FxCdD":
+                break
+            at += 1
+            if switch in "0l":
+                while at < len(value) and value[at] in "0123456789abcdefABCDEFx":
+                    at += 1
+    return _each("perl-i", files) if in_place and inline else []
 
 
 def _truncate(args: list[Word]) -> list[Reading]:
