@@ -154,6 +154,28 @@ def test_restore_partial_is_a_loud_error(cli, home: ClaudeHome, tmp_path: Path) 
     assert as_json.summary()["sessions"] == 0
 
 
+def test_a_length_never_seen_is_no_total(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    # a windowed Read known only from its `cat -n` text: lines 1..4, the length unknown.
+    # restore's JSON and the batch report had said total_lines 4 (the last line seen), a
+    # length the session never saw, while the text said `MISSING [5..?]`
+    save(home, Story().read(F, V1, 1, 4, echo=False))
+    as_json = run(cli, home, "--file", F, "--format", "json")
+    assert as_json.code == 1
+    [row] = as_json.json_rows("restore")
+    assert (row["reason"], row["lines"], row["total_lines"]) == ("partial", 4, None)
+    assert "MISSING [5..?]" in run(cli, home, "--file", F).stderr
+    manifest = tmp_path / "lost.txt"
+    manifest.write_text(f"{F}\n")
+    out_dir = tmp_path / "restore"
+    batch = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir),
+                "--format", "json")
+    [file_row] = batch.json_rows("file")
+    assert (file_row["status"], file_row["known_lines"], file_row["total_lines"]) == \
+        ("partial", 4, None)
+    report = (out_dir / "recovery-report.tsv").read_text().splitlines()
+    assert report[1].startswith(f"partial\t4\t?\t0\t0\t0\t{F}\t")
+
+
 def test_restore_no_history_and_invalidated(cli, home: ClaudeHome) -> None:
     save(home, Story().read(F, V1).fail("Edit", {"file_path": F, "old_string": "a",
                                                  "new_string": "b"},
