@@ -1121,6 +1121,19 @@ def test_a_partial_file_names_the_unreadable_call(cli, home: ClaudeHome) -> None
     assert "the session only saw part of the file" not in result.stderr
 
 
+def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHome) -> None:
+    # the session wrote the whole file (no final newline), then a bash `>>` made its end
+    # unknown; restore had said "the session only saw part of the file" and named no cause
+    save(home, Story().write(F, "one\ntwo").bash("echo three >> src/app.py"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 1
+    assert "MISSING [2..?]" in result.stderr
+    assert "1 bash append(s) of known bytes landed on a file that did not end with a newline" \
+        in result.stderr
+    assert "bash_append_unplaced" in result.stderr
+    assert "the session only saw part of the file" not in result.stderr
+
+
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
     story = Story().write(F, HELLO).unanswered("MultiEdit", {"file_path": F, "edits": "x"})
     save(home, story)

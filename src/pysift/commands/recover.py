@@ -486,6 +486,13 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
                    f"transcript and nothing shows whether they landed:")
         out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
                    for b in unconfirmed)
+    unplaced = [b for b in c.replay.boundaries if b.cause == rp.BASH_APPEND_UNPLACED]
+    if unplaced:
+        out.append(f"{len(unplaced)} bash append(s) of known bytes landed on a file that did "
+                   f"not end with a newline, so its last line and its length are unknown "
+                   f"from there:")
+        out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
+                   for b in unplaced)
     unread = [h for h in c.replay.holes if _is_unreadable(h)]
     if unread:
         out.append(f"{len(unread)} write call(s) that did not error could not be read, so "
@@ -494,7 +501,7 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
     if not (changes or unconfirmed) and len(c.replay.holes) > len(unread):
         out.append(f"{len(c.replay.holes) - len(unread)} edit(s) could not be placed in what "
                    f"the session saw (un-anchorable: their old text fell in unknown lines)")
-    elif not (changes or unconfirmed or unread):
+    elif not (changes or unconfirmed or unread or unplaced):
         out.append("the session only saw part of the file, so it cannot be rebuilt whole here")
     caveat = CAVEAT
     bash = [b for b in c.replay.boundaries if b.cause == rp.BASH_MUTATION]
