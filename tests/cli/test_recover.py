@@ -1134,6 +1134,18 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
     assert "the session only saw part of the file" not in result.stderr
 
 
+def test_a_find_that_deletes_or_rewrites_under_the_file_is_no_clean_window(
+        cli, home: ClaudeHome) -> None:
+    # `find … -exec sed -i … {} +` over the directory holding the file was read as
+    # changing nothing, so restore called the window clean ("no bash mutation of this
+    # file") after a command that may have rewritten it
+    save(home, Story().write(F, V1).bash("find . -name '*.py' -exec sed -i 's/v1/v2/' {} +"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete from the tool stream; NOT verified against disk" in result.stderr
+    assert "bash `find` on /w/proj (which holds the file)" in result.stderr
+
+
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
     story = Story().write(F, HELLO).unanswered("MultiEdit", {"file_path": F, "edits": "x"})
     save(home, story)

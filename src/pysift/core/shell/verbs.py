@@ -624,6 +624,45 @@ def _interpreter(lang: str, args: list[Word], command: Command) -> list[Reading]
 
 _SIMPLE = {"rm": _rm, "rmdir": _rm, "unlink": _rm}
 
+#: programs that, given the files ``find`` hands them, change those files
+_FIND_CHANGERS = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "truncate", "shred", "install",
+                            "ln", "dd"})
+
+
+def _find(args: list[Word]) -> list[Reading]:
+    """``find DIR… -delete`` or ``-exec``/``-execdir``/``-ok`` a changing program (``rm``,
+    ``sed -i``, a formatter...): which files it reaches is decided at run time, so the
+    reading is each start directory (``.`` when none is given), as for ``rm -r DIR``."""
+    i = 0
+    while i < len(args) and (args[i].value in ("-H", "-L", "-P", "-D")
+                             or args[i].value.startswith("-O")):
+        i += 2 if args[i].value == "-D" else 1
+    starts: list[Word] = []
+    while i < len(args) and not args[i].value.startswith("-") \
+            and args[i].value not in ("(", "!", ")", ","):
+        starts.append(args[i])
+        i += 1
+    changes = False
+    while i < len(args) and not changes:
+        value = args[i].value
+        if value == "-delete":
+            changes = True
+        elif value in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner: list[Word] = []
+            i += 1
+            while i < len(args) and args[i].value not in (";", "+"):
+                inner.append(args[i])
+                i += 1
+            name, rest = program(inner)
+            if name is not None:
+                changes = (name in _FIND_CHANGERS or bool(_sed(rest) if name == "sed" else
+                                                          _perl(rest) if name == "perl" else
+                                                          _class(name, rest)))
+        i += 1
+    if not changes:
+        return []
+    return _each("find", starts or [Word(".", ".")])
+
 
 def read_command(command: Command) -> list[Reading]:
     """Everything one simple command changes: its write redirections first, then what
@@ -653,6 +692,8 @@ def read_command(command: Command) -> list[Reading]:
         out += _perl(args)
     elif name == "truncate":
         out += _truncate(args)
+    elif name == "find":
+        out += _find(args)
     elif name == "git":
         out += _git(args)
     elif name == "curl":

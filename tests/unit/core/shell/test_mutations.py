@@ -51,6 +51,15 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("perl -i -ne 'print unless /x/' keep.txt", [(f"{CWD}/keep.txt", "cwd-joined", "perl-i")]),
     ("perl -ie 's/a/b/' e.txt", []),  # -i with the suffix `e`: the program is a file
     ("perl -ne 'print' f.txt", []),
+    # find: which files -delete or a changing -exec reaches is decided at run time, so the
+    # reading is each start directory, as for `rm -r DIR`
+    ("find . -name '*.pyc' -delete", [(CWD, "cwd-joined", "find")]),
+    ("find . -type d -name __pycache__ -exec rm -rf {} +", [(CWD, "cwd-joined", "find")]),
+    ("find src lib -name '*.py' -exec sed -i 's/a/b/' {} \\;", [(f"{CWD}/src", "cwd-joined", "find"), (f"{CWD}/lib", "cwd-joined", "find")]),
+    ("find -L /srv/app -exec npx prettier --write {} +", [("/srv/app", "absolute", "find")]),
+    ("find -delete", [(CWD, "cwd-joined", "find")]),
+    ("find . -name '*.py' -exec grep -l TODO {} \\;", []),
+    ("find . -name x -print", []),
     # redirections
     ("echo hi > out.txt", [(f"{CWD}/out.txt", "cwd-joined", ">")]),
     ("date >> /var/log/x.log 2>&1", [("/var/log/x.log", "absolute", ">>")]),
@@ -350,7 +359,7 @@ def test_a_name_spelled_through_ansi_c_escapes_is_the_file(command: str) -> None
 
 
 @pytest.mark.parametrize("name", [
-    "rm", "rmdir", "unlink", "mkdir", "touch", "tee", "cp", "mv", "install", "ln", "rsync",
+    "rm", "rmdir", "unlink", "find", "mkdir", "touch", "tee", "cp", "mv", "install", "ln", "rsync",
     "sed", "perl", "truncate", "git", "curl", "wget", "dd", "zip", "tar", "python3", "node",
     "nodejs", "ruby", "cargo", "rustfmt", "prettier", "black", "ruff", "eslint", "gofmt",
     "clang-format", "dprint", "npm", "pnpm", "yarn", "bun", "pip", "poetry", "uv", "unzip",
