@@ -1146,6 +1146,17 @@ def test_a_find_that_deletes_or_rewrites_under_the_file_is_no_clean_window(
     assert "bash `find` on /w/proj (which holds the file)" in result.stderr
 
 
+def test_a_bash_dash_c_script_that_changes_the_file_is_no_clean_window(
+        cli, home: ClaudeHome) -> None:
+    # `bash -c '…'` was read as changing nothing, so restore called the window clean after
+    # the script rewrote the file
+    save(home, Story().write(F, V1).bash("sudo bash -c 'sed -i s/v1/v2/ src/app.py'"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete from the tool stream; NOT verified against disk" in result.stderr
+    assert "bash `sed-i` on /w/proj/src/app.py" in result.stderr
+
+
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
     story = Story().write(F, HELLO).unanswered("MultiEdit", {"file_path": F, "edits": "x"})
     save(home, story)

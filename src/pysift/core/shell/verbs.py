@@ -664,6 +664,57 @@ def _find(args: list[Word]) -> list[Reading]:
     return _each("find", starts or [Word(".", ".")])
 
 
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def _shell_string(args: list[Word]) -> Word | None:
+    """The command string of ``bash -c 'SCRIPT'`` (``-c`` alone or in a bundle: ``-ec``,
+    ``-lc``), or None when the shell runs a script file or reads stdin."""
+    skip = False
+    for i, word in enumerate(args):
+        value = word.value
+        if skip:
+            skip = False
+            continue
+        if value in ("-o", "+o", "-O", "+O"):
+            skip = True
+            continue
+        if value.startswith("--"):
+            if value == "--":
+                return None
+            continue
+        if not value.startswith(("-", "+")) or len(value) < 2:
+            return None
+        if value[0] == "-" and "c" in value[1:] and value[1:].isalpha():
+            return next((w for w in args[i + 1:] if not w.value.startswith("-")), None)
+    return None
+
+
+def _shell_c(args: list[Word]) -> list[Reading]:
+    """What ``bash -c 'SCRIPT'`` (``sh``, ``zsh``...) changes: the readings of the script's
+    own commands, each read from the directory the script's ``cd``s reach (an unknown one
+    leaves its relative operands unplaced, never joined to the wrong directory). An
+    expansion in the string (``bash -c "rm $F"``) stays an expansion in the script, so its
+    operand is a pattern; a string that is one variable (``bash -c "$CMD"``) reads as
+    nothing, as a variable command does."""
+    script = _shell_string(args)
+    if script is None or script.glob or script.tilde or not script.value.strip():
+        return []
+    from pysift.core.shell.syntax import parse
+
+    out: list[Reading] = []
+    for inner in parse(script.value).commands:
+        cwd = inner.cwd
+        if cwd.kind == "unknown":
+            moved: tuple[Word, ...] = (Word("$PWD", "$PWD", dynamic=True),)
+        else:
+            moved = (Word(cwd.path, cwd.path),) if cwd.kind != "spawn" and cwd.path else ()
+        for reading in read_command(inner):
+            out.append(reading if reading.word is None else
+                       Reading(reading.verb, reading.word, None, moved + reading.chdir))
+    return out
+
+
 def read_command(command: Command) -> list[Reading]:
     """Everything one simple command changes: its write redirections first, then what
     its program changes."""
@@ -694,6 +745,8 @@ def read_command(command: Command) -> list[Reading]:
         out += _truncate(args)
     elif name == "find":
         out += _find(args)
+    elif name in _SHELLS:
+        out += _shell_c(args)
     elif name == "git":
         out += _git(args)
     elif name == "curl":

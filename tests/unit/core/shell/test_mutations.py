@@ -60,6 +60,18 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("find -delete", [(CWD, "cwd-joined", "find")]),
     ("find . -name '*.py' -exec grep -l TODO {} \\;", []),
     ("find . -name x -print", []),
+    # `bash -c 'SCRIPT'` (sh, zsh...): the script's own commands, from the directory its
+    # cds reach
+    ("bash -c 'rm -f /tmp/a.txt'", [("/tmp/a.txt", "absolute", "rm")]),
+    ("sudo sh -c \"echo hi > /etc/motd\"", [("/etc/motd", "absolute", ">")]),
+    ("bash -c 'cd sub && touch x'", [(f"{CWD}/sub/x", "cd-tracked", "touch")]),
+    ("cd d && bash -lc 'rm y'", [(f"{CWD}/d/y", "cd-tracked", "rm")]),
+    ("bash -o pipefail -c 'rm w'", [(f"{CWD}/w", "cwd-joined", "rm")]),
+    ("bash -c \"rm $F\"", [("$F", "unresolved", "rm")]),
+    ("bash -c \"cd $D && rm z\"", [("z", "unresolved", "rm")]),
+    ("bash -c \"$CMD\"", []),
+    ("bash run.sh out.txt", []),
+    ("bash -c 'ls -la'", []),
     # redirections
     ("echo hi > out.txt", [(f"{CWD}/out.txt", "cwd-joined", ">")]),
     ("date >> /var/log/x.log 2>&1", [("/var/log/x.log", "absolute", ">>")]),
