@@ -316,3 +316,33 @@ def test_windows_dot_segments_are_one_file_and_sharp_s_is_not_ss(cli, tmp_path: 
     result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--format", "json")
     assert result.code == 0, result.stderr
     assert result.summary()["distinct_files"] == 3
+
+
+def test_a_relative_structured_path_is_joined_to_its_record_cwd(cli, tmp_path: Path) -> None:
+    """A Write/Edit naming a relative path (some subagent transcripts record them) was
+    listed as written: bucketed under `docs`, counted apart from the absolute spelling of
+    the same file, and missed by `--glob '/w/proj/**'` (the filters match the full path)
+    while `recover` joins it to the record's cwd. It is joined now, classed `cwd-joined`
+    with the written spelling kept; an absolute path stays as it was."""
+    h = ClaudeHome(tmp_path / "relhome")
+    s = Session(S1, cwd=CWD)
+    s.add(user("write the docs"))
+    s.add(assistant(tool_use("Write", {"file_path": "docs/a.md", "content": "A"}, id="w1")))
+    s.add(tool_result("w1", "ok"))
+    s.add(assistant(tool_use("Edit", {"file_path": "/w/proj/docs/a.md", "old_string": "A",
+                                      "new_string": "B"}, id="e1")))
+    s.add(tool_result("e1", "ok"))
+    s.add(assistant(tool_use("Edit", {"file_path": "./docs/../docs/b.md", "old_string": "A",
+                                      "new_string": "B"}, id="e2")))
+    s.add(tool_result("e2", MODIFIED, is_error=True))
+    h.session(CWD, S1, s)
+    result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--by", "timeline",
+                 "--glob", "/w/proj/**", "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = result.json_rows("mutation")
+    assert [(r["path"], r["resolution"], r["path_verbatim"]) for r in rows] == [
+        ("/w/proj/docs/a.md", "cwd-joined", "docs/a.md"),
+        ("/w/proj/docs/a.md", None, None),
+    ]
+    assert [b["path"] for b in result.json_rows("boundary")] == ["/w/proj/docs/b.md"]
+    assert result.summary()["distinct_files"] == 1

@@ -154,6 +154,28 @@ def test_restore_partial_is_a_loud_error(cli, home: ClaudeHome, tmp_path: Path) 
     assert as_json.summary()["sessions"] == 0
 
 
+def test_a_length_never_seen_is_no_total(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    # a windowed Read known only from its `cat -n` text: lines 1..4, the length unknown.
+    # restore's JSON and the batch report had said total_lines 4 (the last line seen), a
+    # length the session never saw, while the text said `MISSING [5..?]`
+    save(home, Story().read(F, V1, 1, 4, echo=False))
+    as_json = run(cli, home, "--file", F, "--format", "json")
+    assert as_json.code == 1
+    [row] = as_json.json_rows("restore")
+    assert (row["reason"], row["lines"], row["total_lines"]) == ("partial", 4, None)
+    assert "MISSING [5..?]" in run(cli, home, "--file", F).stderr
+    manifest = tmp_path / "lost.txt"
+    manifest.write_text(f"{F}\n")
+    out_dir = tmp_path / "restore"
+    batch = run(cli, home, "--files-from", str(manifest), "--out-dir", str(out_dir),
+                "--format", "json")
+    [file_row] = batch.json_rows("file")
+    assert (file_row["status"], file_row["known_lines"], file_row["total_lines"]) == \
+        ("partial", 4, None)
+    report = (out_dir / "recovery-report.tsv").read_text().splitlines()
+    assert report[1].startswith(f"partial\t4\t?\t0\t0\t0\t{F}\t")
+
+
 def test_restore_no_history_and_invalidated(cli, home: ClaudeHome) -> None:
     save(home, Story().read(F, V1).fail("Edit", {"file_path": F, "old_string": "a",
                                                  "new_string": "b"},
@@ -1097,6 +1119,42 @@ def test_a_partial_file_names_the_unreadable_call(cli, home: ClaudeHome) -> None
     assert "1 write call(s) that did not error could not be read" in result.stderr
     assert "  L5 MultiEdit: no readable edits" in result.stderr
     assert "the session only saw part of the file" not in result.stderr
+
+
+def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHome) -> None:
+    # the session wrote the whole file (no final newline), then a bash `>>` made its end
+    # unknown; restore had said "the session only saw part of the file" and named no cause
+    save(home, Story().write(F, "one\ntwo").bash("echo three >> src/app.py"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 1
+    assert "MISSING [2..?]" in result.stderr
+    assert "1 bash append(s) of known bytes landed on a file that did not end with a newline" \
+        in result.stderr
+    assert "bash_append_unplaced" in result.stderr
+    assert "the session only saw part of the file" not in result.stderr
+
+
+def test_a_find_that_deletes_or_rewrites_under_the_file_is_no_clean_window(
+        cli, home: ClaudeHome) -> None:
+    # `find … -exec sed -i … {} +` over the directory holding the file was read as
+    # changing nothing, so restore called the window clean ("no bash mutation of this
+    # file") after a command that may have rewritten it
+    save(home, Story().write(F, V1).bash("find . -name '*.py' -exec sed -i 's/v1/v2/' {} +"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete from the tool stream; NOT verified against disk" in result.stderr
+    assert "bash `find` on /w/proj (which holds the file)" in result.stderr
+
+
+def test_a_bash_dash_c_script_that_changes_the_file_is_no_clean_window(
+        cli, home: ClaudeHome) -> None:
+    # `bash -c '…'` was read as changing nothing, so restore called the window clean after
+    # the script rewrote the file
+    save(home, Story().write(F, V1).bash("sudo bash -c 'sed -i s/v1/v2/ src/app.py'"))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete from the tool stream; NOT verified against disk" in result.stderr
+    assert "bash `sed-i` on /w/proj/src/app.py" in result.stderr
 
 
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:

@@ -283,12 +283,12 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
         # the asked lines lie past every line the replay places: past the file's end when
         # its length is known, else past what was seen of it
         report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
-                        "lines": 0, "total_lines": v.total or _extent(v), **counts}]
+                        "lines": 0, "total_lines": v.total, **counts}]
         report.notes.extend(_beyond_the_end(ctx, best))
         return report
     if not whole:
         report.rows = [{"kind": "restore", "file": file, "complete": False, "reason": "partial",
-                        "lines": v.known_count, "total_lines": v.total or _extent(v), **counts}]
+                        "lines": v.known_count, "total_lines": v.total, **counts}]
         report.notes.extend(_partial_diagnostic(ctx, best))
         return report
     content = rv.restored_bytes(buf, ctx.opts.file_lines)
@@ -486,6 +486,13 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
                    f"transcript and nothing shows whether they landed:")
         out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
                    for b in unconfirmed)
+    unplaced = [b for b in c.replay.boundaries if b.cause == rp.BASH_APPEND_UNPLACED]
+    if unplaced:
+        out.append(f"{len(unplaced)} bash append(s) of known bytes landed on a file that did "
+                   f"not end with a newline, so its last line and its length are unknown "
+                   f"from there:")
+        out.extend(rv.boundary_text(b, c.group, ctx.tz, indent="  ", cause=True)
+                   for b in unplaced)
     unread = [h for h in c.replay.holes if _is_unreadable(h)]
     if unread:
         out.append(f"{len(unread)} write call(s) that did not error could not be read, so "
@@ -494,7 +501,7 @@ def _partial_diagnostic(ctx: _Ctx, c: _Candidate) -> list[str]:
     if not (changes or unconfirmed) and len(c.replay.holes) > len(unread):
         out.append(f"{len(c.replay.holes) - len(unread)} edit(s) could not be placed in what "
                    f"the session saw (un-anchorable: their old text fell in unknown lines)")
-    elif not (changes or unconfirmed or unread):
+    elif not (changes or unconfirmed or unread or unplaced):
         out.append("the session only saw part of the file, so it cannot be rebuilt whole here")
     caveat = CAVEAT
     bash = [b for b in c.replay.boundaries if b.cause == rp.BASH_MUTATION]
@@ -746,7 +753,7 @@ class _Outcome:
     target: str
     status: str  # complete | partial | invalidated | no-history | skipped-exists
     known: int = 0
-    total: int = 0
+    total: int | None = 0  # None: the file's length was never seen
     boundaries: int = 0
     bash_file: int = 0
     bash_opaque: int = 0
@@ -925,7 +932,7 @@ def _rebuild(history: FileHistory, dest: Path, at: At, force: bool
     disclosure = disclose(best.group, best.cutoff, history.target.base)
     v = rv.view(rep.buffer)
     outcome = _Outcome(target, "complete" if rep.buffer.complete else "partial", v.known_count,
-                       v.total or max((n for n, _, _ in v.known), default=0),
+                       v.total,
                        len(rep.boundaries) + sum(len(x.replay.boundaries) for x in later),
                        rep.counts.bash + sum(x.replay.counts.bash for x in later),
                        len(disclosure.opaque))
@@ -974,7 +981,8 @@ def _check_room(out_dir: Path, plans: list[tuple[_Outcome, bytes | None]]) -> No
 def _write_report(out_dir: Path, outcomes: list[_Outcome], force: bool) -> Path:
     rows = ["\t".join(REPORT_COLUMNS)]
     for o in outcomes:
-        rows.append("\t".join(str(v) for v in (o.status, o.known, o.total, o.boundaries,
+        total = "?" if o.total is None else o.total
+        rows.append("\t".join(str(v) for v in (o.status, o.known, total, o.boundaries,
                                                 o.bash_file, o.bash_opaque, o.target,
                                                 o.written or "")))
     path = out_dir / REPORT_NAME

@@ -267,7 +267,8 @@ class _Facts:
 
     def __init__(self) -> None:
         # (tool_use_id, op, path, offset, ts): offset = where the record's line starts
-        self.structured: list[tuple[str | None, str, str, int, str | None]] = []
+        # (tool_use id, op, path, offset, ts, the call record's cwd)
+        self.structured: list[tuple[str | None, str, str, int, str | None, str | None]] = []
         # (tool_use_id, command, cwd, offset, ts)
         self.bash: list[tuple[str | None, str, str | None, int, str | None]] = []
         self.creates: dict[str, str] = {}  # tool_use_id -> filePath of a create result
@@ -331,7 +332,7 @@ def _read_record(obj: dict[str, Any], line: int, facts: _Facts) -> None:
             if op is not None:
                 key = "notebook_path" if name == "NotebookEdit" else "file_path"
                 path = _str(args.get(key)) or _str(args.get("file_path")) or ""
-                facts.structured.append((tool_id, op, path, line, ts))
+                facts.structured.append((tool_id, op, path, line, ts, _str(obj.get("cwd"))))
             elif name == "Bash":
                 command = args.get("command")
                 if isinstance(command, str):
@@ -511,7 +512,8 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
     rows: list[Mutation] = []
     op_paths: dict[str, str] = {}
     op_calls: dict[str, tuple[int, str | None]] = {}  # tool_use id -> the call's place, ts
-    for tool_id, op, path, offset, ts in facts.structured:
+    for tool_id, op, written, offset, ts, cwd in facts.structured:
+        path, resolution, verbatim = _structured_path(written, cwd)
         if tool_id is not None and path:
             op_paths.setdefault(tool_id, path)
             op_calls.setdefault(tool_id, (offset, ts))
@@ -519,11 +521,11 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
             continue
         created = tool_id is not None and tool_id in facts.creates
         if not path and created:
-            path = facts.creates.get(tool_id or "", "")
+            path, resolution, verbatim = _structured_path(facts.creates.get(tool_id or "", ""), cwd)
         if not path:
             continue
-        rows.append(Mutation(path, op, ts, None, created, False, None, None, False, None,
-                             None, offset))
+        rows.append(Mutation(path, op, ts, None, created, False, resolution, verbatim, False,
+                             None, None, offset))
     for tool_id, command, cwd, offset, ts in facts.bash:
         errored = tool_id is not None and tool_id in facts.failed
         for m in shell.mutations(command, cwd):
@@ -544,6 +546,16 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
                            call_offset)
                   for path, offset, (call_offset, call_ts) in found]
     return rows, boundaries
+
+
+def _structured_path(written: str, cwd: str | None) -> tuple[str, str | None, str | None]:
+    """``(path, resolution, path_verbatim)`` of a Write/Edit/MultiEdit/NotebookEdit path: as
+    written when absolute; a relative one (some subagent transcripts record them) joined
+    to the call record's own absolute ``cwd``, classed ``cwd-joined`` with the written
+    spelling kept, as ``recover`` joins it (the path filters match the full path)."""
+    if not written or shell.is_absolute(written) or not cwd or not shell.is_absolute(cwd):
+        return written, None, None
+    return shell.join(cwd, written), shell.CWD_JOINED, written
 
 
 def _external_writes(snapshots: list[tuple[str, int, int, str | None]], rows: list[Mutation],

@@ -23,7 +23,7 @@ from pysift.model.fastdata import dataclass
 # (quotes and backslashes dropped, so ``r'm'`` still says rm) and no ``>`` changes nothing
 # this layer can see.
 _TRIGGERS = re.compile(
-    r">|rm|mkdir|touch|tee|cp|mv|install|ln|rsync|sed|perl|truncate|git|curl|wget|dd|zip"
+    r">|rm|unlink|find|mkdir|touch|tee|cp|mv|install|ln|rsync|sed|perl|truncate|git|curl|wget|dd|zip"
     r"|tar|unzip|7z|patch|cargo|rustfmt|prettier|black|ruff|eslint|gofmt|clang-format"
     r"|dprint|npm|pnpm|yarn|bun|pip|poetry|uv|py|node|ruby|--out|--log|--junit"
     r"|--report-path")

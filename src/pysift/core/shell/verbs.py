@@ -260,24 +260,48 @@ def _sed(args: list[Word]) -> list[Reading]:
 
 
 def _perl(args: list[Word]) -> list[Reading]:
-    in_place = any(w.value.startswith("-") and not w.value.startswith("--")
-                   and "i" in w.value[1:].split(".", 1)[0]
-                   and w.value[1:].split(".", 1)[0].isalnum() for w in args)
-    if not in_place or not _has(args, "-e", "-E"):
-        return []
+    """``perl -i`` with a ``-e``/``-E`` program: the operands after the switches. Switches
+    are read as perl bundles them (``-pi -e``, ``-i -pe``, ``-i.bak -pe``, ``-0777 -pi
+    -e``): ``-i`` takes the rest of its word as the backup suffix, ``-e`` the rest or the
+    next word as the program; a program given as a file (no ``-e``) leaves the operands
+    unknown (the first may be the script)."""
+    in_place = inline = False
     files: list[Word] = []
-    skip = False
+    skip = ended = False
     for word in args:
         if skip:
             skip = False
             continue
-        if word.value in ("-e", "-E", "-M", "-I"):
-            skip = True
+        value = word.value
+        if ended or not value.startswith("-") or value == "-":
+            if not inline:
+                return []
+            files.append(word)
             continue
-        if word.value.startswith("-"):
+        if value == "--":
+            ended = True
             continue
-        files.append(word)
-    return _each("perl-i", files)
+        at = 1
+        while at < len(value):
+            switch = value[at]
+            rest = value[at + 1:]
+            if switch == "i":
+                in_place = True
+                break
+            if switch in "eE":
+                inline = True
+                skip = not rest
+                break
+            if switch in "IMm":
+                skip = not rest
+                break
+            if switch in "FxCdD":
+                break
+            at += 1
+            if switch in "0l":
+                while at < len(value) and value[at] in "0123456789abcdefABCDEFx":
+                    at += 1
+    return _each("perl-i", files) if in_place and inline else []
 
 
 def _truncate(args: list[Word]) -> list[Reading]:
@@ -600,6 +624,96 @@ def _interpreter(lang: str, args: list[Word], command: Command) -> list[Reading]
 
 _SIMPLE = {"rm": _rm, "rmdir": _rm, "unlink": _rm}
 
+#: programs that, given the files ``find`` hands them, change those files
+_FIND_CHANGERS = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "truncate", "shred", "install",
+                            "ln", "dd"})
+
+
+def _find(args: list[Word]) -> list[Reading]:
+    """``find DIR… -delete`` or ``-exec``/``-execdir``/``-ok`` a changing program (``rm``,
+    ``sed -i``, a formatter...): which files it reaches is decided at run time, so the
+    reading is each start directory (``.`` when none is given), as for ``rm -r DIR``."""
+    i = 0
+    while i < len(args) and (args[i].value in ("-H", "-L", "-P", "-D")
+                             or args[i].value.startswith("-O")):
+        i += 2 if args[i].value == "-D" else 1
+    starts: list[Word] = []
+    while i < len(args) and not args[i].value.startswith("-") \
+            and args[i].value not in ("(", "!", ")", ","):
+        starts.append(args[i])
+        i += 1
+    changes = False
+    while i < len(args) and not changes:
+        value = args[i].value
+        if value == "-delete":
+            changes = True
+        elif value in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner: list[Word] = []
+            i += 1
+            while i < len(args) and args[i].value not in (";", "+"):
+                inner.append(args[i])
+                i += 1
+            name, rest = program(inner)
+            if name is not None:
+                changes = (name in _FIND_CHANGERS or bool(_sed(rest) if name == "sed" else
+                                                          _perl(rest) if name == "perl" else
+                                                          _class(name, rest)))
+        i += 1
+    if not changes:
+        return []
+    return _each("find", starts or [Word(".", ".")])
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def _shell_string(args: list[Word]) -> Word | None:
+    """The command string of ``bash -c 'SCRIPT'`` (``-c`` alone or in a bundle: ``-ec``,
+    ``-lc``), or None when the shell runs a script file or reads stdin."""
+    skip = False
+    for i, word in enumerate(args):
+        value = word.value
+        if skip:
+            skip = False
+            continue
+        if value in ("-o", "+o", "-O", "+O"):
+            skip = True
+            continue
+        if value.startswith("--"):
+            if value == "--":
+                return None
+            continue
+        if not value.startswith(("-", "+")) or len(value) < 2:
+            return None
+        if value[0] == "-" and "c" in value[1:] and value[1:].isalpha():
+            return next((w for w in args[i + 1:] if not w.value.startswith("-")), None)
+    return None
+
+
+def _shell_c(args: list[Word]) -> list[Reading]:
+    """What ``bash -c 'SCRIPT'`` (``sh``, ``zsh``...) changes: the readings of the script's
+    own commands, each read from the directory the script's ``cd``s reach (an unknown one
+    leaves its relative operands unplaced, never joined to the wrong directory). An
+    expansion in the string (``bash -c "rm $F"``) stays an expansion in the script, so its
+    operand is a pattern; a string that is one variable (``bash -c "$CMD"``) reads as
+    nothing, as a variable command does."""
+    script = _shell_string(args)
+    if script is None or script.glob or script.tilde or not script.value.strip():
+        return []
+    from pysift.core.shell.syntax import parse
+
+    out: list[Reading] = []
+    for inner in parse(script.value).commands:
+        cwd = inner.cwd
+        if cwd.kind == "unknown":
+            moved: tuple[Word, ...] = (Word("$PWD", "$PWD", dynamic=True),)
+        else:
+            moved = (Word(cwd.path, cwd.path),) if cwd.kind != "spawn" and cwd.path else ()
+        for reading in read_command(inner):
+            out.append(reading if reading.word is None else
+                       Reading(reading.verb, reading.word, None, moved + reading.chdir))
+    return out
+
 
 def read_command(command: Command) -> list[Reading]:
     """Everything one simple command changes: its write redirections first, then what
@@ -629,6 +743,10 @@ def read_command(command: Command) -> list[Reading]:
         out += _perl(args)
     elif name == "truncate":
         out += _truncate(args)
+    elif name == "find":
+        out += _find(args)
+    elif name in _SHELLS:
+        out += _shell_c(args)
     elif name == "git":
         out += _git(args)
     elif name == "curl":

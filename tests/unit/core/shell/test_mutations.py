@@ -20,6 +20,9 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("rm -f /tmp/a.log", [("/tmp/a.log", "absolute", "rm")]),
     ("rm -- -weird", [(f"{CWD}/-weird", "cwd-joined", "rm")]),
     ("rmdir old", [(f"{CWD}/old", "cwd-joined", "rmdir")]),
+    # `unlink` is read (its name holds none of the other programs' names)
+    ("unlink stale.lock", [(f"{CWD}/stale.lock", "cwd-joined", "rm")]),
+    ("unlink /tmp/a.sock", [("/tmp/a.sock", "absolute", "rm")]),
     ("mkdir -p src/app/api -m 755", [(f"{CWD}/src/app/api", "cwd-joined", "mkdir")]),
     ("touch -r ref.txt new.txt", [(f"{CWD}/new.txt", "cwd-joined", "touch")]),
     ("echo done | tee -a run.log", [(f"{CWD}/run.log", "cwd-joined", "tee-a")]),
@@ -40,6 +43,35 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("sed -n '1,5p' notes.md", []),
     ("perl -pi -e 's/foo/bar/' lib/a.pm", [(f"{CWD}/lib/a.pm", "cwd-joined", "perl-i")]),
     ("perl -pi script.pl data.txt", []),
+    # perl's bundled switches: -i takes the rest of its word (the backup suffix), -e the
+    # program (the rest of its word or the next one)
+    ("perl -i -pe 's/foo/bar/' lib/a.pm", [(f"{CWD}/lib/a.pm", "cwd-joined", "perl-i")]),
+    ("perl -i.bak -pe 's/a/b/' x.txt y.txt", [(f"{CWD}/x.txt", "cwd-joined", "perl-i"), (f"{CWD}/y.txt", "cwd-joined", "perl-i")]),
+    ("perl -0777 -pi -e 's/a/b/gs' all.txt", [(f"{CWD}/all.txt", "cwd-joined", "perl-i")]),
+    ("perl -i -ne 'print unless /x/' keep.txt", [(f"{CWD}/keep.txt", "cwd-joined", "perl-i")]),
+    ("perl -ie 's/a/b/' e.txt", []),  # -i with the suffix `e`: the program is a file
+    ("perl -ne 'print' f.txt", []),
+    # find: which files -delete or a changing -exec reaches is decided at run time, so the
+    # reading is each start directory, as for `rm -r DIR`
+    ("find . -name '*.pyc' -delete", [(CWD, "cwd-joined", "find")]),
+    ("find . -type d -name __pycache__ -exec rm -rf {} +", [(CWD, "cwd-joined", "find")]),
+    ("find src lib -name '*.py' -exec sed -i 's/a/b/' {} \\;", [(f"{CWD}/src", "cwd-joined", "find"), (f"{CWD}/lib", "cwd-joined", "find")]),
+    ("find -L /srv/app -exec npx prettier --write {} +", [("/srv/app", "absolute", "find")]),
+    ("find -delete", [(CWD, "cwd-joined", "find")]),
+    ("find . -name '*.py' -exec grep -l TODO {} \\;", []),
+    ("find . -name x -print", []),
+    # `bash -c 'SCRIPT'` (sh, zsh...): the script's own commands, from the directory its
+    # cds reach
+    ("bash -c 'rm -f /tmp/a.txt'", [("/tmp/a.txt", "absolute", "rm")]),
+    ("sudo sh -c \"echo hi > /etc/motd\"", [("/etc/motd", "absolute", ">")]),
+    ("bash -c 'cd sub && touch x'", [(f"{CWD}/sub/x", "cd-tracked", "touch")]),
+    ("cd d && bash -lc 'rm y'", [(f"{CWD}/d/y", "cd-tracked", "rm")]),
+    ("bash -o pipefail -c 'rm w'", [(f"{CWD}/w", "cwd-joined", "rm")]),
+    ("bash -c \"rm $F\"", [("$F", "unresolved", "rm")]),
+    ("bash -c \"cd $D && rm z\"", [("z", "unresolved", "rm")]),
+    ("bash -c \"$CMD\"", []),
+    ("bash run.sh out.txt", []),
+    ("bash -c 'ls -la'", []),
     # redirections
     ("echo hi > out.txt", [(f"{CWD}/out.txt", "cwd-joined", ">")]),
     ("date >> /var/log/x.log 2>&1", [("/var/log/x.log", "absolute", ">>")]),
@@ -336,3 +368,20 @@ def test_a_name_spelled_through_ansi_c_escapes_is_the_file(command: str) -> None
     assert [(m.path, m.resolution) for m in mutations(command, CWD)] == [
         (f"{CWD}/q.txt", "cwd-joined")]
     assert "q.txt" in unquoted(command)  # what the cheap name tests look in
+
+
+@pytest.mark.parametrize("name", [
+    "rm", "rmdir", "unlink", "find", "mkdir", "touch", "tee", "cp", "mv", "install", "ln", "rsync",
+    "sed", "perl", "truncate", "git", "curl", "wget", "dd", "zip", "tar", "python3", "node",
+    "nodejs", "ruby", "cargo", "rustfmt", "prettier", "black", "ruff", "eslint", "gofmt",
+    "clang-format", "dprint", "npm", "pnpm", "yarn", "bun", "pip", "poetry", "uv", "unzip",
+    "7z", "patch",
+])
+def test_every_program_read_passes_the_cheap_gate(name: str) -> None:
+    # the gate answers "changes nothing" without a parse: a program the table reads but
+    # the gate lacks is never read (`unlink f` listed nothing)
+    from pysift.core.shell import might_change_files
+    from pysift.core.shell.verbs import _SIMPLE
+
+    assert set(_SIMPLE) <= {"rm", "rmdir", "unlink"}
+    assert might_change_files(f"{name} x")
