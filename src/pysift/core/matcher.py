@@ -344,15 +344,25 @@ class Matcher:
         return self.search(text) is not None
 
     def bytes_regex(self) -> Any:
-        """The RE2 the pattern runs on, compiled for raw bytes (a mapped file searched
-        whole; RE2's spelling, a superset of the pattern where the Rust crate confirms);
-        None for the empty pattern."""
+        """The pattern RE2 runs (its spelling, a superset of the pattern where the Rust
+        crate confirms) compiled for raw bytes, to find the lines a file's bytes may match
+        in (a best-effort candidate search, each line then decoded and matched as the run
+        matches it): by the Rust crate, which searched corpus B's bytes at ~7 GB/s against
+        RE2's ~0.35 (RE2's whole-file pass doubled a needle-less zero's 6 s over B); by
+        RE2 when the crate refuses the spelling. None for the empty pattern."""
         if self._regex is None:
             return None
-        import re2
+        source = self._regex.pattern.encode("utf-8", "surrogatepass")
+        import rurex
 
-        return re2.compile(self._regex.pattern.encode("utf-8", "surrogatepass"),
-                           self._regex.options)
+        try:
+            return rurex.compile(source, rurex.IGNORECASE if self.case_insensitive else 0)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - a refusal, or a panic inside the crate
+            import re2
+
+            return re2.compile(source, self._regex.options)
 
     def finditer(self, text: str) -> Iterator[tuple[int, int]]:
         """Every non-overlapping match span, left to right (one ``(0, 0)`` when empty)."""
