@@ -1134,27 +1134,22 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
     assert "the session only saw part of the file" not in result.stderr
 
 
-def test_a_find_that_deletes_or_rewrites_under_the_file_is_no_clean_window(
-        cli, home: ClaudeHome) -> None:
-    # `find … -exec sed -i … {} +` over the directory holding the file was read as
-    # changing nothing, so restore called the window clean ("no bash mutation of this
-    # file") after a command that may have rewritten it
-    save(home, Story().write(F, V1).bash("find . -name '*.py' -exec sed -i 's/v1/v2/' {} +"))
+@pytest.mark.parametrize(("command", "named"), [
+    # `find … -exec sed -i … {} +` over the directory holding the file
+    ("find . -name '*.py' -exec sed -i 's/v1/v2/' {} +",
+     "bash `find` on /w/proj (which holds the file)"),
+    # the script of `bash -c '…'`
+    ("sudo bash -c 'sed -i s/v1/v2/ src/app.py'", "bash `sed-i` on /w/proj/src/app.py"),
+])
+def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
+        cli, home: ClaudeHome, command: str, named: str) -> None:
+    """Each was read as changing nothing, so restore called the window clean ("no bash
+    mutation of this file") after a command that may have rewritten the file."""
+    save(home, Story().write(F, V1).bash(command))
     result = run(cli, home, "--file", F)
     assert result.code == 0 and result.stdout == V1
     assert "complete from the tool stream; NOT verified against disk" in result.stderr
-    assert "bash `find` on /w/proj (which holds the file)" in result.stderr
-
-
-def test_a_bash_dash_c_script_that_changes_the_file_is_no_clean_window(
-        cli, home: ClaudeHome) -> None:
-    # `bash -c '…'` was read as changing nothing, so restore called the window clean after
-    # the script rewrote the file
-    save(home, Story().write(F, V1).bash("sudo bash -c 'sed -i s/v1/v2/ src/app.py'"))
-    result = run(cli, home, "--file", F)
-    assert result.code == 0 and result.stdout == V1
-    assert "complete from the tool stream; NOT verified against disk" in result.stderr
-    assert "bash `sed-i` on /w/proj/src/app.py" in result.stderr
+    assert named in result.stderr
 
 
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
