@@ -7,12 +7,27 @@ from pathlib import Path
 import builders as b
 from pysift.disk.layout import transcript_from_path
 from pysift.engines.verbatim.model import ASSISTANT, USER, Richness, TurnUnit
-from pysift.engines.verbatim.plan import matches_summary, min_render_chars, plan_session
-from pysift.engines.verbatim.scan import fingerprints, scan_session
+from pysift.engines.verbatim.plan import (
+    SessionPlan,
+    matches_summary,
+    min_render_chars,
+    plan_session,
+)
+from pysift.engines.verbatim.scan import SessionScan, fingerprints, scan_session
 
 
 def unit(text: str, role: str = USER) -> TurnUnit:
     return TurnUnit(line=9, role=role, text=text, raw=None, ts=None)
+
+
+def scanned(home: b.ClaudeHome, sid: str, s: b.Session) -> SessionScan:
+    """The session written to ``home`` (again, when it grew) and scanned."""
+    return scan_session(transcript_from_path(home.session("/w/p", sid, s)))
+
+
+def planned(scan: SessionScan, budget: int = 40000) -> SessionPlan:
+    return plan_session(scan, scan.turns, budget=budget, fraction=0.5, max_compactions=0,
+                        cfg=Richness(), tz=None)
 
 
 def test_a_unit_the_summary_quotes_whole_or_by_its_opening_matches() -> None:
@@ -56,10 +71,8 @@ def test_a_live_reply_starting_like_a_one_letter_answer_is_not_flagged(tmp_path:
     s.add(b.compact_summary('6. All user messages:\n1. "which WCAG level?"\n2. "B" (Level AA)\n'))
     s.add(b.user("continue"))
     s.add(b.assistant("Based on the summary, the next step is the contrast audit."))
-    path = home.session("/w/p", sid, s)
-    scan = scan_session(transcript_from_path(path))
-    plan = plan_session(scan, scan.turns, budget=40000, fraction=0.5, max_compactions=0,
-                        cfg=Richness(), tz=None)
+    scan = scanned(home, sid, s)
+    plan = planned(scan)
     flagged = [u.text for sel in plan.selected for u in (sel.turn.user, sel.turn.eot)
                if u is not None and u.also_in_summary]
     # the answer "B" itself is quoted (its turn holds the summary: live), the reply is not
@@ -79,16 +92,11 @@ def test_the_budget_a_skipped_session_is_told_it_needs_is_enough(tmp_path: Path)
     s.add(b.compact_summary('6. All user messages:\n- "q"\n'))
     s.add(b.user("long " * 200))
     s.add(b.assistant("reply " * 200))
-    scan = scan_session(transcript_from_path(home.session("/w/p", sid, s)))
+    scan = scanned(home, sid, s)
     need = min_render_chars(scan, scan.turns, 50, Richness(), None)
     assert need is not None
 
-    def rendered(budget: int) -> bool:
-        plan = plan_session(scan, scan.turns, budget=budget, fraction=0.5, max_compactions=0,
-                            cfg=Richness(), tz=None)
-        return bool(plan.selected)
-
-    assert rendered(need) and not rendered(need - 1)
+    assert planned(scan, need).selected and not planned(scan, need - 1).selected
     assert min_render_chars(scan, scan.turns, need - 1, Richness(), None) == need
 
 
@@ -106,19 +114,16 @@ def test_the_turn_the_newest_summary_stands_in_is_live(tmp_path: Path) -> None:
     s.add(b.compact_boundary(150000))
     s.add(b.compact_summary('6. All user messages:\n- "fix the epoch parse in tle.py"\n'
                             '9. Optional Next Step:\n   "Fixed the day-of-year offset"\n'))
-    path = home.session("/w/p", sid, s)
-    scan = scan_session(transcript_from_path(path))
-    plan = plan_session(scan, scan.turns, budget=40000, fraction=0.5, max_compactions=0,
-                        cfg=Richness(), tz=None)
+    scan = scanned(home, sid, s)
+    plan = planned(scan)
     [sel] = plan.selected
     assert sel.turn.user is not None and sel.turn.user.also_in_summary
     assert sel.turn.eot is not None and sel.turn.eot.also_in_summary
     # the next prompt, after the compaction, leaves that turn live
     s.add(b.user("now the pass finder"))
     s.add(b.assistant("On it."))
-    scan = scan_session(transcript_from_path(home.session("/w/p", sid, s)))
-    plan = plan_session(scan, scan.turns, budget=40000, fraction=0.5, max_compactions=0,
-                        cfg=Richness(), tz=None)
+    scan = scanned(home, sid, s)
+    plan = planned(scan)
     assert [u.text for sel in plan.selected for u in (sel.turn.user, sel.turn.eot)
             if u is not None and u.also_in_summary] == [
         "fix the epoch parse in tle.py", "Fixed the day-of-year offset in parse_epoch."]
