@@ -20,7 +20,7 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
 the files that had no hit), so it decodes a handful of lines, never a file; a pattern
-with no needle has its candidate lines found by its own RE2 over the raw bytes
+with no needle has its candidate lines found by the pattern itself over the raw bytes
 (``needleless_unseen``).
 """
 
@@ -125,9 +125,9 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
 def needleless_unseen(transcripts: list[Transcript], plan: SearchPlan) -> list[Unseen]:
     """``unseen_records`` for a pattern no literal is required by (``\\d{3}-\\d{4}``,
     ``(?:session|xx) y``): with no needle pass there are no candidate lines, so the lines
-    whose raw bytes the pattern (RE2's spelling, a superset where the Rust crate has the
-    last word) matches stand in for them, one whole-buffer search per transcript, in
-    scope order, until ``UNSEEN_LIMIT`` records are found. Best effort: a text its JSON
+    whose raw bytes the pattern matches (``Matcher.bytes_regex``) stand in for them, one
+    whole-buffer search per transcript over both cores, decoded in scope order until
+    ``UNSEEN_LIMIT`` records are found. Best effort: a text its JSON
     line spells otherwise (an escaped quote or line break inside the match) is not found
     there, and its zero stays as definitive as before. Paid only on a zero."""
     raw = plan.matcher.bytes_regex()
@@ -158,7 +158,7 @@ def _needleless_starts(raw: Any, transcript: Transcript) -> list[int]:
 
 
 def _raw_line_starts(buf: Buffer, raw: Any) -> list[int]:
-    """The starts of the lines holding a match of ``raw`` (a bytes RE2), each once."""
+    """The starts of the lines holding a match of ``raw`` (``Matcher.bytes_regex``), each once."""
     starts: list[int] = []
     size = len(buf)
     pos = 0
