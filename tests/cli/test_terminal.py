@@ -47,12 +47,31 @@ def _raw_controls(text_out: str) -> set[str]:
     ("search", "PASSED", f"@{SID}", "--no-truncate"),
     ("search", "", f"@{SID}", "--siblings"),
     ("list",),
+    ("list", "--max-count", "0"),  # uncapped: each row laid out (and checked) on its own
 ])
 def test_text_output_shows_controls_as_escapes(cli, loud: Path, argv) -> None:
     result = cli("--claude-home", str(loud), *argv)
     assert result.code == 0, result.stderr
     assert _raw_controls(result.stdout) == set()
     assert r"\x1b" in result.stdout
+
+
+def test_a_listing_spread_over_the_pool_still_escapes_the_row_that_needs_it(
+        cli, tmp_path: Path) -> None:
+    """Enough sessions for the worker pool: the rows are laid out there, and the one
+    holding controls is escaped however the others came out."""
+    home = ClaudeHome(tmp_path / "claude")
+    for i in range(60):
+        sid = f"21212121-0015-4000-8000-{i:012d}"
+        s = Session(sid, cwd="/w")
+        s.add(user(PROMPT if i == 37 else f"plain prompt {i}"))
+        s.add(assistant(text("done")))
+        home.session("/w", sid, s)
+    result = cli("--claude-home", str(home.root), "list", "--max-count", "0")
+    assert result.code == 0, result.stderr
+    assert _raw_controls(result.stdout) == set()
+    assert r"clear \x1b[2J\x1b]0;pwned\x07 then OVERWRITE" in result.stdout
+    assert result.stdout.count("SESSION  ") == 60
 
 
 def test_the_escapes_name_each_control(cli, loud: Path) -> None:

@@ -22,7 +22,7 @@ from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
 from pysift.output.hitline import label_zone
 from pysift.output.report import Report
-from pysift.output.terminal import Segment, segments_out, wants_colour
+from pysift.output.terminal import Segment, segments_out, shows_as_is, wants_colour, write_shown
 
 LIST_CAP_DEFAULT = 50
 
@@ -213,8 +213,13 @@ def render_text(out: TextIO, result: ListResult) -> None:
             if i:
                 w("\n")
             segments_out(out, row_segments(row))
-    else:  # nothing to paint: the rows in one write (``visible`` runs once, over it all)
-        w("\n".join([text for text, _ in rows]))
+    else:  # nothing to paint: the rows in one write (``visible`` runs once, over it all,
+        # unless every row was found free of controls where it was laid out)
+        joined = "\n".join([row[0] for row in rows])
+        if all(row[2] for row in rows):
+            write_shown(out, joined)
+        else:
+            w(joined)
     if dropped:
         target = "" if result.scope.scoped else ", or name a target"  # one is named already
         w(f"\n… (+{dropped} more session(s) not shown — kept the {result.limit} most recently "
@@ -244,7 +249,9 @@ _UNDER = "\n           "  # a message's text (or its label) under its stamp
 
 # A row of the text view: its text, and the spans of it that are painted (``start, end,
 # role``, flat); laid out in the worker, the text is all a plain stream is given
-TextRow = tuple[str, tuple[int | str, ...]]
+# a row's text, its painted spans (start, end, role), and whether the text holds no
+# control character (``terminal.shows_as_is``, tested where the row is laid out)
+TextRow = tuple[str, tuple[int | str, ...], bool]
 
 
 def row_block(s: SessionSummary, env: Env) -> TextRow:
@@ -305,13 +312,13 @@ def row_block(s: SessionSummary, env: Env) -> TextRow:
     if s.skipped_lines:
         text += (f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
                  "lines read — full census: pysift stats)\n")
-    return text, tuple(marks)
+    return text, tuple(marks), shows_as_is(text)
 
 
 def row_segments(row: TextRow) -> list[Segment]:
     """A row's text as segments (``output.terminal``): plain text between its painted
     spans."""
-    text, marks = row
+    text, marks, _ = row
     out: list[Segment] = []
     at = 0
     for k in range(0, len(marks), 3):

@@ -30,6 +30,7 @@ from pysift.core.grammar.targets import (
     parse_target,
     validate_trap_marker,
 )
+from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -841,10 +842,13 @@ def resolve_scope(
                 f"no Claude Code projects dir at {resolver.root}; pass --claude-home DIR or "
                 f"set CLAUDE_CONFIG_DIR to the dir holding projects/"
             )
-        for project_dir in iter_project_dirs(resolver.root, unread=resolver.unread):
-            for transcript in project_transcripts(project_dir, subagents=subagents,
-                                                  unread=resolver.unread):
-                resolver.add(transcript)
+        # the whole home's transcripts are all kept: the collector's passes over them
+        # (a dozen young ones and a middle one over B's 2,428) would find nothing
+        with paused_gc():
+            for project_dir in iter_project_dirs(resolver.root, unread=resolver.unread):
+                for transcript in project_transcripts(project_dir, subagents=subagents,
+                                                      unread=resolver.unread):
+                    resolver.add(transcript)
         return _scope(resolver, scoped=False)
     home_text = env.environ.get("HOME", "")
     home = Path(home_text) if home_text else None

@@ -18,7 +18,7 @@ from pysift.disk import gcpause
 def collector() -> Iterator[None]:
     was = gc.isenabled()
     yield
-    gcpause._held = False
+    gcpause._held = gcpause._command_run = False
     gc.unfreeze()
     if was:
         gc.enable()
@@ -39,6 +39,27 @@ def test_a_held_start_up_is_frozen_and_switched_back_on(collector: None) -> None
     assert gc.get_freeze_count() > 0
     gcpause.start_up_done()  # a second call (a command reading two envs) is a no-op
     assert gc.isenabled()
+
+
+def test_a_paused_phase_of_a_command_run_is_frozen_when_it_ends(collector: None) -> None:
+    """What the phase kept (a listing's rows) is out of the collector's sight after it,
+    so the next pass does not walk it; the collector is back on."""
+    gcpause.hold_start_up()
+    gcpause.start_up_done()
+    frozen = gc.get_freeze_count()
+    with gcpause.paused_gc():
+        kept = [[i] for i in range(1000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen + len(kept)
+
+
+def test_a_library_callers_paused_phase_is_never_frozen(collector: None) -> None:
+    gc.enable()
+    with gcpause.paused_gc():
+        kept = [[i] for i in range(1000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    assert kept
 
 
 PROBE = """

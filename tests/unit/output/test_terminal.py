@@ -19,6 +19,7 @@ _CALLS = st.lists(st.one_of(
     st.tuples(st.just("write"), _TEXT),
     st.tuples(st.just("paint"), _TEXT, st.sampled_from(sorted(terminal.ROLES))),
     st.tuples(st.just("verbatim"), _TEXT),
+    st.tuples(st.just("write_shown"), _TEXT.filter(terminal.shows_as_is)),
     st.tuples(st.just("writelines"), st.lists(_TEXT, max_size=3)),
     st.tuples(st.just("flush"))), max_size=30)
 
@@ -46,6 +47,26 @@ def test_prop_a_held_stream_writes_what_the_plain_one_writes(
         patch.setattr(terminal, "_HOLD_CHARS", hold)
         _play(HeldTextOut(held, colour=colour), calls)
     assert held.getvalue() == plain.getvalue()
+
+
+@given(_TEXT)
+def test_prop_a_text_shows_as_is_exactly_when_visible_leaves_it_unchanged(value: str) -> None:
+    assert terminal.shows_as_is(value) == (terminal.visible(value) == value)
+
+
+def test_text_shown_as_is_follows_what_was_held_before_it() -> None:
+    """``write_shown`` (a listing's rows, found free of controls where they were laid
+    out) goes out after what the stream held, unscanned; later writes are escaped."""
+    stream = io.StringIO()
+    out = HeldTextOut(stream)
+    out.write("banner\x1b\n")
+    terminal.write_shown(out, "row one\nrow two\n")
+    out.write("\x07footer")
+    out.flush()
+    assert stream.getvalue() == "banner\\x1b\nrow one\nrow two\n\\x07footer"
+    plain = io.StringIO()
+    terminal.write_shown(plain, "to any other stream as it is")
+    assert plain.getvalue() == "to any other stream as it is"
 
 
 def test_a_held_stream_writes_nothing_until_flushed_or_full() -> None:
