@@ -25,6 +25,27 @@ def test_a_one_prompt_session_has_that_prompt_first_and_last(tmp_path: Path) -> 
     assert s.last_ts and s.version_last  # the tail envelope is filled either way
 
 
+def test_a_line_both_ends_ask_about_is_decoded_once(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A two-line session: the first line is the envelope and the first prompt, the last
+    the tail's envelope and the last answer; each is decoded once, and the row is the
+    row the separate decodes made."""
+    from pysift.engines import listing_read
+
+    decoded: list[bytes] = []
+    real = listing_read.decode
+
+    def counting(line, *rest):  # type: ignore[no-untyped-def]
+        decoded.append(bytes(line))
+        return real(line, *rest)
+
+    monkeypatch.setattr(listing_read, "decode", counting)
+    s = _summary(tmp_path, user("port the parser"), assistant("done"))
+    assert len(decoded) == len(set(decoded)) == 2
+    assert s.first_user is not None and s.first_user.text == "port the parser"
+    assert s.last_agent is not None and s.last_agent.text == "done"
+    assert s.cwd and s.first_ts and s.last_ts and s.version_first and s.version_last
+
+
 def test_an_agent_reply_whose_content_is_a_string_is_the_last_agent_message(
         tmp_path: Path) -> None:
     """``message.content`` may be a string (csift §3.4): search reads it as
