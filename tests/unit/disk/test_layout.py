@@ -633,3 +633,24 @@ def test_windows_identity_reads_dots_separators_and_case_as_win32_does() -> None
     assert one == {"d:\\w\\a.txt"}
     assert windows_identity("C:\\straße") != windows_identity("C:\\STRASSE")
     assert windows_identity("\\\\srv\\Share\\F.md") == windows_identity("//SRV/share/f.md")
+
+
+def test_a_walked_transcript_is_the_dataclass_made_field_for_field(tmp_path: Path) -> None:
+    """The walk sets a transcript's fields straight into the instance (``layout._walked``):
+    the same fields, values, equality and hash as the frozen dataclass's own ``__init__``,
+    so a field added to ``Transcript`` without the walk setting it fails here."""
+    from dataclasses import fields
+
+    from pysift.disk import layout
+
+    project = tmp_path / "-w"
+    made = [layout.top_level_transcript(project / "s1.jsonl", project, True, stem="s1"),
+            layout.top_level_transcript(project / "s2.jsonl"),
+            layout._subagent_transcript(project / "s1" / "subagents" / "agent-a1.jsonl", "s1",
+                                        project, layout.KIND_BUILTIN)]
+    for walked in made:
+        built = layout.Transcript(**{f.name: getattr(walked, f.name) for f in fields(walked)})
+        assert vars(walked) == vars(built)
+        assert walked == built and hash(walked) == hash(built)
+    assert (made[0].session_id, made[0].has_session_dir, made[1].has_session_dir) == ("s1", True, None)
+    assert (made[2].session_id, made[2].parent_session_id, made[2].is_subagent) == ("a1", "s1", True)
