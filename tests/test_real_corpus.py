@@ -165,3 +165,19 @@ def test_archive_answers_as_the_real_home(cli, real_home: Path, tmp_path: Path,
     again = _timed(cli, "--claude-home", str(real_home), "archive", str(dest), "--format",
                    "json")
     assert again.summary()["skipped"] == again.summary()["files"]
+
+
+def test_a_call_whose_carrier_misspells_its_content_key_is_pending(cli, real_home: Path) -> None:
+    """tier2's claude-code-log fixture: the MultiEdit call at L9 is answered by a carrier
+    whose ``"contenst"`` holds the result block, which no view reads. The join (csift's
+    ``tool_result.tool_use_id == tool_use.id``) finds no result: the call is pending (it
+    read ``paired``, judged by the bytes of L10)."""
+    path = real_home / "tier2" / "projects" / "-tmp" / "edge_cases.jsonl"
+    if not path.is_file():
+        pytest.skip("the tier2 edge_cases fixture is not present")
+    result = _timed(cli, "--claude-home", str(real_home), "search", "complex_example",
+                    str(path), "--format", "json")
+    assert result.code == 0, result.stderr
+    hits = [h for ex in result.json_rows("exchange") for h in ex["hits"]]
+    assert [(h["line"], h["tool_name"], h["pairing"]) for h in hits] == [
+        (9, "MultiEdit", "pending")]

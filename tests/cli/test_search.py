@@ -229,6 +229,34 @@ def test_record_uuids_carry_the_tool_pair(search, cli, demo_home: Path) -> None:
     assert "▸ agent.tool.use ▹ agent.tool.result Bash  L" in text
 
 
+def test_a_carrier_whose_result_block_sits_under_a_misspelled_key_pairs_nothing(
+        cli, home) -> None:
+    """The real corpus' claude-code-log fixture: the call's carrier writes ``"contenst"``,
+    so no view reads a result there, yet its bytes hold the join's keys and the call read
+    ``paired`` (``▹ agent.tool.result``, the carrier stitched, `--count-by pairing` said
+    paired) where csift's join (``tool_result.tool_use_id == tool_use.id``) finds none."""
+    from builders import tool_result, tool_use
+
+    sid = stable_uuid("contenst")
+    s = Session(sid, cwd="/w/p")
+    s.add(user("write the example"))
+    s.add(assistant(tool_use("Write", {"file_path": "/tmp/example.py"}, id="toolu_w")))
+    carrier = tool_result("toolu_w", "File created successfully")
+    carrier["message"] = {"role": "user", "contenst": carrier["message"]["content"]}
+    orphaned = s.add(carrier)
+    home.session("/w/p", sid, s)
+    run = lambda *a: cli("--claude-home", str(home.root), *a)  # noqa: E731
+    (ex,) = run("search", "example.py", "--format", "json").json_rows("exchange")
+    (hit,) = ex["hits"]
+    assert (hit["label"], hit["pairing"]) == ("agent.tool.use", "pending")
+    assert orphaned["uuid"] not in ex["record_uuids"]
+    census = run("search", "", "-t", "agent.tool.use", "--count-by", "pairing",
+                 "--format", "json").json_rows("census")
+    assert [(r["key"], r["records"]) for r in census] == [("pending", 1)]
+    shown = run("show", f"@{sid}", "--line", "2").stdout
+    assert "agent.tool.use (no result — pending) Write" in shown
+
+
 @pytest.mark.parametrize("args", [("epoch",), ("release",), ("", "-t", "user"),
                                   ("cache", "-t", "agent.message", "--no-subagents")])
 def test_count_only_equals_the_json_exchange_count(search, args: tuple[str, ...]) -> None:

@@ -292,3 +292,89 @@ def test_a_sessions_title_line_is_no_definitive_absence(cli, tmp_path: Path) -> 
         assert "a DEFINITIVE absence" in _search(cli, home, envelope).stderr
     # an explicit selection names no title: its zero stays definitive
     assert "a DEFINITIVE absence" in _search(cli, home, "kestrel", "-t", "user.*").stderr
+
+
+# -- the elicitation sidecar's pending records --------------------------------------------
+
+
+def _pending(tmp_path: Path, *blocks, kind: str = "AskUserQuestion",
+             native: tuple = ()) -> tuple[ClaudeHome, str]:
+    """A session whose open question sits in its elicitation sidecar only, written as the
+    hook writes it: the assistant record CC has not flushed yet, with the marker keys."""
+    from builders import elicitation_pending
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("pending-" + tmp_path.name)
+    s = Session(sid, cwd=CWD)
+    s.add(user("ship the release"))
+    for rec in native:
+        s.add(rec)
+    path = home.session(CWD, sid, s)
+    ask = s.stamp(assistant(*blocks), commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "toolu_open", kind)])
+    return home, sid
+
+
+def _open_question() -> dict:
+    from builders import auq_use
+
+    return auq_use([{"question": "Where should 0.4.0 go?", "options": ["TestPyPI", "PyPI"]}],
+                   id="toolu_open")
+
+
+def test_text_beside_a_pending_question_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    """A pending record is labelled ``agent.tool.use`` and renders its tool_use only: the
+    text block CC will write beside it (an ``agent.message``) is read by no selection
+    until the question is answered, and the zero check read transcripts, not the sidecar,
+    so `search 'Before I push'` called the zero DEFINITIVE (under any selection; with a
+    -t the label probe, which renders the same units, said "genuinely absent")."""
+    home, sid = _pending(tmp_path, "Before I push, one decision:", _open_question())
+    for selection in ((), ("-t", "agent.tool.use"), ("-T", "agent.tool.use"), ("-t", "user"),
+                      ("-t", "agent.message")):
+        result = _search(cli, home, "Before I push", *selection)
+        assert result.code == 0, result.stderr
+        assert "DEFINITIVE" not in result.stderr, selection
+        assert "genuinely absent" not in result.stderr, selection
+        assert "NOT a definitive absence" in result.stderr, selection
+        assert "(agent.message (elicitation sidecar) ×1)" in result.stderr, selection
+        assert f"@{sid} elicitation sidecar" in result.stderr
+        assert "elicitations.jsonl" in result.stderr  # where to read it: no line to show
+        summary = _search(cli, home, "Before I push", *selection, "--format", "json").summary()
+        assert summary["definitive_absence"] is False, selection
+        assert summary["matched"] == 0
+    # -c says it too
+    counted = _search(cli, home, "Before I push", "-c")
+    assert counted.stdout.strip() == "0" and "NOT a definitive absence" in counted.stderr
+
+
+def test_a_pending_question_s_own_text_keeps_the_usual_diagnosis(cli, tmp_path: Path) -> None:
+    """What the merged record renders is read by the run (a match) or, under a -t/-T that
+    leaves agent.tool.use out, named by the label probe: the zero stays definitive."""
+    home, _ = _pending(tmp_path, "Before I push, one decision:", _open_question())
+    assert _search(cli, home, "Where should 0.4.0", "-c").stdout.strip() == "1"
+    summary = _search(cli, home, "Where should 0.4.0", "-T", "agent.tool.use",
+                      "--format", "json").summary()
+    assert summary["definitive_absence"] is True
+    assert summary["excluded_by_label"] == {"records": 1, "by_label": {"agent.tool.use": 1}}
+    # text in no view of the pending record (its message id, its model) stays no text
+    assert "a DEFINITIVE absence" in _search(cli, home, "toolu_open").stderr
+
+
+def test_a_pending_record_outside_the_window_is_not_reported(cli, tmp_path: Path) -> None:
+    home, _ = _pending(tmp_path, "Before I push, one decision:", _open_question())
+    result = _search(cli, home, "Before I push", "--until", "2000-01-01")
+    assert "a DEFINITIVE absence" in result.stderr
+    # a --turn window that leaves out the latest turn (where a pending record stands)
+    home2, _ = _pending(tmp_path / "turns", "Before I push, one decision:", _open_question(),
+                        native=(assistant("ok"), user("and then?"), assistant("sure")))
+    assert "a DEFINITIVE absence" in _search(cli, home2, "Before I push", "--turn", "0").stderr
+    assert "NOT a definitive absence" in _search(cli, home2, "Before I push",
+                                                 "--turn", "1").stderr
+
+
+def test_a_pending_question_with_a_needle_less_pattern_is_checked_too(
+        cli, tmp_path: Path) -> None:
+    home, sid = _pending(tmp_path, "Release v12.40.7 first?", _open_question())
+    result = _search(cli, home, r"v\d+\.\d+\.\d")
+    assert "NOT a definitive absence" in result.stderr
+    assert f"@{sid} elicitation sidecar" in result.stderr

@@ -625,19 +625,32 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     kinds = Counter(u.why for u in unseen)
     named = " · ".join(f"{why} ×{least}{n}" for why, n in sorted(
         kinds.items(), key=lambda kv: (-kv[1], kv[0])))
-    shown = ", ".join(f"@{u.session} line {u.line}" for u in unseen[:_UNSEEN_SHOWN])
+    shown = ", ".join(f"@{u.session} line {u.line}" if u.line is not None
+                      else f"@{u.session} elicitation sidecar" for u in unseen[:_UNSEEN_SHOWN])
     more = (f" (+{len(unseen) - _UNSEEN_SHOWN} {'or more' if stopped else 'more'})"
             if len(unseen) > _UNSEEN_SHOWN else "")
-    first = unseen[0]
     count = (f"at least {len(unseen)} record(s) (the check stops there)"
              if stopped else f"{len(unseen)} record(s)")
+    # a pending record of the sidecar has no line to show: its file is named instead
+    first = next((u for u in unseen if u.line is not None), None)
+    pending = next((u for u in unseen if u.line is None), None)
+    read = (f"Read one with: pysift show @{first.session} --line {first.line} --raw"
+            if first is not None else "")
+    if pending is not None:
+        read += ("; a" if read else "A") + (f" pending elicitation's record is in "
+                                            f"{pending.sidecar} (uuid {pending.uuid})")
+    unread_by_all = ("an unclassified record, text a record's rendering leaves out, such "
+                     "as a task notification's tags, and the text beside a pending "
+                     "elicitation's question (until Claude Code writes its record) are "
+                     if pending is not None else
+                     "an unclassified record, and text a record's rendering leaves out, "
+                     "such as a task notification's tags, are ")
     report.note(f"0 matches — NOT a definitive absence: the pattern occurs in "
                 f"{count} this search does not read ({named}): {shown}{more}. "
-                f"Read one with: pysift show @{first.session} --line {first.line} --raw "
+                f"{read} "
                 f"(a gated leaf is searched with an explicit -t, attachments with "
                 f"--attachments, hook context with --additional-context, a record's second "
-                f"label with a -t naming it; an unclassified record, and text a record's "
-                f"rendering leaves out, such as a task notification's tags, are searchable "
+                f"label with a -t naming it; {unread_by_all}searchable "
                 f"by no selection). {where}")
 
 

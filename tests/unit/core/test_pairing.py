@@ -171,3 +171,30 @@ def test_a_carrier_naming_no_source_is_joined_to_its_parent_by_its_tool_use_resu
     buf, starts = _buffer(b.user("go"), _calling("a1", BARE_USE), unechoed)
     assert _tool_units(buf, starts, 1) == [(L.AGENT_TOOL_USE, "pending", None, "bash")]
     assert _tool_units(buf, starts, 2) == [(L.AGENT_TOOL_RESULT, "orphan", None, None)]
+
+
+def test_the_partner_holds_the_block_itself_not_only_its_bytes() -> None:
+    """A line that decodes and holds both keys of the join is no partner unless one of its
+    own content blocks is the other side: the real corpus' claude-code-log fixture has a
+    carrier whose ``"contenst"`` holds the result block (read by no view), and a later
+    call can nest a result-shaped object in its input. Both were taken for the partner,
+    so the call read ``paired``."""
+    misspelled = b.tool_result("toolu_read", "print(1)")
+    misspelled["message"] = {"role": "user", "contenst": misspelled["message"]["content"]}
+    nested = b.assistant(b.tool_use("Replay", {"blocks": [
+        {"type": "tool_result", "tool_use_id": "toolu_read", "content": "print(1)"}]},
+        id="toolu_replay"))
+    for other in (misspelled, nested):
+        buf, starts = _buffer(b.user("read it"), READ, other)
+        assert pair(buf, "toolu_read", (L.AGENT_TOOL_USE,), starts[1],
+                    L.AGENT_TOOL_USE).state == "pending"
+    # the result looking back for its call: a record nesting a call-shaped object
+    quoting = b.assistant(b.tool_use("Replay", {"blocks": [
+        {"type": "tool_use", "id": "toolu_read", "name": "Read"}]}, id="toolu_quote"))
+    buf, starts = _buffer(b.user("read it"), quoting, READ_RESULT)
+    assert pair(buf, "toolu_read", (L.AGENT_TOOL_RESULT,), starts[2],
+                L.AGENT_TOOL_RESULT).state == "orphan"
+    # the real partner past such a line is still found
+    buf, starts = _buffer(b.user("read it"), READ, nested, READ_RESULT)
+    found = pair(buf, "toolu_read", (L.AGENT_TOOL_USE,), starts[1], L.AGENT_TOOL_USE)
+    assert (found.state, found.partner_start) == ("paired", starts[3])

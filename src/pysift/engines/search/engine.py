@@ -55,6 +55,7 @@ class FileOutcome:
     persisted_failures: list[str] = field(default_factory=list)
     error: str | None = None
     sidecar_error: str | None = None  # read the transcript, not its sidecar: not definitive
+    pending: int = 0  # sidecar records merged (a zero asks what their rendering left out)
     # a file without hits: the starts of the lines its needle pass found (a zero match
     # asks which of them hold the pattern in records the run did not read)
     candidates: list[int] = field(default_factory=list)
@@ -236,6 +237,15 @@ class SearchResult:
                     if o.candidates and len(found) < UNSEEN_LIMIT:
                         found += unseen_records(o.transcript, o.candidates, self.plan,
                                                 UNSEEN_LIMIT - len(found))
+            if zero and not self.plan.matcher.is_empty and any(o.pending for o in self.outcomes):
+                # the sidecar's pending records the run merged: read, but rendered as their
+                # tool_use alone (the text beside the question is in no view)
+                from pysift.engines.search.unseen import UNSEEN_LIMIT, sidecar_unseen
+
+                for o in self.outcomes:
+                    if o.pending and len(found) < UNSEEN_LIMIT:
+                        found += sidecar_unseen(o.transcript, self.plan,
+                                                UNSEEN_LIMIT - len(found))
             self._unseen = found
         return self._unseen
 
@@ -274,11 +284,12 @@ def _work(job: _Job, item: tuple[int, Transcript]) -> FileOutcome | None:
     fs = scan_mod.scan_file(transcript, index, plan, cores=job.cores, cached=cached)
     keep = fs.facts is not None and fs.facts.changed and fs.stamp is not None
     if not (fs.hits or fs.malformed or fs.collapsed_drafts or fs.sidecar_used
-            or fs.persisted_failures or fs.error or fs.sidecar_error or fs.spans or keep):
+            or fs.persisted_failures or fs.error or fs.sidecar_error or fs.spans or keep
+            or fs.pending):
         return None
     out = FileOutcome(transcript=None, index=index, malformed=fs.skipped_lines(),  # type: ignore[arg-type]
                       collapsed_drafts=fs.collapsed_drafts, sidecar_used=fs.sidecar_used, persisted_failures=fs.persisted_failures,
-                      error=fs.error, sidecar_error=fs.sidecar_error)
+                      error=fs.error, sidecar_error=fs.sidecar_error, pending=len(fs.pending))
     if keep:
         out.facts, out.stamp = fs.facts.dump(), fs.stamp  # type: ignore[union-attr]
     if not fs.hits:

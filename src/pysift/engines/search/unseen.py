@@ -15,7 +15,11 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
   the other leaf's text is read only by a -t naming it (``_hidden_view``);
 - ``UNRENDERED``: message text no view renders (a task notification shows as
   ``[kind id status] summary``, so its ``<output-file>``, ``<tool-use-id>`` and
-  ``<usage>`` tags are read by no selection, as in csift).
+  ``<usage>`` tags are read by no selection, as in csift);
+- a pending record of the elicitation sidecar (``sidecar_unseen``): merged as
+  ``agent.tool.use``, it renders its tool_use alone, so the text CC will write beside the
+  question (an ``agent.message``, a thinking block) is read by no selection until the
+  question is answered.
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
@@ -42,6 +46,7 @@ from pysift.disk.mapped import open_buffer
 from pysift.engines.search.plan import LEAF_LINE_MARKERS, SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
+from pysift.model.record import Record
 
 UNCLASSIFIED = "unclassified"
 # the envelope keys of a line (ids, stamps, place, version): text of no record
@@ -55,11 +60,19 @@ UNRENDERED = "text its rendering leaves out"
 @dataclass(frozen=True)
 class Unseen:
     """One record holding the pattern that the run did not read: where, and why
-    (``UNCLASSIFIED`` or the gated leaf it would be read under)."""
+    (``UNCLASSIFIED`` or the gated leaf it would be read under). A pending record of the
+    elicitation sidecar has no line: ``sidecar`` is the file that holds it, ``uuid`` its
+    record's."""
 
     session: str
-    line: int
+    line: int | None
     why: str
+    sidecar: str | None = None
+    uuid: str | None = None
+
+
+# what an Unseen of the elicitation sidecar adds to the leaf it names
+IN_SIDECAR = " (elicitation sidecar)"
 
 
 # The check stops once this many records are found (the note then says "at least"): on
@@ -111,7 +124,8 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
         rec = decode(buf[start:len(buf) if end < 0 else end], None)
         if rec is None or not _in_time(rec, plan):
             continue
-        why = _why_unseen(rec, run_ctx, open_ctx, matcher, selection)
+        run_leaves = set(classify.classify(rec, run_ctx))
+        why = _why_unseen(rec, run_leaves, open_ctx, matcher, selection)
         if why is None:
             continue
         if allowed is not None and turns is not None and turns.turn_of_offset(start) not in allowed:
@@ -196,17 +210,16 @@ def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
     return any(buf.find(n, start, end) >= 0 for n in needles)  # type: ignore[attr-defined]
 
 
-def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
+def _why_unseen(rec: object, run_leaves: set[str],
                 open_ctx: classify.ClassifyContext, matcher: object,
                 selection: LabelFilter) -> str | None:
     """Why the run did not read the pattern in ``rec``: the gated leaf that holds it, or
     ``UNCLASSIFIED``; None when the run read it or the user's own -t/-T selection left
     it out (an explicit selection that does not name a gated leaf excluded it, as the
     label probe then says; only the default surface, or a selection naming the leaf,
-    wanted it)."""
+    wanted it). ``run_leaves``: the leaves the run read the record under."""
     search = matcher.search  # type: ignore[attr-defined]
     default = not selection.include and not selection.exclude
-    run_leaves = set(classify.classify(rec, run_ctx))  # type: ignore[arg-type]
     opened = classify.units(rec, open_ctx)  # type: ignore[arg-type]
     for unit in opened:
         if (search(unit.text) is not None and not run_leaves.intersection(unit.labels)
@@ -231,6 +244,67 @@ def _why_unseen(rec: object, run_ctx: classify.ClassifyContext,
     if not text or search(text) is None:
         return None
     return UNRENDERED if opened or leaves else UNCLASSIFIED
+
+
+def sidecar_unseen(transcript: Transcript, plan: SearchPlan, limit: int = UNSEEN_LIMIT
+                   ) -> list[Unseen]:
+    """The pending records of ``transcript``'s elicitation sidecar (those the run merged:
+    the ghost guard drops the ones the transcript answered, whose text the transcript's
+    own check reads) that hold the pattern in text the merge does not render, at most
+    ``limit``; admitted by the run's time window and, standing in the latest turn as the
+    scan puts them, by its turn window.
+
+    Named under any selection, as a record's second view is: the label probe renders the
+    merged record as the run does, so no -t/-T diagnosis would point at the text.
+    """
+    from pysift.core.sidecar import read_sidecar
+    from pysift.disk.layout import sidecar_of
+
+    path = sidecar_of(transcript)
+    if path is None:
+        return []
+    try:
+        buf = open_buffer(transcript.path)
+    except Exception:  # noqa: BLE001 - SourceError: already reported by the run
+        return []
+    pending = read_sidecar(path, buf).pending  # (an unread sidecar: the run warned)
+    if plan.turns is not None and pending:
+        count = build_turn_map(buf, subagent=transcript.is_subagent).turn_count
+        if max(0, count - 1) not in set(plan.turns.resolve(0, count - 1)):
+            return []
+    open_ctx = classify.ClassifyContext(
+        owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
+        parent_id=transcript.parent_session_id, gates=L.GATED, additional_context=True,
+        **plan.link_fields(transcript, returns=True))
+    found: list[Unseen] = []
+    for rec in pending:
+        if not _in_time(rec, plan):
+            continue
+        why = _why_pending_unseen(rec, open_ctx, plan.matcher)
+        if why is not None:
+            found.append(Unseen(transcript.session_id, None, why + IN_SIDECAR,
+                                sidecar=str(path), uuid=rec.uuid))
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _why_pending_unseen(rec: Record, open_ctx: classify.ClassifyContext,
+                        matcher: object) -> str | None:
+    """The leaf (or reason) under which the record CC will write for the pending ``rec``
+    holds the pattern, when what the merge renders does not hold it; None when it does
+    (the run read it, or its -t/-T left ``agent.tool.use`` out and the label probe says
+    so) or no view holds it."""
+    search = matcher.search  # type: ignore[attr-defined]
+    if any(search(unit.text) is not None for unit in classify.units(rec, open_ctx)):
+        return None
+    native = Record({k: v for k, v in rec.raw.items() if not k.startswith("csift")}, None)
+    return _why_unseen(native, set(), open_ctx, matcher, _ANY_SELECTION)
+
+
+# a selection that takes every leaf (no -t/-T): a pending record's unread text is named
+# whatever the run selected
+_ANY_SELECTION = LabelFilter(allowed=frozenset(L.ALL))
 
 
 def _strings(value: object) -> Iterator[str]:
