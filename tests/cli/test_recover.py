@@ -1140,6 +1140,11 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
      "bash `find` on /w/proj (which holds the file)"),
     # the script of `bash -c '…'`
     ("sudo bash -c 'sed -i s/v1/v2/ src/app.py'", "bash `sed-i` on /w/proj/src/app.py"),
+    # the files xargs hands its program (no text names them)
+    ("git ls-files -z '*.py' | xargs -0 sed -i 's/v1/v2/'",
+     "bash `sed-i` on ${xargs_input} (a pattern that may name the file)"),
+    ("grep -rl v1 . | xargs -I{} perl -pi -e 's/v1/v2/' {}",
+     "bash `perl-i` on ${xargs_input} (a pattern that may name the file)"),
 ])
 def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
         cli, home: ClaudeHome, command: str, named: str) -> None:

@@ -722,9 +722,18 @@ def read_command(command: Command) -> list[Reading]:
     for redirect in command.redirects:
         if redirect.writes_file and redirect.target is not None and redirect.target.value:
             out.append(Reading(">>" if redirect.appends else ">", word=redirect.target))
-    name, args = program(command.words)
+    return out + _program_readings(command.words, command)
+
+
+def _program_readings(words: Sequence[Word], command: Command) -> list[Reading]:
+    """What the program ``words`` run changes (``command`` is the simple command they
+    stand in: its redirections feed an interpreter's heredoc)."""
+    out: list[Reading] = []
+    name, args = program(words)
     if name is None:
         return out
+    if name == "xargs":
+        return _xargs(args, command)  # the program it runs reads its own flags
     if name in _SIMPLE:
         out += _SIMPLE[name](name, args)
     elif name == "mkdir":
@@ -767,3 +776,81 @@ def read_command(command: Command) -> list[Reading]:
             out += _class(name, args)
     out += _flag_outputs(args)
     return out
+
+
+#: the operand ``xargs`` hands its program, read from its input at run time: an expansion
+#: to the parser (``may_name``: any text, any directory), so its rows are ``unresolved``
+XARGS_INPUT = "${xargs_input}"
+_XARGS_WORD = Word(XARGS_INPUT, XARGS_INPUT, dynamic=True)
+#: xargs's short options (GNU's and BSD's) that take a value, spaced or attached, and
+#: those whose value is optional and only attached (GNU's ``-i[R]``, ``-l[N]``, ``-e[E]``)
+_XARGS_VALUED = frozenset("IJLnPsdaERS")
+_XARGS_OPTIONAL = frozenset("ile")
+_XARGS_LONG_VALUED = frozenset(("--max-args", "--max-procs", "--max-chars", "--delimiter",
+                                "--arg-file", "--process-slot-var"))
+
+
+def _xargs(args: list[Word], command: Command) -> list[Reading]:
+    """What ``xargs PROGRAM ARGS…`` changes: PROGRAM's reading with the items xargs reads
+    (from stdin or ``-a FILE``) as an operand no text names: appended after ARGS, or put
+    where ``-I R`` / ``-i`` / ``--replace`` names them (every occurrence of R in each
+    argument) or ``-J R`` (the argument R). ``find . -name '*.pyc' | xargs rm`` is thus an
+    ``rm`` of a pattern that may name any file, as ``rm "$F"`` is; a program whose name
+    comes from the input reads as nothing, as a variable command does."""
+    replace: str | None = None
+    whole: str | None = None
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value == "--":
+            i += 1
+            break
+        if value.startswith("--"):
+            name, eq, attached = value.partition("=")
+            if name in _XARGS_LONG_VALUED and not eq:
+                i += 1
+            elif name == "--replace":
+                replace = attached if eq else "{}"
+            i += 1
+            continue
+        if not value.startswith("-") or value == "-":
+            break
+        step = 1
+        for at, flag in enumerate(value[1:], 1):
+            rest = value[at + 1:]
+            if flag in _XARGS_VALUED:
+                given = rest
+                if not rest:
+                    step = 2
+                    given = args[i + 1].value if i + 1 < len(args) else ""
+                if flag == "I":
+                    replace = given
+                elif flag == "J":
+                    whole = given
+                break
+            if flag in _XARGS_OPTIONAL:
+                if flag == "i":
+                    replace = rest or "{}"
+                break
+        i += step
+    inner = list(args[i:])
+    if not inner:
+        return []  # xargs alone runs echo
+    if replace:
+        words = [_with_input(w, replace) for w in inner]
+        if words == inner:
+            return _program_readings(inner, command)  # R named nowhere: the args as typed
+    elif whole is not None and any(w.value == whole for w in inner):
+        at = next(n for n, w in enumerate(inner) if w.value == whole)
+        words = [*inner[:at], _XARGS_WORD, *inner[at + 1:]]
+    else:
+        words = [*inner, _XARGS_WORD]
+    return _program_readings(words, command)
+
+
+def _with_input(word: Word, replace: str) -> Word:
+    """``word`` with every ``replace`` in it standing for xargs's input (``-I R``)."""
+    if replace not in word.value:
+        return word
+    return Word(word.raw.replace(replace, XARGS_INPUT), word.value.replace(replace, XARGS_INPUT),
+                word.quoted, True, word.glob, word.tilde, word.inner)

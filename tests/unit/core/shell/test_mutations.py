@@ -145,6 +145,47 @@ def test_dynamic_operands_stay_as_typed(command: str, expected: list) -> None:
     assert rows(command) == expected
 
 
+XI = "${xargs_input}"  # the operand xargs reads at run time
+
+
+@pytest.mark.parametrize("command, expected", [
+    # the items xargs hands its program are named by no text: an operand that may be any
+    # file (absolute items included), as `rm "$F"` is
+    ("find . -name '*.pyc' | xargs rm", [(XI, "unresolved", "rm")]),
+    ("git ls-files -z '*.tmp' | xargs -0 rm -f", [(XI, "unresolved", "rm")]),
+    ("ls *.log | xargs -r unlink", [(XI, "unresolved", "rm")]),
+    ("grep -l old . -r | xargs -0rn1 sed -i 's/old/new/'", [(XI, "unresolved", "sed-i")]),
+    ("grep -rl v1 src | xargs perl -pi -e 's/v1/v2/'", [(XI, "unresolved", "perl-i")]),
+    ("git diff --name-only | xargs npx prettier --write", [(XI, "unresolved", "fmt")]),
+    ("git ls-files '*.bak' | xargs git rm", [(XI, "unresolved", "git-rm")]),
+    ("cat list.txt | xargs -n 1 -P 4 sudo rm -rf", [(XI, "unresolved", "rm")]),
+    ("xargs -a stale.txt rm", [(XI, "unresolved", "rm")]),
+    ("xargs --arg-file stale.txt -- truncate -s 0", [(XI, "unresolved", "truncate")]),
+    # -I R / -i / --replace put the items where R stands; -J R (BSD) at the argument R
+    ("ls | xargs -I{} rm {}", [(XI, "unresolved", "rm")]),
+    ("ls | xargs -I % mv % old/", [(f"{CWD}/old", "cwd-joined", "mv"), (XI, "unresolved", "mv-from")]),
+    ("ls | xargs -i cp {} {}.orig", [(XI + ".orig", "unresolved", "cp")]),
+    ("ls | xargs --replace=@ rm build/@", [("build/" + XI, "unresolved", "rm")]),
+    ("ls | xargs -J % mv % dest", [(f"{CWD}/dest", "cwd-joined", "mv"), (XI, "unresolved", "mv-from")]),
+    ("ls | xargs -I{} sh -c 'rm {}.bak'", [(XI + ".bak", "unresolved", "rm")]),
+    ("ls | xargs -I{} rm tmp.txt", [(f"{CWD}/tmp.txt", "cwd-joined", "rm")]),
+    ("ls | xargs -0 -n1 bash -c 'rm \"$0\"'", [("$0", "unresolved", "rm")]),
+    # a program that changes nothing, none (echo), or one named by the input: nothing
+    ("find . -name '*.py' | xargs grep -l TODO", []),
+    ("ls | xargs", []),
+    ("ls | xargs -I{} {} --version", []),
+])
+def test_xargs_reads_its_program(command: str, expected: list) -> None:
+    assert rows(command) == expected
+
+
+def test_an_xargs_operand_may_name_any_file() -> None:
+    [rm] = mutations("find . -name '*.pyc' | xargs rm", CWD)
+    assert may_name(rm, f"{CWD}/src/app.py") and may_name(rm, "/etc/hosts")
+    [bak] = mutations("ls | xargs -i cp {} {}.orig", CWD)
+    assert may_name(bak, f"{CWD}/src/app.py.orig") and not may_name(bak, f"{CWD}/src/app.py")
+
+
 def test_no_record_cwd_leaves_relative_operands_unresolved() -> None:
     assert rows("rm a /tmp/b", None) == [("a", "unresolved", "rm"), ("/tmp/b", "absolute", "rm")]
 
