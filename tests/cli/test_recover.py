@@ -1157,6 +1157,22 @@ def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
     assert named in result.stderr
 
 
+@pytest.mark.parametrize("command", [
+    "find . -name '*.pyc' -delete",
+    "find . -type d -name __pycache__ -exec rm -rf {} +",
+    "find src -path '*/tests/*' -delete",
+    "find \"$OUT\" -name '*.o' -delete",
+])
+def test_a_find_whose_tests_cannot_match_the_file_leaves_the_window_clean(
+        cli, home: ClaudeHome, command: str) -> None:
+    """find's name and path tests are read: a `find . -name '*.pyc' -delete` after the
+    session wrote src/app.py had made restore call every file under `.` maybe changed."""
+    save(home, Story().write(F, V1).bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete; no bash mutation of this file" in result.stderr
+
+
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
     story = Story().write(F, HELLO).unanswered("MultiEdit", {"file_path": F, "edits": "x"})
     save(home, story)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from pysift.core.shell import findexpr
 from pysift.core.shell.lexer import Word, ansi_c
 from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, join, resolve
 from pysift.core.shell.syntax import Command, Script, parse
@@ -103,7 +104,8 @@ class Mutation:
     unknown (a ``cd`` that may not have run, a non-literal ``cd`` or ``git -C``): it names
     ``verbatim`` under SOME directory, so it may be any file whose path ends so;
     ``base``: the absolute directory a relative operand of the command is read from, when
-    the reading knows it (what ``may_name`` anchors a relative pattern to)."""
+    the reading knows it (what ``may_name`` anchors a relative pattern to); ``reach``: a
+    ``find`` row's expression, read exactly (``findexpr``), which ``may_reach`` asks."""
 
     path: str
     verbatim: str
@@ -114,6 +116,7 @@ class Mutation:
     command: int
     floating: bool = False
     base: str | None = None
+    reach: tuple[object, ...] | None = None
 
 
 def _resolve(word: Word, command: Command, record_cwd: str | None, trusted: bool
@@ -154,7 +157,7 @@ def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...
                     and bool(word.value) and not is_absolute(word.value) and script.complete)
         base = _base_dir(cwd, record_cwd) if how == UNRESOLVED and not floating else None
         out.append(Mutation(path, word.value, how, reading.verb, reading.is_create, False,
-                            command.index, floating, base))
+                            command.index, floating, base, reading.reach))
     return tuple(out)
 
 
@@ -198,6 +201,33 @@ def may_name(m: Mutation, path: str) -> bool:
         regex = "(?:.*/)?" + regex
     flags = re.IGNORECASE | re.DOTALL if windows else re.DOTALL
     return re.fullmatch(regex + "(?:/.*)?", path, flags) is not None
+
+
+def may_reach(m: Mutation, path: str) -> bool:
+    """Whether ``m``, a change of a directory holding the absolute ``path`` (or of a
+    pattern that may name one), may have changed the file: always, except for a ``find``
+    whose expression was read exactly (``reach``) and certainly runs no changing action
+    at any path it visits on the way to the file (``find . -name '*.pyc' -delete`` and
+    ``src/app.py``). The start point is ``m``'s own path when it was resolved; otherwise
+    every directory above the file may be visited, and ``-path`` is not known."""
+    if m.reach is None:
+        return True
+    rel: list[str] | None = None
+    if m.resolution != UNRESOLVED and m.resolution is not None:
+        windows = _windows_style(path)
+        start = m.path.replace("\\", "/").rstrip("/") if windows else m.path.rstrip("/")
+        target = path.replace("\\", "/") if windows else path
+        if windows:
+            start, target = start.lower(), target.lower()
+        if target == start or not start:
+            rel = [] if target == start else [p for p in target.split("/") if p]
+        elif target.startswith(start + "/"):
+            rel = [p for p in target[len(start) + 1:].split("/") if p]
+        else:
+            return True  # not under the start point: not this question
+        if windows:  # the components as written, case kept
+            rel = [p for p in path.replace("\\", "/").split("/") if p][-len(rel):] if rel else []
+    return findexpr.may_change(m.reach, m.verbatim if rel is not None else None, rel, path)
 
 
 _DOT_COMPONENT = re.compile(r"/(?:\.?/)+")

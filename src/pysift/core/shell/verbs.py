@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from pysift.core.shell import findexpr
 from pysift.core.shell.interp import interpreter_language, script_writes
 from pysift.core.shell.lexer import Word, is_device
 from pysift.core.shell.syntax import Command
@@ -36,12 +37,14 @@ class Reading:
     """One thing a command changes: ``word`` (an operand) or ``marker`` (a class marker),
     the ``verb`` that changes it, and whether the verb makes a new file. ``chdir``: the
     directories the program itself moves to before reading ``word`` (``git -C a -C b``:
-    each relative to the one before, the first to the shell's cwd)."""
+    each relative to the one before, the first to the shell's cwd). ``reach``: a ``find``
+    reading's expression (``findexpr``), which files under ``word`` it may change."""
 
     verb: str
     word: Word | None = None
     marker: str | None = None
     chdir: tuple[Word, ...] = ()
+    reach: tuple[object, ...] | None = None
 
     @property
     def is_create(self) -> bool:
@@ -322,7 +325,7 @@ def _git(args: list[Word]) -> list[Reading]:
     readings = _git_readings(args, i)
     if not chdir:
         return readings
-    return [Reading(r.verb, r.word, r.marker, chdir) if r.word is not None else r
+    return [Reading(r.verb, r.word, r.marker, chdir, r.reach) if r.word is not None else r
             for r in readings]
 
 
@@ -629,10 +632,17 @@ _FIND_CHANGERS = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "truncate", "sh
                             "ln", "dd"})
 
 
-def _find(args: list[Word]) -> list[Reading]:
+#: the path ``find`` hands an ``-exec`` program in place of ``{}``: an expansion to the
+#: parser, so an operand holding it is never joined to a directory
+FIND_PATH = "${find_path}"
+
+
+def _find(args: list[Word], command: Command) -> list[Reading]:
     """``find DIR… -delete`` or ``-exec``/``-execdir``/``-ok`` a changing program (``rm``,
     ``sed -i``, a formatter...): which files it reaches is decided at run time, so the
-    reading is each start directory (``.`` when none is given), as for ``rm -r DIR``."""
+    reading is each start directory (``.`` when none is given), as for ``rm -r DIR``,
+    carrying the expression (``reach``, ``findexpr``) when it can be read exactly: what
+    ``may_reach`` asks of a file under the directory."""
     i = 0
     while i < len(args) and (args[i].value in ("-H", "-L", "-P", "-D")
                              or args[i].value.startswith("-O")):
@@ -642,6 +652,11 @@ def _find(args: list[Word]) -> list[Reading]:
             and args[i].value not in ("(", "!", ")", ","):
         starts.append(args[i])
         i += 1
+    expression = args[i:]
+
+    def exec_kind(inner: Sequence[Word]) -> str:
+        return _find_exec(inner, command)
+
     changes = False
     while i < len(args) and not changes:
         value = args[i].value
@@ -653,15 +668,33 @@ def _find(args: list[Word]) -> list[Reading]:
             while i < len(args) and args[i].value not in (";", "+"):
                 inner.append(args[i])
                 i += 1
-            name, rest = program(inner)
-            if name is not None:
-                changes = (name in _FIND_CHANGERS or bool(_sed(rest) if name == "sed" else
-                                                          _perl(rest) if name == "perl" else
-                                                          _class(name, rest)))
+            changes = exec_kind(inner) != "none"
         i += 1
     if not changes:
         return []
-    return _each("find", starts or [Word(".", ".")])
+    reach = findexpr.parse(expression, exec_kind)
+    return [Reading("find", word=w, reach=reach) for w in starts or [Word(".", ".")] if w.value]
+
+
+def _find_exec(inner: Sequence[Word], command: Command) -> str:
+    """What an ``-exec`` program does to the path ``find`` hands it (``findexpr.ExecKind``):
+    ``change`` it (``rm {}``, ``sed -i … {}``, a formatter, or a program of
+    ``_FIND_CHANGERS``), ``derive`` another path from it (``cp {} {}.bak``: a file the
+    tests need not match), or ``none``."""
+    words = [w if "{}" not in w.value else
+             Word(w.raw.replace("{}", FIND_PATH), w.value.replace("{}", FIND_PATH), w.quoted,
+                  True, w.glob, w.tilde, w.inner) for w in inner]
+    name, _ = program(words)
+    if name is None:
+        return "none"
+    kind = "change" if name in _FIND_CHANGERS else "none"
+    for reading in _program_readings(words, command):
+        value = reading.word.value if reading.word is not None else ""
+        if FIND_PATH in value:
+            if value.removeprefix("./") != FIND_PATH:
+                return "derive"
+            kind = "change"
+    return kind
 
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
@@ -711,7 +744,8 @@ def _shell_c(args: list[Word]) -> list[Reading]:
             moved = (Word(cwd.path, cwd.path),) if cwd.kind != "spawn" and cwd.path else ()
         for reading in read_command(inner):
             out.append(reading if reading.word is None else
-                       Reading(reading.verb, reading.word, None, moved + reading.chdir))
+                       Reading(reading.verb, reading.word, None, moved + reading.chdir,
+                               reading.reach))
     return out
 
 
@@ -753,7 +787,7 @@ def _program_readings(words: Sequence[Word], command: Command) -> list[Reading]:
     elif name == "truncate":
         out += _truncate(args)
     elif name == "find":
-        out += _find(args)
+        out += _find(args, command)
     elif name in _SHELLS:
         out += _shell_c(args)
     elif name == "git":
