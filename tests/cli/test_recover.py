@@ -1140,6 +1140,11 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
      "bash `find` on /w/proj (which holds the file)"),
     # the script of `bash -c '…'`
     ("sudo bash -c 'sed -i s/v1/v2/ src/app.py'", "bash `sed-i` on /w/proj/src/app.py"),
+    # what find's -exec program changes besides the path find hands it
+    ("find . -name '*.py' -exec sh -c 'sed -i s/v1/v2/ \"$1\"' _ {} \\;",
+     "bash `sed-i` on $1 (a pattern that may name the file)"),
+    ("find /tmp/new -name '*.py' -exec cp {} src/ \\;",
+     "bash `cp` on /w/proj/src (which holds the file)"),
     # the files xargs hands its program (no text names them)
     ("git ls-files -z '*.py' | xargs -0 sed -i 's/v1/v2/'",
      "bash `sed-i` on ${xargs_input} (a pattern that may name the file)"),

@@ -642,7 +642,10 @@ def _find(args: list[Word], command: Command) -> list[Reading]:
     ``sed -i``, a formatter...): which files it reaches is decided at run time, so the
     reading is each start directory (``.`` when none is given), as for ``rm -r DIR``,
     carrying the expression (``reach``, ``findexpr``) when it can be read exactly: what
-    ``may_reach`` asks of a file under the directory."""
+    ``may_reach`` asks of a file under the directory. What an ``-exec`` program changes
+    besides the path it is given is read too (``-exec cp {} /bak/ \\;`` changes
+    ``/bak``, ``-exec sh -c 'rm "$1"' _ {} \\;`` a pattern), and so is the file
+    ``-fprint``/``-fprint0``/``-fls``/``-fprintf`` write."""
     i = 0
     while i < len(args) and (args[i].value in ("-H", "-L", "-P", "-D")
                              or args[i].value.startswith("-O")):
@@ -655,10 +658,11 @@ def _find(args: list[Word], command: Command) -> list[Reading]:
     expression = args[i:]
 
     def exec_kind(inner: Sequence[Word]) -> str:
-        return _find_exec(inner, command)
+        return _find_exec(inner, command)[0]
 
     changes = False
-    while i < len(args) and not changes:
+    others: list[Reading] = []
+    while i < len(args):
         value = args[i].value
         if value == "-delete":
             changes = True
@@ -668,33 +672,45 @@ def _find(args: list[Word], command: Command) -> list[Reading]:
             while i < len(args) and args[i].value not in (";", "+"):
                 inner.append(args[i])
                 i += 1
-            changes = exec_kind(inner) != "none"
+            kind, besides = _find_exec(inner, command)
+            changes = changes or kind != "none"
+            others += besides
+        elif value in ("-fprint", "-fprint0", "-fls", "-fprintf") and i + 1 < len(args):
+            i += 1
+            if args[i].value and not is_device(args[i].value):
+                others.append(Reading("flag-output", word=args[i]))
+            i += value == "-fprintf"  # its format
         i += 1
     if not changes:
-        return []
+        return others
     reach = findexpr.parse(expression, exec_kind)
-    return [Reading("find", word=w, reach=reach) for w in starts or [Word(".", ".")] if w.value]
+    return [Reading("find", word=w, reach=reach) for w in starts or [Word(".", ".")]
+            if w.value] + others
 
 
-def _find_exec(inner: Sequence[Word], command: Command) -> str:
+def _find_exec(inner: Sequence[Word], command: Command) -> tuple[str, list[Reading]]:
     """What an ``-exec`` program does to the path ``find`` hands it (``findexpr.ExecKind``):
     ``change`` it (``rm {}``, ``sed -i … {}``, a formatter, or a program of
     ``_FIND_CHANGERS``), ``derive`` another path from it (``cp {} {}.bak``: a file the
-    tests need not match), or ``none``."""
+    tests need not match), or ``none``; and the readings of everything else it changes
+    (a destination, a derived path as a pattern: ``{}`` is an expansion to the parser)."""
     words = [w if "{}" not in w.value else
              Word(w.raw.replace("{}", FIND_PATH), w.value.replace("{}", FIND_PATH), w.quoted,
                   True, w.glob, w.tilde, w.inner) for w in inner]
     name, _ = program(words)
     if name is None:
-        return "none"
+        return "none", []
     kind = "change" if name in _FIND_CHANGERS else "none"
+    besides: list[Reading] = []
     for reading in _program_readings(words, command):
         value = reading.word.value if reading.word is not None else ""
-        if FIND_PATH in value:
-            if value.removeprefix("./") != FIND_PATH:
-                return "derive"
+        if value.removeprefix("./") == FIND_PATH:
             kind = "change"
-    return kind
+            continue
+        if FIND_PATH in value and kind != "derive":
+            kind = "derive"
+        besides.append(reading)
+    return kind, besides
 
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})

@@ -60,6 +60,12 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("find -delete", [(CWD, "cwd-joined", "find")]),
     ("find . -name '*.py' -exec grep -l TODO {} \\;", []),
     ("find . -name x -print", []),
+    # what an -exec program changes besides the path it is given, and -fprint's file
+    ("find . -name '*.py' -exec cp {} /tmp/bak/ \\;", [(CWD, "cwd-joined", "find"), ("/tmp/bak", "absolute", "cp")]),
+    ("find . -name '*.log' -exec mv {} /srv/archive/ \\;", [(CWD, "cwd-joined", "find"), ("/srv/archive", "absolute", "mv")]),
+    ("find . -name '*.py' -exec sh -c 'rm \"$1\"' _ {} \\;", [("$1", "unresolved", "rm")]),
+    ("find . -name '*.txt' -exec cp {} {}.bak \\;", [(CWD, "cwd-joined", "find"), ("${find_path}.bak", "unresolved", "cp")]),
+    ("find . -name '*.md' -fprint list.txt", [(f"{CWD}/list.txt", "cwd-joined", "flag-output")]),
     # `bash -c 'SCRIPT'` (sh, zsh...): the script's own commands, from the directory its
     # cds reach
     ("bash -c 'rm -f /tmp/a.txt'", [("/tmp/a.txt", "absolute", "rm")]),
