@@ -228,6 +228,30 @@ def test_restore_names_a_later_sessions_bash_touch(cli, home: ClaudeHome) -> Non
     assert "NOT verified against disk" in text.stderr and S2 in text.stderr
 
 
+def test_restore_names_every_other_session_it_did_not_use(cli, home: ClaudeHome) -> None:
+    """An older session whose events left no line of the file (the file changed under
+    it) went unnamed, and a second version was only counted: restore now names each other
+    session that touched the file, with what its events leave, as not used."""
+    s3 = "33333333-3333-4333-8333-333333333333"
+    story = Story(S1).read(F, V1)
+    story.fail("Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+               "File has been modified since read, either by the user or by a linter.")
+    save(home, story, S1)
+    save(home, Story(S2, start=datetime(2026, 10, 6, 9, 0, tzinfo=UTC)).write(F, "old\n"), S2)
+    save(home, Story(s3, start=datetime(2026, 10, 7, 9, 0, tzinfo=UTC)).write(F, V1), s3)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    notes = [line for line in result.stderr.splitlines() if "note:" in line]
+    assert notes[0].endswith(f"note: 2 other session(s) in scope also touched {F}; restoring "
+                             f"the freshest (session {s3}, last touched 2026-10-07 20:00:05 "
+                             f"AEDT(UTC+11)); the other sessions' events were not used:")
+    assert notes[1].endswith(f"note:   session {S2} (last touched 2026-10-06 20:00:05 "
+                             f"AEDT(UTC+11)): a complete version, 1 line(s) known")
+    assert notes[2].endswith(f"note:   session {S1} (last touched 2026-10-05 20:00:15 "
+                             f"AEDT(UTC+11)): no line survives (invalidated at: "
+                             f"modified_since_read)")
+
+
 # -- boundaries -----------------------------------------------------------------------------------
 
 
