@@ -1169,6 +1169,11 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
      "bash `sed-i` on $1 (a pattern that may name the file)"),
     ("find /tmp/new -name '*.py' -exec cp {} src/ \\;",
      "bash `cp` on /w/proj/src (which holds the file)"),
+    # a `./` pattern in a directory the reading cannot know, a `..` above the cwd
+    ("cd \"$SRC\" && sed -i s/v1/v2/ ./*.py",
+     "bash `sed-i` on ./*.py (a pattern that may name the file)"),
+    ("cd src/sub && sed -i s/v1/v2/ ../$F",
+     "bash `sed-i` on ../$F (a pattern that may name the file)"),
     # the files xargs hands its program (no text names them)
     ("git ls-files -z '*.py' | xargs -0 sed -i 's/v1/v2/'",
      "bash `sed-i` on ${xargs_input} (a pattern that may name the file)"),
@@ -1177,8 +1182,9 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
 ])
 def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
         cli, home: ClaudeHome, command: str, named: str) -> None:
-    """Each was read as changing nothing, so restore called the window clean ("no bash
-    mutation of this file") after a command that may have rewritten the file."""
+    """Each was read as changing nothing, or nothing of this file, so restore called the
+    window clean ("no bash mutation of this file") after a command that may have
+    rewritten the file."""
     save(home, Story().write(F, V1).bash(command))
     result = run(cli, home, "--file", F)
     assert result.code == 0 and result.stdout == V1

@@ -177,8 +177,10 @@ def may_name(m: Mutation, path: str) -> bool:
     change the file at the absolute ``path``: the file itself or a directory holding it
     (``rm -r "$D"``). A superset: each expansion stands for any text, each glob for any
     name, a quoted ``*`` too; a relative operand is anchored to the command's directory
-    when the reading knows it (``base``), else it may sit anywhere. A literal relative
-    operand under an unknown directory (``floating``) is not asked here: it is opaque."""
+    when the reading knows it (``base``), else it may sit anywhere; its ``.`` and ``..``
+    are folded as the shell reads them (``_fold``: ``./*.py`` anywhere, ``../$F`` above
+    the base). A literal relative operand under an unknown directory (``floating``) is
+    not asked here: it is opaque."""
     if m.marker or m.resolution != UNRESOLVED or m.floating or not m.verbatim:
         return False
     windows = _windows_style(path)
@@ -188,16 +190,19 @@ def may_name(m: Mutation, path: str) -> bool:
         anchored = value
     elif m.base is not None and not value.startswith(("$", "~", "`")):
         anchored = m.base + ("\\" if _windows_style(m.base) else "/") + value
-    if anchored is not None:
-        if any(c in anchored for c in "$`"):  # `..` is not folded across an expansion
-            anchored = _DOT_COMPONENT.sub("/", anchored.replace("\\", "/"))
-        else:
-            anchored = join(anchored)  # `.`/`..` folded
-    text = anchored if anchored is not None else value
+    if anchored is not None and not any(c in anchored for c in "$`"):
+        text = join(anchored)  # `.`/`..` folded
+        free = False
+    else:
+        folded = _fold((anchored if anchored is not None else value).replace("\\", "/"))
+        if folded is None:
+            return True  # a `/` inside an expansion: no component can be told apart
+        text, free = folded
+        free = free or anchored is None
     if windows:
         text, path = text.replace("\\", "/"), path.replace("\\", "/")
     regex = _pattern_regex(text)
-    if anchored is None:
+    if free:
         regex = "(?:.*/)?" + regex
     flags = re.IGNORECASE | re.DOTALL if windows else re.DOTALL
     return re.fullmatch(regex + "(?:/.*)?", path, flags) is not None
@@ -230,7 +235,39 @@ def may_reach(m: Mutation, path: str) -> bool:
     return findexpr.may_change(m.reach, m.verbatim if rel is not None else None, rel, path)
 
 
-_DOT_COMPONENT = re.compile(r"/(?:\.?/)+")
+def _fold(text: str) -> tuple[str, bool] | None:
+    """``text`` (a pattern, ``/``-separated) with its ``.`` components and empty ones
+    dropped and each ``..`` folded into the component before it, and whether what is left
+    hangs from an unknown directory: a ``..`` after an expansion or a brace (which may
+    hold several components: ``$D/..`` is any directory) or above a relative start
+    (``../$F`` from an unknown place). None when a ``/`` stands inside an expansion
+    (``${F//a/b}``): its components cannot be told apart."""
+    depth = 0
+    tick = False
+    for at, char in enumerate(text):
+        if char == "`":
+            tick = not tick
+        elif char == "$" and text[at + 1:at + 2] in ("{", "("):
+            depth += 1
+        elif char in "})" and depth:
+            depth -= 1
+        elif char == "/" and (depth or tick):
+            return None
+    root = "//" if text.startswith("//") else "/" if text.startswith("/") else ""
+    out: list[str] = []
+    free = False
+    for comp in text.split("/"):
+        if comp in ("", "."):
+            continue
+        if comp == "..":
+            if out and not any(c in out[-1] for c in "$`{"):
+                if not (len(out) == 1 and not root and out[0].endswith(":")):  # a drive
+                    out.pop()
+            elif out or not root:
+                out, free, root = [], True, ""
+            continue
+        out.append(comp)
+    return root + "/".join(out), free
 
 
 def _windows_style(path: str) -> bool:

@@ -401,6 +401,19 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("rm a.txt", "/w", "/w/a.txt", False),  # resolved: not a pattern
     ("rm $'\\u00e9'.txt", "/w", "/w/g.txt", True),  # a quote the shells may read apart
     ("rm $'\\cA'.md", "/w", "/w/g.txt", False),
+    # `.` and `..` read as the shell reads them: a `./` in a pattern whose directory is
+    # unknown, or a `..` above the command's directory, had never matched any file
+    ("cd $X && rm ./*.py", "/w/proj", "/w/proj/app.py", True),
+    ("cd $X && rm ./*.txt", "/w/proj", "/w/proj/app.py", False),
+    ("cd $X && ls | xargs -I{} rm ./{}", "/w/proj", "/w/proj/app.py", True),
+    ("cd $X && rm ../lib/*.py", "/w/proj", "/w/lib/app.py", True),
+    ("cd $X && rm ../lib/*.py", "/w/proj", "/w/proj/app.py", False),
+    ("rm ../$F", "/w/proj/src", "/w/proj/app.py", True),
+    ("rm /w/proj/src/../$F", "/w", "/w/proj/app.py", True),
+    ("rm src/../$F", "/w/proj/src", "/w/proj/app.py", False),  # /w/proj/src/$F
+    ('rm "$D"/../app.py', "/w/proj", "/srv/app.py", True),  # $D/.. is any directory
+    ('rm "$D"/../app.py', "/w/proj", "/srv/main.py", False),
+    ("rm ${F//a/b}", "/w/proj", "/srv/app.py", True),
 ])
 def test_may_name(command: str, cwd: str, path: str, expected: bool) -> None:
     assert any(may_name(m, path) for m in mutations(command, cwd)) is expected
