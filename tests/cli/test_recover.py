@@ -244,7 +244,7 @@ def test_restore_names_every_other_session_it_did_not_use(cli, home: ClaudeHome)
     notes = [line for line in result.stderr.splitlines() if "note:" in line]
     assert notes[0].endswith(f"note: 2 other session(s) in scope also touched {F}; restoring "
                              f"the freshest (session {s3}, last touched 2026-10-07 20:00:05 "
-                             f"AEDT(UTC+11)); the other sessions' events were not used:")
+                             f"AEDT(UTC+11)); the other sessions' events were not replayed into it:")
     assert notes[1].endswith(f"note:   session {S2} (last touched 2026-10-06 20:00:05 "
                              f"AEDT(UTC+11)): a complete version, 1 line(s) known")
     assert notes[2].endswith(f"note:   session {S1} (last touched 2026-10-05 20:00:15 "

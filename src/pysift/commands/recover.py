@@ -376,16 +376,17 @@ def later_touches(best: Any, candidates: list[Any]) -> list[Any]:
 def _not_used(ctx: _Ctx, best: _Candidate, candidates: list[_Candidate],
               later: list[_Candidate]) -> list[str]:
     """The other session groups in scope that touched the file, latest first, each with
-    its last touch and what its events leave, and that they were not used: restore
+    its last touch and what its events leave, and that they were not replayed: restore
     rebuilds one group's version (decided, twenty-sixth session: an older session whose
     events left no line, or any session beside a second version, went unnamed)."""
     others = sorted((c for c in candidates if c is not best), key=lambda c: c.rank(),
                     reverse=True)
     lines = [f"note: {len(others)} other session(s) in scope also touched {ctx.file}; "
              f"restoring the freshest (session {best.group.session_id}, last touched "
-             f"{text_ts(best.latest, ctx.tz)}); the other sessions' events were not used:"]
+             f"{text_ts(best.latest, ctx.tz)}); the other sessions' events were not replayed "
+             f"into it:"]
     for c in others:
-        counted = (" (its Bash boundaries are counted in this window)"
+        counted = (" (listed below: it touched the file after this version)"
                    if any(c is x for x in later) else "")
         lines.append(f"note:   session {c.group.session_id} (last touched "
                      f"{text_ts(c.latest, ctx.tz)}): {_leaves(c)}{counted}")
