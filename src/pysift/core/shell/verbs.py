@@ -5,7 +5,10 @@ and a path prefix are peeled: ``/bin/rm`` is ``rm``). Each reading is an operand
 with a verb, or a CLASS MARKER: a pseudo-path naming what kind of command rewrote files
 it does not name (``git:<sub>``, ``fmt:<tool>``, ``pkg:<manager>``, ``extract:<tool>``,
 ``interp:<lang>``). Dry runs (``--check``, ``--dry-run``, ``git clean -n``...) change
-nothing and read as nothing; read-only programs read as nothing.
+nothing and read as nothing; read-only programs read as nothing. ``xargs PROGRAM`` reads
+as PROGRAM given the items it reads as one operand no text names (``${xargs_input}``);
+``find … -delete``/``-exec`` as its start directories, carrying its expression
+(``findexpr``) for ``may_reach``, plus what the ``-exec`` program changes besides ``{}``.
 """
 
 from __future__ import annotations
