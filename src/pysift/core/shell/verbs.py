@@ -638,6 +638,7 @@ _FIND_CHANGERS = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "truncate", "sh
 #: the path ``find`` hands an ``-exec`` program in place of ``{}``: an expansion to the
 #: parser, so an operand holding it is never joined to a directory
 FIND_PATH = "${find_path}"
+_FIND_WORD = Word(FIND_PATH, FIND_PATH, dynamic=True)
 
 
 def _find(args: list[Word], command: Command) -> list[Reading]:
@@ -687,6 +688,8 @@ def _find(args: list[Word], command: Command) -> list[Reading]:
     if not changes:
         return others
     reach = findexpr.parse(expression, exec_kind)
+    if any(w.value == "-files0-from" for w in expression):
+        starts = [_FIND_WORD]  # its start points are read from a file: any path
     return [Reading("find", word=w, reach=reach) for w in starts or [Word(".", ".")]
             if w.value] + others
 

@@ -66,6 +66,8 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("find . -name '*.py' -exec sh -c 'rm \"$1\"' _ {} \\;", [("$1", "unresolved", "rm")]),
     ("find . -name '*.txt' -exec cp {} {}.bak \\;", [(CWD, "cwd-joined", "find"), ("${find_path}.bak", "unresolved", "cp")]),
     ("find . -name '*.md' -fprint list.txt", [(f"{CWD}/list.txt", "cwd-joined", "flag-output")]),
+    # start points read from a file: any path
+    ("find -files0-from list.bin -name '*.tmp' -delete", [("${find_path}", "unresolved", "find")]),
     # `bash -c 'SCRIPT'` (sh, zsh...): the script's own commands, from the directory its
     # cds reach
     ("bash -c 'rm -f /tmp/a.txt'", [("/tmp/a.txt", "absolute", "rm")]),
