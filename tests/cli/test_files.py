@@ -346,3 +346,28 @@ def test_a_relative_structured_path_is_joined_to_its_record_cwd(cli, tmp_path: P
     ]
     assert [b["path"] for b in result.json_rows("boundary")] == ["/w/proj/docs/b.md"]
     assert result.summary()["distinct_files"] == 1
+
+
+def test_xargs_rm_is_a_row_of_files_no_text_names(cli, tmp_path: Path) -> None:
+    """`git ls-files -z '*.tmp' | xargs -0 rm -f` deleted files and `files` listed nothing:
+    the items xargs reads are a pattern that may name any file, as `rm "$F"` is."""
+    h = ClaudeHome(tmp_path / "xargshome")
+    s = Session(S1, cwd=CWD)
+    s.add(user("drop the temp files"))
+    s.add(assistant(tool_use("Bash", {"command": "git ls-files -z '*.tmp' | xargs -0 rm -f"},
+                             id="b1")))
+    s.add(tool_result("b1", "", tool_use_result=bash_result("")))
+    s.add(assistant(tool_use("Bash", {"command": "ls | xargs -I{} mv {} old/"}, id="b2")))
+    s.add(tool_result("b2", "", tool_use_result=bash_result("")))
+    h.session(CWD, S1, s)
+    args = ("--claude-home", str(h.root), "files", f"@{S1}", "--by", "timeline")
+    text = cli(*args)
+    assert text.code == 0, text.stderr
+    assert [line.split("  ", 4)[-1] for line in text.stdout.splitlines()[1:4]] == [
+        "bash (heuristic)  ${xargs_input}", "bash (heuristic)  /w/proj/old",
+        "bash (heuristic)  ${xargs_input}"]
+    result = cli(*args, "--format", "json")
+    got = [(r["path"], r["resolution"], r["path_verbatim"]) for r in result.json_rows("mutation")]
+    assert got == [("${xargs_input}", "unresolved", None), ("/w/proj/old", "cwd-joined", "old/"),
+                   ("${xargs_input}", "unresolved", None)]
+    assert result.json_rows("summary")[0]["total_mutations"] == 3

@@ -228,6 +228,30 @@ def test_restore_names_a_later_sessions_bash_touch(cli, home: ClaudeHome) -> Non
     assert "NOT verified against disk" in text.stderr and S2 in text.stderr
 
 
+def test_restore_names_every_other_session_it_did_not_use(cli, home: ClaudeHome) -> None:
+    """An older session whose events left no line of the file (the file changed under
+    it) went unnamed, and a second version was only counted: restore now names each other
+    session that touched the file, with what its events leave, as not used."""
+    s3 = "33333333-3333-4333-8333-333333333333"
+    story = Story(S1).read(F, V1)
+    story.fail("Edit", {"file_path": F, "old_string": "v1", "new_string": "v2"},
+               "File has been modified since read, either by the user or by a linter.")
+    save(home, story, S1)
+    save(home, Story(S2, start=datetime(2026, 10, 6, 9, 0, tzinfo=UTC)).write(F, "old\n"), S2)
+    save(home, Story(s3, start=datetime(2026, 10, 7, 9, 0, tzinfo=UTC)).write(F, V1), s3)
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    notes = [line for line in result.stderr.splitlines() if "note:" in line]
+    assert notes[0].endswith(f"note: 2 other session(s) in scope also touched {F}; restoring "
+                             f"the freshest (session {s3}, last touched 2026-10-07 20:00:05 "
+                             f"AEDT(UTC+11)); the other sessions' events were not replayed into it:")
+    assert notes[1].endswith(f"note:   session {S2} (last touched 2026-10-06 20:00:05 "
+                             f"AEDT(UTC+11)): a complete version, 1 line(s) known")
+    assert notes[2].endswith(f"note:   session {S1} (last touched 2026-10-05 20:00:15 "
+                             f"AEDT(UTC+11)): no line survives (invalidated at: "
+                             f"modified_since_read)")
+
+
 # -- boundaries -----------------------------------------------------------------------------------
 
 
@@ -1140,16 +1164,48 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
      "bash `find` on /w/proj (which holds the file)"),
     # the script of `bash -c '…'`
     ("sudo bash -c 'sed -i s/v1/v2/ src/app.py'", "bash `sed-i` on /w/proj/src/app.py"),
+    # what find's -exec program changes besides the path find hands it
+    ("find . -name '*.py' -exec sh -c 'sed -i s/v1/v2/ \"$1\"' _ {} \\;",
+     "bash `sed-i` on $1 (a pattern that may name the file)"),
+    ("find /tmp/new -name '*.py' -exec cp {} src/ \\;",
+     "bash `cp` on /w/proj/src (which holds the file)"),
+    # a `./` pattern in a directory the reading cannot know, a `..` above the cwd
+    ("cd \"$SRC\" && sed -i s/v1/v2/ ./*.py",
+     "bash `sed-i` on ./*.py (a pattern that may name the file)"),
+    ("cd src/sub && sed -i s/v1/v2/ ../$F",
+     "bash `sed-i` on ../$F (a pattern that may name the file)"),
+    # the files xargs hands its program (no text names them)
+    ("git ls-files -z '*.py' | xargs -0 sed -i 's/v1/v2/'",
+     "bash `sed-i` on ${xargs_input} (a pattern that may name the file)"),
+    ("grep -rl v1 . | xargs -I{} perl -pi -e 's/v1/v2/' {}",
+     "bash `perl-i` on ${xargs_input} (a pattern that may name the file)"),
 ])
 def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
         cli, home: ClaudeHome, command: str, named: str) -> None:
-    """Each was read as changing nothing, so restore called the window clean ("no bash
-    mutation of this file") after a command that may have rewritten the file."""
+    """Each was read as changing nothing, or nothing of this file, so restore called the
+    window clean ("no bash mutation of this file") after a command that may have
+    rewritten the file."""
     save(home, Story().write(F, V1).bash(command))
     result = run(cli, home, "--file", F)
     assert result.code == 0 and result.stdout == V1
     assert "complete from the tool stream; NOT verified against disk" in result.stderr
     assert named in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "find . -name '*.pyc' -delete",
+    "find . -type d -name __pycache__ -exec rm -rf {} +",
+    "find src -path '*/tests/*' -delete",
+    "find \"$OUT\" -name '*.o' -delete",
+])
+def test_a_find_whose_tests_cannot_match_the_file_leaves_the_window_clean(
+        cli, home: ClaudeHome, command: str) -> None:
+    """find's name and path tests are read: a `find . -name '*.pyc' -delete` after the
+    session wrote src/app.py had made restore call every file under `.` maybe changed."""
+    save(home, Story().write(F, V1).bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete; no bash mutation of this file" in result.stderr
 
 
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:

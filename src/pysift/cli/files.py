@@ -23,11 +23,13 @@ Structured calls are joined to their results by tool_use id: a result with is_er
 (a refused or cancelled call) never landed and is not counted; `is_create` comes from
 the result's toolUseResult.type. Bash results name no path, so Bash changes are READ
 FROM THE COMMAND TEXT (rm, mv, cp, mkdir, touch, tee, ln, rsync, sed -i, perl -i,
-truncate, redirections, git, curl -o, tar, interpreter one-liners...), never seen on
-disk: every Bash row is labelled heuristic. Operands are resolved against the cwd
-Claude Code stamped on the tool_use record, through the command's own cd chain; each row
-says how (absolute, cwd-joined, cd-tracked), and one that cannot be resolved ($VAR, ~,
-a glob, a substitution) stays as typed, marked unresolved. A command whose result
+truncate, redirections, git, curl -o, tar, interpreter one-liners, find -delete/-exec
+(its start directory), xargs (the program it runs)...), never seen on disk: every Bash
+row is labelled heuristic. Operands are resolved against the cwd Claude Code stamped on
+the tool_use record, through the command's own cd chain; each row says how (absolute,
+cwd-joined, cd-tracked), and one that cannot be resolved ($VAR, ~, a glob, a
+substitution; the items xargs reads, ${xargs_input}) stays as typed, marked
+unresolved. A command whose result
 errored keeps its rows, flagged `command errored` (which parts ran is unknowable).
 Commands that rewrite files they do not name show a class marker instead of a path:
 git:<sub>, fmt:<tool>, pkg:<manager>, extract:<tool>, interp:<lang>. A settings.json of

@@ -270,10 +270,8 @@ def _restore(ctx: _Ctx, report: Report) -> Report:
                         "reason": "invalidated"}]
         report.notes.extend(_superseded(ctx, best, later))
         return report
-    if len(live) > 1:
-        report.note(f"note: {len(live) - 1} other session(s) in scope also hold a version of "
-                    f"{file}; restoring the freshest (session {best.group.session_id}, last "
-                    f"touched {text_ts(best.latest, ctx.tz)})")
+    if len(candidates) > 1:
+        report.notes.extend(_not_used(ctx, best, candidates, later))
     buf = best.replay.buffer
     v = best.view
     whole = buf.complete if ctx.opts.file_lines is None else (
@@ -373,6 +371,42 @@ def later_touches(best: Any, candidates: list[Any]) -> list[Any]:
     after = best.rank()[0]
     return [c for c in candidates if c.replay.buffer.is_empty and c.rank()[0] > after
             and (c.replay.boundaries or c.replay.holes)]
+
+
+def _not_used(ctx: _Ctx, best: _Candidate, candidates: list[_Candidate],
+              later: list[_Candidate]) -> list[str]:
+    """The other session groups in scope that touched the file, latest first, each with
+    its last touch and what its events leave, and that they were not replayed: restore
+    rebuilds one group's version (decided, twenty-sixth session: an older session whose
+    events left no line, or any session beside a second version, went unnamed)."""
+    others = sorted((c for c in candidates if c is not best), key=lambda c: c.rank(),
+                    reverse=True)
+    lines = [f"note: {len(others)} other session(s) in scope also touched {ctx.file}; "
+             f"restoring the freshest (session {best.group.session_id}, last touched "
+             f"{text_ts(best.latest, ctx.tz)}); the other sessions' events were not replayed "
+             f"into it:"]
+    for c in others:
+        counted = (" (listed below: it touched the file after this version)"
+                   if any(c is x for x in later) else "")
+        lines.append(f"note:   session {c.group.session_id} (last touched "
+                     f"{text_ts(c.latest, ctx.tz)}): {_leaves(c)}{counted}")
+    return lines
+
+
+def _leaves(c: _Candidate) -> str:
+    """What one session group's events leave of the file, in a few words."""
+    buf = c.replay.buffer
+    if not buf.is_empty:
+        return (f"a {'complete' if buf.complete else 'partial'} version, "
+                f"{c.view.known_count} line(s) known")
+    causes = sorted({b.cause for b in c.replay.boundaries if b.hard})
+    if c.replay.holes:
+        causes.append(f"{len(c.replay.holes)} edit(s) that could not be placed")
+    if causes:
+        return f"no line survives (invalidated at: {', '.join(causes)})"
+    if c.replay.boundaries:
+        return "no line of its content, only Bash commands that may change it"
+    return "no line of its content (calls that kept none of its text)"
 
 
 def _superseded(ctx: _Ctx, best: _Candidate, later: list[_Candidate]) -> list[str]:

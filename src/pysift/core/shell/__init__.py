@@ -13,7 +13,7 @@ subject starts with ``bash parser:``)::
 
     shell.mutations(command, record_cwd) -> tuple[Mutation, ...]
         What the command changes. Mutation(path, verbatim, resolution, verb, is_create,
-        marker, command, floating, base): ``path`` resolved against ``record_cwd`` (the TOOL_USE record's
+        marker, command, floating, base, reach): ``path`` resolved against ``record_cwd`` (the TOOL_USE record's
         own ``cwd``) through the command's own ``cd``s, ``resolution`` one of
         ``absolute`` / ``cwd-joined`` / ``cd-tracked`` / ``unresolved`` (``$VAR``, ``~``,
         globs, substitutions, an unknown cwd, an unreadable command: the operand is kept
@@ -40,6 +40,11 @@ subject starts with ``bash parser:``)::
         Whether an operand left ``unresolved`` as a pattern (a glob, ``$VAR``, ``~``, a
         substitution) may change the file at the absolute ``path`` or a directory
         holding it (a superset; a ``floating`` literal operand is not asked).
+
+    shell.may_reach(mutation, path) -> bool
+        Whether a change of a directory holding ``path`` may have changed the file: True
+        but for a ``find`` whose expression (``Mutation.reach``, read exactly by
+        ``findexpr``) runs no changing action on any path on the way to it.
 
     shell.unquoted(command) -> str
         The text without quotes, backslashes and line continuations (a name spelled in
@@ -91,6 +96,7 @@ from pysift.core.shell.readings import (
     content_reads,
     content_writes,
     may_name,
+    may_reach,
     might_change_files,
     mutations,
     opaque_markers,
@@ -106,6 +112,6 @@ __all__ = [
     "ABSOLUTE", "BASH_TOOL", "CD_TRACKED", "CWD_JOINED", "POWERSHELL_TOOL", "RESOLUTIONS",
     "UNRESOLVED", "Command", "ContentRead", "ContentWrite", "Cwd", "Heredoc", "Mutation",
     "Redirect", "Script", "Word", "changes_nothing", "content_reads", "content_writes", "is_absolute",
-    "is_marker", "join", "may_name", "might_change_files", "mutations", "opaque_markers",
+    "is_marker", "join", "may_name", "may_reach", "might_change_files", "mutations", "opaque_markers",
     "parse", "resolve", "unquoted",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from pysift.core.shell import findexpr
 from pysift.core.shell.lexer import Word, ansi_c
 from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, join, resolve
 from pysift.core.shell.syntax import Command, Script, parse
@@ -103,7 +104,8 @@ class Mutation:
     unknown (a ``cd`` that may not have run, a non-literal ``cd`` or ``git -C``): it names
     ``verbatim`` under SOME directory, so it may be any file whose path ends so;
     ``base``: the absolute directory a relative operand of the command is read from, when
-    the reading knows it (what ``may_name`` anchors a relative pattern to)."""
+    the reading knows it (what ``may_name`` anchors a relative pattern to); ``reach``: a
+    ``find`` row's expression, read exactly (``findexpr``), which ``may_reach`` asks."""
 
     path: str
     verbatim: str
@@ -114,6 +116,7 @@ class Mutation:
     command: int
     floating: bool = False
     base: str | None = None
+    reach: tuple[object, ...] | None = None
 
 
 def _resolve(word: Word, command: Command, record_cwd: str | None, trusted: bool
@@ -154,7 +157,7 @@ def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...
                     and bool(word.value) and not is_absolute(word.value) and script.complete)
         base = _base_dir(cwd, record_cwd) if how == UNRESOLVED and not floating else None
         out.append(Mutation(path, word.value, how, reading.verb, reading.is_create, False,
-                            command.index, floating, base))
+                            command.index, floating, base, reading.reach))
     return tuple(out)
 
 
@@ -174,8 +177,10 @@ def may_name(m: Mutation, path: str) -> bool:
     change the file at the absolute ``path``: the file itself or a directory holding it
     (``rm -r "$D"``). A superset: each expansion stands for any text, each glob for any
     name, a quoted ``*`` too; a relative operand is anchored to the command's directory
-    when the reading knows it (``base``), else it may sit anywhere. A literal relative
-    operand under an unknown directory (``floating``) is not asked here: it is opaque."""
+    when the reading knows it (``base``), else it may sit anywhere; its ``.`` and ``..``
+    are folded as the shell reads them (``_fold``: ``./*.py`` anywhere, ``../$F`` above
+    the base). A literal relative operand under an unknown directory (``floating``) is
+    not asked here: it is opaque."""
     if m.marker or m.resolution != UNRESOLVED or m.floating or not m.verbatim:
         return False
     windows = _windows_style(path)
@@ -185,22 +190,84 @@ def may_name(m: Mutation, path: str) -> bool:
         anchored = value
     elif m.base is not None and not value.startswith(("$", "~", "`")):
         anchored = m.base + ("\\" if _windows_style(m.base) else "/") + value
-    if anchored is not None:
-        if any(c in anchored for c in "$`"):  # `..` is not folded across an expansion
-            anchored = _DOT_COMPONENT.sub("/", anchored.replace("\\", "/"))
-        else:
-            anchored = join(anchored)  # `.`/`..` folded
-    text = anchored if anchored is not None else value
+    if anchored is not None and not any(c in anchored for c in "$`"):
+        text = join(anchored)  # `.`/`..` folded
+        free = False
+    else:
+        folded = _fold((anchored if anchored is not None else value).replace("\\", "/"))
+        if folded is None:
+            return True  # a `/` inside an expansion: no component can be told apart
+        text, free = folded
+        free = free or anchored is None
     if windows:
         text, path = text.replace("\\", "/"), path.replace("\\", "/")
     regex = _pattern_regex(text)
-    if anchored is None:
+    if free:
         regex = "(?:.*/)?" + regex
     flags = re.IGNORECASE | re.DOTALL if windows else re.DOTALL
     return re.fullmatch(regex + "(?:/.*)?", path, flags) is not None
 
 
-_DOT_COMPONENT = re.compile(r"/(?:\.?/)+")
+def may_reach(m: Mutation, path: str) -> bool:
+    """Whether ``m``, a change of a directory holding the absolute ``path`` (or of a
+    pattern that may name one), may have changed the file: always, except for a ``find``
+    whose expression was read exactly (``reach``) and certainly runs no changing action
+    at any path it visits on the way to the file (``find . -name '*.pyc' -delete`` and
+    ``src/app.py``). The start point is ``m``'s own path when it was resolved; otherwise
+    every directory above the file may be visited, and ``-path`` is not known."""
+    if m.reach is None:
+        return True
+    rel: list[str] | None = None
+    if m.resolution != UNRESOLVED and m.resolution is not None:
+        windows = _windows_style(path)
+        start = m.path.replace("\\", "/").rstrip("/") if windows else m.path.rstrip("/")
+        target = path.replace("\\", "/") if windows else path
+        if windows:
+            start, target = start.lower(), target.lower()
+        if target == start or not start:
+            rel = [] if target == start else [p for p in target.split("/") if p]
+        elif target.startswith(start + "/"):
+            rel = [p for p in target[len(start) + 1:].split("/") if p]
+        else:
+            return True  # not under the start point: not this question
+        if windows:  # the components as written, case kept
+            rel = [p for p in path.replace("\\", "/").split("/") if p][-len(rel):] if rel else []
+    return findexpr.may_change(m.reach, m.verbatim if rel is not None else None, rel, path)
+
+
+def _fold(text: str) -> tuple[str, bool] | None:
+    """``text`` (a pattern, ``/``-separated) with its ``.`` components and empty ones
+    dropped and each ``..`` folded into the component before it, and whether what is left
+    hangs from an unknown directory: a ``..`` after an expansion or a brace (which may
+    hold several components: ``$D/..`` is any directory) or above a relative start
+    (``../$F`` from an unknown place). None when a ``/`` stands inside an expansion
+    (``${F//a/b}``): its components cannot be told apart."""
+    depth = 0
+    tick = False
+    for at, char in enumerate(text):
+        if char == "`":
+            tick = not tick
+        elif char == "$" and text[at + 1:at + 2] in ("{", "("):
+            depth += 1
+        elif char in "})" and depth:
+            depth -= 1
+        elif char == "/" and (depth or tick):
+            return None
+    root = "//" if text.startswith("//") else "/" if text.startswith("/") else ""
+    out: list[str] = []
+    free = False
+    for comp in text.split("/"):
+        if comp in ("", "."):
+            continue
+        if comp == "..":
+            if out and not any(c in out[-1] for c in "$`{"):
+                if not (len(out) == 1 and not root and out[0].endswith(":")):  # a drive
+                    out.pop()
+            elif out or not root:
+                out, free, root = [], True, ""
+            continue
+        out.append(comp)
+    return root + "/".join(out), free
 
 
 def _windows_style(path: str) -> bool:

@@ -5,13 +5,17 @@ and a path prefix are peeled: ``/bin/rm`` is ``rm``). Each reading is an operand
 with a verb, or a CLASS MARKER: a pseudo-path naming what kind of command rewrote files
 it does not name (``git:<sub>``, ``fmt:<tool>``, ``pkg:<manager>``, ``extract:<tool>``,
 ``interp:<lang>``). Dry runs (``--check``, ``--dry-run``, ``git clean -n``...) change
-nothing and read as nothing; read-only programs read as nothing.
+nothing and read as nothing; read-only programs read as nothing. ``xargs PROGRAM`` reads
+as PROGRAM given the items it reads as one operand no text names (``${xargs_input}``);
+``find … -delete``/``-exec`` as its start directories, carrying its expression
+(``findexpr``) for ``may_reach``, plus what the ``-exec`` program changes besides ``{}``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from pysift.core.shell import findexpr
 from pysift.core.shell.interp import interpreter_language, script_writes
 from pysift.core.shell.lexer import Word, is_device
 from pysift.core.shell.syntax import Command
@@ -36,12 +40,14 @@ class Reading:
     """One thing a command changes: ``word`` (an operand) or ``marker`` (a class marker),
     the ``verb`` that changes it, and whether the verb makes a new file. ``chdir``: the
     directories the program itself moves to before reading ``word`` (``git -C a -C b``:
-    each relative to the one before, the first to the shell's cwd)."""
+    each relative to the one before, the first to the shell's cwd). ``reach``: a ``find``
+    reading's expression (``findexpr``), which files under ``word`` it may change."""
 
     verb: str
     word: Word | None = None
     marker: str | None = None
     chdir: tuple[Word, ...] = ()
+    reach: tuple[object, ...] | None = None
 
     @property
     def is_create(self) -> bool:
@@ -322,7 +328,7 @@ def _git(args: list[Word]) -> list[Reading]:
     readings = _git_readings(args, i)
     if not chdir:
         return readings
-    return [Reading(r.verb, r.word, r.marker, chdir) if r.word is not None else r
+    return [Reading(r.verb, r.word, r.marker, chdir, r.reach) if r.word is not None else r
             for r in readings]
 
 
@@ -629,10 +635,21 @@ _FIND_CHANGERS = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "truncate", "sh
                             "ln", "dd"})
 
 
-def _find(args: list[Word]) -> list[Reading]:
+#: the path ``find`` hands an ``-exec`` program in place of ``{}``: an expansion to the
+#: parser, so an operand holding it is never joined to a directory
+FIND_PATH = "${find_path}"
+_FIND_WORD = Word(FIND_PATH, FIND_PATH, dynamic=True)
+
+
+def _find(args: list[Word], command: Command) -> list[Reading]:
     """``find DIR… -delete`` or ``-exec``/``-execdir``/``-ok`` a changing program (``rm``,
     ``sed -i``, a formatter...): which files it reaches is decided at run time, so the
-    reading is each start directory (``.`` when none is given), as for ``rm -r DIR``."""
+    reading is each start directory (``.`` when none is given), as for ``rm -r DIR``,
+    carrying the expression (``reach``, ``findexpr``) when it can be read exactly: what
+    ``may_reach`` asks of a file under the directory. What an ``-exec`` program changes
+    besides the path it is given is read too (``-exec cp {} /bak/ \\;`` changes
+    ``/bak``, ``-exec sh -c 'rm "$1"' _ {} \\;`` a pattern), and so is the file
+    ``-fprint``/``-fprint0``/``-fls``/``-fprintf`` write."""
     i = 0
     while i < len(args) and (args[i].value in ("-H", "-L", "-P", "-D")
                              or args[i].value.startswith("-O")):
@@ -642,8 +659,14 @@ def _find(args: list[Word]) -> list[Reading]:
             and args[i].value not in ("(", "!", ")", ","):
         starts.append(args[i])
         i += 1
+    expression = args[i:]
+
+    def exec_kind(inner: Sequence[Word]) -> str:
+        return _find_exec(inner, command)[0]
+
     changes = False
-    while i < len(args) and not changes:
+    others: list[Reading] = []
+    while i < len(args):
         value = args[i].value
         if value == "-delete":
             changes = True
@@ -653,15 +676,47 @@ def _find(args: list[Word]) -> list[Reading]:
             while i < len(args) and args[i].value not in (";", "+"):
                 inner.append(args[i])
                 i += 1
-            name, rest = program(inner)
-            if name is not None:
-                changes = (name in _FIND_CHANGERS or bool(_sed(rest) if name == "sed" else
-                                                          _perl(rest) if name == "perl" else
-                                                          _class(name, rest)))
+            kind, besides = _find_exec(inner, command)
+            changes = changes or kind != "none"
+            others += besides
+        elif value in ("-fprint", "-fprint0", "-fls", "-fprintf") and i + 1 < len(args):
+            i += 1
+            if args[i].value and not is_device(args[i].value):
+                others.append(Reading("flag-output", word=args[i]))
+            i += value == "-fprintf"  # its format
         i += 1
     if not changes:
-        return []
-    return _each("find", starts or [Word(".", ".")])
+        return others
+    reach = findexpr.parse(expression, exec_kind)
+    if any(w.value == "-files0-from" for w in expression):
+        starts = [_FIND_WORD]  # its start points are read from a file: any path
+    return [Reading("find", word=w, reach=reach) for w in starts or [Word(".", ".")]
+            if w.value] + others
+
+
+def _find_exec(inner: Sequence[Word], command: Command) -> tuple[str, list[Reading]]:
+    """What an ``-exec`` program does to the path ``find`` hands it (``findexpr.ExecKind``):
+    ``change`` it (``rm {}``, ``sed -i … {}``, a formatter, or a program of
+    ``_FIND_CHANGERS``), ``derive`` another path from it (``cp {} {}.bak``: a file the
+    tests need not match), or ``none``; and the readings of everything else it changes
+    (a destination, a derived path as a pattern: ``{}`` is an expansion to the parser)."""
+    words = [w if "{}" not in w.value else
+             Word(w.raw.replace("{}", FIND_PATH), w.value.replace("{}", FIND_PATH), w.quoted,
+                  True, w.glob, w.tilde, w.inner) for w in inner]
+    name, _ = program(words)
+    if name is None:
+        return "none", []
+    kind = "change" if name in _FIND_CHANGERS else "none"
+    besides: list[Reading] = []
+    for reading in _program_readings(words, command):
+        value = reading.word.value if reading.word is not None else ""
+        if value.removeprefix("./") == FIND_PATH:
+            kind = "change"
+            continue
+        if FIND_PATH in value and kind != "derive":
+            kind = "derive"
+        besides.append(reading)
+    return kind, besides
 
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
@@ -711,7 +766,8 @@ def _shell_c(args: list[Word]) -> list[Reading]:
             moved = (Word(cwd.path, cwd.path),) if cwd.kind != "spawn" and cwd.path else ()
         for reading in read_command(inner):
             out.append(reading if reading.word is None else
-                       Reading(reading.verb, reading.word, None, moved + reading.chdir))
+                       Reading(reading.verb, reading.word, None, moved + reading.chdir,
+                               reading.reach))
     return out
 
 
@@ -722,9 +778,18 @@ def read_command(command: Command) -> list[Reading]:
     for redirect in command.redirects:
         if redirect.writes_file and redirect.target is not None and redirect.target.value:
             out.append(Reading(">>" if redirect.appends else ">", word=redirect.target))
-    name, args = program(command.words)
+    return out + _program_readings(command.words, command)
+
+
+def _program_readings(words: Sequence[Word], command: Command) -> list[Reading]:
+    """What the program ``words`` run changes (``command`` is the simple command they
+    stand in: its redirections feed an interpreter's heredoc)."""
+    out: list[Reading] = []
+    name, args = program(words)
     if name is None:
         return out
+    if name == "xargs":
+        return _xargs(args, command)  # the program it runs reads its own flags
     if name in _SIMPLE:
         out += _SIMPLE[name](name, args)
     elif name == "mkdir":
@@ -744,7 +809,7 @@ def read_command(command: Command) -> list[Reading]:
     elif name == "truncate":
         out += _truncate(args)
     elif name == "find":
-        out += _find(args)
+        out += _find(args, command)
     elif name in _SHELLS:
         out += _shell_c(args)
     elif name == "git":
@@ -767,3 +832,81 @@ def read_command(command: Command) -> list[Reading]:
             out += _class(name, args)
     out += _flag_outputs(args)
     return out
+
+
+#: the operand ``xargs`` hands its program, read from its input at run time: an expansion
+#: to the parser (``may_name``: any text, any directory), so its rows are ``unresolved``
+XARGS_INPUT = "${xargs_input}"
+_XARGS_WORD = Word(XARGS_INPUT, XARGS_INPUT, dynamic=True)
+#: xargs's short options (GNU's and BSD's) that take a value, spaced or attached, and
+#: those whose value is optional and only attached (GNU's ``-i[R]``, ``-l[N]``, ``-e[E]``)
+_XARGS_VALUED = frozenset("IJLnPsdaERS")
+_XARGS_OPTIONAL = frozenset("ile")
+_XARGS_LONG_VALUED = frozenset(("--max-args", "--max-procs", "--max-chars", "--delimiter",
+                                "--arg-file", "--process-slot-var"))
+
+
+def _xargs(args: list[Word], command: Command) -> list[Reading]:
+    """What ``xargs PROGRAM ARGS…`` changes: PROGRAM's reading with the items xargs reads
+    (from stdin or ``-a FILE``) as an operand no text names: appended after ARGS, or put
+    where ``-I R`` / ``-i`` / ``--replace`` names them (every occurrence of R in each
+    argument) or ``-J R`` (the argument R). ``find . -name '*.pyc' | xargs rm`` is thus an
+    ``rm`` of a pattern that may name any file, as ``rm "$F"`` is; a program whose name
+    comes from the input reads as nothing, as a variable command does."""
+    replace: str | None = None
+    whole: str | None = None
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value == "--":
+            i += 1
+            break
+        if value.startswith("--"):
+            name, eq, attached = value.partition("=")
+            if name in _XARGS_LONG_VALUED and not eq:
+                i += 1
+            elif name == "--replace":
+                replace = attached if eq else "{}"
+            i += 1
+            continue
+        if not value.startswith("-") or value == "-":
+            break
+        step = 1
+        for at, flag in enumerate(value[1:], 1):
+            rest = value[at + 1:]
+            if flag in _XARGS_VALUED:
+                given = rest
+                if not rest:
+                    step = 2
+                    given = args[i + 1].value if i + 1 < len(args) else ""
+                if flag == "I":
+                    replace = given
+                elif flag == "J":
+                    whole = given
+                break
+            if flag in _XARGS_OPTIONAL:
+                if flag == "i":
+                    replace = rest or "{}"
+                break
+        i += step
+    inner = list(args[i:])
+    if not inner:
+        return []  # xargs alone runs echo
+    if replace:
+        words = [_with_input(w, replace) for w in inner]
+        if words == inner:
+            return _program_readings(inner, command)  # R named nowhere: the args as typed
+    elif whole is not None and any(w.value == whole for w in inner):
+        at = next(n for n, w in enumerate(inner) if w.value == whole)
+        words = [*inner[:at], _XARGS_WORD, *inner[at + 1:]]
+    else:
+        words = [*inner, _XARGS_WORD]
+    return _program_readings(words, command)
+
+
+def _with_input(word: Word, replace: str) -> Word:
+    """``word`` with every ``replace`` in it standing for xargs's input (``-I R``)."""
+    if replace not in word.value:
+        return word
+    return Word(word.raw.replace(replace, XARGS_INPUT), word.value.replace(replace, XARGS_INPUT),
+                word.quoted, True, word.glob, word.tilde, word.inner)

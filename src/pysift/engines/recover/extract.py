@@ -909,7 +909,7 @@ class _Scanner:
         if m.resolution == lexer.UNRESOLVED:
             if m.floating or (touches and any(t.mutation == m for t in touches)):
                 return None  # a floating operand is opaque (cwd-unknown:)
-            if any(lexer.may_name(m, p) for p in paths):
+            if any(lexer.may_name(m, p) and lexer.may_reach(m, p) for p in paths):
                 return rp.BashMutation(m.verb, f"{m.verbatim} (a pattern that may name the "
                                        f"file)", lexer.UNRESOLVED)
             return None
@@ -918,6 +918,8 @@ class _Scanner:
         if any(p.startswith(prefix) for p in paths):
             if m.verb in _DIRECTORY_ONLY:
                 return None  # it makes or stamps the directory, never what is in it
+            if not any(p.startswith(prefix) and lexer.may_reach(m, p) for p in paths):
+                return None  # a find whose tests cannot match the file (its name, path)
             return rp.BashMutation(m.verb, f"{m.path} (which holds the file)",
                                    m.resolution or "")
         if touches is None and resolved in paths:

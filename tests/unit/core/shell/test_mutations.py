@@ -60,6 +60,14 @@ def rows(command: str, cwd: str | None = CWD) -> list[tuple[str, str | None, str
     ("find -delete", [(CWD, "cwd-joined", "find")]),
     ("find . -name '*.py' -exec grep -l TODO {} \\;", []),
     ("find . -name x -print", []),
+    # what an -exec program changes besides the path it is given, and -fprint's file
+    ("find . -name '*.py' -exec cp {} /tmp/bak/ \\;", [(CWD, "cwd-joined", "find"), ("/tmp/bak", "absolute", "cp")]),
+    ("find . -name '*.log' -exec mv {} /srv/archive/ \\;", [(CWD, "cwd-joined", "find"), ("/srv/archive", "absolute", "mv")]),
+    ("find . -name '*.py' -exec sh -c 'rm \"$1\"' _ {} \\;", [("$1", "unresolved", "rm")]),
+    ("find . -name '*.txt' -exec cp {} {}.bak \\;", [(CWD, "cwd-joined", "find"), ("${find_path}.bak", "unresolved", "cp")]),
+    ("find . -name '*.md' -fprint list.txt", [(f"{CWD}/list.txt", "cwd-joined", "flag-output")]),
+    # start points read from a file: any path
+    ("find -files0-from list.bin -name '*.tmp' -delete", [("${find_path}", "unresolved", "find")]),
     # `bash -c 'SCRIPT'` (sh, zsh...): the script's own commands, from the directory its
     # cds reach
     ("bash -c 'rm -f /tmp/a.txt'", [("/tmp/a.txt", "absolute", "rm")]),
@@ -143,6 +151,47 @@ def test_command_shapes(command: str, expected: list[tuple[str, str | None, str]
 ])
 def test_dynamic_operands_stay_as_typed(command: str, expected: list) -> None:
     assert rows(command) == expected
+
+
+XI = "${xargs_input}"  # the operand xargs reads at run time
+
+
+@pytest.mark.parametrize("command, expected", [
+    # the items xargs hands its program are named by no text: an operand that may be any
+    # file (absolute items included), as `rm "$F"` is
+    ("find . -name '*.pyc' | xargs rm", [(XI, "unresolved", "rm")]),
+    ("git ls-files -z '*.tmp' | xargs -0 rm -f", [(XI, "unresolved", "rm")]),
+    ("ls *.log | xargs -r unlink", [(XI, "unresolved", "rm")]),
+    ("grep -l old . -r | xargs -0rn1 sed -i 's/old/new/'", [(XI, "unresolved", "sed-i")]),
+    ("grep -rl v1 src | xargs perl -pi -e 's/v1/v2/'", [(XI, "unresolved", "perl-i")]),
+    ("git diff --name-only | xargs npx prettier --write", [(XI, "unresolved", "fmt")]),
+    ("git ls-files '*.bak' | xargs git rm", [(XI, "unresolved", "git-rm")]),
+    ("cat list.txt | xargs -n 1 -P 4 sudo rm -rf", [(XI, "unresolved", "rm")]),
+    ("xargs -a stale.txt rm", [(XI, "unresolved", "rm")]),
+    ("xargs --arg-file stale.txt -- truncate -s 0", [(XI, "unresolved", "truncate")]),
+    # -I R / -i / --replace put the items where R stands; -J R (BSD) at the argument R
+    ("ls | xargs -I{} rm {}", [(XI, "unresolved", "rm")]),
+    ("ls | xargs -I % mv % old/", [(f"{CWD}/old", "cwd-joined", "mv"), (XI, "unresolved", "mv-from")]),
+    ("ls | xargs -i cp {} {}.orig", [(XI + ".orig", "unresolved", "cp")]),
+    ("ls | xargs --replace=@ rm build/@", [("build/" + XI, "unresolved", "rm")]),
+    ("ls | xargs -J % mv % dest", [(f"{CWD}/dest", "cwd-joined", "mv"), (XI, "unresolved", "mv-from")]),
+    ("ls | xargs -I{} sh -c 'rm {}.bak'", [(XI + ".bak", "unresolved", "rm")]),
+    ("ls | xargs -I{} rm tmp.txt", [(f"{CWD}/tmp.txt", "cwd-joined", "rm")]),
+    ("ls | xargs -0 -n1 bash -c 'rm \"$0\"'", [("$0", "unresolved", "rm")]),
+    # a program that changes nothing, none (echo), or one named by the input: nothing
+    ("find . -name '*.py' | xargs grep -l TODO", []),
+    ("ls | xargs", []),
+    ("ls | xargs -I{} {} --version", []),
+])
+def test_xargs_reads_its_program(command: str, expected: list) -> None:
+    assert rows(command) == expected
+
+
+def test_an_xargs_operand_may_name_any_file() -> None:
+    [rm] = mutations("find . -name '*.pyc' | xargs rm", CWD)
+    assert may_name(rm, f"{CWD}/src/app.py") and may_name(rm, "/etc/hosts")
+    [bak] = mutations("ls | xargs -i cp {} {}.orig", CWD)
+    assert may_name(bak, f"{CWD}/src/app.py.orig") and not may_name(bak, f"{CWD}/src/app.py")
 
 
 def test_no_record_cwd_leaves_relative_operands_unresolved() -> None:
@@ -354,6 +403,19 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("rm a.txt", "/w", "/w/a.txt", False),  # resolved: not a pattern
     ("rm $'\\u00e9'.txt", "/w", "/w/g.txt", True),  # a quote the shells may read apart
     ("rm $'\\cA'.md", "/w", "/w/g.txt", False),
+    # `.` and `..` read as the shell reads them: a `./` in a pattern whose directory is
+    # unknown, or a `..` above the command's directory, had never matched any file
+    ("cd $X && rm ./*.py", "/w/proj", "/w/proj/app.py", True),
+    ("cd $X && rm ./*.txt", "/w/proj", "/w/proj/app.py", False),
+    ("cd $X && ls | xargs -I{} rm ./{}", "/w/proj", "/w/proj/app.py", True),
+    ("cd $X && rm ../lib/*.py", "/w/proj", "/w/lib/app.py", True),
+    ("cd $X && rm ../lib/*.py", "/w/proj", "/w/proj/app.py", False),
+    ("rm ../$F", "/w/proj/src", "/w/proj/app.py", True),
+    ("rm /w/proj/src/../$F", "/w", "/w/proj/app.py", True),
+    ("rm src/../$F", "/w/proj/src", "/w/proj/app.py", False),  # /w/proj/src/$F
+    ('rm "$D"/../app.py', "/w/proj", "/srv/app.py", True),  # $D/.. is any directory
+    ('rm "$D"/../app.py', "/w/proj", "/srv/main.py", False),
+    ("rm ${F//a/b}", "/w/proj", "/srv/app.py", True),
 ])
 def test_may_name(command: str, cwd: str, path: str, expected: bool) -> None:
     assert any(may_name(m, path) for m in mutations(command, cwd)) is expected

@@ -17,7 +17,8 @@ FRAGMENTS = [
     "checkout -- ", "python3 -c ", "node -e ", "open('x','w')", "cat ", "echo ", "printf ",
     "truncate -s 0 ", "head -n 3 ", "sed -n '1,2p' ", "sudo ", "env A=1 ", "timeout ",
     "/tmp/", "a.txt", "C:\\x", "..", "-t", "--", "-o", "of=", "tar -czf ", "npx ", "$HOME",
-    "\x00", "é", "\r",
+    "\x00", "é", "\r", "xargs ", "-I{} ", "-0 ", "find ", "-name ", "-path ", "-exec ",
+    "{}", "\\;", " + ", "-delete", "!", "-o ", "-type f ", "..", "./",
 ]
 shellish = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)),
                     max_size=40).map("".join)
@@ -44,6 +45,10 @@ def check(command: str, cwd: str | None) -> None:
     for r in shell.content_reads(command, cwd):
         assert r.start >= 1 and (r.end is None or r.end >= r.start)
     shell.opaque_markers(command)
+    for m in shell.mutations(command, cwd):
+        for path in ("/w/a.txt", "d:/w/a.txt"):
+            assert isinstance(shell.may_name(m, path), bool)
+            assert isinstance(shell.may_reach(m, path), bool)
 
 
 @given(st.text(), cwds)
