@@ -559,8 +559,8 @@ def test_out_refuses_to_overwrite_or_write_into_the_home(cli, home: ClaudeHome,
     ((), "name a target"),
     ((f"@{SID}", "--slice", "0"), "--slice must be 1 or more"),
     ((f"@{SID}", "--slice", "x"), "--slice must be 1 or more"),
-    ((f"@{SID}", "--window", "0"), "--window must be at least 1 character"),
-    ((f"@{SID}", "--window", "-5", "--slice", "1"), "--window must be at least 1"),
+    ((f"@{SID}", "--window", "0"), "--window must be at least 200 characters"),
+    ((f"@{SID}", "--window", "-5", "--slice", "1"), "--window must be at least 200"),
     ((f"@{SID}", "--slices", "0"), "--slices must be 1 or more"),
     ((f"@{SID}", "--slice", "1", "--out", "/tmp/x.md"), "use one of them"),
     ((f"@{SID}", "--slice", "1", "--format", "json"), "drop --format json"),
@@ -586,6 +586,40 @@ def test_bad_input_is_one_line_and_exit_2(cli, home: ClaudeHome, args: tuple[str
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("pysift: error: ")
     assert needle in result.stderr
+
+
+@pytest.mark.parametrize("window", ["1", "10", "50", "199"])
+@pytest.mark.parametrize("flags", [("--slice", "1"), ("--slices", "3"),
+                                   ("--slices", "3", "--slice", "2")])
+def test_a_window_narrower_than_a_unit_s_lines_is_refused(cli, home: ClaudeHome,  # type: ignore[no-untyped-def]
+                                                          window, flags) -> None:
+    # a unit's header alone is about 50 characters (`▽ L24  USER  (2026-10-05 09:21:45
+    # UTC(UTC+0))`): a 50-character window printed `▽ L1  USER  (2026-10-05 09:00:` as
+    # slice 1, and the fleet cut "thanks" to `t … [+5 chars] …` to fit one
+    result = run(cli, home, f"@{SID}", "--window", window, *flags)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "pysift: error: --window must be at least 200 characters (a narrower window cuts "
+        "the document's lines: a unit's header alone runs to 80; 9000 stays under a "
+        f"hook's 10,000-character cap), got `{window}`\n")
+
+
+def test_a_window_of_200_is_taken(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    out = tmp_path / "doc.md"
+    assert run(cli, home, f"@{SID}", "--out", str(out)).code == 0
+    pieces = []
+    for n in range(1, 100):
+        piece = run(cli, home, f"@{SID}", "--window", "200", "--slice", str(n))
+        assert piece.code == 0, piece.stderr
+        if not piece.stdout:
+            break
+        assert len(piece.stdout) <= 200
+        pieces.append(piece.stdout)
+    assert "".join(pieces) == out.read_text()
+    fleet = run(cli, home, f"@{SID}", "--window", "200", "--slices", "3")
+    assert fleet.code == 0
+    assert re.search(r"\n▽ L24  USER  \([^\n]*\)\nthanks\n△ L25  ASSISTANT  \([^\n]*\)\n"
+                     r"You're welcome\.\n$", fleet.stdout)
 
 
 def test_help_has_examples_and_the_json_schema(cli) -> None:

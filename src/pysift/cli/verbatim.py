@@ -154,9 +154,14 @@ def execute(ctx: RootContext, targets: list[str] | None, budget: str | None,
                            what="a whole number (0 = no limit)")
     n_slice = _whole(slice_, "--slice", least=1,
                      what="1 or more (slices are 1-based: the first chunk is --slice 1)")
-    n_window = _whole(window, "--window", least=1,
-                      what="at least 1 character (e.g. 9000 to stay under a hook's "
-                           "10,000-character cap)")
+    n_window = None
+    if window is not None:
+        from pysift.engines.verbatim.model import MIN_WINDOW
+
+        n_window = _whole(window, "--window", least=MIN_WINDOW,
+                          what=f"at least {MIN_WINDOW} characters (a narrower window "
+                               "cuts the document's lines: a unit's header alone runs to "
+                               "80; 9000 stays under a hook's 10,000-character cap)")
     n_slices = _whole(slices, "--slices", least=1,
                       what="1 or more: the number of hooks in the fleet")
     mode = agent_msgs if agent_msgs is not None else "longest"
@@ -249,7 +254,8 @@ def declare(app: "typer.Typer") -> None:
         slice_: Annotated[Optional[str], typer.Option("--slice", metavar="N",
             help="Print only the Nth (1-based) --window chunk of the document.")] = None,
         window: Annotated[Optional[str], typer.Option("--window", metavar="N",
-            help="Chunk size in characters for --slice/--slices (default 10000).")] = None,
+            help="Chunk size in characters for --slice/--slices (default 10000, at "
+                 "least 200).")] = None,
         slices: Annotated[Optional[str], typer.Option("--slices", metavar="K",
             help="Pin the document to K chunks of whole turns (a fixed hook fleet).")] = None,
         fold_index: Annotated[bool, typer.Option("--fold-index",

@@ -16,6 +16,10 @@ USER_CAP = 600
 ASST_CAP = 900
 USER_HEAD = 0.60
 ASST_HEAD = 0.66
+# The narrowest --window (characters): a unit's header line runs to about 80 and a banner
+# or a subagent's title line longer, so a narrower window cuts every line of the document
+# and a fixed fleet's turns down to a character each (refused, exit 2; SPEC §11a.1).
+MIN_WINDOW = 200
 # A fixed-fleet turn too wide for one window at any cap spans slices of its own with its
 # bodies cut to at most a window minus this, so each (ellipsized) body line fits a window.
 SLICE_BODY_HEADROOM = 200
