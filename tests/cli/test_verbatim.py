@@ -622,6 +622,27 @@ def test_a_window_of_200_is_taken(cli, home: ClaudeHome, tmp_path: Path) -> None
                      r"You're welcome\.\n$", fleet.stdout)
 
 
+def test_a_window_just_under_a_turn_cuts_it_and_one_its_size_holds_it_whole(
+        cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "one")
+    s = Session("88888888-8888-4888-8888-888888888888", cwd="/w/p")
+    s.add(user("why does the nightly build fail on the arm64 runner but not on x86?"))
+    s.add(assistant("The arm64 image pins an older glibc; the prebuilt wheel of the "
+                    "geometry library needs 2.34, so pip falls back to a source build "
+                    "that times out. Pinning the runner to the 2024 image fixes it."))
+    h.session("/w/p", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--slices", "1")
+    whole = cli(*base).stdout
+    size = len(whole)
+    assert " … [+" not in whole and 300 < size < 600
+    assert cli(*base, "--window", str(size), "--slice", "1").stdout == whole
+    cut = cli(*base, "--window", str(size - 1), "--slice", "1")
+    assert cut.code == 0 and 0 < len(cut.stdout) <= size - 1
+    assert [u for u, _ in _fleet_units(cut.stdout)] == [1, 2]  # both sides, one slice
+    assert re.search(r" … \[\+\d+ chars\] … ", cut.stdout)
+    assert "did not fit" not in cut.stderr
+
+
 def test_help_has_examples_and_the_json_schema(cli) -> None:
     result = cli("verbatim", "--help")
     assert result.code == 0

@@ -33,7 +33,7 @@ from pysift.engines.verbatim.geometry import (
     session_title,
     turn_elements,
 )
-from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
+from pysift.engines.verbatim.model import MIN_CAP, SLICE_BODY_HEADROOM, Richness, TurnSlice
 from pysift.engines.verbatim.plan import (
     Selected,
     SessionPlan,
@@ -123,9 +123,9 @@ def text(lines: list[str]) -> str:
 
 
 def largest_cap(top: int, fits: Callable[[int], bool]) -> int | None:
-    """The largest cap in ``1..top`` that ``fits`` (searched by halves: a smaller cap
-    prints no more), None when even 1 does not."""
-    lo, hi, best = 1, max(1, top), None
+    """The largest cap in ``MIN_CAP..top`` that ``fits`` (searched by halves: a smaller
+    cap prints no more), None when even ``MIN_CAP`` does not."""
+    lo, hi, best = MIN_CAP, top, None
     while lo <= hi:
         mid = (lo + hi) // 2
         if fits(mid):

@@ -17,7 +17,7 @@ from pysift.disk.layout import transcript_from_path
 from pysift.engines.verbatim.document import document
 from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, turn_lines
 from pysift.engines.verbatim.geometry import BOTH
-from pysift.engines.verbatim.model import Richness
+from pysift.engines.verbatim.model import MIN_CAP, MIN_WINDOW, Richness
 from pysift.engines.verbatim.scan import scan_session
 
 WORDS = st.sampled_from(["fix", "the", "epoch", "パス", "bug", "`x.py:3`", "found", "Let me",
@@ -27,11 +27,21 @@ TEXT = st.lists(WORDS, min_size=1, max_size=120).map(" ".join)
 TURN = st.tuples(st.one_of(st.none(), TEXT), st.lists(TEXT, max_size=4), st.integers(0, 2),
                  st.booleans())
 HEADER = re.compile(r"^[▽△] L(\d+)", re.MULTILINE)
+CUT = re.compile(r"^(.*) … \[\+(\d+) chars(?:, \d+ lines elided)?\] … (.*)$", re.MULTILINE)
+
+
+def assert_cuts_keep_min_cap_and_shorten(chunks: list[str]) -> None:
+    """Every body the fleet cut keeps at least MIN_CAP of its characters and prints
+    shorter than it was whole."""
+    for m in CUT.finditer("".join(chunks)):
+        kept = len(m.group(1)) + len(m.group(3))
+        assert kept >= MIN_CAP, m.group(0)
+        assert len(m.group(0)) < kept + int(m.group(2)), m.group(0)
 
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(60, 3000),
+@given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(MIN_WINDOW, 3000),
        k=st.integers(1, 4), mode=st.sampled_from(["longest", "eot-only", "rich", "all"]))
 def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, k,  # type: ignore[no-untyped-def]
                                                 mode) -> None:
@@ -47,6 +57,7 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
     assert len(chunks) <= k
     assert all(0 < len(c) <= width for c in chunks)
     assert "".join(chunks) == document([plan], cfg, UTC)  # the slices join to the document
+    assert_cuts_keep_min_cap_and_shorten(chunks)
 
     # the kept turns are the newest ones, none skipped, each printed with both sides
     kept = [sel.turn for sel in plan.selected]
@@ -75,6 +86,26 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
             assert printed > width
         if sel.cap != UNCAPPED:  # ellipsized only when it alone exceeds one window
             assert size(turn_lines(sel.turn, where[i], UNCAPPED, True, cfg, UTC)) > width
+
+
+def test_a_cut_keeps_a_phrase_of_each_body_and_never_lengthens_one(tmp_path: Path) -> None:
+    # the fleet at --window 230 cut the prompt "fix the epoch parse in tle.py" to
+    # `fix … [+24 chars] … py` and printed "Let me look." as `Let … [+7 chars] … k.`,
+    # longer than the words it stood for
+    from compacted import build
+
+    _, path = build(tmp_path)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness(mode="all")
+    for width in range(MIN_WINDOW, 600, 10):
+        [plan], chunks = fleet([scan], [scan.turns], slices=6, width=width,
+                               max_compactions=0, cfg=cfg, tz=UTC)
+        assert chunks and all(len(c) <= width for c in chunks)
+        assert_cuts_keep_min_cap_and_shorten(chunks)
+        doc = "".join(chunks)
+        if "△ L2  ASSISTANT" in doc:
+            assert "\nLet me look.\n" in doc, width
+        assert all(sel.cap is not None and sel.cap >= MIN_CAP for sel in plan.selected)
 
 
 def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: Path) -> None:
