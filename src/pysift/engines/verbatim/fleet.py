@@ -10,8 +10,9 @@ slices of its own, its bodies cut to the largest cap that fits the slices left. 
 turn that does not fit ends the fleet: it and every older turn are discarded (the caller
 reports them), so the slices never start inside a turn and never skip one. Banners go
 with the turn they stand before (inside a turn that straddles its compaction; after the
-newest turn when nothing printed follows the compaction); the oldest kept turn prints no
-banner before it, as the document never does. The slices joined are ``document`` of the
+newest turn when nothing printed follows the compaction; after the older turn when no
+window holds the turn with it); the oldest kept turn prints no banner before it, as the
+document never does. The slices joined are ``document`` of the
 plans returned, byte for byte.
 """
 
@@ -180,6 +181,14 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
         need = title[p]
         whole = size(lines(p, i, UNCAPPED))
         bare = whole - size(where[p][i].lead)  # as the oldest kept turn, no banner before
+        if whole + need > width >= bare + need and i > 0:
+            # no window holds the turn with the banner before it: the banner goes at the
+            # end of the older turn instead (the same place in the document), and older
+            # turns go on filling the slices (kept bare as the oldest, it ended the fleet
+            # with slices empty and said the older turns did not fit)
+            where[p][i - 1].tail = where[p][i - 1].tail + where[p][i].lead
+            where[p][i].lead = []
+            whole = bare
         if kept and whole + need <= room:
             kept.append(Kept(p, i, UNCAPPED, used))
             room -= whole

@@ -15,7 +15,7 @@ from builders import ClaudeHome
 from compacted import session_of_turns
 from pysift.disk.layout import transcript_from_path
 from pysift.engines.verbatim.document import document
-from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, turn_lines
+from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, text, turn_lines
 from pysift.engines.verbatim.geometry import BOTH
 from pysift.engines.verbatim.model import MIN_CAP, MIN_WINDOW, Richness
 from pysift.engines.verbatim.scan import scan_session
@@ -137,6 +137,40 @@ def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: P
                            cfg=cfg, tz=UTC)
     assert len(plan.selected) == 3
     assert chunks == ["\n".join(lines[:9]) + "\n", "\n".join(t2) + "\n"]
+
+
+def test_a_turn_no_window_holds_with_its_banner_leaves_it_to_the_older_turn(
+        tmp_path: Path) -> None:
+    # t0, a compaction, t1, t2; a window holds t1 only without the banner before it.
+    # The fleet kept t1 bare as its oldest turn and stopped: the third slice stayed
+    # empty and t0 "did not fit". The banner now ends t0's slice, where the document
+    # prints it too.
+    from builders import Session, assistant, compact_boundary, compact_summary, user
+
+    s = Session("5e5e5e5e-4444-4222-8333-444455556666", cwd="/w/p")
+    s.add(user("q1"))
+    s.add(assistant("a1"))
+    s.add(compact_boundary(150000))
+    s.add(compact_summary('6. All user messages:\n- "an earlier question"\n'))
+    s.add(user("second question about the cache, and why it is cold after a restart"))
+    s.add(assistant("second answer: the cache is rebuilt lazily; warm it at start-up."))
+    s.add(user("third question"))
+    s.add(assistant("third answer"))
+    path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness()
+    [_every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
+                             cfg=cfg, tz=UTC)
+    lines = whole.split("\n")
+    t0, banner, t1, t2 = lines[:4], lines[4:5], lines[5:9], lines[9:13]
+    assert banner == ["══ compaction boundary · summary at L4 ══"]
+    width = size(t1) + 10  # t1 fits a window, not with its banner
+    assert size(banner + t1) > width >= max(size(t0 + banner), size(t2))
+    [plan], chunks = fleet([scan], [scan.turns], slices=3, width=width, max_compactions=0,
+                           cfg=cfg, tz=UTC)
+    assert len(plan.selected) == 3
+    assert chunks == [text(t0 + banner), text(t1), text(t2)]
+    assert "".join(chunks) == document([plan], cfg, UTC)
 
 
 def test_the_fleet_of_a_project_holds_the_newest_session_s_turns(tmp_path: Path) -> None:
