@@ -448,6 +448,27 @@ def test_fixed_fleet_never_grows_and_keeps_whole_turns(cli, home: ClaudeHome) ->
     assert "L1  USER" in big
 
 
+@pytest.mark.parametrize("flags,why", [
+    (("--slices", "2", "--slice", "3"),
+     "--slice 3 printed nothing: it is past the fleet of --slices 2 (slices are 1..K)"),
+    (("--slices", "4", "--slice", "4"),
+     "--slice 4 printed nothing: the fleet's turns fill 1 of its 4 slices (slice 1 the "
+     "oldest)"),
+    (("--slice", "99"), "--slice 99 printed nothing: the document has 1 slice(s) of "
+                        "--window 10000"),
+    (("--since", "2099-01-01", "--slice", "1"), "--slice 1 printed nothing: the document "
+                                                "is empty"),
+    (("--since", "2099-01-01", "--slices", "2"), "nothing printed: the fleet holds no turn"),
+])
+def test_a_slice_that_prints_nothing_says_why_on_stderr(cli, home: ClaudeHome,  # type: ignore[no-untyped-def]
+                                                        flags, why) -> None:
+    # a hook's empty stdout looked the same for a slice past the end, a --slice N
+    # above --slices K and a fleet that held nothing
+    result = run(cli, home, f"@{SID}", *flags)
+    assert (result.code, result.stdout) == (0, "")
+    assert f"pysift: note: {why}\n" in result.stderr
+
+
 def _fleet_home(tmp_path: Path, reply: int = 1200) -> tuple[ClaudeHome, str]:
     """Eight short questions, each answered at length: a fleet of two 2000-character
     windows holds only the newest few whole turns."""

@@ -57,11 +57,16 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
         _fleet_notes(report, found.plans, opts)
         chunks = found.chunks
         text = "".join(chunks) if opts.slice is None else pick(chunks, opts.slice, opts.slices)
+        if not text:
+            report.note(_nothing_printed(opts, len(chunks)))
         report.answer(SliceResult(text, skipped))
         return report
     if opts.slice is not None:
         chunks = slice_windows(document(found.plans, cfg, env.tz), opts.window)
-        report.answer(SliceResult(pick(chunks, opts.slice, None), skipped))
+        text = pick(chunks, opts.slice, None)
+        if not text:
+            report.note(_nothing_printed(opts, len(chunks)))
+        report.answer(SliceResult(text, skipped))
         return report
     written = None
     if out_target is not None:
@@ -160,6 +165,25 @@ def _notes(report: Report, scans: list[SessionScan], window: Window, *, quiet: b
             report.note(f"note: {ref} has no compaction — nothing was clipped; for plain "
                         f"reading use `pysift show {ref} --turn <N|A..B|-k..>` (full records, "
                         "no budget)")
+
+
+def _nothing_printed(opts: VerbatimOptions, chunks: int) -> str:
+    """Why a ``--slice``/``--slices`` run printed nothing: a hook's empty stdout is what
+    a slice past the end prints (csift §6.8), and what a wrong N or a fleet too narrow
+    for any turn prints too; stderr tells them apart."""
+    n, k = opts.slice, opts.slices
+    if k is None:
+        if not chunks:
+            return f"note: --slice {n} printed nothing: the document is empty"
+        return (f"note: --slice {n} printed nothing: the document has {chunks} slice(s) of "
+                f"--window {opts.window}")
+    if n is not None and n > k:
+        return (f"note: --slice {n} printed nothing: it is past the fleet of --slices {k} "
+                "(slices are 1..K)")
+    if not chunks:
+        return "note: nothing printed: the fleet holds no turn"
+    return (f"note: --slice {n} printed nothing: the fleet's turns fill {chunks} of its {k} "
+            "slices (slice 1 the oldest)")
 
 
 def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions) -> None:
