@@ -469,6 +469,32 @@ def test_a_slice_that_prints_nothing_says_why_on_stderr(cli, home: ClaudeHome,  
     assert f"pysift: note: {why}\n" in result.stderr
 
 
+def test_a_fleet_holding_none_of_a_session_names_the_window_its_newest_turn_takes(
+        cli, tmp_path: Path) -> None:
+    # two 400-character bodies fit no 200-character window, even cut to 60: the note
+    # said "2 older turn(s) did not fit", though nothing newer was kept
+    h = ClaudeHome(tmp_path / "wide")
+    s = Session("99999999-0000-4000-8000-000000000005", cwd="/w/g")
+    s.add(user("short one"))
+    s.add(assistant("short answer"))
+    s.add(user("please explain the whole retry policy: "
+               + "why each backoff step doubles and where the jitter comes from. " * 6))
+    s.add(assistant("The retry policy: "
+                    + "each step doubles the wait, capped at 30 s, with full jitter. " * 6))
+    h.session("/w/g", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--slices", "1")
+    narrow = cli(*base, "--window", "200")
+    assert (narrow.code, narrow.stdout) == (0, "")
+    found = re.search(r"--slices 1 × --window 200 hold none of its 2 turns \(L1–L4\): the "
+                      r"newest alone takes (\d+) characters \(--window \1 holds it whole\)\n",
+                      narrow.stderr)
+    assert found is not None, narrow.stderr
+    need = found.group(1)
+    held = cli(*base, "--window", need)
+    assert len(held.stdout) == int(need) and " … [+" not in held.stdout
+    assert [u for u, _ in _fleet_units(held.stdout)] == [3, 4]
+
+
 def _fleet_home(tmp_path: Path, reply: int = 1200) -> tuple[ClaudeHome, str]:
     """Eight short questions, each answered at length: a fleet of two 2000-character
     windows holds only the newest few whole turns."""

@@ -4,6 +4,7 @@ notes, the JSON header and rows and the text view, read off one result object; a
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -11,6 +12,7 @@ from pysift.core.resolve import Scope
 from pysift.core.timez import ts_pair
 from pysift.engines.verbatim import run as engine
 from pysift.engines.verbatim.document import counts, document, entries, uses_sidecar
+from pysift.engines.verbatim.fleet import newest_whole
 from pysift.engines.verbatim.geometry import PENDING, header_block, reach, render_body
 from pysift.engines.verbatim.model import PROFILES, Richness, TurnSlice, TurnUnit
 from pysift.engines.verbatim.plan import SessionPlan, min_render_chars
@@ -54,7 +56,7 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
     _notes(report, found.scans, window, quiet=sliced)
     skipped = sum(s.skipped_lines for s in found.scans)
     if found.chunks is not None:
-        _fleet_notes(report, found.plans, opts)
+        _fleet_notes(report, found.plans, opts, cfg, env.tz)
         chunks = found.chunks
         text = "".join(chunks) if opts.slice is None else pick(chunks, opts.slice, opts.slices)
         if not text:
@@ -186,10 +188,13 @@ def _nothing_printed(opts: VerbatimOptions, chunks: int) -> str:
             "slices (slice 1 the oldest)")
 
 
-def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions) -> None:
+def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions,
+                 cfg: Richness, tz: tzinfo | None) -> None:
     """What the fixed fleet left out: the slices print no chrome (a hook's stdout is the
     slice), so the turns older than the newest that fill the K windows are named on
-    stderr, per session, with their count and line span."""
+    stderr, per session, with their count and line span; a session none of whose turns
+    fit is named with the window its newest turn takes whole."""
+
     for plan in plans:
         kept = {id(sel.turn) for sel in plan.selected}
         dropped = [t for t in plan.turns if id(t) not in kept]
@@ -201,10 +206,16 @@ def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions
                  if 0 < x < PENDING]
         span = f" (L{min(lines)}–L{max(lines)})" if lines else ""
         total = len(plan.turns)
-        held = (f"hold the newest {len(plan.selected)} of its {total} turns"
-                if plan.selected else f"hold none of its {total} turns")
-        report.note(f"note: {ref}: --slices {opts.slices} × --window {opts.window} {held}; "
-                    f"{len(dropped)} older turn(s){span} did not fit and are left out")
+        fleet = f"--slices {opts.slices} × --window {opts.window}"
+        if not plan.selected:
+            need = newest_whole(plan, cfg, tz, titled=len(plans) > 1)
+            report.note(f"note: {ref}: {fleet} hold none of its {total} turns{span}: the "
+                        f"newest alone takes {need} characters (--window {need} holds it "
+                        "whole)")
+            continue
+        report.note(f"note: {ref}: {fleet} hold the newest {len(plan.selected)} of its "
+                    f"{total} turns; {len(dropped)} older turn(s){span} did not fit and are "
+                    "left out")
 
 
 # -- JSON --------------------------------------------------------------------------------------

@@ -253,6 +253,16 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
     return [plans[p] for p in recency], chunks
 
 
+def newest_whole(plan: SessionPlan, cfg: Richness, tz: tzinfo | None, titled: bool) -> int:
+    """The characters the plan's newest candidate turn prints whole as the only turn kept
+    (under its session's title when ``titled``): a window that wide holds it, the figure
+    a fleet holding none of a session's turns names."""
+    where = banners(plan, cfg, tz)
+    i = len(plan.turns) - 1
+    title = size([session_title(plan.scan.transcript)]) if titled else 0
+    return size(turn_lines(plan.turns[i], where[i], UNCAPPED, False, cfg, tz)) + title
+
+
 def by_recency(plans: list[SessionPlan]) -> list[int]:
     """The plans' indices, the session whose newest turn is newest last (a scope lists a
     project's sessions by name, not by time); a session without a readable instant
