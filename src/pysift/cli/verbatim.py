@@ -44,11 +44,11 @@ A target is required (the budget applies per session). The top-level thread only
 
 HOOKS: a SessionStart hook injects at most 10,000 characters. --slice N prints only the
 Nth chunk of the document (no header), packed line by line into --window characters
-(default 10000; a longer line is cut); slices 1..K joined are the document byte for
-byte; an N past the last prints nothing (stderr says why). --slices K pins the fleet to K slices filled
-newest first with whole turns (no role caps; a turn is cut only when it alone exceeds a
-window; --budget is ignored); the older turns that do not fit are named on stderr. See
-the README.
+(default 10000, at least 200; a longer line is cut); slices 1..K joined are the document
+byte for byte; an N past the last prints nothing (stderr says why). --slices K pins the
+fleet to K slices filled newest first with whole turns (no role caps; a turn is cut only
+when it alone exceeds a window; --budget is ignored); the older turns that do not fit
+are named on stderr. See the README.
 
 --fold-index prints, instead, one seed-index v2 record per compaction boundary (JSON
 lines, no envelope): what the compacted history touched (files, commands, errors,

@@ -194,7 +194,6 @@ def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions
     slice), so the turns older than the newest that fill the K windows are named on
     stderr, per session, with their count and line span; a session none of whose turns
     fit is named with the window its newest turn takes whole."""
-
     for plan in plans:
         kept = {id(sel.turn) for sel in plan.selected}
         dropped = [t for t in plan.turns if id(t) not in kept]

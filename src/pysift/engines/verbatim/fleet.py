@@ -12,8 +12,8 @@ reports them), so the slices never start inside a turn and never skip one. Banne
 with the turn they stand before (inside a turn that straddles its compaction; after the
 newest turn when nothing printed follows the compaction; after the older turn when no
 window holds the turn with it); the oldest kept turn prints no banner before it, as the
-document never does. The slices joined are ``document`` of the
-plans returned, byte for byte.
+document never does. The slices joined are ``document`` of the plans returned, byte for
+byte.
 """
 
 from __future__ import annotations

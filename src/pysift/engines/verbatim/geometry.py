@@ -89,7 +89,8 @@ def render_body(unit: TurnUnit, cap: int | None = None) -> Body:
 
     A fleet's cap never makes a body longer: a cut whose marker outweighs what it
     elides prints the body whole (``Let me look.`` came out as ``Let … [+7 chars] …
-    k.``); the role caps keep csift's law, the cap's characters kept whatever the cut."""
+    k.``). The role caps keep csift's law: over the cap is cut, whatever the marker
+    costs."""
     text = unit.text
     limit = cap if cap is not None else (USER_CAP if unit.role == USER else ASST_CAP)
     total = len(text)

@@ -21,8 +21,8 @@ ASST_HEAD = 0.66
 # and a fixed fleet's turns down to a character each (refused, exit 2; SPEC §11a.1).
 MIN_WINDOW = 200
 # A fixed-fleet turn too wide for one window at any cap spans slices of its own with its
-# bodies cut to at most a window minus this (the widest `… [+K chars, L lines elided] …`
-# is under 50), so each ellipsized body line fits a window.
+# bodies cut to at most a window minus this (`… [+K chars, L lines elided] …` is under 50
+# characters for any body under a billion), so each ellipsized body line fits a window.
 SLICE_BODY_HEADROOM = 64
 # The fewest characters a fixed fleet's cut keeps of a body: a turn that fits its window
 # (or the slices left) only below it is not kept, rather than printed as headers over
