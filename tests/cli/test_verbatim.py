@@ -495,6 +495,30 @@ def test_a_fleet_holding_none_of_a_session_names_the_window_its_newest_turn_take
     assert [u for u, _ in _fleet_units(held.stdout)] == [3, 4]
 
 
+def test_a_session_the_budget_skips_is_named_under_slice(cli, tmp_path: Path) -> None:
+    # the text view names a session whose first round trip the budget cannot hold; a
+    # --slice chunk has no header, so the session was silently absent from the chunks
+    h = ClaudeHome(tmp_path / "two")
+    short = Session("12121212-0000-4000-8000-000000000001", cwd="/w/p")
+    short.add(user("ship it?"))
+    short.add(assistant("shipped."))
+    wide = Session("34343434-0000-4000-8000-000000000002", cwd="/w/p")
+    wide.add(user("review this: " + "the cache key drops the tenant id. " * 60))
+    wide.add(assistant("reviewed: " + "add the tenant id to the key. " * 60))
+    for s in (short, wide):
+        h.session("/w/p", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", "/w/p", "--budget", "700")
+    text = cli(*base)
+    found = re.search(rf"\nSESSION {wide.session_id}  skipped — its first round-trip needs "
+                      r"≥ (\d+) chars; raise --budget \(now 700\)\n", text.stdout)
+    assert found is not None, text.stdout
+    sliced = cli(*base, "--slice", "1")
+    assert sliced.code == 0 and "shipped." in sliced.stdout
+    assert wide.session_id not in sliced.stdout
+    assert (f"pysift: note: @{wide.session_id}: skipped — its first round-trip needs ≥ "
+            f"{found.group(1)} chars; raise --budget (now 700)\n") in sliced.stderr
+
+
 def _fleet_home(tmp_path: Path, reply: int = 1200) -> tuple[ClaudeHome, str]:
     """Eight short questions, each answered at length: a fleet of two 2000-character
     windows holds only the newest few whole turns."""

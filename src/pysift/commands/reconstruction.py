@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pysift.core.resolve import Scope
 from pysift.core.timez import ts_pair
+from pysift.disk.layout import Transcript
 from pysift.engines.verbatim import run as engine
 from pysift.engines.verbatim.document import counts, document, entries, uses_sidecar
 from pysift.engines.verbatim.fleet import newest_whole
@@ -64,6 +65,9 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
         report.answer(SliceResult(text, skipped))
         return report
     if opts.slice is not None:
+        for t, need in _skipped(found.plans, opts, cfg, env):  # no header to say it in
+            report.note(f"note: {target_ref(t.session_id, t.path)}: skipped — its first "
+                        f"round-trip needs ≥ {need} chars; raise --budget (now {opts.budget})")
         chunks = slice_windows(document(found.plans, cfg, env.tz), opts.window)
         text = pick(chunks, opts.slice, None)
         if not text:
@@ -167,6 +171,21 @@ def _notes(report: Report, scans: list[SessionScan], window: Window, *, quiet: b
             report.note(f"note: {ref} has no compaction — nothing was clipped; for plain "
                         f"reading use `pysift show {ref} --turn <N|A..B|-k..>` (full records, "
                         "no budget)")
+
+
+def _skipped(plans: list[SessionPlan], opts: VerbatimOptions, cfg: Richness, env: Env
+             ) -> list[tuple[Transcript, int]]:
+    """The top-level sessions the budget renders nothing of, with the least budget that
+    renders each (their header line in text; a stderr note under ``--slice``)."""
+    out = []
+    for plan in plans:
+        t = plan.scan.transcript
+        if plan.selected or t.is_subagent:
+            continue
+        need = min_render_chars(plan.scan, plan.turns, opts.budget, cfg, env.tz)
+        if need is not None:
+            out.append((t, need))
+    return out
 
 
 def _nothing_printed(opts: VerbatimOptions, chunks: int) -> str:
@@ -329,15 +348,8 @@ def _render_text(out: TextIO, result: VerbatimResult) -> None:
     opts, cfg, env, written = result.opts, result.cfg, result.env, result.written
     w = out.write
     rendered = [p for p in plans if p.selected]
-    skips = []
-    for plan in plans:
-        t = plan.scan.transcript
-        if plan.selected or t.is_subagent:
-            continue
-        need = min_render_chars(plan.scan, plan.turns, opts.budget, cfg, env.tz)
-        if need is not None:
-            skips.append(f"SESSION {t.session_id}  skipped — its first round-trip needs ≥ "
-                         f"{need} chars; raise --budget (now {opts.budget})")
+    skips = [f"SESSION {t.session_id}  skipped — its first round-trip needs ≥ {need} chars; "
+             f"raise --budget (now {opts.budget})" for t, need in _skipped(plans, opts, cfg, env)]
     if len(scans) > 1 or skips:
         top = sum(1 for s in scans if not s.transcript.is_subagent)
         n = len(scans)
