@@ -519,6 +519,18 @@ def test_a_session_the_budget_skips_is_named_under_slice(cli, tmp_path: Path) ->
             f"{found.group(1)} chars; raise --budget (now 700)\n") in sliced.stderr
 
 
+def test_what_the_budget_leaves_out_of_a_slice_is_said(cli, home: ClaudeHome) -> None:
+    # the text view's header counts what --budget holds; a --slice chunk has none, and
+    # the turns the budget did not reach were absent from the chunks without a word
+    small = run(cli, home, f"@{SID}", "--budget", "600", "--slice", "1")
+    assert small.code == 0
+    assert _fleet_units(small.stdout) == [(14, "USER"), (24, "USER"), (25, "ASSISTANT")]
+    assert (f"pysift: note: @{SID}: --budget 600 prints 1 of its 6 turns and one side of 1 "
+            "more; 4 did not fit and are left out\n") in small.stderr
+    whole = run(cli, home, f"@{SID}", "--budget", "100000000", "--slice", "1")
+    assert whole.code == 0 and "--budget" not in whole.stderr
+
+
 def _fleet_home(tmp_path: Path, reply: int = 1200) -> tuple[ClaudeHome, str]:
     """Eight short questions, each answered at length: a fleet of two 2000-character
     windows holds only the newest few whole turns."""

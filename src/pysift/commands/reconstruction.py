@@ -14,7 +14,7 @@ from pysift.disk.layout import Transcript
 from pysift.engines.verbatim import run as engine
 from pysift.engines.verbatim.document import counts, document, entries, uses_sidecar
 from pysift.engines.verbatim.fleet import newest_whole
-from pysift.engines.verbatim.geometry import PENDING, header_block, reach, render_body
+from pysift.engines.verbatim.geometry import BOTH, PENDING, header_block, reach, render_body
 from pysift.engines.verbatim.model import PROFILES, Richness, TurnSlice, TurnUnit
 from pysift.engines.verbatim.plan import SessionPlan, min_render_chars
 from pysift.engines.verbatim.richness import Collapsed
@@ -68,6 +68,7 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
         for t, need in _skipped(found.plans, opts, cfg, env):  # no header to say it in
             report.note(f"note: {target_ref(t.session_id, t.path)}: skipped — its first "
                         f"round-trip needs ≥ {need} chars; raise --budget (now {opts.budget})")
+        _budget_notes(report, found.plans, opts)
         chunks = slice_windows(document(found.plans, cfg, env.tz), opts.window)
         text = pick(chunks, opts.slice, None)
         if not text:
@@ -186,6 +187,29 @@ def _skipped(plans: list[SessionPlan], opts: VerbatimOptions, cfg: Richness, env
         if need is not None:
             out.append((t, need))
     return out
+
+
+def _budget_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions) -> None:
+    """What ``--budget`` left out of a ``--slice`` document, per session it renders: the
+    text view's header counts the units it holds; a chunk has no header, and the turns
+    the budget did not reach were absent from the chunks without a word."""
+    for plan in plans:
+        if not plan.selected:
+            continue  # skipped: named with the budget it needs
+        shown = [t for t in plan.turns if t.user is not None or t.agents]
+        halves = sum(1 for sel in plan.selected
+                     if sel.sides != BOTH and sel.turn.is_round_trip)
+        if len(plan.selected) == len(shown) and not halves:
+            continue
+        t = plan.scan.transcript
+        whole = len(plan.selected) - halves
+        out = len(shown) - len(plan.selected)
+        said = f"prints {whole} of its {len(shown)} turns"
+        if halves:
+            said += f" and one side of {halves} more"
+        if out:
+            said += f"; {out} did not fit and are left out"
+        report.note(f"note: {target_ref(t.session_id, t.path)}: --budget {opts.budget} {said}")
 
 
 def _nothing_printed(opts: VerbatimOptions, chunks: int) -> str:
