@@ -448,6 +448,89 @@ def test_fixed_fleet_never_grows_and_keeps_whole_turns(cli, home: ClaudeHome) ->
     assert "L1  USER" in big
 
 
+@pytest.mark.parametrize("flags,why", [
+    (("--slices", "2", "--slice", "3"),
+     "--slice 3 printed nothing: it is past the fleet of --slices 2 (slices are 1..K)"),
+    (("--slices", "4", "--slice", "4"),
+     "--slice 4 printed nothing: the fleet's turns fill 1 of its 4 slices (slice 1 the "
+     "oldest)"),
+    (("--slice", "99"), "--slice 99 printed nothing: the document has 1 slice(s) of "
+                        "--window 10000"),
+    (("--since", "2099-01-01", "--slice", "1"), "--slice 1 printed nothing: the document "
+                                                "is empty"),
+    (("--since", "2099-01-01", "--slices", "2"), "nothing printed: the fleet holds no turn"),
+])
+def test_a_slice_that_prints_nothing_says_why_on_stderr(cli, home: ClaudeHome,  # type: ignore[no-untyped-def]
+                                                        flags, why) -> None:
+    # a hook's empty stdout looked the same for a slice past the end, a --slice N
+    # above --slices K and a fleet that held nothing
+    result = run(cli, home, f"@{SID}", *flags)
+    assert (result.code, result.stdout) == (0, "")
+    assert f"pysift: note: {why}\n" in result.stderr
+
+
+def test_a_fleet_holding_none_of_a_session_names_the_window_its_newest_turn_takes(
+        cli, tmp_path: Path) -> None:
+    # two 400-character bodies fit no 200-character window, even cut to 60: the note
+    # said "2 older turn(s) did not fit", though nothing newer was kept
+    h = ClaudeHome(tmp_path / "wide")
+    s = Session("99999999-0000-4000-8000-000000000005", cwd="/w/g")
+    s.add(user("short one"))
+    s.add(assistant("short answer"))
+    s.add(user("please explain the whole retry policy: "
+               + "why each backoff step doubles and where the jitter comes from. " * 6))
+    s.add(assistant("The retry policy: "
+                    + "each step doubles the wait, capped at 30 s, with full jitter. " * 6))
+    h.session("/w/g", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--slices", "1")
+    narrow = cli(*base, "--window", "200")
+    assert (narrow.code, narrow.stdout) == (0, "")
+    found = re.search(r"--slices 1 × --window 200 hold none of its 2 turns \(L1–L4\): the "
+                      r"newest alone takes (\d+) characters \(--window \1 holds it whole\)\n",
+                      narrow.stderr)
+    assert found is not None, narrow.stderr
+    need = found.group(1)
+    held = cli(*base, "--window", need)
+    assert len(held.stdout) == int(need) and " … [+" not in held.stdout
+    assert [u for u, _ in _fleet_units(held.stdout)] == [3, 4]
+
+
+def test_a_session_the_budget_skips_is_named_under_slice(cli, tmp_path: Path) -> None:
+    # the text view names a session whose first round trip the budget cannot hold; a
+    # --slice chunk has no header, so the session was silently absent from the chunks
+    h = ClaudeHome(tmp_path / "two")
+    short = Session("12121212-0000-4000-8000-000000000001", cwd="/w/p")
+    short.add(user("ship it?"))
+    short.add(assistant("shipped."))
+    wide = Session("34343434-0000-4000-8000-000000000002", cwd="/w/p")
+    wide.add(user("review this: " + "the cache key drops the tenant id. " * 60))
+    wide.add(assistant("reviewed: " + "add the tenant id to the key. " * 60))
+    for s in (short, wide):
+        h.session("/w/p", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", "/w/p", "--budget", "700")
+    text = cli(*base)
+    found = re.search(rf"\nSESSION {wide.session_id}  skipped — its first round-trip needs "
+                      r"≥ (\d+) chars; raise --budget \(now 700\)\n", text.stdout)
+    assert found is not None, text.stdout
+    sliced = cli(*base, "--slice", "1")
+    assert sliced.code == 0 and "shipped." in sliced.stdout
+    assert wide.session_id not in sliced.stdout
+    assert (f"pysift: note: @{wide.session_id}: skipped — its first round-trip needs ≥ "
+            f"{found.group(1)} chars; raise --budget (now 700)\n") in sliced.stderr
+
+
+def test_what_the_budget_leaves_out_of_a_slice_is_said(cli, home: ClaudeHome) -> None:
+    # the text view's header counts what --budget holds; a --slice chunk has none, and
+    # the turns the budget did not reach were absent from the chunks without a word
+    small = run(cli, home, f"@{SID}", "--budget", "600", "--slice", "1")
+    assert small.code == 0
+    assert _fleet_units(small.stdout) == [(14, "USER"), (24, "USER"), (25, "ASSISTANT")]
+    assert (f"pysift: note: @{SID}: --budget 600 prints 1 of its 6 turns and one side of 1 "
+            "more; 4 did not fit and are left out\n") in small.stderr
+    whole = run(cli, home, f"@{SID}", "--budget", "100000000", "--slice", "1")
+    assert whole.code == 0 and "--budget" not in whole.stderr
+
+
 def _fleet_home(tmp_path: Path, reply: int = 1200) -> tuple[ClaudeHome, str]:
     """Eight short questions, each answered at length: a fleet of two 2000-character
     windows holds only the newest few whole turns."""
@@ -559,8 +642,8 @@ def test_out_refuses_to_overwrite_or_write_into_the_home(cli, home: ClaudeHome,
     ((), "name a target"),
     ((f"@{SID}", "--slice", "0"), "--slice must be 1 or more"),
     ((f"@{SID}", "--slice", "x"), "--slice must be 1 or more"),
-    ((f"@{SID}", "--window", "0"), "--window must be at least 1 character"),
-    ((f"@{SID}", "--window", "-5", "--slice", "1"), "--window must be at least 1"),
+    ((f"@{SID}", "--window", "0"), "--window must be at least 200 characters"),
+    ((f"@{SID}", "--window", "-5", "--slice", "1"), "--window must be at least 200"),
     ((f"@{SID}", "--slices", "0"), "--slices must be 1 or more"),
     ((f"@{SID}", "--slice", "1", "--out", "/tmp/x.md"), "use one of them"),
     ((f"@{SID}", "--slice", "1", "--format", "json"), "drop --format json"),
@@ -586,6 +669,61 @@ def test_bad_input_is_one_line_and_exit_2(cli, home: ClaudeHome, args: tuple[str
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("pysift: error: ")
     assert needle in result.stderr
+
+
+@pytest.mark.parametrize("window", ["1", "10", "50", "199"])
+@pytest.mark.parametrize("flags", [("--slice", "1"), ("--slices", "3"),
+                                   ("--slices", "3", "--slice", "2")])
+def test_a_window_narrower_than_a_unit_s_lines_is_refused(cli, home: ClaudeHome,  # type: ignore[no-untyped-def]
+                                                          window, flags) -> None:
+    # a unit's header alone is about 50 characters (`▽ L24  USER  (2026-10-05 09:21:45
+    # UTC(UTC+0))`): a 50-character window printed `▽ L1  USER  (2026-10-05 09:00:` as
+    # slice 1, and the fleet cut "thanks" to `t … [+5 chars] …` to fit one
+    result = run(cli, home, f"@{SID}", "--window", window, *flags)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "pysift: error: --window must be at least 200 characters (a narrower window cuts "
+        "the document's lines: a unit's header alone runs to 80; 9000 stays under a "
+        f"hook's 10,000-character cap), got `{window}`\n")
+
+
+def test_a_window_of_200_is_taken(cli, home: ClaudeHome, tmp_path: Path) -> None:
+    out = tmp_path / "doc.md"
+    assert run(cli, home, f"@{SID}", "--out", str(out)).code == 0
+    pieces = []
+    for n in range(1, 100):
+        piece = run(cli, home, f"@{SID}", "--window", "200", "--slice", str(n))
+        assert piece.code == 0, piece.stderr
+        if not piece.stdout:
+            break
+        assert len(piece.stdout) <= 200
+        pieces.append(piece.stdout)
+    assert "".join(pieces) == out.read_text()
+    fleet = run(cli, home, f"@{SID}", "--window", "200", "--slices", "3")
+    assert fleet.code == 0
+    assert re.search(r"\n▽ L24  USER  \([^\n]*\)\nthanks\n△ L25  ASSISTANT  \([^\n]*\)\n"
+                     r"You're welcome\.\n$", fleet.stdout)
+
+
+def test_a_window_just_under_a_turn_cuts_it_and_one_its_size_holds_it_whole(
+        cli, tmp_path: Path) -> None:
+    h = ClaudeHome(tmp_path / "one")
+    s = Session("88888888-8888-4888-8888-888888888888", cwd="/w/p")
+    s.add(user("why does the nightly build fail on the arm64 runner but not on x86?"))
+    s.add(assistant("The arm64 image pins an older glibc; the prebuilt wheel of the "
+                    "geometry library needs 2.34, so pip falls back to a source build "
+                    "that times out. Pinning the runner to the 2024 image fixes it."))
+    h.session("/w/p", s.session_id, s)
+    base = ("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--slices", "1")
+    whole = cli(*base).stdout
+    size = len(whole)
+    assert " … [+" not in whole and 300 < size < 600
+    assert cli(*base, "--window", str(size), "--slice", "1").stdout == whole
+    cut = cli(*base, "--window", str(size - 1), "--slice", "1")
+    assert cut.code == 0 and 0 < len(cut.stdout) <= size - 1
+    assert [u for u, _ in _fleet_units(cut.stdout)] == [1, 2]  # both sides, one slice
+    assert re.search(r" … \[\+\d+ chars\] … ", cut.stdout)
+    assert "did not fit" not in cut.stderr
 
 
 def test_help_has_examples_and_the_json_schema(cli) -> None:

@@ -44,11 +44,11 @@ A target is required (the budget applies per session). The top-level thread only
 
 HOOKS: a SessionStart hook injects at most 10,000 characters. --slice N prints only the
 Nth chunk of the document (no header), packed line by line into --window characters
-(default 10000; a longer line is cut); slices 1..K joined are the document byte for
-byte; an N past the last prints nothing. --slices K pins the fleet to K slices filled
-newest first with whole turns (no role caps; a turn is cut only when it alone exceeds a
-window; --budget is ignored); the older turns that do not fit are named on stderr. See
-the README.
+(default 10000, at least 200; a longer line is cut); slices 1..K joined are the document
+byte for byte; an N past the last prints nothing (stderr says why). --slices K pins the
+fleet to K slices filled newest first with whole turns (no role caps; a turn is cut only
+when it alone exceeds a window; --budget is ignored); the older turns that do not fit
+are named on stderr. See the README.
 
 --fold-index prints, instead, one seed-index v2 record per compaction boundary (JSON
 lines, no envelope): what the compacted history touched (files, commands, errors,
@@ -154,9 +154,14 @@ def execute(ctx: RootContext, targets: list[str] | None, budget: str | None,
                            what="a whole number (0 = no limit)")
     n_slice = _whole(slice_, "--slice", least=1,
                      what="1 or more (slices are 1-based: the first chunk is --slice 1)")
-    n_window = _whole(window, "--window", least=1,
-                      what="at least 1 character (e.g. 9000 to stay under a hook's "
-                           "10,000-character cap)")
+    n_window = None
+    if window is not None:
+        from pysift.engines.verbatim.model import MIN_WINDOW
+
+        n_window = _whole(window, "--window", least=MIN_WINDOW,
+                          what=f"at least {MIN_WINDOW} characters (a narrower window "
+                               "cuts the document's lines: a unit's header alone runs to "
+                               "80; 9000 stays under a hook's 10,000-character cap)")
     n_slices = _whole(slices, "--slices", least=1,
                       what="1 or more: the number of hooks in the fleet")
     mode = agent_msgs if agent_msgs is not None else "longest"
@@ -249,7 +254,8 @@ def declare(app: "typer.Typer") -> None:
         slice_: Annotated[Optional[str], typer.Option("--slice", metavar="N",
             help="Print only the Nth (1-based) --window chunk of the document.")] = None,
         window: Annotated[Optional[str], typer.Option("--window", metavar="N",
-            help="Chunk size in characters for --slice/--slices (default 10000).")] = None,
+            help="Chunk size in characters for --slice/--slices (default 10000, at "
+                 "least 200).")] = None,
         slices: Annotated[Optional[str], typer.Option("--slices", metavar="K",
             help="Pin the document to K chunks of whole turns (a fixed hook fleet).")] = None,
         fold_index: Annotated[bool, typer.Option("--fold-index",

@@ -4,14 +4,17 @@ notes, the JSON header and rows and the text view, read off one result object; a
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pysift.core.resolve import Scope
 from pysift.core.timez import ts_pair
+from pysift.disk.layout import Transcript
 from pysift.engines.verbatim import run as engine
 from pysift.engines.verbatim.document import counts, document, entries, uses_sidecar
-from pysift.engines.verbatim.geometry import PENDING, header_block, reach, render_body
+from pysift.engines.verbatim.fleet import newest_whole
+from pysift.engines.verbatim.geometry import BOTH, PENDING, header_block, reach, render_body
 from pysift.engines.verbatim.model import PROFILES, Richness, TurnSlice, TurnUnit
 from pysift.engines.verbatim.plan import SessionPlan, min_render_chars
 from pysift.engines.verbatim.richness import Collapsed
@@ -54,14 +57,23 @@ def reconstruct(opts: VerbatimOptions, scope: Scope, env: Env) -> Report:
     _notes(report, found.scans, window, quiet=sliced)
     skipped = sum(s.skipped_lines for s in found.scans)
     if found.chunks is not None:
-        _fleet_notes(report, found.plans, opts)
+        _fleet_notes(report, found.plans, opts, cfg, env.tz)
         chunks = found.chunks
         text = "".join(chunks) if opts.slice is None else pick(chunks, opts.slice, opts.slices)
+        if not text:
+            report.note(_nothing_printed(opts, len(chunks)))
         report.answer(SliceResult(text, skipped))
         return report
     if opts.slice is not None:
+        for t, need in _skipped(found.plans, opts, cfg, env):  # no header to say it in
+            report.note(f"note: {target_ref(t.session_id, t.path)}: skipped — its first "
+                        f"round-trip needs ≥ {need} chars; raise --budget (now {opts.budget})")
+        _budget_notes(report, found.plans, opts)
         chunks = slice_windows(document(found.plans, cfg, env.tz), opts.window)
-        report.answer(SliceResult(pick(chunks, opts.slice, None), skipped))
+        text = pick(chunks, opts.slice, None)
+        if not text:
+            report.note(_nothing_printed(opts, len(chunks)))
+        report.answer(SliceResult(text, skipped))
         return report
     written = None
     if out_target is not None:
@@ -162,10 +174,69 @@ def _notes(report: Report, scans: list[SessionScan], window: Window, *, quiet: b
                         "no budget)")
 
 
-def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions) -> None:
+def _skipped(plans: list[SessionPlan], opts: VerbatimOptions, cfg: Richness, env: Env
+             ) -> list[tuple[Transcript, int]]:
+    """The top-level sessions the budget renders nothing of, with the least budget that
+    renders each (their header line in text; a stderr note under ``--slice``)."""
+    out = []
+    for plan in plans:
+        t = plan.scan.transcript
+        if plan.selected or t.is_subagent:
+            continue
+        need = min_render_chars(plan.scan, plan.turns, opts.budget, cfg, env.tz)
+        if need is not None:
+            out.append((t, need))
+    return out
+
+
+def _budget_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions) -> None:
+    """What ``--budget`` left out of a ``--slice`` document, per session it renders: the
+    text view's header counts the units it holds; a chunk has no header, and the turns
+    the budget did not reach were absent from the chunks without a word."""
+    for plan in plans:
+        if not plan.selected:
+            continue  # skipped: named with the budget it needs
+        shown = [t for t in plan.turns if t.user is not None or t.agents]
+        halves = sum(1 for sel in plan.selected
+                     if sel.sides != BOTH and sel.turn.is_round_trip)
+        if len(plan.selected) == len(shown) and not halves:
+            continue
+        t = plan.scan.transcript
+        whole = len(plan.selected) - halves
+        out = len(shown) - len(plan.selected)
+        said = f"prints {whole} of its {len(shown)} turns"
+        if halves:
+            said += f" and one side of {halves} more"
+        if out:
+            said += f"; {out} did not fit and are left out"
+        report.note(f"note: {target_ref(t.session_id, t.path)}: --budget {opts.budget} {said}")
+
+
+def _nothing_printed(opts: VerbatimOptions, chunks: int) -> str:
+    """Why a ``--slice``/``--slices`` run printed nothing: a hook's empty stdout is what
+    a slice past the end prints (csift §6.8), and what a wrong N or a fleet too narrow
+    for any turn prints too; stderr tells them apart."""
+    n, k = opts.slice, opts.slices
+    if k is None:
+        if not chunks:
+            return f"note: --slice {n} printed nothing: the document is empty"
+        return (f"note: --slice {n} printed nothing: the document has {chunks} slice(s) of "
+                f"--window {opts.window}")
+    if n is not None and n > k:
+        return (f"note: --slice {n} printed nothing: it is past the fleet of --slices {k} "
+                "(slices are 1..K)")
+    if not chunks:
+        return "note: nothing printed: the fleet holds no turn"
+    return (f"note: --slice {n} printed nothing: the fleet's turns fill {chunks} of its {k} "
+            "slices (slice 1 the oldest)")
+
+
+def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions,
+                 cfg: Richness, tz: tzinfo | None) -> None:
     """What the fixed fleet left out: the slices print no chrome (a hook's stdout is the
     slice), so the turns older than the newest that fill the K windows are named on
-    stderr, per session, with their count and line span."""
+    stderr, per session, with their count and line span; a session none of whose turns
+    fit is named with the window its newest turn takes whole."""
     for plan in plans:
         kept = {id(sel.turn) for sel in plan.selected}
         dropped = [t for t in plan.turns if id(t) not in kept]
@@ -177,10 +248,16 @@ def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions
                  if 0 < x < PENDING]
         span = f" (L{min(lines)}–L{max(lines)})" if lines else ""
         total = len(plan.turns)
-        held = (f"hold the newest {len(plan.selected)} of its {total} turns"
-                if plan.selected else f"hold none of its {total} turns")
-        report.note(f"note: {ref}: --slices {opts.slices} × --window {opts.window} {held}; "
-                    f"{len(dropped)} older turn(s){span} did not fit and are left out")
+        fleet = f"--slices {opts.slices} × --window {opts.window}"
+        if not plan.selected:
+            need = newest_whole(plan, cfg, tz, titled=len(plans) > 1)
+            report.note(f"note: {ref}: {fleet} hold none of its {total} turns{span}: the "
+                        f"newest alone takes {need} characters (--window {need} holds it "
+                        "whole)")
+            continue
+        report.note(f"note: {ref}: {fleet} hold the newest {len(plan.selected)} of its "
+                    f"{total} turns; {len(dropped)} older turn(s){span} did not fit and are "
+                    "left out")
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -295,15 +372,8 @@ def _render_text(out: TextIO, result: VerbatimResult) -> None:
     opts, cfg, env, written = result.opts, result.cfg, result.env, result.written
     w = out.write
     rendered = [p for p in plans if p.selected]
-    skips = []
-    for plan in plans:
-        t = plan.scan.transcript
-        if plan.selected or t.is_subagent:
-            continue
-        need = min_render_chars(plan.scan, plan.turns, opts.budget, cfg, env.tz)
-        if need is not None:
-            skips.append(f"SESSION {t.session_id}  skipped — its first round-trip needs ≥ "
-                         f"{need} chars; raise --budget (now {opts.budget})")
+    skips = [f"SESSION {t.session_id}  skipped — its first round-trip needs ≥ {need} chars; "
+             f"raise --budget (now {opts.budget})" for t, need in _skipped(plans, opts, cfg, env)]
     if len(scans) > 1 or skips:
         top = sum(1 for s in scans if not s.transcript.is_subagent)
         n = len(scans)

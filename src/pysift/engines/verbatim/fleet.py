@@ -10,9 +10,10 @@ slices of its own, its bodies cut to the largest cap that fits the slices left. 
 turn that does not fit ends the fleet: it and every older turn are discarded (the caller
 reports them), so the slices never start inside a turn and never skip one. Banners go
 with the turn they stand before (inside a turn that straddles its compaction; after the
-newest turn when nothing printed follows the compaction); the oldest kept turn prints no
-banner before it, as the document never does. The slices joined are ``document`` of the
-plans returned, byte for byte.
+newest turn when nothing printed follows the compaction; after the older turn when no
+window holds the turn with it); the oldest kept turn prints no banner before it, as the
+document never does. The slices joined are ``document`` of the plans returned, byte for
+byte.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pysift.engines.verbatim.geometry import (
     session_title,
     turn_elements,
 )
-from pysift.engines.verbatim.model import SLICE_BODY_HEADROOM, Richness, TurnSlice
+from pysift.engines.verbatim.model import MIN_CAP, SLICE_BODY_HEADROOM, Richness, TurnSlice
 from pysift.engines.verbatim.plan import (
     Selected,
     SessionPlan,
@@ -123,9 +124,9 @@ def text(lines: list[str]) -> str:
 
 
 def largest_cap(top: int, fits: Callable[[int], bool]) -> int | None:
-    """The largest cap in ``1..top`` that ``fits`` (searched by halves: a smaller cap
-    prints no more), None when even 1 does not."""
-    lo, hi, best = 1, max(1, top), None
+    """The largest cap in ``MIN_CAP..top`` that ``fits`` (searched by halves: a smaller
+    cap prints no more), None when even ``MIN_CAP`` does not."""
+    lo, hi, best = MIN_CAP, top, None
     while lo <= hi:
         mid = (lo + hi) // 2
         if fits(mid):
@@ -180,6 +181,14 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
         need = title[p]
         whole = size(lines(p, i, UNCAPPED))
         bare = whole - size(where[p][i].lead)  # as the oldest kept turn, no banner before
+        if whole + need > width >= bare + need and i > 0:
+            # no window holds the turn with the banner before it: the banner goes at the
+            # end of the older turn instead (the same place in the document), and older
+            # turns go on filling the slices (kept bare as the oldest, it ended the fleet
+            # with slices empty and said the older turns did not fit)
+            where[p][i - 1].tail = where[p][i - 1].tail + where[p][i].lead
+            where[p][i].lead = []
+            whole = bare
         if kept and whole + need <= room:
             kept.append(Kept(p, i, UNCAPPED, used))
             room -= whole
@@ -242,6 +251,16 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
                          if i in caps]
         account(plan, cfg, tz)
     return [plans[p] for p in recency], chunks
+
+
+def newest_whole(plan: SessionPlan, cfg: Richness, tz: tzinfo | None, titled: bool) -> int:
+    """The characters the plan's newest candidate turn prints whole as the only turn kept
+    (under its session's title when ``titled``): a window that wide holds it, the figure
+    a fleet holding none of a session's turns names."""
+    where = banners(plan, cfg, tz)
+    i = len(plan.turns) - 1
+    title = size([session_title(plan.scan.transcript)]) if titled else 0
+    return size(turn_lines(plan.turns[i], where[i], UNCAPPED, False, cfg, tz)) + title
 
 
 def by_recency(plans: list[SessionPlan]) -> list[int]:

@@ -85,7 +85,12 @@ def newline_positions(raw: str) -> list[int]:
 def render_body(unit: TurnUnit, cap: int | None = None) -> Body:
     """The body as printed: whole up to the cap (the role's, or ``cap`` in fixed-fleet
     mode), else its head and tail around ``… [+K chars, L lines elided] …``. The line
-    count is of the newlines the cut removed (none named for a one-line original)."""
+    count is of the newlines the cut removed (none named for a one-line original).
+
+    A fleet's cap never makes a body longer: a cut whose marker outweighs what it
+    elides prints the body whole (``Let me look.`` came out as ``Let … [+7 chars] …
+    k.``). The role caps keep csift's law: over the cap is cut, whatever the marker
+    costs."""
     text = unit.text
     limit = cap if cap is not None else (USER_CAP if unit.role == USER else ASST_CAP)
     total = len(text)
@@ -101,6 +106,8 @@ def render_body(unit: TurnUnit, cap: int | None = None) -> Body:
         elided_lines = bisect_left(positions, cut_to) - bisect_left(positions, head)
     note = f", {elided_lines} lines elided" if elided_lines else ""
     body = f"{text[:head]} … [+{total - limit} chars{note}] … {text[cut_to:]}"
+    if cap is not None and len(body) >= total:
+        return Body(text, total, False, 0, 0)
     return Body(body, limit, True, total - limit, elided_lines)
 
 

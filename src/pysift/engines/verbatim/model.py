@@ -16,9 +16,18 @@ USER_CAP = 600
 ASST_CAP = 900
 USER_HEAD = 0.60
 ASST_HEAD = 0.66
+# The narrowest --window (characters): a unit's header line runs to about 80 and a banner
+# or a subagent's title line longer, so a narrower window cuts every line of the document
+# and a fixed fleet's turns down to a character each (refused, exit 2; SPEC §11a.1).
+MIN_WINDOW = 200
 # A fixed-fleet turn too wide for one window at any cap spans slices of its own with its
-# bodies cut to at most a window minus this, so each (ellipsized) body line fits a window.
-SLICE_BODY_HEADROOM = 200
+# bodies cut to at most a window minus this (`… [+K chars, L lines elided] …` is under 50
+# characters for any body under a billion), so each ellipsized body line fits a window.
+SLICE_BODY_HEADROOM = 64
+# The fewest characters a fixed fleet's cut keeps of a body: a turn that fits its window
+# (or the slices left) only below it is not kept, rather than printed as headers over
+# one-character stubs (`t … [+5 chars] …` for "thanks"; SPEC §11a.1).
+MIN_CAP = 60
 # The normalized prefix a unit shares with a summary bullet or quote to be flagged.
 DEDUP_PREFIX = 80
 # A quote shorter than the unit matches only when it is at least this long: a summary's

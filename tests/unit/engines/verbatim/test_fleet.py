@@ -15,9 +15,9 @@ from builders import ClaudeHome
 from compacted import session_of_turns
 from pysift.disk.layout import transcript_from_path
 from pysift.engines.verbatim.document import document
-from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, turn_lines
+from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, text, turn_lines
 from pysift.engines.verbatim.geometry import BOTH
-from pysift.engines.verbatim.model import Richness
+from pysift.engines.verbatim.model import MIN_CAP, MIN_WINDOW, Richness
 from pysift.engines.verbatim.scan import scan_session
 
 WORDS = st.sampled_from(["fix", "the", "epoch", "パス", "bug", "`x.py:3`", "found", "Let me",
@@ -27,11 +27,21 @@ TEXT = st.lists(WORDS, min_size=1, max_size=120).map(" ".join)
 TURN = st.tuples(st.one_of(st.none(), TEXT), st.lists(TEXT, max_size=4), st.integers(0, 2),
                  st.booleans())
 HEADER = re.compile(r"^[▽△] L(\d+)", re.MULTILINE)
+CUT = re.compile(r"^(.*) … \[\+(\d+) chars(?:, \d+ lines elided)?\] … (.*)$", re.MULTILINE)
+
+
+def assert_cuts_keep_min_cap_and_shorten(chunks: list[str]) -> None:
+    """Every body the fleet cut keeps at least MIN_CAP of its characters and prints
+    shorter than it was whole."""
+    for m in CUT.finditer("".join(chunks)):
+        kept = len(m.group(1)) + len(m.group(3))
+        assert kept >= MIN_CAP, m.group(0)
+        assert len(m.group(0)) < kept + int(m.group(2)), m.group(0)
 
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(60, 3000),
+@given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(MIN_WINDOW, 3000),
        k=st.integers(1, 4), mode=st.sampled_from(["longest", "eot-only", "rich", "all"]))
 def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, k,  # type: ignore[no-untyped-def]
                                                 mode) -> None:
@@ -47,6 +57,7 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
     assert len(chunks) <= k
     assert all(0 < len(c) <= width for c in chunks)
     assert "".join(chunks) == document([plan], cfg, UTC)  # the slices join to the document
+    assert_cuts_keep_min_cap_and_shorten(chunks)
 
     # the kept turns are the newest ones, none skipped, each printed with both sides
     kept = [sel.turn for sel in plan.selected]
@@ -75,6 +86,26 @@ def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, 
             assert printed > width
         if sel.cap != UNCAPPED:  # ellipsized only when it alone exceeds one window
             assert size(turn_lines(sel.turn, where[i], UNCAPPED, True, cfg, UTC)) > width
+
+
+def test_a_cut_keeps_a_phrase_of_each_body_and_never_lengthens_one(tmp_path: Path) -> None:
+    # the fleet at --window 230 cut the prompt "fix the epoch parse in tle.py" to
+    # `fix … [+24 chars] … py` and printed "Let me look." as `Let … [+7 chars] … k.`,
+    # longer than the words it stood for
+    from compacted import build
+
+    _, path = build(tmp_path)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness(mode="all")
+    for width in range(MIN_WINDOW, 600, 10):
+        [plan], chunks = fleet([scan], [scan.turns], slices=6, width=width,
+                               max_compactions=0, cfg=cfg, tz=UTC)
+        assert chunks and all(len(c) <= width for c in chunks)
+        assert_cuts_keep_min_cap_and_shorten(chunks)
+        doc = "".join(chunks)
+        if "△ L2  ASSISTANT" in doc:
+            assert "\nLet me look.\n" in doc, width
+        assert all(sel.cap is not None and sel.cap >= MIN_CAP for sel in plan.selected)
 
 
 def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: Path) -> None:
@@ -106,6 +137,40 @@ def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: P
                            cfg=cfg, tz=UTC)
     assert len(plan.selected) == 3
     assert chunks == ["\n".join(lines[:9]) + "\n", "\n".join(t2) + "\n"]
+
+
+def test_a_turn_no_window_holds_with_its_banner_leaves_it_to_the_older_turn(
+        tmp_path: Path) -> None:
+    # t0, a compaction, t1, t2; a window holds t1 only without the banner before it.
+    # The fleet kept t1 bare as its oldest turn and stopped: the third slice stayed
+    # empty and t0 "did not fit". The banner now ends t0's slice, where the document
+    # prints it too.
+    from builders import Session, assistant, compact_boundary, compact_summary, user
+
+    s = Session("5e5e5e5e-4444-4222-8333-444455556666", cwd="/w/p")
+    s.add(user("q1"))
+    s.add(assistant("a1"))
+    s.add(compact_boundary(150000))
+    s.add(compact_summary('6. All user messages:\n- "an earlier question"\n'))
+    s.add(user("second question about the cache, and why it is cold after a restart"))
+    s.add(assistant("second answer: the cache is rebuilt lazily; warm it at start-up."))
+    s.add(user("third question"))
+    s.add(assistant("third answer"))
+    path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
+    scan = scan_session(transcript_from_path(path))
+    cfg = Richness()
+    [_every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
+                             cfg=cfg, tz=UTC)
+    lines = whole.split("\n")
+    t0, banner, t1, t2 = lines[:4], lines[4:5], lines[5:9], lines[9:13]
+    assert banner == ["══ compaction boundary · summary at L4 ══"]
+    width = size(t1) + 10  # t1 fits a window, not with its banner
+    assert size(banner + t1) > width >= max(size(t0 + banner), size(t2))
+    [plan], chunks = fleet([scan], [scan.turns], slices=3, width=width, max_compactions=0,
+                           cfg=cfg, tz=UTC)
+    assert len(plan.selected) == 3
+    assert chunks == [text(t0 + banner), text(t1), text(t2)]
+    assert "".join(chunks) == document([plan], cfg, UTC)
 
 
 def test_the_fleet_of_a_project_holds_the_newest_session_s_turns(tmp_path: Path) -> None:
