@@ -49,21 +49,21 @@ class ScopeArgs:
 
 
 def scope_header(scope: Scope) -> dict[str, Any]:
-    return {
-        "sessions_in_scope": scope.top_level_count + scope.subagent_count,
-        "top_level_sessions": scope.top_level_count,
-        "subagent_sessions": scope.subagent_count,
-    }
+    # each count is a pass over the scope's transcripts (2,428 over corpus B): taken once
+    top, sub = scope.top_level_count, scope.subagent_count
+    return {"sessions_in_scope": top + sub, "top_level_sessions": top,
+            "subagent_sessions": sub}
 
 
 def scope_banner(scope: Scope) -> str | None:
     """The text banner, printed only when subagents are in scope."""
-    if not scope.subagent_count:
+    sub = scope.subagent_count
+    if not sub:
         return None
-    n = scope.top_level_count + scope.subagent_count
+    top = scope.top_level_count
+    n = top + sub
     noun = "session" if n == 1 else "sessions"
-    return (f"scope  {n} {noun} in scope ({scope.top_level_count} top-level + "
-            f"{scope.subagent_count} subagent)")
+    return f"scope  {n} {noun} in scope ({top} top-level + {sub} subagent)"
 
 
 def no_such_turns(named: str, count: int, ref: str, *, several: bool = False) -> NotFoundError:

@@ -307,9 +307,7 @@ def run(transcripts: list[Transcript], *,
     other files say, the sidecar and the clone's origin, is read again); a grown one is
     read from its cached head on; every row read is kept for the next run."""
     from pysift.disk.fanout import map_ordered, processes
-    from pysift.disk.mapped import keep_big_reads_on_the_heap
 
-    keep_big_reads_on_the_heap()  # before the fork: the whole reads (listing_read) reuse it
     facet = cache.facet(FACET, SCHEMA) if cache is not None else None
     out: list[SessionSummary | None] = [None] * len(transcripts)
     if (facet is not None and prepare is not None and len(transcripts) >= HIT_POOL_MIN

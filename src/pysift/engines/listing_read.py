@@ -150,12 +150,13 @@ def _kept_head(facts: Any, file_layouts: tuple[bool, ...], out: SessionSummary,
 _META_LINES = 64  # the envelope fields come from the first (and last) few records
 
 #: Files up to this size are read whole, larger ones mapped. A listing touches a file's
-#: two ends only, yet over corpus B a copy up to 1 MiB (into heap memory kept between
-#: files: ``listing.run`` calls ``keep_big_reads_on_the_heap``) cost a little less CPU
-#: than mapping every file over 256 KiB, the mapping's own default: 2.27 s against 2.30 s
-#: for three passes over the 2,428 rows, each file read both ways in turn (the order
-#: alternating), on a loaded host; the map's page faults and unmapping cost about what
-#: the copy of the bytes between the two ends does.
+#: two ends only, yet over corpus B a copy up to 1 MiB cost a little less CPU than
+#: mapping every file over 256 KiB, the mapping's own default: 2.08 s against 2.11 s for
+#: three passes over the 2,428 rows, each file read both ways in turn (the order
+#: alternating); the map's page faults and unmapping cost about what the copy of the
+#: bytes between the two ends does. ``keep_big_reads_on_the_heap`` changed nothing here
+#: (2.09 s against 2.13 s; glibc's own threshold rises after the first big read freed)
+#: and would import ctypes before the fork.
 READ_WHOLE_UP_TO = 1 << 20
 
 
