@@ -53,7 +53,8 @@ def _args(argv: list[str]) -> tuple[int, int, int]:
     n = int(argv[1])
     k = int(argv[2]) if len(argv) > 2 else 4
     window = int(argv[3]) if len(argv) > 3 else 9000
-    if not 1 <= n <= k or not 1 <= window <= CAP - len(PREAMBLE) - 8:
+    # pysift refuses a window under 200 (a unit's header alone runs to ~80 characters)
+    if not 1 <= n <= k or not 200 <= window <= CAP - len(PREAMBLE) - 8:
         raise ValueError("slice out of range")
     return n, k, window
 

@@ -96,7 +96,8 @@ def test_a_later_slice_waits_for_the_one_before(transcript: Path) -> None:
 @pytest.mark.parametrize("args,source", [(("5", "4", "9000"), "compact"),
                                          (("1", "4", "9000"), "startup"),
                                          (("x",), "compact"),
-                                         (("1", "4", "99999"), "compact")])
+                                         (("1", "4", "99999"), "compact"),
+                                         (("1", "4", "199"), "compact")])
 def test_it_fails_open(transcript: Path, args: tuple[str, ...], source: str) -> None:
     done = hook(*args, stdin=event(transcript, source))
     assert (done.returncode, done.stdout) == (0, "")
