@@ -18,7 +18,7 @@ from pysift.engines.verbatim.document import document
 from pysift.engines.verbatim.fleet import UNCAPPED, banners, fleet, size, text, turn_lines
 from pysift.engines.verbatim.geometry import BOTH
 from pysift.engines.verbatim.model import MIN_CAP, MIN_WINDOW, Richness
-from pysift.engines.verbatim.scan import scan_session
+from pysift.engines.verbatim.scan import SessionScan, scan_session
 
 WORDS = st.sampled_from(["fix", "the", "epoch", "パス", "bug", "`x.py:3`", "found", "Let me",
                          "\n", "ok", "14 tests", "deadbeef1", "a" * 120])
@@ -108,22 +108,20 @@ def test_a_cut_keeps_a_phrase_of_each_body_and_never_lengthens_one(tmp_path: Pat
         assert all(sel.cap is not None and sel.cap >= MIN_CAP for sel in plan.selected)
 
 
-def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: Path) -> None:
-    # t0, a compaction, t1, t2; the window holds t2 and t1 without the banner before it,
-    # not with it: t1 (banner and all) opens the second slice, where t0 fits too. The
-    # fleet used to place t1 bare as its oldest turn and stop, leaving slice 2 empty and
-    # saying t0 "did not fit".
+def _turns_around_a_compaction(tmp_path: Path, sid: str, *exchanges: tuple[str, str]
+                               ) -> tuple[SessionScan, Richness, list[str]]:
+    """t0 ("q1"/"a1"), a compaction, then one turn per exchange: the scan, the richness,
+    and the lines of the whole document in one slice (its banner at index 4)."""
     from builders import Session, assistant, compact_boundary, compact_summary, user
 
-    s = Session("5e5e5e5e-3333-4222-8333-444455556666", cwd="/w/p")
+    s = Session(sid, cwd="/w/p")
     s.add(user("q1"))
     s.add(assistant("a1"))
     s.add(compact_boundary(150000))
     s.add(compact_summary('6. All user messages:\n- "an earlier question"\n'))
-    s.add(user("second question about the cache"))
-    s.add(assistant("second answer: the cache is warm."))
-    s.add(user("third question about the release"))
-    s.add(assistant("third answer: tagged."))
+    for question, answer in exchanges:
+        s.add(user(question))
+        s.add(assistant(answer))
     path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
     scan = scan_session(transcript_from_path(path))
     cfg = Richness()
@@ -131,6 +129,18 @@ def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: P
                              cfg=cfg, tz=UTC)
     lines = whole.split("\n")
     assert lines[4] == "══ compaction boundary · summary at L4 ══"
+    return scan, cfg, lines
+
+
+def test_a_turn_its_banner_keeps_out_of_the_slice_opens_the_next_one(tmp_path: Path) -> None:
+    # t0, a compaction, t1, t2; the window holds t2 and t1 without the banner before it,
+    # not with it: t1 (banner and all) opens the second slice, where t0 fits too. The
+    # fleet used to place t1 bare as its oldest turn and stop, leaving slice 2 empty and
+    # saying t0 "did not fit".
+    scan, cfg, lines = _turns_around_a_compaction(
+        tmp_path, "5e5e5e5e-3333-4222-8333-444455556666",
+        ("second question about the cache", "second answer: the cache is warm."),
+        ("third question about the release", "third answer: tagged."))
     t1, t2 = lines[5:9], lines[9:13]
     width = size(t2) + size(t1) + 5  # t1 fits beside t2 only without its banner
     [plan], chunks = fleet([scan], [scan.turns], slices=2, width=width, max_compactions=0,
@@ -145,23 +155,11 @@ def test_a_turn_no_window_holds_with_its_banner_leaves_it_to_the_older_turn(
     # The fleet kept t1 bare as its oldest turn and stopped: the third slice stayed
     # empty and t0 "did not fit". The banner now ends t0's slice, where the document
     # prints it too.
-    from builders import Session, assistant, compact_boundary, compact_summary, user
-
-    s = Session("5e5e5e5e-4444-4222-8333-444455556666", cwd="/w/p")
-    s.add(user("q1"))
-    s.add(assistant("a1"))
-    s.add(compact_boundary(150000))
-    s.add(compact_summary('6. All user messages:\n- "an earlier question"\n'))
-    s.add(user("second question about the cache, and why it is cold after a restart"))
-    s.add(assistant("second answer: the cache is rebuilt lazily; warm it at start-up."))
-    s.add(user("third question"))
-    s.add(assistant("third answer"))
-    path = ClaudeHome(tmp_path).session("/w/p", s.session_id, s)
-    scan = scan_session(transcript_from_path(path))
-    cfg = Richness()
-    [_every], [whole] = fleet([scan], [scan.turns], slices=1, width=100000, max_compactions=0,
-                             cfg=cfg, tz=UTC)
-    lines = whole.split("\n")
+    scan, cfg, lines = _turns_around_a_compaction(
+        tmp_path, "5e5e5e5e-4444-4222-8333-444455556666",
+        ("second question about the cache, and why it is cold after a restart",
+         "second answer: the cache is rebuilt lazily; warm it at start-up."),
+        ("third question", "third answer"))
     t0, banner, t1, t2 = lines[:4], lines[4:5], lines[5:9], lines[9:13]
     assert banner == ["══ compaction boundary · summary at L4 ══"]
     width = size(t1) + 10  # t1 fits a window, not with its banner
