@@ -247,10 +247,9 @@ _PARENT = "  ·  parent SESSION "
 _CWD = "\n  cwd      "
 _UNDER = "\n           "  # a message's text (or its label) under its stamp
 
-# A row of the text view: its text, and the spans of it that are painted (``start, end,
-# role``, flat); laid out in the worker, the text is all a plain stream is given
-# a row's text, its painted spans (start, end, role), and whether the text holds no
-# control character (``terminal.shows_as_is``, tested where the row is laid out)
+# A row of the text view: its text, the spans of it that are painted (``start, end,
+# role``, flat), and whether the text holds no control character (``terminal.
+# shows_as_is``); laid out in the worker, the text is all a plain stream is given
 TextRow = tuple[str, tuple[int | str, ...], bool]
 
 
