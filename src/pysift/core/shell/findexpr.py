@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pysift.core.shell.lexer import Word
+from pysift.core.shell.paths import windows_family
 
 Tri = bool | None
 Node = tuple[Any, ...]
@@ -197,7 +198,7 @@ def may_change(tree: Node, start: str | None, rel: Sequence[str] | None, path: s
     directory above the file is taken as visited, and ``.`` and ``..`` as the start's
     name, and no ``-path`` test is known). A start typed with a trailing ``/`` is read
     both ways finds print it (GNU ``src/x``, BSD ``src//x``)."""
-    windows = _windows_style(path)
+    windows = windows_family(path)
     visits: list[tuple[str | None, str | None, bool]] = []
     if rel is None:
         parts = [p for p in path.replace("\\", "/").split("/") if p]
@@ -319,7 +320,3 @@ def _translate(pattern: str) -> tuple[str | None, bool]:
         i += 1
     return "".join(out), exact
 
-
-def _windows_style(path: str) -> bool:
-    return path.startswith("\\\\") or (len(path) >= 2 and path[0].isascii()
-                                       and path[0].isalpha() and path[1] == ":")

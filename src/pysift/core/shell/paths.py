@@ -68,7 +68,8 @@ def is_absolute(path: str) -> bool:
             and path[2] in "/\\")
 
 
-def _windows_family(base: str) -> bool:
+def windows_family(base: str) -> bool:
+    """A drive form (``C:``) or a UNC path: Windows separators and case rules."""
     return base.startswith("\\\\") or (len(base) >= 2 and base[0].isascii()
                                        and base[0].isalpha() and base[1] == ":")
 
@@ -76,7 +77,7 @@ def _windows_family(base: str) -> bool:
 def join(base: str, *parts: str) -> str:
     """``parts`` joined onto the absolute ``base``, ``.`` and ``..`` folded lexically
     (``..`` never climbs above the root), in the base's separator family."""
-    windows = _windows_family(base)
+    windows = windows_family(base)
     sep = "\\" if windows else "/"
     if windows:
         if base.startswith("\\\\"):

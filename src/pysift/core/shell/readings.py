@@ -15,7 +15,15 @@ from functools import lru_cache
 
 from pysift.core.shell import findexpr
 from pysift.core.shell.lexer import Word, ansi_c
-from pysift.core.shell.paths import UNKNOWN_CWD, UNRESOLVED, Cwd, is_absolute, join, resolve
+from pysift.core.shell.paths import (
+    UNKNOWN_CWD,
+    UNRESOLVED,
+    Cwd,
+    is_absolute,
+    join,
+    resolve,
+    windows_family,
+)
 from pysift.core.shell.syntax import Command, Script, parse
 from pysift.core.shell.verbs import GIT_INDEX_ONLY, Reading, program, read_command
 from pysift.model.fastdata import dataclass
@@ -183,13 +191,13 @@ def may_name(m: Mutation, path: str) -> bool:
     not asked here: it is opaque."""
     if m.marker or m.resolution != UNRESOLVED or m.floating or not m.verbatim:
         return False
-    windows = _windows_style(path)
+    windows = windows_family(path)
     value = m.verbatim
     anchored = None
     if is_absolute(value):
         anchored = value
     elif m.base is not None and not value.startswith(("$", "~", "`")):
-        anchored = m.base + ("\\" if _windows_style(m.base) else "/") + value
+        anchored = m.base + ("\\" if windows_family(m.base) else "/") + value
     if anchored is not None and not any(c in anchored for c in "$`"):
         text = join(anchored)  # `.`/`..` folded
         free = False
@@ -219,7 +227,7 @@ def may_reach(m: Mutation, path: str) -> bool:
         return True
     rel: list[str] | None = None
     if m.resolution != UNRESOLVED and m.resolution is not None:
-        windows = _windows_style(path)
+        windows = windows_family(path)
         start = m.path.replace("\\", "/").rstrip("/") if windows else m.path.rstrip("/")
         target = path.replace("\\", "/") if windows else path
         if windows:
@@ -269,10 +277,6 @@ def _fold(text: str) -> tuple[str, bool] | None:
         out.append(comp)
     return root + "/".join(out), free
 
-
-def _windows_style(path: str) -> bool:
-    return path.startswith("\\\\") or (len(path) >= 2 and path[0].isascii()
-                                       and path[0].isalpha() and path[1] == ":")
 
 
 def _pattern_regex(text: str) -> str:
