@@ -34,6 +34,16 @@ def test_stray_lines_at_either_end_do_not_hide_the_layout(head, tail, final_newl
     assert layouts(_file(head + compact + tail, final_newline)) == (False,)
 
 
+@pytest.mark.parametrize("stray", [" " * 300, "\t" * 255 + " ", " " * 257 + "x", "x" * 5000,
+                                   " " * 300 + json.dumps(RECORDS[0])])
+def test_a_long_stray_last_line_is_passed_over_like_a_short_one(stray: str) -> None:
+    # the last record's layout is read off its first bytes: a line that does not open as
+    # a record there (blank, padded, junk) is passed over whatever its length
+    spaced = [json.dumps(r) for r in RECORDS]
+    compact = json.dumps(RECORDS[0], separators=(",", ":"))
+    assert layouts(_file([compact, *spaced, stray])) == (False, True)
+
+
 def test_a_file_appended_to_in_the_other_layout_has_both() -> None:
     lines = [json.dumps(RECORDS[0], separators=(",", ":")), json.dumps(RECORDS[1])]
     assert layouts(_file(lines)) == (False, True)
