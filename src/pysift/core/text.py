@@ -100,10 +100,14 @@ def one_line_length(text: str) -> int:
         return 0
     import stringzilla
 
-    marks = stringzilla.Str(data.translate(_WORD_MAP))
-    spaces: int = marks.count(b" ")
+    # the map and the space count at SIMD speed: a space is byte 32 and a word byte 120, so
+    # the bytes' sum says how many are spaces (a count of the dense b" " took ~1 ns a
+    # byte, bytes.translate 3x stringzilla's; over corpus B's list previews, 20 -> 8 ms)
+    mapped = stringzilla.translate(data, _WORD_MAP)
+    spaces: int = (120 * len(mapped) - stringzilla.bytesum(mapped)) // 88
     if spaces == len(data):
         return 0
+    marks = stringzilla.Str(mapped)
     # words and space runs alternate: the words are the space runs, plus one for each end
     # that is a word, less one. A space run is a space not followed by another (counted
     # with overlaps, the doubled spaces are few in prose; the word starts, one every few
