@@ -74,6 +74,30 @@ def test_a_listing_spread_over_the_pool_still_escapes_the_row_that_needs_it(
     assert result.stdout.count("SESSION  ") == 60
 
 
+def test_rows_encoded_in_the_workers_are_the_bytes_the_text_writer_gives(
+        cli, tmp_path: Path, monkeypatch) -> None:
+    """On a plain UTF-8 stdout a listing's rows leave the workers as bytes: the same bytes
+    the text writer makes of them (controls escaped, a lone surrogate spelled out, emoji
+    and the row glyphs as UTF-8)."""
+    home = ClaudeHome(tmp_path / "claude")
+    prompts = [PROMPT, "a cut emoji \ud83d here", "emoji 🚀 and ✓ and ü", "plain"]
+    for i in range(60):
+        sid = f"21212121-0015-4000-8000-{i:012d}"
+        s = Session(sid, cwd=f"/w/{i % 3}")
+        s.add(user(prompts[i % len(prompts)]))
+        s.add(assistant(text(f"done {prompts[(i + 1) % len(prompts)]}")))
+        home.session(f"/w/{i % 3}", sid, s)
+    argv = ("--claude-home", str(home.root), "list", "--max-count", "0")
+    encoded = cli(*argv)
+    assert encoded.code == 0, encoded.stderr
+    monkeypatch.setattr("pysift.cli.options.plain_utf8", lambda stream: False)
+    written = cli(*argv)
+    assert written.code == 0, written.stderr
+    assert encoded.stdout_bytes == written.stdout_bytes
+    assert rb"a cut emoji \ud83d here" in encoded.stdout_bytes
+    assert "🚀".encode() in encoded.stdout_bytes
+
+
 def test_the_escapes_name_each_control(cli, loud: Path) -> None:
     shown = cli("--claude-home", str(loud), "show", f"@{SID}", "--line", "1").stdout
     # (a typed prompt is whitespace-normalized: its carriage return became a space)

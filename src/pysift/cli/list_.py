@@ -62,9 +62,13 @@ def execute(ctx: RootContext, targets: list[str] | None, since: str | None,
     scope, env = scope_args(ctx, targets=targets, subagents=subagents,
                             sessions_from=sessions_from, fmt=fmt, max_count=max_count,
                             since=since, until=until)
+    import sys
+
+    from pysift.cli.options import plain_utf8
     from pysift.commands.list_ import ListOptions, run
 
-    emit(run(ListOptions(scope=scope), env), fmt)
+    options = ListOptions(scope=scope, encoded_rows=fmt == "text" and plain_utf8(sys.stdout))
+    emit(run(options, env), fmt)
 
 
 def declare(app: "typer.Typer") -> None:

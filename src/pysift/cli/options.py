@@ -126,6 +126,20 @@ def check_color(when: str) -> str:
     return when
 
 
+def plain_utf8(stream: object) -> bool:
+    """Whether text for ``stream`` can be handed over as UTF-8 bytes made ahead of it
+    (``commands.list_.encoded_row``): it paints nothing (``wants_colour``), encodes as
+    UTF-8 and has the bytes layer under it (a ``TextIOWrapper``)."""
+    if wants_colour(stream) or getattr(stream, "buffer", None) is None:
+        return False
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "").name == "utf-8"
+    except LookupError:
+        return False
+
+
 def wants_colour(stream: object, environ: dict[str, str] | None = None) -> bool:
     """Whether text output to ``stream`` is coloured: ``--color always``/``never`` as
     given; ``auto`` when the stream is a terminal, ``NO_COLOR`` is unset or empty

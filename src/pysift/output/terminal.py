@@ -121,6 +121,16 @@ class TextOut:
         else:
             self._stream.write(text)
 
+    def write_encoded(self, data: bytes) -> None:
+        """``data`` made for this stream already (``terminal.write_encoded``): to its
+        bytes, after its text; decoded and written as text where it has no bytes."""
+        buffer = getattr(self._stream, "buffer", None)
+        if buffer is None:
+            self._stream.write(data.decode("utf-8", "surrogateescape"))
+            return
+        self._stream.flush()
+        buffer.write(data)
+
     def flush(self) -> None:
         self._stream.flush()
 
@@ -165,6 +175,10 @@ class HeldTextOut(TextOut):
     def write_shown(self, text: str) -> None:
         self._release()
         super().write_shown(text)
+
+    def write_encoded(self, data: bytes) -> None:
+        self._release()
+        super().write_encoded(data)
 
     def flush(self) -> None:
         self._release()
@@ -211,6 +225,18 @@ def write_shown(out: TextIO, text: str) -> None:
         out.write(text)
     else:
         writer(text)
+
+
+def write_encoded(out: TextIO, data: bytes) -> None:
+    """Write UTF-8 ``data`` made for a plain stream ahead of it (a listing's rows, laid out
+    and encoded in the workers: controls escaped, lone surrogates as the text writer
+    spells them): a ``TextOut`` hands it to its stream's bytes after what it holds; any
+    other stream takes it decoded (``surrogateescape`` gives a path's bytes back)."""
+    writer = getattr(out, "write_encoded", None)
+    if writer is None:
+        out.write(data.decode("utf-8", "surrogateescape"))
+    else:
+        writer(data)
 
 
 def verbatim(out: TextIO, text: str) -> None:
