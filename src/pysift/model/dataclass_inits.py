@@ -1751,6 +1751,14 @@ def __create_fn__(_type_scope, _type_by, _type_regex, _type_glob, MISSING, _HAS_
 TEXTS["def __create_fn__(_type_scope, _type_by, _type_regex, _type_glob, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_scope, _dflt_by, _dflt_regex, _dflt_glob, _return_type):\n def __init__(self,*,scope:_type_scope=_HAS_DEFAULT_FACTORY,by:_type_by=_dflt_by,regex:_type_regex=_dflt_regex,glob:_type_glob=_dflt_glob)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'scope',_dflt_scope() if scope is _HAS_DEFAULT_FACTORY else scope)\n  __dataclass_builtins_object__.__setattr__(self,'by',by)\n  __dataclass_builtins_object__.__setattr__(self,'regex',regex)\n  __dataclass_builtins_object__.__setattr__(self,'glob',glob)\n return __init__"] = __create_fn__
 
 
+def __create_fn__(_type_scope, _type_encoded_rows, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_scope, _dflt_encoded_rows, _return_type):
+ def __init__(self,*,scope:_type_scope=_HAS_DEFAULT_FACTORY,encoded_rows:_type_encoded_rows=_dflt_encoded_rows)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'scope',_dflt_scope() if scope is _HAS_DEFAULT_FACTORY else scope)
+  __dataclass_builtins_object__.__setattr__(self,'encoded_rows',encoded_rows)
+ return __init__
+TEXTS["def __create_fn__(_type_scope, _type_encoded_rows, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_scope, _dflt_encoded_rows, _return_type):\n def __init__(self,*,scope:_type_scope=_HAS_DEFAULT_FACTORY,encoded_rows:_type_encoded_rows=_dflt_encoded_rows)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'scope',_dflt_scope() if scope is _HAS_DEFAULT_FACTORY else scope)\n  __dataclass_builtins_object__.__setattr__(self,'encoded_rows',encoded_rows)\n return __init__"] = __create_fn__
+
+
 def __create_fn__(_type_scope, _type_file, _type_files_from, _type_out, _type_out_dir, _type_force, _type_mode, _type_at, _type_file_lines, _type_progress, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_scope, _dflt_file, _dflt_files_from, _dflt_out, _dflt_out_dir, _dflt_force, _dflt_mode, _dflt_at, _dflt_file_lines, _dflt_progress, _return_type):
  def __init__(self,*,scope:_type_scope=_HAS_DEFAULT_FACTORY,file:_type_file=_dflt_file,files_from:_type_files_from=_dflt_files_from,out:_type_out=_dflt_out,out_dir:_type_out_dir=_dflt_out_dir,force:_type_force=_dflt_force,mode:_type_mode=_dflt_mode,at:_type_at=_dflt_at,file_lines:_type_file_lines=_dflt_file_lines,progress:_type_progress=_dflt_progress)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'scope',_dflt_scope() if scope is _HAS_DEFAULT_FACTORY else scope)
