@@ -25,6 +25,7 @@ from pysift.model.ids import is_uuid
 if TYPE_CHECKING:
     # a search without a hit never needs these: imported where a hit is handled
     from pysift.disk.cache import Facet, Probe, Store
+    from pysift.disk.lines import Buffer
     from pysift.engines.search.exchanges import Exchange
     from pysift.engines.search.scan import Cached, Hit
     from pysift.engines.search.unseen import Unseen
@@ -521,11 +522,23 @@ def turn_reach(transcripts: list[Transcript], need: int) -> tuple[int, Transcrip
             continue
         count = build_turn_map(buf, cores=fanout.cpu_workers(),
                                subagent=t.is_subagent).turn_count
+        if count == 0 and _holds_pending(t, buf):
+            count = 1  # no record, yet its sidecar's pending records stand in a t0
         if owner is None or count > best:
             best, owner = count, t
         if best > need:
             break
     return best, owner
+
+
+def _holds_pending(transcript: Transcript, buf: Buffer) -> bool:
+    """Whether ``transcript``'s elicitation sidecar holds a pending record the merge
+    keeps (asked only of a transcript with no record: they are then its t0)."""
+    from pysift.core.sidecar import read_sidecar
+    from pysift.disk.layout import sidecar_of
+
+    path = sidecar_of(transcript)
+    return path is not None and bool(read_sidecar(path, buf).pending)
 
 
 def _turn_sort(key: str) -> tuple[str, int]:

@@ -41,7 +41,7 @@ from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
-from pysift.core.turns import build_turn_map, subagent_seed
+from pysift.core.turns import build_turn_map, pending_turn, subagent_seed, turns_with_pending
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
@@ -272,7 +272,8 @@ def sidecar_unseen(transcript: Transcript, plan: SearchPlan, limit: int = UNSEEN
     pending = read_sidecar(path, buf).pending  # (an unread sidecar: the run warned)
     if plan.turns is not None and pending:
         count = build_turn_map(buf, subagent=transcript.is_subagent).turn_count
-        if max(0, count - 1) not in set(plan.turns.resolve(0, count - 1)):
+        domain = turns_with_pending(count, True)  # a transcript with no record: their t0
+        if pending_turn(count) not in set(plan.turns.resolve(0, domain - 1)):
             return []
     open_ctx = classify.ClassifyContext(
         owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
