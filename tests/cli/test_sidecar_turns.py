@@ -156,3 +156,31 @@ def test_a_pending_question_stands_in_the_latest_turn_everywhere(cli, home) -> N
                                           for r in shown.json_rows("record")}
     earlier = _run(cli, home, "show", f"@{sid}", "--turn", "0", "--format", "json")
     assert all(r["source"] != "elicitation-sidecar" for r in earlier.json_rows("record"))
+
+
+def test_siblings_of_an_empty_transcript_s_t0_include_its_other_pending_records(
+        cli, home) -> None:
+    """`show --turn 0` prints both open requests of a session with no record yet;
+    `--siblings` on the exchange of one left the other out (a turn with no span got no
+    siblings at all)."""
+    from builders import system
+
+    sid = stable_uuid("two-asks")
+    s = Session(sid, cwd=CWD)
+    path = home.session(CWD, sid, s)
+    ask = s.stamp(assistant(auq_use([{"question": "Which database should the service use?",
+                                      "options": ["Postgres", "SQLite"]}], id="toolu_two")),
+                  commit=False)
+    vault = s.stamp(system("informational", content="The vault server asks for a token",
+                           level="info"), commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "toolu_two"),
+                        elicitation_pending(vault, "mcp-vault-1", "mcp-elicitation")])
+    shown = _run(cli, home, "show", f"@{sid}", "--turn", "0", "--format", "json")
+    assert len(shown.json_rows("record")) == 2
+    result = _run(cli, home, "search", "Which database", "--siblings", "--format", "json")
+    (exchange,) = result.json_rows("exchange")
+    assert [(h["tool_name"], h["source"]) for h in exchange["siblings"]] == [
+        ("mcp-elicitation", "elicitation-sidecar")]
+    text = _run(cli, home, "search", "Which database", "--siblings")
+    assert "· agent.tool.use mcp-elicitation  (elicitation sidecar)  The vault server" \
+        in text.stdout
