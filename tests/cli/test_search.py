@@ -449,6 +449,63 @@ def test_raw_omits_sidecar_records_with_a_note(search) -> None:
     assert "DEFINITIVE absence" not in result.stderr  # it matched: the match has no line
 
 
+def test_raw_caps_an_exchange_of_sidecar_records_as_the_rendered_run(cli, home) -> None:
+    """An exchange of sidecar records only (a session whose first question is pending,
+    nothing flushed yet) has no line: --raw left it out before the cap, so `--max-count 2`
+    printed the lines of the third exchange and dropped none, `-2` printed an exchange the
+    cap drops, and the cap's note counted neither."""
+    from builders import auq_use, elicitation_pending
+
+    busy = stable_uuid("raw-busy")
+    s = Session(busy, cwd="/w/db")
+    s.add(user("pick a database please"))
+    s.add(assistant("database choices coming"))
+    s.add(user("database: go on"))
+    s.add(assistant("Looking at database options."))
+    path = home.session("/w/db", busy, s)
+    ask = s.stamp(assistant(auq_use([{"question": "Which database?", "options": ["A", "B"]}],
+                                    id="toolu_busy")), commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "toolu_busy")])
+    first = stable_uuid("raw-first-ask")
+    f = Session(first, cwd="/w/db")
+    path = home.session("/w/db", first, f)
+    ask = f.stamp(assistant(auq_use([{"question": "Which database for the new one?",
+                                      "options": ["A", "B"]}], id="toolu_first")),
+                  commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "toolu_first")])
+
+    def run(*args: str):
+        result = cli("--claude-home", str(home.root), "search", "database", *args)
+        assert result.code == 0, result.stderr
+        return result
+
+    rendered = run("--format", "json").json_rows("exchange")
+    assert [(ex["session_id"], ex["turn_index"]) for ex in rendered] == [
+        (busy, 0), (first, 0), (busy, 1)]
+
+    def lines(result) -> list[str]:
+        """The text of each printed line (a user's string, an assistant's text block)."""
+        out = []
+        for line in result.stdout.splitlines():
+            content = json.loads(line)["message"]["content"]
+            out.append(content if isinstance(content, str) else content[0]["text"])
+        return out
+
+    two = run("--raw", "--max-count", "2")
+    assert lines(two) == ["pick a database please", "database choices coming"]
+    assert ("note: 1 exchange(s) (2 line(s) and 1 elicitation-sidecar record(s)) dropped by "
+            "--max-count") in two.stderr
+    assert "note: 1 elicitation-sidecar record(s) omitted (no physical line)" in two.stderr
+    last_two = run("--raw", "--max-count", "-2")
+    assert lines(last_two) == ["database: go on", "Looking at database options."]
+    assert "note: 1 exchange(s) (2 line(s)) dropped by --max-count" in last_two.stderr
+    assert "note: 2 elicitation-sidecar record(s) omitted" in last_two.stderr
+    one = run("--raw", "--max-count", "1")
+    assert ("note: 2 exchange(s) (2 line(s) and 2 elicitation-sidecar record(s)) dropped"
+            in one.stderr)
+    assert "omitted (no physical line)" not in one.stderr
+
+
 @pytest.mark.parametrize("name", ["small", "edge cases", "cafe1234"])
 def test_sessions_with_matches_feed_back_through_sessions_from(cli, tmp_path: Path,
                                                                name: str) -> None:

@@ -378,3 +378,46 @@ def test_a_pending_question_with_a_needle_less_pattern_is_checked_too(
     result = _search(cli, home, r"v\d+\.\d+\.\d")
     assert "NOT a definitive absence" in result.stderr
     assert f"@{sid} elicitation sidecar" in result.stderr
+
+
+def _pending_mcp(tmp_path: Path) -> tuple[ClaudeHome, str]:
+    """A session an MCP server is asking something: the hook wrote the system record CC
+    has no native form for, its message as ``content`` and the rest of the request
+    beside it (the server, the form it wants filled)."""
+    from builders import elicitation_pending, system
+
+    home = ClaudeHome(tmp_path / "claude")
+    sid = stable_uuid("mcp-" + tmp_path.name)
+    s = Session(sid, cwd=CWD)
+    s.add(user("refund order 8812"))
+    s.add(assistant("Asking the billing server."))
+    path = home.session(CWD, sid, s)
+    ask = s.stamp(system("informational", content="Approve the refund?", level="info",
+                         mcpServerName="billing-gateway",
+                         requestedSchema={"type": "object", "properties": {"amount": {
+                             "type": "number", "title": "Refund amount",
+                             "description": "in euros, VAT included"}}}), commit=False)
+    home.sidecar(path, [elicitation_pending(ask, "mcp-refund-1", "mcp-elicitation")])
+    return home, sid
+
+
+def test_an_mcp_request_s_form_beside_its_message_is_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    """The merge renders an MCP elicitation's ``content`` (its message) as csift does;
+    the server's name and the requested form's titles and descriptions are read by no
+    selection, so `search 'Refund amount'` said DEFINITIVE while the session sat waiting
+    on exactly that form."""
+    home, sid = _pending_mcp(tmp_path)
+    assert _search(cli, home, "Approve the refund", "-c").stdout.strip() == "1"
+    for pattern in ("Refund amount", "VAT included", "billing-gateway"):
+        for selection in ((), ("-t", "agent.tool.use")):
+            result = _search(cli, home, pattern, *selection)
+            assert result.code == 0, result.stderr
+            assert "NOT a definitive absence" in result.stderr, (pattern, selection)
+            assert f"@{sid} elicitation sidecar" in result.stderr
+            assert "elicitations.jsonl" in result.stderr
+            summary = _search(cli, home, pattern, *selection, "--format", "json").summary()
+            assert summary["definitive_absence"] is False, (pattern, selection)
+            assert summary["matched"] == 0
+    # the marker keys the hook adds are no text of the request
+    assert "a DEFINITIVE absence" in _search(cli, home, "mcp-refund-1").stderr

@@ -818,13 +818,18 @@ class CensusResult:
 
 def _raw_report(opts: SearchOptions, scope: Scope, result: SearchResult, report: Report
                 ) -> Report:
-    exchanges, sidecar = result.raw_lines()
+    exchanges = result.raw_lines()
     kept_ex, over = cap(exchanges, opts.scope.max_count)
-    kept = [line for lines in kept_ex for line in lines]
+    kept = [line for lines, _ in kept_ex for line in lines]
     report.raw_lines = kept  # a clean run says nothing on stderr (csift): stdout is the answer
     if over:
-        report.note(f"note: {len(over)} exchange(s) ({sum(map(len, over))} line(s)) "
+        dropped_lines = sum(len(lines) for lines, _ in over)
+        dropped_pending = sum(n for _, n in over)
+        also = (f" and {dropped_pending} elicitation-sidecar record(s)" if dropped_pending
+                else "")
+        report.note(f"note: {len(over)} exchange(s) ({dropped_lines} line(s){also}) "
                     "dropped by --max-count")
+    sidecar = sum(n for _, n in kept_ex)  # of what was kept: the cap's note counts the rest
     if sidecar:
         report.note(f"note: {sidecar} elicitation-sidecar record(s) omitted (no physical line)")
     if result.malformed:

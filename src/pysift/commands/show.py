@@ -423,17 +423,35 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
 
 
 def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Collected:
+    from pysift.core.turns import turns_with_pending
+
     turns = view.turns
     count = turns.turn_count
-    values = spec.resolve(0, count - 1)
-    missing = spec.missing(0, count - 1)
+    # a transcript with no record has no turn, unless its sidecar holds pending records:
+    # they stand in t0, as search numbers them (read here only then: a turn fetch that
+    # does not reach the latest turn never reads the sidecar)
+    pending = view.sidecar_records() if count == 0 else None
+    domain = turns_with_pending(count, bool(pending))
+    values = spec.resolve(0, domain - 1)
+    missing = spec.missing(0, domain - 1)
     if missing or not values:
         named = describe_items(missing, "t") or format_range(spec)
-        raise no_such_turns(named, count, _ref(view))
+        raise no_such_turns(named, domain, _ref(view))
+    if raw and pending:
+        from pysift.disk.layout import sidecar_path
+
+        raise NotFoundError(
+            f"t0 holds only the pending elicitation(s) of the sidecar "
+            f"{sidecar_path(view.transcript.path)} (uuid "
+            f"{', '.join(str(r.uuid) for r in pending)}), on no line of "
+            f"{view.transcript.path}: --raw prints transcript lines only; see them merged "
+            f"with: pysift show {_ref(view)} --turn {format_range(spec)}")
     total = view.line_count
     out: list[tuple[int | None, list[Fetched]]] = []
     covered: list[int] = []
     for turn in values:
+        if turn >= count:
+            continue  # the t0 of pending records only: no line of the transcript is in it
         first, last = turns.line_span(turn, total)
         covered.extend(range(first, last + 1))
         for number, s, e in view.iter_range(first, last):
@@ -445,8 +463,8 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Coll
             if units:
                 out.append((number, units))
     sidecar_used = False
-    if not raw and values and values[-1] == count - 1:
-        for rec in view.sidecar_records():
+    if not raw and values and values[-1] == domain - 1:
+        for rec in view.sidecar_records() if pending is None else pending:
             units = view.render_record(rec, None, None, address_mode=False) or []
             if units:
                 out.append((None, units))

@@ -228,6 +228,19 @@ class TurnMap:
         return first, last_line
 
 
+def pending_turn(turn_count: int) -> int:
+    """The turn an elicitation sidecar's pending record stands in: the latest (it is
+    pending now), or t0 of a transcript with no record, which it opens."""
+    return max(0, turn_count - 1)
+
+
+def turns_with_pending(turn_count: int, pending: bool) -> int:
+    """The turns a ``--turn`` window resolves against when the session's sidecar holds
+    ``pending`` records: a transcript with no record still has the t0 they stand in
+    (search numbers them ``·t0``), so ``--turn 0`` and ``-1`` reach them there too."""
+    return max(turn_count, 1) if pending else turn_count
+
+
 def _turn_map(openers: list[Record], has_records: bool, subagent: bool) -> TurnMap:
     collapse = collapse_openers(openers, subagent=subagent)
     drafts = {openers[i].line for i in collapse.drafts if openers[i].line is not None}

@@ -25,6 +25,7 @@ from pysift.model.ids import is_uuid
 if TYPE_CHECKING:
     # a search without a hit never needs these: imported where a hit is handled
     from pysift.disk.cache import Facet, Probe, Store
+    from pysift.disk.lines import Buffer
     from pysift.engines.search.exchanges import Exchange
     from pysift.engines.search.scan import Cached, Hit
     from pysift.engines.search.unseen import Unseen
@@ -148,37 +149,40 @@ class SearchResult:
         return sorted({owner_ref(o.transcript) for o in self.outcomes
                        if o.counted or o.exchanges})
 
-    def raw_lines(self) -> tuple[list[list[bytes]], int]:
+    def raw_lines(self) -> list[tuple[list[bytes], int]]:
         """``--raw``: the matched records' verbatim lines, each once, grouped by exchange
         (line order within one) in the rendered run's order (``ordered_exchanges``:
-        chronological by started_utc, undated last, then file and line), so
+        chronological by started_utc, undated last, then file and first line), so
         ``--max-count`` keeps the same exchanges as without ``--raw`` (csift caps the
-        exchange list and prints its lines); and how many matched records have no
-        physical line (sidecar records)."""
+        exchange list and prints its lines); beside each exchange's lines, how many of its
+        matched records have no physical line (sidecar records). An exchange of sidecar
+        records only is one with no line: left out, it made ``--max-count N`` keep other
+        exchanges than the rendered run, and say nothing of the ones it dropped."""
         from pysift.engines.search.scan import exchange_key
 
-        groups: list[tuple[str | None, int, int, list[bytes]]] = []
-        sidecar = 0
+        groups: list[tuple[str | None, int, int, list[bytes], int]] = []
         for o in self.outcomes:
             seen: set[int] = set()
             by_key: dict[tuple[str, int], list[bytes]] = {}
+            pending: dict[tuple[str, int], int] = {}
             first: dict[tuple[str, int], int] = {}
             for h in sorted(o.hits, key=lambda h: (h.line is None, h.line or 0)):
+                key = exchange_key(h)
+                by_key.setdefault(key, [])
+                first.setdefault(key, h.line or 0)  # ordered_exchanges' key: hits[0].line
                 if h.line is None:
-                    sidecar += 1
+                    pending[key] = pending.get(key, 0) + 1
                     continue
                 if h.line in seen or h.raw is None:
                     continue
                 seen.add(h.line)
-                key = exchange_key(h)
-                by_key.setdefault(key, []).append(h.raw)
-                first.setdefault(key, h.line)
-            groups.extend((o.exchange_ts.get(key), o.index, first[key], lines)
-                          for key, lines in by_key.items())
+                by_key[key].append(h.raw)
+            groups.extend((o.exchange_ts.get(key), o.index, first[key], lines,
+                           pending.get(key, 0)) for key, lines in by_key.items())
 
         groups.sort(key=lambda g: (g[1], g[2]))
         groups.sort(key=lambda g: _chronological(g[0]))
-        return [g[3] for g in groups], sidecar
+        return [(g[3], g[4]) for g in groups]
 
     def census(self, axis: str, allowed: frozenset[str]) -> Census:
         """``--count-by axis`` over the matched records (``allowed``: the leaves the
@@ -521,11 +525,23 @@ def turn_reach(transcripts: list[Transcript], need: int) -> tuple[int, Transcrip
             continue
         count = build_turn_map(buf, cores=fanout.cpu_workers(),
                                subagent=t.is_subagent).turn_count
+        if count == 0 and _holds_pending(t, buf):
+            count = 1  # no record, yet its sidecar's pending records stand in a t0
         if owner is None or count > best:
             best, owner = count, t
         if best > need:
             break
     return best, owner
+
+
+def _holds_pending(transcript: Transcript, buf: Buffer) -> bool:
+    """Whether ``transcript``'s elicitation sidecar holds a pending record the merge
+    keeps (asked only of a transcript with no record: they are then its t0)."""
+    from pysift.core.sidecar import read_sidecar
+    from pysift.disk.layout import sidecar_of
+
+    path = sidecar_of(transcript)
+    return path is not None and bool(read_sidecar(path, buf).pending)
 
 
 def _turn_sort(key: str) -> tuple[str, int]:

@@ -20,7 +20,7 @@ from pysift.core.image_handles import image_ids
 from pysift.core.pairing import pair_unit, with_result_tool_name
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.timez import readable_span
-from pysift.core.turns import TurnMap
+from pysift.core.turns import TurnMap, pending_turn
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, iter_spans, simd_search
 from pysift.engines.search.scan import FileScan, Hit, exchange_key
@@ -86,9 +86,11 @@ def assemble(scan: FileScan, buf: Buffer, *, siblings: bool = False,
         uuids = _stitch(buf, hits, span, opener_uuid, scan.line_decodes)
         ex = Exchange(transcript=scan.transcript, file_index=scan.index, turn=turn, draft=draft,
                       ts=ts, hits=hits, record_uuids=uuids)
-        if siblings and span is not None and ctx is not None:
-            shown = _add_siblings(ex, scan, buf, span, ctx, turns)
-            if turns is not None and turn == turns.turn_count - 1:
+        if siblings and ctx is not None and turns is not None and turn is not None:
+            # a transcript with no record has no span, yet the t0 its pending sidecar
+            # records stand in (``pending_turn``), where each is the others' sibling
+            shown = _add_siblings(ex, scan, buf, span, ctx, turns) if span is not None else {}
+            if turn == pending_turn(turns.turn_count):
                 _add_pending_siblings(ex, buf, scan.pending, ctx, shown, scan.line_decodes)
         out.append(ex)
     out.sort(key=lambda e: (e.hits[0].line is None, e.hits[0].line or 0))

@@ -477,7 +477,10 @@ class _Scanner:
         if turn is None:
             return False  # a superseded draft is outside any --turn window
         if self._allowed_turns is None:
-            count = self.turns.turn_count
+            from pysift.core.turns import turns_with_pending
+
+            # the t0 of a transcript with no record holds its pending sidecar records
+            count = turns_with_pending(self.turns.turn_count, bool(self.result.pending))
             self._allowed_turns = set(self.plan.turns.resolve(0, count - 1))
         return turn in self._allowed_turns
 
@@ -605,7 +608,9 @@ class _Scanner:
         has its turn map). A superseded draft is an exchange of its own."""
         turns = self.turns
         if offset is None:
-            return ("t", max(0, turns.turn_count - 1)) in counted
+            from pysift.core.turns import pending_turn
+
+            return ("t", pending_turn(turns.turn_count)) in counted
         if turns.is_draft_offset(offset):
             return False
         return ("t", turns.turn_of_offset(offset) or 0) in counted
@@ -642,7 +647,9 @@ class _Scanner:
         turns = self.turns
         turn: int | None
         if offset is None:  # a sidecar record: pending now, so in the latest turn
-            draft, turn = False, max(0, turns.turn_count - 1)
+            from pysift.core.turns import pending_turn
+
+            draft, turn = False, pending_turn(turns.turn_count)
         else:
             draft = turns.is_draft_offset(offset)
             turn = None if draft else turns.turn_of_offset(offset)

@@ -19,7 +19,9 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
 - a pending record of the elicitation sidecar (``sidecar_unseen``): merged as
   ``agent.tool.use``, it renders its tool_use alone, so the text CC will write beside the
   question (an ``agent.message``, a thinking block) is read by no selection until the
-  question is answered.
+  question is answered; an MCP elicitation's pending record renders its ``content``
+  alone, so the rest of what the hook wrote (the server's name, the requested schema's
+  titles and descriptions) is read by no selection either.
 
 Calling the zero definitive would then be false. The check runs only after a zero match,
 over the lines the needle pass already found (``FileOutcome.candidates``: line starts of
@@ -39,7 +41,7 @@ from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
-from pysift.core.turns import build_turn_map, subagent_seed
+from pysift.core.turns import build_turn_map, pending_turn, subagent_seed, turns_with_pending
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
@@ -270,7 +272,8 @@ def sidecar_unseen(transcript: Transcript, plan: SearchPlan, limit: int = UNSEEN
     pending = read_sidecar(path, buf).pending  # (an unread sidecar: the run warned)
     if plan.turns is not None and pending:
         count = build_turn_map(buf, subagent=transcript.is_subagent).turn_count
-        if max(0, count - 1) not in set(plan.turns.resolve(0, count - 1)):
+        domain = turns_with_pending(count, True)  # a transcript with no record: their t0
+        if pending_turn(count) not in set(plan.turns.resolve(0, domain - 1)):
             return []
     open_ctx = classify.ClassifyContext(
         owner_id=transcript.session_id, is_subagent=transcript.is_subagent,
@@ -299,7 +302,17 @@ def _why_pending_unseen(rec: Record, open_ctx: classify.ClassifyContext,
     if any(search(unit.text) is not None for unit in classify.units(rec, open_ctx)):
         return None
     native = Record({k: v for k, v in rec.raw.items() if not k.startswith("csift")}, None)
-    return _why_unseen(native, set(), open_ctx, matcher, _ANY_SELECTION)
+    why = _why_unseen(native, set(), open_ctx, matcher, _ANY_SELECTION)
+    if why is None and not any(b.get("type") == "tool_use" for b in rec.blocks()):
+        # an MCP elicitation (no tool_use: the merge renders its ``content`` string, as
+        # csift's arm matches it): whatever else the hook wrote of the request, the
+        # server's name, the requested schema's titles and descriptions, is read by no
+        # view, yet it is what the user sees asked; its own strings, as a metadata
+        # line's, the envelope left out
+        text = "\n".join(_strings({k: v for k, v in native.raw.items() if k not in _ENVELOPE}))
+        if search(text) is not None:
+            return UNRENDERED
+    return why
 
 
 # a selection that takes every leaf (no -t/-T): a pending record's unread text is named
