@@ -295,3 +295,17 @@ def test_more_pieces_than_lines_gives_one_piece_per_line_at_most() -> None:
     buf = b'{"a":1}\n{"b":2}\n{"c":3}\n'
     out = fanout.in_pieces(_bounds, buf, cores=2, min_bytes=1, pieces=8)
     assert [(lo, hi) for lo, hi, _ in out] == [(0, 8), (8, 16), (16, 24)]
+
+
+def test_a_child_still_leaving_is_reaped_by_the_next_map_not_waited_for() -> None:
+    """The parent does not wait for a child to finish leaving; no child is left behind
+    once a later map has looked again."""
+    first = fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1)
+    children = {pid for _, pid in first} - {os.getpid()}
+    assert children
+    time.sleep(0.3)  # the child has left by now
+    fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1)
+    for pid in children:
+        assert pid not in fanout._UNREAPED
+        with pytest.raises(ChildProcessError):  # reaped: no zombie left of it
+            os.waitpid(pid, os.WNOHANG)
