@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode, line_decodes
-from pysift.disk.lines import Buffer, line_end, line_start
+from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
@@ -359,15 +359,18 @@ class PlanIndex(Mapping[str, str]):
     def _plan_mode_before(self, stop: int) -> str | None:
         """The newest ``plan_mode`` attachment's ``planFilePath`` on a line before ``stop``."""
         buf = self._buf
-        for key in _PLAN_MODE_KEYS:
-            pos = buf.rfind(key, 0, stop)
-            while pos >= 0:
-                start, end = _line_around(buf, pos)
-                rec = decode(buf[start:end], None)
-                payload = rec.raw.get("attachment") if rec is not None else None
-                if isinstance(payload, dict) and payload.get("type") == "plan_mode":
-                    path = payload.get("planFilePath")
-                    if isinstance(path, str) and path:
-                        return path
-                pos = buf.rfind(key, 0, start)
+        # the SIMD search: the buffer's own ``rfind`` steps through every quote of the
+        # transcript before the call (a key ending in one), ~1% of a listing of corpus B
+        with simd_search(buf) as (_, rfind):
+            for key in _PLAN_MODE_KEYS:
+                pos = rfind(key, 0, stop)
+                while pos >= 0:
+                    start, end = _line_around(buf, pos)
+                    rec = decode(buf[start:end], None)
+                    payload = rec.raw.get("attachment") if rec is not None else None
+                    if isinstance(payload, dict) and payload.get("type") == "plan_mode":
+                        path = payload.get("planFilePath")
+                        if isinstance(path, str) and path:
+                            return path
+                    pos = rfind(key, 0, start)
         return None
