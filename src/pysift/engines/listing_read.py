@@ -493,7 +493,48 @@ def _human_candidates_backward(lines: _Lines, file_layouts: tuple[bool, ...]
     buf, sz = lines.buf, lines.sz
     user_needles = type_needles(buf, "user", file_layouts)
     result_keys = type_needles(buf, "tool_result", file_layouts)
+    if len(user_needles) == 1:
+        yield from _backward_in_one_layout(buf, sz.find, sz.rfind, sz.find_first_of,
+                                           user_needles[0], result_keys[0])
+        return
     for start, end in iter_key_lines_backward(buf, user_needles, search=sz.rfind):
         if not _plain_carrier(buf, sz.find, sz.find_first_of, start, end, user_needles,
                               result_keys):
             yield start, end
+
+
+def _backward_in_one_layout(buf: Buffer, find: Any, rfind: Any, first_of: Any, user: bytes,
+                            result: bytes) -> Iterator[tuple[int, int]]:
+    """``_human_candidates_backward`` of a file in one layout, its steps inline: the same
+    searches, in the same order, as ``iter_key_lines_backward``, ``_plain_carrier`` and
+    ``_keys_at`` make (a test holds the two walks to each other). The walk back to a
+    session's last human message passes every tool_result carrier after it (a subagent's
+    is its first prompt: the whole file), and the generators' and helpers' calls per
+    carrier were most of its time over corpus B."""
+    size = len(buf)
+    line_back, line_on = buf.rfind, buf.find
+    user_step, result_step = len(user), len(result)
+    pos = rfind(user, 0, size)
+    while pos >= 0:
+        start = line_back(b"\n", 0, pos) + 1
+        end = line_on(b"\n", pos)
+        if end < 0:
+            end = size
+        at = find(result, start, end)
+        if at < 0:
+            yield start, end
+        else:
+            results = [at]
+            at = find(result, at + result_step, end)
+            while at >= 0:
+                results.append(at)
+                at = find(result, at + result_step, end)
+            first = results[0]
+            users = []
+            at = find(user, start, first)
+            while at >= 0:
+                users.append(at)
+                at = find(user, at + user_step, first)
+            if not carrier_verdict(buf, start, end, users, results, find, first_of):
+                yield start, end
+        pos = rfind(user, 0, start)
