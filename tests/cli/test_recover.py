@@ -1208,6 +1208,35 @@ def test_a_find_whose_tests_cannot_match_the_file_leaves_the_window_clean(
     assert "complete; no bash mutation of this file" in result.stderr
 
 
+@pytest.mark.parametrize("command", [
+    "find ./src/app.py -name '*.pyc' -delete",
+    "find src/app.py -type d -exec rm -rf {} +",
+    "find /w/proj/src/app.py ! -name app.py -delete",
+])
+def test_a_find_started_at_the_file_whose_tests_cannot_match_it_leaves_the_window_clean(
+        cli, home: ClaudeHome, command: str) -> None:
+    """GNU find applies its tests to a start point that is a file: `find ./src/app.py
+    -name '*.pyc' -delete` leaves app.py alone, yet restore called the file changed."""
+    save(home, Story().write(F, V1).bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete; no bash mutation of this file" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "find ./src/app.py -name '*.py' -delete",
+    "find src/app.py -type f -exec rm {} +",
+    "find src/app.py -newer stamp -delete",
+])
+def test_a_find_started_at_the_file_that_may_match_it_changes_it(
+        cli, home: ClaudeHome, command: str) -> None:
+    save(home, Story().write(F, V1).bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "no bash mutation of this file" not in result.stderr
+    assert "bash `find` on /w/proj/src/app.py" in result.stderr
+
+
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:
     story = Story().write(F, HELLO).unanswered("MultiEdit", {"file_path": F, "edits": "x"})
     save(home, story)
