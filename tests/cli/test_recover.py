@@ -1179,6 +1179,12 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
      "bash `sed-i` on ${xargs_input} (a pattern that may name the file)"),
     ("grep -rl v1 . | xargs -I{} perl -pi -e 's/v1/v2/' {}",
      "bash `perl-i` on ${xargs_input} (a pattern that may name the file)"),
+    # the commands GNU parallel runs: literal items, items read at run time, commands read
+    # at run time (files under the cwd)
+    ("parallel sed -i s/v1/v2/ ::: src/app.py README.md", "bash `sed-i` on /w/proj/src/app.py"),
+    ("git ls-files '*.py' | parallel -j4 'sed -i s/v1/v2/ {}'",
+     "bash `sed-i` on ${parallel_input} (a pattern that may name the file)"),
+    ("parallel -j4 < jobs.txt", "bash `parallel` on /w/proj (which holds the file)"),
 ])
 def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
         cli, home: ClaudeHome, command: str, named: str) -> None:

@@ -35,7 +35,7 @@ _TRIGGERS = re.compile(
     r">|rm|unlink|find|mkdir|touch|tee|cp|mv|install|ln|rsync|sed|perl|truncate|git|curl|wget|dd|zip"
     r"|tar|unzip|7z|patch|cargo|rustfmt|prettier|black|ruff|eslint|gofmt|clang-format"
     r"|dprint|npm|pnpm|yarn|bun|pip|poetry|uv|py|node|ruby|--out|--log|--junit"
-    r"|--report-path")
+    r"|--report-path|parallel")
 _DROP_QUOTING = str.maketrans("", "", "'\"\\")
 
 
