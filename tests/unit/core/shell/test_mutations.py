@@ -439,7 +439,8 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ('rm -f "$D/g.txt"', "/w/proj", "/w/proj/g.txt", True),
     ("rm ~/x/g.txt", "/w/proj", "/home/u/x/g.txt", True),
     ("rm ./$F", "/w/proj", "/w/proj/g.txt", True),
-    ("rm ./$F", "/w/proj", "/w/other/g.txt", False),
+    ("rm ./$F", "/w/proj", "/w/other/g.txt", True),  # F may be `../other/g.txt`
+    ("rm ./$F.log", "/w/proj", "/w/other/g.txt", False),
     ("cd $X && rm *.txt", "/w/proj", "/a/b/g.txt", True),  # its directory is unknown
     ("rm /tmp/*.txt", "/w/proj", "/w/proj/g.txt", False),
     ("echo hi > a.tx?", "/w/proj", "/w/proj/a.txt", True),
@@ -457,10 +458,23 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("cd $X && rm ../lib/*.py", "/w/proj", "/w/proj/app.py", False),
     ("rm ../$F", "/w/proj/src", "/w/proj/app.py", True),
     ("rm /w/proj/src/../$F", "/w", "/w/proj/app.py", True),
-    ("rm src/../$F", "/w/proj/src", "/w/proj/app.py", False),  # /w/proj/src/$F
+    ("rm src/../$F.md", "/w/proj/src", "/w/proj/app.py", False),  # /w/proj/src/$F.md
     ('rm "$D"/../app.py', "/w/proj", "/srv/app.py", True),  # $D/.. is any directory
     ('rm "$D"/../app.py', "/w/proj", "/srv/main.py", False),
     ("rm ${F//a/b}", "/w/proj", "/srv/app.py", True),
+    # an expansion may hold a `..` of its own: what stands before it may be climbed out
+    # of (`sub/$F` from /w/proj had been taken to name only files under /w/proj/sub)
+    ("rm -rf sub/$D", "/w/proj", "/w/other/app.py", True),
+    ('rm "build/$F/app.py"', "/w/proj", "/w/proj/src/app.py", True),
+    ('rm "build/$F/app.py"', "/w/proj", "/w/proj/src/main.py", False),
+    ("rm /tmp/$(cat target)", "/w/proj", "/w/proj/app.py", True),
+    ("rm sub/$(echo $X)/app.py", "/w/proj", "/w/proj/main.py", False),
+    ("rm sub/`echo ..`/app.py", "/w/proj", "/w/proj/app.py", True),
+    ("rm sub/{a,../src}/app.py", "/w/proj", "/w/proj/src/app.py", True),
+    ("rm {a,src/b}/../app.py", "/w/proj", "/w/proj/src/app.py", True),
+    ("rm sub/.*/app.py", "/w/proj", "/w/proj/app.py", True),  # `.*` is `..` (bash < 5.2)
+    ("rm sub/*/app.py", "/w/proj", "/w/proj/app.py", False),
+    ("rm ~-/app.py", "/w/proj", "/srv/app.py", True),  # ~- is $OLDPWD: any directory
 ])
 def test_may_name(command: str, cwd: str, path: str, expected: bool) -> None:
     assert any(may_name(m, path) for m in mutations(command, cwd)) is expected
