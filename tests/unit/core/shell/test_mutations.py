@@ -496,7 +496,7 @@ def test_a_name_spelled_through_ansi_c_escapes_is_the_file(command: str) -> None
     "sed", "perl", "truncate", "git", "curl", "wget", "dd", "zip", "tar", "python3", "node",
     "nodejs", "ruby", "cargo", "rustfmt", "prettier", "black", "ruff", "eslint", "gofmt",
     "clang-format", "dprint", "npm", "pnpm", "yarn", "bun", "pip", "poetry", "uv", "unzip",
-    "7z", "patch",
+    "7z", "patch", "parallel",
 ])
 def test_every_program_read_passes_the_cheap_gate(name: str) -> None:
     # the gate answers "changes nothing" without a parse: a program the table reads but
