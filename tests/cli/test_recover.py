@@ -1179,6 +1179,12 @@ def test_a_partial_file_names_the_append_it_could_not_place(cli, home: ClaudeHom
      "bash `sed-i` on ${xargs_input} (a pattern that may name the file)"),
     ("grep -rl v1 . | xargs -I{} perl -pi -e 's/v1/v2/' {}",
      "bash `perl-i` on ${xargs_input} (a pattern that may name the file)"),
+    # the commands GNU parallel runs: literal items, items read at run time, commands read
+    # at run time (files under the cwd)
+    ("parallel sed -i s/v1/v2/ ::: src/app.py README.md", "bash `sed-i` on /w/proj/src/app.py"),
+    ("git ls-files '*.py' | parallel -j4 'sed -i s/v1/v2/ {}'",
+     "bash `sed-i` on ${parallel_input} (a pattern that may name the file)"),
+    ("parallel -j4 < jobs.txt", "bash `parallel` on /w/proj (which holds the file)"),
 ])
 def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
         cli, home: ClaudeHome, command: str, named: str) -> None:
@@ -1206,6 +1212,35 @@ def test_a_find_whose_tests_cannot_match_the_file_leaves_the_window_clean(
     result = run(cli, home, "--file", F)
     assert result.code == 0 and result.stdout == V1
     assert "complete; no bash mutation of this file" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "find ./src/app.py -name '*.pyc' -delete",
+    "find src/app.py -type d -exec rm -rf {} +",
+    "find /w/proj/src/app.py ! -name app.py -delete",
+])
+def test_a_find_started_at_the_file_whose_tests_cannot_match_it_leaves_the_window_clean(
+        cli, home: ClaudeHome, command: str) -> None:
+    """GNU find applies its tests to a start point that is a file: `find ./src/app.py
+    -name '*.pyc' -delete` leaves app.py alone, yet restore called the file changed."""
+    save(home, Story().write(F, V1).bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete; no bash mutation of this file" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "find ./src/app.py -name '*.py' -delete",
+    "find src/app.py -type f -exec rm {} +",
+    "find src/app.py -newer stamp -delete",
+])
+def test_a_find_started_at_the_file_that_may_match_it_changes_it(
+        cli, home: ClaudeHome, command: str) -> None:
+    save(home, Story().write(F, V1).bash(command))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "no bash mutation of this file" not in result.stderr
+    assert "bash `find` on /w/proj/src/app.py" in result.stderr
 
 
 def test_an_unreadable_call_without_a_result_is_unconfirmed(cli, home: ClaudeHome) -> None:

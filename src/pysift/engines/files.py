@@ -529,6 +529,8 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
     for tool_id, command, cwd, offset, ts in facts.bash:
         errored = tool_id is not None and tool_id in facts.failed
         for m in shell.mutations(command, cwd):
+            if m.reach is not None and _spared_file(m, rows, offset):
+                continue
             rows.append(Mutation(
                 m.path, "bash", ts, None, m.is_create, True, m.resolution,
                 m.verbatim if m.verbatim != m.path else None, errored, None, None, offset))
@@ -546,6 +548,18 @@ def join_facts(facts: _Facts, number: Callable[[Iterable[int]], dict[int, int]],
                            call_offset)
                   for path, offset, (call_offset, call_ts) in found]
     return rows, boundaries
+
+
+def _spared_file(m: shell.Mutation, rows: list[Mutation], offset: int) -> bool:
+    """Whether ``m``, a ``find`` row of its start point, is one the session showed to be
+    a file (written or edited before the call at ``offset``) whose expression cannot
+    match it: GNU find tests a start that is a file as any other path (``find ./a.txt
+    -name '*.pyc' -delete`` leaves it alone). A start never shown to be a file may be a
+    directory, and keeps its row (what it holds may have changed)."""
+    if m.resolution in (None, shell.UNRESOLVED) or shell.may_reach(m, m.path):
+        return False
+    return any(not r.heuristic and r.offset < offset and shell.is_absolute(r.path)
+               and shell.join(r.path) == m.path for r in rows)
 
 
 def _structured_path(written: str, cwd: str | None) -> tuple[str, str | None, str | None]:

@@ -107,6 +107,27 @@ def test_bash_rows_are_heuristic_and_errored_chains_are_kept(tmp_path: Path) -> 
     ]
 
 
+def test_a_find_started_at_a_file_the_session_wrote_is_a_row_only_when_its_tests_may_match(
+        tmp_path: Path) -> None:
+    """GNU find tests a start point that is a file as any other path: after the session
+    wrote notes.txt, `find ./notes.txt -name '*.pyc' -delete` leaves it alone, yet
+    `files` listed it deleted; a start the session never wrote may be a directory."""
+    s = Session(SID, cwd=CWD)
+    s.add(user("tidy"))
+    s.add(assistant(tool_use("Write", {"file_path": "/w/proj/notes.txt", "content": "n\n"},
+                             id="w1")))
+    s.add(tool_result("w1", "ok", tool_use_result=write_result("/w/proj/notes.txt", "n\n")))
+    for n, command in enumerate(["find ./notes.txt -name '*.pyc' -delete",
+                                 "find notes.txt -name '*.txt' -delete",
+                                 "find build -name '*.pyc' -delete"]):
+        s.add(assistant(tool_use("Bash", {"command": command}, id=f"b{n}")))
+        s.add(tool_result(f"b{n}", "", tool_use_result=bash_result("")))
+    found = scan(write_session(tmp_path, s))
+    assert [(m.path, m.op) for m in found.mutations] == [
+        ("/w/proj/notes.txt", "write"), ("/w/proj/notes.txt", "bash"),
+        ("/w/proj/build", "bash")]
+
+
 def test_bash_resolves_against_its_own_records_cwd(tmp_path: Path) -> None:
     s = Session(SID, cwd=CWD)
     s.add(user("go"))

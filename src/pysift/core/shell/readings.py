@@ -10,6 +10,7 @@ or the ``>`` this layer reads is answered without a parse.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from functools import lru_cache
 
@@ -35,7 +36,7 @@ _TRIGGERS = re.compile(
     r">|rm|unlink|find|mkdir|touch|tee|cp|mv|install|ln|rsync|sed|perl|truncate|git|curl|wget|dd|zip"
     r"|tar|unzip|7z|patch|cargo|rustfmt|prettier|black|ruff|eslint|gofmt|clang-format"
     r"|dprint|npm|pnpm|yarn|bun|pip|poetry|uv|py|node|ruby|--out|--log|--junit"
-    r"|--report-path")
+    r"|--report-path|parallel")
 _DROP_QUOTING = str.maketrans("", "", "'\"\\")
 
 
@@ -187,7 +188,8 @@ def may_name(m: Mutation, path: str) -> bool:
     name, a quoted ``*`` too; a relative operand is anchored to the command's directory
     when the reading knows it (``base``), else it may sit anywhere; its ``.`` and ``..``
     are folded as the shell reads them (``_fold``: ``./*.py`` anywhere, ``../$F`` above
-    the base). A literal relative operand under an unknown directory (``floating``) is
+    the base), and what stands before an expansion that may hold a ``..`` of its own is
+    not trusted (``_climbs``: ``sub/$D`` may be any file). A literal relative operand under an unknown directory (``floating``) is
     not asked here: it is opaque."""
     if m.marker or m.resolution != UNRESOLVED or m.floating or not m.verbatim:
         return False
@@ -198,7 +200,7 @@ def may_name(m: Mutation, path: str) -> bool:
         anchored = value
     elif m.base is not None and not value.startswith(("$", "~", "`")):
         anchored = m.base + ("\\" if windows_family(m.base) else "/") + value
-    if anchored is not None and not any(c in anchored for c in "$`"):
+    if anchored is not None and _climbs(anchored.replace("\\", "/")) is None:
         text = join(anchored)  # `.`/`..` folded
         free = False
     else:
@@ -206,6 +208,9 @@ def may_name(m: Mutation, path: str) -> bool:
         if folded is None:
             return True  # a `/` inside an expansion: no component can be told apart
         text, free = folded
+        at = _climbs(text)
+        if at is not None:  # it may hold `..`: what stands before it may be climbed out of
+            text, free = text[at:], True
         free = free or anchored is None
     if windows:
         text, path = text.replace("\\", "/"), path.replace("\\", "/")
@@ -248,14 +253,15 @@ def _fold(text: str) -> tuple[str, bool] | None:
     dropped and each ``..`` folded into the component before it, and whether what is left
     hangs from an unknown directory: a ``..`` after an expansion or a brace (which may
     hold several components: ``$D/..`` is any directory) or above a relative start
-    (``../$F`` from an unknown place). None when a ``/`` stands inside an expansion
-    (``${F//a/b}``): its components cannot be told apart."""
+    (``../$F`` from an unknown place). None when a ``/`` stands inside an expansion or a
+    brace (``${F//a/b}``, ``{a,b/c}``): its components cannot be told apart."""
     depth = 0
     tick = False
     for at, char in enumerate(text):
         if char == "`":
             tick = not tick
-        elif char == "$" and text[at + 1:at + 2] in ("{", "("):
+        elif (char == "$" and text[at + 1:at + 2] in ("{", "(")) or (
+                char == "{" and text[at - 1:at] != "$" and "}" in text[at + 1:]):  # a brace
             depth += 1
         elif char in "})" and depth:
             depth -= 1
@@ -277,6 +283,41 @@ def _fold(text: str) -> tuple[str, bool] | None:
         out.append(comp)
     return root + "/".join(out), free
 
+
+
+def _climbs(text: str) -> int | None:
+    """Where the last piece of ``text`` (a ``/``-separated pattern) that may hold a ``..``
+    of its own starts, or None: an expansion or substitution (``sub/$F`` is ``..`` when
+    F is), a leading ``~`` word (``~-`` is any directory), a brace whose body holds a
+    ``/`` or a ``..`` (``{a,../b}``); or where what follows a glob component that may
+    match ``..`` starts (``.*``: bash before 5.2). What stands before it may be undone,
+    so only the rest anchors the pattern."""
+    last: int | None = 0 if text.startswith("~") else None
+    i, size = 0, len(text)
+    while i < size:
+        char = text[i]
+        end = i
+        if char == "$" and text[i + 1:i + 2] in ("{", "("):
+            opening, closing, depth = text[i + 1], "}" if text[i + 1] == "{" else ")", 0
+            for end in range(i + 1, size):  # the whole expansion: a `$` inside is its own
+                depth += (text[end] == opening) - (text[end] == closing)
+                if depth == 0:
+                    break
+            last = i
+        elif char == "`":
+            end = text.find("`", i + 1)
+            end = size if end < 0 else end
+            last = i
+        elif char == "$" or (char == "{" and (close := text.find("}", i + 1)) > 0 and (
+                "/" in text[i + 1:close] or ".." in text[i + 1:close])):
+            last = i
+        i = end + 1
+    start = 0
+    for comp in text.split("/"):
+        start += len(comp) + 1
+        if comp[:1] == "." and any(c in comp for c in "*?[") and fnmatch.fnmatchcase("..", comp):
+            last = max(last or 0, start)  # the glob may be `..`: only what follows anchors
+    return last
 
 
 def _pattern_regex(text: str) -> str:
@@ -314,9 +355,9 @@ def _pattern_regex(text: str) -> str:
             end = text.find("`", i + 1)
             out.append(".*")
             i = size if end < 0 else end + 1
-        elif char == "~" and i == 0:
+        elif char == "~" and i == 0:  # the tilde-prefix up to the first `/`: `~-` too
             out.append(".*")
-            i += 1
+            i = text.find("/") if "/" in text else size
         elif char == "*":
             double = nxt == "*"
             out.append(".*" if double else "[^/]*")

@@ -6,13 +6,16 @@ with a verb, or a CLASS MARKER: a pseudo-path naming what kind of command rewrot
 it does not name (``git:<sub>``, ``fmt:<tool>``, ``pkg:<manager>``, ``extract:<tool>``,
 ``interp:<lang>``). Dry runs (``--check``, ``--dry-run``, ``git clean -n``...) change
 nothing and read as nothing; read-only programs read as nothing. ``xargs PROGRAM`` reads
-as PROGRAM given the items it reads as one operand no text names (``${xargs_input}``);
+as PROGRAM given the items it reads as one operand no text names (``${xargs_input}``),
+GNU ``parallel``'s template as a script run once per literal item, or given
+``${parallel_input}``;
 ``find … -delete``/``-exec`` as its start directories, carrying its expression
 (``findexpr``) for ``may_reach``, plus what the ``-exec`` program changes besides ``{}``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from pysift.core.shell import findexpr
@@ -755,10 +758,16 @@ def _shell_c(args: list[Word]) -> list[Reading]:
     script = _shell_string(args)
     if script is None or script.glob or script.tilde or not script.value.strip():
         return []
+    return _script_readings(script.value)
+
+
+def _script_readings(text: str) -> list[Reading]:
+    """The readings of the commands of the script ``text`` a program hands a shell of its
+    own, each moved to the directory the script's ``cd``s reach (``_shell_c``)."""
     from pysift.core.shell.syntax import parse
 
     out: list[Reading] = []
-    for inner in parse(script.value).commands:
+    for inner in parse(text).commands:
         cwd = inner.cwd
         if cwd.kind == "unknown":
             moved: tuple[Word, ...] = (Word("$PWD", "$PWD", dynamic=True),)
@@ -790,6 +799,8 @@ def _program_readings(words: Sequence[Word], command: Command) -> list[Reading]:
         return out
     if name == "xargs":
         return _xargs(args, command)  # the program it runs reads its own flags
+    if name == "parallel":
+        return _parallel(args)
     if name in _SIMPLE:
         out += _SIMPLE[name](name, args)
     elif name == "mkdir":
@@ -910,3 +921,143 @@ def _with_input(word: Word, replace: str) -> Word:
         return word
     return Word(word.raw.replace(replace, XARGS_INPUT), word.value.replace(replace, XARGS_INPUT),
                 word.quoted, True, word.glob, word.tilde, word.inner)
+
+
+#: an item GNU ``parallel`` reads at run time (stdin, ``::::``/``-a`` FILE), or one the
+#: command line holds as a pattern: an expansion to the parser, as ``${xargs_input}``
+PARALLEL_INPUT = "${parallel_input}"
+#: GNU parallel's options that take a value, spaced (``-j 4``) or attached (``-j4``,
+#: ``--jobs=4``); any other option not in ``_PARALLEL_FLAGS`` leaves the line unread
+_PARALLEL_VALUED = frozenset((
+    "-j", "-P", "--jobs", "--max-procs", "-S", "--sshlogin", "--sshloginfile", "--slf",
+    "-C", "--colsep", "-d", "--delimiter", "-E", "--eof", "--joblog", "--results", "--res",
+    "--tmpdir", "--tempdir", "-n", "--max-args", "-N", "-L", "--max-lines", "--halt",
+    "--halt-on-error", "--timeout", "--delay", "--retries", "--env", "--tag-string",
+    "--tagstring", "--load", "--memfree", "--nice", "--limit", "--termseq", "--ssh",
+    "--block", "--block-size", "--blocksize", "--header", "--sshdelay", "-s", "--max-chars",
+    "--id", "--semaphore-timeout", "--st", "--ctag-string", "--ctagstring", "--memsuspend",
+))
+_PARALLEL_FLAGS = frozenset((
+    "-k", "--keep-order", "-v", "--verbose", "-u", "--ungroup", "--line-buffer", "--lb",
+    "--group", "-0", "--null", "--eta", "--bar", "--progress", "--will-cite", "--no-notice",
+    "--citation", "--tag", "--ctag", "--shuf", "--plain", "--files", "--compress", "--fg",
+    "--bg", "--sem", "--semaphore", "-t", "--joblog-append", "-r", "--no-run-if-empty",
+    "--resume", "--resume-failed", "--quote", "-q", "--xargs", "-X", "-m", "--pipe",
+    "--pipepart", "--keep", "--silent", "--tty", "--color", "--colour",
+))
+#: the replacement strings whose value this reading computes from one literal item
+_PARALLEL_RPL = re.compile(r"\{(?:1)?(\.|/|//|/\.)?\}")
+_PARALLEL_ANY = re.compile(r"\{=.*?=\}|\{[0-9]*(?:\.|/|//|/\.)?\}|\{[#%]\}", re.DOTALL)
+#: how many literal items are substituted one by one before they are read as one pattern
+_PARALLEL_ITEMS = 64
+
+
+def _parallel(args: list[Word]) -> list[Reading]:
+    """What GNU ``parallel [OPTIONS] COMMAND ARGS… ::: ITEMS`` changes. parallel joins
+    COMMAND and ARGS with spaces into a template its shell runs once per item, the item
+    (quoted) where a replacement string stands (``{}``, ``{.}`` without its extension,
+    ``{/}`` its basename, ``{//}`` its directory, ``{/.}``; the ``-I`` string) or appended
+    when none does. Literal ``:::`` items of one source are put in one by one (at most
+    ``_PARALLEL_ITEMS``) and the commands read as ``bash -c`` reads its script; items read
+    at run time (stdin, ``::::``/``-a`` FILE), a glob or expansion among them, several
+    sources, a ``{= perl =}`` string, each stand as ``${parallel_input}`` (a pattern that
+    may name any file). A run whose commands come from its input (no COMMAND), or an
+    option this table does not know, is read as changing files under the cwd (``.``);
+    ``--dry-run`` changes nothing."""
+    unread = [Reading("parallel", word=Word(".", "."))]
+    replace = "{}"
+    quote = runtime = False  # runtime: an item source read at run time
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if not value.startswith("-") or value in ("-", ":::", "::::", ":::+", "::::+"):
+            break
+        name, eq, _ = value.partition("=")
+        if value in ("--dry-run", "--dryrun"):
+            return []
+        if value in ("-I", "--replace") or value.startswith("-I"):
+            attached = value[2:] if value.startswith("-I") else ""
+            replace = attached or (args[i + 1].value if i + 1 < len(args) else "")
+            i += 1 if attached else 2
+            if not replace:
+                return unread
+            continue
+        if value in ("-a", "--arg-file"):
+            i += 2
+            runtime = True
+            continue
+        if name == "--arg-file" or (value.startswith("-a") and not value.startswith("--")):
+            i += 1  # `--arg-file=F`, `-aF`
+            runtime = True
+            continue
+        if value in ("-q", "--quote"):
+            quote = True
+        if value in ("-m", "--xargs") or name in ("-C", "--colsep") or value.startswith("-C"):
+            runtime = True  # several items in one `{}`, or columns in `{1}`: not one item
+        if value in _PARALLEL_FLAGS:
+            i += 1
+            continue
+        if name in _PARALLEL_VALUED and eq:
+            i += 1
+            continue
+        if value in _PARALLEL_VALUED:
+            i += 2
+            continue
+        short = value[:2]
+        if not value.startswith("--") and short in _PARALLEL_VALUED:
+            i += 1  # `-j4`: the value attached
+            continue
+        return unread
+    template: list[Word] = []
+    while i < len(args) and args[i].value not in (":::", "::::", ":::+", "::::+", "--"):
+        template.append(args[i])
+        i += 1
+    groups: list[list[Word] | None] = []  # None: a source read at run time
+    while i < len(args):
+        head = args[i].value
+        i += 1
+        items: list[Word] = []
+        while i < len(args) and args[i].value not in (":::", "::::", ":::+", "::::+"):
+            items.append(args[i])
+            i += 1
+        if head.startswith("::::"):
+            groups.extend(None for _ in items)
+        else:
+            groups.append(items)
+    if runtime:
+        groups.insert(0, None)
+    one = groups[0] if len(groups) == 1 else None
+    literal = one is not None and 0 < len(one) <= _PARALLEL_ITEMS and all(w.literal for w in one)
+    if not template:  # each item is a command
+        return [r for w in one or () for r in _script_readings(w.value)] if literal else unread
+    text = " ".join(_sh_quote(w.value) if quote else w.value for w in template)
+    if replace != "{}":
+        text = text.replace(replace, "{}")
+    if _PARALLEL_ANY.search(text) is None:
+        text += " {}"
+    if literal and all(_PARALLEL_RPL.fullmatch(m.group()) for m in _PARALLEL_ANY.finditer(text)):
+        return [r for w in one or () for r in _script_readings(_with_item(text, w.value))]
+    return _script_readings(_PARALLEL_ANY.sub(lambda _: PARALLEL_INPUT, text))
+
+
+def _with_item(text: str, item: str) -> str:
+    """The template ``text`` with ``item`` (quoted) under each replacement string."""
+    return _PARALLEL_RPL.sub(lambda m: _sh_quote(_rpl(item, m.group(1))), text)
+
+
+def _rpl(item: str, how: str | None) -> str:
+    """One item under a replacement string (GNU parallel's own definitions)."""
+    if how in ("/", "/."):
+        item = item.rsplit("/", 1)[-1]
+    elif how == "//":
+        return item.rsplit("/", 1)[0] if "/" in item else "."
+    if how in (".", "/."):
+        item = re.sub(r"\.[^/.]*$", "", item)
+    return item
+
+
+def _sh_quote(text: str) -> str:
+    """``text`` as one shell word, as parallel quotes an item."""
+    if text and re.fullmatch(r"[A-Za-z0-9_./@%+=:,-]+", text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"

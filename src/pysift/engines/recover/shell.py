@@ -24,7 +24,10 @@ Bash call tells about a file, read through the lexical parser ``core.shell``.
   already knows that first line.
 - Everything else the parser says changes the file is a HEURISTIC ``bash_mutation``
   (``extract`` adds the calls that never name it: a directory holding it, an operand left
-  unresolved as a pattern that may match it, ``sed -i … *.txt``).
+  unresolved as a pattern that may match it, ``sed -i … *.txt``), but for a ``find``
+  started at the file itself whose expression cannot match it: GNU find tests a start
+  point that is a file as any other path (``find ./a.py -name '*.pyc' -delete`` leaves
+  it alone), and a recovered target is a file.
 - A write whose target stays ``unresolved`` (``$VAR``, a cwd the reading cannot know) is
   never an anchor: only its heuristic mutation counts.
 - Opaque: mutating-class markers (formatters, interpreters, package managers, archive
@@ -146,6 +149,8 @@ def events(command: str, picked: list[Touch], result: Outcome) -> Iterator[tuple
     for t in picked:
         if t.kind == "mutation" and t.mutation is not None and t.command not in anchored:
             m = t.mutation
+            if m.reach is not None and not shell.may_reach(m, m.path):
+                continue  # a find started at the file whose tests cannot match it
             ops.append((t.command, 2, t, rp.BashMutation(m.verb, m.path, m.resolution or
                                                          shell.UNRESOLVED)))
     ops.sort(key=lambda item: (item[0], item[1]))

@@ -36,6 +36,10 @@ def reaches(command: str, path: str = APP, cwd: str = CWD) -> bool:
     "find . -name '*.md' -exec sed -i 's/a/b/' {} +",
     "find . -false -delete",
     "find . -name '*.pyc' -print , -name '*.tmp' -delete",
+    # a start point that is the file itself: GNU find tests it as any other path
+    "find ./src/app.py -name '*.pyc' -delete",
+    "find src/app.py -type d -exec rm -rf {} +",
+    "find /w/proj/src/app.py ! -name app.py -delete",
     # a start point the reading cannot resolve still has the file's own name tested
     "find \"$BUILD\" -name '*.o' -delete",
 ])
@@ -60,6 +64,8 @@ def test_a_find_whose_tests_cannot_match_the_file_leaves_it_alone(command: str) 
     "find . -name '*.txt' -exec cp {} {}.bak \\;",  # a derived path the tests need not match
     "find \"$D\" -name src -exec rm -rf {} +",
     "find \"$D\" -name . -exec rm -rf {} +",  # $D may be `.`
+    "find ./src/app.py -name '*.py' -delete",
+    "find src/app.py -type f -delete",
 ])
 def test_a_find_that_may_match_the_file_or_a_directory_above_it_changes_it(command: str) -> None:
     assert reaches(command)
@@ -74,7 +80,8 @@ def test_windows_paths_are_matched_without_case() -> None:
 
 TREE = ["src/app.py", "src/App.PY", "src/sub/x.pyc", "src/__pycache__/app.cpython.pyc",
         "docs/.hidden.md", "docs/read me.md", "a.py", "tests/sub/t_a.py", "é.py"]
-STARTS = [".", "./", "src", "src/", "./src", "src//"]
+STARTS = [".", "./", "src", "src/", "./src", "src//",
+          "a.py", "./a.py", "src/app.py", "./src/sub/x.pyc"]  # a file: find tests it alone
 PATTERNS = ["*.py", "*.pyc", "app.py", "__pycache__", "s*", "?pp.py", "[ab]*", "*/sub/*",
             "./src/*", "*", ".*", "A*", "src", "t_?.py", "*.PY", "é*", "?.py", "[!a]*", "src//a*"]
 TESTS = ["-name", "-iname", "-path", "-ipath"]
@@ -105,7 +112,7 @@ def test_no_file_find_reaches_is_called_safe(tmp_path: Path) -> None:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("x")
     rng = random.Random(26)
-    pruned = 0
+    pruned = at_file = 0
     for _ in range(250):
         start = rng.choice(STARTS)
         expression = _expression(rng)
@@ -120,4 +127,6 @@ def test_no_file_find_reaches_is_called_safe(tmp_path: Path) -> None:
             safe = not may_reach(m, str(file))
             assert not (reached and safe), (command, rel)
             pruned += safe
-    assert pruned > 500  # the reading does rule files out
+            at_file += safe and start.removeprefix("./") == rel
+    assert pruned > 400  # the reading does rule files out
+    assert at_file > 20  # a start that is the file too

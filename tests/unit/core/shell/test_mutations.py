@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pysift.core.shell import may_name, mutations, opaque_markers
+from pysift.core.shell import changes_nothing, may_name, mutations, opaque_markers
 
 CWD = "/home/ada/proj"
 
@@ -184,6 +184,51 @@ XI = "${xargs_input}"  # the operand xargs reads at run time
     ("ls | xargs -I{} {} --version", []),
 ])
 def test_xargs_reads_its_program(command: str, expected: list) -> None:
+    assert rows(command) == expected
+
+
+PI = "${parallel_input}"  # an item GNU parallel reads at run time (stdin, a file)
+HERE = (CWD, "cwd-joined", "parallel")  # a command parallel runs that cannot be read
+
+
+@pytest.mark.parametrize("command, expected", [
+    # `:::` items are words of the command line: each is put in the template as parallel
+    # quotes it, after its replacement strings ({} {.} {/} {//} {/.}) are applied
+    ("parallel rm ::: a b", [(f"{CWD}/a", "cwd-joined", "rm"), (f"{CWD}/b", "cwd-joined", "rm")]),
+    ("parallel -j4 'mv {} {.}.bak' ::: a.txt", [(f"{CWD}/a.bak", "cwd-joined", "mv"),
+                                                (f"{CWD}/a.txt", "cwd-joined", "mv-from")]),
+    ("parallel --jobs 2 rm {/} ::: src/a.txt", [(f"{CWD}/a.txt", "cwd-joined", "rm")]),
+    ("parallel 'rm {//}/x {/.}.o' ::: src/a.c", [(f"{CWD}/src/x", "cwd-joined", "rm"),
+                                                 (f"{CWD}/a.o", "cwd-joined", "rm")]),
+    ("parallel rm ::: 'a b.txt'", [(f"{CWD}/a b.txt", "cwd-joined", "rm")]),
+    ("parallel 'cd sub && rm {}' ::: a", [(f"{CWD}/sub/a", "cd-tracked", "rm")]),
+    ("parallel -I @@ mv @@ old/ ::: a", [(f"{CWD}/old", "cwd-joined", "mv"),
+                                          (f"{CWD}/a", "cwd-joined", "mv-from")]),
+    ("parallel ::: 'rm a' 'touch b'", [(f"{CWD}/a", "cwd-joined", "rm"),
+                                       (f"{CWD}/b", "cwd-joined", "touch")]),
+    # items read at run time (stdin, `::::`, `-a`), a glob or an expansion, several
+    # sources: an operand no text names, as xargs's
+    ("ls *.py | parallel sed -i s/x/y/ {}", [(PI, "unresolved", "sed-i")]),
+    ("git ls-files | parallel rm", [(PI, "unresolved", "rm")]),
+    ("parallel -j4 'mv {} {.}.bak' ::: *.txt", [(PI + ".bak", "unresolved", "mv"),
+                                                (PI, "unresolved", "mv-from")]),
+    ("parallel rm :::: stale.txt", [(PI, "unresolved", "rm")]),
+    ("parallel -a stale.txt rm", [(PI, "unresolved", "rm")]),
+    ("parallel rm ::: \"$F\"", [(PI, "unresolved", "rm")]),
+    ("parallel rm {1}/{2} ::: a b ::: c", [(f"{PI}/{PI}", "unresolved", "rm")]),
+    ("seq 3 | parallel 'rm {= $_ .= \".tmp\" =}'", [(PI, "unresolved", "rm")]),
+    # commands parallel reads at run time, or a command line this reading cannot follow:
+    # files under the cwd may have changed
+    ("parallel < jobs.txt", [HERE]),
+    ("cat jobs.txt | parallel -j8", [HERE]),
+    ("parallel --frobnicate rm ::: a", [HERE]),
+    # a dry run, or a program that changes nothing
+    ("parallel --dry-run rm ::: a", []),
+    ("parallel echo ::: a b", []),
+])
+def test_gnu_parallel_reads_its_command(command: str, expected: list) -> None:
+    """GNU parallel ran a command template nothing read: `parallel rm ::: a b` and
+    `ls *.py | parallel sed -i s/x/y/ {}` changed files and `files` listed none."""
     assert rows(command) == expected
 
 
@@ -394,7 +439,8 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ('rm -f "$D/g.txt"', "/w/proj", "/w/proj/g.txt", True),
     ("rm ~/x/g.txt", "/w/proj", "/home/u/x/g.txt", True),
     ("rm ./$F", "/w/proj", "/w/proj/g.txt", True),
-    ("rm ./$F", "/w/proj", "/w/other/g.txt", False),
+    ("rm ./$F", "/w/proj", "/w/other/g.txt", True),  # F may be `../other/g.txt`
+    ("rm ./$F.log", "/w/proj", "/w/other/g.txt", False),
     ("cd $X && rm *.txt", "/w/proj", "/a/b/g.txt", True),  # its directory is unknown
     ("rm /tmp/*.txt", "/w/proj", "/w/proj/g.txt", False),
     ("echo hi > a.tx?", "/w/proj", "/w/proj/a.txt", True),
@@ -412,10 +458,23 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("cd $X && rm ../lib/*.py", "/w/proj", "/w/proj/app.py", False),
     ("rm ../$F", "/w/proj/src", "/w/proj/app.py", True),
     ("rm /w/proj/src/../$F", "/w", "/w/proj/app.py", True),
-    ("rm src/../$F", "/w/proj/src", "/w/proj/app.py", False),  # /w/proj/src/$F
+    ("rm src/../$F.md", "/w/proj/src", "/w/proj/app.py", False),  # /w/proj/src/$F.md
     ('rm "$D"/../app.py', "/w/proj", "/srv/app.py", True),  # $D/.. is any directory
     ('rm "$D"/../app.py', "/w/proj", "/srv/main.py", False),
     ("rm ${F//a/b}", "/w/proj", "/srv/app.py", True),
+    # an expansion may hold a `..` of its own: what stands before it may be climbed out
+    # of (`sub/$F` from /w/proj had been taken to name only files under /w/proj/sub)
+    ("rm -rf sub/$D", "/w/proj", "/w/other/app.py", True),
+    ('rm "build/$F/app.py"', "/w/proj", "/w/proj/src/app.py", True),
+    ('rm "build/$F/app.py"', "/w/proj", "/w/proj/src/main.py", False),
+    ("rm /tmp/$(cat target)", "/w/proj", "/w/proj/app.py", True),
+    ("rm sub/$(echo $X)/app.py", "/w/proj", "/w/proj/main.py", False),
+    ("rm sub/`echo ..`/app.py", "/w/proj", "/w/proj/app.py", True),
+    ("rm sub/{a,../src}/app.py", "/w/proj", "/w/proj/src/app.py", True),
+    ("rm {a,src/b}/../app.py", "/w/proj", "/w/proj/src/app.py", True),
+    ("rm sub/.*/app.py", "/w/proj", "/w/proj/app.py", True),  # `.*` is `..` (bash < 5.2)
+    ("rm sub/*/app.py", "/w/proj", "/w/proj/app.py", False),
+    ("rm ~-/app.py", "/w/proj", "/srv/app.py", True),  # ~- is $OLDPWD: any directory
 ])
 def test_may_name(command: str, cwd: str, path: str, expected: bool) -> None:
     assert any(may_name(m, path) for m in mutations(command, cwd)) is expected
@@ -437,7 +496,7 @@ def test_a_name_spelled_through_ansi_c_escapes_is_the_file(command: str) -> None
     "sed", "perl", "truncate", "git", "curl", "wget", "dd", "zip", "tar", "python3", "node",
     "nodejs", "ruby", "cargo", "rustfmt", "prettier", "black", "ruff", "eslint", "gofmt",
     "clang-format", "dprint", "npm", "pnpm", "yarn", "bun", "pip", "poetry", "uv", "unzip",
-    "7z", "patch",
+    "7z", "patch", "parallel",
 ])
 def test_every_program_read_passes_the_cheap_gate(name: str) -> None:
     # the gate answers "changes nothing" without a parse: a program the table reads but
@@ -447,3 +506,15 @@ def test_every_program_read_passes_the_cheap_gate(name: str) -> None:
 
     assert set(_SIMPLE) <= {"rm", "rmdir", "unlink"}
     assert might_change_files(f"{name} x")
+
+
+def test_a_parallel_item_file_beside_literal_items_is_read_at_run_time() -> None:
+    assert rows("parallel -a more.txt rm {1} ::: a") == [(PI, "unresolved", "rm")]
+    assert not changes_nothing("cat jobs.txt | parallel")
+
+
+def test_parallel_items_past_the_limit_are_read_as_one_pattern_never_dropped() -> None:
+    many = " ".join(f"f{n}" for n in range(100))
+    assert rows(f"parallel rm ::: {many}") == [(PI, "unresolved", "rm")]
+    assert rows(f"parallel ::: {many} 'rm x'") == [HERE]
+    assert rows("parallel --colsep , 'rm {1}' ::: a,b") == [(PI, "unresolved", "rm")]
