@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # the command layer is imported when a command runs, not at start-up
     from pysift.commands.scope import ScopeArgs
+    from pysift.core.grammar.ranges import RangeSpec
     from pysift.model.env import Env
 
 
@@ -231,6 +232,15 @@ def parse_window(since: str | None, until: str | None, env: Env
     return start, end
 
 
+def _turns(turn: str | None) -> RangeSpec | None:
+    """``--turn``'s range (the grammar imported only when one is given)."""
+    if turn is None:
+        return None
+    from pysift.core.grammar.ranges import parse_range
+
+    return parse_range(turn, flag="--turn")
+
+
 def scope_args(ctx: RootContext, *, targets: list[str] | None, subagents: bool = True,
                sessions_from: list[str] | None = None, fmt: str = "text",
                max_count: int | None = None, signed_max_count: bool = False,
@@ -241,7 +251,6 @@ def scope_args(ctx: RootContext, *, targets: list[str] | None, subagents: bool =
     may read stdin), and the Env they were read against. ``signed_max_count``: a
     negative ``--max-count`` keeps the latest (search); elsewhere it is a usage error."""
     from pysift.commands.scope import ScopeArgs
-    from pysift.core.grammar.ranges import parse_range
 
     check_format(fmt)
     if not signed_max_count:
@@ -252,6 +261,6 @@ def scope_args(ctx: RootContext, *, targets: list[str] | None, subagents: bool =
         targets=tuple(targets or ()), subagents=subagents,
         format=fmt, max_count=max_count, since=start, until=end,
         since_text=since, until_text=until,
-        turns=parse_range(turn, flag="--turn") if turn is not None else None,
+        turns=_turns(turn),
         sessions_from=read_sessions_from(sessions_from),
     ), env

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pysift.core.grammar.ranges import RangeSpec
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.errors import NotFoundError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
+
+if TYPE_CHECKING:  # (the range grammar is imported only where a range is read)
+    from pysift.core.grammar.ranges import RangeSpec
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,17 +19,9 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
-from pysift.core.grammar.targets import (
-    TargetKind,
-    TargetToken,
-    is_drive_encoded,
-    is_unix_encoded,
-    parse_target,
-    validate_trap_marker,
-)
 from pysift.disk.gcpause import paused_gc
 from pysift.disk.layout import (
     Transcript,
@@ -57,6 +49,13 @@ from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.model.ids import is_hex, is_session_ref, is_uuid
+
+if TYPE_CHECKING:
+    from pysift.core.grammar.targets import TargetToken
+
+# The target grammar (``core.grammar.targets``) is imported where a target is read: a
+# whole-home scope (``list``, ``search`` with no target) parses none, and its import
+# (with ``unicodedata2``'s tables) was ~1.5 ms of every such run's serial start.
 
 SESSION_ID_VARS = ("CLAUDE_CODE_SESSION_ID", "CODEX_COMPANION_SESSION_ID")
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
@@ -244,6 +243,8 @@ def resolve_trap(marker: str, env: Env, notes: list[str] | None = None, *,
     otherwise a main-only hit is the session itself (said on stderr via ``notes``, since
     the main thread should use ``@main``); no hit or several subagent hits are errors.
     """
+    from pysift.core.grammar.targets import validate_trap_marker
+
     marker = validate_trap_marker(marker.strip())
     session_id = require_calling_session(env, f"@trap:{marker}")
     main = find_session_file(session_id, env, unread=unread)
@@ -528,6 +529,8 @@ class _Resolver:
 
     # -- per kind ---------------------------------------------------------------------
     def resolve(self, token: TargetToken) -> None:
+        from pysift.core.grammar.targets import TargetKind
+
         handlers: dict[TargetKind, Callable[[TargetToken], None]] = {
             TargetKind.UUID: self._uuid,
             TargetKind.UUID_PREFIX: self._prefix,
@@ -705,6 +708,8 @@ class _Resolver:
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.env.cwd / given))
         name = lexical.name
         root = Path(os.path.normpath(self.env.cwd / self.root))  # `--claude-home ..` too
+        from pysift.core.grammar.targets import is_drive_encoded, is_unix_encoded
+
         if lexical.parent == root and (is_unix_encoded(name) or is_drive_encoded(name)):
             # <projects-root>/<encoded>: the dir named outright
             if is_dir(lexical, unread=self.unread):
@@ -806,6 +811,8 @@ def _lanes_of(session_path: Path) -> Callable[[str], bool]:
 
 
 def _session_ref_token(ident: str) -> TargetToken:
+    from pysift.core.grammar.targets import parse_target
+
     if ident.endswith(".jsonl"):  # a transcript path, as `search -l` prints one
         return parse_target(ident)
     bare = ident[1:] if ident.startswith("@") else ident
@@ -852,6 +859,8 @@ def resolve_scope(
         return _scope(resolver, scoped=False)
     home_text = env.environ.get("HOME", "")
     home = Path(home_text) if home_text else None
+    from pysift.core.grammar.targets import parse_target
+
     parsed = [parse_target(t, cwd=env.cwd, home=home) for t in tokens]
     listed = [_session_ref_token(i) for i in sessions_from or ()]
     for token in parsed:
