@@ -58,7 +58,7 @@ def pattern_and_targets(positional: str | None, targets: list[str] | None,
 
 
 def build_env(ctx: RootContext) -> Env:
-    from pysift.disk.cache import settings_from
+    from pysift.disk.cache_place import settings_from
     from pysift.disk.gcpause import start_up_done
     from pysift.disk.layout import resolve_home
     from pysift.model.env import Env

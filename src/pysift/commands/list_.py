@@ -59,7 +59,7 @@ def run(opts: ListOptions, env: Env) -> Report:
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
     prepare = None if limit else _preparer(args.format, env, opts.encoded_rows)
-    from pysift.disk.cache import open_store
+    from pysift.disk.cache_place import open_store
     from pysift.engines import listing as engine
 
     transcripts = listing_order(scope.transcripts)

@@ -153,7 +153,7 @@ def run(opts: SearchOptions, env: Env) -> Report:
     report = Report(command="search", header=scope_header(scope))
     report.take_scope(scope)
     _advisories(opts, scope, report)
-    from pysift.disk.cache import open_store
+    from pysift.disk.cache_place import open_store
 
     result = engine.run(scope.transcripts, plan,
                         cache=open_store(env.cache, env.now().timestamp()))

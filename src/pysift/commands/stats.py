@@ -43,7 +43,7 @@ def run(opts: StatsOptions, env: Env) -> Report:
     args = opts.scope
     scope = args.resolve(env)
     window = Window(since=args.since, until=args.until, turns=args.turns)
-    from pysift.disk.cache import open_store
+    from pysift.disk.cache_place import open_store
 
     store = open_store(env.cache, env.now().timestamp())
     rows = engine.run(scope.transcripts, window, cache=store)

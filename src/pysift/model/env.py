@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pysift.model.fastdata import dataclass
 
 if TYPE_CHECKING:
-    from pysift.disk.cache import CacheSettings
+    from pysift.disk.cache_place import CacheSettings
 
 
 class SystemClock:
