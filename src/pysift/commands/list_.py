@@ -27,6 +27,7 @@ from pysift.output.terminal import (
     Segment,
     segments_out,
     shows_as_is,
+    utf8_as_is,
     visible,
     wants_colour,
     write_encoded,
@@ -149,8 +150,8 @@ def _preparer(view: str, env: Env, encoded: bool = False) -> Callable[[SessionSu
             if view == "json":
                 s.view = session_row(s, env)
             else:
-                row = row_block(s, env)
-                s.view = encoded_row(row) if encoded else row
+                s.view = encoded_row(row_block(s, env, check=False)) if encoded else (
+                    row_block(s, env))
     return prepare
 
 
@@ -159,8 +160,11 @@ def encoded_row(row: TextRow) -> bytes:
     controls escaped (``terminal.visible``), a path's undecodable byte as itself and any
     other lone surrogate spelled out (``surrogates.register_text_errors``, the handler
     ``cli.emit`` sets on stdout)."""
-    text, _, clean = row
-    return (text if clean else visible(text)).encode("utf-8", register_text_errors())
+    text = row[0]
+    data = utf8_as_is(text)
+    if data is None:  # a control to escape, or a lone surrogate to spell out
+        data = visible(text).encode("utf-8", register_text_errors())
+    return data
 
 
 def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None) -> bool:
@@ -292,10 +296,11 @@ _UNDER = "\n           "  # a message's text (or its label) under its stamp
 TextRow = tuple[str, tuple[int | str, ...], bool]
 
 
-def row_block(s: SessionSummary, env: Env) -> TextRow:
+def row_block(s: SessionSummary, env: Env, *, check: bool = True) -> TextRow:
     """One session's lines of the text view (rows are separated by a blank line): the
     row's text and its painted spans (ids, the cwd, the stamps, the labels), for a
-    painting stream (``row_segments``)."""
+    painting stream (``row_segments``). ``check`` False: the text is not tested for
+    controls (its third part says False), ``encoded_row`` tests its bytes instead."""
     t = s.transcript
     sid = t.session_id
     if t.is_subagent:
@@ -350,7 +355,7 @@ def row_block(s: SessionSummary, env: Env) -> TextRow:
     if s.skipped_lines:
         text += (f"  note     {s.skipped_lines} malformed line(s) skipped (among the head/tail "
                  "lines read — full census: pysift stats)\n")
-    return text, tuple(marks), shows_as_is(text)
+    return text, tuple(marks), check and shows_as_is(text)
 
 
 def row_segments(row: TextRow) -> list[Segment]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pysift.output import terminal
@@ -76,3 +76,25 @@ def test_a_held_stream_writes_nothing_until_flushed_or_full() -> None:
     assert stream.getvalue() == ""
     out.flush()
     assert stream.getvalue() == "a\\x1bb"
+
+
+# each side of every bound the two tests draw: C0 (tab and newline kept), DEL, C1, the
+# bytes a path's surrogates stand for, lone surrogates, and ordinary text of 1 to 4 bytes
+_EDGES = st.sampled_from(["a", " ", "é", "·", "中", "😀", "\x00", "\x08", "\t", "\n", "\x0b",
+                          "\x1b", "\x1f", "\x7f", "\x80", "\x85", "\x9f", "\xa0", "\ud83d",
+                          "\udc7f", "\udc80", "\udc9f", "\udca0", "\udfff"])
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=_EDGES, max_size=6))
+def test_prop_utf8_as_is_is_the_plain_encoding_of_a_text_that_shows_as_is(text: str) -> None:
+    """The bytes test a listing's rows take in the workers says what the text test and a
+    strict encoding say together, and gives the bytes the writer would write."""
+    from pysift.output.terminal import shows_as_is, utf8_as_is
+
+    try:
+        plain: bytes | None = text.encode("utf-8")
+    except UnicodeEncodeError:
+        plain = None
+    expected = plain if plain is not None and shows_as_is(text) else None
+    assert utf8_as_is(text) == expected
