@@ -623,6 +623,9 @@ def test_a_child_path_is_the_joined_path(name: str, parent: str) -> None:
     assert made == joined
     assert str(made) == str(joined) and made.name == joined.name
     assert made.parent == joined.parent and made.parts == joined.parts
+    # a child of a child made so (the walk's ``<session>/subagents``), its text first
+    grand = child_path(made, "subagents")
+    assert str(grand) == str(joined / "subagents") and grand == joined / "subagents"
 
 
 def test_windows_identity_reads_dots_separators_and_case_as_win32_does() -> None:
