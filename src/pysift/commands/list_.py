@@ -64,8 +64,10 @@ def run(opts: ListOptions, env: Env) -> Report:
     from pysift.engines import listing as engine
 
     transcripts = listing_order(scope.transcripts)
+    # (``wait`` False: a listing holds no lock or other descriptor its workers inherit,
+    # so the rows are taken without waiting for the workers to finish leaving)
     summaries = engine.run(transcripts, prepare=prepare,
-                           cache=open_store(env.cache, env.now().timestamp()))
+                           cache=open_store(env.cache, env.now().timestamp()), wait=False)
     known = [s.file_times for s in summaries]
     report = Report(command="list", header=scope_header(scope))
     report.take_scope(scope)

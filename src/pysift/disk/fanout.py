@@ -62,18 +62,24 @@ _NOTHING: Any = object()
 
 @overload
 def map_ordered(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
-                min_items: int = POOL_MIN_ITEMS, weights: Sequence[int] | None = None
-                ) -> list[R]: ...
+                min_items: int = POOL_MIN_ITEMS, weights: Sequence[int] | None = None,
+                wait: bool = True) -> list[R]: ...
 @overload
 def map_ordered(fn: Callable[[S, T], R], items: Sequence[T], *, shared: S,
                 workers: int | None = None, min_items: int = POOL_MIN_ITEMS,
-                weights: Sequence[int] | None = None) -> list[R]: ...
+                weights: Sequence[int] | None = None, wait: bool = True) -> list[R]: ...
 def map_ordered(fn: Callable[..., R], items: Sequence[T], *, shared: Any = _NOTHING,
                 workers: int | None = None, min_items: int = POOL_MIN_ITEMS,
-                weights: Sequence[int] | None = None) -> list[R]:
+                weights: Sequence[int] | None = None, wait: bool = True) -> list[R]:
     """``[fn(item) for item in items]`` (``[fn(shared, item) …]`` when ``shared`` is
     given), spread over the cores when it pays (``processes``). ``weights`` (e.g. file
-    sizes) order the queue, heaviest first, so no big file is left for last."""
+    sizes) order the queue, heaviest first, so no big file is left for last.
+
+    ``wait`` False: the results are returned once every child has sent its last one,
+    without waiting for the children to finish leaving (``_reap``). Only for a caller that
+    holds nothing a child inherits and must have let go of when the map returns: a
+    child keeps its copy of every descriptor (an ``flock``'d lock file among them) until
+    its exit is through."""
     call: Callable[[T], R] = fn if shared is _NOTHING else partial(fn, shared)
     n = processes(len(items), min_items, workers)
     if n <= 1:
@@ -83,7 +89,7 @@ def map_ordered(fn: Callable[..., R], items: Sequence[T], *, shared: Any = _NOTH
     queue = _filled_queue(order)
     if queue is None:  # not even one token per process fits a pipe: work in-process
         return [call(item) for item in items]
-    return _fork_map(call, items, *queue, n)
+    return _fork_map(call, items, *queue, n, wait)
 
 
 def map_with_cores(fn: Callable[[int, T], R], items: Sequence[T], *, min_items: int,
@@ -147,7 +153,7 @@ def _take(fn: Callable[[T], R], items: Sequence[T], batches: list[list[int]],
 
 
 def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
-              batches: list[list[int]], n: int) -> list[R]:
+              batches: list[list[int]], n: int, wait: bool = True) -> list[R]:
     import pickle  # noqa: F401 - loaded before the forks: every child inherits it
 
     inboxes: list[_Inbox] = []
@@ -173,7 +179,7 @@ def _fork_map(fn: Callable[[T], R], items: Sequence[T], queue: int,
                 due = clock() + _DRAIN_EVERY_S
     finally:
         os.close(queue)
-        failures = [inbox.finish(out) for inbox in inboxes]
+        failures = [inbox.finish(out, wait) for inbox in inboxes]
     for failure in failures:
         _raise_failure(failure)
     return out
@@ -304,15 +310,19 @@ class _Inbox:
             self.held += chunk
         self._unpack(out)
 
-    def finish(self, out: list[Any]) -> object:
-        """Read to the end, reap the child; the failure to raise, or None."""
+    def finish(self, out: list[Any], wait: bool = True) -> object:
+        """Read to the end, reap the child (``wait`` False: unless it is still leaving,
+        ``_reap``); the failure to raise, or None."""
         try:
             os.set_blocking(self.fd, True)
             while chunk := os.read(self.fd, _PIPE_BYTES):
                 self.held += chunk
         finally:
             os.close(self.fd)
-            _reap(self.pid)
+            if wait:
+                os.waitpid(self.pid, 0)
+            else:
+                _reap(self.pid)
         self._unpack(out)
         if self.ended is None:
             return "the worker exited without a result"
@@ -342,11 +352,11 @@ _UNREAPED: list[int] = []
 
 
 def _reap(pid: int) -> None:
-    """Reap a child that has closed its pipe, without waiting for it to finish leaving:
-    the kernel frees a child's memory before it can be reaped, and waiting for that was
-    1-4 ms the parent spent idle at the end of every pooled run (a listing of corpus B).
-    One still leaving is reaped at the next call here; a CLI run that leaves first hands it
-    to init, which reaps it."""
+    """Reap a child that has closed its pipe, without waiting for it to finish leaving
+    (``map_ordered``'s ``wait`` False): the kernel frees a child's memory (and only then
+    its descriptors) before it can be reaped, and waiting for that was 1-4 ms the parent
+    spent idle at the end of a listing of corpus B. One still leaving is reaped at the
+    next call here; a CLI run that leaves first hands it to init, which reaps it."""
     _UNREAPED.append(pid)
     for child in list(_UNREAPED):
         try:

@@ -293,7 +293,8 @@ def _is_head(buf: Buffer, offset: int) -> bool:
 
 def run(transcripts: list[Transcript], *,
         prepare: Callable[[SessionSummary], None] | None = None,
-        workers: int | None = None, cache: Store | None = None) -> list[SessionSummary]:
+        workers: int | None = None, cache: Store | None = None,
+        wait: bool = True) -> list[SessionSummary]:
     """The entry of ``list``: summaries in scope order, spread over the cores when there
     are many files.
 
@@ -305,7 +306,9 @@ def run(transcripts: list[Transcript], *,
     parent has it; rebuilding thousands of paths on the way back cost more than the pool
     saved). ``cache``: an unchanged transcript's row comes from its cached facts (what
     other files say, the sidecar and the clone's origin, is read again); a grown one is
-    read from its cached head on; every row read is kept for the next run."""
+    read from its cached head on; every row read is kept for the next run. ``wait``:
+    ``fanout.map_ordered``'s (False only for a caller holding nothing its workers
+    inherit)."""
     from pysift.disk.fanout import map_ordered, processes
 
     facet = cache.facet(FACET, SCHEMA) if cache is not None else None
@@ -321,7 +324,7 @@ def run(transcripts: list[Transcript], *,
         with paused_gc():
             grouped = map_ordered(_rows_for_pool, groups, shared=(transcripts, prepare, facet),
                                   workers=workers, min_items=2,
-                                  weights=[len(group) for group in groups])
+                                  weights=[len(group) for group in groups], wait=wait)
         where: list[int] = [i for group in groups for i in group]
         return _kept(transcripts, where, [row for rows in grouped for row in rows], out, facet)
     todo: list[tuple[Transcript, Probe | None]] = []
@@ -350,7 +353,7 @@ def run(transcripts: list[Transcript], *,
         # (its passes over the growing heap took ~15 ms of the parent's serial unpickling
         # over B; a record decoded on the way is freed by reference counting)
         made = map_ordered(_summary_for_pool, todo, shared=(prepare, facet is not None),
-                           workers=workers)
+                           workers=workers, wait=wait)
     return _kept(transcripts, where, made, out, facet)
 
 

@@ -300,12 +300,30 @@ def test_more_pieces_than_lines_gives_one_piece_per_line_at_most() -> None:
 def test_a_child_still_leaving_is_reaped_by_the_next_map_not_waited_for() -> None:
     """The parent does not wait for a child to finish leaving; no child is left behind
     once a later map has looked again."""
-    first = fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1)
+    first = fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1,
+                               wait=False)
     children = {pid for _, pid in first} - {os.getpid()}
     assert children
     time.sleep(0.3)  # the child has left by now
-    fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1)
+    fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1, wait=False)
     for pid in children:
         assert pid not in fanout._UNREAPED
         with pytest.raises(ChildProcessError):  # reaped: no zombie left of it
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_map_that_waits_returns_once_its_children_are_gone(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """By default the children have let go of what they inherited when the map returns:
+    a lock file ``flock``'d before the map can be taken again at once (the archive's)."""
+    import fcntl
+
+    lock = tmp_path / "lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    fanout.map_ordered(_square_with_pid, list(range(40)), workers=2, min_items=1)
+    os.close(fd)
+    again = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if a child held it
+    finally:
+        os.close(again)
