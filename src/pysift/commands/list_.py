@@ -20,7 +20,6 @@ from pysift.engines.listing import Said, SessionSummary, rank_key
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
-from pysift.output.hitline import label_zone
 from pysift.output.report import Report
 from pysift.output.surrogates import register_text_errors
 from pysift.output.terminal import (
@@ -197,6 +196,9 @@ def said_text(said: Said) -> str:
 
 
 def said_zone(said: Said) -> str:
+    # (the hit line's module, imported by the few rows an inbound message stands in for)
+    from pysift.output.hitline import label_zone
+
     return label_zone(said.label or "", from_=said.from_, to=said.to).split(" ", 1)[1]
 
 
