@@ -150,9 +150,10 @@ def _preparer(view: str, env: Env, encoded: bool = False) -> Callable[[SessionSu
         if not s.error:
             if view == "json":
                 s.view = session_row(s, env)
+            elif encoded:  # (its bytes are tested for controls, not its text)
+                s.view = encoded_row(row_block(s, env, check=False))
             else:
-                s.view = encoded_row(row_block(s, env, check=False)) if encoded else (
-                    row_block(s, env))
+                s.view = row_block(s, env)
     return prepare
 
 
