@@ -99,9 +99,7 @@ _PRUNE_MARK = ".pruned"
 
 # where the cache lives and whether it is on (``disk.cache_place``, which every run reads;
 # the store is imported only by a run that uses it), named here too
-DEFAULT_SETTLE_S = _place.DEFAULT_SETTLE_S
 LAYOUT = _place.LAYOUT
-NAMESPACE = _place.NAMESPACE
 CacheSettings = _place.CacheSettings
 cache_root = _place.cache_root
 claude_homes = _place.claude_homes

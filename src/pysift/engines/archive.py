@@ -642,8 +642,8 @@ def run(transcripts: list[Transcript], env: Env, opts: ArchiveOptions,
 
 def _user_claude_homes(env: Env) -> list[Path]:
     """The Claude homes besides the one read that no DEST may lie in: ``~/.claude`` and
-    ``$CLAUDE_CONFIG_DIR`` (the cache's rule, ``disk.cache.claude_homes``)."""
-    from pysift.disk.cache import claude_homes
+    ``$CLAUDE_CONFIG_DIR`` (the cache's rule, ``disk.cache_place.claude_homes``)."""
+    from pysift.disk.cache_place import claude_homes
     from pysift.disk.home import user_home
 
     base = user_home(env.environ)
