@@ -555,11 +555,33 @@ def _spared_file(m: shell.Mutation, rows: list[Mutation], offset: int) -> bool:
     a file (written or edited before the call at ``offset``) whose expression cannot
     match it: GNU find tests a start that is a file as any other path (``find ./a.txt
     -name '*.pyc' -delete`` leaves it alone). A start never shown to be a file may be a
-    directory, and keeps its row (what it holds may have changed)."""
+    directory, and keeps its row (what it holds may have changed); so does one the
+    session may have made again since its last write (``rm``/``mkdir`` of it, a write
+    under it, a pattern that may name it: it may be a directory by the time of the
+    find)."""
     if m.resolution in (None, shell.UNRESOLVED) or shell.may_reach(m, m.path):
         return False
-    return any(not r.heuristic and r.offset < offset and shell.is_absolute(r.path)
-               and shell.join(r.path) == m.path for r in rows)
+    start = _slashed(m.path)
+    written = max((r.offset for r in rows if not r.heuristic and r.offset < offset
+                   and shell.is_absolute(r.path) and _slashed(shell.join(r.path)) == start),
+                  default=None)
+    if written is None:
+        return False
+    for r in rows:  # what came after that write, up to this find (its command's own rows)
+        if not written < r.offset <= offset:
+            continue
+        if r.resolution in (None, shell.UNRESOLVED) or not shell.is_absolute(r.path):
+            return False  # a pattern or a floating path: it may name the start
+        path = _slashed(shell.join(r.path))
+        if path == start or path.startswith(start + "/"):
+            return False
+    return True
+
+
+def _slashed(path: str) -> str:
+    """``path`` as one spelling per file, for comparing two joined paths: a Windows
+    path's ``windows_identity`` with ``/`` separators (a prefix test needs one)."""
+    return windows_identity(path).replace("\\", "/") if is_windows_rooted(path) else path
 
 
 def _structured_path(written: str, cwd: str | None) -> tuple[str, str | None, str | None]:

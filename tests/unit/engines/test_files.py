@@ -128,6 +128,51 @@ def test_a_find_started_at_a_file_the_session_wrote_is_a_row_only_when_its_tests
         ("/w/proj/build", "bash")]
 
 
+@pytest.mark.parametrize(("between", "remade"), [
+    ("rm notes.txt && mkdir notes.txt", True),
+    ("rm -rf \"$OLD\"", True),  # a pattern that may name it
+    ("mkdir -p notes.txt/cache", True),
+    ("touch other.txt", False),
+])
+def test_a_find_start_the_session_may_have_made_again_since_its_write_keeps_its_row(
+        tmp_path: Path, between: str, remade: bool) -> None:
+    """notes.txt was written as a file, then (maybe) re-made as a directory: a find
+    started there may delete what it now holds, so only an unrelated command between
+    the write and the find leaves it spared."""
+    def rows(*commands: str) -> list[tuple[str, str]]:
+        s = Session(SID, cwd=CWD)
+        s.add(user("tidy"))
+        s.add(assistant(tool_use("Write", {"file_path": "/w/proj/notes.txt",
+                                           "content": "n\n"}, id="w1")))
+        s.add(tool_result("w1", "ok",
+                          tool_use_result=write_result("/w/proj/notes.txt", "n\n")))
+        for n, command in enumerate(commands):
+            s.add(assistant(tool_use("Bash", {"command": command}, id=f"b{n}")))
+            s.add(tool_result(f"b{n}", "", tool_use_result=bash_result("")))
+        home = tmp_path / str(len(commands))
+        home.mkdir()
+        return [(m.path, m.op) for m in scan(write_session(home, s)).mutations]
+
+    before = rows(between)
+    after = rows(between, "find notes.txt -name '*.pyc' -delete")
+    assert after == before + ([("/w/proj/notes.txt", "bash")] if remade else [])
+
+
+def test_a_find_in_the_same_command_as_the_mkdir_keeps_its_row(tmp_path: Path) -> None:
+    s = Session(SID, cwd=CWD)
+    s.add(user("tidy"))
+    s.add(assistant(tool_use("Write", {"file_path": "/w/proj/notes.txt", "content": "n\n"},
+                             id="w1")))
+    s.add(tool_result("w1", "ok", tool_use_result=write_result("/w/proj/notes.txt", "n\n")))
+    s.add(assistant(tool_use("Bash", {"command": "rm notes.txt; mkdir notes.txt; "
+                                      "find notes.txt -name '*.pyc' -delete"}, id="b1")))
+    s.add(tool_result("b1", "", tool_use_result=bash_result("")))
+    found = scan(write_session(tmp_path, s))
+    assert [(m.path, m.op, m.path_verbatim) for m in found.mutations][-1] == (
+        "/w/proj/notes.txt", "bash", "notes.txt")
+    assert sum(m.op == "bash" for m in found.mutations) == 3
+
+
 def test_bash_resolves_against_its_own_records_cwd(tmp_path: Path) -> None:
     s = Session(SID, cwd=CWD)
     s.add(user("go"))
