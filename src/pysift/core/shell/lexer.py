@@ -32,7 +32,6 @@ _DIGITS = frozenset("0123456789")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
-_BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
 #: the ``$'...'`` escapes bash and zsh read alike
 _ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
                  "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -443,7 +442,7 @@ class Lexer:
         raw = src[start:i]
         bare_text = "".join(bare)
         glob = part.glob or any(ch in bare_text for ch in "*?[") or (
-            "{" in bare_text and _BRACE_EXPANSION.search(bare_text) is not None)
+            "{" in bare_text and bool(brace_spans(bare_text)))
         return Word(raw, "".join(value), part.quoted, part.dynamic, glob, part.tilde,
                     tuple(part.inner)), i
 
@@ -673,6 +672,58 @@ def _matching_brace(src: str, i: int) -> int:
     the text (``len + 1``) when it never closes."""
     end = _matching(src, i, "{", "}")
     return len(src) + 1 if end < 0 else end
+
+
+# -- brace expansion, as bash reads it ------------------------------------------------
+
+
+def brace_end(text: str, at: int) -> int:
+    """Where the brace expansion opened at ``at`` closes, as bash reads it, or -1 (none:
+    the ``{`` is a literal one). A ``}`` that would close a body with no comma of its own
+    and no sequence (``{a}``, ``{}``) is a literal one, and the search goes on (``a{b}c,d}``
+    is ``ab}c`` and ``ad``); nested braces, ``${...}`` among them, close first."""
+    depth = 0
+    for j in range(at, len(text)):
+        char = text[j]
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body = text[at + 1:j]
+                if len(brace_parts(body)) > 1 or _SEQUENCE.fullmatch(body):
+                    return j
+                depth = 1
+    return -1
+
+
+#: A brace sequence's body (``{1..9}``, ``{a..e}``, ``{01..10..2}``).
+_SEQUENCE = re.compile(r"-?[0-9]+\.\.-?[0-9]+(?:\.\.-?[0-9]+)?|[A-Za-z]\.\.[A-Za-z](?:\.\.-?[0-9]+)?")
+
+
+def brace_spans(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` of every brace expansion in ``text`` (``brace_end``)."""
+    spans = []
+    for at, char in enumerate(text):
+        if char == "{" and text[at - 1:at] != "$" and (end := brace_end(text, at)) > 0:
+            spans.append((at, end + 1))
+    return spans
+
+
+def brace_parts(body: str) -> list[str]:
+    """A brace body cut at its own commas (not those of a brace nested in it)."""
+    parts: list[str] = []
+    depth = last = 0
+    for j, char in enumerate(body):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(0, depth - 1)
+        elif char == "," and not depth:
+            parts.append(body[last:j])
+            last = j + 1
+    parts.append(body[last:])
+    return parts
 
 
 def tokenize(src: str, depth: int = 0) -> tuple[list[Token], list[str]]:

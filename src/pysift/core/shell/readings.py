@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from pysift.core.shell import findexpr
-from pysift.core.shell.lexer import Word, ansi_c
+from pysift.core.shell.lexer import Word, ansi_c, brace_end, brace_parts, brace_spans
 from pysift.core.shell.paths import (
     UNKNOWN_CWD,
     UNRESOLVED,
@@ -196,6 +196,7 @@ def may_name(m: Mutation, path: str) -> bool:
     windows = windows_family(path)
     value = m.verbatim
     anchored = None
+    within = ""  # what may stand before the pattern in its first component
     if is_absolute(value):
         anchored = value
     elif m.base is not None and not value.startswith(("$", "~", "`")):
@@ -210,13 +211,15 @@ def may_name(m: Mutation, path: str) -> bool:
         text, free = folded
         at = _climbs(text)
         if at is not None:  # it may hold `..`: what stands before it may be climbed out of
+            # (cut inside a component, its head stays: ``2{a$X,b}`` may be ``2bx``)
+            within = "[^/]*" if at and text[at - 1:at] != "/" else ""
             text, free = text[at:], True
         free = free or anchored is None
     if windows:
         text, path = text.replace("\\", "/"), path.replace("\\", "/")
     regex = _pattern_regex(text)
     if free:
-        regex = "(?:.*/)?" + regex
+        regex = "(?:.*/)?" + within + regex
     flags = re.IGNORECASE | re.DOTALL if windows else re.DOTALL
     return re.fullmatch(regex + "(?:/.*)?", path, flags) is not None
 
@@ -255,6 +258,8 @@ def _fold(text: str) -> tuple[str, bool] | None:
     hold several components: ``$D/..`` is any directory) or above a relative start
     (``../$F`` from an unknown place). None when a ``/`` stands inside an expansion or a
     brace (``${F//a/b}``, ``{a,b/c}``): its components cannot be told apart."""
+    if any("/" in text[start:end] for start, end in brace_spans(text)):
+        return None  # (``a{b}/c,d}`` too: bash reads its first ``}`` as a literal one)
     depth = 0
     tick = False
     for at, char in enumerate(text):
@@ -294,6 +299,11 @@ def _climbs(text: str) -> int | None:
     so only the rest anchors the pattern."""
     last: int | None = 0 if text.startswith("~") else None
     i, size = 0, len(text)
+    braces = brace_spans(text)
+
+    def cut(at: int) -> int:  # an expansion inside a brace: the brace is the piece
+        return min([at] + [start for start, end in braces if start < at < end])
+
     while i < size:
         char = text[i]
         end = i
@@ -303,14 +313,19 @@ def _climbs(text: str) -> int | None:
                 depth += (text[end] == opening) - (text[end] == closing)
                 if depth == 0:
                     break
-            last = i
+            last = cut(i)
         elif char == "`":
             end = text.find("`", i + 1)
             end = size if end < 0 else end
-            last = i
-        elif char == "$" or (char == "{" and (close := text.find("}", i + 1)) > 0 and (
-                "/" in text[i + 1:close] or ".." in text[i + 1:close])):
-            last = i
+            last = cut(i)
+        elif char == "$":
+            last = cut(i)
+        elif char == "{" and (close := brace_end(text, i)) > 0 and (
+                "/" in text[i + 1:close] or ".." in text[i + 1:close]):
+            # with no `/` of its own (else ``_fold`` gave up), a brace makes a `..` only
+            # as a whole component: that component may be gone, so what follows anchors
+            after = text.find("/", close)
+            last = max(last or 0, size + 1 if after < 0 else after + 1)
         i = end + 1
     start = 0
     for comp in text.split("/"):
@@ -368,14 +383,35 @@ def _pattern_regex(text: str) -> str:
         elif char == "[" and (end := text.find("]", i + 2)) > 0:
             out.append("[^/]")
             i = end + 1
-        elif char == "{" and (end := text.find("}", i + 1)) > 0 and (
-                "," in text[i:end] or ".." in text[i:end]):
-            out.append(".*")
+        elif char == "{" and (end := brace_end(text, i)) > 0:
+            out.append(_brace_regex(text[i + 1:end]))
             i = end + 1
         else:
             out.append(re.escape(char))
             i += 1
     return "".join(out)
+
+
+#: Past this many alternatives (or this long a regex), a brace stands for any text.
+_BRACE_PARTS_MAX = 16
+_BRACE_REGEX_MAX = 4096
+
+
+def _brace_regex(body: str) -> str:
+    """A regex for every text the brace ``{body}`` can stand for: each alternative, and
+    since the quotes are gone (``{a,'b,c'}``, ``'{a,b}'``), each run of neighbouring
+    alternatives with its commas and the brace as typed. A sequence (``{1..9}``), a body
+    holding a ``..`` (an alternative may climb: ``_climbs`` anchors past it) or an
+    outsized brace stands for any text. (``.*`` had stood for every brace: ``rm
+    {a,b}.txt`` named every ``.txt`` file, and ``{a,{b,c}}.txt`` none of its own.)"""
+    parts = brace_parts(body)
+    if len(parts) == 1 or ".." in body or len(parts) > _BRACE_PARTS_MAX:
+        return ".*"
+    runs = {",".join(parts[a:b]) for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)}
+    alternatives = sorted({_pattern_regex(run) for run in runs})
+    alternatives.append(re.escape("{") + _pattern_regex(body) + re.escape("}"))
+    regex = "(?:" + "|".join(alternatives) + ")"
+    return ".*" if len(regex) > _BRACE_REGEX_MAX else regex
 
 
 #: the head of the opaque entry a floating mutation gives (``cwd-unknown:rm``)

@@ -445,6 +445,17 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("rm /tmp/*.txt", "/w/proj", "/w/proj/g.txt", False),
     ("echo hi > a.tx?", "/w/proj", "/w/proj/a.txt", True),
     ("rm {a,b}.txt", "/w", "/w/a.txt", True),
+    # a brace stands for its alternatives, not for any text (`c.txt` had matched), and a
+    # brace nested in one is read whole (`{a,{b,c}}` had named none of b.txt, c.txt)
+    ("rm {a,b}.txt", "/w", "/w/c.txt", False),
+    ("rm {a,{b,c}}.txt", "/w", "/w/c.txt", True),
+    ("rm {a,{b,c}}.txt", "/w", "/w/d.txt", False),
+    ("rm -f {,x}.bak", "/w", "/w/.bak", True),
+    ("rm {1..3}.log", "/w", "/w/2.log", True),
+    ("rm {a,'b,c'}*.txt", "/w", "/w/b,c.txt", True),  # the quotes are gone: a superset
+    ("rm '{a,b}'*.txt", "/w", "/w/{a,b}1.txt", True),
+    ("rm {a,b}/*.txt", "/w", "/w/b/g.txt", True),
+    ("rm {a,b}/*.txt", "/w", "/w/c/g.txt", False),
     ("rm *.JSON", "D:\\W", "d:/w/a.json", True),  # a Windows name, without case
     ("rm a.txt", "/w", "/w/a.txt", False),  # resolved: not a pattern
     ("rm $'\\u00e9'.txt", "/w", "/w/g.txt", True),  # a quote the shells may read apart

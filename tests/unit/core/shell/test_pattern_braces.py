@@ -1,0 +1,61 @@
+"""A brace in an operand the reading leaves a pattern: ``may_name`` holds every word bash
+expands it to (a superset: the quotes are gone by then), and no more than its
+alternatives when it is unquoted."""
+
+from __future__ import annotations
+
+import os.path
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pysift.core.shell import UNRESOLVED, may_name, mutations
+
+_BASH = shutil.which("bash")
+_PIECES = ["a", "b", "1", "2", "{", "}", ",", "'", "..", "*", "/", "$X"]
+
+
+def _bash_words(word: str) -> list[str] | None:
+    """What bash makes of ``word`` as one unquoted argument (no pathname expansion), or
+    None when bash refuses it (an unbalanced quote)."""
+    assert _BASH is not None
+    done = subprocess.run([_BASH, "-c", f"set -f; X=X; printf '%s\\0' {word}"],
+                          capture_output=True, timeout=10, check=False)
+    if done.returncode != 0:
+        return None
+    return [w.decode() for w in done.stdout.split(b"\0")[:-1]]
+
+
+def _named(command: str, path: str) -> bool:
+    return any(may_name(m, path) or (m.resolution != UNRESOLVED and m.path == path)
+               for m in mutations(command, "/w"))
+
+
+@pytest.mark.skipif(_BASH is None, reason="needs bash")
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12))
+def test_every_word_bash_expands_a_brace_to_is_named(pieces: list[str]) -> None:
+    word = "".join(pieces)
+    if "{" not in word:
+        return
+    expanded = _bash_words(word)
+    if expanded is None:
+        return
+    for name in expanded:  # (X stands for itself: its expansion is any text to the reading)
+        path = os.path.normpath(f"/w/{name}")
+        if not name or name.startswith(("-", "/")) or path in ("/", "/w"):
+            continue
+        assert _named(f"rm {word}", path) or _named(f"rm {word}", f"/w/{name}"), (word, name)
+
+
+@pytest.mark.parametrize("word, other", [
+    ("{a,b}.txt", "c.txt"),
+    ("{a,{b,c}}.py", "d.py"),
+    ("x{1,2}", "x3"),
+    ("{a,b}{1,2}", "a3"),
+])
+def test_an_unquoted_brace_names_only_its_alternatives(word: str, other: str) -> None:
+    assert not _named(f"rm {word}", f"/w/{other}")
