@@ -1208,6 +1208,11 @@ def test_a_command_that_may_rewrite_the_file_is_no_clean_window(
     "find ./src/app.py -name '*.pyc' -delete",
     "find src/app.py -type d -exec rm -rf {} +",
     "find /w/proj/src/app.py ! -name app.py -delete",
+    # the file spelled otherwise: quoted, escaped, through `..`, from a cd
+    "find ./src/ap'p'.py -name '*.pyc' -delete",
+    "find ./src/$'\\x61pp.py' -name '*.pyc' -delete",
+    "find src/../src/app.py -name '*.pyc' -delete",
+    "cd src && find app.py -name '*.pyc' -delete",
 ])
 def test_a_find_whose_tests_cannot_match_the_file_leaves_the_window_clean(
         cli, home: ClaudeHome, command: str) -> None:

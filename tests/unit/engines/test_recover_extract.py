@@ -147,3 +147,20 @@ def test_a_hint_on_a_collected_call_is_timed_by_it_and_a_lost_result_by_its_call
         ("BashMutation", 3, 2, "2026-03-08T07:00:00.000Z"),
         ("StaleHint", 3, 2, "2026-03-08T07:00:00.000Z"),
         ("Unanswered", 4, 4, "2026-03-08T07:01:00.000Z")]
+
+
+@pytest.mark.parametrize("command, changed", [
+    ("find ./a.py -name '*.pyc' -delete", False),
+    ("find ./a.py -name '*.py' -delete", True),
+    ("rm ./a.py", True),
+])
+def test_a_call_the_collection_passed_over_is_a_boundary_unless_find_cannot_match(
+        command: str, changed: bool) -> None:
+    """An operand resolving to the file in a call whose touches were not collected is a
+    boundary, but a find started at the file whose tests cannot match it changes
+    nothing, as where the call was collected."""
+    from pysift.core import shell
+    from pysift.engines.recover.extract import _Scanner
+
+    ops = [_Scanner._unnamed(m, {"/w/a.py"}, None) for m in shell.mutations(command, "/w")]
+    assert any(op is not None for op in ops) is changed

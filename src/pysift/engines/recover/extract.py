@@ -923,6 +923,8 @@ class _Scanner:
             return rp.BashMutation(m.verb, f"{m.path} (which holds the file)",
                                    m.resolution or "")
         if touches is None and resolved in paths:
+            if m.reach is not None and not lexer.may_reach(m, m.path):
+                return None  # a find started at the file whose tests cannot match it
             return rp.BashMutation(m.verb, m.path, m.resolution or "")
         return None
 
