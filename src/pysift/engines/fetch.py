@@ -71,6 +71,7 @@ class TranscriptView:
         self._links: dict[str, Any] | None = None  # the spawn links' context fields
         self._offsets: dict[int, int | None] = {}
         self.sidecar_error: str | None = None  # the sidecar exists but could not be read
+        self._pending: list[Record] | None = None  # the sidecar's records, once read
         self.plan_index = PlanIndex(self.buf)  # a rejection's [plan: …] pointer
 
     # -- geometry ----------------------------------------------------------------------
@@ -192,13 +193,19 @@ class TranscriptView:
         return out
 
     def sidecar_records(self) -> list[Record]:
-        sidecar = sidecar_of(self.transcript)
-        if sidecar is None:
-            return []
-        merge = read_sidecar(sidecar, self.buf)
-        self.tally.malformed += merge.skipped_lines
-        self.sidecar_error = merge.error
-        return merge.pending
+        """The pending records of the transcript's elicitation sidecar (none without
+        one), read once: its malformed lines join the view's count a single time however
+        often a command asks."""
+        if self._pending is None:
+            sidecar = sidecar_of(self.transcript)
+            if sidecar is None:
+                self._pending = []
+            else:
+                merge = read_sidecar(sidecar, self.buf)
+                self.tally.malformed += merge.skipped_lines
+                self.sidecar_error = merge.error
+                self._pending = merge.pending
+        return self._pending
 
 
 # -- branch points ----------------------------------------------------------------------
