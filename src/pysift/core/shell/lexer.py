@@ -681,8 +681,13 @@ def brace_end(text: str, at: int) -> int:
     """Where the brace expansion opened at ``at`` closes, as bash reads it, or -1 (none:
     the ``{`` is a literal one). A ``}`` that would close a body with no comma of its own
     and no sequence (``{a}``, ``{}``) is a literal one, and the search goes on (``a{b}c,d}``
-    is ``ab}c`` and ``ad``); nested braces, ``${...}`` among them, close first."""
+    is ``ab}c`` and ``ad``); nested braces, ``${...}`` among them, close first. One pass:
+    whether the body so far holds a comma of its own (as ``brace_parts`` cuts it) is
+    carried along, not asked again at each ``}`` (that had made a word of a few hundred
+    braces take seconds, and every word with a ``{`` is asked while it is read)."""
     depth = 0
+    cut = 0  # ``brace_parts``' depth over the body read so far
+    comma = braced = False  # the body so far: a comma of its own, any brace at all
     for j in range(at, len(text)):
         char = text[j]
         if char == "{":
@@ -690,10 +695,19 @@ def brace_end(text: str, at: int) -> int:
         elif char == "}" and depth:
             depth -= 1
             if depth == 0:
-                body = text[at + 1:j]
-                if len(brace_parts(body)) > 1 or _SEQUENCE.fullmatch(body):
+                if comma or (not braced and _SEQUENCE.fullmatch(text, at + 1, j)):
                     return j
                 depth = 1
+        if j == at:
+            continue
+        if char == "{":
+            cut += 1
+            braced = True
+        elif char == "}":
+            cut = max(0, cut - 1)
+            braced = True
+        elif char == "," and not cut:
+            comma = True
     return -1
 
 
@@ -703,7 +717,9 @@ _SEQUENCE = re.compile(r"-?[0-9]+\.\.-?[0-9]+(?:\.\.-?[0-9]+)?|[A-Za-z]\.\.[A-Za
 
 def brace_spans(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` of every brace expansion in ``text`` (``brace_end``)."""
-    spans = []
+    spans: list[tuple[int, int]] = []
+    if "," not in text and ".." not in text:
+        return spans  # (no body can hold a comma or a sequence)
     for at, char in enumerate(text):
         if char == "{" and text[at - 1:at] != "$" and (end := brace_end(text, at)) > 0:
             spans.append((at, end + 1))

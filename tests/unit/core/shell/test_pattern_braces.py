@@ -7,12 +7,14 @@ from __future__ import annotations
 import os.path
 import shutil
 import subprocess
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pysift.core.shell import UNRESOLVED, may_name, mutations
+from pysift.core.shell.lexer import tokenize
 
 _BASH = shutil.which("bash")
 _PIECES = ["a", "b", "1", "2", "{", "}", ",", "'", "..", "*", "/", "$X"]
@@ -59,3 +61,16 @@ def test_every_word_bash_expands_a_brace_to_is_named(pieces: list[str]) -> None:
 ])
 def test_an_unquoted_brace_names_only_its_alternatives(word: str, other: str) -> None:
     assert not _named(f"rm {word}", f"/w/{other}")
+
+
+@pytest.mark.parametrize("word", [
+    "{a," * 20 + "b" + "}" * 20,  # 20 nested braces
+    "{a,b," * 20 + "c" + "}" * 20,
+    "{" * 300 + "a" + "}" * 900,  # literal closes, none with a comma of its own
+    "{" + ",".join(f"a{i}" for i in range(200)) + "}.txt",  # 200 alternatives
+])
+def test_a_long_brace_word_is_read_at_once(word: str) -> None:
+    started = time.monotonic()
+    _named(f"rm {word}", "/w/b")
+    tokenize(f"ls {word}")
+    assert time.monotonic() - started < 2.0  # (it had taken minutes, then hours)
