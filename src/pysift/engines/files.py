@@ -557,8 +557,8 @@ def _spared_file(m: shell.Mutation, rows: list[Mutation], offset: int) -> bool:
     -name '*.pyc' -delete`` leaves it alone). A start never shown to be a file may be a
     directory, and keeps its row (what it holds may have changed); so does one the
     session may have made again since its last write (``rm``/``mkdir`` of it, a write
-    under it, a pattern that may name it: it may be a directory by the time of the
-    find)."""
+    under it or of a directory above it, a pattern that may name it: it may be a
+    directory by the time of the find)."""
     if m.resolution in (None, shell.UNRESOLVED) or shell.may_reach(m, m.path):
         return False
     start = _slashed(m.path)
@@ -573,8 +573,9 @@ def _spared_file(m: shell.Mutation, rows: list[Mutation], offset: int) -> bool:
         if r.resolution in (None, shell.UNRESOLVED) or not shell.is_absolute(r.path):
             return False  # a pattern or a floating path: it may name the start
         path = _slashed(shell.join(r.path))
-        if path == start or path.startswith(start + "/"):
-            return False
+        if path == start or path.startswith(start + "/") or start.startswith(
+                path.rstrip("/") + "/"):
+            return False  # (a directory above it too: ``rsync -a snap/ proj/`` may make it)
     return True
 
 

@@ -132,6 +132,10 @@ def test_a_find_started_at_a_file_the_session_wrote_is_a_row_only_when_its_tests
     ("rm notes.txt && mkdir notes.txt", True),
     ("rm -rf \"$OLD\"", True),  # a pattern that may name it
     ("mkdir -p notes.txt/cache", True),
+    ("rsync -a /tmp/snapshot/ /w/proj/", True),  # a directory holding it, made again
+    ("mv /tmp/old-proj /w/proj", True),
+    ("git checkout -- .", True),
+    ("tar -xf /tmp/proj.tar", True),  # an opaque marker
     ("touch other.txt", False),
 ])
 def test_a_find_start_the_session_may_have_made_again_since_its_write_keeps_its_row(
