@@ -711,8 +711,9 @@ def brace_end(text: str, at: int) -> int:
     return -1
 
 
-#: A brace sequence's body (``{1..9}``, ``{a..e}``, ``{01..10..2}``).
-_SEQUENCE = re.compile(r"-?[0-9]+\.\.-?[0-9]+(?:\.\.-?[0-9]+)?|[A-Za-z]\.\.[A-Za-z](?:\.\.-?[0-9]+)?")
+#: A brace sequence's body (``{1..9}``, ``{a..e}``, ``{01..10..2}``; bash takes a sign on each
+#: number: ``{+1..3}`` is 1 2 3).
+_SEQUENCE = re.compile(r"[-+]?[0-9]+\.\.[-+]?[0-9]+(?:\.\.[-+]?[0-9]+)?|[A-Za-z]\.\.[A-Za-z](?:\.\.[-+]?[0-9]+)?")
 
 
 def brace_spans(text: str) -> list[tuple[int, int]]:

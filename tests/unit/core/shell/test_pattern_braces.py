@@ -74,3 +74,13 @@ def test_a_long_brace_word_is_read_at_once(word: str) -> None:
     _named(f"rm {word}", "/w/b")
     tokenize(f"ls {word}")
     assert time.monotonic() - started < 2.0  # (it had taken minutes, then hours)
+
+
+@pytest.mark.parametrize("word, name", [
+    ("x{+1..3}", "x2"),  # bash takes a sign on a sequence's numbers
+    ("x{1..+3}", "x3"),
+    ("x{1..5..+2}", "x3"),
+    ("x{a..c..+1}", "xb"),
+])
+def test_a_sequence_with_a_plus_sign_is_a_pattern(word: str, name: str) -> None:
+    assert _named(f"rm {word}", f"/w/{name}")
