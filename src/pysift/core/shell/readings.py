@@ -201,11 +201,16 @@ def may_name(m: Mutation, path: str) -> bool:
         anchored = value
     elif m.base is not None and not value.startswith(("$", "~", "`")):
         anchored = m.base + ("\\" if windows_family(m.base) else "/") + value
-    if anchored is not None and _climbs(anchored.replace("\\", "/")) is None:
+    # a `\` is a separator only where the file's path is a Windows one: on POSIX it is
+    # a character of the name (``rm "$D"'a\b'`` had been read as ``a/b``)
+    def slashed(text: str) -> str:
+        return text.replace("\\", "/") if windows else text
+
+    if anchored is not None and _climbs(slashed(anchored)) is None:
         text = join(anchored)  # `.`/`..` folded
         free = False
     else:
-        folded = _fold((anchored if anchored is not None else value).replace("\\", "/"))
+        folded = _fold(slashed(anchored if anchored is not None else value))
         if folded is None:
             return True  # a `/` inside an expansion: no component can be told apart
         text, free = folded

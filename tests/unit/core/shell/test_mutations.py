@@ -445,6 +445,8 @@ def test_changes_nothing_agrees_with_mutations(command: str, nothing: bool) -> N
     ("rm /tmp/*.txt", "/w/proj", "/w/proj/g.txt", False),
     ("echo hi > a.tx?", "/w/proj", "/w/proj/a.txt", True),
     ("rm {a,b}.txt", "/w", "/w/a.txt", True),
+    # on POSIX a quoted backslash is a character of the name, no separator
+    ("rm $X'a\\b'", "/w", "/w/xa\\b", True),
     # a brace stands for its alternatives, not for any text (`c.txt` had matched), and a
     # brace nested in one is read whole (`{a,{b,c}}` had named none of b.txt, c.txt)
     ("rm {a,b}.txt", "/w", "/w/c.txt", False),
