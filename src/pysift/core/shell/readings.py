@@ -305,6 +305,9 @@ def _climbs(text: str) -> int | None:
     last: int | None = 0 if text.startswith("~") else None
     i, size = 0, len(text)
     braces = brace_spans(text)
+    if _stray_brace(text):  # which braces pair is unknown: all of them as one piece
+        first = min(at for at, char in enumerate(text) if char == "{" and text[at - 1:at] != "$")
+        braces.append((first, text.rfind("}") + 1))
 
     def cut(at: int) -> int:  # an expansion inside a brace: the brace is the piece
         return min([at] + [start for start, end in braces if start < at < end])
@@ -345,10 +348,16 @@ def _pattern_regex(text: str) -> str:
     expansions and undecidable ``$'...'`` quotes as typed) can stand for."""
     out: list[str] = []
     i, size = 0, len(text)
+    loose = _stray_brace(text)
     while i < size:
         char = text[i]
         nxt = text[i + 1:i + 2]
-        if char == "$" and nxt == "'":  # an ANSI-C quote the reading could not decode
+        if loose and char == "{" and (last := text.rfind("}")) > i:
+            # a quoted or escaped brace among them (``{*,\{x}``, ``{a,'}'b}``): which
+            # braces bash pairs cannot be told once the quotes are gone
+            out.append(".*")
+            i = last + 1
+        elif char == "$" and nxt == "'":  # an ANSI-C quote the reading could not decode
             _, end, _, _ = ansi_c(text, i + 2)
             out.append(".*")
             i = end
@@ -395,6 +404,28 @@ def _pattern_regex(text: str) -> str:
             out.append(re.escape(char))
             i += 1
     return "".join(out)
+
+
+def _stray_brace(text: str) -> bool:
+    """Whether ``text`` holds a ``{`` or ``}`` that neither a brace expansion nor a
+    ``${...}`` accounts for, by a brace expansion or by a comma or ``..`` after a ``{``
+    and before a ``}``: one that was quoted or escaped, which may have closed or opened
+    another brace than the one its bare spelling pairs."""
+    spans = brace_spans(text)
+    if not spans:  # none as typed, but a quoted brace may have hidden one
+        opened = [at for at, char in enumerate(text) if char == "{" and text[at - 1:at] != "$"]
+        return bool(opened) and any(c in text[opened[0]:] for c in (",", "..")) and (
+            "}" in text[opened[0]:])
+    owned = {at for start, end in spans for at in (start, end - 1)}
+    depth = 0
+    for at, char in enumerate(text):
+        if char == "{" and text[at - 1:at] == "$":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char in "{}" and at not in owned:
+            return True
+    return False
 
 
 #: Past this many alternatives (or this long a regex), a brace stands for any text.

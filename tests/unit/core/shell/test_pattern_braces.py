@@ -17,7 +17,7 @@ from pysift.core.shell import UNRESOLVED, may_name, mutations
 from pysift.core.shell.lexer import tokenize
 
 _BASH = shutil.which("bash")
-_PIECES = ["a", "b", "1", "2", "{", "}", ",", "'", "..", "*", "/", "$X"]
+_PIECES = ["a", "b", "1", "2", "{", "}", ",", "'", "..", "*", "/", "$X", "\\{", "\\}"]
 
 
 def _bash_words(word: str) -> list[str] | None:
@@ -83,4 +83,14 @@ def test_a_long_brace_word_is_read_at_once(word: str) -> None:
     ("x{a..c..+1}", "xb"),
 ])
 def test_a_sequence_with_a_plus_sign_is_a_pattern(word: str, name: str) -> None:
+    assert _named(f"rm {word}", f"/w/{name}")
+
+
+@pytest.mark.parametrize("word, name", [
+    ("{*,+*$X\\{$Xc}", "*"),  # the escaped `{` had paired with the brace's own close
+    ("{a,'}'b}", "}b"),  # the quoted `}` had closed the brace
+    ("x$X{a,\\}}", "xX}"),
+])
+def test_a_quoted_brace_among_braces_keeps_every_word_named(word: str, name: str) -> None:
+    assert name in (_bash_words(word) or [name])
     assert _named(f"rm {word}", f"/w/{name}")
