@@ -580,9 +580,9 @@ def _spared_file(m: shell.Mutation, rows: list[Mutation], offset: int) -> bool:
 
 
 def _slashed(path: str) -> str:
-    """``path`` as one spelling per file, for comparing two joined paths: a Windows
-    path's ``windows_identity`` with ``/`` separators (a prefix test needs one)."""
-    return windows_identity(path).replace("\\", "/") if is_windows_rooted(path) else path
+    """``file_identity`` with a Windows path's separators as ``/`` (a prefix test needs
+    one), for comparing two joined paths."""
+    return file_identity(path).replace("\\", "/") if is_windows_rooted(path) else path
 
 
 def _structured_path(written: str, cwd: str | None) -> tuple[str, str | None, str | None]:

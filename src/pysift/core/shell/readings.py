@@ -305,7 +305,7 @@ def _climbs(text: str) -> int | None:
     last: int | None = 0 if text.startswith("~") else None
     i, size = 0, len(text)
     braces = brace_spans(text)
-    if _stray_brace(text):  # which braces pair is unknown: all of them as one piece
+    if _stray_brace(text, braces):  # which braces pair is unknown: all of them as one piece
         first = min(at for at, char in enumerate(text) if char == "{" and text[at - 1:at] != "$")
         braces.append((first, text.rfind("}") + 1))
 
@@ -348,7 +348,7 @@ def _pattern_regex(text: str) -> str:
     expansions and undecidable ``$'...'`` quotes as typed) can stand for."""
     out: list[str] = []
     i, size = 0, len(text)
-    loose = _stray_brace(text)
+    loose = _stray_brace(text, brace_spans(text))
     while i < size:
         char = text[i]
         nxt = text[i + 1:i + 2]
@@ -406,12 +406,11 @@ def _pattern_regex(text: str) -> str:
     return "".join(out)
 
 
-def _stray_brace(text: str) -> bool:
-    """Whether ``text`` holds a ``{`` or ``}`` that neither a brace expansion nor a
-    ``${...}`` accounts for, by a brace expansion or by a comma or ``..`` after a ``{``
-    and before a ``}``: one that was quoted or escaped, which may have closed or opened
-    another brace than the one its bare spelling pairs."""
-    spans = brace_spans(text)
+def _stray_brace(text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``text`` (its brace expansions: ``spans``) holds a ``{`` or ``}`` that
+    neither a brace expansion nor a ``${...}`` accounts for, by a brace expansion or by a
+    comma or ``..`` after a ``{`` and before a ``}``: one that was quoted or escaped,
+    which may have closed or opened another brace than the one its bare spelling pairs."""
     if not spans:  # none as typed, but a quoted brace may have hidden one
         opened = [at for at, char in enumerate(text) if char == "{" and text[at - 1:at] != "$"]
         return bool(opened) and any(c in text[opened[0]:] for c in (",", "..")) and (
