@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import field
+from functools import lru_cache
 
 from pysift.model.fastdata import dataclass
 
@@ -681,34 +682,60 @@ def brace_end(text: str, at: int) -> int:
     """Where the brace expansion opened at ``at`` closes, as bash reads it, or -1 (none:
     the ``{`` is a literal one). A ``}`` that would close a body with no comma of its own
     and no sequence (``{a}``, ``{}``) is a literal one, and the search goes on (``a{b}c,d}``
-    is ``ab}c`` and ``ad``); nested braces, ``${...}`` among them, close first. One pass:
-    whether the body so far holds a comma of its own (as ``brace_parts`` cuts it) is
-    carried along, not asked again at each ``}`` (that had made a word of a few hundred
-    braces take seconds, and every word with a ``{`` is asked while it is read)."""
-    depth = 0
-    cut = 0  # ``brace_parts``' depth over the body read so far
-    comma = braced = False  # the body so far: a comma of its own, any brace at all
-    for j in range(at, len(text)):
+    is ``ab}c`` and ``ad``); nested braces, ``${...}`` among them, close first."""
+    return _brace_closes(text).get(at, -1)
+
+
+@lru_cache(maxsize=64)
+def _brace_closes(text: str) -> dict[int, int]:
+    """``brace_end`` of every ``{`` of ``text``, read in two passes over it: a word with
+    many braces is asked about each of them (by the lexer, and again by the readings),
+    and a search from each ``{`` to its close had made 2,000 unclosed ``{a,`` take a
+    second.
+
+    What one opener's search meets is the text after it at its own level: a nested
+    brace is passed over whole, to the ``}`` that balances it (whatever came before it,
+    so one pairing of the whole text serves every opener), and one that nothing
+    balances ends the search (no ``}`` after it can close). So the first ``}``, ``,``
+    and ``{`` of that walk from each position, gathered from the end backwards, answer
+    every opener: it closes at the first ``}`` when a comma of its own comes before it,
+    or when its body is a sequence; past that literal ``}``, at the first ``}`` after
+    its next comma."""
+    pair: dict[int, int] = {}
+    stack: list[int] = []
+    for j, char in enumerate(text):
+        if char == "{":
+            stack.append(j)
+        elif char == "}" and stack:
+            pair[stack.pop()] = j
+    size = len(text)
+    close, comma, inner = [-1] * (size + 1), [-1] * (size + 1), [-1] * (size + 1)
+    for j in range(size - 1, -1, -1):
         char = text[j]
         if char == "{":
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                if comma or (not braced and _SEQUENCE.fullmatch(text, at + 1, j)):
-                    return j
-                depth = 1
-        if j == at:
+            inner[j] = j
+            if j in pair:  # the walk goes on past the brace it balances
+                close[j], comma[j] = close[pair[j] + 1], comma[pair[j] + 1]
+            continue  # (none: nothing after it closes; -1 stays)
+        close[j], comma[j], inner[j] = close[j + 1], comma[j + 1], inner[j + 1]
+        if char == "}":
+            close[j] = j
+        elif char == ",":
+            comma[j] = j
+    ends: dict[int, int] = {}
+    for at in stack + list(pair):
+        first = close[at + 1]
+        if first < 0:
             continue
-        if char == "{":
-            cut += 1
-            braced = True
-        elif char == "}":
-            cut = max(0, cut - 1)
-            braced = True
-        elif char == "," and not cut:
-            comma = True
-    return -1
+        own = comma[at + 1]
+        if 0 <= own < first or (not 0 <= inner[at + 1] < first
+                                and _SEQUENCE.fullmatch(text, at + 1, first)):
+            ends[at] = first
+            continue
+        own = comma[first + 1]  # past the literal ``}``: its next comma, then a ``}``
+        if own >= 0 and close[own + 1] >= 0:
+            ends[at] = close[own + 1]
+    return ends
 
 
 #: A brace sequence's body (``{1..9}``, ``{a..e}``, ``{01..10..2}``; bash takes a sign on each
