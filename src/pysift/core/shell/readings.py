@@ -265,6 +265,12 @@ def _fold(text: str) -> tuple[str, bool] | None:
     brace (``${F//a/b}``, ``{a,b/c}``): its components cannot be told apart."""
     if any("/" in text[start:end] for start, end in brace_spans(text)):
         return None  # (``a{b}/c,d}`` too: bash reads its first ``}`` as a literal one)
+    quote = text.find("$'")
+    while quote >= 0:  # an ANSI-C quote the reading left undecoded (``$'a/\q'``)
+        end = ansi_c(text, quote + 2)[1]
+        if "/" in text[quote:end]:
+            return None
+        quote = text.find("$'", end)
     depth = 0
     tick = False
     for at, char in enumerate(text):
@@ -326,8 +332,13 @@ def _climbs(text: str) -> int | None:
             end = text.find("`", i + 1)
             end = size if end < 0 else end
             last = cut(i)
+        elif char == "$" and text[i + 1:i + 2] == "'":  # an ANSI-C quote left undecoded
+            last = cut(i)
+            end = ansi_c(text, i + 2)[1] - 1  # (a `$` inside it is a character of it)
         elif char == "$":
             last = cut(i)
+            while text[end + 1:end + 2] == "$":  # a run of them is one piece (``$$``, a
+                end += 1  # quoted `$` before an expansion: ``_pattern_regex``)
         elif char == "{" and (close := brace_end(text, i)) > 0 and (
                 "/" in text[i + 1:close] or ".." in text[i + 1:close]):
             # with no `/` of its own (else ``_fold`` gave up), a brace makes a `..` only
@@ -340,6 +351,10 @@ def _climbs(text: str) -> int | None:
         start += len(comp) + 1
         if comp[:1] == "." and any(c in comp for c in "*?[") and fnmatch.fnmatchcase("..", comp):
             last = max(last or 0, start)  # the glob may be `..`: only what follows anchors
+        elif any(c in comp for c in "$`{") and re.fullmatch(_pattern_regex(comp), "..",
+                                                           re.DOTALL):
+            # so may an expansion or a brace (``$B..`` with B empty, ``..{1,}``)
+            last = max(last or 0, start)
     return last
 
 
@@ -357,6 +372,8 @@ def _pattern_regex(text: str) -> str:
             # braces bash pairs cannot be told once the quotes are gone
             out.append(".*")
             i = last + 1
+            if "$" in text[:i]:  # (a ``$NAME`` in them may take what follows into it)
+                i = _name_reach(text, i, loose)
         elif char == "$" and nxt == "'":  # an ANSI-C quote the reading could not decode
             _, end, _, _ = ansi_c(text, i + 2)
             out.append(".*")
@@ -373,11 +390,28 @@ def _pattern_regex(text: str) -> str:
                 j += 1
             out.append(".*")
             i = j + 1
+        elif char == "$" and nxt == "$":
+            # ``$$`` is the shell's pid, and a `$` may have been quoted (``'$'$X``): a
+            # run of them, with the name or the ``{...}``/``(...)`` its last may open, is
+            # any text
+            j = i
+            while j < size and text[j] == "$":
+                j += 1
+            if j < size and text[j] in "{(":
+                depth, opening, closing = 0, text[j], "}" if text[j] == "{" else ")"
+                while j < size:
+                    depth += (text[j] == opening) - (text[j] == closing)
+                    j += 1
+                    if depth == 0:
+                        break
+            else:
+                j = _name_reach(text, j, loose)
+            out.append(".*")
+            i = j
         elif char == "$" and nxt and (nxt.isalnum() or nxt in "_@*#?$!-"):
             j = i + 2
             if nxt.isalpha() or nxt == "_":
-                while j < size and (text[j].isalnum() or text[j] == "_"):
-                    j += 1
+                j = _name_reach(text, j, loose)  # (``$X{a,b}`` is ``$Xa`` and ``$Xb``)
             out.append(".*")
             i = j
         elif char == "`":
@@ -399,11 +433,41 @@ def _pattern_regex(text: str) -> str:
             i = end + 1
         elif char == "{" and (end := brace_end(text, i)) > 0:
             out.append(_brace_regex(text[i + 1:end]))
+            tail = _NAME_AT_END.search(text, i + 1, end + 1) is not None
             i = end + 1
+            if tail and (reach := _name_reach(text, i, loose)) > i:
+                # an alternative ending in a ``$NAME`` takes what follows the brace into the
+                # name (``b{,$X}a`` is ``b`` and ``b$Xa``): what it may take is any text
+                out.append(".*")
+                i = reach
         else:
             out.append(re.escape(char))
             i += 1
     return "".join(out)
+
+
+#: a ``$NAME`` (or a bare ``$``) ending one of a brace's alternatives: its ``,`` or ``}``
+#: follows (searched in the body and its closing brace)
+_NAME_AT_END = re.compile(r"\$[A-Za-z0-9_]*(?=[,}])")
+
+
+def _name_reach(text: str, at: int, loose: bool) -> int:
+    """Where what a ``$NAME`` ending at ``at`` may take into its name ends: the name
+    characters after it, and the brace expansions among them, whose alternatives may begin
+    with such characters and may be made of them only (``$X{a,b}c`` is ``$Xac`` and
+    ``$Xbc``); ``loose`` (``_stray_brace``): which braces pair is unknown, a ``{`` reaches
+    to the last ``}``."""
+    size = len(text)
+    while at < size:
+        if text[at] == "{" and loose and (last := text.rfind("}")) > at:
+            at = last + 1
+        elif text[at] == "{" and (end := brace_end(text, at)) > 0:
+            at = end + 1
+        elif text[at].isalnum() or text[at] == "_":
+            at += 1
+        else:
+            break
+    return at
 
 
 def _stray_brace(text: str, spans: list[tuple[int, int]]) -> bool:

@@ -68,6 +68,7 @@ def test_an_unquoted_brace_names_only_its_alternatives(word: str, other: str) ->
     "{a,b," * 20 + "c" + "}" * 20,
     "{" * 300 + "a" + "}" * 900,  # literal closes, none with a comma of its own
     "{" + ",".join(f"a{i}" for i in range(200)) + "}.txt",  # 200 alternatives
+    "{a," * 6000 + "b}",  # 6,000 unclosed: each had been searched to the end (10 s)
 ])
 def test_a_long_brace_word_is_read_at_once(word: str) -> None:
     started = time.monotonic()
@@ -94,3 +95,24 @@ def test_a_sequence_with_a_plus_sign_is_a_pattern(word: str, name: str) -> None:
 def test_a_quoted_brace_among_braces_keeps_every_word_named(word: str, name: str) -> None:
     assert name in (_bash_words(word) or [name])
     assert _named(f"rm {word}", f"/w/{name}")
+
+
+@pytest.mark.skipif(_BASH is None, reason="needs bash")
+@pytest.mark.parametrize("word", [
+    "b{,$X}a",  # b$Xa: the name takes the `a` after the brace (`$Xa`, empty): `b`
+    ",$Xa/$Xa{2,_ab}",  # $Xa2, $Xa_ab: the name takes the brace's words
+    "{2\\}}a$Xa,_}1_a",  # the same among braces an escaped one leaves unpaired
+    "$X2{1{},\\},}",
+    "a'$'$X_\\{",  # a quoted `$` before an expansion is not `$$`
+    "a\\}*{{'$'$$\\}{",  # ... nor before one: `$` and the pid
+    "$b..//{11{*2..",  # `$b..` is `..` when b is empty
+    "..{1,}//a",  # and `..{1,}` is `..1` or `..`
+    "..$'*,/\\{',",  # an ANSI-C quote left undecoded, a `/` in it
+    "$'*..$Xa$Xab$1\\}'\\{}",  # a `$` inside one opens nothing
+])
+def test_a_name_an_expansion_takes_or_a_climb_it_makes_is_named(word: str) -> None:
+    expanded = _bash_words(word)
+    assert expanded
+    for name in expanded:
+        path = os.path.normpath(f"/w/{name}")
+        assert _named(f"rm {word}", path) or _named(f"rm {word}", f"/w/{name}"), (word, name)
