@@ -494,6 +494,19 @@ def _stray_brace(text: str, spans: list[tuple[int, int]]) -> bool:
 #: Past this many alternatives (or this long a regex), a brace stands for any text.
 _BRACE_PARTS_MAX = 16
 _BRACE_REGEX_MAX = 4096
+_BRACE_DEPTH_MAX = 32
+
+
+def _nesting(body: str) -> int:
+    """How deep the braces of ``body`` nest."""
+    deepest = depth = 0
+    for char in body:
+        if char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}" and depth:
+            depth -= 1
+    return deepest
 
 
 @lru_cache(maxsize=1024)
@@ -506,6 +519,8 @@ def _brace_regex(body: str) -> str:
     {a,b}.txt`` named every ``.txt`` file, and ``{a,{b,c}}.txt`` none of its own.)
     Cached: a nested brace comes back in every run that holds it and in the brace as
     typed (each level of nesting had cost three times the one inside it)."""
+    if len(body) > _BRACE_REGEX_MAX or _nesting(body) > _BRACE_DEPTH_MAX:
+        return ".*"  # (each level is read through the ones around it: 400 had crashed)
     parts = brace_parts(body)
     if len(parts) == 1 or ".." in body or len(parts) > _BRACE_PARTS_MAX:
         return ".*"

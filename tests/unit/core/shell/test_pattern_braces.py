@@ -69,6 +69,8 @@ def test_an_unquoted_brace_names_only_its_alternatives(word: str, other: str) ->
     "{" * 300 + "a" + "}" * 900,  # literal closes, none with a comma of its own
     "{" + ",".join(f"a{i}" for i in range(200)) + "}.txt",  # 200 alternatives
     "{a," * 6000 + "b}",  # 6,000 unclosed: each had been searched to the end (10 s)
+    "{a," * 400 + "b" + "}" * 400,  # 400 nested: each level read through the ones around
+    # it had crashed on Python's recursion limit (after 90 s)
 ])
 def test_a_long_brace_word_is_read_at_once(word: str) -> None:
     started = time.monotonic()
