@@ -244,20 +244,29 @@ def _by_record(buf: Buffer, rec: Record, is_use: bool, own_start: int | None,
 
 def _first(buf: Buffer, ident: bytes, lo: int, hi: int,
            partner_in: Callable[[int, int], bool]) -> Pairing | None:
-    """The nearest partner line in ``[lo, hi)``, searching forward."""
+    """The nearest partner line in ``[lo, hi)``, searching forward. An empty id names no
+    line (it is found everywhere, and the search had stood still on the first line: a
+    rejection whose ``tool_use_id`` was ``""`` hung every command that rendered it), and
+    each step moves past the last find (an id starting with a newline is found at a line's
+    own end)."""
+    if not ident:
+        return None
     find = buf.find
     pos = find(ident, lo, hi)
     while pos >= 0:
         start, end = _line_around(buf, pos)
         if partner_in(start, end):
             return Pairing("paired", start, end)
-        pos = find(ident, end, hi)
+        pos = find(ident, max(end, pos + 1), hi)
     return None
 
 
 def _last(buf: Buffer, ident: bytes, lo: int, hi: int,
            partner_in: Callable[[int, int], bool]) -> Pairing | None:
-    """The nearest partner line in ``[lo, hi)``, searching backward."""
+    """The nearest partner line in ``[lo, hi)``, searching backward (an empty id: none,
+    as ``_first``)."""
+    if not ident:
+        return None
     rfind = buf.rfind
     pos = rfind(ident, lo, hi)
     while pos >= 0:
