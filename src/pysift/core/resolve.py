@@ -49,6 +49,7 @@ from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.model.ids import is_hex, is_session_ref, is_uuid
+from pysift.model.record import block_name
 
 if TYPE_CHECKING:
     from pysift.core.grammar.targets import TargetToken
@@ -226,7 +227,8 @@ def _legacy_lanes(main: Path, session_id: str, unread: Unreadable) -> list[Trans
 
 
 def _tool_command(block: Mapping[str, Any]) -> str | None:
-    if block.get("name") not in SHELL_TOOLS:
+    name = block_name(block)
+    if name is None or name not in SHELL_TOOLS:
         return None
     tool_input = block.get("input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None

@@ -49,6 +49,7 @@ from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer, try_open_buffer
 from pysift.model.fastdata import dataclass
+from pysift.model.record import block_name
 from pysift.model.tools import META_LINKED_SPAWN_TOOLS, SPAWN_TOOLS
 
 if TYPE_CHECKING:  # the lane reader loads the classifier: imported where a lane is read
@@ -120,7 +121,7 @@ def scan_spawns(buf: Buffer, *, want_text: bool = False, issuer: str | None = No
         if rec is None:
             continue
         for block in rec.blocks_of("tool_use"):
-            tool = block.get("name")
+            tool = block_name(block)
             if tool not in SPAWN_TOOLS:
                 continue
             ident = block.get("id")
@@ -278,7 +279,7 @@ class IssuedBy:
                 record = decode(buf[start:end], None)
                 if record is not None and any(
                     block.get("id") == tool_use_id
-                    and (self.tools is None or block.get("name") in self.tools)
+                    and (self.tools is None or block_name(block) in self.tools)
                     for block in record.blocks_of("tool_use")
                 ):
                     return True

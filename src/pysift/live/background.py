@@ -48,7 +48,7 @@ from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.model.fastdata import dataclass
-from pysift.model.record import Record
+from pysift.model.record import Record, block_name
 
 SHELL, AGENT, MONITOR = "shell", "agent", "monitor"
 OPEN, COMPLETED, FAILED, KILLED, STOPPED, TIMED_OUT = (
@@ -215,7 +215,7 @@ class Scanner:
             self._carrier(rec)
 
     def _launch(self, block: dict[str, Any], rec: Record, lane: str, offset: int) -> None:
-        ident, name = block.get("id"), block.get("name")
+        ident, name = block.get("id"), block_name(block)
         if not isinstance(ident, str) or not ident or ident in self.tasks:
             return
         raw_input = block.get("input")

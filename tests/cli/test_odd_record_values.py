@@ -1,0 +1,76 @@
+"""Transcript values of another JSON type than the one Claude Code writes (a tool name or
+a call id that is an object or a list): each is read as absent, the rest of the session
+is answered, and no command prints a traceback (the record fuzz of the fz29 session)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import builders as b
+from builders import ClaudeHome, Session
+
+SID = "5e55a0ad-0d00-4d00-8d00-00000000f001"
+CWD = "/home/ada/src/orbit"
+MAIN = f"{CWD}/main.py"
+
+
+def _home(tmp_path: Path, *odd: dict) -> Path:
+    """A session that writes main.py, then the ``odd`` records, then edits main.py (an odd
+    value is set once the record is stamped: the stamper reads the ids itself)."""
+    s = Session(SID, cwd=CWD)
+    s.add(b.user("write main.py"))
+    s.add(b.assistant(b.tool_use("Write", {"file_path": MAIN, "content": "a\n"}, id="toolu_w")))
+    s.add(b.tool_result("toolu_w", f"File created successfully at: {MAIN}",
+                        tool_use_result=b.write_result(MAIN, "a\n")))
+    for record in odd:
+        value = record.pop("odd_use_id", None)
+        stamped = s.add(record)
+        if value is not None:
+            stamped["message"]["content"][0]["tool_use_id"] = value
+    s.add(b.assistant(b.tool_use("Edit", {"file_path": MAIN, "old_string": "a\n",
+                                          "new_string": "b\n"}, id="toolu_e")))
+    s.add(b.tool_result("toolu_e", f"The file {MAIN} has been updated.",
+                        tool_use_result=b.edit_result(MAIN, "a\n", "b\n", "a\n")))
+    home = ClaudeHome(tmp_path / "claude")
+    home.session(CWD, SID, s)
+    return home.root
+
+
+def _call_named(name: object) -> dict:
+    call = b.tool_use("Bash", {"command": f"cat {MAIN}"}, id="toolu_odd")
+    call["name"] = name
+    return b.assistant(call)
+
+
+def _result_for(use_id: object) -> dict:
+    record = b.tool_result("toolu_odd", "a", tool_use_result=b.read_result(MAIN, "a\n"))
+    record["odd_use_id"] = use_id
+    return record
+
+
+ODD = [{"Task": "Agent"}, ["Bash"], {"Edit": "Write"}, {}]
+
+
+@pytest.mark.parametrize("name", ODD)
+@pytest.mark.parametrize("args", [
+    ("recover", "--file", MAIN),
+    ("verbatim", f"@{SID}", "--fold-index"),
+    ("plan", f"@{SID}", "--audit"),
+])
+def test_a_tool_call_whose_name_is_no_string_names_no_tool(cli, tmp_path: Path, name: object,
+                                                           args: tuple[str, ...]) -> None:
+    """A name of another type had been looked up in the tool sets (unhashable: a
+    TypeError), in recover's calls, the fold index's shell commands and plan's audit."""
+    root = _home(tmp_path, _call_named(name), b.tool_result("toolu_odd", "a"))
+    result = cli("--claude-home", str(root), *args)
+    assert result.code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_recover_reads_past_a_result_whose_call_id_is_no_string(cli, tmp_path: Path) -> None:
+    root = _home(tmp_path, _call_named("Read"), _result_for({"id": "toolu_odd"}))
+    result = cli("--claude-home", str(root), "recover", "--file", MAIN)
+    assert result.code == 0, result.stderr
+    assert result.stdout == "b\n"
