@@ -74,3 +74,25 @@ def test_recover_reads_past_a_result_whose_call_id_is_no_string(cli, tmp_path: P
     result = cli("--claude-home", str(root), "recover", "--file", MAIN)
     assert result.code == 0, result.stderr
     assert result.stdout == "b\n"
+
+
+@pytest.mark.parametrize("args", [("search", "found"), ("status", f"@{SID}"),
+                                  ("agents", f"@{SID}")])
+def test_a_spawn_result_whose_status_is_no_string_is_a_return(cli, tmp_path: Path,
+                                                              args: tuple[str, ...]) -> None:
+    """A Task result whose ``toolUseResult.status`` was a list had been looked up in the
+    launch statuses (a TypeError in the spawn scan every search of the session runs, and
+    in status's returned lanes)."""
+    task = b.assistant(b.tool_use("Task", {"description": "look", "prompt": "find it",
+                                           "subagent_type": "general-purpose"}, id="toolu_t"))
+    back = b.subagent_return("toolu_t", "found it", agent_id="a0123456789abcdef",
+                             agent_type="general-purpose", prompt="find it")
+    back["toolUseResult"]["status"] = ["completed"]
+    root = _home(tmp_path, task, back)
+    home = ClaudeHome(root)
+    home.subagent(home.project_dir(CWD) / f"{SID}.jsonl", "a0123456789abcdef",
+                  b.user("find it"), b.assistant("found it"),
+                  meta={"agentType": "general-purpose", "description": "look"})
+    result = cli("--claude-home", str(root), *args)
+    assert result.code == 0, result.stderr
+    assert "Traceback" not in result.stderr

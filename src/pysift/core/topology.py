@@ -201,7 +201,7 @@ def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> Spawn
             value = echo.get(key)
             if isinstance(value, str) and value:
                 ids.append(value)
-        status = echo.get("status")
+        status = _input_str(echo, "status")  # another JSON type: no status
         run_id = _input_str(echo, "runId")
         task_id = _input_str(echo, "taskId")
     if "agentId: " in text:  # the footer line (a C-level check spares the regex mostly)

@@ -154,9 +154,11 @@ def returned_agents(rec: Record) -> set[str]:
     if rec.type != "user":
         return out
     echo = rec.tool_use_result if isinstance(rec.tool_use_result, dict) else {}
+    status = echo.get("status")
+    launched = isinstance(status, str) and status in LAUNCH_STATUSES  # a list: no status
     for block in rec.blocks_of("tool_result"):
         text = classify.result_text(block)
-        if echo.get("status") in LAUNCH_STATUSES or ASYNC_LAUNCH_TEXT in text:
+        if launched or ASYNC_LAUNCH_TEXT in text:
             continue
         for key in ("agentId", "agent_id"):
             value = echo.get(key)
