@@ -96,3 +96,34 @@ def test_a_spawn_result_whose_status_is_no_string_is_a_return(cli, tmp_path: Pat
     result = cli("--claude-home", str(root), *args)
     assert result.code == 0, result.stderr
     assert "Traceback" not in result.stderr
+
+
+CUT_ID = "toolu_01Cut\ud83d"  # an id cut inside a surrogate pair: the file holds "\ud83d"
+
+
+@pytest.mark.parametrize("label", ["agent.tool.use", "agent.tool.result"])
+def test_a_call_id_holding_a_lone_surrogate_is_paired_by_its_escape(cli, tmp_path: Path,
+                                                                    label: str) -> None:
+    """The id was encoded strictly for the byte search of its partner (a
+    UnicodeEncodeError); it is searched as the file spells it, so the pair still joins."""
+    call = b.assistant(b.tool_use("Read", {"file_path": MAIN}, id=CUT_ID))
+    back = b.tool_result(CUT_ID, "1\tfound a", tool_use_result=b.read_result(MAIN, "a\n"))
+    root = _home(tmp_path, call, back)
+    assert b"\\ud83d" in next((root / "projects").rglob("*.jsonl")).read_bytes()
+    result = cli("--claude-home", str(root), "search", "found|main", "-t", label,
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    hits = [hit for row in result.json_rows("exchange") for hit in row["hits"]
+            if hit["tool_use_id"] == "toolu_01Cut\\ud83d"]
+    assert [hit["pairing"] for hit in hits] == ["paired"]
+
+
+def test_recover_reads_past_a_result_whose_call_id_holds_a_lone_surrogate(cli, tmp_path: Path
+                                                                          ) -> None:
+    """The result names no path: it is found by its call's id, which orjson refused to
+    spell (a TypeError)."""
+    call = b.assistant(b.tool_use("Read", {"file_path": MAIN}, id=CUT_ID))
+    root = _home(tmp_path, call, b.tool_result(CUT_ID, "1\ta"))
+    result = cli("--claude-home", str(root), "recover", "--file", MAIN)
+    assert result.code == 0, result.stderr
+    assert result.stdout == "b\n"

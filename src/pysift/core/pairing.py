@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode, line_decodes
+from pysift.disk.jsonline import spelled
 from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -124,7 +125,7 @@ def _searches(buf: Buffer, own_start: int | None, forward_first: bool
 def _by_id(buf: Buffer, tool_use_id: str, is_use: bool, own_start: int | None,
            check: Callable[[int, int], bool]) -> Pairing | None:
     """The partner joined by the id (see ``pair``)."""
-    ident = tool_use_id.encode()
+    ident = spelled(tool_use_id)
     if is_use:
         partner_key, id_keys = _RESULT_KEY, (b'"tool_use_id":"', b'"tool_use_id": "')
         block_type, id_field = "tool_result", "tool_use_id"
@@ -220,7 +221,7 @@ def _by_record(buf: Buffer, rec: Record, is_use: bool, own_start: int | None,
         wanted = _named_record(raw)
     if not wanted:
         return None
-    ident = wanted.encode()
+    ident = spelled(wanted)
     partner_key = _RESULT_KEY if is_use else _USE_KEY
     find = buf.find
 
@@ -344,7 +345,7 @@ class PlanIndex(Mapping[str, str]):
 
     def _look_up(self, tool_use_id: str) -> str | None:
         buf = self._buf
-        ident = tool_use_id.encode()
+        ident = spelled(tool_use_id)
 
         def use_in(start: int, end: int) -> bool:
             return buf.find(_USE_KEY, start, end) >= 0 and any(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
 from pysift.disk.gcpause import paused_gc
+from pysift.disk.jsonline import spelled
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -208,7 +209,7 @@ def _copied(uuid: str | None, main: Any) -> bool:
     """``uuid`` is the uuid of a record of ``main`` (either JSON layout)."""
     if main is None or not uuid:
         return False
-    return any(main.find(b'"uuid"' + sep + uuid.encode() + b'"') >= 0
+    return any(main.find(b'"uuid"' + sep + spelled(uuid) + b'"') >= 0
                for sep in (b':"', b': "'))
 
 

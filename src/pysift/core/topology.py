@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
+from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer, try_open_buffer
@@ -152,7 +153,7 @@ def _pair_results(buf: Buffer, calls: list[SpawnCall], want_text: bool) -> None:
         ident = call.tool_use_id
         if ident is None:
             continue
-        needle = f'"{ident}"'.encode()
+        needle = b'"' + spelled(ident) + b'"'
         lo = line_end(buf, call.offset)
         pos = buf.find(needle, lo, lo + _NEAR_RESULT_BYTES)
         while pos >= 0 and call.result is None:
@@ -165,7 +166,7 @@ def _pair_results(buf: Buffer, calls: list[SpawnCall], want_text: bool) -> None:
     import re2
 
     pattern = re2.compile(b'"(?:' + b"|".join(
-        re2.escape(ident.encode()) for ident in waiting) + b')"')
+        re2.escape(spelled(ident)) for ident in waiting) + b')"')
     done_to = -1
     for match in pattern.finditer(buf, min(c.offset for c in waiting.values())):
         if match.start() < done_to:
@@ -267,7 +268,7 @@ class IssuedBy:
         buf = self._buf
         if buf is None:
             return False
-        needle = f'"{tool_use_id}"'.encode()
+        needle = b'"' + spelled(tool_use_id) + b'"'
         size = len(buf)
         # the SIMD search (``disk.lines.simd_search``): the id's leading quote stalls the
         # buffer's own ``find`` on every other byte, and an id the file does not hold

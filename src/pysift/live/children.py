@@ -36,6 +36,7 @@ from pysift.core.lanes import (
 from pysift.core.timez import parse_ts
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
 from pysift.core.workflows import parse_journal
+from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import read_regular
@@ -180,7 +181,7 @@ def find_returns(buf: Buffer, agent_ids: set[str]) -> dict[str, str | None]:
     id's bytes; only lines holding one are decoded."""
     found: dict[str, str | None] = {}
     for ident in agent_ids:
-        needle = ident.encode()
+        needle = spelled(ident)
         pos = buf.rfind(needle)
         while pos >= 0:
             start, end = line_start(buf, pos), line_end(buf, pos)

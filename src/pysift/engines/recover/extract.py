@@ -38,6 +38,7 @@ from pysift.core.classify import result_text
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.shell.readings import unquoted
 from pysift.core.turns import TurnMap, build_turn_map
+from pysift.disk.jsonline import compact_json, spelled
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter, find_in, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer
@@ -559,7 +560,7 @@ class _Scanner:
         for use_id, offset in self._use_offsets.items():
             if use_id in have:
                 continue
-            ident = orjson.dumps(use_id)
+            ident = spelled(compact_json(use_id))  # orjson refuses a lone surrogate
             for needle in (b'"tool_use_id":' + ident, b'"tool_use_id": ' + ident):
                 at = buf.find(needle, offset)
                 if at >= 0:
