@@ -127,3 +127,4 @@ def test_recover_reads_past_a_result_whose_call_id_holds_a_lone_surrogate(cli, t
     result = cli("--claude-home", str(root), "recover", "--file", MAIN)
     assert result.code == 0, result.stderr
     assert result.stdout == "b\n"
+
