@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode, line_decodes
+from pysift.disk.jsonline import spelled
 from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
@@ -124,7 +125,7 @@ def _searches(buf: Buffer, own_start: int | None, forward_first: bool
 def _by_id(buf: Buffer, tool_use_id: str, is_use: bool, own_start: int | None,
            check: Callable[[int, int], bool]) -> Pairing | None:
     """The partner joined by the id (see ``pair``)."""
-    ident = tool_use_id.encode()
+    ident = spelled(tool_use_id)
     if is_use:
         partner_key, id_keys = _RESULT_KEY, (b'"tool_use_id":"', b'"tool_use_id": "')
         block_type, id_field = "tool_result", "tool_use_id"
@@ -220,7 +221,7 @@ def _by_record(buf: Buffer, rec: Record, is_use: bool, own_start: int | None,
         wanted = _named_record(raw)
     if not wanted:
         return None
-    ident = wanted.encode()
+    ident = spelled(wanted)
     partner_key = _RESULT_KEY if is_use else _USE_KEY
     find = buf.find
 
@@ -244,20 +245,29 @@ def _by_record(buf: Buffer, rec: Record, is_use: bool, own_start: int | None,
 
 def _first(buf: Buffer, ident: bytes, lo: int, hi: int,
            partner_in: Callable[[int, int], bool]) -> Pairing | None:
-    """The nearest partner line in ``[lo, hi)``, searching forward."""
+    """The nearest partner line in ``[lo, hi)``, searching forward. An empty id names no
+    line (it is found everywhere, and the search had stood still on the first line: a
+    rejection whose ``tool_use_id`` was ``""`` hung every command that rendered it), and
+    each step moves past the last find (an id starting with a newline is found at a line's
+    own end)."""
+    if not ident:
+        return None
     find = buf.find
     pos = find(ident, lo, hi)
     while pos >= 0:
         start, end = _line_around(buf, pos)
         if partner_in(start, end):
             return Pairing("paired", start, end)
-        pos = find(ident, end, hi)
+        pos = find(ident, max(end, pos + 1), hi)
     return None
 
 
 def _last(buf: Buffer, ident: bytes, lo: int, hi: int,
            partner_in: Callable[[int, int], bool]) -> Pairing | None:
-    """The nearest partner line in ``[lo, hi)``, searching backward."""
+    """The nearest partner line in ``[lo, hi)``, searching backward (an empty id: none,
+    as ``_first``)."""
+    if not ident:
+        return None
     rfind = buf.rfind
     pos = rfind(ident, lo, hi)
     while pos >= 0:
@@ -335,7 +345,7 @@ class PlanIndex(Mapping[str, str]):
 
     def _look_up(self, tool_use_id: str) -> str | None:
         buf = self._buf
-        ident = tool_use_id.encode()
+        ident = spelled(tool_use_id)
 
         def use_in(start: int, end: int) -> bool:
             return buf.find(_USE_KEY, start, end) >= 0 and any(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
 from pysift.disk.gcpause import paused_gc
+from pysift.disk.jsonline import spelled
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -49,6 +50,7 @@ from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.model.ids import is_hex, is_session_ref, is_uuid
+from pysift.model.record import block_name
 
 if TYPE_CHECKING:
     from pysift.core.grammar.targets import TargetToken
@@ -207,7 +209,7 @@ def _copied(uuid: str | None, main: Any) -> bool:
     """``uuid`` is the uuid of a record of ``main`` (either JSON layout)."""
     if main is None or not uuid:
         return False
-    return any(main.find(b'"uuid"' + sep + uuid.encode() + b'"') >= 0
+    return any(main.find(b'"uuid"' + sep + spelled(uuid) + b'"') >= 0
                for sep in (b':"', b': "'))
 
 
@@ -226,7 +228,8 @@ def _legacy_lanes(main: Path, session_id: str, unread: Unreadable) -> list[Trans
 
 
 def _tool_command(block: Mapping[str, Any]) -> str | None:
-    if block.get("name") not in SHELL_TOOLS:
+    name = block_name(block)
+    if name is None or name not in SHELL_TOOLS:
         return None
     tool_input = block.get("input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None

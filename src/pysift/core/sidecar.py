@@ -102,7 +102,7 @@ def _answered_natively(obj: dict[str, Any], transcript: Buffer | None) -> bool:
 
 
 def _has_tool_block(transcript: Buffer, tool_id: str) -> bool:
-    needle = tool_id.encode()
+    needle = jsonline.spelled(tool_id)
     find, size = transcript.find, len(transcript)
     pos = find(needle)
     while pos >= 0:

@@ -45,10 +45,12 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
+from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, read_meta
 from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer, try_open_buffer
 from pysift.model.fastdata import dataclass
+from pysift.model.record import block_name
 from pysift.model.tools import META_LINKED_SPAWN_TOOLS, SPAWN_TOOLS
 
 if TYPE_CHECKING:  # the lane reader loads the classifier: imported where a lane is read
@@ -120,7 +122,7 @@ def scan_spawns(buf: Buffer, *, want_text: bool = False, issuer: str | None = No
         if rec is None:
             continue
         for block in rec.blocks_of("tool_use"):
-            tool = block.get("name")
+            tool = block_name(block)
             if tool not in SPAWN_TOOLS:
                 continue
             ident = block.get("id")
@@ -151,7 +153,7 @@ def _pair_results(buf: Buffer, calls: list[SpawnCall], want_text: bool) -> None:
         ident = call.tool_use_id
         if ident is None:
             continue
-        needle = f'"{ident}"'.encode()
+        needle = b'"' + spelled(ident) + b'"'
         lo = line_end(buf, call.offset)
         pos = buf.find(needle, lo, lo + _NEAR_RESULT_BYTES)
         while pos >= 0 and call.result is None:
@@ -164,7 +166,7 @@ def _pair_results(buf: Buffer, calls: list[SpawnCall], want_text: bool) -> None:
     import re2
 
     pattern = re2.compile(b'"(?:' + b"|".join(
-        re2.escape(ident.encode()) for ident in waiting) + b')"')
+        re2.escape(spelled(ident)) for ident in waiting) + b')"')
     done_to = -1
     for match in pattern.finditer(buf, min(c.offset for c in waiting.values())):
         if match.start() < done_to:
@@ -200,7 +202,7 @@ def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> Spawn
             value = echo.get(key)
             if isinstance(value, str) and value:
                 ids.append(value)
-        status = echo.get("status")
+        status = _input_str(echo, "status")  # another JSON type: no status
         run_id = _input_str(echo, "runId")
         task_id = _input_str(echo, "taskId")
     if "agentId: " in text:  # the footer line (a C-level check spares the regex mostly)
@@ -266,7 +268,7 @@ class IssuedBy:
         buf = self._buf
         if buf is None:
             return False
-        needle = f'"{tool_use_id}"'.encode()
+        needle = b'"' + spelled(tool_use_id) + b'"'
         size = len(buf)
         # the SIMD search (``disk.lines.simd_search``): the id's leading quote stalls the
         # buffer's own ``find`` on every other byte, and an id the file does not hold
@@ -278,7 +280,7 @@ class IssuedBy:
                 record = decode(buf[start:end], None)
                 if record is not None and any(
                     block.get("id") == tool_use_id
-                    and (self.tools is None or block.get("name") in self.tools)
+                    and (self.tools is None or block_name(block) in self.tools)
                     for block in record.blocks_of("tool_use")
                 ):
                     return True

@@ -106,6 +106,13 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def spelled(text: str) -> bytes:
+    """``text`` as a needle for the bytes a line holds it in: UTF-8, and a lone surrogate
+    (no UTF-8 spells one) as the ``\\udXXX`` escape Node's JSON.stringify writes for it.
+    An id or a uuid read back from a line can hold one; a strict encode raised."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def compact_json(value: object) -> str:
     """Compact JSON in insertion order, non-ASCII kept: a byte-faithful echo of CC's lines.
     Total: a value no writer can write (nothing a line decodes to) is ``UNWRITABLE``."""

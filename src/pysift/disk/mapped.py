@@ -84,9 +84,15 @@ def read_regular(path: Path | str) -> bytes:
     Opened non-blocking and checked before any read: a FIFO in such a slot blocked the
     open forever, and a device (a recorded path of ``/dev/zero``) never ends. Raises
     ``FileNotFoundError`` when the path is absent, ``NotRegularFileError`` when it names
-    something else, and ``OSError`` when it cannot be read.
+    something else, and ``OSError`` when it cannot be read. A path no file system can
+    hold (a NUL, a lone surrogate: a transcript's cwd or a recorded path is read back from
+    JSON) is absent too; the open had raised a ValueError.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except ValueError as exc:  # UnicodeEncodeError is one
+        raise FileNotFoundError(errno.ENOENT, "no file can have this name",
+                                os.fspath(path)) from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFileError(errno.EINVAL, "not a regular file", os.fspath(path))

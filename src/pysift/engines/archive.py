@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from pysift.disk import mirror
+from pysift.disk import jsonline, mirror
 from pysift.disk.layout import (
     KIND_BUILTIN,
     KIND_LEGACY,
@@ -213,7 +213,7 @@ class Manifest:
     @classmethod
     def load(cls, state: Path) -> Manifest:
         try:
-            obj = orjson.loads((state / MANIFEST_NAME).read_bytes())
+            obj = jsonline.loads((state / MANIFEST_NAME).read_bytes())
         except (OSError, orjson.JSONDecodeError):
             return cls()
         if not isinstance(obj, dict):
@@ -242,9 +242,15 @@ class Manifest:
     def save(self, state: Path) -> None:
         """Written whole through a partial file and a rename (pysift's own state file,
         0600: it names the home's paths)."""
-        body = orjson.dumps({"format": MANIFEST_FORMAT, "homes": self.homes,
-                             "bindings": self.bindings, "last_run_utc": self.last_run_utc},
-                            option=orjson.OPT_SORT_KEYS)
+        state_obj = {"format": MANIFEST_FORMAT, "homes": self.homes,
+                     "bindings": self.bindings, "last_run_utc": self.last_run_utc}
+        try:
+            body = orjson.dumps(state_obj, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # a name that is no UTF-8 (a dir's undecodable byte, a plan path
+            # with a lone surrogate): written as its \udcXX escape, which load reads back
+            import json
+
+            body = json.dumps(state_obj, sort_keys=True, separators=(",", ":")).encode()
         partial = state / f".{MANIFEST_NAME}{mirror.PARTIAL_SUFFIX}"
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mirror.FILE_MODE)
         with open(fd, "wb") as fh:

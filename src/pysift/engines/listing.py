@@ -258,7 +258,9 @@ def find_clone_origin(transcript: Transcript, boundary_uuid: str) -> str | None:
     Paid only when a clone is detected: a byte search per sibling, a parse only of the
     line holding the uuid.
     """
-    needle = boundary_uuid.encode()
+    from pysift.disk.jsonline import spelled
+
+    needle = spelled(boundary_uuid)
     # the scope's walk already listed this dir (and said what it could not read)
     for sibling in top_level_sessions(transcript.project_dir, unread=Unreadable()):
         if sibling == transcript.path:

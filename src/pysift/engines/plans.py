@@ -41,7 +41,7 @@ from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
-from pysift.model.record import Record
+from pysift.model.record import Record, block_name
 
 if TYPE_CHECKING:
     from pysift.core.resolve import Scope
@@ -410,7 +410,7 @@ def structured_edits(transcripts: Iterable[Transcript]) -> StructuredEdits:
         parsed: set[int] = set()
         for rec in candidate_lines(buf, _MUTATION_KEYS, tally, parsed):
             for block in rec.blocks_of("tool_use"):
-                key = MUTATION_TOOLS.get(block.get("name"))  # type: ignore[arg-type]
+                key = MUTATION_TOOLS.get(block_name(block) or "")
                 tool_input = block.get("input")
                 path = tool_input.get(key) if key and isinstance(tool_input, dict) else None
                 if isinstance(path, str) and path:

@@ -46,9 +46,10 @@ from typing import Any
 from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.timez import parse_ts
+from pysift.disk.jsonline import spelled
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.model.fastdata import dataclass
-from pysift.model.record import Record
+from pysift.model.record import Record, block_name
 
 SHELL, AGENT, MONITOR = "shell", "agent", "monitor"
 OPEN, COMPLETED, FAILED, KILLED, STOPPED, TIMED_OUT = (
@@ -194,7 +195,7 @@ class Scanner:
         needles = LAUNCH_NEEDLES + (CARRIER_NEEDLES if is_main else ())
         for offset, line in lines:
             waiting = [i for i, t in self._unpaired.items() if t.lane == lane
-                       and i.encode() in line]
+                       and spelled(i) in line]
             if not waiting and not any(n in line for n in needles):
                 continue
             rec = decode(line, None)
@@ -215,7 +216,7 @@ class Scanner:
             self._carrier(rec)
 
     def _launch(self, block: dict[str, Any], rec: Record, lane: str, offset: int) -> None:
-        ident, name = block.get("id"), block.get("name")
+        ident, name = block.get("id"), block_name(block)
         if not isinstance(ident, str) or not ident or ident in self.tasks:
             return
         raw_input = block.get("input")
@@ -271,7 +272,7 @@ class Scanner:
         one pass over the ids still waiting."""
         mine = {i: t for i, t in self._unpaired.items() if t.lane == lane}
         for ident, task in mine.items():
-            needle = f'"{ident}"'.encode()
+            needle = b'"' + spelled(ident) + b'"'
             lo = line_end(buf, task.offset)
             pos = buf.find(needle, lo, lo + _NEAR_RESULT)
             while pos >= 0 and ident in self._unpaired:
@@ -282,7 +283,7 @@ class Scanner:
             return
         import re2
 
-        pattern = re2.compile(b'"(?:' + b"|".join(re2.escape(i.encode()) for i in waiting)
+        pattern = re2.compile(b'"(?:' + b"|".join(re2.escape(spelled(i)) for i in waiting)
                               + b')"')
         done_to = -1
         for match in pattern.finditer(buf, min(mine[i].offset for i in waiting)):

@@ -36,6 +36,7 @@ from pysift.core.lanes import (
 from pysift.core.timez import parse_ts
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
 from pysift.core.workflows import parse_journal
+from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import read_regular
@@ -154,9 +155,11 @@ def returned_agents(rec: Record) -> set[str]:
     if rec.type != "user":
         return out
     echo = rec.tool_use_result if isinstance(rec.tool_use_result, dict) else {}
+    status = echo.get("status")
+    launched = isinstance(status, str) and status in LAUNCH_STATUSES  # a list: no status
     for block in rec.blocks_of("tool_result"):
         text = classify.result_text(block)
-        if echo.get("status") in LAUNCH_STATUSES or ASYNC_LAUNCH_TEXT in text:
+        if launched or ASYNC_LAUNCH_TEXT in text:
             continue
         for key in ("agentId", "agent_id"):
             value = echo.get(key)
@@ -178,7 +181,7 @@ def find_returns(buf: Buffer, agent_ids: set[str]) -> dict[str, str | None]:
     id's bytes; only lines holding one are decoded."""
     found: dict[str, str | None] = {}
     for ident in agent_ids:
-        needle = ident.encode()
+        needle = spelled(ident)
         pos = buf.rfind(needle)
         while pos >= 0:
             start, end = line_start(buf, pos), line_end(buf, pos)

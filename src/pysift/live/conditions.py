@@ -38,6 +38,7 @@ from pysift.live import verdict as V
 from pysift.live.background import delivered_pulses
 from pysift.live.session import NewRecord
 from pysift.model.fastdata import dataclass
+from pysift.model.record import block_name
 
 HEADS = ("stop", "hitl", "auq", "notification[:RE]", "tool:NAME[:RE]",
          "write:PATH_RE[:LINE_RE]", "verdict:V")
@@ -157,7 +158,7 @@ def event_fires(cond: Condition, new: NewRecord) -> bool:
     if rec.type != "assistant":
         return False
     for block in rec.blocks_of("tool_use"):
-        name = block.get("name")
+        name = block_name(block)
         raw_input = block.get("input")
         payload = raw_input if isinstance(raw_input, dict) else {}
         if cond.kind == "tool" and name == cond.name:

@@ -40,6 +40,7 @@ _FILETIME_EPOCH = 116_444_736_000_000_000
 #: a digit string this long is a FILETIME, shorter ones are Linux boot ticks (a FILETIME
 #: of any date after 1633 has 17+ digits; boot ticks at 100 Hz reach 12 digits in 30 years)
 _FILETIME_DIGITS = 17
+_LAST_INSTANT = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
 
 # outcomes of the probe
 ALIVE = "alive"  # the pid is live and its start time matches the row's
@@ -184,7 +185,10 @@ def read_proc_start(value: object, *, filetime_key: bool = False) -> RecordedSta
     if text.isascii() and text.isdigit():
         number = int(text)
         if filetime_key or len(text) >= _FILETIME_DIGITS:
-            return RecordedStart(instant=(number - _FILETIME_EPOCH) / 10_000_000)
+            instant = (number - _FILETIME_EPOCH) / 10_000_000
+            if instant > _LAST_INSTANT:  # no clock says it: printing it raised EOVERFLOW
+                return RecordedStart(problem=f"procStart {text!r} is past the year 9999")
+            return RecordedStart(instant=instant)
         return RecordedStart(boot_ticks=number)
     parsed = _asctime(text)
     if parsed is None:

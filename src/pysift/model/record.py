@@ -11,6 +11,7 @@ with the same tolerance.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 JsonObj = dict[str, Any]
@@ -223,6 +224,12 @@ class Record:
 
 def block_type(block: JsonObj) -> str | None:
     return _str(block.get("type"))
+
+
+def block_name(block: Mapping[str, Any]) -> str | None:
+    """The ``name`` of a tool_use block; a name of another JSON type names no tool (an
+    object or a list is no key of the tool sets: looking it up raised)."""
+    return _str(block.get("name"))
 
 
 def block_text(block: JsonObj) -> str | None:

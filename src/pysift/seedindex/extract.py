@@ -426,7 +426,8 @@ class _Scan:
         if not isinstance(payload, dict):
             return
         command = payload.get("command")
-        if name in SHELL_TOOLS and isinstance(command, str) and command not in self.commands:
+        if (isinstance(name, str) and name in SHELL_TOOLS and isinstance(command, str)
+                and command not in self.commands):  # a name of another JSON type: no tool
             self.commands.add(command)
             out.commands.append((pos, command))
         for key in PATH_KEYS:

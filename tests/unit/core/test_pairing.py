@@ -4,10 +4,14 @@ subagent's results, a result written above its call, a provider record holding b
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import orjson
 
 import builders as b
-from pysift.core.pairing import pair
+from pysift.core.pairing import PlanIndex, pair
 from pysift.model import labels as L
 
 
@@ -198,3 +202,38 @@ def test_the_partner_holds_the_block_itself_not_only_its_bytes() -> None:
     buf, starts = _buffer(b.user("read it"), READ, nested, READ_RESULT)
     found = pair(buf, "toolu_read", (L.AGENT_TOOL_USE,), starts[1], L.AGENT_TOOL_USE)
     assert (found.state, found.partner_start) == ("paired", starts[3])
+
+
+@contextmanager
+def _within(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging: the searches below had stood still forever."""
+    def give_up(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still searching after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_plan_rejection_whose_tool_use_id_is_empty_points_at_no_plan() -> None:
+    """A rejection carrier whose block says ``"tool_use_id": ""``: the empty id is found at
+    every offset, and the search for its ExitPlanMode call stood still on the first line
+    (``list``, ``search``, ``show`` hung on the session)."""
+    plan = b.assistant(b.tool_use("ExitPlanMode", {"plan": "# Plan\n1. foo\n"}, id="toolu_plan"))
+    buf, _ = _buffer(b.user("plan it"), plan, b.rejection("", "no, foo first"))
+    with _within(5):
+        assert PlanIndex(buf).get("") is None
+
+
+def test_an_id_starting_with_a_newline_moves_on_past_each_line() -> None:
+    """An id the decoder hands over with a raw newline first is found at each line's own
+    end: the forward search had found the same line again and again."""
+    buf, starts = _buffer(b.user("read it"), READ, READ_RESULT)
+    with _within(5):
+        assert pair(buf, "\n{", (L.AGENT_TOOL_USE,), starts[0],
+                    L.AGENT_TOOL_USE).state == "pending"
+        assert PlanIndex(buf).get("\n{") is None

@@ -24,6 +24,14 @@ def test_an_absent_file_is_file_not_found(tmp_path: Path) -> None:
         read_regular(tmp_path / "absent.txt")
 
 
+@pytest.mark.parametrize("name", ["cut\ud83d.json", "nul\x00.json"])
+def test_a_name_no_file_system_can_hold_is_file_not_found(tmp_path: Path, name: str) -> None:
+    """A path built from a transcript's cwd (JSON may hold a lone surrogate or a NUL):
+    the open had raised a ValueError, which no reader caught."""
+    with pytest.raises(FileNotFoundError):
+        read_regular(str(tmp_path / name))
+
+
 @pytest.mark.parametrize("kind", ["fifo", "dir", "device"])
 def test_anything_else_is_refused_at_once(tmp_path: Path, kind: str) -> None:
     """A FIFO blocked the open (no writer ever comes); /dev/zero never ends."""

@@ -92,6 +92,23 @@ def test_second_run_skips_everything_by_size_and_time(built, tmp_path):
     assert again.written == 0
 
 
+def test_a_project_dir_whose_name_is_no_utf8_is_archived_and_skipped_next_run(tmp_path):
+    """A dir named in another encoding (a latin-1 byte): its path reaches the manifest as
+    a lone surrogate, which orjson refused to write (a TypeError after the copies)."""
+    home = ClaudeHome(tmp_path / "claude")
+    project = os.fsencode(home.projects) + b"/-home-caf\xe9"
+    os.makedirs(project)
+    transcript = project + f"/{SID}.jsonl".encode()
+    with open(transcript, "wb") as fh:
+        fh.write(_session(SID).lines())
+    dest = tmp_path / "archive"
+    first = _run(home, dest)
+    assert set(_actions(first).values()) == {"copied"}
+    assert os.path.exists(os.fsencode(dest) + b"/projects/-home-caf\xe9/" + f"{SID}.jsonl".encode())
+    second = _run(home, dest)
+    assert set(_actions(second).values()) == {"skipped"}
+
+
 def test_a_grown_file_gets_only_its_new_bytes(built, tmp_path):
     dest = tmp_path / "arc"
     _run(built, dest)

@@ -27,6 +27,9 @@ def test_matches(value: str, recorded: str, cwd: str | None, identity: str | Non
     ("/a/b/x'y.md", "y.md"),
     ("/a/b/ab", None),  # too short to gate on: every transcript is read
     ("/a/b/基金.md", "基金.md"),
+    # a lone surrogate (a plan path cut inside a pair) is spelled \ud83d in the file, never
+    # verbatim: it ends the run (its UTF-8 length had raised)
+    ("/a/b/plan\ud83d.md", "plan"),
 ])
 def test_gate_needle(value: str, needle: str | None) -> None:
     assert gate_needle(value) == needle

@@ -43,6 +43,17 @@ def test_unreadable_proc_start_says_why(value: object) -> None:
     assert recorded.problem
 
 
+@pytest.mark.parametrize("value", ["9" * 25, 10**30])
+def test_a_filetime_past_the_year_9999_is_unreadable_not_an_instant(value: object) -> None:
+    """Such a start was taken as an instant; a pid found alive then compared starts and
+    printed it (``datetime.fromtimestamp`` raised EOVERFLOW, which status reported as
+    "cannot write the output ... a full disk?")."""
+    recorded = P.read_proc_start(value, filetime_key=True)
+    assert recorded.instant is None and "9999" in (recorded.problem or "")
+    live = P.probe_owner(42, recorded, None, Processes(alive={42: START.timestamp()}))
+    assert live.outcome == P.ALIVE_PID_ONLY
+
+
 def test_alive_and_matching_start() -> None:
     table = Processes(alive={42: START.timestamp() + 1})
     live = P.probe_owner(42, P.read_proc_start(asctime(START)), "linux", table)

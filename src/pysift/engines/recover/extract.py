@@ -38,6 +38,7 @@ from pysift.core.classify import result_text
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.shell.readings import unquoted
 from pysift.core.turns import TurnMap, build_turn_map
+from pysift.disk.jsonline import compact_json, spelled
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter, find_in, line_end, line_start, simd_search
 from pysift.disk.mapped import open_buffer
@@ -45,7 +46,7 @@ from pysift.engines.recover.target import Target, basename, normalise, resolve
 from pysift.engines.recover.target import is_absolute as _absolute
 from pysift.errors import SourceError
 from pysift.model.fastdata import dataclass
-from pysift.model.record import Record
+from pysift.model.record import Record, block_name
 
 FILE_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"})
 #: the input key naming a file tool's file
@@ -553,12 +554,13 @@ class _Scanner:
         from the call's own line on (results follow their calls)."""
         found: set[int] = set()
         buf = self.buf
-        have = {b.get("tool_use_id") for ln in self.lines.values()
-                for b in ln.record.blocks_of("tool_result")}
+        have = {use_id for ln in self.lines.values()
+                for b in ln.record.blocks_of("tool_result")
+                if isinstance(use_id := b.get("tool_use_id"), str)}  # an odd id is no key
         for use_id, offset in self._use_offsets.items():
             if use_id in have:
                 continue
-            ident = orjson.dumps(use_id)
+            ident = spelled(compact_json(use_id))  # orjson refuses a lone surrogate
             for needle in (b'"tool_use_id":' + ident, b'"tool_use_id": ' + ident):
                 at = buf.find(needle, offset)
                 if at >= 0:
@@ -605,7 +607,7 @@ class _Scanner:
     def _collect_uses(self, ln: _Line) -> None:
         rec = ln.record
         for block in rec.blocks_of("tool_use"):
-            name = block.get("name")
+            name = block_name(block)
             tool_input = block.get("input")
             use_id = block.get("id")
             if name == "Bash" and isinstance(tool_input, dict) and isinstance(use_id, str):
@@ -668,12 +670,14 @@ class _Scanner:
         call: int | None = None  # the collected call this record answers
         for block in rec.blocks_of("tool_result"):
             use_id = block.get("tool_use_id")
-            use = self.uses.get(use_id)  # type: ignore[arg-type]
+            if not isinstance(use_id, str):  # an id of another JSON type answers no call
+                continue
+            use = self.uses.get(use_id)
             if use is not None:
                 use.answered = True
                 call = use.offset if call is None else call
                 self._result(ln, use, block, tur)
-            bash = self.bash.get(use_id)  # type: ignore[arg-type]
+            bash = self.bash.get(use_id)
             if bash is not None:
                 call = bash.offset if call is None else call
                 written |= self._bash_result(ln, bash, block, tur)

@@ -24,7 +24,7 @@ _WINDOWS_ABS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\|//)")
 #: characters a basename keeps verbatim in every spelling a transcript can give it (a
 #: JSON string, a quoted or backslash-escaped shell word); non-ASCII is handled by the
 #: needle set, which also searches its \uXXXX spelling
-_SAFE = re.compile(r"[A-Za-z0-9._+@%,=~-]|[^\x00-\x7f]")
+_SAFE = re.compile(r"[A-Za-z0-9._+@%,=~-]|[^\x00-\x7f\ud800-\udfff]")
 #: a shorter gate needle is too common to skip a transcript
 GATE_MIN_CHARS = 3
 
