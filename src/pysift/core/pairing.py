@@ -20,7 +20,7 @@ from pysift.disk.jsonline import spelled
 from pysift.disk.lines import Buffer, line_end, line_start, simd_search
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
-from pysift.model.record import Record
+from pysift.model.record import Record, block_name
 
 if TYPE_CHECKING:
     from pysift.core.classify.render import Unit
@@ -289,7 +289,7 @@ def tool_name_of_use(rec: Record | None, tool_use_id: str) -> str | None:
         return None
     blocks = rec.blocks_of("tool_use")
     if not tool_use_id:
-        names = {b.get("name") for b in blocks}
+        names = {block_name(b) for b in blocks}  # a name of another JSON type: None
         name = names.pop() if len(names) == 1 else None
         return name if isinstance(name, str) else None
     for block in blocks:

@@ -71,7 +71,7 @@ def test_a_sidecar_unit_looks_at_the_whole_file() -> None:
 # -- blocks without an id (csift §4.5's fallback; SPEC §7 pairing) ------------------------
 
 from pysift.core.classify import units  # noqa: E402
-from pysift.core.pairing import pair_unit, with_result_tool_name  # noqa: E402
+from pysift.core.pairing import pair_unit, tool_name_of_use, with_result_tool_name  # noqa: E402
 from pysift.model.record import Record  # noqa: E402
 
 BARE_USE = {"type": "tool_use", "name": "bash", "input": {"command": "ls"}}
@@ -237,3 +237,13 @@ def test_an_id_starting_with_a_newline_moves_on_past_each_line() -> None:
         assert pair(buf, "\n{", (L.AGENT_TOOL_USE,), starts[0],
                     L.AGENT_TOOL_USE).state == "pending"
         assert PlanIndex(buf).get("\n{") is None
+
+
+def test_a_result_joined_through_its_record_names_no_tool_whose_name_is_a_list() -> None:
+    """A result without an id takes the name of its calling record's one tool_use block:
+    a name that was a list had been put in a set (unhashable: a TypeError in search)."""
+    call = b.tool_use("Read", {"file_path": "a.py"}, id="toolu_read")
+    call["name"] = ["Read"]
+    assert tool_name_of_use(Record(b.assistant(call), 1), "") is None
+    call["name"] = "Read"
+    assert tool_name_of_use(Record(b.assistant(call), 1), "") == "Read"
