@@ -7,6 +7,7 @@ one stderr line here, the same way.
 """
 
 
+import errno
 import os
 import sys
 from typing import Any
@@ -202,13 +203,23 @@ def report_error(exc: BaseException) -> None:
 
 def os_error_line(exc: OSError) -> str:
     """What failed and what to do, for an OSError no typed error caught: a path that
-    cannot be read (a permission, a vanished dir), else the output that cannot be written
-    (a full disk, a closed stream)."""
+    cannot be read (a permission, a vanished dir), the output that cannot be written (a
+    full disk, a closed stream), else a system call that failed where no file is named:
+    said as such (any such error had been called a full output, a live pid's unreadable
+    start time among them)."""
     reason = exc.strerror or str(exc)
     if exc.filename is not None:
         return (f"cannot read {exc.filename}: {reason}; check that it exists and is readable "
                 "by this user (pysift only reads the Claude home)")
-    return f"cannot write the output: {reason}; check where stdout goes (a full disk?)"
+    if exc.errno in _OUTPUT_ERRNOS:
+        return f"cannot write the output: {reason}; check where stdout goes (a full disk?)"
+    return (f"a system call failed: {reason}; rerun with PYSIFT_TRACEBACK=1 to see where, "
+            "and report it")
+
+
+#: what a write of the output fails with (a full disk or quota, a file too big, a device
+#: error, a reader gone)
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE})
 
 
 def report_os_error(exc: OSError) -> None:
