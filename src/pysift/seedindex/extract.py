@@ -65,7 +65,7 @@ from pysift.disk.lines import Buffer
 from pysift.disk.mapped import open_buffer
 from pysift.errors import SourceError
 from pysift.model.fastdata import dataclass
-from pysift.model.record import Record
+from pysift.model.record import Record, block_name
 from pysift.seedindex.lexicon import error_lines, identifiers, path_tokens
 
 HARVEST_BYTES = 1 << 20
@@ -419,15 +419,14 @@ class _Scan:
         """A tool call: its name by id, its command (a shell tool's), the paths it names."""
         out = self.out
         tool_id = block.get("id")
-        name = block.get("name")
+        name = block_name(block)
         if isinstance(tool_id, str):
-            out.names[tool_id] = name if isinstance(name, str) else None
+            out.names[tool_id] = name
         payload = block.get("input")
         if not isinstance(payload, dict):
             return
         command = payload.get("command")
-        if (isinstance(name, str) and name in SHELL_TOOLS and isinstance(command, str)
-                and command not in self.commands):  # a name of another JSON type: no tool
+        if name in SHELL_TOOLS and isinstance(command, str) and command not in self.commands:
             self.commands.add(command)
             out.commands.append((pos, command))
         for key in PATH_KEYS:

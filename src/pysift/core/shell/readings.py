@@ -322,11 +322,7 @@ def _climbs(text: str) -> int | None:
         char = text[i]
         end = i
         if char == "$" and text[i + 1:i + 2] in ("{", "("):
-            opening, closing, depth = text[i + 1], "}" if text[i + 1] == "{" else ")", 0
-            for end in range(i + 1, size):  # the whole expansion: a `$` inside is its own
-                depth += (text[end] == opening) - (text[end] == closing)
-                if depth == 0:
-                    break
+            end = _group_end(text, i + 1) - 1  # the whole expansion: a `$` inside is its own
             last = cut(i)
         elif char == "`":
             end = text.find("`", i + 1)
@@ -379,17 +375,8 @@ def _pattern_regex(text: str) -> str:
             out.append(".*")
             i = end
         elif char == "$" and nxt in ("{", "("):
-            depth, j = 0, i + 1
-            while j < size:
-                if text[j] == nxt:
-                    depth += 1
-                elif text[j] == ("}" if nxt == "{" else ")"):
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
             out.append(".*")
-            i = j + 1
+            i = _group_end(text, i + 1)
         elif char == "$" and nxt == "$":
             # ``$$`` is the shell's pid, and a `$` may have been quoted (``'$'$X``): a
             # run of them, with the name or the ``{...}``/``(...)`` its last may open, is
@@ -398,12 +385,7 @@ def _pattern_regex(text: str) -> str:
             while j < size and text[j] == "$":
                 j += 1
             if j < size and text[j] in "{(":
-                depth, opening, closing = 0, text[j], "}" if text[j] == "{" else ")"
-                while j < size:
-                    depth += (text[j] == opening) - (text[j] == closing)
-                    j += 1
-                    if depth == 0:
-                        break
+                j = _group_end(text, j)
             else:
                 j = _name_reach(text, j, loose)
             out.append(".*")
@@ -444,6 +426,19 @@ def _pattern_regex(text: str) -> str:
             out.append(re.escape(char))
             i += 1
     return "".join(out)
+
+
+def _group_end(text: str, at: int) -> int:
+    """Where the ``{...}`` or ``(...)`` opened at ``at`` ends (after its close, nested
+    ones counted), or the end of ``text`` when it never closes."""
+    opening = text[at]
+    closing = "}" if opening == "{" else ")"
+    depth = 0
+    for j in range(at, len(text)):
+        depth += (text[j] == opening) - (text[j] == closing)
+        if depth == 0:
+            return j + 1
+    return len(text)
 
 
 #: a ``$NAME`` (or a bare ``$``) ending one of a brace's alternatives: its ``,`` or ``}``
