@@ -182,6 +182,22 @@ def test_open_background_task_after_end_turn(home: ClaudeHome) -> None:
     assert '"Start the dev server"' in row["_text"]
 
 
+def test_a_dev_server_stopped_with_taskstop_ends_in_idle_eot(home: ClaudeHome) -> None:
+    """Claude Code writes no task notification after a TaskStop: its result is the word."""
+    _row(home, "idle")
+    s = _session(bg_shell("npm run dev", "Start the dev server", "toolu_dev"),
+                 bg_shell_receipt("toolu_dev", "b7k2m9x1p"),
+                 assistant(tool_use("TaskStop", {"task_id": "b7k2m9x1p"}, id="toolu_stop")),
+                 tool_result("toolu_stop", "Successfully stopped task: b7k2m9x1p (npm run dev)",
+                             tool_use_result={
+                                 "message": "Successfully stopped task: b7k2m9x1p (npm run dev)",
+                                 "task_id": "b7k2m9x1p", "task_type": "local_bash"}),
+                 assistant("stopped the server"))
+    row = _status(home, s, processes=_alive())
+    assert row["verdict"] == "idle-eot"
+    assert (row["background"]["open"], row["background"]["stopped"]) == (0, 1)
+
+
 def test_the_lens_turns_it_into_idle_eot(home: ClaudeHome) -> None:
     from pysift.live.conditions import compile_exact
 

@@ -18,7 +18,12 @@ A completion is a ``<task-notification>`` section joined to its launch by
 ``<status>`` (completed, failed, killed, stopped). It rides three carriers: a user record
 (the session was idle), a ``queue-operation`` line or a ``queued_command`` attachment (it
 landed mid-turn). Launches are read from every lane, completions from the MAIN transcript
-only (a subagent's tasks complete in its parent). Claude Code's own reconciliation at the
+only (a subagent's tasks complete in its parent). The harness also states a task's fate in
+the result of a task tool, in any lane: a ``TaskStop`` (2.1.x) or ``KillShell`` (2.0.x)
+that succeeded (stopped, killed: no notification follows it in the real corpus), and a
+``TaskOutput``/``BashOutput`` poll that reports a final status (2.0.x wrote no
+notifications at all, so a shell killed or polled to its end read open forever). Claude
+Code's own reconciliation at the
 next session start (one notice, several ``<task-id>``, ``__orphan_summary__``) marks
 tasks stopped, and states the bound this report repeats: NOT RETURNED IS NOT PROOF OF
 RUNNING (a UI stop, a Monitor timeout or an agent teardown leaves no transcript marker).
@@ -63,6 +68,9 @@ SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 #: launched agent) and of a notification carrier
 LAUNCH_NEEDLES = (b"_in_background", b'Monitor"', b"_launched")
 CARRIER_NEEDLES = (b"-notification",)
+#: the lines of a task tool's result that may state a task's fate (TaskStop/TaskOutput,
+#: KillShell, BashOutput), read in every lane
+TASK_TOOL_NEEDLES = (b'"task_id"', b'"shell_id"', b'"shellId"')
 #: a call's result is looked for this far past the call first
 _NEAR_RESULT = 256 * 1024
 
@@ -181,7 +189,8 @@ class Scanner:
         """One whole transcript: its candidate lines (needle passes), then the results of
         its launches."""
         self.files.add(key)
-        spans = _candidate_lines(buf, LAUNCH_NEEDLES + (CARRIER_NEEDLES if is_main else ()))
+        spans = _candidate_lines(buf, LAUNCH_NEEDLES + TASK_TOOL_NEEDLES
+                                 + (CARRIER_NEEDLES if is_main else ()))
         for start, end in spans:
             rec = decode(buf[start:end], None)
             if rec is not None:
@@ -192,7 +201,7 @@ class Scanner:
              key: str) -> None:
         """Appended complete lines of one transcript (``(offset, bytes)``)."""
         self.files.add(key)
-        needles = LAUNCH_NEEDLES + (CARRIER_NEEDLES if is_main else ())
+        needles = LAUNCH_NEEDLES + TASK_TOOL_NEEDLES + (CARRIER_NEEDLES if is_main else ())
         for offset, line in lines:
             waiting = [i for i, t in self._unpaired.items() if t.lane == lane
                        and spelled(i) in line]
@@ -212,6 +221,7 @@ class Scanner:
         elif rec.type == "user":
             self._pair_record(rec)
             self._async_launch(rec, lane, offset)
+            self._task_tool_word(rec)
         if is_main:
             self._carrier(rec)
 
@@ -250,6 +260,32 @@ class Scanner:
                 id=_text(echo.get("agentId")) or _text(echo.get("taskId")),
                 description=_text(echo.get("description")),
                 output_file=_text(echo.get("outputFile")), offset=offset)
+
+    def _task_tool_word(self, rec: Record) -> None:
+        """A task tool's result that states a task's fate: a successful stop or kill, or a
+        poll reporting a final status; taken as a completion of that task id."""
+        echo = rec.tool_use_result
+        if not isinstance(echo, dict) or any(
+                b.get("is_error") is True for b in rec.blocks_of("tool_result")):
+            return
+        message = echo.get("message")
+        message = message if isinstance(message, str) else ""
+        polled = echo.get("task")
+        if isinstance(polled, dict):  # TaskOutput
+            ident, status = _text(polled.get("task_id")), _text(polled.get("status"))
+        elif "shellId" in echo:  # BashOutput
+            ident, status = _text(echo.get("shellId")), _text(echo.get("status"))
+        elif message.startswith("Successfully stopped task"):  # TaskStop
+            ident, status = _text(echo.get("task_id")), "stopped"
+        elif message.startswith("Successfully killed shell"):  # KillShell
+            ident, status = _text(echo.get("shell_id")), "killed"
+        else:
+            return
+        if ident is None or status is None or status.lower() not in _STATUS_STATE:
+            return  # still running, or a word that is no final status
+        self._carriers.append(_Carrier(task_ids=[ident], tool_use_id=None,
+                                       status=status.lower(), event=None, ts=rec.timestamp,
+                                       orphan=False))
 
     def _pair_record(self, rec: Record) -> None:
         for block in rec.blocks_of("tool_result"):
