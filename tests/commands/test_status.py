@@ -17,6 +17,7 @@ from builders import (
     auq_answer,
     auq_use,
     elicitation_pending,
+    iso,
     journal_started,
     rejection,
     subagent_return,
@@ -196,6 +197,45 @@ def test_a_dev_server_stopped_with_taskstop_ends_in_idle_eot(home: ClaudeHome) -
     row = _status(home, s, processes=_alive())
     assert row["verdict"] == "idle-eot"
     assert (row["background"]["open"], row["background"]["stopped"]) == (0, 1)
+
+
+def _background_workflow(home: ClaudeHome, manifest_status: str | None) -> dict:
+    """A Workflow run launched in the background; Claude Code writes its run manifest
+    (``<uuid>/workflows/wf_*.json``) when the run ends. The transcript stops before any
+    task notification (the session was closed, or the pulse was never delivered)."""
+    s = _session(
+        assistant(tool_use("Workflow", {"script": "export const meta = {name: 'review'}"},
+                           id="toolu_wf")),
+        tool_result("toolu_wf", "Workflow launched in background. Task ID: task_rv01",
+                    tool_use_result={"isAsync": True, "status": "async_launched",
+                                     "runId": "wf_rv01", "taskId": "task_rv01"}),
+        assistant("the review runs in the background"))
+    path = home.session(CWD, SID, s)
+    if manifest_status is not None:
+        home.workflow_run(path, "wf_rv01", {
+            "runId": "wf_rv01", "taskId": "task_rv01", "status": manifest_status,
+            "workflowName": "review", "timestamp": iso(s.now), "agentCount": 2})
+    _row(home, "idle")
+    return _status(home, s, processes=_alive())
+
+
+def test_a_background_workflow_whose_run_manifest_says_completed_is_closed(
+        home: ClaudeHome) -> None:
+    row = _background_workflow(home, "completed")
+    assert row["verdict"] == "idle-eot"
+    assert (row["background"]["open"], row["background"]["completed"]) == (0, 1)
+    assert any("run manifest" in n for n in row["background"]["notes"])
+
+
+def test_a_background_workflow_without_its_manifest_stays_open(home: ClaudeHome) -> None:
+    row = _background_workflow(home, None)
+    assert row["verdict"] == "idle-background-open"
+    assert row["background"]["tasks"][0]["id"] == "task_rv01"
+
+
+def test_a_manifest_with_no_final_status_closes_nothing(home: ClaudeHome) -> None:
+    row = _background_workflow(home, "running")
+    assert row["verdict"] == "idle-background-open"
 
 
 def test_the_lens_turns_it_into_idle_eot(home: ClaudeHome) -> None:

@@ -97,6 +97,7 @@ class BgTask:
     output_bytes: int | None = None
     output_age_s: int | None = None
     unknown_status: str | None = None  # a returned status outside the known set
+    run_id: str | None = None  # a background Workflow run's id (its manifest's stem)
 
     @property
     def is_open(self) -> bool:
@@ -259,7 +260,8 @@ class Scanner:
                 kind=AGENT, tool_use_id=ident, lane=lane, launched=rec.timestamp,
                 id=_text(echo.get("agentId")) or _text(echo.get("taskId")),
                 description=_text(echo.get("description")),
-                output_file=_text(echo.get("outputFile")), offset=offset)
+                output_file=_text(echo.get("outputFile")), offset=offset,
+                run_id=_text(echo.get("runId")))
 
     def _task_tool_word(self, rec: Record) -> None:
         """A task tool's result that states a task's fate: a successful stop or kill, or a
@@ -361,12 +363,17 @@ class Scanner:
 
     def report(self, lens: Lens, now: datetime, *,
                stat: Callable[[str], tuple[int, float] | None] | None = None,
-               lane: str | None = None) -> BackgroundReport:
+               lane: str | None = None,
+               run_status: Callable[[str], tuple[str, str | None] | None] | None = None,
+               ) -> BackgroundReport:
         """The tasks with their fate and the lens applied (``lane``: only the tasks that
-        lane launched, for a subagent's own report)."""
+        lane launched, for a subagent's own report; ``run_status``: a Workflow run's
+        status and instant from its run manifest, which Claude Code writes when the run
+        ends, None without one)."""
         tasks = {k: _copy(t) for k, t in self.tasks.items()}
         notes: list[str] = []
         orphaned, unknown = self._settle(tasks)
+        by_manifest = _close_by_manifest(tasks, run_status) if run_status else 0
         if lane is not None:
             tasks = {k: t for k, t in tasks.items() if t.lane == lane}
         out = BackgroundReport(scanned_files=len(self.files))
@@ -388,6 +395,9 @@ class Scanner:
         if orphaned:
             notes.append(f"{orphaned} task(s) were marked stopped by Claude Code's "
                          "reconciliation at a later session start (no completion record)")
+        if by_manifest:
+            notes.append(f"{by_manifest} background Workflow run(s) closed by their run "
+                         "manifest (written when a run ends), no task notification seen")
         if self._launch_errors:
             notes.append(f"{self._launch_errors} background launch(es) failed at once (an "
                          "error result): counted as failed")
@@ -430,6 +440,21 @@ class Scanner:
             if task.unknown_status is not None and task.state == COMPLETED:
                 unknown[task.unknown_status] = unknown.get(task.unknown_status, 0) + 1
         return orphaned, unknown
+
+
+def _close_by_manifest(tasks: dict[str, BgTask],
+                       run_status: Callable[[str], tuple[str, str | None] | None]) -> int:
+    """Close the open background Workflow runs whose manifest states a final status."""
+    closed = 0
+    for task in tasks.values():
+        if not task.is_open or task.run_id is None:
+            continue
+        found = run_status(task.run_id)
+        state = _STATUS_STATE.get(found[0].strip().lower()) if found else None
+        if found is not None and state is not None:
+            task.state, task.returned = state, found[1]
+            closed += 1
+    return closed
 
 
 def _order_key(task: BgTask) -> tuple[int, float, str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import kind_of, pending_one_liner, read_sidecar
+from pysift.core.workflows import parse_manifest
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -30,7 +31,7 @@ from pysift.disk.layout import (
     subagent_transcripts,
 )
 from pysift.disk.lines import Buffer
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.live import background, children, process, registry, verdict
 from pysift.live.files import View, complete_lines, read_range, size_of
@@ -383,7 +384,8 @@ class LiveSession:
                                                filetime_key=probe.proc_start_is_filetime)
             liveness = process.probe_owner(probe.pid, recorded, probe.pid_domain, self.table)
         report = self.scanner.report(self.lens, now, lane=None if self.top_level
-                                     else t.transcript.session_id)
+                                     else t.transcript.session_id,
+                                     run_status=self._run_status)
         kids = None
         skipped = None
         if self.top_level and self.subagents:
@@ -417,7 +419,8 @@ class LiveSession:
             returned = children.journal_return(lane_id, journals)
             journal_settled = returned is not None
             if returned is None:
-                whole = self.scanner.report(self.lens, now, lane=None)
+                whole = self.scanner.report(self.lens, now, lane=None,
+                                            run_status=self._run_status)
                 returned = children.return_words(
                     self._settled_returns(whole).get(lane_id), anchor.tail)
         return verdict.Surfaces(
@@ -427,6 +430,20 @@ class LiveSession:
             sidecar_skipped_lines=self.sidecar_skipped, extra_notes=notes,
             returned=returned, journal_settled=journal_settled,
             main_unread=self.main_unread)
+
+    def _run_status(self, run_id: str) -> tuple[str, str | None] | None:
+        """A Workflow run's status and instant from its manifest
+        (``<uuid>/workflows/<run_id>.json``, written when the run ends); None when there is
+        none, or it cannot be read (the task then stays open, as its notification says)."""
+        if not run_id or run_id in (".", "..") or "/" in run_id or "\\" in run_id:
+            return None
+        path = session_dir(self.target.session_path) / "workflows" / f"{run_id}.json"
+        try:
+            data = read_regular(path)
+        except OSError:
+            return None
+        run = parse_manifest(data, run_id)
+        return (run.status, run.started) if run.status else None
 
     def _settled_returns(self, report: background.BackgroundReport
                          ) -> dict[str, tuple[str | None, str]]:
