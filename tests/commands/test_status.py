@@ -22,6 +22,7 @@ from builders import (
     rejection,
     subagent_return,
     text,
+    thinking,
     tool_result,
     tool_use,
     user,
@@ -148,6 +149,60 @@ def test_registry_busy_alone_is_running(home: ClaudeHome) -> None:
     row = _status(home, _session(assistant(text("thinking"), stop_reason=None)),
                   processes=_alive())
     assert row["verdict"] == "running"
+
+
+def _turn_ended_then_side_lane(home: ClaudeHome, lane_id: str, prompt: str,
+                               *replies) -> dict:  # type: ignore[no-untyped-def]
+    """The main turn ends; Claude Code then writes a lane of its own harness side call,
+    a second later, whose reply (a subagent's) carries no stop_reason."""
+    s = _session(assistant("the release is tagged"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id=lane_id, start=s.now + timedelta(seconds=1))
+    lane.add(user(prompt))
+    for reply in replies:
+        lane.add(reply)
+    home.subagent(path, lane_id, lane)
+    return _status(home, s, after=10)
+
+
+def test_a_prompt_suggestion_after_the_turn_is_no_child_to_wait_on(home: ClaudeHome) -> None:
+    """Real 4ee0e48e: after each end of turn a prompt-suggestion lane read `generating`
+    for 300 s, so the session read waiting-children and `wait --until stop` hung."""
+    row = _turn_ended_then_side_lane(
+        home, "aprompt_suggestion-0e2fb6",
+        "[SUGGESTION MODE: Suggest what the user might naturally type next into Claude Code.]",
+        assistant(thinking("They just tagged the release; nothing obvious follows."),
+                  stop_reason=None))
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_a_compaction_lane_is_live_until_its_summary_is_written(home: ClaudeHome) -> None:
+    row = _turn_ended_then_side_lane(
+        home, "acompact-b688ee", "Your task is to create a detailed summary of the conversation",
+        assistant(thinking("Let me analyze the conversation chronologically."),
+                  stop_reason=None))
+    assert row["verdict"] == "waiting-children"
+    assert row["children"][0]["state"] == "generating"
+
+
+def test_a_compaction_lane_with_its_summary_is_settled(home: ClaudeHome) -> None:
+    row = _turn_ended_then_side_lane(
+        home, "acompact-b688ee", "Your task is to create a detailed summary of the conversation",
+        assistant(thinking("Let me analyze the conversation chronologically."),
+                  stop_reason=None),
+        assistant("<analysis>the release work</analysis><summary>1. Primary request: tag the "
+                  "release</summary>", stop_reason=None))
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_an_agents_text_without_a_return_still_reads_generating(home: ClaudeHome) -> None:
+    """The rule is the side calls' alone: a subagent writes text mid-message."""
+    row = _turn_ended_then_side_lane(home, "a0123456789abcdef", "audit the deps",
+                                     assistant("Looking at the lockfile first.",
+                                               stop_reason=None))
+    assert row["verdict"] == "waiting-children"
 
 
 def test_live_child_is_waiting_children(home: ClaudeHome) -> None:

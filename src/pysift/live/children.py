@@ -8,6 +8,13 @@ outranks the tail: a lane whose return has landed in the main transcript (a comp
 pulse naming it, or its spawning call's result naming it) or whose workflow journal holds
 its ``result`` is settled whatever its tail says.
 
+Two lanes are Claude Code's own side calls, not work the session waits on (decided where
+csift is silent): a prompt suggestion (``aprompt_suggestion-*``, run when a main turn
+ENDS, to guess the human's next prompt) is never live, and a compaction summary
+(``acompact-*``, one message and no tools) is over once its text is written. Read by the
+generic rule, a suggestion's reply (a subagent's: no stop_reason) made the session read
+``waiting-children`` for 300 s after every turn.
+
 The workflow journals are incremental (``started`` at spawn, ``result`` at return), so an
 agent started without a result is in flight even before its transcript says anything;
 such an agent counts once, as a live lane when its transcript reads live, else from the
@@ -45,6 +52,8 @@ from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _AGENT_FOOTER = "agentId: "
+PROMPT_SUGGESTION_PREFIX = "aprompt_suggestion-"
+COMPACTION_PREFIX = "acompact-"
 
 
 @dataclass(slots=True)
@@ -208,13 +217,38 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
     for transcript, shape in lanes:
         ident = transcript.session_id
         why: str | None
-        why = journal_return(ident, journals) or return_words(returns.get(ident), shape)
+        why = (journal_return(ident, journals) or return_words(returns.get(ident), shape)
+               or side_call_over(ident, shape))
         out.children.append(child_state(ident, shape, now, why))
         out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
     live = {c.session_id for c in out.live}
     pending = journals.started - journals.results
     out.journal_in_flight = len(pending - live)
     return out
+
+
+def side_call_over(lane_id: str, shape: TailShape) -> str | None:
+    """Why a lane of a Claude Code side call is no work the session waits on (see the
+    module doc), else None."""
+    if lane_id.startswith(PROMPT_SUGGESTION_PREFIX):
+        return "a prompt suggestion Claude Code makes when a turn ends"
+    if lane_id.startswith(COMPACTION_PREFIX) and _answered(shape):
+        return "the compaction summary is written"
+    return None
+
+
+def _answered(shape: TailShape) -> bool:
+    """Whether the lane's newest assistant record holds visible text (a one-message call's
+    answer)."""
+    for rec in shape.records(lambda line: b'"assistant"' in line):
+        if rec.type != "assistant":
+            continue
+        content = rec.content
+        if isinstance(content, str):
+            return bool(content.strip())
+        return any(isinstance(b.get("text"), str) and b["text"].strip()
+                   for b in rec.blocks_of("text"))
+    return False
 
 
 def journal_return(lane_id: str, journals: Journals) -> str | None:
