@@ -584,6 +584,27 @@ def test_a_subagent_target_that_returned_ended_its_turn(home: ClaudeHome) -> Non
         in row["notes"]
 
 
+def test_an_async_agent_stopped_with_taskstop_says_how_it_ended(home: ClaudeHome) -> None:
+    """The main stops a background agent with TaskStop: no pulse follows, and the lane's
+    note names the stop, not a completion pulse that is not there."""
+    s = _session(*async_agent_launch("sp1", "a0123456789abcdef", "Audit the deps"))
+    s.add(assistant(tool_use("TaskStop", {"task_id": "a0123456789abcdef"}, id="stop1")))
+    s.add(tool_result("stop1", "Successfully stopped task: a0123456789abcdef (Audit the deps)",
+                      tool_use_result={
+                          "message": "Successfully stopped task: a0123456789abcdef (Audit "
+                                     "the deps)",
+                          "task_id": "a0123456789abcdef", "task_type": "local_agent"}))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a0123456789abcdef",
+                   start=s.now - timedelta(minutes=2))  # it worked before the stop
+    lane.add(user("audit"))
+    lane.add(assistant("Reading the lockfile.", stop_reason=None))
+    home.subagent(path, "a0123456789abcdef", lane)
+    row = _status(home, s, target="@a0123456789abcdef", after=5)
+    assert row["verdict"] == "idle-eot"
+    assert "this lane returned (a task tool stopped it)" in row["notes"]
+
+
 def test_a_returned_subagent_target_is_not_said_to_be_generating(home: ClaudeHome) -> None:
     """Its null stop_reason and a record younger than 300 s read "generating" from the tail
     alone; the return the verdict reads says it ended, and tail_state says so too."""

@@ -98,6 +98,7 @@ class BgTask:
     output_age_s: int | None = None
     unknown_status: str | None = None  # a returned status outside the known set
     run_id: str | None = None  # a background Workflow run's id (its manifest's stem)
+    closed_by: str | None = None  # how its fate was told (a pulse, a task tool, a manifest)
 
     @property
     def is_open(self) -> bool:
@@ -112,6 +113,7 @@ class _Carrier:
     event: str | None
     ts: str | None
     orphan: bool
+    how: str = "its completion pulse is in the main transcript"
 
 
 @dataclass(frozen=True)
@@ -285,9 +287,11 @@ class Scanner:
             return
         if ident is None or status is None or status.lower() not in _STATUS_STATE:
             return  # still running, or a word that is no final status
+        how = (f"a task poll reports it {status.lower()}" if isinstance(polled, dict)
+               or "shellId" in echo else f"a task tool {status.lower()} it")
         self._carriers.append(_Carrier(task_ids=[ident], tool_use_id=None,
                                        status=status.lower(), event=None, ts=rec.timestamp,
-                                       orphan=False))
+                                       orphan=False, how=how))
 
     def _pair_record(self, rec: Record) -> None:
         for block in rec.blocks_of("tool_result"):
@@ -435,7 +439,7 @@ class Scanner:
                     state = TIMED_OUT
                 else:
                     continue  # a Monitor's event pulse: still armed
-                task.state, task.returned = state, carrier.ts
+                task.state, task.returned, task.closed_by = state, carrier.ts, carrier.how
         for task in tasks.values():
             if task.unknown_status is not None and task.state == COMPLETED:
                 unknown[task.unknown_status] = unknown.get(task.unknown_status, 0) + 1
@@ -453,6 +457,7 @@ def _close_by_manifest(tasks: dict[str, BgTask],
         state = _STATUS_STATE.get(found[0].strip().lower()) if found else None
         if found is not None and state is not None:
             task.state, task.returned = state, found[1]
+            task.closed_by = f"its run manifest says {found[0]}"
             closed += 1
     return closed
 

@@ -452,8 +452,8 @@ class LiveSession:
         out: dict[str, tuple[str | None, str]] = {}
         for task in report.tasks:
             if task.kind == background.AGENT and task.id and not task.is_open:
-                out[task.id] = (task.returned,
-                                "its completion pulse is in the main transcript")
+                out[task.id] = (task.returned, task.closed_by
+                                or "its completion pulse is in the main transcript")
         for ident, ts in self.returns.items():
             out.setdefault(ident, (ts, "its spawning call's result is in the main transcript"))
         return out
