@@ -68,8 +68,9 @@ SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 #: launched agent) and of a notification carrier
 LAUNCH_NEEDLES = (b"_in_background", b'Monitor"', b"_launched")
 CARRIER_NEEDLES = (b"-notification",)
-#: the lines of a task tool's result that may state a task's fate (TaskStop/TaskOutput,
-#: KillShell, BashOutput), read in every lane
+#: the appended lines (``wait``) that may hold a task tool's result stating a task's fate
+#: (TaskStop/TaskOutput, KillShell, BashOutput), read in every lane; a whole file is
+#: searched for the ids of the tasks still open instead (``task_tool_words``)
 TASK_TOOL_NEEDLES = (b'"task_id"', b'"shell_id"', b'"shellId"')
 #: a call's result is looked for this far past the call first
 _NEAR_RESULT = 256 * 1024
@@ -192,8 +193,7 @@ class Scanner:
         """One whole transcript: its candidate lines (needle passes), then the results of
         its launches."""
         self.files.add(key)
-        spans = _candidate_lines(buf, LAUNCH_NEEDLES + TASK_TOOL_NEEDLES
-                                 + (CARRIER_NEEDLES if is_main else ()))
+        spans = _candidate_lines(buf, LAUNCH_NEEDLES + (CARRIER_NEEDLES if is_main else ()))
         for start, end in spans:
             rec = decode(buf[start:end], None)
             if rec is not None:
@@ -214,6 +214,8 @@ class Scanner:
             if rec is None:
                 continue
             self._ingest(rec, lane, is_main, offset)
+            if rec.type == "user":
+                self._task_tool_word(rec)
             if waiting:
                 self._pair_record(rec)
 
@@ -224,7 +226,6 @@ class Scanner:
         elif rec.type == "user":
             self._pair_record(rec)
             self._async_launch(rec, lane, offset)
-            self._task_tool_word(rec)
         if is_main:
             self._carrier(rec)
 
@@ -264,6 +265,23 @@ class Scanner:
                 description=_text(echo.get("description")),
                 output_file=_text(echo.get("outputFile")), offset=offset,
                 run_id=_text(echo.get("runId")))
+
+    def task_tool_words(self, buffers: Iterable[Buffer]) -> None:
+        """After every transcript of the session was scanned: the task tools' words about
+        the tasks still open, wherever they were said (a lane may stop a task the main
+        launched, and the main is scanned first). Only the lines holding an open task's id
+        are decoded: a session with no open task costs nothing."""
+        tasks = {k: _copy(t) for k, t in self.tasks.items()}
+        self._settle(tasks)
+        ids = sorted({t.id for t in tasks.values() if t.is_open and t.id})
+        if not ids:
+            return
+        needles = [spelled(i) for i in ids]
+        for buf in buffers:
+            for start, end in _candidate_lines(buf, needles):
+                rec = decode(buf[start:end], None)
+                if rec is not None and rec.type == "user":
+                    self._task_tool_word(rec)
 
     def _task_tool_word(self, rec: Record) -> None:
         """A task tool's result that states a task's fate: a successful stop or kill, or a

@@ -195,10 +195,13 @@ class LiveSession:
                               "exists and is readable")
         self._anchor_buf = buf
         main_buf: Buffer | None = buf
+        scanned: list[Buffer] = [buf]
         if not self.top_level and t.session_path.exists():
             main = _Watched(t.session_path, t.owner_id, is_main=True)
             self.files[os.fspath(main.path)] = main
             main_buf = self._load_file(main, scan=True)
+            if main_buf is not None:
+                scanned.append(main_buf)
         elif not self.top_level:
             main_buf = None
             self._note(f"its session's main transcript {t.session_path} is not there: this "
@@ -208,7 +211,10 @@ class LiveSession:
             for lane in self._list_lanes():
                 watched = _Watched(lane.path, lane.session_id, is_main=False)
                 self.files[os.fspath(lane.path)] = watched
-                self._load_file(watched, scan=True)
+                lane_buf = self._load_file(watched, scan=True)
+                if lane_buf is not None:
+                    scanned.append(lane_buf)
+        self.scanner.task_tool_words(scanned)
         if main_buf is not None:
             self._initial_returns(main_buf)
         if self.top_level:

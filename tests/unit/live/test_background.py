@@ -65,6 +65,7 @@ def _scan(s: Session, *, incremental: bool = False) -> Scanner:
         scanner.feed(lines, SID, is_main=True, key="main")
     else:
         scanner.scan(data, SID, is_main=True, key="main")
+        scanner.task_tool_words([data])
     return scanner
 
 
@@ -328,5 +329,42 @@ def test_a_subagent_stopping_its_own_shell_closes_it() -> None:
     lane.add(_stop_result("toolu_stop", "bsub00001", "Watch"))
     scanner = Scanner()
     scanner.scan(to_jsonl(lane.records), "a77", is_main=False, key="lane")
+    scanner.task_tool_words([to_jsonl(lane.records)])
     report = scanner.report(Lens(), NOW, stat=lambda p: None)
     assert [(t.lane, t.state) for t in report.tasks] == [("a77", "stopped")]
+
+
+def test_the_main_stopping_a_lanes_shell_closes_it_though_scanned_first() -> None:
+    main = Session(SID, cwd="/x")
+    main.add(user("stop the watcher the auditor started"))
+    main.add(assistant(tool_use("TaskStop", {"task_id": "bsub00001"}, id="toolu_stop")))
+    main.add(_stop_result("toolu_stop", "bsub00001", "Watch"))
+    lane = Session(SID, cwd="/x", agent_id="a77")
+    lane.add(user("sub work"))
+    lane.add(bg_shell("make watch", "Watch", "toolu_sub"))
+    lane.add(bg_shell_receipt("toolu_sub", "bsub00001"))
+    scanner = Scanner()
+    buffers = [to_jsonl(main.records), to_jsonl(lane.records)]
+    scanner.scan(buffers[0], SID, is_main=True, key="main")
+    scanner.scan(buffers[1], "a77", is_main=False, key="lane")
+    scanner.task_tool_words(buffers)
+    report = scanner.report(Lens(), NOW, stat=lambda p: None)
+    assert [(t.lane, t.state) for t in report.tasks] == [("a77", "stopped")]
+
+
+def test_no_open_task_no_search() -> None:
+    """A session whose tasks all returned reads no line for the task tools."""
+    s = Session(SID, cwd="/x")
+    s.add(user("run it"))
+    s.add(bg_shell("make", "Build", "toolu_b"))
+    s.add(bg_shell_receipt("toolu_b", "bbuild001"))
+    s.add(user(pulse("bbuild001", "completed", "done", tool_use_id="toolu_b"),
+               origin={"kind": "task-notification"}))
+    scanner = Scanner()
+    scanner.scan(to_jsonl(s.records), SID, is_main=True, key="main")
+
+    class NoRead(bytes):
+        def find(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+            raise AssertionError("searched")
+
+    scanner.task_tool_words([NoRead(to_jsonl(s.records))])
