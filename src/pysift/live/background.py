@@ -22,11 +22,12 @@ only (a subagent's tasks complete in its parent). The harness also states a task
 the result of a task tool, in any lane: a ``TaskStop`` (2.1.x) or ``KillShell`` (2.0.x)
 that succeeded (stopped, killed: no notification follows it in the real corpus), and a
 ``TaskOutput``/``BashOutput`` poll that reports a final status (2.0.x wrote no
-notifications at all, so a shell killed or polled to its end read open forever). Claude
-Code's own reconciliation at the
-next session start (one notice, several ``<task-id>``, ``__orphan_summary__``) marks
-tasks stopped, and states the bound this report repeats: NOT RETURNED IS NOT PROOF OF
-RUNNING (a UI stop, a Monitor timeout or an agent teardown leaves no transcript marker).
+notifications at all, so a shell killed or polled to its end read open forever); and a
+background Workflow run's manifest, written when the run ends. Claude Code's own
+reconciliation at the next session start (one notice, several ``<task-id>``,
+``__orphan_summary__``) marks tasks stopped, and states the bound this report repeats: NOT
+RETURNED IS NOT PROOF OF RUNNING (a UI stop, a Monitor timeout or an agent teardown leaves
+no transcript marker).
 
 Never-returned launches sit anywhere in a long file, so this is a WHOLE-file scan; one RE2
 pass per needle finds the candidate lines (each needle opens on a byte that is rare in
