@@ -5,6 +5,7 @@ are the test's."""
 from __future__ import annotations
 
 import io
+import json
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,7 @@ from builders import (
     journal_started,
     rejection,
     subagent_return,
+    teammate_message,
     text,
     thinking,
     tool_result,
@@ -603,6 +605,36 @@ def test_an_async_agent_stopped_with_taskstop_says_how_it_ended(home: ClaudeHome
     row = _status(home, s, target="@a0123456789abcdef", after=5)
     assert row["verdict"] == "idle-eot"
     assert "this lane returned (a task tool stopped it)" in row["notes"]
+
+
+def _teammate_that_exited(home: ClaudeHome) -> Session:
+    """The lead ended its turn; its teammate approved the shutdown request a moment ago
+    (a real K3RN shape: the lane ends on the SendMessage result)."""
+    s = _session(assistant("shutting the team down"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a0123456789abcdef", start=s.now)
+    lane.add(teammate_message("team-lead", '{"type":"shutdown_request","requestId":'
+                              '"shutdown-1@cards-api-agent","from":"team-lead"}'))
+    lane.add(assistant(tool_use("SendMessage", {"type": "shutdown_response",
+                                                "request_id": "shutdown-1@cards-api-agent",
+                                                "approve": True}, id="sd1"), stop_reason=None))
+    echo = {"success": True, "message": "Shutdown approved. Sent confirmation to team-lead. "
+            "Agent cards-api-agent is now exiting.", "request_id": "shutdown-1@cards-api-agent"}
+    lane.add(tool_result("sd1", json.dumps(echo), tool_use_result=echo))
+    home.subagent(path, "a0123456789abcdef", lane)
+    return s
+
+
+def test_a_teammate_that_exited_is_no_live_child(home: ClaudeHome) -> None:
+    row = _status(home, _teammate_that_exited(home), after=10)
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_a_teammate_target_that_exited_ended_its_turn(home: ClaudeHome) -> None:
+    row = _status(home, _teammate_that_exited(home), target="@a0123456789abcdef", after=10)
+    assert row["verdict"] == "idle-eot"
+    assert "this lane returned (it approved its shutdown request and exited)" in row["notes"]
 
 
 def test_a_returned_subagent_target_is_not_said_to_be_generating(home: ClaudeHome) -> None:

@@ -37,6 +37,7 @@ from pysift.core.lanes import (
     LaneFacts,
     PendingCall,
     classify_pending,
+    is_shutdown_approval,
     lane_state,
     seconds_label,
 )
@@ -92,7 +93,19 @@ def facts_from_tail(shape: TailShape) -> LaneFacts:
         pending = next((c for c in calls if c.classification != "awaiting-execution"),
                        calls[0])
     return LaneFacts(last_activity=shape.last_ts, has_records=shape.records_seen > 0,
-                     pending=pending, last_stop_reason=shape.last_stop_reason)
+                     pending=pending, last_stop_reason=shape.last_stop_reason,
+                     exited=pending is None and exited(shape))
+
+
+def exited(shape: TailShape) -> bool:
+    """Whether the lane's newest user or assistant record is the result of its approved
+    shutdown (a teammate that exited: nothing follows)."""
+    for rec in shape.records(lambda line: b'"user"' in line or b'"assistant"' in line):
+        if rec.type == "assistant":
+            return False
+        if rec.type == "user" and not rec.is_meta:
+            return rec.has_block("tool_result") and is_shutdown_approval(rec)
+    return False
 
 
 def child_state(lane_id: str, shape: TailShape, now: datetime,
@@ -114,6 +127,8 @@ def child_state(lane_id: str, shape: TailShape, now: datetime,
                   f"{shape.last_stop_reason or '(none)'}")
     elif returned is not None:
         detail = returned
+    elif facts.exited:
+        detail = "approved its shutdown and exited"
     else:
         age = age_s(shape.last_ts, now)
         detail = (f"last record {seconds_label(age)} ago" if age is not None

@@ -429,6 +429,8 @@ class LiveSession:
                                             run_status=self._run_status)
                 returned = children.return_words(
                     self._settled_returns(whole).get(lane_id), anchor.tail)
+            if returned is None and children.exited(anchor.tail):
+                returned = "returned (it approved its shutdown request and exited)"
         return verdict.Surfaces(
             registry=lookup, liveness=liveness, tail=anchor.tail, children=kids,
             pending=self.pending(), background=report, is_subagent=not self.top_level,
