@@ -18,9 +18,12 @@ from builders import (
     auq_answer,
     auq_use,
     elicitation_pending,
+    interrupt,
     iso,
     journal_started,
+    local_command_stdout,
     rejection,
+    slash_command,
     subagent_return,
     teammate_message,
     text,
@@ -293,6 +296,42 @@ def test_a_background_workflow_without_its_manifest_stays_open(home: ClaudeHome)
 def test_a_manifest_with_no_final_status_closes_nothing(home: ClaudeHome) -> None:
     row = _background_workflow(home, "running")
     assert row["verdict"] == "idle-background-open"
+
+
+@pytest.mark.parametrize(("ending", "why"), [
+    ((assistant(tool_use("Bash", {"command": "make deploy"}, id="b9")),
+      tool_result("b9", "The user doesn't want to proceed with this tool use.", is_error=True),
+      interrupt(for_tool_use=True)), "the user interrupted it"),
+    ((assistant("Reading the release notes", stop_reason=None), interrupt()),
+     "the user interrupted it"),
+    ((assistant("Tagged.", stop_reason=None), slash_command("exit"),
+      local_command_stdout("See ya!")), "a local command ran"),
+    ((assistant("Session limit reached \u2219 resets 11pm", stop_reason="stop_sequence",
+                isApiErrorMessage=True),), "an API error Claude Code wrote ended it"),
+])
+def test_a_turn_the_harness_ended_is_idle_without_a_registry_row(
+        home: ClaudeHome, ending: tuple, why: str) -> None:
+    """No end_turn (older builds write none; an interrupt, a local command or a final API
+    error writes none either), no registry row: the marker the harness wrote is the word.
+    Real sessions 04053218, cf400a9d and others read `unknown`, so `wait --until stop`
+    ran to its timeout."""
+    row = _status(home, _session(*ending))
+    assert row["verdict"] == "idle-eot"
+    assert any(n.startswith(f"the main turn ended: {why}") for n in row["notes"])
+
+
+def test_a_local_command_run_while_the_model_works_ends_no_turn(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant(tool_use("Read", {"file_path": "CHANGELOG.md"},
+                                                    id="r1")),
+                                 tool_result("r1", "## 1.4.0"), slash_command("cost"),
+                                 local_command_stdout("Total cost: $0.42")), after=5)
+    assert row["verdict"] == "unknown"
+
+
+def test_a_prompt_after_the_interrupt_is_a_new_turn(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant("Reading", stop_reason=None), interrupt(),
+                                 user("no, deploy to staging first")), after=5)
+    assert row["verdict"] == "unknown"
 
 
 def test_the_lens_turns_it_into_idle_eot(home: ClaudeHome) -> None:
