@@ -318,6 +318,7 @@ def test_a_turn_the_harness_ended_is_idle_without_a_registry_row(
     row = _status(home, _session(*ending))
     assert row["verdict"] == "idle-eot"
     assert any(n.startswith(f"the main turn ended: {why}") for n in row["notes"])
+    assert row["tail_state"].startswith(f"idle (the turn ended: {why}")  # not generating
 
 
 def test_a_local_command_run_while_the_model_works_ends_no_turn(home: ClaudeHome) -> None:

@@ -81,6 +81,17 @@ class TailShape:
     turn_ended_by: str | None = None
     _decoded: dict[int, Record | None] = field(default_factory=dict, repr=False)
 
+    def turn_end(self) -> str | None:
+        """Why the main lane's turn ended without an ``end_turn`` (a harness marker is its
+        newest user/assistant record, no call is open), else None. A local command typed
+        while the model works on a tool's result ends no turn."""
+        why = self.turn_ended_by
+        if why is None or self.open_calls:
+            return None
+        if why.startswith("a local command") and self.last_stop_reason == "tool_use":
+            return None
+        return why
+
     def record(self, index: int) -> Record | None:
         """The record of line ``index`` (newest first), decoded once."""
         if index not in self._decoded:
@@ -271,6 +282,9 @@ def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> st
     if shape.records_seen == 0:
         return "no records readable at the tail"
     age = age_s(shape.last_ts, now)
+    if (why := shape.turn_end()) is not None:
+        ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"
+        return f"idle (the turn ended: {why}; last record {ago})"
     ago = f" {seconds_label(age)} ago" if age is not None else " (no timestamp)"
     reason = shape.last_stop_reason or "(none)"
     if reason != "end_turn" and age is not None and age < GENERATING_WINDOW_S:

@@ -138,10 +138,7 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     # into the main transcript, ends its turn (the harness's word outranks the tail)
     # a turn the harness ended without an end_turn (an interrupt, a local command, a
     # final API error): the marker is its word (the main lane's only)
-    ended_by = None if s.is_subagent or open_calls else tail.turn_ended_by
-    if ended_by is not None and ended_by.startswith("a local command") \
-            and tail.last_stop_reason == "tool_use":
-        ended_by = None  # typed while the model works on a tool's result: no turn end
+    ended_by = None if s.is_subagent or open_calls else tail.turn_end()
     eot = not open_calls and (tail.last_stop_reason == "end_turn" or idle_row
                               or s.returned is not None or ended_by is not None)
     if s.returned is not None and not open_calls:
