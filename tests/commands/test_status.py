@@ -489,6 +489,36 @@ def test_journal_agent_in_flight(home: ClaudeHome) -> None:
     assert _surfaces(row)["children"] == "0 lane(s), 1 live (1 workflow agent(s) in flight by the journal)"
 
 
+def test_agents_of_a_workflow_run_that_ended_are_not_in_flight(home: ClaudeHome) -> None:
+    """The run was killed: its manifest (written when a run ends) says so, while its
+    journal keeps an agent started without a result and that agent's lane stays on the
+    call it was killed in. Neither is work in flight."""
+    s = _session(assistant("launched the workflow"))
+    path = home.session(CWD, SID, s)
+    home.journal(path, "wf_run1", [journal_started("aw1", "k1"),
+                                   journal_started("aw2", "k2")])
+    lane = Session(SID, cwd=CWD, agent_id="aw2", start=s.now)
+    lane.add(user("review the parser"))
+    lane.add(assistant(tool_use("Read", {"file_path": "parser.py"}, id="rp")))
+    home.subagent(path, "aw2", lane, workflow="wf_run1")
+    home.workflow_run(path, "wf_run1", {"runId": "wf_run1", "status": "killed",
+                                        "workflowName": "review"})
+    row = _status(home, s)
+    assert row["verdict"] == "idle-eot"
+    assert _surfaces(row)["children"] == "1 lane(s), 0 live"
+
+
+@pytest.mark.parametrize("manifest", [("wf_other", "completed"), ("wf_run1", "running")])
+def test_a_run_without_its_final_manifest_keeps_its_agents_in_flight(
+        home: ClaudeHome, manifest: tuple[str, str]) -> None:
+    s = _session(assistant("launched the workflow"))
+    path = home.session(CWD, SID, s)
+    home.journal(path, "wf_run1", [journal_started("aw1", "k1")])
+    home.workflow_run(path, manifest[0], {"runId": manifest[0], "status": manifest[1]})
+    row = _status(home, s)
+    assert row["verdict"] == "waiting-children"
+
+
 def test_tasks_section_merges_both_dir_forms(home: ClaudeHome) -> None:
     home.task(SID, "1", "Write the parser", "completed")
     home.task(SID, "3", "Ship it", "pending", blocked_by=["2"])

@@ -18,7 +18,8 @@ generic rule, a suggestion's reply (a subagent's: no stop_reason) made the sessi
 The workflow journals are incremental (``started`` at spawn, ``result`` at return), so an
 agent started without a result is in flight even before its transcript says anything;
 such an agent counts once, as a live lane when its transcript reads live, else from the
-journal alone.
+journal alone. Once its run's manifest exists (``<uuid>/workflows/<run>.json``, written
+when the run ends: completed, failed, killed), no agent of the run is in flight.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from pysift.core.lanes import (
 )
 from pysift.core.timez import parse_ts
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
-from pysift.core.workflows import parse_journal
+from pysift.core.workflows import parse_journal, parse_manifest
 from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
@@ -142,6 +143,8 @@ class Journals:
     results: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     unreadable: int = 0  # journals that exist but could not be read (each in the notes)
+    #: agents of a run whose manifest exists (written when the run ends): its status
+    run_ended: dict[str, str] = field(default_factory=dict)
 
 
 def read_journals(session_path: Path) -> Journals:
@@ -168,7 +171,36 @@ def read_journals(session_path: Path) -> Journals:
         out.results |= set(journal.results)
         if journal.skipped_lines:
             out.notes.append(f"{journal.skipped_lines} malformed line(s) skipped in {path}")
+        ended = _run_status(session_path, Path(run).name)
+        if ended is not None:
+            for agent in journal.started | _lane_ids(Path(run)):
+                out.run_ended[agent] = ended
     return out
+
+
+def _run_status(session_path: Path, run_id: str) -> str | None:
+    """The status its manifest (``<uuid>/workflows/<run_id>.json``) gives a run, None
+    without a readable one: Claude Code writes it when the run ends."""
+    try:
+        data = read_regular(session_dir(session_path) / "workflows" / f"{run_id}.json")
+    except OSError:
+        return None
+    status = parse_manifest(data, run_id).status
+    return None if status is None or status.strip().lower() in _RUN_GOING else status
+
+
+#: a manifest word that would say the run goes on (never seen: manifests are written at
+#: the end; such a word is not read as an end)
+_RUN_GOING = frozenset({"running", "pending", "in_progress", "started", "queued"})
+
+
+def _lane_ids(run_dir: Path) -> set[str]:
+    try:
+        names = [e.name for e in os.scandir(run_dir)]
+    except OSError:
+        return set()
+    return {n[len("agent-"):-len(".jsonl")] for n in names
+            if n.startswith("agent-") and n.endswith(".jsonl")}
 
 
 def returned_agents(rec: Record) -> set[str]:
@@ -237,7 +269,7 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
         out.children.append(child_state(ident, shape, now, why))
         out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
     live = {c.session_id for c in out.live}
-    pending = journals.started - journals.results
+    pending = journals.started - journals.results - set(journals.run_ended)
     out.journal_in_flight = len(pending - live)
     return out
 
@@ -267,10 +299,14 @@ def _answered(shape: TailShape) -> bool:
 
 
 def journal_return(lane_id: str, journals: Journals) -> str | None:
-    """``returned (…)`` when a workflow journal holds the lane's result: done whatever
-    its tail shows (its last call, StructuredOutput, is never answered in the lane)."""
-    return ("returned (the workflow journal holds its result)"
-            if lane_id in journals.results else None)
+    """``returned (…)`` when a workflow journal holds the lane's result, or the lane's run
+    has ended (its manifest): done whatever its tail shows (its last call,
+    StructuredOutput, is never answered in the lane; a killed run's agents stop anywhere)."""
+    if lane_id in journals.results:
+        return "returned (the workflow journal holds its result)"
+    if lane_id in journals.run_ended:
+        return f"returned (its workflow run ended: its manifest says {journals.run_ended[lane_id]})"
+    return None
 
 
 def return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str | None:
