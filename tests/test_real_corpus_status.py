@@ -45,14 +45,17 @@ def test_status_answers_on_every_top_level_session(cli, real_home: Path) -> None
 
 
 def test_status_text_on_a_session_with_an_open_dev_server(cli, real_home: Path) -> None:
-    """A real session that ended its turn with two backgrounded dev servers nobody stopped."""
+    """A real session (Claude Code 2.0.x, no task notifications yet) that ended its turn
+    with two backgrounded dev servers: `KillShell` killed the first (its result says so),
+    the second was never stopped."""
     path = next((p for p in _sessions(real_home) if p.stem.startswith("7acd37a8")), None)
     if path is None:
         pytest.skip("the JSSoundRecorder session is not in this corpus")
     result = cli("--claude-home", str(real_home), "status", str(path))
     assert result.code == 0
     assert "verdict  idle-background-open" in result.stdout
-    assert result.stdout.count("\n  bg        shell   ") == 2
+    assert result.stdout.count("\n  bg        shell   ") == 1
+    assert "1 open; 0 completed, 0 failed, 1 killed, 0 stopped" in result.stdout
 
 
 PULSE = re.compile(r"\[[a-z-]+ \S+ [a-z_]+\] ")

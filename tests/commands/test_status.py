@@ -5,6 +5,7 @@ are the test's."""
 from __future__ import annotations
 
 import io
+import json
 from datetime import timedelta
 
 import pytest
@@ -17,10 +18,16 @@ from builders import (
     auq_answer,
     auq_use,
     elicitation_pending,
+    interrupt,
+    iso,
     journal_started,
+    local_command_stdout,
     rejection,
+    slash_command,
     subagent_return,
+    teammate_message,
     text,
+    thinking,
     tool_result,
     tool_use,
     user,
@@ -149,6 +156,60 @@ def test_registry_busy_alone_is_running(home: ClaudeHome) -> None:
     assert row["verdict"] == "running"
 
 
+def _turn_ended_then_side_lane(home: ClaudeHome, lane_id: str, prompt: str,
+                               *replies) -> dict:  # type: ignore[no-untyped-def]
+    """The main turn ends; Claude Code then writes a lane of its own harness side call,
+    a second later, whose reply (a subagent's) carries no stop_reason."""
+    s = _session(assistant("the release is tagged"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id=lane_id, start=s.now + timedelta(seconds=1))
+    lane.add(user(prompt))
+    for reply in replies:
+        lane.add(reply)
+    home.subagent(path, lane_id, lane)
+    return _status(home, s, after=10)
+
+
+def test_a_prompt_suggestion_after_the_turn_is_no_child_to_wait_on(home: ClaudeHome) -> None:
+    """Real 4ee0e48e: after each end of turn a prompt-suggestion lane read `generating`
+    for 300 s, so the session read waiting-children and `wait --until stop` hung."""
+    row = _turn_ended_then_side_lane(
+        home, "aprompt_suggestion-0e2fb6",
+        "[SUGGESTION MODE: Suggest what the user might naturally type next into Claude Code.]",
+        assistant(thinking("They just tagged the release; nothing obvious follows."),
+                  stop_reason=None))
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_a_compaction_lane_is_live_until_its_summary_is_written(home: ClaudeHome) -> None:
+    row = _turn_ended_then_side_lane(
+        home, "acompact-b688ee", "Your task is to create a detailed summary of the conversation",
+        assistant(thinking("Let me analyze the conversation chronologically."),
+                  stop_reason=None))
+    assert row["verdict"] == "waiting-children"
+    assert row["children"][0]["state"] == "generating"
+
+
+def test_a_compaction_lane_with_its_summary_is_settled(home: ClaudeHome) -> None:
+    row = _turn_ended_then_side_lane(
+        home, "acompact-b688ee", "Your task is to create a detailed summary of the conversation",
+        assistant(thinking("Let me analyze the conversation chronologically."),
+                  stop_reason=None),
+        assistant("<analysis>the release work</analysis><summary>1. Primary request: tag the "
+                  "release</summary>", stop_reason=None))
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_an_agents_text_without_a_return_still_reads_generating(home: ClaudeHome) -> None:
+    """The rule is the side calls' alone: a subagent writes text mid-message."""
+    row = _turn_ended_then_side_lane(home, "a0123456789abcdef", "audit the deps",
+                                     assistant("Looking at the lockfile first.",
+                                               stop_reason=None))
+    assert row["verdict"] == "waiting-children"
+
+
 def test_live_child_is_waiting_children(home: ClaudeHome) -> None:
     s = _session(assistant(tool_use("Agent", {"prompt": "audit", "run_in_background": True},
                                     id="sp1")))
@@ -180,6 +241,98 @@ def test_open_background_task_after_end_turn(home: ClaudeHome) -> None:
     assert bg["tasks"][0]["launched_local"] is not None
     assert "bg        shell   b7k2m9x1p " in row["_text"]
     assert '"Start the dev server"' in row["_text"]
+
+
+def test_a_dev_server_stopped_with_taskstop_ends_in_idle_eot(home: ClaudeHome) -> None:
+    """Claude Code writes no task notification after a TaskStop: its result is the word."""
+    _row(home, "idle")
+    s = _session(bg_shell("npm run dev", "Start the dev server", "toolu_dev"),
+                 bg_shell_receipt("toolu_dev", "b7k2m9x1p"),
+                 assistant(tool_use("TaskStop", {"task_id": "b7k2m9x1p"}, id="toolu_stop")),
+                 tool_result("toolu_stop", "Successfully stopped task: b7k2m9x1p (npm run dev)",
+                             tool_use_result={
+                                 "message": "Successfully stopped task: b7k2m9x1p (npm run dev)",
+                                 "task_id": "b7k2m9x1p", "task_type": "local_bash"}),
+                 assistant("stopped the server"))
+    row = _status(home, s, processes=_alive())
+    assert row["verdict"] == "idle-eot"
+    assert (row["background"]["open"], row["background"]["stopped"]) == (0, 1)
+
+
+def _background_workflow(home: ClaudeHome, manifest_status: str | None) -> dict:
+    """A Workflow run launched in the background; Claude Code writes its run manifest
+    (``<uuid>/workflows/wf_*.json``) when the run ends. The transcript stops before any
+    task notification (the session was closed, or the pulse was never delivered)."""
+    s = _session(
+        assistant(tool_use("Workflow", {"script": "export const meta = {name: 'review'}"},
+                           id="toolu_wf")),
+        tool_result("toolu_wf", "Workflow launched in background. Task ID: task_rv01",
+                    tool_use_result={"isAsync": True, "status": "async_launched",
+                                     "runId": "wf_rv01", "taskId": "task_rv01"}),
+        assistant("the review runs in the background"))
+    path = home.session(CWD, SID, s)
+    if manifest_status is not None:
+        home.workflow_run(path, "wf_rv01", {
+            "runId": "wf_rv01", "taskId": "task_rv01", "status": manifest_status,
+            "workflowName": "review", "timestamp": iso(s.now), "agentCount": 2})
+    _row(home, "idle")
+    return _status(home, s, processes=_alive())
+
+
+def test_a_background_workflow_whose_run_manifest_says_completed_is_closed(
+        home: ClaudeHome) -> None:
+    row = _background_workflow(home, "completed")
+    assert row["verdict"] == "idle-eot"
+    assert (row["background"]["open"], row["background"]["completed"]) == (0, 1)
+    assert any("run manifest" in n for n in row["background"]["notes"])
+
+
+def test_a_background_workflow_without_its_manifest_stays_open(home: ClaudeHome) -> None:
+    row = _background_workflow(home, None)
+    assert row["verdict"] == "idle-background-open"
+    assert row["background"]["tasks"][0]["id"] == "task_rv01"
+
+
+def test_a_manifest_with_no_final_status_closes_nothing(home: ClaudeHome) -> None:
+    row = _background_workflow(home, "running")
+    assert row["verdict"] == "idle-background-open"
+
+
+@pytest.mark.parametrize(("ending", "why"), [
+    ((assistant(tool_use("Bash", {"command": "make deploy"}, id="b9")),
+      tool_result("b9", "The user doesn't want to proceed with this tool use.", is_error=True),
+      interrupt(for_tool_use=True)), "the user interrupted it"),
+    ((assistant("Reading the release notes", stop_reason=None), interrupt()),
+     "the user interrupted it"),
+    ((assistant("Tagged.", stop_reason=None), slash_command("exit"),
+      local_command_stdout("See ya!")), "a local command ran"),
+    ((assistant("Session limit reached \u2219 resets 11pm", stop_reason="stop_sequence",
+                isApiErrorMessage=True),), "an API error Claude Code wrote ended it"),
+])
+def test_a_turn_the_harness_ended_is_idle_without_a_registry_row(
+        home: ClaudeHome, ending: tuple, why: str) -> None:
+    """No end_turn (older builds write none; an interrupt, a local command or a final API
+    error writes none either), no registry row: the marker the harness wrote is the word.
+    Real sessions 04053218, cf400a9d and others read `unknown`, so `wait --until stop`
+    ran to its timeout."""
+    row = _status(home, _session(*ending))
+    assert row["verdict"] == "idle-eot"
+    assert any(n.startswith(f"the main turn ended: {why}") for n in row["notes"])
+    assert row["tail_state"].startswith(f"idle (the turn ended: {why}")  # not generating
+
+
+def test_a_local_command_run_while_the_model_works_ends_no_turn(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant(tool_use("Read", {"file_path": "CHANGELOG.md"},
+                                                    id="r1")),
+                                 tool_result("r1", "## 1.4.0"), slash_command("cost"),
+                                 local_command_stdout("Total cost: $0.42")), after=5)
+    assert row["verdict"] == "unknown"
+
+
+def test_a_prompt_after_the_interrupt_is_a_new_turn(home: ClaudeHome) -> None:
+    row = _status(home, _session(assistant("Reading", stop_reason=None), interrupt(),
+                                 user("no, deploy to staging first")), after=5)
+    assert row["verdict"] == "unknown"
 
 
 def test_the_lens_turns_it_into_idle_eot(home: ClaudeHome) -> None:
@@ -336,6 +489,36 @@ def test_journal_agent_in_flight(home: ClaudeHome) -> None:
     assert _surfaces(row)["children"] == "0 lane(s), 1 live (1 workflow agent(s) in flight by the journal)"
 
 
+def test_agents_of_a_workflow_run_that_ended_are_not_in_flight(home: ClaudeHome) -> None:
+    """The run was killed: its manifest (written when a run ends) says so, while its
+    journal keeps an agent started without a result and that agent's lane stays on the
+    call it was killed in. Neither is work in flight."""
+    s = _session(assistant("launched the workflow"))
+    path = home.session(CWD, SID, s)
+    home.journal(path, "wf_run1", [journal_started("aw1", "k1"),
+                                   journal_started("aw2", "k2")])
+    lane = Session(SID, cwd=CWD, agent_id="aw2", start=s.now)
+    lane.add(user("review the parser"))
+    lane.add(assistant(tool_use("Read", {"file_path": "parser.py"}, id="rp")))
+    home.subagent(path, "aw2", lane, workflow="wf_run1")
+    home.workflow_run(path, "wf_run1", {"runId": "wf_run1", "status": "killed",
+                                        "workflowName": "review"})
+    row = _status(home, s)
+    assert row["verdict"] == "idle-eot"
+    assert _surfaces(row)["children"] == "1 lane(s), 0 live"
+
+
+@pytest.mark.parametrize("manifest", [("wf_other", "completed"), ("wf_run1", "running")])
+def test_a_run_without_its_final_manifest_keeps_its_agents_in_flight(
+        home: ClaudeHome, manifest: tuple[str, str]) -> None:
+    s = _session(assistant("launched the workflow"))
+    path = home.session(CWD, SID, s)
+    home.journal(path, "wf_run1", [journal_started("aw1", "k1")])
+    home.workflow_run(path, manifest[0], {"runId": manifest[0], "status": manifest[1]})
+    row = _status(home, s)
+    assert row["verdict"] == "waiting-children"
+
+
 def test_tasks_section_merges_both_dir_forms(home: ClaudeHome) -> None:
     home.task(SID, "1", "Write the parser", "completed")
     home.task(SID, "3", "Ship it", "pending", blocked_by=["2"])
@@ -471,6 +654,57 @@ def test_a_subagent_target_that_returned_ended_its_turn(home: ClaudeHome) -> Non
     assert row["verdict"] == "idle-eot"
     assert "this lane returned (its spawning call's result is in the main transcript)" \
         in row["notes"]
+
+
+def test_an_async_agent_stopped_with_taskstop_says_how_it_ended(home: ClaudeHome) -> None:
+    """The main stops a background agent with TaskStop: no pulse follows, and the lane's
+    note names the stop, not a completion pulse that is not there."""
+    s = _session(*async_agent_launch("sp1", "a0123456789abcdef", "Audit the deps"))
+    s.add(assistant(tool_use("TaskStop", {"task_id": "a0123456789abcdef"}, id="stop1")))
+    s.add(tool_result("stop1", "Successfully stopped task: a0123456789abcdef (Audit the deps)",
+                      tool_use_result={
+                          "message": "Successfully stopped task: a0123456789abcdef (Audit "
+                                     "the deps)",
+                          "task_id": "a0123456789abcdef", "task_type": "local_agent"}))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a0123456789abcdef",
+                   start=s.now - timedelta(minutes=2))  # it worked before the stop
+    lane.add(user("audit"))
+    lane.add(assistant("Reading the lockfile.", stop_reason=None))
+    home.subagent(path, "a0123456789abcdef", lane)
+    row = _status(home, s, target="@a0123456789abcdef", after=5)
+    assert row["verdict"] == "idle-eot"
+    assert "this lane returned (a task tool stopped it)" in row["notes"]
+
+
+def _teammate_that_exited(home: ClaudeHome) -> Session:
+    """The lead ended its turn; its teammate approved the shutdown request a moment ago
+    (a real K3RN shape: the lane ends on the SendMessage result)."""
+    s = _session(assistant("shutting the team down"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a0123456789abcdef", start=s.now)
+    lane.add(teammate_message("team-lead", '{"type":"shutdown_request","requestId":'
+                              '"shutdown-1@cards-api-agent","from":"team-lead"}'))
+    lane.add(assistant(tool_use("SendMessage", {"type": "shutdown_response",
+                                                "request_id": "shutdown-1@cards-api-agent",
+                                                "approve": True}, id="sd1"), stop_reason=None))
+    echo = {"success": True, "message": "Shutdown approved. Sent confirmation to team-lead. "
+            "Agent cards-api-agent is now exiting.", "request_id": "shutdown-1@cards-api-agent"}
+    lane.add(tool_result("sd1", json.dumps(echo), tool_use_result=echo))
+    home.subagent(path, "a0123456789abcdef", lane)
+    return s
+
+
+def test_a_teammate_that_exited_is_no_live_child(home: ClaudeHome) -> None:
+    row = _status(home, _teammate_that_exited(home), after=10)
+    assert row["verdict"] == "idle-eot"
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_a_teammate_target_that_exited_ended_its_turn(home: ClaudeHome) -> None:
+    row = _status(home, _teammate_that_exited(home), target="@a0123456789abcdef", after=10)
+    assert row["verdict"] == "idle-eot"
+    assert "this lane returned (it approved its shutdown request and exited)" in row["notes"]
 
 
 def test_a_returned_subagent_target_is_not_said_to_be_generating(home: ClaudeHome) -> None:

@@ -412,6 +412,22 @@ def test_subagent_target_watches_its_own_lane(setup) -> None:  # type: ignore[no
     assert obj["activity"]["records"] == 1 and obj["activity"]["lanes"] == 1
 
 
+def test_notification_on_a_subagent_target_is_refused(setup) -> None:  # type: ignore[no-untyped-def]
+    """A subagent's background task completes in its session's MAIN transcript, which a
+    wait on the lane does not take events from: the condition could never fire, and a
+    timeout would read as "nothing came back"."""
+    home, s, path, clock, _w = setup
+    lane = Session(SID, cwd=CWD, agent_id="a4444444444444444", start=s.now)
+    lane.add(user("build it in the background"))
+    lane.add(assistant("started"))
+    home.subagent(path, "a4444444444444444", lane)
+    env = live_env(home.root, clock.now(), None, clock=clock)
+    with pytest.raises(UsageError, match=f"notification never fires on a subagent.*@{SID}"):
+        run(WaitOptions(scope=ScopeArgs(targets=("@a4444444444444444",)),
+                        until=("stop", "notification:build"), timeout_s=10, watch=False), env)
+    assert clock.sleeps == []
+
+
 def test_a_pending_ask_answered_natively_stops_counting(home: ClaudeHome) -> None:
     """The ghost guard while watching: once the native AskUserQuestion lands in the main
     transcript, the sidecar's pending copy no longer holds the session in waiting-hitl."""

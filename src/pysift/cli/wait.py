@@ -32,7 +32,8 @@ Conditions (closed grammar; an unknown head is an error naming the set):
   auq                      a pending ask lands in the elicitation sidecar, or an
                            AskUserQuestion call lands in a watched lane
   notification[:RE]        a <task-notification> lands in the MAIN transcript (a user
-                           record, a queue enqueue line or a queued_command attachment)
+                           record, a queue enqueue line or a queued_command
+                           attachment); a session target only
   tool:NAME[:RE]           a call of tool NAME lands in any watched lane (RE: its input
                            as compact JSON)
   write:PATH_RE[:LINE_RE]  a Write/Edit/MultiEdit/NotebookEdit on a matching path (and a

@@ -63,6 +63,13 @@ def run(opts: WaitOptions, env: Env) -> Report:
                          f"{opts.interval_ms})")
     report = Report(command="wait")
     target = resolve_target(list(opts.scope.targets), env, "wait", report.take_scope)
+    if target.is_subagent and any(c.kind == "notification" for c in conditions):
+        # its tasks' pulses land in the session's main transcript, which the lane's wait
+        # reads for their state, not as events: the wait could only time out
+        raise UsageError(
+            f"--until notification never fires on a subagent target "
+            f"(@{target.transcript.session_id}): task notifications land in its session's "
+            f"main transcript; wait on the session instead (@{target.owner_id})")
     session = LiveSession(target, env, subagents=opts.scope.subagents, lens=opts.lens,
                           robust=True)
     outcome = watch.run(session, conditions, timeout_s=opts.timeout_s,

@@ -15,7 +15,9 @@ pending call. ``returned_message`` resolves what the lane handed back, three way
 Honesty rules (csift §6.5 and its ledgers):
 
 - ``completed`` only when a workflow journal carries a ``result`` for the lane (that wins
-  over any tail), or when the newest meaningful record is the agent's visible text. A lane
+  over any tail), or when the newest meaningful record is the agent's visible text, or the
+  result of its approval of a shutdown request (a teammate's exit: Claude Code answers
+  ``Shutdown approved. … is now exiting.`` and the lane writes nothing more). A lane
   whose newest meaningful record is an assistant ``tool_use`` is frozen there: ``running``,
   never ``completed``, whatever text came before the call.
 - ``unknown`` when no record carries a readable timestamp.
@@ -48,7 +50,8 @@ from pysift.model.record import Record
 __all__ = [
     "AWAITING_EXECUTION", "COMPLETED", "ESCALATION_BLOCKED", "GENERATING", "GENERATING_WINDOW_S",
     "IN_FLIGHT", "RUNNING", "SETTLED", "UNKNOWN", "ForkRef", "LaneFacts", "LaneLifecycle",
-    "PendingCall", "classify_pending", "digest", "duration_label", "lane_state", "lifecycle",
+    "PendingCall", "classify_pending", "digest", "duration_label", "is_shutdown_approval",
+    "lane_state", "lifecycle",
     "read_lane", "returned_message",
 ]
 
@@ -106,6 +109,8 @@ class LaneFacts:
     # ... and that text is a synthetic API error Claude Code wrote (``isApiErrorMessage``):
     # the lane stopped on an error, not on a reply (the status stays csift's `completed`)
     ends_with_api_error: bool = False
+    # the newest meaningful record is the result of the lane's approved shutdown (it exited)
+    exited: bool = False
     pending: PendingCall | None = None  # the newest meaningful record is an unanswered call
     last_stop_reason: str | None = None  # of the newest assistant record
     tail_text: str | None = None  # the newest assistant visible text (when asked for)
@@ -336,9 +341,24 @@ def _decide(rec: Record, facts: LaneFacts) -> bool:
         return False  # thinking only: keep looking
     if rec.type == "user" and not rec.is_meta:
         if rec.has_block("tool_result"):
+            facts.exited = is_shutdown_approval(rec)
             return True
         return classify.is_genuine_user(rec)
     return False
+
+
+#: what Claude Code answers a teammate's SendMessage approving a shutdown request (2.1.x)
+SHUTDOWN_APPROVED = "Shutdown approved."
+
+
+def is_shutdown_approval(rec: Record) -> bool:
+    """Whether ``rec`` is the result of the lane's own approval of a shutdown request:
+    the lane exits there (its process ends; nothing follows in its transcript)."""
+    echo = rec.tool_use_result
+    if not isinstance(echo, dict) or echo.get("success") is not True:
+        return False
+    message = echo.get("message")
+    return isinstance(message, str) and message.startswith(SHUTDOWN_APPROVED)
 
 
 def _older_text(buf: Buffer, hi: int, file_layouts: tuple[bool, ...]) -> str | None:
@@ -390,7 +410,7 @@ def lifecycle(facts: LaneFacts, trigger: str | None, *, journal_result: bool = F
         status, pending = UNKNOWN, None  # no instant: neither done nor frozen can be said
     elif pending is not None:
         status = RUNNING
-    elif facts.ends_with_text:
+    elif facts.ends_with_text or facts.exited:
         status = COMPLETED
     elif facts.has_records:
         status = RUNNING
@@ -408,8 +428,9 @@ def lane_state(facts: LaneFacts, now: datetime, *, settled: bool = False,
     """The live state of a lane (``status`` child rows): ``settled`` when the caller knows
     it returned (a completion pulse in the parent, a journal ``result``); ``in-flight``
     while a call is unanswered; ``generating`` while its newest record is younger than
-    ``window_s`` and its last assistant message did not end the turn; else ``settled``."""
-    if settled:
+    ``window_s`` and its last assistant message did not end the turn; else ``settled``
+    (also when the lane approved its shutdown: it exited)."""
+    if settled or facts.exited:
         return SETTLED
     if facts.pending is not None:
         return IN_FLIGHT

@@ -49,7 +49,7 @@ from pysift.disk.mapped import try_open_buffer
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
-from pysift.model.ids import is_hex, is_session_ref, is_uuid
+from pysift.model.ids import agent_id_from_stem, is_hex, is_session_ref, is_uuid
 from pysift.model.record import block_name
 
 if TYPE_CHECKING:
@@ -640,6 +640,12 @@ class _Resolver:
         claim = _may_be_id(agent_id, sessions=False, whole=not is_hex(agent_id))
         self._claims.append(claim)
         exact = [a for a in self.all_agents() if a.session_id == agent_id]
+        bare = agent_id_from_stem(agent_id)
+        if not exact and bare is not None:
+            # the lane's file-stem spelling (`agent-<id>`, what the bare-token error
+            # suggests with an `@`); an id that IS `agent-…` (a teammate named "gent")
+            # matched exactly above
+            exact = [a for a in self.all_agents() if a.session_id == bare]
         if not exact and is_hex(agent_id):
             # A collision-lengthened header token may be a literal prefix of a longer id.
             exact = [a for a in self.all_agents() if a.session_id.startswith(agent_id)]

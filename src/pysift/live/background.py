@@ -18,10 +18,16 @@ A completion is a ``<task-notification>`` section joined to its launch by
 ``<status>`` (completed, failed, killed, stopped). It rides three carriers: a user record
 (the session was idle), a ``queue-operation`` line or a ``queued_command`` attachment (it
 landed mid-turn). Launches are read from every lane, completions from the MAIN transcript
-only (a subagent's tasks complete in its parent). Claude Code's own reconciliation at the
-next session start (one notice, several ``<task-id>``, ``__orphan_summary__``) marks
-tasks stopped, and states the bound this report repeats: NOT RETURNED IS NOT PROOF OF
-RUNNING (a UI stop, a Monitor timeout or an agent teardown leaves no transcript marker).
+only (a subagent's tasks complete in its parent). The harness also states a task's fate in
+the result of a task tool, in any lane: a ``TaskStop`` (2.1.x) or ``KillShell`` (2.0.x)
+that succeeded (stopped, killed: no notification follows it in the real corpus), and a
+``TaskOutput``/``BashOutput`` poll that reports a final status (2.0.x wrote no
+notifications at all, so a shell killed or polled to its end read open forever); and a
+background Workflow run's manifest, written when the run ends. Claude Code's own
+reconciliation at the next session start (one notice, several ``<task-id>``,
+``__orphan_summary__``) marks tasks stopped, and states the bound this report repeats: NOT
+RETURNED IS NOT PROOF OF RUNNING (a UI stop, a Monitor timeout or an agent teardown leaves
+no transcript marker).
 
 Never-returned launches sit anywhere in a long file, so this is a WHOLE-file scan; one RE2
 pass per needle finds the candidate lines (each needle opens on a byte that is rare in
@@ -63,6 +69,10 @@ SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 #: launched agent) and of a notification carrier
 LAUNCH_NEEDLES = (b"_in_background", b'Monitor"', b"_launched")
 CARRIER_NEEDLES = (b"-notification",)
+#: the appended lines (``wait``) that may hold a task tool's result stating a task's fate
+#: (TaskStop/TaskOutput, KillShell, BashOutput), read in every lane; a whole file is
+#: searched for the ids of the tasks still open instead (``task_tool_words``)
+TASK_TOOL_NEEDLES = (b'"task_id"', b'"shell_id"', b'"shellId"')
 #: a call's result is looked for this far past the call first
 _NEAR_RESULT = 256 * 1024
 
@@ -89,6 +99,8 @@ class BgTask:
     output_bytes: int | None = None
     output_age_s: int | None = None
     unknown_status: str | None = None  # a returned status outside the known set
+    run_id: str | None = None  # a background Workflow run's id (its manifest's stem)
+    closed_by: str | None = None  # how its fate was told (a pulse, a task tool, a manifest)
 
     @property
     def is_open(self) -> bool:
@@ -103,6 +115,7 @@ class _Carrier:
     event: str | None
     ts: str | None
     orphan: bool
+    how: str = "its completion pulse is in the main transcript"
 
 
 @dataclass(frozen=True)
@@ -192,7 +205,7 @@ class Scanner:
              key: str) -> None:
         """Appended complete lines of one transcript (``(offset, bytes)``)."""
         self.files.add(key)
-        needles = LAUNCH_NEEDLES + (CARRIER_NEEDLES if is_main else ())
+        needles = LAUNCH_NEEDLES + TASK_TOOL_NEEDLES + (CARRIER_NEEDLES if is_main else ())
         for offset, line in lines:
             waiting = [i for i, t in self._unpaired.items() if t.lane == lane
                        and spelled(i) in line]
@@ -202,6 +215,8 @@ class Scanner:
             if rec is None:
                 continue
             self._ingest(rec, lane, is_main, offset)
+            if rec.type == "user":
+                self._task_tool_word(rec)
             if waiting:
                 self._pair_record(rec)
 
@@ -249,7 +264,53 @@ class Scanner:
                 kind=AGENT, tool_use_id=ident, lane=lane, launched=rec.timestamp,
                 id=_text(echo.get("agentId")) or _text(echo.get("taskId")),
                 description=_text(echo.get("description")),
-                output_file=_text(echo.get("outputFile")), offset=offset)
+                output_file=_text(echo.get("outputFile")), offset=offset,
+                run_id=_text(echo.get("runId")))
+
+    def task_tool_words(self, buffers: Iterable[Buffer]) -> None:
+        """After every transcript of the session was scanned: the task tools' words about
+        the tasks still open, wherever they were said (a lane may stop a task the main
+        launched, and the main is scanned first). Only the lines holding an open task's id
+        are decoded: a session with no open task costs nothing."""
+        tasks = {k: _copy(t) for k, t in self.tasks.items()}
+        self._settle(tasks)
+        ids = sorted({t.id for t in tasks.values() if t.is_open and t.id})
+        if not ids:
+            return
+        needles = [spelled(i) for i in ids]
+        for buf in buffers:
+            for start, end in _candidate_lines(buf, needles):
+                rec = decode(buf[start:end], None)
+                if rec is not None and rec.type == "user":
+                    self._task_tool_word(rec)
+
+    def _task_tool_word(self, rec: Record) -> None:
+        """A task tool's result that states a task's fate: a successful stop or kill, or a
+        poll reporting a final status; taken as a completion of that task id."""
+        echo = rec.tool_use_result
+        if not isinstance(echo, dict) or any(
+                b.get("is_error") is True for b in rec.blocks_of("tool_result")):
+            return
+        message = echo.get("message")
+        message = message if isinstance(message, str) else ""
+        polled = echo.get("task")
+        if isinstance(polled, dict):  # TaskOutput
+            ident, status = _text(polled.get("task_id")), _text(polled.get("status"))
+        elif "shellId" in echo:  # BashOutput
+            ident, status = _text(echo.get("shellId")), _text(echo.get("status"))
+        elif message.startswith("Successfully stopped task"):  # TaskStop
+            ident, status = _text(echo.get("task_id")), "stopped"
+        elif message.startswith("Successfully killed shell"):  # KillShell
+            ident, status = _text(echo.get("shell_id")), "killed"
+        else:
+            return
+        if ident is None or status is None or status.lower() not in _STATUS_STATE:
+            return  # still running, or a word that is no final status
+        how = (f"a task poll reports it {status.lower()}" if isinstance(polled, dict)
+               or "shellId" in echo else f"a task tool {status.lower()} it")
+        self._carriers.append(_Carrier(task_ids=[ident], tool_use_id=None,
+                                       status=status.lower(), event=None, ts=rec.timestamp,
+                                       orphan=False, how=how))
 
     def _pair_record(self, rec: Record) -> None:
         for block in rec.blocks_of("tool_result"):
@@ -325,12 +386,17 @@ class Scanner:
 
     def report(self, lens: Lens, now: datetime, *,
                stat: Callable[[str], tuple[int, float] | None] | None = None,
-               lane: str | None = None) -> BackgroundReport:
+               lane: str | None = None,
+               run_status: Callable[[str], tuple[str, str | None] | None] | None = None,
+               ) -> BackgroundReport:
         """The tasks with their fate and the lens applied (``lane``: only the tasks that
-        lane launched, for a subagent's own report)."""
+        lane launched, for a subagent's own report; ``run_status``: a Workflow run's
+        status and instant from its run manifest, which Claude Code writes when the run
+        ends, None without one)."""
         tasks = {k: _copy(t) for k, t in self.tasks.items()}
         notes: list[str] = []
         orphaned, unknown = self._settle(tasks)
+        by_manifest = _close_by_manifest(tasks, run_status) if run_status else 0
         if lane is not None:
             tasks = {k: t for k, t in tasks.items() if t.lane == lane}
         out = BackgroundReport(scanned_files=len(self.files))
@@ -352,6 +418,9 @@ class Scanner:
         if orphaned:
             notes.append(f"{orphaned} task(s) were marked stopped by Claude Code's "
                          "reconciliation at a later session start (no completion record)")
+        if by_manifest:
+            notes.append(f"{by_manifest} background Workflow run(s) closed by their run "
+                         "manifest (written when a run ends), no task notification seen")
         if self._launch_errors:
             notes.append(f"{self._launch_errors} background launch(es) failed at once (an "
                          "error result): counted as failed")
@@ -389,11 +458,27 @@ class Scanner:
                     state = TIMED_OUT
                 else:
                     continue  # a Monitor's event pulse: still armed
-                task.state, task.returned = state, carrier.ts
+                task.state, task.returned, task.closed_by = state, carrier.ts, carrier.how
         for task in tasks.values():
             if task.unknown_status is not None and task.state == COMPLETED:
                 unknown[task.unknown_status] = unknown.get(task.unknown_status, 0) + 1
         return orphaned, unknown
+
+
+def _close_by_manifest(tasks: dict[str, BgTask],
+                       run_status: Callable[[str], tuple[str, str | None] | None]) -> int:
+    """Close the open background Workflow runs whose manifest states a final status."""
+    closed = 0
+    for task in tasks.values():
+        if not task.is_open or task.run_id is None:
+            continue
+        found = run_status(task.run_id)
+        state = _STATUS_STATE.get(found[0].strip().lower()) if found else None
+        if found is not None and state is not None:
+            task.state, task.returned = state, found[1]
+            task.closed_by = f"its run manifest says {found[0]}"
+            closed += 1
+    return closed
 
 
 def _order_key(task: BgTask) -> tuple[int, float, str]:

@@ -8,10 +8,18 @@ outranks the tail: a lane whose return has landed in the main transcript (a comp
 pulse naming it, or its spawning call's result naming it) or whose workflow journal holds
 its ``result`` is settled whatever its tail says.
 
+Two lanes are Claude Code's own side calls, not work the session waits on (decided where
+csift is silent): a prompt suggestion (``aprompt_suggestion-*``, run when a main turn
+ENDS, to guess the human's next prompt) is never live, and a compaction summary
+(``acompact-*``, one message and no tools) is over once its text is written. Read by the
+generic rule, a suggestion's reply (a subagent's: no stop_reason) made the session read
+``waiting-children`` for 300 s after every turn.
+
 The workflow journals are incremental (``started`` at spawn, ``result`` at return), so an
 agent started without a result is in flight even before its transcript says anything;
 such an agent counts once, as a live lane when its transcript reads live, else from the
-journal alone.
+journal alone. Once its run's manifest exists (``<uuid>/workflows/<run>.json``, written
+when the run ends: completed, failed, killed), no agent of the run is in flight.
 """
 
 from __future__ import annotations
@@ -30,12 +38,13 @@ from pysift.core.lanes import (
     LaneFacts,
     PendingCall,
     classify_pending,
+    is_shutdown_approval,
     lane_state,
     seconds_label,
 )
 from pysift.core.timez import parse_ts
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
-from pysift.core.workflows import parse_journal
+from pysift.core.workflows import parse_journal, parse_manifest
 from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
@@ -45,6 +54,8 @@ from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _AGENT_FOOTER = "agentId: "
+PROMPT_SUGGESTION_PREFIX = "aprompt_suggestion-"
+COMPACTION_PREFIX = "acompact-"
 
 
 @dataclass(slots=True)
@@ -83,7 +94,19 @@ def facts_from_tail(shape: TailShape) -> LaneFacts:
         pending = next((c for c in calls if c.classification != "awaiting-execution"),
                        calls[0])
     return LaneFacts(last_activity=shape.last_ts, has_records=shape.records_seen > 0,
-                     pending=pending, last_stop_reason=shape.last_stop_reason)
+                     pending=pending, last_stop_reason=shape.last_stop_reason,
+                     exited=pending is None and exited(shape))
+
+
+def exited(shape: TailShape) -> bool:
+    """Whether the lane's newest user or assistant record is the result of its approved
+    shutdown (a teammate that exited: nothing follows)."""
+    for rec in shape.records(lambda line: b'"user"' in line or b'"assistant"' in line):
+        if rec.type == "assistant":
+            return False
+        if rec.type == "user" and not rec.is_meta:
+            return rec.has_block("tool_result") and is_shutdown_approval(rec)
+    return False
 
 
 def child_state(lane_id: str, shape: TailShape, now: datetime,
@@ -105,6 +128,8 @@ def child_state(lane_id: str, shape: TailShape, now: datetime,
                   f"{shape.last_stop_reason or '(none)'}")
     elif returned is not None:
         detail = returned
+    elif facts.exited:
+        detail = "approved its shutdown and exited"
     else:
         age = age_s(shape.last_ts, now)
         detail = (f"last record {seconds_label(age)} ago" if age is not None
@@ -118,6 +143,8 @@ class Journals:
     results: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     unreadable: int = 0  # journals that exist but could not be read (each in the notes)
+    #: agents of a run whose manifest exists (written when the run ends): its status
+    run_ended: dict[str, str] = field(default_factory=dict)
 
 
 def read_journals(session_path: Path) -> Journals:
@@ -144,7 +171,36 @@ def read_journals(session_path: Path) -> Journals:
         out.results |= set(journal.results)
         if journal.skipped_lines:
             out.notes.append(f"{journal.skipped_lines} malformed line(s) skipped in {path}")
+        ended = _run_status(session_path, Path(run).name)
+        if ended is not None:
+            for agent in journal.started | _lane_ids(Path(run)):
+                out.run_ended[agent] = ended
     return out
+
+
+def _run_status(session_path: Path, run_id: str) -> str | None:
+    """The status its manifest (``<uuid>/workflows/<run_id>.json``) gives a run, None
+    without a readable one: Claude Code writes it when the run ends."""
+    try:
+        data = read_regular(session_dir(session_path) / "workflows" / f"{run_id}.json")
+    except OSError:
+        return None
+    status = parse_manifest(data, run_id).status
+    return None if status is None or status.strip().lower() in _RUN_GOING else status
+
+
+#: a manifest word that would say the run goes on (never seen: manifests are written at
+#: the end; such a word is not read as an end)
+_RUN_GOING = frozenset({"running", "pending", "in_progress", "started", "queued"})
+
+
+def _lane_ids(run_dir: Path) -> set[str]:
+    try:
+        names = [e.name for e in os.scandir(run_dir)]
+    except OSError:
+        return set()
+    return {n[len("agent-"):-len(".jsonl")] for n in names
+            if n.startswith("agent-") and n.endswith(".jsonl")}
 
 
 def returned_agents(rec: Record) -> set[str]:
@@ -208,20 +264,49 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
     for transcript, shape in lanes:
         ident = transcript.session_id
         why: str | None
-        why = journal_return(ident, journals) or return_words(returns.get(ident), shape)
+        why = (journal_return(ident, journals) or return_words(returns.get(ident), shape)
+               or side_call_over(ident, shape))
         out.children.append(child_state(ident, shape, now, why))
         out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
     live = {c.session_id for c in out.live}
-    pending = journals.started - journals.results
+    pending = journals.started - journals.results - set(journals.run_ended)
     out.journal_in_flight = len(pending - live)
     return out
 
 
+def side_call_over(lane_id: str, shape: TailShape) -> str | None:
+    """Why a lane of a Claude Code side call is no work the session waits on (see the
+    module doc), else None."""
+    if lane_id.startswith(PROMPT_SUGGESTION_PREFIX):
+        return "a prompt suggestion Claude Code makes when a turn ends"
+    if lane_id.startswith(COMPACTION_PREFIX) and _answered(shape):
+        return "the compaction summary is written"
+    return None
+
+
+def _answered(shape: TailShape) -> bool:
+    """Whether the lane's newest assistant record holds visible text (a one-message call's
+    answer)."""
+    for rec in shape.records(lambda line: b'"assistant"' in line):
+        if rec.type != "assistant":
+            continue
+        content = rec.content
+        if isinstance(content, str):
+            return bool(content.strip())
+        return any(isinstance(b.get("text"), str) and b["text"].strip()
+                   for b in rec.blocks_of("text"))
+    return False
+
+
 def journal_return(lane_id: str, journals: Journals) -> str | None:
-    """``returned (…)`` when a workflow journal holds the lane's result: done whatever
-    its tail shows (its last call, StructuredOutput, is never answered in the lane)."""
-    return ("returned (the workflow journal holds its result)"
-            if lane_id in journals.results else None)
+    """``returned (…)`` when a workflow journal holds the lane's result, or the lane's run
+    has ended (its manifest): done whatever its tail shows (its last call,
+    StructuredOutput, is never answered in the lane; a killed run's agents stop anywhere)."""
+    if lane_id in journals.results:
+        return "returned (the workflow journal holds its result)"
+    if lane_id in journals.run_ended:
+        return f"returned (its workflow run ended: its manifest says {journals.run_ended[lane_id]})"
+    return None
 
 
 def return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str | None:

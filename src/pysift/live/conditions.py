@@ -59,7 +59,8 @@ def compile_exact(pattern: str, what: str) -> Any:
     try:
         return compile_pattern(source)
     except UsageError as exc:
-        raise UsageError(f"{what}: bad regex `{pattern}`: {exc}") from None
+        why = str(exc).removesuffix(f": {source}")  # the prefix above is ours: not shown
+        raise UsageError(f"{what}: bad regex `{pattern}`: {why}") from None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import kind_of, pending_one_liner, read_sidecar
+from pysift.core.workflows import parse_manifest
 from pysift.disk.layout import (
     Transcript,
     Unreadable,
@@ -30,7 +31,7 @@ from pysift.disk.layout import (
     subagent_transcripts,
 )
 from pysift.disk.lines import Buffer
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError, TargetError, UsageError
 from pysift.live import background, children, process, registry, verdict
 from pysift.live.files import View, complete_lines, read_range, size_of
@@ -194,10 +195,13 @@ class LiveSession:
                               "exists and is readable")
         self._anchor_buf = buf
         main_buf: Buffer | None = buf
+        scanned: list[Buffer] = [buf]
         if not self.top_level and t.session_path.exists():
             main = _Watched(t.session_path, t.owner_id, is_main=True)
             self.files[os.fspath(main.path)] = main
             main_buf = self._load_file(main, scan=True)
+            if main_buf is not None:
+                scanned.append(main_buf)
         elif not self.top_level:
             main_buf = None
             self._note(f"its session's main transcript {t.session_path} is not there: this "
@@ -207,7 +211,10 @@ class LiveSession:
             for lane in self._list_lanes():
                 watched = _Watched(lane.path, lane.session_id, is_main=False)
                 self.files[os.fspath(lane.path)] = watched
-                self._load_file(watched, scan=True)
+                lane_buf = self._load_file(watched, scan=True)
+                if lane_buf is not None:
+                    scanned.append(lane_buf)
+        self.scanner.task_tool_words(scanned)
         if main_buf is not None:
             self._initial_returns(main_buf)
         if self.top_level:
@@ -383,7 +390,8 @@ class LiveSession:
                                                filetime_key=probe.proc_start_is_filetime)
             liveness = process.probe_owner(probe.pid, recorded, probe.pid_domain, self.table)
         report = self.scanner.report(self.lens, now, lane=None if self.top_level
-                                     else t.transcript.session_id)
+                                     else t.transcript.session_id,
+                                     run_status=self._run_status)
         kids = None
         skipped = None
         if self.top_level and self.subagents:
@@ -417,9 +425,12 @@ class LiveSession:
             returned = children.journal_return(lane_id, journals)
             journal_settled = returned is not None
             if returned is None:
-                whole = self.scanner.report(self.lens, now, lane=None)
+                whole = self.scanner.report(self.lens, now, lane=None,
+                                            run_status=self._run_status)
                 returned = children.return_words(
                     self._settled_returns(whole).get(lane_id), anchor.tail)
+            if returned is None and children.exited(anchor.tail):
+                returned = "returned (it approved its shutdown request and exited)"
         return verdict.Surfaces(
             registry=lookup, liveness=liveness, tail=anchor.tail, children=kids,
             pending=self.pending(), background=report, is_subagent=not self.top_level,
@@ -428,6 +439,20 @@ class LiveSession:
             returned=returned, journal_settled=journal_settled,
             main_unread=self.main_unread)
 
+    def _run_status(self, run_id: str) -> tuple[str, str | None] | None:
+        """A Workflow run's status and instant from its manifest
+        (``<uuid>/workflows/<run_id>.json``, written when the run ends); None when there is
+        none, or it cannot be read (the task then stays open, as its notification says)."""
+        if not run_id or run_id in (".", "..") or "/" in run_id or "\\" in run_id:
+            return None
+        path = session_dir(self.target.session_path) / "workflows" / f"{run_id}.json"
+        try:
+            data = read_regular(path)
+        except OSError:
+            return None
+        run = parse_manifest(data, run_id)
+        return (run.status, run.started) if run.status else None
+
     def _settled_returns(self, report: background.BackgroundReport
                          ) -> dict[str, tuple[str | None, str]]:
         """Agents the harness reported returned: by a completion pulse, or by their
@@ -435,8 +460,8 @@ class LiveSession:
         out: dict[str, tuple[str | None, str]] = {}
         for task in report.tasks:
             if task.kind == background.AGENT and task.id and not task.is_open:
-                out[task.id] = (task.returned,
-                                "its completion pulse is in the main transcript")
+                out[task.id] = (task.returned, task.closed_by
+                                or "its completion pulse is in the main transcript")
         for ident, ts in self.returns.items():
             out.setdefault(ident, (ts, "its spawning call's result is in the main transcript"))
         return out

@@ -17,7 +17,12 @@ Walking the window newest first gives:
   search goes on below it, up to 16 MiB further, and says so if it stopped short;
 - the newest assistant ``stop_reason`` (trustworthy on the main lane; normally null on a
   subagent mid-message, and never written by older builds);
-- the newest record's timestamp.
+- the newest record's timestamp;
+- on the main lane, whether its newest user or assistant record is a marker the harness
+  writes when a turn ENDS without an ``end_turn``: an interrupt (``[Request interrupted by
+  user…]``), a local command's output (``/exit``, ``/model``: no model turn), or a final
+  API error (``isApiErrorMessage``: Claude Code gave the turn up). Older builds write no
+  main-lane stop_reason at all, so without a registry row such a session read ``unknown``.
 
 In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``,
 builds 1.x and 2.0.x: the "Warmup" agent, a Task subagent's prompt and replies) bounds no
@@ -39,6 +44,7 @@ from pysift.core.decode import decode, is_blank, is_framed
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
 from pysift.core.timez import parse_ts
 from pysift.live.files import View
+from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
@@ -48,6 +54,7 @@ EXTEND_LIMIT = 16 << 20
 #: how far below the window the start of a newest record longer than the window is sought
 LINE_LIMIT = 64 << 20
 _EXTEND_KEYS = (b'"tool_use"', b'"tool_result"', b'end_turn', b'"user"', b'"type": "user"')
+_MAIN_CONTEXT = classify.ClassifyContext()
 
 
 @dataclass(slots=True)
@@ -70,7 +77,20 @@ class TailShape:
     window_start: int = 0
     lines: list[bytes] = field(default_factory=list)  # the window's lines, newest first
     notes: list[str] = field(default_factory=list)
+    #: the main lane's newest user/assistant record is a turn-ending harness marker: why
+    turn_ended_by: str | None = None
     _decoded: dict[int, Record | None] = field(default_factory=dict, repr=False)
+
+    def turn_end(self) -> str | None:
+        """Why the main lane's turn ended without an ``end_turn`` (a harness marker is its
+        newest user/assistant record, no call is open), else None. A local command typed
+        while the model works on a tool's result ends no turn."""
+        why = self.turn_ended_by
+        if why is None or self.open_calls:
+            return None
+        if why.startswith("a local command") and self.last_stop_reason == "tool_use":
+            return None
+        return why
 
     def record(self, index: int) -> Record | None:
         """The record of line ``index`` (newest first), decoded once."""
@@ -152,11 +172,16 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
     lane is a main transcript (its subagent records bound no turn)."""
     answered = answered if answered is not None else set()
     stop_known = shape.last_stop_reason is not None
+    newest_seen = below is not None or not main  # the newest user/assistant record
     for rec in (below if below is not None else _counted(shape)):
         if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
             shape.last_ts = rec.timestamp
         kind = rec.type
         side = main and rec.is_sidechain  # a subagent's record in the main transcript
+        if not newest_seen and kind in ("user", "assistant") and not side \
+                and not rec.is_meta:
+            newest_seen = True
+            shape.turn_ended_by = _turn_end_marker(rec)
         if kind == "assistant":
             if not stop_known and not side:
                 shape.last_stop_reason = rec.stop_reason
@@ -180,6 +205,20 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
             if classify.is_genuine_user(rec) and not side:
                 return True
     return False
+
+
+def _turn_end_marker(rec: Record) -> str | None:
+    """Why ``rec``, the main lane's newest user or assistant record, says the turn ended
+    (see the module doc), else None."""
+    if rec.type == "assistant":
+        return ("an API error Claude Code wrote ended it"
+                if rec.raw.get("isApiErrorMessage") is True else None)
+    labels = classify.classify(rec, _MAIN_CONTEXT)
+    if L.HARNESS_INTERRUPT_USER in labels or L.HARNESS_INTERRUPT_TOOL in labels:
+        return "the user interrupted it"
+    if L.HARNESS_COMMAND_STDOUT in labels:
+        return "a local command ran (no model turn)"
+    return None
 
 
 def _counted(shape: TailShape) -> Iterator[Record]:
@@ -243,6 +282,9 @@ def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> st
     if shape.records_seen == 0:
         return "no records readable at the tail"
     age = age_s(shape.last_ts, now)
+    if (why := shape.turn_end()) is not None:
+        ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"
+        return f"idle (the turn ended: {why}; last record {ago})"
     ago = f" {seconds_label(age)} ago" if age is not None else " (no timestamp)"
     reason = shape.last_stop_reason or "(none)"
     if reason != "end_turn" and age is not None and age < GENERATING_WINDOW_S:

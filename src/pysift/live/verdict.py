@@ -13,8 +13,10 @@ Seven verdicts, in precedence order (csift v0.10.0): ``stale-dead`` > ``waiting-
   journal has an agent started without a result.
 - ``idle-background-open``: the turn ended, and background tasks the lens counts have not
   returned (neither running nor stopped: pysift cannot tell).
-- ``idle-eot``: the turn ended: the last assistant ``stop_reason`` is ``end_turn``, or the
-  registry of a live owner says ``idle`` or ``shell``.
+- ``idle-eot``: the turn ended: the last assistant ``stop_reason`` is ``end_turn``, the
+  main lane's newest record is a turn-ending harness marker (an interrupt, a local
+  command's output, a final API error), or the registry of a live owner says ``idle`` or
+  ``shell``.
 - ``unknown``: none of the above can be shown; the notes say why.
 
 Every surface read leaves an evidence row, and every surface that could not be read, or
@@ -134,10 +136,15 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
                                      and (_owner_alive(s) or s.liveness is None))
     # a subagent's stop_reason is normally null, so its return, which the harness writes
     # into the main transcript, ends its turn (the harness's word outranks the tail)
+    # a turn the harness ended without an end_turn (an interrupt, a local command, a
+    # final API error): the marker is its word (the main lane's only)
+    ended_by = None if s.is_subagent or open_calls else tail.turn_end()
     eot = not open_calls and (tail.last_stop_reason == "end_turn" or idle_row
-                              or s.returned is not None)
+                              or s.returned is not None or ended_by is not None)
     if s.returned is not None and not open_calls:
         notes.append(f"this lane {s.returned}")
+    if ended_by is not None and tail.last_stop_reason != "end_turn":
+        notes.append(f"the main turn ended: {ended_by} (no end_turn follows such a marker)")
     if status == "shell" and not dead:
         notes.append(
             "registry status shell: the session is idle at the end of its turn with a "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 from builders import (
@@ -10,6 +11,7 @@ from builders import (
     assistant_split,
     attachment,
     last_prompt,
+    parse_iso,
     task_notification,
     teammate_message,
     text,
@@ -128,6 +130,36 @@ def test_a_lane_waiting_on_its_next_step_is_running() -> None:
                 tool_result("r1", "x = 1"))
     facts = read_lane(buf)
     assert not facts.ends_with_text and facts.pending is None
+    assert lifecycle(facts, None).status == RUNNING
+
+
+def _shutdown_lane(approve: bool = True) -> bytes:
+    """A teammate asked to shut down answers with SendMessage; its lane ends on the
+    result (real K3RN lanes a152316, a8b07f4, a8e4bae: agents called them running)."""
+    verdict = ("Shutdown approved. Sent confirmation to team-lead. Agent cards-api-agent is "
+               "now exiting." if approve else "Shutdown rejected. Sent reason to team-lead.")
+    echo = {"success": True, "message": verdict,
+            "request_id": "shutdown-1770805503993@cards-api-agent"}
+    return _lane(
+        teammate_message("team-lead", '{"type":"shutdown_request","requestId":'
+                         '"shutdown-1770805503993@cards-api-agent","from":"team-lead",'
+                         '"reason":"Mission complete!"}'),
+        assistant(tool_use("SendMessage", {"type": "shutdown_response",
+                                           "request_id": "shutdown-1770805503993@cards-api-agent",
+                                           "approve": approve}, id="sd1"), stop_reason=None),
+        tool_result("sd1", [text(json.dumps(echo, indent=2))], tool_use_result=echo))
+
+
+def test_a_teammate_that_approved_its_shutdown_has_exited() -> None:
+    facts = read_lane(_shutdown_lane())
+    life = lifecycle(facts, None)
+    assert life.status == COMPLETED and life.completed == facts.last_activity
+    now = parse_iso(facts.last_activity or "") + timedelta(seconds=5)
+    assert lane_state(facts, now) == SETTLED  # not "generating" for 300 s
+
+
+def test_a_teammate_that_refused_its_shutdown_runs_on() -> None:
+    facts = read_lane(_shutdown_lane(approve=False))
     assert lifecycle(facts, None).status == RUNNING
 
 

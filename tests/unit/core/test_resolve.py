@@ -311,6 +311,24 @@ def test_unknown_agent_is_an_error(home: Home) -> None:
         resolve_scope([f"@{AGENT}"], home.env())
 
 
+def test_the_file_stem_spelling_of_an_agent_id_resolves(home: Home) -> None:
+    """`agent-<id>` is the lane's file name: the bare-token error suggests `@agent-<id>`,
+    which then failed ("no subagent"), although `agents --agent` takes that spelling."""
+    home.session("-w-a", S1)
+    home.agent("-w-a", S1, AGENT)
+    assert ids(resolve_scope([f"@agent-{AGENT}"], home.env())) == [AGENT]
+    with pytest.raises(TargetError, match="no subagent `agent-a4ca7529859cffff0`"):
+        resolve_scope(["@agent-a4ca7529859cffff0"], home.env())
+
+
+def test_a_teammate_whose_name_makes_its_id_look_like_a_stem_still_resolves(
+        home: Home) -> None:
+    home.session("-w-a", S1)
+    home.agent("-w-a", S1, "agent-68a2a1661c9390c1")  # teammate "gent": a<Name>-<hex>
+    assert ids(resolve_scope(["@agent-68a2a1661c9390c1"], home.env())) == [
+        "agent-68a2a1661c9390c1"]
+
+
 def test_agent_of_a_sidecar_only_session_is_still_targetable(home: Home) -> None:
     home.agent("-w-a", S1, AGENT)  # the session's own transcript is gone
     # an all-projects scope still includes it (omitting a transcript would be silent)

@@ -65,6 +65,7 @@ def _scan(s: Session, *, incremental: bool = False) -> Scanner:
         scanner.feed(lines, SID, is_main=True, key="main")
     else:
         scanner.scan(data, SID, is_main=True, key="main")
+        scanner.task_tool_words([data])
     return scanner
 
 
@@ -246,3 +247,124 @@ def test_two_pulses_in_one_record_are_two_sections() -> None:
     assert [("<task-id>b1<" in x, "<task-id>b2<" in x) for x in sections] == [
         (True, False), (False, True)]
     assert all(x.startswith("<task-notification>") for x in sections)
+
+
+# -- the harness's own word through a task tool (no notification written) ------------------
+
+
+def _stop_result(call_id: str, task_id: str, description: str) -> dict:
+    """``TaskStop`` (Claude Code 2.1.x): stopping a task writes this result and, in the real
+    corpus, no ``<task-notification>`` at all."""
+    return tool_result(call_id, (
+        f'{{"message":"Successfully stopped task: {task_id} ({description})",'
+        f'"task_id":"{task_id}","task_type":"local_bash"}}'), tool_use_result={
+        "message": f"Successfully stopped task: {task_id} ({description})",
+        "task_id": task_id, "task_type": "local_bash"})
+
+
+def _kill_shell_result(call_id: str, shell_id: str, command: str) -> dict:
+    """``KillShell`` (Claude Code 2.0.x, before task notifications existed)."""
+    return tool_result(call_id, (
+        f'{{"message":"Successfully killed shell: {shell_id} ({command})",'
+        f'"shell_id":"{shell_id}"}}'), tool_use_result={
+        "message": f"Successfully killed shell: {shell_id} ({command})", "shell_id": shell_id})
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_task_stopped_or_killed_by_its_tool_is_closed(incremental: bool) -> None:
+    s = _session()
+    s.add(assistant(tool_use("TaskStop", {"task_id": "b7k2m9x1p"}, id="toolu_stop")))
+    s.add(_stop_result("toolu_stop", "b7k2m9x1p", "Start the dev server"))
+    s.add(assistant(tool_use("KillShell", {"shell_id": "b3n8q2w5z"}, id="toolu_kill")))
+    s.add(_kill_shell_result("toolu_kill", "b3n8q2w5z", "npm test"))
+    report = _scan(s, incremental=incremental).report(Lens(), NOW, stat=lambda p: None)
+    state = {t.tool_use_id: t.state for t in report.tasks}
+    assert state == {"toolu_dev": "stopped", "toolu_test": "killed", "toolu_mon": "open",
+                     "toolu_ag": "open"}
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_poll_reporting_a_final_status_closes_the_task(incremental: bool) -> None:
+    s = _session()
+    # TaskOutput (2.1.x) on the test run: completed; on the agent: still running
+    s.add(assistant(tool_use("TaskOutput", {"task_id": "b3n8q2w5z", "block": True},
+                             id="toolu_out1")))
+    s.add(tool_result("toolu_out1", "<retrieval_status>success</retrieval_status>\n\n"
+                      "<status>completed</status>", tool_use_result={
+                          "retrieval_status": "success", "task": {
+                              "task_id": "b3n8q2w5z", "task_type": "local_bash",
+                              "status": "completed", "exitCode": 0}}))
+    s.add(assistant(tool_use("TaskOutput", {"task_id": "a1b2c3d4e5f607182", "block": False},
+                             id="toolu_out2")))
+    s.add(tool_result("toolu_out2", "<retrieval_status>not_ready</retrieval_status>",
+                      tool_use_result={"retrieval_status": "not_ready", "task": {
+                          "task_id": "a1b2c3d4e5f607182", "task_type": "local_agent",
+                          "status": "running"}}))
+    # BashOutput (2.0.x) on the dev server: it exited
+    s.add(assistant(tool_use("BashOutput", {"bash_id": "b7k2m9x1p"}, id="toolu_out3")))
+    s.add(tool_result("toolu_out3", "<status>failed</status>", tool_use_result={
+        "shellId": "b7k2m9x1p", "command": "npm run dev", "status": "failed",
+        "exitCode": 1}))
+    report = _scan(s, incremental=incremental).report(Lens(), NOW, stat=lambda p: None)
+    state = {t.tool_use_id: t.state for t in report.tasks}
+    assert state == {"toolu_dev": "failed", "toolu_test": "completed", "toolu_mon": "open",
+                     "toolu_ag": "open"}
+
+
+def test_a_refused_stop_closes_nothing() -> None:
+    s = _session()
+    s.add(assistant(tool_use("KillShell", {"shell_id": "b7k2m9x1p"}, id="toolu_kill")))
+    s.add(tool_result("toolu_kill", "Shell b7k2m9x1p is not running", is_error=True,
+                      tool_use_result="Error: Shell b7k2m9x1p is not running"))
+    report = _scan(s).report(Lens(), NOW, stat=lambda p: None)
+    assert next(t for t in report.tasks if t.tool_use_id == "toolu_dev").is_open
+
+
+def test_a_subagent_stopping_its_own_shell_closes_it() -> None:
+    lane = Session(SID, cwd="/x", agent_id="a77")
+    lane.add(user("sub work"))
+    lane.add(bg_shell("make watch", "Watch", "toolu_sub"))
+    lane.add(bg_shell_receipt("toolu_sub", "bsub00001"))
+    lane.add(assistant(tool_use("TaskStop", {"task_id": "bsub00001"}, id="toolu_stop")))
+    lane.add(_stop_result("toolu_stop", "bsub00001", "Watch"))
+    scanner = Scanner()
+    scanner.scan(to_jsonl(lane.records), "a77", is_main=False, key="lane")
+    scanner.task_tool_words([to_jsonl(lane.records)])
+    report = scanner.report(Lens(), NOW, stat=lambda p: None)
+    assert [(t.lane, t.state) for t in report.tasks] == [("a77", "stopped")]
+
+
+def test_the_main_stopping_a_lanes_shell_closes_it_though_scanned_first() -> None:
+    main = Session(SID, cwd="/x")
+    main.add(user("stop the watcher the auditor started"))
+    main.add(assistant(tool_use("TaskStop", {"task_id": "bsub00001"}, id="toolu_stop")))
+    main.add(_stop_result("toolu_stop", "bsub00001", "Watch"))
+    lane = Session(SID, cwd="/x", agent_id="a77")
+    lane.add(user("sub work"))
+    lane.add(bg_shell("make watch", "Watch", "toolu_sub"))
+    lane.add(bg_shell_receipt("toolu_sub", "bsub00001"))
+    scanner = Scanner()
+    buffers = [to_jsonl(main.records), to_jsonl(lane.records)]
+    scanner.scan(buffers[0], SID, is_main=True, key="main")
+    scanner.scan(buffers[1], "a77", is_main=False, key="lane")
+    scanner.task_tool_words(buffers)
+    report = scanner.report(Lens(), NOW, stat=lambda p: None)
+    assert [(t.lane, t.state) for t in report.tasks] == [("a77", "stopped")]
+
+
+def test_no_open_task_no_search() -> None:
+    """A session whose tasks all returned reads no line for the task tools."""
+    s = Session(SID, cwd="/x")
+    s.add(user("run it"))
+    s.add(bg_shell("make", "Build", "toolu_b"))
+    s.add(bg_shell_receipt("toolu_b", "bbuild001"))
+    s.add(user(pulse("bbuild001", "completed", "done", tool_use_id="toolu_b"),
+               origin={"kind": "task-notification"}))
+    scanner = Scanner()
+    scanner.scan(to_jsonl(s.records), SID, is_main=True, key="main")
+
+    class NoRead(bytes):
+        def find(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+            raise AssertionError("searched")
+
+    scanner.task_tool_words([NoRead(to_jsonl(s.records))])

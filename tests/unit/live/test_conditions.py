@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pysift.errors import UsageError
 from pysift.live.conditions import parse
 
 
@@ -31,3 +32,15 @@ def test_the_first_colon_still_splits_a_posix_path_pattern() -> None:
     assert cond.first.matches("/w/src/a.py") and cond.second.matches("TODO: x")
     cond = parse("write:ab:\\\\x")  # two letters: no drive, the first `:` splits
     assert cond.first.matches("/ab") and cond.second is not None
+
+
+@pytest.mark.parametrize("cond", ["tool:Bash:(unclosed", "write:src/(x", "notification:(x"])
+def test_a_bad_regex_is_quoted_as_written(cond: str) -> None:
+    """The case-sensitivity prefix pysift adds is its own business: the error shows the
+    pattern the user wrote, once."""
+    with pytest.raises(UsageError) as caught:
+        parse(cond)
+    message = str(caught.value)
+    pattern = cond.rsplit(":", 1)[1]
+    assert "(?-i)" not in message
+    assert message.count(pattern) == 1 and f"bad regex `{pattern}`: invalid regex" in message
