@@ -421,3 +421,51 @@ def test_an_mcp_request_s_form_beside_its_message_is_no_definitive_absence(
             assert summary["matched"] == 0
     # the marker keys the hook adds are no text of the request
     assert "a DEFINITIVE absence" in _search(cli, home, "mcp-refund-1").stderr
+
+
+# -- strings no view renders as they read -------------------------------------------------
+
+
+def test_a_quoted_shell_command_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    """A tool call's input renders as JSON, so the commit message's quote reads `\\"`
+    there: `search 'git commit -m "Fix kestrel'` found nothing and said DEFINITIVE while
+    the session ran that command (the real corpus holds such calls). No selection's
+    rendering holds the text as it reads, so the zero says so under any selection, and
+    names the spelling that finds it."""
+    from builders import tool_use
+
+    home, sid = _home(tmp_path, user("commit it"),
+                      assistant(tool_use("Bash", {"command": 'git commit -m "Fix kestrel drift"'})),
+                      assistant("committed"))
+    pattern = 'git commit -m "Fix kestrel'
+    for selection in ((), ("-t", "agent.tool.use"), ("-t", "user.message")):
+        result = _search(cli, home, pattern, *selection)
+        assert result.code == 0
+        assert "DEFINITIVE" not in result.stderr and "genuinely absent" not in result.stderr
+        assert "(text its rendering spells escaped ×1)" in result.stderr, selection
+        assert f"@{sid} line 2" in result.stderr and '(\\\\" and \\\\n in the pattern)' in (
+            result.stderr)
+        assert _search(cli, home, pattern, *selection, "--format", "json").summary()[
+            "definitive_absence"] is False
+    # the spelling it names finds the call
+    assert _search(cli, home, r'git commit -m \\"Fix kestrel', "-c").stdout.strip() == "1"
+
+
+def test_text_only_in_a_tool_s_result_echo_is_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    """The carrier's ``toolUseResult`` echo (here the whole stdout, of which the model was
+    shown a shortened result) is rendered by no view: a pattern only there is no absence.
+    The ids beside it stay no text."""
+    from builders import bash_result, tool_result, tool_use
+
+    call = tool_use("Bash", {"command": "make census"}, id="toolu_census")
+    home, sid = _home(tmp_path, user("count them"), assistant(call),
+                      tool_result("toolu_census", "[output shortened]",
+                                  tool_use_result=bash_result("3 kestrels, 2 herons")),
+                      assistant("done"))
+    result = _search(cli, home, "kestrels")
+    assert "NOT a definitive absence" in result.stderr
+    assert f"(text its rendering leaves out ×1): @{sid} line 3" in result.stderr
+    assert _search(cli, home, "kestrels", "--format", "json").summary()[
+        "definitive_absence"] is False
+    assert "a DEFINITIVE absence" in _search(cli, home, "toolu_census").stderr

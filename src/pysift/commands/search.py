@@ -618,7 +618,7 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     """The zero is no absence: the pattern's text sits in records this search does not
     read (SPEC §7: unclassified records, gated leaves the run did not open, a record's
     second view)."""
-    from pysift.engines.search.unseen import UNSEEN_LIMIT
+    from pysift.engines.search.unseen import ESCAPED, UNSEEN_LIMIT
 
     stopped = len(unseen) >= UNSEEN_LIMIT  # then every count below is a lower bound
     least = "≥" if stopped else ""
@@ -645,9 +645,13 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
                      if pending is not None else
                      "an unclassified record, and text a record's rendering leaves out, "
                      "such as a task notification's tags, are ")
+    # a tool call's input, an attachment's payload: rendered as JSON, found so spelled
+    escaped = ("; a view that spells the text escaped renders it as JSON (a quote reads "
+               '\\", a line break \\n): search that spelling (\\\\" and \\\\n in the pattern)'
+               if any(u.why == ESCAPED for u in unseen) else "")
     report.note(f"0 matches — NOT a definitive absence: the pattern occurs in "
                 f"{count} this search does not read ({named}): {shown}{more}. "
-                f"{read} "
+                f"{read}{escaped} "
                 f"(a gated leaf is searched with an explicit -t, attachments with "
                 f"--attachments, hook context with --additional-context, a record's second "
                 f"label with a -t naming it; {unread_by_all}searchable "

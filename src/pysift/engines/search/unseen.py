@@ -42,6 +42,7 @@ from pysift.core.decode import decode
 from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
 from pysift.core.turns import build_turn_map, pending_turn, subagent_seed, turns_with_pending
+from pysift.disk.jsonline import compact_json
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
@@ -57,6 +58,9 @@ _ENVELOPE = frozenset({"type", "subtype", "sessionId", "uuid", "parentUuid", "le
                        "userType", "isSidechain", "isMeta", "requestId", "agentId", "slug",
                        "entrypoint", "messageId"})
 UNRENDERED = "text its rendering leaves out"
+# a string a view renders only JSON-escaped (a tool call's input: `"` as `\"`), so the
+# pattern as the string reads is found by no selection
+ESCAPED = "text its rendering spells escaped"
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,9 @@ def _why_unseen(rec: object, run_leaves: set[str],
     if hidden is not None:
         return hidden
     leaves = classify.classify(rec, open_ctx)  # type: ignore[arg-type]
+    held = _held_strings(rec, search)
+    if held and _spelled_escaped(held, rec, open_ctx, opened, leaves):
+        return ESCAPED  # under any selection: no selection's rendering holds it
     if (opened or leaves) and not default and not any(
             selection.selects(leaf) for leaf in leaves):
         return None  # excluded by the -t selection (the label probe says so)
@@ -243,7 +250,7 @@ def _why_unseen(rec: object, run_leaves: set[str],
         # ids and stamps every line carries, is no text, as on any other record)
         raw = rec.raw  # type: ignore[attr-defined]
         text = "\n".join(_strings({k: v for k, v in raw.items() if k not in _ENVELOPE}))
-    if not text or search(text) is None:
+    if (not text or search(text) is None) and not held:
         return None
     return UNRENDERED if opened or leaves else UNCLASSIFIED
 
@@ -318,6 +325,62 @@ def _why_pending_unseen(rec: Record, open_ctx: classify.ClassifyContext,
 # a selection that takes every leaf (no -t/-T): a pending record's unread text is named
 # whatever the run selected
 _ANY_SELECTION = LabelFilter(allowed=frozenset(L.ALL))
+
+
+# keys whose string values are no text a reader looks for, at any depth: schema tags,
+# stamps, opaque payloads (a thinking block's signature, base64 image or redacted data)
+_NO_TEXT_KEYS = frozenset({"type", "role", "timestamp", "signature", "data"})
+
+
+def _held_strings(rec: object, search: Any) -> list[str]:
+    """The record's own strings the pattern matches as they decode (not as its line
+    spells them): its envelope keys at the top, and ids, schema tags, stamps and opaque
+    payloads at any depth, left out. What the views render of them can spell them
+    otherwise (a tool call's input, an attachment's payload dumped as JSON: a quote reads
+    ``\\"``) or not at all (a tool's ``toolUseResult`` echo, a message's ``model``)."""
+    raw = rec.raw  # type: ignore[attr-defined]
+    if not isinstance(raw, dict):
+        return []
+    return [text for key, value in raw.items() if key not in _ENVELOPE
+            for text in _text_values(value) if search(text) is not None]
+
+
+def _text_values(value: object) -> Iterator[str]:
+    """``_strings`` without the values of ``_NO_TEXT_KEYS`` and of id keys."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and (key in _NO_TEXT_KEYS or _is_id_key(key)):
+                continue
+            yield from _text_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _text_values(item)
+
+
+def _is_id_key(key: object) -> bool:
+    """``id``, ``tool_use_id``, ``parentToolUseID``, ``sourceToolAssistantUUID``, ``agentId``."""
+    return isinstance(key, str) and (key == "id" or key.endswith(("_id", "Id", "ID", "uuid",
+                                                                    "Uuid", "UUID")))
+
+
+def _spelled_escaped(held: list[str], rec: object, open_ctx: classify.ClassifyContext,
+                     opened: list[classify.Unit], leaves: list[str]) -> bool:
+    """Whether a view of ``rec`` renders one of the ``held`` strings only JSON-escaped
+    (its quotes, backslashes, line breaks and controls written as escapes), so that no
+    selection finds the pattern as the string reads: every leaf's view is looked at, the
+    richest and the others."""
+    escaped = [spelled[1:-1] for spelled in map(compact_json, held) if spelled[1:-1] not in held]
+    if not escaped:
+        return False
+    texts = [unit.text for unit in opened]
+    rendered = {unit.label for unit in opened}
+    for leaf in leaves:
+        if leaf not in rendered:
+            texts += [unit.text for unit in classify.units(
+                rec, open_ctx, leaf.__eq__)]  # type: ignore[arg-type]
+    return any(form in text for form in escaped for text in texts)
 
 
 def _strings(value: object) -> Iterator[str]:
