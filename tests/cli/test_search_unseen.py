@@ -290,8 +290,10 @@ def test_a_sessions_title_line_is_no_definitive_absence(cli, tmp_path: Path) -> 
             "definitive_absence"] is False
     for envelope in (stable_uuid("title-sid"), stable_uuid("title-leaf")):
         assert "a DEFINITIVE absence" in _search(cli, home, envelope).stderr
-    # an explicit selection names no title: its zero stays definitive
-    assert "a DEFINITIVE absence" in _search(cli, home, "kestrel", "-t", "user.*").stderr
+    # no selection reads a title, so an explicit one names it too (its zero said
+    # DEFINITIVE and the label probe "genuinely absent even without the label filter")
+    narrowed = _search(cli, home, "kestrel", "-t", "user.*")
+    assert "(unclassified ×1)" in narrowed.stderr and "genuinely absent" not in narrowed.stderr
 
 
 # -- the elicitation sidecar's pending records --------------------------------------------
@@ -469,3 +471,8 @@ def test_text_only_in_a_tool_s_result_echo_is_no_definitive_absence(
     assert _search(cli, home, "kestrels", "--format", "json").summary()[
         "definitive_absence"] is False
     assert "a DEFINITIVE absence" in _search(cli, home, "toolu_census").stderr
+    # no selection's rendering holds it: a -t leaving the carrier out names it too (the
+    # label probe, which renders the same views, said "genuinely absent")
+    narrowed = _search(cli, home, "kestrels", "-t", "user.message")
+    assert "(text its rendering leaves out ×1)" in narrowed.stderr
+    assert "genuinely absent" not in narrowed.stderr and "DEFINITIVE" not in narrowed.stderr

@@ -46,7 +46,7 @@ from pysift.disk.jsonline import compact_json
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
-from pysift.engines.search.plan import LEAF_LINE_MARKERS, SearchPlan
+from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
@@ -84,11 +84,6 @@ IN_SIDECAR = " (elicitation sidecar)"
 # The check stops once this many records are found (the note then says "at least"): on
 # the default surface a common word of the attachments is in hundreds of thousands.
 UNSEEN_LIMIT = 100
-_META_KEYS = (b'"isMeta":true', b'"isMeta": true')
-# the lines of the records that can render under one of two leaves (``_hidden_view``): a
-# user record (an answer or a rejection in its tool_result, a slash command), an
-# assistant record (a message sent to a peer through a tool call)
-_TWO_VIEW_LINES = (b'"user"', b'"assistant"')
 
 
 def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
@@ -98,19 +93,15 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
     admitted by the run's time and turn windows, so a record those windows exclude is
     never reported.
 
-    Under an explicit -t/-T selection only the lines the run itself decoded (they hold
-    one of its line markers, the gated leaves it names included), ``isMeta`` records and
-    the user and assistant records (a record's second view, which the label probe does
-    not render either) can hold such a record, so no other line is decoded.
+    Under an explicit -t/-T selection every candidate line is decoded too: a record the
+    selection left out can still hold the pattern in text no view renders, which the
+    label probe cannot name.
     """
     try:
         buf = open_buffer(transcript.path)
     except Exception:  # noqa: BLE001 - SourceError: already reported by the run
         return []
     selection = plan.labels
-    if selection.include or selection.exclude:
-        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES + _flagged_markers(plan)
-        starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
     run_ctx = classify.ClassifyContext(
@@ -194,54 +185,38 @@ def _raw_line_starts(buf: Buffer, raw: Any) -> list[int]:
     return starts
 
 
-def _flagged_markers(plan: SearchPlan) -> tuple[bytes, ...]:
-    """The lines of records under a leaf the selection names but the run could not read
-    for lack of its flag: hook context (``harness.meta.hook``) without
-    ``--additional-context``, an attachment under an explicit ``harness.meta.attachment``
-    without ``--attachments``. The run's own markers leave them out (it did not open
-    them), and without them a zero under ``-t harness.meta.hook`` read DEFINITIVE while a
-    hook's context held the pattern."""
-    selection = plan.labels
-    out: list[bytes] = []
-    if not plan.additional_context and selection.selects(L.HARNESS_META_HOOK):
-        out.append(b"hook_additional_context")
-    if not plan.attachments and L.HARNESS_META_ATTACHMENT in selection.gates:
-        out.extend(LEAF_LINE_MARKERS[L.HARNESS_META_ATTACHMENT])
-    return tuple(out)
-
-
-def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
-    end = buf.find(b"\n", start)  # type: ignore[attr-defined]
-    end = len(buf) if end < 0 else end  # type: ignore[arg-type]
-    return any(buf.find(n, start, end) >= 0 for n in needles)  # type: ignore[attr-defined]
-
-
 def _why_unseen(rec: object, run_leaves: set[str],
                 open_ctx: classify.ClassifyContext, matcher: object,
                 selection: LabelFilter) -> str | None:
     """Why the run did not read the pattern in ``rec``: the gated leaf that holds it, or
     ``UNCLASSIFIED``; None when the run read it or the user's own -t/-T selection left
-    it out (an explicit selection that does not name a gated leaf excluded it, as the
-    label probe then says; only the default surface, or a selection naming the leaf,
-    wanted it). ``run_leaves``: the leaves the run read the record under."""
+    out a view that holds it (an explicit selection that does not name that leaf excluded
+    it, as the label probe then says; only the default surface, or a selection naming
+    the leaf, wanted it). Text no view renders as it reads (``_hidden_view``, ``ESCAPED``,
+    ``UNRENDERED``, an unclassified record's) is named under any selection: the label
+    probe renders the same views, so it would call the pattern "genuinely absent".
+    ``run_leaves``: the leaves the run read the record under."""
     search = matcher.search  # type: ignore[attr-defined]
     default = not selection.include and not selection.exclude
     opened = classify.units(rec, open_ctx)  # type: ignore[arg-type]
+    left_out = False
     for unit in opened:
-        if (search(unit.text) is not None and not run_leaves.intersection(unit.labels)
-                and (default or any(selection.selects(leaf) for leaf in unit.labels))):
+        if search(unit.text) is None:
+            continue
+        if not (default or any(selection.selects(leaf) for leaf in unit.labels)):
+            left_out = True
+        elif not run_leaves.intersection(unit.labels):
             gated = [leaf for leaf in unit.labels if leaf in L.GATED]
             return gated[0] if gated else unit.label
     hidden = _hidden_view(rec, open_ctx, opened, search)
     if hidden is not None:
         return hidden
+    if left_out:
+        return None  # a view the -t/-T left out holds it (the label probe names it)
     leaves = classify.classify(rec, open_ctx)  # type: ignore[arg-type]
     held = _held_strings(rec, search)
     if held and _spelled_escaped(held, rec, open_ctx, opened, leaves):
-        return ESCAPED  # under any selection: no selection's rendering holds it
-    if (opened or leaves) and not default and not any(
-            selection.selects(leaf) for leaf in leaves):
-        return None  # excluded by the -t selection (the label probe says so)
+        return ESCAPED
     text = classify.record_raw_text(rec)  # type: ignore[arg-type]
     if text is None and not opened and not leaves:
         # a metadata line no view renders (a session's `ai-title`, `custom-title`, a
