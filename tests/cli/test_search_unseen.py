@@ -6,6 +6,7 @@ read one; JSON ``definitive_absence`` is false. (issue 23)"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from builders import ClaudeHome, Session, assistant, meta_user, queue_op, stable_uuid, user
@@ -476,3 +477,26 @@ def test_text_only_in_a_tool_s_result_echo_is_no_definitive_absence(
     narrowed = _search(cli, home, "kestrels", "-t", "user.message")
     assert "(text its rendering leaves out ×1)" in narrowed.stderr
     assert "genuinely absent" not in narrowed.stderr and "DEFINITIVE" not in narrowed.stderr
+
+
+def test_a_pattern_without_a_needle_finds_text_its_line_spells_escaped(
+        cli, tmp_path: Path) -> None:
+    """The needle-less check searched the pattern in the lines' raw bytes, where a line
+    break reads `\\n` and a writer may spell `é` as `\\u00e9`: a queued release note
+    across two lines, and a skill body in such a writer's line, made a DEFINITIVE zero."""
+    from builders import to_line
+
+    skill = meta_user("Base directory for this skill: /skills/rel\nship v3.1 café")
+    home, sid = _home(tmp_path, user("go"), queue_op("enqueue", "release v12.40\n2031 tonight"),
+                      assistant("ok"))
+    path = next(home.root.rglob(f"{sid}.jsonl"))
+    escaped = json.dumps(json.loads(to_line(skill)), ensure_ascii=True, separators=(",", ":"))
+    assert "\\u00e9" in escaped
+    path.write_bytes(path.read_bytes() + escaped.encode() + b"\n")
+    for pattern, why, line in ((r"v\d+\.\d+\s\d{4}", "user.queued", 2),
+                               (r"v\d\.\d\s[a-z]af\w", "unclassified", 4)):
+        result = _search(cli, home, pattern)
+        assert "DEFINITIVE" not in result.stderr, pattern
+        assert f"({why} ×1): @{sid} line {line}" in result.stderr
+        assert _search(cli, home, pattern, "--format", "json").summary()[
+            "definitive_absence"] is False

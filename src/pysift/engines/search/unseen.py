@@ -136,12 +136,13 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
 def needleless_unseen(transcripts: list[Transcript], plan: SearchPlan) -> list[Unseen]:
     """``unseen_records`` for a pattern no literal is required by (``\\d{3}-\\d{4}``,
     ``(?:session|xx) y``): with no needle pass there are no candidate lines, so the lines
-    whose raw bytes the pattern matches (``Matcher.bytes_regex``) stand in for them, one
-    whole-buffer search per transcript over both cores, decoded in scope order until
-    ``UNSEEN_LIMIT`` records are found. Best effort: a text its JSON
-    line spells otherwise (an escaped quote or line break inside the match) is not found
-    there, and its zero stays as definitive as before. Paid only on a zero."""
-    raw = plan.matcher.bytes_regex()
+    whose raw bytes the pattern matches as a JSON line may spell the match
+    (``Matcher.json_bytes_regex``: an escaped quote, line break or non-ASCII character
+    inside it) stand in for them, one whole-buffer search per transcript over both
+    cores, decoded in scope order until ``UNSEEN_LIMIT`` records are found. A pattern
+    the parser cannot place is searched as it reads (``bytes_regex``), best effort.
+    Paid only on a zero."""
+    raw = plan.matcher.json_bytes_regex() or plan.matcher.bytes_regex()
     if raw is None:
         return []
     from pysift.disk.fanout import map_ordered
