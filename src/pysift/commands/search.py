@@ -596,6 +596,8 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
     starved = _starved_hits(opts, result) if probe and not unread else {}
     unseen = result.unseen() if opts.pattern and not unread and not starved else []
+    persisted = (result.persisted_unseen() if opts.pattern and not unread and not starved
+                 and not unseen else [])
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"file(s) or dir(s) could not be read (warnings above). {where}")
@@ -606,9 +608,25 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
                     f"--attachments. {where}")
     elif unseen:
         _unseen_note(unseen, report, where)
+    elif persisted:
+        _persisted_note(persisted, report, where)
     else:
         report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. {where}")
-    return not unread and not starved and not unseen
+    return not unread and not starved and not unseen and not persisted
+
+
+def _persisted_note(paths: list[str], report: Report, where: str) -> None:
+    """The zero is no absence: persisted tool outputs of the sessions in scope hold the
+    pattern, and this search read only their previews (``--resolve-persisted`` reads them)."""
+    from pysift.engines.search.unseen import UNSEEN_LIMIT
+
+    count = (f"at least {len(paths)} persisted tool output(s) (the check stops there)"
+             if len(paths) >= UNSEEN_LIMIT else f"{len(paths)} persisted tool output(s)")
+    more = (f" (+{len(paths) - _UNSEEN_SHOWN} more)" if len(paths) > _UNSEEN_SHOWN else "")
+    report.note(f"0 matches — NOT a definitive absence: the pattern occurs in {count} of "
+                f"the sessions in scope, which this search read only as the preview their "
+                f"tool result holds: {', '.join(paths[:_UNSEEN_SHOWN])}{more}. Add "
+                f"--resolve-persisted to search them. {where}")
 
 
 _UNSEEN_SHOWN = 5

@@ -104,6 +104,7 @@ class SearchResult:
         self.transcripts = transcripts
         self._probes: dict[bool, LabelProbe] = {}
         self._unseen: list[Unseen] | None = None
+        self._persisted_unseen: list[str] | None = None
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -252,6 +253,19 @@ class SearchResult:
                                                 UNSEEN_LIMIT - len(found))
             self._unseen = found
         return self._unseen
+
+    def persisted_unseen(self) -> list[str]:
+        """After a zero match without ``--resolve-persisted``: the persisted tool outputs
+        of the sessions in scope that hold the pattern (``unseen.persisted_unseen``)."""
+        if self._persisted_unseen is None:
+            from pysift.engines.search.unseen import persisted_unseen
+
+            zero = not (self.exchange_count or self.hits)
+            self._persisted_unseen = (
+                persisted_unseen(self.transcripts, self.plan)
+                if zero and not self.plan.matcher.is_empty and not self.plan.resolve_persisted
+                and self.plan.wants_carriers else [])
+        return self._persisted_unseen
 
     def persisted_outputs(self) -> int:
         """Tool outputs of the sessions in scope persisted outside their transcripts."""
