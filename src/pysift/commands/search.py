@@ -618,10 +618,10 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
 def _persisted_note(paths: list[str], report: Report, where: str) -> None:
     """The zero is no absence: persisted tool outputs of the sessions in scope hold the
     pattern, and this search read only their previews (``--resolve-persisted`` reads them)."""
-    from pysift.engines.search.unseen import UNSEEN_LIMIT
+    from pysift.engines.search.persisted import PERSISTED_LIMIT
 
     count = (f"at least {len(paths)} persisted tool output(s) (the check stops there)"
-             if len(paths) >= UNSEEN_LIMIT else f"{len(paths)} persisted tool output(s)")
+             if len(paths) >= PERSISTED_LIMIT else f"{len(paths)} persisted tool output(s)")
     more = (f" (+{len(paths) - _UNSEEN_SHOWN} more)" if len(paths) > _UNSEEN_SHOWN else "")
     report.note(f"0 matches — NOT a definitive absence: the pattern occurs in {count} of "
                 f"the sessions in scope, which this search read only as the preview their "
