@@ -15,7 +15,11 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
   the other leaf's text is read only by a -t naming it (``_hidden_view``);
 - ``UNRENDERED``: message text no view renders (a task notification shows as
   ``[kind id status] summary``, so its ``<output-file>``, ``<tool-use-id>`` and
-  ``<usage>`` tags are read by no selection, as in csift);
+  ``<usage>`` tags are read by no selection, as in csift), or a string of the record no
+  view renders at all (a carrier's ``toolUseResult`` echo, a message's ``model``);
+- ``ESCAPED``: a string a view renders only JSON-escaped (a tool call's input, an
+  attachment's payload: a quote reads ``\\"``), so the pattern as the string reads is
+  found by no selection;
 - a pending record of the elicitation sidecar (``sidecar_unseen``): merged as
   ``agent.tool.use``, it renders its tool_use alone, so the text CC will write beside the
   question (an ``agent.message``, a thinking block) is read by no selection until the
