@@ -27,12 +27,16 @@ def persisted_unseen(transcripts: list[Transcript], plan: SearchPlan,
     is read whole (as the flag reads it), after a zero only; one that cannot be read is
     passed over (the flag's run would warn; this one never reads them), and so is one no
     transcript names (a background task's output: no record's text, nor the flag's)."""
+    needles = plan.matcher.needles  # every match holds one, as the file spells it
     found: list[str] = []
     for path in sorted(persisted_outputs(transcripts)):
         try:
-            text = read_regular(path).decode("utf-8", errors="replace")
+            data = read_regular(path)
         except OSError:
             continue
+        if needles is not None and not needles.any_in(data):
+            continue
+        text = data.decode("utf-8", errors="replace")
         if plan.matcher.search(text) is not None and _named_by_its_session(path, transcripts):
             found.append(path)
             if len(found) >= limit:
