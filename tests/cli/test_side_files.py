@@ -141,6 +141,11 @@ def test_text_only_past_a_persisted_output_s_preview_is_no_definitive_absence(
                ).summary()["definitive_absence"] is False
     assert cli("--claude-home", str(home.root), "search", "kestrels", "--resolve-persisted",
                "-c").stdout.strip() == "1"
+    # a -t reading tool results: the label probe finds no record, yet the text is there
+    narrowed = cli("--claude-home", str(home.root), "search", "kestrels", "-t",
+                   "agent.tool.result")
+    assert "NOT a definitive absence" in narrowed.stderr
+    assert "genuinely absent" not in narrowed.stderr
     # the background output: named by no transcript
     assert "a DEFINITIVE absence" in cli("--claude-home", str(home.root), "search",
                                          "egret").stderr

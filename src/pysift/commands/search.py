@@ -733,8 +733,8 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
                             f"records — {probe.records} record(s) under: {_shown(ranked)}. "
                             f"{_gate_advice(plan, probe)}")
                 excluded = {"records": probe.records, "by_label": dict(ranked)}
-            elif opts.pattern and result.unseen():
-                pass  # not absent: the absence line named the records that hold it
+            elif opts.pattern and (result.unseen() or result.persisted_unseen()):
+                pass  # not absent: the absence line named the records (files) that hold it
             elif opts.pattern:
                 report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
                             "filter, gated bookkeeping leaves included.")
