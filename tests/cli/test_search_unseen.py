@@ -6,6 +6,7 @@ read one; JSON ``definitive_absence`` is false. (issue 23)"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from builders import ClaudeHome, Session, assistant, meta_user, queue_op, stable_uuid, user
@@ -290,8 +291,10 @@ def test_a_sessions_title_line_is_no_definitive_absence(cli, tmp_path: Path) -> 
             "definitive_absence"] is False
     for envelope in (stable_uuid("title-sid"), stable_uuid("title-leaf")):
         assert "a DEFINITIVE absence" in _search(cli, home, envelope).stderr
-    # an explicit selection names no title: its zero stays definitive
-    assert "a DEFINITIVE absence" in _search(cli, home, "kestrel", "-t", "user.*").stderr
+    # no selection reads a title, so an explicit one names it too (its zero said
+    # DEFINITIVE and the label probe "genuinely absent even without the label filter")
+    narrowed = _search(cli, home, "kestrel", "-t", "user.*")
+    assert "(unclassified ×1)" in narrowed.stderr and "genuinely absent" not in narrowed.stderr
 
 
 # -- the elicitation sidecar's pending records --------------------------------------------
@@ -421,3 +424,79 @@ def test_an_mcp_request_s_form_beside_its_message_is_no_definitive_absence(
             assert summary["matched"] == 0
     # the marker keys the hook adds are no text of the request
     assert "a DEFINITIVE absence" in _search(cli, home, "mcp-refund-1").stderr
+
+
+# -- strings no view renders as they read -------------------------------------------------
+
+
+def test_a_quoted_shell_command_is_no_definitive_absence(cli, tmp_path: Path) -> None:
+    """A tool call's input renders as JSON, so the commit message's quote reads `\\"`
+    there: `search 'git commit -m "Fix kestrel'` found nothing and said DEFINITIVE while
+    the session ran that command (the real corpus holds such calls). No selection's
+    rendering holds the text as it reads, so the zero says so under any selection, and
+    names the spelling that finds it."""
+    from builders import tool_use
+
+    home, sid = _home(tmp_path, user("commit it"),
+                      assistant(tool_use("Bash", {"command": 'git commit -m "Fix kestrel drift"'})),
+                      assistant("committed"))
+    pattern = 'git commit -m "Fix kestrel'
+    for selection in ((), ("-t", "agent.tool.use"), ("-t", "user.message")):
+        result = _search(cli, home, pattern, *selection)
+        assert result.code == 0
+        assert "DEFINITIVE" not in result.stderr and "genuinely absent" not in result.stderr
+        assert "(text its rendering spells escaped ×1)" in result.stderr, selection
+        assert f"@{sid} line 2" in result.stderr and '(\\\\" and \\\\n in the pattern)' in (
+            result.stderr)
+        assert _search(cli, home, pattern, *selection, "--format", "json").summary()[
+            "definitive_absence"] is False
+    # the spelling it names finds the call
+    assert _search(cli, home, r'git commit -m \\"Fix kestrel', "-c").stdout.strip() == "1"
+
+
+def test_text_only_in_a_tool_s_result_echo_is_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    """The carrier's ``toolUseResult`` echo (here the whole stdout, of which the model was
+    shown a shortened result) is rendered by no view: a pattern only there is no absence.
+    The ids beside it stay no text."""
+    from builders import bash_result, tool_result, tool_use
+
+    call = tool_use("Bash", {"command": "make census"}, id="toolu_census")
+    home, sid = _home(tmp_path, user("count them"), assistant(call),
+                      tool_result("toolu_census", "[output shortened]",
+                                  tool_use_result=bash_result("3 kestrels, 2 herons")),
+                      assistant("done"))
+    result = _search(cli, home, "kestrels")
+    assert "NOT a definitive absence" in result.stderr
+    assert f"(text its rendering leaves out ×1): @{sid} line 3" in result.stderr
+    assert _search(cli, home, "kestrels", "--format", "json").summary()[
+        "definitive_absence"] is False
+    assert "a DEFINITIVE absence" in _search(cli, home, "toolu_census").stderr
+    # no selection's rendering holds it: a -t leaving the carrier out names it too (the
+    # label probe, which renders the same views, said "genuinely absent")
+    narrowed = _search(cli, home, "kestrels", "-t", "user.message")
+    assert "(text its rendering leaves out ×1)" in narrowed.stderr
+    assert "genuinely absent" not in narrowed.stderr and "DEFINITIVE" not in narrowed.stderr
+
+
+def test_a_pattern_without_a_needle_finds_text_its_line_spells_escaped(
+        cli, tmp_path: Path) -> None:
+    """The needle-less check searched the pattern in the lines' raw bytes, where a line
+    break reads `\\n` and a writer may spell `é` as `\\u00e9`: a queued release note
+    across two lines, and a skill body in such a writer's line, made a DEFINITIVE zero."""
+    from builders import to_line
+
+    skill = meta_user("Base directory for this skill: /skills/rel\nship v3.1 café")
+    home, sid = _home(tmp_path, user("go"), queue_op("enqueue", "release v12.40\n2031 tonight"),
+                      assistant("ok"))
+    path = next(home.root.rglob(f"{sid}.jsonl"))
+    escaped = json.dumps(json.loads(to_line(skill)), ensure_ascii=True, separators=(",", ":"))
+    assert "\\u00e9" in escaped
+    path.write_bytes(path.read_bytes() + escaped.encode() + b"\n")
+    for pattern, why, line in ((r"v\d+\.\d+\s\d{4}", "user.queued", 2),
+                               (r"v\d\.\d\s[a-z]af\w", "unclassified", 4)):
+        result = _search(cli, home, pattern)
+        assert "DEFINITIVE" not in result.stderr, pattern
+        assert f"({why} ×1): @{sid} line {line}" in result.stderr
+        assert _search(cli, home, pattern, "--format", "json").summary()[
+            "definitive_absence"] is False

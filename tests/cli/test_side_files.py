@@ -117,6 +117,40 @@ def test_a_count_reads_every_persisted_output_of_a_counted_exchange(cli, tmp_pat
     assert count.stderr == rows.stderr
 
 
+def test_text_only_past_a_persisted_output_s_preview_is_no_definitive_absence(
+        cli, tmp_path: Path) -> None:
+    """Without --resolve-persisted a tool result is read as its preview: a pattern only in
+    the rest of the saved output made a DEFINITIVE zero that the flag turned into a match
+    (the real corpus: `search chevrotain`). An output no transcript names (a background
+    task's) is no record's text, and the flag would not read it either."""
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session("0e0e0e0e-1111-4222-8333-666666666666", cwd="/w/p")
+    s.add(user("run the census"))
+    s.add(assistant(tool_use("Bash", {"command": "census"}, id="toolu_census")))
+    full = "x" * 3000 + "\n3 kestrels, 2 herons\n"
+    saved = f"/gone/{s.session_id}/tool-results/toolu_census.txt"
+    s.add(tool_result("toolu_census", persisted_output(saved, full)))
+    path = home.session("/w/p", s.session_id, s)
+    home.tool_output(path, "toolu_census", full)
+    home.tool_output(path, "b7k2m9x1p", "a background egret log")
+    result = cli("--claude-home", str(home.root), "search", "kestrels")
+    assert "NOT a definitive absence" in result.stderr and "DEFINITIVE" not in result.stderr
+    assert "1 persisted tool output(s)" in result.stderr
+    assert "tool-results/toolu_census.txt. Add --resolve-persisted" in result.stderr
+    assert cli("--claude-home", str(home.root), "search", "kestrels", "--format", "json"
+               ).summary()["definitive_absence"] is False
+    assert cli("--claude-home", str(home.root), "search", "kestrels", "--resolve-persisted",
+               "-c").stdout.strip() == "1"
+    # a -t reading tool results: the label probe finds no record, yet the text is there
+    narrowed = cli("--claude-home", str(home.root), "search", "kestrels", "-t",
+                   "agent.tool.result")
+    assert "NOT a definitive absence" in narrowed.stderr
+    assert "genuinely absent" not in narrowed.stderr
+    # the background output: named by no transcript
+    assert "a DEFINITIVE absence" in cli("--claude-home", str(home.root), "search",
+                                         "egret").stderr
+
+
 # -- a transcript behind a symlink whose target is gone ----------------------------------------
 
 

@@ -596,6 +596,8 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
     where = f"Scope: {len(scope.transcripts)} session(s). Active filters: {active_filters(opts)}."
     starved = _starved_hits(opts, result) if probe and not unread else {}
     unseen = result.unseen() if opts.pattern and not unread and not starved else []
+    persisted = (result.persisted_unseen() if opts.pattern and not unread and not starved
+                 and not unseen else [])
     if unread:
         report.note(f"0 matches in what could be read — NOT a definitive absence: {unread} "
                     f"file(s) or dir(s) could not be read (warnings above). {where}")
@@ -606,9 +608,25 @@ def _absence_line(opts: SearchOptions, scope: Scope, result: SearchResult,
                     f"--attachments. {where}")
     elif unseen:
         _unseen_note(unseen, report, where)
+    elif persisted:
+        _persisted_note(persisted, report, where)
     else:
         report.note(f"0 matches — a DEFINITIVE absence (exit 0), NOT an error. {where}")
-    return not unread and not starved and not unseen
+    return not unread and not starved and not unseen and not persisted
+
+
+def _persisted_note(paths: list[str], report: Report, where: str) -> None:
+    """The zero is no absence: persisted tool outputs of the sessions in scope hold the
+    pattern, and this search read only their previews (``--resolve-persisted`` reads them)."""
+    from pysift.engines.search.persisted import PERSISTED_LIMIT
+
+    count = (f"at least {len(paths)} persisted tool output(s) (the check stops there)"
+             if len(paths) >= PERSISTED_LIMIT else f"{len(paths)} persisted tool output(s)")
+    more = (f" (+{len(paths) - _UNSEEN_SHOWN} more)" if len(paths) > _UNSEEN_SHOWN else "")
+    report.note(f"0 matches — NOT a definitive absence: the pattern occurs in {count} of "
+                f"the sessions in scope, which this search read only as the preview their "
+                f"tool result holds: {', '.join(paths[:_UNSEEN_SHOWN])}{more}. Add "
+                f"--resolve-persisted to search them. {where}")
 
 
 _UNSEEN_SHOWN = 5
@@ -618,7 +636,7 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
     """The zero is no absence: the pattern's text sits in records this search does not
     read (SPEC §7: unclassified records, gated leaves the run did not open, a record's
     second view)."""
-    from pysift.engines.search.unseen import UNSEEN_LIMIT
+    from pysift.engines.search.unseen import ESCAPED, UNSEEN_LIMIT
 
     stopped = len(unseen) >= UNSEEN_LIMIT  # then every count below is a lower bound
     least = "≥" if stopped else ""
@@ -645,9 +663,13 @@ def _unseen_note(unseen: list[Unseen], report: Report, where: str) -> None:
                      if pending is not None else
                      "an unclassified record, and text a record's rendering leaves out, "
                      "such as a task notification's tags, are ")
+    # a tool call's input, an attachment's payload: rendered as JSON, found so spelled
+    escaped = ("; a view that spells the text escaped renders it as JSON (a quote reads "
+               '\\", a line break \\n): search that spelling (\\\\" and \\\\n in the pattern)'
+               if any(u.why == ESCAPED for u in unseen) else "")
     report.note(f"0 matches — NOT a definitive absence: the pattern occurs in "
                 f"{count} this search does not read ({named}): {shown}{more}. "
-                f"{read} "
+                f"{read}{escaped} "
                 f"(a gated leaf is searched with an explicit -t, attachments with "
                 f"--attachments, hook context with --additional-context, a record's second "
                 f"label with a -t naming it; {unread_by_all}searchable "
@@ -711,8 +733,8 @@ def _zero_match(opts: SearchOptions, scope: Scope, result: SearchResult,
                             f"records — {probe.records} record(s) under: {_shown(ranked)}. "
                             f"{_gate_advice(plan, probe)}")
                 excluded = {"records": probe.records, "by_label": dict(ranked)}
-            elif opts.pattern and result.unseen():
-                pass  # not absent: the absence line named the records that hold it
+            elif opts.pattern and (result.unseen() or result.persisted_unseen()):
+                pass  # not absent: the absence line named the records (files) that hold it
             elif opts.pattern:
                 report.note(f"\"{opts.pattern}\" is genuinely absent even without the label "
                             "filter, gated bookkeeping leaves included.")

@@ -204,6 +204,55 @@ def _pieces(root: Node) -> list[str | _Split]:
     return out
 
 
+# a character as a JSON string may spell it: an escape (one or a surrogate pair's two
+# `\\uXXXX`, or a backslash and one character); a letter, a digit, any character of
+# `\d` or `\w`, only as `\\uXXXX` (no writer gives them a short escape, and `\d\d\d`
+# would otherwise take every `\n\n\n` of a tool's output for a candidate)
+_JSON_ESCAPE = r"\\(?:u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?|[^u])"
+_JSON_HEX_ESCAPE = r"\\u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?"
+
+
+def _json_escape_of(node: Node) -> str:
+    if (isinstance(node, Literal) and node.char.isalnum()) or (
+            isinstance(node, PerlClass) and node.kind in "dw"):
+        return _JSON_HEX_ESCAPE
+    return _JSON_ESCAPE
+
+
+def _json_superset(root: Node) -> str | None:
+    """The RE2 spelling of the tree with each one-character item widened to its JSON
+    escapes and the anchors and boundaries dropped (``json_bytes_regex``); None for a
+    tree holding what the parser could not place."""
+    out: list[str] = []
+    todo: list[Node | str] = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, Verbatim):
+            return None
+        elif isinstance(node, (Anchor, Boundary)):
+            out.append("(?:)")  # (a quantifier after it still has an item to repeat)
+        elif isinstance(node, (Literal, Class, PerlClass, Dot, UnicodeClass)):
+            piece = _pieces(node)[0]
+            spelled = piece if isinstance(piece, str) else piece.re2
+            out.append(f"(?:{spelled}|{_json_escape_of(node)})")
+        elif isinstance(node, Concat):
+            todo.extend(reversed(node.items))
+        elif isinstance(node, Alternation):
+            for index, branch in enumerate(reversed(node.branches)):
+                todo.extend(("|", branch) if index else (branch,))
+        elif isinstance(node, Repeat):
+            todo.extend((node.spelling, *reversed(node.between), node.body))
+        elif isinstance(node, Group):
+            todo.extend((")",) if node.closed else ())
+            todo.extend((node.body, _group_opener(node)))
+        else:
+            assert isinstance(node, Flags)
+            out.append(_flag_group(node.on, node.off, ")"))
+    return "".join(out)
+
+
 def _group_opener(group: Group) -> str:
     if group.kind == "capture":
         return "("
@@ -363,6 +412,36 @@ class Matcher:
             import re2
 
             return re2.compile(source, self._regex.options)
+
+    def json_bytes_regex(self) -> Any:
+        """``bytes_regex`` for the pattern as a JSON line may spell what it matches: each
+        character the pattern reads may stand in the bytes as an escape (``\\"``,
+        ``\\n``, ``\\u00e9``, a surrogate pair), anchors and word boundaries are dropped
+        (a line's bytes are no decoded string). A superset, as the candidate search needs
+        (each line found is decoded and matched as the run matches); None when the
+        pattern holds what the parser cannot place or the engines refuse the spelling."""
+        if self._regex is None:
+            return None
+        tree = parse_pattern(self.pattern)
+        source = _json_superset(tree.root)
+        if source is None:
+            return None
+        source = ("(?s)" if self.multiline else "") + source
+        import rurex
+
+        try:
+            return rurex.compile(source.encode("utf-8", "surrogatepass"),
+                                 rurex.IGNORECASE if self.case_insensitive else 0)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - a refusal, or a panic inside the crate
+            import re2
+
+            try:
+                return re2.compile(source, _re2_options(
+                    case_insensitive=self.case_insensitive))
+            except Exception:  # noqa: BLE001 - no superset to search: the plain pass stands
+                return None
 
     def finditer(self, text: str) -> Iterator[tuple[int, int]]:
         """Every non-overlapping match span, left to right (one ``(0, 0)`` when empty)."""

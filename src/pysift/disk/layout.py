@@ -661,19 +661,24 @@ def persisted_output_count(transcripts: Iterable[Transcript]) -> int:
     """How many persisted tool outputs (``<session-dir>/tool-results/*``) the sessions of
     these transcripts hold, each session dir counted once: what a search without
     ``--resolve-persisted`` leaves unread. One listing per session dir that exists."""
+    return sum(1 for _ in persisted_outputs(transcripts))
+
+
+def persisted_outputs(transcripts: Iterable[Transcript]) -> Iterator[str]:
+    """The paths of the persisted tool outputs ``persisted_output_count`` counts, each
+    session dir listed once, in no particular order."""
     # subagents share their session's dir: a Path is joined per dir, not per transcript
     # (corpus B: 657 transcripts, 430 dirs; the joins had cost more than the listings)
     pairs = {(t.project_dir, t.parent_session_id) for t in transcripts
              if t.is_subagent or t.has_session_dir is not False}
     dirs = {project / session for project, session in pairs}
-    found = 0
     for session_dir in dirs:
         try:
             with os.scandir(os.path.join(session_dir, TOOL_RESULTS_DIR)) as entries:
-                found += sum(1 for entry in entries if entry.is_file())
+                files = [entry.path for entry in entries if entry.is_file()]
         except OSError:
             continue
-    return found
+        yield from files
 
 
 def read_meta(transcript: Transcript) -> dict[str, Any]:

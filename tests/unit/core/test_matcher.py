@@ -522,3 +522,33 @@ def test_a_match_span_under_a_property_re2_lacks_is_the_crate_s() -> None:
 def test_a_unicode_class_no_engine_knows_is_named(pattern: str) -> None:
     with pytest.raises(UsageError, match=r"unknown Unicode class \\p\{"):
         compile_pattern(pattern)
+
+
+# -- the JSON spelling of a match (a needle-less zero's candidate lines) -----------------------
+
+
+@given(st.sampled_from([r"v\d+\.\d+\s\d{4}", r"[a-z]+\"[a-z]", r"a.b", r"^x\s*y$", r"\bq\w+",
+                        r"(?i)[ÉE]t\S", r"\p{Greek}\\\d", r"(a|\n)+b{2}", r"[^a-z]{2}z"]),
+       st.text(alphabet='ab xyzq"\\\n\t/éÉtEπ0123456789\U0001f600.\u2028', max_size=20),
+       st.booleans())
+def test_the_json_superset_finds_every_match_as_a_line_spells_it(
+        pattern: str, text: str, ascii_only: bool) -> None:
+    """A string the pattern matches is found by ``json_bytes_regex`` in its JSON spelling,
+    escapes and all (a line break as `\\n`, `é` as `\\u00e9` by an ASCII-only writer, an
+    emoji as a surrogate pair): the raw pattern missed them, and a needle-less zero over
+    such text said DEFINITIVE."""
+    import json
+
+    matcher = compile_pattern(pattern)
+    if matcher.search(text) is None:
+        return
+    line = json.dumps({"content": text}, ensure_ascii=ascii_only).encode()
+    assert matcher.json_bytes_regex().search(line) is not None
+
+
+def test_the_json_superset_takes_no_short_escape_for_a_digit_or_a_letter() -> None:
+    """No writer spells a digit or a letter `\\n`: a tool output's `\\n\\n\\n` is no
+    candidate of `\\d{3}` (each such line would be decoded on a zero)."""
+    assert compile_pattern(r"\d{3}").json_bytes_regex().search(b'{"a":"x\\n\\n\\ny"}') is None
+    assert compile_pattern(r"\d{3}").json_bytes_regex().search(b'{"a":"x\\u0037\\u00378"}')
+    assert compile_pattern(r"ab\sc").json_bytes_regex().search(b'{"a":"ab\\nc"}')

@@ -14,7 +14,7 @@ from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
 from pysift.disk import fanout
 from pysift.disk.gcpause import paused_gc
-from pysift.disk.layout import Transcript, persisted_output_count
+from pysift.disk.layout import Transcript, persisted_output_count, persisted_outputs
 from pysift.engines.search.facts import FACET, SCHEMA, FileFacts
 from pysift.engines.search.kept import KeptCounter, kept_count_applies, sidecar_share
 from pysift.engines.search.plan import SearchPlan
@@ -104,6 +104,7 @@ class SearchResult:
         self.transcripts = transcripts
         self._probes: dict[bool, LabelProbe] = {}
         self._unseen: list[Unseen] | None = None
+        self._persisted_unseen: list[str] | None = None
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -252,6 +253,20 @@ class SearchResult:
                                                 UNSEEN_LIMIT - len(found))
             self._unseen = found
         return self._unseen
+
+    def persisted_unseen(self) -> list[str]:
+        """After a zero match without ``--resolve-persisted``: the persisted tool outputs
+        of the sessions in scope that hold the pattern (``unseen.persisted_unseen``)."""
+        if self._persisted_unseen is None:
+            self._persisted_unseen = []
+            zero = not (self.exchange_count or self.hits)
+            if (zero and not self.plan.matcher.is_empty and not self.plan.resolve_persisted
+                    and self.plan.wants_carriers
+                    and next(persisted_outputs(self.transcripts), None) is not None):
+                from pysift.engines.search.persisted import persisted_unseen
+
+                self._persisted_unseen = persisted_unseen(self.transcripts, self.plan)
+        return self._persisted_unseen
 
     def persisted_outputs(self) -> int:
         """Tool outputs of the sessions in scope persisted outside their transcripts."""

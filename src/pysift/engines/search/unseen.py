@@ -15,7 +15,11 @@ kinds of record can hold the pattern's text yet yield no unit the run could matc
   the other leaf's text is read only by a -t naming it (``_hidden_view``);
 - ``UNRENDERED``: message text no view renders (a task notification shows as
   ``[kind id status] summary``, so its ``<output-file>``, ``<tool-use-id>`` and
-  ``<usage>`` tags are read by no selection, as in csift);
+  ``<usage>`` tags are read by no selection, as in csift), or a string of the record no
+  view renders at all (a carrier's ``toolUseResult`` echo, a message's ``model``);
+- ``ESCAPED``: a string a view renders only JSON-escaped (a tool call's input, an
+  attachment's payload: a quote reads ``\\"``), so the pattern as the string reads is
+  found by no selection;
 - a pending record of the elicitation sidecar (``sidecar_unseen``): merged as
   ``agent.tool.use``, it renders its tool_use alone, so the text CC will write beside the
   question (an ``agent.message``, a thinking block) is read by no selection until the
@@ -42,10 +46,11 @@ from pysift.core.decode import decode
 from pysift.core.grammar.selectors import LabelFilter
 from pysift.core.timez import parse_ts
 from pysift.core.turns import build_turn_map, pending_turn, subagent_seed, turns_with_pending
+from pysift.disk.jsonline import compact_json
 from pysift.disk.layout import Transcript
 from pysift.disk.lines import Buffer, LineCounter
 from pysift.disk.mapped import open_buffer
-from pysift.engines.search.plan import LEAF_LINE_MARKERS, SearchPlan
+from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
@@ -57,6 +62,9 @@ _ENVELOPE = frozenset({"type", "subtype", "sessionId", "uuid", "parentUuid", "le
                        "userType", "isSidechain", "isMeta", "requestId", "agentId", "slug",
                        "entrypoint", "messageId"})
 UNRENDERED = "text its rendering leaves out"
+# a string a view renders only JSON-escaped (a tool call's input: `"` as `\"`), so the
+# pattern as the string reads is found by no selection
+ESCAPED = "text its rendering spells escaped"
 
 
 @dataclass(frozen=True)
@@ -80,11 +88,6 @@ IN_SIDECAR = " (elicitation sidecar)"
 # The check stops once this many records are found (the note then says "at least"): on
 # the default surface a common word of the attachments is in hundreds of thousands.
 UNSEEN_LIMIT = 100
-_META_KEYS = (b'"isMeta":true', b'"isMeta": true')
-# the lines of the records that can render under one of two leaves (``_hidden_view``): a
-# user record (an answer or a rejection in its tool_result, a slash command), an
-# assistant record (a message sent to a peer through a tool call)
-_TWO_VIEW_LINES = (b'"user"', b'"assistant"')
 
 
 def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
@@ -94,19 +97,15 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
     admitted by the run's time and turn windows, so a record those windows exclude is
     never reported.
 
-    Under an explicit -t/-T selection only the lines the run itself decoded (they hold
-    one of its line markers, the gated leaves it names included), ``isMeta`` records and
-    the user and assistant records (a record's second view, which the label probe does
-    not render either) can hold such a record, so no other line is decoded.
+    Under an explicit -t/-T selection every candidate line is decoded too: a record the
+    selection left out can still hold the pattern in text no view renders, which the
+    label probe cannot name.
     """
     try:
         buf = open_buffer(transcript.path)
     except Exception:  # noqa: BLE001 - SourceError: already reported by the run
         return []
     selection = plan.labels
-    if selection.include or selection.exclude:
-        keep = plan.line_markers() + _META_KEYS + _TWO_VIEW_LINES + _flagged_markers(plan)
-        starts = [start for start in starts if _holds_any(buf, start, keep)]
     matcher = plan.matcher
     seed_uuid, seed_line = (subagent_seed(buf) if transcript.is_subagent else (None, None))
     run_ctx = classify.ClassifyContext(
@@ -141,12 +140,13 @@ def unseen_records(transcript: Transcript, starts: list[int], plan: SearchPlan,
 def needleless_unseen(transcripts: list[Transcript], plan: SearchPlan) -> list[Unseen]:
     """``unseen_records`` for a pattern no literal is required by (``\\d{3}-\\d{4}``,
     ``(?:session|xx) y``): with no needle pass there are no candidate lines, so the lines
-    whose raw bytes the pattern matches (``Matcher.bytes_regex``) stand in for them, one
-    whole-buffer search per transcript over both cores, decoded in scope order until
-    ``UNSEEN_LIMIT`` records are found. Best effort: a text its JSON
-    line spells otherwise (an escaped quote or line break inside the match) is not found
-    there, and its zero stays as definitive as before. Paid only on a zero."""
-    raw = plan.matcher.bytes_regex()
+    whose raw bytes the pattern matches as a JSON line may spell the match
+    (``Matcher.json_bytes_regex``: an escaped quote, line break or non-ASCII character
+    inside it) stand in for them, one whole-buffer search per transcript over both
+    cores, decoded in scope order until ``UNSEEN_LIMIT`` records are found. A pattern
+    the parser cannot place is searched as it reads (``bytes_regex``), best effort.
+    Paid only on a zero."""
+    raw = plan.matcher.json_bytes_regex() or plan.matcher.bytes_regex()
     if raw is None:
         return []
     from pysift.disk.fanout import map_ordered
@@ -190,51 +190,38 @@ def _raw_line_starts(buf: Buffer, raw: Any) -> list[int]:
     return starts
 
 
-def _flagged_markers(plan: SearchPlan) -> tuple[bytes, ...]:
-    """The lines of records under a leaf the selection names but the run could not read
-    for lack of its flag: hook context (``harness.meta.hook``) without
-    ``--additional-context``, an attachment under an explicit ``harness.meta.attachment``
-    without ``--attachments``. The run's own markers leave them out (it did not open
-    them), and without them a zero under ``-t harness.meta.hook`` read DEFINITIVE while a
-    hook's context held the pattern."""
-    selection = plan.labels
-    out: list[bytes] = []
-    if not plan.additional_context and selection.selects(L.HARNESS_META_HOOK):
-        out.append(b"hook_additional_context")
-    if not plan.attachments and L.HARNESS_META_ATTACHMENT in selection.gates:
-        out.extend(LEAF_LINE_MARKERS[L.HARNESS_META_ATTACHMENT])
-    return tuple(out)
-
-
-def _holds_any(buf: object, start: int, needles: tuple[bytes, ...]) -> bool:
-    end = buf.find(b"\n", start)  # type: ignore[attr-defined]
-    end = len(buf) if end < 0 else end  # type: ignore[arg-type]
-    return any(buf.find(n, start, end) >= 0 for n in needles)  # type: ignore[attr-defined]
-
-
 def _why_unseen(rec: object, run_leaves: set[str],
                 open_ctx: classify.ClassifyContext, matcher: object,
                 selection: LabelFilter) -> str | None:
     """Why the run did not read the pattern in ``rec``: the gated leaf that holds it, or
     ``UNCLASSIFIED``; None when the run read it or the user's own -t/-T selection left
-    it out (an explicit selection that does not name a gated leaf excluded it, as the
-    label probe then says; only the default surface, or a selection naming the leaf,
-    wanted it). ``run_leaves``: the leaves the run read the record under."""
+    out a view that holds it (an explicit selection that does not name that leaf excluded
+    it, as the label probe then says; only the default surface, or a selection naming
+    the leaf, wanted it). Text no view renders as it reads (``_hidden_view``, ``ESCAPED``,
+    ``UNRENDERED``, an unclassified record's) is named under any selection: the label
+    probe renders the same views, so it would call the pattern "genuinely absent".
+    ``run_leaves``: the leaves the run read the record under."""
     search = matcher.search  # type: ignore[attr-defined]
     default = not selection.include and not selection.exclude
     opened = classify.units(rec, open_ctx)  # type: ignore[arg-type]
+    left_out = False
     for unit in opened:
-        if (search(unit.text) is not None and not run_leaves.intersection(unit.labels)
-                and (default or any(selection.selects(leaf) for leaf in unit.labels))):
+        if search(unit.text) is None:
+            continue
+        if not (default or any(selection.selects(leaf) for leaf in unit.labels)):
+            left_out = True
+        elif not run_leaves.intersection(unit.labels):
             gated = [leaf for leaf in unit.labels if leaf in L.GATED]
             return gated[0] if gated else unit.label
     hidden = _hidden_view(rec, open_ctx, opened, search)
     if hidden is not None:
         return hidden
+    if left_out:
+        return None  # a view the -t/-T left out holds it (the label probe names it)
     leaves = classify.classify(rec, open_ctx)  # type: ignore[arg-type]
-    if (opened or leaves) and not default and not any(
-            selection.selects(leaf) for leaf in leaves):
-        return None  # excluded by the -t selection (the label probe says so)
+    held = _held_strings(rec, search)
+    if held and _spelled_escaped(held, rec, open_ctx, opened, leaves):
+        return ESCAPED
     text = classify.record_raw_text(rec)  # type: ignore[arg-type]
     if text is None and not opened and not leaves:
         # a metadata line no view renders (a session's `ai-title`, `custom-title`, a
@@ -243,7 +230,7 @@ def _why_unseen(rec: object, run_leaves: set[str],
         # ids and stamps every line carries, is no text, as on any other record)
         raw = rec.raw  # type: ignore[attr-defined]
         text = "\n".join(_strings({k: v for k, v in raw.items() if k not in _ENVELOPE}))
-    if not text or search(text) is None:
+    if (not text or search(text) is None) and not held:
         return None
     return UNRENDERED if opened or leaves else UNCLASSIFIED
 
@@ -318,6 +305,62 @@ def _why_pending_unseen(rec: Record, open_ctx: classify.ClassifyContext,
 # a selection that takes every leaf (no -t/-T): a pending record's unread text is named
 # whatever the run selected
 _ANY_SELECTION = LabelFilter(allowed=frozenset(L.ALL))
+
+
+# keys whose string values are no text a reader looks for, at any depth: schema tags,
+# stamps, opaque payloads (a thinking block's signature, base64 image or redacted data)
+_NO_TEXT_KEYS = frozenset({"type", "role", "timestamp", "signature", "data"})
+
+
+def _held_strings(rec: object, search: Any) -> list[str]:
+    """The record's own strings the pattern matches as they decode (not as its line
+    spells them): its envelope keys at the top, and ids, schema tags, stamps and opaque
+    payloads at any depth, left out. What the views render of them can spell them
+    otherwise (a tool call's input, an attachment's payload dumped as JSON: a quote reads
+    ``\\"``) or not at all (a tool's ``toolUseResult`` echo, a message's ``model``)."""
+    raw = rec.raw  # type: ignore[attr-defined]
+    if not isinstance(raw, dict):
+        return []
+    return [text for key, value in raw.items() if key not in _ENVELOPE
+            for text in _text_values(value) if search(text) is not None]
+
+
+def _text_values(value: object) -> Iterator[str]:
+    """``_strings`` without the values of ``_NO_TEXT_KEYS`` and of id keys."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and (key in _NO_TEXT_KEYS or _is_id_key(key)):
+                continue
+            yield from _text_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _text_values(item)
+
+
+def _is_id_key(key: object) -> bool:
+    """``id``, ``tool_use_id``, ``parentToolUseID``, ``sourceToolAssistantUUID``, ``agentId``."""
+    return isinstance(key, str) and (key == "id" or key.endswith(("_id", "Id", "ID", "uuid",
+                                                                    "Uuid", "UUID")))
+
+
+def _spelled_escaped(held: list[str], rec: object, open_ctx: classify.ClassifyContext,
+                     opened: list[classify.Unit], leaves: list[str]) -> bool:
+    """Whether a view of ``rec`` renders one of the ``held`` strings only JSON-escaped
+    (its quotes, backslashes, line breaks and controls written as escapes), so that no
+    selection finds the pattern as the string reads: every leaf's view is looked at, the
+    richest and the others."""
+    escaped = [spelled[1:-1] for spelled in map(compact_json, held) if spelled[1:-1] not in held]
+    if not escaped:
+        return False
+    texts = [unit.text for unit in opened]
+    rendered = {unit.label for unit in opened}
+    for leaf in leaves:
+        if leaf not in rendered:
+            texts += [unit.text for unit in classify.units(
+                rec, open_ctx, leaf.__eq__)]  # type: ignore[arg-type]
+    return any(form in text for form in escaped for text in texts)
 
 
 def _strings(value: object) -> Iterator[str]:
