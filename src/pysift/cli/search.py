@@ -86,12 +86,13 @@ JSON (--format json, one object per line)
 
 \b
 EXIT
-  0 with matches or with none (zero matches is a definitive absence, diagnosed on
-  stderr); 2 for a bad flag, regex or selector; 1 for a target that names nothing (no
-  such session, an ambiguous prefix, a turn no transcript has) or a projects dir that
-  cannot be listed. A transcript, dir or side file that exists but cannot be read is a
-  stderr warning, counted in the summary's "unreadable", and the run goes on (exit 0);
-  a zero is then NOT a definitive absence.
+  0 with matches or with none (a zero is diagnosed on stderr: a DEFINITIVE absence, or
+  NOT one when records, a persisted output or an unreadable file may hold the pattern
+  where this run did not read; JSON definitive_absence); 2 for a bad flag, regex or
+  selector; 1 for a target that names nothing (no such session, an ambiguous prefix, a
+  turn no transcript has) or a projects dir that cannot be listed. A transcript, dir or
+  side file that exists but cannot be read is a stderr warning, counted in the summary's
+  "unreadable", and the run goes on (exit 0); a zero is then NOT a definitive absence.
 
 \b
 SEE ALSO
