@@ -440,6 +440,28 @@ def test_since_until_keep_sessions_whose_span_intersects(cli, span_home: ClaudeH
                    "--until", "2026-10-09T00:00:00Z") == set()
 
 
+def test_window_reads_the_span_by_instant_not_by_file_order(cli, tmp_path: Path) -> None:
+    # written on a machine whose clock was reset mid-session: the file opens on 1 Oct, the
+    # human's last message and the reply are stamped 20 Oct, and the file's last record
+    # 2 Sep. The file-order span [1 Oct, 2 Sep] runs backwards and met no window at all.
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("skewed"), cwd="/home/ada/src/w",
+                start=datetime(2026, 10, 1, 0, 0, tzinfo=UTC))
+    s.add(user("kick off the migration"))
+    s.add(assistant("started"))
+    s.add(user("is it done?", timestamp="2026-10-20T09:00:00.000Z"))
+    s.add(assistant("done", timestamp="2026-10-20T09:00:05.000Z"))
+    s.add(assistant("(late echo)", timestamp="2026-09-02T00:00:00.000Z"))
+    home.session("/home/ada/src/w", s.session_id, s)
+    skewed = stable_uuid("skewed")
+    for target in ((), ("/home/ada/src/w",)):  # rows whole, and rows laid out in the worker
+        assert _listed(cli, home, *target, "--since", "2026-10-10T00:00:00Z") == {skewed}
+        assert _listed(cli, home, *target, "--since", "2026-10-05T00:00:00Z",
+                       "--until", "2026-10-06T00:00:00Z") == {skewed}
+        assert _listed(cli, home, *target, "--until", "2026-09-10T00:00:00Z") == {skewed}
+        assert _listed(cli, home, *target, "--since", "2026-10-21T00:00:00Z") == set()
+
+
 def test_window_missing_everything_says_no_sessions(cli, span_home: ClaudeHome) -> None:
     result = cli("--claude-home", str(span_home.root), "list", "--until", "2026-09-01T00:00:00Z")
     assert result.code == 0

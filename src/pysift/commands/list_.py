@@ -16,7 +16,7 @@ from pysift.core.resolve import Scope
 from pysift.core.sidecar import unread_warning
 from pysift.core.timez import iso_stamper, parse_ts, text_stamper
 from pysift.disk.layout import KIND_LEGACY, Transcript
-from pysift.engines.listing import Said, SessionSummary, rank_key
+from pysift.engines.listing import Said, SessionSummary, activity_span, rank_key
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 from pysift.output.fields import id_trio
@@ -58,7 +58,8 @@ def run(opts: ListOptions, env: Env) -> Report:
         limit = LIST_CAP_DEFAULT
     # Uncapped, every row is printed: lay each one out in the worker that read it (the
     # parent would otherwise format thousands of rows alone after the pool is done).
-    prepare = None if limit else _preparer(args.format, env, opts.encoded_rows)
+    prepare = None if limit else _preparer(args.format, env, opts.encoded_rows,
+                                           args.windowed)
     from pysift.disk.cache_place import open_store
     from pysift.engines import listing as engine
 
@@ -145,9 +146,12 @@ class ListResult:
         render_text(out, self)
 
 
-def _preparer(view: str, env: Env, encoded: bool = False) -> Callable[[SessionSummary], None]:
+def _preparer(view: str, env: Env, encoded: bool = False,
+              windowed: bool = False) -> Callable[[SessionSummary], None]:
     def prepare(s: SessionSummary) -> None:
         if not s.error:
+            if windowed:  # a laid-out row keeps only its span: widen it while it can be
+                s.first_ts, s.last_ts = activity_span(s)
             if view == "json":
                 s.view = session_row(s, env)
             elif encoded:  # (its bytes are tested for controls, not its text)
@@ -170,10 +174,10 @@ def encoded_row(row: TextRow) -> bytes:
 
 
 def _in_window(s: SessionSummary, since: datetime | None, until: datetime | None) -> bool:
-    """Keep a session whose [first, last] activity span intersects the window."""
-    first, last = parse_ts(s.first_ts), parse_ts(s.last_ts)
-    first = first or last
-    last = last or first
+    """Keep a session whose activity span (``activity_span``: earliest to latest instant
+    read, not file order) intersects the window."""
+    first_ts, last_ts = activity_span(s)
+    first, last = parse_ts(first_ts), parse_ts(last_ts)
     if first is None or last is None:
         return False
     if since is not None and last < since:

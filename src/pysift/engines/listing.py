@@ -440,6 +440,22 @@ def _summary_for_pool(shared: tuple[Callable[[SessionSummary], None] | None, boo
     return summary
 
 
+def activity_span(summary: SessionSummary) -> tuple[str | None, str | None]:
+    """The stamps of the earliest and the latest instant the row read: the file's first
+    and last timestamps and its messages' stamps. Records are not always written in time
+    order (a resume, a clone's inherited records, an edited file), and a span taken in
+    file order alone can run backwards and meet no window although the session was
+    active inside it; this widens it to what the head and tail reads saw, never more.
+    Read only for ``--since/--until`` (a row of any other listing never pays for it)."""
+    stamps = [summary.first_ts, summary.last_ts]
+    stamps += [s.ts for s in (summary.first_user, summary.last_user, summary.last_agent)
+               if s is not None]
+    timed = [(when, ts) for ts in stamps if (when := parse_ts(ts)) is not None]
+    if not timed:
+        return None, None
+    return min(timed)[1], max(timed)[1]
+
+
 def rank_key(summary: SessionSummary) -> tuple[bool, float]:
     """Recency of the human/agent exchange, by the rule ``stats`` ranks by
     (``core.cap.recency``): the newest INSTANT among the first and last human and the
