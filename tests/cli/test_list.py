@@ -17,6 +17,7 @@ from builders import (
     assistant,
     garbage_line,
     stable_uuid,
+    to_line,
     user,
 )
 from conftest import (
@@ -401,6 +402,30 @@ def test_old_layout_agents_follow_the_session_they_name(cli, tmp_path: Path) -> 
     assert [line.split()[1] for line in text.splitlines()
             if line.startswith(("SESSION", "SUBAGENT"))] == [
         first, "a9999999", named, "a0f1e2d3c4b5a6978", "a1234567", "a278a89"]
+
+
+def test_cwd_and_version_first_seen_after_the_first_prompt(cli, tmp_path: Path) -> None:
+    # a transcript whose opening records were written without the envelope (a converted or
+    # hand-trimmed file): the prompt and the 70 progress notes after it carry no cwd or
+    # version, the reply does. The wire format's cwd is the FIRST-SEEN record cwd; past
+    # the first 64 lines the listing looked no further than the prompt: <unknown cwd>.
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("bare-head"), cwd="/home/ada/src/w", version="2.1.150")
+    bare = [s.add(user("tidy the build script"))]
+    bare += [s.add(assistant(f"step {n} of the tidy-up")) for n in range(70)]
+    for record in bare:
+        del record["cwd"], record["version"]
+    path = home.session("/home/ada/src/w", s.session_id, bare)
+    listed = cli("--claude-home", str(home.root), "list", "--format", "json")
+    [row] = listed.json_rows("session")
+    assert (row["cwd"], row["version_first"]) == (None, None)  # the file names neither yet
+    with open(path, "ab") as fh:  # the reply lands: the cached head must not keep None
+        fh.write(to_line(s.add(assistant("tidied"))))
+    for cache in ((), ("--no-cache",)):
+        listed = cli("--claude-home", str(home.root), *cache, "list", "--format", "json")
+        [row] = listed.json_rows("session")
+        assert (row["cwd"], row["version_first"]) == ("/home/ada/src/w", "2.1.150"), cache
+        assert row["first_user"]["excerpt"] == "tidy the build script"
 
 
 # -- the time window -------------------------------------------------------------------------

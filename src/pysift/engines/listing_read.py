@@ -313,6 +313,25 @@ def _head_envelope_beyond(lines: _Lines, out: SessionSummary, stop: int,
                 rec = first[1]
             if rec is not None:
                 setattr(out, attr, getattr(rec, name) or None)
+    if first is not None and (out.cwd is None or out.version_first is None):
+        _envelope_past_first(lines, out, first[0])
+
+
+def _envelope_past_first(lines: _Lines, out: SessionSummary, first: int) -> None:
+    """cwd and version first seen AFTER the first human message, when no record up to it
+    carried them (the wire format's "first-seen record cwd": a session whose opening
+    records lack them still names where it ran). Never the branch: a session outside git
+    has none, and looking for it would walk every such file to its end. A field found
+    nowhere leaves the head not final (a line appended later may carry it)."""
+    after = line_end(lines.buf, first) + 1
+    for name in ("cwd", "version"):
+        attr = _FIRST_ATTR[name]
+        if getattr(out, attr) is None:
+            rec = _first_having(lines, name, after, len(lines.buf))
+            if rec is None:
+                lines.head_final = False
+            else:
+                setattr(out, attr, getattr(rec, name) or None)
 
 
 def _read_tail(lines: _Lines, out: SessionSummary, ctx: classify.ClassifyContext,
