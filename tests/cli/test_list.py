@@ -428,6 +428,19 @@ def test_cwd_and_version_first_seen_after_the_first_prompt(cli, tmp_path: Path) 
         assert row["first_user"]["excerpt"] == "tidy the build script"
 
 
+def test_a_message_without_a_timestamp_is_not_printed_as_none(cli, tmp_path: Path) -> None:
+    # the prompt was written without its timestamp: the text row printed "first ◂  —",
+    # the mark of a session with no human message, above the prompt's words
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("unstamped"), cwd="/home/ada/src/w")
+    prompt = s.add(user("tidy the build script"))
+    del prompt["timestamp"]
+    home.session("/home/ada/src/w", s.session_id, prompt, s.add(assistant("tidied")))
+    text = cli("--claude-home", str(home.root), "list").stdout
+    assert "  first ◂  (no timestamp)\n           tidy the build script\n" in text
+    assert "  first ◂  —" not in text
+
+
 # -- the time window -------------------------------------------------------------------------
 
 

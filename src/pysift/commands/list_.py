@@ -347,7 +347,8 @@ def row_block(s: SessionSummary, env: Env, *, check: bool = True) -> TextRow:
         if said is None:
             text += missing
             continue
-        when = stamp(said.ts)
+        # a message without a stamp is still a message: "—" reads as "none" on this line
+        when = stamp(said.ts) if said.ts is not None else "(no timestamp)"
         at = len(text) + len(label)
         marks += (at, at + len(when), "when")
         if said.label is not None:
