@@ -733,3 +733,49 @@ def test_help_has_examples_and_the_json_schema(cli) -> None:
                    '"kind":"collapsed_agents"', "boundaries_spanned", "--fold-index",
                    '"blockId","code"', "also in summary"):
         assert needle in result.stdout, needle
+
+
+def test_a_prompt_typed_while_the_agent_worked_is_in_its_turn(cli, tmp_path: Path) -> None:
+    """The human typed two more instructions while the agent worked on the first, and
+    Claude Code folded them into the running turn (an enqueue whose entry was removed; a
+    ``queued_command`` attachment in newer builds). A hook pastes the slice into the next
+    session: leaving them out loses the human's last word, so they print in their turn,
+    after the opener, each with its own line; a prompt sent as a turn of its own
+    (dequeued) and a task notification on the queue are no such prompt."""
+    from builders import attachment, queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
+    s.add(user("write the consultant's plan"))
+    s.add(assistant("drafting the plan"))
+    s.add(queue_op("enqueue", "always in English"))
+    s.add(queue_op("enqueue", "<task-notification>\n<task-id>b1</task-id>\n"
+                              "<status>completed</status>\n</task-notification>"))
+    s.add(queue_op("remove"))
+    s.add(queue_op("remove"))
+    s.add(attachment("queued_command", {"prompt": "drop the consultant, let amy do it",
+                                        "commandMode": "prompt"}))
+    s.add(assistant("amy writes it, in English"))
+    s.add(queue_op("enqueue", "now commit"))
+    s.add(queue_op("dequeue"))
+    s.add(user("now commit"))
+    s.add(assistant("committed"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: a plan"))
+    path = h.session("/w/p", s.session_id, s)
+    lines = path.read_bytes().split(b"\n")
+
+    def line_of(words: bytes) -> int:
+        return next(n for n, raw in enumerate(lines, 1) if words in raw)
+
+    result = run(cli, h, f"@{s.session_id}", "--slices", "1", "--slice", "1")
+    assert result.code == 0, result.stderr
+    english, amy = line_of(b"always in English"), line_of(b"let amy do it")
+    assert ("▽ L1  USER  " in result.stdout and
+            f"write the consultant's plan [typed while the agent worked · L{english}] always "
+            f"in English [typed while the agent worked · L{amy}] drop the consultant, let amy "
+            "do it\n") in result.stdout
+    assert result.stdout.count("now commit") == 1  # its own turn's opener, once
+    assert "task-notification" not in result.stdout
+    rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
+    assert rows[0]["text"].endswith("drop the consultant, let amy do it")
