@@ -779,3 +779,31 @@ def test_a_prompt_typed_while_the_agent_worked_is_in_its_turn(cli, tmp_path: Pat
     assert "task-notification" not in result.stdout
     rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
     assert rows[0]["text"].endswith("drop the consultant, let amy do it")
+
+
+def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path: Path) -> None:
+    """The human queued "delete the old branch", thought better of it and pressed up: the
+    queue's ``popAll`` took it back to the input box, and what they sent instead was "keep
+    the old branch". The removal that folded a prompt into the turn is that one's: the
+    recalled words were never sent and must not print as if they were."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999998", cwd="/w/p")
+    s.add(user("tidy the repo"))
+    s.add(assistant("looking at the branches"))
+    s.add(queue_op("enqueue", "delete the old branch"))
+    s.add(queue_op("popAll", "delete the old branch"))
+    s.add(queue_op("enqueue", "keep the old branch"))
+    s.add(queue_op("remove"))
+    s.add(assistant("kept it"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: tidy"))
+    h.session("/w/p", s.session_id, s)
+    result = run(cli, h, f"@{s.session_id}", "--slices", "1", "--slice", "1")
+    assert result.code == 0, result.stderr
+    assert "keep the old branch" in result.stdout
+    assert "delete the old branch" not in result.stdout
+    index = orjson.loads(run(cli, h, f"@{s.session_id}", "--fold-index").stdout)
+    assert [m["firstLine"] for m in index["userMessages"]] == [
+        "tidy the repo", "keep the old branch"]

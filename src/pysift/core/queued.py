@@ -47,7 +47,8 @@ def is_human(text: str | None) -> bool:
 def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[int, str]]:
     """The prompts folded into a running turn, ``(offset, text)`` in file order: a
     prompt from an enqueue whose entry (first in, first out) was removed, and from every
-    delivered attachment; the same words twice in a row (an enqueue and its attachment
+    delivered attachment; a ``popAll`` takes the human's waiting entries back to the
+    input box (sent again, they are enqueued again; a harness rider stays queued); the same words twice in a row (an enqueue and its attachment
     both carrying them) once. ``text`` None is no prompt (a rider, a blank)."""
     waiting: deque[tuple[int, str | None]] = deque()
     out: list[tuple[int, str]] = []
@@ -59,6 +60,8 @@ def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[i
                 first, said = waiting.popleft()
                 if op == "remove" and said is not None:
                     out.append((first, said))
+        elif op == "popAll":  # the human's entries recalled to the input box, unsent
+            waiting = deque(entry for entry in waiting if entry[1] is None)
         elif op == DELIVERED and text is not None:
             out.append((offset, text))
     out.sort(key=lambda item: item[0])
