@@ -4,12 +4,14 @@ banners, dedup, slicing for hooks, --out, bad input."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import orjson
 import pytest
 
 from builders import (
+    DEFAULT_START,
     ClaudeHome,
     Session,
     assistant,
@@ -807,3 +809,28 @@ def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path
     index = orjson.loads(run(cli, h, f"@{s.session_id}", "--fold-index").stdout)
     assert [m["firstLine"] for m in index["userMessages"]] == [
         "tidy the repo", "keep the old branch"]
+
+
+def test_a_session_the_newer_sessions_crowd_out_of_the_fleet_is_not_told_to_widen(
+        cli, tmp_path: Path) -> None:
+    """Two sessions of a project share one 300-character slice: the newer one's turn fills
+    it, so the older session's short turn is left out. Its note must not advise a window
+    it already has ("--window 40 holds it whole" under --window 300); it says the newer
+    turns filled the fleet."""
+    h = ClaudeHome(tmp_path / "c")
+    old = Session("11111111-1111-4111-8111-111111111111", cwd="/w/p")
+    old.add(user("hi"))
+    old.add(assistant("hello"))
+    h.session("/w/p", old.session_id, old)
+    new = Session("22222222-2222-4222-8222-222222222222", cwd="/w/p",
+                  start=DEFAULT_START + timedelta(days=1))
+    new.add(user("explain the orbit code " + "in detail " * 8))
+    new.add(assistant("it propagates the orbit " + "step by step " * 6))
+    h.session("/w/p", new.session_id, new)
+    result = run(cli, h, "/w/p", "--slices", "1", "--window", "300")
+    assert result.code == 0, result.stderr
+    assert "explain the orbit code" in result.stdout and "hello" not in result.stdout
+    note = next(line for line in result.stderr.splitlines() if "@11111111" in line)
+    assert "hold none of its 1 turns" in note
+    assert "the newer turns of the other transcripts in scope fill the fleet" in note
+    assert "holds it whole" not in note
