@@ -834,3 +834,24 @@ def test_a_session_the_newer_sessions_crowd_out_of_the_fleet_is_not_told_to_wide
     assert "hold none of its 1 turns" in note
     assert "the newer turns of the other transcripts in scope fill the fleet" in note
     assert "holds it whole" not in note
+
+
+def test_a_summary_written_as_text_blocks_is_read(cli, tmp_path: Path) -> None:
+    """A user record's content may be a list of text blocks rather than a string; a
+    compaction summary spelled so is the same summary. It must not be called unreadable
+    (the banner, the stderr note) nor lose the dedup of a live turn it quotes."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("55555555-5555-4555-8555-555555555555", cwd="/w/p")
+    s.add(user("rename the orbit module"))
+    s.add(assistant("renamed"))
+    s.add(compact_boundary(100))
+    summary = compact_summary("Summary:\n6. All user messages:\n- \"rename the orbit module\"")
+    summary["message"]["content"] = [{"type": "text", "text": summary["message"]["content"]}]
+    s.add(summary)
+    h.session("/w/p", s.session_id, s)
+    result = run(cli, h, f"@{s.session_id}", "--slices", "1", "--slice", "1")
+    assert result.code == 0, result.stderr
+    assert "══ compaction boundary · summary at L4 ══" in result.stdout
+    assert "unreadable" not in result.stdout + result.stderr
+    assert "rename the orbit module" in result.stdout
+    assert "(also in summary)" in result.stdout

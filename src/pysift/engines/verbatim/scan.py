@@ -335,9 +335,8 @@ def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
                                rec.timestamp, _images(rec, line)))
     elif kind == "user":
         if rec.is_compact_summary:
-            content = rec.content
-            out.summaries.append((pos, line, content if isinstance(content, str) else None,
-                                  rec.timestamp))
+            # a string, or text blocks (a user record's other spelling): readable either way
+            out.summaries.append((pos, line, classify.raw_message_text(rec), rec.timestamp))
         elif not side and classify.opens_turn(rec, subagent=True):  # (side: a main's)
             out.openers.append((pos, line, rec.raw))
     elif kind == "system" and rec.subtype == "compact_boundary":
