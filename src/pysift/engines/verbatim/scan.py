@@ -11,7 +11,9 @@ one with nothing closing after it) and decodes only what the reconstruction uses
   tool calls are counted off its bytes when it names one block type key and the line is
   a record (validated, ``core.decode.line_decodes``: a broken line's call is no call,
   and the line is counted malformed), decoded when it names more;
-- ``compact_boundary`` system records.
+- ``compact_boundary`` system records;
+- queue operations and ``queued_command`` attachments (rare): the prompts typed while
+  the agent worked that Claude Code folded into the running turn (``core.queued``).
 
 In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``:
 the "Warmup" agent, a Task subagent's prompt and replies, builds 1.x and 2.0.x) is no
