@@ -148,7 +148,8 @@ def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
         parts: list[str] = []
         for spaced in file_layouts:
             sep, colon = ('": "', '": ') if spaced else ('":"', '":')
-            parts += [f'type{sep}(?:text|tool_use|user|assistant|queue-operation|queued_command)"', f"is_error{colon}true",
+            parts += [f'type{sep}(?:text|tool_use|user|assistant|queue-operation'
+                      '|queued_command)"', f"is_error{colon}true",
                       f'subtype{sep}compact_boundary"', 'isCompactSummary"']
         found = _PATTERNS[file_layouts] = re2.compile(
             ('"(?:' + "|".join(dict.fromkeys(parts)) + ")").encode())
