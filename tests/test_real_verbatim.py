@@ -85,11 +85,20 @@ def _assert_quotes(path: Path, row: dict) -> None:  # type: ignore[type-arg]
                           if b.get("type") == "text" and b["text"].strip())
         assert row["text"] == one_line(words)
         return
+    if row["text"].startswith("[typed while the agent worked · L"):
+        assert rec.type in ("queue-operation", "attachment"), row  # a turn without opener
+        return
     assert classify.opens_turn(rec, subagent=subagent), row
+    # the prompts typed while the agent worked follow the opener, each marked with the
+    # line of the queue operation or attachment that carried it
+    text, *folded = row["text"].split(" [typed while the agent worked · L")
+    for piece in folded:
+        carrier = _record(path, int(piece.split("]", 1)[0]))
+        assert carrier.type in ("queue-operation", "attachment"), row
     if row.get("is_inbound_comm"):
-        assert row["text"] in one_line(classify.raw_message_text(rec) or "")
+        assert text in one_line(classify.raw_message_text(rec) or "")
     else:
-        assert row["text"] == classify.opener_text(rec)
+        assert text == classify.opener_text(rec)
 
 
 def test_verbatim_of_each(cli, compacted) -> None:  # type: ignore[no-untyped-def]
@@ -126,6 +135,9 @@ def _assert_text_lines_point_at_their_records(path: Path, stdout: str) -> None:
         m = UNIT.match(header)
         if m:
             rec = _record(path, int(m.group(1)))
+            if body.startswith("[typed while the agent worked · L"):  # no opener before it
+                assert rec.type in ("queue-operation", "attachment"), header
+                continue
             assert rec.type in ("user", "assistant"), header
             if " … [+" not in body:
                 row_role = "assistant" if header.startswith("△") else "user"

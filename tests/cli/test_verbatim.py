@@ -4,12 +4,14 @@ banners, dedup, slicing for hooks, --out, bad input."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import orjson
 import pytest
 
 from builders import (
+    DEFAULT_START,
     ClaudeHome,
     Session,
     assistant,
@@ -733,3 +735,123 @@ def test_help_has_examples_and_the_json_schema(cli) -> None:
                    '"kind":"collapsed_agents"', "boundaries_spanned", "--fold-index",
                    '"blockId","code"', "also in summary"):
         assert needle in result.stdout, needle
+
+
+def test_a_prompt_typed_while_the_agent_worked_is_in_its_turn(cli, tmp_path: Path) -> None:
+    """The human typed two more instructions while the agent worked on the first, and
+    Claude Code folded them into the running turn (an enqueue whose entry was removed; a
+    ``queued_command`` attachment in newer builds). A hook pastes the slice into the next
+    session: leaving them out loses the human's last word, so they print in their turn,
+    after the opener, each with its own line; a prompt sent as a turn of its own
+    (dequeued) and a task notification on the queue are no such prompt."""
+    from builders import attachment, queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999999", cwd="/w/p")
+    s.add(user("write the consultant's plan"))
+    s.add(assistant("drafting the plan"))
+    s.add(queue_op("enqueue", "always in English"))
+    s.add(queue_op("enqueue", "<task-notification>\n<task-id>b1</task-id>\n"
+                              "<status>completed</status>\n</task-notification>"))
+    s.add(queue_op("remove"))
+    s.add(queue_op("remove"))
+    s.add(attachment("queued_command", {"prompt": "drop the consultant, let amy do it",
+                                        "commandMode": "prompt"}))
+    s.add(assistant("amy writes it, in English"))
+    s.add(queue_op("enqueue", "now commit"))
+    s.add(queue_op("dequeue"))
+    s.add(user("now commit"))
+    s.add(assistant("committed"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: a plan"))
+    path = h.session("/w/p", s.session_id, s)
+    lines = path.read_bytes().split(b"\n")
+
+    def line_of(words: bytes) -> int:
+        return next(n for n, raw in enumerate(lines, 1) if words in raw)
+
+    result = run(cli, h, f"@{s.session_id}", "--slices", "1", "--slice", "1")
+    assert result.code == 0, result.stderr
+    english, amy = line_of(b"always in English"), line_of(b"let amy do it")
+    assert ("▽ L1  USER  " in result.stdout and
+            f"write the consultant's plan [typed while the agent worked · L{english}] always "
+            f"in English [typed while the agent worked · L{amy}] drop the consultant, let amy "
+            "do it\n") in result.stdout
+    assert result.stdout.count("now commit") == 1  # its own turn's opener, once
+    assert "task-notification" not in result.stdout
+    rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
+    assert rows[0]["text"].endswith("drop the consultant, let amy do it")
+
+
+def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path: Path) -> None:
+    """The human queued "delete the old branch", thought better of it and pressed up: the
+    queue's ``popAll`` took it back to the input box, and what they sent instead was "keep
+    the old branch". The removal that folded a prompt into the turn is that one's: the
+    recalled words were never sent and must not print as if they were."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999998", cwd="/w/p")
+    s.add(user("tidy the repo"))
+    s.add(assistant("looking at the branches"))
+    s.add(queue_op("enqueue", "delete the old branch"))
+    s.add(queue_op("popAll", "delete the old branch"))
+    s.add(queue_op("enqueue", "keep the old branch"))
+    s.add(queue_op("remove"))
+    s.add(assistant("kept it"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: tidy"))
+    h.session("/w/p", s.session_id, s)
+    result = run(cli, h, f"@{s.session_id}", "--slices", "1", "--slice", "1")
+    assert result.code == 0, result.stderr
+    assert "keep the old branch" in result.stdout
+    assert "delete the old branch" not in result.stdout
+    index = orjson.loads(run(cli, h, f"@{s.session_id}", "--fold-index").stdout)
+    assert [m["firstLine"] for m in index["userMessages"]] == [
+        "tidy the repo", "keep the old branch"]
+
+
+def test_a_session_the_newer_sessions_crowd_out_of_the_fleet_is_not_told_to_widen(
+        cli, tmp_path: Path) -> None:
+    """Two sessions of a project share one 300-character slice: the newer one's turn fills
+    it, so the older session's short turn is left out. Its note must not advise a window
+    it already has ("--window 40 holds it whole" under --window 300); it says the newer
+    turns filled the fleet."""
+    h = ClaudeHome(tmp_path / "c")
+    old = Session("11111111-1111-4111-8111-111111111111", cwd="/w/p")
+    old.add(user("hi"))
+    old.add(assistant("hello"))
+    h.session("/w/p", old.session_id, old)
+    new = Session("22222222-2222-4222-8222-222222222222", cwd="/w/p",
+                  start=DEFAULT_START + timedelta(days=1))
+    new.add(user("explain the orbit code " + "in detail " * 8))
+    new.add(assistant("it propagates the orbit " + "step by step " * 6))
+    h.session("/w/p", new.session_id, new)
+    result = run(cli, h, "/w/p", "--slices", "1", "--window", "300")
+    assert result.code == 0, result.stderr
+    assert "explain the orbit code" in result.stdout and "hello" not in result.stdout
+    note = next(line for line in result.stderr.splitlines() if "@11111111" in line)
+    assert "hold none of its 1 turns" in note
+    assert "the newer turns of the other transcripts in scope fill the fleet" in note
+    assert "holds it whole" not in note
+
+
+def test_a_summary_written_as_text_blocks_is_read(cli, tmp_path: Path) -> None:
+    """A user record's content may be a list of text blocks rather than a string; a
+    compaction summary spelled so is the same summary. It must not be called unreadable
+    (the banner, the stderr note) nor lose the dedup of a live turn it quotes."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("55555555-5555-4555-8555-555555555555", cwd="/w/p")
+    s.add(user("rename the orbit module"))
+    s.add(assistant("renamed"))
+    s.add(compact_boundary(100))
+    summary = compact_summary("Summary:\n6. All user messages:\n- \"rename the orbit module\"")
+    summary["message"]["content"] = [{"type": "text", "text": summary["message"]["content"]}]
+    s.add(summary)
+    h.session("/w/p", s.session_id, s)
+    result = run(cli, h, f"@{s.session_id}", "--slices", "1", "--slice", "1")
+    assert result.code == 0, result.stderr
+    assert "══ compaction boundary · summary at L4 ══" in result.stdout
+    assert "unreadable" not in result.stdout + result.stderr
+    assert "rename the orbit module" in result.stdout
+    assert "(also in summary)" in result.stdout

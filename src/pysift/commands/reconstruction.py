@@ -251,6 +251,11 @@ def _fleet_notes(report: Report, plans: list[SessionPlan], opts: VerbatimOptions
         fleet = f"--slices {opts.slices} × --window {opts.window}"
         if not plan.selected:
             need = newest_whole(plan, cfg, tz, titled=len(plans) > 1)
+            if need <= opts.window:  # it fits a window: newer transcripts filled the fleet
+                report.note(f"note: {ref}: {fleet} hold none of its {total} turns{span}: "
+                            "the newer turns of the other transcripts in scope fill the "
+                            f"fleet (its newest takes {need} characters)")
+                continue
             report.note(f"note: {ref}: {fleet} hold none of its {total} turns{span}: the "
                         f"newest alone takes {need} characters (--window {need} holds it "
                         "whole)")

@@ -57,6 +57,7 @@ from pysift.core.blocks import (
     text_bytes,
 )
 from pysift.core.decode import Tally, decode, unframed_lines
+from pysift.core.queued import is_human, queue_entry, queued_prompts
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.turns import is_plain_carrier, turn_map_from_openers
 from pysift.disk import fanout
@@ -122,7 +123,7 @@ class Facts:
     # message id -> content blocks its records hold in the range (part numbering)
     blocks: dict[str, int] = field(default_factory=dict)
     # (offset, operation, the human's text or None) of every queue operation and every
-    # queued prompt delivered mid-turn (operation ``_DELIVERED``)
+    # queued prompt delivered mid-turn (operation ``core.queued.DELIVERED``)
     queue: list[tuple[int, str, str | None]] = field(default_factory=list)
     malformed: int = 0
 
@@ -375,17 +376,9 @@ class _Scan:
         """A queue operation (its prompt's text when it carries one), or a prompt the
         human typed while the agent worked, delivered mid-turn as a ``queued_command``
         attachment: their fates are paired in file order by ``queued_prompts``."""
-        rec = Record(raw, None)
-        if rec.type == "queue-operation":
-            op = raw.get("operation")
-            if isinstance(op, str):
-                self.out.queue.append((pos, op, _human_queued(classify.queued_text(rec))))
-            return
-        body = raw.get("attachment")
-        if (isinstance(body, dict) and body.get("type") == "queued_command"
-                and body.get("commandMode", "prompt") == "prompt"):
-            text = classify.queued_command_prompt(rec)
-            self.out.queue.append((pos, _DELIVERED, _human_queued(text)))
+        entry = queue_entry(raw)
+        if entry is not None:
+            self.out.queue.append((pos, entry[0], _human_queued(entry[1])))
 
     def assistant(self, message: dict[str, Any], pos: int) -> list[tuple[int, Span]]:
         """An assistant record's tool calls, and its text parts' spans with each one's
@@ -597,51 +590,13 @@ def _first_line(text: str) -> str:
     return ""
 
 
-# the operation a queued prompt delivered mid-turn (a ``queued_command`` attachment) is
-# filed under among the queue operations
-_DELIVERED = "delivered"
-
-
 def _human_queued(text: str | None) -> str | None:
     """The first line of a queued text the human typed; None for none, or for a harness
     rider (a task notification, a peer message), whose delivered twin is no prompt."""
-    if text is None or not text.strip():
+    if not is_human(text):
         return None
-    if (text.lstrip().startswith(classify.TASK_NOTIFICATION_OPEN)
-            or classify.is_peer_message(text)):
-        return None  # (the rule of the ``user.queued`` leaf)
+    assert text is not None
     return _first_line(_without_ide_notices(text)) or None
-
-
-def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[int, str]]:
-    """The prompts the human typed while the agent worked, ``(offset, first line)`` in
-    file order. Claude Code logs a typed prompt's fate on its queue: ``enqueue``, then
-    ``dequeue`` when it is sent as a turn of its own (that user record opens the turn, and
-    is listed as such), or ``remove`` when it is folded into the running turn. Older
-    versions put the prompt's text on the enqueue line; newer ones deliver it as a
-    ``queued_command`` attachment. So a prompt is listed from an enqueue whose entry
-    (first in, first out) was removed, and from every delivered attachment; the same
-    words twice in a row (an enqueue and its attachment both carrying them) once."""
-    from collections import deque
-
-    waiting: deque[tuple[int, str | None]] = deque()
-    out: list[tuple[int, str]] = []
-    for offset, op, text in queue:
-        if op == "enqueue":
-            waiting.append((offset, text))
-        elif op in ("dequeue", "remove"):
-            if waiting:
-                first, said = waiting.popleft()
-                if op == "remove" and said is not None:
-                    out.append((first, said))
-        elif op == _DELIVERED and text is not None:
-            out.append((offset, text))
-    out.sort(key=lambda item: item[0])
-    kept: list[tuple[int, str]] = []
-    for offset, text in out:
-        if not kept or kept[-1][1] != text:
-            kept.append((offset, text))
-    return kept
 
 
 def scan_facts(buf: Buffer, *, cores: int = 1, cwd: str | None = None, subagent: bool

@@ -11,7 +11,9 @@ one with nothing closing after it) and decodes only what the reconstruction uses
   tool calls are counted off its bytes when it names one block type key and the line is
   a record (validated, ``core.decode.line_decodes``: a broken line's call is no call,
   and the line is counted malformed), decoded when it names more;
-- ``compact_boundary`` system records.
+- ``compact_boundary`` system records;
+- queue operations and ``queued_command`` attachments (rare): the prompts typed while
+  the agent worked that Claude Code folded into the running turn (``core.queued``).
 
 In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``:
 the "Warmup" agent, a Task subagent's prompt and replies, builds 1.x and 2.0.x) is no
@@ -38,6 +40,7 @@ from typing import Any
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, line_decodes
 from pysift.core.image_handles import image_ids
+from pysift.core.queued import is_human, queue_entry, queued_prompts
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.text import one_line
@@ -85,6 +88,9 @@ class Facts:
     calls: list[tuple[int, int, int]] = field(default_factory=list)
     summaries: list[tuple[int, int, str | None, str | None]] = field(default_factory=list)
     boundaries: list[tuple[int, int, str | None, int | None]] = field(default_factory=list)
+    # (offset, line, operation, text, timestamp) of every queue operation and every
+    # prompt delivered mid-turn (``core.queued``)
+    queue: list[tuple[int, int, str, str | None, str | None]] = field(default_factory=list)
     malformed: int = 0
     lines: int = 0
 
@@ -97,6 +103,7 @@ class Facts:
             calls=self.calls,
             summaries=[(o, n + by, b, ts) for o, n, b, ts in self.summaries],
             boundaries=[(o, n + by, ts, p) for o, n, ts, p in self.boundaries],
+            queue=[(o, n + by, op, t, ts) for o, n, op, t, ts in self.queue],
             malformed=self.malformed, lines=self.lines)
 
 
@@ -141,7 +148,8 @@ def _pattern(file_layouts: tuple[bool, ...]):  # type: ignore[no-untyped-def]
         parts: list[str] = []
         for spaced in file_layouts:
             sep, colon = ('": "', '": ') if spaced else ('":"', '":')
-            parts += [f'type{sep}(?:text|tool_use|user|assistant)"', f"is_error{colon}true",
+            parts += [f'type{sep}(?:text|tool_use|user|assistant|queue-operation'
+                      '|queued_command)"', f"is_error{colon}true",
                       f'subtype{sep}compact_boundary"', 'isCompactSummary"']
         found = _PATTERNS[file_layouts] = re2.compile(
             ('"(?:' + "|".join(dict.fromkeys(parts)) + ")").encode())
@@ -154,8 +162,10 @@ _UNANCHORED = _re2.RE2.Anchor.UNANCHORED
 
 # Per-line flags gathered from the key matches.
 _F_TEXT, _F_CALL, _F_USER, _F_ASSISTANT, _F_ERROR, _F_COMPACTION = 1, 2, 4, 8, 16, 32
+_F_QUEUE = 64  # a queue operation or a queued prompt's attachment (rare: decoded)
 _FLAG_OF_VALUE = {b"text": _F_TEXT, b"tool_use": _F_CALL, b"user": _F_USER,
-                  b"assistant": _F_ASSISTANT}
+                  b"assistant": _F_ASSISTANT, b"queue-operation": _F_QUEUE,
+                  b"queued_command": _F_QUEUE}
 
 
 def _key_flag(buf: Buffer, start: int, end: int) -> int:
@@ -251,7 +261,7 @@ def _settle(buf: Buffer, pos: int, end: int, line: int, flags: int, calls: int, 
     """Decide one framed line that holds keys: decode it, count it off its bytes, or
     pass it over (``main``: the file is a main transcript, whose subagent records are
     left out: a call is counted off the bytes only of a line without the flag)."""
-    if flags & _F_COMPACTION:
+    if flags & (_F_COMPACTION | _F_QUEUE):
         decodes = True
     elif flags & _F_USER:
         # a plain tool_result carrier is read only when one of its results errored
@@ -328,13 +338,18 @@ def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
                                rec.timestamp, _images(rec, line)))
     elif kind == "user":
         if rec.is_compact_summary:
-            content = rec.content
-            out.summaries.append((pos, line, content if isinstance(content, str) else None,
-                                  rec.timestamp))
+            # a string, or text blocks (a user record's other spelling): readable either way
+            out.summaries.append((pos, line, classify.raw_message_text(rec), rec.timestamp))
         elif not side and classify.opens_turn(rec, subagent=True):  # (side: a main's)
             out.openers.append((pos, line, rec.raw))
     elif kind == "system" and rec.subtype == "compact_boundary":
         out.boundaries.append((pos, line, rec.timestamp, _preTokens(rec.raw)))
+    elif kind in ("queue-operation", "attachment") and not side:
+        entry = queue_entry(rec.raw)
+        if entry is not None:
+            op, said = entry
+            out.queue.append((pos, line, op, said if is_human(said) else None,
+                              rec.timestamp))
 
 
 def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
@@ -350,6 +365,7 @@ def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
                  calls=first.calls + second.calls,
                  summaries=first.summaries + second.summaries,
                  boundaries=first.boundaries + second.boundaries,
+                 queue=first.queue + second.queue,
                  malformed=first.malformed + second.malformed,
                  lines=first.lines + second.lines)
 
@@ -394,6 +410,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     events += [(o, 0, (line, rec)) for (o, rec), (_, line, _raw) in zip(found, facts.openers)]
     events += [(o, 1, (c, f)) for o, c, f in facts.calls]
     events += [(o, 2, (line, text, ts, images)) for o, line, text, ts, images in facts.agents]
+    events += _midturn_prompts(facts)
     events.sort()  # by offset, then kind: one record's calls before its words
     slices: dict[int, TurnSlice] = {}
     turn, at = 0, 0
@@ -420,6 +437,8 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             calls += n_calls
             if offset not in opener_set:  # a rejection opening the turn answers the last
                 failed += n_failed        # turn's call: no failure of this turn's messages
+        elif what == 3:
+            _add_midturn(current, *data)
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
@@ -437,6 +456,34 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     if not transcript.is_subagent:
         _merge_sidecar(scan, buf, ctx, turn_map.turn_count)
     return scan
+
+
+def _midturn_prompts(facts: Facts) -> list[tuple[int, int, Any]]:
+    """The prompts the human typed while the agent worked and Claude Code folded into
+    the running turn (``core.queued``), as events at the line of their words."""
+    if not facts.queue:
+        return []
+    where = {o: (line, ts) for o, line, _op, _t, ts in facts.queue}
+    paired = queued_prompts([(o, op, t) for o, _line, op, t, _ts in facts.queue])
+    return [(o, 3, (where[o][0], said, where[o][1])) for o, said in paired]
+
+
+MIDTURN_MARK = "[typed while the agent worked · L{line}]"
+
+
+def _add_midturn(turn: TurnSlice, line: int, said: str, ts: str | None) -> None:
+    """A prompt folded into ``turn`` joins its user side after the opener, marked with
+    its own line (the model read it mid-turn; leaving it out lost the human's words)."""
+    mark = MIDTURN_MARK.format(line=line)
+    u = turn.user
+    if u is None:
+        turn.user = _unit(line, USER, f"{mark} {said}", ts)
+        return
+    base = u.raw if u.raw is not None else u.text
+    raw = f"{base}\n{mark} {said}"
+    u.text = one_line(raw)
+    u.raw = raw
+    u._newlines = None
 
 
 def _unit(line: int | None, role: str, raw: str, ts: str | None,
