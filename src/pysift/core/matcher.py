@@ -30,7 +30,7 @@ case-sensitive. ``-i`` forces insensitivity.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pysift.core.grammar.pattern import (
@@ -162,16 +162,24 @@ def _translate(tree: Pattern) -> _Translation:
 
 def _pieces(root: Node) -> list[str | _Split]:
     """The RE2 spelling of the tree, left to right: text, or a piece that is spelled one
-    way for RE2 and another for the Rust check. A walk with its own stack (a pattern may
-    nest deeper than Python recurses)."""
+    way for RE2 and another for the Rust check."""
+    pieces = _spelled(root, _leaf_piece)
+    assert pieces is not None  # (every leaf has a piece)
+    return pieces
+
+
+def _spelled(root: Node, leaf: Callable[[Node], str | _Split | None]
+             ) -> list[str | _Split] | None:
+    """The tree spelled left to right, its structure (concatenations, alternations,
+    repeats, groups) as RE2 writes it and each other node as ``leaf`` spells it; None
+    when ``leaf`` has no spelling for one. A walk with its own stack (a pattern may nest
+    deeper than Python recurses)."""
     out: list[str | _Split] = []
     todo: list[Node | str] = [root]
     while todo:
         node = todo.pop()
         if isinstance(node, str):
             out.append(node)
-        elif isinstance(node, Literal):
-            out.append(node.spelling)
         elif isinstance(node, Concat):
             todo.extend(reversed(node.items))
         elif isinstance(node, Alternation):
@@ -182,26 +190,35 @@ def _pieces(root: Node) -> list[str | _Split]:
         elif isinstance(node, Group):
             todo.extend((")",) if node.closed else ())
             todo.extend((node.body, _group_opener(node)))
-        elif isinstance(node, Class):
-            out.append(_class_source(node))
-        elif isinstance(node, PerlClass):
-            out.append(_PERL_CLASS_OUTSIDE[node.kind])
-        elif isinstance(node, Boundary):
-            out.append(_boundary(node.kind))
-        elif isinstance(node, Flags):
-            out.append(_flag_group(node.on, node.off, ")"))
-        elif isinstance(node, Dot):
-            out.append(".")
-        elif isinstance(node, UnicodeClass):
-            known = _re2_knows(node.spelling)
-            out.append(node.spelling if known else
-                       _Split(_ANY_CHAR, node.spelling, node.spelling))
-        elif isinstance(node, Anchor):
-            out.append(node.spelling)
         else:
-            assert isinstance(node, Verbatim)
-            out.append(node.text)
+            piece = leaf(node)
+            if piece is None:
+                return None
+            out.append(piece)
     return out
+
+
+def _leaf_piece(node: Node) -> str | _Split:
+    """A leaf of the tree as ``_pieces`` spells it."""
+    if isinstance(node, Literal):
+        return node.spelling
+    if isinstance(node, Class):
+        return _class_source(node)
+    if isinstance(node, PerlClass):
+        return _PERL_CLASS_OUTSIDE[node.kind]
+    if isinstance(node, Boundary):
+        return _boundary(node.kind)
+    if isinstance(node, Flags):
+        return _flag_group(node.on, node.off, ")")
+    if isinstance(node, Dot):
+        return "."
+    if isinstance(node, UnicodeClass):
+        known = _re2_knows(node.spelling)
+        return node.spelling if known else _Split(_ANY_CHAR, node.spelling, node.spelling)
+    if isinstance(node, Anchor):
+        return node.spelling
+    assert isinstance(node, Verbatim)
+    return node.text
 
 
 # a character as a JSON string may spell it: an escape (one or a surrogate pair's two
@@ -223,34 +240,24 @@ def _json_superset(root: Node) -> str | None:
     """The RE2 spelling of the tree with each one-character item widened to its JSON
     escapes and the anchors and boundaries dropped (``json_bytes_regex``); None for a
     tree holding what the parser could not place."""
-    out: list[str] = []
-    todo: list[Node | str] = [root]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, str):
-            out.append(node)
-        elif isinstance(node, Verbatim):
-            return None
-        elif isinstance(node, (Anchor, Boundary)):
-            out.append("(?:)")  # (a quantifier after it still has an item to repeat)
-        elif isinstance(node, (Literal, Class, PerlClass, Dot, UnicodeClass)):
-            piece = _pieces(node)[0]
-            spelled = piece if isinstance(piece, str) else piece.re2
-            out.append(f"(?:{spelled}|{_json_escape_of(node)})")
-        elif isinstance(node, Concat):
-            todo.extend(reversed(node.items))
-        elif isinstance(node, Alternation):
-            for index, branch in enumerate(reversed(node.branches)):
-                todo.extend(("|", branch) if index else (branch,))
-        elif isinstance(node, Repeat):
-            todo.extend((node.spelling, *reversed(node.between), node.body))
-        elif isinstance(node, Group):
-            todo.extend((")",) if node.closed else ())
-            todo.extend((node.body, _group_opener(node)))
-        else:
-            assert isinstance(node, Flags)
-            out.append(_flag_group(node.on, node.off, ")"))
-    return "".join(out)
+    pieces = _spelled(root, _json_leaf)
+    if pieces is None:
+        return None
+    return "".join(p if isinstance(p, str) else p.re2 for p in pieces)
+
+
+def _json_leaf(node: Node) -> str | None:
+    """A leaf of the tree as ``_json_superset`` spells it (None: a ``Verbatim``)."""
+    if isinstance(node, Verbatim):
+        return None
+    if isinstance(node, (Anchor, Boundary)):
+        return "(?:)"  # (a quantifier after it still has an item to repeat)
+    if isinstance(node, (Literal, Class, PerlClass, Dot, UnicodeClass)):
+        piece = _leaf_piece(node)
+        spelled = piece if isinstance(piece, str) else piece.re2
+        return f"(?:{spelled}|{_json_escape_of(node)})"
+    assert isinstance(node, Flags)
+    return _flag_group(node.on, node.off, ")")
 
 
 def _group_opener(group: Group) -> str:
