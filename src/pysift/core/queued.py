@@ -48,8 +48,9 @@ def queued_prompts(queue: Sequence[tuple[int, str, str | None]]) -> list[tuple[i
     """The prompts folded into a running turn, ``(offset, text)`` in file order: a
     prompt from an enqueue whose entry (first in, first out) was removed, and from every
     delivered attachment; a ``popAll`` takes the human's waiting entries back to the
-    input box (sent again, they are enqueued again; a harness rider stays queued); the same words twice in a row (an enqueue and its attachment
-    both carrying them) once. ``text`` None is no prompt (a rider, a blank)."""
+    input box (sent again, they are enqueued again; a harness rider stays queued); the
+    same words twice in a row (an enqueue and its attachment both carrying them) once.
+    ``text`` None is no prompt (a rider, a blank)."""
     waiting: deque[tuple[int, str | None]] = deque()
     out: list[tuple[int, str]] = []
     for offset, op, text in queue:
