@@ -500,6 +500,29 @@ def test_window_reads_the_span_by_instant_not_by_file_order(cli, tmp_path: Path)
         assert _listed(cli, home, *target, "--since", "2026-10-21T00:00:00Z") == set()
 
 
+def test_a_windowed_row_shows_the_span_an_unwindowed_one_shows(cli, tmp_path: Path) -> None:
+    # the same clock-reset session: the window reads its span by instant, but the row it
+    # keeps is the row every other listing prints (its fields in file order)
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(stable_uuid("skewed"), cwd="/home/ada/src/w",
+                start=datetime(2026, 10, 1, 0, 0, tzinfo=UTC))
+    s.add(user("kick off the migration"))
+    s.add(assistant("started"))
+    s.add(user("is it done?", timestamp="2026-10-20T09:00:00.000Z"))
+    s.add(assistant("done", timestamp="2026-10-20T09:00:05.000Z"))
+    s.add(assistant("(late echo)", timestamp="2026-09-02T00:00:00.000Z"))
+    home.session("/home/ada/src/w", s.session_id, s)
+    for fmt in ("json", "text"):
+        plain = cli("--claude-home", str(home.root), "list", "/home/ada/src/w", "--format", fmt)
+        windowed = cli("--claude-home", str(home.root), "list", "/home/ada/src/w",
+                       "--format", fmt, "--since", "2026-10-10T00:00:00Z")
+        assert plain.code == windowed.code == 0
+        if fmt == "json":
+            assert windowed.json_rows("session") == plain.json_rows("session")
+        else:
+            assert windowed.stdout == plain.stdout
+
+
 def test_window_missing_everything_says_no_sessions(cli, span_home: ClaudeHome) -> None:
     result = cli("--claude-home", str(span_home.root), "list", "--until", "2026-09-01T00:00:00Z")
     assert result.code == 0
