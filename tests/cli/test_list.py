@@ -478,10 +478,10 @@ def test_since_until_keep_sessions_whose_span_intersects(cli, span_home: ClaudeH
                    "--until", "2026-10-09T00:00:00Z") == set()
 
 
-def test_window_reads_the_span_by_instant_not_by_file_order(cli, tmp_path: Path) -> None:
-    # written on a machine whose clock was reset mid-session: the file opens on 1 Oct, the
-    # human's last message and the reply are stamped 20 Oct, and the file's last record
-    # 2 Sep. The file-order span [1 Oct, 2 Sep] runs backwards and met no window at all.
+def _clock_reset_home(tmp_path: Path) -> ClaudeHome:
+    """A session written on a machine whose clock was reset mid-session: the file opens
+    on 1 Oct, the human's last message and the reply are stamped 20 Oct, and the file's
+    last record 2 Sep."""
     home = ClaudeHome(tmp_path / "claude")
     s = Session(stable_uuid("skewed"), cwd="/home/ada/src/w",
                 start=datetime(2026, 10, 1, 0, 0, tzinfo=UTC))
@@ -491,6 +491,12 @@ def test_window_reads_the_span_by_instant_not_by_file_order(cli, tmp_path: Path)
     s.add(assistant("done", timestamp="2026-10-20T09:00:05.000Z"))
     s.add(assistant("(late echo)", timestamp="2026-09-02T00:00:00.000Z"))
     home.session("/home/ada/src/w", s.session_id, s)
+    return home
+
+
+def test_window_reads_the_span_by_instant_not_by_file_order(cli, tmp_path: Path) -> None:
+    # the file-order span [1 Oct, 2 Sep] runs backwards and met no window at all
+    home = _clock_reset_home(tmp_path)
     skewed = stable_uuid("skewed")
     for target in ((), ("/home/ada/src/w",)):  # rows whole, and rows laid out in the worker
         assert _listed(cli, home, *target, "--since", "2026-10-10T00:00:00Z") == {skewed}
@@ -503,15 +509,7 @@ def test_window_reads_the_span_by_instant_not_by_file_order(cli, tmp_path: Path)
 def test_a_windowed_row_shows_the_span_an_unwindowed_one_shows(cli, tmp_path: Path) -> None:
     # the same clock-reset session: the window reads its span by instant, but the row it
     # keeps is the row every other listing prints (its fields in file order)
-    home = ClaudeHome(tmp_path / "claude")
-    s = Session(stable_uuid("skewed"), cwd="/home/ada/src/w",
-                start=datetime(2026, 10, 1, 0, 0, tzinfo=UTC))
-    s.add(user("kick off the migration"))
-    s.add(assistant("started"))
-    s.add(user("is it done?", timestamp="2026-10-20T09:00:00.000Z"))
-    s.add(assistant("done", timestamp="2026-10-20T09:00:05.000Z"))
-    s.add(assistant("(late echo)", timestamp="2026-09-02T00:00:00.000Z"))
-    home.session("/home/ada/src/w", s.session_id, s)
+    home = _clock_reset_home(tmp_path)
     for fmt in ("json", "text"):
         plain = cli("--claude-home", str(home.root), "list", "/home/ada/src/w", "--format", fmt)
         windowed = cli("--claude-home", str(home.root), "list", "/home/ada/src/w",
