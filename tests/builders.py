@@ -746,17 +746,34 @@ def turn_duration(ms: int, message_count: int | None = None, **kw: Any) -> JsonO
 
 
 def stop_hook_summary(commands: Sequence[tuple[str, int]], **kw: Any) -> JsonObj:
-    return system(
-        "stop_hook_summary",
-        hookCount=len(commands),
-        hookInfos=[{"command": c, "durationMs": ms} for c, ms in commands],
-        hookErrors=[],
-        preventedContinuation=False,
-        stopReason="",
-        hasOutput=False,
-        level="suggestion",
-        **kw,
-    )
+    """``kw`` adds keys or overrides the defaults (``hookErrors``, ``preventedContinuation``…)."""
+    fields: JsonObj = {
+        "hookCount": len(commands),
+        "hookInfos": [{"command": c, "durationMs": ms} for c, ms in commands],
+        "hookErrors": [],
+        "preventedContinuation": False,
+        "stopReason": "",
+        "hasOutput": False,
+        "level": "suggestion",
+    }
+    fields.update(kw)
+    return system("stop_hook_summary", **fields)
+
+
+def hook_progress(hook_event: str, command: str, tool_use_id: str = "toolu_stop_hooks",
+                  **kw: Any) -> JsonObj:
+    """The ``progress`` record builds up to ~2.1.4x write as a hook starts (``data`` of
+    type ``hook_progress``); a Stop hook's names the hook event as its name."""
+    data = {"type": "hook_progress", "hookEvent": hook_event, "hookName": hook_event,
+            "command": command}
+    return _record("progress", {"data": data, "parentToolUseID": tool_use_id,
+                                "toolUseID": tool_use_id}, kw)
+
+
+def stop_hook_feedback(command: str, reason: str, **kw: Any) -> JsonObj:
+    """The ``isMeta`` user record a blocking Stop hook's reason is written as (the
+    agent is sent back to work with it)."""
+    return meta_user(f"Stop hook feedback:\n[{command}]: {reason}", **kw)
 
 
 def attachment(kind: str, payload: Mapping[str, Any] | None = None, **kw: Any) -> JsonObj:

@@ -15,15 +15,19 @@ from builders import (
     ClaudeHome,
     Session,
     assistant,
+    attachment,
     auq_answer,
     auq_use,
     elicitation_pending,
+    hook_progress,
     interrupt,
     iso,
     journal_started,
     local_command_stdout,
     rejection,
     slash_command,
+    stop_hook_feedback,
+    stop_hook_summary,
     subagent_return,
     teammate_message,
     text,
@@ -813,3 +817,113 @@ def test_a_subagent_s_records_in_the_main_transcript_are_not_the_human_s(
     assert row["last"]["user"]["text"] == "make the release"
     assert row["verdict"] == "running"
     assert row["tail_state"].startswith("in a Task call")
+
+
+# -- a Stop hook holds the end of the turn ----------------------------------------------------
+
+CHECK = "./scripts/check.sh"
+
+
+def test_a_stop_hook_still_running_after_end_turn_is_running(home: ClaudeHome) -> None:
+    """Builds up to ~2.1.4x write a hook_progress as each Stop hook starts and a
+    stop_hook_summary once all returned: a hook started with no summary after it is
+    still running, and the turn is not over (it read idle-eot, and `wait --until stop`
+    fired while the hook could still send the agent back to work)."""
+    s = _session(assistant("the release is tagged"), hook_progress("Stop", CHECK))
+    row = _status(home, s, after=12)
+    assert row["verdict"] == "running"
+    assert row["tail_state"] == f"in a Stop hook ({CHECK}) for 12s"
+    assert _surfaces(row)["tail"] == "no pending call; last stop_reason end_turn; a Stop hook running"
+    assert any(n.startswith(f"a Stop hook is running after the turn's last message ({CHECK})")
+               for n in row["notes"])
+    # no registry row backs it: said, as for an open call
+    assert any("a session abandoned in this state reads the same" in n for n in row["notes"])
+
+
+def test_a_stop_hook_that_returned_ends_the_turn(home: ClaudeHome) -> None:
+    s = _session(assistant("the release is tagged"), hook_progress("Stop", CHECK),
+                 attachment("hook_success", {"hookName": "Stop", "hookEvent": "Stop",
+                                             "command": CHECK, "exitCode": 0}),
+                 stop_hook_summary([(CHECK, 800)]))
+    row = _status(home, s)
+    assert row["verdict"] == "idle-eot"
+    assert row["tail_state"].startswith("idle (last stop_reason end_turn")
+
+
+def test_a_stop_hook_that_blocked_sends_the_agent_back_to_work(home: ClaudeHome) -> None:
+    """Exit 2 / decision "block": Claude Code writes the reason as an isMeta user record
+    and the agent goes on; the end_turn before it ends nothing."""
+    s = _session(assistant("the release is tagged"), hook_progress("Stop", CHECK),
+                 stop_hook_feedback(CHECK, "3 tests fail\nfix them first"),
+                 stop_hook_summary([(CHECK, 900)], hookErrors=[f"[{CHECK}]: 3 tests fail"],
+                                   hasOutput=True))
+    row = _status(home, s, after=5)
+    assert row["verdict"] == "running"
+    assert row["tail_state"] == ("generating (a Stop hook blocked the end of the turn 10s ago: "
+                                 f"[{CHECK}]: 3 tests fail)")
+    assert any(n.startswith(f"a Stop hook blocked the end of the turn ([{CHECK}]: 3 tests fail)")
+               for n in row["notes"])
+
+
+def test_a_blocking_error_attachment_of_a_stop_hook_is_a_block(home: ClaudeHome) -> None:
+    s = _session(assistant("done"),
+                 attachment("hook_blocking_error", {
+                     "hookName": "Stop", "hookEvent": "Stop", "toolUseID": "toolu_h",
+                     "blockingError": {"blockingError": "lint failed", "command": CHECK}}),
+                 stop_hook_summary([(CHECK, 900)], hookErrors=["lint failed"]))
+    row = _status(home, s)
+    assert row["verdict"] == "running"
+    assert "blocked the end of the turn" in row["tail_state"] and "lint failed" in row["tail_state"]
+
+
+def test_a_stop_hook_that_prevented_continuation_stopped_the_agent(home: ClaudeHome) -> None:
+    """preventedContinuation is a hook's `continue: false`: it STOPS the agent (and
+    outranks a block), so the turn is over; the opposite of a block."""
+    s = _session(assistant("done"), hook_progress("Stop", CHECK),
+                 stop_hook_feedback(CHECK, "also blocked"),
+                 attachment("hook_stopped_continuation", {
+                     "message": "budget spent", "hookName": "Stop", "hookEvent": "Stop"}),
+                 stop_hook_summary([(CHECK, 900)], preventedContinuation=True,
+                                   stopReason="budget spent"))
+    row = _status(home, s)
+    assert row["verdict"] == "idle-eot"
+
+
+def test_a_non_blocking_stop_hook_error_ends_the_turn(home: ClaudeHome) -> None:
+    """hookErrors also holds a non-blocking error's stderr: that alone is no block."""
+    s = _session(assistant("done"),
+                 attachment("hook_non_blocking_error", {
+                     "hookName": "Stop", "hookEvent": "Stop", "stderr": "oops",
+                     "exitCode": 1, "command": CHECK}),
+                 stop_hook_summary([(CHECK, 75)], hookErrors=["oops"], hasOutput=True))
+    assert _status(home, s)["verdict"] == "idle-eot"
+
+
+def test_the_agents_reply_after_a_block_is_the_turns_word(home: ClaudeHome) -> None:
+    s = _session(assistant("done"), stop_hook_feedback(CHECK, "3 tests fail"),
+                 stop_hook_summary([(CHECK, 900)], hookErrors=["3 tests fail"]),
+                 assistant("fixed the tests; all pass"))
+    row = _status(home, s)
+    assert row["verdict"] == "idle-eot"
+
+
+def test_a_live_owners_idle_row_newer_than_the_hook_outranks_it(home: ClaudeHome) -> None:
+    s = _session(assistant("done"), hook_progress("Stop", CHECK))
+    written = int((s.now + timedelta(seconds=2)).timestamp() * 1000)
+    _row(home, "idle", statusUpdatedAt=written, updatedAt=written)
+    row = _status(home, s, processes=_alive())
+    assert row["verdict"] == "idle-eot"
+    assert row["tail_state"].startswith("idle (last stop_reason end_turn")
+
+
+def test_an_idle_row_older_than_the_hook_does_not(home: ClaudeHome) -> None:
+    s = _session(assistant("done"), hook_progress("Stop", CHECK))
+    written = int((s.now - timedelta(seconds=2)).timestamp() * 1000)
+    _row(home, "idle", statusUpdatedAt=written, updatedAt=written)
+    row = _status(home, s, processes=_alive())
+    assert row["verdict"] == "running"
+
+
+def test_a_hook_progress_of_another_event_is_no_stop_hook(home: ClaudeHome) -> None:
+    s = _session(assistant("done"), hook_progress("SessionStart", CHECK))
+    assert _status(home, s)["verdict"] == "idle-eot"

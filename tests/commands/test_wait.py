@@ -19,7 +19,10 @@ from builders import (
     assistant,
     auq_use,
     elicitation_pending,
+    hook_progress,
     queue_op,
+    stop_hook_feedback,
+    stop_hook_summary,
     text,
     to_jsonl,
     to_line,
@@ -226,6 +229,22 @@ def test_registry_flip_fires_hitl(setup) -> None:  # type: ignore[no-untyped-def
     w.at(2, lambda: home.registry_row(4242, SID, "waiting", procStart=asctime(born)))
     _, obj = _wait(home, clock, "hitl", processes=table)
     assert obj["fired"] == "hitl" and obj["verdict"] == "waiting-hitl"
+
+
+def test_stop_waits_out_a_stop_hook_that_sends_the_agent_back(setup) -> None:  # type: ignore[no-untyped-def]
+    """The end_turn lands while a Stop hook starts; the hook blocks and the agent goes
+    on: `stop` fires on the agent's next end of turn, not on the first (it fired there,
+    reading the end_turn as the end while the hook ran)."""
+    home, s, path, clock, w = setup
+    w.at(1, _append(path, s, assistant("all done"), hook_progress("Stop", "./check.sh")))
+    w.at(3, _append(path, s, stop_hook_feedback("./check.sh", "2 tests fail"),
+                    stop_hook_summary([("./check.sh", 900)], hookErrors=["2 tests fail"])))
+    w.at(5, _append(path, s, assistant("fixed both tests"), hook_progress("Stop", "./check.sh"),
+                    stop_hook_summary([("./check.sh", 700)])))
+    _, obj = _wait(home, clock, "stop", timeout=30)
+    assert obj["fired"] == "stop" and obj["verdict"] == "idle-eot"
+    assert w.count == 5  # not before the hook let the turn end
+    assert obj["last"]["agent"]["text"] == "fixed both tests"
 
 
 def test_owner_dying_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]

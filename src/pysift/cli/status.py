@@ -81,6 +81,9 @@ NOTES
   session's row has status null and never transitions.
   A pending permission prompt leaves no transcript trace: only a current registry row
   (status waiting) shows it; the notes say which status the row carries.
+  A Stop hook that runs, or that blocked and sent the agent back to work, reads running;
+  builds after ~2.1.4x write nothing while one runs, so without a registry row (or with
+  a `claude -p` one) the turn's end_turn reads idle-eot until the hook's reason lands.
   Sessions without a registry row (older builds, a copied home) are judged from the
   transcript alone, and the notes say so."""
 

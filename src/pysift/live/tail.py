@@ -22,7 +22,21 @@ Walking the window newest first gives:
   writes when a turn ENDS without an ``end_turn``: an interrupt (``[Request interrupted by
   user…]``), a local command's output (``/exit``, ``/model``: no model turn), or a final
   API error (``isApiErrorMessage``: Claude Code gave the turn up). Older builds write no
-  main-lane stop_reason at all, so without a registry row such a session read ``unknown``.
+  main-lane stop_reason at all, so without a registry row such a session read ``unknown``;
+- on the main lane, whether a Stop hook holds the end of the turn: after an assistant
+  message that ends a turn Claude Code runs the Stop hooks, and only then is the turn
+  over. Builds up to ~2.1.4x write a ``progress`` record (``hook_progress``, ``hookEvent``
+  ``Stop``) as each hook starts and a ``system``/``stop_hook_summary`` once all have
+  returned (185 of 185 such records in the real corpus are followed by one): a hook
+  started with no summary after it is still RUNNING. A hook that blocks (exit 2, decision
+  ``block``) makes Claude Code write its reason as an ``isMeta`` user record
+  (``Stop hook feedback:``; a ``hook_blocking_error`` attachment where a build writes
+  one) and send the agent back to work: the turn is not over until a newer assistant
+  record says so. ``preventedContinuation: true`` in the summary (a hook's
+  ``continue: false``, a ``hook_stopped_continuation`` or ``hook_cancelled`` attachment)
+  is the opposite: the hook STOPPED the agent, so the turn ended. Without this the
+  newest assistant record's ``end_turn`` read ``idle-eot`` while the hook ran or the
+  agent went on, and ``wait --until stop`` fired early.
 
 In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``,
 builds 1.x and 2.0.x: the "Warmup" agent, a Task subagent's prompt and replies) bounds no
@@ -55,6 +69,19 @@ EXTEND_LIMIT = 16 << 20
 LINE_LIMIT = 64 << 20
 _EXTEND_KEYS = (b'"tool_use"', b'"tool_result"', b'end_turn', b'"user"', b'"type": "user"')
 _MAIN_CONTEXT = classify.ClassifyContext()
+#: the hook events that run when a lane's turn ends (``SubagentStop`` for a subagent's)
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+#: attachments saying a Stop hook ended the agent's work rather than continuing it
+_STOPPED_ATTACHMENTS = frozenset({"hook_stopped_continuation", "hook_cancelled"})
+
+
+@dataclass(frozen=True, slots=True)
+class StopHook:
+    """A Stop hook holding the end of the main lane's turn (see the module doc)."""
+
+    state: str  # "running": started, not returned | "blocked": sent the agent back to work
+    detail: str  # the running hooks' commands, or the block's first line of feedback
+    since: str | None  # the newest such record's timestamp
 
 
 @dataclass(slots=True)
@@ -79,6 +106,8 @@ class TailShape:
     notes: list[str] = field(default_factory=list)
     #: the main lane's newest user/assistant record is a turn-ending harness marker: why
     turn_ended_by: str | None = None
+    #: a Stop hook after the main lane's newest assistant record that holds the turn open
+    stop_hook: StopHook | None = None
     _decoded: dict[int, Record | None] = field(default_factory=dict, repr=False)
 
     def turn_end(self) -> str | None:
@@ -173,15 +202,21 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
     answered = answered if answered is not None else set()
     stop_known = shape.last_stop_reason is not None
     newest_seen = below is not None or not main  # the newest user/assistant record
+    hooks = None if newest_seen else _StopHookWalk()  # the records newer than it
     for rec in (below if below is not None else _counted(shape)):
         if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
             shape.last_ts = rec.timestamp
         kind = rec.type
         side = main and rec.is_sidechain  # a subagent's record in the main transcript
         if not newest_seen and kind in ("user", "assistant") and not side \
-                and not rec.is_meta:
+                and not rec.is_meta and not _stop_feedback(rec):
             newest_seen = True
             shape.turn_ended_by = _turn_end_marker(rec)
+            if hooks is not None and kind == "assistant":
+                shape.stop_hook = hooks.verdict()
+            hooks = None
+        elif hooks is not None and not side:
+            hooks.read(rec)
         if kind == "assistant":
             if not stop_known and not side:
                 shape.last_stop_reason = rec.stop_reason
@@ -205,6 +240,74 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
             if classify.is_genuine_user(rec) and not side:
                 return True
     return False
+
+
+class _StopHookWalk:
+    """The Stop-hook records newer than the main lane's newest assistant record, met
+    newest first (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.summary = False  # a stop_hook_summary is newer than the records read now
+        self.stopped = False  # a hook stopped the agent (continue: false, a cancel)
+        self.blocked: tuple[str, str | None] | None = None  # (feedback, ts), the newest
+        self.running: list[str] = []  # commands started after the newest summary
+        self.running_ts: str | None = None
+
+    def read(self, rec: Record) -> None:
+        kind = rec.type
+        if kind == "system" and rec.subtype == "stop_hook_summary":
+            self.summary = True
+            if rec.raw.get("preventedContinuation") is True:
+                self.stopped = True
+        elif kind == "attachment":
+            att = rec.raw.get("attachment")
+            if not isinstance(att, dict) or att.get("hookEvent") not in STOP_EVENTS:
+                return
+            if att.get("type") in _STOPPED_ATTACHMENTS:
+                self.stopped = True
+            elif att.get("type") == "hook_blocking_error" and self.blocked is None:
+                err = att.get("blockingError")
+                why = err.get("blockingError") if isinstance(err, dict) else None
+                self.blocked = (why if isinstance(why, str) else "(no reason given)",
+                                rec.timestamp)
+        elif kind == "user" and self.blocked is None and (body := _stop_feedback(rec)):
+            self.blocked = (body, rec.timestamp)
+        elif kind == "progress" and not self.summary:
+            data = rec.raw.get("data")
+            if (isinstance(data, dict) and data.get("type") == "hook_progress"
+                    and data.get("hookEvent") in STOP_EVENTS):
+                command = data.get("command")
+                self.running.append(command if isinstance(command, str) and command
+                                    else "(no command named)")
+                self.running_ts = rec.timestamp  # met newest first: the first started
+
+    def verdict(self) -> StopHook | None:
+        """What the records say once the newest assistant record is met: a hook that
+        stopped the agent outranks a block (Claude Code reads ``continue: false`` first)."""
+        if self.stopped:
+            return None
+        if self.blocked is not None:
+            first = next((ln.strip() for ln in self.blocked[0].splitlines() if ln.strip()),
+                         "(no reason given)")
+            return StopHook("blocked", first, self.blocked[1])
+        if self.running:
+            commands = ", ".join(dict.fromkeys(reversed(self.running)))
+            return StopHook("running", commands, self.running_ts)
+        return None
+
+
+def _stop_feedback(rec: Record) -> str | None:
+    """A user record that is a blocking Stop hook's feedback: the text after the marker
+    (never empty), else None. Written ``isMeta``; read whatever the flag says, so that a
+    build writing it without the flag does not make it the human's newest record."""
+    if rec.type != "user":
+        return None
+    content = rec.content
+    body = content if isinstance(content, str) else next(
+        (b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)), None)
+    if body is None or not body.startswith(classify.STOP_HOOK_FEEDBACK):
+        return None
+    return body[len(classify.STOP_HOOK_FEEDBACK):] or " "
 
 
 def _turn_end_marker(rec: Record) -> str | None:
@@ -260,11 +363,14 @@ def age_s(raw: str | None, now: datetime) -> int | None:
     return max(0, int((now - moment).total_seconds()))
 
 
-def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> str:
+def words(shape: TailShape, now: datetime, *, returned: str | None = None,
+          hook: bool = True) -> str:
     """The lane's instant in words: ``in a Bash call for 34s``, ``generating (…)``,
     ``idle (…)`` (status ``tail_state``, wait ``at_exit``). ``returned``: how the harness
     reported this subagent lane's return (``returned (how)``), which its calls left open
-    do not outweigh: the lane is idle, whatever its null stop_reason and young tail say."""
+    do not outweigh: the lane is idle, whatever its null stop_reason and young tail say.
+    ``hook``: the shape's Stop hook is the verdict's too (a newer registry word can
+    outweigh it)."""
     if returned is not None:
         age = age_s(shape.last_ts, now)
         ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"
@@ -281,6 +387,13 @@ def words(shape: TailShape, now: datetime, *, returned: str | None = None) -> st
         return f"in {len(shape.open_calls)} calls ({names}){for_}"
     if shape.records_seen == 0:
         return "no records readable at the tail"
+    if hook and (stop := shape.stop_hook) is not None:
+        since = age_s(stop.since, now)
+        if stop.state == "running":
+            for_ = f" for {seconds_label(since)}" if since is not None else ""
+            return f"in a Stop hook ({stop.detail}){for_}"
+        ago = f" {seconds_label(since)} ago" if since is not None else ""
+        return f"generating (a Stop hook blocked the end of the turn{ago}: {stop.detail})"
     age = age_s(shape.last_ts, now)
     if (why := shape.turn_end()) is not None:
         ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"

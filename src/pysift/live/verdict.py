@@ -8,7 +8,9 @@ Seven verdicts, in precedence order (csift v0.10.0): ``stale-dead`` > ``waiting-
   status ``waiting`` (any dialog, permission prompts included), or an unreturned
   ``AskUserQuestion``/``ExitPlanMode`` at the main tail.
 - ``running``: a call of the main lane's newest turn is unanswered, or the registry says
-  ``busy`` (the only registry running signal: ``shell`` is idle with a background shell).
+  ``busy`` (the only registry running signal: ``shell`` is idle with a background shell),
+  or a Stop hook holds the main turn open after its last message (one started and not
+  returned, or one that blocked and sent the agent back to work: ``tail.StopHook``).
 - ``waiting-children``: a subagent lane is live (in flight or generating), or a workflow
   journal has an agent started without a result.
 - ``idle-background-open``: the turn ended, and background tasks the lens counts have not
@@ -30,12 +32,13 @@ from datetime import datetime
 from typing import Any
 
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
+from pysift.core.timez import parse_ts
 from pysift.live import process
 from pysift.live.background import BackgroundReport
 from pysift.live.children import ChildrenReport
 from pysift.live.last import LastMessages
 from pysift.live.registry import STATUSES, RegistryLookup
-from pysift.live.tail import TailShape, age_s, words
+from pysift.live.tail import StopHook, TailShape, age_s, words
 from pysift.live.tasks import TasksReport
 from pysift.model.fastdata import dataclass
 
@@ -110,13 +113,31 @@ def assess(s: Surfaces, now: datetime) -> Assessment:
         notes.append(_permission_note(s))
     notes.extend(s.extra_notes)
     ended = s.returned if s.journal_settled or not s.tail.open_calls else None
-    return Assessment(verdict, evidence, notes, s, words(s.tail, now, returned=ended))
+    return Assessment(verdict, evidence, notes, s,
+                      words(s.tail, now, returned=ended, hook=_stop_hook(s) is not None))
 
 
 def _status(s: Surfaces) -> str | None:
     """The registry status as a signal (a subagent's row is its parent's: not one)."""
     row = s.registry.row
     return row.status if row is not None and not s.is_subagent else None
+
+
+def _stop_hook(s: Surfaces) -> StopHook | None:
+    """The Stop hook holding the main turn open (``TailShape.stop_hook``), unless a call
+    is open (it is the newer word) or the row of a live owner turned idle after the
+    hook's record was written (the harness's newer word: the hook has returned)."""
+    hook = s.tail.stop_hook
+    if hook is None or s.is_subagent or (s.tail.open_calls and not s.journal_settled):
+        return None
+    row = s.registry.row
+    status = _status(s)
+    if row is not None and status in ("idle", "shell") and _owner_alive(s):
+        changed = row.status_updated_ms or row.updated_ms
+        written = parse_ts(hook.since)
+        if changed and written is not None and changed / 1000 > written.timestamp():
+            return None
+    return hook
 
 
 def _owner_alive(s: Surfaces) -> bool:
@@ -130,7 +151,9 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     dead = s.liveness is not None and s.liveness.outcome in (process.DEAD, process.REUSED)
     open_calls = [] if s.journal_settled else tail.open_calls
     dialog = [c.name for c in open_calls if c.name in DIALOG_TOOLS]
-    running = bool(open_calls) or (status == "busy" and not s.journal_settled)
+    hook = _stop_hook(s)
+    running = (bool(open_calls) or (status == "busy" and not s.journal_settled)
+               or hook is not None)
     # idle-shaped: the main lane ended its turn (or the live harness says it is idle)
     idle_row = status == "shell" or (status == "idle"
                                      and (_owner_alive(s) or s.liveness is None))
@@ -139,8 +162,9 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     # a turn the harness ended without an end_turn (an interrupt, a local command, a
     # final API error): the marker is its word (the main lane's only)
     ended_by = None if s.is_subagent or open_calls else tail.turn_end()
-    eot = not open_calls and (tail.last_stop_reason == "end_turn" or idle_row
-                              or s.returned is not None or ended_by is not None)
+    eot = not open_calls and hook is None and (
+        tail.last_stop_reason == "end_turn" or idle_row or s.returned is not None
+        or ended_by is not None)
     if s.returned is not None and not open_calls:
         notes.append(f"this lane {s.returned}")
     if ended_by is not None and tail.last_stop_reason != "end_turn":
@@ -171,6 +195,13 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
         _unconfirmed(s, notes)
         return WAITING_HITL
     if running:
+        if hook is not None and not open_calls:
+            notes.append(
+                f"a Stop hook is running after the turn's last message ({hook.detail}): the "
+                "turn is over only when it returns (a hook that blocks sends the agent back "
+                "to work)" if hook.state == "running" else
+                f"a Stop hook blocked the end of the turn ({hook.detail}): Claude Code sent "
+                "the agent back to work, and no newer assistant record has ended the turn")
         _unconfirmed(s, notes)
         return RUNNING
     if s.children is not None and s.children.live_count:
@@ -264,6 +295,11 @@ def _evidence(s: Surfaces, now: datetime) -> tuple[list[Evidence], list[str]]:
         more = f" (+{len(tail.open_calls) - 1} more open)" if len(tail.open_calls) > 1 else ""
         rows.append(Evidence("tail", f"unreturned {newest.name} call{more}",
                              age_s(tail.open_calls[-1].since, now)))
+    elif (hook := _stop_hook(s)) is not None:
+        rows.append(Evidence("tail", f"no pending call; last stop_reason "
+                                     f"{tail.last_stop_reason or '(none)'}; a Stop hook "
+                                     f"{'running' if hook.state == 'running' else 'blocked'}",
+                             age_s(hook.since, now)))
     else:
         rows.append(Evidence("tail", f"no pending call; last stop_reason "
                                      f"{tail.last_stop_reason or '(none)'}",
