@@ -7,11 +7,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from builders import ClaudeHome, Session, assistant, persisted_output, tool_result, tool_use, user
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    iso,
+    persisted_output,
+    tool_result,
+    tool_use,
+    user,
+)
 from conftest import DEMO_HOME as DEMO
 from conftest import LONG as ORBIT  # the demo session with a pending question
 
@@ -149,6 +159,58 @@ def test_text_only_past_a_persisted_output_s_preview_is_no_definitive_absence(
     # the background output: named by no transcript
     assert "a DEFINITIVE absence" in cli("--claude-home", str(home.root), "search",
                                          "egret").stderr
+
+
+def _census_home(tmp_path: Path) -> tuple[ClaudeHome, str]:
+    """A session whose first turn's Bash output is persisted with the text past its
+    preview, and a second turn an hour later that holds no such text; the instant
+    between them."""
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session("0e0e0e0e-1111-4222-8333-777777777777", cwd="/w/p")
+    s.add(user("run the census"))
+    s.add(assistant(tool_use("Bash", {"command": "census"}, id="toolu_census")))
+    full = "x" * 3000 + "\n3 kestrels, 2 herons\n"
+    saved = f"/gone/{s.session_id}/tool-results/toolu_census.txt"
+    s.add(tool_result("toolu_census", persisted_output(saved, full)))
+    s.add(assistant("counted"))
+    between = iso(s.now + timedelta(minutes=30))
+    s.wait(3600)
+    s.add(user("now the ducks"))
+    s.add(assistant("no ducks today"))
+    path = home.session("/w/p", s.session_id, s)
+    home.tool_output(path, "toolu_census", full)
+    return home, between
+
+
+@pytest.mark.parametrize("window", [("--since", 0), ("--until", 1), ("--turn", "1"),
+                                    ("-t", "agent.communication.inbox")])
+def test_a_persisted_output_the_search_could_not_reach_leaves_the_zero_definitive(
+        cli, tmp_path: Path, window: tuple[str, int | str]) -> None:
+    """The zero's look at persisted outputs read every file its session names, whatever
+    the search's window: a needle only in an output whose tool result lies outside
+    --since/--until (or --turn, or the selection) made the zero NOT definitive although
+    the flag's run finds nothing either."""
+    home, between = _census_home(tmp_path)
+    flag, value = window
+    arg = between if value == 0 else "2020-01-01T00:00:00Z" if value == 1 else str(value)
+    args = ("--claude-home", str(home.root), "search", "kestrels", flag, arg)
+    result = cli(*args, "--format", "json")
+    assert result.summary()["definitive_absence"] is True, result.stderr
+    assert "a DEFINITIVE absence" in cli(*args).stderr
+    assert cli(*args, "--resolve-persisted", "-c").stdout.strip() == "0"
+
+
+@pytest.mark.parametrize("window", [("--until", 0), ("--turn", "0"), ("-t", "agent.tool.result")])
+def test_a_persisted_output_inside_the_window_keeps_the_zero_not_definitive(
+        cli, tmp_path: Path, window: tuple[str, int | str]) -> None:
+    home, between = _census_home(tmp_path)
+    flag, value = window
+    args = ("--claude-home", str(home.root), "search", "kestrels", flag,
+            between if value == 0 else str(value))
+    result = cli(*args, "--format", "json")
+    assert result.summary()["definitive_absence"] is False, result.stderr
+    assert "tool-results/toolu_census.txt. Add --resolve-persisted" in cli(*args).stderr
+    assert cli(*args, "--resolve-persisted", "-c").stdout.strip() == "1"
 
 
 # -- a transcript behind a symlink whose target is gone ----------------------------------------

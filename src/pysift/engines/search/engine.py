@@ -265,7 +265,10 @@ class SearchResult:
                     and next(persisted_outputs(self.transcripts), None) is not None):
                 from pysift.engines.search.persisted import persisted_unseen
 
-                self._persisted_unseen = persisted_unseen(self.transcripts, self.plan)
+                pending = frozenset(str(o.transcript.path) for o in self.outcomes
+                                    if o.pending)
+                self._persisted_unseen = persisted_unseen(self.transcripts, self.plan,
+                                                          with_pending=pending)
         return self._persisted_unseen
 
     def persisted_outputs(self) -> int:
