@@ -811,6 +811,53 @@ def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path
         "tidy the repo", "keep the old branch"]
 
 
+def test_a_prompt_typed_after_a_compaction_inside_its_turn_prints_below_the_banner(
+        cli, tmp_path: Path) -> None:
+    """The agent worked on one prompt across a compaction; the human typed "before the
+    fold" before it and "also the lexer" after it, both folded into the turn. The
+    document follows the transcript: the second typed line stands below the
+    compaction's banner (it printed above it, joined to the opener), the first stays
+    with the opener, and the text, the JSON rows and the fleet agree."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999997", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("reading the parser"))
+    s.add(queue_op("enqueue", "before the fold"))
+    s.add(queue_op("remove"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: fix the parser"))
+    s.add(queue_op("enqueue", "also the lexer"))
+    s.add(queue_op("remove"))
+    s.add(queue_op("enqueue", "and the docs"))
+    s.add(queue_op("remove"))
+    s.add(assistant("fixed both"))
+    h.session("/w/p", s.session_id, s)
+    expected = [
+        "▽ L1  USER", "fix the parser [typed while the agent worked · L3] before the fold",
+        "△ L2  ASSISTANT", "reading the parser",
+        "══ compaction boundary · summary at L6 ══",
+        "▽ L7  USER", "[typed while the agent worked · L7] also the lexer "
+                      "[typed while the agent worked · L9] and the docs",
+        "△ L11  ASSISTANT", "fixed both",
+    ]
+    for args in ((), ("--slices", "1"), ("--slices", "1", "--slice", "1")):
+        result = run(cli, h, f"@{s.session_id}", *args)
+        assert result.code == 0, result.stderr
+        body = result.stdout.split("─" * 60 + "\n", 1)[-1].splitlines()
+        assert [re.sub(r"  \(.*\)$", "", line) for line in body] == expected, args
+    text = run(cli, h, f"@{s.session_id}")
+    assert "selected 2 user + 2 assistant units across 1 turns" in text.stdout
+    json = run(cli, h, f"@{s.session_id}", "--format", "json")
+    rows = [(r["kind"], r.get("line"), r.get("role")) for r in json.json_rows()
+            if r["kind"] in ("turn", "compaction_boundary")]
+    assert rows == [("turn", 1, "user"), ("turn", 2, "assistant"),
+                    ("compaction_boundary", 6, None), ("turn", 7, "user"),
+                    ("turn", 11, "assistant")]
+    assert json.header()["selected_user"] == 2
+
+
 def test_a_session_the_newer_sessions_crowd_out_of_the_fleet_is_not_told_to_widen(
         cli, tmp_path: Path) -> None:
     """Two sessions of a project share one 300-character slice: the newer one's turn fills

@@ -438,7 +438,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             if offset not in opener_set:  # a rejection opening the turn answers the last
                 failed += n_failed        # turn's call: no failure of this turn's messages
         elif what == 3:
-            _add_midturn(current, *data)
+            _add_midturn(current, positions, *data)
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
@@ -471,19 +471,30 @@ def _midturn_prompts(facts: Facts) -> list[tuple[int, int, Any]]:
 MIDTURN_MARK = "[typed while the agent worked · L{line}]"
 
 
-def _add_midturn(turn: TurnSlice, line: int, said: str, ts: str | None) -> None:
+def _add_midturn(turn: TurnSlice, positions: list[int], line: int, said: str,
+                 ts: str | None) -> None:
     """A prompt folded into ``turn`` joins its user side after the opener, marked with
-    its own line (the model read it mid-turn; leaving it out lost the human's words)."""
+    its own line (the model read it mid-turn; leaving it out lost the human's words).
+    One that came after a compaction the opener predates is a user unit of its own at
+    its line (``turn.typed``; the later prompts past the same compaction join it): the
+    document follows the transcript, so it prints below that compaction's banner, where
+    joined to the opener it printed above it. ``positions``: the compactions' lines,
+    sorted."""
     mark = MIDTURN_MARK.format(line=line)
     u = turn.user
     if u is None:
         turn.user = _unit(line, USER, f"{mark} {said}", ts)
         return
-    base = u.raw if u.raw is not None else u.text
+    behind = bisect_left(positions, line)  # compactions before the prompt
+    host = turn.typed[-1] if turn.typed else u
+    if host.line is not None and bisect_left(positions, host.line) != behind:
+        turn.typed.append(_unit(line, USER, f"{mark} {said}", ts))
+        return
+    base = host.raw if host.raw is not None else host.text
     raw = f"{base}\n{mark} {said}"
-    u.text = one_line(raw)
-    u.raw = raw
-    u._newlines = None
+    host.text = one_line(raw)
+    host.raw = raw
+    host._newlines = None
 
 
 def _unit(line: int | None, role: str, raw: str, ts: str | None,
