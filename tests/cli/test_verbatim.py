@@ -858,6 +858,73 @@ def test_a_prompt_typed_after_a_compaction_inside_its_turn_prints_below_the_bann
     assert json.header()["selected_user"] == 2
 
 
+def _torn_queue_home(tmp_path: Path, case: str) -> tuple[ClaudeHome, str, list[bytes]]:
+    """A session whose queue has one torn line (``case``: which one). The truth: "use the
+    fast linker" was sent as turn 1's opener (dequeued), and "then run the tests" was
+    folded into turn 1 (removed); in ``enqueue`` a prompt folded into turn 0 comes
+    first, its enqueue line torn (its words lost)."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999996", cwd="/w/p")
+    s.add(user("start the build"))
+    s.add(assistant("building"))
+    torn_at = None
+    if case == "enqueue":
+        s.add(queue_op("enqueue", "a prompt whose line is torn"))
+        torn_at = len(s.records) - 1
+        s.add(queue_op("enqueue", "use the fast linker"))
+        s.add(queue_op("remove"))
+    else:
+        s.add(queue_op("enqueue", "use the fast linker"))
+    s.add(queue_op("dequeue"))
+    if torn_at is None:
+        torn_at = len(s.records) - 1
+    s.add(user("use the fast linker"))
+    s.add(assistant("switching linkers"))
+    s.add(queue_op("enqueue", "then run the tests"))
+    s.add(queue_op("remove"))
+    s.add(assistant("linked and tested"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: the build"))
+    lines = [to_line(r) for r in s.records]
+    whole = lines[torn_at]
+    lines[torn_at] = (whole[:len(b'{"type":"queue-operation","opera')] if case == "unread"
+                      else torn(s.records[torn_at])) + b"\n"
+    assert lines[torn_at].startswith(b'{"type":"queue-operation"')
+    path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
+    h.raw_lines(path, lines)
+    return h, s.session_id, lines
+
+
+@pytest.mark.parametrize("case", ["enqueue", "dequeue", "unread"])
+def test_a_torn_queue_line_costs_only_its_own_entry(cli, tmp_path: Path, case: str) -> None:
+    """A torn queue-operation line keeps its place in the queue: the prompts after it
+    are paired with their own fates. Left out, its slot shifted the pairing: the
+    removal that folded the torn prompt took "use the fast linker", sent as a turn of
+    its own, and printed it again as folded into turn 0 (``enqueue``); the torn dequeue's
+    prompt was taken by the next removal, printed as folded into turn 0, and "then run
+    the tests" was lost (``dequeue``). A line whose operation is lost too (``unread``)
+    folds in only what every reading of it folds: none of the prompts after it here,
+    rather than the sent prompt again. The torn line is counted malformed, in verbatim
+    and in the fold index, which pairs the same way."""
+    h, sid, lines = _torn_queue_home(tmp_path, case)
+    typed = [n for n, raw in enumerate(lines, 1) if b"then run the tests" in raw][0]
+    result = run(cli, h, f"@{sid}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["skipped_lines"] == 1
+    said = [(r["turn_index"], r["text"]) for r in result.json_rows("turn") if r["role"] == "user"]
+    folded = (f"use the fast linker [typed while the agent worked · L{typed}] then run the "
+              "tests") if case != "unread" else "use the fast linker"
+    assert said == [(0, "start the build"), (1, folded)]
+    index = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
+    assert index.code == 0, index.stderr
+    messages = [(m["turn"], m["firstLine"]) for m in orjson.loads(index.stdout)["userMessages"]]
+    assert messages == [(0, "start the build"), (1, "use the fast linker"),
+                        *([(1, "then run the tests")] if case != "unread" else [])]
+    assert "1 malformed line(s) skipped" in index.stderr
+
+
 def test_a_session_the_newer_sessions_crowd_out_of_the_fleet_is_not_told_to_widen(
         cli, tmp_path: Path) -> None:
     """Two sessions of a project share one 300-character slice: the newer one's turn fills

@@ -40,7 +40,7 @@ from typing import Any
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, line_decodes
 from pysift.core.image_handles import image_ids
-from pysift.core.queued import is_human, queue_entry, queued_prompts
+from pysift.core.queued import is_human, queue_entry, queued_prompts, torn_operations
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.text import one_line
@@ -69,6 +69,7 @@ _OPEN, _CLOSE = 0x7B, 0x7D
 # A torn line holding one of these keys is still that record: its compaction is kept.
 _TORN_SUMMARY = (b'"isCompactSummary":true', b'"isCompactSummary": true')
 _TORN_BOUNDARY = (b'"subtype":"compact_boundary"', b'"subtype": "compact_boundary"')
+_TORN_QUEUE = (b'"queue-operation"',)
 _WS = b" \t\r"
 _SIDECHAIN = (b'"isSidechain":true', b'"isSidechain": true')
 
@@ -311,11 +312,15 @@ def _string_content(buf: Buffer, pos: int, end: int) -> bool:
 
 def _torn(buf: Buffer, pos: int, end: int, line: int, out: Facts) -> None:
     """A line that did not decode but names a compaction's record by its key: the
-    compaction stands (shown and counted), its summary unread."""
+    compaction stands (shown and counted), its summary unread. One naming a queue
+    operation keeps its entry's place in the queue, its words lost (``core.queued``:
+    left out, it shifted the fates of the prompts queued after it)."""
     if _holds(buf, _TORN_SUMMARY, pos, end):
         out.summaries.append((pos, line, None, None))
     elif _holds(buf, _TORN_BOUNDARY, pos, end):
         out.boundaries.append((pos, line, None, None))
+    if _holds(buf, _TORN_QUEUE, pos, end):
+        out.queue += [(pos, line, op, None, None) for op in torn_operations(buf[pos:end])]
 
 
 def _holds(buf: Buffer, needles: tuple[bytes, ...], start: int, end: int) -> bool:
