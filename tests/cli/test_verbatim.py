@@ -371,6 +371,39 @@ def test_peer_message_and_sidecar_units(cli, tmp_path: Path) -> None:
     assert "  with elicitation sidecar\n" in text
 
 
+def test_pending_elicitations_are_numbered_in_the_latest_turn(cli, tmp_path: Path) -> None:
+    """Two questions are pending in the elicitation sidecar. search and show place them
+    in the latest turn (t1, "read the turn numbers off pysift search"); verbatim
+    numbered them t2 and t3, turns no other command has: ``--turn -1`` printed the
+    second question alone (not the turn it stands in, nor the first question) and the
+    JSON named turns ``show --turn`` refuses. They stay units of their own after the
+    native turns, numbered t1."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("44444444-4444-4444-8444-444444444445", cwd="/w/p")
+    s.add(user("start"))
+    s.add(assistant("ok"))
+    s.add(user("second"))
+    s.add(assistant("rebased"))
+    path = h.session("/w/p", s.session_id, s)
+    asks = [s.stamp(assistant(auq_use([{"question": q, "header": "h", "options": [
+        {"label": "yes"}, {"label": "no"}]}], id=f"toolu_{k}")), commit=False)
+        for k, q in enumerate(("Ship it?", "Merge it?"))]
+    h.sidecar(path, [elicitation_pending(a, f"toolu_{k}") for k, a in enumerate(asks)])
+    found = cli("--claude-home", str(h.root), "search", "Ship it", f"@{s.session_id}")
+    assert f"{s.session_id[:8]}·t1" in found.stdout
+    rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
+    assert [(r["turn_index"], r["source"]) for r in rows] == [
+        (0, None), (0, None), (1, None), (1, None), (1, "elicitation-sidecar"),
+        (1, "elicitation-sidecar")]
+    last = run(cli, h, f"@{s.session_id}", "--turn", "-1").stdout
+    assert all(words in last for words in ("second", "rebased", "Ship it?", "Merge it?"))
+    assert "start" not in last
+    first = run(cli, h, f"@{s.session_id}", "--turn", "0").stdout
+    assert "start" in first and "Ship it?" not in first
+    assert cli("--claude-home", str(h.root), "show", f"@{s.session_id}", "--turn",
+               "1").code == 0
+
+
 def test_subagents_only_when_asked(cli, home: ClaudeHome) -> None:
     h = home
     h.subagent(transcript(h), "a1b2c3d4e5f60718", user("audit"), assistant("audited"))
@@ -909,7 +942,7 @@ def test_a_torn_queue_line_costs_only_its_own_entry(cli, tmp_path: Path, case: s
     rather than the sent prompt again. The torn line is counted malformed, in verbatim
     and in the fold index, which pairs the same way."""
     h, sid, lines = _torn_queue_home(tmp_path, case)
-    typed = [n for n, raw in enumerate(lines, 1) if b"then run the tests" in raw][0]
+    typed = next(n for n, raw in enumerate(lines, 1) if b"then run the tests" in raw)
     result = run(cli, h, f"@{sid}", "--format", "json")
     assert result.code == 0, result.stderr
     assert result.summary()["skipped_lines"] == 1

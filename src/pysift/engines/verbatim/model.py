@@ -102,6 +102,14 @@ class TurnSlice:
     # compaction inside the turn (one per compaction crossed, at its first prompt's line):
     # joined to the opener they would print above that compaction's banner
     typed: list[TurnUnit] = field(default_factory=list)
+    # the turn as search and show number it when that is not ``turn_index`` (which keys
+    # the slice): a pending elicitation's slice stands in the latest turn
+    numbered: int | None = None
+
+    @property
+    def turn_number(self) -> int:
+        """The turn ``--turn`` selects and the JSON rows name (``turn_index``)."""
+        return self.turn_index if self.numbered is None else self.numbered
 
     @property
     def eot(self) -> TurnUnit | None:
@@ -144,7 +152,8 @@ class TurnSlice:
         user = replace(self.user) if self.user is not None else None
         agents = [AgentMsg(replace(a.unit), a.tool_calls, a.failed) for a in self.agents]
         return TurnSlice(self.turn_index, user, self.tool_calls, agents,
-                         self.compactions_before, [replace(u) for u in self.typed])
+                         self.compactions_before, [replace(u) for u in self.typed],
+                         self.numbered)
 
 
 @dataclass(slots=True)

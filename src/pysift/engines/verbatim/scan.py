@@ -44,7 +44,12 @@ from pysift.core.queued import is_human, queue_entry, queued_prompts, torn_opera
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.text import one_line
-from pysift.core.turns import is_plain_carrier, subagent_seed, turn_map_from_openers
+from pysift.core.turns import (
+    is_plain_carrier,
+    pending_turn,
+    subagent_seed,
+    turn_map_from_openers,
+)
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import Buffer
@@ -700,8 +705,10 @@ def fingerprints(body: str) -> tuple[str, ...]:
 
 def _merge_sidecar(scan: SessionScan, buf: Buffer, ctx: classify.ClassifyContext,
                    turn_count: int) -> None:
-    """Each pending elicitation is its own turn, after the native ones: what the session
-    is blocked on now (user side, no line)."""
+    """Each pending elicitation is its own turn slice, after the native ones: what the
+    session is blocked on now (user side, no line), numbered as search and show number
+    it, in the latest turn (``core.turns.pending_turn``): ``--turn`` and the JSON rows
+    name the turn ``show --turn`` fetches it with."""
     sidecar = sidecar_of(scan.transcript)
     if sidecar is None:
         return
@@ -715,5 +722,5 @@ def _merge_sidecar(scan: SessionScan, buf: Buffer, ctx: classify.ClassifyContext
             continue
         unit = _unit(None, USER, text, rec.timestamp, SIDECAR_SOURCE)
         unit.image_ids = _images(rec, None)
-        scan.turns.append(TurnSlice(index, unit, 0))
+        scan.turns.append(TurnSlice(index, unit, 0, numbered=pending_turn(turn_count)))
         index += 1
