@@ -922,22 +922,27 @@ def _torn_queue_home(tmp_path: Path, case: str) -> tuple[ClaudeHome, str, list[b
     s.add(compact_summary("Summary:\n1. Primary Request: the build"))
     lines = [to_line(r) for r in s.records]
     whole = lines[torn_at]
-    lines[torn_at] = (whole[:len(b'{"type":"queue-operation","opera')] if case == "unread"
-                      else torn(s.records[torn_at])) + b"\n"
+    if case == "unread":  # cut before its operation's value ends
+        lines[torn_at] = whole[:len(b'{"type":"queue-operation","opera')] + b"\n"
+    elif case == "malformed":  # framed, invalid inside its braces
+        lines[torn_at] = whole.replace(b'"timestamp"', b'"timestamp":,', 1)
+    else:
+        lines[torn_at] = torn(s.records[torn_at]) + b"\n"
     assert lines[torn_at].startswith(b'{"type":"queue-operation"')
     path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
     h.raw_lines(path, lines)
     return h, s.session_id, lines
 
 
-@pytest.mark.parametrize("case", ["enqueue", "dequeue", "unread"])
+@pytest.mark.parametrize("case", ["enqueue", "dequeue", "malformed", "unread"])
 def test_a_torn_queue_line_costs_only_its_own_entry(cli, tmp_path: Path, case: str) -> None:
     """A torn queue-operation line keeps its place in the queue: the prompts after it
     are paired with their own fates. Left out, its slot shifted the pairing: the
     removal that folded the torn prompt took "use the fast linker", sent as a turn of
     its own, and printed it again as folded into turn 0 (``enqueue``); the torn dequeue's
     prompt was taken by the next removal, printed as folded into turn 0, and "then run
-    the tests" was lost (``dequeue``). A line whose operation is lost too (``unread``)
+    the tests" was lost (``dequeue``; a framed line invalid inside, ``malformed``, the
+    same). A line whose operation is lost too (``unread``)
     folds in only what every reading of it folds: none of the prompts after it here,
     rather than the sent prompt again. The torn line is counted malformed, in verbatim
     and in the fold index, which pairs the same way."""
