@@ -371,6 +371,39 @@ def test_peer_message_and_sidecar_units(cli, tmp_path: Path) -> None:
     assert "  with elicitation sidecar\n" in text
 
 
+def test_pending_elicitations_are_numbered_in_the_latest_turn(cli, tmp_path: Path) -> None:
+    """Two questions are pending in the elicitation sidecar. search and show place them
+    in the latest turn (t1, "read the turn numbers off pysift search"); verbatim
+    numbered them t2 and t3, turns no other command has: ``--turn -1`` printed the
+    second question alone (not the turn it stands in, nor the first question) and the
+    JSON named turns ``show --turn`` refuses. They stay units of their own after the
+    native turns, numbered t1."""
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("44444444-4444-4444-8444-444444444445", cwd="/w/p")
+    s.add(user("start"))
+    s.add(assistant("ok"))
+    s.add(user("second"))
+    s.add(assistant("rebased"))
+    path = h.session("/w/p", s.session_id, s)
+    asks = [s.stamp(assistant(auq_use([{"question": q, "header": "h", "options": [
+        {"label": "yes"}, {"label": "no"}]}], id=f"toolu_{k}")), commit=False)
+        for k, q in enumerate(("Ship it?", "Merge it?"))]
+    h.sidecar(path, [elicitation_pending(a, f"toolu_{k}") for k, a in enumerate(asks)])
+    found = cli("--claude-home", str(h.root), "search", "Ship it", f"@{s.session_id}")
+    assert f"{s.session_id[:8]}·t1" in found.stdout
+    rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
+    assert [(r["turn_index"], r["source"]) for r in rows] == [
+        (0, None), (0, None), (1, None), (1, None), (1, "elicitation-sidecar"),
+        (1, "elicitation-sidecar")]
+    last = run(cli, h, f"@{s.session_id}", "--turn", "-1").stdout
+    assert all(words in last for words in ("second", "rebased", "Ship it?", "Merge it?"))
+    assert "start" not in last
+    first = run(cli, h, f"@{s.session_id}", "--turn", "0").stdout
+    assert "start" in first and "Ship it?" not in first
+    assert cli("--claude-home", str(h.root), "show", f"@{s.session_id}", "--turn",
+               "1").code == 0
+
+
 def test_subagents_only_when_asked(cli, home: ClaudeHome) -> None:
     h = home
     h.subagent(transcript(h), "a1b2c3d4e5f60718", user("audit"), assistant("audited"))
@@ -809,6 +842,125 @@ def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path
     index = orjson.loads(run(cli, h, f"@{s.session_id}", "--fold-index").stdout)
     assert [m["firstLine"] for m in index["userMessages"]] == [
         "tidy the repo", "keep the old branch"]
+
+
+def test_a_prompt_typed_after_a_compaction_inside_its_turn_prints_below_the_banner(
+        cli, tmp_path: Path) -> None:
+    """The agent worked on one prompt across a compaction; the human typed "before the
+    fold" before it and "also the lexer" after it, both folded into the turn. The
+    document follows the transcript: the second typed line stands below the
+    compaction's banner (it printed above it, joined to the opener), the first stays
+    with the opener, and the text, the JSON rows and the fleet agree."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999997", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("reading the parser"))
+    s.add(queue_op("enqueue", "before the fold"))
+    s.add(queue_op("remove"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: fix the parser"))
+    s.add(queue_op("enqueue", "also the lexer"))
+    s.add(queue_op("remove"))
+    s.add(queue_op("enqueue", "and the docs"))
+    s.add(queue_op("remove"))
+    s.add(assistant("fixed both"))
+    h.session("/w/p", s.session_id, s)
+    expected = [
+        "▽ L1  USER", "fix the parser [typed while the agent worked · L3] before the fold",
+        "△ L2  ASSISTANT", "reading the parser",
+        "══ compaction boundary · summary at L6 ══",
+        "▽ L7  USER", "[typed while the agent worked · L7] also the lexer "
+                      "[typed while the agent worked · L9] and the docs",
+        "△ L11  ASSISTANT", "fixed both",
+    ]
+    for args in ((), ("--slices", "1"), ("--slices", "1", "--slice", "1")):
+        result = run(cli, h, f"@{s.session_id}", *args)
+        assert result.code == 0, result.stderr
+        body = result.stdout.split("─" * 60 + "\n", 1)[-1].splitlines()
+        assert [re.sub(r"  \(.*\)$", "", line) for line in body] == expected, args
+    text = run(cli, h, f"@{s.session_id}")
+    assert "selected 2 user + 2 assistant units across 1 turns" in text.stdout
+    json = run(cli, h, f"@{s.session_id}", "--format", "json")
+    rows = [(r["kind"], r.get("line"), r.get("role")) for r in json.json_rows()
+            if r["kind"] in ("turn", "compaction_boundary")]
+    assert rows == [("turn", 1, "user"), ("turn", 2, "assistant"),
+                    ("compaction_boundary", 6, None), ("turn", 7, "user"),
+                    ("turn", 11, "assistant")]
+    assert json.header()["selected_user"] == 2
+
+
+def _torn_queue_home(tmp_path: Path, case: str) -> tuple[ClaudeHome, str, list[bytes]]:
+    """A session whose queue has one torn line (``case``: which one). The truth: "use the
+    fast linker" was sent as turn 1's opener (dequeued), and "then run the tests" was
+    folded into turn 1 (removed); in ``enqueue`` a prompt folded into turn 0 comes
+    first, its enqueue line torn (its words lost)."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999996", cwd="/w/p")
+    s.add(user("start the build"))
+    s.add(assistant("building"))
+    torn_at = None
+    if case == "enqueue":
+        s.add(queue_op("enqueue", "a prompt whose line is torn"))
+        torn_at = len(s.records) - 1
+        s.add(queue_op("enqueue", "use the fast linker"))
+        s.add(queue_op("remove"))
+    else:
+        s.add(queue_op("enqueue", "use the fast linker"))
+    s.add(queue_op("dequeue"))
+    if torn_at is None:
+        torn_at = len(s.records) - 1
+    s.add(user("use the fast linker"))
+    s.add(assistant("switching linkers"))
+    s.add(queue_op("enqueue", "then run the tests"))
+    s.add(queue_op("remove"))
+    s.add(assistant("linked and tested"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: the build"))
+    lines = [to_line(r) for r in s.records]
+    whole = lines[torn_at]
+    if case == "unread":  # cut before its operation's value ends
+        lines[torn_at] = whole[:len(b'{"type":"queue-operation","opera')] + b"\n"
+    elif case == "malformed":  # framed, invalid inside its braces
+        lines[torn_at] = whole.replace(b'"timestamp"', b'"timestamp":,', 1)
+    else:
+        lines[torn_at] = torn(s.records[torn_at]) + b"\n"
+    assert lines[torn_at].startswith(b'{"type":"queue-operation"')
+    path = h.project_dir("/w/p") / f"{s.session_id}.jsonl"
+    h.raw_lines(path, lines)
+    return h, s.session_id, lines
+
+
+@pytest.mark.parametrize("case", ["enqueue", "dequeue", "malformed", "unread"])
+def test_a_torn_queue_line_costs_only_its_own_entry(cli, tmp_path: Path, case: str) -> None:
+    """A torn queue-operation line keeps its place in the queue: the prompts after it
+    are paired with their own fates. Left out, its slot shifted the pairing: the
+    removal that folded the torn prompt took "use the fast linker", sent as a turn of
+    its own, and printed it again as folded into turn 0 (``enqueue``); the torn dequeue's
+    prompt was taken by the next removal, printed as folded into turn 0, and "then run
+    the tests" was lost (``dequeue``; a framed line invalid inside, ``malformed``, the
+    same). A line whose operation is lost too (``unread``)
+    folds in only what every reading of it folds: none of the prompts after it here,
+    rather than the sent prompt again. The torn line is counted malformed, in verbatim
+    and in the fold index, which pairs the same way."""
+    h, sid, lines = _torn_queue_home(tmp_path, case)
+    typed = next(n for n, raw in enumerate(lines, 1) if b"then run the tests" in raw)
+    result = run(cli, h, f"@{sid}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.summary()["skipped_lines"] == 1
+    said = [(r["turn_index"], r["text"]) for r in result.json_rows("turn") if r["role"] == "user"]
+    folded = (f"use the fast linker [typed while the agent worked · L{typed}] then run the "
+              "tests") if case != "unread" else "use the fast linker"
+    assert said == [(0, "start the build"), (1, folded)]
+    index = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
+    assert index.code == 0, index.stderr
+    messages = [(m["turn"], m["firstLine"]) for m in orjson.loads(index.stdout)["userMessages"]]
+    assert messages == [(0, "start the build"), (1, "use the fast linker"),
+                        *([(1, "then run the tests")] if case != "unread" else [])]
+    assert "1 malformed line(s) skipped" in index.stderr
 
 
 def test_a_session_the_newer_sessions_crowd_out_of_the_fleet_is_not_told_to_widen(

@@ -328,7 +328,7 @@ def _unit_row(unit: TurnUnit, turn: TurnSlice, trio: dict[str, Any], lines: list
     row: dict[str, Any] = {
         "kind": "turn",
         **trio,
-        "turn_index": turn.turn_index,
+        "turn_index": turn.turn_number,
         "line": unit.line,
         "source": unit.source,
         "role": unit.role,
@@ -358,7 +358,7 @@ def _collapsed_row(run: Collapsed, turn: TurnSlice, trio: dict[str, Any],
     return {
         "kind": "collapsed_agents",
         **trio,
-        "turn_index": turn.turn_index,
+        "turn_index": turn.turn_number,
         "agent_messages": run.messages,
         "tool_calls": run.tool_calls,
         "failed": run.failed,

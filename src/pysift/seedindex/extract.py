@@ -57,7 +57,7 @@ from pysift.core.blocks import (
     text_bytes,
 )
 from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.queued import is_human, queue_entry, queued_prompts
+from pysift.core.queued import is_human, queue_entry, queued_prompts, torn_operations
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.turns import is_plain_carrier, turn_map_from_openers
 from pysift.disk import fanout
@@ -297,8 +297,12 @@ class _Scan:
             return  # another record type holds no message the index reads
         if raw is not None:
             self.take(raw, pos)
-        elif tally.malformed > before and _is_boundary(buf, pos, end):
-            self.out.boundaries.append((pos, None, None))  # torn: the compaction happened
+        elif tally.malformed > before:
+            if _is_boundary(buf, pos, end):
+                self.out.boundaries.append((pos, None, None))  # torn: it happened
+            if buf.find(b'"queue-operation"', pos, end) >= 0:
+                # a torn queue operation keeps its entry's place, its words lost
+                self.out.queue += [(pos, op, None) for op in torn_operations(buf[pos:end])]
 
     def decode(self, pos: int, end: int) -> dict[str, Any] | None:
         rec = decode(self.buf[pos:end], None, self.tally)

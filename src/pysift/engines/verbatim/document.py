@@ -68,13 +68,15 @@ def entries(plan: SessionPlan, cfg: Richness
                 yield lane_item(sel, entry)
             if user is not None:
                 yield (user.line or PENDING), (sel, user)
-            for entry in lane:
-                yield lane_item(sel, entry)
+            for later in lane:
+                yield lane_item(sel, later)
     return interleave(plan, items())
 
 
-def lane_item(sel: Selected, entry: AgentMsg | Collapsed
+def lane_item(sel: Selected, entry: AgentMsg | Collapsed | TurnUnit
               ) -> tuple[int | None, tuple[Selected, TurnUnit | Collapsed]]:
+    if isinstance(entry, TurnUnit):  # a later unit of the user side
+        return (entry.line or PENDING), (sel, entry)
     if isinstance(entry, AgentMsg):
         return (entry.unit.line or PENDING), (sel, entry.unit)
     return entry.first_line, (sel, entry)
@@ -105,7 +107,7 @@ def counts(plan: SessionPlan, cfg: Richness) -> tuple[int, int]:
     users = assistants = 0
     for sel in plan.selected:
         if sel.sides in (BOTH, USER_ONLY) and sel.turn.user is not None:
-            users += 1
+            users += 1 + len(sel.turn.typed)
         assistants += sum(1 for e in shown_lane(sel.turn, sel.sides, cfg)
                           if isinstance(e, AgentMsg))
     return users, assistants

@@ -269,7 +269,7 @@ def by_recency(plans: list[SessionPlan]) -> list[int]:
     first, scope order breaking ties."""
     def newest(index: int) -> tuple[bool, datetime]:
         stamps = [parse_ts(u.ts) for t in plans[index].turns
-                  for u in (t.user, *(a.unit for a in t.agents)) if u is not None]
+                  for u in (t.user, *t.typed, *(a.unit for a in t.agents)) if u is not None]
         found = [x for x in stamps if x is not None]
         return (bool(found), max(found) if found else datetime.min.replace(tzinfo=UTC))
     return sorted(range(len(plans)), key=newest)

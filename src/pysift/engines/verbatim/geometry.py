@@ -187,25 +187,32 @@ Element = tuple[int | None, int | None, str]
 
 
 def turn_order(turn: TurnSlice, sides: str, cfg  # type: ignore[no-untyped-def]
-               ) -> tuple[Lane, TurnUnit | None, Lane]:
+               ) -> tuple[Lane, TurnUnit | None, list[AgentMsg | Collapsed | TurnUnit]]:
     """What a turn prints for ``sides``, in the order it prints it: the lane entries
     before the opener (turn 0 owns the records before the first opener: those come
-    first), the opener, the rest of the lane. The text and the JSON rows both follow it."""
+    first), the opener, the rest of the lane with the user side's later units (a prompt
+    typed after a compaction inside the turn) among it by line, so each stands where
+    the transcript has it. The text and the JSON rows both follow it."""
     lane = shown_lane(turn, sides, cfg)
     user = turn.user if sides in (BOTH, USER_ONLY) else None
     if user is None:
-        return [], None, lane
+        return [], None, list(lane)
     at = user.line if user.line is not None else PENDING
     early = 0
     while early < len(lane) and _first(lane[early]) < at:
         early += 1
-    return lane[:early], user, lane[early:]
+    rest: list[AgentMsg | Collapsed | TurnUnit] = list(lane[early:])
+    if turn.typed:  # (by line; a lane entry first on a tie)
+        rest = sorted(rest + list(turn.typed), key=lambda e: (
+            _first(e), isinstance(e, TurnUnit)))
+    return lane[:early], user, rest
 
 
 def turn_elements(turn: TurnSlice, sides: str, cfg,  # type: ignore[no-untyped-def]
                   tz: tzinfo | None, cap: int | None = None) -> list[Element]:
     """The lines a turn prints for ``sides``: the opener (its header, body and images),
-    the ``[N tool calls]`` marker between the two sides, the assistant lane."""
+    the ``[N tool calls]`` marker between the two sides, the assistant lane (and the
+    user side's later units, by line)."""
     out: list[Element] = []
     early, user, lane = turn_order(turn, sides, cfg)
     for entry in early:
@@ -214,20 +221,24 @@ def turn_elements(turn: TurnSlice, sides: str, cfg,  # type: ignore[no-untyped-d
         _unit_elements(user, tz, cap, out)
     if sides == BOTH and turn.tool_calls:
         out.append((None, None, tool_calls_line(turn.tool_calls)))
-    for entry in lane:
-        _lane_element(entry, tz, cap, out)
+    for later in lane:
+        _lane_element(later, tz, cap, out)
     return out
 
 
-def _first(entry: AgentMsg | Collapsed) -> int:
+def _first(entry: AgentMsg | Collapsed | TurnUnit) -> int:
+    if isinstance(entry, TurnUnit):
+        return entry.line if entry.line is not None else PENDING
     if isinstance(entry, AgentMsg):
         return entry.unit.line if entry.unit.line is not None else PENDING
     return entry.first_line
 
 
-def _lane_element(entry: AgentMsg | Collapsed, tz: tzinfo | None, cap: int | None,
-                  out: list[Element]) -> None:
-    if isinstance(entry, AgentMsg):
+def _lane_element(entry: AgentMsg | Collapsed | TurnUnit, tz: tzinfo | None,
+                  cap: int | None, out: list[Element]) -> None:
+    if isinstance(entry, TurnUnit):
+        _unit_elements(entry, tz, cap, out)
+    elif isinstance(entry, AgentMsg):
         _unit_elements(entry.unit, tz, cap, out)
     else:
         out.append((entry.first_line, entry.last_line, placeholder_line(entry)))

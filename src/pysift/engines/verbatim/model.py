@@ -98,6 +98,18 @@ class TurnSlice:
     # the compactions from the next turn on (a summary is a member of the turn it came
     # in): 0 for the live turns, the newest summary's own among them
     compactions_before: int = 0
+    # user-side units of the prompts typed while the agent worked that came after a
+    # compaction inside the turn (one per compaction crossed, at its first prompt's line):
+    # joined to the opener they would print above that compaction's banner
+    typed: list[TurnUnit] = field(default_factory=list)
+    # the turn as search and show number it when that is not ``turn_index`` (which keys
+    # the slice): a pending elicitation's slice stands in the latest turn
+    numbered: int | None = None
+
+    @property
+    def turn_number(self) -> int:
+        """The turn ``--turn`` selects and the JSON rows name (``turn_index``)."""
+        return self.turn_index if self.numbered is None else self.numbered
 
     @property
     def eot(self) -> TurnUnit | None:
@@ -114,7 +126,8 @@ class TurnSlice:
         question is the newest thing of all."""
         if self.user is not None and self.user.line is None:
             return 1 << 62
-        lines = [u.line for u in (self.user, self.eot) if u is not None and u.line is not None]
+        lines = [u.line for u in (self.user, self.eot, *self.typed)
+                 if u is not None and u.line is not None]
         return max(lines, default=0)
 
     @property
@@ -131,6 +144,7 @@ class TurnSlice:
         lines = [a.unit.line for a in self.agents if a.unit.line is not None]
         if self.user is not None and self.user.line is not None:
             lines.append(self.user.line)
+        lines += [u.line for u in self.typed if u.line is not None]
         return max(lines, default=0)
 
     def flagged_copy(self) -> TurnSlice:
@@ -138,7 +152,8 @@ class TurnSlice:
         user = replace(self.user) if self.user is not None else None
         agents = [AgentMsg(replace(a.unit), a.tool_calls, a.failed) for a in self.agents]
         return TurnSlice(self.turn_index, user, self.tool_calls, agents,
-                         self.compactions_before)
+                         self.compactions_before, [replace(u) for u in self.typed],
+                         self.numbered)
 
 
 @dataclass(slots=True)

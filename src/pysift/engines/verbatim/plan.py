@@ -122,13 +122,14 @@ def header_reserve(scan: SessionScan, turns: list[TurnSlice], budget: int,
                    tz: tzinfo | None) -> int:
     """The widest header block this session can print (each figure at its maximum)."""
     n = len(turns)
+    users = n + sum(len(t.typed) for t in turns)
     agents = sum(len(t.agents) for t in turns)
     total = len(scan.compactions)
     lines = [c.line for c in scan.compactions] + [t.latest_line for t in turns
                                                    if t.latest_line < 1 << 62]
     sidecar = any(t.user is not None and t.user.line is None for t in turns)
     block = header_block(scan.transcript, budget=budget, fraction=0.0, spanned=total,
-                         total=total, users=n, assistants=agents, turns=n, used=budget,
+                         total=total, users=users, assistants=agents, turns=n, used=budget,
                          dedup=(2 * n, max(lines, default=0)), sidecar=sidecar)
     return sum(len(line) + NEWLINE for line in block)
 
@@ -158,7 +159,10 @@ class Options:
         found = self._turns.get(turn.turn_index)
         if found is None:
             user = turn.user
-            user_cost = self._unit(user) if user is not None else None
+            # the user side: the opener and the later units of prompts typed past a
+            # compaction inside the turn
+            user_cost = (self._unit(user) + sum(self._unit(u) for u in turn.typed)
+                         if user is not None else None)
             user_line = (PENDING if user is None or user.line is None else user.line)
             lane = agent_lane(turn, self.cfg)
             lane_cost = None

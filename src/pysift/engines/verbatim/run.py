@@ -97,11 +97,11 @@ class Window:
             return turns
         wanted: set[int] | None = None
         if self.turns is not None:
-            count = max((t.turn_index for t in turns), default=-1) + 1
+            count = max((t.turn_number for t in turns), default=-1) + 1
             wanted = set(self.turns.resolve(0, count - 1))
         out = []
         for t in turns:
-            if wanted is not None and t.turn_index not in wanted:
+            if wanted is not None and t.turn_number not in wanted:
                 continue
             unit = t.user if t.user is not None and t.user.ts else t.eot
             if not within(unit.ts if unit is not None else None, self.since, self.until):

@@ -40,11 +40,16 @@ from typing import Any
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, line_decodes
 from pysift.core.image_handles import image_ids
-from pysift.core.queued import is_human, queue_entry, queued_prompts
+from pysift.core.queued import is_human, queue_entry, queued_prompts, torn_operations
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.text import one_line
-from pysift.core.turns import is_plain_carrier, subagent_seed, turn_map_from_openers
+from pysift.core.turns import (
+    is_plain_carrier,
+    pending_turn,
+    subagent_seed,
+    turn_map_from_openers,
+)
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, sidecar_of
 from pysift.disk.lines import Buffer
@@ -69,6 +74,7 @@ _OPEN, _CLOSE = 0x7B, 0x7D
 # A torn line holding one of these keys is still that record: its compaction is kept.
 _TORN_SUMMARY = (b'"isCompactSummary":true', b'"isCompactSummary": true')
 _TORN_BOUNDARY = (b'"subtype":"compact_boundary"', b'"subtype": "compact_boundary"')
+_TORN_QUEUE = (b'"queue-operation"',)
 _WS = b" \t\r"
 _SIDECHAIN = (b'"isSidechain":true', b'"isSidechain": true')
 
@@ -311,11 +317,15 @@ def _string_content(buf: Buffer, pos: int, end: int) -> bool:
 
 def _torn(buf: Buffer, pos: int, end: int, line: int, out: Facts) -> None:
     """A line that did not decode but names a compaction's record by its key: the
-    compaction stands (shown and counted), its summary unread."""
+    compaction stands (shown and counted), its summary unread. One naming a queue
+    operation keeps its entry's place in the queue, its words lost (``core.queued``:
+    left out, it shifted the fates of the prompts queued after it)."""
     if _holds(buf, _TORN_SUMMARY, pos, end):
         out.summaries.append((pos, line, None, None))
     elif _holds(buf, _TORN_BOUNDARY, pos, end):
         out.boundaries.append((pos, line, None, None))
+    if _holds(buf, _TORN_QUEUE, pos, end):
+        out.queue += [(pos, line, op, None, None) for op in torn_operations(buf[pos:end])]
 
 
 def _holds(buf: Buffer, needles: tuple[bytes, ...], start: int, end: int) -> bool:
@@ -438,7 +448,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
             if offset not in opener_set:  # a rejection opening the turn answers the last
                 failed += n_failed        # turn's call: no failure of this turn's messages
         elif what == 3:
-            _add_midturn(current, *data)
+            _add_midturn(current, positions, *data)
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
@@ -471,19 +481,30 @@ def _midturn_prompts(facts: Facts) -> list[tuple[int, int, Any]]:
 MIDTURN_MARK = "[typed while the agent worked · L{line}]"
 
 
-def _add_midturn(turn: TurnSlice, line: int, said: str, ts: str | None) -> None:
+def _add_midturn(turn: TurnSlice, positions: list[int], line: int, said: str,
+                 ts: str | None) -> None:
     """A prompt folded into ``turn`` joins its user side after the opener, marked with
-    its own line (the model read it mid-turn; leaving it out lost the human's words)."""
+    its own line (the model read it mid-turn; leaving it out lost the human's words).
+    One that came after a compaction the opener predates is a user unit of its own at
+    its line (``turn.typed``; the later prompts past the same compaction join it): the
+    document follows the transcript, so it prints below that compaction's banner, where
+    joined to the opener it printed above it. ``positions``: the compactions' lines,
+    sorted."""
     mark = MIDTURN_MARK.format(line=line)
     u = turn.user
     if u is None:
         turn.user = _unit(line, USER, f"{mark} {said}", ts)
         return
-    base = u.raw if u.raw is not None else u.text
+    behind = bisect_left(positions, line)  # compactions before the prompt
+    host = turn.typed[-1] if turn.typed else u
+    if host.line is not None and bisect_left(positions, host.line) != behind:
+        turn.typed.append(_unit(line, USER, f"{mark} {said}", ts))
+        return
+    base = host.raw if host.raw is not None else host.text
     raw = f"{base}\n{mark} {said}"
-    u.text = one_line(raw)
-    u.raw = raw
-    u._newlines = None
+    host.text = one_line(raw)
+    host.raw = raw
+    host._newlines = None
 
 
 def _unit(line: int | None, role: str, raw: str, ts: str | None,
@@ -684,8 +705,10 @@ def fingerprints(body: str) -> tuple[str, ...]:
 
 def _merge_sidecar(scan: SessionScan, buf: Buffer, ctx: classify.ClassifyContext,
                    turn_count: int) -> None:
-    """Each pending elicitation is its own turn, after the native ones: what the session
-    is blocked on now (user side, no line)."""
+    """Each pending elicitation is its own turn slice, after the native ones: what the
+    session is blocked on now (user side, no line), numbered as search and show number
+    it, in the latest turn (``core.turns.pending_turn``): ``--turn`` and the JSON rows
+    name the turn ``show --turn`` fetches it with."""
     sidecar = sidecar_of(scan.transcript)
     if sidecar is None:
         return
@@ -699,5 +722,5 @@ def _merge_sidecar(scan: SessionScan, buf: Buffer, ctx: classify.ClassifyContext
             continue
         unit = _unit(None, USER, text, rec.timestamp, SIDECAR_SOURCE)
         unit.image_ids = _images(rec, None)
-        scan.turns.append(TurnSlice(index, unit, 0))
+        scan.turns.append(TurnSlice(index, unit, 0, numbered=pending_turn(turn_count)))
         index += 1
