@@ -340,7 +340,10 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions) -> _Collected:
             continue
         out.append((number, units))
     if not opts.raw and not out:
-        raise NotFoundError(f"none of the {present} addressed line(s) is a record — "
+        # every addressed line was decoded, so the tally counts exactly the torn ones
+        torn = (f" ({view.tally.malformed:,} malformed line(s) among them)"
+                if view.tally.malformed else "")
+        raise NotFoundError(f"none of the {present} addressed line(s) is a record{torn} — "
                             "inspect them with --raw")
     return out, ordered, non_record, False
 
@@ -436,7 +439,7 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Coll
     missing = spec.missing(0, domain - 1)
     if missing or not values:
         named = describe_items(missing, "t") or format_range(spec)
-        raise no_such_turns(named, domain, _ref(view))
+        raise no_such_turns(named, domain, _ref(view), malformed=view.malformed_lines())
     if raw and pending:
         from pysift.disk.layout import sidecar_path
 
@@ -470,9 +473,11 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Coll
                 out.append((None, units))
                 sidecar_used = True
     if not out:  # a resolved turn window holding no record (a file of summaries, say)
+        torn = (f"; {view.tally.malformed:,} malformed line(s) among them"
+                if view.tally.malformed else "")
         raise NotFoundError(
             f"no record in {_describe_turns(values, 't')} is a message or an event show "
-            f"renders (only metadata lines: summaries, snapshots, …) — inspect them with: "
+            f"renders (only metadata lines: summaries, snapshots, …{torn}) — inspect them with: "
             f"pysift show {_ref(view)} --turn {format_range(spec)} --raw")
     return out, sorted(set(covered)), 0, sidecar_used
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
-from pysift.core.decode import Tally, decode, is_blank, is_framed
+from pysift.core.decode import Tally, decode, is_blank, is_framed, malformed_in
 from pysift.core.image_handles import image_ids
 from pysift.core.pairing import PlanIndex, pair_unit, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
@@ -67,6 +67,7 @@ class TranscriptView:
         self.tally = Tally()
         self._turns: TurnMap | None = None
         self._lines: int | None = None
+        self._malformed: int | None = None  # the whole file's, counted on demand
         self._seed: tuple[str | None, int | None] | None = None
         self._links: dict[str, Any] | None = None  # the spawn links' context fields
         self._offsets: dict[int, int | None] = {}
@@ -87,6 +88,14 @@ class TranscriptView:
             self._turns = build_turn_map(self.buf, cores=self.cores,
                                          subagent=self.transcript.is_subagent)
         return self._turns
+
+    def malformed_lines(self) -> int:
+        """The transcript file's malformed lines, all of them (``decode.malformed_in``):
+        what an address error names when it says the file has no such turn or line, since
+        a torn line may be the record that was asked for."""
+        if self._malformed is None:
+            self._malformed = malformed_in(self.buf)
+        return self._malformed
 
     def context(self, *, address_mode: bool) -> classify.ClassifyContext:
         t = self.transcript
