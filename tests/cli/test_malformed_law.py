@@ -212,3 +212,24 @@ def test_a_show_address_miss_names_the_malformed_lines(cli, tmp_path: Path) -> N
     result = cli("--claude-home", root, "show", f"@{clean}", "--turn", "5")
     assert result.code == 1
     assert "malformed" not in result.stderr
+
+
+def test_a_uuid_found_only_on_a_malformed_line_is_named_there(cli, tmp_path: Path) -> None:
+    """A record cut off mid-write (a crash, a live tail) keeps its uuid on the torn line.
+    `show --uuid U`, even with --raw (whose point is the torn lines), said `no record with
+    uuid U` as if the transcript never held it (thirty-first session)."""
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(SID, cwd=CWD)
+    s.add(user("first"))
+    s.add(assistant("one"))
+    cut = s.stamp(user("second, cut off"), commit=False)
+    path = home.session(CWD, SID, s)
+    ClaudeHome.raw_lines(path, [torn(cut, keep=0.97) + b"\n"])
+    uuid = str(cut["uuid"])
+    assert uuid.encode() in path.read_bytes().splitlines()[2]
+    for raw in ((), ("--raw",)):
+        result = cli("--claude-home", str(home.root), "show", f"@{SID}", "--uuid", uuid, *raw)
+        assert result.code == 1
+        assert f"no record with uuid {uuid}" in result.stderr
+        assert "malformed line(s) L3" in result.stderr, result.stderr
+        assert "--line 3 --raw" in result.stderr

@@ -414,15 +414,32 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
     if missing:
         unread = (f" ({view.sidecar_error}: a pending elicitation's uuid could not be looked "
                   "up)" if view.sidecar_error else "")
+        hint = (_torn_holders(view, missing)
+                or "find uuids with pysift search ... --format json (the uuid key)")
         raise NotFoundError(
             f"no record with uuid {', '.join(missing)} in {view.transcript.path}{unread}; "
-            f"find uuids with pysift search ... --format json (the uuid key)")
+            f"{hint}")
     if not opts.raw and not out:
         raise NotFoundError(f"none of the addressed uuid(s) is a renderable record — inspect "
                             f"their lines with: pysift show {_ref(view)} --uuid "
                             f"{','.join(uuids)} --raw")
     out.sort(key=lambda item: (item[0] is None, item[0] or 0))
     return out, sorted({n for n, _ in out if n is not None}), non_record, sidecar_used
+
+
+def _torn_holders(view: TranscriptView, uuids: list[str]) -> str:
+    """The malformed lines that hold a missing uuid: a record cut off mid-write (a crash,
+    a live tail) keeps its uuid on the torn line, which no reader takes for a record, so
+    "no record" alone read as if the transcript never held it."""
+    parts = []
+    for uuid in uuids:
+        lines = view.torn_uuid_lines.get(uuid)
+        if lines:
+            where = ",".join(str(n) for n in lines)
+            parts.append(f"{uuid} occurs on malformed line(s) {', '.join(f'L{n}' for n in lines)}"
+                         f", perhaps that record cut off: inspect with pysift show "
+                         f"{_ref(view)} --line {where} --raw")
+    return "; ".join(parts)
 
 
 def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Collected:

@@ -68,6 +68,8 @@ class TranscriptView:
         self._turns: TurnMap | None = None
         self._lines: int | None = None
         self._malformed: int | None = None  # the whole file's, counted on demand
+        # uuid -> the malformed lines holding it (``lines_of_uuid``)
+        self.torn_uuid_lines: dict[str, list[int]] = {}
         self._seed: tuple[str | None, int | None] | None = None
         self._links: dict[str, Any] | None = None  # the spawn links' context fields
         self._offsets: dict[int, int | None] = {}
@@ -137,7 +139,9 @@ class TranscriptView:
             number += 1
 
     def lines_of_uuid(self, uuid: str) -> list[int]:
-        """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines)."""
+        """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines).
+        A malformed line holding the uuid is no record, but may be that one cut off: its
+        number is kept in ``torn_uuid_lines`` for the miss error to name."""
         found: list[int] = []
         if not uuid:  # an empty needle matches everywhere: no record has an empty uuid
             return found
@@ -149,6 +153,8 @@ class TranscriptView:
             rec = decode(self.buf[s:e], None)
             if rec is not None and rec.uuid == uuid:
                 found.append(line_of(self.buf, s))
+            elif rec is None:
+                self.torn_uuid_lines.setdefault(uuid, []).append(line_of(self.buf, s))
             pos = self.buf.find(needle, e)
         return found
 
