@@ -178,3 +178,58 @@ def test_prop_unframed_lines_is_the_naive_shape_check(lines: list[bytes], final_
         second = buf.find(b"\n") + 1
         if second:
             assert unframed_lines(buf, second) == [p for p in expected if p >= second]
+
+
+def test_a_show_address_miss_names_the_malformed_lines(cli, tmp_path: Path) -> None:
+    """A transcript whose lines are all torn or garbage has no record, so no turn. Every
+    other command says why (search's zero, list's note, stats and verbatim count 3
+    malformed lines); show's miss errors said only `the transcript has 0 turn(s)` and
+    `none of the 3 addressed line(s) is a record`, as if the file were empty (thirty-first
+    session)."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "21212121-0002-4000-8000-000000000002"
+    path = home.project_dir(CWD) / f"{sid}.jsonl"
+    path.write_bytes(torn(user("cut off mid")) + b"\n" + garbage_line("<<<<<<< HEAD")
+                     + b'26-02-13T03:24:54.783Z"}\n')
+    root = str(home.root)
+    stats = cli("--claude-home", root, "stats", f"@{sid}", "--format", "json")
+    assert stats.summary()["skipped_lines"] == 3
+    for address in (("--turn", "-1"), ("--turn", "0"), ("--line", "1..")):
+        result = cli("--claude-home", root, "show", f"@{sid}", *address)
+        assert result.code == 1, address
+        assert "3 malformed line(s)" in result.stderr, (address, result.stderr)
+    # a transcript with turns names its malformed lines on a turn miss too: a torn opener
+    # is a turn the count leaves out
+    home.session(CWD, SID, user("first"), assistant("one"), garbage_line("oops"),
+                 torn(user("second, cut off")))
+    result = cli("--claude-home", root, "show", f"@{SID}", "--turn", "5")
+    assert result.code == 1
+    assert "the transcript has 1 turn(s) (t0..t0)" in result.stderr
+    assert "2 malformed line(s)" in result.stderr, result.stderr
+    # a clean transcript's miss is worded as before
+    clean = "21212121-0003-4000-8000-000000000003"
+    home.session(CWD, clean, user("first"), assistant("one"))
+    result = cli("--claude-home", root, "show", f"@{clean}", "--turn", "5")
+    assert result.code == 1
+    assert "malformed" not in result.stderr
+
+
+def test_a_uuid_found_only_on_a_malformed_line_is_named_there(cli, tmp_path: Path) -> None:
+    """A record cut off mid-write (a crash, a live tail) keeps its uuid on the torn line.
+    `show --uuid U`, even with --raw (whose point is the torn lines), said `no record with
+    uuid U` as if the transcript never held it (thirty-first session)."""
+    home = ClaudeHome(tmp_path / "claude")
+    s = Session(SID, cwd=CWD)
+    s.add(user("first"))
+    s.add(assistant("one"))
+    cut = s.stamp(user("second, cut off"), commit=False)
+    path = home.session(CWD, SID, s)
+    ClaudeHome.raw_lines(path, [torn(cut, keep=0.97) + b"\n"])
+    uuid = str(cut["uuid"])
+    assert uuid.encode() in path.read_bytes().splitlines()[2]
+    for raw in ((), ("--raw",)):
+        result = cli("--claude-home", str(home.root), "show", f"@{SID}", "--uuid", uuid, *raw)
+        assert result.code == 1
+        assert f"no record with uuid {uuid}" in result.stderr
+        assert "malformed line(s) L3" in result.stderr, result.stderr
+        assert "--line 3 --raw" in result.stderr

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pysift.core.resolve import Scope, resolve_scope
@@ -68,13 +69,32 @@ def scope_banner(scope: Scope) -> str | None:
     return f"scope  {n} {noun} in scope ({top} top-level + {sub} subagent)"
 
 
-def no_such_turns(named: str, count: int, ref: str, *, several: bool = False) -> NotFoundError:
+def malformed_of(path: Path | str) -> int:
+    """A transcript file's malformed lines, all of them (``decode.malformed_in``), for the
+    turn-miss error of one transcript; 0 when the file cannot be read now (the reader
+    that needed it has said so)."""
+    from pysift.core.decode import malformed_in
+    from pysift.disk.mapped import open_buffer
+    from pysift.errors import SourceError
+
+    try:
+        return malformed_in(open_buffer(path))
+    except SourceError:
+        return 0
+
+
+def no_such_turns(named: str, count: int, ref: str, *, several: bool = False,
+                  malformed: int = 0) -> NotFoundError:
     """The hard error for an explicit ``--turn N`` / ``A..B`` that names no turn (csift's
     exit law, §6.11): show for its transcript, search when no transcript of its scope has
     the turn. ``count``: the transcript's turns (with ``several``: the most any
-    transcript in scope has, ``ref`` naming that one)."""
+    transcript in scope has, ``ref`` naming that one). ``malformed``: the transcript's
+    malformed lines, named because a torn opener is a turn the count leaves out (a file
+    of torn lines read "0 turn(s)", as if empty)."""
     domain = f"t0..t{count - 1}" if count else "no turns"
     where = (f"no transcript in scope has them (the most: {count} turn(s), {domain}, in "
              f"{ref})" if several else f"the transcript has {count} turn(s) ({domain})")
+    if malformed:
+        where += f" and {malformed:,} malformed line(s), which may hide turns"
     return NotFoundError(f"no such turn(s): {named} — {where}; read the turn numbers off "
                          f"pysift search ... {ref} (the ·tN in each exchange header)")

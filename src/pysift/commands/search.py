@@ -9,7 +9,13 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pysift.commands.scope import ScopeArgs, no_such_turns, scope_banner, scope_header
+from pysift.commands.scope import (
+    ScopeArgs,
+    malformed_of,
+    no_such_turns,
+    scope_banner,
+    scope_header,
+)
 from pysift.core.cap import cap
 from pysift.core.grammar.ranges import describe_items, format_range
 from pysift.core.grammar.selectors import LabelFilter, expand, parse_filter
@@ -189,7 +195,8 @@ def _check_open_turns(opts: SearchOptions, scope: Scope) -> None:
     count, owner = turn_reach(scope.transcripts, 0)
     if owner is None or spec.intervals(0, count - 1):
         return
-    raise no_such_turns(format_range(spec), count, target_ref(owner.session_id, owner.path))
+    raise no_such_turns(format_range(spec), count, target_ref(owner.session_id, owner.path),
+                        malformed=malformed_of(owner.path))
 
 
 def _check_turns(opts: SearchOptions, scope: Scope) -> None:
@@ -207,9 +214,10 @@ def _check_turns(opts: SearchOptions, scope: Scope) -> None:
     missing = spec.missing(0, count - 1)
     if not missing or owner is None:
         return
+    several = len(scope.transcripts) > 1
     raise no_such_turns(describe_items(missing, "t"), count,
-                        target_ref(owner.session_id, owner.path),
-                        several=len(scope.transcripts) > 1)
+                        target_ref(owner.session_id, owner.path), several=several,
+                        malformed=0 if several else malformed_of(owner.path))
 
 
 def _advisories(opts: SearchOptions, scope: Scope, report: Report) -> None:

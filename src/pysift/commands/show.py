@@ -340,7 +340,10 @@ def _collect_lines(view: TranscriptView, opts: ShowOptions) -> _Collected:
             continue
         out.append((number, units))
     if not opts.raw and not out:
-        raise NotFoundError(f"none of the {present} addressed line(s) is a record — "
+        # every addressed line was decoded, so the tally counts exactly the torn ones
+        torn = (f" ({view.tally.malformed:,} malformed line(s) among them)"
+                if view.tally.malformed else "")
+        raise NotFoundError(f"none of the {present} addressed line(s) is a record{torn} — "
                             "inspect them with --raw")
     return out, ordered, non_record, False
 
@@ -411,15 +414,32 @@ def _collect_uuids(view: TranscriptView, opts: ShowOptions) -> _Collected:
     if missing:
         unread = (f" ({view.sidecar_error}: a pending elicitation's uuid could not be looked "
                   "up)" if view.sidecar_error else "")
+        hint = (_torn_holders(view, missing)
+                or "find uuids with pysift search ... --format json (the uuid key)")
         raise NotFoundError(
             f"no record with uuid {', '.join(missing)} in {view.transcript.path}{unread}; "
-            f"find uuids with pysift search ... --format json (the uuid key)")
+            f"{hint}")
     if not opts.raw and not out:
         raise NotFoundError(f"none of the addressed uuid(s) is a renderable record — inspect "
                             f"their lines with: pysift show {_ref(view)} --uuid "
                             f"{','.join(uuids)} --raw")
     out.sort(key=lambda item: (item[0] is None, item[0] or 0))
     return out, sorted({n for n, _ in out if n is not None}), non_record, sidecar_used
+
+
+def _torn_holders(view: TranscriptView, uuids: list[str]) -> str:
+    """The malformed lines that hold a missing uuid: a record cut off mid-write (a crash,
+    a live tail) keeps its uuid on the torn line, which no reader takes for a record, so
+    "no record" alone read as if the transcript never held it."""
+    parts = []
+    for uuid in uuids:
+        lines = view.torn_uuid_lines.get(uuid)
+        if lines:
+            where = ",".join(str(n) for n in lines)
+            parts.append(f"{uuid} occurs on malformed line(s) {', '.join(f'L{n}' for n in lines)}"
+                         f", perhaps that record cut off: inspect with pysift show "
+                         f"{_ref(view)} --line {where} --raw")
+    return "; ".join(parts)
 
 
 def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Collected:
@@ -436,7 +456,7 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Coll
     missing = spec.missing(0, domain - 1)
     if missing or not values:
         named = describe_items(missing, "t") or format_range(spec)
-        raise no_such_turns(named, domain, _ref(view))
+        raise no_such_turns(named, domain, _ref(view), malformed=view.malformed_lines())
     if raw and pending:
         from pysift.disk.layout import sidecar_path
 
@@ -470,9 +490,11 @@ def _collect_turns(view: TranscriptView, spec: RangeSpec, *, raw: bool) -> _Coll
                 out.append((None, units))
                 sidecar_used = True
     if not out:  # a resolved turn window holding no record (a file of summaries, say)
+        torn = (f"; {view.tally.malformed:,} malformed line(s) among them"
+                if view.tally.malformed else "")
         raise NotFoundError(
             f"no record in {_describe_turns(values, 't')} is a message or an event show "
-            f"renders (only metadata lines: summaries, snapshots, …) — inspect them with: "
+            f"renders (only metadata lines: summaries, snapshots, …{torn}) — inspect them with: "
             f"pysift show {_ref(view)} --turn {format_range(spec)} --raw")
     return out, sorted(set(covered)), 0, sidecar_used
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 import orjson
 
 from pysift.disk.jsonline import refused_by_orjson
-from pysift.disk.lines import Buffer
+from pysift.disk.lines import Buffer, iter_spans
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
@@ -230,6 +230,23 @@ class LineValidator:
 
 
 _VALIDATORS: list[LineValidator] = []
+
+
+def malformed_in(buf: Buffer) -> int:
+    """How many lines of the whole buffer are malformed, as ``stats`` counts them (the
+    full census: every non-blank line that is not ``{…}``-framed or not valid inside).
+    For a reader that parsed only some lines and must still say what it could not read:
+    show's address errors, where a file of torn lines read as an empty one. One pass
+    (simdjson per framed line: ~40 ms over 40 MB), so only on such a path."""
+    validate = LineValidator()
+    bad = 0
+    for start, end in iter_spans(buf):
+        line = buf[start:end]
+        if is_blank(line):
+            continue
+        if not is_framed(line) or not validate(line):
+            bad += 1
+    return bad
 
 
 def line_decodes(line: bytes) -> bool:

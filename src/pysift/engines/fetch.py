@@ -14,7 +14,7 @@ from typing import Any
 
 from pysift.core import classify
 from pysift.core.blocks import assistant_part_text
-from pysift.core.decode import Tally, decode, is_blank, is_framed
+from pysift.core.decode import Tally, decode, is_blank, is_framed, malformed_in
 from pysift.core.image_handles import image_ids
 from pysift.core.pairing import PlanIndex, pair_unit, with_result_tool_name
 from pysift.core.sidecar import read_sidecar
@@ -67,6 +67,9 @@ class TranscriptView:
         self.tally = Tally()
         self._turns: TurnMap | None = None
         self._lines: int | None = None
+        self._malformed: int | None = None  # the whole file's, counted on demand
+        # uuid -> the malformed lines holding it (``lines_of_uuid``)
+        self.torn_uuid_lines: dict[str, list[int]] = {}
         self._seed: tuple[str | None, int | None] | None = None
         self._links: dict[str, Any] | None = None  # the spawn links' context fields
         self._offsets: dict[int, int | None] = {}
@@ -87,6 +90,14 @@ class TranscriptView:
             self._turns = build_turn_map(self.buf, cores=self.cores,
                                          subagent=self.transcript.is_subagent)
         return self._turns
+
+    def malformed_lines(self) -> int:
+        """The transcript file's malformed lines, all of them (``decode.malformed_in``):
+        what an address error names when it says the file has no such turn or line, since
+        a torn line may be the record that was asked for."""
+        if self._malformed is None:
+            self._malformed = malformed_in(self.buf)
+        return self._malformed
 
     def context(self, *, address_mode: bool) -> classify.ClassifyContext:
         t = self.transcript
@@ -128,7 +139,9 @@ class TranscriptView:
             number += 1
 
     def lines_of_uuid(self, uuid: str) -> list[int]:
-        """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines)."""
+        """Lines whose record uuid is ``uuid`` (byte search, then a parse of those lines).
+        A malformed line holding the uuid is no record, but may be that one cut off: its
+        number is kept in ``torn_uuid_lines`` for the miss error to name."""
         found: list[int] = []
         if not uuid:  # an empty needle matches everywhere: no record has an empty uuid
             return found
@@ -140,6 +153,8 @@ class TranscriptView:
             rec = decode(self.buf[s:e], None)
             if rec is not None and rec.uuid == uuid:
                 found.append(line_of(self.buf, s))
+            elif rec is None:
+                self.torn_uuid_lines.setdefault(uuid, []).append(line_of(self.buf, s))
             pos = self.buf.find(needle, e)
         return found
 
