@@ -670,9 +670,37 @@ def _matching_double_paren(src: str, i: int) -> int:
 
 def _matching_brace(src: str, i: int) -> int:
     """Index after the ``}`` closing a ``${`` opened just before ``i``; past the end of
-    the text (``len + 1``) when it never closes."""
-    end = _matching(src, i, "{", "}")
-    return len(src) + 1 if end < 0 else end
+    the text (``len + 1``) when it never closes. As bash reads it: the first ``}`` closes
+    (a bare ``{`` opens nothing: ``${s//{/x}``, ``${a{b}`` end at their first ``}``),
+    while a ``${`` inside nests; quotes and backslashes hide what they hold."""
+    n = len(src)
+    depth = 0
+    j = i
+    while j < n:
+        c = src[j]
+        if c in "'\"":
+            j = _skip_quoted(src, j)
+            continue
+        if c == "\\":
+            j += 2
+            continue
+        if c == "`":  # a backtick or a $( ) inside runs to its own end
+            close = src.find("`", j + 1)
+            j = n if close < 0 else close + 1
+            continue
+        if c in "$<>" and src.startswith("(", j + 1):  # (bash reads <( ) there too)
+            j = _matching_paren(src, j + 2)
+            continue
+        if c == "$" and src.startswith("{", j + 1):
+            depth += 1
+            j += 2
+            continue
+        if c == "}":
+            if depth == 0:
+                return j + 1
+            depth -= 1
+        j += 1
+    return n + 1
 
 
 # -- brace expansion, as bash reads it ------------------------------------------------

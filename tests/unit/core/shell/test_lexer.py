@@ -191,3 +191,16 @@ def test_prop_a_certain_ansi_c_value_is_what_bash_and_zsh_print(pieces: list[str
                                  env={"PATH": os.environ.get("PATH", ""),
                                       "LC_ALL": "C.UTF-8"}).stdout
         assert printed == value.encode("utf-8"), (name, quote)
+
+
+@pytest.mark.parametrize(("src", "argv"), [
+    ("rm ${s//{/x} b", ("rm", "${s//{/x}", "b")),
+    ("rm ${a{b} c", ("rm", "${a{b}", "c")),
+    ("rm ${a:-${b}}/c d", ("rm", "${a:-${b}}/c", "d")),
+    ("rm ${a:-$(echo })} d", ("rm", "${a:-$(echo })}", "d")),
+])
+def test_a_parameter_expansion_ends_where_bash_ends_it(src: str, argv: tuple[str, ...]) -> None:
+    """Inside ``${ }`` a bare ``{`` opens nothing (bash closes at the first ``}``); the
+    reader had counted it and run the word to the end of the text, the next operands in it."""
+    [command] = [c for c in parse(src).commands if not c.substitution]
+    assert command.argv == argv
