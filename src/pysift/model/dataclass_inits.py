@@ -58,6 +58,15 @@ def __create_fn__(_type_answer, _type_env, MISSING, _HAS_DEFAULT_FACTORY, __data
 TEXTS["def __create_fn__(_type_answer, _type_env, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,answer:_type_answer,env:_type_env)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'answer',answer)\n  __dataclass_builtins_object__.__setattr__(self,'env',env)\n return __init__"] = __create_fn__
 
 
+def __create_fn__(_type_at, _type_cut, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,at:_type_at,cut:_type_cut,reason:_type_reason)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'at',at)
+  __dataclass_builtins_object__.__setattr__(self,'cut',cut)
+  __dataclass_builtins_object__.__setattr__(self,'reason',reason)
+ return __init__
+TEXTS["def __create_fn__(_type_at, _type_cut, _type_reason, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,at:_type_at,cut:_type_cut,reason:_type_reason)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'at',at)\n  __dataclass_builtins_object__.__setattr__(self,'cut',cut)\n  __dataclass_builtins_object__.__setattr__(self,'reason',reason)\n return __init__"] = __create_fn__
+
+
 def __create_fn__(_type_axis, _type_counts, _type_matched_records, _type_excluded_records, _type_multi_key_records, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_multi_key_records, _return_type):
  def __init__(self,axis:_type_axis,counts:_type_counts,matched_records:_type_matched_records,excluded_records:_type_excluded_records,multi_key_records:_type_multi_key_records=_dflt_multi_key_records)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'axis',axis)
@@ -2058,14 +2067,15 @@ def __create_fn__(_type_snippet, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_buil
 TEXTS["def __create_fn__(_type_snippet, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,snippet:_type_snippet)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'snippet',snippet)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_source, _type_commands, _type_complete, _type_problems, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,source:_type_source,commands:_type_commands,complete:_type_complete,problems:_type_problems)->_return_type:
+def __create_fn__(_type_source, _type_commands, _type_complete, _type_problems, _type_refusal, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_refusal, _return_type):
+ def __init__(self,source:_type_source,commands:_type_commands,complete:_type_complete,problems:_type_problems,refusal:_type_refusal=_dflt_refusal)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'source',source)
   __dataclass_builtins_object__.__setattr__(self,'commands',commands)
   __dataclass_builtins_object__.__setattr__(self,'complete',complete)
   __dataclass_builtins_object__.__setattr__(self,'problems',problems)
+  __dataclass_builtins_object__.__setattr__(self,'refusal',refusal)
  return __init__
-TEXTS["def __create_fn__(_type_source, _type_commands, _type_complete, _type_problems, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,source:_type_source,commands:_type_commands,complete:_type_complete,problems:_type_problems)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'source',source)\n  __dataclass_builtins_object__.__setattr__(self,'commands',commands)\n  __dataclass_builtins_object__.__setattr__(self,'complete',complete)\n  __dataclass_builtins_object__.__setattr__(self,'problems',problems)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_source, _type_commands, _type_complete, _type_problems, _type_refusal, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_refusal, _return_type):\n def __init__(self,source:_type_source,commands:_type_commands,complete:_type_complete,problems:_type_problems,refusal:_type_refusal=_dflt_refusal)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'source',source)\n  __dataclass_builtins_object__.__setattr__(self,'commands',commands)\n  __dataclass_builtins_object__.__setattr__(self,'complete',complete)\n  __dataclass_builtins_object__.__setattr__(self,'problems',problems)\n  __dataclass_builtins_object__.__setattr__(self,'refusal',refusal)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_source, _type_exact_source, _type_ascii_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_exact_source, _dflt_ascii_source, _return_type):

@@ -111,10 +111,15 @@ def test_commit_message_idiom_substitution_with_a_heredoc() -> None:
 
 @pytest.mark.parametrize("src", ["echo 'open", 'echo "open', "echo $(open", "echo `open",
                                  "echo ${open"])
-def test_unterminated_constructs_mark_the_script_incomplete(src: str) -> None:
+def test_unterminated_constructs_are_refused_with_their_line(src: str) -> None:
+    """bash refuses the line holding an unterminated construct: nothing of it ran."""
     script = parse(src)
-    assert not script.complete
-    assert [c.argv[0] for c in script.commands if not c.substitution] == ["echo"]
+    assert script.refusal is not None and script.refusal.cut == 0
+    assert script.commands == ()
+    script = parse("echo ran\n" + src)
+    assert script.refusal is not None and script.refusal.cut == len("echo ran\n")
+    assert [c.argv for c in script.commands] == [("echo", "ran")]
+    assert not any(c.certain for c in script.commands)
 
 
 def test_test_brackets_compare_instead_of_redirecting() -> None:
