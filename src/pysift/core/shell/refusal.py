@@ -108,6 +108,7 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
     at_command = True  # a command may (or must) start here
     waiting: tuple[int, str] | None = None  # an && / || / | still without its right side
     words = 0  # words of the current simple command
+    bare = False  # a `!` or `time` began the command: a command even alone (`a && time`)
     line_end = False  # a top-level newline just ended a line
     previous = ""  # the last operator met where a command was expected
     body = False  # a function's body must come next (a compound command, in bash)
@@ -148,7 +149,7 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                     continue
                 if not stack and waiting is None:
                     line_end = True
-                at_command, words = True, 0
+                at_command, words, bare = True, 0, False
                 continue
             if in_case and case_state[-1] == "pattern":
                 if op == "|" and pattern_word:
@@ -160,16 +161,17 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                 if op == ")" and pattern_word:
                     case_state[-1] = "body"
                     at_command, words, pattern_word, pattern_open = True, 0, False, False
+                    bare = False
                     continue
                 raise _Unknown
             if op in _ARM_ENDS:
                 if in_case and case_state[-1] == "body":
                     case_state[-1] = "pattern"
-                    at_command, words, waiting = True, 0, None
+                    at_command, words, waiting, bare = True, 0, None, False
                     continue
                 return (tok.start, f"{op!r} outside a case")
             if op in _LIST_OPS or op in _CHAIN_OPS:
-                if at_command and waiting is None and not words:
+                if at_command and waiting is None and not words and not bare:
                     if previous == "&":
                         raise _Unknown  # `a & ;`: zsh reads some of these
                     if previous or op in _CHAIN_OPS or not stack:
@@ -179,7 +181,7 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                     return (tok.start, f"{op!r} after {waiting[1]!r}")
                 waiting = (tok.start, op) if op in _CHAIN_OPS else None
                 previous = op
-                at_command, words = True, 0
+                at_command, words, bare = True, 0, False
                 continue
             if op == "(":
                 if at_command and not words:
@@ -318,6 +320,8 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                 waiting, previous = None, raw
                 continue
             if raw in ("!", "time"):
+                started()
+                waiting, bare = None, True
                 continue
         if raw == "}" and any(frame == "{" for frame, _ in stack):
             raise _Unknown  # zsh closes a group at a `}` word anywhere

@@ -101,6 +101,10 @@ WHOLE = [
     "rm ${s//{/x} b",  # a bare { inside ${ } opens nothing (bash closes at the first })
     "echo ${a:-$(echo })} > f",
     "echo ${a:-`echo }`} > f",
+    "cd d:/w && time",  # `time` or `!` alone is a whole command (found cutting real ones)
+    "rm a && !",
+    "time ; ! ; rm a",
+    "! { rm a; }",
 ]
 
 
@@ -159,6 +163,20 @@ def test_content_writes_of_the_lines_that_ran_are_never_clean() -> None:
     assert (write.path, write.content, write.clean) == (f"{CWD}/a.txt", "hello\n", False)
 
 
+@pytest.mark.skipif(_BASH is None, reason="needs bash")
+def test_a_whole_command_cut_anywhere_is_refused_only_as_bash_refuses_it() -> None:
+    """A command cut short (a transcript's half-formed call) at every position: a
+    refusal is bash's, and the lines before its cut parse (a cut real command had shown
+    `cd x && time` refused: a bare `time` is a command)."""
+    for whole in WHOLE:
+        for end in range(1, len(whole)):
+            source = whole[:end]
+            script = parse(source)
+            if script.refusal is not None:
+                assert not bash_parses(source), (source, script.refusal)
+                assert bash_parses(source[:script.refusal.cut]), (source, script.refusal)
+
+
 # -- generated: bash has the last word ------------------------------------------------------
 
 
@@ -169,7 +187,7 @@ _PIECES = ["rm a", "touch b", "${a{b}", "echo c > d", "cd x", "mv e f", ";", "&&
 
 
 @pytest.mark.skipif(_BASH is None, reason="needs bash")
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from([" ", "\n"])),
                 min_size=1, max_size=12))
 def test_a_refusal_is_bashs_and_the_lines_before_it_parse(
