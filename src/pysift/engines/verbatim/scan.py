@@ -99,12 +99,22 @@ class Facts:
             return self
         return Facts(
             openers=[(o, n + by, r) for o, n, r in self.openers],
-            agents=[(o, n + by, t, ts, i) for o, n, t, ts, i in self.agents],
+            agents=[(o, n + by, t, ts, tuple(_shift_locator(x, n, by) for x in i))
+                    for o, n, t, ts, i in self.agents],
             calls=self.calls,
             summaries=[(o, n + by, b, ts) for o, n, b, ts in self.summaries],
             boundaries=[(o, n + by, ts, p) for o, n, ts, p in self.boundaries],
             queue=[(o, n + by, op, t, ts) for o, n, op, t, ts in self.queue],
             malformed=self.malformed, lines=self.lines)
+
+
+def _shift_locator(ident: str, line: int, by: int) -> str:
+    """An image id of the record at range line ``line``, its ``L<line>i<n>`` locator
+    moved to the file's line (a ``#N`` handle stays): the second half of a big file
+    named its images by the half's own line numbers, so ``image --id`` found another
+    line's image or none."""
+    head = f"L{line}i"
+    return f"L{line + by}i{ident[len(head):]}" if ident.startswith(head) else ident
 
 
 def _agent_text(rec: Record) -> str | None:
