@@ -783,6 +783,30 @@ def test_a_prompt_typed_while_the_agent_worked_is_in_its_turn(cli, tmp_path: Pat
     assert rows[0]["text"].endswith("drop the consultant, let amy do it")
 
 
+def test_an_image_pasted_while_the_agent_worked_is_named_in_its_turn(cli, tmp_path: Path) -> None:
+    """A prompt folded into the running turn as a ``queued_command`` attachment carries
+    the images pasted with it (only there): the turn names their ids as it names an
+    opener's, so `pysift image --id` reaches them (the turn had named none)."""
+    from builders import attachment, image
+    from builders import text as block
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999997", cwd="/w/p")
+    s.add(user("fix the login page"))
+    s.add(assistant("on it"))
+    s.add(attachment("queued_command", {"prompt": [block("[Image #1] it looks like this"),
+                                                   image()], "commandMode": "prompt"}))
+    s.add(attachment("queued_command", {"prompt": [image()], "commandMode": "prompt"}))
+    s.add(assistant("I see the screenshot"))
+    h.session("/w/p", s.session_id, s)
+    rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
+    [row] = [r for r in rows if r["role"] == "user"]
+    assert row["image_ids"] == ["#1", "L4i1"]
+    assert row["text"].endswith("[typed while the agent worked · L3] [Image #1] it looks "
+                                "like this")
+    assert "  [2 images: #1, L4i1]\n" in run(cli, h, f"@{s.session_id}").stdout
+
+
 def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path: Path) -> None:
     """The human queued "delete the old branch", thought better of it and pressed up: the
     queue's ``popAll`` took it back to the input box, and what they sent instead was "keep

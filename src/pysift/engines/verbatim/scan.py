@@ -91,6 +91,10 @@ class Facts:
     # (offset, line, operation, text, timestamp) of every queue operation and every
     # prompt delivered mid-turn (``core.queued``)
     queue: list[tuple[int, int, str, str | None, str | None]] = field(default_factory=list)
+    # (offset, line, image ids, timestamp) of a prompt delivered mid-turn carrying images
+    # (a ``queued_command`` attachment: the images pasted while the agent worked)
+    queued_images: list[tuple[int, int, tuple[str, ...], str | None]] = field(
+        default_factory=list)
     malformed: int = 0
     lines: int = 0
 
@@ -105,6 +109,8 @@ class Facts:
             summaries=[(o, n + by, b, ts) for o, n, b, ts in self.summaries],
             boundaries=[(o, n + by, ts, p) for o, n, ts, p in self.boundaries],
             queue=[(o, n + by, op, t, ts) for o, n, op, t, ts in self.queue],
+            queued_images=[(o, n + by, tuple(_shift_locator(x, n, by) for x in i), ts)
+                           for o, n, i, ts in self.queued_images],
             malformed=self.malformed, lines=self.lines)
 
 
@@ -360,6 +366,8 @@ def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
             op, said = entry
             out.queue.append((pos, line, op, said if is_human(said) else None,
                               rec.timestamp))
+            if kind == "attachment" and (ids := _images(rec, line)):
+                out.queued_images.append((pos, line, ids, rec.timestamp))
 
 
 def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
@@ -376,6 +384,7 @@ def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
                  summaries=first.summaries + second.summaries,
                  boundaries=first.boundaries + second.boundaries,
                  queue=first.queue + second.queue,
+                 queued_images=first.queued_images + second.queued_images,
                  malformed=first.malformed + second.malformed,
                  lines=first.lines + second.lines)
 
@@ -421,6 +430,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     events += [(o, 1, (c, f)) for o, c, f in facts.calls]
     events += [(o, 2, (line, text, ts, images)) for o, line, text, ts, images in facts.agents]
     events += _midturn_prompts(facts)
+    events += [(o, 4, (line, ids, ts)) for o, line, ids, ts in facts.queued_images]
     events.sort()  # by offset, then kind: one record's calls before its words
     slices: dict[int, TurnSlice] = {}
     turn, at = 0, 0
@@ -449,6 +459,8 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
                 failed += n_failed        # turn's call: no failure of this turn's messages
         elif what == 3:
             _add_midturn(current, *data)
+        elif what == 4:
+            _add_midturn_images(current, *data)
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
@@ -494,6 +506,15 @@ def _add_midturn(turn: TurnSlice, line: int, said: str, ts: str | None) -> None:
     u.text = one_line(raw)
     u.raw = raw
     u._newlines = None
+
+
+def _add_midturn_images(turn: TurnSlice, line: int, ids: tuple[str, ...],
+                        ts: str | None) -> None:
+    """The images pasted with a prompt folded into ``turn`` join its user side's ids, as
+    an opener's do (``image`` lists them; the prompt's words came as event 3)."""
+    if turn.user is None:  # images without words: the mark alone says where they came
+        turn.user = _unit(line, USER, MIDTURN_MARK.format(line=line), ts)
+    turn.user.image_ids = turn.user.image_ids + ids
 
 
 def _unit(line: int | None, role: str, raw: str, ts: str | None,

@@ -90,6 +90,7 @@ def test_an_image_id_of_the_second_half_names_the_files_line() -> None:
     s.add(b.assistant(b.text("first")))
     s.add(b.user("and now"))
     s.add(b.assistant(b.text("here it is"), b.image()))
+    s.add(b.attachment("queued_command", {"prompt": [b.image()], "commandMode": "prompt"}))
     lines = [b.to_line(r) for r in s.records]
     buf = b"".join(lines)
     whole = scan_range(buf, subagent=False)
@@ -98,3 +99,6 @@ def test_an_image_id_of_the_second_half_names_the_files_line() -> None:
     second = scan_range(buf, cut, len(buf), subagent=False).shifted(first.lines)
     assert [a[4] for a in whole.agents if a[4]] == [("L4i1",)]
     assert [a[4] for a in second.agents if a[4]] == [("L4i1",)]
+    # an image pasted while the agent worked (a queued_command attachment) likewise
+    assert [q[2] for q in whole.queued_images] == [q[2] for q in second.queued_images] == [
+        ("L5i1",)]
