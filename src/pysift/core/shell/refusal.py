@@ -8,10 +8,10 @@ line counts as complete at a newline outside every open construct (a group, a
 subshell, an ``if``/loop/``case``, an ``&&``/``||``/``|`` still waiting for its right
 side). ``find`` answers with the offset of the first line that did not run, or None.
 
-Only what is certainly a syntax error is refused, in bash and in zsh (the other shell
-Claude Code runs commands in; zsh parses the whole string first, so there nothing ran:
-the rows of the earlier lines are kept, flagged by the errored result, as a partly run
-chain is). The lexical refusals come from the lexer (an unterminated quote, ``$(``,
+Only what is certainly a syntax error in bash is refused, leaving out what zsh (the
+other shell Claude Code runs commands in) is known to take; zsh parses the whole string
+first, so there nothing ran: the rows of the earlier lines are kept, flagged by the
+errored result, as a partly run chain is. The lexical refusals come from the lexer (an unterminated quote, ``$(``,
 ``<(``, backtick, ``${``, ``$'``; a redirection without its word); the structural ones
 are read here off the top-level tokens: a ``{``, ``(``, ``if``, loop or ``case`` never
 closed, an ``&&``/``||``/``|`` with nothing after it, a closer nothing opened (``)``,
