@@ -5,6 +5,8 @@ with the stdlib; Bash rows keep their shape."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -97,3 +99,43 @@ def test_bash_rows_keep_their_shape(cli, real_home: Path) -> None:
     text = cli("--claude-home", str(real_home), "files")
     assert text.code == 0 and "Traceback" not in text.stderr
     assert text.stdout.rstrip().splitlines()[-2].startswith("(Bash mutations are heuristic")
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_every_refused_bash_command_is_refused_by_bash(real_home: Path) -> None:
+    """Every Bash call of the corpus (and of tier 2) the reading calls refused is one
+    `bash -n` refuses, and the lines before its cut are ones bash parses: a wrong
+    refusal would drop the rows of a command that ran."""
+    from pysift.core.shell import parse
+
+    def parses(source: str) -> bool:
+        done = subprocess.run(["bash", "-n", "-c", source], capture_output=True, check=False,
+                              timeout=10)
+        said = [x for x in done.stderr.decode(errors="replace").splitlines()
+                if x.strip() and "warning:" not in x]
+        return done.returncode == 0 and not said
+
+    commands: set[str] = set()
+    for path in sorted(real_home.rglob("*.jsonl")):
+        for raw in path.read_bytes().split(b"\n"):
+            if b'"Bash"' not in raw:
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            message = record.get("message") if isinstance(record, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if (isinstance(block, dict) and block.get("type") == "tool_use"
+                        and block.get("name") == "Bash"):
+                    command = (block.get("input") or {}).get("command")
+                    if isinstance(command, str):
+                        commands.add(command)
+    refused = [c for c in commands if parse(c).refusal is not None]
+    assert len(commands) > 700 and refused  # (724 and 10 when this was written)
+    for command in refused:
+        cut = parse(command).refusal
+        assert cut is not None
+        assert not parses(command), command
+        assert parses(command[:cut.cut]), command

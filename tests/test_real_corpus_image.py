@@ -30,6 +30,10 @@ def blocks_of(home: Path) -> list[dict]:
             except ValueError:
                 continue
             content = (rec.get("message") or {}).get("content") if isinstance(rec, dict) else None
+            body = rec.get("attachment") if isinstance(rec, dict) else None
+            if (content is None and isinstance(body, dict)
+                    and body.get("type") == "queued_command"):
+                content = body.get("prompt")  # a prompt typed while the agent worked
             if not isinstance(content, list):
                 continue
             index = 0
@@ -45,6 +49,7 @@ def blocks_of(home: Path) -> list[dict]:
                     index += 1
                     found.append({"path": path, "session": rec.get("sessionId"),
                                   "id": f"L{number}i{index}", "nested": nested,
+                                  "queued": isinstance(body, dict) and content is body.get("prompt"),
                                   "data": item["source"].get("data")})
     return found
 
@@ -57,7 +62,10 @@ def homes(real_home: Path) -> list[Path]:
 def test_the_corpus_holds_what_the_issue_says(homes: list[Path]) -> None:
     blocks = [b for home in homes for b in blocks_of(home)]
     assert len({b["path"] for b in blocks}) == 11
-    assert (sum(not b["nested"] for b in blocks), sum(b["nested"] for b in blocks)) == (13, 2)
+    assert (sum(not b["nested"] for b in blocks), sum(b["nested"] for b in blocks)) == (14, 2)
+    # one rides a queued_command attachment (pasted while the agent worked), sent again
+    # four lines on as a user record (tier 2)
+    assert sum(b["queued"] for b in blocks) == 1
 
 
 def test_every_image_is_listed_addressable_and_extracts_as_itself(

@@ -54,7 +54,10 @@ def home(tmp_path: Path) -> ClaudeHome:
     s.add(assistant(tool_use("Edit", {"file_path": "/w/proj/src/m.py", "old_string": "b",
                                       "new_string": "c"}, id="e2")))            # 9
     s.add(tool_result("e2", MODIFIED, is_error=True))                         # 10
-    s.add(assistant(tool_use("Bash", {"command": "rm -f stale.log 'unterminated"}, id="b2")))  # 11
+    # bash ran the first line, then refused the second (an unterminated quote): the
+    # refused line changed nothing (it had given the junk row `unterminated`)
+    s.add(assistant(tool_use("Bash", {"command": "rm -f stale.log\nrm -f 'unterminated"},
+                             id="b2")))  # 11
     s.add(tool_result("b2", "syntax error", is_error=True))
     main = h.session(CWD, S1, s)
     h.raw_lines(main, [garbage_line() + b"\n"])
@@ -87,7 +90,7 @@ def test_summary_text(run) -> None:
 scope  2 sessions in scope (1 top-level + 1 subagent)
 
 SESSION {S1}
-  ./: 2 bash (heuristic)
+  /w/proj: 1 bash (heuristic)
   /w/proj/docs: 1 write
   /w/proj/src: 1 edit, 1 bash (heuristic)
   git:: 1 bash (heuristic)
@@ -99,7 +102,7 @@ SUBAGENT {AGENT}  ·  parent SESSION {S1}
   ⚠ /w/proj/src/m.py  ·  L10  ·  turn 1  ·  2026-10-05 20:00:40 AEDT(UTC+11)  ·  modified_since_read
   ⚠ /w/proj/tests/u.py  ·  L5  ·  turn 0  ·  2026-10-05 20:00:15 AEDT(UTC+11)  ·  modified_since_read  ·  subagent {AGENT} (parent {S1})
 
-6 distinct file(s)  ·  7 mutation(s)  ·  2 Edit-before-Read boundary(ies)  ·  detail=summary  ·  all turns
+5 distinct file(s)  ·  6 mutation(s)  ·  2 Edit-before-Read boundary(ies)  ·  detail=summary  ·  all turns
 (Bash mutations are heuristic: read from the command text, never observed on disk.)
 (1 malformed line(s) skipped)
 """
@@ -107,27 +110,28 @@ SUBAGENT {AGENT}  ·  parent SESSION {S1}
 
 def test_timeline_text_and_json(run) -> None:
     text = run(f"@{S1}", "--no-subagents", "--by", "timeline").stdout
-    assert text.splitlines()[:7] == [
+    assert text.splitlines()[:6] == [
         f"SESSION {S1}",
         "  L2  2026-10-05 20:00:05 AEDT(UTC+11)  turn 0  write  /w/proj/docs/a.md",
         "  L4  2026-10-05 20:00:15 AEDT(UTC+11)  turn 0  edit  /w/proj/src/m.py",
         "  L7  2026-10-05 20:00:30 AEDT(UTC+11)  turn 1  bash (heuristic)  /w/proj/src/old.py",
         "  L7  2026-10-05 20:00:30 AEDT(UTC+11)  turn 1  bash (heuristic)  git:add",
-        "  L11  2026-10-05 20:00:50 AEDT(UTC+11)  turn 1  bash (heuristic)  stale.log (command errored)",
-        "  L11  2026-10-05 20:00:50 AEDT(UTC+11)  turn 1  bash (heuristic)  unterminated (command errored)",
+        "  L11  2026-10-05 20:00:50 AEDT(UTC+11)  turn 1  bash (heuristic)  /w/proj/stale.log "
+        "(command errored)",
     ]
+    assert "unterminated" not in text
     result = run(f"@{S1}", "--no-subagents", "--by", "timeline", "--format", "json")
     rows = result.json_rows("mutation")
     assert all(set(r) == MUTATION_KEYS for r in rows)
-    first, _, rm, git, unparsed, _ = rows
+    first, _, rm, git, ran = rows
     assert (first["op"], first["is_create"], first["heuristic"], first["resolution"],
             first["line"], first["turn_index"]) == ("write", True, False, None, 2, 0)
     assert (rm["path"], rm["path_verbatim"], rm["resolution"], rm["command_errored"]) == (
         "/w/proj/src/old.py", "old.py", "cd-tracked", False)
     assert (git["path"], git["resolution"], git["path_verbatim"]) == ("git:add", None, None)
-    # an unparseable command keeps its row: unresolved, flagged errored
-    assert (unparsed["path"], unparsed["resolution"], unparsed["command_errored"]) == (
-        "stale.log", "unresolved", True)
+    # the line bash ran before the one it refused keeps its row, flagged errored
+    assert (ran["path"], ran["resolution"], ran["command_errored"]) == (
+        "/w/proj/stale.log", "cwd-joined", True)
     assert result.header() == {"kind": "header", "command": "files", "sessions_in_scope": 1,
                                "top_level_sessions": 1, "subagent_sessions": 0}
 
@@ -140,8 +144,8 @@ def test_grouped_json_rows(run) -> None:
         assert all(set(r) == BOUNDARY_KEYS for r in result.json_rows("boundary"))
         summary = result.summary()
         assert set(summary) == SUMMARY_KEYS
-        assert summary == {"kind": "summary", "sessions": 1, "distinct_files": 6,
-                           "total_mutations": 7, "edit_before_read_boundaries": 2,
+        assert summary == {"kind": "summary", "sessions": 1, "distinct_files": 5,
+                           "total_mutations": 6, "edit_before_read_boundaries": 2,
                            "skipped_lines": 1, "detail_level": by,
                            "unreadable": 0}
     files = {r["path"]: r for r in run(f"@{S1}", "--by", "file", "--format", "json").json_rows("file")}

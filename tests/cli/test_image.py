@@ -15,6 +15,7 @@ from builders import (
     ClaudeHome,
     Session,
     assistant,
+    attachment,
     image,
     image_url,
     text,
@@ -509,3 +510,77 @@ def test_out_expands_a_quoted_tilde_as_the_shell_would(cli, home: ClaudeHome, tm
     assert result.code == 0, result.stderr
     assert (me / "shots" / "a.png").read_bytes() == PNG1
     assert not (here / "~").exists()
+
+
+# -- a prompt typed while the agent worked (a queued_command attachment) -----------------------
+
+
+def _queued(words: str, *images: dict) -> dict:
+    """A prompt typed while the agent worked and folded into the running turn, as Claude
+    Code writes it: a ``queued_command`` attachment whose ``prompt`` is the block list (no
+    user record carries it)."""
+    return attachment("queued_command", {"prompt": [text(words), *images],
+                                         "commandMode": "prompt"})
+
+
+def _queued_home(tmp_path: Path, *later: dict) -> ClaudeHome:
+    h = ClaudeHome(tmp_path / "c")
+    s = Session(S2, cwd=CWD)
+    s.add(user("fix the login page"))  # L1
+    s.add(assistant(tool_use("Bash", {"command": "ls"}, id="b1")))  # L2
+    s.add(_queued("[Image #1] it looks like this now", image(PNG1)))  # L3
+    s.add(tool_result("b1", "a.txt"))  # L4
+    s.add(assistant("I see the screenshot"))  # L5
+    for record in later:
+        s.add(record)
+    h.session(CWD, S2, s)
+    return h
+
+
+def test_an_image_pasted_while_the_agent_worked_is_listed(cli, tmp_path: Path) -> None:
+    # the image rides only the queued_command attachment: the listing said "no images
+    # found", a silent omission of an image the model was shown
+    h = _queued_home(tmp_path)
+    result = run(cli, h, "--format", "json")
+    assert result.code == 0, result.stderr
+    [row] = result.json_rows("image")
+    assert (row["handle"], row["seq"], row["id"], row["line"], row["img_index"]) == (
+        "#1", 1, "L3i1", 3, 1)
+    assert (row["source_kind"], row["media_type"], row["est_bytes"]) == (
+        "base64", "image/png", len(PNG1))
+    assert row["ts_utc"] == "2026-10-05T09:00:10.000Z"
+    text_out = run(cli, h)
+    assert text_out.stdout.splitlines()[0].startswith("#1    L3i1  image/png ~")
+
+
+def test_an_image_pasted_while_the_agent_worked_is_extracted(cli, tmp_path: Path) -> None:
+    h = _queued_home(tmp_path)
+    out = tmp_path / "o"
+    result = run(cli, h, "--id", "1", "--out", str(out))
+    assert result.code == 0, result.stderr
+    assert (out / "5e55e55e-img1-L3i1.png").read_bytes() == PNG1
+    converted = run(cli, h, "--id", "L3i1", "--out", str(tmp_path / "shot.jpg"))
+    assert converted.code == 0, converted.stderr
+    with Image.open(tmp_path / "shot.jpg") as im:
+        assert (im.format, im.size) == ("JPEG", (24, 16))
+
+
+def test_a_queued_image_sent_again_later_is_listed_once(cli, tmp_path: Path) -> None:
+    # the fold rule as for any re-sent image: one row, at the latest occurrence; the
+    # attachment's occurrence is still reached by its locator
+    h = _queued_home(tmp_path, user_with_images("[Image #1] again", image(PNG1)))  # L6
+    result = run(cli, h, "--format", "json")
+    assert [r["id"] for r in result.json_rows("image")] == ["L6i1"]
+    assert result.summary()["repeats_folded"] == 1
+    extracted = run(cli, h, "--id", "L3i1", "--out", str(tmp_path / "o"))
+    assert extracted.code == 0, extracted.stderr
+    assert (tmp_path / "o" / "5e55e55e-img1-L3i1.png").read_bytes() == PNG1
+
+
+def test_a_reused_handle_names_the_queued_prompts_words(cli, tmp_path: Path) -> None:
+    h = _queued_home(tmp_path, user_with_images("[Image #1] another one", image(SHOT)))
+    result = run(cli, h, "--id", "1")
+    assert result.code == 1
+    lines = result.stderr.splitlines()
+    assert lines[1].startswith("  #1  L3i1  t0  ")
+    assert lines[1].endswith('"…[Image #1] it looks like this now…"')

@@ -529,6 +529,19 @@ def test_compound_write_needs_a_clean_result(cli, home: ClaudeHome) -> None:
     assert [b["cause"] for b in row["boundaries"]] == ["bash_mutation"]
 
 
+@pytest.mark.parametrize("half", [f'echo v2 > {F} "oops', f"echo v2 > {F} <( cat x",
+                                  f"{{ echo v2 > {F}", f"echo v2 > {F} &&"])
+def test_a_command_the_shell_refused_is_no_event(cli, home: ClaudeHome, half: str) -> None:
+    """bash refuses the line before running any of it: the file is as the Write left
+    it, with no Bash event or boundary (it had been a `bash_mutation` boundary)."""
+    save(home, Story().write(F, V1).bash(half, stderr="bash: syntax error", is_error=True))
+    result = run(cli, home, "--file", F)
+    assert result.code == 0 and result.stdout == V1
+    assert "complete; no bash mutation of this file" in result.stderr
+    row = coverage(cli, home)
+    assert row["boundaries"] == [] and row["events"]["bash_write_anchor"] == 0
+
+
 def test_second_touch_refuses_the_anchor(cli, home: ClaudeHome) -> None:
     save(home, Story().bash(f"echo hi > {F} && sed -i s/hi/ho/ {F}"))
     row = coverage(cli, home)

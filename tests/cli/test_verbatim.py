@@ -816,6 +816,30 @@ def test_a_prompt_typed_while_the_agent_worked_is_in_its_turn(cli, tmp_path: Pat
     assert rows[0]["text"].endswith("drop the consultant, let amy do it")
 
 
+def test_an_image_pasted_while_the_agent_worked_is_named_in_its_turn(cli, tmp_path: Path) -> None:
+    """A prompt folded into the running turn as a ``queued_command`` attachment carries
+    the images pasted with it (only there): the turn names their ids as it names an
+    opener's, so `pysift image --id` reaches them (the turn had named none)."""
+    from builders import attachment, image
+    from builders import text as block
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999997", cwd="/w/p")
+    s.add(user("fix the login page"))
+    s.add(assistant("on it"))
+    s.add(attachment("queued_command", {"prompt": [block("[Image #1] it looks like this"),
+                                                   image()], "commandMode": "prompt"}))
+    s.add(attachment("queued_command", {"prompt": [image()], "commandMode": "prompt"}))
+    s.add(assistant("I see the screenshot"))
+    h.session("/w/p", s.session_id, s)
+    rows = run(cli, h, f"@{s.session_id}", "--format", "json").json_rows("turn")
+    [row] = [r for r in rows if r["role"] == "user"]
+    assert row["image_ids"] == ["#1", "L4i1"]
+    assert row["text"].endswith("[typed while the agent worked · L3] [Image #1] it looks "
+                                "like this")
+    assert "  [2 images: #1, L4i1]\n" in run(cli, h, f"@{s.session_id}").stdout
+
+
 def test_a_prompt_recalled_to_the_input_box_is_not_printed_as_sent(cli, tmp_path: Path) -> None:
     """The human queued "delete the old branch", thought better of it and pressed up: the
     queue's ``popAll`` took it back to the input box, and what they sent instead was "keep
@@ -889,6 +913,37 @@ def test_a_prompt_typed_after_a_compaction_inside_its_turn_prints_below_the_bann
                     ("compaction_boundary", 6, None), ("turn", 7, "user"),
                     ("turn", 11, "assistant")]
     assert json.header()["selected_user"] == 2
+
+
+def test_images_typed_after_a_compaction_inside_the_turn_join_the_unit_below_the_banner(
+        cli, tmp_path: Path) -> None:
+    """The agent worked on one prompt across a compaction; after it the human pasted a
+    screenshot with words, then one without: both images belong to the user unit that
+    stands below the banner (where their words print), not to the opener above it."""
+    from builders import attachment, image, queue_op
+    from builders import text as block
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999995", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("reading the parser"))
+    s.add(queue_op("enqueue", "before the fold"))
+    s.add(queue_op("remove"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: fix the parser"))
+    s.add(attachment("queued_command", {"prompt": [block("[Image #1] this one"), image()],
+                                        "commandMode": "prompt"}))
+    s.add(attachment("queued_command", {"prompt": [image()], "commandMode": "prompt"}))
+    s.add(assistant("fixed it"))
+    h.session("/w/p", s.session_id, s)
+    rows = [r for r in run(cli, h, f"@{s.session_id}", "--format", "json").json_rows()
+            if r["kind"] in ("turn", "compaction_boundary")]
+    assert [(r["kind"], r.get("line"), r.get("role")) for r in rows] == [
+        ("turn", 1, "user"), ("turn", 2, "assistant"), ("compaction_boundary", 6, None),
+        ("turn", 7, "user"), ("turn", 9, "assistant")]
+    assert rows[0]["image_ids"] == []
+    assert rows[3]["image_ids"] == ["#1", "L8i1"]
+    assert rows[3]["text"].startswith("[typed while the agent worked · L7] [Image #1] this one")
 
 
 def _torn_queue_home(tmp_path: Path, case: str) -> tuple[ClaudeHome, str, list[bytes]]:

@@ -2,7 +2,10 @@
 
 An image rides inline on a record: a direct ``{"type":"image","source":{…}}`` content
 block (a pasted screenshot), or an ``{"type":"image"}`` element of a ``tool_result``
-block's content array (a tool's screenshot). Two ids address it:
+block's content array (a tool's screenshot). A prompt typed while the agent worked and
+folded into the running turn is written as a ``queued_command`` attachment whose
+``prompt`` is the block list (``image_content``): an image pasted with it exists only
+there, so its blocks are read as a user record's would be. Two ids address it:
 
 - the LOCATOR ``L<line>i<n>``: the record's 1-based JSONL line and the image's 1-based
   ordinal among the record's images, direct and nested counted together in document
@@ -16,6 +19,7 @@ block's content array (a tool's screenshot). Two ids address it:
 
 API (stable: ``verbatim`` and ``search`` render these ids; keep it so)::
 
+    image_content(rec) -> list | None   the block list a record's images ride in
     record_images(rec) -> RecordImages
         .images    tuple[RecordImage, ...] in document order
         .markers   tuple[int, ...]   the [Image #N] numbers of the record's text blocks
@@ -92,9 +96,27 @@ def _source(item: JsonObj) -> JsonObj | None:
     return source if isinstance(source, dict) else None
 
 
+def image_content(rec: Record) -> list[Any] | None:
+    """The block list the record's images and markers ride in: ``message.content``, or
+    the ``prompt`` list of a ``queued_command`` attachment (a prompt typed while the agent
+    worked, folded into the running turn: Claude Code writes no user record for it, so
+    an image pasted with it is nowhere else; reading only ``message.content`` left it out
+    of every listing). None when the record carries no such list."""
+    content = rec.content
+    if isinstance(content, list):
+        return content
+    if rec.type == "attachment":
+        body = rec.raw.get("attachment")
+        if isinstance(body, dict) and body.get("type") == "queued_command":
+            prompt = body.get("prompt")
+            if isinstance(prompt, list):
+                return prompt
+    return None
+
+
 def record_images(rec: Record) -> RecordImages:
     """The record's images in document order, with their handles when the markers pair."""
-    content = rec.content
+    content = image_content(rec)
     if not isinstance(content, list):
         return _NONE
     found: list[tuple[bool, int, JsonObj | None]] = []

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.image_handles import handle, locator, record_images
+from pysift.core.image_handles import handle, image_content, locator, record_images
 from pysift.core.rawjson import iter_key_lines, type_needles
 from pysift.core.timez import parse_ts
 from pysift.disk import fanout
@@ -468,7 +468,8 @@ def excerpt_around(rec: Record | None, seq: int, radius: int = 48) -> str:
     characters each side (the head when the marker is absent)."""
     if rec is None:
         return ""
-    texts = [b.get("text") for b in rec.blocks() if b.get("type") == "text"]
+    blocks = image_content(rec) or []  # a queued prompt's words are its attachment's
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
     flat = _WS.sub(" ", " ".join(t for t in texts if isinstance(t, str))).strip()
     marker = f"[Image #{seq}]"
     at = flat.find(marker)

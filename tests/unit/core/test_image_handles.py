@@ -3,11 +3,13 @@ L<line>i<n> locator over direct and tool-result images."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from builders import (
     assistant,
+    attachment,
     image,
     image_url,
     text,
@@ -145,3 +147,26 @@ def test_zip_rule(n_images: int, markers: list[int], text_first: bool) -> None:
     expected = ([f"#{m}" for m in markers] if paired
                 else [f"L3i{i}" for i in range(1, n_images + 1)])
     assert image_ids(rec(body, 3), 3) == expected
+
+
+def test_a_queued_prompts_images_are_the_records() -> None:
+    """A prompt typed while the agent worked is a ``queued_command`` attachment whose
+    ``prompt`` holds the blocks: its images and markers are read as a user record's."""
+    r = rec(attachment("queued_command", {"prompt": [text("see [Image #3]"),
+                                                     image(tiny_png(2, 2))]}))
+    found = record_images(r)
+    assert [(i.index, i.seq, i.nested) for i in found.images] == [(1, 3, False)]
+    assert image_ids(r, 9) == ["#3"]
+
+
+@pytest.mark.parametrize(("body", "count"), [
+    (attachment("queued_command", {"prompt": "see [Image #1]"}), 0),
+    (attachment("queued_command", {"prompt": None}), 0),
+    (attachment("queued_command", {"prompt": [7, None, "x", {"type": "image"}]}), 1),
+    (attachment("queued_command"), 0),
+    (attachment("hook_additional_context", {"prompt": [image(tiny_png(2, 2))]}), 0),
+    ({"type": "attachment", "attachment": [image(tiny_png(2, 2))]}, 0),
+])
+def test_other_attachment_shapes_never_crash(body: dict, count: int) -> None:
+    """Only a queued_command's prompt list is read (a source-less image still counts)."""
+    assert len(record_images(rec(body)).images) == count

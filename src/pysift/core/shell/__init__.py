@@ -16,8 +16,9 @@ subject starts with ``bash parser:``)::
         marker, command, floating, base, reach): ``path`` resolved against ``record_cwd`` (the TOOL_USE record's
         own ``cwd``) through the command's own ``cd``s, ``resolution`` one of
         ``absolute`` / ``cwd-joined`` / ``cd-tracked`` / ``unresolved`` (``$VAR``, ``~``,
-        globs, substitutions, an unknown cwd, an unreadable command: the operand is kept
-        as the shell sees it, never dropped); a class marker (``git:<sub>``,
+        globs, substitutions, an unknown cwd, a command the reader cannot close: the
+        operand is kept as the shell sees it, never dropped); a command line the shell's
+        parser refuses (``Script.refusal``) changed nothing and gives none; a class marker (``git:<sub>``,
         ``fmt:<tool>``, ``pkg:<manager>``, ``extract:<tool>``, ``interp:<lang>``) has
         ``marker`` True and ``resolution`` None.
 
@@ -61,7 +62,9 @@ subject starts with ``bash parser:``)::
         here: a caller counts them by tool name (``POWERSHELL_TOOL``).
 
     shell.parse(command) -> Script
-        The parse itself: Script(source, commands, complete, problems); each Command has
+        The parse itself: Script(source, commands, complete, problems, refusal); a
+        string the shell refuses (``refusal``: a syntax error) holds only the commands
+        of the complete lines before the one holding it, none ``certain``; each Command has
         ``words`` (Word: raw, value, quoted, dynamic, glob, tilde, literal), assignments,
         ``redirects`` (Redirect: op, fd, target, heredoc with its body), ``connector``,
         ``piped``, ``background``, ``subshell``, ``substitution``, ``cwd`` (a Cwd),

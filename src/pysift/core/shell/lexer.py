@@ -14,7 +14,10 @@ unquoted ``~``). A word with none of the three is ``literal``: its value is exac
 what the program receives.
 
 Nothing here raises: an unterminated quote or substitution ends at the end of the text
-and is recorded in ``problems``; the caller decides what that means.
+and is recorded in ``problems``; the caller decides what that means. What the shell's
+own parser refuses (an unterminated quote or substitution, a redirection without its
+word) is also noted in ``refusals`` with the offset of the construct, so a caller can
+tell which command lines ran before bash met the error (``refusal``).
 """
 
 from __future__ import annotations
@@ -230,7 +233,14 @@ class Lexer:
         self.n = len(src)
         self.depth = depth
         self.problems: list[str] = []
+        # (offset, problem) of each construct the shell's parser refuses: where it opens
+        self.refusals: list[tuple[int, str]] = []
         self._pending: list[Heredoc] = []
+
+    def _refuse(self, at: int, problem: str) -> None:
+        """A problem the shell refuses too (a syntax error), opened at ``at``."""
+        self.problems.append(problem)
+        self.refusals.append((at, problem))
 
     # -- the token loop ----------------------------------------------------------------
 
@@ -305,7 +315,7 @@ class Lexer:
             out.append(Token("word", i - len(word.raw), word=word))
             command_start = word.raw in _LEADING_KEYWORDS
         if nested:
-            self.problems.append("unterminated $( ... )")
+            self._refuse(max(0, start - 2), "unterminated $( ... )")
         if self._pending:
             self._heredoc_bodies(n)
         return out, n, not nested
@@ -366,11 +376,11 @@ class Lexer:
                               strip_tabs=op == "<<-")
                 self._pending.append(doc)
             else:
-                self.problems.append("here-document without a delimiter")
+                self._refuse(start, "here-document without a delimiter")
             return Token("redir", start, redirect=Redirect(op, fd, word, doc)), i
         word, i = self._word(i, False)
         if word is None:
-            self.problems.append(f"redirection {op!r} without a target")
+            self._refuse(start, f"redirection {op!r} without a target")
         return Token("redir", start, redirect=Redirect(op, fd, word)), i
 
     # -- words -------------------------------------------------------------------------
@@ -417,7 +427,7 @@ class Lexer:
                 end = src.find("'", i + 1)
                 part.quoted = True
                 if end < 0:
-                    self.problems.append("unterminated single quote")
+                    self._refuse(i, "unterminated single quote")
                     value.append(src[i + 1:])
                     i = n
                     continue
@@ -449,6 +459,7 @@ class Lexer:
 
     def _double_quoted(self, i: int, part: _Part) -> int:
         src, n = self.src, self.n
+        opened = i - 1
         part.quoted = True
         value = part.value
         while i < n:
@@ -475,7 +486,7 @@ class Lexer:
                 continue
             value.append(c)
             i += 1
-        self.problems.append("unterminated double quote")
+        self._refuse(opened, "unterminated double quote")
         return n
 
     def _dollar(self, i: int, part: _Part, in_double: bool) -> int:
@@ -498,7 +509,7 @@ class Lexer:
         if nxt == "{":
             end = _matching_brace(src, i + 2)
             if end > n:
-                self.problems.append("unterminated ${ ... }")
+                self._refuse(i, "unterminated ${ ... }")
                 end = n
             value.append(src[i:end])
             part.dynamic = True
@@ -526,7 +537,7 @@ class Lexer:
         value, end, certain, closed = ansi_c(self.src, i)
         part.quoted = True
         if not closed:
-            self.problems.append("unterminated $' quote")
+            self._refuse(i - 2, "unterminated $' quote")
         if certain:
             part.value.append(value)
         else:
@@ -549,7 +560,7 @@ class Lexer:
             inner.append(c)
             j += 1
         if j >= n:
-            self.problems.append("unterminated backtick")
+            self._refuse(i, "unterminated backtick")
             end = n
         else:
             end = j + 1
@@ -570,6 +581,7 @@ class Lexer:
         sub = Lexer(self.src, self.depth + 1)
         _, end, closed = sub.tokens(i, nested=True)
         self.problems.extend(sub.problems)
+        self.refusals.extend(sub.refusals)
         part.inner.append(self.src[i:end - 1] if closed else self.src[i:end])
         return end
 
@@ -670,9 +682,37 @@ def _matching_double_paren(src: str, i: int) -> int:
 
 def _matching_brace(src: str, i: int) -> int:
     """Index after the ``}`` closing a ``${`` opened just before ``i``; past the end of
-    the text (``len + 1``) when it never closes."""
-    end = _matching(src, i, "{", "}")
-    return len(src) + 1 if end < 0 else end
+    the text (``len + 1``) when it never closes. As bash reads it: the first ``}`` closes
+    (a bare ``{`` opens nothing: ``${s//{/x}``, ``${a{b}`` end at their first ``}``),
+    while a ``${`` inside nests; quotes and backslashes hide what they hold."""
+    n = len(src)
+    depth = 0
+    j = i
+    while j < n:
+        c = src[j]
+        if c in "'\"":
+            j = _skip_quoted(src, j)
+            continue
+        if c == "\\":
+            j += 2
+            continue
+        if c == "`":  # a backtick or a $( ) inside runs to its own end
+            close = src.find("`", j + 1)
+            j = n if close < 0 else close + 1
+            continue
+        if c in "$<>" and src.startswith("(", j + 1):  # (bash reads <( ) there too)
+            j = _matching_paren(src, j + 2)
+            continue
+        if c == "$" and src.startswith("{", j + 1):
+            depth += 1
+            j += 2
+            continue
+        if c == "}":
+            if depth == 0:
+                return j + 1
+            depth -= 1
+        j += 1
+    return n + 1
 
 
 # -- brace expansion, as bash reads it ------------------------------------------------

@@ -147,8 +147,9 @@ def _program_cwd(command: Command, chdir: tuple[Word, ...]) -> Cwd:
 
 def mutations(source: str, record_cwd: str | None = None) -> tuple[Mutation, ...]:
     """What the Bash command ``source`` changes, each operand resolved against the
-    tool_use record's ``cwd`` (never raises; an unreadable command gives its operands
-    ``unresolved``, never drops them)."""
+    tool_use record's ``cwd`` (never raises; a command the reader cannot close gives its
+    operands ``unresolved``, never drops them; a line the shell refuses changed nothing:
+    ``parse`` leaves it out)."""
     if not isinstance(source, str):
         return ()
     script, found = _readings(source)
@@ -736,7 +737,7 @@ def content_reads(source: str, record_cwd: str | None = None) -> tuple[ContentRe
     if not isinstance(source, str):
         return ()
     script = parse_cached(source)
-    if len(script.commands) != 1 or not script.complete:
+    if len(script.commands) != 1 or not script.complete or script.refusal is not None:
         return ()
     command = script.commands[0]
     if not command.simple or command.redirects or command.assignments:

@@ -43,8 +43,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import field
 
-from pysift.core.shell.lexer import MAX_DEPTH, Redirect, Token, Word, tokenize
+from pysift.core.shell.lexer import MAX_DEPTH, Lexer, Redirect, Token, Word, tokenize
 from pysift.core.shell.paths import SPAWN, UNKNOWN_CWD, Cwd
+from pysift.core.shell.refusal import Refusal, find
 from pysift.model.fastdata import dataclass
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
@@ -102,12 +103,19 @@ class Script:
     """A parsed command string. ``complete`` is False when the text could not be read
     cleanly (an unterminated quote or substitution): its operands are then never
     resolved. ``problems`` says what was met (an unterminated heredoc is listed but
-    does not make the script incomplete: bash runs it to the end of the text)."""
+    does not make the script incomplete: bash runs it to the end of the text).
+
+    ``refusal``: the shell's parser refuses the string (a syntax error, ``refusal``):
+    the command line holding the error, and every one after it, never ran, so
+    ``commands`` are only those of the complete lines before it (bash ran them; zsh,
+    which parses the whole string first, did not), none ``certain`` (the string cannot
+    have ended with status 0). A refused one-line command has no commands at all."""
 
     source: str
     commands: tuple[Command, ...]
     complete: bool
     problems: tuple[str, ...]
+    refusal: Refusal | None = None
 
     @property
     def compound(self) -> bool:
@@ -621,14 +629,17 @@ class _Certainty:
 
 
 class _Builder:
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, refused: bool = False) -> None:
         self.src = src
         self.commands: list[Command] = []
         self.problems: list[str] = []
+        self.refused = refused  # the string ends refused: nothing in it is certain
 
-    def read(self, src: str, state: _CwdState, substitution: int, depth: int) -> None:
-        tokens, problems = tokenize(src, depth)
-        self.problems.extend(problems)
+    def read(self, src: str, state: _CwdState, substitution: int, depth: int,
+             tokens: list[Token] | None = None) -> None:
+        if tokens is None:
+            tokens, problems = tokenize(src, depth)
+            self.problems.extend(problems)
         items = _drafts(tokens, src)
         flow = _Flow(state)
         sure = _Certainty(items, substitution == 0)
@@ -646,7 +657,8 @@ class _Builder:
             if item.empty():
                 continue  # only keywords (`fi`, `done`...): no command
             ran, skipped = flow.split(item.connector)
-            certain = sure.certain(item, at, skipped, bool(flow.frames), closing)
+            certain = (sure.certain(item, at, skipped, bool(flow.frames), closing)
+                       and not self.refused)
             here = flow.cwd(ran, flow.ways)
             inner = [s for w in (*item.words, *item.assignments) for s in w.inner]
             inner += [s for r in item.redirects if r.target is not None for s in r.target.inner]
@@ -666,13 +678,26 @@ class _Builder:
 
 
 def parse(source: str, start: Cwd = SPAWN) -> Script:
-    """Read ``source`` into its simple commands (never raises)."""
+    """Read ``source`` into its simple commands (never raises). A string the shell
+    refuses (``refusal``) is read only up to the command line holding the error."""
     if not isinstance(source, str):
         return Script("", (), False, ("not a string",))
-    builder = _Builder(source)
+    lexer = Lexer(source)
+    tokens, _, _ = lexer.tokens()
+    refusal = find(tokens, lexer.refusals)
+    if refusal is None:
+        builder = _Builder(source)
+        builder.problems.extend(lexer.problems)
+        text, given = source, tokens
+    else:
+        builder = _Builder(source, refused=True)
+        text, given = source[:refusal.cut], None
     try:
-        builder.read(source, _CwdState(start), 0, 0)
+        builder.read(text, _CwdState(start), 0, 0, given)
     except RecursionError:  # pragma: no cover - MAX_DEPTH bounds the recursion
         builder.problems.append("nested too deep to read")
     blocking = tuple(p for p in builder.problems if not p.startswith("here-document delimited"))
-    return Script(source, tuple(builder.commands), not blocking, tuple(builder.problems))
+    problems = tuple(builder.problems)
+    if refusal is not None:
+        problems += (f"the shell refuses it: {refusal.reason}",)
+    return Script(source, tuple(builder.commands), not blocking, problems, refusal)

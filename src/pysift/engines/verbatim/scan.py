@@ -97,6 +97,10 @@ class Facts:
     # (offset, line, operation, text, timestamp) of every queue operation and every
     # prompt delivered mid-turn (``core.queued``)
     queue: list[tuple[int, int, str, str | None, str | None]] = field(default_factory=list)
+    # (offset, line, image ids, timestamp) of a prompt delivered mid-turn carrying images
+    # (a ``queued_command`` attachment: the images pasted while the agent worked)
+    queued_images: list[tuple[int, int, tuple[str, ...], str | None]] = field(
+        default_factory=list)
     malformed: int = 0
     lines: int = 0
 
@@ -105,12 +109,24 @@ class Facts:
             return self
         return Facts(
             openers=[(o, n + by, r) for o, n, r in self.openers],
-            agents=[(o, n + by, t, ts, i) for o, n, t, ts, i in self.agents],
+            agents=[(o, n + by, t, ts, tuple(_shift_locator(x, n, by) for x in i))
+                    for o, n, t, ts, i in self.agents],
             calls=self.calls,
             summaries=[(o, n + by, b, ts) for o, n, b, ts in self.summaries],
             boundaries=[(o, n + by, ts, p) for o, n, ts, p in self.boundaries],
             queue=[(o, n + by, op, t, ts) for o, n, op, t, ts in self.queue],
+            queued_images=[(o, n + by, tuple(_shift_locator(x, n, by) for x in i), ts)
+                           for o, n, i, ts in self.queued_images],
             malformed=self.malformed, lines=self.lines)
+
+
+def _shift_locator(ident: str, line: int, by: int) -> str:
+    """An image id of the record at range line ``line``, its ``L<line>i<n>`` locator
+    moved to the file's line (a ``#N`` handle stays): the second half of a big file
+    named its images by the half's own line numbers, so ``image --id`` found another
+    line's image or none."""
+    head = f"L{line}i"
+    return f"L{line + by}i{ident[len(head):]}" if ident.startswith(head) else ident
 
 
 def _agent_text(rec: Record) -> str | None:
@@ -360,6 +376,8 @@ def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
             op, said = entry
             out.queue.append((pos, line, op, said if is_human(said) else None,
                               rec.timestamp))
+            if kind == "attachment" and (ids := _images(rec, line)):
+                out.queued_images.append((pos, line, ids, rec.timestamp))
 
 
 def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
@@ -376,6 +394,7 @@ def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
                  summaries=first.summaries + second.summaries,
                  boundaries=first.boundaries + second.boundaries,
                  queue=first.queue + second.queue,
+                 queued_images=first.queued_images + second.queued_images,
                  malformed=first.malformed + second.malformed,
                  lines=first.lines + second.lines)
 
@@ -421,6 +440,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     events += [(o, 1, (c, f)) for o, c, f in facts.calls]
     events += [(o, 2, (line, text, ts, images)) for o, line, text, ts, images in facts.agents]
     events += _midturn_prompts(facts)
+    events += [(o, 4, (line, ids, ts)) for o, line, ids, ts in facts.queued_images]
     events.sort()  # by offset, then kind: one record's calls before its words
     slices: dict[int, TurnSlice] = {}
     turn, at = 0, 0
@@ -449,6 +469,8 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
                 failed += n_failed        # turn's call: no failure of this turn's messages
         elif what == 3:
             _add_midturn(current, positions, *data)
+        elif what == 4:
+            _add_midturn_images(current, positions, *data)
         else:
             line, (text, raw), ts, images = data
             unit = TurnUnit(line=line, role=ASSISTANT, text=text, raw=raw, ts=ts,
@@ -505,6 +527,24 @@ def _add_midturn(turn: TurnSlice, positions: list[int], line: int, said: str,
     host.text = one_line(raw)
     host.raw = raw
     host._newlines = None
+
+
+def _add_midturn_images(turn: TurnSlice, positions: list[int], line: int,
+                        ids: tuple[str, ...], ts: str | None) -> None:
+    """The images pasted with a prompt folded into ``turn`` join the ids of the user unit
+    that holds the prompt, as an opener's do (``image`` lists them; the prompt's words
+    came as event 3, so a prompt after a compaction the opener predates has its own unit
+    by now). Images without words get the mark alone, in the unit ``_add_midturn`` would
+    have given their words."""
+    mark = MIDTURN_MARK.format(line=line)
+    host = turn.typed[-1] if turn.typed else turn.user
+    if host is None:
+        host = turn.user = _unit(line, USER, mark, ts)
+    elif host.line is not None and bisect_left(positions, host.line) != bisect_left(
+            positions, line):
+        host = _unit(line, USER, mark, ts)
+        turn.typed.append(host)
+    host.image_ids = host.image_ids + ids
 
 
 def _unit(line: int | None, role: str, raw: str, ts: str | None,

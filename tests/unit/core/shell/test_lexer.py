@@ -111,10 +111,15 @@ def test_commit_message_idiom_substitution_with_a_heredoc() -> None:
 
 @pytest.mark.parametrize("src", ["echo 'open", 'echo "open', "echo $(open", "echo `open",
                                  "echo ${open"])
-def test_unterminated_constructs_mark_the_script_incomplete(src: str) -> None:
+def test_unterminated_constructs_are_refused_with_their_line(src: str) -> None:
+    """bash refuses the line holding an unterminated construct: nothing of it ran."""
     script = parse(src)
-    assert not script.complete
-    assert [c.argv[0] for c in script.commands if not c.substitution] == ["echo"]
+    assert script.refusal is not None and script.refusal.cut == 0
+    assert script.commands == ()
+    script = parse("echo ran\n" + src)
+    assert script.refusal is not None and script.refusal.cut == len("echo ran\n")
+    assert [c.argv for c in script.commands] == [("echo", "ran")]
+    assert not any(c.certain for c in script.commands)
 
 
 def test_test_brackets_compare_instead_of_redirecting() -> None:
@@ -191,3 +196,16 @@ def test_prop_a_certain_ansi_c_value_is_what_bash_and_zsh_print(pieces: list[str
                                  env={"PATH": os.environ.get("PATH", ""),
                                       "LC_ALL": "C.UTF-8"}).stdout
         assert printed == value.encode("utf-8"), (name, quote)
+
+
+@pytest.mark.parametrize(("src", "argv"), [
+    ("rm ${s//{/x} b", ("rm", "${s//{/x}", "b")),
+    ("rm ${a{b} c", ("rm", "${a{b}", "c")),
+    ("rm ${a:-${b}}/c d", ("rm", "${a:-${b}}/c", "d")),
+    ("rm ${a:-$(echo })} d", ("rm", "${a:-$(echo })}", "d")),
+])
+def test_a_parameter_expansion_ends_where_bash_ends_it(src: str, argv: tuple[str, ...]) -> None:
+    """Inside ``${ }`` a bare ``{`` opens nothing (bash closes at the first ``}``); the
+    reader had counted it and run the word to the end of the text, the next operands in it."""
+    [command] = [c for c in parse(src).commands if not c.substitution]
+    assert command.argv == argv

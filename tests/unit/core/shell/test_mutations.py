@@ -372,11 +372,14 @@ def test_one_hop_constant_rebound_is_opaque() -> None:
     assert rows(script) == [("interp:python", None, "interp")]
 
 
-def test_unparseable_command_keeps_its_rows_unresolved() -> None:
-    got = mutations("rm -rf build && echo \"oops > out.txt", CWD)
-    assert [(m.path, m.resolution) for m in got] == [("build", "unresolved")]
-    got = mutations("touch 'a b", CWD)
-    assert [(m.path, m.resolution) for m in got] == [("a b", "unresolved")]
+def test_a_command_the_shell_refuses_changes_nothing() -> None:
+    """bash refuses the line (a syntax error) before running any of it: no row, and
+    not even the `rm` before the `&&` ran (it had kept every operand, unresolved)."""
+    assert mutations("rm -rf build && echo \"oops > out.txt", CWD) == ()
+    assert mutations("touch 'a b", CWD) == ()
+    # the lines before the refused one ran (bash reads a line at a time), resolved as usual
+    got = mutations("rm -rf build\ntouch 'a b", CWD)
+    assert [(m.path, m.resolution) for m in got] == [(f"{CWD}/build", "cwd-joined")]
 
 
 def test_create_guess_follows_the_verb() -> None:

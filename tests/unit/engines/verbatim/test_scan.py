@@ -79,3 +79,26 @@ def test_the_rejection_opening_a_turn_is_no_failure_of_its_agent_messages(tmp_pa
     turn = scan.turns[1]
     assert turn.user is not None and turn.user.text == "read b.py first"
     assert [(a.tool_calls, a.failed) for a in turn.agents] == [(0, 0), (1, 1)]
+
+
+def test_an_image_id_of_the_second_half_names_the_files_line() -> None:
+    """A big file is read in two halves (two processes), each counting lines from its
+    own start: an agent message's unnumbered image in the second half was named by the
+    half's line (`L2i1` for the record on line 4 of the file)."""
+    s = b.Session(SID, cwd="/w/p")
+    s.add(b.user("look"))
+    s.add(b.assistant(b.text("first")))
+    s.add(b.user("and now"))
+    s.add(b.assistant(b.text("here it is"), b.image()))
+    s.add(b.attachment("queued_command", {"prompt": [b.image()], "commandMode": "prompt"}))
+    lines = [b.to_line(r) for r in s.records]
+    buf = b"".join(lines)
+    whole = scan_range(buf, subagent=False)
+    cut = len(lines[0]) + len(lines[1])
+    first = scan_range(buf, 0, cut, subagent=False)
+    second = scan_range(buf, cut, len(buf), subagent=False).shifted(first.lines)
+    assert [a[4] for a in whole.agents if a[4]] == [("L4i1",)]
+    assert [a[4] for a in second.agents if a[4]] == [("L4i1",)]
+    # an image pasted while the agent worked (a queued_command attachment) likewise
+    assert [q[2] for q in whole.queued_images] == [q[2] for q in second.queued_images] == [
+        ("L5i1",)]
