@@ -489,7 +489,7 @@ def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], en
 def _bound_plan(env: Env, transcript: Transcript | None) -> list[str] | None:
     """``[law, file]``: the plan file the transcript names, whether or not it exists
     (``plan_path`` finds it on each run); ``[]`` for none; None when it cannot be read."""
-    from pysift.engines.plans import BINDING_PLAN_MODE, resolve_plan_path
+    from pysift.engines.plans import resolve_plan_path
     from pysift.errors import SourceError
 
     if transcript is None:
@@ -500,19 +500,22 @@ def _bound_plan(env: Env, transcript: Transcript | None) -> list[str] | None:
         return None  # the copy itself reports the unreadable file
     if binding is None:
         return []
-    if binding.binding_source == BINDING_PLAN_MODE:  # the path as recorded: it relocates
-        return [BINDING_PLAN_MODE, binding.recorded_file or binding.plan_file]
-    return [binding.binding_source, binding.plan_file]
+    # the path as recorded, or as the slug's law put it: it relocates on each run
+    return [binding.binding_source, binding.recorded_file or binding.plan_file]
 
 
 def plan_path(bound: list[str], env: Env) -> str:
     """Where the plan file of a binding is now, as ``plan`` finds it: a ``plan_mode``
     path that does not exist is looked for in this home's ``plans/`` (a home copied or
-    moved keeps the old path in its records); a slug's file is where its law put it."""
-    from pysift.engines.plans import BINDING_PLAN_MODE, relocated_plan
+    moved keeps the old path in its records); a slug's file is where its law put it; over
+    an archive, either one gone is the archive's copy of it (``plans.archived_copy``)."""
+    from pysift.engines.plans import BINDING_PLAN_MODE, archived_copy, relocated_plan
 
     law, named = bound
-    return relocated_plan(named, env)[0] if law == BINDING_PLAN_MODE else named
+    if law == BINDING_PLAN_MODE:
+        return relocated_plan(named, env)[0]
+    archived = None if Path(named).is_file() else archived_copy(named, env)
+    return named if archived is None else archived[0]
 
 
 # -- the run -----------------------------------------------------------------------------------

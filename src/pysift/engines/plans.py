@@ -37,7 +37,7 @@ from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.settings import read_scopes, settings_files
 from pysift.disk.layout import Transcript, is_windows_rooted, windows_identity
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
@@ -50,6 +50,7 @@ PLAN_SIGIL = "@plan"
 BINDING_PLAN_MODE = "plan_mode"
 BINDING_SLUG_ONLY = "slug-only"
 PLANS_DIR_NAME = "plans"
+ARCHIVE_MANIFEST = Path(".pysift") / "archive.json"  # a home that IS an archive holds it
 SETTINGS_KEY = "plansDirectory"
 SLUG_MAX = 120
 MUTATION_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
@@ -289,7 +290,42 @@ def relocated_plan(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
     if name and parent == ["plans"] and local.is_file():
         return str(local), (f"note: the recorded plan path {recorded} does not exist; the "
                             f"same plan file is in this Claude home: {local}",)
-    return recorded, ()
+    return archived_copy(recorded, env) or (recorded, ())
+
+
+def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
+    """Over an archive (a home holding ``.pysift/archive.json``), the copy ``archive`` made
+    of a bound plan that is not where its binding puts it, with a note; else None.
+
+    ``archive`` keeps every bound plan as ``DEST/plans/<file name>``, wherever it lay (a
+    ``plansDirectory`` of the project's, a dir not named ``plans``); once the original was
+    deleted, ``plan`` over the archive called the plan missing while the archive held it
+    (the relocation above takes only a ``plans/`` parent). The copy is taken only when the
+    archive's manifest binds this path and no other file of that name: two bound plans
+    of one name share one ``DEST/plans/<name>`` (the first archived), and which one it
+    holds cannot be told, so then the plan stays missing rather than answered by the
+    other's text."""
+    name = named.replace("\\", "/").rsplit("/", 1)[-1]
+    home = absolute_home(env)
+    copy = home / PLANS_DIR_NAME / name
+    if not name or not (home / ARCHIVE_MANIFEST).is_file() or not copy.is_file():
+        return None
+    from pysift.disk import jsonline  # only over an archive, for a plan that is gone
+
+    try:
+        manifest = jsonline.loads(read_regular(home / ARCHIVE_MANIFEST))
+    except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
+        return None
+    bindings = manifest.get("bindings") if isinstance(manifest, dict) else None
+    files = {entry["plan"][1] for entry in (bindings.values() if isinstance(bindings, dict)
+                                            else ())
+             if isinstance(entry, dict) and isinstance(entry.get("plan"), list)
+             and len(entry["plan"]) == 2 and isinstance(entry["plan"][1], str)
+             and entry["plan"][1].replace("\\", "/").rsplit("/", 1)[-1] == name}
+    if files != {named}:
+        return None
+    return str(copy), (f"note: the bound plan path {named} does not exist; this archive "
+                       f"holds the copy `pysift archive` made of it: {copy}",)
 
 
 def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
@@ -300,8 +336,14 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
         directory = plans_dir(env, first_recorded_cwd(buf))
         plan_file = directory.file(f"{slug}.md")
         minted = rec.type == "system" and rec.subtype == "compact_boundary"
+        notes = tuple(directory.notes)
+        archived = None if Path(plan_file).is_file() else archived_copy(plan_file, env)
+        if archived is not None:  # the law's file is gone; the archive kept it
+            return PlanBinding(transcript, archived[0], True, rec.line, slug,
+                               BINDING_SLUG_ONLY, minted, notes + archived[1],
+                               recorded_file=plan_file)
         return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line, slug,
-                           BINDING_SLUG_ONLY, minted, tuple(directory.notes))
+                           BINDING_SLUG_ONLY, minted, notes)
     return None
 
 
