@@ -491,14 +491,18 @@ def test_a_slug_plan_of_a_project_plans_directory_answers_over_the_archive_once_
     assert (second / "plans" / "calm-river.md").read_text() == "# the plan\n"
 
 
-def test_two_bound_plans_of_one_name_are_never_answered_by_the_other_s_copy(cli, tmp_path):
+@pytest.mark.parametrize("dir_name", ["notes", "plans"])
+def test_two_bound_plans_of_one_name_are_never_answered_by_the_other_s_copy(cli, tmp_path,
+                                                                           dir_name):
     """``DEST/plans/<name>`` holds the first of two bound plans sharing a name; with both
-    originals gone, neither session is answered with it (which one it is cannot be told)."""
+    originals gone, neither session is answered with it (which one it is cannot be told),
+    and a note says why. A ``plans/`` parent too: the home's ``plans/`` relocation (a
+    home copied elsewhere) answered both sessions with the first one's text."""
     home = ClaudeHome(tmp_path / "claude")
     sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
     originals = []
     for n, sid in enumerate(sids):
-        where = tmp_path / f"proj{n}" / "notes"
+        where = tmp_path / f"proj{n}" / dir_name
         where.mkdir(parents=True)
         (where / "twin-name.md").write_text(f"# plan {n}\n")
         originals.append(where / "twin-name.md")
@@ -511,3 +515,5 @@ def test_two_bound_plans_of_one_name_are_never_answered_by_the_other_s_copy(cli,
         original.unlink()
     for sid in sids:
         assert _plan_json(cli, dest, sid)["plan_exists"] is False
+        said = cli("--claude-home", str(dest), "plan", f"@{sid}").stderr
+        assert "binds 2 plan files of that name" in said, said

@@ -281,16 +281,54 @@ def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBin
 def relocated_plan(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
     """The recorded plan path, or, when it does not exist but the same file name does in
     this Claude home's ``plans/`` dir (a home copied, synced or mounted elsewhere: the
-    records keep the old absolute path), that file, with a note saying so."""
+    records keep the old absolute path), that file, with a note saying so; over an
+    archive, see ``archived_copy``."""
     if Path(recorded).is_file():
         return recorded, ()
-    name = recorded.replace("\\", "/").rsplit("/", 1)[-1]
+    name = _file_name(recorded)
     parent = recorded.replace("\\", "/").rsplit("/", 2)[-2:-1]
     local = env.claude_home / "plans" / name
     if name and parent == ["plans"] and local.is_file():
-        return str(local), (f"note: the recorded plan path {recorded} does not exist; the "
-                            f"same plan file is in this Claude home: {local}",)
+        bound = _archive_bindings(absolute_home(env), name)
+        if bound is None or bound <= {recorded}:  # no archive, or it binds no other file
+            return str(local), (f"note: the recorded plan path {recorded} does not exist; "
+                                f"the same plan file is in this Claude home: {local}",)
+        return recorded, (_twins_note(recorded, local, bound),)
     return archived_copy(recorded, env) or (recorded, ())
+
+
+def _file_name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _twins_note(named: str, copy: Path, bound: set[str]) -> str:
+    return (f"note: the bound plan path {named} does not exist, and this archive's {copy} "
+            f"is not taken for it: the archive binds {len(bound)} plan files of that name "
+            f"and keeps one copy, which cannot be told apart")
+
+
+def _archive_bindings(home: Path, name: str) -> set[str] | None:
+    """The plan files of this file name the archive's manifest binds (each transcript's
+    ``[law, file]``), or None when ``home`` is no archive or its manifest is unreadable."""
+    manifest_path = home / ARCHIVE_MANIFEST
+    if not manifest_path.is_file():
+        return None
+    from pysift.disk import jsonline  # only over an archive, for a plan that is gone
+
+    try:
+        manifest = jsonline.loads(read_regular(manifest_path))
+    except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
+        return None
+    bindings = manifest.get("bindings") if isinstance(manifest, dict) else None
+    if not isinstance(bindings, dict):
+        return None
+    files = set()
+    for entry in bindings.values():
+        bound = entry.get("plan") if isinstance(entry, dict) else None
+        if (isinstance(bound, list) and len(bound) == 2 and isinstance(bound[1], str)
+                and _file_name(bound[1]) == name):
+            files.add(bound[1])
+    return files
 
 
 def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
@@ -303,27 +341,18 @@ def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
     (the relocation above takes only a ``plans/`` parent). The copy is taken only when the
     archive's manifest binds this path and no other file of that name: two bound plans
     of one name share one ``DEST/plans/<name>`` (the first archived), and which one it
-    holds cannot be told, so then the plan stays missing rather than answered by the
-    other's text."""
-    name = named.replace("\\", "/").rsplit("/", 1)[-1]
+    holds cannot be told, so then the plan stays where it was bound (missing), with a
+    note, rather than answered by the other's text."""
+    name = _file_name(named)
     home = absolute_home(env)
     copy = home / PLANS_DIR_NAME / name
-    if not name or not (home / ARCHIVE_MANIFEST).is_file() or not copy.is_file():
+    if not name or not copy.is_file():
         return None
-    from pysift.disk import jsonline  # only over an archive, for a plan that is gone
-
-    try:
-        manifest = jsonline.loads(read_regular(home / ARCHIVE_MANIFEST))
-    except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
+    bound = _archive_bindings(home, name)
+    if bound is None or named not in bound:
         return None
-    bindings = manifest.get("bindings") if isinstance(manifest, dict) else None
-    files = {entry["plan"][1] for entry in (bindings.values() if isinstance(bindings, dict)
-                                            else ())
-             if isinstance(entry, dict) and isinstance(entry.get("plan"), list)
-             and len(entry["plan"]) == 2 and isinstance(entry["plan"][1], str)
-             and entry["plan"][1].replace("\\", "/").rsplit("/", 1)[-1] == name}
-    if files != {named}:
-        return None
+    if bound != {named}:
+        return named, (_twins_note(named, copy, bound),)
     return str(copy), (f"note: the bound plan path {named} does not exist; this archive "
                        f"holds the copy `pysift archive` made of it: {copy}",)
 
@@ -338,7 +367,9 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
         minted = rec.type == "system" and rec.subtype == "compact_boundary"
         notes = tuple(directory.notes)
         archived = None if Path(plan_file).is_file() else archived_copy(plan_file, env)
-        if archived is not None:  # the law's file is gone; the archive kept it
+        if archived is not None and archived[0] == plan_file:  # not told apart: missing
+            notes += archived[1]
+        elif archived is not None:  # the law's file is gone; the archive kept it
             return PlanBinding(transcript, archived[0], True, rec.line, slug,
                                BINDING_SLUG_ONLY, minted, notes + archived[1],
                                recorded_file=plan_file)
