@@ -495,9 +495,9 @@ def test_a_slug_plan_of_a_project_plans_directory_answers_over_the_archive_once_
 def test_two_bound_plans_of_one_name_are_never_answered_by_the_other_s_copy(cli, tmp_path,
                                                                            dir_name):
     """``DEST/plans/<name>`` holds the first of two bound plans sharing a name; with both
-    originals gone, neither session is answered with it (which one it is cannot be told),
-    and a note says why. A ``plans/`` parent too: the home's ``plans/`` relocation (a
-    home copied elsewhere) answered both sessions with the first one's text."""
+    originals gone, the session whose plan it is gets it, the other is missing with a note
+    (never the other's text). A ``plans/`` parent too: the home's ``plans/`` relocation (a
+    home copied elsewhere) answered both sessions with the one copy."""
     home = ClaudeHome(tmp_path / "claude")
     sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
     originals = []
@@ -509,11 +509,42 @@ def test_two_bound_plans_of_one_name_are_never_answered_by_the_other_s_copy(cli,
         home.session(str(tmp_path / f"proj{n}"), sid, user("plan"), attachment(
             "plan_mode", {"planFilePath": str(where / "twin-name.md"), "planExists": True}))
     dest = tmp_path / "arc"
-    cli("--claude-home", str(home.root), "archive", str(dest))
-    assert (dest / "plans" / "twin-name.md").is_file()
+    made = cli("--claude-home", str(home.root), "archive", str(dest))
+    assert "share the name plans/twin-name.md" in made.stderr
+    kept = int((dest / "plans" / "twin-name.md").read_text().split()[-1])
     for original in originals:
         original.unlink()
-    for sid in sids:
-        assert _plan_json(cli, dest, sid)["plan_exists"] is False
+    for n, sid in enumerate(sids):
+        row = _plan_json(cli, dest, sid)
         said = cli("--claude-home", str(dest), "plan", f"@{sid}").stderr
-        assert "binds 2 plan files of that name" in said, said
+        if n == kept:
+            assert (row["plan_file"], row["plan_exists"]) == (
+                str(dest / "plans" / "twin-name.md"), True)
+        else:
+            assert (row["plan_file"], row["plan_exists"]) == (str(originals[n]), False)
+            assert f"is not its copy: it was copied from {originals[kept]}" in said, said
+
+
+def test_a_later_targeted_run_that_replaces_a_plan_copy_moves_the_answer_with_it(cli,
+                                                                                tmp_path):
+    """Two targeted runs archive two sessions whose plans share a name: the second run
+    preserves the first copy and writes its own; over the archive the first session's
+    plan (gone) is no longer answered by ``plans/<name>``, which is the second's now."""
+    home = ClaudeHome(tmp_path / "claude")
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    originals = []
+    for n, sid in enumerate(sids):
+        where = tmp_path / f"proj{n}" / "notes"
+        where.mkdir(parents=True)
+        (where / "twin-name.md").write_text(f"# plan {n} of the pair\n")
+        originals.append(where / "twin-name.md")
+        home.session(str(tmp_path / f"proj{n}"), sid, user("plan"), attachment(
+            "plan_mode", {"planFilePath": str(where / "twin-name.md"), "planExists": True}))
+    dest = tmp_path / "arc"
+    for sid in sids:
+        assert cli("--claude-home", str(home.root), "archive", str(dest), f"@{sid}").code == 0
+    assert (dest / "plans" / "twin-name.md").read_text() == "# plan 1 of the pair\n"
+    for original in originals:
+        original.unlink()
+    assert _plan_json(cli, dest, sids[0])["plan_exists"] is False
+    assert _plan_json(cli, dest, sids[1])["plan_exists"] is True

@@ -43,6 +43,7 @@ from pysift.disk.layout import (
     top_level_transcript,
     transcript_from_path,
 )
+from pysift.engines.plans import ARCHIVE_PLAN_COPIES
 from pysift.engines.recover.backups import STORE_DIR as FILE_HISTORY_DIR
 from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
@@ -209,6 +210,10 @@ class Manifest:
     homes: list[str] = field(default_factory=list)
     bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_run_utc: str | None = None
+    # ``plans/<name>`` -> the file its copy was made from, so ``plan`` over the archive
+    # answers a binding by that copy only when it IS the binding's file (two bound plans
+    # of one name share the one ``plans/<name>``): ``plans.archived_copy``
+    plan_copies: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, state: Path) -> Manifest:
@@ -225,7 +230,8 @@ class Manifest:
                    else [],
                    bindings=bindings if current and isinstance(bindings, dict) else {},
                    last_run_utc=obj.get("last_run_utc")
-                   if isinstance(obj.get("last_run_utc"), str) else None)
+                   if isinstance(obj.get("last_run_utc"), str) else None,
+                   plan_copies=_plan_copies(obj.get(ARCHIVE_PLAN_COPIES)))
 
     def known_binding(self, rel: str, src: mirror.SourceStat) -> list[str] | None:
         """The binding read when the transcript had this size and time (``[law, file]``
@@ -243,7 +249,8 @@ class Manifest:
         """Written whole through a partial file and a rename (pysift's own state file,
         0600: it names the home's paths)."""
         state_obj = {"format": MANIFEST_FORMAT, "homes": self.homes,
-                     "bindings": self.bindings, "last_run_utc": self.last_run_utc}
+                     "bindings": self.bindings, "last_run_utc": self.last_run_utc,
+                     ARCHIVE_PLAN_COPIES: self.plan_copies}
         try:
             body = orjson.dumps(state_obj, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # a name that is no UTF-8 (a dir's undecodable byte, a plan path
@@ -256,6 +263,12 @@ class Manifest:
         with open(fd, "wb") as fh:
             fh.write(body)
         os.replace(partial, state / MANIFEST_NAME)
+
+
+def _plan_copies(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 # -- what the scope brings ---------------------------------------------------------------------
@@ -764,6 +777,10 @@ def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
         if progress is not None:
             progress.grow(_to_write(plans), len(plans))
         copy.all(plans)
+    planned = {entry.rel for entry, _ in plans}
+    for outcome in copy.outcomes:  # what each plans/<name> now holds a copy of
+        if outcome.entry.rel in planned and outcome.action != FAILED:
+            manifest.plan_copies[outcome.entry.rel] = outcome.entry.source
     return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped, unread=plan.unread,
                       in_scope=len(decided) + len(plans))
 

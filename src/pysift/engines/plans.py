@@ -51,6 +51,7 @@ BINDING_PLAN_MODE = "plan_mode"
 BINDING_SLUG_ONLY = "slug-only"
 PLANS_DIR_NAME = "plans"
 ARCHIVE_MANIFEST = Path(".pysift") / "archive.json"  # a home that IS an archive holds it
+ARCHIVE_PLAN_COPIES = "plan_copies"  # its plans/<name> -> the file copied (archive writes)
 SETTINGS_KEY = "plansDirectory"
 SLUG_MAX = 120
 MUTATION_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
@@ -282,18 +283,18 @@ def relocated_plan(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
     """The recorded plan path, or, when it does not exist but the same file name does in
     this Claude home's ``plans/`` dir (a home copied, synced or mounted elsewhere: the
     records keep the old absolute path), that file, with a note saying so; over an
-    archive, see ``archived_copy``."""
+    archive, only when that file is the copy of this plan (``archived_copy``)."""
     if Path(recorded).is_file():
         return recorded, ()
     name = _file_name(recorded)
     parent = recorded.replace("\\", "/").rsplit("/", 2)[-2:-1]
     local = env.claude_home / "plans" / name
     if name and parent == ["plans"] and local.is_file():
-        bound = _archive_bindings(absolute_home(env), name)
-        if bound is None or bound <= {recorded}:  # no archive, or it binds no other file
+        copied = _copy_source(absolute_home(env), name)
+        if copied is None or _is_copy_of(recorded, name, *copied):  # no record: as ever
             return str(local), (f"note: the recorded plan path {recorded} does not exist; "
                                 f"the same plan file is in this Claude home: {local}",)
-        return recorded, (_twins_note(recorded, local, bound),)
+        return recorded, (_other_copy_note(recorded, local, copied[0]),)
     return archived_copy(recorded, env) or (recorded, ())
 
 
@@ -301,15 +302,16 @@ def _file_name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def _twins_note(named: str, copy: Path, bound: set[str]) -> str:
+def _other_copy_note(named: str, copy: Path, source: str) -> str:
     return (f"note: the bound plan path {named} does not exist, and this archive's {copy} "
-            f"is not taken for it: the archive binds {len(bound)} plan files of that name "
-            f"and keeps one copy, which cannot be told apart")
+            f"is not its copy: it was copied from {source}, another plan file of that name")
 
 
-def _archive_bindings(home: Path, name: str) -> set[str] | None:
-    """The plan files of this file name the archive's manifest binds (each transcript's
-    ``[law, file]``), or None when ``home`` is no archive or its manifest is unreadable."""
+def _copy_source(home: Path, name: str) -> tuple[str, list[str]] | None:
+    """Over an archive, the file its ``plans/<name>`` was copied from and the homes the
+    archive was made from (``archive`` records both in its manifest); None when ``home``
+    is no archive, its manifest cannot be read, or it records no source for the name (an
+    archive made before the record was kept: the next run records it)."""
     manifest_path = home / ARCHIVE_MANIFEST
     if not manifest_path.is_file():
         return None
@@ -319,16 +321,25 @@ def _archive_bindings(home: Path, name: str) -> set[str] | None:
         manifest = jsonline.loads(read_regular(manifest_path))
     except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
         return None
-    bindings = manifest.get("bindings") if isinstance(manifest, dict) else None
-    if not isinstance(bindings, dict):
+    if not isinstance(manifest, dict):
         return None
-    files = set()
-    for entry in bindings.values():
-        bound = entry.get("plan") if isinstance(entry, dict) else None
-        if (isinstance(bound, list) and len(bound) == 2 and isinstance(bound[1], str)
-                and _file_name(bound[1]) == name):
-            files.add(bound[1])
-    return files
+    copies, homes = manifest.get(ARCHIVE_PLAN_COPIES), manifest.get("homes")
+    source = copies.get(f"{PLANS_DIR_NAME}/{name}") if isinstance(copies, dict) else None
+    if not isinstance(source, str):
+        return None
+    return source, [h for h in homes if isinstance(h, str)] if isinstance(homes, list) else []
+
+
+def _is_copy_of(named: str, name: str, source: str, homes: list[str]) -> bool:
+    """Whether the archive's copy was made from the file ``named`` resolved to when it
+    was archived: that path itself, or (a ``plans/`` parent, gone from that home) the
+    same name in the ``plans/`` dir of a home it was archived from."""
+    if os.path.normpath(source) == os.path.normpath(named):
+        return True
+    parent = named.replace("\\", "/").rsplit("/", 2)[-2:-1]
+    return parent == [PLANS_DIR_NAME] and any(
+        os.path.normpath(source) == os.path.normpath(os.path.join(h, PLANS_DIR_NAME, name))
+        for h in homes)
 
 
 def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
@@ -339,20 +350,19 @@ def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
     ``plansDirectory`` of the project's, a dir not named ``plans``); once the original was
     deleted, ``plan`` over the archive called the plan missing while the archive held it
     (the relocation above takes only a ``plans/`` parent). The copy is taken only when the
-    archive's manifest binds this path and no other file of that name: two bound plans
-    of one name share one ``DEST/plans/<name>`` (the first archived), and which one it
-    holds cannot be told, so then the plan stays where it was bound (missing), with a
-    note, rather than answered by the other's text."""
+    archive's manifest says it was made from this very file: two bound plans of one name
+    share one ``DEST/plans/<name>``, so for the other one the plan stays where it was
+    bound (missing), with a note, rather than answered by the other's text."""
     name = _file_name(named)
     home = absolute_home(env)
     copy = home / PLANS_DIR_NAME / name
     if not name or not copy.is_file():
         return None
-    bound = _archive_bindings(home, name)
-    if bound is None or named not in bound:
+    copied = _copy_source(home, name)
+    if copied is None:
         return None
-    if bound != {named}:
-        return named, (_twins_note(named, copy, bound),)
+    if not _is_copy_of(named, name, *copied):
+        return named, (_other_copy_note(named, copy, copied[0]),)
     return str(copy), (f"note: the bound plan path {named} does not exist; this archive "
                        f"holds the copy `pysift archive` made of it: {copy}",)
 
