@@ -377,7 +377,7 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
         minted = rec.type == "system" and rec.subtype == "compact_boundary"
         notes = tuple(directory.notes)
         archived = None if Path(plan_file).is_file() else archived_copy(plan_file, env)
-        if archived is not None and archived[0] == plan_file:  # not told apart: missing
+        if archived is not None and archived[0] == plan_file:  # another plan's copy: missing
             notes += archived[1]
         elif archived is not None:  # the law's file is gone; the archive kept it
             return PlanBinding(transcript, archived[0], True, rec.line, slug,
