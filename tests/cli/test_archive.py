@@ -427,3 +427,124 @@ def test_a_plan_written_after_the_archive_answers_over_it(cli, demo_copy, tmp_pa
     plan.unlink()  # deleted after it was archived: a note, never a failure to retry
     last = cli("--claude-home", str(demo_copy), "archive", str(dest))
     assert last.code == 0 and "earlier copy of 1 under plans/" in last.stderr
+
+
+def _plan_json(cli, home: Path, sid: str) -> dict:
+    result = cli("--claude-home", str(home), "plan", f"@{sid}", "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = [r for r in result.json_rows() if r.get("kind") not in ("header", "summary")]
+    return row
+
+
+def test_a_plan_kept_outside_a_plans_dir_answers_over_the_archive_once_it_is_gone(
+        cli, tmp_path):
+    """A plan bound through ``plan_mode`` in a dir not named ``plans`` (a project's own
+    ``plansDirectory``) is archived as ``DEST/plans/<name>``; once the original is deleted
+    the live home calls it missing, and the archive answers with its copy (it called it
+    missing too: only a ``plans/`` parent was looked for in the home)."""
+    notes = tmp_path / "proj" / "notes"
+    notes.mkdir(parents=True)
+    original = notes / "amber-falcon.md"
+    original.write_text("# ship it\n")
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "11111111-1111-4111-8111-111111111111"
+    home.session(str(tmp_path / "proj"), sid, user("plan"), attachment("plan_mode", {
+        "planFilePath": str(original), "planExists": True}))
+    dest = tmp_path / "arc"
+    assert cli("--claude-home", str(home.root), "archive", str(dest)).code == 0
+    assert (dest / "plans" / "amber-falcon.md").read_text() == "# ship it\n"
+    original.unlink()
+    assert _plan_json(cli, home.root, sid)["plan_exists"] is False
+    over = _plan_json(cli, dest, sid)
+    assert (over["plan_file"], over["plan_exists"]) == (
+        str(dest / "plans" / "amber-falcon.md"), True)
+    again = cli("--claude-home", str(dest), "plan", f"@{sid}")
+    assert "this archive holds the copy" in again.stderr
+
+
+def test_a_slug_plan_of_a_project_plans_directory_answers_over_the_archive_once_gone(
+        cli, tmp_path):
+    """The slug law's file under a project's ``plansDirectory`` (its settings still on
+    disk) is archived as ``DEST/plans/<slug>.md``; deleted, the archive still answers."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text('{"plansDirectory": "docs/notes"}')
+    (project / "docs" / "notes").mkdir(parents=True)
+    original = project / "docs" / "notes" / "calm-river.md"
+    original.write_text("# the plan\n")
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "22222222-2222-4222-8222-222222222222"
+    s = Session(sid, cwd=str(project), slug="calm-river")
+    s.add(user("plan it"))
+    home.session(str(project), sid, s)
+    assert _plan_json(cli, home.root, sid)["plan_file"] == str(original)
+    dest = tmp_path / "arc"
+    assert cli("--claude-home", str(home.root), "archive", str(dest)).code == 0
+    original.unlink()
+    assert _plan_json(cli, home.root, sid)["plan_exists"] is False
+    over = _plan_json(cli, dest, sid)
+    assert (over["plan_file"], over["plan_exists"]) == (
+        str(dest / "plans" / "calm-river.md"), True)
+    # the binding stored is the law's file: a run from the archive keeps the copy
+    second = tmp_path / "arc2"
+    assert cli("--claude-home", str(dest), "archive", str(second)).code == 0
+    assert (second / "plans" / "calm-river.md").read_text() == "# the plan\n"
+
+
+@pytest.mark.parametrize("dir_name", ["notes", "plans"])
+def test_two_bound_plans_of_one_name_are_never_answered_by_the_other_s_copy(cli, tmp_path,
+                                                                           dir_name):
+    """``DEST/plans/<name>`` holds the first of two bound plans sharing a name; with both
+    originals gone, the session whose plan it is gets it, the other is missing with a note
+    (never the other's text). A ``plans/`` parent too: the home's ``plans/`` relocation (a
+    home copied elsewhere) answered both sessions with the one copy."""
+    home = ClaudeHome(tmp_path / "claude")
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    originals = []
+    for n, sid in enumerate(sids):
+        where = tmp_path / f"proj{n}" / dir_name
+        where.mkdir(parents=True)
+        (where / "twin-name.md").write_text(f"# plan {n}\n")
+        originals.append(where / "twin-name.md")
+        home.session(str(tmp_path / f"proj{n}"), sid, user("plan"), attachment(
+            "plan_mode", {"planFilePath": str(where / "twin-name.md"), "planExists": True}))
+    dest = tmp_path / "arc"
+    made = cli("--claude-home", str(home.root), "archive", str(dest))
+    assert "share the name plans/twin-name.md" in made.stderr
+    kept = int((dest / "plans" / "twin-name.md").read_text().split()[-1])
+    for original in originals:
+        original.unlink()
+    for n, sid in enumerate(sids):
+        row = _plan_json(cli, dest, sid)
+        said = cli("--claude-home", str(dest), "plan", f"@{sid}").stderr
+        if n == kept:
+            assert (row["plan_file"], row["plan_exists"]) == (
+                str(dest / "plans" / "twin-name.md"), True)
+        else:
+            assert (row["plan_file"], row["plan_exists"]) == (str(originals[n]), False)
+            assert f"is not its copy: it was copied from {originals[kept]}" in said, said
+
+
+def test_a_later_targeted_run_that_replaces_a_plan_copy_moves_the_answer_with_it(cli,
+                                                                                tmp_path):
+    """Two targeted runs archive two sessions whose plans share a name: the second run
+    preserves the first copy and writes its own; over the archive the first session's
+    plan (gone) is no longer answered by ``plans/<name>``, which is the second's now."""
+    home = ClaudeHome(tmp_path / "claude")
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    originals = []
+    for n, sid in enumerate(sids):
+        where = tmp_path / f"proj{n}" / "notes"
+        where.mkdir(parents=True)
+        (where / "twin-name.md").write_text(f"# plan {n} of the pair\n")
+        originals.append(where / "twin-name.md")
+        home.session(str(tmp_path / f"proj{n}"), sid, user("plan"), attachment(
+            "plan_mode", {"planFilePath": str(where / "twin-name.md"), "planExists": True}))
+    dest = tmp_path / "arc"
+    for sid in sids:
+        assert cli("--claude-home", str(home.root), "archive", str(dest), f"@{sid}").code == 0
+    assert (dest / "plans" / "twin-name.md").read_text() == "# plan 1 of the pair\n"
+    for original in originals:
+        original.unlink()
+    assert _plan_json(cli, dest, sids[0])["plan_exists"] is False
+    assert _plan_json(cli, dest, sids[1])["plan_exists"] is True

@@ -43,6 +43,7 @@ from pysift.disk.layout import (
     top_level_transcript,
     transcript_from_path,
 )
+from pysift.engines.plans import ARCHIVE_PLAN_COPIES
 from pysift.engines.recover.backups import STORE_DIR as FILE_HISTORY_DIR
 from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
@@ -209,6 +210,10 @@ class Manifest:
     homes: list[str] = field(default_factory=list)
     bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_run_utc: str | None = None
+    # ``plans/<name>`` -> the file its copy was made from, so ``plan`` over the archive
+    # answers a binding by that copy only when it IS the binding's file (two bound plans
+    # of one name share the one ``plans/<name>``): ``plans.archived_copy``
+    plan_copies: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, state: Path) -> Manifest:
@@ -225,7 +230,8 @@ class Manifest:
                    else [],
                    bindings=bindings if current and isinstance(bindings, dict) else {},
                    last_run_utc=obj.get("last_run_utc")
-                   if isinstance(obj.get("last_run_utc"), str) else None)
+                   if isinstance(obj.get("last_run_utc"), str) else None,
+                   plan_copies=_plan_copies(obj.get(ARCHIVE_PLAN_COPIES)))
 
     def known_binding(self, rel: str, src: mirror.SourceStat) -> list[str] | None:
         """The binding read when the transcript had this size and time (``[law, file]``
@@ -243,7 +249,8 @@ class Manifest:
         """Written whole through a partial file and a rename (pysift's own state file,
         0600: it names the home's paths)."""
         state_obj = {"format": MANIFEST_FORMAT, "homes": self.homes,
-                     "bindings": self.bindings, "last_run_utc": self.last_run_utc}
+                     "bindings": self.bindings, "last_run_utc": self.last_run_utc,
+                     ARCHIVE_PLAN_COPIES: self.plan_copies}
         try:
             body = orjson.dumps(state_obj, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # a name that is no UTF-8 (a dir's undecodable byte, a plan path
@@ -256,6 +263,12 @@ class Manifest:
         with open(fd, "wb") as fh:
             fh.write(body)
         os.replace(partial, state / MANIFEST_NAME)
+
+
+def _plan_copies(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 # -- what the scope brings ---------------------------------------------------------------------
@@ -489,7 +502,7 @@ def start_bindings(entries: list[Entry], stats: dict[str, mirror.SourceStat], en
 def _bound_plan(env: Env, transcript: Transcript | None) -> list[str] | None:
     """``[law, file]``: the plan file the transcript names, whether or not it exists
     (``plan_path`` finds it on each run); ``[]`` for none; None when it cannot be read."""
-    from pysift.engines.plans import BINDING_PLAN_MODE, resolve_plan_path
+    from pysift.engines.plans import resolve_plan_path
     from pysift.errors import SourceError
 
     if transcript is None:
@@ -500,19 +513,22 @@ def _bound_plan(env: Env, transcript: Transcript | None) -> list[str] | None:
         return None  # the copy itself reports the unreadable file
     if binding is None:
         return []
-    if binding.binding_source == BINDING_PLAN_MODE:  # the path as recorded: it relocates
-        return [BINDING_PLAN_MODE, binding.recorded_file or binding.plan_file]
-    return [binding.binding_source, binding.plan_file]
+    # the path as recorded, or as the slug's law put it: it relocates on each run
+    return [binding.binding_source, binding.recorded_file or binding.plan_file]
 
 
 def plan_path(bound: list[str], env: Env) -> str:
     """Where the plan file of a binding is now, as ``plan`` finds it: a ``plan_mode``
     path that does not exist is looked for in this home's ``plans/`` (a home copied or
-    moved keeps the old path in its records); a slug's file is where its law put it."""
-    from pysift.engines.plans import BINDING_PLAN_MODE, relocated_plan
+    moved keeps the old path in its records); a slug's file is where its law put it; over
+    an archive, either one gone is the archive's copy of it (``plans.archived_copy``)."""
+    from pysift.engines.plans import BINDING_PLAN_MODE, archived_copy, relocated_plan
 
     law, named = bound
-    return relocated_plan(named, env)[0] if law == BINDING_PLAN_MODE else named
+    if law == BINDING_PLAN_MODE:
+        return relocated_plan(named, env)[0]
+    archived = None if Path(named).is_file() else archived_copy(named, env)
+    return named if archived is None else archived[0]
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -761,6 +777,10 @@ def _archive(plan: Plan, dest: Path, env: Env, manifest: Manifest,
         if progress is not None:
             progress.grow(_to_write(plans), len(plans))
         copy.all(plans)
+    planned = {entry.rel for entry, _ in plans}
+    for outcome in copy.outcomes:  # what each plans/<name> now holds a copy of
+        if outcome.entry.rel in planned and outcome.action != FAILED:
+            manifest.plan_copies[outcome.entry.rel] = outcome.entry.source
     return ArchiveRun(copy.outcomes, plan.sessions, notes, copy.stopped, unread=plan.unread,
                       in_scope=len(decided) + len(plans))
 

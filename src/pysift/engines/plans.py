@@ -37,7 +37,7 @@ from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.settings import read_scopes, settings_files
 from pysift.disk.layout import Transcript, is_windows_rooted, windows_identity
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
-from pysift.disk.mapped import open_buffer
+from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import SourceError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
@@ -50,6 +50,8 @@ PLAN_SIGIL = "@plan"
 BINDING_PLAN_MODE = "plan_mode"
 BINDING_SLUG_ONLY = "slug-only"
 PLANS_DIR_NAME = "plans"
+ARCHIVE_MANIFEST = Path(".pysift") / "archive.json"  # a home that IS an archive holds it
+ARCHIVE_PLAN_COPIES = "plan_copies"  # its plans/<name> -> the file copied (archive writes)
 SETTINGS_KEY = "plansDirectory"
 SLUG_MAX = 120
 MUTATION_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
@@ -280,16 +282,89 @@ def _plan_mode_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBin
 def relocated_plan(recorded: str, env: Env) -> tuple[str, tuple[str, ...]]:
     """The recorded plan path, or, when it does not exist but the same file name does in
     this Claude home's ``plans/`` dir (a home copied, synced or mounted elsewhere: the
-    records keep the old absolute path), that file, with a note saying so."""
+    records keep the old absolute path), that file, with a note saying so; over an
+    archive, only when that file is the copy of this plan (``archived_copy``)."""
     if Path(recorded).is_file():
         return recorded, ()
-    name = recorded.replace("\\", "/").rsplit("/", 1)[-1]
+    name = _file_name(recorded)
     parent = recorded.replace("\\", "/").rsplit("/", 2)[-2:-1]
     local = env.claude_home / "plans" / name
     if name and parent == ["plans"] and local.is_file():
-        return str(local), (f"note: the recorded plan path {recorded} does not exist; the "
-                            f"same plan file is in this Claude home: {local}",)
-    return recorded, ()
+        copied = _copy_source(absolute_home(env), name)
+        if copied is None or _is_copy_of(recorded, name, *copied):  # no record: as ever
+            return str(local), (f"note: the recorded plan path {recorded} does not exist; "
+                                f"the same plan file is in this Claude home: {local}",)
+        return recorded, (_other_copy_note(recorded, local, copied[0]),)
+    return archived_copy(recorded, env) or (recorded, ())
+
+
+def _file_name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _other_copy_note(named: str, copy: Path, source: str) -> str:
+    return (f"note: the bound plan path {named} does not exist, and this archive's {copy} "
+            f"is not its copy: it was copied from {source}, another plan file of that name")
+
+
+def _copy_source(home: Path, name: str) -> tuple[str, list[str]] | None:
+    """Over an archive, the file its ``plans/<name>`` was copied from and the homes the
+    archive was made from (``archive`` records both in its manifest); None when ``home``
+    is no archive, its manifest cannot be read, or it records no source for the name (an
+    archive made before the record was kept: the next run records it)."""
+    manifest_path = home / ARCHIVE_MANIFEST
+    if not manifest_path.is_file():
+        return None
+    from pysift.disk import jsonline  # only over an archive, for a plan that is gone
+
+    try:
+        manifest = jsonline.loads(read_regular(manifest_path))
+    except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    copies, homes = manifest.get(ARCHIVE_PLAN_COPIES), manifest.get("homes")
+    source = copies.get(f"{PLANS_DIR_NAME}/{name}") if isinstance(copies, dict) else None
+    if not isinstance(source, str):
+        return None
+    return source, [h for h in homes if isinstance(h, str)] if isinstance(homes, list) else []
+
+
+def _is_copy_of(named: str, name: str, source: str, homes: list[str]) -> bool:
+    """Whether the archive's copy was made from the file ``named`` resolved to when it
+    was archived: that path itself, or (a ``plans/`` parent, gone from that home) the
+    same name in the ``plans/`` dir of a home it was archived from."""
+    if os.path.normpath(source) == os.path.normpath(named):
+        return True
+    parent = named.replace("\\", "/").rsplit("/", 2)[-2:-1]
+    return parent == [PLANS_DIR_NAME] and any(
+        os.path.normpath(source) == os.path.normpath(os.path.join(h, PLANS_DIR_NAME, name))
+        for h in homes)
+
+
+def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
+    """Over an archive (a home holding ``.pysift/archive.json``), the copy ``archive`` made
+    of a bound plan that is not where its binding puts it, with a note; else None.
+
+    ``archive`` keeps every bound plan as ``DEST/plans/<file name>``, wherever it lay (a
+    ``plansDirectory`` of the project's, a dir not named ``plans``); once the original was
+    deleted, ``plan`` over the archive called the plan missing while the archive held it
+    (the relocation above takes only a ``plans/`` parent). The copy is taken only when the
+    archive's manifest says it was made from this very file: two bound plans of one name
+    share one ``DEST/plans/<name>``, so for the other one the plan stays where it was
+    bound (missing), with a note, rather than answered by the other's text."""
+    name = _file_name(named)
+    home = absolute_home(env)
+    copy = home / PLANS_DIR_NAME / name
+    if not name or not copy.is_file():
+        return None
+    copied = _copy_source(home, name)
+    if copied is None:
+        return None
+    if not _is_copy_of(named, name, *copied):
+        return named, (_other_copy_note(named, copy, copied[0]),)
+    return str(copy), (f"note: the bound plan path {named} does not exist; this archive "
+                       f"holds the copy `pysift archive` made of it: {copy}",)
 
 
 def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
@@ -300,8 +375,16 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
         directory = plans_dir(env, first_recorded_cwd(buf))
         plan_file = directory.file(f"{slug}.md")
         minted = rec.type == "system" and rec.subtype == "compact_boundary"
+        notes = tuple(directory.notes)
+        archived = None if Path(plan_file).is_file() else archived_copy(plan_file, env)
+        if archived is not None and archived[0] == plan_file:  # another plan's copy: missing
+            notes += archived[1]
+        elif archived is not None:  # the law's file is gone; the archive kept it
+            return PlanBinding(transcript, archived[0], True, rec.line, slug,
+                               BINDING_SLUG_ONLY, minted, notes + archived[1],
+                               recorded_file=plan_file)
         return PlanBinding(transcript, plan_file, Path(plan_file).is_file(), rec.line, slug,
-                           BINDING_SLUG_ONLY, minted, tuple(directory.notes))
+                           BINDING_SLUG_ONLY, minted, notes)
     return None
 
 

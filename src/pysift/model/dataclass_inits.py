@@ -527,13 +527,14 @@ def __create_fn__(_type_group, _type_replay, _type_view, _type_disclosure, _type
 TEXTS['def __create_fn__(_type_group, _type_replay, _type_view, _type_disclosure, _type_latest, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,group:_type_group,replay:_type_replay,view:_type_view,disclosure:_type_disclosure,latest:_type_latest)->_return_type:\n  self.group=group\n  self.replay=replay\n  self.view=view\n  self.disclosure=disclosure\n  self.latest=latest\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_homes, _type_bindings, _type_last_run_utc, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_homes, _dflt_bindings, _dflt_last_run_utc, _return_type):
- def __init__(self,homes:_type_homes=_HAS_DEFAULT_FACTORY,bindings:_type_bindings=_HAS_DEFAULT_FACTORY,last_run_utc:_type_last_run_utc=_dflt_last_run_utc)->_return_type:
+def __create_fn__(_type_homes, _type_bindings, _type_last_run_utc, _type_plan_copies, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_homes, _dflt_bindings, _dflt_last_run_utc, _dflt_plan_copies, _return_type):
+ def __init__(self,homes:_type_homes=_HAS_DEFAULT_FACTORY,bindings:_type_bindings=_HAS_DEFAULT_FACTORY,last_run_utc:_type_last_run_utc=_dflt_last_run_utc,plan_copies:_type_plan_copies=_HAS_DEFAULT_FACTORY)->_return_type:
   self.homes=_dflt_homes() if homes is _HAS_DEFAULT_FACTORY else homes
   self.bindings=_dflt_bindings() if bindings is _HAS_DEFAULT_FACTORY else bindings
   self.last_run_utc=last_run_utc
+  self.plan_copies=_dflt_plan_copies() if plan_copies is _HAS_DEFAULT_FACTORY else plan_copies
  return __init__
-TEXTS['def __create_fn__(_type_homes, _type_bindings, _type_last_run_utc, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_homes, _dflt_bindings, _dflt_last_run_utc, _return_type):\n def __init__(self,homes:_type_homes=_HAS_DEFAULT_FACTORY,bindings:_type_bindings=_HAS_DEFAULT_FACTORY,last_run_utc:_type_last_run_utc=_dflt_last_run_utc)->_return_type:\n  self.homes=_dflt_homes() if homes is _HAS_DEFAULT_FACTORY else homes\n  self.bindings=_dflt_bindings() if bindings is _HAS_DEFAULT_FACTORY else bindings\n  self.last_run_utc=last_run_utc\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_homes, _type_bindings, _type_last_run_utc, _type_plan_copies, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_homes, _dflt_bindings, _dflt_last_run_utc, _dflt_plan_copies, _return_type):\n def __init__(self,homes:_type_homes=_HAS_DEFAULT_FACTORY,bindings:_type_bindings=_HAS_DEFAULT_FACTORY,last_run_utc:_type_last_run_utc=_dflt_last_run_utc,plan_copies:_type_plan_copies=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.homes=_dflt_homes() if homes is _HAS_DEFAULT_FACTORY else homes\n  self.bindings=_dflt_bindings() if bindings is _HAS_DEFAULT_FACTORY else bindings\n  self.last_run_utc=last_run_utc\n  self.plan_copies=_dflt_plan_copies() if plan_copies is _HAS_DEFAULT_FACTORY else plan_copies\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_hunks, _type_replacements, _type_original, _type_stale_recovered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_original, _dflt_stale_recovered, _return_type):
