@@ -18,6 +18,7 @@ from builders import (
     subagent_return,
     teammate_message,
     text,
+    thinking,
     to_jsonl,
     tool_result,
     tool_use,
@@ -501,6 +502,49 @@ def test_a_lane_that_stopped_on_an_api_error_is_noted(cli, tmp_path: Path) -> No
     assert "a0000000000000001  builtin-task  completed" in result.stdout
     assert (f"note: agent a0000000000000001 of session {sid}: its last word is an API error "
             "Claude Code wrote, not the agent's reply") in result.stderr
+
+
+def test_a_prompt_suggestion_that_suggested_nothing_is_over(cli, tmp_path: Path) -> None:
+    """Claude Code's prompt suggestion (``aprompt_suggestion-*``, one message, no tools, run
+    when a main turn ends) that chose silence writes a thinking-only reply: it read
+    `running` forever (real: 7502bc4d), where `status` calls the same lane settled. It is
+    completed at that reply, unresolved, and a lane note says it suggested nothing."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "5e55e55e-0000-4000-8000-000000000002"
+    lane_id = "aprompt_suggestion-627f64"
+    s = Session(sid, cwd="/w/hi")
+    s.add(user("hello"))
+    s.add(assistant("Hello! What can I do?"))
+    path = home.session("/w/hi", sid, s)
+    lane = Session(sid, cwd="/w/hi", agent_id=lane_id, start=T0, step=4.0)
+    lane.add(user("[SUGGESTION MODE: Suggest what the user might naturally type next.]"))
+    lane.add(assistant(thinking("No obvious next step: stay silent."), stop_reason=None))
+    home.subagent(path, lane_id, lane)
+    result = cli("--claude-home", str(home.root), "agents", f"@{sid}", "--format", "json",
+                 "--returned-message")
+    assert result.code == 0
+    row = result.json_rows("agent")[0]
+    assert (row["status"], row["completed_utc"], row["last_activity_utc"]) == (
+        "completed", "2026-10-05T09:00:04.000Z", "2026-10-05T09:00:04.000Z")
+    assert (row["returned_message"], row["returned_message_source"]) == (None, None)
+    assert (f"note: agent {lane_id} of session {sid}: a prompt suggestion Claude Code makes "
+            "when a turn ends; its reply holds no text (it suggested nothing)") in result.stderr
+
+
+def test_an_ordinary_lane_on_a_thinking_only_reply_still_runs(cli, tmp_path: Path) -> None:
+    """The rule is the suggestion's alone: a worker lane whose newest record is thinking
+    may be mid-reply."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "5e55e55e-0000-4000-8000-000000000003"
+    s = Session(sid, cwd="/w/hi")
+    s.add(user("hello"))
+    path = home.session("/w/hi", sid, s)
+    lane = Session(sid, cwd="/w/hi", agent_id="a0000000000000002", start=T0, step=4.0)
+    lane.add(user("look around"))
+    lane.add(assistant(thinking("Where to start?"), stop_reason=None))
+    home.subagent(path, "a0000000000000002", lane)
+    result = cli("--claude-home", str(home.root), "agents", f"@{sid}", "--format", "json")
+    assert result.json_rows("agent")[0]["status"] == "running"
 
 
 def test_an_unknown_lanes_sync_result_is_its_outcome_not_history(cli, tmp_path: Path) -> None:

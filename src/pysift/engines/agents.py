@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from pysift.core.lanes import (
+    COMPLETED,
     ForkRef,
     LaneFacts,
     LaneLifecycle,
+    is_one_shot_side_call,
     lifecycle,
     returned_message,
 )
@@ -338,7 +340,8 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
     journal_done = journal is not None and lane.session_id in journal.results
     # a workflow agent's trigger is its own start: the Workflow call launched the run
     trigger = spawn.ts if spawn is not None and spawn.tool != "Workflow" else None
-    life = lifecycle(facts, trigger, journal_result=journal_done)
+    one_shot = is_one_shot_side_call(lane.session_id)
+    life = lifecycle(facts, trigger, journal_result=journal_done, one_shot=one_shot)
     spawn_type = spawn.subagent_type if spawn is not None else None
     meta_type = _text(meta, "agentType")
     node = AgentNode(
@@ -369,6 +372,9 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
         node.notes.append("its last word is an API error Claude Code wrote, not the agent's "
                           "reply: `completed` here means it stopped on that error (pysift show "
                           f"@{lane.session_id} --turn -1)")
+    if one_shot and life.status == COMPLETED and not facts.ends_with_text:
+        node.notes.append("a prompt suggestion Claude Code makes when a turn ends; its reply "
+                          "holds no text (it suggested nothing): `completed` at that reply")
     node.notes.extend(link.notes)
     return node
 
