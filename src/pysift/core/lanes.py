@@ -340,11 +340,13 @@ def _decide(rec: Record, facts: LaneFacts) -> bool:
             facts.ends_with_api_error = rec.raw.get("isApiErrorMessage") is True
             return True
         return False  # thinking only: keep looking
-    if rec.type == "user" and not rec.is_meta:
+    if rec.type == "user":
         if rec.has_block("tool_result"):
+            # a result answers its call whatever the carrier's ``isMeta`` says (a writer
+            # flagging it would otherwise leave the call read as frozen)
             facts.exited = is_shutdown_approval(rec)
             return True
-        return classify.is_genuine_user(rec)
+        return not rec.is_meta and classify.is_genuine_user(rec)
     return False
 
 
