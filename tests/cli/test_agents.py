@@ -285,6 +285,18 @@ def test_one_agent_grab(cli, rich: ClaudeHome) -> None:
     assert "SESSION" not in text_out and "returned   (sync-tool-result · history" in text_out
 
 
+def test_an_upper_cased_agent_id_is_grabbed_as_the_target_resolver_takes_it(
+        cli, rich: ClaudeHome) -> None:
+    """A pasted id in capitals: `@A80FB2E…` resolved as a target while `--agent A80FB2E…`
+    answered "matches no subagent in scope" (exit 1) for a lane that is there."""
+    for ident in (NESTED.upper(), NESTED[:10].upper(), f"@agent-{NESTED.upper()}"):
+        result = _run(cli, rich, "--agent", ident, "--format", "json")
+        assert result.code == 0, result.stderr
+        assert [r["agent_id"] for r in result.json_rows("agent")] == [NESTED]
+    target = _run(cli, rich, f"@{NESTED.upper()}", "--format", "json")
+    assert [r["agent_id"] for r in target.json_rows("agent")] == [NESTED]
+
+
 def test_an_agent_target_lists_it_and_its_descendants(cli, rich: ClaudeHome) -> None:
     rows = _run(cli, rich, f"@{ASYNC}", "--format", "json").json_rows("agent")
     assert [(r["agent_id"], r["depth"]) for r in rows] == [(ASYNC, 0), (NESTED, 1)]

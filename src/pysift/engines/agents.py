@@ -68,6 +68,7 @@ from pysift.disk.layout import (
 from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import NotFoundError, SourceError, TargetError
 from pysift.model.fastdata import dataclass
+from pysift.model.ids import is_hex
 
 SHAPE_BUILTIN = "builtin-task"
 SHAPE_WORKFLOW = "workflow"
@@ -126,10 +127,17 @@ def run(scope: Scope, work: AgentsWork, *, workers: int | None = None
 
 def grab(ident: str, sessions: Sequence[SessionScope]) -> str:
     """The one lane ``--agent`` names among the sessions' lanes: its exact id, else a
-    unique prefix of one (an address that misses, or names several, is an error)."""
+    unique prefix of one (an address that misses, or names several, is an error). A
+    pure-hex value is matched lower-cased when it is no id as typed: Claude Code writes
+    hex ids in lower case, and the ``@`` target resolver already takes a pasted upper-case
+    id (``model.ids``)."""
     ids = {lane.session_id for s in sessions for lane in s.lanes}
     if ident in ids:
         return ident
+    if is_hex(ident):
+        ident = ident.lower()
+        if ident in ids:
+            return ident
     matches = sorted(i for i in ids if i.startswith(ident))
     if len(matches) == 1:
         return matches[0]
