@@ -132,6 +132,27 @@ def test_a_bound_scope_names_its_sessions_with_inline_plans_too(home: ClaudeHome
     assert len(inline) == 1 and f"@{old} (L2)" in inline[0]
 
 
+def test_a_session_whose_own_transcript_is_gone_is_not_sent_back_to_itself(home: ClaudeHome
+                                                                           ) -> None:
+    """Only its subagents remain (real: K3RN 636e512c): the note said "the plan is the
+    parent's: pysift plan @<the same session>", a loop. It now says the session's own
+    records are gone and names the slug its subagents inherited."""
+    main = home.session(CWD, S1, user("plan"))
+    home.subagent(main, AGENT, Session(S1, cwd=CWD, agent_id=AGENT,
+                                       slug="stateful-wibbling-scroll").stamp(user("task")))
+    main.unlink()
+    report = run(_opts(targets=(f"@{S1}",)), env_of(home))
+    assert (report.rows, report.exit_code) == ([], 0)
+    (note,) = [n for n in report.notes if "no plan file is bound" in n]
+    assert f"pysift plan @{S1}" not in note
+    assert f"session {S1} has no transcript of its own on disk" in note
+    assert "`stateful-wibbling-scroll`" in note
+    # with the parent's transcript on disk, a lane target is still sent to its parent
+    home.session(CWD, S1, user("plan"))
+    report = run(_opts(targets=(f"@{AGENT}",)), env_of(home))
+    assert any(f"the plan is the parent's: pysift plan @{S1}" in n for n in report.notes)
+
+
 def test_invalid_settings_note_reaches_the_report(home: ClaudeHome) -> None:
     planned(home)
     (home.root / "settings.json").write_text("{broken")

@@ -38,7 +38,7 @@ NO_PLAN_NOTE = ("note: no plan file is bound to the resolved session(s): no `pla
 INLINE_NAMED = 5
 
 
-def _no_plan_note(transcripts: list[Transcript], inline: list[InlinePlans]) -> str:
+def _no_plan_note(transcripts: list[Transcript], inline: list[InlinePlans], env: Env) -> str:
     """Why nothing binds. Subagents alone: their records carry the parent's slug, which
     binds nothing, so "never entered Plan Mode" would be false; so would it be for a
     session that proposed its plans in ExitPlanMode calls (the inline note says so)."""
@@ -47,6 +47,18 @@ def _no_plan_note(transcripts: list[Transcript], inline: list[InlinePlans]) -> s
     if not transcripts or not all(t.is_subagent for t in transcripts):
         return NO_PLAN_NOTE
     parents = sorted({t.parent_session_id for t in transcripts})
+    if find_session_file(parents[0], env, unread=Unreadable()) is None:
+        # "pysift plan @<parent>" would send the user back to this same answer
+        from pysift.engines.plans import absolute_home, inherited_slug
+
+        slug = inherited_slug(t for t in transcripts if t.parent_session_id == parents[0])
+        hint = (f"; its subagents carry its slug `{slug}`, so by Claude Code's slug rule its "
+                f"plan, if it made one, is {slug}.md in its plans dir (by default "
+                f"{absolute_home(env) / 'plans'})" if slug else "")
+        return (f"note: no plan file is bound to the resolved subagent(s), and their session "
+                f"{parents[0]} has no transcript of its own on disk (only its subagents'): a "
+                f"session's plan is bound by its own records, so it cannot be named here"
+                f"{hint}")
     return (f"note: no plan file is bound to the resolved subagent(s): a subagent's records "
             f"carry its parent session's slug, which binds no plan of its own; the plan is "
             f"the parent's: pysift plan @{parents[0]}")
@@ -103,7 +115,7 @@ def run(opts: PlanOptions, env: Env) -> Report:
     report.unread_each(answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
-        report.note(_no_plan_note(scope.transcripts, answer.inline))
+        report.note(_no_plan_note(scope.transcripts, answer.inline, env))
     if answer.inline:
         report.note(_inline_note(answer.inline))
     report.rows = [plan_row(b) for b in bindings]

@@ -306,6 +306,21 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
     return None
 
 
+def inherited_slug(transcripts: Iterable[Transcript]) -> str | None:
+    """The first valid slug the subagent ``transcripts`` carry (their session's: a subagent
+    inherits it), for a note when the session's own transcript is gone; unreadable lanes
+    are passed over (the binding reads already warned of them)."""
+    for transcript in transcripts:
+        try:
+            buf = open_buffer(transcript.path)
+        except SourceError:
+            continue
+        for rec in candidate_lines(buf, (_SLUG_KEY,)):
+            if slug_is_valid(rec.slug):
+                return rec.slug
+    return None
+
+
 def resolve_plan_path(transcript: Transcript, env: Env, buf: Buffer | None = None
                       ) -> PlanBinding | None:
     """The plan bound to ``transcript`` by the two laws above, or None (never a guess).
