@@ -362,6 +362,18 @@ def test_a_session_whose_own_transcript_is_gone_says_so(cli, tmp_path: Path) -> 
     assert "has no transcript of its own" not in _run(cli, build_home(tmp_path / "h2")[0]).stderr
 
 
+def test_a_session_whose_own_transcript_is_empty_says_so(cli, tmp_path: Path) -> None:
+    """A 0-byte session file beside its subagents (real: 2c5941bd, b23cbd1d, 1ca217c4)
+    holds no spawn call either: its lanes' starts read as their true triggers, unsaid."""
+    home, main = build_home(tmp_path / "claude")
+    main.write_bytes(b"")
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert _agents(result)[ASYNC]["trigger_utc"] == _agents(result)[ASYNC]["started_utc"]
+    assert (f"session {SID}'s own transcript is empty (only its subagents' hold records): "
+            "the calls it spawned them with are unknown") in result.stderr
+
+
 def test_broken_side_files_never_drop_a_lane(cli, tmp_path: Path) -> None:
     home, main = build_home(tmp_path / "claude")
     subagents = main.with_suffix("") / "subagents"
