@@ -18,6 +18,7 @@ from builders import (
     subagent_return,
     teammate_message,
     text,
+    thinking,
     to_jsonl,
     tool_result,
     tool_use,
@@ -284,6 +285,18 @@ def test_one_agent_grab(cli, rich: ClaudeHome) -> None:
     assert "SESSION" not in text_out and "returned   (sync-tool-result · history" in text_out
 
 
+def test_an_upper_cased_agent_id_is_grabbed_as_the_target_resolver_takes_it(
+        cli, rich: ClaudeHome) -> None:
+    """A pasted id in capitals: `@A80FB2E…` resolved as a target while `--agent A80FB2E…`
+    answered "matches no subagent in scope" (exit 1) for a lane that is there."""
+    for ident in (NESTED.upper(), NESTED[:10].upper(), f"@agent-{NESTED.upper()}"):
+        result = _run(cli, rich, "--agent", ident, "--format", "json")
+        assert result.code == 0, result.stderr
+        assert [r["agent_id"] for r in result.json_rows("agent")] == [NESTED]
+    target = _run(cli, rich, f"@{NESTED.upper()}", "--format", "json")
+    assert [r["agent_id"] for r in target.json_rows("agent")] == [NESTED]
+
+
 def test_an_agent_target_lists_it_and_its_descendants(cli, rich: ClaudeHome) -> None:
     rows = _run(cli, rich, f"@{ASYNC}", "--format", "json").json_rows("agent")
     assert [(r["agent_id"], r["depth"]) for r in rows] == [(ASYNC, 0), (NESTED, 1)]
@@ -347,6 +360,18 @@ def test_a_session_whose_own_transcript_is_gone_says_so(cli, tmp_path: Path) -> 
     assert (f"session {SID} has no transcript of its own on disk (only its subagents'): the "
             "calls it spawned them with are unknown") in result.stderr
     assert "has no transcript of its own" not in _run(cli, build_home(tmp_path / "h2")[0]).stderr
+
+
+def test_a_session_whose_own_transcript_is_empty_says_so(cli, tmp_path: Path) -> None:
+    """A 0-byte session file beside its subagents (real: 2c5941bd, b23cbd1d, 1ca217c4)
+    holds no spawn call either: its lanes' starts read as their true triggers, unsaid."""
+    home, main = build_home(tmp_path / "claude")
+    main.write_bytes(b"")
+    result = cli("--claude-home", str(home.root), "agents", f"@{SID}", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert _agents(result)[ASYNC]["trigger_utc"] == _agents(result)[ASYNC]["started_utc"]
+    assert (f"session {SID}'s own transcript is empty (only its subagents' hold records): "
+            "the calls it spawned them with are unknown") in result.stderr
 
 
 def test_broken_side_files_never_drop_a_lane(cli, tmp_path: Path) -> None:
@@ -501,6 +526,49 @@ def test_a_lane_that_stopped_on_an_api_error_is_noted(cli, tmp_path: Path) -> No
     assert "a0000000000000001  builtin-task  completed" in result.stdout
     assert (f"note: agent a0000000000000001 of session {sid}: its last word is an API error "
             "Claude Code wrote, not the agent's reply") in result.stderr
+
+
+def test_a_prompt_suggestion_that_suggested_nothing_is_over(cli, tmp_path: Path) -> None:
+    """Claude Code's prompt suggestion (``aprompt_suggestion-*``, one message, no tools, run
+    when a main turn ends) that chose silence writes a thinking-only reply: it read
+    `running` forever (real: 7502bc4d), where `status` calls the same lane settled. It is
+    completed at that reply, unresolved, and a lane note says it suggested nothing."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "5e55e55e-0000-4000-8000-000000000002"
+    lane_id = "aprompt_suggestion-627f64"
+    s = Session(sid, cwd="/w/hi")
+    s.add(user("hello"))
+    s.add(assistant("Hello! What can I do?"))
+    path = home.session("/w/hi", sid, s)
+    lane = Session(sid, cwd="/w/hi", agent_id=lane_id, start=T0, step=4.0)
+    lane.add(user("[SUGGESTION MODE: Suggest what the user might naturally type next.]"))
+    lane.add(assistant(thinking("No obvious next step: stay silent."), stop_reason=None))
+    home.subagent(path, lane_id, lane)
+    result = cli("--claude-home", str(home.root), "agents", f"@{sid}", "--format", "json",
+                 "--returned-message")
+    assert result.code == 0
+    row = result.json_rows("agent")[0]
+    assert (row["status"], row["completed_utc"], row["last_activity_utc"]) == (
+        "completed", "2026-10-05T09:00:04.000Z", "2026-10-05T09:00:04.000Z")
+    assert (row["returned_message"], row["returned_message_source"]) == (None, None)
+    assert (f"note: agent {lane_id} of session {sid}: a prompt suggestion Claude Code makes "
+            "when a turn ends; its reply holds no text (it suggested nothing)") in result.stderr
+
+
+def test_an_ordinary_lane_on_a_thinking_only_reply_still_runs(cli, tmp_path: Path) -> None:
+    """The rule is the suggestion's alone: a worker lane whose newest record is thinking
+    may be mid-reply."""
+    home = ClaudeHome(tmp_path / "claude")
+    sid = "5e55e55e-0000-4000-8000-000000000003"
+    s = Session(sid, cwd="/w/hi")
+    s.add(user("hello"))
+    path = home.session("/w/hi", sid, s)
+    lane = Session(sid, cwd="/w/hi", agent_id="a0000000000000002", start=T0, step=4.0)
+    lane.add(user("look around"))
+    lane.add(assistant(thinking("Where to start?"), stop_reason=None))
+    home.subagent(path, "a0000000000000002", lane)
+    result = cli("--claude-home", str(home.root), "agents", f"@{sid}", "--format", "json")
+    assert result.json_rows("agent")[0]["status"] == "running"
 
 
 def test_an_unknown_lanes_sync_result_is_its_outcome_not_history(cli, tmp_path: Path) -> None:

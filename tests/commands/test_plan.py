@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from builders import ClaudeHome, Session, assistant, attachment, tool_use, user
+from builders import (
+    ClaudeHome,
+    Session,
+    assistant,
+    attachment,
+    plan_approval,
+    rejection,
+    tool_use,
+    user,
+)
 from pysift.commands.plan import PlanOptions, run
 from pysift.commands.scope import ScopeArgs
 from pysift.errors import TargetError, UsageError
@@ -90,6 +99,58 @@ def test_no_binding_is_an_honest_empty(home: ClaudeHome) -> None:
     assert (report.rows, report.summary, report.exit_code) == ([], {"plans": 0}, 0)
     assert text_of(report) == ""
     assert any("no plan file is bound" in n for n in report.notes)
+
+
+def test_a_session_whose_plans_live_in_its_exit_plan_mode_calls_is_told_so(home: ClaudeHome
+                                                                        ) -> None:
+    """Claude Code 1.x/2.0 kept the plan inside the ExitPlanMode call (no plan file, no
+    slug): "the session never entered Plan Mode" was false for a session that proposed
+    two plans (real: f852ad25, 1.0.128, four calls)."""
+    first = tool_use("ExitPlanMode", {"plan": "## Plan A"}, id="toolu_plan_a")
+    second = tool_use("ExitPlanMode", {"plan": "## Plan B"}, id="toolu_plan_b")
+    home.session(CWD, S1, user("plan it"), assistant(first), rejection("toolu_plan_a"),
+                 assistant(second), plan_approval("toolu_plan_b", "## Plan B", ""))
+    report = run(_opts(targets=(f"@{S1}",)), env_of(home))
+    assert (report.rows, report.summary, report.exit_code) == ([], {"plans": 0}, 0)
+    assert not any("never entered Plan Mode" in n for n in report.notes)
+    assert any("no plan file is bound" in n for n in report.notes)
+    inline = [n for n in report.notes if "ExitPlanMode" in n]
+    assert len(inline) == 1
+    assert f"@{S1} (L2, L4)" in inline[0]
+    assert f"pysift search ExitPlanMode @{S1} -t agent.tool.use" in inline[0]
+
+
+def test_a_bound_scope_names_its_sessions_with_inline_plans_too(home: ClaudeHome) -> None:
+    """A project's old session beside a bound one: its plans are no rows, and are said."""
+    planned(home)
+    old = "33333333-3333-4333-8333-333333333333"
+    home.session(CWD, old, user("plan it"),
+                 assistant(tool_use("ExitPlanMode", {"plan": "## Old"}, id="toolu_old")))
+    report = run(_opts(targets=(CWD,)), env_of(home))
+    assert [r["session_id"] for r in report.rows] == [S1, S2, AGENT]
+    inline = [n for n in report.notes if "ExitPlanMode" in n]
+    assert len(inline) == 1 and f"@{old} (L2)" in inline[0]
+
+
+def test_a_session_whose_own_transcript_is_gone_is_not_sent_back_to_itself(home: ClaudeHome
+                                                                           ) -> None:
+    """Only its subagents remain (real: K3RN 636e512c): the note said "the plan is the
+    parent's: pysift plan @<the same session>", a loop. It now says the session's own
+    records are gone and names the slug its subagents inherited."""
+    main = home.session(CWD, S1, user("plan"))
+    home.subagent(main, AGENT, Session(S1, cwd=CWD, agent_id=AGENT,
+                                       slug="stateful-wibbling-scroll").stamp(user("task")))
+    main.unlink()
+    report = run(_opts(targets=(f"@{S1}",)), env_of(home))
+    assert (report.rows, report.exit_code) == ([], 0)
+    (note,) = [n for n in report.notes if "no plan file is bound" in n]
+    assert f"pysift plan @{S1}" not in note
+    assert f"session {S1} has no transcript of its own on disk" in note
+    assert "`stateful-wibbling-scroll`" in note
+    # with the parent's transcript on disk, a lane target is still sent to its parent
+    home.session(CWD, S1, user("plan"))
+    report = run(_opts(targets=(f"@{AGENT}",)), env_of(home))
+    assert any(f"the plan is the parent's: pysift plan @{S1}" in n for n in report.notes)
 
 
 def test_invalid_settings_note_reaches_the_report(home: ClaudeHome) -> None:

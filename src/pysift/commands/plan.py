@@ -16,7 +16,13 @@ from typing import Any, TextIO
 from pysift.commands.scope import ScopeArgs
 from pysift.core.resolve import find_session_file, require_calling_session, resolve_scope
 from pysift.disk.layout import Transcript, Unreadable, is_windows_rooted
-from pysift.engines.plans import BINDING_SLUG_ONLY, PlanBinding, PlanEdit, PlanQuery
+from pysift.engines.plans import (
+    BINDING_SLUG_ONLY,
+    InlinePlans,
+    PlanBinding,
+    PlanEdit,
+    PlanQuery,
+)
 from pysift.errors import UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
@@ -28,15 +34,48 @@ NO_PLAN_NOTE = ("note: no plan file is bound to the resolved session(s): no `pla
                 "attachment and no slug-carrying record (the session never entered Plan Mode)")
 
 
-def _no_plan_note(transcripts: list[Transcript]) -> str:
+#: the sessions an inline-plans note names before it counts the rest
+INLINE_NAMED = 5
+
+
+def _no_plan_note(transcripts: list[Transcript], inline: list[InlinePlans], env: Env) -> str:
     """Why nothing binds. Subagents alone: their records carry the parent's slug, which
-    binds nothing, so "never entered Plan Mode" would be false."""
+    binds nothing, so "never entered Plan Mode" would be false; so would it be for a
+    session that proposed its plans in ExitPlanMode calls (the inline note says so)."""
+    if inline:
+        return NO_PLAN_NOTE.removesuffix(" (the session never entered Plan Mode)")
     if not transcripts or not all(t.is_subagent for t in transcripts):
         return NO_PLAN_NOTE
     parents = sorted({t.parent_session_id for t in transcripts})
+    if find_session_file(parents[0], env, unread=Unreadable()) is None:
+        # "pysift plan @<parent>" would send the user back to this same answer
+        from pysift.engines.plans import absolute_home, inherited_slug
+
+        slug = inherited_slug(t for t in transcripts if t.parent_session_id == parents[0])
+        hint = (f"; its subagents carry its slug `{slug}`, so by Claude Code's slug rule its "
+                f"plan, if it made one, is {slug}.md in its plans dir (by default "
+                f"{absolute_home(env) / 'plans'})" if slug else "")
+        return (f"note: no plan file is bound to the resolved subagent(s), and their session "
+                f"{parents[0]} has no transcript of its own on disk (only its subagents'): a "
+                f"session's plan is bound by its own records, so it cannot be named here"
+                f"{hint}")
     return (f"note: no plan file is bound to the resolved subagent(s): a subagent's records "
             f"carry its parent session's slug, which binds no plan of its own; the plan is "
             f"the parent's: pysift plan @{parents[0]}")
+
+
+def _inline_note(inline: list[InlinePlans]) -> str:
+    """The sessions whose plans are only in their ExitPlanMode calls (Claude Code before
+    plan files): they bind no file, so they are no rows, yet they did plan."""
+    inline = sorted(inline, key=lambda p: p.transcript.session_id)
+    named = [f"@{p.transcript.session_id} ({', '.join(f'L{n}' for n in p.lines)})"
+             for p in inline[:INLINE_NAMED]]
+    more = f" and {len(inline) - INLINE_NAMED} more" if len(inline) > INLINE_NAMED else ""
+    first = inline[0].transcript.session_id
+    return (f"note: {len(inline)} session(s) in scope bind no plan file but called "
+            f"ExitPlanMode, the plan held in the call itself (Claude Code before plan files): "
+            f"{'; '.join(named)}{more}; read the plans with `pysift search ExitPlanMode "
+            f"@{first} -t agent.tool.use --no-truncate`")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,7 +115,9 @@ def run(opts: PlanOptions, env: Env) -> Report:
     report.unread_each(answer.warnings)
     _add_binding_notes(report, bindings)
     if not bindings:
-        report.note(_no_plan_note(scope.transcripts))
+        report.note(_no_plan_note(scope.transcripts, answer.inline, env))
+    if answer.inline:
+        report.note(_inline_note(answer.inline))
     report.rows = [plan_row(b) for b in bindings]
     report.answer(PlanResult(bindings))
     return report

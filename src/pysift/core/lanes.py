@@ -113,6 +113,7 @@ class LaneFacts:
     exited: bool = False
     pending: PendingCall | None = None  # the newest meaningful record is an unanswered call
     last_stop_reason: str | None = None  # of the newest assistant record
+    replied: bool = False  # the lane holds an assistant record (thinking-only ones count)
     tail_text: str | None = None  # the newest assistant visible text (when asked for)
     seed_digest: str | None = None  # ``digest`` of the prompt the lane was seeded with
     fork: ForkRef | None = None
@@ -313,7 +314,7 @@ def _read_tail(reader: _Reader, facts: LaneFacts, head_end: int,
         if rec.type == "assistant":
             if not stop_known:
                 facts.last_stop_reason = rec.stop_reason
-                stop_known = True
+                facts.replied = stop_known = True
             text = _visible_text(rec) if want_tail_text and facts.tail_text is None else None
             if text is not None:
                 facts.tail_text = text
@@ -339,13 +340,18 @@ def _decide(rec: Record, facts: LaneFacts) -> bool:
             facts.ends_with_api_error = rec.raw.get("isApiErrorMessage") is True
             return True
         return False  # thinking only: keep looking
-    if rec.type == "user" and not rec.is_meta:
+    if rec.type == "user":
         if rec.has_block("tool_result"):
+            # a result answers its call whatever the carrier's ``isMeta`` says (a writer
+            # flagging it would otherwise leave the call read as frozen)
             facts.exited = is_shutdown_approval(rec)
             return True
-        return classify.is_genuine_user(rec)
+        return not rec.is_meta and classify.is_genuine_user(rec)
     return False
 
+
+#: the id head of Claude Code's prompt-suggestion lanes (``aprompt_suggestion-d7b8fc``)
+PROMPT_SUGGESTION_PREFIX = "aprompt_suggestion-"
 
 #: what Claude Code answers a teammate's SendMessage approving a shutdown request (2.1.x)
 SHUTDOWN_APPROVED = "Shutdown approved."
@@ -398,11 +404,20 @@ def seconds_label(total: int) -> str:
     return f"{seconds}s"
 
 
-def lifecycle(facts: LaneFacts, trigger: str | None, *, journal_result: bool = False
-              ) -> LaneLifecycle:
+def is_one_shot_side_call(lane_id: str) -> bool:
+    """Whether a lane is Claude Code's prompt suggestion: one message, no tools, run when a
+    main turn ends; once it has replied at all it is over, even on a thinking-only reply
+    (it chose to suggest nothing), which no later record follows."""
+    return lane_id.startswith(PROMPT_SUGGESTION_PREFIX)
+
+
+def lifecycle(facts: LaneFacts, trigger: str | None, *, journal_result: bool = False,
+              one_shot: bool = False) -> LaneLifecycle:
     """The lane's status and instants. ``trigger``: the spawning call's instant (None when
     the lane joined no call: the trigger is then its start). ``journal_result``: a workflow
-    journal holds a ``result`` for the lane, which makes it completed whatever its tail."""
+    journal holds a ``result`` for the lane, which makes it completed whatever its tail.
+    ``one_shot``: the lane is a prompt suggestion (``is_one_shot_side_call``), completed
+    at its reply whatever the reply holds."""
     pending = facts.pending
     if journal_result:
         status, pending = COMPLETED, None
@@ -410,7 +425,7 @@ def lifecycle(facts: LaneFacts, trigger: str | None, *, journal_result: bool = F
         status, pending = UNKNOWN, None  # no instant: neither done nor frozen can be said
     elif pending is not None:
         status = RUNNING
-    elif facts.ends_with_text or facts.exited:
+    elif facts.ends_with_text or facts.exited or (one_shot and facts.replied):
         status = COMPLETED
     elif facts.has_records:
         status = RUNNING

@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from pysift.core.lanes import (
+    COMPLETED,
     ForkRef,
     LaneFacts,
     LaneLifecycle,
+    is_one_shot_side_call,
     lifecycle,
     returned_message,
 )
@@ -66,6 +68,7 @@ from pysift.disk.layout import (
 from pysift.disk.mapped import open_buffer, read_regular
 from pysift.errors import NotFoundError, SourceError, TargetError
 from pysift.model.fastdata import dataclass
+from pysift.model.ids import is_hex
 
 SHAPE_BUILTIN = "builtin-task"
 SHAPE_WORKFLOW = "workflow"
@@ -124,10 +127,17 @@ def run(scope: Scope, work: AgentsWork, *, workers: int | None = None
 
 def grab(ident: str, sessions: Sequence[SessionScope]) -> str:
     """The one lane ``--agent`` names among the sessions' lanes: its exact id, else a
-    unique prefix of one (an address that misses, or names several, is an error)."""
+    unique prefix of one (an address that misses, or names several, is an error). A
+    pure-hex value is matched lower-cased when it is no id as typed: Claude Code writes
+    hex ids in lower case, and the ``@`` target resolver already takes a pasted upper-case
+    id (``model.ids``)."""
     ids = {lane.session_id for s in sessions for lane in s.lanes}
     if ident in ids:
         return ident
+    if is_hex(ident):
+        ident = ident.lower()
+        if ident in ids:
+            return ident
     matches = sorted(i for i in ids if i.startswith(ident))
     if len(matches) == 1:
         return matches[0]
@@ -278,6 +288,13 @@ def _session_tree(session: SessionScope, scans: dict[str, TranscriptScan],
             "its subagents'): the calls it spawned them with are unknown, so a lane it "
             "spawned shows its start as its trigger and its own last text as its returned "
             "message")
+    elif main is not None and session.lanes and _size(session.session_path) == 0:
+        # a 0-byte file holds no call either: the starts would read as true triggers
+        out.notes.append(
+            f"note: session {session.session_id}'s own transcript is empty (only its "
+            "subagents' hold records): the calls it spawned them with are unknown, so a lane "
+            "it spawned shows its start as its trigger and its own last text as its "
+            "returned message")
     for lane, key, scan in zip(session.lanes, keys, lane_scans):
         journal = _journal(lane, journals, out)
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
@@ -338,7 +355,8 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
     journal_done = journal is not None and lane.session_id in journal.results
     # a workflow agent's trigger is its own start: the Workflow call launched the run
     trigger = spawn.ts if spawn is not None and spawn.tool != "Workflow" else None
-    life = lifecycle(facts, trigger, journal_result=journal_done)
+    one_shot = is_one_shot_side_call(lane.session_id)
+    life = lifecycle(facts, trigger, journal_result=journal_done, one_shot=one_shot)
     spawn_type = spawn.subagent_type if spawn is not None else None
     meta_type = _text(meta, "agentType")
     node = AgentNode(
@@ -369,6 +387,9 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
         node.notes.append("its last word is an API error Claude Code wrote, not the agent's "
                           "reply: `completed` here means it stopped on that error (pysift show "
                           f"@{lane.session_id} --turn -1)")
+    if one_shot and life.status == COMPLETED and not facts.ends_with_text:
+        node.notes.append("a prompt suggestion Claude Code makes when a turn ends; its reply "
+                          "holds no text (it suggested nothing): `completed` at that reply")
     node.notes.extend(link.notes)
     return node
 

@@ -60,6 +60,7 @@ MUTATION_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 _PLAN_MODE = b"plan_mode"
 _SLUG_KEY = b'"slug"'
+_EXIT_PLAN_MODE = b'"ExitPlanMode"'
 _CWD_KEY = b'"cwd"'
 _MUTATION_KEYS = (b'"file_path"', b'"notebook_path"')
 
@@ -388,6 +389,21 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
     return None
 
 
+def inherited_slug(transcripts: Iterable[Transcript]) -> str | None:
+    """The first valid slug the subagent ``transcripts`` carry (their session's: a subagent
+    inherits it), for a note when the session's own transcript is gone; unreadable lanes
+    are passed over (the binding reads already warned of them)."""
+    for transcript in transcripts:
+        try:
+            buf = open_buffer(transcript.path)
+        except SourceError:
+            continue
+        for rec in candidate_lines(buf, (_SLUG_KEY,)):
+            if slug_is_valid(rec.slug):
+                return rec.slug
+    return None
+
+
 def resolve_plan_path(transcript: Transcript, env: Env, buf: Buffer | None = None
                       ) -> PlanBinding | None:
     """The plan bound to ``transcript`` by the two laws above, or None (never a guess).
@@ -402,21 +418,48 @@ def resolve_plan_path(transcript: Transcript, env: Env, buf: Buffer | None = Non
     return binding
 
 
-def bindings_of(transcripts: Iterable[Transcript], env: Env
+def bindings_of(transcripts: Iterable[Transcript], env: Env,
+                inline: list[InlinePlans] | None = None
                 ) -> tuple[list[PlanBinding], list[str]]:
-    """Every binding in ``transcripts`` (sorted top-level first, then id) + read warnings."""
+    """Every binding in ``transcripts`` (sorted top-level first, then id) + read warnings.
+    ``inline`` (when given) collects the unbound transcripts whose plans live in their
+    ExitPlanMode calls."""
     out: list[PlanBinding] = []
     warnings: list[str] = []
     for transcript in transcripts:
         try:
-            binding = resolve_plan_path(transcript, env)
+            buf = open_buffer(transcript.path)
+            binding = resolve_plan_path(transcript, env, buf)
         except SourceError as exc:
             warnings.append(f"warning: skipped: {exc}")
             continue
         if binding is not None:
             out.append(binding)
+        elif inline is not None and (lines := exit_plan_mode_lines(buf)):
+            inline.append(InlinePlans(transcript, lines))
     out.sort(key=lambda b: b.sort_key)
     return out, warnings
+
+
+@dataclass(frozen=True)
+class InlinePlans:
+    """A transcript that binds no plan file but proposed plans: Claude Code before plan
+    files (1.x, early 2.0: no ``plan_mode`` attachment, no ``slug``) kept each plan in its
+    ExitPlanMode call's ``input.plan``, so such a session DID enter Plan Mode."""
+
+    transcript: Transcript
+    lines: tuple[int, ...]  # the lines of its ExitPlanMode calls
+
+
+def exit_plan_mode_lines(buf: Buffer) -> tuple[int, ...]:
+    """The lines of the assistant records holding an ExitPlanMode call (one whole-buffer
+    search for the quoted name; only the lines holding it are decoded)."""
+    lines: list[int] = []
+    for rec in candidate_lines(buf, (_EXIT_PLAN_MODE,)):
+        if rec.type == "assistant" and rec.line is not None and any(
+                block_name(b) == "ExitPlanMode" for b in rec.blocks_of("tool_use")):
+            lines.append(rec.line)
+    return tuple(lines)
 
 
 def plan_key(path: str) -> str:
@@ -549,6 +592,7 @@ class PlanAnswer:
     warnings: list[str] = field(default_factory=list)
     edits: list[PlanEdit] = field(default_factory=list)  # audit: edits to bound plan files
     skipped_lines: int = 0  # audit: malformed lines among the edit candidates
+    inline: list[InlinePlans] = field(default_factory=list)  # forward: plans in calls only
 
 
 def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer:
@@ -559,9 +603,11 @@ def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer
         found, warnings = corpus_bindings(transcripts, env)
         return PlanAnswer([b for b in found if any(same_file(name, wanted) for name in b.names)],
                           warnings)
-    bindings, warnings = bindings_of(transcripts, env)
     if not query.audit:
-        return PlanAnswer(bindings, warnings)
+        inline: list[InlinePlans] = []
+        bindings, warnings = bindings_of(transcripts, env, inline)
+        return PlanAnswer(bindings, warnings, inline=inline)
+    bindings, warnings = bindings_of(transcripts, env)
     edits = structured_edits(transcripts)
     rows: list[PlanEdit] = []
     if edits.counts and query.corpus is not None:  # the join is what names a plan file

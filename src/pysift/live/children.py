@@ -34,6 +34,7 @@ from pysift.core.decode import decode
 from pysift.core.lanes import (
     GENERATING,
     IN_FLIGHT,
+    PROMPT_SUGGESTION_PREFIX,
     SETTLED,
     LaneFacts,
     PendingCall,
@@ -54,7 +55,6 @@ from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _AGENT_FOOTER = "agentId: "
-PROMPT_SUGGESTION_PREFIX = "aprompt_suggestion-"
 COMPACTION_PREFIX = "acompact-"
 
 

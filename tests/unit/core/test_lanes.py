@@ -133,6 +133,18 @@ def test_a_lane_waiting_on_its_next_step_is_running() -> None:
     assert lifecycle(facts, None).status == RUNNING
 
 
+def test_a_call_answered_by_a_meta_flagged_result_is_no_frozen_call() -> None:
+    """Some writers flag the tool-result carrier ``isMeta`` (tier-2 fixture of 2.1.207):
+    passed over as a harness notice, its call read unanswered, so the lane said PENDING
+    `awaiting-execution` "frozen since" a call whose result is on disk."""
+    answer = tool_result("r1", "x = 1")
+    answer["isMeta"] = True
+    facts = read_lane(_lane(user(PROMPT), assistant(tool_use("Read", {"file_path": "a"},
+                                                                id="r1")), answer))
+    assert facts.pending is None and not facts.ends_with_text
+    assert lifecycle(facts, None).status == RUNNING
+
+
 def _shutdown_lane(approve: bool = True) -> bytes:
     """A teammate asked to shut down answers with SendMessage; its lane ends on the
     result (real K3RN lanes a152316, a8b07f4, a8e4bae: agents called them running)."""
