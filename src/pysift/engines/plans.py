@@ -476,12 +476,35 @@ def same_file(a: str, b: str) -> bool:
     return plan_key(a) == plan_key(b)
 
 
-def choose_plan(bindings: Sequence[PlanBinding]) -> PlanBinding | str:
+def inline_plans_text(inline: Sequence[InlinePlans], named: int = 5) -> str:
+    """What ``plan``'s note and ``@plan``'s error say of sessions whose plans live only in
+    their ExitPlanMode calls: the sessions with their calls' lines (the first ``named``,
+    then a count) and the ``search`` that prints the plans. One wording for both, so the
+    two answers never disagree on where such a plan is."""
+    ordered = sorted(inline, key=lambda p: p.transcript.session_id)
+    names = [f"@{p.transcript.session_id} ({', '.join(f'L{n}' for n in p.lines)})"
+             for p in ordered[:named]]
+    more = f" and {len(ordered) - named} more" if len(ordered) > named else ""
+    first = ordered[0].transcript.session_id
+    return (f"{len(ordered)} session(s) in scope bind no plan file but called "
+            f"ExitPlanMode, the plan held in the call itself (Claude Code before plan files): "
+            f"{'; '.join(names)}{more}; read the plans with `pysift search ExitPlanMode "
+            f"@{first} -t agent.tool.use --no-truncate`")
+
+
+def choose_plan(bindings: Sequence[PlanBinding], inline: Sequence[InlinePlans] = ()
+                ) -> PlanBinding | str:
     """The ONE plan ``@plan`` names in a scope, or the reason there is none.
 
     The top-level sessions' plans win over subagents'; two different files among the
-    chosen band is ambiguity (the caller errors and asks for ``@<uuid>``).
+    chosen band is ambiguity (the caller errors and asks for ``@<uuid>``). With no binding,
+    ``inline`` (``bindings_of``'s finding) decides the reason: a session that proposed its
+    plans in ExitPlanMode calls DID enter Plan Mode, and "a session has a plan only once it
+    entered Plan Mode" sent its user looking for a plan it never had, not to the calls.
     """
+    if not bindings and inline:
+        return (f"no plan file is bound to the target session(s), so there is no file to "
+                f"recover: {inline_plans_text(inline)}")
     if not bindings:
         return ("no plan file is bound to the target session(s): no `plan_mode` attachment "
                 "and no slug-carrying record (a session has a plan only once it entered Plan "
