@@ -619,3 +619,28 @@ def test_a_slug_plan_of_one_home_is_never_answered_by_another_home_s_copy(cli, t
     assert (gone["plan_file"], gone["plan_exists"]) == (str(originals[0]), False)
     second = _plan_json(cli, dest, sids[1])
     assert (second["plan_file"], second["plan_exists"]) == (str(copy), True)
+
+
+def test_a_plan_mode_plan_of_one_home_is_never_answered_by_another_home_s_copy(cli, tmp_path):
+    """The same across two homes for ``plan_mode`` paths: each names its own home's
+    ``plans/twin-name.md``; the second run keeps its copy; with the first home's file gone,
+    the home-relocation took the copy as "the same name in a home archived from"."""
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    dest = tmp_path / "arc"
+    originals = []
+    for n, sid in enumerate(sids):
+        home = ClaudeHome(tmp_path / f"claude{n}")
+        originals.append(home.plan("twin-name", f"# home {n}\n"))
+        home.session(str(tmp_path / "proj"), sid, user("plan"), attachment(
+            "plan_mode", {"planFilePath": str(originals[n]), "planExists": True}))
+        assert cli("--claude-home", str(home.root), "archive", str(dest)).code == 0
+    copy = dest / "plans" / "twin-name.md"
+    assert copy.read_text() == "# home 1\n"
+    for original in originals:
+        original.unlink()
+    first = _plan_json(cli, dest, sids[0])
+    said = cli("--claude-home", str(dest), "plan", f"@{sids[0]}").stderr
+    assert (first["plan_file"], first["plan_exists"]) == (str(originals[0]), False), said
+    assert f"it was copied from {originals[1]}" in said
+    second = _plan_json(cli, dest, sids[1])
+    assert (second["plan_file"], second["plan_exists"]) == (str(copy), True)
