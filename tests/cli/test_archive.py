@@ -548,3 +548,99 @@ def test_a_later_targeted_run_that_replaces_a_plan_copy_moves_the_answer_with_it
         original.unlink()
     assert _plan_json(cli, dest, sids[0])["plan_exists"] is False
     assert _plan_json(cli, dest, sids[1])["plan_exists"] is True
+
+
+@pytest.mark.parametrize("settings_gone", [False, True])
+def test_a_slug_plan_is_never_answered_by_a_same_named_copy_of_another_dir(cli, tmp_path,
+                                                                         settings_gone):
+    """Two sessions with one slug: one binds it under its project's ``plansDirectory``, the
+    other under the home's ``plans/``; ``DEST/plans/<slug>.md`` keeps one copy. Both
+    originals gone, over the archive the slug law lands on that copy for the session whose
+    plans dir is the home's (and for the other too once its project's settings are gone):
+    it answered with the copy unchecked, so one session was shown the other's plan. Each
+    now gets its own copy or is missing with a note."""
+    home = ClaudeHome(tmp_path / "claude")
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    project = tmp_path / "proj0"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text('{"plansDirectory": "notes"}')
+    (project / "notes").mkdir()
+    originals = [project / "notes" / "twin-slug.md", home.plan("twin-slug", "# plan 1\n")]
+    originals[0].write_text("# plan 0\n")
+    for n, sid in enumerate(sids):
+        s = Session(sid, cwd=str(tmp_path / f"proj{n}"), slug="twin-slug")
+        s.add(user("plan it"))
+        home.session(str(tmp_path / f"proj{n}"), sid, s)
+    assert [_plan_json(cli, home.root, sid)["plan_file"] for sid in sids] == [
+        str(p) for p in originals]
+    dest = tmp_path / "arc"
+    made = cli("--claude-home", str(home.root), "archive", str(dest))
+    assert made.code == 0 and "share the name plans/twin-slug.md" in made.stderr
+    copy = dest / "plans" / "twin-slug.md"
+    kept = int(copy.read_text().split()[-1])
+    for original in originals:
+        original.unlink()
+    if settings_gone:
+        shutil.rmtree(project / ".claude")
+    for n, sid in enumerate(sids):
+        row = _plan_json(cli, dest, sid)
+        said = cli("--claude-home", str(dest), "plan", f"@{sid}").stderr
+        if n == kept:
+            assert (row["plan_file"], row["plan_exists"]) == (str(copy), True), said
+        else:
+            assert (row["plan_file"], row["plan_exists"]) == (str(originals[n]), False), said
+            assert f"it was copied from {originals[kept]}" in said, said
+        restored = cli("--claude-home", str(dest), "recover", f"@{sid}", "--file", "@plan")
+        assert f"# plan {1 - n}" not in restored.stdout
+
+
+def test_a_slug_plan_of_one_home_is_never_answered_by_another_home_s_copy(cli, tmp_path):
+    """Two homes archived into one DEST, each with a session whose slug names
+    ``plans/twin-slug.md``: the second run keeps its copy; over the archive the first
+    home's session was answered with the second home's plan."""
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    dest = tmp_path / "arc"
+    originals = []
+    for n, sid in enumerate(sids):
+        home = ClaudeHome(tmp_path / f"claude{n}")
+        originals.append(home.plan("twin-slug", f"# home {n}\n"))
+        s = Session(sid, cwd=str(tmp_path / "proj"), slug="twin-slug")
+        s.add(user("plan it"))
+        home.session(str(tmp_path / "proj"), sid, s)
+        assert cli("--claude-home", str(home.root), "archive", str(dest)).code == 0
+    copy = dest / "plans" / "twin-slug.md"
+    assert copy.read_text() == "# home 1\n"
+    first = _plan_json(cli, dest, sids[0])
+    said = cli("--claude-home", str(dest), "plan", f"@{sids[0]}").stderr
+    assert (first["plan_file"], first["plan_exists"]) == (str(originals[0]), True), said
+    assert "is not this session's plan" in said
+    originals[0].unlink()
+    gone = _plan_json(cli, dest, sids[0])
+    assert (gone["plan_file"], gone["plan_exists"]) == (str(originals[0]), False)
+    second = _plan_json(cli, dest, sids[1])
+    assert (second["plan_file"], second["plan_exists"]) == (str(copy), True)
+
+
+def test_a_plan_mode_plan_of_one_home_is_never_answered_by_another_home_s_copy(cli, tmp_path):
+    """The same across two homes for ``plan_mode`` paths: each names its own home's
+    ``plans/twin-name.md``; the second run keeps its copy; with the first home's file gone,
+    the home-relocation took the copy as "the same name in a home archived from"."""
+    sids = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222")
+    dest = tmp_path / "arc"
+    originals = []
+    for n, sid in enumerate(sids):
+        home = ClaudeHome(tmp_path / f"claude{n}")
+        originals.append(home.plan("twin-name", f"# home {n}\n"))
+        home.session(str(tmp_path / "proj"), sid, user("plan"), attachment(
+            "plan_mode", {"planFilePath": str(originals[n]), "planExists": True}))
+        assert cli("--claude-home", str(home.root), "archive", str(dest)).code == 0
+    copy = dest / "plans" / "twin-name.md"
+    assert copy.read_text() == "# home 1\n"
+    for original in originals:
+        original.unlink()
+    first = _plan_json(cli, dest, sids[0])
+    said = cli("--claude-home", str(dest), "plan", f"@{sids[0]}").stderr
+    assert (first["plan_file"], first["plan_exists"]) == (str(originals[0]), False), said
+    assert f"it was copied from {originals[1]}" in said
+    second = _plan_json(cli, dest, sids[1])
+    assert (second["plan_file"], second["plan_exists"]) == (str(copy), True)

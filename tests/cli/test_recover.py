@@ -509,6 +509,24 @@ def test_file_at_plan(cli, home: ClaudeHome) -> None:
     assert none.code == 1 and "no plan file is bound" in none.stderr
 
 
+def test_file_at_plan_names_the_exit_plan_mode_calls_that_hold_the_plans(cli, home: ClaudeHome
+                                                                        ) -> None:
+    """Claude Code 1.x/early 2.0 kept each plan inside its ExitPlanMode call (no plan file,
+    no slug): `--file @plan` said "a session has a plan only once it entered Plan Mode",
+    false for a session that proposed plans (real f852ad25, cb2e607c, b25638d7). The error
+    names the calls' lines and the search that prints them, as `pysift plan` does."""
+    story = Story()
+    story.s.add(assistant(tool_use("ExitPlanMode", {"plan": "## Plan A"}, id="toolu_plan_a")))
+    story.s.add(tool_result("toolu_plan_a", "User rejected the plan", is_error=True))
+    story.s.add(assistant(tool_use("ExitPlanMode", {"plan": "## Plan B"}, id="toolu_plan_b")))
+    save(home, story)
+    result = run(cli, home, f"@{S1}", "--file", "@plan")
+    assert result.code == 1 and "no plan file is bound" in result.stderr
+    assert "entered Plan Mode" not in result.stderr
+    assert f"@{S1} (L2, L4)" in result.stderr
+    assert f"pysift search ExitPlanMode @{S1} -t agent.tool.use --no-truncate" in result.stderr
+
+
 # -- Bash anchors -------------------------------------------------------------------------------------
 
 

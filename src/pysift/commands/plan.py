@@ -67,15 +67,9 @@ def _no_plan_note(transcripts: list[Transcript], inline: list[InlinePlans], env:
 def _inline_note(inline: list[InlinePlans]) -> str:
     """The sessions whose plans are only in their ExitPlanMode calls (Claude Code before
     plan files): they bind no file, so they are no rows, yet they did plan."""
-    inline = sorted(inline, key=lambda p: p.transcript.session_id)
-    named = [f"@{p.transcript.session_id} ({', '.join(f'L{n}' for n in p.lines)})"
-             for p in inline[:INLINE_NAMED]]
-    more = f" and {len(inline) - INLINE_NAMED} more" if len(inline) > INLINE_NAMED else ""
-    first = inline[0].transcript.session_id
-    return (f"note: {len(inline)} session(s) in scope bind no plan file but called "
-            f"ExitPlanMode, the plan held in the call itself (Claude Code before plan files): "
-            f"{'; '.join(named)}{more}; read the plans with `pysift search ExitPlanMode "
-            f"@{first} -t agent.tool.use --no-truncate`")
+    from pysift.engines.plans import inline_plans_text
+
+    return f"note: {inline_plans_text(inline, INLINE_NAMED)}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -146,11 +146,12 @@ def _file_value(value: str, scope: Scope | None, env: Env, report: Report) -> st
     else as given."""
     if value == "@plan":
         assert scope is not None, "@plan is resolved through the scope"
-        from pysift.engines.plans import bindings_of, choose_plan
+        from pysift.engines.plans import InlinePlans, bindings_of, choose_plan
 
-        bindings, warnings = bindings_of(scope.transcripts, env)
+        inline: list[InlinePlans] = []
+        bindings, warnings = bindings_of(scope.transcripts, env, inline)
         report.unread_each(warnings)
-        chosen = choose_plan(bindings)
+        chosen = choose_plan(bindings, inline)
         if isinstance(chosen, str):
             raise TargetError(f"--file @plan: {chosen}")
         t = chosen.transcript

@@ -308,21 +308,41 @@ def _other_copy_note(named: str, copy: Path, source: str) -> str:
             f"is not its copy: it was copied from {source}, another plan file of that name")
 
 
-def _copy_source(home: Path, name: str) -> tuple[str, list[str]] | None:
+#: the last manifest read, by path and (size, mtime): every slug binding over an archive
+#: checks it, and a corpus-wide scan (``--reverse``) must not parse it once per transcript
+_LAST_MANIFEST: list[tuple[str, tuple[int, int], dict[str, Any] | None]] = []
+
+
+def _archive_manifest(home: Path) -> dict[str, Any] | None:
+    """``archive``'s manifest when ``home`` is an archive and it can be read, else None."""
+    manifest_path = home / ARCHIVE_MANIFEST
+    try:
+        st = manifest_path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_size, st.st_mtime_ns)
+    if _LAST_MANIFEST and _LAST_MANIFEST[0][:2] == (str(manifest_path), stamp):
+        return _LAST_MANIFEST[0][2]
+    from pysift.disk import jsonline  # only over an archive
+
+    try:
+        loaded = jsonline.loads(read_regular(manifest_path))
+    except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
+        loaded = None
+    manifest = loaded if isinstance(loaded, dict) else None
+    _LAST_MANIFEST[:] = [(str(manifest_path), stamp, manifest)]
+    return manifest
+
+
+def _copy_source(home: Path, name: str, manifest: dict[str, Any] | None = None
+                 ) -> tuple[str, list[str]] | None:
     """Over an archive, the file its ``plans/<name>`` was copied from and the homes the
     archive was made from (``archive`` records both in its manifest); None when ``home``
     is no archive, its manifest cannot be read, or it records no source for the name (an
     archive made before the record was kept: the next run records it)."""
-    manifest_path = home / ARCHIVE_MANIFEST
-    if not manifest_path.is_file():
-        return None
-    from pysift.disk import jsonline  # only over an archive, for a plan that is gone
-
-    try:
-        manifest = jsonline.loads(read_regular(manifest_path))
-    except (OSError, ValueError):  # orjson's JSONDecodeError is a ValueError
-        return None
-    if not isinstance(manifest, dict):
+    if manifest is None:
+        manifest = _archive_manifest(home)
+    if manifest is None:
         return None
     copies, homes = manifest.get(ARCHIVE_PLAN_COPIES), manifest.get("homes")
     source = copies.get(f"{PLANS_DIR_NAME}/{name}") if isinstance(copies, dict) else None
@@ -333,14 +353,18 @@ def _copy_source(home: Path, name: str) -> tuple[str, list[str]] | None:
 
 def _is_copy_of(named: str, name: str, source: str, homes: list[str]) -> bool:
     """Whether the archive's copy was made from the file ``named`` resolved to when it
-    was archived: that path itself, or (a ``plans/`` parent, gone from that home) the
-    same name in the ``plans/`` dir of a home it was archived from."""
+    was archived: that path itself, or (a ``plans/`` parent, gone from that home, and not
+    itself a home archived from) the same name in the ``plans/`` dir of a home it was
+    archived from."""
     if os.path.normpath(source) == os.path.normpath(named):
         return True
+    in_homes = [os.path.normpath(os.path.join(h, PLANS_DIR_NAME, name)) for h in homes]
+    if os.path.normpath(named) in in_homes:
+        # a home archived from names its own plans/<name>: only that file's copy is its
+        # copy (two homes archived into one DEST each had one)
+        return False
     parent = named.replace("\\", "/").rsplit("/", 2)[-2:-1]
-    return parent == [PLANS_DIR_NAME] and any(
-        os.path.normpath(source) == os.path.normpath(os.path.join(h, PLANS_DIR_NAME, name))
-        for h in homes)
+    return parent == [PLANS_DIR_NAME] and os.path.normpath(source) in in_homes
 
 
 def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
@@ -368,6 +392,60 @@ def archived_copy(named: str, env: Env) -> tuple[str, tuple[str, ...]] | None:
                        f"holds the copy `pysift archive` made of it: {copy}",)
 
 
+def _archived_binding_file(manifest: dict[str, Any], home: Path, transcript: Transcript,
+                           env: Env) -> str | None:
+    """The plan file ``archive`` read ``transcript``'s binding to name when it archived it
+    (the manifest's ``bindings[<rel>]["plan"]``: ``[law, file]``), or None when it
+    recorded none for the transcript (or the transcript lies outside ``home``)."""
+    path = transcript.path if transcript.path.is_absolute() else env.cwd / transcript.path
+    prefix = os.path.join(os.fspath(home), "")
+    full = os.path.normpath(path)
+    if not full.startswith(prefix):
+        return None
+    bindings = manifest.get("bindings")
+    entry = bindings.get(full[len(prefix):].replace(os.sep, "/")) \
+        if isinstance(bindings, dict) else None
+    bound = entry.get("plan") if isinstance(entry, dict) else None
+    if isinstance(bound, list) and len(bound) == 2 and isinstance(bound[1], str) and bound[1]:
+        return bound[1]
+    return None
+
+
+def _archive_slug_copy(plan_file: str, transcript: Transcript, env: Env
+                       ) -> tuple[str, bool, tuple[str, ...]] | None:
+    """Over an archive, the slug law lands on the archive's own ``plans/<slug>.md`` (its
+    plans dir is the home's, the project's ``plansDirectory`` being gone or never set);
+    that file is the copy of ONE bound plan of that name, maybe another session's (a
+    project's ``plansDirectory``, another home archived into the same DEST). The same
+    ``plan_copies`` check as a gone path's: the copy answers when it was made from the
+    file this transcript named when archived (the manifest's binding for it; with none
+    recorded, the slug law's file in a home archived from). Else the plan is the file the
+    transcript named (its own text, if it is still there) or, unknown, missing; with a
+    note, never the other's text. None: no such check applies (answer ``plan_file``)."""
+    home = absolute_home(env)
+    name = _file_name(plan_file)
+    if not same_file(plan_file, str(home / PLANS_DIR_NAME / name)):
+        return None
+    manifest = _archive_manifest(home)
+    copied = _copy_source(home, name, manifest) if manifest is not None else None
+    if manifest is None or copied is None:
+        return None  # no archive, or no record of the copy's source: as ever
+    source, homes = copied
+    named = _archived_binding_file(manifest, home, transcript, env)
+    if _is_copy_of(named or plan_file, name, source, homes):
+        return None
+    if named is not None:
+        exists = Path(named).is_file()
+        return named, exists, (
+            f"note: this archive's {plan_file} is not this session's plan: it was copied "
+            f"from {source}, another plan file of that name; the session bound {named} "
+            f"when it was archived" + ("" if exists else ", which does not exist"),)
+    return plan_file, False, (
+        f"note: this archive's {plan_file} was copied from {source}, a plan file of that "
+        f"name outside the plans/ dir of the homes archived from, and the archive does not "
+        f"record which file this session bound, so it is not taken as this session's plan",)
+
+
 def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding | None:
     for rec in candidate_lines(buf, (_SLUG_KEY,)):
         slug = rec.slug
@@ -377,6 +455,11 @@ def _slug_binding(buf: Buffer, transcript: Transcript, env: Env) -> PlanBinding 
         plan_file = directory.file(f"{slug}.md")
         minted = rec.type == "system" and rec.subtype == "compact_boundary"
         notes = tuple(directory.notes)
+        other = _archive_slug_copy(plan_file, transcript, env) \
+            if Path(plan_file).is_file() else None
+        if other is not None:  # the archive's plans/<slug>.md is another plan's copy
+            return PlanBinding(transcript, other[0], other[1], rec.line, slug,
+                               BINDING_SLUG_ONLY, minted, notes + other[2])
         archived = None if Path(plan_file).is_file() else archived_copy(plan_file, env)
         if archived is not None and archived[0] == plan_file:  # another plan's copy: missing
             notes += archived[1]
@@ -476,12 +559,35 @@ def same_file(a: str, b: str) -> bool:
     return plan_key(a) == plan_key(b)
 
 
-def choose_plan(bindings: Sequence[PlanBinding]) -> PlanBinding | str:
+def inline_plans_text(inline: Sequence[InlinePlans], named: int = 5) -> str:
+    """What ``plan``'s note and ``@plan``'s error say of sessions whose plans live only in
+    their ExitPlanMode calls: the sessions with their calls' lines (the first ``named``,
+    then a count) and the ``search`` that prints the plans. One wording for both, so the
+    two answers never disagree on where such a plan is."""
+    ordered = sorted(inline, key=lambda p: p.transcript.session_id)
+    names = [f"@{p.transcript.session_id} ({', '.join(f'L{n}' for n in p.lines)})"
+             for p in ordered[:named]]
+    more = f" and {len(ordered) - named} more" if len(ordered) > named else ""
+    first = ordered[0].transcript.session_id
+    return (f"{len(ordered)} session(s) in scope bind no plan file but called "
+            f"ExitPlanMode, the plan held in the call itself (Claude Code before plan files): "
+            f"{'; '.join(names)}{more}; read the plans with `pysift search ExitPlanMode "
+            f"@{first} -t agent.tool.use --no-truncate`")
+
+
+def choose_plan(bindings: Sequence[PlanBinding], inline: Sequence[InlinePlans] = ()
+                ) -> PlanBinding | str:
     """The ONE plan ``@plan`` names in a scope, or the reason there is none.
 
     The top-level sessions' plans win over subagents'; two different files among the
-    chosen band is ambiguity (the caller errors and asks for ``@<uuid>``).
+    chosen band is ambiguity (the caller errors and asks for ``@<uuid>``). With no binding,
+    ``inline`` (``bindings_of``'s finding) decides the reason: a session that proposed its
+    plans in ExitPlanMode calls DID enter Plan Mode, and "a session has a plan only once it
+    entered Plan Mode" sent its user looking for a plan it never had, not to the calls.
     """
+    if not bindings and inline:
+        return (f"no plan file is bound to the target session(s), so there is no file to "
+                f"recover: {inline_plans_text(inline)}")
     if not bindings:
         return ("no plan file is bound to the target session(s): no `plan_mode` attachment "
                 "and no slug-carrying record (a session has a plan only once it entered Plan "
