@@ -375,3 +375,27 @@ def test_xargs_rm_is_a_row_of_files_no_text_names(cli, tmp_path: Path) -> None:
     assert got == [("${xargs_input}", "unresolved", None), ("/w/proj/old", "cwd-joined", "old/"),
                    ("${xargs_input}", "unresolved", None)]
     assert result.json_rows("summary")[0]["total_mutations"] == 3
+
+
+def test_a_group_closed_by_a_brace_word_lists_no_file_named_brace(cli, tmp_path: Path) -> None:
+    """`{ rm old.txt }`: bash takes the `}` for an argument and refuses the string (the
+    group never closes); zsh closes the group there. A row of a file named `}` was
+    listed, wrong under both shells: the string is read as zsh, the only shell that can
+    have run it, and a failed result still flags its rows."""
+    h = ClaudeHome(tmp_path / "bracehome")
+    s = Session(S1, cwd=CWD)
+    s.add(user("tidy"))
+    s.add(assistant(tool_use("Bash", {"command": "{ rm old.txt }; touch new.txt"}, id="b1")))
+    s.add(tool_result("b1", "", tool_use_result=bash_result("")))
+    s.add(assistant(tool_use("Bash", {"command": "{ echo x > f.txt }"}, id="b2")))
+    s.add(tool_result("b2", "bash: -c: line 2: syntax error: unexpected end of file",
+                      is_error=True))
+    h.session(CWD, S1, s)
+    result = cli("--claude-home", str(h.root), "files", f"@{S1}", "--by", "timeline",
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    got = [(r["path"], r["resolution"], r["command_errored"])
+           for r in result.json_rows("mutation")]
+    assert got == [("/w/proj/old.txt", "cwd-joined", False),
+                   ("/w/proj/new.txt", "cwd-joined", False),
+                   ("/w/proj/f.txt", "cwd-joined", True)]

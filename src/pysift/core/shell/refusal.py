@@ -6,7 +6,7 @@ way Claude Code runs a Bash call) one complete command line at a time, running e
 before it reads the next, so the lines before the one holding the error did run: a
 line counts as complete at a newline outside every open construct (a group, a
 subshell, an ``if``/loop/``case``, an ``&&``/``||``/``|`` still waiting for its right
-side). ``find`` answers with the offset of the first line that did not run, or None.
+side). ``reading`` answers with the offset of the first line that did not run, or None.
 
 Only what is certainly a syntax error in bash is refused, leaving out what zsh (the
 other shell Claude Code runs commands in) is known to take; zsh parses the whole string
@@ -20,12 +20,19 @@ where a command must stand (``; x``, ``&& && x``), a ``;;`` outside a ``case``, 
 ``then``/``do``/``else`` out of its place, and any of these inside a ``$( )`` or ``<( )``
 body (bash parses those with their line; a backtick's body only when it runs). Anything
 this flat reading does not model (a ``function`` keyword, ``for ((``, ``coproc``, zsh's
-short forms and brace closing, an empty body, a word after a compound command, ``(``
+short forms, an empty body, a word after a compound command, ``(``
 after a word other than ``name()``, a ``case`` pattern of two words, a word glued to a
 process substitution, ``[[ ]]``'s own grammar, a ``case`` inside a substitution the lexer
 may close early) claims nothing: a construct wrongly refused would drop the rows of a
 command that ran. A table of shapes and random strings of pieces are held to ``bash -n``
 (tests/unit/core/shell/test_refusal.py).
+
+zsh's closing brace is read, not left unknown: a ``}`` word after a command's first word
+closes a ``{`` group in zsh (``{ rm a }``) and is an argument in bash, whose group then
+never closes. A string bash refuses so is walked again as zsh reads it; when that walk
+takes it, no refusal is claimed and ``syntax`` reads it as zsh (``rm a``, never a file
+named ``}``, wrong under both shells); when bash parses the string (``{ echo }; }``)
+its reading stands.
 """
 
 from __future__ import annotations
@@ -61,23 +68,44 @@ class _Unknown(Exception):
     (the line starts met before it stand)."""
 
 
-def find(tokens: list[Token], lexical: list[tuple[int, str]]) -> Refusal | None:
+def reading(tokens: list[Token], lexical: list[tuple[int, str]],
+            source: str = "}") -> tuple[Refusal | None, bool]:
     """The refusal of a command string (its top-level ``tokens``, the lexer's
     ``lexical`` refusals), or None when the shell parses it (or the reading cannot
     tell). Past a construct the reading does not model, line starts are unknown: a
     lexical refusal then cuts at the last line start met before it (the lines between
-    may have run in bash; their rows are dropped with the refused one)."""
+    may have run in bash; their rows are dropped with the refused one).
+
+    And whether the string is to be read as zsh reads it: a
+    ``}`` word inside a ``{`` group closing the group (``{ rm a }``). bash takes that
+    ``}`` for an argument and the group for never closed, so it refuses the string
+    and ran nothing of it: the only shell that can have run it is zsh, whose reading
+    is then the one kept (never a file named ``}``, wrong under both). Where bash
+    parses the string (``{ echo }; }``), its reading stands: the ``}`` is an
+    argument; where the zsh walk meets what it does not model (``{ if a; then b }``,
+    ``{ a } }``), zsh is not known to take the string and bash's refusal stands.
+    ``source``: the text (without a ``}`` the zsh walk is skipped)."""
     lines = [0]
     try:
         structural = _walk(tokens, lines)
     except _Unknown:
         structural = None
+    if structural is not None and not lexical and "}" in source:
+        # The two walks differ only from the first `}` word inside a group: a zsh walk
+        # that does not refuse has met one (zsh parses the whole string first, so its
+        # line starts do not matter).
+        try:
+            taken = _walk(tokens, [0], zsh_braces=True) is None
+        except _Unknown:
+            taken = False  # zsh is not known to take it: bash's refusal stands
+        if taken:
+            return None, True
     found = [*lexical, *([structural] if structural is not None else [])]
     if not found:
-        return None
+        return None, False
     at, reason = min(found)
     cut = max(start for start in lines if start <= at)
-    return Refusal(at, cut, reason)
+    return Refusal(at, cut, reason), False
 
 
 def _raw(tok: Token) -> str:
@@ -85,11 +113,14 @@ def _raw(tok: Token) -> str:
     return tok.word.raw if tok.kind == "word" and tok.word is not None else ""
 
 
-def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, str] | None:
+def _walk(tokens: list[Token], lines: list[int], depth: int = 0,
+          zsh_braces: bool = False) -> tuple[int, str] | None:
     """The first structural error met, as ``(offset, reason)``; ``lines`` gets the
     offset where each complete top-level command line starts. A ``$( )``/``<( )``
     body is read the same way (bash parses it with its line; a backtick's body only
-    when it runs)."""
+    when it runs). ``zsh_braces``: a ``}`` word after a command's first word closes
+    the innermost ``{`` group, as zsh reads it; otherwise it is an argument, as bash
+    reads it."""
     stack: list[tuple[str, int]] = []  # (frame, offset it opened at)
     # per frame: whether its current body holds a command yet (bash refuses `{ }`,
     # `then fi`; zsh takes some: an empty one is not modelled)
@@ -131,7 +162,8 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                 raise _Unknown  # `f() cat`: zsh takes a simple command, bash refuses it
         if tok.kind != "op" or tok.op != "\n":
             body = False
-        if closed and tok.kind == "word":
+        if closed and tok.kind == "word" and not (
+                zsh_braces and _raw(tok) == "}" and stack and stack[-1][0] == "{"):
             raise _Unknown  # `[[ -f a ]] cat`, `{ a; } b`: a word after a compound
         if tok.kind != "redir":
             closed = False
@@ -225,7 +257,7 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                 raise _Unknown  # a pattern's `)` may have closed the substitution early
             if "`" not in raw and depth < MAX_DEPTH:
                 for inner in word.inner:  # (an unmodelled body leaves the line unknown)
-                    wrong = _walk(Lexer(inner).tokens()[0], [0], depth + 1)
+                    wrong = _walk(Lexer(inner).tokens()[0], [0], depth + 1, zsh_braces)
                     if wrong is not None:
                         return (tok.start, f"{wrong[1]} in a substitution")
         if in_case and case_state[-1] == "head":
@@ -323,8 +355,15 @@ def _walk(tokens: list[Token], lines: list[int], depth: int = 0) -> tuple[int, s
                 started()
                 waiting, bare = None, True
                 continue
-        if raw == "}" and any(frame == "{" for frame, _ in stack):
-            raise _Unknown  # zsh closes a group at a `}` word anywhere
+        # (in bash's reading a `}` word here is an argument, as any other word)
+        if zsh_braces and raw == "}" and any(frame == "{" for frame, _ in stack):
+            if stack[-1][0] != "{":
+                raise _Unknown  # `{ if a; then b }`: not modelled
+            stack.pop()  # `{ rm a }`: zsh closes the group here
+            filled.pop()
+            phase.pop()
+            at_command, words, previous, closed = False, 1, "", True
+            continue
         if not words:
             started()
         at_command, words, waiting, previous = False, words + 1, None, ""

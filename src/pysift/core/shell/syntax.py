@@ -45,7 +45,7 @@ from dataclasses import field
 
 from pysift.core.shell.lexer import MAX_DEPTH, Lexer, Redirect, Token, Word, tokenize
 from pysift.core.shell.paths import SPAWN, UNKNOWN_CWD, Cwd
-from pysift.core.shell.refusal import Refusal, find
+from pysift.core.shell.refusal import Refusal, reading
 from pysift.model.fastdata import dataclass
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
@@ -149,11 +149,15 @@ _CLOSE_BACKGROUND = ")&"  # a subshell closed and sent to the background: ``( ..
 _Item = _Draft | tuple[str, str] | str
 
 
-def _drafts(tokens: list[Token], src: str) -> list[_Item]:
+def _drafts(tokens: list[Token], src: str, zsh_braces: bool = False) -> list[_Item]:
+    """The drafts and subshell marks of ``tokens``. ``zsh_braces``: a ``}`` word after
+    a command's first word, inside a ``{`` group, ends the command and closes the group
+    (zsh's reading of ``{ rm a }``, kept where bash refuses the string: refusal.reading)."""
     items: list[_Item] = []
     depth = 0
     connector = ""
     draft = _Draft(0)
+    braces = [0]  # `{` groups open, per subshell level
 
     def finish(end: int) -> None:
         nonlocal draft
@@ -168,10 +172,18 @@ def _drafts(tokens: list[Token], src: str) -> list[_Item]:
         if tok.kind == "word":
             word = tok.word
             assert word is not None
+            if (zsh_braces and draft.words and word.raw == "}" and braces[-1]
+                    and not word.quoted):
+                finish(tok.start)  # `{ rm a }`: as `{ rm a; }`
+                connector = ";"
             if draft.empty():
                 draft.start = tok.start
             if not draft.words and not word.quoted and word.raw in _HEAD_KEYWORDS:
                 draft.keywords.append(word.raw)
+                if word.raw == "{":
+                    braces[-1] += 1
+                elif word.raw == "}" and braces[-1]:
+                    braces[-1] -= 1
                 continue
             if not draft.words and _ASSIGNMENT.match(word.raw):
                 draft.assignments.append(word)
@@ -190,6 +202,7 @@ def _drafts(tokens: list[Token], src: str) -> list[_Item]:
                     continue
                 finish(tok.start)
                 items.append((_OPEN, connector))
+                braces.append(0)
                 depth += 1
                 connector = ""
                 continue
@@ -197,6 +210,7 @@ def _drafts(tokens: list[Token], src: str) -> list[_Item]:
                 finish(tok.start)
                 if depth:
                     items.append(_CLOSE)
+                    braces.pop()
                     depth -= 1
                 continue
             if op in ("|", "|&"):
@@ -629,18 +643,19 @@ class _Certainty:
 
 
 class _Builder:
-    def __init__(self, src: str, refused: bool = False) -> None:
+    def __init__(self, src: str, refused: bool = False, zsh_braces: bool = False) -> None:
         self.src = src
         self.commands: list[Command] = []
         self.problems: list[str] = []
         self.refused = refused  # the string ends refused: nothing in it is certain
+        self.zsh_braces = zsh_braces  # read a mid-line `}` as zsh does (_drafts)
 
     def read(self, src: str, state: _CwdState, substitution: int, depth: int,
              tokens: list[Token] | None = None) -> None:
         if tokens is None:
             tokens, problems = tokenize(src, depth)
             self.problems.extend(problems)
-        items = _drafts(tokens, src)
+        items = _drafts(tokens, src, self.zsh_braces)
         flow = _Flow(state)
         sure = _Certainty(items, substitution == 0)
         for at, item in enumerate(items):
@@ -679,14 +694,16 @@ class _Builder:
 
 def parse(source: str, start: Cwd = SPAWN) -> Script:
     """Read ``source`` into its simple commands (never raises). A string the shell
-    refuses (``refusal``) is read only up to the command line holding the error."""
+    refuses (``refusal``) is read only up to the command line holding the error; one
+    bash refuses only for a ``}`` word closing a group as zsh reads it (``{ rm a }``)
+    is read as zsh reads it (``refusal.reading``)."""
     if not isinstance(source, str):
         return Script("", (), False, ("not a string",))
     lexer = Lexer(source)
     tokens, _, _ = lexer.tokens()
-    refusal = find(tokens, lexer.refusals)
+    refusal, zsh_braces = reading(tokens, lexer.refusals, source)
     if refusal is None:
-        builder = _Builder(source)
+        builder = _Builder(source, zsh_braces=zsh_braces)
         builder.problems.extend(lexer.problems)
         text, given = source, tokens
     else:

@@ -209,3 +209,63 @@ def test_a_brace_inside_a_parameter_expansion_opens_nothing() -> None:
     ``{`` and run the word to the end of the text: unterminated, so refused)."""
     assert [(m.path, m.resolution) for m in mutations("rm ${s//{/x} b", CWD)] == [
         ("${s//{/x}", "unresolved"), (f"{CWD}/b", "cwd-joined")]
+
+
+# -- a `}` word inside a `{` group: bash's argument, zsh's closing brace -------------------
+
+# (source, the paths its rows name under CWD, whether bash parses it). A `}` after a
+# command's first word is an argument to bash, so `{ rm a }` leaves the group open and
+# bash refuses the whole string; zsh closes the group there and removes `a`. Only zsh
+# can have run a string bash refuses, so its reading is the one kept; where bash parses
+# the string, bash's stands. A file named `}` is never a row of a group bash refused.
+BRACE_WORDS = [
+    ("{ rm a }", ["a"], False),
+    ("{ rm a; }", ["a"], True),
+    ("{ rm a }; rm b", ["a", "b"], False),
+    ("{ rm a } && rm b", ["a", "b"], False),
+    ("{ rm a }\nrm b", ["a", "b"], False),
+    ("{ echo x > f }", ["f"], False),
+    ("{ { rm a } }", ["a"], False),
+    ("( { rm a } )", ["a"], False),
+    ("echo $( { rm a } )", ["a"], False),
+    ("{ echo } ; }", [], True),  # bash: echo prints `}`; the group closes at the last one
+    ("{ rm a }; }", ["a", "}"], True),  # bash removes a file named `}` (zsh refuses it)
+    ("rm a }", ["a", "}"], True),  # no group open: bash's argument
+    ("rm '}' \"}\" \\}", ["}", "}", "}"], True),  # quoted: a name in both shells
+    ("{ rm ${x} a; }", ["${x}", "a"], True),
+    ("{ rm ${x} }", ["${x}"], False),
+    # zsh not known to take these: bash's refusal stands, nothing of the line ran
+    ("{ if true; then rm a }", [], False),
+    ("touch t\n{ rm a } }", ["t"], False),
+    ("{ rm a}", [], False),  # (zsh splits `a}`: not modelled, so claimed as nothing)
+]
+
+
+def _paths(source: str) -> list[str]:
+    return [m.path.removeprefix(CWD + "/") for m in mutations(source, CWD)]
+
+
+@pytest.mark.parametrize(("source", "paths", "bash_ok"), BRACE_WORDS)
+def test_a_brace_word_in_a_group_is_read_by_the_shell_that_can_have_run_it(
+        source: str, paths: list[str], bash_ok: bool) -> None:
+    assert _paths(source) == paths, parse(source).problems
+    if paths == [] and not bash_ok:
+        assert parse(source).refusal is not None
+
+
+@pytest.mark.skipif(_BASH is None, reason="needs bash")
+@pytest.mark.parametrize(("source", "paths", "bash_ok"), BRACE_WORDS)
+def test_bash_parses_each_brace_word_shape_as_the_table_says(
+        source: str, paths: list[str], bash_ok: bool) -> None:
+    assert bash_parses(source) is bash_ok
+
+
+def test_a_group_closed_by_zsh_runs_nothing_certain_inside_it() -> None:
+    """What follows a group zsh closed mid-line runs as after any group (certain when
+    the string ends with status 0: only zsh can have ended so); the group's body never
+    is, as in `{ a; }`."""
+    script = parse("{ echo x > f }; touch g")
+    assert [(c.argv, c.certain) for c in script.commands] == [
+        (("echo", "x"), False), (("touch", "g"), True)]
+    [write] = content_writes("{ echo x > f }", CWD)
+    assert (write.path, write.content, write.clean) == (f"{CWD}/f", "x\n", False)
