@@ -282,19 +282,14 @@ def _session_tree(session: SessionScope, scans: dict[str, TranscriptScan],
         out.unreadable += 1
         out.notes.append(f"warning: {main.error}; the spawn calls of session "
                          f"{session.session_id} are unknown")
-    elif main is None and session.lanes:
-        out.notes.append(
-            f"note: session {session.session_id} has no transcript of its own on disk (only "
-            "its subagents'): the calls it spawned them with are unknown, so a lane it "
-            "spawned shows its start as its trigger and its own last text as its returned "
-            "message")
-    elif main is not None and session.lanes and _size(session.session_path) == 0:
+    elif session.lanes and (main is None or _size(session.session_path) == 0):
         # a 0-byte file holds no call either: the starts would read as true triggers
+        what = ("has no transcript of its own on disk (only its subagents')" if main is None
+                else "'s own transcript is empty (only its subagents' hold records)")
         out.notes.append(
-            f"note: session {session.session_id}'s own transcript is empty (only its "
-            "subagents' hold records): the calls it spawned them with are unknown, so a lane "
-            "it spawned shows its start as its trigger and its own last text as its "
-            "returned message")
+            f"note: session {session.session_id}{' ' if main is None else ''}{what}: the "
+            "calls it spawned them with are unknown, so a lane it spawned shows its start "
+            "as its trigger and its own last text as its returned message")
     for lane, key, scan in zip(session.lanes, keys, lane_scans):
         journal = _journal(lane, journals, out)
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,

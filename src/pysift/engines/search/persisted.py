@@ -13,7 +13,7 @@ import os
 from dataclasses import replace
 
 from pysift.disk.layout import Transcript, persisted_outputs
-from pysift.disk.lines import Buffer
+from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import open_buffer, read_regular
 from pysift.engines.search.plan import SearchPlan
 from pysift.model import labels as L
@@ -86,9 +86,7 @@ def _lines_naming(buf: Buffer, name: bytes) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     at = buf.find(name)
     while at >= 0:
-        start = buf.rfind(b"\n", 0, at) + 1
-        end = buf.find(b"\n", at)
-        end = len(buf) if end < 0 else end
+        start, end = line_start(buf, at), line_end(buf, at)
         out.append((start, end))
         at = buf.find(name, end)
     return out

@@ -513,14 +513,8 @@ def _add_midturn(turn: TurnSlice, positions: list[int], line: int, said: str,
     joined to the opener it printed above it. ``positions``: the compactions' lines,
     sorted."""
     mark = MIDTURN_MARK.format(line=line)
-    u = turn.user
-    if u is None:
-        turn.user = _unit(line, USER, f"{mark} {said}", ts)
-        return
-    behind = bisect_left(positions, line)  # compactions before the prompt
-    host = turn.typed[-1] if turn.typed else u
-    if host.line is not None and bisect_left(positions, host.line) != behind:
-        turn.typed.append(_unit(line, USER, f"{mark} {said}", ts))
+    host, made = _typed_host(turn, positions, line, f"{mark} {said}", ts)
+    if made:
         return
     base = host.raw if host.raw is not None else host.text
     raw = f"{base}\n{mark} {said}"
@@ -534,17 +528,28 @@ def _add_midturn_images(turn: TurnSlice, positions: list[int], line: int,
     """The images pasted with a prompt folded into ``turn`` join the ids of the user unit
     that holds the prompt, as an opener's do (``image`` lists them; the prompt's words
     came as event 3, so a prompt after a compaction the opener predates has its own unit
-    by now). Images without words get the mark alone, in the unit ``_add_midturn`` would
-    have given their words."""
-    mark = MIDTURN_MARK.format(line=line)
+    by now). Images without words get the mark alone, in the unit their words would
+    have joined."""
+    host, _ = _typed_host(turn, positions, line, MIDTURN_MARK.format(line=line), ts)
+    host.image_ids = host.image_ids + ids
+
+
+def _typed_host(turn: TurnSlice, positions: list[int], line: int, raw: str,
+                ts: str | None) -> tuple[TurnUnit, bool]:
+    """The user unit a prompt typed at ``line`` joins, and whether it was made here (of
+    ``raw``): the turn's newest typed unit, else its opener, unless a compaction stands
+    between that unit and the prompt; a new typed unit then, or the opener when the
+    turn has none."""
     host = turn.typed[-1] if turn.typed else turn.user
     if host is None:
-        host = turn.user = _unit(line, USER, mark, ts)
-    elif host.line is not None and bisect_left(positions, host.line) != bisect_left(
-            positions, line):
-        host = _unit(line, USER, mark, ts)
-        turn.typed.append(host)
-    host.image_ids = host.image_ids + ids
+        turn.user = _unit(line, USER, raw, ts)
+        return turn.user, True
+    if host.line is not None and (bisect_left(positions, host.line)
+                                  != bisect_left(positions, line)):
+        made = _unit(line, USER, raw, ts)
+        turn.typed.append(made)
+        return made, True
+    return host, False
 
 
 def _unit(line: int | None, role: str, raw: str, ts: str | None,
