@@ -141,3 +141,52 @@ def test_a_compaction_summary_or_sidecar_marker_never_takes_the_shortcut() -> No
         L.HARNESS_COMPACTION_SUMMARY]
     marker = _user("q", csift=C.ELICITATION_MARKER, csiftPhase="resolved")
     assert markers.unmarked_user_body(marker) is None
+
+
+envelopes = st.fixed_dictionaries({}, optional={
+    "isMeta": st.booleans(), "isSidechain": st.booleans(), "isCompactSummary": st.booleans(),
+    "csift": st.sampled_from([C.ELICITATION_MARKER, "other"])})
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts, envelopes, st.sampled_from(["user", "assistant", None]),
+       st.sampled_from([None, "u1", "other"]), st.booleans())
+def test_human_message_of_a_typed_prompt_is_what_the_rules_say(
+        text: str, envelope: dict[str, Any], role: str | None, seed: str | None,
+        subagent: bool) -> None:
+    """The typed-prompt shortcut of ``human_message`` gives the verdict and the words the
+    opener and label rules give, whatever the envelope (meta, sidechain, summary, sidecar
+    marker), the role and the file's kind."""
+    from pysift.core.classify import messages
+
+    def rec() -> Record:
+        message = {"content": text} if role is None else {"role": role, "content": text}
+        return Record({"type": "user", "uuid": "u1", "parentUuid": "p", "message": message,
+                       **envelope}, 7)
+
+    ctx = ClassifyContext(is_subagent=subagent, seed_uuid=seed)
+    assert C.human_message(rec(), ctx) == messages._by_the_rules(rec(), ctx)
+    assert C.human_message(rec()) == messages._by_the_rules(rec())
+
+
+def test_human_message_shortcut_matches_the_rules_on_every_real_user_record(
+        real_home: Any) -> None:
+    """Every user record of the real corpus, in its file's kind: the shortcut and the rules
+    agree (the shortcut fired on most of them)."""
+    from pysift.core.classify import messages
+    from pysift.core.decode import decode
+
+    fired = seen = 0
+    for path in sorted((real_home / "projects").rglob("*.jsonl")):
+        ctx = ClassifyContext(is_subagent="subagents" in path.parts
+                              or path.name.startswith("agent-"))
+        for line in path.read_bytes().splitlines():
+            if b'"user"' not in line:
+                continue
+            fast, slow = decode(line, None), decode(line, None)
+            if fast is None or slow is None or not fast.is_user_record:
+                continue
+            seen += 1
+            fired += markers.unmarked_user_body(decode(line, None) or fast) is not None
+            assert C.human_message(fast, ctx) == messages._by_the_rules(slow, ctx), path
+    assert seen > 1000 and fired > 100
