@@ -774,13 +774,21 @@ def foreign_binders(found: Sequence[PlanBinding], plan: ForeignPlan, wanted: str
     records name ``plan.home`` as its home; when they name another home its plan was that
     home's file, never this one; when they name none, a home named ``.claude`` is taken as
     the copy's origin (the default home's name) and any other name is not (nothing says
-    it was a Claude home at all), with a note naming the session."""
-    default = str(absolute_home(env) / PLANS_DIR_NAME / f"{plan.slug}.md")
+    it was a Claude home at all), with a note naming the session. Over an archive, the
+    file its manifest says the binding named when archived is a recorded path too."""
+    home = absolute_home(env)
+    default = str(home / PLANS_DIR_NAME / f"{plan.slug}.md")
+    manifest = _archive_manifest(home)
     hits: list[PlanBinding] = []
     notes: list[str] = []
     for b in found:
         if b.binding_source != BINDING_SLUG_ONLY or b.slug != plan.slug \
                 or b.recorded_file is not None or not same_file(b.plan_file, default):
+            continue
+        named = _archived_binding_file(manifest, home, b.transcript, env) \
+            if manifest is not None else None
+        if named is not None and same_file(named, wanted):  # the archive's record of it
+            hits.append(b)
             continue
         try:
             names, other = recorded_homes(open_buffer(b.transcript.path), b.transcript, plan)

@@ -375,3 +375,22 @@ def test_reverse_of_another_home_never_takes_a_configured_dir_or_a_plan_mode_pat
     assert reverse_ids(home, configured, recorded, wanted=wanted)[0] == []
     assert reverse_ids(home, configured, recorded,
                        wanted=f"/home/bob/.claude/plans/{FOREIGN_SLUG}.md")[0] == [S2]
+
+
+def test_reverse_over_an_archive_takes_the_plan_path_its_manifest_recorded(
+        home: ClaudeHome, root: Path, tmp_path: Path) -> None:
+    """Over an archive, the home archived from (named `claude` here, no `.claude`) is the
+    home the binding named when archived: its `plans/<slug>.md` binds the session."""
+    from pysift.core.resolve import resolve_scope
+    from pysift.engines import archive
+
+    session = slug_session(home, str(root), S1, FOREIGN_SLUG)
+    env = env_of(home)
+    scope = resolve_scope([], env, subagents=True)
+    dest = tmp_path / "kept"
+    archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=dest))
+    kept = ClaudeHome(dest)
+    copied = dest / session.relative_to(home.root)
+    original = str(home.root / "plans" / f"{FOREIGN_SLUG}.md")
+    assert reverse_ids(kept, copied, wanted=original)[0] == [S1]
+    assert reverse_ids(kept, copied, wanted=f"/srv/cc/plans/{FOREIGN_SLUG}.md")[0] == []
