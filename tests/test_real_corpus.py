@@ -181,3 +181,22 @@ def test_a_call_whose_carrier_misspells_its_content_key_is_pending(cli, real_hom
     hits = [h for ex in result.json_rows("exchange") for h in ex["hits"]]
     assert [(h["line"], h["tool_name"], h["pairing"]) for h in hits] == [
         (9, "MultiEdit", "pending")]
+
+
+@pytest.mark.parametrize(("wanted", "session"), [
+    # a Windows home's slug-only session that recorded its home in a compaction pointer
+    ("C:\\Users\\Administrator\\.claude\\plans\\luminous-growing-penguin.md", "9fc1e192"),
+    # the path an approval reported (`Your plan has been saved to: …`)
+    ("/home/cboos/.claude/plans/humble-doodling-wolf.md", "a7da6a22"),
+])
+def test_reverse_of_the_recorded_plan_path_finds_the_slug_binder(
+        cli, real_home: Path, wanted: str, session: str) -> None:
+    """The corpus is read from a copy, not the homes its sessions ran under: the path the
+    records give named no binder (thirty-second session)."""
+    result = _timed(cli, "--claude-home", str(real_home), "plan", "--reverse", wanted,
+                    "--format", "json")
+    assert result.code == 0, result.stderr
+    assert [r["session_id"][:8] for r in result.json_rows("plan")] == [session]
+    other = wanted.replace("Administrator", "Someone").replace("cboos", "someone")
+    assert _timed(cli, "--claude-home", str(real_home), "plan", "--reverse", other,
+                  "--format", "json").json_rows("plan") == []

@@ -927,3 +927,32 @@ def test_an_idle_row_older_than_the_hook_does_not(home: ClaudeHome) -> None:
 def test_a_hook_progress_of_another_event_is_no_stop_hook(home: ClaudeHome) -> None:
     s = _session(assistant("done"), hook_progress("SessionStart", CHECK))
     assert _status(home, s)["verdict"] == "idle-eot"
+
+
+def test_status_over_an_archive_says_its_live_state_was_not_archived(
+        home: ClaudeHome, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`pysift archive` copies the transcripts, not `sessions/` or `tasks/`: over the
+    archive the open task and the live owner read as none, with nothing saying why
+    (SPEC §11c, §14; thirty-second session)."""
+    from pysift.commands.archive import ArchiveOptions
+    from pysift.commands.archive import run as archive_run
+
+    s = _session(assistant("done"))
+    home.task(SID, "1", "Ship it", "pending")
+    _row(home)
+    live = _status(home, s, processes=_alive())
+    assert live["tasks"] is not None and not any("archive" in n for n in live["notes"])
+    dest = tmp_path / "kept"
+    archive_run(ArchiveOptions(dest=str(dest)), live_env(home.root, s.now))
+    env = live_env(dest, s.now + timedelta(seconds=30), _alive())
+    report = run(StatusOptions(scope=ScopeArgs(targets=(f"@{SID}",))), env)
+    row = report.rows[0]
+    assert row["tasks"] is None and "registry" not in _surfaces(row)
+    [note] = [n for n in row["notes"] if "archive" in n]
+    assert note.startswith(f"this Claude home is an archive of {home.root} made by "
+                           f"`pysift archive`")
+    assert "not the registry (sessions/) or the task lists (tasks/)" in note
+    out = io.StringIO()
+    assert report.text is not None
+    report.text(out)
+    assert f"  note: {note}\n" in out.getvalue()

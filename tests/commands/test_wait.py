@@ -501,3 +501,15 @@ def test_an_ask_answered_before_the_start_stays_answered_when_the_sidecar_grows(
     assert obj["fired"] == "timeout"
     assert obj["verdict"] == "idle-eot"
     assert not any(e["surface"] == "sidecar" for e in obj["evidence"])
+
+
+def test_wait_over_an_archive_says_its_live_state_was_not_archived(setup) -> None:  # type: ignore[no-untyped-def]
+    """The archive's manifest marks the home; wait's report says the registry and task
+    lists were not archived, as status does (SPEC §11c)."""
+    home, _s, _path, clock, _w = setup
+    marker = home.root / ".pysift" / "archive.json"
+    marker.parent.mkdir()
+    marker.write_text(json.dumps({"homes": ["/home/ada/.claude"]}))
+    _report, obj = _wait(home, clock, "tool:Bash", timeout=1)
+    assert any(n.startswith("this Claude home is an archive of /home/ada/.claude made by")
+               for n in obj["notes"])

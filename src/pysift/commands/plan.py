@@ -224,6 +224,8 @@ def _run_reverse(opts: PlanOptions, env: Env) -> Report:
     answer = engine.run(scope.transcripts, PlanQuery(reverse=wanted), env)
     hits = answer.bindings
     report.unread_each(answer.warnings)
+    for note in answer.notes:
+        report.note(note)
     if not hits:
         report.note(f"note: {wanted} is bound to no session in scope (no plan_mode attachment "
                     f"or slug names it); narrow or widen the scope with a project PATH target")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ntpath
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import field
@@ -675,6 +676,138 @@ def join_edits(edits: StructuredEdits, corpus_bindings: Sequence[PlanBinding]) -
     return rows
 
 
+# -- --reverse: a plan named under another Claude home ---------------------------------------
+
+
+@dataclass(frozen=True)
+class ForeignPlan:
+    """A ``--reverse`` path ``<home>/plans/<slug>.md`` whose home is not the one read (the
+    transcripts were copied from it, or a session ran with a configured home): the path an
+    approval reports, which the slug law, joining the home read, never spells."""
+
+    home: str  # as the user spelled it (separators collapsed)
+    slug: str
+    windows: bool  # a Windows path: either separator, any case
+    claude_named: bool  # the home's own name is `.claude`, Claude Code's default
+
+
+def foreign_plan(wanted: str, env: Env) -> ForeignPlan | None:
+    """``wanted`` read as ``<home>/plans/<slug>.md`` of another home than ``env``'s, or
+    None (another shape, an invalid slug, or the home read itself: the slug law names
+    that one already)."""
+    windows = is_windows_rooted(wanted)
+    rules: Any = ntpath if windows else posixpath
+    parent, name = rules.split(rules.normpath(wanted))
+    home, plans = rules.split(parent)
+    fold: Callable[[str], str] = str.lower if windows else str
+    if fold(plans) != PLANS_DIR_NAME or not fold(name).endswith(".md") or not home:
+        return None
+    slug = fold(name[:-3])  # Windows names one file in any case; slugs are lowercase
+    if not slug_is_valid(slug) or same_file(
+            wanted, str(absolute_home(env) / PLANS_DIR_NAME / f"{slug}.md")):
+        return None
+    return ForeignPlan(home, slug, windows, fold(rules.basename(home)) == ".claude")
+
+
+#: characters that end a path spelled in prose or JSON (a home holding one is not told)
+_PATH_STOP = frozenset(" \t\r\n\"'`()<>[]{}|,;=*")
+
+
+def _strings(value: object) -> Iterable[str]:
+    """Every string in a decoded record, keys too (a file-history snapshot keys its
+    backups by path)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def recorded_homes(buf: Buffer, transcript: Transcript, plan: ForeignPlan) -> tuple[bool, bool]:
+    """Whether ``transcript``'s records name ``plan.home`` as its Claude home, and whether
+    they name another (absolute) one: its own plan as ``<home>/plans/<slug>.md`` (the
+    Write of the plan, an approval's "saved to", a file-history snapshot) or its own
+    transcript as ``<home>/projects/<dir>/<id>.jsonl`` (a compaction summary's pointer).
+    Only lines holding ``<slug>.md`` or ``<id>.jsonl`` are decoded; a ``~`` or relative
+    spelling names no home."""
+    sid = transcript.session_id
+    tail = re.compile(r"[\\/]+(?:plans[\\/]+" + re.escape(plan.slug) + r"\.md|projects[\\/]+"
+                      r"[^\\/\s\"']+[\\/]+" + re.escape(sid) + r"\.jsonl)",
+                      re.IGNORECASE if plan.windows else 0)
+    keys = (f"{plan.slug}.md", f"{sid}.jsonl")
+    sep = r"\\" if plan.windows else "/"
+
+    def norm(text: str) -> str:
+        text = re.sub(r"[\\/]+" if plan.windows else "/+", sep, text)
+        return text.lower() if plan.windows else text
+
+    home = norm(plan.home).rstrip(sep) or sep
+    names = other = False
+    for rec in candidate_lines(buf, tuple(k.encode() for k in keys)):
+        for text in _strings(rec.raw):
+            if not any(k in text for k in keys):
+                continue
+            for match in tail.finditer(text):
+                prefix = norm(text[: match.start()])
+                before = prefix[: len(prefix) - len(home)]
+                if prefix.endswith(home) and (not before or before[-1] in _PATH_STOP):
+                    names = True
+                    continue
+                start = len(prefix)
+                while start and prefix[start - 1] not in _PATH_STOP:
+                    start -= 1
+                token = prefix[start:]
+                other = other or token.startswith("/") or is_windows_rooted(token + sep)
+    return names, other
+
+
+def foreign_binders(found: Sequence[PlanBinding], plan: ForeignPlan, wanted: str, env: Env
+                    ) -> tuple[list[PlanBinding], list[str]]:
+    """The slug-law binders of ``wanted`` (``plan``) among ``found``, and notes.
+
+    A candidate binds by the slug law to ``<home read>/plans/<slug>.md`` (no configured
+    ``plansDirectory``, no archive copy of another file). It binds ``wanted`` when its
+    records name ``plan.home`` as its home; when they name another home its plan was that
+    home's file, never this one; when they name none, a home named ``.claude`` is taken as
+    the copy's origin (the default home's name) and any other name is not (nothing says
+    it was a Claude home at all), with a note naming the session. Over an archive, the
+    file its manifest says the binding named when archived is a recorded path too."""
+    home = absolute_home(env)
+    default = str(home / PLANS_DIR_NAME / f"{plan.slug}.md")
+    manifest = _archive_manifest(home)
+    hits: list[PlanBinding] = []
+    notes: list[str] = []
+    for b in found:
+        if b.binding_source != BINDING_SLUG_ONLY or b.slug != plan.slug \
+                or b.recorded_file is not None or not same_file(b.plan_file, default):
+            continue
+        named = _archived_binding_file(manifest, home, b.transcript, env) \
+            if manifest is not None else None
+        if named is not None and same_file(named, wanted):  # the archive's record of it
+            hits.append(b)
+            continue
+        try:
+            names, other = recorded_homes(open_buffer(b.transcript.path), b.transcript, plan)
+        except SourceError:  # read a moment ago by the binding; gone since
+            names = other = False
+        if names or (plan.claude_named and not other):
+            hits.append(b)
+        elif other:
+            notes.append(f"note: session {b.transcript.session_id} carries slug `{plan.slug}` "
+                         f"but its records place its Claude home elsewhere than {plan.home}, "
+                         f"so its plan is not {wanted}")
+        else:
+            notes.append(f"note: session {b.transcript.session_id} carries slug `{plan.slug}` "
+                         f"(its plan here: {default}), but nothing in its records names "
+                         f"{plan.home} as its Claude home, so it is not taken as a binder "
+                         f"of {wanted}")
+    return hits, notes
+
+
 # -- the entry ---------------------------------------------------------------------------------
 
 
@@ -699,6 +832,7 @@ class PlanAnswer:
     edits: list[PlanEdit] = field(default_factory=list)  # audit: edits to bound plan files
     skipped_lines: int = 0  # audit: malformed lines among the edit candidates
     inline: list[InlinePlans] = field(default_factory=list)  # forward: plans in calls only
+    notes: list[str] = field(default_factory=list)  # reverse: how another home's path bound
 
 
 def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer:
@@ -707,8 +841,18 @@ def run(transcripts: list[Transcript], query: PlanQuery, env: Env) -> PlanAnswer
     if query.reverse is not None:
         wanted = query.reverse
         found, warnings = corpus_bindings(transcripts, env)
-        return PlanAnswer([b for b in found if any(same_file(name, wanted) for name in b.names)],
-                          warnings)
+        hits = [b for b in found if any(same_file(name, wanted) for name in b.names)]
+        foreign = foreign_plan(wanted, env)
+        notes: list[str] = []
+        if foreign is not None:  # the path as another home spells it: the slug law too
+            more, notes = foreign_binders([b for b in found if b not in hits], foreign,
+                                          wanted, env)
+            hits = sorted([*hits, *more], key=lambda b: b.sort_key)
+            if more:
+                notes.insert(0, f"note: {wanted} is not in the Claude home read; "
+                                f"{len(more)} session(s) bind it by the slug rule, which "
+                                f"names it {more[0].plan_file} here")
+        return PlanAnswer(hits, warnings, notes=notes)
     if not query.audit:
         inline: list[InlinePlans] = []
         bindings, warnings = bindings_of(transcripts, env, inline)

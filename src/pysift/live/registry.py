@@ -150,3 +150,33 @@ def lookup(claude_home: Path, session_id: str) -> RegistryLookup:
         out.row = found[0][1]
         out.others = [row for _, row in found[1:]]
     return out
+
+
+def archive_note(claude_home: Path) -> str | None:
+    """What status and wait say over a home ``pysift archive`` made (it holds
+    ``.pysift/archive.json``), else None: the archive keeps the transcripts, not the live
+    state read beside them (the registry rows, the task lists), so a missing row or task
+    list there is no evidence the session has none; the homes it was made from are named
+    when the manifest can be read."""
+    from pysift.core.cleanup import ARCHIVE_MARKER
+
+    marker = claude_home / ARCHIVE_MARKER
+    try:
+        data = read_regular(marker)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        if not marker.exists():
+            return None
+        data = b""  # an archive whose manifest cannot be read is still an archive
+    try:
+        obj = jsonline.loads(data) if data else None
+    except jsonline.JSONDecodeError:
+        obj = None
+    homes = obj.get("homes") if isinstance(obj, dict) else None
+    named = [h for h in homes if isinstance(h, str)] if isinstance(homes, list) else []
+    origin = f" of {', '.join(named)}" if named else ""
+    return (f"this Claude home is an archive{origin} made by `pysift archive` ({marker}): "
+            f"it keeps the transcripts but not the registry (sessions/) or the task lists "
+            f"(tasks/), so no registry row and no task list here do not mean the session "
+            f"has none; for its live state run status over the home it was archived from")

@@ -194,6 +194,9 @@ class LiveSession:
             raise SourceError(f"cannot read the transcript {anchor.path}; check that it "
                               "exists and is readable")
         self._anchor_buf = buf
+        archived = registry.archive_note(self.env.claude_home)
+        if archived is not None:  # its registry and task lists were not archived
+            self._note(archived)
         main_buf: Buffer | None = buf
         scanned: list[Buffer] = [buf]
         if not self.top_level and t.session_path.exists():

@@ -96,15 +96,16 @@ def __create_fn__(_type_bindings, _type_wanted, MISSING, _HAS_DEFAULT_FACTORY, _
 TEXTS["def __create_fn__(_type_bindings, _type_wanted, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_wanted, _return_type):\n def __init__(self,bindings:_type_bindings,wanted:_type_wanted=_dflt_wanted)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'bindings',bindings)\n  __dataclass_builtins_object__.__setattr__(self,'wanted',wanted)\n return __init__"] = __create_fn__
 
 
-def __create_fn__(_type_bindings, _type_warnings, _type_edits, _type_skipped_lines, _type_inline, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_warnings, _dflt_edits, _dflt_skipped_lines, _dflt_inline, _return_type):
- def __init__(self,bindings:_type_bindings,warnings:_type_warnings=_HAS_DEFAULT_FACTORY,edits:_type_edits=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines,inline:_type_inline=_HAS_DEFAULT_FACTORY)->_return_type:
+def __create_fn__(_type_bindings, _type_warnings, _type_edits, _type_skipped_lines, _type_inline, _type_notes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_warnings, _dflt_edits, _dflt_skipped_lines, _dflt_inline, _dflt_notes, _return_type):
+ def __init__(self,bindings:_type_bindings,warnings:_type_warnings=_HAS_DEFAULT_FACTORY,edits:_type_edits=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines,inline:_type_inline=_HAS_DEFAULT_FACTORY,notes:_type_notes=_HAS_DEFAULT_FACTORY)->_return_type:
   self.bindings=bindings
   self.warnings=_dflt_warnings() if warnings is _HAS_DEFAULT_FACTORY else warnings
   self.edits=_dflt_edits() if edits is _HAS_DEFAULT_FACTORY else edits
   self.skipped_lines=skipped_lines
   self.inline=_dflt_inline() if inline is _HAS_DEFAULT_FACTORY else inline
+  self.notes=_dflt_notes() if notes is _HAS_DEFAULT_FACTORY else notes
  return __init__
-TEXTS['def __create_fn__(_type_bindings, _type_warnings, _type_edits, _type_skipped_lines, _type_inline, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_warnings, _dflt_edits, _dflt_skipped_lines, _dflt_inline, _return_type):\n def __init__(self,bindings:_type_bindings,warnings:_type_warnings=_HAS_DEFAULT_FACTORY,edits:_type_edits=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines,inline:_type_inline=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.bindings=bindings\n  self.warnings=_dflt_warnings() if warnings is _HAS_DEFAULT_FACTORY else warnings\n  self.edits=_dflt_edits() if edits is _HAS_DEFAULT_FACTORY else edits\n  self.skipped_lines=skipped_lines\n  self.inline=_dflt_inline() if inline is _HAS_DEFAULT_FACTORY else inline\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_bindings, _type_warnings, _type_edits, _type_skipped_lines, _type_inline, _type_notes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_warnings, _dflt_edits, _dflt_skipped_lines, _dflt_inline, _dflt_notes, _return_type):\n def __init__(self,bindings:_type_bindings,warnings:_type_warnings=_HAS_DEFAULT_FACTORY,edits:_type_edits=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines,inline:_type_inline=_HAS_DEFAULT_FACTORY,notes:_type_notes=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.bindings=bindings\n  self.warnings=_dflt_warnings() if warnings is _HAS_DEFAULT_FACTORY else warnings\n  self.edits=_dflt_edits() if edits is _HAS_DEFAULT_FACTORY else edits\n  self.skipped_lines=skipped_lines\n  self.inline=_dflt_inline() if inline is _HAS_DEFAULT_FACTORY else inline\n  self.notes=_dflt_notes() if notes is _HAS_DEFAULT_FACTORY else notes\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_boundaries, _type_summaries, _type_openers, _type_users, _type_names, _type_commands, _type_paths, _type_spans, _type_harvests, _type_blocks, _type_queue, _type_malformed, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_boundaries, _dflt_summaries, _dflt_openers, _dflt_users, _dflt_names, _dflt_commands, _dflt_paths, _dflt_spans, _dflt_harvests, _dflt_blocks, _dflt_queue, _dflt_malformed, _return_type):
@@ -526,6 +527,16 @@ def __create_fn__(_type_group, _type_replay, _type_view, _type_disclosure, _type
   self.latest=latest
  return __init__
 TEXTS['def __create_fn__(_type_group, _type_replay, _type_view, _type_disclosure, _type_latest, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,group:_type_group,replay:_type_replay,view:_type_view,disclosure:_type_disclosure,latest:_type_latest)->_return_type:\n  self.group=group\n  self.replay=replay\n  self.view=view\n  self.disclosure=disclosure\n  self.latest=latest\n return __init__'] = __create_fn__
+
+
+def __create_fn__(_type_home, _type_slug, _type_windows, _type_claude_named, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,home:_type_home,slug:_type_slug,windows:_type_windows,claude_named:_type_claude_named)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'home',home)
+  __dataclass_builtins_object__.__setattr__(self,'slug',slug)
+  __dataclass_builtins_object__.__setattr__(self,'windows',windows)
+  __dataclass_builtins_object__.__setattr__(self,'claude_named',claude_named)
+ return __init__
+TEXTS["def __create_fn__(_type_home, _type_slug, _type_windows, _type_claude_named, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,home:_type_home,slug:_type_slug,windows:_type_windows,claude_named:_type_claude_named)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'home',home)\n  __dataclass_builtins_object__.__setattr__(self,'slug',slug)\n  __dataclass_builtins_object__.__setattr__(self,'windows',windows)\n  __dataclass_builtins_object__.__setattr__(self,'claude_named',claude_named)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_homes, _type_bindings, _type_last_run_utc, _type_plan_copies, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_homes, _dflt_bindings, _dflt_last_run_utc, _dflt_plan_copies, _return_type):

@@ -14,6 +14,7 @@ from builders import (
     attachment,
     compact_boundary,
     compact_summary,
+    plan_approval,
     tool_use,
     user,
 )
@@ -285,3 +286,111 @@ def test_a_windows_plan_path_is_one_file_in_any_spelling(home: ClaudeHome, spell
     assert (row.owner, row.path, row.mutations, row.bound_by_owner) == (
         S2, spelling, 1, False)
     assert row.binder is binding
+
+
+# -- --reverse: the plan path another Claude home spells ----------------------------------------
+
+FOREIGN_SLUG = "luminous-growing-penguin"
+
+
+def reverse_ids(home: ClaudeHome, *sessions: Path, wanted: str) -> tuple[list[str], list[str]]:
+    from pysift.engines.plans import PlanQuery, run
+
+    answer = run([top_level_transcript(s) for s in sessions], PlanQuery(reverse=wanted),
+                 env_of(home))
+    return [b.transcript.session_id for b in answer.bindings], getattr(answer, "notes", [])
+
+
+def slug_session(home: ClaudeHome, root: str, sid: str, slug: str, *records: dict) -> Path:
+    s = Session(sid, cwd=root, slug=slug)
+    s.add(user("plan it", cwd=root))
+    for record in records:
+        s.add(record)
+    return home.session(root, sid, s)
+
+
+def test_reverse_of_a_copied_homes_plan_path_finds_the_slug_binder(
+        home: ClaudeHome, root: Path) -> None:
+    """Transcripts copied from /home/alice/.claude: the approval's path named no binder,
+    the slug law joining the home read (SPEC §11, thirty-second session)."""
+    session = slug_session(home, str(root), S1, FOREIGN_SLUG)
+    other = slug_session(home, str(root), S2, "other-slug")
+    wanted = f"/home/alice/.claude/plans/{FOREIGN_SLUG}.md"
+    ids, notes = reverse_ids(home, session, other, wanted=wanted)
+    assert ids == [S1]
+    assert "not in the Claude home read" in notes[0]
+    # another slug, another dir name, a subdir of plans/: never this plan
+    for miss in (f"/home/alice/.claude/plans/{FOREIGN_SLUG}-agent-a1.md",
+                 f"/home/alice/.claude/notes/{FOREIGN_SLUG}.md",
+                 f"/home/alice/.claude/plans/x/{FOREIGN_SLUG}.md"):
+        assert reverse_ids(home, session, other, wanted=miss)[0] == [], miss
+    # a home not named .claude, which the session never recorded: not taken, said so
+    ids, notes = reverse_ids(home, session, wanted=f"/srv/cc/plans/{FOREIGN_SLUG}.md")
+    assert ids == [] and "nothing in its records names /srv/cc" in notes[0]
+
+
+def test_reverse_of_another_home_goes_by_the_home_the_session_recorded(
+        home: ClaudeHome, root: Path) -> None:
+    """A configured home the session recorded (its approval's "saved to") binds; another
+    `.claude` home it did not run under never does."""
+    cfg = f"/srv/cc/plans/{FOREIGN_SLUG}.md"
+    session = slug_session(home, str(root), S1, FOREIGN_SLUG,
+                           assistant(tool_use("Write", {"file_path": cfg, "content": "# p\n"})),
+                           plan_approval("toolu_1", "# p", cfg))
+    assert reverse_ids(home, session, wanted=cfg)[0] == [S1]
+    ids, notes = reverse_ids(home, session, wanted=f"/home/alice/.claude/plans/{FOREIGN_SLUG}.md")
+    assert ids == [] and "elsewhere than /home/alice/.claude" in notes[0]
+    # the home read itself, recorded: another home's file of that name is not this plan
+    own = str(home.root / "plans" / f"{FOREIGN_SLUG}.md")
+    mine = slug_session(home, str(root), S2, FOREIGN_SLUG, plan_approval("toolu_2", "# p", own))
+    assert reverse_ids(home, mine, wanted=f"/home/alice/.claude/plans/{FOREIGN_SLUG}.md")[0] == []
+    assert reverse_ids(home, mine, wanted=own)[0] == [S2]
+
+
+@pytest.mark.parametrize("spelling", [
+    f"C:\\Users\\Alice\\.claude\\plans\\{FOREIGN_SLUG}.md",
+    f"c:/users/alice/.CLAUDE/PLANS/{FOREIGN_SLUG.upper()}.MD",
+])
+def test_reverse_of_a_windows_homes_plan_path_by_windows_rules(
+        home: ClaudeHome, spelling: str) -> None:
+    """The home a Windows session recorded (its compaction pointer to its own transcript)
+    matches in either separator and any case; another user's home does not."""
+    root = "d:\\ClaudeWorkspace"
+    pointer = f"read the full transcript at: C:\\Users\\Alice\\.claude\\projects\\d--ClaudeWorkspace\\{S1}.jsonl"
+    session = slug_session(home, root, S1, FOREIGN_SLUG, compact_summary(pointer, cwd=root))
+    assert reverse_ids(home, session, wanted=spelling)[0] == [S1]
+    bob = f"C:\\Users\\Bob\\.claude\\plans\\{FOREIGN_SLUG}.md"
+    assert reverse_ids(home, session, wanted=bob)[0] == []
+
+
+def test_reverse_of_another_home_never_takes_a_configured_dir_or_a_plan_mode_path(
+        home: ClaudeHome, root: Path) -> None:
+    """The slug law naming a project's plansDirectory binds that file, not any home's; a
+    plan_mode binding answers to the path it recorded only."""
+    settings(root / ".claude" / "settings.json", "docs/plans")
+    configured = slug_session(home, str(root), S1, FOREIGN_SLUG)
+    recorded = home.session(str(root), S2, user("x", cwd=str(root)),
+                            plan_mode(f"/home/bob/.claude/plans/{FOREIGN_SLUG}.md"))
+    wanted = f"/home/alice/.claude/plans/{FOREIGN_SLUG}.md"
+    assert reverse_ids(home, configured, recorded, wanted=wanted)[0] == []
+    assert reverse_ids(home, configured, recorded,
+                       wanted=f"/home/bob/.claude/plans/{FOREIGN_SLUG}.md")[0] == [S2]
+
+
+def test_reverse_over_an_archive_takes_the_plan_path_its_manifest_recorded(
+        home: ClaudeHome, root: Path, tmp_path: Path) -> None:
+    """Over an archive, the home archived from (named `claude` here, no `.claude`) is the
+    home the binding named when archived: its `plans/<slug>.md` binds the session."""
+    from pysift.core.resolve import resolve_scope
+    from pysift.engines import archive
+
+    session = slug_session(home, str(root), S1, FOREIGN_SLUG)
+    env = env_of(home)
+    scope = resolve_scope([], env, subagents=True)
+    dest = tmp_path / "kept"
+    archive.run(scope.transcripts, env, archive.ArchiveOptions(dest=dest))
+    kept = ClaudeHome(dest)
+    copied = dest / session.relative_to(home.root)
+    original = str(home.root / "plans" / f"{FOREIGN_SLUG}.md")
+    assert reverse_ids(kept, copied, wanted=original)[0] == [S1]
+    assert reverse_ids(kept, copied, wanted=f"/srv/cc/plans/{FOREIGN_SLUG}.md")[0] == []
