@@ -956,3 +956,153 @@ def test_status_over_an_archive_says_its_live_state_was_not_archived(
     assert report.text is not None
     report.text(out)
     assert f"  note: {note}\n" in out.getvalue()
+
+
+# -- per-hook attachments: a hook's return, never its start ----------------------------------
+
+
+def _returned(command: str, event: str = "Stop", kind: str = "hook_success") -> dict:
+    """The attachment Claude Code writes when one hook has returned (exit code, duration)."""
+    return attachment(kind, {"hookName": event, "hookEvent": event, "toolUseID": "toolu_h",
+                             "command": command, "exitCode": 0, "durationMs": 800})
+
+
+def test_a_stop_hooks_written_return_settles_its_start_without_a_summary(
+        home: ClaudeHome) -> None:
+    """IDE, desktop and SDK sessions write the stop_hook_summary only with the next prompt;
+    a hook whose own return is written has ended, summary or not (it read running until
+    the next prompt, and `wait --until stop` hung)."""
+    s = _session(assistant("the release is tagged"), hook_progress("Stop", CHECK),
+                 _returned(CHECK))
+    row = _status(home, s)
+    assert row["verdict"] == "idle-eot"
+    assert row["tail_state"].startswith("idle (last stop_reason end_turn")
+
+
+def test_of_two_stop_hooks_the_one_not_returned_still_runs(home: ClaudeHome) -> None:
+    s = _session(assistant("the release is tagged"), hook_progress("Stop", CHECK),
+                 hook_progress("Stop", "./notify.sh"), _returned(CHECK))
+    row = _status(home, s, after=12)
+    assert row["verdict"] == "running"
+    assert row["tail_state"] == "in a Stop hook (./notify.sh) for 17s"  # started 5s before
+
+
+def test_a_stop_hooks_return_attachment_alone_is_no_running_hook(home: ClaudeHome) -> None:
+    """What a finished turn of a newer build looks like until the next prompt: the hook's
+    return, no summary (it lands later), no start record at all."""
+    s = _session(assistant("the release is tagged"), _returned(CHECK))
+    assert _status(home, s)["verdict"] == "idle-eot"
+
+
+def test_a_subagent_stop_record_in_the_main_holds_no_main_turn(home: ClaudeHome) -> None:
+    """A SubagentStop hook is a lane's: its record never keeps the main turn open."""
+    s = _session(assistant("the release is tagged"), hook_progress("SubagentStop", CHECK))
+    assert _status(home, s)["verdict"] == "idle-eot"
+
+
+# -- a lane's SubagentStop hook ---------------------------------------------------------------
+
+LANE = "a0123456789abcdef"
+
+
+def _lane_ending(home: ClaudeHome, *tail, returned: bool = False, **kw) -> dict:  # type: ignore[no-untyped-def]
+    """The main launched a background agent and ended its turn; the lane ended its own
+    turn (end_turn) and then wrote ``tail`` (its SubagentStop hook's records); with
+    ``returned`` its completion pulse is in the main. ``kw`` goes to ``_status``."""
+    s = _session(*async_agent_launch("toolu_ag", LANE, "Audit the deps"))
+    s.add(assistant("started it"))
+    lane = Session(SID, cwd=CWD, agent_id=LANE, start=s.now)
+    lane.add(user("audit"))
+    lane.add(assistant("2 advisories, both fixed upstream", stop_reason="end_turn"))
+    for record in tail:
+        lane.add(record)
+    if returned:
+        s.at(lane.now + timedelta(seconds=1))
+        s.add(user(pulse(LANE, "completed", 'Agent "Audit the deps" completed',
+                         tool_use_id="toolu_ag"), origin={"kind": "task-notification"}))
+    path = home.session(CWD, SID, s)
+    home.subagent(path, LANE, lane)
+    return _status(home, s, **kw)
+
+
+def test_a_lane_that_ended_its_turn_without_a_hook_is_settled(home: ClaudeHome) -> None:
+    row = _lane_ending(home, after=5)
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_a_lanes_subagent_stop_hook_still_running_keeps_it_in_flight(home: ClaudeHome) -> None:
+    """Claude Code runs a subagent's SubagentStop hooks in its own loop and writes their
+    records into its transcript; its return waits for them (the lane read settled on its
+    end_turn, and the session idle, while the hook could still send the agent back)."""
+    row = _lane_ending(home, hook_progress("SubagentStop", CHECK), after=9)
+    assert row["verdict"] == "waiting-children"
+    [child] = row["children"]
+    assert child["state"] == "in-flight"
+    assert child["detail"].startswith(f"in a SubagentStop hook ({CHECK}) for ")
+
+
+def test_a_lanes_subagent_stop_hook_that_returned_settles_it(home: ClaudeHome) -> None:
+    for tail in ((hook_progress("SubagentStop", CHECK), stop_hook_summary([(CHECK, 400)])),
+                 (hook_progress("SubagentStop", CHECK), _returned(CHECK, "SubagentStop")),
+                 (_returned(CHECK, "SubagentStop"),)):
+        row = _lane_ending(home, *tail, after=5)
+        assert row["children"] == [] and row["settled_children"] == 1, tail
+
+
+def test_a_lanes_subagent_stop_hook_that_blocked_sends_it_back_to_work(
+        home: ClaudeHome) -> None:
+    row = _lane_ending(home, hook_progress("SubagentStop", CHECK),
+                       stop_hook_feedback(CHECK, "no report written"),
+                       stop_hook_summary([(CHECK, 400)], hookErrors=["no report written"]),
+                       after=5)
+    assert row["verdict"] == "waiting-children"
+    [child] = row["children"]
+    assert child["state"] == "generating"
+    assert child["detail"].startswith("a SubagentStop hook blocked the end of its turn ")
+    assert child["detail"].endswith(f": [{CHECK}]: no report written")
+
+
+def test_a_lanes_blocking_error_attachment_is_a_block(home: ClaudeHome) -> None:
+    block = attachment("hook_blocking_error", {
+        "hookName": "SubagentStop", "hookEvent": "SubagentStop", "toolUseID": "toolu_h",
+        "blockingError": {"blockingError": "no report written", "command": CHECK}})
+    row = _lane_ending(home, block, after=5)
+    [child] = row["children"]
+    assert child["state"] == "generating" and child["detail"].endswith(": no report written")
+
+
+def test_a_lanes_subagent_stop_hook_that_stopped_it_settles_it(home: ClaudeHome) -> None:
+    row = _lane_ending(home, hook_progress("SubagentStop", CHECK),
+                       stop_hook_summary([(CHECK, 400)], preventedContinuation=True),
+                       after=5)
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_the_lanes_reply_after_a_block_is_its_word(home: ClaudeHome) -> None:
+    row = _lane_ending(home, stop_hook_feedback(CHECK, "no report written"),
+                       assistant("wrote the report", stop_reason="end_turn"), after=5)
+    assert row["children"] == [] and row["settled_children"] == 1
+
+
+def test_a_lanes_return_settles_it_whatever_its_hook_records_say(home: ClaudeHome) -> None:
+    """A stale hook record never holds a lane the harness reported returned."""
+    row = _lane_ending(home, hook_progress("SubagentStop", CHECK), returned=True, after=5)
+    assert row["children"] == [] and row["settled_children"] == 1
+    assert row["verdict"] == "idle-eot"
+
+
+def test_a_subagent_target_in_its_subagent_stop_hook_is_running(home: ClaudeHome) -> None:
+    row = _lane_ending(home, hook_progress("SubagentStop", CHECK), target=f"@{LANE}", after=9)
+    assert row["verdict"] == "running"
+    assert row["tail_state"].startswith(f"in a SubagentStop hook ({CHECK}) for ")
+    assert _surfaces(row)["tail"] == ("no pending call; last stop_reason end_turn; "
+                                      "a SubagentStop hook running")
+    assert any(n.startswith(f"a SubagentStop hook is running after the turn's last message "
+                            f"({CHECK})") for n in row["notes"])
+
+
+def test_a_subagent_target_that_returned_is_over_whatever_its_hook_records_say(
+        home: ClaudeHome) -> None:
+    row = _lane_ending(home, hook_progress("SubagentStop", CHECK), returned=True,
+                       target=f"@{LANE}", after=9)
+    assert row["verdict"] == "idle-eot"

@@ -17,6 +17,7 @@ from builders import (
     ClaudeHome,
     Session,
     assistant,
+    attachment,
     auq_use,
     elicitation_pending,
     hook_progress,
@@ -245,6 +246,44 @@ def test_stop_waits_out_a_stop_hook_that_sends_the_agent_back(setup) -> None:  #
     assert obj["fired"] == "stop" and obj["verdict"] == "idle-eot"
     assert w.count == 5  # not before the hook let the turn end
     assert obj["last"]["agent"]["text"] == "fixed both tests"
+
+
+def _hook_returned(command: str, event: str = "Stop") -> dict:
+    return attachment("hook_success", {"hookName": event, "hookEvent": event,
+                                       "toolUseID": "toolu_h", "command": command,
+                                       "exitCode": 0, "durationMs": 900})
+
+
+def test_stop_fires_on_a_stop_hooks_written_return_without_a_summary(setup) -> None:  # type: ignore[no-untyped-def]
+    """IDE, desktop and SDK sessions write the stop_hook_summary only with the next
+    prompt: the hook's own return ends it (the wait ran to its timeout)."""
+    home, s, path, clock, w = setup
+    w.at(1, _append(path, s, assistant("all done"), hook_progress("Stop", "./check.sh")))
+    w.at(3, _append(path, s, _hook_returned("./check.sh")))
+    _, obj = _wait(home, clock, "stop", timeout=30)
+    assert obj["fired"] == "stop" and obj["verdict"] == "idle-eot"
+    assert w.count == 3
+
+
+def test_stop_on_a_subagent_target_waits_out_its_subagent_stop_hook(setup) -> None:  # type: ignore[no-untyped-def]
+    """A lane's SubagentStop hook runs after its end_turn, in its own transcript: `stop`
+    fires once the hook has returned, not on the end_turn before it."""
+    home, s, path, clock, w = setup
+    lane = Session(SID, cwd=CWD, agent_id="a4444444444444444", start=s.now)
+    lane.add(user("dig"))
+    lane.add(assistant(tool_use("Grep", {"pattern": "lane"}, id="gl")))
+    home.subagent(path, "a4444444444444444", lane)
+    lane_path = path.with_suffix("") / "subagents" / "agent-a4444444444444444.jsonl"
+    w.at(1, _append(lane_path, lane, tool_result("gl", "3 hits"),
+                    assistant("found it", stop_reason="end_turn"),
+                    hook_progress("SubagentStop", "./report.sh")))
+    w.at(4, _append(lane_path, lane, stop_hook_summary([("./report.sh", 900)])))
+    env = live_env(home.root, clock.now(), None, clock=clock)
+    report = run(WaitOptions(scope=ScopeArgs(targets=("@a4444444444444444",)),
+                             until=("stop",), timeout_s=30, watch=False), env)
+    obj = report.bare_json
+    assert obj["fired"] == "stop" and obj["verdict"] == "idle-eot"
+    assert w.count == 4
 
 
 def test_owner_dying_fires_stop(setup) -> None:  # type: ignore[no-untyped-def]

@@ -84,6 +84,11 @@ NOTES
   A Stop hook that runs, or that blocked and sent the agent back to work, reads running;
   builds after ~2.1.4x write nothing while one runs, so without a registry row (or with
   a `claude -p` one) the turn's end_turn reads idle-eot until the hook's reason lands.
+  Their per-hook attachments (hook_success, hook_non_blocking_error, ...) are written
+  when a hook has RETURNED, and IDE, desktop and SDK sessions write the stop_hook_summary
+  only with the next prompt: an attachment without a summary is a finished turn there,
+  never read as a running hook. A subagent lane's SubagentStop hook is read the same way
+  (in-flight while it runs, generating after a block) until its return is reported.
   Sessions without a registry row (older builds, a copied home) are judged from the
   transcript alone, and the notes say so."""
 

@@ -8,6 +8,12 @@ outranks the tail: a lane whose return has landed in the main transcript (a comp
 pulse naming it, or its spawning call's result naming it) or whose workflow journal holds
 its ``result`` is settled whatever its tail says.
 
+A lane's ``SubagentStop`` hook is read as the main lane's Stop hook is (``live.tail``: its
+records are the lane's own): a hook started and not returned is ``in-flight`` (the lane's
+return waits for it), one that blocked sent the agent back to work and is ``generating``
+until a newer assistant record; an open call outranks both, and the harness's return
+settles the lane whatever they say (a stale hook record never holds a returned lane).
+
 Two lanes are Claude Code's own side calls, not work the session waits on (decided where
 csift is silent): a prompt suggestion (``aprompt_suggestion-*``, run when a main turn
 ENDS, to guess the human's next prompt) is never live, and a compaction summary
@@ -50,7 +56,7 @@ from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import read_regular
-from pysift.live.tail import TailShape, age_s
+from pysift.live.tail import StopHook, TailShape, age_s
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
@@ -113,6 +119,9 @@ def child_state(lane_id: str, shape: TailShape, now: datetime,
                 returned: str | None = None) -> ChildState:
     """One lane's state; ``returned`` says how the harness reported its return, if it did."""
     facts = facts_from_tail(shape)
+    hook = shape.stop_hook
+    if hook is not None and returned is None and facts.pending is None and not facts.exited:
+        return _hook_state(lane_id, hook, now)
     state = lane_state(facts, now, settled=returned is not None)
     if state == IN_FLIGHT and facts.pending is not None:
         call = facts.pending
@@ -135,6 +144,20 @@ def child_state(lane_id: str, shape: TailShape, now: datetime,
         detail = (f"last record {seconds_label(age)} ago" if age is not None
                   else "no timestamped record at the tail")
     return ChildState(lane_id, state, detail)
+
+
+def _hook_state(lane_id: str, hook: StopHook, now: datetime) -> ChildState:
+    """A lane whose ``SubagentStop`` hook holds the end of its turn (``tail.StopHook``):
+    in flight while the hook runs, generating once a block sent the agent back to work
+    (until a newer assistant record or its return, whatever the records' age: the hook's
+    own records are the newest word, as on the main lane)."""
+    since = age_s(hook.since, now)
+    if hook.state == "running":
+        for_ = f" for {seconds_label(since)}" if since is not None else ""
+        return ChildState(lane_id, IN_FLIGHT, f"in a {hook.event} hook ({hook.detail}){for_}")
+    ago = f" {seconds_label(since)} ago" if since is not None else ""
+    return ChildState(lane_id, GENERATING,
+                      f"a {hook.event} hook blocked the end of its turn{ago}: {hook.detail}")
 
 
 @dataclass

@@ -37,6 +37,21 @@ Walking the window newest first gives:
   is the opposite: the hook STOPPED the agent, so the turn ended. Without this the
   newest assistant record's ``end_turn`` read ``idle-eot`` while the hook ran or the
   agent went on, and ``wait --until stop`` fired early.
+  Newer builds write no ``hook_progress``: each hook's ``attachment`` (``hook_success``,
+  ``hook_non_blocking_error``, ``hook_blocking_error``, ``hook_cancelled``) is written
+  when that hook has RETURNED (it carries its exit code and duration; a hook that printed
+  nothing gets none), and nothing is written when one starts. The summary cannot stand in
+  for the end either: IDE, desktop and SDK sessions (2.1.87-2.1.144 in the real corpus)
+  write it only with the next prompt, so an attachment with no summary after it is what
+  a FINISHED turn looks like there. Such a build's running hook is therefore not on disk
+  and is not read; an attachment is read as the return of the started hook (a
+  ``hook_progress``) naming the same command, so a hook whose return is written never
+  reads running, summary or not.
+- on a subagent lane, the same of its ``SubagentStop`` hooks: Claude Code runs them in
+  the subagent's query loop and writes their records, and a blocking hook's
+  ``Stop hook feedback:``, into the lane's own transcript (the lane goes on working).
+  A main transcript reads ``Stop`` hooks only (a ``SubagentStop`` record there is a
+  lane's, and holds no main turn).
 
 In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``,
 builds 1.x and 2.0.x: the "Warmup" agent, a Task subagent's prompt and replies) bounds no
@@ -69,19 +84,27 @@ EXTEND_LIMIT = 16 << 20
 LINE_LIMIT = 64 << 20
 _EXTEND_KEYS = (b'"tool_use"', b'"tool_result"', b'end_turn', b'"user"', b'"type": "user"')
 _MAIN_CONTEXT = classify.ClassifyContext()
-#: the hook events that run when a lane's turn ends (``SubagentStop`` for a subagent's)
-STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+#: the hook events whose run holds a main transcript's turn open
+MAIN_STOP_EVENTS = frozenset({"Stop"})
+#: ... and a subagent lane's (Claude Code names a subagent's ``SubagentStop``)
+LANE_STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 #: attachments saying a Stop hook ended the agent's work rather than continuing it
 _STOPPED_ATTACHMENTS = frozenset({"hook_stopped_continuation", "hook_cancelled"})
+#: attachments written when one hook has returned (whatever it decided)
+_RETURNED_ATTACHMENTS = frozenset({"hook_success", "hook_non_blocking_error",
+                                   "hook_blocking_error", "hook_cancelled",
+                                   "hook_stopped_continuation"})
+_NO_COMMAND = "(no command named)"
 
 
 @dataclass(frozen=True, slots=True)
 class StopHook:
-    """A Stop hook holding the end of the main lane's turn (see the module doc)."""
+    """A Stop hook holding the end of a lane's turn (see the module doc)."""
 
     state: str  # "running": started, not returned | "blocked": sent the agent back to work
     detail: str  # the running hooks' commands, or the block's first line of feedback
     since: str | None  # the newest such record's timestamp
+    event: str = "Stop"  # the hook event: ``Stop``, or a subagent's ``SubagentStop``
 
 
 @dataclass(slots=True)
@@ -201,8 +224,10 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
     lane is a main transcript (its subagent records bound no turn)."""
     answered = answered if answered is not None else set()
     stop_known = shape.last_stop_reason is not None
-    newest_seen = below is not None or not main  # the newest user/assistant record
-    hooks = None if newest_seen else _StopHookWalk()  # the records newer than it
+    newest_seen = below is not None  # the newest user/assistant record
+    hooks = None if newest_seen else (  # the records newer than it
+        _StopHookWalk(MAIN_STOP_EVENTS, "Stop") if main
+        else _StopHookWalk(LANE_STOP_EVENTS, "SubagentStop"))
     for rec in (below if below is not None else _counted(shape)):
         if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
             shape.last_ts = rec.timestamp
@@ -211,7 +236,8 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
         if not newest_seen and kind in ("user", "assistant") and not side \
                 and not rec.is_meta and not _stop_feedback(rec):
             newest_seen = True
-            shape.turn_ended_by = _turn_end_marker(rec)
+            if main:
+                shape.turn_ended_by = _turn_end_marker(rec)
             if hooks is not None and kind == "assistant":
                 shape.stop_hook = hooks.verdict()
             hooks = None
@@ -243,15 +269,21 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
 
 
 class _StopHookWalk:
-    """The Stop-hook records newer than the main lane's newest assistant record, met
-    newest first (see the module doc)."""
+    """The Stop-hook records newer than a lane's newest assistant record, met newest
+    first (see the module doc). ``events``: the hook events read; ``event``: the name
+    given to a block whose record names none (the feedback record)."""
 
-    def __init__(self) -> None:
+    def __init__(self, events: frozenset[str], event: str) -> None:
+        self.events = events
+        self.event = event
         self.summary = False  # a stop_hook_summary is newer than the records read now
         self.stopped = False  # a hook stopped the agent (continue: false, a cancel)
-        self.blocked: tuple[str, str | None] | None = None  # (feedback, ts), the newest
+        self.blocked: tuple[str, str | None, str] | None = None  # (feedback, ts, event)
         self.running: list[str] = []  # commands started after the newest summary
         self.running_ts: str | None = None
+        self.running_event = event
+        #: returns met (newer than what is read now) not yet matched to a start, by command
+        self.returned: dict[str, int] = {}
 
     def read(self, rec: Record) -> None:
         kind = rec.type
@@ -261,25 +293,33 @@ class _StopHookWalk:
                 self.stopped = True
         elif kind == "attachment":
             att = rec.raw.get("attachment")
-            if not isinstance(att, dict) or att.get("hookEvent") not in STOP_EVENTS:
+            if not isinstance(att, dict) or att.get("hookEvent") not in self.events:
                 return
-            if att.get("type") in _STOPPED_ATTACHMENTS:
+            what = att.get("type")
+            if what in _RETURNED_ATTACHMENTS:
+                command = _attachment_command(att)
+                self.returned[command] = self.returned.get(command, 0) + 1
+            if what in _STOPPED_ATTACHMENTS:
                 self.stopped = True
-            elif att.get("type") == "hook_blocking_error" and self.blocked is None:
+            elif what == "hook_blocking_error" and self.blocked is None:
                 err = att.get("blockingError")
                 why = err.get("blockingError") if isinstance(err, dict) else None
                 self.blocked = (why if isinstance(why, str) else "(no reason given)",
-                                rec.timestamp)
+                                rec.timestamp, str(att.get("hookEvent")))
         elif kind == "user" and self.blocked is None and (body := _stop_feedback(rec)):
-            self.blocked = (body, rec.timestamp)
+            self.blocked = (body, rec.timestamp, self.event)
         elif kind == "progress" and not self.summary:
             data = rec.raw.get("data")
             if (isinstance(data, dict) and data.get("type") == "hook_progress"
-                    and data.get("hookEvent") in STOP_EVENTS):
-                command = data.get("command")
-                self.running.append(command if isinstance(command, str) and command
-                                    else "(no command named)")
+                    and data.get("hookEvent") in self.events):
+                named = data.get("command")
+                started = named if isinstance(named, str) and named else _NO_COMMAND
+                if self.returned.get(started, 0) > 0:
+                    self.returned[started] -= 1  # its return is written: it ran and ended
+                    return
+                self.running.append(started)
                 self.running_ts = rec.timestamp  # met newest first: the first started
+                self.running_event = str(data.get("hookEvent"))
 
     def verdict(self) -> StopHook | None:
         """What the records say once the newest assistant record is met: a hook that
@@ -289,11 +329,20 @@ class _StopHookWalk:
         if self.blocked is not None:
             first = next((ln.strip() for ln in self.blocked[0].splitlines() if ln.strip()),
                          "(no reason given)")
-            return StopHook("blocked", first, self.blocked[1])
+            return StopHook("blocked", first, self.blocked[1], self.blocked[2])
         if self.running:
             commands = ", ".join(dict.fromkeys(reversed(self.running)))
-            return StopHook("running", commands, self.running_ts)
+            return StopHook("running", commands, self.running_ts, self.running_event)
         return None
+
+
+def _attachment_command(att: dict[str, object]) -> str:
+    """The command a hook attachment names (a blocking error's is inside its error)."""
+    command: object = att.get("command")
+    if not isinstance(command, str) or not command:
+        err = att.get("blockingError")
+        command = err.get("command") if isinstance(err, dict) else None
+    return command if isinstance(command, str) and command else _NO_COMMAND
 
 
 def _stop_feedback(rec: Record) -> str | None:
@@ -391,9 +440,10 @@ def words(shape: TailShape, now: datetime, *, returned: str | None = None,
         since = age_s(stop.since, now)
         if stop.state == "running":
             for_ = f" for {seconds_label(since)}" if since is not None else ""
-            return f"in a Stop hook ({stop.detail}){for_}"
+            return f"in a {stop.event} hook ({stop.detail}){for_}"
         ago = f" {seconds_label(since)} ago" if since is not None else ""
-        return f"generating (a Stop hook blocked the end of the turn{ago}: {stop.detail})"
+        return (f"generating (a {stop.event} hook blocked the end of the turn{ago}: "
+                f"{stop.detail})")
     age = age_s(shape.last_ts, now)
     if (why := shape.turn_end()) is not None:
         ago = f"{seconds_label(age)} ago" if age is not None else "(no timestamp)"

@@ -9,8 +9,9 @@ Seven verdicts, in precedence order (csift v0.10.0): ``stale-dead`` > ``waiting-
   ``AskUserQuestion``/``ExitPlanMode`` at the main tail.
 - ``running``: a call of the main lane's newest turn is unanswered, or the registry says
   ``busy`` (the only registry running signal: ``shell`` is idle with a background shell),
-  or a Stop hook holds the main turn open after its last message (one started and not
-  returned, or one that blocked and sent the agent back to work: ``tail.StopHook``).
+  or a Stop hook holds the turn open after its last message (one started and not
+  returned, or one that blocked and sent the agent back to work: ``tail.StopHook``; a
+  subagent target's ``SubagentStop`` hook, until the harness reports its return).
 - ``waiting-children``: a subagent lane is live (in flight or generating), or a workflow
   journal has an agent started without a result.
 - ``idle-background-open``: the turn ended, and background tasks the lens counts have not
@@ -124,12 +125,17 @@ def _status(s: Surfaces) -> str | None:
 
 
 def _stop_hook(s: Surfaces) -> StopHook | None:
-    """The Stop hook holding the main turn open (``TailShape.stop_hook``), unless a call
-    is open (it is the newer word) or the row of a live owner turned idle after the
-    hook's record was written (the harness's newer word: the hook has returned)."""
+    """The Stop hook holding the target's turn open (``TailShape.stop_hook``: a subagent's
+    is its ``SubagentStop``), unless a call is open (it is the newer word), the harness
+    reported the subagent returned (its spawning call's result, a pulse, its journal:
+    Claude Code answers the spawn only once the hooks are through), or the row of a live
+    owner turned idle after the hook's record was written (the harness's newer word: the
+    hook has returned; a subagent's row is its parent's, no word on the lane)."""
     hook = s.tail.stop_hook
-    if hook is None or s.is_subagent or (s.tail.open_calls and not s.journal_settled):
+    if hook is None or (s.tail.open_calls and not s.journal_settled):
         return None
+    if s.is_subagent:
+        return None if s.returned is not None or s.journal_settled else hook
     row = s.registry.row
     status = _status(s)
     if row is not None and status in ("idle", "shell") and _owner_alive(s):
@@ -197,11 +203,12 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
     if running:
         if hook is not None and not open_calls:
             notes.append(
-                f"a Stop hook is running after the turn's last message ({hook.detail}): the "
-                "turn is over only when it returns (a hook that blocks sends the agent back "
-                "to work)" if hook.state == "running" else
-                f"a Stop hook blocked the end of the turn ({hook.detail}): Claude Code sent "
-                "the agent back to work, and no newer assistant record has ended the turn")
+                f"a {hook.event} hook is running after the turn's last message "
+                f"({hook.detail}): the turn is over only when it returns (a hook that blocks "
+                "sends the agent back to work)" if hook.state == "running" else
+                f"a {hook.event} hook blocked the end of the turn ({hook.detail}): Claude "
+                "Code sent the agent back to work, and no newer assistant record has ended "
+                "the turn")
         _unconfirmed(s, notes)
         return RUNNING
     if s.children is not None and s.children.live_count:
@@ -297,8 +304,8 @@ def _evidence(s: Surfaces, now: datetime) -> tuple[list[Evidence], list[str]]:
                              age_s(tail.open_calls[-1].since, now)))
     elif (hook := _stop_hook(s)) is not None:
         rows.append(Evidence("tail", f"no pending call; last stop_reason "
-                                     f"{tail.last_stop_reason or '(none)'}; a Stop hook "
-                                     f"{'running' if hook.state == 'running' else 'blocked'}",
+                                     f"{tail.last_stop_reason or '(none)'}; a {hook.event} "
+                                     f"hook {'running' if hook.state == 'running' else 'blocked'}",
                              age_s(hook.since, now)))
     else:
         rows.append(Evidence("tail", f"no pending call; last stop_reason "

@@ -2207,13 +2207,14 @@ def __create_fn__(_type_started, _type_results, _type_skipped_lines, MISSING, _H
 TEXTS['def __create_fn__(_type_started, _type_results, _type_skipped_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_started, _dflt_results, _dflt_skipped_lines, _return_type):\n def __init__(self,started:_type_started=_HAS_DEFAULT_FACTORY,results:_type_results=_HAS_DEFAULT_FACTORY,skipped_lines:_type_skipped_lines=_dflt_skipped_lines)->_return_type:\n  self.started=_dflt_started() if started is _HAS_DEFAULT_FACTORY else started\n  self.results=_dflt_results() if results is _HAS_DEFAULT_FACTORY else results\n  self.skipped_lines=skipped_lines\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_state, _type_detail, _type_since, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,state:_type_state,detail:_type_detail,since:_type_since)->_return_type:
+def __create_fn__(_type_state, _type_detail, _type_since, _type_event, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_event, _return_type):
+ def __init__(self,state:_type_state,detail:_type_detail,since:_type_since,event:_type_event=_dflt_event)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'state',state)
   __dataclass_builtins_object__.__setattr__(self,'detail',detail)
   __dataclass_builtins_object__.__setattr__(self,'since',since)
+  __dataclass_builtins_object__.__setattr__(self,'event',event)
  return __init__
-TEXTS["def __create_fn__(_type_state, _type_detail, _type_since, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,state:_type_state,detail:_type_detail,since:_type_since)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'state',state)\n  __dataclass_builtins_object__.__setattr__(self,'detail',detail)\n  __dataclass_builtins_object__.__setattr__(self,'since',since)\n return __init__"] = __create_fn__
+TEXTS["def __create_fn__(_type_state, _type_detail, _type_since, _type_event, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_event, _return_type):\n def __init__(self,state:_type_state,detail:_type_detail,since:_type_since,event:_type_event=_dflt_event)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'state',state)\n  __dataclass_builtins_object__.__setattr__(self,'detail',detail)\n  __dataclass_builtins_object__.__setattr__(self,'since',since)\n  __dataclass_builtins_object__.__setattr__(self,'event',event)\n return __init__"] = __create_fn__
 
 
 def __create_fn__(_type_state, _type_facts, _type_stamp, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_facts, _dflt_stamp, _return_type):
