@@ -1062,3 +1062,98 @@ def test_a_summary_written_as_text_blocks_is_read(cli, tmp_path: Path) -> None:
     assert "unreadable" not in result.stdout + result.stderr
     assert "rename the orbit module" in result.stdout
     assert "(also in summary)" in result.stdout
+
+
+def _lost_queue_home(tmp_path: Path, case: str) -> tuple[ClaudeHome, str, list[bytes]]:
+    """A session whose queue misses one operation's line (``case``), its prompts'
+    truth: "also the lexer" and "in French" were folded into their turns, "and commit"
+    was sent as a turn of its own.
+
+    - ``rider``: a task notification queued while the agent worked was delivered as a
+      user record of its own once it stopped, with no dequeue (Claude Code writes none
+      there); it stayed first in line and took the removal of "in French";
+    - ``remove``: the removal that folded "also the lexer" is missing;
+    - ``dequeue``: the dequeue that sent "and commit" is missing, and the next removal
+      took it (then the prompt folded after it is "and the tag");
+    - ``attachment``: both prompts of turn 1 were delivered as ``queued_command``
+      attachments besides their enqueues' words, the second after its removal."""
+    from builders import attachment, queue_op, task_notification
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999994", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("reading the parser"))
+    if case == "rider":
+        note = task_notification("b1", "completed", "Background command finished")
+        s.add(queue_op("enqueue", note["message"]["content"]))
+    s.add(queue_op("enqueue", "also the lexer"))
+    if case != "remove":
+        s.add(queue_op("remove"))
+    s.add(assistant("fixed both"))
+    if case == "rider":
+        s.add(note)
+        s.add(assistant("the background build passed"))
+    s.add(user("now the docs"))
+    s.add(assistant("writing the docs"))
+    s.add(queue_op("enqueue", "in French"))
+    if case == "attachment":
+        s.add(queue_op("enqueue", "with examples"))
+        s.add(attachment("queued_command", {"prompt": "in French", "commandMode": "prompt"}))
+        s.add(queue_op("remove"))
+        s.add(queue_op("remove"))
+        s.add(attachment("queued_command", {"prompt": "with examples",
+                                            "commandMode": "prompt"}))
+    else:
+        s.add(queue_op("remove"))
+    s.add(assistant("en français"))
+    s.add(queue_op("enqueue", "and commit"))
+    if case != "dequeue":
+        s.add(queue_op("dequeue"))
+    s.add(user("and commit"))
+    s.add(assistant("committing"))
+    if case == "dequeue":
+        s.add(queue_op("enqueue", "and the tag"))
+        s.add(queue_op("remove"))
+    s.add(assistant("committed"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: the parser"))
+    path = h.session("/w/p", s.session_id, s)
+    return h, s.session_id, path.read_bytes().split(b"\n")
+
+
+@pytest.mark.parametrize("case", ["rider", "remove", "dequeue", "attachment"])
+def test_a_lost_queue_operation_does_not_hide_the_prompts_after_it(
+        cli, tmp_path: Path, case: str) -> None:
+    """A queue operation missing from the file (never written, or its line lost) left
+    the first-in-first-out pairing shifted: every removal after it took the entry before
+    its own, so the prompt typed last was listed nowhere (a SessionStart hook's slice
+    lost the human's last word), and a prompt sent as a turn of its own was listed again
+    as folded into the turn before. The pairing resynchronises on what the records say:
+    a user record whose words are a waiting entry's was that entry sent (its dequeue
+    lost or never written), an attachment's words name the entry it delivered, and
+    nothing typed while the agent worked is still waiting when the next turn opens."""
+    h, sid, lines = _lost_queue_home(tmp_path, case)
+
+    def line_of(words: bytes) -> int:
+        return next(n for n, raw in enumerate(lines, 1) if words in raw)
+
+    def typed(words: str) -> str:
+        return f"[typed while the agent worked · L{line_of(words.encode())}] {words}"
+
+    turn1 = ["now the docs " + typed("in French")]
+    if case == "attachment":
+        turn1 = ["now the docs " + typed("in French") + " " + typed("with examples")]
+    expected = [(0, "fix the parser " + typed("also the lexer")), (1, *turn1),
+                (2, "and commit" + (" " + typed("and the tag") if case == "dequeue" else ""))]
+    result = run(cli, h, f"@{sid}", "--format", "json")
+    assert result.code == 0, result.stderr
+    said = [(r["turn_index"], r["text"]) for r in result.json_rows("turn")
+            if r["role"] == "user"]
+    assert said == expected
+    index = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
+    assert index.code == 0, index.stderr
+    messages = [(m["turn"], m["firstLine"]) for m in orjson.loads(index.stdout)["userMessages"]]
+    assert messages == [
+        (0, "fix the parser"), (0, "also the lexer"), (1, "now the docs"), (1, "in French"),
+        *([(1, "with examples")] if case == "attachment" else []), (2, "and commit"),
+        *([(2, "and the tag")] if case == "dequeue" else [])]
