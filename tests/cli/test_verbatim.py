@@ -1157,3 +1157,47 @@ def test_a_lost_queue_operation_does_not_hide_the_prompts_after_it(
         (0, "fix the parser"), (0, "also the lexer"), (1, "now the docs"), (1, "in French"),
         *([(1, "with examples")] if case == "attachment" else []), (2, "and commit"),
         *([(2, "and the tag")] if case == "dequeue" else [])]
+
+
+def test_a_collapsed_run_ends_at_a_prompt_typed_inside_it(cli, tmp_path: Path) -> None:
+    """The agent worked on one prompt across a compaction, with short progress messages
+    (`--agent-msgs longest` collapses them) before and after the human typed "also the
+    lexer" past the compaction. The typed unit stands at its line, so it ends the run:
+    the messages before it and after it are two runs (one run spanning it printed
+    `L2–L10` above the prompt typed at L7, as if the agent had said all of it first)."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999993", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("Let me look."))
+    s.add(assistant("Let me check the grammar."))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: fix the parser"))
+    s.add(assistant("Now let me read the tokens."))
+    s.add(queue_op("enqueue", "also the lexer"))
+    s.add(queue_op("remove"))
+    s.add(assistant("Let me open the lexer."))
+    s.add(assistant("Let me run the tests."))
+    s.add(assistant("Both are fixed: the parser kept a stale token and the lexer "
+                    "dropped a newline. " + "The tests pass now. " * 20))
+    h.session("/w/p", s.session_id, s)
+    expected = [
+        "▽ L1  USER", "fix the parser",
+        "△ L2–L6  [3 agent messages, 0 tool calls]",
+        "══ compaction boundary · summary at L5 ══",
+        "▽ L7  USER", "[typed while the agent worked · L7] also the lexer",
+        "△ L9–L10  [2 agent messages, 0 tool calls]",
+        "△ L11  ASSISTANT",
+    ]
+    for args in ((), ("--slices", "1")):
+        result = run(cli, h, f"@{s.session_id}", "--agent-msgs", "longest", *args)
+        assert result.code == 0, result.stderr
+        body = result.stdout.split("─" * 60 + "\n", 1)[-1].splitlines()
+        assert [re.sub(r"  \(.*\)$", "", line) for line in body][:len(expected)] == \
+            expected, args
+    rows = [(r["kind"], r.get("line") or r.get("first_line"))
+            for r in run(cli, h, f"@{s.session_id}", "--format", "json").json_rows()
+            if r["kind"] in ("turn", "collapsed_agents")]
+    assert rows == [("turn", 1), ("collapsed_agents", 2), ("turn", 7),
+                    ("collapsed_agents", 9), ("turn", 11)]
