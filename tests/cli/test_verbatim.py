@@ -1201,3 +1201,31 @@ def test_a_collapsed_run_ends_at_a_prompt_typed_inside_it(cli, tmp_path: Path) -
             if r["kind"] in ("turn", "collapsed_agents")]
     assert rows == [("turn", 1), ("collapsed_agents", 2), ("turn", 7),
                     ("collapsed_agents", 9), ("turn", 11)]
+
+
+def test_a_subagent_record_in_the_main_file_is_not_the_agent_writing(cli, tmp_path: Path
+                                                                    ) -> None:
+    """The queue resynchronises when a turn opens on what was typed before the agent
+    last wrote. A subagent's record Claude Code wrote into the main transcript (builds
+    1.x, 2.0.x) is not the session's agent writing: verbatim and the fold index pair
+    the queue alike, and a prompt typed after the agent's last word is not taken as one
+    whose fate was lost."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999992", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("fixed"))
+    s.add(queue_op("enqueue", "and the lexer"))
+    s.add(assistant("a subagent's reply", isSidechain=True))
+    s.add(user("now the docs"))
+    s.add(assistant("docs written"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: the parser"))
+    h.session("/w/p", s.session_id, s)
+    said = [r["text"] for r in run(cli, h, f"@{s.session_id}", "--format", "json"
+                                   ).json_rows("turn") if r["role"] == "user"]
+    assert said == ["fix the parser", "now the docs"]
+    index = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--fold-index")
+    assert [m["firstLine"] for m in orjson.loads(index.stdout)["userMessages"]] == [
+        "fix the parser", "now the docs"]

@@ -391,7 +391,8 @@ class _Scan:
                 elif (rider := rider_key(raw)) is not None:
                     out.riders.append((pos, rider))
         elif kind == "assistant" and message.get("role") == "assistant":
-            out.agents.append(pos)
+            if self.subagent or raw.get("isSidechain") is not True:
+                out.agents.append(pos)  # the agent wrote (a subagent's record: not the turn's)
             parts = self.assistant(message, pos)
         self.results(raw, pos, message, parts)
 
