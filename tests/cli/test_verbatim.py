@@ -1062,3 +1062,170 @@ def test_a_summary_written_as_text_blocks_is_read(cli, tmp_path: Path) -> None:
     assert "unreadable" not in result.stdout + result.stderr
     assert "rename the orbit module" in result.stdout
     assert "(also in summary)" in result.stdout
+
+
+def _lost_queue_home(tmp_path: Path, case: str) -> tuple[ClaudeHome, str, list[bytes]]:
+    """A session whose queue misses one operation's line (``case``), its prompts'
+    truth: "also the lexer" and "in French" were folded into their turns, "and commit"
+    was sent as a turn of its own.
+
+    - ``rider``: a task notification queued while the agent worked was delivered as a
+      user record of its own once it stopped, with no dequeue (Claude Code writes none
+      there); it stayed first in line and took the removal of "in French";
+    - ``remove``: the removal that folded "also the lexer" is missing;
+    - ``dequeue``: the dequeue that sent "and commit" is missing, and the next removal
+      took it (then the prompt folded after it is "and the tag");
+    - ``attachment``: both prompts of turn 1 were delivered as ``queued_command``
+      attachments besides their enqueues' words, the second after its removal."""
+    from builders import attachment, queue_op, task_notification
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999994", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("reading the parser"))
+    if case == "rider":
+        note = task_notification("b1", "completed", "Background command finished")
+        s.add(queue_op("enqueue", note["message"]["content"]))
+    s.add(queue_op("enqueue", "also the lexer"))
+    if case != "remove":
+        s.add(queue_op("remove"))
+    s.add(assistant("fixed both"))
+    if case == "rider":
+        s.add(note)
+        s.add(assistant("the background build passed"))
+    s.add(user("now the docs"))
+    s.add(assistant("writing the docs"))
+    s.add(queue_op("enqueue", "in French"))
+    if case == "attachment":
+        s.add(queue_op("enqueue", "with examples"))
+        s.add(attachment("queued_command", {"prompt": "in French", "commandMode": "prompt"}))
+        s.add(queue_op("remove"))
+        s.add(queue_op("remove"))
+        s.add(attachment("queued_command", {"prompt": "with examples",
+                                            "commandMode": "prompt"}))
+    else:
+        s.add(queue_op("remove"))
+    s.add(assistant("en français"))
+    s.add(queue_op("enqueue", "and commit"))
+    if case != "dequeue":
+        s.add(queue_op("dequeue"))
+    s.add(user("and commit"))
+    s.add(assistant("committing"))
+    if case == "dequeue":
+        s.add(queue_op("enqueue", "and the tag"))
+        s.add(queue_op("remove"))
+    s.add(assistant("committed"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: the parser"))
+    path = h.session("/w/p", s.session_id, s)
+    return h, s.session_id, path.read_bytes().split(b"\n")
+
+
+@pytest.mark.parametrize("case", ["rider", "remove", "dequeue", "attachment"])
+def test_a_lost_queue_operation_does_not_hide_the_prompts_after_it(
+        cli, tmp_path: Path, case: str) -> None:
+    """A queue operation missing from the file (never written, or its line lost) left
+    the first-in-first-out pairing shifted: every removal after it took the entry before
+    its own, so the prompt typed last was listed nowhere (a SessionStart hook's slice
+    lost the human's last word), and a prompt sent as a turn of its own was listed again
+    as folded into the turn before. The pairing resynchronises on what the records say:
+    a user record whose words are a waiting entry's was that entry sent (its dequeue
+    lost or never written), an attachment's words name the entry it delivered, and
+    nothing typed while the agent worked is still waiting when the next turn opens."""
+    h, sid, lines = _lost_queue_home(tmp_path, case)
+
+    def line_of(words: bytes) -> int:
+        return next(n for n, raw in enumerate(lines, 1) if words in raw)
+
+    def typed(words: str) -> str:
+        return f"[typed while the agent worked · L{line_of(words.encode())}] {words}"
+
+    turn1 = ["now the docs " + typed("in French")]
+    if case == "attachment":
+        turn1 = ["now the docs " + typed("in French") + " " + typed("with examples")]
+    expected = [(0, "fix the parser " + typed("also the lexer")), (1, *turn1),
+                (2, "and commit" + (" " + typed("and the tag") if case == "dequeue" else ""))]
+    result = run(cli, h, f"@{sid}", "--format", "json")
+    assert result.code == 0, result.stderr
+    said = [(r["turn_index"], r["text"]) for r in result.json_rows("turn")
+            if r["role"] == "user"]
+    assert said == expected
+    index = cli("--claude-home", str(h.root), "verbatim", f"@{sid}", "--fold-index")
+    assert index.code == 0, index.stderr
+    messages = [(m["turn"], m["firstLine"]) for m in orjson.loads(index.stdout)["userMessages"]]
+    assert messages == [
+        (0, "fix the parser"), (0, "also the lexer"), (1, "now the docs"), (1, "in French"),
+        *([(1, "with examples")] if case == "attachment" else []), (2, "and commit"),
+        *([(2, "and the tag")] if case == "dequeue" else [])]
+
+
+def test_a_collapsed_run_ends_at_a_prompt_typed_inside_it(cli, tmp_path: Path) -> None:
+    """The agent worked on one prompt across a compaction, with short progress messages
+    (`--agent-msgs longest` collapses them) before and after the human typed "also the
+    lexer" past the compaction. The typed unit stands at its line, so it ends the run:
+    the messages before it and after it are two runs (one run spanning it printed
+    `L2–L10` above the prompt typed at L7, as if the agent had said all of it first)."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999993", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("Let me look."))
+    s.add(assistant("Let me check the grammar."))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: fix the parser"))
+    s.add(assistant("Now let me read the tokens."))
+    s.add(queue_op("enqueue", "also the lexer"))
+    s.add(queue_op("remove"))
+    s.add(assistant("Let me open the lexer."))
+    s.add(assistant("Let me run the tests."))
+    s.add(assistant("Both are fixed: the parser kept a stale token and the lexer "
+                    "dropped a newline. " + "The tests pass now. " * 20))
+    h.session("/w/p", s.session_id, s)
+    expected = [
+        "▽ L1  USER", "fix the parser",
+        "△ L2–L6  [3 agent messages, 0 tool calls]",
+        "══ compaction boundary · summary at L5 ══",
+        "▽ L7  USER", "[typed while the agent worked · L7] also the lexer",
+        "△ L9–L10  [2 agent messages, 0 tool calls]",
+        "△ L11  ASSISTANT",
+    ]
+    for args in ((), ("--slices", "1")):
+        result = run(cli, h, f"@{s.session_id}", "--agent-msgs", "longest", *args)
+        assert result.code == 0, result.stderr
+        body = result.stdout.split("─" * 60 + "\n", 1)[-1].splitlines()
+        assert [re.sub(r"  \(.*\)$", "", line) for line in body][:len(expected)] == \
+            expected, args
+    rows = [(r["kind"], r.get("line") or r.get("first_line"))
+            for r in run(cli, h, f"@{s.session_id}", "--format", "json").json_rows()
+            if r["kind"] in ("turn", "collapsed_agents")]
+    assert rows == [("turn", 1), ("collapsed_agents", 2), ("turn", 7),
+                    ("collapsed_agents", 9), ("turn", 11)]
+
+
+def test_a_subagent_record_in_the_main_file_is_not_the_agent_writing(cli, tmp_path: Path
+                                                                    ) -> None:
+    """The queue resynchronises when a turn opens on what was typed before the agent
+    last wrote. A subagent's record Claude Code wrote into the main transcript (builds
+    1.x, 2.0.x) is not the session's agent writing: verbatim and the fold index pair
+    the queue alike, and a prompt typed after the agent's last word is not taken as one
+    whose fate was lost."""
+    from builders import queue_op
+
+    h = ClaudeHome(tmp_path / "c")
+    s = Session("99999999-9999-4999-8999-999999999992", cwd="/w/p")
+    s.add(user("fix the parser"))
+    s.add(assistant("fixed"))
+    s.add(queue_op("enqueue", "and the lexer"))
+    s.add(assistant("a subagent's reply", isSidechain=True))
+    s.add(user("now the docs"))
+    s.add(assistant("docs written"))
+    s.add(compact_boundary(100))
+    s.add(compact_summary("Summary:\n1. Primary Request: the parser"))
+    h.session("/w/p", s.session_id, s)
+    said = [r["text"] for r in run(cli, h, f"@{s.session_id}", "--format", "json"
+                                   ).json_rows("turn") if r["role"] == "user"]
+    assert said == ["fix the parser", "now the docs"]
+    index = cli("--claude-home", str(h.root), "verbatim", f"@{s.session_id}", "--fold-index")
+    assert [m["firstLine"] for m in orjson.loads(index.stdout)["userMessages"]] == [
+        "fix the parser", "now the docs"]

@@ -57,9 +57,18 @@ from pysift.core.blocks import (
     text_bytes,
 )
 from pysift.core.decode import Tally, decode, unframed_lines
-from pysift.core.queued import is_human, queue_entry, queued_prompts, torn_operations
+from pysift.core.queued import (
+    is_human,
+    message_key,
+    queue_entry,
+    queued_prompts,
+    rider_key,
+    said_key,
+    timeline,
+    torn_operations,
+)
 from pysift.core.rawjson import layouts, own_type, type_needles
-from pysift.core.turns import is_plain_carrier, turn_map_from_openers
+from pysift.core.turns import TurnMap, is_plain_carrier, turn_map_from_openers
 from pysift.disk import fanout
 from pysift.disk.layout import Transcript, is_windows_rooted, read_first_cwd
 from pysift.disk.lines import Buffer
@@ -122,9 +131,15 @@ class Facts:
     harvests: list[tuple[int, Harvest]] = field(default_factory=list)
     # message id -> content blocks its records hold in the range (part numbering)
     blocks: dict[str, int] = field(default_factory=dict)
-    # (offset, operation, the human's text or None) of every queue operation and every
-    # queued prompt delivered mid-turn (operation ``core.queued.DELIVERED``)
-    queue: list[tuple[int, str, str | None]] = field(default_factory=list)
+    # (offset, operation, the human's first line or None, the key of its words) of
+    # every queue operation and every queued prompt delivered mid-turn (operation
+    # ``core.queued.DELIVERED``)
+    queue: list[tuple[int, str, str | None, bytes | None]] = field(default_factory=list)
+    # what resynchronises the queue's pairing (``core.queued.timeline``): (offset, key of
+    # its words) of a user record delivering a harness rider on its own, and the offset
+    # of every assistant record
+    riders: list[tuple[int, bytes]] = field(default_factory=list)
+    agents: list[int] = field(default_factory=list)
     malformed: int = 0
 
 
@@ -302,7 +317,8 @@ class _Scan:
                 self.out.boundaries.append((pos, None, None))  # torn: it happened
             if buf.find(b'"queue-operation"', pos, end) >= 0:
                 # a torn queue operation keeps its entry's place, its words lost
-                self.out.queue += [(pos, op, None) for op in torn_operations(buf[pos:end])]
+                self.out.queue += [(pos, op, None, None)
+                                   for op in torn_operations(buf[pos:end])]
 
     def decode(self, pos: int, end: int) -> dict[str, Any] | None:
         rec = decode(self.buf[pos:end], None, self.tally)
@@ -372,7 +388,11 @@ class _Scan:
                 slash = classify.slash_command_parts(rec)
                 if slash is not None and slash[1] is not None:
                     out.users.append((pos, _first_line(classify.slash_command_name(rec) or "")))
+                elif (rider := rider_key(raw)) is not None:
+                    out.riders.append((pos, rider))
         elif kind == "assistant" and message.get("role") == "assistant":
+            if self.subagent or raw.get("isSidechain") is not True:
+                out.agents.append(pos)  # the agent wrote (a subagent's record: not the turn's)
             parts = self.assistant(message, pos)
         self.results(raw, pos, message, parts)
 
@@ -382,7 +402,8 @@ class _Scan:
         attachment: their fates are paired in file order by ``queued_prompts``."""
         entry = queue_entry(raw)
         if entry is not None:
-            self.out.queue.append((pos, entry[0], _human_queued(entry[1])))
+            self.out.queue.append((pos, entry[0], _human_queued(entry[1]),
+                                   said_key(entry[1])))
 
     def assistant(self, message: dict[str, Any], pos: int) -> list[tuple[int, Span]]:
         """An assistant record's tool calls, and its text parts' spans with each one's
@@ -701,6 +722,20 @@ def fold_index(transcript: Transcript, *, cores: int = 1) -> FoldIndex:
                                                 subagent=transcript.is_subagent))
 
 
+def _queued_prompts(ranges: list[Facts], turn_map: TurnMap) -> list[tuple[int, str]]:
+    """The prompts typed while the agent worked and folded into its turn, paired as
+    verbatim pairs them (``core.queued``): with the turn openers (drafts and replay
+    copies left out), the riders delivered on their own and the assistant records,
+    which resynchronise the queue."""
+    queue = [q for f in ranges for q in f.queue]
+    if not queue:
+        return []
+    openers = set(turn_map.opener_offsets)
+    return queued_prompts(timeline(
+        queue, [(o, message_key(raw)) for f in ranges for o, raw in f.openers if o in openers],
+        [r for f in ranges for r in f.riders], [a for f in ranges for a in f.agents]))
+
+
 def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIndex:
     """The records from the facts of consecutive byte ranges covering ``buf``."""
     malformed = sum(f.malformed for f in ranges)
@@ -717,7 +752,7 @@ def assemble(transcript: Transcript, buf: Buffer, ranges: list[Facts]) -> FoldIn
     span_offsets, span_json = _spans(ranges, turn_map, names)
     replays = turn_map.replay_offsets  # a re-anchor's copy of a prompt listed once
     said = [(o, line) for f in ranges for o, line in f.users if o not in replays]
-    said += queued_prompts([q for f in ranges for q in f.queue])
+    said += _queued_prompts(ranges, turn_map)
     said.sort(key=lambda item: item[0])
     users = [(o, {"turn": turn_map.turn_of_offset(o), "firstLine": line}) for o, line in said]
     user_offsets = [o for o, _ in users]

@@ -4,7 +4,9 @@ A turn can own a long run of agent messages that a compaction summary clips to a
 quote. Keep-on-doubt is the rule: a message is dropped only when it is PROVEN to be a
 short, signal-less declaration of intent ("let me look at …"); a wrongly kept message
 costs one capped body, a wrongly dropped finding is gone. A contiguous run of dropped
-messages becomes one placeholder naming its line range and what it did.
+messages becomes one placeholder naming its line range and what it did; a prompt the
+human typed that stands in the lane as a unit of its own (``TurnSlice.typed``) ends a run,
+since the document prints each entry at its line.
 
 Modes:
 
@@ -149,13 +151,25 @@ def agent_lane(turn: TurnSlice, cfg: Richness) -> Lane:
             if i == 0:
                 return msg.unit.full_chars >= cfg.rich_min_chars
             return is_rich(msg.unit.text, cfg)
-    return _collapse(agents, keep)
+    return _collapse(agents, keep, sorted(u.line for u in turn.typed if u.line is not None))
 
 
-def _collapse(agents: list[AgentMsg], keep) -> Lane:  # type: ignore[no-untyped-def]
+def _collapse(agents: list[AgentMsg], keep,  # type: ignore[no-untyped-def]
+              splits: list[int]) -> Lane:
+    """The lane of ``agents``, the runs ``keep`` refuses collapsed; a run ends at each
+    of ``splits`` (the lines of the typed units in the lane, sorted). Decided,
+    thirty-second session: a run spanning a typed unit printed before it, its line range
+    over the prompt's, as if the agent had said all of it before the human spoke."""
     out: Lane = []
     run: list[AgentMsg] = []
+    at = 0
     for i, msg in enumerate(agents):
+        line = msg.unit.line
+        while line is not None and at < len(splits) and splits[at] < line:
+            at += 1
+            if run:
+                out.append(_collapsed(run))
+                run = []
         if keep(i, msg):
             if run:
                 out.append(_collapsed(run))

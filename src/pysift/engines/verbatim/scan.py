@@ -40,7 +40,16 @@ from typing import Any
 from pysift.core import classify
 from pysift.core.decode import Tally, decode, line_decodes
 from pysift.core.image_handles import image_ids
-from pysift.core.queued import is_human, queue_entry, queued_prompts, torn_operations
+from pysift.core.queued import (
+    is_human,
+    message_key,
+    queue_entry,
+    queued_prompts,
+    rider_key,
+    said_key,
+    timeline,
+    torn_operations,
+)
 from pysift.core.rawjson import layouts, own_type, type_needles
 from pysift.core.sidecar import read_sidecar
 from pysift.core.text import one_line
@@ -94,9 +103,13 @@ class Facts:
     calls: list[tuple[int, int, int]] = field(default_factory=list)
     summaries: list[tuple[int, int, str | None, str | None]] = field(default_factory=list)
     boundaries: list[tuple[int, int, str | None, int | None]] = field(default_factory=list)
-    # (offset, line, operation, text, timestamp) of every queue operation and every
-    # prompt delivered mid-turn (``core.queued``)
-    queue: list[tuple[int, int, str, str | None, str | None]] = field(default_factory=list)
+    # (offset, line, operation, the human's words, the key of its words, timestamp) of
+    # every queue operation and every prompt delivered mid-turn (``core.queued``)
+    queue: list[tuple[int, int, str, str | None, bytes | None, str | None]] = field(
+        default_factory=list)
+    # (offset, key of its words) of a user record delivering a harness rider on its own
+    # (``core.queued.rider_key``: what resynchronises the queue)
+    riders: list[tuple[int, bytes]] = field(default_factory=list)
     # (offset, line, image ids, timestamp) of a prompt delivered mid-turn carrying images
     # (a ``queued_command`` attachment: the images pasted while the agent worked)
     queued_images: list[tuple[int, int, tuple[str, ...], str | None]] = field(
@@ -114,7 +127,8 @@ class Facts:
             calls=self.calls,
             summaries=[(o, n + by, b, ts) for o, n, b, ts in self.summaries],
             boundaries=[(o, n + by, ts, p) for o, n, ts, p in self.boundaries],
-            queue=[(o, n + by, op, t, ts) for o, n, op, t, ts in self.queue],
+            queue=[(o, n + by, op, t, k, ts) for o, n, op, t, k, ts in self.queue],
+            riders=self.riders,
             queued_images=[(o, n + by, tuple(_shift_locator(x, n, by) for x in i), ts)
                            for o, n, i, ts in self.queued_images],
             malformed=self.malformed, lines=self.lines)
@@ -341,7 +355,8 @@ def _torn(buf: Buffer, pos: int, end: int, line: int, out: Facts) -> None:
     elif _holds(buf, _TORN_BOUNDARY, pos, end):
         out.boundaries.append((pos, line, None, None))
     if _holds(buf, _TORN_QUEUE, pos, end):
-        out.queue += [(pos, line, op, None, None) for op in torn_operations(buf[pos:end])]
+        out.queue += [(pos, line, op, None, None, None)
+                      for op in torn_operations(buf[pos:end])]
 
 
 def _holds(buf: Buffer, needles: tuple[bytes, ...], start: int, end: int) -> bool:
@@ -368,6 +383,8 @@ def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
             out.summaries.append((pos, line, classify.raw_message_text(rec), rec.timestamp))
         elif not side and classify.opens_turn(rec, subagent=True):  # (side: a main's)
             out.openers.append((pos, line, rec.raw))
+        elif not side and (rider := rider_key(rec.raw)) is not None:
+            out.riders.append((pos, rider))
     elif kind == "system" and rec.subtype == "compact_boundary":
         out.boundaries.append((pos, line, rec.timestamp, _preTokens(rec.raw)))
     elif kind in ("queue-operation", "attachment") and not side:
@@ -375,7 +392,7 @@ def _take(rec: Record, pos: int, line: int, out: Facts, side: bool) -> None:
         if entry is not None:
             op, said = entry
             out.queue.append((pos, line, op, said if is_human(said) else None,
-                              rec.timestamp))
+                              said_key(said), rec.timestamp))
             if kind == "attachment" and (ids := _images(rec, line)):
                 out.queued_images.append((pos, line, ids, rec.timestamp))
 
@@ -393,7 +410,7 @@ def scan_facts(buf: Buffer, *, cores: int = 1, subagent: bool) -> Facts:
                  calls=first.calls + second.calls,
                  summaries=first.summaries + second.summaries,
                  boundaries=first.boundaries + second.boundaries,
-                 queue=first.queue + second.queue,
+                 queue=first.queue + second.queue, riders=first.riders + second.riders,
                  queued_images=first.queued_images + second.queued_images,
                  malformed=first.malformed + second.malformed,
                  lines=first.lines + second.lines)
@@ -439,7 +456,7 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     events += [(o, 0, (line, rec)) for (o, rec), (_, line, _raw) in zip(found, facts.openers)]
     events += [(o, 1, (c, f)) for o, c, f in facts.calls]
     events += [(o, 2, (line, text, ts, images)) for o, line, text, ts, images in facts.agents]
-    events += _midturn_prompts(facts)
+    events += _midturn_prompts(facts, opener_set)
     events += [(o, 4, (line, ids, ts)) for o, line, ids, ts in facts.queued_images]
     events.sort()  # by offset, then kind: one record's calls before its words
     slices: dict[int, TurnSlice] = {}
@@ -490,13 +507,21 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
     return scan
 
 
-def _midturn_prompts(facts: Facts) -> list[tuple[int, int, Any]]:
+def _midturn_prompts(facts: Facts, openers: set[int]) -> list[tuple[int, int, Any]]:
     """The prompts the human typed while the agent worked and Claude Code folded into
-    the running turn (``core.queued``), as events at the line of their words."""
+    the running turn (``core.queued``), as events at the line of their words; paired
+    with the turn openers (``openers``: their offsets, drafts and replay copies left
+    out), the riders delivered on their own and the agent's records, which
+    resynchronise the queue."""
     if not facts.queue:
         return []
-    where = {o: (line, ts) for o, line, _op, _t, ts in facts.queue}
-    paired = queued_prompts([(o, op, t) for o, _line, op, t, _ts in facts.queue])
+    where = {o: (line, ts) for o, line, _op, _t, _k, ts in facts.queue}
+    agents = sorted({o for o, _n, *_ in facts.agents}
+                    | {o for o, n, _f in facts.calls if n})
+    paired = queued_prompts(timeline(
+        [(o, op, t, k) for o, _line, op, t, k, _ts in facts.queue],
+        [(o, message_key(raw)) for o, _line, raw in facts.openers if o in openers],
+        facts.riders, agents))
     return [(o, 3, (where[o][0], said, where[o][1])) for o, said in paired]
 
 

@@ -103,3 +103,18 @@ def test_placeholder_line() -> None:
     assert placeholder_line(Collapsed(1, 0, 0, 9, 9)) == "△ L9  [1 agent message, 0 tool calls]"
     assert placeholder_line(Collapsed(2, 1, 0, 9, 11)) == \
         "△ L9–L11  [2 agent messages, 1 tool call]"
+
+
+def test_a_typed_unit_ends_a_run_in_every_collapsing_mode() -> None:
+    """A prompt typed past a compaction inside the turn is a unit of its own, printed at
+    its line among the lane: a run ends at it (two typed units in one gap end it once)."""
+    from pysift.engines.verbatim.model import USER
+
+    t = turn(msg(10, "Let me look.", calls=1), msg(12, "Let me check."), msg(16, "Let me run."),
+             msg(18, "Let me see."), msg(20, "c" * 400))
+    t.typed = [TurnUnit(line=line, role=USER, text="also this", raw=None, ts=None)
+               for line in (14, 15)]
+    assert kept(agent_lane(t, CFG)) == [(10, 12), (16, 18), 20]
+    long_run = turn(*[msg(i, "Let me look.") for i in range(2, 18, 2)])
+    long_run.typed = [TurnUnit(line=7, role=USER, text="also this", raw=None, ts=None)]
+    assert kept(agent_lane(long_run, Richness(mode="rich"))) == [2, (4, 6), (8, 14), 16]
