@@ -218,7 +218,11 @@ def fleet(scans: list[SessionScan], admitted: list[list[TurnSlice]], *, slices: 
         # not even that: whole slices of its own, every line within a window (with the
         # session's title, when it has one: it is then the session's oldest kept turn)
         left = slices - used
-        cap = largest_cap(width - SLICE_BODY_HEADROOM, partial(fits_slices, p, i, left))
+        # whole when the slices left hold it so: a turn that exceeds one window only with
+        # the banner moved onto it (the newer turn's, which no window held with that one)
+        # spans two slices with nothing cut, and its bodies keep no cap
+        cap = (UNCAPPED if fits_slices(p, i, left, UNCAPPED) else
+               largest_cap(width - SLICE_BODY_HEADROOM, partial(fits_slices, p, i, left)))
         if cap is None:
             break
         spans = len(slice_windows(text(titles[p] + lines(p, i, cap)), width))

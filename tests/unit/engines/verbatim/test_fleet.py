@@ -8,7 +8,7 @@ import re
 from datetime import UTC
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from builders import ClaudeHome
@@ -43,6 +43,11 @@ def assert_cuts_keep_min_cap_and_shorten(chunks: list[str]) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(turns=st.lists(TURN, min_size=1, max_size=10), width=st.integers(MIN_WINDOW, 3000),
        k=st.integers(1, 4), mode=st.sampled_from(["longest", "eot-only", "rich", "all"]))
+# (found by hypothesis, thirty-second session: the newer turn's banner, moved onto the older
+# turn, made it 202 characters at --window 200; it spanned two slices, nothing cut, yet
+# carried a cap)
+@example(turns=[("fix", ["fix"], 1, True), ("fix", [" ".join(["fix"] * 10)], 0, False)],
+         width=200, k=3, mode="longest")
 def test_the_fleet_holds_the_newest_whole_turns(tmp_path_factory, turns, width, k,  # type: ignore[no-untyped-def]
                                                 mode) -> None:
     root = tmp_path_factory.mktemp("home")
