@@ -220,6 +220,23 @@ def test_an_old_layout_lane_target_returned_by_its_prompt_ended_its_turn(
                             "transcript (the call found by the lane's prompt") for n in row["notes"])
 
 
+def test_an_old_layout_agent_naming_no_session_says_so(home: ClaudeHome) -> None:
+    """Its parent id is its own (SPEC §3): status pointed at `status @<itself>` for its
+    children and said `<its id>.jsonl`, a file it never had, "is not there"."""
+    s = _spawned(assistant("waiting"))
+    home.session(CWD, SID, s)
+    rootless = home.project_dir(CWD) / "agent-b0000002.jsonl"
+    rootless.write_bytes(to_line({"type": "user", "isSidechain": True,
+                                  "timestamp": "2026-03-01T09:00:00Z",
+                                  "message": {"role": "user", "content": "audit the deps"}}))
+    env = live_env(home.root, s.now + timedelta(seconds=5))
+    row = run_status(StatusOptions(scope=ScopeArgs(targets=("@b0000002",)), lens=Lens()),
+                     env).rows[0]
+    assert any("names no session" in n for n in row["notes"])
+    assert not any("status @b0000002" in n or "b0000002.jsonl is not there" in n
+                   for n in row["notes"])
+
+
 # -- wait ------------------------------------------------------------------------------------
 
 

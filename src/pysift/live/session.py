@@ -160,6 +160,13 @@ class LiveSession:
     def top_level(self) -> bool:
         return not self.target.is_subagent
 
+    @property
+    def rootless(self) -> bool:
+        """An old-layout agent whose records name no session: its own root (its parent id
+        is its own), so "its session" is no file to point at or to read."""
+        t = self.target.transcript
+        return t.kind == KIND_LEGACY and t.parent_session_id == t.session_id
+
     def _list_lanes(self) -> list[Transcript]:
         """The session's lanes now: those of its ``<uuid>/subagents/`` dir and the
         old-layout ``agent-<id>.jsonl`` files beside it that name it (Claude Code 2.0.x
@@ -224,6 +231,11 @@ class LiveSession:
             main_buf = self._load_file(main, scan=True)
             if main_buf is not None:
                 scanned.append(main_buf)
+        elif not self.top_level and self.rootless:
+            main_buf = None
+            self._note("this old-layout agent names no session (no record carries a "
+                       "sessionId): no main transcript holds its return or its background "
+                       "tasks' completions")
         elif not self.top_level:
             main_buf = None
             self._note(f"its session's main transcript {t.session_path} is not there: this "
@@ -472,6 +484,9 @@ class LiveSession:
                                   warmups=warmups)
         elif self.top_level:
             skipped = "children were not read (--no-subagents)"
+        elif self.rootless:
+            skipped = ("this is a subagent naming no session: it has no children, task list "
+                       "or elicitation sidecar to read")
         else:
             skipped = ("this is a subagent: the children, the task list and the elicitation "
                        f"sidecar belong to its session (pysift status @{t.owner_id})")
