@@ -97,3 +97,34 @@ def test_count_by_pairing_names_the_orphan_beside_a_paired_call(cli, real_home: 
     assert {r["key"]: r["records"] for r in result.json_rows("census")} == {
         "paired": 9, "orphan": 1}
     assert result.summary()["multi_key_records"] == 1
+
+
+def test_old_layout_agents_are_their_sessions_children(cli, real_home: Path) -> None:
+    """Every session that old-layout ``agent-<id>.jsonl`` files beside it name (Claude
+    Code 2.0.x's layout) counts them among its lanes, as `agents` and `list` do; before,
+    status read none of them."""
+    import json
+
+    named: dict[Path, int] = {}
+    for agent in sorted((real_home / "projects").glob("*/agent-*.jsonl")):
+        session = None
+        for line in agent.read_bytes().splitlines():
+            try:
+                value = json.loads(line).get("sessionId")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(value, str):
+                session = value
+                break
+        path = agent.parent / f"{session}.jsonl"
+        if session is not None and path.is_file():
+            named[path] = named.get(path, 0) + 1
+    if not named:
+        pytest.skip("no old-layout agent in this corpus names a session of it")
+    for path, count in named.items():
+        if (path.parent / path.stem / "subagents").exists():
+            continue  # (new-layout lanes too: counted by their own tests)
+        result = cli("--claude-home", str(real_home), "status", str(path), "--format", "json")
+        assert result.code == 0, (path, result.stderr)
+        evidence = {e["surface"]: e["value"] for e in result.json_rows()[1]["evidence"]}
+        assert evidence["children"].startswith(f"{count} lane(s), "), (path, evidence)

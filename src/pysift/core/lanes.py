@@ -266,6 +266,35 @@ def _read_head(reader: _Reader, facts: LaneFacts) -> int:
     return min(end_of_head, len(buf))
 
 
+def opening_prompt(buf: Buffer) -> tuple[bool, str | None]:
+    """``(seen, prompt)``: whether the lane's head lines hold its first user or assistant
+    record yet, and the prompt that record opens on (None when it opens on no prompt: an
+    assistant record, an ``isMeta`` one, a ``/fork`` clone's reference), read as
+    ``read_lane`` reads the seed. ``status`` pairs an old-layout lane with its spawning
+    call by it, where the call's result names no agent (SPEC §11c)."""
+    reader = _Reader(buf)
+    for count, (start, end) in enumerate(iter_spans(buf)):
+        if count >= _HEAD_LINES:
+            break
+        rec = reader.record(start, buf[start:end])
+        if rec is None:
+            continue
+        if rec.type == "fork-context-ref":
+            return True, None
+        if rec.type in ("user", "assistant"):
+            return True, (_seed_text(rec) if rec.type == "user" and not rec.is_meta else None)
+    return False, None
+
+
+#: the prompt of Claude Code 2.0.x's start-up ping of its search agent, which no call of
+#: the session spawned (an old-layout ``agent-*.jsonl`` of its own)
+WARMUP_PROMPT = "Warmup"
+
+
+def is_warmup(prompt: str | None) -> bool:
+    return prompt is not None and prompt.strip() == WARMUP_PROMPT
+
+
 def _fork_ref(rec: Record) -> ForkRef:
     raw = rec.raw
     uuid = raw.get("parentLastUuid")

@@ -37,6 +37,7 @@ from pysift.disk.layout import (
     is_workflow_journal,
     iter_project_dirs,
     legacy_agent_transcript,
+    old_layout_agents,
     orphan_session_paths,
     project_transcripts,
     subagent_transcripts,
@@ -217,14 +218,7 @@ def _legacy_lanes(main: Path, session_id: str, unread: Unreadable) -> list[Trans
     """The old-layout ``agent-<id>.jsonl`` files beside ``main`` that name its session
     (Claude Code 1.x wrote its sidechains there): subagents of it, as every scope counts
     them (SPEC §3)."""
-    try:
-        names = sorted(os.listdir(main.parent))
-    except OSError as exc:
-        unread.note(main.parent, exc)
-        return []
-    lanes = [legacy_agent_transcript(main.parent / name) for name in names
-             if is_legacy_agent_file(Path(name)) and is_file(main.parent / name, unread=unread)]
-    return [lane for lane in lanes if lane.parent_session_id == session_id]
+    return old_layout_agents(main.with_name(f"{session_id}.jsonl"), unread=unread)
 
 
 def _tool_command(block: Mapping[str, Any]) -> str | None:

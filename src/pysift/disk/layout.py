@@ -591,6 +591,38 @@ def is_legacy_agent_file(path: Path) -> bool:
     return path.name.startswith("agent-") and path.name.endswith(".jsonl")
 
 
+def old_layout_agents(session_path: Path, *, unread: Unreadable,
+                      known: dict[str, Transcript] | None = None) -> list[Transcript]:
+    """The old-layout ``agent-<id>.jsonl`` files beside a session's transcript whose
+    records name that session (``legacy_agent_transcript``), sorted by path: its
+    subagents, as every scope counts them. A file naming another session, or none (its
+    own root), is not. ``known`` carries what earlier calls read (a file's ``sessionId``
+    never changes once written), so a watcher listing them on every poll reads a file's
+    head once; a file that names no session yet (still empty) is read again next time."""
+    project_dir = session_path.parent
+    session = session_path.name[: -len(".jsonl")]
+    try:
+        names = sorted(os.listdir(project_dir))
+    except OSError as exc:
+        unread.note(project_dir, exc)
+        return []
+    out: list[Transcript] = []
+    for name in names:
+        if not (name.startswith("agent-") and name.endswith(".jsonl")):
+            continue
+        path = project_dir / name
+        lane = known.get(os.fspath(path)) if known is not None else None
+        if lane is None:
+            if not is_file(path, unread=unread):
+                continue
+            lane = legacy_agent_transcript(path)
+            if known is not None and lane.parent_session_id != lane.session_id:
+                known[os.fspath(path)] = lane
+        if lane.parent_session_id == session:
+            out.append(lane)
+    return out
+
+
 def subagent_transcripts(session_path: Path, *, unread: Unreadable) -> list[Transcript]:
     """The subagent transcripts of one top-level session, sorted by path.
 

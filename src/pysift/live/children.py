@@ -21,6 +21,11 @@ ENDS, to guess the human's next prompt) is never live, and a compaction summary
 generic rule, a suggestion's reply (a subagent's: no stop_reason) made the session read
 ``waiting-children`` for 300 s after every turn.
 
+Old-layout lanes (``agent-<id>.jsonl`` beside the sessions, Claude Code 2.0.x and older)
+are children too, read the same way. 2.0.x's Task result names the agent; an older one
+names none, and ``PromptReturns`` then finds the lane's call by the prompt it opens on.
+2.0.x's start-up "Warmup" ping is a side call no call spawned (``side_call_over``).
+
 The workflow journals are incremental (``started`` at spawn, ``result`` at return), so an
 agent started without a result is in flight even before its transcript says anything;
 such an agent counts once, as a live lane when its transcript reads live, else from the
@@ -34,6 +39,7 @@ import os
 from dataclasses import field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import decode
@@ -278,17 +284,19 @@ RETURN_SLACK_S = 2.0
 
 
 def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
-          returns: dict[str, tuple[str | None, str]], journals: Journals) -> ChildrenReport:
+          returns: dict[str, tuple[str | None, str]], journals: Journals,
+          warmups: frozenset[str] = frozenset()) -> ChildrenReport:
     """The children section from each lane's tail and what the harness said of returns:
     ``returns`` maps an agent id to ``(the return's timestamp, how it was reported)``; a
     return settles its lane when it is not older than the lane's newest record (a lane
-    resumed after it returned is live again)."""
+    resumed after it returned is live again). ``warmups``: the old-layout lanes that are
+    Claude Code 2.0.x's start-up "Warmup" ping (``side_call_over``)."""
     out = ChildrenReport(notes=list(journals.notes))
     for transcript, shape in lanes:
         ident = transcript.session_id
         why: str | None
         why = (journal_return(ident, journals) or return_words(returns.get(ident), shape)
-               or side_call_over(ident, shape))
+               or side_call_over(ident, shape, warmup=ident in warmups))
         out.children.append(child_state(ident, shape, now, why))
         out.notes.extend(f"subagent {ident}: {n}" for n in shape.notes)
     live = {c.session_id for c in out.live}
@@ -297,9 +305,12 @@ def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
     return out
 
 
-def side_call_over(lane_id: str, shape: TailShape) -> str | None:
+def side_call_over(lane_id: str, shape: TailShape, *, warmup: bool = False) -> str | None:
     """Why a lane of a Claude Code side call is no work the session waits on (see the
-    module doc), else None."""
+    module doc), else None. ``warmup``: the lane opens on 2.0.x's start-up "Warmup"
+    prompt (an old-layout file): no call spawned it and nothing waits on its reply."""
+    if warmup:
+        return "Claude Code's start-up Warmup ping: no call spawned it"
     if lane_id.startswith(PROMPT_SUGGESTION_PREFIX):
         return "a prompt suggestion Claude Code makes when a turn ends"
     if lane_id.startswith(COMPACTION_PREFIX) and _answered(shape):
@@ -343,3 +354,117 @@ def return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str 
             (newest - returned).total_seconds() > RETURN_SLACK_S:
         return None  # the lane worked on after that return
     return f"returned ({how})"
+
+
+#: the spawn tools whose call names its agent's prompt (a Workflow call spawns a run)
+_PROMPT_SPAWN_NAMES = (b'"Task"', b'"Agent"')
+
+
+class PromptReturns:
+    """The main transcript's ``Task``/``Agent`` calls by their prompt, and which of them
+    returned: how an old-layout lane (``agent-<id>.jsonl`` beside the sessions) is found
+    returned when its call's result names no agent (Claude Code 1.x's Task results carry
+    no ``agentId``; 2.0.x's do, and ``returned_agents`` reads those). A result that names
+    an agent belongs to that agent and is never paired by prompt; a launch acknowledgement
+    is no return. ``load`` reads a whole main transcript (only the lines holding a spawn
+    tool's name, then each call's result by its id from the end); ``feed`` keeps it
+    current with the records appended since (``wait``)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, str] = {}  # call id -> the digest of its prompt
+        self.named: set[str] = set()  # calls whose result names an agent
+        self.returned: dict[str, str | None] = {}  # call id -> its result's timestamp
+
+    def load(self, buf: Buffer) -> None:
+        from pysift.core.prefilter import line_spans_containing
+
+        for start, end in line_spans_containing(buf, _PROMPT_SPAWN_NAMES):
+            rec = decode(buf[start:end], None)
+            if rec is not None:
+                self._calls_of(rec)
+        for ident in list(self.calls):
+            needle = b'"' + spelled(ident) + b'"'
+            pos = buf.rfind(needle)
+            while pos >= 0 and ident not in self.returned and ident not in self.named:
+                start = line_start(buf, pos)
+                rec = decode(buf[start:line_end(buf, pos)], None)
+                if rec is not None:
+                    self._results_of(rec)
+                pos = buf.rfind(needle, 0, start) if start > 0 else -1
+
+    def feed(self, rec: Record) -> None:
+        self._calls_of(rec)
+        self._results_of(rec)
+
+    def _calls_of(self, rec: Record) -> None:
+        from pysift.core.lanes import digest
+        from pysift.model.record import block_name
+        from pysift.model.tools import META_LINKED_SPAWN_TOOLS
+
+        if rec.type != "assistant":
+            return
+        for block in rec.blocks_of("tool_use"):
+            ident = block.get("id")
+            payload = block.get("input")
+            prompt = payload.get("prompt") if isinstance(payload, dict) else None
+            if (block_name(block) in META_LINKED_SPAWN_TOOLS and isinstance(ident, str)
+                    and ident and isinstance(prompt, str) and prompt):
+                self.calls.setdefault(ident, digest(prompt))
+
+    def _results_of(self, rec: Record) -> None:
+        if rec.type != "user" or not self.calls:
+            return
+        for block in rec.blocks_of("tool_result"):
+            ident = block.get("tool_use_id")
+            if not isinstance(ident, str) or ident not in self.calls:
+                continue
+            named = _result_names(rec, block)
+            if named is None:
+                continue  # a launch acknowledgement: launched, not returned
+            if named:
+                self.named.add(ident)
+                self.returned.pop(ident, None)
+            elif ident not in self.named:
+                self.returned[ident] = rec.timestamp
+
+    def settle(self, seeds: dict[str, str]) -> dict[str, str | None]:
+        """The lanes (lane id -> the digest of the prompt it opens on) whose return the
+        main transcript holds: lane id -> when. The lanes sharing a prompt are settled
+        together, and only when at least as many calls with that prompt returned (naming
+        no agent) as there are such lanes: with fewer, which lane returned cannot be
+        told, and none is settled by its prompt (each is read from its tail)."""
+        by_prompt: dict[str, list[str]] = {}
+        for lane, seed in seeds.items():
+            by_prompt.setdefault(seed, []).append(lane)
+        out: dict[str, str | None] = {}
+        for seed, lanes in by_prompt.items():
+            stamps = [ts for call, ts in self.returned.items() if self.calls.get(call) == seed]
+            if len(stamps) < len(lanes):
+                continue
+            timed = [(at, ts) for ts in stamps if (at := parse_ts(ts)) is not None]
+            newest = max(timed)[1] if timed else None
+            for lane in lanes:
+                out[lane] = newest
+        return out
+
+
+def _result_names(rec: Record, block: dict[str, Any]) -> bool | None:
+    """Whether a spawn call's result names its agent (``toolUseResult.agentId``, the
+    ``agentId:`` footer); None for a launch acknowledgement (no return at all)."""
+    echo = rec.tool_use_result if isinstance(rec.tool_use_result, dict) else {}
+    status = echo.get("status")
+    text = classify.result_text(block)
+    if (isinstance(status, str) and status in LAUNCH_STATUSES) or ASYNC_LAUNCH_TEXT in text:
+        return None
+    if any(isinstance(echo.get(k), str) and echo.get(k) for k in ("agentId", "agent_id")):
+        return True
+    return any(at == 0 or text[at - 1] == "\n" for at in _find_all(text, _AGENT_FOOTER))
+
+
+def _find_all(text: str, needle: str) -> list[int]:
+    out = []
+    at = text.find(needle)
+    while at >= 0:
+        out.append(at)
+        at = text.find(needle, at + 1)
+    return out

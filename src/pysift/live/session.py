@@ -20,12 +20,15 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from pysift.core.lanes import digest, is_warmup, opening_prompt
 from pysift.core.resolve import Scope, resolve_scope
 from pysift.core.sidecar import kind_of, pending_one_liner, read_sidecar
 from pysift.core.workflows import parse_manifest
 from pysift.disk.layout import (
+    KIND_LEGACY,
     Transcript,
     Unreadable,
+    old_layout_agents,
     session_dir,
     sidecar_path,
     subagent_transcripts,
@@ -43,6 +46,9 @@ from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 MAX_NAMED = 20
+#: how an old-layout lane's return is said when its spawning call was found by its prompt
+_BY_PROMPT = ("its spawning call's result is in the main transcript (the call found by the "
+              "lane's prompt: the result names no agent)")
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,13 @@ class LiveSession:
         self._anchor_buf: Buffer | None = None
         self.main_unread = False  # a subagent target's session transcript is missing/unread
         self._seen_row: registry.RegistryRow | None = None  # the newest row read (wait)
+        # old-layout lanes (``agent-<id>.jsonl`` beside the sessions): every such file read
+        # so far, by path (``old_layout_agents``), those that are this session's lanes,
+        # and the prompt each opens on once its head holds its first record
+        self._old_known: dict[str, Transcript] = {}
+        self._old_lanes: dict[str, Transcript] = {}
+        self._old_seeds: dict[str, str | None] = {}
+        self._prompts: children.PromptReturns | None = None  # built when first needed
 
     # -- reading --------------------------------------------------------------------------
 
@@ -147,13 +160,26 @@ class LiveSession:
     def top_level(self) -> bool:
         return not self.target.is_subagent
 
+    @property
+    def rootless(self) -> bool:
+        """An old-layout agent whose records name no session: its own root (its parent id
+        is its own), so "its session" is no file to point at or to read."""
+        t = self.target.transcript
+        return t.kind == KIND_LEGACY and t.parent_session_id == t.session_id
+
     def _list_lanes(self) -> list[Transcript]:
-        """The session's lanes now; a dir that cannot be listed is said (once)."""
+        """The session's lanes now: those of its ``<uuid>/subagents/`` dir and the
+        old-layout ``agent-<id>.jsonl`` files beside it that name it (Claude Code 2.0.x
+        and older wrote its sidechains there); a dir that cannot be listed is said
+        (once)."""
         unread = Unreadable()
         lanes = subagent_transcripts(self.target.session_path, unread=unread)
+        old = old_layout_agents(self.target.session_path, unread=unread, known=self._old_known)
+        for lane in old:
+            self._old_lanes.setdefault(os.fspath(lane.path), lane)
         for path, reason in unread.items():
             self._unread(f"cannot read {path}: {reason}; the lanes there are not read")
-        return lanes
+        return lanes + old
 
     def _whole(self, path: Path) -> Buffer | None:
         """A file's bytes now (``None`` when it cannot be read: said once in the notes)."""
@@ -205,6 +231,11 @@ class LiveSession:
             main_buf = self._load_file(main, scan=True)
             if main_buf is not None:
                 scanned.append(main_buf)
+        elif not self.top_level and self.rootless:
+            main_buf = None
+            self._note("this old-layout agent names no session (no record carries a "
+                       "sessionId): no main transcript holds its return or its background "
+                       "tasks' completions")
         elif not self.top_level:
             main_buf = None
             self._note(f"its session's main transcript {t.session_path} is not there: this "
@@ -217,6 +248,13 @@ class LiveSession:
                 lane_buf = self._load_file(watched, scan=True)
                 if lane_buf is not None:
                     scanned.append(lane_buf)
+                    self._read_seed(watched, lane_buf)
+        elif t.transcript.kind == KIND_LEGACY:  # an old-layout lane's own return
+            self._old_lanes[os.fspath(t.transcript.path)] = t.transcript
+            self._read_seed(anchor, buf)
+        if self._old_lanes and main_buf is not None:
+            self._prompts = children.PromptReturns()
+            self._prompts.load(main_buf)
         self.scanner.task_tool_words(scanned)
         if main_buf is not None:
             self._initial_returns(main_buf)
@@ -239,6 +277,32 @@ class LiveSession:
             self.scanner.scan(buf, watched.lane, is_main=watched.is_main,
                               key=os.fspath(watched.path))
         return buf
+
+    def _read_seed(self, watched: _Watched, buf: Buffer | None = None) -> None:
+        """The prompt an old-layout lane opens on, once its head holds its first record
+        (read once): its spawning call is found by it when the call's result names no
+        agent, and a "Warmup" ping is told by it."""
+        key = os.fspath(watched.path)
+        if key not in self._old_lanes or watched.lane in self._old_seeds:
+            return
+        if buf is None:
+            size = size_of(watched.path)
+            if not size:
+                return
+            buf = read_range(watched.path, 0, size)
+        seen, prompt = opening_prompt(buf)
+        if seen:
+            self._old_seeds[watched.lane] = prompt
+
+    def _prompt_returns(self, lanes: list[str]) -> dict[str, str | None]:
+        """The old-layout lanes among ``lanes`` that the main transcript reports returned
+        by their prompt alone (``children.PromptReturns``): lane id -> when. A "Warmup"
+        ping is never paired (no call spawned it)."""
+        if self._prompts is None:
+            return {}
+        seeds = {lane: digest(prompt) for lane in lanes
+                 if (prompt := self._old_seeds.get(lane)) and not is_warmup(prompt)}
+        return self._prompts.settle(seeds) if seeds else {}
 
     def _initial_returns(self, main_buf: Buffer) -> None:
         """Returns already in the main transcript, for the lanes whose tail reads live
@@ -309,6 +373,10 @@ class LiveSession:
                 key = os.fspath(lane.path)
                 if key not in self.files:  # born after the start: zero baseline
                     self.files[key] = _Watched(lane.path, lane.session_id, is_main=False)
+            if self._old_lanes and self._prompts is None:
+                # the first old-layout lane joined: the calls so far, then fed line by line
+                self._prompts = children.PromptReturns()
+                self._prompts.load(read_range(self.anchor.path, 0, self.anchor.offset))
         if self.top_level:
             path = sidecar_path(self.target.session_path)
             if os.fspath(path) not in self.files and path.exists():
@@ -321,6 +389,7 @@ class LiveSession:
                 sidecar_grew = sidecar_grew or bool(lines)
             if not lines:
                 continue
+            self._read_seed(watched)
             if not watched.is_sidecar:
                 self.scanner.feed(lines, watched.lane, is_main=watched.is_main,
                                   key=os.fspath(watched.path))
@@ -331,6 +400,8 @@ class LiveSession:
                 if watched.is_main:
                     for ident in children.returned_agents(rec):
                         self.returns[ident] = rec.timestamp
+                    if self._prompts is not None:
+                        self._prompts.feed(rec)
                     self._native(rec)
                 if self.top_level or watched.is_anchor:  # a lane's watch: its own records
                     out.append(NewRecord(rec, watched.lane, watched.is_main,
@@ -401,11 +472,21 @@ class LiveSession:
             returns = self._settled_returns(report)
             lanes = [(self._transcript(w), w.tail) for w in self._lanes() if w.tail is not None]
             lanes.sort(key=lambda pair: os.fspath(pair[0].path))
+            for ident, ts in self._prompt_returns(
+                    [lane.session_id for lane, _ in lanes
+                     if lane.kind == KIND_LEGACY and lane.session_id not in returns]).items():
+                returns[ident] = (ts, _BY_PROMPT)
             journals = children.read_journals(t.session_path)
             self.journals_unread = journals.unreadable
-            kids = children.build(lanes, now, returns=returns, journals=journals)
+            warmups = frozenset(lane for lane, prompt in self._old_seeds.items()
+                                if is_warmup(prompt))
+            kids = children.build(lanes, now, returns=returns, journals=journals,
+                                  warmups=warmups)
         elif self.top_level:
             skipped = "children were not read (--no-subagents)"
+        elif self.rootless:
+            skipped = ("this is a subagent naming no session: it has no children, task list "
+                       "or elicitation sidecar to read")
         else:
             skipped = ("this is a subagent: the children, the task list and the elicitation "
                        f"sidecar belong to its session (pysift status @{t.owner_id})")
@@ -430,8 +511,10 @@ class LiveSession:
             if returned is None:
                 whole = self.scanner.report(self.lens, now, lane=None,
                                             run_status=self._run_status)
-                returned = children.return_words(
-                    self._settled_returns(whole).get(lane_id), anchor.tail)
+                found = self._settled_returns(whole).get(lane_id)
+                if found is None and lane_id in self._prompt_returns([lane_id]):
+                    found = (self._prompt_returns([lane_id])[lane_id], _BY_PROMPT)
+                returned = children.return_words(found, anchor.tail)
             if returned is None and children.exited(anchor.tail):
                 returned = "returned (it approved its shutdown request and exited)"
         return verdict.Surfaces(
@@ -472,7 +555,8 @@ class LiveSession:
     def _transcript(self, watched: _Watched) -> Transcript:
         from pysift.disk.layout import transcript_from_path
 
-        return transcript_from_path(watched.path)
+        old = self._old_lanes.get(os.fspath(watched.path))  # (its parent read off its head)
+        return old if old is not None else transcript_from_path(watched.path)
 
     def assess(self, now: datetime) -> verdict.Assessment:
         return verdict.assess(self.surfaces(now), now)
