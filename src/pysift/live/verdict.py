@@ -33,13 +33,14 @@ from datetime import datetime
 from typing import Any
 
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
+from pysift.core.stophooks import StopHook
 from pysift.core.timez import parse_ts
 from pysift.live import process
 from pysift.live.background import BackgroundReport
 from pysift.live.children import ChildrenReport
 from pysift.live.last import LastMessages
 from pysift.live.registry import STATUSES, RegistryLookup
-from pysift.live.tail import StopHook, TailShape, age_s, words
+from pysift.live.tail import TailShape, age_s, words
 from pysift.live.tasks import TasksReport
 from pysift.model.fastdata import dataclass
 
