@@ -106,6 +106,32 @@ def test_dead_owner_is_stale_dead_even_with_a_call_open(home: ClaudeHome) -> Non
     assert any("died in the middle of a tool call" in n for n in row["notes"])
 
 
+def test_a_dead_owners_live_looking_lanes_are_said_to_run_no_more(home: ClaudeHome) -> None:
+    """Subagent lanes run inside the session's process: with it dead, a lane frozen on a
+    call is where its transcript stops. Status says so beside its in-flight row, and
+    agents, which probes no process, says what its `running` rests on (the two read the
+    same lane; agents listed it `running` with no word)."""
+    _row(home, "busy")
+    s = _session(assistant(tool_use("Agent", {"description": "Audit", "prompt": "audit",
+                                              "subagent_type": "general-purpose"},
+                                    id="toolu_ag")))
+    lane = Session(SID, cwd=CWD, agent_id=LANE, start=s.now)
+    lane.add(user("audit"))
+    lane.add(assistant(tool_use("Bash", {"command": "npm audit"}, id="b1")))
+    path = home.session(CWD, SID, s)
+    home.subagent(path, LANE, lane)
+    row = _status(home, s, processes=Processes())
+    assert row["verdict"] == "stale-dead"
+    assert [c["state"] for c in row["children"]] == ["in-flight"]
+    assert any(n.startswith("1 subagent lane(s) read live from their transcripts ran in "
+                            "that process and run no more") for n in row["notes"])
+    status, notes = _agents_status(home)
+    assert status == "running"
+    assert any(n.startswith("note: 1 lane(s) read `running` from their transcripts alone")
+               and "`pysift status @<session>` says whether it still runs" in n
+               for n in notes)
+
+
 def test_reused_pid_is_stale_dead(home: ClaudeHome) -> None:
     _row(home, "idle")
     later = Processes(alive={PID: BORN.timestamp() + 7200})
@@ -510,6 +536,14 @@ def test_agents_of_a_workflow_run_that_ended_are_not_in_flight(home: ClaudeHome)
     row = _status(home, s)
     assert row["verdict"] == "idle-eot"
     assert _surfaces(row)["children"] == "1 lane(s), 0 live"
+    # agents keeps its lane `running` (the status set has no "stopped unfinished" word)
+    # and says that its run ended (it read `running` silently)
+    status, notes = _agents_status(home, "aw2")
+    assert status == "running"
+    assert (f"note: agent aw2 of session {SID}: its workflow run wf_run1 has ended (its "
+            "manifest says killed) without its result in the journal: it runs no more, and "
+            "`running` is where its transcript stops (`status` reads the lane settled)"
+            ) in notes
 
 
 @pytest.mark.parametrize("manifest", [("wf_other", "completed"), ("wf_run1", "running")])
@@ -1147,7 +1181,8 @@ def test_agents_and_status_agree_on_a_lanes_subagent_stop_hook(home: ClaudeHome,
     assert state == live
     status, notes = _agents_status(home)
     assert status == listed
-    hook_notes = [n for n in notes if "SubagentStop hook" in n]
+    hook_notes = [n for n in notes if n.startswith(f"note: agent {LANE}")
+                  and "SubagentStop hook" in n]
     assert bool(hook_notes) == (listed == "running"), notes
 
 
@@ -1197,7 +1232,7 @@ def test_agents_names_the_hook_that_keeps_a_lane_running(home: ClaudeHome) -> No
     _lane_ending(home, hook_progress("SubagentStop", CHECK), after=5)
     status, notes = _agents_status(home)
     assert status == "running"
-    [note] = [n for n in notes if "SubagentStop hook" in n]
+    [note] = [n for n in notes if n.startswith(f"note: agent {LANE}")]
     assert note.startswith(f"note: agent {LANE} of session {SID}: a SubagentStop hook "
                            f"({CHECK}) started after its last message (since ")
     assert "`running` until it returns (`status` reads the lane in-flight)" in note

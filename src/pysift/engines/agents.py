@@ -57,6 +57,7 @@ from pysift.core.topology import (
 from pysift.core.workflows import (
     Journal,
     WorkflowRun,
+    ended_word,
     parse_journal,
     parse_manifest,
     placeholder_run,
@@ -302,6 +303,7 @@ def _session_tree(session: SessionScope, scans: dict[str, TranscriptScan],
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
                                         want_returned, key.agent_id in returns)
     _runs(session, out, unread)
+    _ended_runs(out)
     out.listed = _listed(session, out.nodes)
     return out
 
@@ -440,6 +442,22 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
                           "holds no text (it suggested nothing): `completed` at that reply")
     node.notes.extend(link.notes)
     return node
+
+
+def _ended_runs(out: SessionAgents) -> None:
+    """A workflow agent still ``running`` by its transcript whose run's manifest has a
+    final word (``killed``, ``failed``, ``completed`` without its result in the journal)
+    runs no more: Claude Code writes the manifest when the run ends, and ``status``
+    settles such a lane. The status set has no word for "stopped unfinished" (it is
+    neither completed nor unknown), so the lane keeps ``running`` and a note says so."""
+    for node in out.nodes.values():
+        run = out.runs.get(node.workflow_id) if node.workflow_id is not None else None
+        word = ended_word(run) if run is not None else None
+        if run is not None and word is not None and node.life.status == RUNNING:
+            node.notes.append(
+                f"its workflow run {run.run_id} has ended (its manifest says {word}) without "
+                "its result in the journal: it runs no more, and `running` is where its "
+                "transcript stops (`status` reads the lane settled)")
 
 
 def _hook_note(hook: StopHook) -> str:

@@ -55,7 +55,7 @@ from pysift.core.lanes import (
 )
 from pysift.core.stophooks import RUNNING_HOOK, StopHook
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
-from pysift.core.workflows import parse_journal, parse_manifest
+from pysift.core.workflows import ended_word, parse_journal, parse_manifest
 from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
@@ -210,13 +210,7 @@ def _run_status(session_path: Path, run_id: str) -> str | None:
         data = read_regular(session_dir(session_path) / "workflows" / f"{run_id}.json")
     except OSError:
         return None
-    status = parse_manifest(data, run_id).status
-    return None if status is None or status.strip().lower() in _RUN_GOING else status
-
-
-#: a manifest word that would say the run goes on (never seen: manifests are written at
-#: the end; such a word is not read as an end)
-_RUN_GOING = frozenset({"running", "pending", "in_progress", "started", "queued"})
+    return ended_word(parse_manifest(data, run_id))
 
 
 def _lane_ids(run_dir: Path) -> set[str]:
