@@ -20,6 +20,11 @@ Honesty rules (csift §6.5 and its ledgers):
   ``Shutdown approved. … is now exiting.`` and the lane writes nothing more). A lane
   whose newest meaningful record is an assistant ``tool_use`` is frozen there: ``running``,
   never ``completed``, whatever text came before the call.
+- A ``SubagentStop`` hook that holds the turn after the lane's last words (one started
+  and not returned, or one that blocked the end of the turn: ``core.stophooks``, read as
+  ``status`` reads it) keeps the lane ``running`` until the harness reports its return
+  (``holding_hook``: the one test ``lifecycle`` and ``lane_state`` both make, so that
+  ``agents`` and ``status`` never disagree on whether a lane's turn is over).
 - ``unknown`` when no record carries a readable timestamp.
 - The completion instant exists only on a completed lane; every lane with a timestamp has
   a last-activity instant (on a frozen lane, the instant it froze).
