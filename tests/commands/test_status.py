@@ -106,6 +106,32 @@ def test_dead_owner_is_stale_dead_even_with_a_call_open(home: ClaudeHome) -> Non
     assert any("died in the middle of a tool call" in n for n in row["notes"])
 
 
+def test_a_dead_owners_live_looking_lanes_are_said_to_run_no_more(home: ClaudeHome) -> None:
+    """Subagent lanes run inside the session's process: with it dead, a lane frozen on a
+    call is where its transcript stops. Status says so beside its in-flight row, and
+    agents, which probes no process, says what its `running` rests on (the two read the
+    same lane; agents listed it `running` with no word)."""
+    _row(home, "busy")
+    s = _session(assistant(tool_use("Agent", {"description": "Audit", "prompt": "audit",
+                                              "subagent_type": "general-purpose"},
+                                    id="toolu_ag")))
+    lane = Session(SID, cwd=CWD, agent_id=LANE, start=s.now)
+    lane.add(user("audit"))
+    lane.add(assistant(tool_use("Bash", {"command": "npm audit"}, id="b1")))
+    path = home.session(CWD, SID, s)
+    home.subagent(path, LANE, lane)
+    row = _status(home, s, processes=Processes())
+    assert row["verdict"] == "stale-dead"
+    assert [c["state"] for c in row["children"]] == ["in-flight"]
+    assert any(n.startswith("1 subagent lane(s) read live from their transcripts ran in "
+                            "that process and run no more") for n in row["notes"])
+    status, notes = _agents_status(home)
+    assert status == "running"
+    assert any(n.startswith("note: 1 lane(s) read `running` from their transcripts alone")
+               and "`pysift status @<session>` says whether it still runs" in n
+               for n in notes)
+
+
 def test_reused_pid_is_stale_dead(home: ClaudeHome) -> None:
     _row(home, "idle")
     later = Processes(alive={PID: BORN.timestamp() + 7200})
@@ -510,6 +536,14 @@ def test_agents_of_a_workflow_run_that_ended_are_not_in_flight(home: ClaudeHome)
     row = _status(home, s)
     assert row["verdict"] == "idle-eot"
     assert _surfaces(row)["children"] == "1 lane(s), 0 live"
+    # agents keeps its lane `running` (the status set has no "stopped unfinished" word)
+    # and says that its run ended (it read `running` silently)
+    status, notes = _agents_status(home, "aw2")
+    assert status == "running"
+    assert (f"note: agent aw2 of session {SID}: its workflow run wf_run1 has ended (its "
+            "manifest says killed) without its result in the journal: it runs no more, and "
+            "`running` is where its transcript stops (`status` reads the lane settled)"
+            ) in notes
 
 
 @pytest.mark.parametrize("manifest", [("wf_other", "completed"), ("wf_run1", "running")])
@@ -1089,6 +1123,119 @@ def test_a_lanes_return_settles_it_whatever_its_hook_records_say(home: ClaudeHom
     row = _lane_ending(home, hook_progress("SubagentStop", CHECK), returned=True, after=5)
     assert row["children"] == [] and row["settled_children"] == 1
     assert row["verdict"] == "idle-eot"
+
+
+# -- agents and status agree on whether a lane's turn is over -----------------------------------
+
+
+def _agents_status(home: ClaudeHome, lane: str = LANE) -> tuple[str, list[str]]:
+    """The lane's ``agents`` status and the notes it prints (a pure read of the home)."""
+    from pysift.commands.agents import AgentsOptions
+    from pysift.commands.agents import run as agents_run
+
+    env = live_env(home.root, DEFAULT_START)
+    report = agents_run(AgentsOptions(scope=ScopeArgs(targets=(f"@{SID}",))), env)
+    [row] = [r for r in report.json_rows() if r.get("kind") == "agent"
+             and r["agent_id"] == lane]
+    return row["status"], report.notes
+
+
+_HOOK_TAILS = {
+    "no hook": ((), False, "settled", "completed"),
+    "running": ((hook_progress("SubagentStop", CHECK),), False, "in-flight", "running"),
+    "returned (summary)": ((hook_progress("SubagentStop", CHECK),
+                            stop_hook_summary([(CHECK, 400)])), False, "settled", "completed"),
+    "returned (attachment)": ((hook_progress("SubagentStop", CHECK),
+                               _returned(CHECK, "SubagentStop")), False, "settled", "completed"),
+    "blocked": ((hook_progress("SubagentStop", CHECK),
+                 stop_hook_feedback(CHECK, "no report written"),
+                 stop_hook_summary([(CHECK, 400)], hookErrors=["no report written"])),
+                False, "generating", "running"),
+    "blocking error": ((attachment("hook_blocking_error", {
+        "hookName": "SubagentStop", "hookEvent": "SubagentStop", "toolUseID": "toolu_h",
+        "blockingError": {"blockingError": "no report written", "command": CHECK}}),),
+        False, "generating", "running"),
+    "stopped it": ((hook_progress("SubagentStop", CHECK),
+                    stop_hook_summary([(CHECK, 400)], preventedContinuation=True)),
+                   False, "settled", "completed"),
+    "replied after a block": ((stop_hook_feedback(CHECK, "no report written"),
+                               assistant("wrote the report", stop_reason="end_turn")),
+                              False, "settled", "completed"),
+    "running, returned": ((hook_progress("SubagentStop", CHECK),), True, "settled",
+                          "completed"),
+    "blocked, returned": ((stop_hook_feedback(CHECK, "no report written"),), True,
+                          "settled", "completed"),
+}
+
+
+@pytest.mark.parametrize("case", list(_HOOK_TAILS))
+def test_agents_and_status_agree_on_a_lanes_subagent_stop_hook(home: ClaudeHome,
+                                                               case: str) -> None:
+    """`agents` read the lane's end_turn text as `completed` while `status` read its
+    SubagentStop hook as holding the turn (thirty-second session): both now read the
+    hook records by ``core.stophooks`` and judge them by ``core.lanes.holding_hook``, and
+    the harness's return (here a completion pulse) settles the lane for both."""
+    tail, returned, live, listed = _HOOK_TAILS[case]
+    row = _lane_ending(home, *tail, returned=returned, after=5)
+    state = row["children"][0]["state"] if row["children"] else "settled"
+    assert state == live
+    status, notes = _agents_status(home)
+    assert status == listed
+    hook_notes = [n for n in notes if n.startswith(f"note: agent {LANE}")
+                  and "SubagentStop hook" in n]
+    assert bool(hook_notes) == (listed == "running"), notes
+
+
+def test_agents_reads_a_sync_return_as_the_end_of_a_lanes_hook(home: ClaudeHome) -> None:
+    """A synchronous spawn's result naming the lane is written only after its hooks: the
+    lane is over (`completed` in agents, settled in status) whatever its hook records say."""
+    s = _session(assistant(tool_use("Agent", {"description": "Audit the deps",
+                                              "prompt": "audit",
+                                              "subagent_type": "general-purpose"},
+                                    id="toolu_ag")))
+    lane = Session(SID, cwd=CWD, agent_id=LANE, start=s.now)
+    lane.add(user("audit"))
+    lane.add(assistant("2 advisories, both fixed upstream", stop_reason="end_turn"))
+    lane.add(hook_progress("SubagentStop", CHECK))
+    s.at(lane.now + timedelta(seconds=1))
+    s.add(subagent_return("toolu_ag", "2 advisories", agent_id=LANE,
+                          agent_type="general-purpose", prompt="audit"))
+    path = home.session(CWD, SID, s)
+    home.subagent(path, LANE, lane)
+    row = _status(home, s, after=5)
+    assert row["children"] == [] and row["settled_children"] == 1
+    assert _agents_status(home)[0] == "completed"
+
+
+def test_a_return_before_the_lane_was_resumed_ends_neither_reading(home: ClaudeHome) -> None:
+    """A lane resumed (SendMessage) after its return works on: its new turn's hook holds it
+    for both commands (the return is older than its newest record by more than 2 s)."""
+    s = _session(*async_agent_launch("toolu_ag", LANE, "Audit the deps"))
+    lane = Session(SID, cwd=CWD, agent_id=LANE, start=s.now)
+    lane.add(user("audit"))
+    lane.add(assistant("2 advisories, both fixed upstream", stop_reason="end_turn"))
+    s.at(lane.now + timedelta(seconds=1))
+    s.add(user(pulse(LANE, "completed", 'Agent "Audit the deps" completed',
+                     tool_use_id="toolu_ag"), origin={"kind": "task-notification"}))
+    lane.at(s.now + timedelta(seconds=30))
+    lane.add(user("and the dev deps?"))
+    lane.add(assistant("none there", stop_reason="end_turn"))
+    lane.add(hook_progress("SubagentStop", CHECK))
+    path = home.session(CWD, SID, s)
+    home.subagent(path, LANE, lane)
+    row = _status(home, s, after=40)
+    assert [c["state"] for c in row["children"]] == ["in-flight"]
+    assert _agents_status(home)[0] == "running"
+
+
+def test_agents_names_the_hook_that_keeps_a_lane_running(home: ClaudeHome) -> None:
+    _lane_ending(home, hook_progress("SubagentStop", CHECK), after=5)
+    status, notes = _agents_status(home)
+    assert status == "running"
+    [note] = [n for n in notes if n.startswith(f"note: agent {LANE}")]
+    assert note.startswith(f"note: agent {LANE} of session {SID}: a SubagentStop hook "
+                           f"({CHECK}) started after its last message (since ")
+    assert "`running` until it returns (`status` reads the lane in-flight)" in note
 
 
 def test_a_subagent_target_in_its_subagent_stop_hook_is_running(home: ClaudeHome) -> None:

@@ -37,7 +37,10 @@ and the lane is listed all the same.
 Status: completed when a workflow journal holds a result for the lane, or when the
 lane's last word is the agent's visible text; running when it is not (a lane FROZEN on
 an unanswered call says PENDING: escalation-blocked when Claude Code holds the Bash
-command for a human yes, awaiting-execution otherwise); unknown without a timestamp.
+command for a human yes, awaiting-execution otherwise), or while a SubagentStop hook
+holds the end of its turn and no return of it is written (read as `pysift status` reads
+it); unknown without a timestamp. Running is read from the transcripts alone: no process
+is probed, so `pysift status @<session>` says whether the session still runs.
 
 TARGET: @<uuid> (one session), a project path or encoded dir (every session of it),
 @<agent-id> (that agent and its descendants), @main, a *.jsonl file; none: every

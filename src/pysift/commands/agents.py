@@ -15,7 +15,13 @@ from dataclasses import field
 from typing import Any, TextIO
 
 from pysift.commands.scope import ScopeArgs
-from pysift.core.lanes import ESCALATION_BLOCKED, SYNC_TOOL_RESULT, UNKNOWN, seconds_label
+from pysift.core.lanes import (
+    ESCALATION_BLOCKED,
+    RUNNING,
+    SYNC_TOOL_RESULT,
+    UNKNOWN,
+    seconds_label,
+)
 from pysift.core.text import excerpt, one_line
 from pysift.core.timez import parse_ts, text_ts, ts_pair
 from pysift.core.topology import preorder
@@ -155,12 +161,27 @@ def run(opts: AgentsOptions, env: Env) -> Report:
                     "isSidechain, and no subagent transcript): agents lists subagent "
                     f"transcripts only; read them with `pysift search {ref} -t "
                     "agent.communication` (or `show` the lines it names)")
+    running = sum(1 for session in view.sessions for node in session.agents
+                  if node.life.status == RUNNING)
+    if running:
+        report.note(_running_note(running))
     if not view.agent_count and ident is None and _filtered(opts):
         report.note(f"note: no subagent passed the filters ({_filter_words(opts)}); drop them "
                     "to see every subagent in scope")
     report.rows = rows_of(view, env)
     report.answer(view)
     return report
+
+
+def _running_note(count: int) -> str:
+    """What ``running`` means here (decided, thirty-second session): the transcripts show
+    no end, nothing more. ``agents`` stays a pure read of the home and probes no process,
+    so a lane of a session whose process exited or died reads the same as a live one;
+    ``status`` asks the registry and the process table (``stale-dead``)."""
+    return (f"note: {count} lane(s) read `running` from their transcripts alone (no end is "
+            "written: frozen on a call, mid-turn, or held by a SubagentStop hook); agents "
+            "probes no process, so a lane whose session's process has exited or died reads "
+            "the same: `pysift status @<session>` says whether it still runs")
 
 
 def _agent_id_form(raw: str) -> str:

@@ -20,6 +20,11 @@ Honesty rules (csift §6.5 and its ledgers):
   ``Shutdown approved. … is now exiting.`` and the lane writes nothing more). A lane
   whose newest meaningful record is an assistant ``tool_use`` is frozen there: ``running``,
   never ``completed``, whatever text came before the call.
+- A ``SubagentStop`` hook that holds the turn after the lane's last words (one started
+  and not returned, or one that blocked the end of the turn: ``core.stophooks``, read as
+  ``status`` reads it) keeps the lane ``running`` until the harness reports its return
+  (``holding_hook``: the one test ``lifecycle`` and ``lane_state`` both make, so that
+  ``agents`` and ``status`` never disagree on whether a lane's turn is over).
 - ``unknown`` when no record carries a readable timestamp.
 - The completion instant exists only on a completed lane; every lane with a timestamp has
   a last-activity instant (on a frozen lane, the instant it froze).
@@ -41,18 +46,40 @@ from pysift.core import classify
 from pysift.core.bash_danger import is_dangerous_rm
 from pysift.core.decode import Tally, decode, is_blank, is_framed
 from pysift.core.rawjson import iter_key_lines_backward, layouts, type_needles
+from pysift.core.stophooks import HOOK_NEEDLE, RUNNING_HOOK, StopHook, StopHookWalk, bounds_hooks
 from pysift.core.timez import parse_ts
-from pysift.disk.jsonline import compact_json
-from pysift.disk.lines import Buffer, iter_backward, iter_spans
+from pysift.disk.jsonline import compact_json, spelled
+from pysift.disk.lines import Buffer, iter_backward, iter_spans, line_end, line_start
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 __all__ = [
-    "AWAITING_EXECUTION", "COMPLETED", "ESCALATION_BLOCKED", "GENERATING", "GENERATING_WINDOW_S",
-    "IN_FLIGHT", "RUNNING", "SETTLED", "UNKNOWN", "ForkRef", "LaneFacts", "LaneLifecycle",
-    "PendingCall", "classify_pending", "digest", "duration_label", "is_shutdown_approval",
-    "lane_state", "lifecycle",
-    "read_lane", "returned_message",
+    "AWAITING_EXECUTION",
+    "COMPLETED",
+    "ESCALATION_BLOCKED",
+    "GENERATING",
+    "GENERATING_WINDOW_S",
+    "IN_FLIGHT",
+    "RUNNING",
+    "SETTLED",
+    "UNKNOWN",
+    "ForkRef",
+    "LaneFacts",
+    "LaneLifecycle",
+    "PendingCall",
+    "classify_pending",
+    "digest",
+    "duration_label",
+    "find_pulses",
+    "holding_hook",
+    "is_shutdown_approval",
+    "lane_state",
+    "lifecycle",
+    "pulse_text",
+    "read_lane",
+    "return_stands",
+    "returned_message",
+    "section_tags",
 ]
 
 # status of a lane (agents)
@@ -114,6 +141,9 @@ class LaneFacts:
     pending: PendingCall | None = None  # the newest meaningful record is an unanswered call
     last_stop_reason: str | None = None  # of the newest assistant record
     replied: bool = False  # the lane holds an assistant record (thinking-only ones count)
+    #: a SubagentStop hook after the lane's newest assistant record holds its turn open
+    #: (``core.stophooks``: started and not returned, or it blocked the end of the turn)
+    stop_hook: StopHook | None = None
     tail_text: str | None = None  # the newest assistant visible text (when asked for)
     seed_digest: str | None = None  # ``digest`` of the prompt the lane was seeded with
     fork: ForkRef | None = None
@@ -327,10 +357,13 @@ def _read_tail(reader: _Reader, facts: LaneFacts, head_end: int,
     buf = reader.buf
     keys = type_needles(buf, "user", file_layouts) + type_needles(buf, "assistant", file_layouts)
     decided = stop_known = False
+    # the SubagentStop hook records newer than the newest user/assistant record
+    hooks: StopHookWalk | None = StopHookWalk.for_lane(main=False)
     lowest = len(buf)
     for start, line in iter_backward(buf):
         lowest = start
-        if facts.last_activity is not None and not any(k in line for k in keys):
+        if facts.last_activity is not None and not any(k in line for k in keys) and (
+                hooks is None or HOOK_NEEDLE not in line):
             if start >= head_end:
                 reader.frame_check(start, line)
             continue
@@ -340,6 +373,13 @@ def _read_tail(reader: _Reader, facts: LaneFacts, head_end: int,
         facts.has_records = True
         if facts.last_activity is None:
             facts.last_activity = _readable(rec.timestamp)
+        if hooks is not None:
+            if bounds_hooks(rec):
+                if rec.type == "assistant":
+                    facts.stop_hook = hooks.verdict()
+                hooks = None
+            else:
+                hooks.read(rec)
         if rec.type == "assistant":
             if not stop_known:
                 facts.last_stop_reason = rec.stop_reason
@@ -349,7 +389,7 @@ def _read_tail(reader: _Reader, facts: LaneFacts, head_end: int,
                 facts.tail_text = text
         if not decided:
             decided = _decide(rec, facts)
-        if decided and stop_known and facts.last_activity is not None:
+        if decided and stop_known and facts.last_activity is not None and hooks is None:
             break
     if want_tail_text and facts.tail_text is None and lowest > 0:
         # the newest visible text lies deeper: only assistant lines are looked at there
@@ -381,6 +421,9 @@ def _decide(rec: Record, facts: LaneFacts) -> bool:
 
 #: the id head of Claude Code's prompt-suggestion lanes (``aprompt_suggestion-d7b8fc``)
 PROMPT_SUGGESTION_PREFIX = "aprompt_suggestion-"
+
+#: the id head of Claude Code's compaction-summary lanes (one message, no tools)
+COMPACTION_PREFIX = "acompact-"
 
 #: what Claude Code answers a teammate's SendMessage approving a shutdown request (2.1.x)
 SHUTDOWN_APPROVED = "Shutdown approved."
@@ -440,19 +483,48 @@ def is_one_shot_side_call(lane_id: str) -> bool:
     return lane_id.startswith(PROMPT_SUGGESTION_PREFIX)
 
 
+def holding_hook(facts: LaneFacts, *, returned: bool = False) -> StopHook | None:
+    """The ``SubagentStop`` hook that holds the lane's turn open (``facts.stop_hook``),
+    as ``agents`` and ``status`` both read it: none once the harness reported the lane's
+    return (``returned``: its spawning call's result or completion pulse, not older than
+    its newest record, a journal ``result``; Claude Code answers the spawn only after the
+    hooks, so a stale hook record never holds a returned lane), while a call is open (the
+    newer word), or once the lane approved its shutdown (it exited)."""
+    if returned or facts.pending is not None or facts.exited:
+        return None
+    return facts.stop_hook
+
+
+def return_stands(returned_ts: str | None, newest_ts: str | None) -> bool:
+    """Whether a return the harness reported at ``returned_ts`` still ends a lane whose
+    newest record is ``newest_ts``: not when the lane worked on after it (resumed by a
+    SendMessage) by more than ``RETURN_SLACK_S`` (the two writes race)."""
+    returned, newest = parse_ts(returned_ts), parse_ts(newest_ts)
+    return returned is None or newest is None or \
+        (newest - returned).total_seconds() <= RETURN_SLACK_S
+
+
+#: a return recorded up to this long before the lane's newest record still settles it
+#: (the two writes race); one older than that predates work the lane did since (resumed)
+RETURN_SLACK_S = 2.0
+
+
 def lifecycle(facts: LaneFacts, trigger: str | None, *, journal_result: bool = False,
-              one_shot: bool = False) -> LaneLifecycle:
+              one_shot: bool = False, returned: bool = False) -> LaneLifecycle:
     """The lane's status and instants. ``trigger``: the spawning call's instant (None when
     the lane joined no call: the trigger is then its start). ``journal_result``: a workflow
     journal holds a ``result`` for the lane, which makes it completed whatever its tail.
     ``one_shot``: the lane is a prompt suggestion (``is_one_shot_side_call``), completed
-    at its reply whatever the reply holds."""
+    at its reply whatever the reply holds. ``returned``: the harness reported the lane's
+    return (see ``holding_hook``); without it a ``SubagentStop`` hook still running after
+    the lane's last words, or one that blocked the end of its turn, keeps it ``running``,
+    as ``status`` reads it live."""
     pending = facts.pending
     if journal_result:
         status, pending = COMPLETED, None
     elif facts.started is None:
         status, pending = UNKNOWN, None  # no instant: neither done nor frozen can be said
-    elif pending is not None:
+    elif pending is not None or holding_hook(facts, returned=returned or one_shot) is not None:
         status = RUNNING
     elif facts.ends_with_text or facts.exited or (one_shot and facts.replied):
         status = COMPLETED
@@ -471,18 +543,99 @@ def lane_state(facts: LaneFacts, now: datetime, *, settled: bool = False,
                window_s: float = GENERATING_WINDOW_S) -> str:
     """The live state of a lane (``status`` child rows): ``settled`` when the caller knows
     it returned (a completion pulse in the parent, a journal ``result``); ``in-flight``
-    while a call is unanswered; ``generating`` while its newest record is younger than
+    while a call is unanswered or its ``SubagentStop`` hook runs (``holding_hook``);
+    ``generating`` after such a hook blocked the end of its turn, or while its newest record is younger than
     ``window_s`` and its last assistant message did not end the turn; else ``settled``
     (also when the lane approved its shutdown: it exited)."""
     if settled or facts.exited:
         return SETTLED
     if facts.pending is not None:
         return IN_FLIGHT
+    if (hook := holding_hook(facts)) is not None:  # its SubagentStop hook holds the turn
+        return IN_FLIGHT if hook.state == RUNNING_HOOK else GENERATING
     newest = parse_ts(facts.last_activity)
     if (newest is not None and (now - newest).total_seconds() < window_s
             and facts.last_stop_reason != "end_turn"):
         return GENERATING
     return SETTLED
+
+
+# -- the harness's word: completion pulses ---------------------------------------------------
+
+
+def pulse_text(rec: Record) -> str | None:
+    """The text a main-lane record may carry ``<task-notification>`` pulses in: a user
+    record's content (a string, or its text blocks), a queue operation's content, a
+    ``queued_command`` attachment's prompt (a pulse delivered mid-turn)."""
+    if rec.type == "user":
+        content = rec.content
+        if isinstance(content, str):
+            return content
+        texts = [b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)]
+        return "\n".join(texts) if texts else None
+    if rec.type == "queue-operation":
+        return classify.queued_text(rec)
+    return classify.queued_command_prompt(rec)
+
+
+def find_pulses(buf: Buffer, wanted: dict[str, str | None]) -> dict[str, str | None]:
+    """Which agents of ``wanted`` (agent id -> its spawning call's id, if known) a
+    completion pulse in the main transcript ``buf`` reports ended: a
+    ``<task-notification>`` with a ``<status>`` (whatever it says: completed, failed,
+    killed, stopped) whose ``<task-id>`` is the agent or whose ``<tool-use-id>`` is its
+    spawning call, as ``status`` closes a background agent. Agent id -> the newest such
+    pulse's timestamp; each looked for from the end by its ids' bytes, only the lines
+    holding one decoded."""
+    found: dict[str, str | None] = {}
+    for agent, call in wanted.items():
+        newest: tuple[int, str | None] | None = None
+        for ident in (agent, call):
+            if not ident:
+                continue
+            needle = spelled(ident)
+            pos = buf.rfind(needle)
+            while pos >= 0 and (newest is None or pos > newest[0]):
+                start, end = line_start(buf, pos), line_end(buf, pos)
+                rec = decode(buf[start:end], None)
+                if rec is not None and _pulse_names(rec, agent, call):
+                    newest = (start, rec.timestamp)
+                    break
+                pos = buf.rfind(needle, 0, start) if start > 0 else -1
+        if newest is not None:
+            found[agent] = newest[1]
+    return found
+
+
+def _pulse_names(rec: Record, agent: str, call: str | None) -> bool:
+    text = pulse_text(rec)
+    if text is None:
+        return False
+    for section in classify.notification_sections(text):
+        if classify.extract_xml_tag(section, "status") is None:
+            continue  # an event pulse (a Monitor's): no end
+        if (call is not None and classify.extract_xml_tag(section, "tool-use-id") == call) \
+                or agent in section_tags(section, "task-id"):
+            return True
+    return False
+
+
+def section_tags(section: str, tag: str) -> list[str]:
+    """Every non-empty ``<tag>`` body of one notification section (an orphan summary names
+    several ``<task-id>``), up to the section's close tag."""
+    close = section.find(classify.TASK_NOTIFICATION_CLOSE)
+    scope = section if close < 0 else section[:close]
+    out: list[str] = []
+    open_tag, close_tag = f"<{tag}>", f"</{tag}>"
+    at = 0
+    while (start := scope.find(open_tag, at)) >= 0:
+        start += len(open_tag)
+        end = scope.find(close_tag, start)
+        if end < 0:
+            break
+        if value := scope[start:end].strip():
+            out.append(value)
+        at = end + len(close_tag)
+    return out
 
 
 # -- the returned message -----------------------------------------------------------------

@@ -78,6 +78,8 @@ class SpawnResult:
     run_id: str | None = None  # a Workflow call's run
     task_id: str | None = None
     is_error: bool = False
+    ts: str | None = None  # its record's timestamp (a return older than the lane's work
+    # since does not end it: ``lanes.return_stands``)
 
 
 @dataclass(slots=True)
@@ -186,12 +188,13 @@ def _answer(buf: Buffer, pos: int, waiting: dict[str, SpawnCall], want_text: boo
             ident = block.get("tool_use_id")
             call = waiting.get(ident) if isinstance(ident, str) else None
             if call is not None and call.offset < start:
-                call.result = _result_of(block, rec.tool_use_result, want_text)
+                call.result = _result_of(block, rec.tool_use_result, want_text, rec.timestamp)
                 del waiting[ident]  # type: ignore[arg-type]
     return end
 
 
-def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> SpawnResult:
+def _result_of(block: Mapping[str, Any], echo: object, want_text: bool,
+               ts: str | None = None) -> SpawnResult:
     from pysift.core.blocktext import result_text
 
     text = result_text(dict(block))
@@ -212,7 +215,7 @@ def _result_of(block: Mapping[str, Any], echo: object, want_text: bool) -> Spawn
         agent_ids=tuple(dict.fromkeys(ids)),
         launch_ack=status in LAUNCH_STATUSES or ASYNC_LAUNCH_TEXT in text,
         run_id=run_id, task_id=task_id,
-        is_error=block.get("is_error") is True)
+        is_error=block.get("is_error") is True, ts=ts)
 
 
 # -- the per-transcript link test (resolver walk down, whoami walk up) --------------------

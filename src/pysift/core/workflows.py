@@ -25,7 +25,21 @@ from dataclasses import field
 from pysift.disk import jsonline
 from pysift.model.fastdata import dataclass
 
-__all__ = ["Journal", "WorkflowRun", "parse_journal", "parse_manifest", "placeholder_run"]
+__all__ = ["Journal", "WorkflowRun", "ended_word", "parse_journal", "parse_manifest",
+           "placeholder_run"]
+
+#: a manifest word that would say the run goes on (never seen: manifests are written at
+#: the end; such a word is not read as an end)
+_RUN_GOING = frozenset({"running", "pending", "in_progress", "started", "queued"})
+
+
+def ended_word(run: WorkflowRun) -> str | None:
+    """The manifest's final word on a run (``completed``, ``failed``, ``killed``…), None
+    when there is no manifest or it says nothing final. Claude Code writes the manifest
+    when a run ends, so no agent of a run with one is at work any more, whatever its
+    transcript shows (``status`` settles its lanes, ``agents`` notes it)."""
+    status = run.status  # a stand-in (no manifest read) has none
+    return None if status is None or status.strip().lower() in _RUN_GOING else status
 
 
 @dataclass(slots=True)

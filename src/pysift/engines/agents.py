@@ -30,15 +30,21 @@ from pathlib import Path
 from typing import Any
 
 from pysift.core.lanes import (
+    COMPACTION_PREFIX,
     COMPLETED,
+    RUNNING,
     ForkRef,
     LaneFacts,
     LaneLifecycle,
+    find_pulses,
+    holding_hook,
     is_one_shot_side_call,
     lifecycle,
+    return_stands,
     returned_message,
 )
 from pysift.core.resolve import Scope
+from pysift.core.stophooks import RUNNING_HOOK, StopHook
 from pysift.core.topology import (
     LaneKey,
     Link,
@@ -51,6 +57,7 @@ from pysift.core.topology import (
 from pysift.core.workflows import (
     Journal,
     WorkflowRun,
+    ended_word,
     parse_journal,
     parse_manifest,
     placeholder_run,
@@ -290,12 +297,56 @@ def _session_tree(session: SessionScope, scans: dict[str, TranscriptScan],
             f"note: session {session.session_id}{' ' if main is None else ''}{what}: the "
             "calls it spawned them with are unknown, so a lane it spawned shows its start "
             "as its trigger and its own last text as its returned message")
-    for lane, key, scan in zip(session.lanes, keys, lane_scans):
-        journal = _journal(lane, journals, out)
+    lane_journals = [_journal(lane, journals, out) for lane in session.lanes]
+    returns = _returns(session, main, keys, lane_scans, links, lane_journals)
+    for lane, key, scan, journal in zip(session.lanes, keys, lane_scans, lane_journals):
         out.nodes[key.agent_id] = _node(lane, key, scan, links[key.agent_id], journal,
-                                        want_returned)
+                                        want_returned, key.agent_id in returns)
     _runs(session, out, unread)
+    _ended_runs(out)
     out.listed = _listed(session, out.nodes)
+    return out
+
+
+def _returns(session: SessionScope, main: TranscriptScan | None, keys: Sequence[LaneKey],
+             scans: Sequence[TranscriptScan], links: dict[str, Link],
+             journals: Sequence[Journal | None]) -> set[str]:
+    """The lanes whose return the harness reported, of those a ``SubagentStop`` hook would
+    otherwise hold (``lanes.holding_hook``), read as ``status`` reads them: a journal
+    ``result``, the spawning call's result naming the lane (a launch acknowledgement
+    excepted), a completion pulse in the main transcript; a result or pulse older than
+    the lane's newest record by more than the slack does not count (the lane was resumed
+    after it). Only such lanes are asked about, and the main transcript is searched for
+    pulses only when one of them was launched without a sync result (none in the real
+    corpus)."""
+    out: set[str] = set()
+    pulses_wanted: dict[str, str | None] = {}
+    for lane, key, scan, journal in zip(session.lanes, keys, scans, journals):
+        facts = scan.facts
+        if facts is None or holding_hook(facts) is None:
+            continue
+        agent = key.agent_id
+        spawn = links[agent].spawn
+        result = spawn.result if spawn is not None and spawn.tool != "Workflow" else None
+        if (journal is not None and lane.session_id in journal.results) or (
+                lane.session_id.startswith(COMPACTION_PREFIX) and facts.ends_with_text):
+            out.add(agent)
+        elif (result is not None and not result.launch_ack
+                and lane.session_id in result.agent_ids):
+            if return_stands(result.ts, facts.last_activity):
+                out.add(agent)
+        else:
+            pulses_wanted[lane.session_id] = spawn.tool_use_id if spawn is not None else None
+    if pulses_wanted and main is not None and main.error is None:
+        try:
+            buf = open_buffer(session.session_path)
+        except SourceError:
+            return out  # said when it was scanned
+        found = find_pulses(buf, pulses_wanted)
+        for lane, key, scan in zip(session.lanes, keys, scans):
+            if lane.session_id in found and scan.facts is not None and return_stands(
+                    found[lane.session_id], scan.facts.last_activity):
+                out.add(key.agent_id)
     return out
 
 
@@ -340,7 +391,7 @@ def _text(meta: dict[str, Any], key: str) -> str | None:
 
 
 def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, journal: Journal | None,
-          want_returned: bool) -> AgentNode:
+          want_returned: bool, returned: bool = False) -> AgentNode:
     facts = scan.facts or LaneFacts()
     meta = scan.meta
     spawn = link.spawn
@@ -351,7 +402,8 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
     # a workflow agent's trigger is its own start: the Workflow call launched the run
     trigger = spawn.ts if spawn is not None and spawn.tool != "Workflow" else None
     one_shot = is_one_shot_side_call(lane.session_id)
-    life = lifecycle(facts, trigger, journal_result=journal_done, one_shot=one_shot)
+    life = lifecycle(facts, trigger, journal_result=journal_done, one_shot=one_shot,
+                     returned=returned)
     spawn_type = spawn.subagent_type if spawn is not None else None
     meta_type = _text(meta, "agentType")
     node = AgentNode(
@@ -382,11 +434,43 @@ def _node(lane: Transcript, key: LaneKey, scan: TranscriptScan, link: Link, jour
         node.notes.append("its last word is an API error Claude Code wrote, not the agent's "
                           "reply: `completed` here means it stopped on that error (pysift show "
                           f"@{lane.session_id} --turn -1)")
+    hook = holding_hook(facts, returned=returned or one_shot)
+    if hook is not None and life.status == RUNNING and not journal_done:
+        node.notes.append(_hook_note(hook))
     if one_shot and life.status == COMPLETED and not facts.ends_with_text:
         node.notes.append("a prompt suggestion Claude Code makes when a turn ends; its reply "
                           "holds no text (it suggested nothing): `completed` at that reply")
     node.notes.extend(link.notes)
     return node
+
+
+def _ended_runs(out: SessionAgents) -> None:
+    """A workflow agent still ``running`` by its transcript whose run's manifest has a
+    final word (``killed``, ``failed``, ``completed`` without its result in the journal)
+    runs no more: Claude Code writes the manifest when the run ends, and ``status``
+    settles such a lane. The status set has no word for "stopped unfinished" (it is
+    neither completed nor unknown), so the lane keeps ``running`` and a note says so."""
+    for node in out.nodes.values():
+        run = out.runs.get(node.workflow_id) if node.workflow_id is not None else None
+        word = ended_word(run) if run is not None else None
+        if run is not None and word is not None and node.life.status == RUNNING:
+            node.notes.append(
+                f"its workflow run {run.run_id} has ended (its manifest says {word}) without "
+                "its result in the journal: it runs no more, and `running` is where its "
+                "transcript stops (`status` reads the lane settled)")
+
+
+def _hook_note(hook: StopHook) -> str:
+    """Why a lane that ends on its words is still ``running``: its ``SubagentStop`` hook
+    holds the end of its turn and no return of it is recorded (``status`` reads it so)."""
+    since = f" (since {hook.since})" if hook.since else ""
+    if hook.state == RUNNING_HOOK:
+        return (f"a {hook.event} hook ({hook.detail}) started after its last message{since} "
+                "and its return is not written, nor the lane's: `running` until it returns "
+                "(`status` reads the lane in-flight)")
+    return (f"a {hook.event} hook blocked the end of its turn{since}: {hook.detail}; no newer "
+            "reply and no return of the lane are written: `running` (Claude Code sent the "
+            "agent back to work; `status` reads it generating)")
 
 
 def _runs(session: SessionScope, out: SessionAgents, unread: Unreadable) -> None:

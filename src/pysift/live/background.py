@@ -51,6 +51,7 @@ from typing import Any
 
 from pysift.core import classify
 from pysift.core.decode import decode
+from pysift.core.lanes import pulse_text, section_tags
 from pysift.core.timez import parse_ts
 from pysift.disk.jsonline import spelled
 from pysift.disk.lines import Buffer, line_end, line_start
@@ -362,7 +363,7 @@ class Scanner:
         return end
 
     def _carrier(self, rec: Record) -> None:
-        text = _carrier_text(rec)
+        text = pulse_text(rec)
         if text is None:
             return
         if classify.is_agents_stopped_notice(text):
@@ -373,7 +374,7 @@ class Scanner:
                 self._stop_notices.append(note)
             return
         for section in classify.notification_sections(text):
-            ids = _all_tags(section, "task-id")
+            ids = section_tags(section, "task-id")
             self._carriers.append(_Carrier(
                 task_ids=[i for i in ids if not i.startswith(ORPHAN_SENTINEL)],
                 tool_use_id=classify.extract_xml_tag(section, "tool-use-id"),
@@ -519,38 +520,6 @@ def _after(text: str, marker: str) -> str | None:
     return token or None
 
 
-def _all_tags(section: str, tag: str) -> list[str]:
-    close = section.find(classify.TASK_NOTIFICATION_CLOSE)
-    scope = section if close < 0 else section[:close]
-    out: list[str] = []
-    open_tag, close_tag = f"<{tag}>", f"</{tag}>"
-    at = 0
-    while (start := scope.find(open_tag, at)) >= 0:
-        start += len(open_tag)
-        end = scope.find(close_tag, start)
-        if end < 0:
-            break
-        if value := scope[start:end].strip():
-            out.append(value)
-        at = end + len(close_tag)
-    return out
-
-
-def _carrier_text(rec: Record) -> str | None:
-    """The text a main-lane record may carry pulses in: a user record's content (a string,
-    or its text blocks), a queue operation's content, a ``queued_command`` attachment's
-    prompt."""
-    if rec.type == "user":
-        content = rec.content
-        if isinstance(content, str):
-            return content
-        texts = [b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)]
-        return "\n".join(texts) if texts else None
-    if rec.type == "queue-operation":
-        return classify.queued_text(rec)
-    return classify.queued_command_prompt(rec)
-
-
 def delivered_pulses(rec: Record) -> list[str]:
     """The ``<task-notification>`` sections one freshly appended MAIN-lane record
     delivers: a user record (an idle delivery), a queue ENQUEUE line or a
@@ -558,7 +527,7 @@ def delivered_pulses(rec: Record) -> list[str]:
     what the enqueue carried and delivers nothing."""
     if rec.type == "queue-operation" and rec.raw.get("operation") != "enqueue":
         return []
-    text = _carrier_text(rec)
+    text = pulse_text(rec)
     return [] if text is None else classify.notification_sections(text)
 
 

@@ -8,11 +8,12 @@ outranks the tail: a lane whose return has landed in the main transcript (a comp
 pulse naming it, or its spawning call's result naming it) or whose workflow journal holds
 its ``result`` is settled whatever its tail says.
 
-A lane's ``SubagentStop`` hook is read as the main lane's Stop hook is (``live.tail``: its
-records are the lane's own): a hook started and not returned is ``in-flight`` (the lane's
-return waits for it), one that blocked sent the agent back to work and is ``generating``
-until a newer assistant record; an open call outranks both, and the harness's return
-settles the lane whatever they say (a stale hook record never holds a returned lane).
+A lane's ``SubagentStop`` hook is read as the main lane's Stop hook is (``core.stophooks``:
+its records are the lane's own), and judged by ``core.lanes.holding_hook``, which
+``agents`` shares: a hook started and not returned is ``in-flight`` (the lane's return
+waits for it), one that blocked sent the agent back to work and is ``generating`` until a
+newer assistant record; an open call outranks both, and the harness's return settles the
+lane whatever they say (a stale hook record never holds a returned lane).
 
 Two lanes are Claude Code's own side calls, not work the session waits on (decided where
 csift is silent): a prompt suggestion (``aprompt_suggestion-*``, run when a main turn
@@ -44,6 +45,7 @@ from typing import Any
 from pysift.core import classify
 from pysift.core.decode import decode
 from pysift.core.lanes import (
+    COMPACTION_PREFIX,
     GENERATING,
     IN_FLIGHT,
     PROMPT_SUGGESTION_PREFIX,
@@ -51,23 +53,24 @@ from pysift.core.lanes import (
     LaneFacts,
     PendingCall,
     classify_pending,
+    holding_hook,
     is_shutdown_approval,
     lane_state,
+    return_stands,
     seconds_label,
 )
-from pysift.core.timez import parse_ts
+from pysift.core.stophooks import RUNNING_HOOK, StopHook
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
-from pysift.core.workflows import parse_journal, parse_manifest
+from pysift.core.workflows import ended_word, parse_journal, parse_manifest
 from pysift.disk.jsonline import spelled
 from pysift.disk.layout import Transcript, session_dir
 from pysift.disk.lines import Buffer, line_end, line_start
 from pysift.disk.mapped import read_regular
-from pysift.live.tail import StopHook, TailShape, age_s
+from pysift.live.tail import TailShape, age_s
 from pysift.model.fastdata import dataclass
 from pysift.model.record import Record
 
 _AGENT_FOOTER = "agentId: "
-COMPACTION_PREFIX = "acompact-"
 
 
 @dataclass(slots=True)
@@ -107,7 +110,7 @@ def facts_from_tail(shape: TailShape) -> LaneFacts:
                        calls[0])
     return LaneFacts(last_activity=shape.last_ts, has_records=shape.records_seen > 0,
                      pending=pending, last_stop_reason=shape.last_stop_reason,
-                     exited=pending is None and exited(shape))
+                     exited=pending is None and exited(shape), stop_hook=shape.stop_hook)
 
 
 def exited(shape: TailShape) -> bool:
@@ -125,10 +128,10 @@ def child_state(lane_id: str, shape: TailShape, now: datetime,
                 returned: str | None = None) -> ChildState:
     """One lane's state; ``returned`` says how the harness reported its return, if it did."""
     facts = facts_from_tail(shape)
-    hook = shape.stop_hook
-    if hook is not None and returned is None and facts.pending is None and not facts.exited:
-        return _hook_state(lane_id, hook, now)
     state = lane_state(facts, now, settled=returned is not None)
+    hook = holding_hook(facts, returned=returned is not None)
+    if hook is not None and state != SETTLED:
+        return ChildState(lane_id, state, _hook_words(hook, now))
     if state == IN_FLIGHT and facts.pending is not None:
         call = facts.pending
         age = age_s(call.since, now)
@@ -152,18 +155,17 @@ def child_state(lane_id: str, shape: TailShape, now: datetime,
     return ChildState(lane_id, state, detail)
 
 
-def _hook_state(lane_id: str, hook: StopHook, now: datetime) -> ChildState:
-    """A lane whose ``SubagentStop`` hook holds the end of its turn (``tail.StopHook``):
-    in flight while the hook runs, generating once a block sent the agent back to work
-    (until a newer assistant record or its return, whatever the records' age: the hook's
-    own records are the newest word, as on the main lane)."""
+def _hook_words(hook: StopHook, now: datetime) -> str:
+    """The detail of a lane whose ``SubagentStop`` hook holds the end of its turn
+    (``core.lanes.holding_hook``): in flight while the hook runs, generating once a block
+    sent the agent back to work (until a newer assistant record or its return, whatever
+    the records' age: the hook's own records are the newest word, as on the main lane)."""
     since = age_s(hook.since, now)
-    if hook.state == "running":
+    if hook.state == RUNNING_HOOK:
         for_ = f" for {seconds_label(since)}" if since is not None else ""
-        return ChildState(lane_id, IN_FLIGHT, f"in a {hook.event} hook ({hook.detail}){for_}")
+        return f"in a {hook.event} hook ({hook.detail}){for_}"
     ago = f" {seconds_label(since)} ago" if since is not None else ""
-    return ChildState(lane_id, GENERATING,
-                      f"a {hook.event} hook blocked the end of its turn{ago}: {hook.detail}")
+    return f"a {hook.event} hook blocked the end of its turn{ago}: {hook.detail}"
 
 
 @dataclass
@@ -214,13 +216,7 @@ def _run_status(session_path: Path, run_id: str) -> str | None:
         data = read_regular(session_dir(session_path) / "workflows" / f"{run_id}.json")
     except OSError:
         return None
-    status = parse_manifest(data, run_id).status
-    return None if status is None or status.strip().lower() in _RUN_GOING else status
-
-
-#: a manifest word that would say the run goes on (never seen: manifests are written at
-#: the end; such a word is not read as an end)
-_RUN_GOING = frozenset({"running", "pending", "in_progress", "started", "queued"})
+    return ended_word(parse_manifest(data, run_id))
 
 
 def _lane_ids(run_dir: Path) -> set[str]:
@@ -278,9 +274,6 @@ def find_returns(buf: Buffer, agent_ids: set[str]) -> dict[str, str | None]:
     return found
 
 
-#: a return recorded up to this long before the lane's newest record still settles it
-#: (the two writes race); one older than that predates work the lane did since (resumed)
-RETURN_SLACK_S = 2.0
 
 
 def build(lanes: list[tuple[Transcript, TailShape]], now: datetime, *,
@@ -349,9 +342,7 @@ def return_words(found: tuple[str | None, str] | None, shape: TailShape) -> str 
     if found is None:
         return None
     ts, how = found
-    returned, newest = parse_ts(ts), parse_ts(shape.last_ts)
-    if returned is not None and newest is not None and \
-            (newest - returned).total_seconds() > RETURN_SLACK_S:
+    if not return_stands(ts, shape.last_ts):
         return None  # the lane worked on after that return
     return f"returned ({how})"
 

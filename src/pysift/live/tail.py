@@ -23,35 +23,14 @@ Walking the window newest first gives:
   user…]``), a local command's output (``/exit``, ``/model``: no model turn), or a final
   API error (``isApiErrorMessage``: Claude Code gave the turn up). Older builds write no
   main-lane stop_reason at all, so without a registry row such a session read ``unknown``;
-- on the main lane, whether a Stop hook holds the end of the turn: after an assistant
-  message that ends a turn Claude Code runs the Stop hooks, and only then is the turn
-  over. Builds up to ~2.1.4x write a ``progress`` record (``hook_progress``, ``hookEvent``
-  ``Stop``) as each hook starts and a ``system``/``stop_hook_summary`` once all have
-  returned (185 of 185 such records in the real corpus are followed by one): a hook
-  started with no summary after it is still RUNNING. A hook that blocks (exit 2, decision
-  ``block``) makes Claude Code write its reason as an ``isMeta`` user record
-  (``Stop hook feedback:``; a ``hook_blocking_error`` attachment where a build writes
-  one) and send the agent back to work: the turn is not over until a newer assistant
-  record says so. ``preventedContinuation: true`` in the summary (a hook's
-  ``continue: false``, a ``hook_stopped_continuation`` or ``hook_cancelled`` attachment)
-  is the opposite: the hook STOPPED the agent, so the turn ended. Without this the
-  newest assistant record's ``end_turn`` read ``idle-eot`` while the hook ran or the
-  agent went on, and ``wait --until stop`` fired early.
-  Newer builds write no ``hook_progress``: each hook's ``attachment`` (``hook_success``,
-  ``hook_non_blocking_error``, ``hook_blocking_error``, ``hook_cancelled``) is written
-  when that hook has RETURNED (it carries its exit code and duration; a hook that printed
-  nothing gets none), and nothing is written when one starts. The summary cannot stand in
-  for the end either: IDE, desktop and SDK sessions (2.1.87-2.1.144 in the real corpus)
-  write it only with the next prompt, so an attachment with no summary after it is what
-  a FINISHED turn looks like there. Such a build's running hook is therefore not on disk
-  and is not read; an attachment is read as the return of the started hook (a
-  ``hook_progress``) naming the same command, so a hook whose return is written never
-  reads running, summary or not.
-- on a subagent lane, the same of its ``SubagentStop`` hooks: Claude Code runs them in
-  the subagent's query loop and writes their records, and a blocking hook's
-  ``Stop hook feedback:``, into the lane's own transcript (the lane goes on working).
-  A main transcript reads ``Stop`` hooks only (a ``SubagentStop`` record there is a
-  lane's, and holds no main turn).
+- whether a Stop hook holds the end of the turn after the newest assistant message (one
+  started and not returned, or one that blocked and sent the agent back to work), read
+  by ``core.stophooks`` as ``agents`` reads a lane's: on a subagent lane its
+  ``SubagentStop`` hooks, whose records Claude Code writes into the lane's own
+  transcript; a main transcript reads ``Stop`` hooks only (a ``SubagentStop`` record
+  there is a lane's, and holds no main turn). Without this the newest assistant
+  record's ``end_turn`` read ``idle-eot`` while the hook ran or the agent went on, and
+  ``wait --until stop`` fired early.
 
 In a main transcript a subagent's record Claude Code wrote into it (``isSidechain:true``,
 builds 1.x and 2.0.x: the "Warmup" agent, a Task subagent's prompt and replies) bounds no
@@ -71,6 +50,7 @@ from datetime import datetime
 from pysift.core import classify
 from pysift.core.decode import decode, is_blank, is_framed
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
+from pysift.core.stophooks import StopHook, StopHookWalk, bounds_hooks
 from pysift.core.timez import parse_ts
 from pysift.live.files import View
 from pysift.model import labels as L
@@ -84,27 +64,6 @@ EXTEND_LIMIT = 16 << 20
 LINE_LIMIT = 64 << 20
 _EXTEND_KEYS = (b'"tool_use"', b'"tool_result"', b'end_turn', b'"user"', b'"type": "user"')
 _MAIN_CONTEXT = classify.ClassifyContext()
-#: the hook events whose run holds a main transcript's turn open
-MAIN_STOP_EVENTS = frozenset({"Stop"})
-#: ... and a subagent lane's (Claude Code names a subagent's ``SubagentStop``)
-LANE_STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
-#: attachments saying a Stop hook ended the agent's work rather than continuing it
-_STOPPED_ATTACHMENTS = frozenset({"hook_stopped_continuation", "hook_cancelled"})
-#: attachments written when one hook has returned (whatever it decided)
-_RETURNED_ATTACHMENTS = frozenset({"hook_success", "hook_non_blocking_error",
-                                   "hook_blocking_error", "hook_cancelled",
-                                   "hook_stopped_continuation"})
-_NO_COMMAND = "(no command named)"
-
-
-@dataclass(frozen=True, slots=True)
-class StopHook:
-    """A Stop hook holding the end of a lane's turn (see the module doc)."""
-
-    state: str  # "running": started, not returned | "blocked": sent the agent back to work
-    detail: str  # the running hooks' commands, or the block's first line of feedback
-    since: str | None  # the newest such record's timestamp
-    event: str = "Stop"  # the hook event: ``Stop``, or a subagent's ``SubagentStop``
 
 
 @dataclass(slots=True)
@@ -225,16 +184,14 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
     answered = answered if answered is not None else set()
     stop_known = shape.last_stop_reason is not None
     newest_seen = below is not None  # the newest user/assistant record
-    hooks = None if newest_seen else (  # the records newer than it
-        _StopHookWalk(MAIN_STOP_EVENTS, "Stop") if main
-        else _StopHookWalk(LANE_STOP_EVENTS, "SubagentStop"))
+    # the records newer than it
+    hooks = None if newest_seen else StopHookWalk.for_lane(main=main)
     for rec in (below if below is not None else _counted(shape)):
         if shape.last_ts is None and rec.timestamp and parse_ts(rec.timestamp) is not None:
             shape.last_ts = rec.timestamp
         kind = rec.type
         side = main and rec.is_sidechain  # a subagent's record in the main transcript
-        if not newest_seen and kind in ("user", "assistant") and not side \
-                and not rec.is_meta and not _stop_feedback(rec):
+        if not newest_seen and not side and bounds_hooks(rec):
             newest_seen = True
             if main:
                 shape.turn_ended_by = _turn_end_marker(rec)
@@ -266,97 +223,6 @@ def _walk(shape: TailShape, below: Iterable[Record] | None = None,
             if classify.is_genuine_user(rec) and not side:
                 return True
     return False
-
-
-class _StopHookWalk:
-    """The Stop-hook records newer than a lane's newest assistant record, met newest
-    first (see the module doc). ``events``: the hook events read; ``event``: the name
-    given to a block whose record names none (the feedback record)."""
-
-    def __init__(self, events: frozenset[str], event: str) -> None:
-        self.events = events
-        self.event = event
-        self.summary = False  # a stop_hook_summary is newer than the records read now
-        self.stopped = False  # a hook stopped the agent (continue: false, a cancel)
-        self.blocked: tuple[str, str | None, str] | None = None  # (feedback, ts, event)
-        self.running: list[str] = []  # commands started after the newest summary
-        self.running_ts: str | None = None
-        self.running_event = event
-        #: returns met (newer than what is read now) not yet matched to a start, by command
-        self.returned: dict[str, int] = {}
-
-    def read(self, rec: Record) -> None:
-        kind = rec.type
-        if kind == "system" and rec.subtype == "stop_hook_summary":
-            self.summary = True
-            if rec.raw.get("preventedContinuation") is True:
-                self.stopped = True
-        elif kind == "attachment":
-            att = rec.raw.get("attachment")
-            if not isinstance(att, dict) or att.get("hookEvent") not in self.events:
-                return
-            what = att.get("type")
-            if what in _RETURNED_ATTACHMENTS:
-                command = _attachment_command(att)
-                self.returned[command] = self.returned.get(command, 0) + 1
-            if what in _STOPPED_ATTACHMENTS:
-                self.stopped = True
-            elif what == "hook_blocking_error" and self.blocked is None:
-                err = att.get("blockingError")
-                why = err.get("blockingError") if isinstance(err, dict) else None
-                self.blocked = (why if isinstance(why, str) else "(no reason given)",
-                                rec.timestamp, str(att.get("hookEvent")))
-        elif kind == "user" and self.blocked is None and (body := _stop_feedback(rec)):
-            self.blocked = (body, rec.timestamp, self.event)
-        elif kind == "progress" and not self.summary:
-            data = rec.raw.get("data")
-            if (isinstance(data, dict) and data.get("type") == "hook_progress"
-                    and data.get("hookEvent") in self.events):
-                named = data.get("command")
-                started = named if isinstance(named, str) and named else _NO_COMMAND
-                if self.returned.get(started, 0) > 0:
-                    self.returned[started] -= 1  # its return is written: it ran and ended
-                    return
-                self.running.append(started)
-                self.running_ts = rec.timestamp  # met newest first: the first started
-                self.running_event = str(data.get("hookEvent"))
-
-    def verdict(self) -> StopHook | None:
-        """What the records say once the newest assistant record is met: a hook that
-        stopped the agent outranks a block (Claude Code reads ``continue: false`` first)."""
-        if self.stopped:
-            return None
-        if self.blocked is not None:
-            first = next((ln.strip() for ln in self.blocked[0].splitlines() if ln.strip()),
-                         "(no reason given)")
-            return StopHook("blocked", first, self.blocked[1], self.blocked[2])
-        if self.running:
-            commands = ", ".join(dict.fromkeys(reversed(self.running)))
-            return StopHook("running", commands, self.running_ts, self.running_event)
-        return None
-
-
-def _attachment_command(att: dict[str, object]) -> str:
-    """The command a hook attachment names (a blocking error's is inside its error)."""
-    command: object = att.get("command")
-    if not isinstance(command, str) or not command:
-        err = att.get("blockingError")
-        command = err.get("command") if isinstance(err, dict) else None
-    return command if isinstance(command, str) and command else _NO_COMMAND
-
-
-def _stop_feedback(rec: Record) -> str | None:
-    """A user record that is a blocking Stop hook's feedback: the text after the marker
-    (never empty), else None. Written ``isMeta``; read whatever the flag says, so that a
-    build writing it without the flag does not make it the human's newest record."""
-    if rec.type != "user":
-        return None
-    content = rec.content
-    body = content if isinstance(content, str) else next(
-        (b["text"] for b in rec.blocks_of("text") if isinstance(b.get("text"), str)), None)
-    if body is None or not body.startswith(classify.STOP_HOOK_FEEDBACK):
-        return None
-    return body[len(classify.STOP_HOOK_FEEDBACK):] or " "
 
 
 def _turn_end_marker(rec: Record) -> str | None:

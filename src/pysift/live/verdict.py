@@ -33,13 +33,14 @@ from datetime import datetime
 from typing import Any
 
 from pysift.core.lanes import GENERATING_WINDOW_S, seconds_label
+from pysift.core.stophooks import StopHook
 from pysift.core.timez import parse_ts
 from pysift.live import process
 from pysift.live.background import BackgroundReport
 from pysift.live.children import ChildrenReport
 from pysift.live.last import LastMessages
 from pysift.live.registry import STATUSES, RegistryLookup
-from pysift.live.tail import StopHook, TailShape, age_s, words
+from pysift.live.tail import TailShape, age_s, words
 from pysift.live.tasks import TasksReport
 from pysift.model.fastdata import dataclass
 
@@ -187,6 +188,12 @@ def _rank(s: Surfaces, notes: list[str]) -> str:
         notes.append("the tail shows a call still open: the process died in the middle of a "
                      "tool call" if tail.open_calls else
                      "the tail is settled: the process ended after its last turn")
+        if s.children is not None and s.children.live_count:
+            # subagent lanes run inside the session's process: gone with it
+            notes.append(f"{s.children.live_count} subagent lane(s) read live from their "
+                         "transcripts ran in that process and run no more: their rows are "
+                         "where their transcripts stop (`agents` lists such a lane "
+                         "`running`, read from its transcript alone)")
         return STALE_DEAD
     if s.pending or status == "waiting" or dialog:
         if status == "waiting":

@@ -10,8 +10,11 @@ from builders import (
     assistant,
     assistant_split,
     attachment,
+    hook_progress,
     last_prompt,
     parse_iso,
+    stop_hook_feedback,
+    stop_hook_summary,
     task_notification,
     teammate_message,
     text,
@@ -36,6 +39,7 @@ from pysift.core.lanes import (
     classify_pending,
     digest,
     duration_label,
+    holding_hook,
     lane_state,
     lifecycle,
     read_lane,
@@ -71,6 +75,31 @@ def test_a_lane_that_ends_on_its_answer_is_completed() -> None:
     assert life.status == COMPLETED
     assert life.completed == facts.last_activity
     assert life.duration == "19s"  # from the trigger, not the start
+
+
+def test_a_subagent_stop_hook_after_the_answer_holds_the_lane() -> None:
+    """The hook records past the lane's last words are read (they sit on lines the tail
+    walk passed over undecoded): a running hook keeps the lane `running` (in flight for
+    status), a block too (generating), and the harness's return ends it whatever they say."""
+    check = "./check.sh"
+    answer = (user(PROMPT), assistant("One caller: orbit/sgp4.py:88."))
+    now = datetime(2026, 10, 5, 9, 0, 20, tzinfo=UTC)
+    running = read_lane(_lane(*answer, hook_progress("SubagentStop", check)))
+    assert running.stop_hook is not None and running.stop_hook.state == "running"
+    assert running.stop_hook.detail == check and running.stop_hook.event == "SubagentStop"
+    assert lifecycle(running, None).status == RUNNING
+    assert lane_state(running, now) == IN_FLIGHT
+    assert lifecycle(running, None, returned=True).status == COMPLETED
+    assert holding_hook(running, returned=True) is None
+    blocked = read_lane(_lane(*answer, hook_progress("SubagentStop", check),
+                              stop_hook_feedback(check, "no report"),
+                              stop_hook_summary([(check, 300)])))
+    assert blocked.stop_hook is not None and blocked.stop_hook.state == "blocked"
+    assert lifecycle(blocked, None).status == RUNNING
+    assert lane_state(blocked, now) == GENERATING
+    over = read_lane(_lane(*answer, hook_progress("SubagentStop", check),
+                           stop_hook_summary([(check, 300)])))
+    assert over.stop_hook is None and lifecycle(over, None).status == COMPLETED
 
 
 def test_a_lane_ending_on_a_synthetic_api_error_is_told_apart() -> None:
