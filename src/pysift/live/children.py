@@ -60,6 +60,7 @@ from pysift.core.lanes import (
     seconds_label,
 )
 from pysift.core.stophooks import RUNNING_HOOK, StopHook
+from pysift.core.timez import parse_ts
 from pysift.core.topology import ASYNC_LAUNCH_TEXT, LAUNCH_STATUSES
 from pysift.core.workflows import ended_word, parse_journal, parse_manifest
 from pysift.disk.jsonline import spelled
