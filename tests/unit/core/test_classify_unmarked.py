@@ -148,18 +148,30 @@ envelopes = st.fixed_dictionaries({}, optional={
     "csift": st.sampled_from([C.ELICITATION_MARKER, "other"])})
 
 
-@settings(max_examples=500, deadline=None)
-@given(texts, envelopes, st.sampled_from(["user", "assistant", None]),
+blocks = st.one_of(
+    texts.map(lambda t: {"type": "text", "text": t}),
+    st.just({"type": "image", "source": {"type": "base64", "data": "AA=="}}),
+    st.builds(lambda t, err: {"type": "tool_result", "tool_use_id": "t1", "content": t,
+                              "is_error": err}, texts, st.booleans()),
+    st.sampled_from([{"type": "text", "text": 5}, {"type": "text"}, 3, "x", None]),
+)
+contents = st.one_of(texts, st.lists(blocks, max_size=3))
+
+
+@settings(max_examples=600, deadline=None)
+@given(contents, envelopes, st.sampled_from(["user", "assistant", None]),
        st.sampled_from([None, "u1", "other"]), st.booleans())
 def test_human_message_of_a_typed_prompt_is_what_the_rules_say(
-        text: str, envelope: dict[str, Any], role: str | None, seed: str | None,
+        content: Any, envelope: dict[str, Any], role: str | None, seed: str | None,
         subagent: bool) -> None:
-    """The typed-prompt shortcut of ``human_message`` gives the verdict and the words the
-    opener and label rules give, whatever the envelope (meta, sidechain, summary, sidecar
-    marker), the role and the file's kind."""
+    """The typed-prompt shortcuts of ``human_message`` (a string body, a list of text
+    blocks) give the verdict and the words the opener and label rules give, whatever the
+    envelope (meta, sidechain, summary, sidecar marker), the role, the blocks (images,
+    tool results, junk) and the file's kind."""
     from pysift.core.classify import messages
 
     def rec() -> Record:
+        text = content
         message = {"content": text} if role is None else {"role": role, "content": text}
         return Record({"type": "user", "uuid": "u1", "parentUuid": "p", "message": message,
                        **envelope}, 7)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from pysift.core.classify.context import DEFAULT_CTX, ClassifyContext
 from pysift.core.classify.ladder import classify
-from pysift.core.classify.markers import unmarked_user_body
+from pysift.core.classify.markers import is_elicitation_marker, is_unmarked, unmarked_user_body
 from pysift.core.classify.openers import (
     in_sidechain,
     is_peer_message_record,
@@ -50,17 +50,56 @@ def human_message(rec: Record, ctx: ClassifyContext | None = None) -> str | None
     peer message; it is a genuine user message, so it opens a turn unless it is a
     subagent's record in a main transcript; its labels are ``_typed_leaves``', never
     ``harness.*`` for a record that is not ``isMeta``; and its words are the body itself.
+    An ``isMeta`` one, or one whose role is not ``user``, is no genuine message, and a
+    string body is none of the other openers (an answer or a rejection is a tool result,
+    a peer message a tag): no human's.
     That is every verdict of the rules below (``_by_the_rules``, which a test holds this
     to), without their two dozen calls: over corpus B's listing 85% of the records asked
     about are such prompts, and the rules cost ~9 us each."""
     body = unmarked_user_body(rec)
     if body is not None:
         raw = rec.raw
-        if raw.get("isMeta") is not True and raw["message"].get("role") == "user":
+        if raw.get("isMeta") is True or raw["message"].get("role") != "user":
+            return None  # no genuine message, and a string body is no other opener
+        if raw.get("isSidechain") is True and not (ctx or DEFAULT_CTX).is_subagent:
+            return None  # a subagent's record in a main transcript (``in_sidechain``)
+        return body
+    raw = rec.raw
+    message = raw.get("message")
+    if (isinstance(message, dict) and type(message.get("content")) is list
+            and raw.get("type") == "user" and message.get("role") == "user"
+            and raw.get("isMeta") is not True and raw.get("isCompactSummary") is not True
+            and not is_elicitation_marker(rec)):
+        words = _typed_blocks(message["content"])
+        if words is not None:
             if raw.get("isSidechain") is True and not (ctx or DEFAULT_CTX).is_subagent:
-                return None  # a subagent's record in a main transcript (``in_sidechain``)
-            return body
+                return None
+            return words
     return _by_the_rules(rec, ctx)
+
+
+def _typed_blocks(content: list[object]) -> str | None:
+    """The words of a block list that is a typed prompt (text blocks, an image beside
+    them, no tool result; their text joined as the ladder reads it, not blank and
+    unmarked), joined as ``opener_source`` joins them; None: the rules decide. A plain
+    user record with such blocks is a genuine message whose labels are the typed
+    prompt's, as a string body is."""
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "tool_result":
+                return None
+            if kind == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+    if not parts:
+        return None
+    joined = "\n".join(parts)
+    if not joined.strip() or not is_unmarked(joined):
+        return None
+    return " ".join(parts)
 
 
 def _by_the_rules(rec: Record, ctx: ClassifyContext | None = None) -> str | None:
