@@ -170,14 +170,19 @@ def queued_prompts(queue: Sequence[Entry]) -> list[tuple[int, str]]:
         if count > _MAX_READINGS:  # paired up to here; attachments stand alone
             choices = [*choices[:k], *([e] for e in queue[k:] if e[1] == DELIVERED)]
             break
-    found: set[tuple[int, str]] | None = None
+    found: set[tuple[int, str, bytes | None]] | None = None
     for reading in product(*choices):
         folded = set(_folded(reading))
         found = folded if found is None else found & folded
     kept: list[tuple[int, str]] = []
-    for offset, text in sorted(found or ()):
-        if not kept or kept[-1][1] != text:
+    last: tuple[str, bytes | None] | None = None
+    for offset, text, key in sorted(found or (), key=lambda item: item[0]):
+        # the same words twice in a row once: the words listed and the whole words'
+        # key alike (the fold index lists a prompt's first line, and two prompts that
+        # open alike are two)
+        if last != (text, key):
             kept.append((offset, text))
+        last = (text, key)
     return kept
 
 
@@ -217,7 +222,7 @@ def _named_by(items: list[_Waiting], key: bytes | None, *,
     return None
 
 
-def _folded(queue: Sequence[Entry]) -> list[tuple[int, str]]:
+def _folded(queue: Sequence[Entry]) -> list[tuple[int, str, bytes | None]]:
     """The folded prompts of a timeline whose every operation is read
     (``queued_prompts``), in no particular order; an entry whose words are lost ("") is
     listed nowhere.
@@ -239,7 +244,7 @@ def _folded(queue: Sequence[Entry]) -> list[tuple[int, str]]:
       one sent as a turn was taken by its dequeue or named by its opener)."""
     waiting: list[_Waiting] = []
     removed: list[_Waiting] = []  # taken by a removal in the turn running, not yet named
-    listed: dict[int, str] = {}
+    listed: dict[int, tuple[str, bytes | None]] = {}  # offset -> words listed, their key
     epoch = 0
     for offset, op, words, key in queue:
         if op == "enqueue":
@@ -251,7 +256,7 @@ def _folded(queue: Sequence[Entry]) -> list[tuple[int, str]]:
             waiting.remove(item)
             if op == "remove":
                 if item.words:
-                    listed[item.offset] = item.words
+                    listed[item.offset] = (item.words, item.key)
                 removed.append(item)
         elif op == "popAll":  # the human's entries recalled to the input box, unsent
             waiting = [item for item in waiting if item.words is None or item.named]
@@ -260,10 +265,10 @@ def _folded(queue: Sequence[Entry]) -> list[tuple[int, str]]:
             if item is not None:
                 item.named = True
                 if item.words:
-                    listed[item.offset] = item.words
+                    listed[item.offset] = (item.words, item.key)
                     continue
             if words:
-                listed[offset] = words
+                listed[offset] = (words, key)
         elif op == AGENT:
             epoch += 1
         elif op in (OPENED, SENT):
@@ -273,7 +278,7 @@ def _folded(queue: Sequence[Entry]) -> list[tuple[int, str]]:
             if op == OPENED:
                 for item in waiting:
                     if item.epoch < epoch and item.words and not item.named:
-                        listed[item.offset] = item.words
+                        listed[item.offset] = (item.words, item.key)
                 waiting = [item for item in waiting if item.epoch >= epoch]
                 removed = []
-    return list(listed.items())
+    return [(offset, words, key) for offset, (words, key) in listed.items()]

@@ -125,3 +125,17 @@ def test_an_attachment_names_the_entry_it_delivered() -> None:
     named = _q((1, "enqueue", "sent later"), (2, "enqueue", "folded"),
                (3, "remove", "folded"), (4, "dequeue", None))
     assert queued_prompts(timeline(named, [], [], [])) == [(2, "folded")]
+
+
+def test_two_prompts_that_open_alike_are_two_prompts() -> None:
+    """The fold index keys an entry by its whole words but lists its first line: two
+    prompts typed in a row whose first lines match are two prompts (an observer's notes
+    that all open `Observation:` were one), and the same words twice in a row stay one."""
+    queue: list[Entry] = [
+        (1, "enqueue", "Observation:", said_key("Observation:\nthe build is red")),
+        (2, "enqueue", "Observation:", said_key("Observation:\nthe lexer is slow")),
+        (3, "remove", None, None), (4, "remove", None, None)]
+    assert queued_prompts(queue) == [(1, "Observation:"), (2, "Observation:")]
+    again = _q((1, "enqueue", "run the tests"), (2, "enqueue", "run the tests"),
+               (3, "remove", None), (4, "remove", None))
+    assert queued_prompts(again) == [(1, "run the tests")]
