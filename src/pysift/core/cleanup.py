@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pysift.core.settings import read_scopes, settings_files
-from pysift.disk.home import user_home
+from pysift.disk.home import ARCHIVE_MANIFEST, user_home
 from pysift.disk.layout import Transcript, expand_user, resolve_home
 from pysift.model.fastdata import dataclass
 
@@ -34,7 +34,6 @@ DEFAULT_PERIOD_DAYS = 30
 NOTICE_DAYS = 5
 ARCHIVE_VAR = "PYSIFT_ARCHIVE"
 NOTICE_VAR = "PYSIFT_CLEANUP_NOTICE_DAYS"
-ARCHIVE_MARKER = Path(".pysift") / "archive.json"  # a home that IS an archive holds it
 DAY = 86_400.0
 
 
@@ -161,7 +160,7 @@ def near_cleanup(transcripts: Iterable[Transcript], claude_home: Path,
     if window == 0:
         return None, notes
     home = claude_home if claude_home.is_absolute() else cwd / claude_home
-    if (home / ARCHIVE_MARKER).is_file():
+    if (home / ARCHIVE_MANIFEST).is_file():
         return None, notes  # Claude Code never cleans an archive
     period: Period | None = None
     archive = _archive_dir(environ, cwd)

@@ -12,6 +12,12 @@ from pysift.errors import UsageError
 
 CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 
+#: ``pysift archive``'s own dir in its DEST, and the manifest in it: a home holding the
+#: manifest IS an archive (its plans, its cleanup notice and status read it as one)
+ARCHIVE_STATE_DIR = ".pysift"
+ARCHIVE_MANIFEST_NAME = "archive.json"
+ARCHIVE_MANIFEST = Path(ARCHIVE_STATE_DIR) / ARCHIVE_MANIFEST_NAME
+
 
 def user_home(environ: Mapping[str, str] | None = None) -> Path:
     """The user's home: a non-empty ``$HOME``, else the password database's entry (an

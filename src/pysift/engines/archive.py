@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import orjson
 
 from pysift.disk import jsonline, mirror
+from pysift.disk.home import ARCHIVE_MANIFEST_NAME, ARCHIVE_STATE_DIR
 from pysift.disk.layout import (
     KIND_BUILTIN,
     KIND_LEGACY,
@@ -49,9 +50,9 @@ from pysift.errors import SiftError, UsageError
 from pysift.model.env import Env
 from pysift.model.fastdata import dataclass
 
-STATE_DIR = ".pysift"
+STATE_DIR = ARCHIVE_STATE_DIR
 LOCK_NAME = "archive.lock"
-MANIFEST_NAME = "archive.json"
+MANIFEST_NAME = ARCHIVE_MANIFEST_NAME
 MANIFEST_FORMAT = 2  # 1 cached whether a bound plan existed: a plan written later was lost
 PLANS_DIR = "plans"
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysift.core.decode import Tally, decode, unframed_lines
 from pysift.core.settings import read_scopes, settings_files
+from pysift.disk.home import ARCHIVE_MANIFEST
 from pysift.disk.layout import Transcript, is_windows_rooted, windows_identity
 from pysift.disk.lines import Buffer, count_in, line_end, line_start
 from pysift.disk.mapped import open_buffer, read_regular
@@ -51,7 +52,6 @@ PLAN_SIGIL = "@plan"
 BINDING_PLAN_MODE = "plan_mode"
 BINDING_SLUG_ONLY = "slug-only"
 PLANS_DIR_NAME = "plans"
-ARCHIVE_MANIFEST = Path(".pysift") / "archive.json"  # a home that IS an archive holds it
 ARCHIVE_PLAN_COPIES = "plan_copies"  # its plans/<name> -> the file copied (archive writes)
 SETTINGS_KEY = "plansDirectory"
 SLUG_MAX = 120

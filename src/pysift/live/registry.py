@@ -158,9 +158,9 @@ def archive_note(claude_home: Path) -> str | None:
     state read beside them (the registry rows, the task lists), so a missing row or task
     list there is no evidence the session has none; the homes it was made from are named
     when the manifest can be read."""
-    from pysift.core.cleanup import ARCHIVE_MARKER
+    from pysift.disk.home import ARCHIVE_MANIFEST
 
-    marker = claude_home / ARCHIVE_MARKER
+    marker = claude_home / ARCHIVE_MANIFEST
     try:
         data = read_regular(marker)
     except FileNotFoundError:
