@@ -686,6 +686,25 @@ def test_subagent_target_reads_its_own_tail_and_its_parents_process(home: Claude
     assert any("belong to its session" in n for n in row["notes"])
 
 
+def test_a_subagent_whose_session_has_no_transcript_points_where_an_answer_is(
+        home: ClaudeHome) -> None:
+    """The lane's session has no transcript of its own (only its subagents remain):
+    `status @<session>` is refused there, so the note names the session and the listing
+    that answers, not that refused command."""
+    s = _session(assistant("done"))
+    path = home.session(CWD, SID, s)
+    lane = Session(SID, cwd=CWD, agent_id="a9999999999999999", start=s.now)
+    lane.add(user("dig"))
+    lane.add(assistant(tool_use("Grep", {"pattern": "x"}, id="g1")))
+    home.subagent(path, "a9999999999999999", lane)
+    path.unlink()
+    env = live_env(home.root, s.now + timedelta(seconds=30), _alive())
+    report = run(StatusOptions(scope=ScopeArgs(targets=("@a9999999999999999",))), env)
+    [note] = [n for n in report.rows[0]["notes"] if "belong to its session" in n]
+    assert f"pysift status @{SID}" not in note
+    assert f"{SID}, which has no transcript of its own here (pysift list @{SID}" in note
+
+
 def test_a_subagent_target_that_returned_ended_its_turn(home: ClaudeHome) -> None:
     s = _returned_lane(home, worked_after=False)
     row = _status(home, s, target="@a5555555555555555", after=600)

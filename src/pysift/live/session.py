@@ -487,9 +487,13 @@ class LiveSession:
         elif self.rootless:
             skipped = ("this is a subagent naming no session: it has no children, task list "
                        "or elicitation sidecar to read")
-        else:
+        elif t.session_path.exists():
             skipped = ("this is a subagent: the children, the task list and the elicitation "
                        f"sidecar belong to its session (pysift status @{t.owner_id})")
+        else:  # its session has no transcript of its own: status of it would be refused
+            skipped = ("this is a subagent: the children, the task list and the elicitation "
+                       f"sidecar belong to its session {t.owner_id}, which has no transcript "
+                       f"of its own here (pysift list @{t.owner_id} lists its subagents)")
         notes = list(self.notes)
         if gone_note is not None:
             notes.append(gone_note)
