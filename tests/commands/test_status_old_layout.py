@@ -170,6 +170,25 @@ def test_the_warmup_ping_at_session_start_is_no_child_to_wait_on(home: ClaudeHom
     assert row["children"] == [] and row["settled_children"] == 1
 
 
+def test_the_warmup_ping_as_the_target_has_ended(home: ClaudeHome) -> None:
+    """`status @<the Warmup agent>`: its reply carries no stop_reason and no call spawned
+    it, so nothing ever reports it returned; it read `unknown`. It answered the ping and
+    ended, as the children rows say."""
+    s = Session(SID, cwd=CWD, version="2.0.31")
+    _old_lane(home, "c3d572ee", SID, s.now, user("Warmup"),
+              assistant(text("I'm ready to help you search."), stop_reason=None))
+    s.add(user("fix the build"))
+    s.add(assistant("fixed"))
+    row = _status(home, s, after=5, target="@c3d572ee")
+    assert row["verdict"] == "idle-eot"
+    assert ("this lane is Claude Code's start-up Warmup ping: no call spawned it, and it "
+            "answered") in row["notes"]
+    busy = Session(SID, cwd=CWD, version="2.0.31")
+    _old_lane(home, "c3d572ef", SID, busy.now, user("Warmup"),
+              assistant(tool_use("Grep", {"pattern": "x"}, id="g1")))
+    assert _status(home, busy, after=5, target="@c3d572ef")["verdict"] != "idle-eot"
+
+
 def test_a_warmup_lane_is_never_paired_by_its_prompt(home: ClaudeHome) -> None:
     """A Task call that happens to carry the prompt "Warmup" does not return the ping: it
     is settled as the ping, never said returned."""

@@ -120,6 +120,11 @@ class NewRecord:
     is_sidecar: bool
 
 
+#: what is read of an old-layout lane's head to tell the "Warmup" ping: its opening
+#: records are a few hundred bytes (a longer first record opens no ping)
+_WARMUP_HEAD_BYTES = 64 << 10
+
+
 class LiveSession:
     def __init__(self, target: Target, env: Env, *, subagents: bool, lens: background.Lens,
                  robust: bool) -> None:
@@ -293,6 +298,14 @@ class LiveSession:
         seen, prompt = opening_prompt(buf)
         if seen:
             self._old_seeds[watched.lane] = prompt
+
+    def _is_warmup_target(self) -> bool:
+        """The target is an old-layout lane opening on the "Warmup" ping (its head read)."""
+        t = self.target.transcript
+        if t.kind != KIND_LEGACY:
+            return False
+        size = min(size_of(t.path) or 0, _WARMUP_HEAD_BYTES)  # the ping's records are tiny
+        return bool(size) and is_warmup(opening_prompt(read_range(t.path, 0, size))[1])
 
     def _prompt_returns(self, lanes: list[str]) -> dict[str, str | None]:
         """The old-layout lanes among ``lanes`` that the main transcript reports returned
@@ -521,6 +534,10 @@ class LiveSession:
                 returned = children.return_words(found, anchor.tail)
             if returned is None and children.exited(anchor.tail):
                 returned = "returned (it approved its shutdown request and exited)"
+            if returned is None and not anchor.tail.open_calls and self._is_warmup_target():
+                # no call spawned it, so nothing reports its return: it answered the ping
+                returned = ("is Claude Code's start-up Warmup ping: no call spawned it, and "
+                            "it answered")
         return verdict.Surfaces(
             registry=lookup, liveness=liveness, tail=anchor.tail, children=kids,
             pending=self.pending(), background=report, is_subagent=not self.top_level,
