@@ -1164,7 +1164,9 @@ def test_a_collapsed_run_ends_at_a_prompt_typed_inside_it(cli, tmp_path: Path) -
     (`--agent-msgs longest` collapses them) before and after the human typed "also the
     lexer" past the compaction. The typed unit stands at its line, so it ends the run:
     the messages before it and after it are two runs (one run spanning it printed
-    `L2–L10` above the prompt typed at L7, as if the agent had said all of it first)."""
+    `L2–L10` above the prompt typed at L7, as if the agent had said all of it first). The
+    compaction at L4 ends a run too: `L2–L3` before its banner, `L6` after it (a run
+    `L2–L6` had printed above the banner of a compaction inside its range)."""
     from builders import queue_op
 
     h = ClaudeHome(tmp_path / "c")
@@ -1184,8 +1186,9 @@ def test_a_collapsed_run_ends_at_a_prompt_typed_inside_it(cli, tmp_path: Path) -
     h.session("/w/p", s.session_id, s)
     expected = [
         "▽ L1  USER", "fix the parser",
-        "△ L2–L6  [3 agent messages, 0 tool calls]",
+        "△ L2–L3  [2 agent messages, 0 tool calls]",
         "══ compaction boundary · summary at L5 ══",
+        "△ L6  [1 agent message, 0 tool calls]",
         "▽ L7  USER", "[typed while the agent worked · L7] also the lexer",
         "△ L9–L10  [2 agent messages, 0 tool calls]",
         "△ L11  ASSISTANT",
@@ -1199,8 +1202,8 @@ def test_a_collapsed_run_ends_at_a_prompt_typed_inside_it(cli, tmp_path: Path) -
     rows = [(r["kind"], r.get("line") or r.get("first_line"))
             for r in run(cli, h, f"@{s.session_id}", "--format", "json").json_rows()
             if r["kind"] in ("turn", "collapsed_agents")]
-    assert rows == [("turn", 1), ("collapsed_agents", 2), ("turn", 7),
-                    ("collapsed_agents", 9), ("turn", 11)]
+    assert rows == [("turn", 1), ("collapsed_agents", 2), ("collapsed_agents", 6),
+                    ("turn", 7), ("collapsed_agents", 9), ("turn", 11)]
 
 
 def test_a_subagent_record_in_the_main_file_is_not_the_agent_writing(cli, tmp_path: Path

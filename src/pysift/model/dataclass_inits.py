@@ -2820,17 +2820,18 @@ def __create_fn__(_type_turn, _type_sides, _type_cap, MISSING, _HAS_DEFAULT_FACT
 TEXTS['def __create_fn__(_type_turn, _type_sides, _type_cap, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_cap, _return_type):\n def __init__(self,turn:_type_turn,sides:_type_sides,cap:_type_cap=_dflt_cap)->_return_type:\n  self.turn=turn\n  self.sides=sides\n  self.cap=cap\n return __init__'] = __create_fn__
 
 
-def __create_fn__(_type_turn_index, _type_user, _type_tool_calls, _type_agents, _type_compactions_before, _type_typed, _type_numbered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_agents, _dflt_compactions_before, _dflt_typed, _dflt_numbered, _return_type):
- def __init__(self,turn_index:_type_turn_index,user:_type_user,tool_calls:_type_tool_calls,agents:_type_agents=_HAS_DEFAULT_FACTORY,compactions_before:_type_compactions_before=_dflt_compactions_before,typed:_type_typed=_HAS_DEFAULT_FACTORY,numbered:_type_numbered=_dflt_numbered)->_return_type:
+def __create_fn__(_type_turn_index, _type_user, _type_tool_calls, _type_agents, _type_compactions_before, _type_typed, _type_crossed, _type_numbered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_agents, _dflt_compactions_before, _dflt_typed, _dflt_crossed, _dflt_numbered, _return_type):
+ def __init__(self,turn_index:_type_turn_index,user:_type_user,tool_calls:_type_tool_calls,agents:_type_agents=_HAS_DEFAULT_FACTORY,compactions_before:_type_compactions_before=_dflt_compactions_before,typed:_type_typed=_HAS_DEFAULT_FACTORY,crossed:_type_crossed=_HAS_DEFAULT_FACTORY,numbered:_type_numbered=_dflt_numbered)->_return_type:
   self.turn_index=turn_index
   self.user=user
   self.tool_calls=tool_calls
   self.agents=_dflt_agents() if agents is _HAS_DEFAULT_FACTORY else agents
   self.compactions_before=compactions_before
   self.typed=_dflt_typed() if typed is _HAS_DEFAULT_FACTORY else typed
+  self.crossed=_dflt_crossed() if crossed is _HAS_DEFAULT_FACTORY else crossed
   self.numbered=numbered
  return __init__
-TEXTS['def __create_fn__(_type_turn_index, _type_user, _type_tool_calls, _type_agents, _type_compactions_before, _type_typed, _type_numbered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_agents, _dflt_compactions_before, _dflt_typed, _dflt_numbered, _return_type):\n def __init__(self,turn_index:_type_turn_index,user:_type_user,tool_calls:_type_tool_calls,agents:_type_agents=_HAS_DEFAULT_FACTORY,compactions_before:_type_compactions_before=_dflt_compactions_before,typed:_type_typed=_HAS_DEFAULT_FACTORY,numbered:_type_numbered=_dflt_numbered)->_return_type:\n  self.turn_index=turn_index\n  self.user=user\n  self.tool_calls=tool_calls\n  self.agents=_dflt_agents() if agents is _HAS_DEFAULT_FACTORY else agents\n  self.compactions_before=compactions_before\n  self.typed=_dflt_typed() if typed is _HAS_DEFAULT_FACTORY else typed\n  self.numbered=numbered\n return __init__'] = __create_fn__
+TEXTS['def __create_fn__(_type_turn_index, _type_user, _type_tool_calls, _type_agents, _type_compactions_before, _type_typed, _type_crossed, _type_numbered, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_agents, _dflt_compactions_before, _dflt_typed, _dflt_crossed, _dflt_numbered, _return_type):\n def __init__(self,turn_index:_type_turn_index,user:_type_user,tool_calls:_type_tool_calls,agents:_type_agents=_HAS_DEFAULT_FACTORY,compactions_before:_type_compactions_before=_dflt_compactions_before,typed:_type_typed=_HAS_DEFAULT_FACTORY,crossed:_type_crossed=_HAS_DEFAULT_FACTORY,numbered:_type_numbered=_dflt_numbered)->_return_type:\n  self.turn_index=turn_index\n  self.user=user\n  self.tool_calls=tool_calls\n  self.agents=_dflt_agents() if agents is _HAS_DEFAULT_FACTORY else agents\n  self.compactions_before=compactions_before\n  self.typed=_dflt_typed() if typed is _HAS_DEFAULT_FACTORY else typed\n  self.crossed=_dflt_crossed() if crossed is _HAS_DEFAULT_FACTORY else crossed\n  self.numbered=numbered\n return __init__'] = __create_fn__
 
 
 def __create_fn__(_type_turns, _type_since, _type_until, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_turns, _dflt_since, _dflt_until, _return_type):

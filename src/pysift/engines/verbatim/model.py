@@ -102,6 +102,9 @@ class TurnSlice:
     # compaction inside the turn (one per compaction crossed, at its first prompt's line):
     # joined to the opener they would print above that compaction's banner
     typed: list[TurnUnit] = field(default_factory=list)
+    # the lines of the compactions inside the turn (after its first line, before the next
+    # turn's): their banners print there, among the lane
+    crossed: list[int] = field(default_factory=list)
     # the turn as search and show number it when that is not ``turn_index`` (which keys
     # the slice): a pending elicitation's slice stands in the latest turn
     numbered: int | None = None
@@ -153,7 +156,7 @@ class TurnSlice:
         agents = [AgentMsg(replace(a.unit), a.tool_calls, a.failed) for a in self.agents]
         return TurnSlice(self.turn_index, user, self.tool_calls, agents,
                          self.compactions_before, [replace(u) for u in self.typed],
-                         self.numbered)
+                         list(self.crossed), self.numbered)
 
 
 @dataclass(slots=True)

@@ -5,8 +5,9 @@ quote. Keep-on-doubt is the rule: a message is dropped only when it is PROVEN to
 short, signal-less declaration of intent ("let me look at …"); a wrongly kept message
 costs one capped body, a wrongly dropped finding is gone. A contiguous run of dropped
 messages becomes one placeholder naming its line range and what it did; a prompt the
-human typed that stands in the lane as a unit of its own (``TurnSlice.typed``) ends a run,
-since the document prints each entry at its line.
+human typed that stands in the lane as a unit of its own (``TurnSlice.typed``) and a
+compaction inside the turn (``TurnSlice.crossed``) end a run, since the document prints
+each entry, and each banner, at its line.
 
 Modes:
 
@@ -151,15 +152,18 @@ def agent_lane(turn: TurnSlice, cfg: Richness) -> Lane:
             if i == 0:
                 return msg.unit.full_chars >= cfg.rich_min_chars
             return is_rich(msg.unit.text, cfg)
-    return _collapse(agents, keep, sorted(u.line for u in turn.typed if u.line is not None))
+    return _collapse(agents, keep, sorted([*(u.line for u in turn.typed if u.line is not None),
+                                           *turn.crossed]))
 
 
 def _collapse(agents: list[AgentMsg], keep,  # type: ignore[no-untyped-def]
               splits: list[int]) -> Lane:
     """The lane of ``agents``, the runs ``keep`` refuses collapsed; a run ends at each
-    of ``splits`` (the lines of the typed units in the lane, sorted). Decided,
-    thirty-second session: a run spanning a typed unit printed before it, its line range
-    over the prompt's, as if the agent had said all of it before the human spoke."""
+    of ``splits`` (the lines of the typed units in the lane and of the compactions inside
+    the turn, sorted). Decided, thirty-second session: a run spanning a typed unit printed
+    before it, its line range over the prompt's, as if the agent had said all of it before
+    the human spoke; a run spanning a compaction printed before its banner, its range over
+    the boundary (`L2–L6` above the banner of a compaction at L4)."""
     out: Lane = []
     run: list[AgentMsg] = []
     at = 0

@@ -501,6 +501,8 @@ def build_session(transcript: Transcript, buf: Buffer, facts: Facts) -> SessionS
         end = turns[k + 1].first_line if k + 1 < len(turns) else None
         s.compactions_before = 0 if end is None else len(positions) - bisect_left(
             positions, end)
+        stop = len(positions) if end is None else bisect_left(positions, end)
+        s.crossed = positions[bisect_right(positions, s.first_line):stop]
     scan = SessionScan(transcript, turns, compactions, skipped_lines=facts.malformed)
     if not transcript.is_subagent:
         _merge_sidecar(scan, buf, ctx, turn_map.turn_count)

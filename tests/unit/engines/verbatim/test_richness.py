@@ -118,3 +118,15 @@ def test_a_typed_unit_ends_a_run_in_every_collapsing_mode() -> None:
     long_run = turn(*[msg(i, "Let me look.") for i in range(2, 18, 2)])
     long_run.typed = [TurnUnit(line=7, role=USER, text="also this", raw=None, ts=None)]
     assert kept(agent_lane(long_run, Richness(mode="rich"))) == [2, (4, 6), (8, 14), 16]
+
+
+def test_a_compaction_inside_the_turn_ends_a_run() -> None:
+    """The banner of a compaction inside the turn prints at its line, among the lane: a
+    run of collapsed messages ends there, as at a typed unit (one run over the boundary
+    printed its range above the banner)."""
+    t = turn(msg(10, "Let me look."), msg(12, "Let me check."), msg(16, "Let me run."),
+             msg(18, "Let me see."), msg(20, "c" * 400))
+    t.crossed = [14]
+    assert kept(agent_lane(t, CFG)) == [(10, 12), (16, 18), 20]
+    t.crossed = [21]  # after every message: no run is cut
+    assert kept(agent_lane(t, CFG)) == [(10, 18), 20]
