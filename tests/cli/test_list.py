@@ -151,6 +151,23 @@ def test_windows_session_without_branch(cli, demo_home: Path) -> None:
     assert "branch" not in text
 
 
+def test_a_windows_cwd_names_its_project_on_any_system(cli, demo_home: Path,
+                                                      tmp_path: Path) -> None:
+    """A home copied from Windows, read on Linux: the cwd a row shows, `C:\\Users\\ada\\work`,
+    names its project as a target, in either separator, any case, a trailing separator
+    (Windows compares them so); before, it was joined to the working dir as a relative
+    POSIX path and matched nothing. A Windows path of no project is refused."""
+    want = cli("--claude-home", str(demo_home), "list", f"@{WINDOWS}", "--format", "json")
+    for spelled in ("C:\\Users\\ada\\work", "c:/users/ADA/work/", "C:\\Users\\ada\\x\\..\\work"):
+        got = cli("--claude-home", str(demo_home), "list", spelled, "--format", "json")
+        assert got.code == 0, (spelled, got.stderr)
+        assert [r["session_id"] for r in got.json_rows("session")] == [
+            r["session_id"] for r in want.json_rows("session")], spelled
+    missing = cli("--claude-home", str(demo_home), "list", "D:\\nowhere")
+    assert missing.code != 0
+    assert "no Claude Code project dir for the Windows path D:\\nowhere" in missing.stderr
+
+
 def test_clone_is_detected_with_its_origin(cli, demo_home: Path) -> None:
     result = cli("--claude-home", str(demo_home), "list", "-home-ada-src-orbit", "--format", "json")
     rows = _rows_by_id(result)

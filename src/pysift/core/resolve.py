@@ -34,6 +34,7 @@ from pysift.disk.layout import (
     is_legacy_agent_file,
     is_sidecar_file,
     is_transcript_path,
+    is_windows_rooted,
     is_workflow_journal,
     iter_project_dirs,
     legacy_agent_transcript,
@@ -707,6 +708,9 @@ class _Resolver:
         return text
 
     def _path(self, token: TargetToken) -> None:
+        if os.name != "nt" and is_windows_rooted(token.value):
+            self._windows_path(token.value)
+            return
         given = Path(self._expand_home(token.value))
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.env.cwd / given))
         name = lexical.name
@@ -740,6 +744,30 @@ class _Resolver:
                 f"{self.root / encode_cwd(real)}); check the path, or --claude-home{hint}"
             )
         self._add_project_dir(project_dir)
+
+    def _windows_path(self, value: str) -> None:
+        """A Windows cwd (a drive letter or a UNC share) read where no such path exists:
+        the project dir Claude Code named after it, from a home copied from Windows.
+        Windows names one directory in either separator and any case, and reads ``.``,
+        ``..`` and a trailing separator lexically: every project dir whose name encodes
+        the path so is its project (two spellings of one cwd give two dirs)."""
+        import ntpath
+
+        cwd = ntpath.normpath(value)
+        found = find_project_dir(self.root, cwd, unread=self.unread)
+        if found is not None:
+            self._add_project_dir(found)
+            return
+        wanted = encode_cwd(cwd).lower()
+        alike = sorted(d for d in iter_project_dirs(self.root, unread=self.unread)
+                       if d.name.lower() == wanted)
+        if not alike:
+            raise TargetError(
+                f"no Claude Code project dir for the Windows path {value} (looked for "
+                f"{self.root / encode_cwd(cwd)}, in any case); `pysift list` shows each "
+                f"session's cwd")
+        for project_dir in alike:
+            self._add_project_dir(project_dir)
 
     def _jsonl(self, token: TargetToken) -> None:
         path = Path(token.value)
