@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -671,13 +672,20 @@ def test_header_is_the_session_trio(home: ClaudeHome) -> None:
     assert row["_header"] == {"session_id": SID, "is_subagent": False, "parent_session_id": SID}
 
 
-def test_subagent_target_reads_its_own_tail_and_its_parents_process(home: ClaudeHome) -> None:
+def _grepping_lane(home: ClaudeHome) -> tuple[Session, Path]:
+    """A session whose subagent a9999999999999999 is inside a Grep call; the session and
+    its transcript's path."""
     s = _session(assistant("done"))
     path = home.session(CWD, SID, s)
     lane = Session(SID, cwd=CWD, agent_id="a9999999999999999", start=s.now)
     lane.add(user("dig"))
     lane.add(assistant(tool_use("Grep", {"pattern": "x"}, id="g1")))
     home.subagent(path, "a9999999999999999", lane)
+    return s, path
+
+
+def test_subagent_target_reads_its_own_tail_and_its_parents_process(home: ClaudeHome) -> None:
+    s, _ = _grepping_lane(home)
     _row(home, "idle")
     row = _status(home, s, target="@a9999999999999999", processes=_alive())
     assert row["_header"]["is_subagent"] is True
@@ -691,12 +699,7 @@ def test_a_subagent_whose_session_has_no_transcript_points_where_an_answer_is(
     """The lane's session has no transcript of its own (only its subagents remain):
     `status @<session>` is refused there, so the note names the session and the listing
     that answers, not that refused command."""
-    s = _session(assistant("done"))
-    path = home.session(CWD, SID, s)
-    lane = Session(SID, cwd=CWD, agent_id="a9999999999999999", start=s.now)
-    lane.add(user("dig"))
-    lane.add(assistant(tool_use("Grep", {"pattern": "x"}, id="g1")))
-    home.subagent(path, "a9999999999999999", lane)
+    s, path = _grepping_lane(home)
     path.unlink()
     env = live_env(home.root, s.now + timedelta(seconds=30), _alive())
     report = run(StatusOptions(scope=ScopeArgs(targets=("@a9999999999999999",))), env)

@@ -109,14 +109,15 @@ class Assessment:
 
 def assess(s: Surfaces, now: datetime) -> Assessment:
     s.now = now
-    evidence, notes = _evidence(s, now)
-    verdict = _rank(s, notes)
+    hook = _stop_hook(s)  # (read by the evidence, the rank and the words alike)
+    evidence, notes = _evidence(s, now, hook)
+    verdict = _rank(s, notes, hook)
     if verdict in (IDLE_EOT, WAITING_CHILDREN, IDLE_BACKGROUND_OPEN):
         notes.append(_permission_note(s))
     notes.extend(s.extra_notes)
     ended = s.returned if s.journal_settled or not s.tail.open_calls else None
     return Assessment(verdict, evidence, notes, s,
-                      words(s.tail, now, returned=ended, hook=_stop_hook(s) is not None))
+                      words(s.tail, now, returned=ended, hook=hook is not None))
 
 
 def _status(s: Surfaces) -> str | None:
@@ -152,13 +153,12 @@ def _owner_alive(s: Surfaces) -> bool:
                                                               process.ALIVE_PID_ONLY)
 
 
-def _rank(s: Surfaces, notes: list[str]) -> str:
+def _rank(s: Surfaces, notes: list[str], hook: StopHook | None) -> str:
     tail = s.tail
     status = _status(s)
     dead = s.liveness is not None and s.liveness.outcome in (process.DEAD, process.REUSED)
     open_calls = [] if s.journal_settled else tail.open_calls
     dialog = [c.name for c in open_calls if c.name in DIALOG_TOOLS]
-    hook = _stop_hook(s)
     running = (bool(open_calls) or (status == "busy" and not s.journal_settled)
                or hook is not None)
     # idle-shaped: the main lane ended its turn (or the live harness says it is idle)
@@ -271,7 +271,8 @@ def _permission_note(s: Surfaces) -> str:
             "transcript trace: it would look idle here (no registry row to show it)")
 
 
-def _evidence(s: Surfaces, now: datetime) -> tuple[list[Evidence], list[str]]:
+def _evidence(s: Surfaces, now: datetime, hook: StopHook | None
+              ) -> tuple[list[Evidence], list[str]]:
     rows: list[Evidence] = []
     notes: list[str] = []
     row = s.registry.row
@@ -309,7 +310,7 @@ def _evidence(s: Surfaces, now: datetime) -> tuple[list[Evidence], list[str]]:
         more = f" (+{len(tail.open_calls) - 1} more open)" if len(tail.open_calls) > 1 else ""
         rows.append(Evidence("tail", f"unreturned {newest.name} call{more}",
                              age_s(tail.open_calls[-1].since, now)))
-    elif (hook := _stop_hook(s)) is not None:
+    elif hook is not None:
         rows.append(Evidence("tail", f"no pending call; last stop_reason "
                                      f"{tail.last_stop_reason or '(none)'}; a {hook.event} "
                                      f"hook {'running' if hook.state == 'running' else 'blocked'}",

@@ -29,6 +29,7 @@ from pysift.core.classify.openers import (
     opener_source,
     opens_turn,
 )
+from pysift.core.classify.records import text_parts
 from pysift.model.record import Record
 
 if TYPE_CHECKING:
@@ -84,16 +85,10 @@ def _typed_blocks(content: list[object]) -> str | None:
     unmarked), joined as ``opener_source`` joins them; None: the rules decide. A plain
     user record with such blocks is a genuine message whose labels are the typed
     prompt's, as a string body is."""
-    parts: list[str] = []
-    for block in content:
-        if isinstance(block, dict):
-            kind = block.get("type")
-            if kind == "tool_result":
-                return None
-            if kind == "text":
-                text = block.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
+    blocks = [b for b in content if isinstance(b, dict)]
+    if any(b.get("type") == "tool_result" for b in blocks):
+        return None
+    parts = text_parts(blocks)
     if not parts:
         return None
     joined = "\n".join(parts)
